@@ -1,0 +1,72 @@
+"""TL203 data-index-scalar: ``loss.data[0]`` on a 0-dim tensor."""
+
+import libcst as cst
+
+from torchlint.data_attribute import DataUse, data_access
+from torchlint.rule import Rule
+
+
+class DataIndexScalar(Rule):
+    code = "TL203"
+    name = "data-index-scalar"
+    summary = "`loss.data[0]` on a 0-dim tensor: `IndexError` since PyTorch 0.5"
+    message = "`{base}.data[0]` raises IndexError on a 0-dim tensor since PyTorch 0.5; use `{base}.item()`"
+    docs = """
+    ## What it does
+    Flags `x.data[0]` where `x` is a 0-dimensional tensor: a loss returned by a
+    criterion or `F.*_loss`, a full reduction like `x.sum()`, or a tensor on which
+    `.backward()` is called without a gradient argument.
+
+    ## Why is this bad?
+    Before PyTorch 0.4, losses were 1-element vectors and `loss.data[0]` was the way
+    to get a Python number. Since then losses are 0-dimensional, and indexing one
+    raises `IndexError: invalid index of a 0-dim tensor. Use tensor.item()`. The
+    old code fails as soon as it runs on a modern PyTorch.
+
+    `x.data[0]` on a tensor with a batch dimension (`output.data[0]`, the first
+    sample) is a plain `.data` read and reported as TL101 instead.
+
+    ## What to do instead
+    `loss.item()` returns the Python number, and keeps nothing of the graph alive.
+    """
+    bad = (
+        """
+        import torch.nn as nn
+
+        criterion = nn.CrossEntropyLoss()
+
+        def train_step(model, images, labels):
+            loss = criterion(model(images), labels)
+            loss.backward()
+            return loss.data[0]
+        """,
+    )
+    good = (
+        """
+        import torch.nn as nn
+
+        criterion = nn.CrossEntropyLoss()
+
+        def train_step(model, images, labels):
+            loss = criterion(model(images), labels)
+            loss.backward()
+            return loss.item()
+        """,
+        """
+        def first_row(model, images):
+            output = model(images)
+            return output.detach()[0]
+        """,
+    )
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value != "data":
+            return
+        access = data_access(self.ctx, node)
+        if access.use is not DataUse.INDEX_ZERO:
+            return
+        evidence = self.ctx.tensor(node.value)
+        if evidence is None or not evidence.scalar:
+            return
+        steps = evidence.why + ((evidence.scalar_why,) if evidence.scalar_why else ())
+        self.report(access.subscript, evidence=steps, base=node.value)

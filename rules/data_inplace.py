@@ -1,0 +1,81 @@
+"""TL102 data-inplace: writing into a tensor through ``.data``."""
+
+import libcst as cst
+
+from torchlint.data_attribute import DataUse, data_access
+from torchlint.rule import Rule
+
+
+class DataInplace(Rule):
+    code = "TL102"
+    name = "data-inplace"
+    summary = "in-place write through `.data` (`p.data.add_(..)`, `w.data[i] = v`): silent wrong gradients"
+    message = (
+        "In-place write ({how}) through `{base}.data` is invisible to autograd: gradients "
+        "computed from `{base}` can be silently wrong; write to `{base}` under `torch.no_grad()`"
+    )
+    docs = """
+    ## What it does
+    Flags in-place writes into a tensor through its `.data` attribute: in-place
+    methods (`p.data.add_(..)`, `w.data.normal_()`), item assignment
+    (`w.data[i] = v`), augmented assignment (`x.data *= 3`), `out=x.data`,
+    `torch.nn.init.*(w.data)`, and the same through a view (`w.data[0].fill_(0)`).
+
+    ## Why is this bad?
+    Autograd saves tensors it needs for the backward pass and checks, through a
+    version counter, that nobody changed them. Writes through `.data` do not bump
+    that counter: if `x` was saved for backward, the gradient is computed from the
+    overwritten values and is silently wrong. With `x = torch.tensor([1., 2., 3.],
+    requires_grad=True)`, `y = x ** 2`, then `x.data *= 10`, `y.sum().backward()`
+    gives `x.grad == [20, 40, 60]` instead of `[2, 4, 6]`, and no error.
+
+    Optimizer-style updates after `backward()` (`p.data.add_(-lr * p.grad)`) happen
+    not to corrupt anything, but they are the same pattern: the modern spelling is
+    `with torch.no_grad(): p.add_(-lr * p.grad)`, under which autograd does count
+    the write and raises if it would corrupt a saved tensor.
+
+    ## What to do instead
+    Wrap the write in `with torch.no_grad():` and drop `.data`.
+    """
+    bad = (
+        """
+        import torch
+
+        a = torch.tensor(1.0, requires_grad=True)
+        a.data *= 3
+        """,
+        """
+        import torch
+
+        def sgd_step(model, lr):
+            for p in model.parameters():
+                p.data.add_(-lr, p.grad.data)
+        """,
+    )
+    good = (
+        """
+        import torch
+
+        def sgd_step(model, lr):
+            with torch.no_grad():
+                for p in model.parameters():
+                    p.add_(p.grad, alpha=-lr)
+        """,
+    )
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value != "data":
+            return
+        access = data_access(self.ctx, node)
+        if access.use is not DataUse.WRITE:
+            return
+        evidence = self.ctx.tensor(node.value)
+        if evidence is None:
+            return
+        message = None
+        if self.ctx.grad_disabled(node) is not None:
+            message = (
+                "In-place write ({how}) through `{base}.data` under `torch.no_grad()`: `.data` is "
+                "redundant there and hides the write from autograd's checks; write to `{base}` directly"
+            )
+        self.report(node, message, evidence=evidence, base=node.value, how=access.write.how)

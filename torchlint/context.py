@@ -1,0 +1,94 @@
+"""What a rule sees of the file it is checking."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Optional
+
+import libcst as cst
+
+from torchlint.inference import Inference
+from torchlint.rule import Finding
+from torchlint.semantic import SemanticModel
+from torchlint.values import Value
+
+_WHITESPACE = re.compile(r"\s+")
+SNIPPET_LENGTH = 60
+_NO_GRAD = frozenset({
+    "torch.no_grad", "torch.autograd.no_grad", "torch.inference_mode",
+    "torch.autograd.inference_mode", "torch.autograd.grad_mode.no_grad",
+})
+
+
+class FileContext:
+    def __init__(self, module: cst.Module, path: str):
+        self.module = module
+        self.path = path
+        self.model = SemanticModel(module)
+        self.inference = Inference(self.model)
+        self.findings: list[Finding] = []
+        # Per-file memo space for helpers shared by several rules.
+        self.cache: dict[str, Any] = {}
+
+    # --- what an expression is -----------------------------------------------------
+
+    def tensor(self, node: cst.CSTNode) -> Optional[Value]:
+        """Evidence that ``node`` evaluates to a tensor, or None when there is none."""
+        return self.inference.tensor(node)
+
+    def infer(self, node: cst.CSTNode) -> Optional[Value]:
+        return self.inference.infer(node)
+
+    def qualname(self, node: cst.CSTNode) -> Optional[str]:
+        """The imported object ``node`` names, e.g. ``torch.autograd.Variable``."""
+        return self.inference.qualname(node)
+
+    # --- the tree around a node ----------------------------------------------------
+
+    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        return self.model.parents.get(id(node))
+
+    def ancestors(self, node: cst.CSTNode):
+        parent = self.model.parents.get(id(node))
+        while parent is not None:
+            yield parent
+            parent = self.model.parents.get(id(parent))
+
+    def grad_disabled(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The ``with torch.no_grad():`` block or ``@torch.no_grad()`` decorator that
+        ``node`` runs under, if any (only within the innermost function)."""
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, cst.With):
+                for item in ancestor.items:
+                    if self._disables_grad(item.item):
+                        return ancestor
+            elif isinstance(ancestor, cst.FunctionDef):
+                for decorator in ancestor.decorators:
+                    if self._disables_grad(decorator.decorator):
+                        return decorator
+                return None
+            elif isinstance(ancestor, (cst.Lambda, cst.ClassDef)):
+                return None
+        return None
+
+    def _disables_grad(self, expression: cst.BaseExpression) -> bool:
+        call = expression if isinstance(expression, cst.Call) else None
+        qualname = self.qualname(call.func if call is not None else expression)
+        if qualname in _NO_GRAD:
+            return True
+        if qualname in ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled") and call is not None:
+            first = call.args[0].value if call.args else None
+            return isinstance(first, cst.Name) and first.value == "False"
+        return False
+
+    # --- source text ---------------------------------------------------------------
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    def snippet(self, node: cst.CSTNode, limit: int = SNIPPET_LENGTH) -> str:
+        """The node's source on one line, shortened for messages."""
+        text = _WHITESPACE.sub(" ", self.code(node)).strip()
+        if len(text) > limit:
+            text = text[: limit - 1].rstrip() + "…"
+        return text

@@ -1,0 +1,167 @@
+"""Which files to lint.
+
+Directories are walked (without following symlinked folders), keeping ``.py`` and
+``.pyi`` files and skipping what is excluded (the defaults, ``exclude``,
+``extend-exclude``), what ``.gitignore`` files ignore, and virtual environments.
+Files named explicitly are always linted, unless ``--force-exclude`` applies the
+exclusions to them too.  Problems on the way (a path that does not exist, a folder
+that cannot be read) are returned as ``Problem``s; the walk goes on.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+import pathspec
+
+from torchlint.config import Settings, SettingsResolver
+
+PYTHON_SUFFIXES = (".py", ".pyi")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    path: Path  # absolute
+    display: str  # what reports call it
+    settings: Settings
+
+
+@dataclass(frozen=True)
+class Problem:
+    display: str
+    reason: str
+
+
+@dataclass
+class Discovery:
+    files: list[Candidate] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def display_path(path: Path, cwd: Path) -> str:
+    try:
+        return path.relative_to(cwd).as_posix()
+    except ValueError:
+        return str(path)
+
+
+class _GitIgnore:
+    """The .gitignore files that apply to a folder, outermost first."""
+
+    def __init__(self, chain: tuple[tuple[Path, pathspec.PathSpec], ...] = ()):
+        self.chain = chain
+
+    @staticmethod
+    def _load(folder: Path, name: str = ".gitignore") -> Optional[pathspec.PathSpec]:
+        try:
+            lines = (folder / name).read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return None
+        return pathspec.GitIgnoreSpec.from_lines(lines)
+
+    @classmethod
+    def for_folder(cls, folder: Path) -> "_GitIgnore":
+        """The chain from the enclosing git repository's root (if any) down to ``folder``."""
+        folders = [folder]
+        root = None
+        for parent in (folder, *folder.parents):
+            if (parent / ".git").exists():
+                root = parent
+                break
+        if root is not None:
+            folders = [folder] + [p for p in folder.parents if p == root or root in p.parents]
+        chain = []
+        for current in reversed(folders):
+            if current == root:
+                spec = cls._load(current / ".git" / "info", "exclude")
+                if spec is not None:
+                    chain.append((current, spec))
+            spec = cls._load(current)
+            if spec is not None:
+                chain.append((current, spec))
+        return cls(tuple(chain))
+
+    def descend(self, folder: Path) -> "_GitIgnore":
+        spec = self._load(folder)
+        return _GitIgnore(self.chain + ((folder, spec),)) if spec is not None else self
+
+    def ignores(self, path: Path, is_dir: bool) -> bool:
+        ignored = False
+        for base, spec in self.chain:
+            try:
+                relative = path.relative_to(base).as_posix()
+            except ValueError:
+                continue
+            result = spec.check_file(relative + "/" if is_dir else relative)
+            if result.include is not None:
+                ignored = result.include
+        return ignored
+
+
+def _is_virtualenv(folder: Path) -> bool:
+    return (folder / "pyvenv.cfg").is_file() or (folder / "conda-meta").is_dir()
+
+
+def discover(paths: list[str], resolver: SettingsResolver, force_exclude: Optional[bool] = None) -> Discovery:
+    cwd = resolver.cwd
+    found = Discovery()
+    seen: set[Path] = set()
+
+    def add(path: Path, settings: Settings) -> None:
+        key = path.resolve() if path.exists() else path
+        if key not in seen:
+            seen.add(key)
+            found.files.append(Candidate(path, display_path(path, cwd), settings))
+
+    for raw in paths:
+        path = Path(raw)
+        if not path.is_absolute():
+            path = cwd / path
+        path = Path(os.path.normpath(path))
+        if path.is_dir():
+            _walk(path, resolver, add, found, cwd)
+        elif path.exists() or path.is_symlink():
+            settings = resolver.for_file(path)
+            forced = settings.force_exclude if force_exclude is None else force_exclude
+            if forced and settings.is_excluded(path, anchor=cwd):
+                continue
+            add(path, settings)
+        else:
+            found.problems.append(Problem(display_path(path, cwd), "no such file or directory"))
+    return found
+
+
+def _walk(start: Path, resolver: SettingsResolver, add, found: Discovery, cwd: Path) -> None:
+    stack = [(start, _GitIgnore.for_folder(start))]
+    while stack:
+        folder, gitignore = stack.pop()
+        settings = resolver.for_directory(folder)
+        try:
+            with os.scandir(folder) as scan:
+                entries = sorted(scan, key=lambda entry: entry.name)
+        except OSError as error:
+            found.problems.append(
+                Problem(display_path(folder, cwd), f"cannot list the folder: {error.strerror or error}")
+            )
+            continue
+        subfolders = []
+        for entry in entries:
+            path = folder / entry.name
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                is_dir = False
+            if settings.is_excluded(path, is_dir=is_dir, anchor=start):
+                continue
+            if settings.respect_gitignore and gitignore.ignores(path, is_dir):
+                continue
+            if is_dir:
+                if not _is_virtualenv(path):
+                    subfolders.append(path)
+            elif entry.name.endswith(PYTHON_SUFFIXES):
+                add(path, settings)
+        for subfolder in reversed(subfolders):
+            stack.append((subfolder, gitignore.descend(subfolder)))

@@ -1,0 +1,721 @@
+"""Tensor-ness inference: what does an expression evaluate to, and how do we know?
+
+Rules ask ``Inference.tensor(expr)`` and get either ``None`` (no evidence: stay quiet)
+or a ``Value`` whose ``why`` chain says where the evidence comes from:
+
+- torch calls (``torch.randn``, ``F.relu``, ``Variable(..)``, ``nn.Parameter(..)``),
+- torch.nn modules and their outputs, loss criteria and their (0-dim) results,
+- ``model.parameters()`` loops and optimizer ``param_groups``,
+- annotations (``x: torch.Tensor``), ``requires_grad=True``,
+- how a name is used (``loss.backward()``, ``m.parameters()``) when torch is imported,
+- flow through assignments, tuple unpacking, loops, comprehensions, function returns
+  and the attributes a class assigns to ``self``.
+
+Answers are computed on demand and memoised per node; cycles and very deep
+expressions give up (``None``) rather than recurse without bound.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Iterable, Optional
+
+import libcst as cst
+
+from torchlint import torch_api
+from torchlint.nodes import is_true, keyword, positional_args
+from torchlint.semantic import Binding, BindingKind, ClassInfo, FunctionInfo, SemanticModel
+from torchlint.values import NDARRAY, NONE, OTHER, Kind, Step, Value, sequence_of, tensor
+
+_MAX_DEPTH = 120
+_BUILTINS = frozenset(dir(builtins))
+
+# Calls of a callable with one of these names give a loss value (design: `loss = criterion(..)`).
+_LOSS_CALLABLE_NAMES = frozenset({"criterion", "loss_fn", "loss_func", "loss_function", "lossfn"})
+
+_TENSOR_USES = frozenset({
+    "backward", "requires_grad_", "retain_grad", "register_hook", "grad_fn", "is_leaf",
+    "detach_", "grad", "requires_grad",
+})
+_MODULE_USES = frozenset({
+    "parameters", "named_parameters", "modules", "named_modules", "children", "named_children",
+    "register_buffer", "register_parameter", "register_forward_hook", "register_forward_pre_hook",
+    "register_full_backward_hook",
+})
+_MODULE_SELF_METHODS = frozenset({
+    "cuda", "cpu", "to", "train", "eval", "float", "double", "half", "bfloat16", "type",
+    "requires_grad_", "share_memory", "to_empty",
+})
+
+
+def combine(values: Iterable[Optional[Value]]) -> Optional[Value]:
+    """Several possible values of one expression: agree on a kind, or know nothing.
+
+    Unknown values are ignored and ``None`` constants are neutral (``h = None`` then
+    ``h = torch.zeros(..)`` is a tensor), but two different known kinds cancel out.
+    """
+    known: list[Value] = []
+    saw_none = False
+    for value in values:
+        if value is None:
+            continue
+        if value.kind is Kind.NONE:
+            saw_none = True
+            continue
+        known.append(value)
+    if not known:
+        return NONE if saw_none else None
+    first = known[0]
+    if any(value.kind is not first.kind for value in known[1:]):
+        return None
+    if first.kind is Kind.TENSOR and first.scalar and not all(value.scalar for value in known):
+        return first.without_scalar()
+    return first
+
+
+class Inference:
+    def __init__(self, model: SemanticModel):
+        self.model = model
+        self._memo: dict[int, Optional[Value]] = {}
+        self._binding_memo: dict[int, Optional[Value]] = {}
+        self._class_kind_memo: dict[int, Optional[str]] = {}
+        self._return_memo: dict[int, Optional[Value]] = {}
+        self._depth = 0
+        self._dispatch = {
+            cst.Name: self._name,
+            cst.Attribute: self._attribute,
+            cst.Call: self._call,
+            cst.Subscript: self._subscript,
+            cst.BinaryOperation: self._binary,
+            cst.UnaryOperation: self._unary,
+            cst.Comparison: self._comparison,
+            cst.BooleanOperation: lambda n: combine((self.infer(n.left), self.infer(n.right))),
+            cst.IfExp: lambda n: combine((self.infer(n.body), self.infer(n.orelse))),
+            cst.NamedExpr: lambda n: self.infer(n.value),
+            cst.Tuple: self._sequence_literal,
+            cst.List: self._sequence_literal,
+            cst.ListComp: lambda n: sequence_of(self.infer(n.elt)),
+            cst.GeneratorExp: lambda n: sequence_of(self.infer(n.elt)),
+            cst.SetComp: lambda n: sequence_of(self.infer(n.elt)),
+            cst.DictComp: lambda n: Value(Kind.DICT, element=self.infer(n.value)),
+            cst.Dict: self._dict_literal,
+            cst.Integer: lambda n: OTHER,
+            cst.Float: lambda n: OTHER,
+            cst.Imaginary: lambda n: OTHER,
+            cst.SimpleString: lambda n: OTHER,
+            cst.ConcatenatedString: lambda n: OTHER,
+            cst.FormattedString: lambda n: OTHER,
+            cst.Set: lambda n: OTHER,
+        }
+
+    # --- entry points --------------------------------------------------------------
+
+    def infer(self, node: cst.CSTNode) -> Optional[Value]:
+        key = id(node)
+        memo = self._memo
+        if key in memo:
+            return memo[key]
+        if self._depth > _MAX_DEPTH:
+            return None
+        handler = self._dispatch.get(type(node))
+        if handler is None:
+            memo[key] = None
+            return None
+        memo[key] = None  # guards against cycles while this node is being inferred
+        self._depth += 1
+        try:
+            value = handler(node)
+        finally:
+            self._depth -= 1
+        memo[key] = value
+        return value
+
+    def tensor(self, node: cst.CSTNode) -> Optional[Value]:
+        """The evidence that ``node`` is a tensor, or None."""
+        value = self.infer(node)
+        return value if value is not None and value.kind is Kind.TENSOR else None
+
+    def qualname(self, node: cst.CSTNode) -> Optional[str]:
+        """The imported name ``node`` refers to (``torch.autograd.Variable``), if any."""
+        value = self.infer(node)
+        if value is not None and value.kind is Kind.EXTERNAL:
+            return value.qualname
+        return None
+
+    # --- names and bindings --------------------------------------------------------
+
+    def _name(self, node: cst.Name) -> Optional[Value]:
+        bindings = self.model.resolve(node)
+        if bindings:
+            return combine(self.binding_value(b) for b in bindings)
+        if id(node) not in self.model.references:
+            return None
+        name = node.value
+        if name == "None":
+            return NONE
+        if name in ("True", "False"):
+            return OTHER
+        source = self.model.star_import_source(name)
+        if source is not None:
+            return Value(Kind.EXTERNAL, qualname=torch_api.normalize(f"{source}.{name}"))
+        if name in _BUILTINS:
+            return Value(Kind.EXTERNAL, qualname=f"builtins.{name}")
+        return None
+
+    def binding_value(self, binding: Binding) -> Optional[Value]:
+        key = id(binding)
+        if key in self._binding_memo:
+            return self._binding_memo[key]
+        self._binding_memo[key] = None
+        value = self._binding_value(binding)
+        if value is not None and value.kind is Kind.TENSOR and not value.scalar:
+            scalar_step = self._scalar_use(binding)
+            if scalar_step is not None:
+                value = value.with_scalar(scalar_step)
+        self._binding_memo[key] = value
+        return value
+
+    def _binding_value(self, binding: Binding) -> Optional[Value]:
+        kind = binding.kind
+        name = binding.name
+        if kind is BindingKind.IMPORT:
+            return Value(Kind.EXTERNAL, qualname=torch_api.normalize(binding.qualname or ""))
+        if kind is BindingKind.FUNCTION:
+            return Value(Kind.FUNCTION, function=binding.definition)
+        if kind is BindingKind.CLASS:
+            return Value(Kind.CLASS, cls=binding.definition)
+        if kind is BindingKind.EXCEPT:
+            return OTHER
+        if kind is BindingKind.OTHER:
+            return None
+        value: Optional[Value] = None
+        if kind is BindingKind.PARAM:
+            value = self._parameter_value(binding)
+        elif kind is BindingKind.AUGASSIGN:
+            value = self._augmented_value(binding)
+        else:
+            if binding.annotation is not None:
+                value = self.annotation_value(binding.annotation)
+                if value is not None:
+                    value = value.because(Step(binding.annotation, f"`{name}` is annotated `{{code}}`"))
+            if value is None and binding.value is not None and kind is not BindingKind.WITH:
+                value = self.infer(binding.value)
+                if binding.iterates:
+                    value = element_of(value)
+                value = unpack(value, binding.path)
+                if value is not None and value.why:
+                    text = f"`{name}` iterates over `{{code}}`" if binding.iterates else f"`{name}` = `{{code}}`"
+                    value = value.because(Step(binding.value, text))
+        if value is None:
+            value = self._usage_value(binding)
+        return value
+
+    def _augmented_value(self, binding: Binding) -> Optional[Value]:
+        prior = self.model.prior_binding(binding)
+        before = self.binding_value(prior) if prior is not None else None
+        if before is not None and before.kind is Kind.TENSOR:
+            return before
+        added = self.infer(binding.value) if binding.value is not None else None
+        if added is not None and added.kind is Kind.TENSOR:
+            return added.without_scalar().because(Step(binding.value, f"`{binding.name}` accumulates `{{code}}`"))
+        return None
+
+    def _parameter_value(self, binding: Binding) -> Optional[Value]:
+        function: FunctionInfo = binding.definition  # type: ignore[assignment]
+        if binding.path == (None,):
+            return None  # *args / **kwargs
+        if binding.annotation is not None:
+            value = self.annotation_value(binding.annotation)
+            if value is not None:
+                return value.because(Step(binding.annotation, f"`{binding.name}` is annotated `{{code}}`"))
+        if binding.param_index == 0 and function.cls is not None:
+            if function.kind == "method":
+                return self.instance_of(function.cls)
+            if function.kind == "classmethod":
+                return Value(Kind.CLASS, cls=function.cls)
+        if binding.param_index == 0 and self.model.is_applied_function(function):
+            return Value(Kind.MODULE, (Step(binding.node, f"`{binding.name}` receives modules: `{function.name}` is passed to `.apply()`"),))
+        return None
+
+    def _usage_value(self, binding: Binding) -> Optional[Value]:
+        """Evidence from how a name is used: ``loss.backward()`` means ``loss`` is a tensor."""
+        if not self.model.imports_torch or binding.kind not in (
+            BindingKind.PARAM, BindingKind.ASSIGN, BindingKind.FOR, BindingKind.WITH
+        ):
+            return None
+        for _seq, attribute, node in self.model.uses_of(binding):
+            if attribute in _TENSOR_USES:
+                return tensor(Step(node, f"`{binding.name}` is used as a tensor: `{{code}}`"))
+            if attribute in _MODULE_USES:
+                return Value(Kind.MODULE, (Step(node, f"`{binding.name}` is used as a torch.nn module: `{{code}}`"),))
+        return None
+
+    def _scalar_use(self, binding: Binding) -> Optional[Step]:
+        """``loss.backward()`` without a gradient, or ``loss.item()``: the tensor has one element."""
+        for _seq, attribute, node in self.model.uses_of(binding):
+            if attribute not in ("backward", "item"):
+                continue
+            call = self.model.parent(node)
+            if isinstance(call, cst.Call) and call.func is node and not call.args:
+                if attribute == "backward":
+                    return Step(call, "`{code}` without a gradient argument needs a 0-dim tensor")
+                return Step(call, "`{code}` needs a one-element tensor")
+        return None
+
+    # --- classes ---------------------------------------------------------------------
+
+    def class_kind(self, cls: ClassInfo) -> Optional[str]:
+        """"module", "optimizer" or None: what a class defined in this file derives from."""
+        key = id(cls)
+        if key in self._class_kind_memo:
+            return self._class_kind_memo[key]
+        self._class_kind_memo[key] = None
+        result = None
+        for base in cls.node.bases:
+            value = self.infer(base.value)
+            if value is None:
+                continue
+            if value.kind is Kind.EXTERNAL and value.qualname:
+                if torch_api.is_module_class(value.qualname):
+                    result = "module"
+                elif torch_api.is_optimizer_class(value.qualname):
+                    result = "optimizer"
+            elif value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo):
+                result = self.class_kind(value.cls)
+            if result:
+                break
+        self._class_kind_memo[key] = result
+        return result
+
+    def torch_base(self, cls: ClassInfo, seen: Optional[set] = None) -> Optional[str]:
+        """The torch.nn class a local class derives from (``torch.nn.Linear``), if any."""
+        seen = seen or set()
+        if id(cls) in seen:
+            return None
+        seen.add(id(cls))
+        for base in cls.node.bases:
+            value = self.infer(base.value)
+            if value is None:
+                continue
+            if value.kind is Kind.EXTERNAL and value.qualname and torch_api.is_module_class(value.qualname):
+                return value.qualname
+            if value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo):
+                found = self.torch_base(value.cls, seen)
+                if found:
+                    return found
+        return None
+
+    def instance_of(self, cls: ClassInfo) -> Value:
+        kind = self.class_kind(cls)
+        if kind == "module":
+            return Value(Kind.MODULE, (Step(cls.node.name, "`{code}` is a torch.nn.Module subclass"),), cls=cls)
+        if kind == "optimizer":
+            return Value(Kind.OPTIMIZER, (Step(cls.node.name, "`{code}` is a torch optimizer"),), cls=cls)
+        return Value(Kind.INSTANCE, cls=cls)
+
+    def class_attribute(self, cls: ClassInfo, attribute: str, seen: Optional[set] = None) -> Optional[Value]:
+        """What ``self.<attribute>`` holds, from every ``self.<attribute> = ..`` in the class."""
+        seen = seen or set()
+        if id(cls) in seen:
+            return None
+        seen.add(id(cls))
+        values: list[Optional[Value]] = []
+        for assignment in cls.attributes.get(attribute, ()):
+            value = None
+            if assignment.annotation is not None:
+                value = self.annotation_value(assignment.annotation)
+            if value is None and assignment.value is not None:
+                value = unpack(self.infer(assignment.value), assignment.path)
+                if value is not None and value.why:
+                    value = value.because(Step(assignment.value, f"`self.{attribute}` = `{{code}}`"))
+            values.append(value)
+        if cls.scope is not None:
+            for binding in cls.scope.bindings.get(attribute, ()):
+                values.append(self.binding_value(binding))
+        if values:
+            return combine(values)
+        method = cls.methods.get(attribute)
+        if method is not None:
+            return Value(Kind.FUNCTION, function=method)
+        for base in cls.node.bases:
+            value = self.infer(base.value)
+            if value is not None and value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo):
+                found = self.class_attribute(value.cls, attribute, seen)
+                if found is not None:
+                    return found
+        return None
+
+    def method_of(self, cls: ClassInfo, name: str, seen: Optional[set] = None) -> Optional[FunctionInfo]:
+        seen = seen or set()
+        if id(cls) in seen:
+            return None
+        seen.add(id(cls))
+        method = cls.methods.get(name)
+        if method is not None:
+            return method
+        for base in cls.node.bases:
+            value = self.infer(base.value)
+            if value is not None and value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo):
+                found = self.method_of(value.cls, name, seen)
+                if found is not None:
+                    return found
+        return None
+
+    # --- annotations -----------------------------------------------------------------
+
+    def annotation_value(self, annotation: cst.BaseExpression) -> Optional[Value]:
+        if isinstance(annotation, cst.Subscript):
+            outer = self.qualname(annotation.value) or ""
+            inner = [
+                element.slice.value
+                for element in annotation.slice
+                if isinstance(element.slice, cst.Index)
+            ]
+            last = outer.rsplit(".", 1)[-1]
+            if last == "Optional" and len(inner) == 1:
+                return self.annotation_value(inner[0])
+            if last in ("List", "Sequence", "Iterable", "Iterator", "list", "tuple", "Tuple") and inner:
+                return sequence_of(self.annotation_value(inner[0]))
+            return None
+        qualname = self.qualname(annotation)
+        if qualname is None:
+            return None
+        if torch_api.is_tensor_type(qualname):
+            return tensor()
+        if torch_api.is_module_class(qualname):
+            return Value(Kind.MODULE, qualname=qualname)
+        return None
+
+    # --- expressions ---------------------------------------------------------------
+
+    def _attribute(self, node: cst.Attribute) -> Optional[Value]:
+        base = self.infer(node.value)
+        if base is None:
+            return None
+        attribute = node.attr.value
+        kind = base.kind
+        if kind is Kind.EXTERNAL:
+            return Value(Kind.EXTERNAL, qualname=torch_api.normalize(f"{base.qualname}.{attribute}"))
+        if kind is Kind.TENSOR:
+            return torch_api.tensor_attribute(base, attribute)
+        if kind is Kind.MODULE:
+            return self._module_attribute(base, attribute, node)
+        if kind is Kind.INSTANCE and isinstance(base.cls, ClassInfo):
+            return self.class_attribute(base.cls, attribute)
+        if kind is Kind.OPTIMIZER and attribute == "param_groups":
+            return sequence_of(Value(Kind.PARAM_GROUP, base.why), base.why)
+        if kind is Kind.SEQUENCE and attribute in ("values", "indices"):
+            return base.element  # the namedtuple of torch.max(x, dim) and friends
+        if kind is Kind.PACKED and attribute in ("data", "batch_sizes"):
+            return tensor(Step(node, "`{code}` is a field of a PackedSequence"))
+        if kind is Kind.NDARRAY:
+            return NDARRAY if attribute == "T" else OTHER
+        return None
+
+    def _module_attribute(self, base: Value, attribute: str, node: cst.Attribute) -> Optional[Value]:
+        cls = base.cls if isinstance(base.cls, ClassInfo) else None
+        if cls is not None:
+            value = self.class_attribute(cls, attribute)
+            if value is not None:
+                return value
+        if attribute == "training":
+            return OTHER
+        if torch_api.is_module_tensor_attribute(attribute) and (
+            cls is None or self.torch_base(cls) not in (None, "torch.nn.Module")
+        ):
+            return Value(Kind.TENSOR, (Step(node, "`{code}` is a parameter of a torch.nn module"),) + base.why)
+        return None
+
+    def _call(self, node: cst.Call) -> Optional[Value]:
+        result = self._call_result(node)
+        if result is None:
+            if is_true(keyword(node, "requires_grad")):
+                return tensor(Step(node, "`{code}` is created with requires_grad=True"))
+        return result
+
+    def _call_result(self, node: cst.Call) -> Optional[Value]:
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            receiver = self.infer(func.value)
+            if receiver is not None and receiver.kind is not Kind.EXTERNAL:
+                result = self._method_call(receiver, func.attr.value, node)
+                if result is not None or receiver.kind not in (Kind.MODULE, Kind.INSTANCE):
+                    return result
+                # `self.fc(x)`: an attribute holding a module (or function), not a method.
+        callee = self.infer(func)
+        if callee is None:
+            if (
+                isinstance(func, cst.Name)
+                and func.value in _LOSS_CALLABLE_NAMES
+                and self.model.imports_torch
+            ):
+                return tensor(
+                    Step(node, "`{code}` is the result of a loss criterion"),
+                    scalar=True,
+                    scalar_why=Step(node, "`{code}` is a loss criterion's reduced result, 0-dimensional"),
+                )
+            return None
+        kind = callee.kind
+        if kind is Kind.EXTERNAL and callee.qualname:
+            if callee.qualname.startswith("builtins."):
+                return self._builtin_call(callee.qualname[len("builtins."):], node)
+            return torch_api.external_call(callee.qualname, node)
+        if kind is Kind.CLASS and isinstance(callee.cls, ClassInfo):
+            return self.instance_of(callee.cls)
+        if kind is Kind.MODULE:
+            return self._module_call(callee, node)
+        if kind is Kind.FUNCTION and isinstance(callee.function, FunctionInfo):
+            return self._function_result(callee.function, node)
+        return None
+
+    def _method_call(self, receiver: Value, method: str, node: cst.Call) -> Optional[Value]:
+        kind = receiver.kind
+        if kind is Kind.TENSOR:
+            return torch_api.tensor_method_result(receiver, method, node)
+        if kind is Kind.MODULE:
+            return self._module_method(receiver, method, node)
+        if kind is Kind.INSTANCE and isinstance(receiver.cls, ClassInfo):
+            function = self.method_of(receiver.cls, method)
+            return self._function_result(function, node) if function else None
+        if kind is Kind.DICT:
+            if method == "values":
+                return sequence_of(receiver.element)
+            if method == "items":
+                return sequence_of(Value(Kind.TUPLE, items=(OTHER, receiver.element)))
+            if method in ("get", "pop", "setdefault"):
+                return receiver.element
+            return None
+        if kind in (Kind.SEQUENCE, Kind.TUPLE) and method == "pop":
+            return element_of(receiver)
+        if kind is Kind.NDARRAY:
+            return NDARRAY if method in ("copy", "astype", "reshape", "transpose", "flatten", "squeeze", "ravel") else OTHER
+        if kind is Kind.PACKED and method in ("to", "cuda", "cpu", "float", "double", "half"):
+            return receiver
+        return None
+
+    def _module_method(self, module: Value, method: str, node: cst.Call) -> Optional[Value]:
+        if method in _MODULE_SELF_METHODS:
+            return module
+        step = (Step(node, "`{code}` yields a module's parameters"),)
+        if method in ("parameters", "buffers"):
+            return sequence_of(tensor(step[0]), step)
+        if method in ("named_parameters", "named_buffers"):
+            return sequence_of(Value(Kind.TUPLE, items=(OTHER, tensor(step[0]))), step)
+        if method in ("modules", "children"):
+            return sequence_of(Value(Kind.MODULE, module.why), module.why)
+        if method in ("named_modules", "named_children"):
+            return sequence_of(Value(Kind.TUPLE, items=(OTHER, Value(Kind.MODULE, module.why))))
+        if method == "state_dict":
+            return Value(Kind.DICT, element=tensor(Step(node, "`{code}` maps names to tensors")))
+        if method == "forward":
+            return self._module_call(module, node)
+        if isinstance(module.cls, ClassInfo):
+            function = self.method_of(module.cls, method)
+            if function is not None:
+                return self._function_result(function, node)
+        return None
+
+    def _module_call(self, module: Value, node: cst.Call) -> Optional[Value]:
+        """The output of calling an nn.Module."""
+        output_step = Step(node, "`{code}` is the output of a torch.nn module")
+        if module.loss:
+            return Value(
+                Kind.TENSOR,
+                (Step(node, "`{code}` is the result of a loss criterion"),) + module.why,
+                scalar=True,
+                scalar_why=Step(node, "`{code}` is a loss criterion's reduced result, 0-dimensional"),
+            )
+        qualname = module.qualname or ""
+        layer = qualname.rsplit(".", 1)[-1] if qualname.startswith("torch.nn.") else ""
+        if layer in torch_api.TUPLE_MODULES:
+            output = tensor(output_step).because(module.why[0]) if module.why else tensor(output_step)
+            if layer in torch_api.RECURRENT_MODULES:
+                first = node.args[0].value if node.args else None
+                first_value = self.infer(first) if first is not None else None
+                if first_value is not None and first_value.kind is Kind.PACKED:
+                    output = Value(Kind.PACKED, first_value.why)
+                hidden = sequence_of(tensor(output_step)) if layer == "LSTM" else tensor(output_step)
+                return Value(Kind.TUPLE, items=(output, hidden))
+            return sequence_of(output)
+        if isinstance(module.cls, ClassInfo):
+            forward = self.method_of(module.cls, "forward")
+            if forward is not None:
+                returned = self._returned_value(forward)
+                if returned is not None and returned.kind is not Kind.TENSOR:
+                    return returned
+        return Value(Kind.TENSOR, (output_step,) + module.why)
+
+    def _returned_value(self, function: FunctionInfo) -> Optional[Value]:
+        key = id(function)
+        if key in self._return_memo:
+            return self._return_memo[key]
+        self._return_memo[key] = None
+        value: Optional[Value] = None
+        returns = getattr(function.node, "returns", None)
+        if returns is not None:
+            value = self.annotation_value(returns.annotation)
+        if value is None and not function.is_generator and function.returns:
+            value = combine(self.infer(expression) for expression in function.returns)
+        self._return_memo[key] = value
+        return value
+
+    def _function_result(self, function: FunctionInfo, node: cst.Call) -> Optional[Value]:
+        value = self._returned_value(function)
+        if value is not None and value.kind is Kind.TENSOR:
+            return value.because(Step(node, f"`{{code}}` returns what `{function.name}` returns, a tensor"))
+        return value
+
+    def _builtin_call(self, name: str, node: cst.Call) -> Optional[Value]:
+        args = [arg.value for arg in positional_args(node)]
+        if name in ("float", "int", "len", "str", "bool", "repr", "id", "hash", "type", "isinstance",
+                    "issubclass", "hasattr", "callable", "print", "format", "range", "ord", "chr"):
+            return OTHER
+        if not args:
+            return None
+        if name in ("list", "tuple", "sorted", "reversed", "iter", "set", "frozenset"):
+            return sequence_of(element_of(self.infer(args[0])))
+        if name == "filter" and len(args) >= 2:
+            return sequence_of(element_of(self.infer(args[1])))
+        if name == "enumerate":
+            return sequence_of(Value(Kind.TUPLE, items=(OTHER, element_of(self.infer(args[0])))))
+        if name == "zip":
+            return sequence_of(Value(Kind.TUPLE, items=tuple(element_of(self.infer(a)) for a in args)))
+        if name == "next":
+            return element_of(self.infer(args[0]))
+        if name == "sum":
+            element = element_of(self.infer(args[0]))
+            return element if element is not None and element.kind is Kind.TENSOR else None
+        if name in ("max", "min", "abs"):
+            if len(args) == 1 and name != "abs":
+                element = element_of(self.infer(args[0]))
+            else:
+                element = combine(self.infer(a) for a in args)
+            return element if element is not None and element.kind is Kind.TENSOR else None
+        return None
+
+    def _subscript(self, node: cst.Subscript) -> Optional[Value]:
+        base = self.infer(node.value)
+        if base is None:
+            return None
+        kind = base.kind
+        is_slice = any(isinstance(element.slice, cst.Slice) for element in node.slice)
+        if kind is Kind.TENSOR:
+            return Value(Kind.TENSOR, base.why)
+        if kind in (Kind.SEQUENCE, Kind.TUPLE) and is_slice:
+            return sequence_of(element_of(base))
+        if kind is Kind.SEQUENCE:
+            return base.element
+        if kind is Kind.TUPLE:
+            index = _integer_index(node)
+            if index is not None and -len(base.items) <= index < len(base.items):
+                return base.items[index]
+            return combine(base.items)
+        if kind is Kind.DICT:
+            return base.element
+        if kind is Kind.PARAM_GROUP:
+            key = node.slice[0].slice.value if isinstance(node.slice[0].slice, cst.Index) else None
+            if isinstance(key, cst.SimpleString) and key.evaluated_value == "params":
+                return sequence_of(tensor(Step(node, "`{code}` holds an optimizer's parameters")))
+            return None
+        if kind is Kind.MODULE:
+            return Value(Kind.MODULE, base.why)  # nn.Sequential / nn.ModuleList indexing
+        if kind is Kind.NDARRAY:
+            return NDARRAY
+        return None
+
+    def _binary(self, node: cst.BinaryOperation) -> Optional[Value]:
+        left = self.infer(node.left)
+        right = self.infer(node.right)
+        tensors = [v for v in (left, right) if v is not None and v.kind is Kind.TENSOR]
+        if tensors:
+            others = [v for v in (left, right) if v is None or v.kind is not Kind.TENSOR]
+            scalar = (
+                all(t.scalar for t in tensors)
+                and all(v is not None and v.kind is Kind.OTHER for v in others)
+                and not isinstance(node.operator, cst.MatrixMultiply)
+            )
+            result = Value(Kind.TENSOR, tensors[0].why)
+            return result.with_scalar(tensors[0].scalar_why) if scalar else result
+        if any(v is not None and v.kind is Kind.NDARRAY for v in (left, right)):
+            return NDARRAY
+        if left is not None and right is not None and left.kind is Kind.OTHER and right.kind is Kind.OTHER:
+            return OTHER
+        return None
+
+    def _unary(self, node: cst.UnaryOperation) -> Optional[Value]:
+        if isinstance(node.operator, cst.Not):
+            return OTHER
+        return self.infer(node.expression)
+
+    def _comparison(self, node: cst.Comparison) -> Optional[Value]:
+        for target in node.comparisons:
+            if isinstance(target.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
+                return OTHER
+        operands = [node.left] + [target.comparator for target in node.comparisons]
+        for operand in operands:
+            value = self.infer(operand)
+            if value is not None and value.kind is Kind.TENSOR:
+                return Value(Kind.TENSOR, value.why)
+        return None
+
+    def _sequence_literal(self, node) -> Optional[Value]:
+        if any(isinstance(element, cst.StarredElement) for element in node.elements):
+            return sequence_of(combine(self.infer(element.value) for element in node.elements))
+        return Value(Kind.TUPLE, items=tuple(self.infer(element.value) for element in node.elements))
+
+    def _dict_literal(self, node: cst.Dict) -> Value:
+        values = [self.infer(element.value) for element in node.elements if isinstance(element, cst.DictElement)]
+        return Value(Kind.DICT, element=combine(values))
+
+
+def element_of(value: Optional[Value]) -> Optional[Value]:
+    """What iterating over ``value`` yields."""
+    if value is None:
+        return None
+    kind = value.kind
+    if kind is Kind.SEQUENCE:
+        return value.element
+    if kind is Kind.TUPLE:
+        return combine(value.items)
+    if kind is Kind.TENSOR:
+        return Value(Kind.TENSOR, value.why)
+    if kind is Kind.MODULE:
+        return Value(Kind.MODULE, value.why)  # iterating nn.Sequential / nn.ModuleList
+    if kind is Kind.NDARRAY:
+        return NDARRAY
+    if kind is Kind.DICT:
+        return OTHER  # keys
+    return None
+
+
+def unpack(value: Optional[Value], path: tuple[Optional[int], ...]) -> Optional[Value]:
+    """The part of ``value`` a tuple target at ``path`` receives."""
+    for index in path:
+        if value is None:
+            return None
+        if index is None:
+            return None  # starred: a list of the remaining elements
+        kind = value.kind
+        if kind is Kind.TUPLE:
+            value = value.items[index] if index < len(value.items) else None
+        elif kind in (Kind.SEQUENCE, Kind.TENSOR, Kind.NDARRAY, Kind.MODULE):
+            value = element_of(value)
+        elif kind is Kind.DICT:
+            value = OTHER
+        else:
+            return None
+    return value
+
+
+def _integer_index(node: cst.Subscript) -> Optional[int]:
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    value = node.slice[0].slice.value
+    negative = False
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+        negative = True
+        value = value.expression
+    if isinstance(value, cst.Integer):
+        number = int(value.value, 0)
+        return -number if negative else number
+    return None

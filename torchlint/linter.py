@@ -1,0 +1,289 @@
+"""Lint one file: parse once, build the semantic model, run every selected rule in one
+walk, then position and filter what they found.
+
+    source text ─ parse ─ SemanticModel ─ rules (one walk) ─ positions ─ noqa ─ diagnostics
+
+Everything that can go wrong with a file (unreadable, undecodable, unparsable, or a
+bug in a rule) becomes a diagnostic or an internal-error note on that file's report;
+it never stops the run.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence
+
+import libcst as cst
+
+from torchlint import DOCUMENTATION_URL
+from torchlint.context import FileContext
+from torchlint.noqa import parse_directives
+from torchlint.positions import LineIndex, node_offsets
+from torchlint.rule import UNLINTABLE_FILE, Finding, Fix, Rule
+from torchlint.source import SourceText, UnreadableSource, decode, read_bytes
+from torchlint.values import Step
+from torchlint.walk import walk
+
+# Deeply nested expressions are walked iteratively, but the inference and libcst's
+# own code generation recurse.
+sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+
+
+@dataclass(frozen=True)
+class Note:
+    """A located sentence attached to a diagnostic: evidence, or a related place."""
+
+    message: str
+    row: int
+    column: int
+
+
+@dataclass
+class Diagnostic:
+    code: str
+    name: str
+    message: str
+    path: str
+    row: int
+    column: int
+    end_row: int
+    end_column: int
+    fix: Optional[Fix] = None
+    evidence: list[Note] = field(default_factory=list)
+    related: list[Note] = field(default_factory=list)
+    # Edits as (row, column, end_row, end_column, content), 1-based, for reporters.
+    fix_edits: list[tuple[int, int, int, int, str]] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        return DOCUMENTATION_URL.format(code=self.code, name=self.name)
+
+    @property
+    def sort_key(self):
+        return (self.path, self.row, self.column, self.code)
+
+
+@dataclass
+class FileReport:
+    path: str  # as shown to the user (relative to the working directory when inside it)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    source: Optional[SourceText] = None
+    internal_error: Optional[str] = None
+    filename: str = ""  # absolute path, for machine-readable output
+
+    def __post_init__(self) -> None:
+        if not self.filename:
+            self.filename = self.path
+
+    def lines(self) -> Optional[list[str]]:
+        """The source split into lines the way Python counts them, if it was read."""
+        if self.source is None:
+            return None
+        index = LineIndex(self.source.text)
+        return [index.line(row) for row in range(1, index.line_count + 1)]
+
+
+def unlintable(path: str, reason: str, row: int = 1, column: int = 1) -> Diagnostic:
+    return Diagnostic(
+        code=UNLINTABLE_FILE.code,
+        name=UNLINTABLE_FILE.name,
+        message=f"{path} was not linted: {reason}",
+        path=path,
+        row=row,
+        column=column,
+        end_row=row,
+        end_column=column,
+    )
+
+
+def lint_path(path: str, display_path: str, rules: Sequence[type[Rule]]) -> FileReport:
+    """Read, decode and lint the file at ``path``."""
+    try:
+        source = decode(read_bytes(path))
+    except UnreadableSource as error:
+        return FileReport(display_path, [unlintable(display_path, error.reason, error.row, error.column)])
+    return lint_source(source, display_path, rules)
+
+
+def lint_bytes(data: bytes, display_path: str, rules: Sequence[type[Rule]]) -> FileReport:
+    """Decode and lint source bytes (e.g. from standard input)."""
+    try:
+        source = decode(data)
+    except UnreadableSource as error:
+        return FileReport(display_path, [unlintable(display_path, error.reason, error.row, error.column)])
+    return lint_source(source, display_path, rules)
+
+
+def lint_text(text: str, display_path: str = "<string>", rules: Optional[Sequence[type[Rule]]] = None) -> FileReport:
+    """Lint source text with the given rules (all default rules when None)."""
+    if rules is None:
+        from torchlint.rule import all_rules
+
+        rules = [rule for rule in all_rules().values() if rule.default_enabled]
+    return lint_source(SourceText(text, "utf-8", text.encode("utf-8")), display_path, rules)
+
+
+def lint_source(source: SourceText, display_path: str, rules: Sequence[type[Rule]]) -> FileReport:
+    report = FileReport(display_path, source=source)
+    try:
+        module = cst.parse_module(source.text)
+    except cst.ParserSyntaxError as error:
+        message = str(error.message).strip().rstrip(".")
+        report.diagnostics.append(
+            unlintable(display_path, f"syntax error: {message}", error.editor_line, error.editor_column)
+        )
+        return report
+    except Exception as error:  # libcst can fail in other ways on pathological input
+        report.diagnostics.append(unlintable(display_path, f"cannot parse: {type(error).__name__}: {error}"))
+        return report
+    if not rules:
+        return report
+    try:
+        context = FileContext(module, display_path)
+        _run_rules(context, rules)
+        report.diagnostics = _diagnostics(context, source.text)
+    except Exception as error:
+        culprit = _rule_in_traceback(error)
+        where = f" in rule {culprit}" if culprit else ""
+        report.internal_error = (
+            f"internal error{where} while linting {display_path}: {type(error).__name__}: {error}\n"
+            + "".join(traceback.format_exception(type(error), error, error.__traceback__)[-3:])
+        )
+        report.diagnostics = [
+            unlintable(display_path, f"internal error{where}: {type(error).__name__}: {error} (please report this)")
+        ]
+    return report
+
+
+_hook_cache: dict[type, list[tuple[str, type, str]]] = {}
+
+
+def _hooks(rule: type[Rule]) -> list[tuple[str, type, str]]:
+    """(``"visit"``/``"leave"``, libcst node class, method name) for a rule class."""
+    hooks = _hook_cache.get(rule)
+    if hooks is None:
+        hooks = []
+        for attribute in dir(rule):
+            for prefix in ("visit_", "leave_"):
+                if attribute.startswith(prefix):
+                    node_class = getattr(cst, attribute[len(prefix):], None)
+                    if not isinstance(node_class, type) or not issubclass(node_class, cst.CSTNode):
+                        raise TypeError(f"{rule.__name__}.{attribute}: no libcst node {attribute[len(prefix):]}")
+                    hooks.append((prefix[:-1], node_class, attribute))
+        _hook_cache[rule] = hooks
+    return hooks
+
+
+def _run_rules(context: FileContext, rules: Sequence[type[Rule]]) -> None:
+    enter_table: dict[type, list[Callable]] = {}
+    leave_table: dict[type, list[Callable]] = {}
+    for rule_class in rules:
+        instance = rule_class(context)
+        for phase, node_class, method in _hooks(rule_class):
+            table = enter_table if phase == "visit" else leave_table
+            table.setdefault(node_class, []).append(getattr(instance, method))
+
+    def enter(node: cst.CSTNode, parent) -> None:
+        handlers = enter_table.get(type(node))
+        if handlers:
+            for handler in handlers:
+                handler(node)
+
+    def leave(node: cst.CSTNode) -> None:
+        handlers = leave_table.get(type(node))
+        if handlers:
+            for handler in handlers:
+                handler(node)
+
+    walk(context.module, enter, leave if leave_table else None)
+
+
+def _diagnostics(context: FileContext, text: str) -> list[Diagnostic]:
+    findings = context.findings
+    if not findings:
+        return []
+    nodes: list[cst.CSTNode] = []
+    for finding in findings:
+        nodes.append(finding.node)
+        nodes.extend(step.node for step in finding.evidence)
+        nodes.extend(node for node, _ in finding.related)
+    offsets = node_offsets(context.module, nodes)
+    index = LineIndex(text)
+    directives = parse_directives(text)
+    diagnostics = []
+    seen = set()
+    for finding in findings:
+        start, end = offsets[id(finding.node)]
+        row, column = index.position(start)
+        end_row, end_column = index.position(end)
+        rule = finding.rule
+        if directives.suppresses(rule.code, (row, end_row)):
+            continue
+        key = (rule.code, start, end)
+        if key in seen:
+            continue
+        seen.add(key)
+        diagnostics.append(
+            Diagnostic(
+                code=rule.code,
+                name=rule.name,
+                message=finding.message,
+                path=context.path,
+                row=row,
+                column=column,
+                end_row=end_row,
+                end_column=end_column,
+                fix=finding.fix,
+                evidence=_render_steps(context, finding.evidence, offsets, index),
+                related=[
+                    _note(message, offsets[id(node)][0], index) for node, message in finding.related
+                ],
+                fix_edits=[
+                    index.position(edit.start) + index.position(edit.end) + (edit.content,)
+                    for edit in (finding.fix.edits if finding.fix else ())
+                ],
+            )
+        )
+    diagnostics.sort(key=lambda d: d.sort_key)
+    return diagnostics
+
+
+def _note(message: str, offset: int, index: LineIndex) -> Note:
+    row, column = index.position(offset)
+    return Note(message, row, column)
+
+
+def _render_steps(context: FileContext, steps: tuple[Step, ...], offsets, index: LineIndex) -> list[Note]:
+    """Evidence sentences; "`w` = `{code}`" followed by "`{code}` returns a tensor" about the
+    same node reads as one: "`w` = `torch.randn(3)`, which returns a tensor"."""
+    notes: list[Note] = []
+    i = 0
+    while i < len(steps):
+        step = steps[i]
+        text = step.text
+        if (
+            i + 1 < len(steps)
+            and steps[i + 1].node is step.node
+            and text.endswith("`{code}`")
+            and steps[i + 1].text.startswith("`{code}` ")
+        ):
+            text = text + ", which " + steps[i + 1].text[len("`{code}` "):]
+            i += 1
+        if "{code}" in text:
+            text = text.replace("{code}", context.snippet(step.node))
+        notes.append(_note(text, offsets[id(step.node)][0], index))
+        i += 1
+    return notes
+
+
+def _rule_in_traceback(error: BaseException) -> Optional[str]:
+    tb = error.__traceback__
+    culprit = None
+    while tb is not None:
+        candidate = tb.tb_frame.f_locals.get("self")
+        if isinstance(candidate, Rule):
+            culprit = type(candidate).code
+        tb = tb.tb_next
+    return culprit

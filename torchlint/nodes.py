@@ -1,0 +1,37 @@
+"""Small questions about libcst nodes that several modules ask."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+
+def keyword(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
+    """The value passed as ``name=...`` to ``call``, if any."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    return None
+
+
+def is_true(node: Optional[cst.BaseExpression]) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
+
+
+def is_false(node: Optional[cst.BaseExpression]) -> bool:
+    return isinstance(node, cst.Name) and node.value == "False"
+
+
+def positional_args(call: cst.Call) -> list[cst.Arg]:
+    return [arg for arg in call.args if arg.keyword is None and not arg.star]
+
+
+def dotted(node: cst.CSTNode) -> str:
+    """``a.b.c`` for a Name/Attribute chain, "" for anything else."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = dotted(node.value)
+        return f"{base}.{node.attr.value}" if base else ""
+    return ""

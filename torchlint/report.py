@@ -1,0 +1,137 @@
+"""Output formats: full (default), concise, json; and ``--statistics``."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Iterable, TextIO
+
+from torchlint.linter import Diagnostic, FileReport, Note
+from torchlint.rule import Applicability, UNLINTABLE_FILE, all_rules
+
+OUTPUT_FORMATS = ("full", "concise", "json")
+
+
+def _marker(diagnostic: Diagnostic) -> str:
+    fix = diagnostic.fix
+    if fix is not None and fix.applicability is Applicability.SAFE:
+        return "[*] "
+    return ""
+
+
+def _location(row: int, column: int) -> dict:
+    return {"row": row, "column": column}
+
+
+def _note_json(note: Note) -> dict:
+    return {"message": note.message, "location": _location(note.row, note.column)}
+
+
+def diagnostic_json(diagnostic: Diagnostic, filename: str) -> dict:
+    fix = None
+    if diagnostic.fix is not None:
+        fix = {
+            "applicability": diagnostic.fix.applicability.value,
+            "message": diagnostic.fix.message,
+            "edits": [
+                {
+                    "content": content,
+                    "location": _location(row, column),
+                    "end_location": _location(end_row, end_column),
+                }
+                for row, column, end_row, end_column, content in diagnostic.fix_edits
+            ],
+        }
+    return {
+        "code": diagnostic.code,
+        "name": diagnostic.name,
+        "message": diagnostic.message,
+        "filename": filename,
+        "location": _location(diagnostic.row, diagnostic.column),
+        "end_location": _location(diagnostic.end_row, diagnostic.end_column),
+        "fix": fix,
+        "url": diagnostic.url,
+        "evidence": [_note_json(note) for note in diagnostic.evidence],
+        "related": [_note_json(note) for note in diagnostic.related],
+    }
+
+
+def write_json(reports: Iterable[FileReport], out: TextIO) -> None:
+    items = []
+    for report in reports:
+        for diagnostic in report.diagnostics:
+            items.append(diagnostic_json(diagnostic, report.filename))
+    out.write(json.dumps(items, indent=2, ensure_ascii=False) + "\n")
+
+
+def write_concise(reports: Iterable[FileReport], out: TextIO) -> None:
+    for report in reports:
+        for d in report.diagnostics:
+            out.write(f"{d.path}:{d.row}:{d.column}: {d.code} {_marker(d)}{d.message}\n")
+
+
+def write_full(reports: Iterable[FileReport], out: TextIO) -> None:
+    for report in reports:
+        lines = report.lines()
+        for d in report.diagnostics:
+            out.write(f"{d.path}:{d.row}:{d.column}: {d.code} {_marker(d)}{d.message}\n")
+            if lines is not None and 1 <= d.row <= len(lines):
+                text = lines[d.row - 1].expandtabs(1)
+                width = len(str(d.row))
+                gutter = " " * width
+                end = d.end_column if d.end_row == d.row else len(text) + 1
+                caret_length = max(1, end - d.column)
+                out.write(f"{gutter} |\n")
+                out.write(f"{d.row} | {text}\n")
+                out.write(f"{gutter} | {' ' * (d.column - 1)}{'^' * caret_length} {d.code}\n")
+                out.write(f"{gutter} |\n")
+                for note in d.evidence:
+                    out.write(f"{gutter} = evidence: {note.message} (line {note.row})\n")
+                for note in d.related:
+                    out.write(f"{gutter} = related: {note.message} (line {note.row})\n")
+            out.write("\n")
+
+
+def statistics(reports: Iterable[FileReport]) -> list[dict]:
+    counts: Counter = Counter()
+    fixable: Counter = Counter()
+    names = {UNLINTABLE_FILE.code: UNLINTABLE_FILE.name}
+    names.update({code: rule.name for code, rule in all_rules().items()})
+    for report in reports:
+        for d in report.diagnostics:
+            counts[d.code] += 1
+            if d.fix is not None and d.fix.applicability is Applicability.SAFE:
+                fixable[d.code] += 1
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return [
+        {"code": code, "name": names.get(code, ""), "count": count, "fixable": fixable[code] > 0}
+        for code, count in ordered
+    ]
+
+
+def write_statistics(reports: list[FileReport], output_format: str, out: TextIO) -> None:
+    rows = statistics(reports)
+    if output_format == "json":
+        out.write(json.dumps(rows, indent=2) + "\n")
+        return
+    width = max((len(str(row["count"])) for row in rows), default=1)
+    for row in rows:
+        mark = "*" if row["fixable"] else " "
+        out.write(f"{row['count']:>{width}}\t{row['code']}\t[{mark}] {row['name']}\n")
+
+
+def summary(reports: list[FileReport]) -> str:
+    total = sum(len(report.diagnostics) for report in reports)
+    if total == 0:
+        return "All checks passed!"
+    files = sum(1 for report in reports if report.diagnostics)
+    fixable = sum(
+        1
+        for report in reports
+        for d in report.diagnostics
+        if d.fix is not None and d.fix.applicability is Applicability.SAFE
+    )
+    text = f"Found {total} finding{'s' if total != 1 else ''} in {files} file{'s' if files != 1 else ''}."
+    if fixable:
+        text += f"\n[*] {fixable} fixable with the `--fix` option."
+    return text

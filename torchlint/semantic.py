@@ -1,0 +1,607 @@
+"""The semantic model of one module: scopes, bindings, imports, classes and functions.
+
+Built by one walk over the tree before any rule runs, so that a rule looking at
+``loss.data[0]`` can ask what ``loss`` is bound to, even when the evidence comes
+later in the file (``loss.backward()``) or from another method (``self.weight``
+assigned in ``__init__``).
+
+Name resolution is flow-aware within a scope: a use sees the latest binding of the
+name that comes before it in the source.  A use that no binding precedes (a loop
+carrying a value around, a function reading a module global) sees all bindings.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Optional
+
+import libcst as cst
+
+from torchlint.nodes import dotted
+from torchlint.walk import walk
+
+
+class BindingKind(enum.Enum):
+    ASSIGN = "assign"
+    AUGASSIGN = "augmented assignment"
+    FOR = "for"
+    WITH = "with"
+    PARAM = "parameter"
+    IMPORT = "import"
+    FUNCTION = "function"
+    CLASS = "class"
+    EXCEPT = "except"
+    OTHER = "other"  # match patterns, del, type aliases: nothing to infer
+
+
+class ScopeKind(enum.Enum):
+    MODULE = "module"
+    CLASS = "class"
+    FUNCTION = "function"
+    LAMBDA = "lambda"
+    COMPREHENSION = "comprehension"
+
+
+class Scope:
+    __slots__ = (
+        "kind", "node", "parent", "exit_node", "bindings", "globals", "nonlocals",
+        "attribute_uses", "function", "class_info",
+    )
+
+    def __init__(self, kind: ScopeKind, node: cst.CSTNode, parent: Optional[Scope]):
+        self.kind = kind
+        self.node = node
+        self.parent = parent
+        self.exit_node: Optional[cst.CSTNode] = None
+        self.bindings: dict[str, list[Binding]] = {}
+        self.globals: set[str] = set()
+        self.nonlocals: set[str] = set()
+        # name -> [(seq, attribute name, Attribute node)] for `name.attr` in this scope
+        self.attribute_uses: dict[str, list[tuple[int, str, cst.Attribute]]] = {}
+        self.function: Optional[FunctionInfo] = None
+        self.class_info: Optional[ClassInfo] = None
+
+
+class Binding:
+    """One place where a name gets a value."""
+
+    __slots__ = (
+        "name", "kind", "scope", "seq", "node", "value", "path", "iterates",
+        "annotation", "qualname", "definition", "param_index",
+    )
+
+    def __init__(self, name: str, kind: BindingKind, scope: Scope, seq: int, node: cst.CSTNode):
+        self.name = name
+        self.kind = kind
+        self.scope = scope
+        self.seq = seq
+        self.node = node  # the Name (or ImportAlias, Param) that binds
+        self.value: Optional[cst.BaseExpression] = None
+        # Position inside a tuple target: `a, (b, c) = v` gives b the path (1, 0);
+        # None inside the path marks a starred element.
+        self.path: tuple[Optional[int], ...] = ()
+        self.iterates = False  # bound to the elements of `value` (for loops)
+        self.annotation: Optional[cst.BaseExpression] = None
+        self.qualname: Optional[str] = None  # imports: the dotted name imported
+        self.definition: Optional[FunctionInfo | ClassInfo] = None
+        self.param_index: int = -1
+
+    def __repr__(self) -> str:
+        return f"<Binding {self.name} {self.kind.value} seq={self.seq}>"
+
+
+class AttributeAssignment:
+    """``self.<name> = value`` inside a method: the class's view of its attributes."""
+
+    __slots__ = ("value", "path", "annotation", "node", "function")
+
+    def __init__(self, value, path, annotation, node, function):
+        self.value: Optional[cst.BaseExpression] = value
+        self.path: tuple[Optional[int], ...] = path
+        self.annotation: Optional[cst.BaseExpression] = annotation
+        self.node: cst.CSTNode = node
+        self.function: FunctionInfo = function
+
+
+class ClassInfo:
+    __slots__ = ("node", "name", "scope", "outer_scope", "methods", "attributes")
+
+    def __init__(self, node: cst.ClassDef, outer_scope: Scope):
+        self.node = node
+        self.name = node.name.value
+        self.outer_scope = outer_scope
+        self.scope: Optional[Scope] = None
+        self.methods: dict[str, FunctionInfo] = {}
+        self.attributes: dict[str, list[AttributeAssignment]] = {}
+
+    def __repr__(self) -> str:
+        return f"<class {self.name}>"
+
+
+class FunctionInfo:
+    __slots__ = ("node", "name", "outer_scope", "scope", "cls", "returns", "is_generator", "self_name", "kind")
+
+    def __init__(self, node, outer_scope: Scope, cls: Optional[ClassInfo]):
+        self.node: cst.FunctionDef | cst.Lambda = node
+        self.name = node.name.value if isinstance(node, cst.FunctionDef) else "<lambda>"
+        self.outer_scope = outer_scope
+        self.scope: Optional[Scope] = None
+        self.cls = cls  # the class when this is a method
+        self.returns: list[cst.BaseExpression] = []
+        self.is_generator = False
+        # "method", "classmethod", "staticmethod" or "function"
+        self.kind = "function"
+        self.self_name: Optional[str] = None
+
+    def positional_params(self) -> list[cst.Param]:
+        params = self.node.params
+        return list(params.posonly_params) + list(params.params)
+
+
+class _PendingStore:
+    """What a Name in a store position will be bound to once the walk reaches it."""
+
+    __slots__ = ("kind", "value", "path", "iterates", "annotation")
+
+    def __init__(self, kind, value, path, iterates, annotation):
+        self.kind = kind
+        self.value = value
+        self.path = path
+        self.iterates = iterates
+        self.annotation = annotation
+
+
+# Attribute names whose use is recorded as evidence about the object they are used on.
+EVIDENCE_ATTRIBUTES = frozenset({
+    # tensors
+    "backward", "requires_grad_", "retain_grad", "register_hook", "grad_fn", "is_leaf",
+    "detach_", "grad", "item", "requires_grad",
+    # modules
+    "parameters", "named_parameters", "modules", "named_modules", "children",
+    "named_children", "register_buffer", "register_parameter", "register_forward_hook",
+    "register_forward_pre_hook", "register_full_backward_hook",
+})
+
+
+class SemanticModel:
+    """Everything the inference needs to know about one module's names."""
+
+    def __init__(self, module: cst.Module):
+        self.module = module
+        self.parents: dict[int, cst.CSTNode] = {}
+        # id(Name) -> (scope, seq) for every Name that is read
+        self.references: dict[int, tuple[Scope, int]] = {}
+        self.classes: dict[int, ClassInfo] = {}
+        self.functions: dict[int, FunctionInfo] = {}
+        self.star_imports: list[tuple[str, int, cst.ImportFrom]] = []
+        self.imports_torch = False
+        # Names passed to `<something>.apply(fn)`: fn receives modules.
+        self.applied_names: list[cst.Name] = []
+        self._applied_functions: Optional[set[int]] = None
+        self.module_scope = Scope(ScopeKind.MODULE, module, None)
+        _Builder(self).build()
+
+    # --- queries -----------------------------------------------------------------
+
+    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        return self.parents.get(id(node))
+
+    def scope_of(self, name: cst.Name) -> Optional[Scope]:
+        ref = self.references.get(id(name))
+        return ref[0] if ref else None
+
+    def resolve(self, name: cst.Name) -> list[Binding]:
+        """The bindings a read of ``name`` may see (empty for builtins and unknowns)."""
+        ref = self.references.get(id(name))
+        if ref is None:
+            return []
+        scope, seq = ref
+        return self.lookup(name.value, scope, seq)
+
+    def lookup(self, name: str, scope: Scope, seq: int) -> list[Binding]:
+        flow_sensitive = True
+        current: Optional[Scope] = scope
+        from_function = False
+        while current is not None:
+            if name in current.globals and current is not self.module_scope:
+                current = self.module_scope
+                flow_sensitive = False
+                continue
+            if name in current.nonlocals and current.parent is not None:
+                current = current.parent
+                flow_sensitive = False
+                continue
+            if from_function and current.kind is ScopeKind.CLASS:
+                # Functions (and comprehensions) do not see names bound in a class body.
+                current = current.parent
+                continue
+            bindings = current.bindings.get(name)
+            if bindings:
+                if flow_sensitive:
+                    prior = None
+                    for binding in bindings:
+                        if binding.seq < seq:
+                            prior = binding
+                        else:
+                            break
+                    if prior is not None:
+                        return [prior]
+                return bindings
+            if current.kind is not ScopeKind.COMPREHENSION:
+                # An enclosing scope's bindings may come after this one's code runs.
+                flow_sensitive = False
+            if current.kind is not ScopeKind.CLASS:
+                from_function = True
+            current = current.parent
+        return []
+
+    def star_import_source(self, name: str) -> Optional[str]:
+        """The module a star import would have brought ``name`` from, if any."""
+        from torchlint import torch_api
+
+        found = self.star_import_of(name)
+        return found[0] if found else None
+
+    def star_import_of(self, name: str) -> Optional[tuple[str, int, cst.ImportFrom]]:
+        """The ``from <module> import *`` that would have brought ``name``, if any."""
+        from torchlint import torch_api
+
+        for entry in reversed(self.star_imports):
+            if name in torch_api.star_exports(entry[0]):
+                return entry
+        return None
+
+    def later_bindings(self, binding: Binding) -> Optional[Binding]:
+        """The next binding of the same name in the same scope, if any."""
+        bindings = binding.scope.bindings.get(binding.name, [])
+        for other in bindings:
+            if other.seq > binding.seq:
+                return other
+        return None
+
+    def uses_of(self, binding: Binding) -> list[tuple[int, str, cst.Attribute]]:
+        """``name.attr`` uses in the binding's scope that read this binding."""
+        uses = binding.scope.attribute_uses.get(binding.name, ())
+        nxt = self.later_bindings(binding)
+        end = nxt.seq if nxt is not None else None
+        return [u for u in uses if u[0] > binding.seq and (end is None or u[0] < end)]
+
+    def prior_binding(self, binding: Binding) -> Optional[Binding]:
+        previous = None
+        for other in binding.scope.bindings.get(binding.name, []):
+            if other is binding:
+                return previous
+            previous = other
+        return previous
+
+    def is_applied_function(self, function: FunctionInfo) -> bool:
+        """True when the function is passed to ``x.apply(fn)`` (so it receives modules)."""
+        if self._applied_functions is None:
+            self._applied_functions = set()
+            for name in self.applied_names:
+                for binding in self.resolve(name):
+                    if binding.kind is BindingKind.FUNCTION and binding.definition is not None:
+                        self._applied_functions.add(id(binding.definition.node))
+        return id(function.node) in self._applied_functions
+
+
+class _Builder:
+    """Walks the module once and fills a SemanticModel."""
+
+    def __init__(self, model: SemanticModel):
+        self.model = model
+        self.scope = model.module_scope
+        self.seq = 0
+        self.pending: dict[int, _PendingStore] = {}
+        # id(node) -> scope to enter when the walk reaches that node
+        self.scope_entries: dict[int, Scope] = {}
+        self.handlers = {
+            cst.Name: self._name,
+            cst.Attribute: self._attribute,
+            cst.Call: self._call,
+            cst.Assign: self._assign,
+            cst.AnnAssign: self._ann_assign,
+            cst.AugAssign: self._aug_assign,
+            cst.NamedExpr: self._named_expr,
+            cst.For: self._for,
+            cst.CompFor: self._comp_for,
+            cst.ListComp: self._comprehension,
+            cst.SetComp: self._comprehension,
+            cst.GeneratorExp: self._comprehension,
+            cst.DictComp: self._comprehension,
+            cst.With: self._with,
+            cst.ExceptHandler: self._except,
+            cst.FunctionDef: self._function_def,
+            cst.Lambda: self._lambda,
+            cst.ClassDef: self._class_def,
+            cst.Return: self._return,
+            cst.Yield: self._yield,
+            cst.Import: self._import,
+            cst.ImportFrom: self._import_from,
+            cst.Global: self._global,
+            cst.Nonlocal: self._nonlocal,
+            cst.MatchAs: self._match_capture,
+            cst.MatchStar: self._match_capture,
+        }
+
+    def build(self) -> None:
+        walk(self.model.module, self._enter, self._leave, self.model.parents)
+
+    # --- walk callbacks ----------------------------------------------------------
+
+    def _enter(self, node: cst.CSTNode, parent) -> None:
+        self.seq += 1
+        entry = self.scope_entries.pop(id(node), None) if self.scope_entries else None
+        if entry is not None:
+            self._push(entry, node)
+        handler = self.handlers.get(type(node))
+        if handler is not None:
+            handler(node)
+
+    def _leave(self, node: cst.CSTNode) -> None:
+        while self.scope.exit_node is node:
+            self.scope = self.scope.parent  # type: ignore[assignment]
+
+    def _push(self, scope: Scope, entry_node: cst.CSTNode) -> None:
+        scope.parent = self.scope
+        self.scope = scope
+        function = scope.function
+        if function is not None and scope.kind in (ScopeKind.FUNCTION, ScopeKind.LAMBDA):
+            self._bind_parameters(function)
+
+    # --- bindings ----------------------------------------------------------------
+
+    def _bind(self, name: str, kind: BindingKind, node: cst.CSTNode, scope: Optional[Scope] = None) -> Binding:
+        scope = scope or self.scope
+        binding = Binding(name, kind, scope, self.seq, node)
+        scope.bindings.setdefault(name, []).append(binding)
+        return binding
+
+    def _mark_targets(self, target, kind, value, path=(), iterates=False, annotation=None):
+        if isinstance(target, cst.Name):
+            self.pending[id(target)] = _PendingStore(kind, value, path, iterates, annotation)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for index, element in enumerate(target.elements):
+                if isinstance(element, cst.StarredElement):
+                    self._mark_targets(element.value, kind, value, path + (None,), iterates)
+                else:
+                    self._mark_targets(element.value, kind, value, path + (index,), iterates)
+        elif isinstance(target, cst.StarredElement):
+            self._mark_targets(target.value, kind, value, path + (None,), iterates)
+        elif isinstance(target, cst.Attribute) and not iterates:
+            self._record_attribute_assignment(target.value, target.attr.value, value, path, annotation, target)
+
+    def _record_attribute_assignment(self, owner, attribute: str, value, path, annotation, node) -> None:
+        """``self.x = value`` inside a method (or a function nested in one)."""
+        if not isinstance(owner, cst.Name):
+            return
+        scope = self.scope
+        while scope is not None and scope.kind is not ScopeKind.MODULE:
+            function = scope.function
+            if function is not None and function.cls is not None and function.self_name:
+                if owner.value == function.self_name:
+                    function.cls.attributes.setdefault(attribute, []).append(
+                        AttributeAssignment(value, path, annotation, node, function)
+                    )
+                return
+            scope = scope.parent
+
+    def _name(self, node: cst.Name) -> None:
+        pending = self.pending.pop(id(node), None) if self.pending else None
+        if pending is None:
+            self.model.references[id(node)] = (self.scope, self.seq)
+            return
+        if pending.kind is BindingKind.AUGASSIGN:
+            self.model.references[id(node)] = (self.scope, self.seq)
+        scope = self.scope
+        if pending.kind is BindingKind.ASSIGN and pending.value is not None and self._in_walrus(node):
+            # PEP 572: `(y := v)` in a comprehension binds in the enclosing function.
+            while scope.kind is ScopeKind.COMPREHENSION and scope.parent is not None:
+                scope = scope.parent
+        if node.value in scope.globals:
+            scope = self.model.module_scope
+        elif node.value in scope.nonlocals and scope.parent is not None:
+            scope = scope.parent
+        binding = self._bind(node.value, pending.kind, node, scope)
+        binding.value = pending.value
+        binding.path = pending.path
+        binding.iterates = pending.iterates
+        binding.annotation = pending.annotation
+
+    def _in_walrus(self, node: cst.Name) -> bool:
+        parent = self.model.parents.get(id(node))
+        return isinstance(parent, cst.NamedExpr)
+
+    def _bind_parameters(self, function: FunctionInfo) -> None:
+        params = function.node.params
+        ordered = list(params.posonly_params) + list(params.params)
+        for index, param in enumerate(ordered):
+            binding = self._bind(param.name.value, BindingKind.PARAM, param)
+            binding.annotation = param.annotation.annotation if param.annotation else None
+            binding.param_index = index
+            binding.definition = function
+        extras = list(params.kwonly_params)
+        if isinstance(params.star_arg, cst.Param):
+            extras.append(params.star_arg)
+        if params.star_kwarg is not None:
+            extras.append(params.star_kwarg)
+        for param in extras:
+            binding = self._bind(param.name.value, BindingKind.PARAM, param)
+            binding.definition = function
+            if param is params.star_arg or param is params.star_kwarg:
+                binding.path = (None,)  # *args / **kwargs: a container, not the value
+            elif param.annotation is not None:
+                binding.annotation = param.annotation.annotation
+
+    # --- statements and expressions ----------------------------------------------
+
+    def _assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._mark_targets(target.target, BindingKind.ASSIGN, node.value)
+
+    def _ann_assign(self, node: cst.AnnAssign) -> None:
+        self._mark_targets(node.target, BindingKind.ASSIGN, node.value, annotation=node.annotation.annotation)
+
+    def _aug_assign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Name):
+            self.pending[id(node.target)] = _PendingStore(BindingKind.AUGASSIGN, node.value, (), False, None)
+
+    def _named_expr(self, node: cst.NamedExpr) -> None:
+        self._mark_targets(node.target, BindingKind.ASSIGN, node.value)
+
+    def _for(self, node: cst.For) -> None:
+        self._mark_targets(node.target, BindingKind.FOR, node.iter, iterates=True)
+
+    def _comp_for(self, node: cst.CompFor) -> None:
+        self._mark_targets(node.target, BindingKind.FOR, node.iter, iterates=True)
+
+    def _comprehension(self, node) -> None:
+        # The first iterable is evaluated outside; the scope starts at its target.
+        scope = Scope(ScopeKind.COMPREHENSION, node, None)
+        scope.exit_node = node
+        self.scope_entries[id(node.for_in.target)] = scope
+
+    def _with(self, node: cst.With) -> None:
+        for item in node.items:
+            if item.asname is not None:
+                self._mark_targets(item.asname.name, BindingKind.WITH, item.item)
+
+    def _except(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self._mark_targets(node.name.name, BindingKind.EXCEPT, node.type)
+
+    def _match_capture(self, node) -> None:
+        if node.name is not None:
+            self._mark_targets(node.name, BindingKind.OTHER, None)
+
+    def _function_def(self, node: cst.FunctionDef) -> None:
+        outer = self.scope
+        cls = outer.class_info if outer.kind is ScopeKind.CLASS else None
+        function = FunctionInfo(node, outer, cls)
+        decorators = {_decorator_name(d.decorator) for d in node.decorators}
+        if cls is not None:
+            if "staticmethod" in decorators:
+                function.kind = "staticmethod"
+            elif "classmethod" in decorators:
+                function.kind = "classmethod"
+            else:
+                function.kind = "method"
+            params = function.positional_params()
+            if function.kind != "staticmethod" and params:
+                function.self_name = params[0].name.value
+            cls.methods.setdefault(node.name.value, function)
+        self.model.functions[id(node)] = function
+        binding = self._bind(node.name.value, BindingKind.FUNCTION, node)
+        binding.definition = function
+        function.scope = self._open_scope(ScopeKind.FUNCTION, node, node.body)
+        function.scope.function = function
+
+    def _lambda(self, node: cst.Lambda) -> None:
+        function = FunctionInfo(node, self.scope, None)
+        function.returns.append(node.body)
+        self.model.functions[id(node)] = function
+        function.scope = self._open_scope(ScopeKind.LAMBDA, node, node.body)
+        function.scope.function = function
+
+    def _class_def(self, node: cst.ClassDef) -> None:
+        info = ClassInfo(node, self.scope)
+        self.model.classes[id(node)] = info
+        binding = self._bind(node.name.value, BindingKind.CLASS, node)
+        binding.definition = info
+        info.scope = self._open_scope(ScopeKind.CLASS, node, node.body)
+        info.scope.class_info = info
+
+    def _open_scope(self, kind: ScopeKind, node: cst.CSTNode, body: cst.CSTNode) -> Scope:
+        """A scope for ``node`` that starts when the walk reaches ``body`` and ends after it."""
+        scope = Scope(kind, node, None)
+        scope.exit_node = body
+        self.scope_entries[id(body)] = scope
+        return scope
+
+    def _current_function(self) -> Optional[FunctionInfo]:
+        scope = self.scope
+        while scope is not None:
+            if scope.kind in (ScopeKind.FUNCTION, ScopeKind.LAMBDA):
+                return scope.function
+            if scope.kind in (ScopeKind.CLASS, ScopeKind.MODULE):
+                return None
+            scope = scope.parent
+        return None
+
+    def _return(self, node: cst.Return) -> None:
+        function = self._current_function()
+        if function is not None and node.value is not None:
+            function.returns.append(node.value)
+
+    def _yield(self, node: cst.Yield) -> None:
+        function = self._current_function()
+        if function is not None:
+            function.is_generator = True
+
+    def _attribute(self, node: cst.Attribute) -> None:
+        base = node.value
+        if isinstance(base, cst.Name) and node.attr.value in EVIDENCE_ATTRIBUTES:
+            self.scope.attribute_uses.setdefault(base.value, []).append(
+                (self.seq, node.attr.value, node)
+            )
+
+    def _call(self, node: cst.Call) -> None:
+        func = node.func
+        if not isinstance(func, cst.Attribute):
+            return
+        method = func.attr.value
+        if method == "apply" and node.args and isinstance(node.args[0].value, cst.Name):
+            self.model.applied_names.append(node.args[0].value)
+        elif method in ("register_buffer", "register_parameter") and len(node.args) >= 2:
+            name_arg = node.args[0].value
+            if isinstance(name_arg, cst.SimpleString):
+                name = name_arg.evaluated_value
+                if isinstance(name, str):
+                    self._record_attribute_assignment(func.value, name, node.args[1].value, (), None, node)
+
+    def _import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            module = dotted(alias.name)
+            if module.split(".")[0] == "torch":
+                self.model.imports_torch = True
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                binding = self._bind(alias.asname.name.value, BindingKind.IMPORT, alias)
+                binding.qualname = module
+            else:
+                top = module.split(".")[0]
+                binding = self._bind(top, BindingKind.IMPORT, alias)
+                binding.qualname = top
+
+    def _import_from(self, node: cst.ImportFrom) -> None:
+        module = dotted(node.module) if node.module is not None else ""
+        prefix = "." * len(node.relative)
+        full_module = prefix + module
+        if module.split(".")[0] == "torch" and not prefix:
+            self.model.imports_torch = True
+        if isinstance(node.names, cst.ImportStar):
+            if not prefix:
+                self.model.star_imports.append((module, self.seq, node))
+            return
+        for alias in node.names:
+            imported = dotted(alias.name)
+            local = imported
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+            binding = self._bind(local, BindingKind.IMPORT, alias)
+            binding.qualname = f"{full_module}.{imported}" if full_module else imported
+
+    def _global(self, node: cst.Global) -> None:
+        self.scope.globals.update(item.name.value for item in node.names)
+
+    def _nonlocal(self, node: cst.Nonlocal) -> None:
+        self.scope.nonlocals.update(item.name.value for item in node.names)
+
+
+def _decorator_name(node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Call):
+        node = node.func
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    if isinstance(node, cst.Name):
+        return node.value
+    return ""

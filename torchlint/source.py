@@ -1,0 +1,106 @@
+"""Reading a file into text, or a clear reason why it cannot be linted.
+
+Honours PEP 263 coding cookies and BOMs (via ``tokenize.detect_encoding``), refuses
+binary and oversized files, and turns every I/O failure into an ``UnreadableSource``
+naming the reason, so one bad file never stops a run.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tokenize
+from dataclasses import dataclass
+
+
+MAX_FILE_BYTES = 10 * 1024 * 1024
+
+
+class UnreadableSource(Exception):
+    """The file cannot be linted; ``reason`` says why, ``row``/``column`` where (1-based)."""
+
+    def __init__(self, reason: str, row: int = 1, column: int = 1):
+        super().__init__(reason)
+        self.reason = reason
+        self.row = row
+        self.column = column
+
+
+@dataclass(frozen=True)
+class SourceText:
+    text: str
+    encoding: str  # the codec used to decode, e.g. "utf-8", "utf-8-sig", "latin-1"
+    data: bytes  # the bytes as read, to detect changes before writing back
+
+
+def read_bytes(path: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            try:
+                size = os.fstat(handle.fileno()).st_size
+            except OSError:
+                size = 0
+            if size > MAX_FILE_BYTES:
+                raise UnreadableSource(_too_large(size))
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise UnreadableSource("file not found (it may have been removed while torchlint was running)")
+    except IsADirectoryError:
+        raise UnreadableSource("is a directory, not a file")
+    except PermissionError:
+        raise UnreadableSource("permission denied: the file cannot be read")
+    except OSError as error:
+        raise UnreadableSource(f"cannot read the file: {error.strerror or error}")
+    if len(data) > MAX_FILE_BYTES:
+        raise UnreadableSource(_too_large(len(data)))
+    return data
+
+
+def _too_large(size: int) -> str:
+    return (
+        f"file is too large ({size / 1024 / 1024:.1f} MiB; torchlint skips files over "
+        f"{MAX_FILE_BYTES // 1024 // 1024} MiB)"
+    )
+
+
+def decode(data: bytes) -> SourceText:
+    """Decode source bytes the way Python would, or raise UnreadableSource."""
+    if b"\x00" in data:
+        return _raise_binary(data)
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as error:
+        raise UnreadableSource(f"invalid encoding declaration: {error.msg if hasattr(error, 'msg') else error}")
+    try:
+        text = data.decode(encoding)
+    except LookupError:
+        raise UnreadableSource(f"unknown encoding {encoding!r} in the coding declaration")
+    except UnicodeDecodeError as error:
+        row, column = _offset_position(data, error.start)
+        declared = "UTF-8" if encoding in ("utf-8", "utf-8-sig") else encoding
+        raise UnreadableSource(
+            f"not valid {declared}: cannot decode byte 0x{data[error.start]:02x} "
+            f"at line {row}, column {column} (declare the encoding with a PEP 263 "
+            f"coding comment if the file is not {declared})",
+            row,
+            column,
+        )
+    return SourceText(text, encoding, data)
+
+
+def _raise_binary(data: bytes) -> SourceText:
+    row, column = _offset_position(data, data.index(b"\x00"))
+    raise UnreadableSource("binary file: it contains NUL bytes, so it is not Python source", row, column)
+
+
+def _offset_position(data: bytes, offset: int) -> tuple[int, int]:
+    before = data[:offset]
+    row = before.count(b"\n") + 1
+    column = offset - (before.rfind(b"\n") + 1) + 1
+    return row, column
+
+
+def read_source(path: str) -> SourceText:
+    return decode(read_bytes(path))
+
+
