@@ -41,9 +41,9 @@ class DataRead(Rule):
         y = x.data
         """,
         """
-        import torch
+        import torch.nn as nn
 
-        def predict(model, batch):
+        def predict(model: nn.Module, batch):
             output = model(batch)
             return output.data.cpu().numpy()
         """,

@@ -72,7 +72,7 @@ class VariableWrap(Rule):
                     alias,
                     "`torch.autograd.Variable` is deprecated: tensors track gradients themselves since "
                     "PyTorch 0.4; use `torch.Tensor`",
-                    evidence=(Step(alias, "`{code}` is imported from `torch.autograd`"),),
+                    evidence=(Step(alias, f"`{{code}}` is imported from `{module}`"),),
                 )
 
     def visit_Name(self, node: cst.Name) -> None:
@@ -86,7 +86,7 @@ class VariableWrap(Rule):
         value = self.ctx.infer(node)
         if value is None or value.qualname != torch_api.VARIABLE:
             return
-        evidence = self._origin(node)
+        evidence = self.ctx.origin(node, torch_api.VARIABLE)
         parent = self.ctx.parent(node)
         if isinstance(parent, cst.Call) and parent.func is node:
             self._call(parent, evidence)
@@ -104,17 +104,6 @@ class VariableWrap(Rule):
                 evidence=evidence,
                 ref=node,
             )
-
-    def _origin(self, node: cst.BaseExpression) -> tuple[Step, ...]:
-        """Where the name comes from: its import, or the star import that provides it."""
-        if isinstance(node, cst.Name):
-            for binding in self.ctx.model.resolve(node):
-                if binding.qualname is not None:
-                    return (Step(binding.node, f"`{node.value}` is `torch.autograd.Variable`, imported here"),)
-            star = self.ctx.model.star_import_of(node.value)
-            if star is not None:
-                return (Step(star[2], f"`{node.value}` is `torch.autograd.Variable`, from `{{code}}`"),)
-        return (Step(node, "`{code}` is `torch.autograd.Variable`"),)
 
     def _call(self, call: cst.Call, evidence) -> None:
         wrapped = call.args[0].value if call.args and call.args[0].keyword is None else None

@@ -4,7 +4,6 @@ import libcst as cst
 
 from torchlint import torch_api
 from torchlint.rule import Rule
-from torchlint.values import Step
 from torchlint.writes import is_store_target
 
 
@@ -56,7 +55,7 @@ class Volatile(Rule):
             return
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value == "volatile":
-                self.report(arg, evidence=(Step(node.func, "`{code}` is `torch.autograd.Variable`"),))
+                self.report(arg, evidence=self.ctx.origin(node.func, torch_api.VARIABLE))
                 return
 
     def visit_Attribute(self, node: cst.Attribute) -> None:

@@ -154,7 +154,8 @@ def _lint_paths(resolver: SettingsResolver, paths: list[str], force_exclude: Opt
         return None
     reports = []
     for problem in found.problems:
-        reports.append(FileReport(problem.display, [unlintable(problem.display, problem.reason)]))
+        reports.append(FileReport(problem.display, [unlintable(problem.display, problem.reason)],
+                                  filename=str(problem.path)))
     for candidate in found.files:
         rules = candidate.settings.rules_for(candidate.path)
         report = lint_path(str(candidate.path), candidate.display, rules)

@@ -136,7 +136,7 @@ def find_config(directory: Path) -> Optional[Path]:
     """The nearest pyproject.toml with a ``[tool.torchlint]`` table, from ``directory`` up."""
     for folder in (directory, *directory.parents):
         candidate = folder / "pyproject.toml"
-        if candidate.is_file():
+        if os.path.isfile(candidate):
             try:
                 text = candidate.read_text(encoding="utf-8", errors="replace")
             except OSError:
@@ -243,8 +243,11 @@ class Settings:
                     pass
         return path.name
 
-    def is_excluded(self, path: Path, is_dir: bool = False, anchor: Optional[Path] = None) -> bool:
-        relative = self.relative(path, anchor)
+    def is_excluded(self, path: Path, is_dir: bool = False, anchor: Optional[Path] = None,
+                    only_below: Optional[Path] = None) -> bool:
+        """Whether exclude patterns match ``path``; with ``only_below``, patterns are
+        matched against the part of the path below that folder."""
+        relative = path.relative_to(only_below).as_posix() if only_below else self.relative(path, anchor)
         if relative in ("", "."):
             return False
         return self.exclude.match_file(relative + "/" if is_dir else relative)
@@ -308,7 +311,7 @@ class SettingsResolver:
         self._fixed: Optional[Settings] = None
         if config is not None:
             config = config.resolve()
-            if not config.is_file():
+            if not os.path.isfile(config):
                 raise ConfigError(f"{config}: configuration file not found")
             layer = load_options(config, required=True)
             self._fixed = build_settings(config.parent, config, [layer, cli])

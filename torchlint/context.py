@@ -10,7 +10,7 @@ import libcst as cst
 from torchlint.inference import Inference
 from torchlint.rule import Finding
 from torchlint.semantic import SemanticModel
-from torchlint.values import Value
+from torchlint.values import Step, Value
 
 _WHITESPACE = re.compile(r"\s+")
 SNIPPET_LENGTH = 60
@@ -42,6 +42,24 @@ class FileContext:
     def qualname(self, node: cst.CSTNode) -> Optional[str]:
         """The imported object ``node`` names, e.g. ``torch.autograd.Variable``."""
         return self.inference.qualname(node)
+
+    def origin(self, node: cst.BaseExpression, what: str) -> tuple[Step, ...]:
+        """Evidence that ``node`` names the imported object ``what``: the import it comes
+        from (``from torch.autograd import Variable as V``, ``import torch``, or a star import)."""
+        root = node
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if isinstance(root, cst.Name):
+            for binding in self.model.resolve(root):
+                if binding.qualname is not None:
+                    name = self.snippet(node)
+                    text = f"`{root.value}` is imported here" if name == what else \
+                        f"`{name}` is `{what}`: `{root.value}` is imported here"
+                    return (Step(binding.node, text),)
+            star = self.model.star_import_of(root.value)
+            if star is not None:
+                return (Step(star[2], f"`{root.value}` is `{what}`, from `{{code}}`"),)
+        return (Step(node, f"`{{code}}` is `{what}`"),)
 
     # --- the tree around a node ----------------------------------------------------
 

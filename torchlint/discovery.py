@@ -31,6 +31,7 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Problem:
+    path: Path
     display: str
     reason: str
 
@@ -64,11 +65,21 @@ class _GitIgnore:
 
     @classmethod
     def for_folder(cls, folder: Path) -> "_GitIgnore":
-        """The chain from the enclosing git repository's root (if any) down to ``folder``."""
+        """The chain from the enclosing git repository's root (if any) down to ``folder``.
+
+        A folder named on the command line is linted even if an outer .gitignore
+        ignores it; then only the .gitignore files inside it apply."""
+        chain = cls._chain(folder)
+        if chain.ignores(folder, is_dir=True):
+            return cls(tuple(entry for entry in chain.chain if entry[0] == folder))
+        return chain
+
+    @classmethod
+    def _chain(cls, folder: Path) -> "_GitIgnore":
         folders = [folder]
         root = None
         for parent in (folder, *folder.parents):
-            if (parent / ".git").exists():
+            if os.path.exists(parent / ".git"):
                 root = parent
                 break
         if root is not None:
@@ -102,7 +113,8 @@ class _GitIgnore:
 
 
 def _is_virtualenv(folder: Path) -> bool:
-    return (folder / "pyvenv.cfg").is_file() or (folder / "conda-meta").is_dir()
+    # os.path predicates answer False for folders we may not look into (pathlib raises).
+    return os.path.isfile(folder / "pyvenv.cfg") or os.path.isdir(folder / "conda-meta")
 
 
 def discover(paths: list[str], resolver: SettingsResolver, force_exclude: Optional[bool] = None) -> Discovery:
@@ -111,7 +123,7 @@ def discover(paths: list[str], resolver: SettingsResolver, force_exclude: Option
     seen: set[Path] = set()
 
     def add(path: Path, settings: Settings) -> None:
-        key = path.resolve() if path.exists() else path
+        key = path.resolve() if os.path.exists(path) else path
         if key not in seen:
             seen.add(key)
             found.files.append(Candidate(path, display_path(path, cwd), settings))
@@ -121,20 +133,29 @@ def discover(paths: list[str], resolver: SettingsResolver, force_exclude: Option
         if not path.is_absolute():
             path = cwd / path
         path = Path(os.path.normpath(path))
-        if path.is_dir():
-            _walk(path, resolver, add, found, cwd)
-        elif path.exists() or path.is_symlink():
+        if os.path.isdir(path):
+            _walk(path, resolver, add, found, cwd, force_exclude)
+        elif os.path.lexists(path):
             settings = resolver.for_file(path)
             forced = settings.force_exclude if force_exclude is None else force_exclude
             if forced and settings.is_excluded(path, anchor=cwd):
                 continue
             add(path, settings)
         else:
-            found.problems.append(Problem(display_path(path, cwd), "no such file or directory"))
+            found.problems.append(Problem(path, display_path(path, cwd), "no such file or directory"))
     return found
 
 
-def _walk(start: Path, resolver: SettingsResolver, add, found: Discovery, cwd: Path) -> None:
+def _walk(start: Path, resolver: SettingsResolver, add, found: Discovery, cwd: Path,
+          force_exclude: Optional[bool]) -> None:
+    settings = resolver.for_directory(start)
+    forced = settings.force_exclude if force_exclude is None else force_exclude
+    # A folder named on the command line is walked even if it is excluded (unless
+    # forced); the patterns are then matched below it only.
+    start_excluded = settings.is_excluded(start, is_dir=True, anchor=cwd)
+    if start_excluded and forced:
+        return
+    below_start = start if start_excluded else None
     stack = [(start, _GitIgnore.for_folder(start))]
     while stack:
         folder, gitignore = stack.pop()
@@ -144,7 +165,7 @@ def _walk(start: Path, resolver: SettingsResolver, add, found: Discovery, cwd: P
                 entries = sorted(scan, key=lambda entry: entry.name)
         except OSError as error:
             found.problems.append(
-                Problem(display_path(folder, cwd), f"cannot list the folder: {error.strerror or error}")
+                Problem(folder, display_path(folder, cwd), f"cannot list the folder: {error.strerror or error}")
             )
             continue
         subfolders = []
@@ -154,7 +175,7 @@ def _walk(start: Path, resolver: SettingsResolver, add, found: Discovery, cwd: P
                 is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
                 is_dir = False
-            if settings.is_excluded(path, is_dir=is_dir, anchor=start):
+            if settings.is_excluded(path, is_dir=is_dir, anchor=start, only_below=below_start):
                 continue
             if settings.respect_gitignore and gitignore.ignores(path, is_dir):
                 continue

@@ -18,6 +18,7 @@ expressions give up (``None``) rather than recurse without bound.
 from __future__ import annotations
 
 import builtins
+from dataclasses import replace
 from typing import Iterable, Optional
 
 import libcst as cst
@@ -203,7 +204,9 @@ class Inference:
                 if binding.iterates:
                     value = element_of(value)
                 value = unpack(value, binding.path)
-                if value is not None and value.why:
+                if value is not None and value.kind is not Kind.EXTERNAL and (
+                    value.why or value.kind in (Kind.TUPLE, Kind.SEQUENCE, Kind.DICT)
+                ):
                     text = f"`{name}` iterates over `{{code}}`" if binding.iterates else f"`{name}` = `{{code}}`"
                     value = value.because(Step(binding.value, text))
         if value is None:
@@ -603,15 +606,13 @@ class Inference:
             return Value(Kind.TENSOR, base.why)
         if kind in (Kind.SEQUENCE, Kind.TUPLE) and is_slice:
             return sequence_of(element_of(base))
-        if kind is Kind.SEQUENCE:
-            return base.element
+        if kind is Kind.SEQUENCE or kind is Kind.DICT:
+            return _inside(base, base.element)
         if kind is Kind.TUPLE:
             index = _integer_index(node)
             if index is not None and -len(base.items) <= index < len(base.items):
-                return base.items[index]
-            return combine(base.items)
-        if kind is Kind.DICT:
-            return base.element
+                return _inside(base, base.items[index])
+            return _inside(base, combine(base.items))
         if kind is Kind.PARAM_GROUP:
             key = node.slice[0].slice.value if isinstance(node.slice[0].slice, cst.Index) else None
             if isinstance(key, cst.SimpleString) and key.evaluated_value == "params":
@@ -624,21 +625,31 @@ class Inference:
         return None
 
     def _binary(self, node: cst.BinaryOperation) -> Optional[Value]:
-        left = self.infer(node.left)
-        right = self.infer(node.right)
-        tensors = [v for v in (left, right) if v is not None and v.kind is Kind.TENSOR]
+        # `a + b + c + ...` nests to the left; walk the chain instead of recursing down it.
+        operands: list[cst.BaseExpression] = []
+        matmul = False
+        current: cst.BaseExpression = node
+        while True:
+            operands.append(current.right)
+            matmul = matmul or isinstance(current.operator, cst.MatrixMultiply)
+            current = current.left
+            if not isinstance(current, cst.BinaryOperation) or current.lpar:
+                break
+        operands.append(current)
+        values = [self.infer(operand) for operand in reversed(operands)]
+        tensors = [v for v in values if v is not None and v.kind is Kind.TENSOR]
         if tensors:
-            others = [v for v in (left, right) if v is None or v.kind is not Kind.TENSOR]
+            others = [v for v in values if v is None or v.kind is not Kind.TENSOR]
             scalar = (
                 all(t.scalar for t in tensors)
                 and all(v is not None and v.kind is Kind.OTHER for v in others)
-                and not isinstance(node.operator, cst.MatrixMultiply)
+                and not matmul
             )
             result = Value(Kind.TENSOR, tensors[0].why)
             return result.with_scalar(tensors[0].scalar_why) if scalar else result
-        if any(v is not None and v.kind is Kind.NDARRAY for v in (left, right)):
+        if any(v is not None and v.kind is Kind.NDARRAY for v in values):
             return NDARRAY
-        if left is not None and right is not None and left.kind is Kind.OTHER and right.kind is Kind.OTHER:
+        if all(v is not None and v.kind is Kind.OTHER for v in values):
             return OTHER
         return None
 
@@ -668,15 +679,22 @@ class Inference:
         return Value(Kind.DICT, element=combine(values))
 
 
+def _inside(container: Value, element: Optional[Value]) -> Optional[Value]:
+    """An element taken out of a container, with the container's evidence in front."""
+    if element is None or not container.why or element.kind is not Kind.TENSOR:
+        return element
+    return replace(element, why=container.why + element.why)
+
+
 def element_of(value: Optional[Value]) -> Optional[Value]:
     """What iterating over ``value`` yields."""
     if value is None:
         return None
     kind = value.kind
     if kind is Kind.SEQUENCE:
-        return value.element
+        return _inside(value, value.element)
     if kind is Kind.TUPLE:
-        return combine(value.items)
+        return _inside(value, combine(value.items))
     if kind is Kind.TENSOR:
         return Value(Kind.TENSOR, value.why)
     if kind is Kind.MODULE:
@@ -697,7 +715,7 @@ def unpack(value: Optional[Value], path: tuple[Optional[int], ...]) -> Optional[
             return None  # starred: a list of the remaining elements
         kind = value.kind
         if kind is Kind.TUPLE:
-            value = value.items[index] if index < len(value.items) else None
+            value = _inside(value, value.items[index]) if index < len(value.items) else None
         elif kind in (Kind.SEQUENCE, Kind.TENSOR, Kind.NDARRAY, Kind.MODULE):
             value = element_of(value)
         elif kind is Kind.DICT:

@@ -10,6 +10,7 @@ it never stops the run.
 
 from __future__ import annotations
 
+import ast
 import sys
 import traceback
 from dataclasses import dataclass, field
@@ -130,10 +131,7 @@ def lint_source(source: SourceText, display_path: str, rules: Sequence[type[Rule
     try:
         module = cst.parse_module(source.text)
     except cst.ParserSyntaxError as error:
-        message = str(error.message).strip().rstrip(".")
-        report.diagnostics.append(
-            unlintable(display_path, f"syntax error: {message}", error.editor_line, error.editor_column)
-        )
+        report.diagnostics.append(_syntax_error(display_path, source.text, error))
         return report
     except Exception as error:  # libcst can fail in other ways on pathological input
         report.diagnostics.append(unlintable(display_path, f"cannot parse: {type(error).__name__}: {error}"))
@@ -155,6 +153,22 @@ def lint_source(source: SourceText, display_path: str, rules: Sequence[type[Rule
             unlintable(display_path, f"internal error{where}: {type(error).__name__}: {error} (please report this)")
         ]
     return report
+
+
+def _syntax_error(display_path: str, text: str, error: cst.ParserSyntaxError) -> Diagnostic:
+    """Where and why the file does not parse.  CPython's parser words and places syntax
+    errors better than libcst's, so ask it first; libcst's answer is kept for code only
+    it understands (syntax newer than this Python)."""
+    try:
+        ast.parse(text)
+    except SyntaxError as python_error:
+        row = python_error.lineno or 1
+        column = python_error.offset or 1
+        return unlintable(display_path, f"syntax error: {python_error.msg}", row, max(column, 1))
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    message = str(error.message).strip().rstrip(".")
+    return unlintable(display_path, f"syntax error: {message}", error.editor_line, error.editor_column)
 
 
 _hook_cache: dict[type, list[tuple[str, type, str]]] = {}

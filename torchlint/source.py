@@ -70,7 +70,12 @@ def decode(data: bytes) -> SourceText:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as error:
-        raise UnreadableSource(f"invalid encoding declaration: {error.msg if hasattr(error, 'msg') else error}")
+        message = str(getattr(error, "msg", error))
+        if "invalid or missing encoding declaration" not in message:
+            raise UnreadableSource(f"invalid encoding declaration: {message}")
+        # Undecodable bytes in the first two lines with no cookie: decoding as UTF-8
+        # below reports exactly where.
+        encoding = "utf-8"
     try:
         text = data.decode(encoding)
     except LookupError:

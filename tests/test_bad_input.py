@@ -1,0 +1,157 @@
+"""Files that cannot be linted are reported as TL000 and skipped; the rest is still linted."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+import pytest
+
+from conftest import run_torchlint
+from torchlint.config import Options, SettingsResolver
+from torchlint.discovery import discover
+from torchlint.linter import lint_path
+from torchlint.source import MAX_FILE_BYTES
+
+GOOD = "import torch\nw = torch.ones(2, requires_grad=True)\nprint(w.data)\n"
+
+
+def tl000(project, *args) -> dict[str, dict]:
+    result = project.run("check", "--output-format", "json", *args)
+    assert result.returncode == 1, result.stderr
+    items = result.json()
+    assert any(item["code"] == "TL101" for item in items), "the good file must still be linted"
+    return {os.path.basename(item["filename"]): item for item in items if item["code"] == "TL000"}
+
+
+def test_syntax_error(project) -> None:
+    project.write("good.py", GOOD)
+    project.write("broken.py", "import torch\n\nx = = torch.ones(1)\nprint(x.data)\n")
+    found = tl000(project)["broken.py"]
+    assert found["message"].startswith("broken.py was not linted: syntax error")
+    assert found["location"]["row"] == 3
+    assert found["name"] == "unlintable-file"
+
+
+def test_python2_print_statement(project) -> None:
+    project.write("good.py", GOOD)
+    project.write("py2.py", 'print "hello"\n')
+    assert "syntax error" in tl000(project)["py2.py"]["message"]
+
+
+def test_not_utf8(project) -> None:
+    project.write("good.py", GOOD)
+    project.write("latin.py", "# caf\xe9\nx = 1\n".encode("latin-1"))
+    found = tl000(project)["latin.py"]
+    assert "not valid UTF-8: cannot decode byte 0xe9 at line 1, column 6" in found["message"]
+    assert found["location"] == {"row": 1, "column": 6}
+
+
+def test_coding_cookie_and_bom_are_honoured(project) -> None:
+    project.write("latin.py", ("# -*- coding: latin-1 -*-\nimport torch\n# caf\xe9\n" + GOOD.split("\n", 1)[1]).encode("latin-1"))
+    project.write("bom.py", b"\xef\xbb\xbf" + GOOD.encode())
+    found = project.findings()
+    assert found == [("bom.py", 3, 7, "TL101"), ("latin.py", 5, 7, "TL101")]
+
+
+def test_bad_coding_cookie(project) -> None:
+    project.write("good.py", GOOD)
+    project.write("weird.py", b"# coding: no-such-codec\nx = 1\n")
+    assert "encoding" in tl000(project)["weird.py"]["message"]
+
+
+def test_binary_file(project) -> None:
+    project.write("good.py", GOOD)
+    project.write("blob.py", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    assert "binary file" in tl000(project)["blob.py"]["message"]
+
+
+def test_huge_file(project) -> None:
+    project.write("good.py", GOOD)
+    with open(project.root / "huge.py", "wb") as handle:
+        handle.truncate(MAX_FILE_BYTES + 1)
+    assert "too large" in tl000(project)["huge.py"]["message"]
+
+
+def test_vanished_file_as_dangling_symlink(project) -> None:
+    project.write("good.py", GOOD)
+    os.symlink(project.root / "gone.py", project.root / "link.py")
+    assert "file not found" in tl000(project)["link.py"]["message"]
+
+
+def test_file_removed_between_discovery_and_reading(project) -> None:
+    project.write("good.py", GOOD)
+    doomed = project.write("doomed.py", GOOD)
+    resolver = SettingsResolver(Options(), cwd=project.root)
+    found = discover(["."], resolver)
+    assert sorted(c.display for c in found.files) == ["doomed.py", "good.py"]
+    doomed.unlink()
+    reports = {c.display: lint_path(str(c.path), c.display, c.settings.rules_for(c.path)) for c in found.files}
+    assert [d.code for d in reports["good.py"].diagnostics] == ["TL101"]
+    assert [d.code for d in reports["doomed.py"].diagnostics] == ["TL000"]
+    assert "file not found" in reports["doomed.py"].diagnostics[0].message
+
+
+def test_unreadable_file(project) -> None:
+    project.write("good.py", GOOD)
+    secret = project.write("secret.py", GOOD)
+    secret.chmod(0)
+    # As root, torchlint runs without the capability to bypass file permissions.
+    result = run_torchlint("check", "--output-format", "json", cwd=project.root, without_root_file_access=True)
+    items = {os.path.basename(i["filename"]): i for i in result.json()}
+    assert items["good.py"]["code"] == "TL101"
+    assert "permission denied" in items["secret.py"]["message"]
+
+
+def test_unreadable_folder(project) -> None:
+    project.write("good.py", GOOD)
+    project.write("locked/inside.py", GOOD)
+    (project.root / "locked").chmod(0)
+    try:
+        result = run_torchlint("check", "--output-format", "json", cwd=project.root, without_root_file_access=True)
+        items = result.json()
+        assert any(i["code"] == "TL101" and i["filename"].endswith("good.py") for i in items)
+        locked = [i for i in items if i["code"] == "TL000"]
+        assert len(locked) == 1 and "cannot list the folder" in locked[0]["message"]
+    finally:
+        (project.root / "locked").chmod(stat.S_IRWXU)
+
+
+@pytest.mark.parametrize("output_format", ["full", "concise", "json"])
+def test_tl000_appears_in_every_format(project, output_format) -> None:
+    project.write("good.py", GOOD)
+    project.write("broken.py", "def f(:\n")
+    result = project.run("check", "--output-format", output_format)
+    assert result.returncode == 1
+    assert "TL000" in result.stdout and "broken.py was not linted: syntax error" in result.stdout
+    assert "TL101" in result.stdout
+
+
+def test_deeply_nested_expression_does_not_crash(project) -> None:
+    terms = " + ".join(["x"] * 3000)
+    project.write("deep.py", f"import torch\nx = torch.ones(1, requires_grad=True)\ny = ({terms}).data\n")
+    result = project.run("check", "--output-format", "json")
+    assert result.returncode == 1, result.stderr
+    assert [item["code"] for item in result.json()] == ["TL101"]
+
+
+def test_empty_and_whitespace_files(project) -> None:
+    project.write("empty.py", "")
+    project.write("blank.py", "\n\n   \n")
+    project.write("formfeed.py", "\x0c\nimport torch\n")
+    result = project.run("check")
+    assert result.returncode == 0, result.stdout
+
+
+def test_crlf_file_positions(project) -> None:
+    project.write("win.py", GOOD.replace("\n", "\r\n").encode())
+    assert project.findings() == [("win.py", 3, 7, "TL101")]
+    full = project.run("check", "win.py")
+    assert "3 | print(w.data)\n" in full.stdout
+
+
+def test_json_output_survives_odd_file_names(project) -> None:
+    project.write("we ird\u00e9.py", GOOD)
+    result = project.run("check", "--output-format", "json")
+    assert json.loads(result.stdout)[0]["filename"].endswith("we ird\u00e9.py")

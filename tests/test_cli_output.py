@@ -1,0 +1,178 @@
+"""Output formats, statistics, exit codes and the `rule`/`rules` commands, through the real CLI."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from conftest import LEGACY
+from torchlint import __version__
+
+
+def test_full_format_shows_location_source_and_caret(project) -> None:
+    project.write("train.py", LEGACY)
+    result = project.run("check", "train.py")
+    assert result.returncode == 1
+    out = result.stdout
+    assert "train.py:5:5: TL101 `x.data` is an alias autograd does not track; use `x.detach()`" in out
+    assert "5 | y = x.data\n" in out
+    caret_line = next(line for line in out.splitlines() if line.strip().startswith("|") and "^" in line and "TL101" in line)
+    assert caret_line.index("^") - caret_line.index("|") - 2 == 4  # under column 5
+    assert caret_line.count("^") == len("x.data")
+    assert "= evidence: `x` = `torch.rand(3, requires_grad=True)`, which returns a tensor (line 4)" in out
+    assert out.rstrip().endswith("Found 3 findings in 1 file.")
+
+
+def test_concise_format_is_one_line_each(project) -> None:
+    project.write("train.py", LEGACY)
+    result = project.run("check", "--output-format", "concise", "train.py")
+    lines = result.stdout.strip().splitlines()
+    assert lines[:3] == [
+        "train.py:2:28: TL201 `torch.autograd.Variable` is deprecated: tensors track gradients themselves since PyTorch 0.4; use `torch.Tensor`",
+        "train.py:5:5: TL101 `x.data` is an alias autograd does not track; use `x.detach()`",
+        "train.py:8:7: TL203 `loss.data[0]` raises IndexError on a 0-dim tensor since PyTorch 0.5; use `loss.item()`",
+    ]
+    assert lines[3] == "Found 3 findings in 1 file."
+
+
+def test_json_format_shape(project) -> None:
+    path = project.write("train.py", LEGACY)
+    result = project.run("check", "--output-format", "json", "train.py")
+    assert result.returncode == 1
+    items = json.loads(result.stdout)  # nothing but JSON on stdout
+    assert [item["code"] for item in items] == ["TL201", "TL101", "TL203"]
+    data_read = items[1]
+    assert set(data_read) == {"code", "name", "message", "filename", "location", "end_location",
+                              "fix", "url", "evidence", "related"}
+    assert data_read["name"] == "data-read"
+    assert data_read["filename"] == str(path)
+    assert data_read["location"] == {"row": 5, "column": 5}
+    assert data_read["end_location"] == {"row": 5, "column": 11}
+    assert data_read["fix"] is None
+    assert data_read["url"].endswith("TL101-data-read.md")
+    assert data_read["evidence"] == [
+        {"message": "`x` = `torch.rand(3, requires_grad=True)`, which returns a tensor",
+         "location": {"row": 4, "column": 5}},
+    ]
+    scalar = items[2]
+    assert scalar["location"] == {"row": 8, "column": 7}
+    assert scalar["end_location"] == {"row": 8, "column": 19}
+    assert any("0-dimensional" in step["message"] for step in scalar["evidence"])
+
+
+def test_json_of_a_clean_run_is_an_empty_list(project) -> None:
+    project.write("ok.py", "import torch\nx = torch.zeros(2).detach()\n")
+    result = project.run("check", "--output-format", "json")
+    assert result.returncode == 0
+    assert json.loads(result.stdout) == []
+
+
+def test_statistics_text_and_json(project) -> None:
+    project.write("a.py", LEGACY)
+    project.write("b.py", "import torch\nw = torch.ones(2, requires_grad=True)\nprint(w.data)\n")
+    text = project.run("check", "--statistics")
+    assert text.returncode == 1
+    rows = [re.split(r"\s+", line.strip()) for line in text.stdout.splitlines()[:3]]
+    assert rows[0][:2] == ["2", "TL101"] and rows[0][-1] == "data-read"
+    assert {row[1] for row in rows[1:]} == {"TL201", "TL203"}
+    data = project.run("check", "--statistics", "--output-format", "json")
+    assert json.loads(data.stdout) == [
+        {"code": "TL101", "name": "data-read", "count": 2, "fixable": False},
+        {"code": "TL201", "name": "variable-wrap", "count": 1, "fixable": False},
+        {"code": "TL203", "name": "data-index-scalar", "count": 1, "fixable": False},
+    ]
+
+
+def test_exit_codes(project) -> None:
+    project.write("clean.py", "import torch\nprint(torch.zeros(1).detach())\n")
+    assert project.run("check", "clean.py").returncode == 0
+    project.write("dirty.py", LEGACY)
+    assert project.run("check", "dirty.py").returncode == 1
+    assert project.run("check", "--exit-zero", "dirty.py").returncode == 0
+    assert project.run("check", "--select", "TL999", "dirty.py").returncode == 2
+    assert project.run("check", "--output-format", "xml", "dirty.py").returncode == 2
+    assert project.run("check", "--no-such-flag").returncode == 2
+
+
+def test_clean_run_says_so(project) -> None:
+    project.write("clean.py", "print('hello')\n")
+    result = project.run("check")
+    assert result.returncode == 0
+    assert result.stdout.strip() == "All checks passed!"
+
+
+def test_quiet_prints_findings_without_summary(project) -> None:
+    project.write("dirty.py", LEGACY)
+    result = project.run("check", "--quiet", "--output-format", "concise")
+    assert result.returncode == 1
+    assert "Found" not in result.stdout
+    assert len(result.stdout.strip().splitlines()) == 3
+    clean = project.write("sub/clean.py", "x = 1\n")
+    quiet_clean = project.run("check", "-q", str(clean))
+    assert quiet_clean.returncode == 0 and quiet_clean.stdout == ""
+
+
+def test_rules_command_lists_every_rule() -> None:
+    from conftest import run_torchlint
+
+    result = run_torchlint("rules")
+    assert result.returncode == 0
+    lines = result.stdout.splitlines()
+    assert lines[0].split()[:4] == ["code", "name", "fix", "default"]
+    codes = [line.split()[0] for line in lines[1:]]
+    assert codes == ["TL000", "TL101", "TL102", "TL103", "TL201", "TL202", "TL203"]
+    data = json.loads(run_torchlint("rules", "--output-format", "json").stdout)
+    assert {row["code"]: row["name"] for row in data}["TL102"] == "data-inplace"
+    assert all(set(row) == {"code", "name", "fix", "default", "summary"} for row in data)
+
+
+def test_rule_command_prints_documentation() -> None:
+    from conftest import run_torchlint
+
+    by_code = run_torchlint("rule", "TL102")
+    by_name = run_torchlint("rule", "data-inplace")
+    assert by_code.returncode == 0 and by_code.stdout == by_name.stdout
+    assert by_code.stdout.startswith("# TL102 data-inplace")
+    assert "## Why is this bad?" in by_code.stdout and "```python" in by_code.stdout
+    assert run_torchlint("rule", "TL000").stdout.startswith("# TL000 unlintable-file")
+    unknown = run_torchlint("rule", "TL999")
+    assert unknown.returncode == 2 and "unknown rule 'TL999'" in unknown.stderr
+
+
+def test_version() -> None:
+    from conftest import run_torchlint
+
+    result = run_torchlint("--version")
+    assert result.returncode == 0 and __version__ in result.stdout
+
+
+def test_default_path_is_the_current_folder(project) -> None:
+    project.write("pkg/model.py", LEGACY)
+    result = project.run("check", "--output-format", "concise", "-q")
+    assert result.stdout.splitlines()[0].startswith("pkg/model.py:2:28: TL201")
+
+
+def test_output_is_sorted_by_path(project) -> None:
+    for name in ("b.py", "a.py", "c/z.py", "c/a.py"):
+        project.write(name, "import torch\nw = torch.ones(1, requires_grad=True)\nw.data\n")
+    result = project.run("check", "--output-format", "concise", "-q")
+    assert [line.split(":")[0] for line in result.stdout.splitlines()] == ["a.py", "b.py", "c/a.py", "c/z.py"]
+
+
+def test_linter_never_imports_torch(project) -> None:
+    import subprocess
+    import sys
+
+    project.write("train.py", LEGACY)
+    code = (
+        "import sys, runpy\n"
+        "sys.argv = ['torchlint', 'check', 'train.py', '-q']\n"
+        "try:\n"
+        "    runpy.run_module('torchlint', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "assert not any(m == 'torch' or m.startswith('torch.') for m in sys.modules), 'torch was imported'\n"
+        "print('ok')\n"
+    )
+    completed = subprocess.run([sys.executable, "-c", code], cwd=project.root, capture_output=True, text=True)
+    assert completed.stdout.strip().endswith("ok"), completed.stderr

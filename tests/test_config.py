@@ -1,0 +1,151 @@
+"""`[tool.torchlint]` configuration, rule selection and its precedence, through the real CLI."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import LEGACY
+
+ALL_THREE = [("train.py", 2, 28, "TL201"), ("train.py", 5, 5, "TL101"), ("train.py", 8, 7, "TL203")]
+
+
+def codes(findings) -> list[str]:
+    return sorted({code for *_, code in findings})
+
+
+def test_defaults_without_config(project) -> None:
+    project.write("train.py", LEGACY)
+    assert project.findings() == ALL_THREE
+
+
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["--select", "TL101"], ["TL101"]),
+        (["--select", "data-read"], ["TL101"]),  # by name
+        (["--select", "TL2"], ["TL201", "TL203"]),  # by prefix
+        (["--select", "TL101,TL203"], ["TL101", "TL203"]),
+        (["--select", "TL101", "--select", "TL201"], ["TL101", "TL201"]),
+        (["--select", "ALL"], ["TL101", "TL201", "TL203"]),
+        (["--ignore", "TL2"], ["TL101"]),
+        (["--ignore", "variable-wrap"], ["TL101", "TL203"]),
+        (["--select", "TL2", "--ignore", "TL203"], ["TL201"]),
+        # The more specific selector wins: TL203 beats the TL2 prefix.
+        (["--select", "TL203", "--ignore", "TL2"], ["TL203"]),
+        (["--select", "TL1", "--extend-select", "TL203"], ["TL101", "TL203"]),
+    ],
+)
+def test_cli_selection(project, args, expected) -> None:
+    project.write("train.py", LEGACY)
+    assert codes(project.findings(*args)) == expected
+
+
+def test_config_selection(project) -> None:
+    project.write("train.py", LEGACY)
+    project.write("pyproject.toml", """
+        [project]
+        name = "demo"
+
+        [tool.torchlint]
+        select = ["TL1", "TL2"]
+        ignore = ["TL201"]
+    """)
+    assert codes(project.findings()) == ["TL101", "TL203"]
+    # --extend-select adds to the configured selection, --ignore removes from it.
+    assert codes(project.findings("--extend-select", "TL201")) == ["TL101", "TL201", "TL203"]
+    assert codes(project.findings("--ignore", "TL101")) == ["TL203"]
+    # --select on the command line replaces the config's selection (and its ignores).
+    assert codes(project.findings("--select", "TL201")) == ["TL201"]
+
+
+def test_config_extend_select_and_names(project) -> None:
+    project.write("train.py", LEGACY)
+    project.write("pyproject.toml", """
+        [tool.torchlint]
+        select = ["data-read"]
+        extend-select = ["data-index-scalar"]
+    """)
+    assert codes(project.findings()) == ["TL101", "TL203"]
+
+
+def test_nearest_pyproject_upward_applies(project) -> None:
+    project.write("pyproject.toml", '[tool.torchlint]\nignore = ["TL101"]\n')
+    project.write("pkg/sub/train.py", LEGACY)
+    # A pyproject.toml without [tool.torchlint] is skipped on the way up.
+    project.write("pkg/pyproject.toml", '[project]\nname = "pkg"\n')
+    assert codes(project.findings("pkg/sub/train.py")) == ["TL201", "TL203"]
+    # Running from inside the sub-folder finds the same config.
+    result = project.run("check", "--output-format", "concise", "-q", cwd=project.root / "pkg" / "sub")
+    assert "TL101" not in result.stdout and "TL203" in result.stdout
+
+
+def test_nested_projects_use_their_own_config(project) -> None:
+    project.write("pyproject.toml", '[tool.torchlint]\nselect = ["TL101"]\n')
+    project.write("inner/pyproject.toml", '[tool.torchlint]\nselect = ["TL203"]\n')
+    project.write("outer.py", LEGACY)
+    project.write("inner/inner.py", LEGACY)
+    assert project.findings() == [("inner/inner.py", 8, 7, "TL203"), ("outer.py", 5, 5, "TL101")]
+
+
+def test_per_file_ignores(project) -> None:
+    project.write("pyproject.toml", """
+        [tool.torchlint.per-file-ignores]
+        "tests/*" = ["TL101", "TL203"]
+        "legacy_*.py" = ["variable-wrap"]
+    """)
+    project.write("tests/test_train.py", LEGACY)
+    project.write("src/legacy_train.py", LEGACY)
+    project.write("src/train.py", LEGACY)
+    found = project.findings()
+    assert [f for f in found if f[0] == "tests/test_train.py"] == [("tests/test_train.py", 2, 28, "TL201")]
+    assert codes(f for f in found if f[0] == "src/legacy_train.py") == ["TL101", "TL203"]
+    assert codes(f for f in found if f[0] == "src/train.py") == ["TL101", "TL201", "TL203"]
+
+
+def test_per_file_ignores_on_the_command_line(project) -> None:
+    project.write("tests/test_train.py", LEGACY)
+    found = project.findings("--per-file-ignores", "tests/*:TL101,TL201")
+    assert codes(found) == ["TL203"]
+
+
+def test_config_option_points_at_a_file(project) -> None:
+    project.write("train.py", LEGACY)
+    project.write("pyproject.toml", '[tool.torchlint]\nselect = ["TL101"]\n')
+    project.write("ci/strict.toml", 'select = ["TL203"]\n')
+    assert codes(project.findings("--config", "ci/strict.toml")) == ["TL203"]
+    assert codes(project.findings("--isolated")) == ["TL101", "TL201", "TL203"]
+
+
+@pytest.mark.parametrize(
+    "toml, message",
+    [
+        ('[tool.torchlint]\nselekt = ["TL101"]\n', "unknown key 'selekt'"),
+        ('[tool.torchlint]\nselect = ["TL999"]\n', "unknown rule selector 'TL999'"),
+        ('[tool.torchlint]\nignore = ["no-such-rule"]\n', "unknown rule selector 'no-such-rule'"),
+        ('[tool.torchlint]\nselect = "TL101"\n', "`select` must be a list of strings"),
+        ('[tool.torchlint.per-file-ignores]\n"a.py" = ["TL9"]\n', "unknown rule selector 'TL9'"),
+        ('[tool.torchlint]\nforce-exclude = "yes"\n', "`force-exclude` must be true or false"),
+        ('[tool.torchlint\nselect = []\n', "invalid TOML"),
+    ],
+)
+def test_bad_config_exits_2_naming_the_problem(project, toml, message) -> None:
+    project.write("train.py", LEGACY)
+    project.write("pyproject.toml", toml)
+    result = project.run("check")
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "pyproject.toml" in result.stderr
+    assert result.stdout == ""
+
+
+def test_missing_config_file_is_an_error(project) -> None:
+    project.write("train.py", LEGACY)
+    result = project.run("check", "--config", "nope.toml")
+    assert result.returncode == 2 and "not found" in result.stderr
+
+
+def test_unknown_selector_on_the_command_line(project) -> None:
+    project.write("train.py", LEGACY)
+    result = project.run("check", "--ignore", "TL1O1")  # letter O, not zero
+    assert result.returncode == 2
+    assert "unknown rule selector 'TL1O1'" in result.stderr
