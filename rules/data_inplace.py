@@ -1,9 +1,15 @@
 """TL102 data-inplace: writing into a tensor through ``.data``."""
 
+import re
+
 import libcst as cst
 
 from torchlint.data_attribute import DataUse, data_access
 from torchlint.rule import Rule
+
+
+# Functions that initialize or reset weights: no graph exists yet when they run.
+_INITIALIZER = re.compile(r"(^|_)(init|initialize|reset)", re.IGNORECASE)
 
 
 class DataInplace(Rule):
@@ -73,9 +79,15 @@ class DataInplace(Rule):
         if evidence is None:
             return
         message = None
+        function = self.ctx.enclosing_function(node)
         if self.ctx.grad_disabled(node) is not None:
             message = (
                 "In-place write ({how}) through `{base}.data` under `torch.no_grad()`: `.data` is "
                 "redundant there and hides the write from autograd's checks; write to `{base}` directly"
+            )
+        elif function is not None and _INITIALIZER.search(function.name.value):
+            message = (
+                "In-place write ({how}) through `{base}.data` hides the write from autograd's checks; "
+                "initialize under `torch.no_grad()` (or with `torch.nn.init`) and drop `.data`"
             )
         self.report(node, message, evidence=evidence, base=node.value, how=access.write.how)

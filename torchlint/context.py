@@ -89,6 +89,12 @@ class FileContext:
                 return None
         return None
 
+    def enclosing_function(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, cst.FunctionDef):
+                return ancestor
+        return None
+
     def _disables_grad(self, expression: cst.BaseExpression) -> bool:
         call = expression if isinstance(expression, cst.Call) else None
         qualname = self.qualname(call.func if call is not None else expression)
