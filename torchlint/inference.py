@@ -79,7 +79,7 @@ class Inference:
         self.model = model
         self._memo: dict[int, Optional[Value]] = {}
         self._binding_memo: dict[int, Optional[Value]] = {}
-        self._class_kind_memo: dict[int, Optional[str]] = {}
+        self._torch_base_memo: dict[int, Optional[str]] = {}
         self._return_memo: dict[int, Optional[Value]] = {}
         self._depth = 0
         self._dispatch = {
@@ -267,52 +267,34 @@ class Inference:
 
     # --- classes ---------------------------------------------------------------------
 
-    def class_kind(self, cls: ClassInfo) -> Optional[str]:
-        """"module", "optimizer" or None: what a class defined in this file derives from."""
+    def torch_base(self, cls: ClassInfo) -> Optional[str]:
+        """The torch class a class defined in this file derives from, directly or through
+        other local classes (``torch.nn.Linear``, ``torch.optim.Optimizer``), if any."""
         key = id(cls)
-        if key in self._class_kind_memo:
-            return self._class_kind_memo[key]
-        self._class_kind_memo[key] = None
-        result = None
+        if key in self._torch_base_memo:
+            return self._torch_base_memo[key]
+        self._torch_base_memo[key] = None  # a cycle of local classes derives from nothing
+        found = None
         for base in cls.node.bases:
             value = self.infer(base.value)
             if value is None:
                 continue
-            if value.kind is Kind.EXTERNAL and value.qualname:
-                if torch_api.is_module_class(value.qualname):
-                    result = "module"
-                elif torch_api.is_optimizer_class(value.qualname):
-                    result = "optimizer"
+            if value.kind is Kind.EXTERNAL and value.qualname and (
+                torch_api.is_module_class(value.qualname) or torch_api.is_optimizer_class(value.qualname)
+            ):
+                found = value.qualname
             elif value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo):
-                result = self.class_kind(value.cls)
-            if result:
+                found = self.torch_base(value.cls)
+            if found:
                 break
-        self._class_kind_memo[key] = result
-        return result
-
-    def torch_base(self, cls: ClassInfo, seen: Optional[set] = None) -> Optional[str]:
-        """The torch.nn class a local class derives from (``torch.nn.Linear``), if any."""
-        seen = seen or set()
-        if id(cls) in seen:
-            return None
-        seen.add(id(cls))
-        for base in cls.node.bases:
-            value = self.infer(base.value)
-            if value is None:
-                continue
-            if value.kind is Kind.EXTERNAL and value.qualname and torch_api.is_module_class(value.qualname):
-                return value.qualname
-            if value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo):
-                found = self.torch_base(value.cls, seen)
-                if found:
-                    return found
-        return None
+        self._torch_base_memo[key] = found
+        return found
 
     def instance_of(self, cls: ClassInfo) -> Value:
-        kind = self.class_kind(cls)
-        if kind == "module":
+        base = self.torch_base(cls) or ""
+        if torch_api.is_module_class(base):
             return Value(Kind.MODULE, (Step(cls.node.name, "`{code}` is a torch.nn.Module subclass"),), cls=cls)
-        if kind == "optimizer":
+        if torch_api.is_optimizer_class(base):
             return Value(Kind.OPTIMIZER, (Step(cls.node.name, "`{code}` is a torch optimizer"),), cls=cls)
         return Value(Kind.INSTANCE, cls=cls)
 

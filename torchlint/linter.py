@@ -102,10 +102,10 @@ def unlintable(path: str, reason: str, row: int = 1, column: int = 1) -> Diagnos
 def lint_path(path: str, display_path: str, rules: Sequence[type[Rule]]) -> FileReport:
     """Read, decode and lint the file at ``path``."""
     try:
-        source = decode(read_bytes(path))
+        data = read_bytes(path)
     except UnreadableSource as error:
         return FileReport(display_path, [unlintable(display_path, error.reason, error.row, error.column)])
-    return lint_source(source, display_path, rules)
+    return lint_bytes(data, display_path, rules)
 
 
 def lint_bytes(data: bytes, display_path: str, rules: Sequence[type[Rule]]) -> FileReport:

@@ -66,7 +66,8 @@ def _too_large(size: int) -> str:
 def decode(data: bytes) -> SourceText:
     """Decode source bytes the way Python would, or raise UnreadableSource."""
     if b"\x00" in data:
-        return _raise_binary(data)
+        row, column = _offset_position(data, data.index(b"\x00"))
+        raise UnreadableSource("binary file: it contains NUL bytes, so it is not Python source", row, column)
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as error:
@@ -93,19 +94,8 @@ def decode(data: bytes) -> SourceText:
     return SourceText(text, encoding, data)
 
 
-def _raise_binary(data: bytes) -> SourceText:
-    row, column = _offset_position(data, data.index(b"\x00"))
-    raise UnreadableSource("binary file: it contains NUL bytes, so it is not Python source", row, column)
-
-
 def _offset_position(data: bytes, offset: int) -> tuple[int, int]:
     before = data[:offset]
     row = before.count(b"\n") + 1
     column = offset - (before.rfind(b"\n") + 1) + 1
     return row, column
-
-
-def read_source(path: str) -> SourceText:
-    return decode(read_bytes(path))
-
-
