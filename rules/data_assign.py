@@ -2,7 +2,7 @@
 
 import libcst as cst
 
-from torchlint.data_attribute import DataUse, data_access
+from torchlint.data_attribute import DataUse, base_evidence, data_access
 from torchlint.rule import Rule
 
 
@@ -60,6 +60,6 @@ class DataAssign(Rule):
             return
         if data_access(self.ctx, node).use is not DataUse.ASSIGN:
             return
-        evidence = self.ctx.tensor(node.value)
+        evidence = base_evidence(self.ctx, node)
         if evidence is not None:
             self.report(node, evidence=evidence, base=node.value)

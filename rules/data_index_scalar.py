@@ -2,7 +2,7 @@
 
 import libcst as cst
 
-from torchlint.data_attribute import DataUse, data_access
+from torchlint.data_attribute import DataUse, base_evidence, data_access
 from torchlint.rule import Rule
 
 
@@ -65,7 +65,7 @@ class DataIndexScalar(Rule):
         access = data_access(self.ctx, node)
         if access.use is not DataUse.INDEX_ZERO:
             return
-        evidence = self.ctx.tensor(node.value)
+        evidence = base_evidence(self.ctx, node)
         if evidence is None or not evidence.scalar:
             return
         steps = evidence.why + ((evidence.scalar_why,) if evidence.scalar_why else ())

@@ -4,7 +4,7 @@ import re
 
 import libcst as cst
 
-from torchlint.data_attribute import DataUse, data_access
+from torchlint.data_attribute import DataUse, base_evidence, data_access
 from torchlint.rule import Rule
 
 
@@ -75,7 +75,7 @@ class DataInplace(Rule):
         access = data_access(self.ctx, node)
         if access.use is not DataUse.WRITE:
             return
-        evidence = self.ctx.tensor(node.value)
+        evidence = base_evidence(self.ctx, node)
         if evidence is None:
             return
         message = None

@@ -2,7 +2,7 @@
 
 import libcst as cst
 
-from torchlint.data_attribute import DataUse, data_access
+from torchlint.data_attribute import DataUse, base_evidence, data_access
 from torchlint.rule import Rule
 
 
@@ -73,9 +73,16 @@ class DataRead(Rule):
         access = data_access(self.ctx, node)
         if access.use not in (DataUse.READ, DataUse.INDEX_ZERO):
             return
-        evidence = self.ctx.tensor(node.value)
+        evidence = base_evidence(self.ctx, node)
         if evidence is None:
             return
         if access.use is DataUse.INDEX_ZERO and evidence.scalar:
             return  # `loss.data[0]` on a 0-dim loss: TL203 reports it
+        if access.metadata is not None:
+            self.report(
+                node,
+                "`{base}.data.{what}` does not need `.data`; use `{base}.{what}`",
+                evidence=evidence, base=node.value, what=access.metadata,
+            )
+            return
         self.report(node, evidence=evidence, base=node.value)

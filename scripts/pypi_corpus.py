@@ -28,6 +28,12 @@ LEGACY = [
     "allennlp==0.5.0", "pyro-ppl==0.1.2", "torchtext==0.2.3", "pretrainedmodels==0.7.4",
     "torchnet==0.0.4", "pytorch-pretrained-bert==0.6.2", "torchvision==0.2.0",
 ]
+# More code of the PyTorch 0.3/0.4 era, added to the labelled evaluation set because it is
+# dense in the idioms the packages above have few of (volatile, `.data =`, `loss.data[0]`).
+MORE_LEGACY = [
+    "fastai==0.7.0", "allennlp==0.3.0", "skorch==0.1.0.post1", "sru==2.0.0",
+    "pytorch-pretrained-biggan==0.1.0", "torchfcn==1.7.0",
+]
 MODERN = ["timm==1.0.11", "transformers==4.46.0"]
 
 

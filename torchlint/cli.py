@@ -19,6 +19,7 @@ from torchlint import __version__
 from torchlint.config import ConfigError, Options, SettingsResolver
 from torchlint.discovery import discover, display_path
 from torchlint.linter import FileReport, lint_bytes, lint_path, unlintable
+from torchlint.project import Project
 from torchlint.report import (
     OUTPUT_FORMATS,
     summary,
@@ -152,13 +153,14 @@ def _lint_paths(resolver: SettingsResolver, paths: list[str], force_exclude: Opt
         for candidate in sorted(found.files, key=lambda c: c.display):
             click.echo(candidate.display)
         return None
+    project = Project()
     reports = []
     for problem in found.problems:
         reports.append(FileReport(problem.display, [unlintable(problem.display, problem.reason)],
                                   filename=str(problem.path)))
     for candidate in found.files:
         rules = candidate.settings.rules_for(candidate.path)
-        report = lint_path(str(candidate.path), candidate.display, rules)
+        report = lint_path(str(candidate.path), candidate.display, rules, project)
         report.filename = str(candidate.path)
         reports.append(report)
     return reports
@@ -177,7 +179,7 @@ def _lint_stdin(resolver: SettingsResolver, stdin_filename: Optional[str],
     if forced and settings.is_excluded(path, anchor=resolver.cwd):
         return []
     display = display_path(path, resolver.cwd)
-    report = lint_bytes(data, display, settings.rules_for(path))
+    report = lint_bytes(data, display, settings.rules_for(path), path, Project())
     report.filename = str(path)
     return [report]
 

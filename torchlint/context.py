@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import os
 import re
-from typing import Any, Optional
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional
 
 import libcst as cst
 
 from torchlint.inference import Inference
+from torchlint.positions import LineIndex, node_offsets
+from torchlint.project import module_identity
 from torchlint.rule import Finding
 from torchlint.semantic import SemanticModel
 from torchlint.values import Step, Value
+
+if TYPE_CHECKING:
+    from torchlint.project import Project
 
 _WHITESPACE = re.compile(r"\s+")
 SNIPPET_LENGTH = 60
@@ -21,14 +28,37 @@ _NO_GRAD = frozenset({
 
 
 class FileContext:
-    def __init__(self, module: cst.Module, path: str):
+    def __init__(self, module: cst.Module, path: str, file_path: Optional[Path] = None,
+                 project: Optional["Project"] = None):
         self.module = module
-        self.path = path
-        self.model = SemanticModel(module)
-        self.inference = Inference(self.model)
+        self.path = path  # as shown in reports
+        module_name, is_package, root = "", False, None
+        if file_path is not None:
+            module_name, is_package, root = module_identity(file_path)
+        self.root = root  # where the file's imports start (its top package's parent)
+        self.file_path = Path(os.path.abspath(file_path)) if file_path is not None else None
+        self.model = SemanticModel(module, module_name, is_package)
+        self.model.context = self
+        roots = project.roots_for(file_path) if project is not None and file_path is not None else ()
+        self.inference = Inference(self.model, project, roots)
         self.findings: list[Finding] = []
         # Per-file memo space for helpers shared by several rules.
         self.cache: dict[str, Any] = {}
+        self._offsets: dict[int, tuple[int, int]] = {}
+        self._line_index: Optional[LineIndex] = None
+
+    def render(self, step: Step) -> str:
+        """A step of this file's evidence as text for another file: "... (pkg/mod.py:12)"."""
+        if id(step.node) not in self._offsets:
+            self._offsets.update(node_offsets(self.module, [step.node]))
+        if self._line_index is None:
+            self._line_index = LineIndex(self.module.code)
+        where = self.path
+        if self.file_path is not None and self.root is not None:
+            where = self.file_path.relative_to(self.root).as_posix()
+        offsets = self._offsets.get(id(step.node))
+        line = f":{self._line_index.position(offsets[0])[0]}" if offsets else ""
+        return f"{step.text.replace('{code}', self.snippet(step.node))} ({where}{line})"
 
     # --- what an expression is -----------------------------------------------------
 

@@ -7,11 +7,14 @@ reported by exactly one of them.
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
+from torchlint.nodes import looks_like_size
+from torchlint.values import Kind, Step, Value
 from torchlint.writes import Write, find_write, is_store_target
 
 if TYPE_CHECKING:
@@ -30,6 +33,8 @@ class DataAccess:
     use: DataUse
     write: Optional[Write] = None
     subscript: Optional[cst.Subscript] = None
+    # `x.data.shape`, `x.data.size()`: a read of metadata, for which `.data` is not needed.
+    metadata: Optional[str] = None
 
 
 def data_access(ctx: "FileContext", node: cst.Attribute) -> DataAccess:
@@ -50,7 +55,82 @@ def _classify(ctx: "FileContext", node: cst.Attribute) -> DataAccess:
     parent = ctx.parent(node)
     if isinstance(parent, cst.Subscript) and parent.value is node and _is_index_zero(parent):
         return DataAccess(DataUse.INDEX_ZERO, subscript=parent)
+    if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in _METADATA:
+        return DataAccess(DataUse.READ, metadata=parent.attr.value)
     return DataAccess(DataUse.READ)
+
+
+_METADATA = frozenset({"shape", "dtype", "device", "is_cuda", "ndim", "size", "dim", "numel",
+                       "nelement", "ndimension", "requires_grad", "layout"})
+
+
+# Methods that mark `x.data` as a tensor: torch's own, and none that numpy arrays (a
+# CIFAR dataset's `.data`) or the memoryview of `ndarray.data` also have.
+_TENSOR_USE_METHODS = frozenset({
+    "cpu", "cuda", "numpy", "clone", "new", "new_zeros", "new_ones", "new_tensor", "new_empty",
+    "new_full", "type_as", "view_as", "expand", "expand_as", "t", "unsqueeze", "contiguous",
+    "float", "long", "double", "half", "byte", "norm", "fill_", "zero_", "normal_", "uniform_",
+    "copy_", "add_", "mul_", "div_", "sub_", "clamp_", "masked_fill_", "index_select", "dim",
+    "numel", "nelement", "exp", "sqrt", "pow", "eq", "ne", "gt", "lt", "masked_select", "storage",
+    "is_cuda",
+})
+# Objects whose `.data` is a field of their own, named the way such objects usually are.
+_FIELD_OWNER = re.compile(
+    r"(?i)(data_?set|trainset|testset|valset|loader|packed|response|args|config|cfg|options|opts)$"
+)
+
+
+def base_evidence(ctx: "FileContext", node: cst.Attribute) -> Optional[Value]:
+    """Evidence that the object of ``x.data`` is a tensor.
+
+    Either the inference knows ``x`` is one, or ``x`` is unknown (not a known dataset,
+    array or other object), torch is imported, and ``x.data`` itself is used the way only
+    a tensor is: ``x.data.cpu()``, ``y.type_as(x.data)``, ``w.weight.data = torch.zeros(..)``.
+    """
+    value = ctx.tensor(node.value)
+    if value is not None:
+        return value
+    if ctx.infer(node.value) is not None or not ctx.inference.uses_torch:
+        return None
+    owner = node.value.attr.value if isinstance(node.value, cst.Attribute) else getattr(node.value, "value", "")
+    if isinstance(owner, str) and _FIELD_OWNER.search(owner):
+        return None
+    parent = ctx.parent(node)
+    if isinstance(parent, cst.Attribute) and parent.value is node:
+        if parent.attr.value in _TENSOR_USE_METHODS or _view_with_sizes(ctx, parent):
+            return Value(Kind.TENSOR, (Step(parent, f"`{{code}}` uses `{ctx.snippet(node)}` as a tensor, "
+                                                    f"and nothing says `{ctx.snippet(node.value)}` is anything else"),))
+        return None
+    if isinstance(parent, cst.Arg) and parent.value is node:
+        call = ctx.parent(parent)
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
+                and ctx.tensor(call.func.value) is not None:
+            return Value(Kind.TENSOR, (Step(call, f"`{{code}}` passes `{ctx.snippet(node)}` to a tensor method, "
+                                                  f"and nothing says `{ctx.snippet(node.value)}` is anything else"),))
+        return None
+    if isinstance(parent, cst.AssignTarget):
+        assign = ctx.parent(parent)
+        if isinstance(assign, cst.Assign) and is_tensor_expression(ctx, assign.value):
+            return Value(Kind.TENSOR, (Step(assign.value, f"a tensor, `{{code}}`, is assigned to "
+                                                          f"`{ctx.snippet(node)}`, and nothing says "
+                                                          f"`{ctx.snippet(node.value)}` is anything else"),))
+    return None
+
+
+def _view_with_sizes(ctx: "FileContext", method: cst.Attribute) -> bool:
+    """`x.data.view(-1)`, `x.data.view(y.size())`: numpy's `view` takes a dtype, never sizes."""
+    call = ctx.parent(method)
+    return method.attr.value == "view" and isinstance(call, cst.Call) and call.func is method \
+        and bool(call.args) and all(looks_like_size(arg.value) for arg in call.args)
+
+
+def is_tensor_expression(ctx: "FileContext", node: cst.BaseExpression) -> bool:
+    """A tensor by inference, or `x.data` / `x.data.method(..)` used as one."""
+    if ctx.tensor(node) is not None:
+        return True
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        node = node.func.value
+    return isinstance(node, cst.Attribute) and node.attr.value == "data" and base_evidence(ctx, node) is not None
 
 
 def _is_index_zero(node: cst.Subscript) -> bool:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import builtins
 from dataclasses import replace
-from typing import Iterable, Optional
+from typing import TYPE_CHECKING, Iterable, Optional
 
 import libcst as cst
 
@@ -28,7 +28,14 @@ from torchlint.nodes import is_true, keyword, positional_args
 from torchlint.semantic import Binding, BindingKind, ClassInfo, FunctionInfo, SemanticModel
 from torchlint.values import NDARRAY, NONE, OTHER, Kind, Step, Value, sequence_of, tensor
 
+if TYPE_CHECKING:
+    from torchlint.project import Project
+
 _MAX_DEPTH = 120
+# Methods that return the same kind of object: `x.cuda()` is a tensor when `x` is.
+_ARGUMENT_PRESERVING = frozenset({"cuda", "cpu", "to", "float", "double", "half", "contiguous", "detach",
+                                  "clone", "type_as", "requires_grad_"})
+_PARAMETER_CONTAINERS = frozenset({"torch.nn.ParameterList", "torch.nn.ParameterDict"})
 _BUILTINS = frozenset(dir(builtins))
 
 # Calls of a callable with one of these names give a loss value (design: `loss = criterion(..)`).
@@ -75,8 +82,13 @@ def combine(values: Iterable[Optional[Value]]) -> Optional[Value]:
 
 
 class Inference:
-    def __init__(self, model: SemanticModel):
+    def __init__(self, model: SemanticModel, project: Optional["Project"] = None,
+                 roots: tuple = ()):
         self.model = model
+        # The user's other modules, for names imported from them (see project.py).
+        self.project = project
+        self.roots = roots
+        self._uses_torch: Optional[bool] = None
         self._memo: dict[int, Optional[Value]] = {}
         self._binding_memo: dict[int, Optional[Value]] = {}
         self._torch_base_memo: dict[int, Optional[str]] = {}
@@ -146,6 +158,9 @@ class Inference:
     # --- names and bindings --------------------------------------------------------
 
     def _name(self, node: cst.Name) -> Optional[Value]:
+        narrowed = self._narrowed(node)
+        if narrowed is not None:
+            return narrowed
         bindings = self.model.resolve(node)
         if bindings:
             return combine(self.binding_value(b) for b in bindings)
@@ -159,9 +174,107 @@ class Inference:
         source = self.model.star_import_source(name)
         if source is not None:
             return Value(Kind.EXTERNAL, qualname=torch_api.normalize(f"{source}.{name}"))
+        for module, _seq, _node in reversed(self.model.star_imports):
+            found = self._project_name(f"{module}.{name}", node)
+            if found is not None:
+                return found
         if name in _BUILTINS:
             return Value(Kind.EXTERNAL, qualname=f"builtins.{name}")
         return None
+
+    def _narrowed(self, node: cst.Name) -> Optional[Value]:
+        """Inside ``if isinstance(x, torch.Tensor):`` (or ``Variable``, ``torch.is_tensor(x)``,
+        the right side of ``isinstance(x, Tensor) and ...``), ``x`` is a tensor."""
+        child: cst.CSTNode = node
+        for ancestor in _ancestors(self.model, node):
+            test = None
+            if isinstance(ancestor, (cst.If, cst.While)) and child is ancestor.body:
+                test = ancestor.test
+            elif isinstance(ancestor, cst.IfExp) and child is ancestor.body:
+                test = ancestor.test
+            elif isinstance(ancestor, cst.BooleanOperation) and isinstance(ancestor.operator, cst.And) \
+                    and child is ancestor.right:
+                test = ancestor.left
+            elif isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return None
+            if test is not None:
+                kind = self._tested_kind(test, node.value)
+                if kind is Kind.TENSOR:
+                    return tensor(Step(test, f"`{{code}}` checks that `{node.value}` is a tensor"))
+                if kind is Kind.MODULE:
+                    return Value(Kind.MODULE, (Step(test, f"`{{code}}` checks that `{node.value}` is a torch.nn module"),))
+            child = ancestor
+        return None
+
+    def _tested_kind(self, test: cst.BaseExpression, name: str) -> Optional[Kind]:
+        """TENSOR or MODULE when ``test`` (an isinstance check, possibly inside an ``and``)
+        establishes that ``name`` is one."""
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            return self._tested_kind(test.left, name) or self._tested_kind(test.right, name)
+        if not isinstance(test, cst.Call) or not test.args:
+            return None
+        subject = test.args[0].value
+        if not (isinstance(subject, cst.Name) and subject.value == name):
+            return None
+        function = self.qualname(test.func)
+        if function == "torch.is_tensor":
+            return Kind.TENSOR
+        if function != "builtins.isinstance" or len(test.args) != 2:
+            return None
+        kinds = test.args[1].value
+        options = [self.qualname(e.value) or "" for e in kinds.elements] if isinstance(kinds, cst.Tuple) \
+            else [self.qualname(kinds) or ""]
+        if options and all(torch_api.is_tensor_type(o) for o in options):
+            return Kind.TENSOR
+        if options and all(torch_api.is_module_class(o) for o in options):
+            return Kind.MODULE
+        return None
+
+    @property
+    def uses_torch(self) -> bool:
+        """Whether torch is in reach of this file: imported, or brought in by a star import
+        of one of the project's modules (``from .imports import *``)."""
+        if self._uses_torch is None:
+            self._uses_torch = self.model.imports_torch or any(
+                (found := self._project_name(f"{module}.torch", self.model.module)) is not None
+                and found.kind is Kind.EXTERNAL and found.qualname == "torch"
+                for module, _seq, _node in self.model.star_imports
+            )
+        return self._uses_torch
+
+    def combine_bindings(self, bindings) -> Optional[Value]:
+        return combine(self.binding_value(b) for b in bindings)
+
+    # --- other files of the project -----------------------------------------------
+
+    def _owner(self, info) -> "Inference":
+        """The inference of the module a class or function is defined in."""
+        if info.model is self.model or info.model.context is None:
+            return self
+        return info.model.context.inference
+
+    def _localize(self, value: Optional[Value], node: cst.CSTNode, summary: str,
+                  owner: "Inference") -> Optional[Value]:
+        """A value inferred in another file, with its evidence turned into one sentence on
+        ``node`` of this file that names where it comes from."""
+        if value is None or owner is self:
+            return value
+        detail = owner.model.context.render(value.why[0]) if value.why else ""
+        step = Step(node, f"{summary}: {detail}" if detail else summary)
+        return _rewrite_why(value, (step,))
+
+    def _project_name(self, qualname: str, node: cst.CSTNode) -> Optional[Value]:
+        """What an imported name of the user's project is, from the file that defines it."""
+        if self.project is None or not self.roots:
+            return None
+        found = self.project.resolve(qualname, self.roots)
+        if found is None:
+            return None
+        context, value = found
+        if value.kind in (Kind.FUNCTION, Kind.CLASS, Kind.EXTERNAL):
+            return value  # tied to its own file, or a plain name; calling it is handled below
+        return self._localize(value, node, f"`{{code}}` is defined in `{qualname.rsplit('.', 1)[0]}`",
+                              context.inference)
 
     def binding_value(self, binding: Binding) -> Optional[Value]:
         key = id(binding)
@@ -232,7 +345,7 @@ class Inference:
             if value is not None:
                 return value.because(Step(binding.annotation, f"`{binding.name}` is annotated `{{code}}`"))
         if binding.param_index == 0 and function.cls is not None:
-            if function.kind == "method":
+            if function.kind in ("method", "property"):
                 return self.instance_of(function.cls)
             if function.kind == "classmethod":
                 return Value(Kind.CLASS, cls=function.cls)
@@ -242,7 +355,7 @@ class Inference:
 
     def _usage_value(self, binding: Binding) -> Optional[Value]:
         """Evidence from how a name is used: ``loss.backward()`` means ``loss`` is a tensor."""
-        if not self.model.imports_torch or binding.kind not in (
+        if not self.uses_torch or binding.kind not in (
             BindingKind.PARAM, BindingKind.ASSIGN, BindingKind.FOR, BindingKind.WITH
         ):
             return None
@@ -270,6 +383,9 @@ class Inference:
     def torch_base(self, cls: ClassInfo) -> Optional[str]:
         """The torch class a class defined in this file derives from, directly or through
         other local classes (``torch.nn.Linear``, ``torch.optim.Optimizer``), if any."""
+        owner = self._owner(cls)
+        if owner is not self:
+            return owner.torch_base(cls)
         key = id(cls)
         if key in self._torch_base_memo:
             return self._torch_base_memo[key]
@@ -283,6 +399,10 @@ class Inference:
                 torch_api.is_module_class(value.qualname) or torch_api.is_optimizer_class(value.qualname)
             ):
                 found = value.qualname
+            elif value.kind is Kind.EXTERNAL and value.qualname:
+                other = self._project_name(value.qualname, base.value)
+                if other is not None and other.kind is Kind.CLASS and isinstance(other.cls, ClassInfo):
+                    found = self.torch_base(other.cls)
             elif value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo):
                 found = self.torch_base(value.cls)
             if found:
@@ -291,6 +411,9 @@ class Inference:
         return found
 
     def instance_of(self, cls: ClassInfo) -> Value:
+        owner = self._owner(cls)
+        if owner is not self:
+            return owner.instance_of(cls)
         base = self.torch_base(cls) or ""
         if torch_api.is_module_class(base):
             return Value(Kind.MODULE, (Step(cls.node.name, "`{code}` is a torch.nn.Module subclass"),), cls=cls)
@@ -300,6 +423,9 @@ class Inference:
 
     def class_attribute(self, cls: ClassInfo, attribute: str, seen: Optional[set] = None) -> Optional[Value]:
         """What ``self.<attribute>`` holds, from every ``self.<attribute> = ..`` in the class."""
+        owner = self._owner(cls)
+        if owner is not self:
+            return owner.class_attribute(cls, attribute, seen)
         seen = seen or set()
         if id(cls) in seen:
             return None
@@ -321,16 +447,30 @@ class Inference:
             return combine(values)
         method = cls.methods.get(attribute)
         if method is not None:
+            if method.kind == "property":
+                return self._returned_value(method)
             return Value(Kind.FUNCTION, function=method)
-        for base in cls.node.bases:
-            value = self.infer(base.value)
-            if value is not None and value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo):
-                found = self.class_attribute(value.cls, attribute, seen)
-                if found is not None:
-                    return found
+        for base in self._local_bases(cls):
+            found = self.class_attribute(base, attribute, seen)
+            if found is not None:
+                return found
         return None
 
+    def _local_bases(self, cls: ClassInfo) -> list[ClassInfo]:
+        """Base classes defined in this file or elsewhere in the project."""
+        bases = []
+        for base in cls.node.bases:
+            value = self.infer(base.value)
+            if value is not None and value.kind is Kind.EXTERNAL and value.qualname:
+                value = self._project_name(value.qualname, base.value)
+            if value is not None and value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo):
+                bases.append(value.cls)
+        return bases
+
     def method_of(self, cls: ClassInfo, name: str, seen: Optional[set] = None) -> Optional[FunctionInfo]:
+        owner = self._owner(cls)
+        if owner is not self:
+            return owner.method_of(cls, name, seen)
         seen = seen or set()
         if id(cls) in seen:
             return None
@@ -338,12 +478,10 @@ class Inference:
         method = cls.methods.get(name)
         if method is not None:
             return method
-        for base in cls.node.bases:
-            value = self.infer(base.value)
-            if value is not None and value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo):
-                found = self.method_of(value.cls, name, seen)
-                if found is not None:
-                    return found
+        for base in self._local_bases(cls):
+            found = self.method_of(base, name, seen)
+            if found is not None:
+                return found
         return None
 
     # --- annotations -----------------------------------------------------------------
@@ -362,20 +500,39 @@ class Inference:
             if last in ("List", "Sequence", "Iterable", "Iterator", "list", "tuple", "Tuple") and inner:
                 return sequence_of(self.annotation_value(inner[0]))
             return None
-        qualname = self.qualname(annotation)
-        if qualname is None:
+        value = self.infer(annotation)
+        if value is None:
             return None
+        if value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo):
+            return self._instance_here(value.cls, annotation)
+        if value.kind is not Kind.EXTERNAL or not value.qualname:
+            return None
+        qualname = value.qualname
         if torch_api.is_tensor_type(qualname):
             return tensor()
         if torch_api.is_module_class(qualname):
             return Value(Kind.MODULE, qualname=qualname)
+        other = self._project_name(qualname, annotation)
+        if other is not None and other.kind is Kind.CLASS and isinstance(other.cls, ClassInfo):
+            return self._instance_here(other.cls, annotation)
         return None
+
+    def _instance_here(self, cls: ClassInfo, node: cst.CSTNode) -> Optional[Value]:
+        """An instance of ``cls`` when that tells us something (a module or optimizer)."""
+        owner = self._owner(cls)
+        instance = owner.instance_of(cls)
+        if instance.kind is Kind.INSTANCE:
+            return None
+        return self._localize(instance, node, f"`{{code}}` is `{cls.name}`", owner)
 
     # --- expressions ---------------------------------------------------------------
 
     def _attribute(self, node: cst.Attribute) -> Optional[Value]:
         base = self.infer(node.value)
         if base is None:
+            if node.attr.value == "param_groups" and self.uses_torch:
+                step = Step(node, "`{code}` is an optimizer's parameter groups")
+                return sequence_of(Value(Kind.PARAM_GROUP, (step,)), (step,))
             return None
         attribute = node.attr.value
         kind = base.kind
@@ -386,7 +543,7 @@ class Inference:
         if kind is Kind.MODULE:
             return self._module_attribute(base, attribute, node)
         if kind is Kind.INSTANCE and isinstance(base.cls, ClassInfo):
-            return self.class_attribute(base.cls, attribute)
+            return self._class_attribute_here(base.cls, attribute, node)
         if kind is Kind.OPTIMIZER and attribute == "param_groups":
             return sequence_of(Value(Kind.PARAM_GROUP, base.why), base.why)
         if kind is Kind.SEQUENCE and attribute in ("values", "indices"):
@@ -397,10 +554,17 @@ class Inference:
             return NDARRAY if attribute == "T" else OTHER
         return None
 
+    def _class_attribute_here(self, cls: ClassInfo, attribute: str, node: cst.Attribute) -> Optional[Value]:
+        owner = self._owner(cls)
+        value = owner.class_attribute(cls, attribute)
+        if value is not None and value.kind in (Kind.FUNCTION, Kind.CLASS):
+            return value
+        return self._localize(value, node, f"`{{code}}` is set in class `{cls.name}`", owner)
+
     def _module_attribute(self, base: Value, attribute: str, node: cst.Attribute) -> Optional[Value]:
         cls = base.cls if isinstance(base.cls, ClassInfo) else None
         if cls is not None:
-            value = self.class_attribute(cls, attribute)
+            value = self._class_attribute_here(cls, attribute, node)
             if value is not None:
                 return value
         if attribute == "training":
@@ -429,11 +593,11 @@ class Inference:
                 # `self.fc(x)`: an attribute holding a module (or function), not a method.
         callee = self.infer(func)
         if callee is None:
-            if (
-                isinstance(func, cst.Name)
-                and func.value in _LOSS_CALLABLE_NAMES
-                and self.model.imports_torch
-            ):
+            name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
+            # `criterion(output, target)`: a loss is computed from (prediction, target);
+            # `criterion(**params)` would be building the criterion itself.
+            if _names_a_loss(name) and self.uses_torch \
+                    and len(positional_args(node)) >= 2:
                 return tensor(
                     Step(node, "`{code}` is the result of a loss criterion"),
                     scalar=True,
@@ -444,13 +608,25 @@ class Inference:
         if kind is Kind.EXTERNAL and callee.qualname:
             if callee.qualname.startswith("builtins."):
                 return self._builtin_call(callee.qualname[len("builtins."):], node)
-            return torch_api.external_call(callee.qualname, node)
+            result = torch_api.external_call(callee.qualname, node)
+            if result is not None:
+                return result
+            callee = self._project_name(callee.qualname, node.func)
+            if callee is None:
+                return None
+            if callee.kind is Kind.EXTERNAL and callee.qualname:
+                return torch_api.external_call(callee.qualname, node)
+            kind = callee.kind
         if kind is Kind.CLASS and isinstance(callee.cls, ClassInfo):
-            return self.instance_of(callee.cls)
+            owner = self._owner(callee.cls)
+            return self._localize(owner.instance_of(callee.cls), node,
+                                  f"`{{code}}` creates a `{callee.cls.name}`", owner)
         if kind is Kind.MODULE:
             return self._module_call(callee, node)
         if kind is Kind.FUNCTION and isinstance(callee.function, FunctionInfo):
             return self._function_result(callee.function, node)
+        if kind is Kind.MODULE:
+            return self._module_call(callee, node)
         return None
 
     def _method_call(self, receiver: Value, method: str, node: cst.Call) -> Optional[Value]:
@@ -525,10 +701,36 @@ class Inference:
         if isinstance(module.cls, ClassInfo):
             forward = self.method_of(module.cls, "forward")
             if forward is not None:
-                returned = self._returned_value(forward)
-                if returned is not None and returned.kind is not Kind.TENSOR:
-                    return returned
+                owner = self._owner(forward)
+                returned = owner._returned_value(forward)
+                if returned is not None and (returned.kind is not Kind.TENSOR or returned.scalar):
+                    return self._localize(returned, node, "`{code}` returns what `forward` returns", owner)
         return Value(Kind.TENSOR, (output_step,) + module.why)
+
+    def _returned_parameter(self, function: FunctionInfo) -> Optional[int]:
+        """The index of the parameter a helper returns, possibly moved or converted:
+        ``def to_gpu(x): return x.cuda() if USE_GPU else x`` returns parameter 0."""
+        if function.is_generator or not function.returns or function.scope is None:
+            return None
+        params = function.positional_params()
+        if function.kind in ("method", "classmethod", "property"):
+            params = params[1:]
+        names = [p.name.value for p in params]
+        found: set[int] = set()
+        for expression in function.returns:
+            branches = [expression]
+            while branches:
+                current = branches.pop()
+                if isinstance(current, cst.IfExp):
+                    branches += [current.body, current.orelse]
+                    continue
+                while isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute) \
+                        and current.func.attr.value in _ARGUMENT_PRESERVING:
+                    current = current.func.value
+                if not isinstance(current, cst.Name) or current.value not in names:
+                    return None
+                found.add(names.index(current.value))
+        return found.pop() if len(found) == 1 else None
 
     def _returned_value(self, function: FunctionInfo) -> Optional[Value]:
         key = id(function)
@@ -539,13 +741,31 @@ class Inference:
         returns = getattr(function.node, "returns", None)
         if returns is not None:
             value = self.annotation_value(returns.annotation)
-        if value is None and not function.is_generator and function.returns:
-            value = combine(self.infer(expression) for expression in function.returns)
+            if value is not None and not value.why:
+                value = value.because(Step(returns.annotation, f"`{function.name}` is annotated `-> {{code}}`"))
+        if not function.is_generator and function.returns:
+            returned = combine(self.infer(expression) for expression in function.returns)
+            if value is None:
+                value = returned
+            elif value.kind is Kind.TENSOR and returned is not None and returned.scalar:
+                # `-> torch.Tensor` says tensor; `return x.sum()` says which shape.
+                value = value.with_scalar(returned.scalar_why)
         self._return_memo[key] = value
         return value
 
     def _function_result(self, function: FunctionInfo, node: cst.Call) -> Optional[Value]:
-        value = self._returned_value(function)
+        owner = self._owner(function)
+        value = owner._returned_value(function)
+        if value is None:
+            index = owner._returned_parameter(function)
+            arguments = positional_args(node)
+            if index is not None and index < len(arguments):
+                argument = self.infer(arguments[index].value)
+                if argument is not None and argument.kind is Kind.TENSOR:
+                    return argument.because(Step(node, f"`{{code}}` returns its argument (`{function.name}`)"))
+            return None
+        if owner is not self:
+            return self._localize(value, node, f"`{{code}}` returns what `{function.name}` returns", owner)
         if value is not None and value.kind is Kind.TENSOR:
             return value.because(Step(node, f"`{{code}}` returns what `{function.name}` returns, a tensor"))
         return value
@@ -567,6 +787,11 @@ class Inference:
             return sequence_of(Value(Kind.TUPLE, items=tuple(element_of(self.infer(a)) for a in args)))
         if name == "next":
             return element_of(self.infer(args[0]))
+        if name == "dict":
+            pair = element_of(self.infer(args[0]))
+            if pair is not None and pair.kind is Kind.TUPLE and len(pair.items) == 2:
+                return Value(Kind.DICT, element=pair.items[1])
+            return None
         if name == "sum":
             element = element_of(self.infer(args[0]))
             return element if element is not None and element.kind is Kind.TENSOR else None
@@ -601,6 +826,8 @@ class Inference:
                 return sequence_of(tensor(Step(node, "`{code}` holds an optimizer's parameters")))
             return None
         if kind is Kind.MODULE:
+            if base.qualname in _PARAMETER_CONTAINERS:
+                return tensor(Step(node, "`{code}` is a parameter of an nn.ParameterList"))
             return Value(Kind.MODULE, base.why)  # nn.Sequential / nn.ModuleList indexing
         if kind is Kind.NDARRAY:
             return NDARRAY
@@ -661,6 +888,30 @@ class Inference:
         return Value(Kind.DICT, element=combine(values))
 
 
+def _names_a_loss(name: str) -> bool:
+    """`criterion`, `loss_fn`, `self._loss`, `compute_loss`: a callable named for a loss."""
+    name = name.strip("_").lower()
+    return name in _LOSS_CALLABLE_NAMES or name.endswith("loss")
+
+
+def _ancestors(model: SemanticModel, node: cst.CSTNode):
+    parent = model.parents.get(id(node))
+    while parent is not None:
+        yield parent
+        parent = model.parents.get(id(parent))
+
+
+def _rewrite_why(value: Value, why: tuple[Step, ...]) -> Value:
+    """``value`` (and the values inside it) with ``why`` as their evidence."""
+    return replace(
+        value,
+        why=why if value.why or value.kind is not Kind.OTHER else (),
+        scalar_why=why[0] if value.scalar else None,
+        element=_rewrite_why(value.element, why) if value.element is not None else None,
+        items=tuple(_rewrite_why(item, why) if item is not None else None for item in value.items),
+    )
+
+
 def _inside(container: Value, element: Optional[Value]) -> Optional[Value]:
     """An element taken out of a container, with the container's evidence in front."""
     if element is None or not container.why or element.kind is not Kind.TENSOR:
@@ -680,6 +931,8 @@ def element_of(value: Optional[Value]) -> Optional[Value]:
     if kind is Kind.TENSOR:
         return Value(Kind.TENSOR, value.why)
     if kind is Kind.MODULE:
+        if value.qualname in _PARAMETER_CONTAINERS:
+            return Value(Kind.TENSOR, value.why)
         return Value(Kind.MODULE, value.why)  # iterating nn.Sequential / nn.ModuleList
     if kind is Kind.NDARRAY:
         return NDARRAY

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import sys
+from pathlib import Path
 import traceback
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
@@ -22,6 +23,7 @@ from torchlint import DOCUMENTATION_URL
 from torchlint.context import FileContext
 from torchlint.noqa import parse_directives
 from torchlint.positions import LineIndex, node_offsets
+from torchlint.project import Project
 from torchlint.rule import UNLINTABLE_FILE, Finding, Fix, Rule
 from torchlint.source import SourceText, UnreadableSource, decode, read_bytes
 from torchlint.values import Step
@@ -99,22 +101,24 @@ def unlintable(path: str, reason: str, row: int = 1, column: int = 1) -> Diagnos
     )
 
 
-def lint_path(path: str, display_path: str, rules: Sequence[type[Rule]]) -> FileReport:
+def lint_path(path: str, display_path: str, rules: Sequence[type[Rule]],
+              project: Optional[Project] = None) -> FileReport:
     """Read, decode and lint the file at ``path``."""
     try:
         data = read_bytes(path)
     except UnreadableSource as error:
         return FileReport(display_path, [unlintable(display_path, error.reason, error.row, error.column)])
-    return lint_bytes(data, display_path, rules)
+    return lint_bytes(data, display_path, rules, Path(path), project)
 
 
-def lint_bytes(data: bytes, display_path: str, rules: Sequence[type[Rule]]) -> FileReport:
-    """Decode and lint source bytes (e.g. from standard input)."""
+def lint_bytes(data: bytes, display_path: str, rules: Sequence[type[Rule]],
+               file_path: Optional[Path] = None, project: Optional[Project] = None) -> FileReport:
+    """Decode and lint source bytes (from a file, or standard input named ``file_path``)."""
     try:
         source = decode(data)
     except UnreadableSource as error:
         return FileReport(display_path, [unlintable(display_path, error.reason, error.row, error.column)])
-    return lint_source(source, display_path, rules)
+    return lint_source(source, display_path, rules, file_path, project)
 
 
 def lint_text(text: str, display_path: str = "<string>", rules: Optional[Sequence[type[Rule]]] = None) -> FileReport:
@@ -126,7 +130,10 @@ def lint_text(text: str, display_path: str = "<string>", rules: Optional[Sequenc
     return lint_source(SourceText(text, "utf-8", text.encode("utf-8")), display_path, rules)
 
 
-def lint_source(source: SourceText, display_path: str, rules: Sequence[type[Rule]]) -> FileReport:
+def lint_source(source: SourceText, display_path: str, rules: Sequence[type[Rule]],
+                file_path: Optional[Path] = None, project: Optional[Project] = None) -> FileReport:
+    """Lint decoded source.  With ``file_path`` and ``project``, names imported from the
+    user's other modules are looked up there (see project.py)."""
     report = FileReport(display_path, source=source)
     try:
         module = cst.parse_module(source.text)
@@ -139,7 +146,9 @@ def lint_source(source: SourceText, display_path: str, rules: Sequence[type[Rule
     if not rules:
         return report
     try:
-        context = FileContext(module, display_path)
+        context = FileContext(module, display_path, file_path, project if file_path is not None else None)
+        if project is not None and file_path is not None:
+            project.remember(file_path, context)
         _run_rules(context, rules)
         report.diagnostics = _diagnostics(context, source.text)
     except Exception as error:
@@ -276,6 +285,9 @@ def _render_steps(context: FileContext, steps: tuple[Step, ...], offsets, index:
     i = 0
     while i < len(steps):
         step = steps[i]
+        if id(step.node) not in offsets:
+            i += 1
+            continue
         text = step.text
         if (
             i + 1 < len(steps)

@@ -35,3 +35,25 @@ def dotted(node: cst.CSTNode) -> str:
         base = dotted(node.value)
         return f"{base}.{node.attr.value}" if base else ""
     return ""
+
+
+_SIZE_CALLS = frozenset({"size", "numel", "dim", "nelement"})
+
+
+def looks_like_size(node: cst.BaseExpression) -> bool:
+    """Integer literals, `len(..)`, `x.size(..)`, `x.shape`, and arithmetic on those."""
+    if isinstance(node, cst.Integer):
+        return True
+    if isinstance(node, cst.UnaryOperation):
+        return looks_like_size(node.expression)
+    if isinstance(node, cst.BinaryOperation):
+        return looks_like_size(node.left) and looks_like_size(node.right)
+    if isinstance(node, cst.Call):
+        if isinstance(node.func, cst.Name) and node.func.value == "len":
+            return True
+        return isinstance(node.func, cst.Attribute) and node.func.attr.value in _SIZE_CALLS
+    if isinstance(node, cst.Attribute):
+        return node.attr.value == "shape"
+    if isinstance(node, cst.Subscript):
+        return isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape"
+    return False

@@ -104,9 +104,10 @@ class AttributeAssignment:
 
 
 class ClassInfo:
-    __slots__ = ("node", "name", "scope", "outer_scope", "methods", "attributes")
+    __slots__ = ("node", "name", "scope", "outer_scope", "methods", "attributes", "model")
 
-    def __init__(self, node: cst.ClassDef, outer_scope: Scope):
+    def __init__(self, node: cst.ClassDef, outer_scope: Scope, model: "SemanticModel"):
+        self.model = model  # the module the class is defined in
         self.node = node
         self.name = node.name.value
         self.outer_scope = outer_scope
@@ -119,9 +120,11 @@ class ClassInfo:
 
 
 class FunctionInfo:
-    __slots__ = ("node", "name", "outer_scope", "scope", "cls", "returns", "is_generator", "self_name", "kind")
+    __slots__ = ("node", "name", "outer_scope", "scope", "cls", "returns", "is_generator", "self_name", "kind",
+                 "model")
 
-    def __init__(self, node, outer_scope: Scope, cls: Optional[ClassInfo]):
+    def __init__(self, node, outer_scope: Scope, cls: Optional[ClassInfo], model: "SemanticModel"):
+        self.model = model  # the module the function is defined in
         self.node: cst.FunctionDef | cst.Lambda = node
         self.name = node.name.value if isinstance(node, cst.FunctionDef) else "<lambda>"
         self.outer_scope = outer_scope
@@ -166,8 +169,13 @@ EVIDENCE_ATTRIBUTES = frozenset({
 class SemanticModel:
     """Everything the inference needs to know about one module's names."""
 
-    def __init__(self, module: cst.Module):
+    def __init__(self, module: cst.Module, module_name: str = "", is_package: bool = False):
         self.module = module
+        # The dotted import name of this file (e.g. "allennlp.nn.util"), when known, so that
+        # relative imports resolve to absolute names.
+        self.module_name = module_name
+        self.is_package = is_package
+        self.context = None  # the FileContext analysing this module, set by it
         self.parents: dict[int, cst.CSTNode] = {}
         # id(Name) -> (scope, seq) for every Name that is read
         self.references: dict[int, tuple[Scope, int]] = {}
@@ -477,13 +485,15 @@ class _Builder:
     def _function_def(self, node: cst.FunctionDef) -> None:
         outer = self.scope
         cls = outer.class_info if outer.kind is ScopeKind.CLASS else None
-        function = FunctionInfo(node, outer, cls)
+        function = FunctionInfo(node, outer, cls, self.model)
         decorators = {_decorator_name(d.decorator) for d in node.decorators}
         if cls is not None:
             if "staticmethod" in decorators:
                 function.kind = "staticmethod"
             elif "classmethod" in decorators:
                 function.kind = "classmethod"
+            elif "property" in decorators:
+                function.kind = "property"
             else:
                 function.kind = "method"
             params = function.positional_params()
@@ -497,14 +507,14 @@ class _Builder:
         function.scope.function = function
 
     def _lambda(self, node: cst.Lambda) -> None:
-        function = FunctionInfo(node, self.scope, None)
+        function = FunctionInfo(node, self.scope, None, self.model)
         function.returns.append(node.body)
         self.model.functions[id(node)] = function
         function.scope = self._open_scope(ScopeKind.LAMBDA, node, node.body)
         function.scope.function = function
 
     def _class_def(self, node: cst.ClassDef) -> None:
-        info = ClassInfo(node, self.scope)
+        info = ClassInfo(node, self.scope, self.model)
         self.model.classes[id(node)] = info
         binding = self._bind(node.name.value, BindingKind.CLASS, node)
         binding.definition = info
@@ -575,12 +585,12 @@ class _Builder:
     def _import_from(self, node: cst.ImportFrom) -> None:
         module = dotted(node.module) if node.module is not None else ""
         prefix = "." * len(node.relative)
-        full_module = prefix + module
+        full_module = self._absolute(len(node.relative), module) if prefix else module
         if module.split(".")[0] == "torch" and not prefix:
             self.model.imports_torch = True
         if isinstance(node.names, cst.ImportStar):
-            if not prefix:
-                self.model.star_imports.append((module, self.seq, node))
+            if not full_module.startswith("."):
+                self.model.star_imports.append((full_module, self.seq, node))
             return
         for alias in node.names:
             imported = dotted(alias.name)
@@ -589,6 +599,19 @@ class _Builder:
                 local = alias.asname.name.value
             binding = self._bind(local, BindingKind.IMPORT, alias)
             binding.qualname = f"{full_module}.{imported}" if full_module else imported
+
+    def _absolute(self, level: int, module: str) -> str:
+        """``from ..a import b`` in ``pkg.sub.mod`` imports from ``pkg.a``; unresolvable
+        relative imports keep their leading dots."""
+        name = self.model.module_name
+        if not name:
+            return "." * level + module
+        parts = name.split(".")
+        package = parts if self.model.is_package else parts[:-1]
+        if level - 1 > len(package) or (level - 1 == len(package) and not module):
+            return "." * level + module
+        base = package[: len(package) - (level - 1)]
+        return ".".join(base + ([module] if module else []))
 
     def _global(self, node: cst.Global) -> None:
         self.scope.globals.update(item.name.value for item in node.names)
