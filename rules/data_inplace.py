@@ -4,6 +4,7 @@ import re
 
 import libcst as cst
 
+from torchlint.aliases import alias_writes
 from torchlint.data_attribute import DataUse, base_evidence, data_access
 from torchlint.rule import Rule
 
@@ -39,6 +40,10 @@ class DataInplace(Rule):
     not to corrupt anything, but they are the same pattern: the modern spelling is
     `with torch.no_grad(): p.add_(-lr * p.grad)`, under which autograd does count
     the write and raises if it would corrupt a saved tensor.
+
+    The same holds for a write through a name bound to `x.data` (`y = x.data;
+    y[0, 0] = 0.5`), which is reported at the write with the alias as a related
+    location.
 
     ## What to do instead
     Wrap the write in `with torch.no_grad():` and drop `.data`.
@@ -91,3 +96,22 @@ class DataInplace(Rule):
                 "initialize under `torch.no_grad()` (or with `torch.nn.init`) and drop `.data`"
             )
         self.report(node, message, evidence=evidence, base=node.value, how=access.write.how)
+
+    def visit_Module(self, node: cst.Module) -> None:
+        """Writes through a name bound to `x.data`."""
+        for event in alias_writes(self.ctx):
+            alias = event.alias
+            if not event.through_alias or alias.kind != "data":
+                continue
+            evidence = self.ctx.tensor(alias.base)
+            if evidence is None:
+                continue
+            self.report(
+                event.write.node,
+                "In-place write ({how}) to `{alias}`, an alias of `{base}.data`, is invisible to autograd: "
+                "gradients computed from `{base}` can be silently wrong; write to `{base}` under "
+                "`torch.no_grad()`",
+                evidence=evidence,
+                related=((alias.made_by, f"`{alias.name}` = `{self.ctx.snippet(alias.made_by)}` here"),),
+                how=event.write.how, alias=alias.name, base=alias.base,
+            )

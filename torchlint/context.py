@@ -21,10 +21,6 @@ if TYPE_CHECKING:
 
 _WHITESPACE = re.compile(r"\s+")
 SNIPPET_LENGTH = 60
-_NO_GRAD = frozenset({
-    "torch.no_grad", "torch.autograd.no_grad", "torch.inference_mode",
-    "torch.autograd.inference_mode", "torch.autograd.grad_mode.no_grad",
-})
 
 
 class FileContext:
@@ -105,35 +101,13 @@ class FileContext:
     def grad_disabled(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The ``with torch.no_grad():`` block or ``@torch.no_grad()`` decorator that
         ``node`` runs under, if any (only within the innermost function)."""
-        for ancestor in self.ancestors(node):
-            if isinstance(ancestor, cst.With):
-                for item in ancestor.items:
-                    if self._disables_grad(item.item):
-                        return ancestor
-            elif isinstance(ancestor, cst.FunctionDef):
-                for decorator in ancestor.decorators:
-                    if self._disables_grad(decorator.decorator):
-                        return decorator
-                return None
-            elif isinstance(ancestor, (cst.Lambda, cst.ClassDef)):
-                return None
-        return None
+        return self.inference.grad_disabled(node)
 
     def enclosing_function(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
         for ancestor in self.ancestors(node):
             if isinstance(ancestor, cst.FunctionDef):
                 return ancestor
         return None
-
-    def _disables_grad(self, expression: cst.BaseExpression) -> bool:
-        call = expression if isinstance(expression, cst.Call) else None
-        qualname = self.qualname(call.func if call is not None else expression)
-        if qualname in _NO_GRAD:
-            return True
-        if qualname in ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled") and call is not None:
-            first = call.args[0].value if call.args else None
-            return isinstance(first, cst.Name) and first.value == "False"
-        return False
 
     # --- source text ---------------------------------------------------------------
 

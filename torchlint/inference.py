@@ -32,6 +32,10 @@ if TYPE_CHECKING:
     from torchlint.project import Project
 
 _MAX_DEPTH = 120
+_NO_GRAD = frozenset({
+    "torch.no_grad", "torch.autograd.no_grad", "torch.inference_mode",
+    "torch.autograd.inference_mode", "torch.autograd.grad_mode.no_grad",
+})
 # Methods that return the same kind of object: `x.cuda()` is a tensor when `x` is.
 _ARGUMENT_PRESERVING = frozenset({"cuda", "cpu", "to", "float", "double", "half", "contiguous", "detach",
                                   "clone", "type_as", "requires_grad_"})
@@ -242,6 +246,33 @@ class Inference:
             )
         return self._uses_torch
 
+    def grad_disabled(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The ``with torch.no_grad():`` block or ``@torch.no_grad()`` decorator that
+        ``node`` runs under, if any (only within the innermost function)."""
+        for ancestor in _ancestors(self.model, node):
+            if isinstance(ancestor, cst.With):
+                for item in ancestor.items:
+                    if self._disables_grad(item.item):
+                        return ancestor
+            elif isinstance(ancestor, cst.FunctionDef):
+                for decorator in ancestor.decorators:
+                    if self._disables_grad(decorator.decorator):
+                        return decorator
+                return None
+            elif isinstance(ancestor, (cst.Lambda, cst.ClassDef)):
+                return None
+        return None
+
+    def _disables_grad(self, expression: cst.BaseExpression) -> bool:
+        call = expression if isinstance(expression, cst.Call) else None
+        qualname = self.qualname(call.func if call is not None else expression)
+        if qualname in _NO_GRAD:
+            return True
+        if qualname in ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled") and call is not None:
+            first = call.args[0].value if call.args else None
+            return isinstance(first, cst.Name) and first.value == "False"
+        return False
+
     def combine_bindings(self, bindings) -> Optional[Value]:
         return combine(self.binding_value(b) for b in bindings)
 
@@ -324,6 +355,9 @@ class Inference:
                     value = value.because(Step(binding.value, text))
         if value is None:
             value = self._usage_value(binding)
+        if value is not None and value.kind is Kind.TENSOR and value.attached \
+                and kind is not BindingKind.PARAM and self.grad_disabled(binding.node) is not None:
+            value = value.in_graph(False, True)
         return value
 
     def _augmented_value(self, binding: Binding) -> Optional[Value]:
@@ -361,7 +395,8 @@ class Inference:
             return None
         for _seq, attribute, node in self.model.uses_of(binding):
             if attribute in _TENSOR_USES:
-                return tensor(Step(node, f"`{binding.name}` is used as a tensor: `{{code}}`"))
+                value = tensor(Step(node, f"`{binding.name}` is used as a tensor: `{{code}}`"))
+                return value.in_graph(True) if attribute == "backward" else value
             if attribute in _MODULE_USES:
                 return Value(Kind.MODULE, (Step(node, f"`{binding.name}` is used as a torch.nn module: `{{code}}`"),))
         return None
@@ -572,14 +607,15 @@ class Inference:
         if torch_api.is_module_tensor_attribute(attribute) and (
             cls is None or self.torch_base(cls) not in (None, "torch.nn.Module")
         ):
-            return Value(Kind.TENSOR, (Step(node, "`{code}` is a parameter of a torch.nn module"),) + base.why)
+            return Value(Kind.TENSOR, (Step(node, "`{code}` is a parameter of a torch.nn module"),) + base.why,
+                         attached=True, leaf=True)
         return None
 
     def _call(self, node: cst.Call) -> Optional[Value]:
         result = self._call_result(node)
         if result is None:
             if is_true(keyword(node, "requires_grad")):
-                return tensor(Step(node, "`{code}` is created with requires_grad=True"))
+                return tensor(Step(node, "`{code}` is created with requires_grad=True")).in_graph(True, True)
         return result
 
     def _call_result(self, node: cst.Call) -> Optional[Value]:
@@ -602,7 +638,7 @@ class Inference:
                     Step(node, "`{code}` is the result of a loss criterion"),
                     scalar=True,
                     scalar_why=Step(node, "`{code}` is a loss criterion's reduced result, 0-dimensional"),
-                )
+                ).in_graph(True)
             return None
         kind = callee.kind
         if kind is Kind.EXTERNAL and callee.qualname:
@@ -610,7 +646,7 @@ class Inference:
                 return self._builtin_call(callee.qualname[len("builtins."):], node)
             result = torch_api.external_call(callee.qualname, node)
             if result is not None:
-                return result
+                return self._with_argument_graph(result, node)
             callee = self._project_name(callee.qualname, node.func)
             if callee is None:
                 return None
@@ -628,6 +664,19 @@ class Inference:
         if kind is Kind.MODULE:
             return self._module_call(callee, node)
         return None
+
+    def _with_argument_graph(self, result: Value, node: cst.Call) -> Value:
+        """A torch function's result is in the graph when one of its tensor arguments is."""
+        if result.kind is not Kind.TENSOR or result.attached is not None:
+            return result
+        values = []
+        for arg in node.args:
+            value = self.infer(arg.value)
+            if value is not None and value.kind in (Kind.SEQUENCE, Kind.TUPLE):
+                value = element_of(value)
+            if value is not None and value.kind is Kind.TENSOR:
+                values.append(value)
+        return result.in_graph(_attached(values)) if values else result
 
     def _method_call(self, receiver: Value, method: str, node: cst.Call) -> Optional[Value]:
         kind = receiver.kind
@@ -658,16 +707,17 @@ class Inference:
         if method in _MODULE_SELF_METHODS:
             return module
         step = (Step(node, "`{code}` yields a module's parameters"),)
+        parameter = tensor(step[0]).in_graph(method.endswith("parameters"), True)
         if method in ("parameters", "buffers"):
-            return sequence_of(tensor(step[0]), step)
+            return sequence_of(parameter, step)
         if method in ("named_parameters", "named_buffers"):
-            return sequence_of(Value(Kind.TUPLE, items=(OTHER, tensor(step[0]))), step)
+            return sequence_of(Value(Kind.TUPLE, items=(OTHER, parameter)), step)
         if method in ("modules", "children"):
             return sequence_of(Value(Kind.MODULE, module.why), module.why)
         if method in ("named_modules", "named_children"):
             return sequence_of(Value(Kind.TUPLE, items=(OTHER, Value(Kind.MODULE, module.why))))
         if method == "state_dict":
-            return Value(Kind.DICT, element=tensor(Step(node, "`{code}` maps names to tensors")))
+            return Value(Kind.DICT, element=tensor(Step(node, "`{code}` maps names to tensors")).in_graph(False, True))
         if method == "forward":
             return self._module_call(module, node)
         if isinstance(module.cls, ClassInfo):
@@ -685,11 +735,14 @@ class Inference:
                 (Step(node, "`{code}` is the result of a loss criterion"),) + module.why,
                 scalar=True,
                 scalar_why=Step(node, "`{code}` is a loss criterion's reduced result, 0-dimensional"),
+                attached=True, leaf=False,
             )
         qualname = module.qualname or ""
         layer = qualname.rsplit(".", 1)[-1] if qualname.startswith("torch.nn.") else ""
         if layer in torch_api.TUPLE_MODULES:
-            output = tensor(output_step).because(module.why[0]) if module.why else tensor(output_step)
+            output = tensor(output_step).in_graph(True)
+            if module.why:
+                output = output.because(module.why[0])
             if layer in torch_api.RECURRENT_MODULES:
                 first = node.args[0].value if node.args else None
                 first_value = self.infer(first) if first is not None else None
@@ -705,7 +758,7 @@ class Inference:
                 returned = owner._returned_value(forward)
                 if returned is not None and (returned.kind is not Kind.TENSOR or returned.scalar):
                     return self._localize(returned, node, "`{code}` returns what `forward` returns", owner)
-        return Value(Kind.TENSOR, (output_step,) + module.why)
+        return Value(Kind.TENSOR, (output_step,) + module.why, attached=True, leaf=False)
 
     def _returned_parameter(self, function: FunctionInfo) -> Optional[int]:
         """The index of the parameter a helper returns, possibly moved or converted:
@@ -773,8 +826,10 @@ class Inference:
     def _builtin_call(self, name: str, node: cst.Call) -> Optional[Value]:
         args = [arg.value for arg in positional_args(node)]
         if name in ("float", "int", "len", "str", "bool", "repr", "id", "hash", "type", "isinstance",
-                    "issubclass", "hasattr", "callable", "print", "format", "range", "ord", "chr"):
+                    "issubclass", "hasattr", "callable", "print", "format", "ord", "chr"):
             return OTHER
+        if name == "range":
+            return sequence_of(OTHER)
         if not args:
             return None
         if name in ("list", "tuple", "sorted", "reversed", "iter", "set", "frozenset"):
@@ -810,7 +865,7 @@ class Inference:
         kind = base.kind
         is_slice = any(isinstance(element.slice, cst.Slice) for element in node.slice)
         if kind is Kind.TENSOR:
-            return Value(Kind.TENSOR, base.why)
+            return Value(Kind.TENSOR, base.why).in_graph(base.attached)
         if kind in (Kind.SEQUENCE, Kind.TUPLE) and is_slice:
             return sequence_of(element_of(base))
         if kind is Kind.SEQUENCE or kind is Kind.DICT:
@@ -827,7 +882,7 @@ class Inference:
             return None
         if kind is Kind.MODULE:
             if base.qualname in _PARAMETER_CONTAINERS:
-                return tensor(Step(node, "`{code}` is a parameter of an nn.ParameterList"))
+                return tensor(Step(node, "`{code}` is a parameter of an nn.ParameterList")).in_graph(True, True)
             return Value(Kind.MODULE, base.why)  # nn.Sequential / nn.ModuleList indexing
         if kind is Kind.NDARRAY:
             return NDARRAY
@@ -854,7 +909,7 @@ class Inference:
                 and all(v is not None and v.kind is Kind.OTHER for v in others)
                 and not matmul
             )
-            result = Value(Kind.TENSOR, tensors[0].why)
+            result = Value(Kind.TENSOR, tensors[0].why).in_graph(_attached(tensors))
             return result.with_scalar(tensors[0].scalar_why) if scalar else result
         if any(v is not None and v.kind is Kind.NDARRAY for v in values):
             return NDARRAY
@@ -875,7 +930,7 @@ class Inference:
         for operand in operands:
             value = self.infer(operand)
             if value is not None and value.kind is Kind.TENSOR:
-                return Value(Kind.TENSOR, value.why)
+                return Value(Kind.TENSOR, value.why).in_graph(False, True)  # booleans: no gradient
         return None
 
     def _sequence_literal(self, node) -> Optional[Value]:
@@ -886,6 +941,15 @@ class Inference:
     def _dict_literal(self, node: cst.Dict) -> Value:
         values = [self.infer(element.value) for element in node.elements if isinstance(element, cst.DictElement)]
         return Value(Kind.DICT, element=combine(values))
+
+
+def _attached(values: list[Value]) -> Optional[bool]:
+    """In the graph if any of these tensors is; out of it if all are known to be out."""
+    if any(value.attached for value in values):
+        return True
+    if values and all(value.attached is False for value in values):
+        return False
+    return None
 
 
 def _names_a_loss(name: str) -> bool:

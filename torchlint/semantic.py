@@ -21,6 +21,11 @@ from torchlint.nodes import dotted
 from torchlint.walk import walk
 
 
+# Statements whose body may not run (or may run several times).
+_BRANCHES = (cst.If, cst.Else, cst.For, cst.While, cst.Try, cst.TryStar, cst.ExceptHandler,
+             cst.ExceptStarHandler, cst.Match, cst.IfExp)
+
+
 class BindingKind(enum.Enum):
     ASSIGN = "assign"
     AUGASSIGN = "augmented assignment"
@@ -45,7 +50,7 @@ class ScopeKind(enum.Enum):
 class Scope:
     __slots__ = (
         "kind", "node", "parent", "exit_node", "bindings", "globals", "nonlocals",
-        "attribute_uses", "function", "class_info",
+        "attribute_uses", "loads", "function", "class_info",
     )
 
     def __init__(self, kind: ScopeKind, node: cst.CSTNode, parent: Optional[Scope]):
@@ -58,6 +63,8 @@ class Scope:
         self.nonlocals: set[str] = set()
         # name -> [(seq, attribute name, Attribute node)] for `name.attr` in this scope
         self.attribute_uses: dict[str, list[tuple[int, str, cst.Attribute]]] = {}
+        # name -> [(seq, Name)] for every read of the name in this scope, in flow order
+        self.loads: dict[str, list[tuple[int, cst.Name]]] = {}
         self.function: Optional[FunctionInfo] = None
         self.class_info: Optional[ClassInfo] = None
 
@@ -187,6 +194,7 @@ class SemanticModel:
         self.applied_names: list[cst.Name] = []
         self._applied_functions: Optional[set[int]] = None
         self.module_scope = Scope(ScopeKind.MODULE, module, None)
+        self.scopes: list[Scope] = [self.module_scope]
         _Builder(self).build()
 
     # --- queries -----------------------------------------------------------------
@@ -204,9 +212,9 @@ class SemanticModel:
         if ref is None:
             return []
         scope, seq = ref
-        return self.lookup(name.value, scope, seq)
+        return self.lookup(name.value, scope, seq, name)
 
-    def lookup(self, name: str, scope: Scope, seq: int) -> list[Binding]:
+    def lookup(self, name: str, scope: Scope, seq: int, use: Optional[cst.CSTNode] = None) -> list[Binding]:
         flow_sensitive = True
         current: Optional[Scope] = scope
         from_function = False
@@ -226,14 +234,9 @@ class SemanticModel:
             bindings = current.bindings.get(name)
             if bindings:
                 if flow_sensitive:
-                    prior = None
-                    for binding in bindings:
-                        if binding.seq < seq:
-                            prior = binding
-                        else:
-                            break
-                    if prior is not None:
-                        return [prior]
+                    reaching = self._reaching([b for b in bindings if b.seq < seq], use)
+                    if reaching:
+                        return reaching
                 return bindings
             if current.kind is not ScopeKind.COMPREHENSION:
                 # An enclosing scope's bindings may come after this one's code runs.
@@ -242,6 +245,52 @@ class SemanticModel:
                 from_function = True
             current = current.parent
         return []
+
+    def _reaching(self, prior: list[Binding], use: Optional[cst.CSTNode]) -> list[Binding]:
+        """The bindings before a use that may reach it: the latest one, and the ones before
+        it as long as the later ones sit in a branch or loop the use is not part of
+        (``x = []`` then ``if ordered: x = torch.cat(x)``: after the ``if`` it is either)."""
+        if not prior:
+            return []
+        use_ancestors = self._ancestor_ids(use) if use is not None else set()
+        reaching = []
+        for binding in reversed(prior):
+            if use is not None and self._exclusive(binding.node, use, use_ancestors):
+                continue
+            reaching.append(binding)
+            if use is None or binding.kind is BindingKind.AUGASSIGN:
+                break  # `total += t` already folds in the value it updates
+            if not self._conditional(binding.node, use_ancestors):
+                break
+        return reaching
+
+    def _exclusive(self, node: cst.CSTNode, use: cst.CSTNode, use_ancestors: set[int]) -> bool:
+        """``node`` is in one arm of an ``if`` and ``use`` in the other: it cannot reach it."""
+        child = node
+        parent = self.parents.get(id(node))
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Module)):
+            if isinstance(parent, cst.If) and id(parent) in use_ancestors:
+                arm = parent.body if child is parent.body else parent.orelse if child is parent.orelse else None
+                return arm is not None and id(arm) not in use_ancestors and arm is not use
+            child = parent
+            parent = self.parents.get(id(parent))
+        return False
+
+    def _conditional(self, node: cst.CSTNode, use_ancestors: set[int]) -> bool:
+        parent = self.parents.get(id(node))
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Module)):
+            if isinstance(parent, _BRANCHES) and id(parent) not in use_ancestors:
+                return True
+            parent = self.parents.get(id(parent))
+        return False
+
+    def _ancestor_ids(self, node: cst.CSTNode) -> set[int]:
+        found = set()
+        parent = self.parents.get(id(node))
+        while parent is not None:
+            found.add(id(parent))
+            parent = self.parents.get(id(parent))
+        return found
 
     def star_import_source(self, name: str) -> Optional[str]:
         """The module a star import would have brought ``name`` from, if any."""
@@ -328,6 +377,7 @@ class _Builder:
             cst.ImportFrom: self._import_from,
             cst.Global: self._global,
             cst.Nonlocal: self._nonlocal,
+            cst.Del: self._delete,
             cst.MatchAs: self._match_capture,
             cst.MatchStar: self._match_capture,
         }
@@ -351,6 +401,7 @@ class _Builder:
             self.scope = self.scope.parent  # type: ignore[assignment]
 
     def _push(self, scope: Scope, entry_node: cst.CSTNode) -> None:
+        self.model.scopes.append(scope)
         scope.parent = self.scope
         self.scope = scope
         function = scope.function
@@ -396,11 +447,11 @@ class _Builder:
 
     def _name(self, node: cst.Name) -> None:
         pending = self.pending.pop(id(node), None) if self.pending else None
-        if pending is None:
+        if pending is None or pending.kind is BindingKind.AUGASSIGN:
             self.model.references[id(node)] = (self.scope, self.seq)
-            return
-        if pending.kind is BindingKind.AUGASSIGN:
-            self.model.references[id(node)] = (self.scope, self.seq)
+            self.scope.loads.setdefault(node.value, []).append((self.seq, node))
+            if pending is None:
+                return
         scope = self.scope
         if pending.kind is BindingKind.ASSIGN and pending.value is not None and self._in_walrus(node):
             # PEP 572: `(y := v)` in a comprehension binds in the enclosing function.
@@ -477,6 +528,11 @@ class _Builder:
     def _except(self, node: cst.ExceptHandler) -> None:
         if node.name is not None:
             self._mark_targets(node.name.name, BindingKind.EXCEPT, node.type)
+
+    def _delete(self, node: cst.Del) -> None:
+        # `del x` unbinds `x`; it does not read it.
+        if isinstance(node.target, (cst.Name, cst.Tuple, cst.List)):
+            self._mark_targets(node.target, BindingKind.OTHER, None)
 
     def _match_capture(self, node) -> None:
         if node.name is not None:

@@ -186,12 +186,15 @@ def external_call(qualname: str, call: cst.Call) -> Optional[Value]:
         if qualname == "timm.create_model":
             return Value(Kind.MODULE, (Step(call, "`{code}` builds a timm model"),), qualname=qualname)
         return None
+    requires_grad = is_true(keyword(call, "requires_grad"))
     if qualname == VARIABLE:
-        return tensor(Step(call, "`{code}` creates a Variable (a tensor since PyTorch 0.4)"))
-    if qualname in ("torch.nn.Parameter", "torch.nn.Buffer"):
-        return tensor(Step(call, "`{code}` creates an nn.Parameter (a tensor)"))
+        return tensor(Step(call, "`{code}` creates a Variable (a tensor since PyTorch 0.4)")).in_graph(requires_grad, True)
+    if qualname == "torch.nn.Parameter":
+        return tensor(Step(call, "`{code}` creates an nn.Parameter (a tensor)")).in_graph(True, True)
+    if qualname == "torch.nn.Buffer":
+        return tensor(Step(call, "`{code}` creates an nn.Buffer (a tensor)")).in_graph(False, True)
     if is_tensor_type(qualname):
-        return tensor(Step(call, "`{code}` constructs a tensor"))
+        return tensor(Step(call, "`{code}` constructs a tensor")).in_graph(False, True)
     if qualname.startswith("torch.nn.utils.rnn."):
         name = parts[-1]
         if name in ("pack_padded_sequence", "pack_sequence", "PackedSequence"):
@@ -257,6 +260,8 @@ def external_call(qualname: str, call: cst.Call) -> Optional[Value]:
         if name in LOSS_FUNCTIONS:
             scalar = loss_reduces(call)
             return tensor(step, scalar=scalar, scalar_why=Step(call, "`{code}` is a reduced loss, 0-dimensional") if scalar else None)
+        if name in CREATION_FUNCTIONS:
+            return tensor(step).in_graph(requires_grad, True)
         return tensor(step)
     return None
 
@@ -293,6 +298,22 @@ VIEW_METHODS = frozenset({
 })
 
 
+# Functions that make a new tensor from scratch: not in any graph unless requires_grad=True.
+CREATION_FUNCTIONS = frozenset({
+    "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange", "range",
+    "linspace", "logspace", "eye", "tensor", "as_tensor", "from_numpy", "zeros_like", "ones_like",
+    "empty_like", "full_like", "rand_like", "randn_like", "randint_like", "scalar_tensor",
+    "empty_strided", "frombuffer", "asarray", "tril_indices", "triu_indices",
+})
+# Methods whose result never requires grad (integers, booleans, fresh tensors).
+NOT_DIFFERENTIABLE_METHODS = frozenset({
+    "argmax", "argmin", "argsort", "eq", "ne", "gt", "lt", "ge", "le", "long", "int", "byte",
+    "bool", "char", "short", "nonzero", "isnan", "isinf", "isfinite", "logical_and", "logical_or",
+    "logical_not", "logical_xor", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor",
+    "new", "detach", "sign", "floor_divide", "bincount", "unique",
+})
+
+
 def is_inplace_method(name: str) -> bool:
     """``add_``, ``zero_``, ``copy_``...: methods that write into the tensor they are called on."""
     return name.endswith("_") and not name.endswith("__") and name in torch_names.TENSOR_METHODS
@@ -309,6 +330,12 @@ def tensor_method_result(receiver: Value, method: str, call: cst.Call) -> Option
     if method == "type" and not call.args:
         return OTHER  # x.type() is the type's name
     result = Value(Kind.TENSOR, receiver.why)
+    if method in NOT_DIFFERENTIABLE_METHODS:
+        result = result.in_graph(False, True)
+    elif method == "requires_grad_":
+        result = result.in_graph(True, receiver.leaf if receiver.attached else True)
+    elif receiver.attached is not None:
+        result = result.in_graph(receiver.attached, None if receiver.attached else True)
     if method in TUPLE_METHODS:
         return sequence_of(result)
     if method in REDUCTIONS_WITH_INDICES and not reduces_to_scalar(call, 0):
@@ -330,6 +357,10 @@ def tensor_attribute(receiver: Value, attribute: str) -> Optional[Value]:
     """The value of ``receiver.attribute`` where the receiver is a tensor."""
     if attribute in TENSOR_ATTRIBUTES:
         value = Value(Kind.TENSOR, receiver.why)
+        if attribute in ("data", "grad"):
+            value = value.in_graph(False, True)
+        elif receiver.attached is not None:
+            value = value.in_graph(receiver.attached)
         if receiver.scalar and attribute in ("data", "grad", "real", "imag"):
             value = value.with_scalar(receiver.scalar_why)
         return value

@@ -9,7 +9,7 @@ torch.nn module, a numpy array...) and carries the evidence for it: a chain of
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import libcst as cst
@@ -53,7 +53,10 @@ class Value:
     cls: object = None  # ClassInfo for CLASS / INSTANCE / MODULE of a local class
     qualname: Optional[str] = None  # EXTERNAL, or the torch class of a MODULE
     function: object = None  # FunctionInfo for FUNCTION
-    extra: dict = field(default_factory=dict)
+    # For tensors: is it part of an autograd graph (requires grad), and is it a leaf?
+    # None means unknown.
+    attached: Optional[bool] = None
+    leaf: Optional[bool] = None
 
     @property
     def is_tensor(self) -> bool:
@@ -62,6 +65,12 @@ class Value:
     def because(self, step: Step) -> "Value":
         """This value, with ``step`` put in front of its evidence."""
         return replace(self, why=(step,) + self.why)
+
+    def in_graph(self, attached: Optional[bool], leaf: Optional[bool] = None) -> "Value":
+        """This tensor with what is known of its place in the autograd graph."""
+        if leaf is None and attached:
+            leaf = False  # the result of an operation on a graph tensor
+        return replace(self, attached=attached, leaf=leaf)
 
     def with_scalar(self, step: Optional[Step]) -> "Value":
         return replace(self, scalar=True, scalar_why=step or self.scalar_why)

@@ -26,6 +26,9 @@ class Write:
     how: str  # "`add_()`", "item assignment", "`*=`", "`out=`", "`torch.nn.init.normal_()`"
 
 
+_ALIASING_ATTRIBUTES = frozenset({"data", "T", "mT", "H", "mH", "real", "imag"})
+
+
 def is_store_target(ctx: "FileContext", node: cst.CSTNode) -> bool:
     """True when ``node`` is (part of) the target of an assignment, ``for`` or ``with``."""
     current = node
@@ -63,6 +66,9 @@ def find_write(ctx: "FileContext", node: cst.BaseExpression) -> Optional[Write]:
         if isinstance(parent, cst.Attribute) and parent.value is current:
             call = ctx.parent(parent)
             if not (isinstance(call, cst.Call) and call.func is parent):
+                if parent.attr.value in _ALIASING_ATTRIBUTES:
+                    current = parent  # `x.data`, `x.T`: the same storage
+                    continue
                 return None
             method = parent.attr.value
             if torch_api.is_inplace_method(method):

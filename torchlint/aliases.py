@@ -1,0 +1,242 @@
+"""Flow-aware aliasing: names bound to another tensor's memory, and the in-place writes
+that reach through them.
+
+``y = x.detach()``, ``y = x.data``, ``y = x.view(4)``, ``y = x[0]``, ``a = x.numpy()``,
+``t = torch.from_numpy(a)`` make ``y`` share ``x``'s storage.  Within one scope, in the
+order the code runs, this module finds the in-place writes to either side after the
+alias was made (``y.zero_()``, ``x += 1``, ``y[0] = v``...) and the reads of the other
+side after each write.  Rules decide which of those events are mistakes:
+
+- TL102: any write through a ``.data`` alias;
+- TL301: a write to either side of a ``.detach()`` (or ``.data``) alias, the other side
+  read afterwards;
+- TL303: a write to the base of a view, the view read afterwards; or a write through a
+  ``reshape`` (which may or may not be a view), the base read afterwards;
+- TL304: a write to either side of ``.numpy()`` / ``torch.from_numpy``, the other read
+  afterwards.
+
+Copies end aliasing: ``x.detach().clone()``, ``.contiguous()``, ``.cuda()``, ``.to()``,
+``.cpu()``, ``.float()``..., and indexing with anything but integers, slices, ``...``
+and ``None`` (advanced indexing copies).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional
+
+import libcst as cst
+
+from torchlint.semantic import Binding, BindingKind, Scope
+from torchlint.values import Kind
+from torchlint.writes import Write, find_write
+
+if TYPE_CHECKING:
+    from torchlint.context import FileContext
+
+# How an alias was made; the first kind in a chain that appears in this order wins
+# (`x.detach().view(-1)` is a detach alias).
+KINDS = ("data", "detach", "from_numpy", "numpy", "reshape", "view")
+
+_VIEW_METHODS = frozenset({
+    "view", "view_as", "t", "transpose", "permute", "narrow", "select", "squeeze", "unsqueeze",
+    "expand", "expand_as", "unfold", "diagonal", "as_strided", "unflatten", "movedim", "moveaxis",
+    "swapaxes", "swapdims", "view_as_real", "view_as_complex",
+})
+_MAYBE_VIEW_METHODS = frozenset({"reshape", "reshape_as", "flatten"})
+_VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag"})
+
+
+@dataclass(frozen=True)
+class Alias:
+    binding: Binding  # `y` in `y = x.detach()`
+    base: cst.Name  # `x`
+    kind: str  # one of KINDS
+    made_by: cst.BaseExpression  # `x.detach()`
+
+    @property
+    def name(self) -> str:
+        return self.binding.name
+
+
+@dataclass(frozen=True)
+class AliasWrite:
+    """An in-place write to one side of an alias, and the first later read of the other."""
+
+    alias: Alias
+    write: Write
+    written: cst.Name  # the name written through
+    through_alias: bool  # True: the alias was written; False: its base was
+    reader: Optional[cst.Name]  # the first read of the other side after the write
+
+    @property
+    def related(self) -> tuple[tuple[cst.CSTNode, str], ...]:
+        """The related locations every alias finding shows: where the alias was made and read."""
+        return ((self.alias.made_by, f"`{self.alias.name}` is made here"),
+                (self.reader, "and read here, after the write"))
+
+    @property
+    def fields(self) -> dict[str, object]:
+        """Message fields shared by the alias rules."""
+        return {"how": self.write.how, "alias": self.alias.name, "base": self.alias.base,
+                "made": self.alias.made_by}
+
+
+def alias_writes(ctx: "FileContext") -> list[AliasWrite]:
+    """Every in-place write to an aliased name in the file (computed once per file)."""
+    if "alias_writes" not in ctx.cache:
+        ctx.cache["alias_writes"] = [event for alias in _aliases(ctx) for event in _writes(ctx, alias)]
+    return ctx.cache["alias_writes"]
+
+
+def alias_of(ctx: "FileContext", node: cst.BaseExpression) -> Optional[tuple[cst.Name, str]]:
+    """(base name, kind) when ``node`` evaluates to an alias of a tensor (or array) held
+    in a name: ``x.detach()``, ``x[0].view(-1)``, ``torch.from_numpy(a)``..."""
+    kinds: list[str] = []
+    current = node
+    while True:
+        if isinstance(current, cst.Call):
+            func = current.func
+            if isinstance(func, cst.Attribute):
+                method = func.attr.value
+                if method == "detach" and not current.args:
+                    kinds.append("detach")
+                elif method == "numpy":
+                    kinds.append("numpy")
+                elif method in _MAYBE_VIEW_METHODS:
+                    kinds.append("reshape")
+                elif method in _VIEW_METHODS:
+                    kinds.append("view")
+                elif ctx.qualname(func) == "torch.from_numpy" and current.args:
+                    kinds.append("from_numpy")
+                    current = current.args[0].value
+                    continue
+                else:
+                    return None
+                current = func.value
+                continue
+            if ctx.qualname(func) == "torch.from_numpy" and current.args:
+                kinds.append("from_numpy")
+                current = current.args[0].value
+                continue
+            return None
+        if isinstance(current, cst.Attribute):
+            if current.attr.value == "data":
+                kinds.append("data")
+            elif current.attr.value in _VIEW_ATTRIBUTES:
+                kinds.append("view")
+            else:
+                return None
+            current = current.value
+            continue
+        if isinstance(current, cst.Subscript):
+            if not _basic_index(ctx, current):
+                return None
+            kinds.append("view")
+            current = current.value
+            continue
+        break
+    if not kinds or not isinstance(current, cst.Name):
+        return None
+    kind = next(k for k in KINDS if k in kinds)
+    if kind != "from_numpy" and ctx.tensor(current) is None:
+        return None
+    return current, kind
+
+
+def view_source(ctx: "FileContext", node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """The tensor expression ``node`` is a view of (``x[0]``, ``(a * 2).view(-1)``, ``x.t()``), if any."""
+    if isinstance(node, cst.Subscript) and _basic_index(ctx, node):
+        base = node.value
+    elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+            and node.func.attr.value in _VIEW_METHODS | _MAYBE_VIEW_METHODS:
+        base = node.func.value
+    elif isinstance(node, cst.Attribute) and node.attr.value in _VIEW_ATTRIBUTES:
+        base = node.value
+    else:
+        return None
+    return base if ctx.tensor(base) is not None else None
+
+
+def _basic_index(ctx: "FileContext", node: cst.Subscript) -> bool:
+    """Integers, slices, `...` and `None` index a view; anything else may copy."""
+    for element in node.slice:
+        index = element.slice
+        if isinstance(index, cst.Slice):
+            continue
+        value = index.value
+        if isinstance(value, (cst.Integer, cst.Ellipsis)):
+            continue
+        if isinstance(value, cst.Name) and value.value == "None":
+            continue
+        if isinstance(value, cst.UnaryOperation) and isinstance(value.expression, cst.Integer):
+            continue
+        inferred = ctx.infer(value)
+        if inferred is not None and inferred.kind is Kind.OTHER:
+            continue  # an int (a loop counter over range(), a len())
+        return False
+    return True
+
+
+def _aliases(ctx: "FileContext") -> list[Alias]:
+    aliases = []
+    for scope in ctx.model.scopes:
+        for bindings in scope.bindings.values():
+            for binding in bindings:
+                if binding.kind is not BindingKind.ASSIGN or binding.path or binding.value is None:
+                    continue
+                found = alias_of(ctx, binding.value)
+                if found is not None:
+                    base, kind = found
+                    aliases.append(Alias(binding, base, kind, binding.value))
+    return aliases
+
+
+def _window(scope: Scope, name: str, start: int) -> list[tuple[int, cst.Name]]:
+    """Reads of ``name`` in ``scope`` after ``start`` and before it is bound again."""
+    end = None
+    for binding in scope.bindings.get(name, ()):
+        # `x += 1` on a tensor writes in place; it does not give `x` new memory.
+        if binding.seq > start and binding.kind is not BindingKind.AUGASSIGN:
+            end = binding.seq
+            break
+    return [(seq, node) for seq, node in scope.loads.get(name, ()) if seq > start and (end is None or seq < end)]
+
+
+def _writes(ctx: "FileContext", alias: Alias) -> list[AliasWrite]:
+    binding = alias.binding
+    base_scope = ctx.model.scope_of(alias.base)
+    if base_scope is None:
+        return []
+    if alias.name == alias.base.value:
+        return []  # `x = x.permute(..)`: the old `x` can no longer be read
+    base_bindings = {id(b) for b in ctx.model.resolve(alias.base)}
+    alias_reads = _window(binding.scope, alias.name, binding.seq)
+    base_reads = [
+        (seq, node) for seq, node in _window(base_scope, alias.base.value, binding.seq)
+        if base_bindings & {id(b) for b in ctx.model.resolve(node)}
+    ] if base_scope is binding.scope else []
+    events = []
+    for reads, others, through_alias in ((alias_reads, base_reads, True), (base_reads, alias_reads, False)):
+        for seq, node in reads:
+            write = find_write(ctx, node)
+            if write is None:
+                continue
+            statement = _statement(ctx, write.node)
+            reader = next(
+                (other for other_seq, other in others if other_seq > seq and not _inside(ctx, other, statement)),
+                None,
+            )
+            events.append(AliasWrite(alias, write, node, through_alias, reader))
+    return events
+
+
+def _statement(ctx: "FileContext", node: cst.CSTNode) -> cst.CSTNode:
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            return ancestor
+    return node
+
+
+def _inside(ctx: "FileContext", node: cst.CSTNode, container: cst.CSTNode) -> bool:
+    return any(ancestor is container for ancestor in ctx.ancestors(node))
