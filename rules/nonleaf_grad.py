@@ -1,0 +1,76 @@
+"""TL404 nonleaf-grad: reading ``.grad`` of a tensor that is not a leaf of the graph."""
+
+import libcst as cst
+
+from torchlint.rule import Rule
+from torchlint.semantic import BindingKind
+from torchlint.writes import is_store_target
+
+
+class NonleafGrad(Rule):
+    code = "TL404"
+    name = "nonleaf-grad"
+    summary = "reading `.grad` of a non-leaf tensor (e.g. a `clone()` result): always `None`"
+    message = (
+        "`{expr}` is always None: `{base}` is not a leaf of the autograd graph, so backward() does not "
+        "store its gradient; call `{base}.retain_grad()` before backward(), or read the leaf's `.grad`"
+    )
+    docs = """
+    ## What it does
+    Flags reads of `.grad` on a tensor that the autograd graph computed (the result
+    of an operation such as `a.clone()`, `a * 2` or a module's output) rather than
+    created (a leaf: a parameter, or a tensor made with `requires_grad=True`), when
+    nothing calls `retain_grad()` on it.
+
+    ## Why is this bad?
+    `backward()` only fills `.grad` of leaves. On an intermediate tensor it stays
+    `None` (PyTorch warns once: "The .grad attribute of a Tensor that is not a leaf
+    Tensor is being accessed"), so code that reads it gets `None`, or crashes on
+    `None.norm()`, or silently skips an update guarded by `if t.grad is not None`.
+
+    ## What to do instead
+    Read the gradient of the leaf it was computed from, or call `t.retain_grad()`
+    before `backward()` if the intermediate gradient is really wanted.
+    """
+    bad = (
+        """
+        import torch
+
+        a = torch.tensor(1.0, requires_grad=True)
+        a_ = a.clone()
+        (a_ * 3).backward()
+        print(a_.grad)  # None
+        """,
+    )
+    good = (
+        """
+        import torch
+
+        a = torch.tensor(1.0, requires_grad=True)
+        a_ = a.clone()
+        a_.retain_grad()
+        (a_ * 3).backward()
+        print(a.grad, a_.grad)
+        """,
+    )
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value != "grad" or is_store_target(self.ctx, node):
+            return
+        evidence = self.ctx.tensor(node.value)
+        if evidence is None or not evidence.attached or evidence.leaf is not False:
+            return
+        if self._retains_grad(node.value):
+            return
+        self.report(node, evidence=evidence, expr=node, base=node.value)
+
+    def _retains_grad(self, base: cst.BaseExpression) -> bool:
+        if not isinstance(base, cst.Name):
+            return False
+        for binding in self.ctx.model.resolve(base):
+            if binding.kind is BindingKind.PARAM:
+                return True  # whoever passes it in may have called retain_grad()
+            for _seq, attribute, _node in binding.scope.attribute_uses.get(binding.name, ()):
+                if attribute == "retain_grad":
+                    return True
+        return False

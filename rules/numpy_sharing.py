@@ -1,0 +1,72 @@
+"""TL304 numpy-sharing: an in-place write to one side of ``.numpy()`` / ``torch.from_numpy``
+while the other side is still used."""
+
+import libcst as cst
+
+from torchlint.aliases import alias_writes
+from torchlint.rule import Rule
+
+
+class NumpySharing(Rule):
+    code = "TL304"
+    name = "numpy-sharing"
+    summary = "in-place write on either side of `.numpy()` / `torch.from_numpy` while the other side is used"
+    message = (
+        "In-place write ({how}) to `{written}` also changes `{other}`: `{alias}` = `{made}` shares "
+        "memory between the tensor `{tensor}` and the array `{array}`, and `{other}` is read "
+        "afterwards; copy (`.copy()` / `.clone()`) if they should be independent"
+    )
+    docs = """
+    ## What it does
+    Flags an in-place write to either side of `a = t.numpy()` or `t = torch.from_numpy(a)`
+    (`a[0] = 1`, `a += 1`, `t.mul_(2)`...) when the other side is read afterwards.
+
+    ## Why is this bad?
+    On the CPU both functions share memory instead of copying: a write to the array
+    changes the tensor and the other way round. Writes on the numpy side are invisible
+    to autograd entirely, so a tensor saved for backward can be corrupted silently.
+
+    ## What to do instead
+    Copy when a separate array or tensor is meant: `t.numpy().copy()`,
+    `torch.from_numpy(a).clone()`, or `torch.tensor(a)` (which always copies).
+    """
+    bad = (
+        """
+        import numpy as np
+        import torch
+
+        weights = np.ones(3, dtype=np.float32)
+        t = torch.from_numpy(weights)
+        weights[0] = 10.0
+        print(t)  # tensor([10., 1., 1.])
+        """,
+    )
+    good = (
+        """
+        import numpy as np
+        import torch
+
+        weights = np.ones(3, dtype=np.float32)
+        t = torch.from_numpy(weights).clone()
+        weights[0] = 10.0
+        print(t)
+        """,
+    )
+
+    def visit_Module(self, node: cst.Module) -> None:
+        for event in alias_writes(self.ctx):
+            alias = event.alias
+            if event.reader is None or alias.kind not in ("numpy", "from_numpy"):
+                continue
+            if self.ctx.grad_disabled(event.write.node) is not None:
+                continue
+            tensor_side, array_side = (alias.base.value, alias.name) if alias.kind == "numpy" \
+                else (alias.name, alias.base.value)
+            written = event.written.value
+            other = alias.base.value if event.through_alias else alias.name
+            self.report(
+                event.write.node,
+                evidence=self.ctx.tensor(alias.base) or (),
+                related=event.related, **event.fields,
+                written=written, other=other, tensor=tensor_side, array=array_side,
+            )

@@ -1,0 +1,87 @@
+"""TL303 view-inplace: an in-place write to a tensor while a view of it is used later, or
+through a ``reshape`` that may or may not be a view."""
+
+import libcst as cst
+
+from torchlint.aliases import alias_writes
+from torchlint.rule import Rule
+
+
+class ViewInplace(Rule):
+    code = "TL303"
+    name = "view-inplace"
+    summary = "in-place write to a tensor while a `view`/slice/`transpose` of it is used later (or through a `reshape`)"
+    message = (
+        "In-place write ({how}) to `{base}` also changes `{alias}`, a view of it (`{alias}` = "
+        "`{made}`), which is read afterwards; `.clone()` the view if it should keep its values"
+    )
+    docs = """
+    ## What it does
+    Flags an in-place write to a tensor when a view of it (`y = x.view(4)`,
+    `row = x[0]`, `xt = x.t()`, `x.permute(..)`, `x.expand(..)`...) made earlier is read
+    afterwards, and an in-place write through `y = x.reshape(..)` (or `flatten`) when
+    `x` is read afterwards.
+
+    ## Why is this bad?
+    A view shares its base's memory: after `y = x.view(4); x += 1`, `y` has changed too,
+    which code that meant `y` as a reshaped copy does not expect. `reshape` is worse:
+    it returns a view when the memory layout allows and a copy otherwise, so whether a
+    write through it reaches `x` depends on how `x` was made. When autograd saved the
+    tensor, the write also makes `backward()` raise.
+
+    Writing *through* a `view()` or a slice to fill the base is the intended use of
+    views and stays quiet, as do writes under `torch.no_grad()` and slices that are
+    copied right away (`.clone()`, `.contiguous()`).
+
+    ## What to do instead
+    `.clone()` the view when it should keep its values; use `.view()` when a shared
+    view is meant and `.clone()` (or `.contiguous()`) when a copy is.
+    """
+    bad = (
+        """
+        import torch
+
+        x = torch.rand(2, 2)
+        y = x.view(4)
+        x += 1
+        print(y)  # changed too
+        """,
+    )
+    good = (
+        """
+        import torch
+
+        x = torch.rand(2, 2)
+        x_copy = x.clone().view(4)
+        x += 1
+        print(x_copy)
+
+        out = torch.zeros(3, 4)
+        row = out[0]
+        row.fill_(1.0)
+        print(out)
+        """,
+    )
+
+    def visit_Module(self, node: cst.Module) -> None:
+        for event in alias_writes(self.ctx):
+            alias = event.alias
+            if event.reader is None or alias.kind not in ("view", "reshape"):
+                continue
+            if self.ctx.grad_disabled(event.write.node) is not None:
+                continue
+            if not event.through_alias:
+                message = self.message
+            elif alias.kind == "reshape":
+                message = (
+                    "In-place write ({how}) to `{alias}` = `{made}` may or may not change `{base}`, which is "
+                    "read afterwards: reshape returns a view when it can and a copy otherwise; use `.view()` "
+                    "to share memory or `.clone()` for a copy"
+                )
+            else:
+                continue
+            self.report(
+                event.write.node, message,
+                evidence=self.ctx.tensor(alias.base),
+                related=event.related, **event.fields,
+            )
