@@ -22,6 +22,10 @@ class CloneDetachOrder(Rule):
     tensor recommends `x.detach().clone()`. This is a style and efficiency rule: the
     results are identical.
 
+    Where `clone()` records nothing the order does not matter, so the rule stays
+    quiet: under `torch.no_grad()` (optimizer steps) and on tensors known to be
+    outside the graph (`.data`, `.grad`, tensors created without `requires_grad`).
+
     ## What to do instead
     `x.detach().clone()`.
     """
@@ -55,6 +59,8 @@ class CloneDetachOrder(Rule):
             source = inner.args[0].value
         else:
             return
+        if self.ctx.grad_disabled(node) is not None:
+            return  # the copy is not recorded, so the order does not matter
         value = self.ctx.tensor(source)
         evidence = value
         if value is None:
@@ -62,13 +68,11 @@ class CloneDetachOrder(Rule):
                 return
             # Only tensors have both `clone()` and `detach()`.
             evidence = (Step(node, "`{code}`: only tensors have both `clone()` and `detach()`"),)
-        fixed = f"{self.ctx.snippet(source)}.detach().clone()"
-        if value is not None and value.attached is False:
-            message = "`{expr}`: `{source}` is not in the autograd graph, so `.detach()` does nothing; use `{fixed}`"
-            fixed = f"{self.ctx.snippet(source)}.clone()"
-        elif value is not None and value.attached:
-            message = self.message
-        else:
+        elif value.attached is False:
+            return  # not in the graph: nothing is recorded, `.detach()` is merely redundant
+        message = self.message
+        if value is None or value.attached is None:
             message = ("`{expr}` records the copy in the autograd graph (when `{source}` requires grad) and then "
                        "detaches it; use `{fixed}`")
+        fixed = f"{self.ctx.receiver(source)}.detach().clone()"
         self.report(node, message, evidence=evidence, expr=node, source=source, fixed=fixed)

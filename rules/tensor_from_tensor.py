@@ -60,7 +60,7 @@ class TensorFromTensor(Rule):
         requires_grad = [arg for arg in node.args if arg.keyword is not None and arg.keyword.value == "requires_grad"]
         evidence = self.ctx.tensor(data)
         if evidence is not None:
-            fixed = f"{self.ctx.snippet(data)}.detach().clone()"
+            fixed = f"{self.ctx.receiver(data)}.detach().clone()"
             if options:
                 fixed += f".to({', '.join(options)})"
             if requires_grad:

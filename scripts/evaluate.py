@@ -37,6 +37,7 @@ from torchlint.context import FileContext  # noqa: E402
 from torchlint.data_attribute import DataUse, data_access  # noqa: E402
 from torchlint.nodes import dotted  # noqa: E402
 from torchlint.positions import LineIndex, node_offsets  # noqa: E402
+from torchlint.project import Project  # noqa: E402
 from torchlint.semantic import BindingKind  # noqa: E402
 from torchlint.walk import walk  # noqa: E402
 
@@ -53,12 +54,14 @@ def package_root(requirement: str) -> Path:
     return download(requirement)
 
 
-def _candidates_in(path: Path, root: Path) -> list[dict]:
+def _candidates_in(path: Path, root: Path, project: Project) -> list[dict]:
     try:
         module = cst.parse_module(path.read_text(encoding="utf-8"))
     except Exception:
         return []
-    ctx = FileContext(module, str(path))
+    # With the project, `kaiming_normal(w.data)` via a star import is classified as the
+    # write it is; the candidate is still a `.data` site whatever the inference says.
+    ctx = FileContext(module, str(path), path, project)
     found: list[tuple[cst.CSTNode, str, str]] = []
 
     def visit(node: cst.CSTNode, parent) -> None:
@@ -121,8 +124,9 @@ def candidates(packages: list[str]) -> None:
     for requirement in packages:
         root = package_root(requirement)
         rows = []
+        project = Project()
         for path in sorted(root.rglob("*.py")):
-            rows.extend(_candidates_in(path, root))
+            rows.extend(_candidates_in(path, root, project))
         target = folder / f"{root.name}.csv"
         with open(target, "w", newline="", encoding="utf-8") as handle:
             writer = csv.DictWriter(handle, FIELDS)

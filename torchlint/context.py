@@ -120,3 +120,9 @@ class FileContext:
         if len(text) > limit:
             text = text[: limit - 1].rstrip() + "…"
         return text
+
+    def receiver(self, node: cst.BaseExpression) -> str:
+        """``node``'s snippet as the receiver of a method call: `(a - b)` in `(a - b).clone()`."""
+        text = self.snippet(node)
+        atomic = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.List, cst.Tuple, cst.Dict)
+        return text if isinstance(node, atomic) or node.lpar else f"({text})"

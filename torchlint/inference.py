@@ -41,6 +41,8 @@ _ARGUMENT_PRESERVING = frozenset({"cuda", "cpu", "to", "float", "double", "half"
                                   "clone", "type_as", "requires_grad_"})
 _PARAMETER_CONTAINERS = frozenset({"torch.nn.ParameterList", "torch.nn.ParameterDict"})
 _BUILTINS = frozenset(dir(builtins))
+# `isinstance(x, <one of these>)` proves `x` is not a tensor (`builtins.object` excepted).
+_NOT_TENSOR_TYPES = ("builtins.", "numbers.", "numpy.", "decimal.", "fractions.")
 
 # Calls of a callable with one of these names give a loss value (design: `loss = criterion(..)`).
 _LOSS_CALLABLE_NAMES = frozenset({"criterion", "loss_fn", "loss_func", "loss_function", "lossfn"})
@@ -207,12 +209,17 @@ class Inference:
                     return tensor(Step(test, f"`{{code}}` checks that `{node.value}` is a tensor"))
                 if kind is Kind.MODULE:
                     return Value(Kind.MODULE, (Step(test, f"`{{code}}` checks that `{node.value}` is a torch.nn module"),))
+                if kind is Kind.NDARRAY:
+                    return NDARRAY
+                if kind is Kind.OTHER:
+                    return OTHER
             child = ancestor
         return None
 
     def _tested_kind(self, test: cst.BaseExpression, name: str) -> Optional[Kind]:
         """TENSOR or MODULE when ``test`` (an isinstance check, possibly inside an ``and``)
-        establishes that ``name`` is one."""
+        establishes that ``name`` is one; OTHER when it establishes a number, string,
+        container or numpy type."""
         if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
             return self._tested_kind(test.left, name) or self._tested_kind(test.right, name)
         if not isinstance(test, cst.Call) or not test.args:
@@ -232,6 +239,10 @@ class Inference:
             return Kind.TENSOR
         if options and all(torch_api.is_module_class(o) for o in options):
             return Kind.MODULE
+        if options and all(o == "numpy.ndarray" for o in options):
+            return Kind.NDARRAY
+        if options and all(o.startswith(_NOT_TENSOR_TYPES) and o != "builtins.object" for o in options):
+            return Kind.OTHER
         return None
 
     @property
