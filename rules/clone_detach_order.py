@@ -23,8 +23,8 @@ class CloneDetachOrder(Rule):
     results are identical.
 
     Where `clone()` records nothing the order does not matter, so the rule stays
-    quiet: under `torch.no_grad()` (optimizer steps) and on tensors known to be
-    outside the graph (`.data`, `.grad`, tensors created without `requires_grad`).
+    quiet: under `torch.no_grad()` (optimizer steps, and functions the file only
+    calls from there) and on tensors known to be outside the graph (`.data`, `.grad`, tensors created without `requires_grad`).
 
     ## What to do instead
     `x.detach().clone()`.
@@ -59,7 +59,7 @@ class CloneDetachOrder(Rule):
             source = inner.args[0].value
         else:
             return
-        if self.ctx.grad_disabled(node) is not None:
+        if self.ctx.inference.runs_without_grad(node):
             return  # the copy is not recorded, so the order does not matter
         value = self.ctx.tensor(source)
         evidence = value

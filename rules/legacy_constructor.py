@@ -32,6 +32,24 @@ def legacy_type(qualname: Optional[str]) -> Optional[tuple[str, bool]]:
     return DTYPES[parts[-1]], parts[1] == "cuda"
 
 
+def _is_storage(ctx, value: cst.BaseExpression) -> bool:
+    """`torch.ByteStorage.from_buffer(b)`, `torch.FloatStorage(n)`, `t.storage()`, `t.untyped_storage()`."""
+    if not isinstance(value, cst.Call):
+        return False
+    if isinstance(value.func, cst.Attribute) and value.func.attr.value in ("storage", "untyped_storage"):
+        return ctx.tensor(value.func.value) is not None
+    qualname = ctx.qualname(value.func) or ""
+    return qualname.startswith("torch.") and (qualname.endswith("Storage") or qualname.endswith("Storage.from_buffer"))
+
+
+def _from_buffer_argument(ctx, storage: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """`b` in `torch.ByteStorage.from_buffer(b)`."""
+    if isinstance(storage, cst.Call) and (ctx.qualname(storage.func) or "").endswith("Storage.from_buffer"):
+        args = positional_args(storage)
+        return args[0].value if len(args) == 1 else None
+    return None
+
+
 class LegacyConstructor(Rule):
     code = "TL204"
     name = "legacy-constructor"
@@ -138,6 +156,13 @@ class LegacyConstructor(Rule):
             target = ", ".join([*explicit_dtype, *rest])
             self.report(node, "`{call}` is a legacy conversion; use `{modern}`", evidence=evidence,
                         call=node, modern=f"{code_args}.to({target})" if target else code_args)
+        elif shape == "storage":
+            storage = args[0].value
+            buffer = _from_buffer_argument(self.ctx, storage)
+            modern = (_call("torch.frombuffer", [self.ctx.snippet(buffer), f"dtype={dtype}"]) if buffer is not None
+                      else f"torch.empty(0, {', '.join([f'dtype={dtype}', *rest])}).set_({code_args})")
+            self.report(node, "`{call}` wraps a storage with a legacy constructor (the tensor shares the "
+                              "storage's memory); use `{modern}`", evidence=evidence, call=node, modern=modern)
         elif shape == "data":
             # Always name the dtype: torch.tensor([3, 1]) would be int64, torch.Tensor([3, 1]) is float32.
             self.report(node, "`{call}` is a legacy constructor; use `{modern}` (without `dtype=`, "
@@ -154,7 +179,7 @@ class LegacyConstructor(Rule):
             )
 
     def _argument_kind(self, args: list[cst.Arg]) -> str:
-        """"none", "size" (integers), "data" (a sequence), "tensor", or "unknown"."""
+        """"none", "size" (integers), "data" (a sequence), "tensor", "storage", or "unknown"."""
         if not args:
             return "none"
         if len(args) > 1:
@@ -164,6 +189,8 @@ class LegacyConstructor(Rule):
             return "data"
         if looks_like_size(value):
             return "size"
+        if _is_storage(self.ctx, value):
+            return "storage"
         inferred = self.ctx.infer(value)
         if inferred is not None:
             if inferred.kind is Kind.TENSOR:

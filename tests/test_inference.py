@@ -304,3 +304,27 @@ def test_evidence_chain_names_every_hop() -> None:
     assert messages[0] == "`loss` = `criterion(model(x), y)`, which is the result of a loss criterion"
     assert "`criterion` = `nn.CrossEntropyLoss()`, which is a torch.nn.CrossEntropyLoss module" in messages
     assert [note.row for note in finding.evidence][:2] == [4, 2]
+
+
+def test_a_caller_passing_a_non_tensor_overrides_the_parameter_annotation() -> None:
+    source = textwrap.dedent("""
+        import torch
+
+        class M(torch.nn.Module):
+            def _pad(self, x: torch.Tensor, n: torch.Tensor):
+                return torch.tensor(n)
+
+            def forward(self, x: torch.Tensor):
+                return self._pad(x, n=x.size()[-1])
+
+        def loose(t: torch.Tensor):
+            return torch.tensor(t)
+
+        def strict(t: torch.Tensor):
+            return torch.tensor(t)
+
+        loose([1, 2])
+        strict(torch.ones(2))
+    """).lstrip()
+    report = lint_text(source, rules=RULES)
+    assert [(d.row, d.code) for d in report.diagnostics] == [(14, "TL403")]

@@ -53,3 +53,71 @@ def test_volatile_messages() -> None:
     assert found[2].startswith("`volatile=` has had no effect since PyTorch 0.4")
     assert found[3].startswith("`x.volatile` is always False")
     assert found[4].startswith("Setting `x.volatile` has had no effect")
+
+
+def diagnostics(source: str, code: str) -> list:
+    report = lint_text(textwrap.dedent(source).lstrip(), rules=list(all_rules().values()))
+    return [d for d in report.diagnostics if d.code == code]
+
+
+def test_alias_findings_point_at_where_the_alias_was_made_and_read() -> None:
+    [found] = diagnostics("""
+        import torch
+        w = torch.ones(3, requires_grad=True)
+        h = w * 2
+        view = h.view(3)
+        h.add_(1)
+        print(view)
+    """, "TL303")
+    assert (found.row, found.column) == (5, 1)
+    assert [(note.message, note.row, note.column) for note in found.related] == [
+        ("`view` is made here", 4, 8),
+        ("and read here, after the write", 6, 7),
+    ]
+
+
+def test_alias_write_on_an_exclusive_branch_is_not_read_after() -> None:
+    assert diagnostics("""
+        import torch
+        x = torch.ones(3, requires_grad=True) * 2
+        y = x.detach()
+        if x.sum() > 0:
+            y.zero_()
+        else:
+            print(x)
+    """, "TL301") == []
+
+
+def test_clone_detach_message_depends_on_what_is_known() -> None:
+    found = messages("""
+        import torch
+        w = torch.ones(3, requires_grad=True)
+        def f(t: torch.Tensor):
+            return torch.clone(t - 1).detach()
+        a = w.clone().detach()
+        b = torch.ones(3).clone().detach()
+        with torch.no_grad():
+            c = w.clone().detach()
+    """, code="TL402")
+    assert found[4] == ("`torch.clone(t - 1).detach()` records the copy in the autograd graph (when `t - 1` "
+                        "requires grad) and then detaches it; use `(t - 1).detach().clone()`")
+    assert found[5].endswith("use `w.detach().clone()`") and "(when" not in found[5]
+    assert set(found) == {4, 5}
+
+
+def test_legacy_constructor_messages_keep_the_dtype() -> None:
+    found = messages("""
+        import torch
+        a = torch.Tensor([3, 1])
+        b = torch.LongTensor(4)
+        c = torch.cuda.FloatTensor(2, 3)
+        d = a.type(torch.cuda.FloatTensor)
+        e = a.new(2, 3)
+        torch.set_default_tensor_type(torch.DoubleTensor)
+    """, code="TL204")
+    assert "torch.tensor([3, 1], dtype=torch.float32)" in found[2]
+    assert "torch.empty(4, dtype=torch.int64)" in found[3]
+    assert 'torch.empty(2, 3, dtype=torch.float32, device="cuda")' in found[4]
+    assert 'a.to("cuda", torch.float32)' in found[5]
+    assert "a.new_empty(2, 3)" in found[6]
+    assert "torch.set_default_dtype(torch.float64)" in found[7]

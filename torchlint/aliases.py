@@ -224,7 +224,9 @@ def _writes(ctx: "FileContext", alias: Alias) -> list[AliasWrite]:
                 continue
             statement = _statement(ctx, write.node)
             reader = next(
-                (other for other_seq, other in others if other_seq > seq and not _inside(ctx, other, statement)),
+                (other for other_seq, other in others
+                 if other_seq > seq and not _inside(ctx, other, statement)
+                 and not ctx.model.exclusive(write.node, other)),
                 None,
             )
             events.append(AliasWrite(alias, write, node, through_alias, reader))

@@ -41,8 +41,14 @@ _ARGUMENT_PRESERVING = frozenset({"cuda", "cpu", "to", "float", "double", "half"
                                   "clone", "type_as", "requires_grad_"})
 _PARAMETER_CONTAINERS = frozenset({"torch.nn.ParameterList", "torch.nn.ParameterDict"})
 _BUILTINS = frozenset(dir(builtins))
-# `isinstance(x, <one of these>)` proves `x` is not a tensor (`builtins.object` excepted).
-_NOT_TENSOR_TYPES = ("builtins.", "numbers.", "numpy.", "decimal.", "fractions.")
+# `isinstance(x, <one of these>)` proves `x` is not a tensor (containers may hold tensors).
+_NOT_TENSOR_KINDS = frozenset({Kind.OTHER, Kind.NDARRAY, Kind.SEQUENCE, Kind.TUPLE, Kind.DICT})
+_NOT_TENSOR_TYPES = frozenset({
+    "builtins.int", "builtins.float", "builtins.bool", "builtins.complex", "builtins.str", "builtins.bytes",
+    "numbers.Number", "numbers.Complex", "numbers.Real", "numbers.Rational", "numbers.Integral",
+    "numpy.ndarray", "numpy.generic", "numpy.number", "numpy.integer", "numpy.floating", "numpy.bool_",
+    "decimal.Decimal", "fractions.Fraction",
+})
 
 # Calls of a callable with one of these names give a loss value (design: `loss = criterion(..)`).
 _LOSS_CALLABLE_NAMES = frozenset({"criterion", "loss_fn", "loss_func", "loss_function", "lossfn"})
@@ -218,8 +224,8 @@ class Inference:
 
     def _tested_kind(self, test: cst.BaseExpression, name: str) -> Optional[Kind]:
         """TENSOR or MODULE when ``test`` (an isinstance check, possibly inside an ``and``)
-        establishes that ``name`` is one; OTHER when it establishes a number, string,
-        container or numpy type."""
+        establishes that ``name`` is one; NDARRAY or OTHER when it establishes a numpy
+        array, a number or a string."""
         if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
             return self._tested_kind(test.left, name) or self._tested_kind(test.right, name)
         if not isinstance(test, cst.Call) or not test.args:
@@ -241,7 +247,7 @@ class Inference:
             return Kind.MODULE
         if options and all(o == "numpy.ndarray" for o in options):
             return Kind.NDARRAY
-        if options and all(o.startswith(_NOT_TENSOR_TYPES) and o != "builtins.object" for o in options):
+        if options and all(o in _NOT_TENSOR_TYPES for o in options):
             return Kind.OTHER
         return None
 
@@ -273,6 +279,25 @@ class Inference:
             elif isinstance(ancestor, (cst.Lambda, cst.ClassDef)):
                 return None
         return None
+
+    def runs_without_grad(self, node: cst.CSTNode, _seen: frozenset[int] = frozenset()) -> bool:
+        """``node`` runs under a grad-disabling block or decorator, or in a module-level
+        function that this file only refers to from such code (timm's ``sgdw()`` helpers,
+        called from the ``@torch.no_grad()`` ``step()``). Callers in other files are not
+        known, so this is a reason to stay quiet, never evidence for a finding."""
+        if self.grad_disabled(node) is not None:
+            return True
+        function = next((a for a in _ancestors(self.model, node) if isinstance(a, cst.FunctionDef)), None)
+        if function is None or id(function) in _seen or self.model.parents.get(id(function)) is not self.model.module:
+            return False
+        binding = next((b for b in self.model.module_scope.bindings.get(function.name.value, ())
+                        if b.kind is BindingKind.FUNCTION and b.node is function), None)
+        references = [
+            load for scope in self.model.scopes for load_seq, load in scope.loads.get(function.name.value, ())
+            if binding in self.model.resolve(load)
+        ]
+        seen = _seen | {id(function)}
+        return bool(references) and all(self.runs_without_grad(load, seen) for load in references)
 
     def _disables_grad(self, expression: cst.BaseExpression) -> bool:
         call = expression if isinstance(expression, cst.Call) else None
@@ -387,6 +412,8 @@ class Inference:
             return None  # *args / **kwargs
         if binding.annotation is not None:
             value = self.annotation_value(binding.annotation)
+            if value is not None and value.kind is Kind.TENSOR and self._passed_non_tensor(binding, function):
+                return None  # the annotation is loose: a caller in this file passes an int, a list...
             if value is not None:
                 return value.because(Step(binding.annotation, f"`{binding.name}` is annotated `{{code}}`"))
         if binding.param_index == 0 and function.cls is not None:
@@ -397,6 +424,40 @@ class Inference:
         if binding.param_index == 0 and self.model.is_applied_function(function):
             return Value(Kind.MODULE, (Step(binding.node, f"`{binding.name}` receives modules: `{function.name}` is passed to `.apply()`"),))
         return None
+
+    def _passed_non_tensor(self, binding: Binding, function: FunctionInfo) -> bool:
+        """A call of ``function`` in this file passes something known not to be a tensor
+        (a number, a sequence, an array) for the parameter ``binding``."""
+        index = binding.param_index - (1 if function.kind in ("method", "classmethod") else 0)
+        for call in self._call_sites(function):
+            argument = next((arg.value for arg in call.args if arg.keyword and arg.keyword.value == binding.name), None)
+            positional = positional_args(call)
+            if argument is None and 0 <= index < len(positional) and not any(a.star for a in positional[:index + 1]):
+                argument = positional[index].value
+            passed = self.infer(argument) if argument is not None else None
+            if passed is not None and passed.kind in _NOT_TENSOR_KINDS:
+                return True
+        return False
+
+    def _call_sites(self, function: FunctionInfo) -> list[cst.Call]:
+        """Calls of ``function`` in this file: ``f(..)`` for a function, ``self.f(..)`` for a method."""
+        if function.model is not self.model or not isinstance(function.node, cst.FunctionDef):
+            return []
+        callees: list[cst.CSTNode] = []
+        if function.kind == "function":
+            callees = [load for scope in self.model.scopes for _seq, load in scope.loads.get(function.name, ())
+                       if any(b.definition is function for b in self.model.resolve(load))]
+        elif function.kind in ("method", "classmethod") and function.cls is not None:
+            for scope in self.model.scopes:
+                caller = scope.function
+                if caller is None or caller.cls is not function.cls or not caller.self_name:
+                    continue
+                for _seq, load in scope.loads.get(caller.self_name, ()):
+                    attribute = self.model.parent(load)
+                    if isinstance(attribute, cst.Attribute) and attribute.attr.value == function.name:
+                        callees.append(attribute)
+        calls = (self.model.parent(callee) for callee in callees)
+        return [call for call, callee in zip(calls, callees) if isinstance(call, cst.Call) and call.func is callee]
 
     def _usage_value(self, binding: Binding) -> Optional[Value]:
         """Evidence from how a name is used: ``loss.backward()`` means ``loss`` is a tensor."""
@@ -897,6 +958,8 @@ class Inference:
             return Value(Kind.MODULE, base.why)  # nn.Sequential / nn.ModuleList indexing
         if kind is Kind.NDARRAY:
             return NDARRAY
+        if kind is Kind.OTHER:
+            return OTHER  # `x.size()[-1]`, `"abc"[0]`: never a tensor
         return None
 
     def _binary(self, node: cst.BinaryOperation) -> Optional[Value]:

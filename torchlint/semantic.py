@@ -264,6 +264,10 @@ class SemanticModel:
                 break
         return reaching
 
+    def exclusive(self, node: cst.CSTNode, other: cst.CSTNode) -> bool:
+        """``node`` and ``other`` are in different arms of one ``if``: one never runs after the other."""
+        return self._exclusive(node, other, self._ancestor_ids(other))
+
     def _exclusive(self, node: cst.CSTNode, use: cst.CSTNode, use_ancestors: set[int]) -> bool:
         """``node`` is in one arm of an ``if`` and ``use`` in the other: it cannot reach it."""
         child = node

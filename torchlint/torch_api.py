@@ -68,11 +68,16 @@ _NOT_TENSOR_PREFIXES = ("is_", "set_", "get_", "sym_", "are_", "use_", "autocast
                         "import_ir", "unify_", "merge_", "q_", "fbgemm_", "compiled_", "profiler_")
 _NOT_TENSOR_FUNCTIONS = frozenset({
     "numel", "typename", "no_grad", "enable_grad", "inference_mode", "manual_seed", "seed",
-    "initial_seed", "load", "save", "compile", "result_type", "promote_types", "can_cast",
-    "broadcast_shapes", "equal", "allclose", "vmap", "cond", "device", "dtype", "finfo", "iinfo",
-    "layout", "memory_format", "prepare_multiprocessing_environment", "wait", "fork",
-    "classproperty", "init_num_threads", "thread_safe_generator", "while_loop", "qscheme",
-    "cudnn_is_acceptable", "clear_autocast_cache", "from_dlpack", "to_dlpack",
+    "initial_seed", "save", "result_type", "promote_types", "can_cast",
+    "broadcast_shapes", "equal", "allclose", "device", "dtype", "finfo", "iinfo",
+    "layout", "memory_format", "prepare_multiprocessing_environment",
+    "init_num_threads", "thread_safe_generator", "qscheme",
+    "cudnn_is_acceptable", "clear_autocast_cache", "to_dlpack",
+})
+# Whatever they return may be a tensor or hold tensors (`torch.load`): neither evidence
+# for a tensor nor against one.
+_ANY_RESULT_FUNCTIONS = frozenset({
+    "load", "compile", "vmap", "cond", "while_loop", "wait", "fork", "classproperty", "from_dlpack",
 })
 # Always a tuple (or list) of tensors.
 TUPLE_FUNCTIONS = frozenset({
@@ -242,6 +247,8 @@ def external_call(qualname: str, call: cst.Call) -> Optional[Value]:
         name = parts[1]
         if name not in torch_names.TORCH_FUNCTIONS:
             return OTHER if name[:1].isupper() else None
+        if name in _ANY_RESULT_FUNCTIONS:
+            return None
         if name in _NOT_TENSOR_FUNCTIONS or name.startswith(_NOT_TENSOR_PREFIXES):
             return OTHER
         step = Step(call, "`{code}` returns a tensor")
