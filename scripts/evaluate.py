@@ -9,17 +9,25 @@ syntactically, independently of torchlint's inference:
     python scripts/evaluate.py candidates            # write eval/candidates/*.csv to label
     python scripts/evaluate.py score                 # precision/recall per rule (downloads packages)
     python scripts/evaluate.py score --unlabelled    # also list findings missing from the labels
+    python scripts/evaluate.py sample                # draw findings on modern code to label
 
 Candidates: every `.data` attribute (classified read/write/assign/[0] like TL101-TL203),
 every `Variable` reference, every `volatile` argument or attribute, every call of a
 `*Tensor` type, `.new(...)`, `.type(<*Tensor>)` and `set_default_tensor_type`.  Labels
 for the other rules are added for the sites torchlint reports (`--unlabelled` lists them).
+
+Modern code (timm, transformers) has too many findings to label them all, and too few
+instances of a rule to measure recall, so `score` also prints a sampled check: the
+findings per rule, and how many of a seeded random sample (eval/samples/, at most
+SAMPLE_PER_RULE per rule and package) were judged correct.  Every finding of the
+aliasing and graph rules (TL3xx, TL4xx) is in the sample, in every corpus package.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import json
 import subprocess
 import sys
@@ -32,7 +40,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 
-from pypi_corpus import LEGACY, MORE_LEGACY, download  # noqa: E402
+import random  # noqa: E402
+
+from pypi_corpus import LEGACY, MODERN, MORE_LEGACY, download  # noqa: E402
 from torchlint.context import FileContext  # noqa: E402
 from torchlint.data_attribute import DataUse, data_access  # noqa: E402
 from torchlint.nodes import dotted  # noqa: E402
@@ -48,6 +58,11 @@ LEGACY_TYPES = {
     "ShortTensor", "IntTensor", "LongTensor", "BoolTensor", "BFloat16Tensor",
 }
 RECALL_RULES = ("TL101", "TL102", "TL103", "TL201", "TL202", "TL203", "TL204")
+SAMPLE_PER_RULE = 10
+SAMPLE_SEED = 1
+# Packages outside the labelled set in which the aliasing and graph rules fire, so their
+# findings are checked too (all of them: these rules fire rarely).
+GRAPH_RULE_EXTRAS = ["gpytorch==0.1.0rc1", "pyro-ppl==0.2.1", "pytorch-transformers==1.0.0"]
 
 
 def package_root(requirement: str) -> Path:
@@ -150,7 +165,8 @@ def load_labels(requirement: str) -> dict[tuple[str, int, int, str], tuple[bool,
     return labels
 
 
-def findings(requirement: str) -> set[tuple[str, int, int, str]]:
+@functools.lru_cache(maxsize=None)
+def findings(requirement: str) -> frozenset[tuple[str, int, int, str]]:
     root = package_root(requirement)
     completed = subprocess.run(
         [sys.executable, "-m", "torchlint", "check", "--isolated", "--select", "ALL",
@@ -165,7 +181,7 @@ def findings(requirement: str) -> set[tuple[str, int, int, str]]:
             continue
         relative = Path(item["filename"]).resolve().relative_to(root.resolve()).as_posix()
         result.add((relative, item["location"]["row"], item["location"]["column"], item["code"]))
-    return result
+    return frozenset(result)
 
 
 def score(packages: list[str], show_unlabelled: bool, show_misses: bool) -> int:
@@ -216,6 +232,73 @@ def score(packages: list[str], show_unlabelled: bool, show_misses: bool) -> int:
     return failed
 
 
+def _always_sampled(code: str) -> bool:
+    return code.startswith(("TL3", "TL4"))
+
+
+def sample(packages: list[str]) -> None:
+    """Add newly drawn findings to eval/samples/<package>.csv, keeping the labels there."""
+    folder = EVAL / "samples"
+    folder.mkdir(parents=True, exist_ok=True)
+    for requirement in packages:
+        root = package_root(requirement)
+        target = folder / f"{root.name}.csv"
+        existing = _read_rows(target)
+        by_code: dict[str, list] = defaultdict(list)
+        for key in sorted(findings(requirement)):
+            by_code[key[3]].append(key)
+        rng = random.Random(SAMPLE_SEED)
+        chosen = []
+        for code, keys in sorted(by_code.items()):
+            if _always_sampled(code) or requirement in MODERN:
+                chosen += keys if _always_sampled(code) else rng.sample(keys, min(SAMPLE_PER_RULE, len(keys)))
+        rows = {_key(row): row for row in existing}
+        for key in chosen:
+            rows.setdefault(key, dict(zip(FIELDS, (*key, "", ""))))
+        if not rows:
+            continue
+        with open(target, "w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, FIELDS)
+            writer.writeheader()
+            writer.writerows(sorted(rows.values(), key=lambda row: _key(row)))
+        print(f"{requirement}: {len(rows)} sampled findings -> {target.relative_to(REPO)}")
+
+
+def _key(row: dict) -> tuple[str, int, int, str]:
+    return (row["file"], int(row["line"]), int(row["column"]), row["code"])
+
+
+def _read_rows(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def sampled_check(packages: list[str]) -> int:
+    """Findings per rule on packages outside the labelled set, and the judged sample."""
+    print("\n| package | rule | findings | sampled | correct |")
+    print("|---|---|---:|---:|---:|")
+    failed = 0
+    for requirement in packages:
+        root = package_root(requirement)
+        labels = {_key(row): row["label"] for row in _read_rows(EVAL / "samples" / f"{root.name}.csv")}
+        by_code: dict[str, list] = defaultdict(list)
+        for key in findings(requirement):
+            by_code[key[3]].append(key)
+        for code, keys in sorted(by_code.items()):
+            if requirement not in MODERN and not _always_sampled(code):
+                continue
+            judged = [labels[key] for key in keys if labels.get(key) in ("true", "false")]
+            missing = [key for key in keys if _always_sampled(code) and key not in labels]
+            correct = judged.count("true")
+            if missing or correct < len(judged):
+                failed = 1
+            note = f" ({len(missing)} not in the sample: run `sample`)" if missing else ""
+            print(f"| {requirement} | {code} | {len(keys)} | {len(judged)} | {correct}{note} |")
+    return failed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -225,11 +308,19 @@ def main() -> None:
     sc.add_argument("packages", nargs="*", default=LEGACY + MORE_LEGACY)
     sc.add_argument("--unlabelled", action="store_true")
     sc.add_argument("--misses", action="store_true")
+    sc.add_argument("--no-sampled", action="store_true", help="skip the sampled check of other packages")
+    sm = sub.add_parser("sample")
+    sm.add_argument("packages", nargs="*", default=LEGACY + MORE_LEGACY + GRAPH_RULE_EXTRAS + MODERN)
     args = parser.parse_args()
     if args.command == "candidates":
         candidates(args.packages)
+    elif args.command == "sample":
+        sample(args.packages)
     else:
-        sys.exit(score(args.packages, args.unlabelled, args.misses))
+        failed = score(args.packages, args.unlabelled, args.misses)
+        if not args.no_sampled:
+            failed |= sampled_check(args.packages + GRAPH_RULE_EXTRAS + MODERN)
+        sys.exit(failed)
 
 
 if __name__ == "__main__":
