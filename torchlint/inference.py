@@ -253,15 +253,30 @@ class Inference:
 
     @property
     def uses_torch(self) -> bool:
-        """Whether torch is in reach of this file: imported, or brought in by a star import
-        of one of the project's modules (``from .imports import *``)."""
+        """Whether torch is in reach of this file: imported, brought in by a star import
+        of one of the project's modules (``from .imports import *``), or the file imports
+        a module of its own project that imports torch (``import pyro`` in pyro's own
+        ``infer/svi.py``: the names it uses come from a torch library)."""
         if self._uses_torch is None:
             self._uses_torch = self.model.imports_torch or any(
                 (found := self._project_name(f"{module}.torch", self.model.module)) is not None
                 and found.kind is Kind.EXTERNAL and found.qualname == "torch"
                 for module, _seq, _node in self.model.star_imports
-            )
+            ) or self._imports_torch_project_module()
         return self._uses_torch
+
+    def _imports_torch_project_module(self) -> bool:
+        if self.project is None or not self.roots:
+            return False
+        for bindings in self.model.module_scope.bindings.values():
+            for binding in bindings:
+                if binding.kind is not BindingKind.IMPORT or not binding.qualname:
+                    continue
+                found = self.project.split(binding.qualname + ".*", self.roots)
+                context = self.project.context(found[0]) if found is not None else None
+                if context is not None and context.model.imports_torch:
+                    return True
+        return False
 
     def grad_disabled(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The ``with torch.no_grad():`` block or ``@torch.no_grad()`` decorator that
