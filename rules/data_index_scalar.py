@@ -2,8 +2,9 @@
 
 import libcst as cst
 
+from torchlint import edits
 from torchlint.data_attribute import DataUse, base_evidence, data_access
-from torchlint.rule import Rule
+from torchlint.rule import Applicability, Fix, Rule
 
 
 class DataIndexScalar(Rule):
@@ -11,6 +12,7 @@ class DataIndexScalar(Rule):
     name = "data-index-scalar"
     summary = "`loss.data[0]` on a 0-dim tensor: `IndexError` since PyTorch 0.5"
     message = "`{base}.data[0]` raises IndexError on a 0-dim tensor since PyTorch 0.5; use `{base}.item()`"
+    fix = Applicability.SAFE
     docs = """
     ## What it does
     Flags `x.data[0]` where `x` is a 0-dimensional tensor: a loss returned by a
@@ -69,4 +71,6 @@ class DataIndexScalar(Rule):
         if evidence is None or not evidence.scalar:
             return
         steps = evidence.why + ((evidence.scalar_why,) if evidence.scalar_why else ())
-        self.report(access.subscript, evidence=steps, base=node.value)
+        item = edits.method_call(self.ctx, node.value, "item()")
+        fix = Fix(Applicability.SAFE, f"Replace with `{item}`", (edits.replace(access.subscript, item),))
+        self.report(access.subscript, evidence=steps, base=node.value, fix=fix)

@@ -4,9 +4,11 @@ import re
 
 import libcst as cst
 
+from torchlint import edits
 from torchlint.aliases import alias_writes
 from torchlint.data_attribute import DataUse, base_evidence, data_access
-from torchlint.rule import Rule
+from torchlint.rule import Applicability, Fix, Rule
+from torchlint.walk import iter_nodes
 
 
 # Functions that initialize or reset weights: no graph exists yet when they run.
@@ -21,6 +23,7 @@ class DataInplace(Rule):
         "In-place write ({how}) through `{base}.data` is invisible to autograd: gradients "
         "computed from `{base}` can be silently wrong; write to `{base}` under `torch.no_grad()`"
     )
+    fix = Applicability.UNSAFE
     docs = """
     ## What it does
     Flags in-place writes into a tensor through its `.data` attribute: in-place
@@ -47,6 +50,13 @@ class DataInplace(Rule):
 
     ## What to do instead
     Wrap the write in `with torch.no_grad():` and drop `.data`.
+
+    ## Fix (unsafe)
+    Puts the statement under `with torch.no_grad():` (importing torch if needed) and
+    drops `.data`; under `torch.no_grad()` already, only drops `.data`. It is unsafe
+    because the write becomes visible to autograd: code whose gradients were silently
+    wrong now raises autograd's in-place error instead, which is the point, but a
+    behaviour change all the same. Writes through an alias of `.data` are not fixed.
     """
     bad = (
         """
@@ -95,7 +105,31 @@ class DataInplace(Rule):
                 "In-place write ({how}) through `{base}.data` hides the write from autograd's checks; "
                 "initialize under `torch.no_grad()` (or with `torch.nn.init`) and drop `.data`"
             )
-        self.report(node, message, evidence=evidence, base=node.value, how=access.write.how)
+        self.report(node, message, evidence=evidence, base=node.value, how=access.write.how,
+                    fix=self._fix(node))
+
+    def _fix(self, node: cst.Attribute):
+        if self.ctx.grad_disabled(node) is not None:
+            return Fix(Applicability.UNSAFE, "Drop `.data`", (edits.replace(node, self.ctx.code(node.value)),))
+        line = edits.own_line(self.ctx, node)
+        if line is None:
+            return None
+        # Consecutive writes through `.data` (an init function) share one block.
+        lines = edits.statement_run(self.ctx, line, lambda other: bool(self._fixable_writes(other)))
+        writes = [write for other in lines for write in self._fixable_writes(other)]
+        return Fix(Applicability.UNSAFE, "Write under `torch.no_grad()` without `.data`",
+                   edits.wrap_in_no_grad(self.ctx, lines, [(write, write.value) for write in writes]))
+
+    def _fixable_writes(self, line: cst.SimpleStatementLine) -> list[cst.Attribute]:
+        """The `.data` writes this rule reports in ``line``, outermost first."""
+        found = [
+            attribute for attribute in iter_nodes(line)
+            if isinstance(attribute, cst.Attribute) and attribute.attr.value == "data"
+            and data_access(self.ctx, attribute).use is DataUse.WRITE
+            and base_evidence(self.ctx, attribute) is not None
+        ]
+        return [a for a in found if not any(a is not b and _contains(b, a) for b in found)] \
+            if len(found) > 1 else found
 
     def visit_Module(self, node: cst.Module) -> None:
         """Writes through a name bound to `x.data`."""
@@ -115,3 +149,7 @@ class DataInplace(Rule):
                 related=((alias.made_by, f"`{alias.name}` = `{self.ctx.snippet(alias.made_by)}` here"),),
                 how=event.write.how, alias=alias.name, base=alias.base,
             )
+
+
+def _contains(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
+    return outer is not inner and any(node is inner for node in iter_nodes(outer))

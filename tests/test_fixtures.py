@@ -52,7 +52,7 @@ def test_bad_fixtures_expect_their_rule() -> None:
 
 
 def test_every_expectation_has_its_fixture() -> None:
-    for sidecar in FIXTURES.rglob("*.expected"):
+    for sidecar in [*FIXTURES.rglob("*.expected"), *FIXTURES.rglob("*.fixed")]:
         assert sidecar.with_suffix(".py").exists(), sidecar
 
 

@@ -18,17 +18,21 @@ import click
 from torchlint import __version__
 from torchlint.config import ConfigError, Options, SettingsResolver
 from torchlint.discovery import discover, display_path
-from torchlint.linter import FileReport, lint_bytes, lint_path, unlintable
+from torchlint.fixer import FixOutcome, WriteError, allowed_applicabilities, fix_source, write_fixed
+from torchlint.linter import FileReport, lint_bytes, lint_path, lint_source, unlintable
 from torchlint.project import Project
 from torchlint.report import (
     OUTPUT_FORMATS,
     summary,
     write_concise,
+    write_diff,
+    write_fixes,
     write_full,
     write_json,
     write_statistics,
 )
 from torchlint.rule import UNLINTABLE_FILE, all_rules, rule_by_name_or_code
+from torchlint.source import UnreadableSource, decode, read_bytes
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -79,6 +83,12 @@ def main() -> None:
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
 @click.option("--stdin-filename", metavar="NAME", help="The name to use for source read from standard input ('-').")
 @click.option("--show-files", is_flag=True, help="List the files that would be linted, and exit.")
+@click.option("--fix", is_flag=True, help="Apply safe fixes, then report what remains.")
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply (with --fix) or show (with --diff) unsafe fixes.")
+@click.option("--fix-only", is_flag=True, help="Apply fixes and do not report what remains.")
+@click.option("--diff", is_flag=True, help="Print the fixes as a unified diff and write nothing (exit 1 if there is one).")
+@click.option("--show-fixes", is_flag=True, help="List the fixes that were applied, per file and rule.")
+@click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when anything was fixed, even if nothing remains.")
 def check(
     paths: tuple[str, ...],
     select: tuple[str, ...],
@@ -97,8 +107,20 @@ def check(
     quiet: bool,
     stdin_filename: Optional[str],
     show_files: bool,
+    fix: bool,
+    unsafe_fixes: bool,
+    fix_only: bool,
+    diff: bool,
+    show_fixes: bool,
+    exit_non_zero_on_fix: bool,
 ) -> None:
     """Lint PATHS (files or folders; default: the current folder; '-' for standard input)."""
+    if diff and (fix or fix_only):
+        raise click.UsageError("--diff shows fixes without applying them; it cannot be combined with --fix or --fix-only")
+    plan = FixPlan(
+        mode="diff" if diff else "fix" if (fix or fix_only) else None,
+        allowed=allowed_applicabilities(unsafe_fixes),
+    )
     cli = Options(
         select=_split(select) if select else None,
         extend_select=_split(extend_select),
@@ -115,9 +137,9 @@ def check(
         if "-" in paths and not use_stdin:
             raise click.UsageError("'-' (standard input) cannot be combined with other paths")
         if use_stdin:
-            reports = _lint_stdin(resolver, stdin_filename, force_exclude)
+            reports = _lint_stdin(resolver, stdin_filename, force_exclude, plan)
         else:
-            reports = _lint_paths(resolver, list(paths) or ["."], force_exclude, show_files)
+            reports = _lint_paths(resolver, list(paths) or ["."], force_exclude, show_files, plan)
             if reports is None:
                 return
     except ConfigError as error:
@@ -126,7 +148,23 @@ def check(
 
     reports.sort(key=lambda report: report.path)
     out = click.get_text_stream("stdout")
-    if statistics:
+    fix_errors = [(report.path, plan.outcomes[id(report)].error) for report in reports
+                  if id(report) in plan.outcomes and plan.outcomes[id(report)].error]
+    for path, message in fix_errors:
+        click.echo(f"torchlint: error: {path}: {message}", err=True)
+    if plan.mode == "diff":
+        _finish_diff(reports, plan, out, quiet)
+        return
+    if plan.stdin_fixed is not None:
+        # The fixed source is the output; findings go to standard error.
+        binary = click.get_binary_stream("stdout")
+        binary.write(plan.stdin_fixed)
+        binary.flush()
+        out = click.get_text_stream("stderr")
+    fixed = plan.fixed_counts(reports)
+    if fix_only:
+        pass
+    elif statistics:
         write_statistics(reports, output_format, out)
     elif output_format == "json":
         write_json(reports, out)
@@ -134,20 +172,87 @@ def check(
         write_concise(reports, out)
     else:
         write_full(reports, out)
-    if not quiet and output_format != "json":
-        click.echo(summary(reports))
+    if show_fixes:
+        write_fixes([(report.path, plan.outcomes[id(report)].fixed) for report in reports
+                     if id(report) in plan.outcomes], out)
+    if not quiet and output_format != "json" and not fix_only:
+        out.write(summary(reports, fixed if plan.mode else None, unsafe_fixes) + "\n")
+    elif not quiet and fix_only and sum(fixed.values()):
+        out.write(f"Fixed {sum(fixed.values())} finding{'s' if sum(fixed.values()) != 1 else ''}.\n")
 
     internal_errors = [report.internal_error for report in reports if report.internal_error]
     for message in internal_errors:
         click.echo(f"torchlint: {message}", err=True)
-    if internal_errors:
+    if internal_errors or fix_errors:
         sys.exit(EXIT_ERROR)
-    has_findings = any(report.diagnostics for report in reports)
+    if exit_non_zero_on_fix and sum(fixed.values()):
+        sys.exit(EXIT_FINDINGS)
+    has_findings = any(report.diagnostics for report in reports) and not fix_only
     sys.exit(EXIT_FINDINGS if has_findings and not exit_zero else EXIT_CLEAN)
 
 
+class FixPlan:
+    """What ``check`` was asked to do with fixes, and what came of it per file."""
+
+    def __init__(self, mode: Optional[str], allowed):
+        self.mode = mode  # None (report only), "fix" (write) or "diff" (show)
+        self.allowed = allowed
+        self.outcomes: dict[int, FixOutcome] = {}  # id(report) -> outcome
+        self.stdin_fixed: Optional[bytes] = None  # with --fix on standard input: what to print
+
+    def fixed_counts(self, reports: list[FileReport]):
+        from collections import Counter
+
+        total: Counter = Counter()
+        for report in reports:
+            if id(report) in self.outcomes:
+                total.update(self.outcomes[id(report)].fixed)
+        return total
+
+
+def _finish_diff(reports: list[FileReport], plan: FixPlan, out, quiet: bool) -> None:
+    changed = 0
+    fixes = 0
+    for report in reports:
+        outcome = plan.outcomes.get(id(report))
+        if outcome is not None and outcome.changed:
+            write_diff(report.path, outcome.source.text, outcome.text, out)
+            changed += 1
+            fixes += sum(outcome.fixed.values())
+    if not quiet:
+        message = (f"Would fix {fixes} finding{'s' if fixes != 1 else ''} in {changed} file{'s' if changed != 1 else ''}."
+                   if fixes else "No fixes available.")
+        click.echo(message, err=True)
+    errors = any(outcome.error for outcome in plan.outcomes.values()) or any(r.internal_error for r in reports)
+    sys.exit(EXIT_ERROR if errors else EXIT_FINDINGS if changed else EXIT_CLEAN)
+
+
+def _lint_one(path: Path, display: str, rules, project: Project, plan: FixPlan,
+              data: Optional[bytes] = None, write: bool = True) -> FileReport:
+    """Lint one file, or (with a fix mode) fix it and report what remains."""
+    if plan.mode is None:
+        if data is not None:
+            return lint_bytes(data, display, rules, path, project)
+        return lint_path(str(path), display, rules, project)
+    try:
+        source = decode(data if data is not None else read_bytes(str(path)))
+    except UnreadableSource as error:
+        return FileReport(display, [unlintable(display, error.reason, error.row, error.column)])
+    outcome = fix_source(source, display, rules, plan.allowed, path, project)
+    if plan.mode == "fix" and write and outcome.changed:
+        try:
+            write_fixed(str(path), outcome)
+        except WriteError as error:
+            outcome.error = str(error)
+            outcome.fixed.clear()
+            outcome.text = source.text
+            outcome.report = lint_source(source, display, rules, path, project)
+    plan.outcomes[id(outcome.report)] = outcome
+    return outcome.report
+
+
 def _lint_paths(resolver: SettingsResolver, paths: list[str], force_exclude: Optional[bool],
-                show_files: bool) -> Optional[list[FileReport]]:
+                show_files: bool, plan: FixPlan) -> Optional[list[FileReport]]:
     found = discover(paths, resolver, force_exclude)
     if show_files:
         for candidate in sorted(found.files, key=lambda c: c.display):
@@ -160,27 +265,35 @@ def _lint_paths(resolver: SettingsResolver, paths: list[str], force_exclude: Opt
                                   filename=str(problem.path)))
     for candidate in found.files:
         rules = candidate.settings.rules_for(candidate.path)
-        report = lint_path(str(candidate.path), candidate.display, rules, project)
+        report = _lint_one(candidate.path, candidate.display, rules, project, plan)
         report.filename = str(candidate.path)
         reports.append(report)
     return reports
 
 
 def _lint_stdin(resolver: SettingsResolver, stdin_filename: Optional[str],
-                force_exclude: Optional[bool]) -> list[FileReport]:
+                force_exclude: Optional[bool], plan: FixPlan) -> list[FileReport]:
     data = click.get_binary_stream("stdin").read()
     if stdin_filename is None:
-        return [lint_bytes(data, "-", resolver.for_directory(resolver.cwd).rules_for(None))]
-    path = Path(stdin_filename)
-    if not path.is_absolute():
-        path = resolver.cwd / path
-    settings = resolver.for_file(path)
-    forced = settings.force_exclude if force_exclude is None else force_exclude
-    if forced and settings.is_excluded(path, anchor=resolver.cwd):
-        return []
-    display = display_path(path, resolver.cwd)
-    report = lint_bytes(data, display, settings.rules_for(path), path, Project())
-    report.filename = str(path)
+        path, display, settings = None, "-", resolver.for_directory(resolver.cwd)
+    else:
+        path = Path(stdin_filename)
+        if not path.is_absolute():
+            path = resolver.cwd / path
+        settings = resolver.for_file(path)
+        forced = settings.force_exclude if force_exclude is None else force_exclude
+        if forced and settings.is_excluded(path, anchor=resolver.cwd):
+            if plan.mode == "fix":
+                plan.stdin_fixed = data
+            return []
+        display = display_path(path, resolver.cwd)
+    report = _lint_one(path, display, settings.rules_for(path), Project(), plan, data=data, write=False)
+    if path is not None:
+        report.filename = str(path)
+    if plan.mode == "fix":
+        outcome = plan.outcomes.get(id(report))
+        changed = outcome is not None and outcome.changed
+        plan.stdin_fixed = outcome.text.encode(outcome.source.encoding) if changed else data
     return [report]
 
 

@@ -123,6 +123,14 @@ class FileContext:
 
     def receiver(self, node: cst.BaseExpression) -> str:
         """``node``'s snippet as the receiver of a method call: `(a - b)` in `(a - b).clone()`."""
-        text = self.snippet(node)
-        atomic = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.List, cst.Tuple, cst.Dict)
+        return self._as_receiver(node, self.snippet(node))
+
+    def receiver_code(self, node: cst.BaseExpression) -> str:
+        """Like ``receiver``, with the exact source, for the text of a fix."""
+        return self._as_receiver(node, self.code(node))
+
+    @staticmethod
+    def _as_receiver(node: cst.BaseExpression, text: str) -> str:
+        atomic = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.List, cst.Tuple, cst.Dict,
+                  cst.SimpleString, cst.FormattedString)
         return text if isinstance(node, atomic) or node.lpar else f"({text})"

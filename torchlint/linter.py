@@ -24,7 +24,7 @@ from torchlint.context import FileContext
 from torchlint.noqa import parse_directives
 from torchlint.positions import LineIndex, node_offsets
 from torchlint.project import Project
-from torchlint.rule import UNLINTABLE_FILE, Finding, Fix, Rule
+from torchlint.rule import UNLINTABLE_FILE, Edit, Finding, Fix, Rule, TextEdit
 from torchlint.source import SourceText, UnreadableSource, decode, read_bytes
 from torchlint.values import Step
 from torchlint.walk import walk
@@ -56,7 +56,9 @@ class Diagnostic:
     fix: Optional[Fix] = None
     evidence: list[Note] = field(default_factory=list)
     related: list[Note] = field(default_factory=list)
-    # Edits as (row, column, end_row, end_column, content), 1-based, for reporters.
+    # The fix's edits as character offsets into the source, for the fixer...
+    text_edits: list[TextEdit] = field(default_factory=list)
+    # ...and as (row, column, end_row, end_column, content), 1-based, for reporters.
     fix_edits: list[tuple[int, int, int, int, str]] = field(default_factory=list)
 
     @property
@@ -232,6 +234,9 @@ def _diagnostics(context: FileContext, text: str) -> list[Diagnostic]:
         nodes.append(finding.node)
         nodes.extend(step.node for step in finding.evidence)
         nodes.extend(node for node, _ in finding.related)
+        if finding.fix is not None:
+            nodes.extend(edit.node for edit in finding.fix.edits)
+            nodes.extend(edit.end_node for edit in finding.fix.edits if edit.end_node is not None)
     offsets = node_offsets(context.module, nodes)
     index = LineIndex(text)
     directives = parse_directives(text)
@@ -248,6 +253,7 @@ def _diagnostics(context: FileContext, text: str) -> list[Diagnostic]:
         if key in seen:
             continue
         seen.add(key)
+        text_edits = [_text_edit(edit, offsets) for edit in (finding.fix.edits if finding.fix else ())]
         diagnostics.append(
             Diagnostic(
                 code=rule.code,
@@ -263,14 +269,26 @@ def _diagnostics(context: FileContext, text: str) -> list[Diagnostic]:
                 related=[
                     _note(message, offsets[id(node)][0], index) for node, message in finding.related
                 ],
+                text_edits=text_edits,
                 fix_edits=[
                     index.position(edit.start) + index.position(edit.end) + (edit.content,)
-                    for edit in (finding.fix.edits if finding.fix else ())
+                    for edit in text_edits
                 ],
             )
         )
     diagnostics.sort(key=lambda d: d.sort_key)
     return diagnostics
+
+
+def _text_edit(edit: Edit, offsets: dict[int, tuple[int, int]]) -> TextEdit:
+    start, end = offsets[id(edit.node)]
+    if edit.end_node is not None:
+        end = offsets[id(edit.end_node)][1]
+    if edit.position == "before":
+        end = start
+    elif edit.position == "after":
+        start = end
+    return TextEdit(start, end, edit.content)
 
 
 def _note(message: str, offset: int, index: LineIndex) -> Note:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections import Counter
-from typing import Iterable, TextIO
+from typing import Iterable, Optional, TextIO
 
 from torchlint.linter import Diagnostic, FileReport, Note
 from torchlint.rule import Applicability, UNLINTABLE_FILE, all_rules
@@ -14,7 +15,7 @@ OUTPUT_FORMATS = ("full", "concise", "json")
 
 def _marker(diagnostic: Diagnostic) -> str:
     fix = diagnostic.fix
-    if fix is not None and fix.applicability is Applicability.SAFE:
+    if fix is not None and fix.applicability is Applicability.SAFE and diagnostic.text_edits:
         return "[*] "
     return ""
 
@@ -120,18 +121,57 @@ def write_statistics(reports: list[FileReport], output_format: str, out: TextIO)
         out.write(f"{row['count']:>{width}}\t{row['code']}\t[{mark}] {row['name']}\n")
 
 
-def summary(reports: list[FileReport]) -> str:
-    total = sum(len(report.diagnostics) for report in reports)
-    if total == 0:
+def summary(reports: list[FileReport], fixed: Optional[Counter] = None, unsafe_fixes: bool = False) -> str:
+    """The closing line(s): how many findings, how many were fixed, what else could be."""
+    remaining = sum(len(report.diagnostics) for report in reports)
+    fixed_total = sum(fixed.values()) if fixed else 0
+    if remaining == 0 and not fixed_total:
         return "All checks passed!"
-    files = sum(1 for report in reports if report.diagnostics)
-    fixable = sum(
-        1
-        for report in reports
-        for d in report.diagnostics
-        if d.fix is not None and d.fix.applicability is Applicability.SAFE
-    )
-    text = f"Found {total} finding{'s' if total != 1 else ''} in {files} file{'s' if files != 1 else ''}."
-    if fixable:
-        text += f"\n[*] {fixable} fixable with the `--fix` option."
+    if fixed is not None and fixed_total:
+        text = (f"Found {_count(remaining + fixed_total, 'finding')} "
+                f"({fixed_total} fixed, {remaining} remaining).")
+    elif remaining:
+        files = sum(1 for report in reports if report.diagnostics)
+        text = f"Found {_count(remaining, 'finding')} in {_count(files, 'file')}."
+    else:
+        text = "All checks passed!"
+    diagnostics = [d for report in reports for d in report.diagnostics if d.fix is not None and d.text_edits]
+    safe = sum(1 for d in diagnostics if d.fix.applicability is Applicability.SAFE)
+    unsafe = sum(1 for d in diagnostics if d.fix.applicability is Applicability.UNSAFE)
+    if unsafe_fixes:
+        safe, unsafe = safe + unsafe, 0
+    if safe:
+        text += f"\n[*] {safe} fixable with the `--fix` option"
+        text += f" ({unsafe} more with `--unsafe-fixes`)." if unsafe else "."
+    elif unsafe:
+        text += f"\nNo fixes available ({unsafe} with the `--unsafe-fixes` option)."
     return text
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'s' if number != 1 else ''}"
+
+
+def write_fixes(fixed_by_file: list[tuple[str, Counter]], out: TextIO) -> None:
+    """``--show-fixes``: what was fixed, per file and rule."""
+    names = {code: rule.name for code, rule in all_rules().items()}
+    total = sum(sum(counts.values()) for _, counts in fixed_by_file)
+    if not total:
+        return
+    out.write(f"\nFixed {_count(total, 'finding')}:\n")
+    for path, counts in fixed_by_file:
+        if not counts:
+            continue
+        out.write(f"- {path}:\n")
+        for code, count in sorted(counts.items()):
+            out.write(f"    {count} × {code} ({names.get(code, '')})\n")
+
+
+def write_diff(path: str, before: str, after: str, out: TextIO) -> None:
+    """A unified diff of one file's fix, as `--diff` prints it."""
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True), after.splitlines(keepends=True),
+        fromfile=path, tofile=path,
+    )
+    for line in lines:
+        out.write(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n")

@@ -31,9 +31,21 @@ class Applicability(str, enum.Enum):
     DISPLAY_ONLY = "display-only"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Edit:
-    """Replace ``source[start:end]`` (character offsets) with ``content``."""
+    """Replace the source of ``node`` with ``content``; with ``position`` "before" or
+    "after", insert ``content`` at the node's start or end instead.  The engine turns
+    nodes into character offsets (see torchlint/edits.py for the helpers rules use)."""
+
+    node: cst.CSTNode
+    content: str
+    position: str = "replace"
+    end_node: Optional[cst.CSTNode] = None  # replace from ``node``'s start to this node's end
+
+
+@dataclass(frozen=True)
+class TextEdit:
+    """Replace ``text[start:end]`` (character offsets) with ``content``."""
 
     start: int
     end: int
@@ -42,6 +54,9 @@ class Edit:
 
 @dataclass(frozen=True)
 class Fix:
+    """A rewrite that resolves a finding.  ``message`` says what it does ("Replace
+    `.data` with `.detach()`"); its edits are applied together or not at all."""
+
     applicability: Applicability
     message: str
     edits: tuple[Edit, ...]

@@ -1,0 +1,186 @@
+"""Apply fixes to one file's source, verifying every round, and write the result safely.
+
+    lint ─ pick non-overlapping fixes ─ apply ─ libcst parses + compile() ─ lint again ─ …
+
+A round applies every allowed fix whose edits do not overlap an earlier one's; the
+fixes it had to skip, and findings that only appear once others are fixed (an import
+left unused), are handled by the next round.  If a round's result does not parse or
+compile, or the rounds do not settle, the file is left exactly as it was and the
+failure names the rule whose fix caused it.  Findings suppressed with ``# noqa`` never
+reach this point, so their lines are never rewritten.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+import warnings
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional, Sequence
+
+import libcst as cst
+
+from torchlint.linter import Diagnostic, FileReport, lint_source
+from torchlint.project import Project
+from torchlint.rule import Applicability, Rule, TextEdit
+from torchlint.source import SourceText, UnreadableSource, read_bytes
+
+MAX_ROUNDS = 10
+
+
+@dataclass
+class FixOutcome:
+    source: SourceText  # what was read
+    text: str  # the fixed text; the original text when nothing was (or could be) fixed
+    report: FileReport  # the findings that remain in ``text``
+    fixed: Counter = field(default_factory=Counter)  # fixes applied, per rule code
+    error: Optional[str] = None  # why the file was left unchanged
+
+    @property
+    def changed(self) -> bool:
+        return self.text != self.source.text
+
+
+def allowed_applicabilities(unsafe: bool) -> frozenset[Applicability]:
+    return frozenset({Applicability.SAFE, Applicability.UNSAFE} if unsafe else {Applicability.SAFE})
+
+
+def applicable(diagnostic: Diagnostic, allowed: frozenset[Applicability]) -> bool:
+    return diagnostic.fix is not None and diagnostic.fix.applicability in allowed and bool(diagnostic.text_edits)
+
+
+def fix_source(source: SourceText, display_path: str, rules: Sequence[type[Rule]],
+               allowed: frozenset[Applicability], file_path: Optional[Path] = None,
+               project: Optional[Project] = None) -> FixOutcome:
+    """Fix ``source`` as far as the allowed fixes go; nothing here touches the disk."""
+    report = lint_source(source, display_path, rules, file_path, project)
+    outcome = FixOutcome(source, source.text, report)
+    text = source.text
+    for round_number in range(MAX_ROUNDS + 1):
+        if report.internal_error:
+            # A rule failed: on the original, report it; on a fixed text, keep the original.
+            return _failed(outcome, report.internal_error) if outcome.fixed else outcome
+        chosen = _non_overlapping([d for d in report.diagnostics if applicable(d, allowed)])
+        if not chosen:
+            outcome.text, outcome.report = text, report
+            return outcome
+        if round_number == MAX_ROUNDS:
+            break
+        new_text = apply_edits(text, [edit for d in chosen for edit in d.text_edits])
+        problem = verify(new_text, display_path)
+        if problem is not None:
+            return _failed(outcome, f"{_culprit(text, chosen, display_path)} {problem}")
+        text = new_text
+        outcome.fixed.update(d.code for d in chosen)
+        report = lint_source(SourceText(text, source.encoding, source.data), display_path, rules, file_path, project)
+    return _failed(outcome, f"fixes did not settle after {MAX_ROUNDS} rounds")
+
+
+def _failed(outcome: FixOutcome, reason: str) -> FixOutcome:
+    outcome.text = outcome.source.text
+    outcome.fixed = Counter()
+    outcome.error = f"not fixed, file left unchanged: {reason} (please report this)"
+    return outcome
+
+
+def _non_overlapping(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """The fixes to apply together: in source order, each whose edits touch no edit
+    already taken (an identical edit, like the same `import torch`, is shared)."""
+    taken: list[TextEdit] = []
+    chosen = []
+    for diagnostic in sorted(diagnostics, key=lambda d: (d.row, d.column, d.code)):
+        edits = [edit for edit in diagnostic.text_edits if edit not in taken]
+        if any(_overlap(edit, other) for edit in edits for other in taken):
+            continue
+        taken.extend(edits)
+        chosen.append(diagnostic)
+    return chosen
+
+
+def _overlap(a: TextEdit, b: TextEdit) -> bool:
+    if a.start == a.end and b.start == b.end:
+        return a.start == b.start  # two different insertions at one place: order unclear
+    if a.start == a.end:
+        return b.start < a.start < b.end
+    if b.start == b.end:
+        return a.start < b.start < a.end
+    return a.start < b.end and b.start < a.end
+
+
+def apply_edits(text: str, edits: list[TextEdit]) -> str:
+    unique = sorted(set(edits), key=lambda e: (e.start, e.end), reverse=True)
+    for edit in unique:
+        text = text[: edit.start] + edit.content + text[edit.end:]
+    return text
+
+
+def verify(text: str, display_path: str) -> Optional[str]:
+    """None when ``text`` parses with libcst and compiles; otherwise what went wrong."""
+    try:
+        cst.parse_module(text)
+    except Exception as error:  # noqa: BLE001 - any failure means the text is unusable
+        return f"produced code that libcst cannot parse ({type(error).__name__}: {str(error).splitlines()[0]})"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, display_path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as error:
+        return f"produced code that does not compile ({type(error).__name__}: {error})"
+    return None
+
+
+def _culprit(text: str, chosen: list[Diagnostic], display_path: str) -> str:
+    for diagnostic in chosen:
+        if verify(apply_edits(text, diagnostic.text_edits), display_path) is not None:
+            return f"the {diagnostic.code} fix at {diagnostic.row}:{diagnostic.column}"
+    codes = ", ".join(sorted({d.code for d in chosen}))
+    return f"the fixes for {codes}, applied together,"
+
+
+# --- writing -----------------------------------------------------------------------
+
+
+class WriteError(Exception):
+    pass
+
+
+def write_fixed(path: str, outcome: FixOutcome) -> None:
+    """Replace the file at ``path`` with the fixed text, atomically: the new bytes go to a
+    temporary file in the same folder, which then replaces the original, so a crash
+    leaves either the old file or the new one.  Encoding (coding cookie, BOM), newlines
+    (kept by the edits) and permissions stay as they were; a file that changed on disk
+    since it was read is not written."""
+    source = outcome.source
+    try:
+        data = outcome.text.encode(source.encoding)
+    except UnicodeEncodeError as error:
+        raise WriteError(f"the fixed text cannot be encoded as {source.encoding} ({error.reason}); not written")
+    target = os.path.realpath(path)  # write through a symlink, never replace the link itself
+    try:
+        current = read_bytes(target)
+    except UnreadableSource as error:
+        raise WriteError(f"cannot re-read the file before writing ({error.reason}); not written")
+    if current != source.data:
+        raise WriteError("the file changed on disk while torchlint was running; not written")
+    folder, name = os.path.split(target)
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+        handle, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".torchlint-tmp", dir=folder or ".")
+    except OSError as error:
+        raise WriteError(f"cannot create a temporary file next to it ({error.strerror or error}); not written")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except OSError as error:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise WriteError(f"cannot write the fixed file ({error.strerror or error}); the original is unchanged")
