@@ -207,17 +207,20 @@ def score(packages: list[str], show_unlabelled: bool, show_misses: bool) -> int:
     print("| rule | reported | true positives | false positives | missed | unlabelled | precision | recall |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     failed = 0
-    for code in sorted(totals):
+    from torchlint.rule import all_rules
+
+    for code in sorted(set(totals) | set(all_rules())):
         t = totals[code]
         reported_count = t["tp"] + t["fp"] + t["unlabelled"]
         judged = t["tp"] + t["fp"]
-        precision = t["tp"] / judged if judged else float("nan")
+        precision = t["tp"] / judged if judged else None
         real = t["tp"] + t["fn"]
         recall = t["tp"] / real if real else float("nan")
         recall_text = f"{recall:.1%}" if code in RECALL_RULES and real else "—"
+        precision_text = f"{precision:.1%}" if precision is not None else "—"
         print(f"| {code} | {reported_count} | {t['tp']} | {t['fp']} | {t['fn']} | {t['unlabelled']} | "
-              f"{precision:.1%} | {recall_text} |")
-        if judged and precision < 0.95:
+              f"{precision_text} | {recall_text} |")
+        if precision is not None and precision < 0.95:
             failed = 1
         if code in RECALL_RULES and real and recall < 0.90:
             failed = 1
