@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 import libcst as cst
+from libcst._nodes.internal import CodegenState
 
 from torchlint.inference import Inference
 from torchlint.positions import LineIndex, node_offsets
@@ -112,7 +113,24 @@ class FileContext:
     # --- source text ---------------------------------------------------------------
 
     def code(self, node: cst.CSTNode) -> str:
-        return self.module.code_for_node(node)
+        """The exact source of ``node``.  Continuation lines of a multi-line expression
+        carry the indentation of the block around it, which libcst's ``code_for_node``
+        would leave out, so the code is generated with that indentation in force."""
+        if isinstance(node, (cst.BaseStatement, cst.BaseSuite)):
+            return self.module.code_for_node(node)
+        state = CodegenState(default_indent=self.module.default_indent,
+                             default_newline=self.module.default_newline)
+        state.indent_tokens = self.indent_tokens(node)
+        node._codegen(state)
+        return "".join(state.tokens)
+
+    def indent_tokens(self, node: cst.CSTNode) -> list[str]:
+        """The indentation in force where ``node``'s statement starts, one token per block."""
+        tokens = []
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, cst.IndentedBlock):
+                tokens.append(ancestor.indent if ancestor.indent is not None else self.module.default_indent)
+        return list(reversed(tokens))
 
     def snippet(self, node: cst.CSTNode, limit: int = SNIPPET_LENGTH) -> str:
         """The node's source on one line, shortened for messages."""

@@ -109,11 +109,7 @@ def own_line(ctx: "FileContext", node: cst.CSTNode) -> Optional[cst.SimpleStatem
 
 def indent_of(ctx: "FileContext", node: cst.CSTNode) -> list[str]:
     """The indentation tokens in force where ``node``'s statement starts."""
-    tokens = []
-    for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, cst.IndentedBlock):
-            tokens.append(ancestor.indent if ancestor.indent is not None else ctx.module.default_indent)
-    return list(reversed(tokens))
+    return ctx.indent_tokens(node)
 
 
 def statement_code(ctx: "FileContext", statement: cst.CSTNode, where: cst.CSTNode) -> str:
