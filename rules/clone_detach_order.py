@@ -1,8 +1,12 @@
 """TL402 clone-detach-order: ``x.clone().detach()`` instead of ``x.detach().clone()``."""
 
-import libcst as cst
+from typing import Callable
 
-from torchlint.rule import Rule
+import libcst as cst
+import libcst.matchers as m
+
+from torchlint import edits
+from torchlint.rule import Applicability, Fix, Rule
 from torchlint.values import Step
 
 
@@ -10,6 +14,7 @@ class CloneDetachOrder(Rule):
     code = "TL402"
     name = "clone-detach-order"
     summary = "`x.clone().detach()` records a useless copy in the autograd graph; use `x.detach().clone()`"
+    fix = Applicability.SAFE
     message = "`{expr}` records the copy in the autograd graph and then detaches it; use `{fixed}`"
     docs = """
     ## What it does
@@ -28,6 +33,14 @@ class CloneDetachOrder(Rule):
 
     ## What to do instead
     `x.detach().clone()`.
+
+    ## Fix (safe)
+    Swaps the two calls: `x.clone().detach()` and `torch.clone(x).detach()` become
+    `x.detach().clone()`, with any arguments of `clone()` (`memory_format=`) kept on the
+    clone. Both orders give a new tensor with the same values, dtype, device and strides
+    that requires no grad. The fix is unsafe when `x` is not known to be a tensor (another
+    class with both methods could mean something else by them), or when a comment inside
+    the expression would be lost.
     """
     bad = (
         """
@@ -53,10 +66,14 @@ class CloneDetachOrder(Rule):
         inner = func.value
         if not isinstance(inner, cst.Call):
             return
-        if isinstance(inner.func, cst.Attribute) and inner.func.attr.value == "clone" and not inner.args:
-            source = inner.func.value
-        elif self.ctx.qualname(inner.func) == "torch.clone" and len(inner.args) == 1:
-            source = inner.args[0].value
+        if any(arg.star for arg in inner.args):
+            return
+        if self.ctx.qualname(inner.func) == "torch.clone":
+            if not inner.args or inner.args[0].keyword is not None:
+                return
+            source, clone_args = inner.args[0].value, list(inner.args[1:])
+        elif isinstance(inner.func, cst.Attribute) and inner.func.attr.value == "clone":
+            source, clone_args = inner.func.value, list(inner.args)
         else:
             return
         if self.ctx.inference.runs_without_grad(node):
@@ -74,5 +91,21 @@ class CloneDetachOrder(Rule):
         if value is None or value.attached is None:
             message = ("`{expr}` records the copy in the autograd graph (when `{source}` requires grad) and then "
                        "detaches it; use `{fixed}`")
-        fixed = f"{self.ctx.receiver(source)}.detach().clone()"
-        self.report(node, message, evidence=evidence, expr=node, source=source, fixed=fixed)
+        fixed = _swapped(source, clone_args, self.ctx.snippet, self.ctx.receiver)
+        code = _swapped(source, clone_args, self.ctx.code, self.ctx.receiver_code)
+        # Unsafe when another class could mean something else by the two methods, or a comment
+        # inside the chain would be lost.
+        kept = sum(len(m.findall(part, m.Comment())) for part in [source, *(arg.value for arg in clone_args)])
+        safe = value is not None and len(m.findall(node, m.Comment())) == kept
+        fix = Fix(Applicability.SAFE if safe else Applicability.UNSAFE, "Detach before cloning",
+                  (edits.replace(node, code),))
+        self.report(node, message, evidence=evidence, expr=node, source=source, fixed=fixed, fix=fix)
+
+
+def _swapped(source: cst.BaseExpression, clone_args: list[cst.Arg], text: Callable[[cst.CSTNode], str],
+             receiver: Callable[[cst.BaseExpression], str]) -> str:
+    """`source.detach().clone(args)`, written with ``text`` (a snippet for messages, the exact
+    source for the fix)."""
+    args = ", ".join(f"{arg.keyword.value}={text(arg.value)}" if arg.keyword else text(arg.value)
+                     for arg in clone_args)
+    return f"{receiver(source)}.detach().clone({args})"

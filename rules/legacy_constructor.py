@@ -3,33 +3,45 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from dataclasses import dataclass
+from typing import Callable, Optional
 
 import libcst as cst
+import libcst.matchers as m
 
-from torchlint import torch_api
+from torchlint import edits, torch_api
 from torchlint.data_attribute import base_evidence
 from torchlint.nodes import looks_like_size, positional_args
-from torchlint.rule import Rule
+from torchlint.rule import Applicability, Fix, Rule
 from torchlint.values import Kind, Step
 
-# The dtype each legacy type stands for (torch.Tensor: the default dtype, float32).
+# The dtype each legacy type stands for (torch.Tensor: the default dtype, float32 unless changed).
 DTYPES = {
-    "Tensor": "torch.float32", "FloatTensor": "torch.float32", "DoubleTensor": "torch.float64",
-    "HalfTensor": "torch.float16", "BFloat16Tensor": "torch.bfloat16", "ByteTensor": "torch.uint8",
-    "CharTensor": "torch.int8", "ShortTensor": "torch.int16", "IntTensor": "torch.int32",
-    "LongTensor": "torch.int64", "BoolTensor": "torch.bool",
+    "Tensor": "float32", "FloatTensor": "float32", "DoubleTensor": "float64",
+    "HalfTensor": "float16", "BFloat16Tensor": "bfloat16", "ByteTensor": "uint8",
+    "CharTensor": "int8", "ShortTensor": "int16", "IntTensor": "int32",
+    "LongTensor": "int64", "BoolTensor": "bool",
 }
+FLOATING = frozenset({"float32", "float64", "float16", "bfloat16"})
+
+Text = Callable[[cst.CSTNode], str]
 
 
-def legacy_type(qualname: Optional[str]) -> Optional[tuple[str, bool]]:
-    """(dtype, on CUDA) for ``torch.FloatTensor``, ``torch.cuda.LongTensor``, ``'torch.IntTensor'``..."""
+@dataclass(frozen=True)
+class LegacyType:
+    dtype: str  # the name in torch: "float32"
+    cuda: bool
+    default: bool  # torch.Tensor itself: follows the default dtype and tensor type
+
+
+def legacy_type(qualname: Optional[str]) -> Optional[LegacyType]:
+    """The type ``torch.FloatTensor``, ``torch.cuda.LongTensor``, ``'torch.IntTensor'``... stand for."""
     if not qualname or not torch_api.is_tensor_type(qualname):
         return None
     parts = qualname.split(".")
     if parts[-1] not in DTYPES:
         return None
-    return DTYPES[parts[-1]], parts[1] == "cuda"
+    return LegacyType(DTYPES[parts[-1]], parts[1] == "cuda", parts[-1] == "Tensor")
 
 
 def _is_storage(ctx, value: cst.BaseExpression) -> bool:
@@ -50,11 +62,54 @@ def _from_buffer_argument(ctx, storage: cst.BaseExpression) -> Optional[cst.Base
     return None
 
 
+@dataclass(frozen=True)
+class Spelling:
+    """The modern spellings of one legacy constructor call, written with ``text`` and
+    ``receiver`` (shortened snippets for messages, the exact source for fixes) and the
+    file's name for torch."""
+
+    torch: str
+    kind: LegacyType
+    args: str  # the positional arguments
+    receiver: str  # the single argument as the receiver of a method call
+    rest: tuple[str, ...]  # device= (named, or implied by a cuda type) and other keywords
+
+    @classmethod
+    def of(cls, node: cst.Call, kind: LegacyType, torch: str, text: Text,
+           receiver: Callable[[cst.BaseExpression], str]) -> "Spelling":
+        args = positional_args(node)
+        keywords = tuple(f"{arg.keyword.value}={text(arg.value)}" for arg in node.args if arg.keyword is not None)
+        device = () if any(k.startswith("device=") for k in keywords) or not kind.cuda else ('device="cuda"',)
+        return cls(torch, kind, ", ".join(text(arg.value) for arg in args),
+                   receiver(args[0].value) if len(args) == 1 else "", device + keywords)
+
+    @property
+    def dtype(self) -> str:
+        return f"dtype={self.torch}.{self.kind.dtype}"
+
+    def empty(self) -> str:
+        """Uninitialized memory; torch.Tensor follows the default dtype, like torch.empty."""
+        typed = [] if self.kind.default else [self.dtype]
+        return _call(f"{self.torch}.empty", [self.args or "0", *typed, *self.rest])
+
+    def data(self) -> str:
+        # Always name the dtype: torch.tensor([3, 1]) would be int64, torch.Tensor([3, 1]) is float32.
+        return _call(f"{self.torch}.tensor", [self.args, self.dtype, *self.rest])
+
+    def conversion(self) -> str:
+        target = ", ".join([*([] if self.kind.default else [self.dtype]), *self.rest])
+        return f"{self.receiver}.to({target})" if target else self.receiver
+
+    def modern(self, shape: str) -> str:
+        return {"none": self.empty, "size": self.empty, "tensor": self.conversion, "data": self.data}[shape]()
+
+
 class LegacyConstructor(Rule):
     code = "TL204"
     name = "legacy-constructor"
     summary = "`torch.Tensor(3)`, `torch.FloatTensor(2, 3)`, `x.new(..)`, `.type(torch.cuda.FloatTensor)`: legacy constructors (uninitialized memory, hidden dtype)"
     message = "`{call}` is a legacy constructor; use `{modern}`"
+    fix = Applicability.SAFE
     docs = """
     ## What it does
     Flags the legacy tensor constructors and type conversions: `torch.Tensor(...)`,
@@ -77,6 +132,41 @@ class LegacyConstructor(Rule):
     data, `dtype=` and `device=` instead of the class name, `x.new_empty(...)` /
     `x.new_tensor(...)` for `x.new(...)`, `x.to(device, dtype)` for `.type(...)`, and
     `torch.set_default_dtype` / `torch.set_default_device`.
+
+    ## Fix (safe)
+    Rewrites the call to the spelling the message names, with the file's name for torch:
+    `torch.Tensor(2, 3)` → `torch.empty(2, 3)` (both follow the default dtype),
+    `torch.LongTensor(n)` → `torch.empty(n, dtype=torch.int64)`,
+    `torch.cuda.FloatTensor(n)` → `torch.empty(n, dtype=torch.float32, device="cuda")`,
+    `torch.LongTensor([1, 2])` → `torch.tensor([1, 2], dtype=torch.int64)`,
+    `x.new(2, 3)` → `x.new_empty(2, 3)`, `x.new(data)` → `x.new_tensor(data)` (the
+    receiver's dtype and device, as before), `x.type(torch.LongTensor)` on a tensor →
+    `x.to("cpu", torch.int64)`, and `torch.set_default_tensor_type(torch.DoubleTensor)` →
+    `torch.set_default_dtype(torch.float64)`.
+
+    The fix is unsafe where the two spellings can differ:
+    - `torch.Tensor([3, 1])` → `torch.tensor([3, 1], dtype=torch.float32)`: the legacy call
+      follows the default dtype (float64 after `torch.set_default_dtype(torch.float64)`).
+    - A tensor argument, `torch.FloatTensor(t)` → `t.to(dtype=torch.float32)`: the legacy
+      call returns a new alias of `t` when `t` already has that dtype and device and raises
+      otherwise; `.to()` returns `t` itself, or converts it.
+    - `x.type(torch.cuda.FloatTensor)` → `x.to("cuda", torch.float32)`: `.type()` leaves a
+      tensor on the GPU it is on, `.to("cuda")` moves it to the current one. On a module (or
+      what may be one) `.type()` converts every parameter and buffer, `.to()` only the
+      floating-point ones; a module converted to an integer type gets no fix.
+    - The CPU classes in a file that sets a default device (`torch.set_default_device`,
+      `with torch.device(...)`, a CUDA `set_default_tensor_type`): the legacy classes ignore
+      it, `torch.empty` and `torch.tensor` follow it. The fixes assume the default device
+      is the CPU otherwise.
+    - A comment inside the call, which the rewrite would drop.
+
+    `torch.set_default_tensor_type(torch.cuda.FloatTensor)` has no exact modern spelling
+    (it also decides where the legacy constructors allocate): the display-only fix shows
+    `torch.set_default_dtype(torch.float32); torch.set_default_device("cuda")`. No fix is
+    offered where the argument may be a size or data (`torch.FloatTensor(x)` for an `x` of
+    unknown type), for storages, `x.new(t)` of a tensor, a constructor with keyword
+    arguments other than `device=`, `.type()` with `non_blocking=`, `x.type(torch.Tensor)`,
+    or a non-floating default type (which torch refuses).
     """
     bad = (
         """
@@ -129,54 +219,66 @@ class LegacyConstructor(Rule):
         if isinstance(func, cst.Attribute) and func.attr.value in ("new", "type"):
             self._method(node, func)
 
-    def _constructor(self, node: cst.Call, kind: tuple[str, bool], qualname: str) -> None:
+    def _constructor(self, node: cst.Call, kind: LegacyType, qualname: str) -> None:
         if any(arg.star for arg in node.args):
             return
-        dtype, cuda = kind
         args = positional_args(node)
-        # torch.Tensor follows the default dtype; the typed classes name theirs.
-        explicit_dtype = [] if qualname.rsplit(".", 1)[-1] == "Tensor" else [f"dtype={dtype}"]
-        rest = (['device="cuda"'] if cuda else []) + [
-            self.ctx.snippet(arg) for arg in node.args if arg.keyword is not None
-        ]
-        code_args = ", ".join(self.ctx.snippet(arg.value) for arg in args)
+        torch, _ = edits.torch_name(self.ctx)
+        spelling = Spelling.of(node, kind, torch, self.ctx.snippet, self.ctx.receiver)
         evidence = self.ctx.origin(node.func, qualname)
         shape = self._argument_kind(args)
-        if shape == "none":
-            self.report(node, "`{call}` creates an empty legacy tensor; use `{modern}`", evidence=evidence,
-                        call=node, modern=_call("torch.empty", ["0", *explicit_dtype, *rest]))
-        elif shape == "size":
-            self.report(
-                node,
-                "`{call}` allocates uninitialized memory (different garbage on every run); use `{modern}`, "
-                "or `torch.zeros` if the values are read before being written",
-                evidence=evidence, call=node, modern=_call("torch.empty", [code_args, *explicit_dtype, *rest]),
-            )
-        elif shape == "tensor":
-            target = ", ".join([*explicit_dtype, *rest])
-            self.report(node, "`{call}` is a legacy conversion; use `{modern}`", evidence=evidence,
-                        call=node, modern=f"{code_args}.to({target})" if target else code_args)
+        if shape in _CONSTRUCTOR_MESSAGES:
+            self.report(node, _CONSTRUCTOR_MESSAGES[shape], evidence=evidence, call=node, torch=torch,
+                        modern=spelling.modern(shape), fix=self._constructor_fix(node, kind, shape))
         elif shape == "storage":
             storage = args[0].value
             buffer = _from_buffer_argument(self.ctx, storage)
-            modern = (_call("torch.frombuffer", [self.ctx.snippet(buffer), f"dtype={dtype}"]) if buffer is not None
-                      else f"torch.empty(0, {', '.join([f'dtype={dtype}', *rest])}).set_({code_args})")
+            modern = (_call(f"{torch}.frombuffer", [self.ctx.snippet(buffer), spelling.dtype]) if buffer is not None
+                      else f"{torch}.empty(0, {', '.join([spelling.dtype, *spelling.rest])}).set_({spelling.args})")
             self.report(node, "`{call}` wraps a storage with a legacy constructor (the tensor shares the "
                               "storage's memory); use `{modern}`", evidence=evidence, call=node, modern=modern)
-        elif shape == "data":
-            # Always name the dtype: torch.tensor([3, 1]) would be int64, torch.Tensor([3, 1]) is float32.
-            self.report(node, "`{call}` is a legacy constructor; use `{modern}` (without `dtype=`, "
-                              "torch.tensor would infer the dtype from the data)", evidence=evidence,
-                        call=node, modern=_call("torch.tensor", [code_args, f"dtype={dtype}", *rest]))
         else:
             self.report(
                 node,
                 "`{call}` is either an uninitialized tensor of that size or a copy of that data, "
                 "depending on the argument's type; use `{empty}` or `{data}`",
-                evidence=evidence, call=node,
-                empty=_call("torch.empty", [code_args, *explicit_dtype, *rest]),
-                data=_call("torch.tensor", [code_args, f"dtype={dtype}", *rest]),
+                evidence=evidence, call=node, empty=spelling.empty(), data=spelling.data(),
             )
+
+    def _constructor_fix(self, node: cst.Call, kind: LegacyType, shape: str) -> Optional[Fix]:
+        if any(arg.keyword is not None and arg.keyword.value != "device" for arg in node.args):
+            return None
+        torch, imports = edits.torch_name(self.ctx)
+        code = Spelling.of(node, kind, torch, self.ctx.code, self.ctx.receiver_code).modern(shape)
+        if shape == "tensor":
+            # The legacy call returns an alias of a tensor that already has its dtype and device
+            # and raises for any other; `.to()` returns the tensor itself, or converts it.
+            applicability = Applicability.UNSAFE
+            imports = imports if not kind.default else ()
+        elif shape == "data" and kind.default:
+            applicability = Applicability.UNSAFE  # dtype=float32 is right only for the default default dtype
+        elif not kind.cuda and self._default_device_changed():
+            applicability = Applicability.UNSAFE  # the factory functions follow it, the CPU classes do not
+        else:
+            applicability = _safe_unless_comments(node)
+        message = {"tensor": "Replace with `.to(...)`", "data": f"Replace with `{torch}.tensor(..., dtype=...)`"}
+        return Fix(applicability, message.get(shape, f"Replace with `{torch}.empty(...)`"),
+                   (edits.replace(node, code), *imports))
+
+    def _default_device_changed(self) -> bool:
+        """This file sets a default device, or a default tensor type that may be a CUDA one."""
+        if not hasattr(self, "_changes_device"):
+            self._changes_device = any(self._sets_device(call) for call in m.findall(self.ctx.module, m.Call()))
+        return self._changes_device
+
+    def _sets_device(self, call: cst.Call) -> bool:
+        qualname = self.ctx.qualname(call.func)
+        if qualname in ("torch.set_default_device", "torch.device"):
+            return qualname == "torch.set_default_device" or isinstance(self.ctx.parent(call), cst.WithItem)
+        if qualname == "torch.set_default_tensor_type" and call.args:
+            kind = legacy_type(self.ctx.qualname(call.args[0].value) or _string_type(call.args[0].value))
+            return kind is None or kind.cuda
+        return False
 
     def _argument_kind(self, args: list[cst.Arg]) -> str:
         """"none", "size" (integers), "data" (a sequence), "tensor", "storage", or "unknown"."""
@@ -205,21 +307,8 @@ class LegacyConstructor(Rule):
         if evidence is None and isinstance(receiver, cst.Attribute) and receiver.attr.value == "data":
             evidence = base_evidence(self.ctx, receiver)
         if func.attr.value == "new":
-            if evidence is None:
-                return
-            args = positional_args(node)
-            shape = self._argument_kind(args)
-            receiver_code = self.ctx.snippet(receiver)
-            code_args = ", ".join(self.ctx.snippet(arg.value) for arg in args)
-            if shape == "none":
-                modern = f"{receiver_code}.new_empty(0)"
-            elif shape == "size":
-                modern = f"{receiver_code}.new_empty({code_args})"
-            elif shape == "data":
-                modern = f"{receiver_code}.new_tensor({code_args})"
-            else:
-                modern = f"{receiver_code}.new_empty(...)` or `{receiver_code}.new_tensor(...)"
-            self.report(node, evidence=evidence, call=node, modern=modern)
+            if evidence is not None:
+                self._new(node, receiver, evidence)
             return
         args = positional_args(node)
         if len(args) != 1:
@@ -231,28 +320,101 @@ class LegacyConstructor(Rule):
         known = self.ctx.infer(receiver)
         if known is not None and known.kind not in (Kind.TENSOR, Kind.MODULE):
             return
-        dtype, cuda = kind
-        device = '"cuda"' if cuda else '"cpu"'
+        torch, _ = edits.torch_name(self.ctx)
         steps = (evidence.why if evidence else ()) + (Step(target, "`{code}` is a legacy tensor type"),)
         self.report(
             node,
             "`{call}` converts with a legacy type name, and also moves the tensor to {where}; "
             "use `{modern}`",
-            evidence=steps, call=node, where="the GPU" if cuda else "the CPU",
-            modern=f"{self.ctx.snippet(receiver)}.to({device}, {dtype})",
+            evidence=steps, call=node, where="the GPU" if kind.cuda else "the CPU",
+            modern=_to(self.ctx.receiver(receiver), kind, torch),
+            fix=self._type_fix(node, receiver, kind, module=known is not None and known.kind is Kind.MODULE),
         )
+
+    def _type_fix(self, node: cst.Call, receiver: cst.BaseExpression, kind: LegacyType, module: bool) -> Optional[Fix]:
+        if kind.default or len(node.args) != 1 or (module and kind.dtype not in FLOATING):
+            return None  # torch.Tensor is the default type; Module.to() takes floating dtypes only
+        torch, imports = edits.torch_name(self.ctx)
+        code = _to(self.ctx.receiver_code(receiver), kind, torch)
+        # `.type()` keeps a tensor on the GPU it is on, `.to("cuda")` moves it to the current one;
+        # on a module (or what may be one) `.type()` also converts integer buffers, `.to()` does not.
+        exact = self.ctx.tensor(receiver) is not None and not kind.cuda
+        applicability = _safe_unless_comments(node) if exact else Applicability.UNSAFE
+        return Fix(applicability, "Replace with `.to(device, dtype)`", (edits.replace(node, code), *imports))
+
+    def _new(self, node: cst.Call, receiver: cst.BaseExpression, evidence) -> None:
+        args = positional_args(node)
+        shape = self._argument_kind(args)
+        method = {"none": "new_empty", "size": "new_empty", "data": "new_tensor"}.get(shape)
+        modern = _new(node, receiver, method, self.ctx.snippet, self.ctx.receiver)
+        fix = None
+        if method is not None and not any(arg.star for arg in node.args):
+            # new_empty and new_tensor take the receiver's dtype and device, as new() does.
+            code = _new(node, receiver, method, self.ctx.code, self.ctx.receiver_code)
+            fix = Fix(_safe_unless_comments(node), f"Replace with `.{method}(...)`", (edits.replace(node, code),))
+        self.report(node, evidence=evidence, call=node, modern=modern, fix=fix)
 
     def _default_type(self, node: cst.Call) -> None:
         args = positional_args(node)
         if not args:
             return
+        torch, imports = edits.torch_name(self.ctx)
         kind = legacy_type(self.ctx.qualname(args[0].value) or _string_type(args[0].value))
-        modern = "torch.set_default_dtype(...)"
+        modern, fix = f"{torch}.set_default_dtype(...)", None
         if kind is not None:
-            dtype, cuda = kind
-            modern = f"torch.set_default_dtype({dtype})" + ('` and `torch.set_default_device("cuda")' if cuda else "")
+            modern = f"{torch}.set_default_dtype({torch}.{kind.dtype})"
+            if kind.cuda:
+                modern += f'` and `{torch}.set_default_device("cuda")'
+            fix = self._default_type_fix(node, kind, torch, imports)
         self.report(node, "`{call}` is deprecated; use `{modern}`",
-                    evidence=self.ctx.origin(node.func, "torch.set_default_tensor_type"), call=node, modern=modern)
+                    evidence=self.ctx.origin(node.func, "torch.set_default_tensor_type"), call=node, modern=modern,
+                    fix=fix)
+
+    def _default_type_fix(self, node: cst.Call, kind: LegacyType, torch: str, imports) -> Optional[Fix]:
+        if kind.default or kind.dtype not in FLOATING or len(node.args) != 1:
+            return None  # torch refuses other default types
+        code = f"{torch}.set_default_dtype({torch}.{kind.dtype})"
+        if not kind.cuda:
+            # Exact unless a CUDA default was set before, which this call undoes and set_default_dtype keeps.
+            changed = self._default_device_changed()
+            return Fix(Applicability.UNSAFE if changed else _safe_unless_comments(node),
+                       f"Replace with `{torch}.set_default_dtype`", (edits.replace(node, code), *imports))
+        if not isinstance(self.ctx.parent(node), cst.Expr):
+            return None
+        # The CUDA type also decides where the legacy constructors allocate: nothing says that now.
+        code += f'; {torch}.set_default_device("cuda")'
+        return Fix(Applicability.DISPLAY_ONLY, f"Replace with `{torch}.set_default_dtype` and "
+                   f"`{torch}.set_default_device`", (edits.replace(node, code), *imports))
+
+
+_CONSTRUCTOR_MESSAGES = {
+    "none": "`{call}` creates an empty legacy tensor; use `{modern}`",
+    "size": "`{call}` allocates uninitialized memory (different garbage on every run); use `{modern}`, "
+            "or `{torch}.zeros` if the values are read before being written",
+    "tensor": "`{call}` is a legacy conversion; use `{modern}`",
+    "data": "`{call}` is a legacy constructor; use `{modern}` (without `dtype=`, torch.tensor would infer "
+            "the dtype from the data)",
+}
+def _safe_unless_comments(node: cst.Call) -> Applicability:
+    """Safe, or unsafe when the rewrite would lose a comment: one inside the call but not
+    inside an argument (arguments are copied with their comments)."""
+    kept = sum(len(m.findall(arg.value, m.Comment())) for arg in node.args)
+    return Applicability.UNSAFE if len(m.findall(node, m.Comment())) > kept else Applicability.SAFE
+
+
+def _to(receiver: str, kind: LegacyType, torch: str) -> str:
+    return f'{receiver}.to("{"cuda" if kind.cuda else "cpu"}", {torch}.{kind.dtype})'
+
+
+def _new(node: cst.Call, receiver: cst.BaseExpression, method: Optional[str], text: Text,
+         as_receiver: Callable[[cst.BaseExpression], str]) -> str:
+    """`x.new_empty(..)` / `x.new_tensor(..)` for `x.new(..)`, written with ``text``."""
+    if method is None:
+        return f"{as_receiver(receiver)}.new_empty(...)` or `{as_receiver(receiver)}.new_tensor(...)"
+    arguments = [f"{arg.keyword.value}={text(arg.value)}" if arg.keyword else text(arg.value) for arg in node.args]
+    if method == "new_empty" and not positional_args(node):
+        arguments.insert(0, "0")
+    return _call(f"{as_receiver(receiver)}.{method}", arguments)
 
 
 def _call(function: str, arguments: list[str]) -> str:

@@ -1,9 +1,13 @@
 """TL403 tensor-from-tensor: ``torch.tensor(t)`` where ``t`` already is a tensor."""
 
-import libcst as cst
+from typing import Callable, Optional
 
-from torchlint.nodes import positional_args
-from torchlint.rule import Rule
+import libcst as cst
+import libcst.matchers as m
+
+from torchlint import edits
+from torchlint.nodes import is_false, is_true, positional_args
+from torchlint.rule import Applicability, Fix, Rule
 from torchlint.values import Kind
 
 
@@ -11,6 +15,7 @@ class TensorFromTensor(Rule):
     code = "TL403"
     name = "tensor-from-tensor"
     summary = "`torch.tensor(t)` on a tensor: copies it, cuts the gradient, and warns"
+    fix = Applicability.SAFE
     message = "`{call}` copies a tensor and cuts it from the autograd graph (torch warns); use `{fixed}`"
     docs = """
     ## What it does
@@ -28,6 +33,18 @@ class TensorFromTensor(Rule):
     `t.detach().clone()` when a detached copy is meant (add `.to(dtype=..., device=...)`
     for the other arguments), `t.clone()` when the gradient should flow, and
     `torch.stack([a, b])` for a list of tensors.
+
+    ## Fix (safe)
+    `torch.tensor(t)` becomes `t.detach().clone()`: a new tensor with the same values,
+    dtype, device and strides that requires no grad, without the warning. `dtype=` and
+    `device=` move into `.to(dtype=..., device=...)` after the copy, and
+    `requires_grad=True` becomes `.requires_grad_()` at the end. Calls with other
+    arguments (`pin_memory=`, `names=`) get no fix, nor does `torch.tensor([a, b])` on a
+    list of tensors: `torch.stack` keeps the gradients that `torch.tensor` cuts, and
+    needs tensors of one shape. The fix is unsafe when a comment inside the call would
+    be lost. It assumes no default device is set (`torch.set_default_device`,
+    `with torch.device(...)`): `torch.tensor(t)` moves the copy there, `.clone()` keeps
+    it on `t`'s device.
     """
     bad = (
         """
@@ -55,17 +72,18 @@ class TensorFromTensor(Rule):
         if len(args) != 1 or any(arg.star for arg in node.args):
             return
         data = args[0].value
-        options = [self.ctx.snippet(arg) for arg in node.args if arg.keyword is not None
-                   and arg.keyword.value in ("dtype", "device")]
-        requires_grad = [arg for arg in node.args if arg.keyword is not None and arg.keyword.value == "requires_grad"]
         evidence = self.ctx.tensor(data)
         if evidence is not None:
-            fixed = f"{self.ctx.receiver(data)}.detach().clone()"
-            if options:
-                fixed += f".to({', '.join(options)})"
-            if requires_grad:
-                fixed += ".requires_grad_()"
-            self.report(node, evidence=evidence, call=node, fixed=fixed)
+            fixed = _copy(node, data, self.ctx.snippet, self.ctx.receiver)
+            code = _copy(node, data, self.ctx.code, self.ctx.receiver_code)
+            fix = None
+            if all(arg.keyword is None or arg.keyword.value in _CONVERTIBLE for arg in node.args):
+                # A comment between the arguments would be lost (the arguments keep theirs).
+                kept = sum(len(m.findall(arg.value, m.Comment())) for arg in node.args)
+                safe = len(m.findall(node, m.Comment())) == kept
+                fix = Fix(Applicability.SAFE if safe else Applicability.UNSAFE,
+                          "Replace with `.detach().clone()`", (edits.replace(node, code),))
+            self.report(node, evidence=evidence, call=node, fixed=fixed, fix=fix)
             return
         if isinstance(data, (cst.List, cst.Tuple)) and data.elements:
             values = [self.ctx.infer(element.value) for element in data.elements]
@@ -77,3 +95,25 @@ class TensorFromTensor(Rule):
                     evidence=values[0], call=node,
                     fixed=f"torch.stack({self.ctx.snippet(data)})",
                 )
+
+
+_CONVERTIBLE = ("dtype", "device", "requires_grad")
+
+
+def _copy(call: cst.Call, data: cst.BaseExpression, text: Callable[[cst.CSTNode], str],
+          receiver: Callable[[cst.BaseExpression], str]) -> str:
+    """`data.detach().clone()` with the call's `dtype=`/`device=` as `.to(..)` and its
+    `requires_grad=` as `.requires_grad_(..)`, written with ``text`` (a snippet for
+    messages, the exact source for the fix)."""
+    options = [f"{arg.keyword.value}={text(arg.value)}" for arg in call.args
+               if arg.keyword is not None and arg.keyword.value in ("dtype", "device")]
+    copy = f"{receiver(data)}.detach().clone()"
+    if options:
+        copy += f".to({', '.join(options)})"
+    requires_grad: Optional[cst.BaseExpression] = next(
+        (arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == "requires_grad"), None)
+    if is_true(requires_grad):
+        copy += ".requires_grad_()"
+    elif requires_grad is not None and not is_false(requires_grad):
+        copy += f".requires_grad_({text(requires_grad)})"
+    return copy
