@@ -1,11 +1,30 @@
 """TL201 variable-wrap: ``torch.autograd.Variable``, a no-op since PyTorch 0.4."""
 
+import re
+from typing import Optional
+
 import libcst as cst
 
-from torchlint import torch_api
-from torchlint.nodes import is_true, keyword
-from torchlint.rule import Rule
+from torchlint import edits, torch_api
+from torchlint.nodes import is_false, is_true, keyword
+from torchlint.rule import Applicability, Edit, Fix, Rule
 from torchlint.values import Step
+from torchlint.walk import iter_nodes
+
+# Methods that return a new tensor that does not require grad, whatever their receiver.
+_NEW_TENSOR_METHODS = frozenset({"detach", "new", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"})
+# Methods whose result requires grad only if their receiver does.
+_SHAPING_METHODS = frozenset({
+    "fill_", "zero_", "resize_", "resize_as_", "view", "view_as", "reshape", "expand", "expand_as", "contiguous",
+    "squeeze", "unsqueeze", "t", "transpose", "permute", "clone", "long", "float", "double", "int", "byte", "bool",
+    "half", "cuda", "cpu", "to", "type", "type_as",
+})
+# Expressions whose source can stand anywhere without parentheses.
+_ATOMS = (cst.Name, cst.List, cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp,
+          cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer, cst.Float,
+          cst.Imaginary, cst.Ellipsis)
+# Where any expression (but a bare generator, walrus or yield) fits without parentheses.
+_OPEN_CONTEXTS = (cst.Arg, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return, cst.Expr)
 
 
 class VariableWrap(Rule):
@@ -13,6 +32,7 @@ class VariableWrap(Rule):
     name = "variable-wrap"
     summary = "`Variable(t)`, `isinstance(x, Variable)` and its import: a no-op wrapper since PyTorch 0.4"
     message = "`Variable(...)` is a no-op since PyTorch 0.4: tensors track gradients themselves; use the tensor directly"
+    fix = Applicability.SAFE
     docs = """
     ## What it does
     Flags every use of `torch.autograd.Variable`: calls (`Variable(t)`,
@@ -32,6 +52,34 @@ class VariableWrap(Rule):
     Use the tensor directly; `Variable(t, requires_grad=True)` becomes
     `t.requires_grad_()`, and `isinstance(x, Variable)` becomes
     `isinstance(x, torch.Tensor)`. Drop the import once nothing uses it.
+
+    ## Fix (safe)
+    `Variable(t)` is not quite the identity: it returns `t.detach()`, a new tensor
+    that shares `t`'s data but not its graph. The fix keeps that where it matters:
+
+    - `Variable(t)` becomes `t` when `t` is known not to require grad (a new tensor
+      from `torch.zeros(..)`, `x.data`, `x.new(..)`, `x.detach()`), and
+      `t.detach()` when it is known to require grad (a parameter, a model output);
+      both are safe. When nothing is known about `t`, unwrapping is unsafe: it
+      stops detaching `t` if `t` can require grad.
+    - `Variable(t, requires_grad=True)` becomes `t.requires_grad_()` (safe on a new
+      tensor; unsafe on a name, since the flag then changes on `t` itself) or
+      `t.detach().requires_grad_()` when `t` requires grad; `requires_grad=False` is
+      dropped.
+    - `isinstance(x, Variable)` becomes `isinstance(x, torch.Tensor)`, in tuples too
+      (safe: that is how `Variable` answers `isinstance`), and so do annotations.
+      `issubclass(C, Variable)` becomes `issubclass(C, torch.Tensor)` as an unsafe
+      fix: `Variable` answers `issubclass` for its own subclasses only. `import torch`
+      is added when the file has no import of torch.
+    - The import of `Variable` is removed once nothing in the file uses it (the
+      whole line, or just that name of `from torch.autograd import Variable, grad`);
+      not in an `__init__.py`, which may re-export it, nor when the name appears in
+      a string (`__all__`).
+
+    No fix is offered for `Variable()` with no data or `*args`, unknown keyword
+    arguments, other references to `Variable` (base classes, `type(x) is Variable`),
+    or star imports. With `volatile=True` (TL202) the unwrapping is only shown,
+    never applied: fix the `volatile` first.
     """
     bad = (
         """
@@ -73,6 +121,7 @@ class VariableWrap(Rule):
                     "`torch.autograd.Variable` is deprecated: tensors track gradients themselves since "
                     "PyTorch 0.4; use `torch.Tensor`",
                     evidence=(Step(alias, f"`{{code}}` is imported from `{module}`"),),
+                    fix=self._import_fix(node, alias),
                 )
 
     def visit_Name(self, node: cst.Name) -> None:
@@ -90,42 +139,335 @@ class VariableWrap(Rule):
         parent = self.ctx.parent(node)
         if isinstance(parent, cst.Call) and parent.func is node:
             self._call(parent, evidence)
-        elif self._in_type_check(node):
+            return
+        check = self._type_check(node)
+        if check is not None:
+            applicability = Applicability.SAFE if check == "builtins.isinstance" else Applicability.UNSAFE
             self.report(
                 node,
                 "`{ref}` is `torch.Tensor` since PyTorch 0.4; check against `torch.Tensor`",
                 evidence=evidence,
+                fix=self._tensor_fix(node, applicability),
                 ref=node,
             )
         else:
+            in_annotation = any(isinstance(a, cst.Annotation) for a in self.ctx.ancestors(node))
             self.report(
                 node,
                 "`{ref}` is deprecated since PyTorch 0.4 and is the same as `torch.Tensor`; use `torch.Tensor`",
                 evidence=evidence,
+                fix=self._tensor_fix(node, Applicability.SAFE) if in_annotation else None,
                 ref=node,
             )
 
     def _call(self, call: cst.Call, evidence) -> None:
         wrapped = call.args[0].value if call.args and call.args[0].keyword is None else None
         if wrapped is not None and is_true(keyword(call, "requires_grad")):
+            unwrap = self._unwrap(call)
             self.report(
                 call,
-                "`Variable(..., requires_grad=True)` is deprecated since PyTorch 0.4; use `{arg}.requires_grad_()`",
+                "`Variable(..., requires_grad=True)` is deprecated since PyTorch 0.4; use `{replacement}`",
                 evidence=evidence,
-                arg=wrapped,
+                fix=self._call_fix(call),
+                replacement=_one_line(unwrap[0]) if unwrap else f"{self.ctx.receiver(wrapped)}.requires_grad_()",
             )
         else:
-            self.report(call, evidence=evidence)
+            self.report(call, evidence=evidence, fix=self._call_fix(call))
 
-    def _in_type_check(self, node: cst.BaseExpression) -> bool:
+    def _type_check(self, node: cst.BaseExpression) -> Optional[str]:
+        """``builtins.isinstance`` / ``builtins.issubclass`` when ``node`` is (in) the
+        class argument of one."""
         current = node
         parent = self.ctx.parent(current)
         while isinstance(parent, (cst.Element, cst.Tuple)):
             current, parent = parent, self.ctx.parent(parent)
         if not isinstance(parent, cst.Arg):
-            return False
+            return None
         call = self.ctx.parent(parent)
-        return isinstance(call, cst.Call) and self.ctx.qualname(call.func) in (
-            "builtins.isinstance",
-            "builtins.issubclass",
-        )
+        if not isinstance(call, cst.Call):
+            return None
+        qualname = self.ctx.qualname(call.func)
+        return qualname if qualname in ("builtins.isinstance", "builtins.issubclass") else None
+
+    # --- fixes -----------------------------------------------------------------------
+
+    def _tensor_fix(self, node: cst.BaseExpression, applicability: Applicability) -> Fix:
+        torch, imports = edits.torch_name(self.ctx)
+        tensor = f"{torch}.Tensor"
+        message = f"Replace with `{tensor}`"
+        element = self.ctx.parent(node)
+        group = self.ctx.parent(element) if isinstance(element, cst.Element) else None
+        if isinstance(group, cst.Tuple):
+            # `(torch.Tensor, Variable)`: one `torch.Tensor` is enough.
+            kept, seen = [], False
+            for item in group.elements:
+                if self._is_tensor_class(item.value):
+                    if seen:
+                        continue
+                    seen = True
+                    item = item.with_changes(value=cst.parse_expression(tensor))
+                kept.append(item)
+            if len(kept) < len(group.elements):
+                if len(kept) == 1:  # the whole class argument, parentheses and all
+                    return Fix(applicability, message, (edits.replace(self.ctx.parent(group), tensor), *imports))
+                kept[-1] = kept[-1].with_changes(comma=group.elements[-1].comma)
+                text = _source(self.ctx, group.with_changes(elements=kept, lpar=(), rpar=()), group)  # the range has none
+                return Fix(applicability, f"Replace with `({_one_line(text)})`", (edits.replace(group, text), *imports))
+        return Fix(applicability, message, (edits.replace(node, tensor), *imports))
+
+    def _is_tensor_class(self, node: cst.BaseExpression) -> bool:
+        if self.ctx.qualname(node) == "torch.Tensor":
+            return True
+        value = self.ctx.infer(node)
+        return value is not None and value.qualname == torch_api.VARIABLE
+
+    def _call_fix(self, call: cst.Call) -> Optional[Fix]:
+        unwrap = self._unwrap(call)
+        if unwrap is None:
+            return None
+        text, applicability, message = unwrap
+        if applicability is not Applicability.DISPLAY_ONLY:
+            deletion = self._self_assignment(call)
+            if deletion is not None:
+                return deletion
+        return Fix(applicability, message, (edits.replace(call, text),))
+
+    def _unwrap(self, call: cst.Call) -> Optional[tuple[str, Applicability, str]]:
+        """What replaces ``Variable(t, requires_grad=..)``, how safely, and the fix's message.
+        ``Variable`` returned ``t.detach()`` with ``requires_grad`` set as asked; the
+        replacement keeps that wherever ``t`` might require grad."""
+        if not call.args or call.args[0].keyword is not None or call.args[0].star:
+            return None
+        wrapped = call.args[0].value
+        requires_grad: Optional[cst.BaseExpression] = None
+        volatile = False
+        for arg in call.args[1:]:
+            if arg.star or arg.keyword is None:
+                return None
+            if arg.keyword.value == "requires_grad":
+                requires_grad = None if is_false(arg.value) else arg.value
+            elif arg.keyword.value == "volatile":
+                volatile = volatile or not is_false(arg.value)  # volatile=False does nothing
+            else:
+                return None
+        value = self.ctx.tensor(wrapped)
+        attached = value.attached if value is not None else None
+        if attached is False and self._grad_from_arguments(wrapped):
+            attached = None
+        if attached is None and _unattached(wrapped):
+            attached = False
+        if attached:
+            text = f"{self._receiver(wrapped)}.detach()"
+            if requires_grad is not None:
+                text += f".{_requires_grad_call(self.ctx, requires_grad)}"
+        elif requires_grad is not None:
+            text = f"{self._receiver(wrapped)}.{_requires_grad_call(self.ctx, requires_grad)}"
+        else:
+            text = self._unwrapped(call, wrapped)
+        if "\n" in text and not call.lpar and not _bracketed(self.ctx, wrapped):
+            text = f"({text})"  # a line break that only the call's parentheses allowed
+        message = f"Replace with `{_one_line(text)}`"
+        if volatile:
+            return text, Applicability.DISPLAY_ONLY, f"{message} once `volatile` is dealt with (TL202)"
+        if attached is None:
+            return text, Applicability.UNSAFE, (
+                f"{message}; `Variable` detached `{self.ctx.snippet(wrapped)}`: "
+                "keep `.detach()` if it can require grad")
+        if requires_grad is not None and not attached and not self._fresh(wrapped):
+            return text, Applicability.UNSAFE, (
+                f"{message}; this sets `requires_grad` on `{self.ctx.snippet(wrapped)}` itself, not on a copy")
+        return text, Applicability.SAFE, message
+
+    def _unwrapped(self, call: cst.Call, wrapped: cst.BaseExpression) -> str:
+        """``wrapped``'s source where ``call`` stood, in parentheses when it needs them there."""
+        code = _source(self.ctx, wrapped)
+        if wrapped.lpar or call.lpar or isinstance(wrapped, _ATOMS):
+            return code
+        if isinstance(wrapped, (cst.Call, cst.Subscript, cst.Attribute)):
+            return code
+        if isinstance(self.ctx.parent(call), _OPEN_CONTEXTS) and \
+                not isinstance(wrapped, (cst.GeneratorExp, cst.NamedExpr, cst.Yield)):
+            return code
+        return f"({code})"
+
+    def _grad_from_arguments(self, node: cst.BaseExpression) -> bool:
+        """A method call in ``node`` takes a tensor argument that may require grad
+        (``t.mm(w)``): the inference follows only the receiver of a method."""
+        for call in iter_nodes(node):
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
+                    call.func.attr.value not in _SHAPING_METHODS | _NEW_TENSOR_METHODS and \
+                    self.ctx.qualname(call.func) is None:
+                for arg in call.args:
+                    value = self.ctx.tensor(arg.value)
+                    if value is not None and value.attached is not False:
+                        return True
+        return False
+
+    def _fresh(self, node: cst.BaseExpression) -> bool:
+        """``node`` evaluates to a tensor object that nothing else refers to: what a
+        function or an operator returns, ``x.data``, ``x.new(..)``, ``x.detach()``, and
+        methods on those (only on those: ``t.float()`` may return ``t`` itself)."""
+        while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            if self.ctx.qualname(node.func) is not None or node.func.attr.value in _NEW_TENSOR_METHODS:
+                return True  # `torch.zeros(..)`, `x.new(..)`
+            node = node.func.value
+        if isinstance(node, cst.Attribute):
+            return node.attr.value == "data"
+        return not isinstance(node, (cst.Name, cst.Subscript))
+
+    def _receiver(self, node: cst.BaseExpression) -> str:
+        """``node``'s source as the receiver of a method call, parenthesized when needed."""
+        text = _source(self.ctx, node)
+        return text if self.ctx.receiver_code(node) == self.ctx.code(node) else f"({text})"
+
+    def _self_assignment(self, call: cst.Call) -> Optional[Fix]:
+        """``x = Variable(x)`` (or ``a, b = Variable(a), Variable(b)``) unwraps to ``x = x``:
+        remove the statement instead, as safely as the least safe of its unwraps."""
+        assign = self.ctx.parent(call)
+        if isinstance(assign, cst.Element):
+            assign = self.ctx.parent(self.ctx.parent(assign))
+        if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+            return None
+        target, value = assign.targets[0].target, assign.value
+        pairs = [(target, value)]
+        if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
+            if len(target.elements) != len(value.elements):
+                return None
+            pairs = [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
+        applicability = Applicability.SAFE
+        for name, expression in pairs:
+            if not isinstance(name, cst.Name) or isinstance(expression, cst.Name) and expression.value == name.value:
+                continue
+            if not isinstance(expression, cst.Call) or self.ctx.qualname(expression.func) != torch_api.VARIABLE:
+                return None
+            unwrap = self._unwrap(expression)
+            if unwrap is None or unwrap[0] != name.value or unwrap[1] is Applicability.DISPLAY_ONLY:
+                return None
+            if unwrap[1] is Applicability.UNSAFE:
+                applicability = Applicability.UNSAFE
+        if not all(isinstance(name, cst.Name) for name, _ in pairs):
+            return None
+        line = self.ctx.parent(assign)
+        removal = _remove_statement(self.ctx, line) if isinstance(line, cst.SimpleStatementLine) else None
+        if removal is None:
+            return None
+        return Fix(applicability, f"Remove `{self.ctx.snippet(assign)}`: without `Variable` it assigns "
+                                  "the names to themselves", removal)
+
+    def _import_fix(self, statement: cst.ImportFrom, alias: cst.ImportAlias) -> Optional[Fix]:
+        """Remove ``alias`` from its import when nothing in the file uses it any more."""
+        local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) \
+            else self.ctx.code(alias.name)
+        line = self.ctx.parent(statement)
+        if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+            return None
+        comment = line.trailing_whitespace.comment
+        if comment is not None and "noqa" in comment.value:
+            return None  # `# noqa: F401`: kept on purpose, a re-export
+        if self.ctx.path.endswith("__init__.py") or self._used(local):
+            return None
+        message = f"Remove the unused import of `{local}`"
+        names = [other for other in statement.names if other is not alias]
+        if names:
+            if alias is statement.names[-1]:
+                # The last name goes: its comma (none, or the trailing one) moves to the new last.
+                names[-1] = names[-1].with_changes(comma=alias.comma)
+            new = statement.with_changes(names=names)
+            return Fix(Applicability.SAFE, message, (edits.replace(statement, _source(self.ctx, new, statement)),))
+        removal = _remove_statement(self.ctx, line)
+        return Fix(Applicability.SAFE, message, removal) if removal is not None else None
+
+    def _used(self, name: str) -> bool:
+        """``name`` is read anywhere in the file, is a string (``__all__``), or is
+        mentioned in a string annotation."""
+        if any(name in scope.loads for scope in self.ctx.model.scopes):
+            return True
+        word = re.compile(rf"\b{re.escape(name)}\b")
+        for node in iter_nodes(self.ctx.module):
+            if isinstance(node, cst.SimpleString) and (
+                    node.raw_value == name
+                    or word.search(node.raw_value) and any(isinstance(a, cst.Annotation)
+                                                           for a in self.ctx.ancestors(node))):
+                return True
+        return False
+
+
+def _source(ctx, node: cst.CSTNode, where: Optional[cst.CSTNode] = None) -> str:
+    """The source of ``node`` (a node of the file, or a new one replacing ``where``) with
+    its continuation lines indented as in the file: ``ctx.code`` leaves out the
+    indentation of the enclosing blocks there."""
+    return edits.statement_code(ctx, node, where if where is not None else node)
+
+
+def _remove_statement(ctx, line: cst.SimpleStatementLine) -> Optional[tuple[Edit, ...]]:
+    """Edits that delete the statement ``line`` (alone on its line) with its comment and
+    line break; ``pass`` when it is the only statement of its block."""
+    if len(line.body) != 1:
+        return None
+    block = ctx.parent(line)
+    if isinstance(block, cst.Module):
+        return (Edit(line, "", end_node=line.trailing_whitespace),)
+    if not isinstance(block, cst.IndentedBlock):
+        return None
+    if len(block.body) == 1:
+        return (edits.replace(line.body[0], "pass"),)
+    # An edit starts after the indentation, which would stay behind: instead the
+    # statement next to this one is written again over the range of both.
+    index = next(i for i, statement in enumerate(block.body) if statement is line)
+    if index + 1 < len(block.body):
+        following = block.body[index + 1]
+        leading = list(following.leading_lines)
+        while leading and leading[0].comment is None:
+            leading.pop(0)  # a blank line after the deleted one goes with it
+        following = following.with_changes(leading_lines=leading)
+        if isinstance(following, cst.SimpleStatementLine):
+            # Its range ends before its comment and line break, which stay as they are.
+            text = edits.statement_code(ctx, following.with_changes(trailing_whitespace=cst.TrailingWhitespace()),
+                                        block.body[index + 1])
+        else:
+            text = edits.statement_code(ctx, following, block.body[index + 1]) + ctx.module.default_newline
+        return (Edit(line, text, end_node=block.body[index + 1]),)
+    if line.trailing_whitespace.comment is not None or any(empty.comment for empty in line.leading_lines):
+        return None  # the comments would be lost
+    # The last statement of its block: the previous one, written again, takes its place
+    # and keeps this line's break.
+    previous = block.body[index - 1]
+    return (Edit(previous, edits.statement_code(ctx, previous, previous), end_node=line),)
+
+
+def _requires_grad_call(ctx, requires_grad: cst.BaseExpression) -> str:
+    return "requires_grad_()" if is_true(requires_grad) else f"requires_grad_({_source(ctx, requires_grad)})"
+
+
+def _unattached(node: cst.BaseExpression) -> bool:
+    """``node`` never requires grad whatever its base is: ``x.data``, ``x.new(..)``,
+    ``x.detach()``, and indexing and shaping methods on those (``x.data.new(3).zero_()``)."""
+    while True:
+        if isinstance(node, cst.Attribute):
+            return node.attr.value == "data"
+        if isinstance(node, cst.Subscript):
+            node = node.value
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            method = node.func.attr.value
+            if method in _NEW_TENSOR_METHODS:
+                return True
+            if method not in _SHAPING_METHODS:
+                return False  # `x.data.mm(w)` requires grad when `w` does
+            node = node.func.value
+        else:
+            return False
+
+
+def _bracketed(ctx, node: cst.BaseExpression) -> bool:
+    """Line breaks in ``node``'s source are all inside its own brackets."""
+    if isinstance(node, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp)):
+        return True
+    if isinstance(node, cst.Call):
+        return "\n" not in ctx.code(node.func)
+    if isinstance(node, cst.Subscript):
+        return "\n" not in ctx.code(node.value)
+    return False
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
