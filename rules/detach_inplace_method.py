@@ -6,9 +6,10 @@ from typing import Optional
 
 import libcst as cst
 
+from torchlint import edits
 from torchlint.aliases import view_source
-from torchlint.rule import Rule
-from torchlint.semantic import Binding
+from torchlint.rule import Applicability, Fix, Rule
+from torchlint.semantic import Binding, BindingKind
 
 # Operations that save their inputs for backward (addition and subtraction do not).
 _SAVING_OPERATORS = (cst.Multiply, cst.Divide, cst.MatrixMultiply, cst.Power)
@@ -22,6 +23,7 @@ class DetachInplaceMethod(Rule):
         "`{call}` detaches a view of `{base}` in place, which raises RuntimeError "
         "(Can't detach views in-place); {advice}"
     )
+    fix = Applicability.UNSAFE
     docs = """
     ## What it does
     Flags `t.detach_()` when `t` is a view of another tensor (`t = x[0]`,
@@ -42,6 +44,15 @@ class DetachInplaceMethod(Rule):
 
     ## What to do instead
     Rebind instead: `t = t.detach()`.
+
+    ## Fix (unsafe)
+    Rewrites the statement `t.detach_()` to `t = t.detach()`: the name now holds a new,
+    detached tensor over the same memory, and the view or saved tensor is left as it
+    was, so nothing raises. It is unsafe because other names for the same tensor stay
+    attached to the graph, which `detach_()` would have cut. It is offered only when
+    `t.detach_()` is a statement on its own and `t` is a plain name bound in the same
+    scope by an assignment or as a parameter: rebinding a loop variable, a name from
+    an enclosing scope or an attribute would not do the same.
     """
     bad = (
         """
@@ -90,7 +101,7 @@ class DetachInplaceMethod(Rule):
                 node,
                 evidence=self.ctx.tensor(base),
                 related=((made, "the view is made here"),) if made is not receiver else (),
-                call=node, base=base, advice=advice,
+                call=node, base=base, advice=advice, fix=self._fix(node),
             )
             return
         if isinstance(receiver, cst.Name):
@@ -102,8 +113,26 @@ class DetachInplaceMethod(Rule):
                     "follows, which then raises RuntimeError; use `{name} = {name}.detach()`",
                     evidence=self.ctx.tensor(receiver),
                     related=((backward, "backward() runs here"),),
-                    call=node, name=receiver,
+                    call=node, name=receiver, fix=self._fix(node),
                 )
+
+    def _fix(self, node: cst.Call) -> Optional[Fix]:
+        """`t.detach_()` as a statement, `t` a local name: `t = t.detach()`."""
+        receiver = node.func.value
+        statement = self.ctx.parent(node)
+        if not isinstance(receiver, cst.Name) or not isinstance(statement, cst.Expr):
+            return None
+        scope = self.ctx.model.scope_of(receiver)
+        bindings = self.ctx.model.resolve(receiver)
+        if not bindings or any(
+            binding.scope is not scope or binding.iterates
+            or binding.kind not in (BindingKind.ASSIGN, BindingKind.AUGASSIGN, BindingKind.PARAM)
+            for binding in bindings
+        ):
+            return None
+        name = receiver.value
+        rebind = f"{name} = {name}.detach()"
+        return Fix(Applicability.UNSAFE, f"Rebind: `{rebind}`", (edits.replace(node, rebind),))
 
     def _view_of(self, receiver: cst.BaseExpression):
         """(the tensor viewed, the view expression) when ``receiver`` is a view."""

@@ -4,8 +4,12 @@ from typing import Optional
 
 import libcst as cst
 
-from torchlint.rule import Rule
-from torchlint.values import Value
+from torchlint import edits
+from torchlint.rule import Applicability, Fix, Rule
+from torchlint.values import Kind, Value
+
+
+_STORAGE = "untyped_storage().data_ptr()"
 
 
 class IdStorageCompare(Rule):
@@ -16,6 +20,7 @@ class IdStorageCompare(Rule):
         "`{expr}` compares Python objects, not memory: a view or `.detach()` of a tensor shares its "
         "storage under a different id; compare `{a}.untyped_storage().data_ptr()` instead"
     )
+    fix = Applicability.UNSAFE
     docs = """
     ## What it does
     Flags comparisons of `id()` of tensors (`id(a) == id(b)`, `id(a) != id(b)`,
@@ -31,6 +36,16 @@ class IdStorageCompare(Rule):
     ## What to do instead
     Compare storages: `a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()`,
     or use `a.is_set_to(b)` for "the very same tensor view".
+
+    ## Fix (unsafe)
+    Rewrites `id(a) == id(b)` to
+    `a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()`, and `!=`
+    likewise; `is` becomes `==` and `is not` becomes `!=`, since the storage addresses
+    are numbers. It is unsafe because it changes what the comparison means — which
+    is the point: a view or a `.detach()` of `a` now counts as sharing `a`'s memory.
+    Code that really wanted object identity (the very same tensor object) should
+    keep `a is b` instead. It is not offered when the other side is known not to be a
+    tensor.
     """
     bad = (
         """
@@ -65,7 +80,24 @@ class IdStorageCompare(Rule):
         evidence: Optional[Value] = self.ctx.tensor(left) or self.ctx.tensor(right)
         if evidence is not None:
             subject = left if self.ctx.tensor(left) is not None else right
-            self.report(node, evidence=evidence, expr=node, a=subject)
+            self.report(node, evidence=evidence, expr=node, a=subject, fix=self._fix(node, left, right))
+
+    def _fix(self, node: cst.Comparison, left: cst.BaseExpression, right: cst.BaseExpression) -> Optional[Fix]:
+        if self._not_tensor(left) or self._not_tensor(right):
+            return None
+        target = node.comparisons[0]
+        operator = target.operator
+        changes = [
+            edits.replace(node.left, edits.method_call(self.ctx, left, _STORAGE)),
+            edits.replace(target.comparator, edits.method_call(self.ctx, right, _STORAGE)),
+        ]
+        if isinstance(operator, (cst.Is, cst.IsNot)):  # addresses are ints: compare them by value
+            changes.append(edits.replace(operator, "==" if isinstance(operator, cst.Is) else "!="))
+        return Fix(Applicability.UNSAFE, "Compare the storages' data pointers", tuple(changes))
+
+    def _not_tensor(self, node: cst.BaseExpression) -> bool:
+        value = self.ctx.infer(node)
+        return value is not None and value.kind is not Kind.TENSOR
 
     def _id_argument(self, node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
         if isinstance(node, cst.Call) and len(node.args) == 1 and self.ctx.qualname(node.func) == "builtins.id":

@@ -6,7 +6,8 @@ from typing import Optional
 
 import libcst as cst
 
-from torchlint.rule import Rule
+from torchlint import edits
+from torchlint.rule import Applicability, Fix, Rule
 from torchlint.semantic import BindingKind
 from torchlint.walk import iter_nodes
 
@@ -19,6 +20,7 @@ class LossAccumulation(Rule):
         "`{stmt}` keeps the autograd graph of every iteration alive through `{total}` (memory grows with "
         "each step); accumulate `{value}.item()` (or `{value}.detach()`)"
     )
+    fix = Applicability.UNSAFE
     docs = """
     ## What it does
     Flags a running total that persists across loop iterations (`total += loss`,
@@ -37,6 +39,18 @@ class LossAccumulation(Rule):
     ## What to do instead
     Accumulate a Python number with `loss.item()` (or a detached tensor with
     `loss.detach()` to avoid a device sync on every step).
+
+    ## Fix (unsafe)
+    Detaches what is added: `total += loss` becomes `total += loss.detach()`,
+    `total = total + loss` becomes `total = total + loss.detach()`, and
+    `losses.append(loss)` becomes `losses.append(loss.detach())`. The total stays a
+    tensor with the same value on the same device, so everything done with it
+    afterwards keeps working (`total.item()`, `total / n`, formatting,
+    `torch.stack(losses)`), and no device sync is added to the loop. `.item()` would
+    make it a Python number and break exactly those tensor uses, so it is left to the
+    author. The fix is unsafe because a total that is back-propagated through some other
+    name (`mean = sum(losses) / n; mean.backward()`) loses its gradient, and because
+    the total no longer shows a `grad_fn`.
     """
     bad = (
         """
@@ -115,7 +129,10 @@ class LossAccumulation(Rule):
                 return
         elif not (isinstance(total, cst.Attribute) and isinstance(total.value, cst.Name)):
             return
-        self.report(statement, evidence=value, stmt=statement, total=total, value=added)
+        detached = edits.method_call(self.ctx, added, "detach()")
+        fix = Fix(Applicability.UNSAFE, f"Accumulate `{self.ctx.receiver(added)}.detach()`",
+                  (edits.replace(added, detached),))
+        self.report(statement, evidence=value, stmt=statement, total=total, value=added, fix=fix)
 
     def _innermost_loop(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         child = node

@@ -1,8 +1,11 @@
 """TL404 nonleaf-grad: reading ``.grad`` of a tensor that is not a leaf of the graph."""
 
+from typing import Optional
+
 import libcst as cst
 
-from torchlint.rule import Rule
+from torchlint import edits
+from torchlint.rule import Applicability, Edit, Fix, Rule
 from torchlint.semantic import BindingKind
 from torchlint.writes import is_store_target
 
@@ -15,6 +18,7 @@ class NonleafGrad(Rule):
         "`{expr}` is always None: `{base}` is not a leaf of the autograd graph, so backward() does not "
         "store its gradient; call `{base}.retain_grad()` before backward(), or read the leaf's `.grad`"
     )
+    fix = Applicability.DISPLAY_ONLY
     docs = """
     ## What it does
     Flags reads of `.grad` on a tensor that the autograd graph computed (the result
@@ -31,6 +35,11 @@ class NonleafGrad(Rule):
     ## What to do instead
     Read the gradient of the leaf it was computed from, or call `t.retain_grad()`
     before `backward()` if the intermediate gradient is really wanted.
+
+    ## Fix (display-only)
+    Shows `t.retain_grad()` on the line after `t` is assigned (when `t` is a name
+    assigned once, on a line of its own without a comment). It is never applied: the
+    code may have wanted the leaf's gradient instead, and only its author knows which.
     """
     bad = (
         """
@@ -62,7 +71,26 @@ class NonleafGrad(Rule):
             return
         if self._retains_grad(node.value):
             return
-        self.report(node, evidence=evidence, expr=node, base=node.value)
+        self.report(node, evidence=evidence, expr=node, base=node.value, fix=self._fix(node.value))
+
+    def _fix(self, base: cst.BaseExpression) -> Fix:
+        retain = self._retain_grad_edit(base)
+        return Fix(Applicability.DISPLAY_ONLY,
+                   f"Call `{self.ctx.receiver(base)}.retain_grad()` before backward(), or read the leaf's `.grad`",
+                   (retain,) if retain is not None else ())
+
+    def _retain_grad_edit(self, base: cst.BaseExpression) -> Optional[Edit]:
+        """`base.retain_grad()` on a new line after the one assignment of ``base``."""
+        if not isinstance(base, cst.Name):
+            return None
+        bindings = self.ctx.model.resolve(base)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path:
+            return None
+        line = edits.own_line(self.ctx, bindings[0].node)
+        if line is None or line.trailing_whitespace.comment is not None:
+            return None
+        indent = "".join(edits.indent_of(self.ctx, line))
+        return edits.insert_after(line, f"{self.ctx.module.default_newline}{indent}{base.value}.retain_grad()")
 
     def _retains_grad(self, base: cst.BaseExpression) -> bool:
         if not isinstance(base, cst.Name):

@@ -1,10 +1,13 @@
 """TL304 numpy-sharing: an in-place write to one side of ``.numpy()`` / ``torch.from_numpy``
 while the other side is still used."""
 
+from typing import Optional
+
 import libcst as cst
 
-from torchlint.aliases import alias_writes
-from torchlint.rule import Rule
+from torchlint.aliases import AliasWrite, alias_writes
+from torchlint.rule import Applicability, Rule
+from torchlint.rules.detach_inplace import copy_at_alias, copy_fix
 
 
 class NumpySharing(Rule):
@@ -16,6 +19,7 @@ class NumpySharing(Rule):
         "memory between the tensor `{tensor}` and the array `{array}`, and `{other}` is read "
         "afterwards; copy (`.copy()` / `.clone()`) if they should be independent"
     )
+    fix = Applicability.UNSAFE
     docs = """
     ## What it does
     Flags an in-place write to either side of `a = t.numpy()` or `t = torch.from_numpy(a)`
@@ -29,6 +33,17 @@ class NumpySharing(Rule):
     ## What to do instead
     Copy when a separate array or tensor is meant: `t.numpy().copy()`,
     `torch.from_numpy(a).clone()`, or `torch.tensor(a)` (which always copies).
+
+    ## Fix (unsafe)
+    Copies where the sharing starts, whichever side is written: `a = t.numpy()`
+    becomes `a = t.numpy().copy()` and `t = torch.from_numpy(a)` becomes
+    `t = torch.from_numpy(a).clone()`, so the array and the tensor are independent.
+    It is unsafe because code that relied on the sharing (filling a tensor through the
+    array) stops doing so, and the copy costs memory. It is not offered when the
+    alias is made in another way than `name = ...` (tuple unpacking, a chained
+    assignment), or when some write to either side is left alone by this rule (under
+    `torch.no_grad()`, or with the other side not read afterwards), which looks
+    intentional.
     """
     bad = (
         """
@@ -54,12 +69,13 @@ class NumpySharing(Rule):
     )
 
     def visit_Module(self, node: cst.Module) -> None:
-        for event in alias_writes(self.ctx):
+        events = alias_writes(self.ctx)
+        for event in events:
+            if not self._reports(event):
+                continue
             alias = event.alias
-            if event.reader is None or alias.kind not in ("numpy", "from_numpy"):
-                continue
-            if self.ctx.grad_disabled(event.write.node) is not None:
-                continue
+            copy = copy_at_alias(self.ctx, event, events, self._reports)
+            fix = copy_fix(self.ctx, event, copy) if copy is not None else None
             tensor_side, array_side = (alias.base.value, alias.name) if alias.kind == "numpy" \
                 else (alias.name, alias.base.value)
             written = event.written.value
@@ -67,6 +83,10 @@ class NumpySharing(Rule):
             self.report(
                 event.write.node,
                 evidence=self.ctx.tensor(alias.base) or (),
-                related=event.related, **event.fields,
+                related=event.related, fix=fix, **event.fields,
                 written=written, other=other, tensor=tensor_side, array=array_side,
             )
+
+    def _reports(self, event: AliasWrite) -> bool:
+        return event.reader is not None and event.alias.kind in ("numpy", "from_numpy") \
+            and self.ctx.grad_disabled(event.write.node) is None

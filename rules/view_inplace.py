@@ -1,10 +1,13 @@
 """TL303 view-inplace: an in-place write to a tensor while a view of it is used later, or
 through a ``reshape`` that may or may not be a view."""
 
+from typing import Optional
+
 import libcst as cst
 
-from torchlint.aliases import alias_writes
-from torchlint.rule import Rule
+from torchlint.aliases import AliasWrite, alias_writes
+from torchlint.rule import Applicability, Fix, Rule
+from torchlint.rules.detach_inplace import copy_at_alias, copy_fix
 
 
 class ViewInplace(Rule):
@@ -15,6 +18,7 @@ class ViewInplace(Rule):
         "In-place write ({how}) to `{base}` also changes `{alias}`, a view of it (`{alias}` = "
         "`{made}`), which is read afterwards; `.clone()` the view if it should keep its values"
     )
+    fix = Applicability.UNSAFE
     docs = """
     ## What it does
     Flags an in-place write to a tensor when a view of it (`y = x.view(4)`,
@@ -64,24 +68,37 @@ class ViewInplace(Rule):
     )
 
     def visit_Module(self, node: cst.Module) -> None:
-        for event in alias_writes(self.ctx):
-            alias = event.alias
-            if event.reader is None or alias.kind not in ("view", "reshape"):
+        events = alias_writes(self.ctx)
+        for event in events:
+            message = self._message(event)
+            if message is None:
                 continue
-            if self.ctx.grad_disabled(event.write.node) is not None:
-                continue
-            if not event.through_alias:
-                message = self.message
-            elif alias.kind == "reshape":
-                message = (
-                    "In-place write ({how}) to `{alias}` = `{made}` may or may not change `{base}`, which is "
-                    "read afterwards: reshape returns a view when it can and a copy otherwise; use `.view()` "
-                    "to share memory or `.clone()` for a copy"
-                )
-            else:
-                continue
+            copy = copy_at_alias(self.ctx, event, events, lambda other: self._message(other) is not None)
+            fix = None
+            if copy is not None and event.through_alias:  # a reshape: a copy is one of two readings
+                fix = Fix(Applicability.DISPLAY_ONLY,
+                          f"Make the copy explicit (`{self.ctx.snippet(event.alias.made_by)}.clone()`), "
+                          "or use `.view()` if the write should reach the base", (copy,))
+            elif copy is not None:
+                fix = copy_fix(self.ctx, event, copy)
             self.report(
                 event.write.node, message,
-                evidence=self.ctx.tensor(alias.base),
-                related=event.related, **event.fields,
+                evidence=self.ctx.tensor(event.alias.base),
+                related=event.related, fix=fix, **event.fields,
             )
+
+    def _message(self, event: AliasWrite) -> Optional[str]:
+        """The message for ``event`` when this rule reports it."""
+        if event.reader is None or event.alias.kind not in ("view", "reshape"):
+            return None
+        if self.ctx.grad_disabled(event.write.node) is not None:
+            return None
+        if not event.through_alias:
+            return self.message
+        if event.alias.kind == "reshape":
+            return (
+                "In-place write ({how}) to `{alias}` = `{made}` may or may not change `{base}`, which is "
+                "read afterwards: reshape returns a view when it can and a copy otherwise; use `.view()` "
+                "to share memory or `.clone()` for a copy"
+            )
+        return None
