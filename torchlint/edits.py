@@ -161,8 +161,11 @@ def wrap_in_no_grad(ctx: "FileContext", lines: Sequence[cst.SimpleStatementLine]
         if i == len(lines) - 1:
             changes["trailing_whitespace"] = cst.TrailingWhitespace()
         statement: cst.CSTNode = line.with_changes(**changes) if changes else line
-        for old, new in replacements:
-            statement = statement.deep_replace(old, new)
+        # deep_replace rebuilds the tree even when `old` is not in it, so each replacement
+        # goes to the line that holds it, in one pass.
+        here = {id(old): new for old, new in replacements if any(a is line for a in ctx.ancestors(old))}
+        if here:
+            statement = statement.visit(_Replace(here))
         body.append(statement)
     block = cst.With(
         items=[cst.WithItem(cst.parse_expression(f"{torch}.no_grad()"))],
@@ -171,3 +174,14 @@ def wrap_in_no_grad(ctx: "FileContext", lines: Sequence[cst.SimpleStatementLine]
     code = statement_code(ctx, block, lines[0])
     end = lines[-1] if len(lines) > 1 else None
     return (Edit(lines[0], code, end_node=end), *imports)
+
+
+class _Replace(cst.CSTTransformer):
+    """Replace nodes (by identity) in one pass."""
+
+    def __init__(self, replacements: dict[int, cst.CSTNode]):
+        super().__init__()
+        self.replacements = replacements
+
+    def on_leave(self, original_node, updated_node):
+        return self.replacements.get(id(original_node), updated_node)
