@@ -20,7 +20,7 @@ def test_full_format_shows_location_source_and_caret(project) -> None:
     assert caret_line.index("^") - caret_line.index("|") - 2 == 4  # under column 5
     assert caret_line.count("^") == len("x.data")
     assert "= evidence: `x` = `torch.rand(3, requires_grad=True)`, which returns a tensor (line 4)" in out
-    assert "\nFound 3 findings in 1 file.\n[*] 1 fixable with the `--fix` option." in out
+    assert "\nFound 3 findings in 1 file.\n[*] 2 fixable with the `--fix` option (1 more with `--unsafe-fixes`)." in out
 
 
 def test_concise_format_is_one_line_each(project) -> None:
@@ -49,7 +49,12 @@ def test_json_format_shape(project) -> None:
     assert data_read["filename"] == str(path)
     assert data_read["location"] == {"row": 5, "column": 5}
     assert data_read["end_location"] == {"row": 5, "column": 11}
-    assert data_read["fix"] is None
+    # `y = x.data` keeps the alias in a name: `.detach()` is right, but behaves differently
+    # if `y` is later written in place, hence unsafe.
+    assert data_read["fix"] == {
+        "applicability": "unsafe", "message": "Replace with `x.detach()`",
+        "edits": [{"content": "x.detach()", "location": {"row": 5, "column": 5}, "end_location": {"row": 5, "column": 11}}],
+    }
     assert data_read["url"].endswith("TL101-data-read.md")
     assert data_read["evidence"] == [
         {"message": "`x` = `torch.rand(3, requires_grad=True)`, which returns a tensor",
