@@ -7,9 +7,8 @@ from typing import TYPE_CHECKING, Optional
 import libcst as cst
 
 from torchlint import edits
-from torchlint.data_attribute import DataUse, base_evidence, data_access
+from torchlint.data_attribute import DataUse, base_evidence, data_access, only_read
 from torchlint.rule import Applicability, Fix, Rule
-from torchlint.rules.data_read import only_read
 from torchlint.values import Kind
 from torchlint.walk import iter_nodes
 

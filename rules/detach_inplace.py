@@ -3,16 +3,12 @@ other side is still used."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import Optional
 
 import libcst as cst
 
-from torchlint import edits
-from torchlint.aliases import AliasWrite, alias_writes
-from torchlint.rule import Applicability, Edit, Fix, Rule
-
-if TYPE_CHECKING:
-    from torchlint.context import FileContext
+from torchlint.aliases import AliasWrite, alias_writes, copy_at_alias, copy_fix
+from torchlint.rule import Applicability, Rule
 
 
 class DetachInplace(Rule):
@@ -107,50 +103,3 @@ class DetachInplace(Rule):
                 "which is read afterwards; use `{base}.detach().clone()` if `{alias}` should keep its values"
             )
         return None
-
-
-# Shared with TL303 and TL304, which fix their aliases the same way.
-def copy_at_alias(ctx: "FileContext", event: AliasWrite, events: list[AliasWrite],
-                  reported: Callable[[AliasWrite], bool]) -> Optional[Edit]:
-    """The edit that makes ``event``'s alias a copy where it is made (``.clone()``, or
-    ``.copy()`` for a numpy array), or None when the alias is not made by a plain
-    ``name = ...`` or when a copy would also cut sharing that the calling rule does not
-    report (``reported`` says which events it reports) and that may be intended."""
-    alias = event.alias
-    made_by = alias.made_by
-    statement = ctx.parent(made_by)
-    if isinstance(statement, cst.Assign):
-        if len(statement.targets) != 1 or not isinstance(statement.targets[0].target, cst.Name):
-            return None
-    elif not (isinstance(statement, cst.AnnAssign) and isinstance(statement.target, cst.Name)):
-        return None
-    for other in events:
-        # Writes through the alias, and writes to the base that the alias sees later.
-        if other.alias is alias and (other.through_alias or other.reader is not None) and not reported(other):
-            return None
-    return edits.insert_after(made_by, ".copy()" if _makes_array(ctx, made_by) else ".clone()")
-
-
-def copy_fix(ctx: "FileContext", event: AliasWrite, copy: Edit) -> Fix:
-    made = ctx.snippet(event.alias.made_by) + copy.content
-    return Fix(Applicability.UNSAFE, f"Make `{event.alias.name}` a copy: `{event.alias.name} = {made}`", (copy,))
-
-
-def _makes_array(ctx: "FileContext", node: cst.BaseExpression) -> bool:
-    """``node``, an alias chain (``t.detach().numpy()[0]``), ends in a numpy array."""
-    current = node
-    while True:
-        if isinstance(current, cst.Call):
-            if ctx.qualname(current.func) == "torch.from_numpy":
-                return False
-            if not isinstance(current.func, cst.Attribute):
-                return False
-            if current.func.attr.value == "numpy":
-                return True
-            current = current.func.value
-        elif isinstance(current, cst.Attribute):
-            current = current.value
-        elif isinstance(current, cst.Subscript):
-            current = current.value
-        else:
-            return False

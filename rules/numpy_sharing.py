@@ -1,13 +1,10 @@
 """TL304 numpy-sharing: an in-place write to one side of ``.numpy()`` / ``torch.from_numpy``
 while the other side is still used."""
 
-from typing import Optional
-
 import libcst as cst
 
-from torchlint.aliases import AliasWrite, alias_writes
+from torchlint.aliases import AliasWrite, alias_writes, copy_at_alias, copy_fix
 from torchlint.rule import Applicability, Rule
-from torchlint.rules.detach_inplace import copy_at_alias, copy_fix
 
 
 class NumpySharing(Rule):

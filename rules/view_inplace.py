@@ -5,9 +5,8 @@ from typing import Optional
 
 import libcst as cst
 
-from torchlint.aliases import AliasWrite, alias_writes
+from torchlint.aliases import AliasWrite, alias_writes, copy_at_alias, copy_fix
 from torchlint.rule import Applicability, Fix, Rule
-from torchlint.rules.detach_inplace import copy_at_alias, copy_fix
 
 
 class ViewInplace(Rule):

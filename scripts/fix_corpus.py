@@ -51,7 +51,7 @@ def fix_package(requirement: str) -> tuple[dict, list[str]]:
         shutil.copytree(source, copy)
         before = {path: path.read_bytes() for path in copy.rglob("*.py")}
         first = torchlint("--fix", "--unsafe-fixes", "--show-fixes", "--quiet", ".", cwd=copy)
-        if first.returncode not in (0, 1):
+        if first.returncode not in (0, 1) or "Traceback" in first.stderr:
             failures.append(f"fix run exited {first.returncode}: {first.stderr.strip()[:500]}")
         fixed: Counter = Counter()
         for line in first.stdout.splitlines():

@@ -23,10 +23,12 @@ and ``None`` (advanced indexing copies).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 import libcst as cst
 
+from torchlint import edits
+from torchlint.rule import Applicability, Edit, Fix
 from torchlint.semantic import Binding, BindingKind, Scope
 from torchlint.values import Kind
 from torchlint.writes import Write, find_write
@@ -242,3 +244,52 @@ def _statement(ctx: "FileContext", node: cst.CSTNode) -> cst.CSTNode:
 
 def _inside(ctx: "FileContext", node: cst.CSTNode, container: cst.CSTNode) -> bool:
     return any(ancestor is container for ancestor in ctx.ancestors(node))
+
+
+# --- fixes: make the alias a copy (TL301, TL303, TL304) ---------------------------------
+
+
+def copy_at_alias(ctx: "FileContext", event: AliasWrite, events: list[AliasWrite],
+                  reported: Callable[[AliasWrite], bool]) -> Optional[Edit]:
+    """The edit that makes ``event``'s alias a copy where it is made (``.clone()``, or
+    ``.copy()`` for a numpy array), or None when the alias is not made by a plain
+    ``name = ...`` or when a copy would also cut sharing that the calling rule does not
+    report (``reported`` says which events it reports) and that may be intended."""
+    alias = event.alias
+    made_by = alias.made_by
+    statement = ctx.parent(made_by)
+    if isinstance(statement, cst.Assign):
+        if len(statement.targets) != 1 or not isinstance(statement.targets[0].target, cst.Name):
+            return None
+    elif not (isinstance(statement, cst.AnnAssign) and isinstance(statement.target, cst.Name)):
+        return None
+    for other in events:
+        # Writes through the alias, and writes to the base that the alias sees later.
+        if other.alias is alias and (other.through_alias or other.reader is not None) and not reported(other):
+            return None
+    return edits.insert_after(made_by, ".copy()" if _makes_array(ctx, made_by) else ".clone()")
+
+
+def copy_fix(ctx: "FileContext", event: AliasWrite, copy: Edit) -> Fix:
+    made = ctx.snippet(event.alias.made_by) + copy.content
+    return Fix(Applicability.UNSAFE, f"Make `{event.alias.name}` a copy: `{event.alias.name} = {made}`", (copy,))
+
+
+def _makes_array(ctx: "FileContext", node: cst.BaseExpression) -> bool:
+    """``node``, an alias chain (``t.detach().numpy()[0]``), ends in a numpy array."""
+    current = node
+    while True:
+        if isinstance(current, cst.Call):
+            if ctx.qualname(current.func) == "torch.from_numpy":
+                return False
+            if not isinstance(current.func, cst.Attribute):
+                return False
+            if current.func.attr.value == "numpy":
+                return True
+            current = current.func.value
+        elif isinstance(current, cst.Attribute):
+            current = current.value
+        elif isinstance(current, cst.Subscript):
+            current = current.value
+        else:
+            return False

@@ -139,3 +139,101 @@ def _is_index_zero(node: cst.Subscript) -> bool:
     index = node.slice[0].slice
     return isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) \
         and index.value.value == "0"
+
+
+# --- is the value of `x.data` only read? (the safety of TL101's and TL103's fixes) ---------
+
+# Methods whose result may share memory with their receiver (or is the receiver itself,
+# as `t.cpu()` on a CPU tensor is): what the caller does with that result decides.
+_PASSING_METHODS = frozenset({
+    "cpu", "cuda", "to", "float", "double", "half", "bfloat16", "long", "int", "short", "byte",
+    "char", "bool", "contiguous", "detach", "view", "view_as", "reshape", "reshape_as", "flatten",
+    "t", "transpose", "permute", "squeeze", "unsqueeze", "expand", "expand_as", "narrow", "select",
+    "unfold", "diagonal", "unflatten", "movedim", "split", "chunk", "unbind", "type_as",
+})
+_PASSING_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag"})
+# Methods that return a new tensor or a Python value and write into nothing. `numpy()`
+# shares memory, but numpy writes bypass autograd's version counter for `.detach()` too.
+_READING_METHODS = frozenset({
+    "clone", "numpy", "tolist", "item", "sum", "mean", "max", "min", "argmax", "argmin", "std",
+    "var", "norm", "abs", "neg", "exp", "log", "sqrt", "pow", "sign", "sigmoid", "tanh",
+    "softmax", "log_softmax", "topk", "sort", "argsort", "eq", "ne", "lt", "gt", "le", "ge",
+    "equal", "allclose", "any", "all", "nonzero", "masked_select", "index_select", "gather",
+    "mm", "matmul", "dot", "add", "sub", "mul", "div", "round", "floor", "ceil", "clamp", "prod",
+    "cumsum", "median", "mode", "unique", "size", "dim", "numel", "nelement", "ndimension",
+    "data_ptr", "element_size", "is_contiguous", "is_floating_point", "new", "new_zeros",
+    "new_ones", "new_empty", "new_full", "new_tensor",
+})
+_READ_ATTRIBUTES = frozenset({"shape", "dtype", "device", "is_cuda", "ndim", "layout",
+                              "requires_grad", "is_leaf", "grad_fn", "is_sparse"})
+# Tensor methods that only read their tensor arguments (`y.copy_(x.data)`).
+_ARGUMENT_READERS = frozenset({
+    "copy_", "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "addcmul_", "addcdiv_",
+    "lerp", "lerp_", "eq", "ne", "lt", "gt", "le", "ge", "equal", "allclose", "mm", "matmul",
+    "dot", "max", "min", "clamp", "clamp_", "masked_fill", "masked_fill_", "index_select",
+    "gather", "type_as", "view_as", "expand_as", "reshape_as", "dist",
+})
+# torch functions that return new tensors (or Python values) from the tensors they read.
+_READING_FUNCTIONS = frozenset({
+    "torch." + name for name in (
+        "max", "min", "sum", "mean", "argmax", "argmin", "topk", "sort", "argsort", "norm", "abs",
+        "exp", "log", "sigmoid", "tanh", "softmax", "log_softmax", "cat", "stack", "eq", "ne", "lt",
+        "gt", "le", "ge", "equal", "allclose", "isclose", "isnan", "isinf", "isfinite", "any", "all",
+        "matmul", "mm", "bmm", "dot", "dist", "cdist", "where", "masked_select", "nonzero", "clamp",
+        "pow", "sqrt", "add", "mul", "sub", "div", "std", "var", "median", "mode", "cumsum",
+        "prod", "round", "floor", "ceil", "sign", "histc", "bincount", "unique", "numel",
+        "is_tensor", "clone", "index_select", "gather",
+    )
+})
+_READING_BUILTINS = frozenset({"print", "len", "float", "int", "bool", "str", "repr", "format",
+                               "isinstance", "type"})
+_ALIASING_FUNCTIONS = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
+
+
+def only_read(ctx: "FileContext", node: cst.BaseExpression) -> bool:
+    """The value of ``node`` (``x.data``), or of views and conversions made from it, is
+    consumed right away by something that neither writes into it nor keeps it."""
+    current: cst.CSTNode = node
+    while True:
+        parent = ctx.parent(current)
+        if isinstance(parent, cst.Attribute) and parent.value is current:
+            call = ctx.parent(parent)
+            method = parent.attr.value
+            if isinstance(call, cst.Call) and call.func is parent:
+                if method in _PASSING_METHODS or (method == "type" and call.args):
+                    current = call
+                    continue
+                return method in _READING_METHODS or method == "type"
+            if method in _PASSING_ATTRIBUTES:
+                current = parent
+                continue
+            return method in _READ_ATTRIBUTES
+        if isinstance(parent, cst.Subscript) and parent.value is current:
+            current = parent
+            continue
+        if isinstance(parent, cst.IfExp) and parent.test is not current:
+            current = parent
+            continue
+        if isinstance(parent, cst.Arg) and parent.value is current and not parent.star:
+            call = ctx.parent(parent)
+            if isinstance(call, cst.Call) and ctx.qualname(call.func) in _ALIASING_FUNCTIONS:
+                current = call
+                continue
+            return isinstance(call, cst.Call) and _reads_argument(ctx, call, parent)
+        return isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison,
+                                   cst.ComparisonTarget, cst.FormattedStringExpression, cst.Expr,
+                                   cst.Index, cst.IfExp, cst.If, cst.While, cst.Assert))
+
+
+def _reads_argument(ctx: "FileContext", call: cst.Call, arg: cst.Arg) -> bool:
+    if arg.keyword is not None and arg.keyword.value in ("out", "inplace"):
+        return False
+    if any(a.keyword is not None and a.keyword.value == "out" for a in call.args):
+        return False
+    func = call.func
+    if isinstance(func, cst.Name) and func.value in _READING_BUILTINS:
+        return not ctx.model.resolve(func) and ctx.model.star_import_of(func.value) is None
+    if ctx.qualname(func) in _READING_FUNCTIONS:
+        return True
+    return isinstance(func, cst.Attribute) and func.attr.value in _ARGUMENT_READERS \
+        and is_tensor_expression(ctx, func.value)
