@@ -10,6 +10,7 @@ Exit codes: 0 no findings, 1 findings, 2 usage, configuration or internal error.
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Optional
 
@@ -23,6 +24,7 @@ from torchlint.linter import FileReport, lint_bytes, lint_path, lint_source, unl
 from torchlint.project import Project
 from torchlint.report import (
     OUTPUT_FORMATS,
+    count,
     summary,
     write_concise,
     write_diff,
@@ -163,7 +165,7 @@ def check(
         out = click.get_text_stream("stderr")
     fixed = plan.fixed_counts(reports)
     if fix_only:
-        pass
+        pass  # fixes only: what remains is not reported
     elif statistics:
         write_statistics(reports, output_format, out)
     elif output_format == "json":
@@ -178,7 +180,7 @@ def check(
     if not quiet and output_format != "json" and not fix_only:
         out.write(summary(reports, fixed if plan.mode else None, unsafe_fixes) + "\n")
     elif not quiet and fix_only and sum(fixed.values()):
-        out.write(f"Fixed {sum(fixed.values())} finding{'s' if sum(fixed.values()) != 1 else ''}.\n")
+        out.write(f"Fixed {count(sum(fixed.values()), 'finding')}.\n")
 
     internal_errors = [report.internal_error for report in reports if report.internal_error]
     for message in internal_errors:
@@ -200,9 +202,7 @@ class FixPlan:
         self.outcomes: dict[int, FixOutcome] = {}  # id(report) -> outcome
         self.stdin_fixed: Optional[bytes] = None  # with --fix on standard input: what to print
 
-    def fixed_counts(self, reports: list[FileReport]):
-        from collections import Counter
-
+    def fixed_counts(self, reports: list[FileReport]) -> Counter:
         total: Counter = Counter()
         for report in reports:
             if id(report) in self.outcomes:
@@ -220,8 +220,7 @@ def _finish_diff(reports: list[FileReport], plan: FixPlan, out, quiet: bool) -> 
             changed += 1
             fixes += sum(outcome.fixed.values())
     if not quiet:
-        message = (f"Would fix {fixes} finding{'s' if fixes != 1 else ''} in {changed} file{'s' if changed != 1 else ''}."
-                   if fixes else "No fixes available.")
+        message = f"Would fix {count(fixes, 'finding')} in {count(changed, 'file')}." if fixes else "No fixes available."
         click.echo(message, err=True)
     errors = any(outcome.error for outcome in plan.outcomes.values()) or any(r.internal_error for r in reports)
     sys.exit(EXIT_ERROR if errors else EXIT_FINDINGS if changed else EXIT_CLEAN)

@@ -49,7 +49,7 @@ def allowed_applicabilities(unsafe: bool) -> frozenset[Applicability]:
 
 
 def applicable(diagnostic: Diagnostic, allowed: frozenset[Applicability]) -> bool:
-    return diagnostic.fix is not None and diagnostic.fix.applicability in allowed and bool(diagnostic.text_edits)
+    return diagnostic.applicable_fix in allowed
 
 
 def fix_source(source: SourceText, display_path: str, rules: Sequence[type[Rule]],

@@ -24,7 +24,7 @@ from torchlint.context import FileContext
 from torchlint.noqa import parse_directives
 from torchlint.positions import LineIndex, node_offsets
 from torchlint.project import Project
-from torchlint.rule import UNLINTABLE_FILE, Edit, Finding, Fix, Rule, TextEdit
+from torchlint.rule import UNLINTABLE_FILE, Applicability, Edit, Finding, Fix, Rule, TextEdit
 from torchlint.source import SourceText, UnreadableSource, decode, read_bytes
 from torchlint.values import Step
 from torchlint.walk import walk
@@ -60,6 +60,11 @@ class Diagnostic:
     text_edits: list[TextEdit] = field(default_factory=list)
     # ...and as (row, column, end_row, end_column, content), 1-based, for reporters.
     fix_edits: list[tuple[int, int, int, int, str]] = field(default_factory=list)
+
+    @property
+    def applicable_fix(self) -> Optional[Applicability]:
+        """The applicability of a fix that can be applied (one with edits), else None."""
+        return self.fix.applicability if self.fix is not None and self.text_edits else None
 
     @property
     def url(self) -> str:

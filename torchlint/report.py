@@ -14,10 +14,7 @@ OUTPUT_FORMATS = ("full", "concise", "json")
 
 
 def _marker(diagnostic: Diagnostic) -> str:
-    fix = diagnostic.fix
-    if fix is not None and fix.applicability is Applicability.SAFE and diagnostic.text_edits:
-        return "[*] "
-    return ""
+    return "[*] " if diagnostic.applicable_fix is Applicability.SAFE else ""
 
 
 def _location(row: int, column: int) -> dict:
@@ -101,7 +98,7 @@ def statistics(reports: Iterable[FileReport]) -> list[dict]:
     for report in reports:
         for d in report.diagnostics:
             counts[d.code] += 1
-            if d.fix is not None and d.fix.applicability is Applicability.SAFE:
+            if d.applicable_fix is Applicability.SAFE:
                 fixable[d.code] += 1
     ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     return [
@@ -128,16 +125,15 @@ def summary(reports: list[FileReport], fixed: Optional[Counter] = None, unsafe_f
     if remaining == 0 and not fixed_total:
         return "All checks passed!"
     if fixed is not None and fixed_total:
-        text = (f"Found {_count(remaining + fixed_total, 'finding')} "
+        text = (f"Found {count(remaining + fixed_total, 'finding')} "
                 f"({fixed_total} fixed, {remaining} remaining).")
     elif remaining:
         files = sum(1 for report in reports if report.diagnostics)
-        text = f"Found {_count(remaining, 'finding')} in {_count(files, 'file')}."
+        text = f"Found {count(remaining, 'finding')} in {count(files, 'file')}."
     else:
         text = "All checks passed!"
-    diagnostics = [d for report in reports for d in report.diagnostics if d.fix is not None and d.text_edits]
-    safe = sum(1 for d in diagnostics if d.fix.applicability is Applicability.SAFE)
-    unsafe = sum(1 for d in diagnostics if d.fix.applicability is Applicability.UNSAFE)
+    applicabilities = Counter(d.applicable_fix for report in reports for d in report.diagnostics)
+    safe, unsafe = applicabilities[Applicability.SAFE], applicabilities[Applicability.UNSAFE]
     if unsafe_fixes:
         safe, unsafe = safe + unsafe, 0
     if safe:
@@ -148,7 +144,8 @@ def summary(reports: list[FileReport], fixed: Optional[Counter] = None, unsafe_f
     return text
 
 
-def _count(number: int, noun: str) -> str:
+def count(number: int, noun: str) -> str:
+    """``1 finding``, ``2 findings``."""
     return f"{number} {noun}{'s' if number != 1 else ''}"
 
 
@@ -158,13 +155,13 @@ def write_fixes(fixed_by_file: list[tuple[str, Counter]], out: TextIO) -> None:
     total = sum(sum(counts.values()) for _, counts in fixed_by_file)
     if not total:
         return
-    out.write(f"\nFixed {_count(total, 'finding')}:\n")
+    out.write(f"\nFixed {count(total, 'finding')}:\n")
     for path, counts in fixed_by_file:
         if not counts:
             continue
         out.write(f"- {path}:\n")
-        for code, count in sorted(counts.items()):
-            out.write(f"    {count} × {code} ({names.get(code, '')})\n")
+        for code, number in sorted(counts.items()):
+            out.write(f"    {number} × {code} ({names.get(code, '')})\n")
 
 
 def write_diff(path: str, before: str, after: str, out: TextIO) -> None:
