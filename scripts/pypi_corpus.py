@@ -33,6 +33,10 @@ LEGACY = [
 MORE_LEGACY = [
     "fastai==0.7.0", "allennlp==0.3.0", "skorch==0.1.0.post1", "sru==2.0.0",
     "pytorch-pretrained-biggan==0.1.0", "torchfcn==1.7.0",
+    # Chosen by era, not by findings, to measure TL203 (`loss.data[0]`) on more sites: every
+    # trainer released on PyPI before PyTorch 0.4 (Apr 2018) that was checked and ships its
+    # training loop: inferno (2017-08), pyprob (2017-10), cogitare (2018-02), PyToune (2018-03).
+    "inferno-pytorch==0.1.7", "pyprob==0.10.0.dev2", "cogitare==0.1.0", "pytoune==0.2.1",
 ]
 MODERN = ["timm==1.0.11", "transformers==4.46.0"]
 
