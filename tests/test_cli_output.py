@@ -44,7 +44,8 @@ def test_json_format_shape(project) -> None:
     assert [item["code"] for item in items] == ["TL201", "TL101", "TL203"]
     data_read = items[1]
     assert set(data_read) == {"code", "name", "message", "filename", "location", "end_location",
-                              "fix", "url", "evidence", "related"}
+                              "fix", "url", "evidence", "related", "runtime"}
+    assert data_read["runtime"] is None  # only `--runtime` runs code
     assert data_read["name"] == "data-read"
     assert data_read["filename"] == str(path)
     assert data_read["location"] == {"row": 5, "column": 5}

@@ -9,6 +9,9 @@ Exit codes: 0 no findings, 1 findings, 2 usage, configuration or internal error.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -32,6 +35,7 @@ from torchlint.report import (
     write_full,
     write_json,
     write_statistics,
+    runtime_summary,
 )
 from torchlint.rule import UNLINTABLE_FILE, all_rules, rule_by_name_or_code
 from torchlint.source import UnreadableSource, decode, read_bytes
@@ -91,6 +95,11 @@ def main() -> None:
 @click.option("--diff", is_flag=True, help="Print the fixes as a unified diff and write nothing (exit 1 if there is one).")
 @click.option("--show-fixes", is_flag=True, help="List the fixes that were applied, per file and rule.")
 @click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when anything was fixed, even if nothing remains.")
+@click.option("--runtime", is_flag=True, help="Run the flagged code under real torch (sandboxed) and give each finding a verdict.")
+@click.option("--entry", metavar="COMMAND", help="With --runtime: run this program once under the monitor, e.g. 'train.py --epochs 1' or 'pytest tests/test_x.py::test_y'.")
+@click.option("--runtime-timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True, metavar="SECONDS", help="Wall-clock limit of each runtime job.")
+@click.option("--runtime-memory", default="4G", show_default=True, metavar="SIZE", help="Memory (address space) each runtime job may add, e.g. 2G or 512M.")
+@click.option("--runtime-jobs", type=click.IntRange(min=1), default=None, metavar="N", help="Runtime jobs at once (default: the number of CPUs).")
 def check(
     paths: tuple[str, ...],
     select: tuple[str, ...],
@@ -115,10 +124,17 @@ def check(
     diff: bool,
     show_fixes: bool,
     exit_non_zero_on_fix: bool,
+    runtime: bool,
+    entry: Optional[str],
+    runtime_timeout: float,
+    runtime_memory: str,
+    runtime_jobs: Optional[int],
 ) -> None:
     """Lint PATHS (files or folders; default: the current folder; '-' for standard input)."""
     if diff and (fix or fix_only):
         raise click.UsageError("--diff shows fixes without applying them; it cannot be combined with --fix or --fix-only")
+    runtime_options = _runtime_options(runtime, entry, runtime_timeout, runtime_memory, runtime_jobs,
+                                       fixing=bool(diff or fix or fix_only))
     plan = FixPlan(
         mode="diff" if diff else "fix" if (fix or fix_only) else None,
         allowed=allowed_applicabilities(unsafe_fixes),
@@ -149,6 +165,9 @@ def check(
         return
 
     reports.sort(key=lambda report: report.path)
+    runtime_note = None
+    if runtime_options is not None:
+        runtime_note = _run_runtime(reports, runtime_options, resolver, quiet)
     out = click.get_text_stream("stdout")
     fix_errors = [(report.path, plan.outcomes[id(report)].error) for report in reports
                   if id(report) in plan.outcomes and plan.outcomes[id(report)].error]
@@ -179,6 +198,8 @@ def check(
                      if id(report) in plan.outcomes], out)
     if not quiet and output_format != "json" and not fix_only:
         out.write(summary(reports, fixed if plan.mode else None, unsafe_fixes) + "\n")
+        if runtime_note is not None:
+            out.write(runtime_summary(reports, runtime_note) + "\n")
     elif not quiet and fix_only and sum(fixed.values()):
         out.write(f"Fixed {count(sum(fixed.values()), 'finding')}.\n")
 
@@ -191,6 +212,75 @@ def check(
         sys.exit(EXIT_FINDINGS)
     has_findings = any(report.diagnostics for report in reports) and not fix_only
     sys.exit(EXIT_FINDINGS if has_findings and not exit_zero else EXIT_CLEAN)
+
+
+def _runtime_options(runtime: bool, entry: Optional[str], timeout: float, memory: str,
+                     jobs: Optional[int], fixing: bool):
+    if not runtime:
+        if entry:
+            raise click.UsageError("--entry needs --runtime")
+        return None
+    if fixing:
+        raise click.UsageError("--runtime checks the code as it is; it cannot be combined with --fix, --fix-only or --diff")
+    from torchlint.runtime.check import RuntimeOptions, parse_entry
+
+    try:
+        parsed_entry = parse_entry(entry, str(Path.cwd())) if entry else None
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--entry")
+    return RuntimeOptions(entry=parsed_entry, timeout=timeout, memory=_size(memory),
+                          jobs=jobs or os.cpu_count() or 1)
+
+
+def _size(text: str) -> int:
+    """``4G``, ``512M``, ``1.5GiB``, ``1000000`` -> bytes."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*", text, re.IGNORECASE)
+    if not match:
+        raise click.BadParameter(f"{text!r} is not a size like 4G or 512M", param_hint="--runtime-memory")
+    scale = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[match.group(2).lower()]
+    return int(float(match.group(1)) * scale)
+
+
+def _run_runtime(reports: list[FileReport], options, resolver: SettingsResolver, quiet: bool) -> str:
+    """Give every finding a runtime verdict; return the isolation note ("" when fully isolated)."""
+    from torchlint.runtime.check import RuntimeCheck, RuntimeUnavailable
+
+    def fix_all(report: FileReport) -> Optional[str]:
+        path = Path(report.filename)
+        outcome = fix_source(report.source, report.path, resolver.for_file(path).rules_for(path),
+                             allowed_applicabilities(True), path, Project())
+        return outcome.text if outcome.changed and not outcome.error else None
+
+    with _progress(quiet) as progress:
+        check = RuntimeCheck(options, fix_all, progress)
+        try:
+            check.run(reports)
+        except RuntimeUnavailable as error:
+            _fail(str(error))
+    return check.isolation_note
+
+
+@contextlib.contextmanager
+def _progress(quiet: bool):
+    """A progress bar on a terminal; nothing when standard error is not one."""
+    stream = click.get_text_stream("stderr")
+    if quiet or not stream.isatty():
+        yield None
+        return
+    try:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    except ImportError:
+        yield None
+        return
+    columns = (TextColumn("runtime check"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("{task.description}"))
+    with Progress(*columns, transient=True) as bar:
+        task = bar.add_task("starting torch", total=None)
+
+        def update(label: str, done: int, total: int) -> None:
+            bar.update(task, description=label, completed=done, total=total)
+
+        yield update
 
 
 class FixPlan:

@@ -60,6 +60,8 @@ class Diagnostic:
     text_edits: list[TextEdit] = field(default_factory=list)
     # ...and as (row, column, end_row, end_column, content), 1-based, for reporters.
     fix_edits: list[tuple[int, int, int, int, str]] = field(default_factory=list)
+    # With --runtime: {"verdict", "evidence", "run", ["differential"]} from running the code.
+    runtime: Optional[dict] = None
 
     @property
     def applicable_fix(self) -> Optional[Applicability]:

@@ -51,6 +51,7 @@ def diagnostic_json(diagnostic: Diagnostic, filename: str) -> dict:
         "url": diagnostic.url,
         "evidence": [_note_json(note) for note in diagnostic.evidence],
         "related": [_note_json(note) for note in diagnostic.related],
+        "runtime": diagnostic.runtime,
     }
 
 
@@ -65,7 +66,8 @@ def write_json(reports: Iterable[FileReport], out: TextIO) -> None:
 def write_concise(reports: Iterable[FileReport], out: TextIO) -> None:
     for report in reports:
         for d in report.diagnostics:
-            out.write(f"{d.path}:{d.row}:{d.column}: {d.code} {_marker(d)}{d.message}\n")
+            verdict = f" [{d.runtime['verdict']}]" if d.runtime else ""
+            out.write(f"{d.path}:{d.row}:{d.column}: {d.code} {_marker(d)}{d.message}{verdict}\n")
 
 
 def write_full(reports: Iterable[FileReport], out: TextIO) -> None:
@@ -87,6 +89,8 @@ def write_full(reports: Iterable[FileReport], out: TextIO) -> None:
                     out.write(f"{gutter} = evidence: {note.message} (line {note.row})\n")
                 for note in d.related:
                     out.write(f"{gutter} = related: {note.message} (line {note.row})\n")
+                if d.runtime:
+                    out.write(f"{gutter} = runtime: {d.runtime['verdict']}: {d.runtime['evidence']}\n")
             out.write("\n")
 
 
@@ -141,6 +145,16 @@ def summary(reports: list[FileReport], fixed: Optional[Counter] = None, unsafe_f
         text += f" ({unsafe} more with `--unsafe-fixes`)." if unsafe else "."
     elif unsafe:
         text += f"\nNo fixes available ({unsafe} with the `--unsafe-fixes` option)."
+    return text
+
+
+def runtime_summary(reports: list[FileReport], note: str = "") -> str:
+    """``Runtime check: 3 confirmed, 1 latent, 2 not reproduced, 0 could not run.``"""
+    verdicts = Counter(d.runtime["verdict"] for report in reports for d in report.diagnostics if d.runtime)
+    parts = ", ".join(f"{verdicts[v]} {v.lower()}" for v in ("CONFIRMED", "LATENT", "NOT REPRODUCED", "COULD NOT RUN"))
+    text = f"Runtime check: {parts}."
+    if note:
+        text += f"\nnote: the runtime check ran without full isolation here: {note}"
     return text
 
 

@@ -1,0 +1,415 @@
+"""The runtime check's sandbox: real processes, real torch, hostile jobs.
+
+Each hostile job must be contained AND reported: a status and a detail that say what happened,
+and afterwards no process of the job left (checked by scanning /proc, not by trusting the
+sandbox). A mechanism this machine lacks (see Sandbox.isolation) skips its test with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import textwrap
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+from torchlint.runtime.sandbox import Isolation, JobResult, Limits, Sandbox  # noqa: E402
+
+TESTS = Path(__file__).resolve().parent
+REPO = TESTS.parent
+LIMITS = Limits(timeout=3, memory=512 << 20, processes=16)
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    os.environ["TORCHLINT_TEST_SECRET"] = "must not reach the job"
+    try:
+        with Sandbox(LIMITS, jobs=2, sys_path=[str(TESTS), str(REPO)]) as box:
+            yield box
+    finally:
+        del os.environ["TORCHLINT_TEST_SECRET"]
+
+
+def run(box: Sandbox, code: str, **files: bytes) -> JobResult:
+    return box.run("runtime_jobs:run_code", {"code": textwrap.dedent(code)}, files=files)
+
+
+def processes_with(marker: str) -> list[int]:
+    found = []
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if marker.encode() in Path(f"/proc/{name}/cmdline").read_bytes():
+                found.append(int(name))
+        except OSError:
+            pass
+    return found
+
+
+def descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            ppid = int(Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(name))
+    found, stack = [], list(children.get(pid, ()))
+    while stack:
+        found.append(stack.pop())
+        stack.extend(children.get(found[-1], ()))
+    return found
+
+
+def assert_nothing_left(box: Sandbox) -> None:
+    """No job process survives its result: the server has no children left (given a moment)."""
+    for _ in range(50):
+        if not descendants(box._server.pid):
+            return
+        time.sleep(0.02)
+    assert descendants(box._server.pid) == []
+
+
+def requires(box: Sandbox, mechanism: str) -> None:
+    if not getattr(box.isolation, mechanism):
+        pytest.skip(f"no {mechanism} isolation on this machine: {box.isolation.note}")
+
+
+# --- the ordinary path ---------------------------------------------------------------------
+
+def test_value_stdout_and_stderr_come_back(sandbox):
+    result = run(sandbox, """
+        import sys
+        print("to stdout")
+        print("to stderr", file=sys.stderr)
+        result = {"numbers": [1, 2.5], "text": "é", "none": None, "flag": True}
+    """)
+    assert result.status == "ok", result
+    assert result.value == {"numbers": [1, 2.5], "text": "é", "none": None, "flag": True}
+    assert (result.stdout, result.stderr, result.detail) == ("to stdout\n", "to stderr\n", "")
+    assert 0 < result.wall < 3
+
+
+def test_output_comes_back_as_a_capped_tail(sandbox):
+    result = run(sandbox, "for i in range(20000): print(f'line {i}')")
+    assert result.status == "ok"
+    assert len(result.stdout.encode()) <= 20_000
+    assert result.stdout.endswith("line 19999\n")
+
+
+def test_files_are_written_into_a_fresh_cwd_that_is_removed_afterwards(sandbox):
+    result = run(sandbox, """
+        import os
+        open("made-by-the-job.txt", "w").write("mine")
+        result = [os.getcwd(), open("input.txt").read(), open("pkg/data.bin", "rb").read().hex(),
+                  sorted(os.listdir("."))]
+    """, **{"input.txt": b"hello", "pkg/data.bin": b"\x00\xff"})
+    assert result.status == "ok", result
+    cwd, text, data, listing = result.value
+    assert (text, data, listing) == ("hello", "00ff", ["input.txt", "made-by-the-job.txt", "pkg"])
+    assert not os.path.exists(cwd)
+    assert run(sandbox, "import os; result = os.getcwd()").value != cwd
+
+
+def test_a_file_name_may_not_leave_the_job_directory(sandbox):
+    result = run(sandbox, "result = 1", **{"../escape.txt": b"x"})
+    assert result.status == "error" and "outside the job directory" in result.detail
+
+
+def test_clean_environment_one_thread_own_session(sandbox):
+    result = run(sandbox, """
+        import os, torch
+        result = [dict(os.environ), os.getcwd(), torch.get_num_threads(), os.getsid(0) == os.getpid(),
+                  os.getpgid(0) == os.getpid()]
+    """)
+    env, cwd, threads, session_leader, group_leader = result.value
+    assert set(env) == {"PATH", "HOME", "TMPDIR", "LANG", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                        "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "PYTHONPATH"}
+    assert env["HOME"] == env["TMPDIR"] == cwd
+    assert (env["LANG"], env["OMP_NUM_THREADS"], env["MKL_NUM_THREADS"]) == ("C.UTF-8", "1", "1")
+    assert (env["PYTHONHASHSEED"], env["PYTHONDONTWRITEBYTECODE"]) == ("0", "1")
+    assert env["PYTHONPATH"].split(os.pathsep)[:2] == [str(TESTS), str(REPO)]
+    assert (threads, session_leader, group_leader) == (1, True, True)
+
+
+def test_a_forked_job_with_torch_preloaded_starts_fast(sandbox):
+    walls = []
+    for _ in range(5):
+        start = time.monotonic()
+        result = run(sandbox, "import torch; result = torch.arange(3.0).mul(2).tolist()")
+        walls.append(time.monotonic() - start)
+        assert result.value == [0.0, 2.0, 4.0]
+    assert sorted(walls)[2] < 0.5, walls  # `import torch` alone takes ~2 s
+
+
+def test_map_keeps_request_order_and_runs_jobs_in_parallel(sandbox):
+    start = time.monotonic()
+    results = list(sandbox.map([("runtime_jobs:run_code", {"code": "import time; time.sleep(1); result = 'a'"}),
+                                ("runtime_jobs:run_code", {"code": "import time; time.sleep(1); result = 'b'"})]))
+    assert [r.value for r in results] == ["a", "b"]
+    assert time.monotonic() - start < 1.8  # jobs=2: both sleep at once
+    delays = [0.4, 0.0, 0.2, 0.1, 0.0]
+    results = sandbox.map(("runtime_jobs:run_code", {"code": f"import time; time.sleep({d}); result = {i}"})
+                          for i, d in enumerate(delays))
+    assert [r.value for r in results] == list(range(len(delays)))
+
+
+def test_fresh_interpreters_give_the_same_results():
+    codes = ["import torch; print('out'); result = torch.ones(2).sum().item()",
+             "raise KeyError('k')",
+             "import os; result = sorted(os.listdir('.'))"]
+    files = {"a.txt": b"a"}
+    with Sandbox(LIMITS, jobs=2, sys_path=[str(TESTS), str(REPO)]) as forked, \
+            Sandbox(Limits(timeout=30), jobs=2, fresh=True, sys_path=[str(TESTS), str(REPO)]) as fresh:
+        assert fresh.isolation == forked.isolation
+        for code in codes:
+            a, b = run(forked, code, **files), run(fresh, code, **files)
+            assert (a.status, a.value, a.detail, a.stdout) == (b.status, b.value, b.detail, b.stdout)
+            assert b.wall > a.wall  # a new interpreter imports torch again
+
+
+# --- hostile jobs --------------------------------------------------------------------------
+
+def test_an_exception_is_an_error_with_its_traceback(sandbox):
+    result = run(sandbox, "def f():\n    raise ValueError('bad value')\nf()")
+    assert (result.status, result.value, result.detail) == ("error", None, "ValueError: bad value")
+    assert "Traceback" in result.stderr and result.stderr.endswith("ValueError: bad value\n")
+
+
+def test_a_value_that_is_not_json_is_an_error(sandbox):
+    result = run(sandbox, "result = {1, 2}")
+    assert result.status == "error" and "not JSON-serializable" in result.detail
+
+
+@pytest.mark.parametrize("code, signal_name", [
+    ("import ctypes; ctypes.string_at(0)", "SIGSEGV"),
+    ("import os, signal; os.kill(os.getpid(), signal.SIGKILL)", "SIGKILL"),
+])
+def test_a_crash_is_reported_with_its_signal(sandbox, code, signal_name):
+    result = run(sandbox, code)
+    assert (result.status, result.detail) == ("crashed", f"killed by {signal_name}")
+    assert_nothing_left(sandbox)
+
+
+def test_an_infinite_loop_times_out_and_its_whole_group_is_killed(sandbox):
+    marker = f"torchlint-loop-{uuid.uuid4().hex}"
+    start = time.monotonic()
+    result = run(sandbox, f"""
+        import subprocess, sys
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "{marker}"])
+        while True:
+            pass
+    """)
+    assert (result.status, result.detail) == ("timeout", "timed out after 3 s")
+    assert 3 <= time.monotonic() - start < 5
+    assert processes_with(marker) == []
+    assert_nothing_left(sandbox)
+
+
+def test_a_daemon_that_leaves_the_session_is_killed_with_the_job(sandbox):
+    marker = f"torchlint-daemon-{uuid.uuid4().hex}"
+    result = run(sandbox, f"""
+        import os, sys, time
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(600)", "{marker}"])
+            os._exit(0)
+        time.sleep(0.5)
+        result = "daemon started"
+    """)
+    assert (result.status, result.value) == ("ok", "daemon started")
+    assert processes_with(marker) == []
+    assert_nothing_left(sandbox)
+
+
+def test_a_memory_bomb_is_stopped_at_the_limit(sandbox):
+    result = run(sandbox, """
+        chunks = []
+        while True:
+            chunks.append(bytearray(32 << 20))
+    """)
+    assert (result.status, result.detail) == ("memory", "exceeded the 512 MiB memory limit (MemoryError)")
+    result = run(sandbox, "import torch; torch.empty(1 << 40, dtype=torch.uint8)")
+    assert result.status == "memory" and "can't allocate memory" in result.detail
+    assert run(sandbox, "result = len(bytearray(128 << 20))").value == 128 << 20  # within the limit
+    assert_nothing_left(sandbox)
+
+
+def test_a_fork_bomb_is_contained_and_killed(sandbox):
+    requires(sandbox, "processes")
+    start = time.monotonic()
+    result = run(sandbox, """
+        import os
+        while True:
+            try:
+                os.fork()
+            except OSError:
+                pass
+    """)
+    assert result.status == "processes", result
+    assert result.detail == "hit the 16-process limit (timed out after 3 s)"
+    assert time.monotonic() - start < 5
+    assert_nothing_left(sandbox)
+    assert run(sandbox, "result = 'still fine'").value == "still fine"
+
+
+def test_no_network_connection_leaves_the_job(sandbox):
+    requires(sandbox, "network")
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.setblocking(False)
+        port = listener.getsockname()[1]
+        result = run(sandbox, f"""
+            import socket
+            result = []
+            for address in [("127.0.0.1", {port}), ("1.1.1.1", 80)]:
+                try:
+                    socket.create_connection(address, timeout=1).close()
+                    result.append("connected")
+                except OSError as e:
+                    result.append(type(e).__name__ + ": " + str(e))
+        """)
+        with pytest.raises(BlockingIOError):
+            listener.accept()
+    assert result.status == "ok"
+    assert all(outcome != "connected" for outcome in result.value), result.value
+
+
+def test_daemon_sockets_under_run_are_hidden(sandbox):
+    requires(sandbox, "filesystem")
+    path = f"/run/torchlint-test-{uuid.uuid4().hex}.sock"
+    with socket.socket(socket.AF_UNIX) as listener:
+        try:
+            listener.bind(path)
+        except OSError as e:
+            pytest.skip(f"cannot create a socket under /run here: {e}")
+        try:
+            listener.listen()
+            result = run(sandbox, f"""
+                import socket
+                try:
+                    socket.socket(socket.AF_UNIX).connect({path!r})
+                    result = "connected"
+                except OSError as e:
+                    result = e.strerror
+            """)
+        finally:
+            os.unlink(path)
+    assert (result.status, result.value) == ("ok", "No such file or directory")
+
+
+def test_no_write_outside_the_job_directory(sandbox, tmp_path):
+    requires(sandbox, "filesystem")
+    token = uuid.uuid4().hex
+    existing = tmp_path / "existing.txt"
+    existing.write_text("original")
+    targets = [f"/tmp/torchlint-escape-{token}", str(REPO / f"torchlint-escape-{token}"),
+               str(tmp_path / "new.txt"), f"/dev/shm/torchlint-escape-{token}",
+               os.path.join(os.path.dirname(sandbox._base), f"torchlint-escape-{token}")]
+    result = run(sandbox, f"""
+        import ctypes, os
+        outcomes = {{}}
+        def attempt(name, action):
+            try:
+                action()
+                outcomes[name] = "succeeded"
+            except OSError as e:
+                outcomes[name] = e.strerror
+        for path in {targets!r}:
+            attempt(path, lambda: open(path, "w").write("x"))
+        attempt("append", lambda: open({str(existing)!r}, "a").write("x"))
+        attempt("mkdir", lambda: os.mkdir({str(tmp_path / "dir")!r}))
+        attempt("sibling job dir", lambda: open(os.path.join(os.path.dirname(os.getcwd()), "x"), "w"))
+        attempt("sysctl", lambda: open("/proc/sys/kernel/domainname", "w").write("x"))
+        attempt("block device", lambda: open("/dev/vda", "rb"))
+        libc = ctypes.CDLL(None, use_errno=True)
+        def remount():  # MS_REMOUNT | MS_BIND: make / writable again
+            if libc.mount(None, b"/", None, 32 | 4096, None) != 0:
+                raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+        attempt("remount", remount)
+        open("/dev/null", "w").write("/dev/null stays writable")
+        open("inside.txt", "w").write("the job's own directory is writable")
+        result = outcomes
+    """)
+    assert result.status == "ok", result
+    assert "succeeded" not in result.value.values(), result.value
+    assert result.value["remount"] == "Operation not permitted"
+    for path in targets:
+        assert not os.path.exists(path)
+    assert existing.read_text() == "original" and not (tmp_path / "dir").exists()
+
+
+def test_a_job_may_close_or_redirect_its_stdout_and_stderr(sandbox):
+    result = run(sandbox, """
+        import os, sys
+        print("before", flush=True)
+        os.close(1)
+        os.close(2)
+        result = "closed"
+    """)
+    assert (result.status, result.value, result.stdout) == ("ok", "closed", "before\n")
+    result = run(sandbox, """
+        import os
+        print("before", flush=True)
+        os.dup2(os.open("elsewhere.txt", os.O_WRONLY | os.O_CREAT), 1)
+        os.dup2(1, 2)
+        print("after", flush=True)
+        result = open("elsewhere.txt").read()
+    """)
+    assert (result.status, result.value, result.stdout) == ("ok", "after\n", "before\n")
+    result = run(sandbox, "import os; os.closerange(0, 1000); result = 'gone'")
+    assert result.status == "error" and "without a result" in result.detail
+
+
+def test_a_forked_child_returning_from_the_job_does_not_report(sandbox):
+    result = run(sandbox, """
+        import os
+        child = os.fork()
+        if child:
+            os.waitpid(child, 0)
+        result = "parent" if child else "child"
+    """)
+    assert (result.status, result.value) == ("ok", "parent")
+
+
+def test_close_leaves_no_process_directory_or_cgroup():
+    box = Sandbox(LIMITS, preload=(), sys_path=[str(TESTS), str(REPO)])
+    server, base, cgroup = box._server.pid, box._base, box._cgroup
+    assert isinstance(box.isolation, Isolation)
+    assert run(box, "result = 2").value == 2
+    box.close()
+    assert not os.path.exists(base)
+    assert cgroup is None or not os.path.exists(cgroup)
+    assert not os.path.exists(f"/proc/{server}") and descendants(server) == []
+    with pytest.raises(RuntimeError):
+        run(box, "result = 3")
+
+
+def test_close_kills_a_running_job():
+    marker = f"torchlint-close-{uuid.uuid4().hex}"
+    box = Sandbox(Limits(timeout=60), preload=(), sys_path=[str(TESTS), str(REPO)])
+    box._submit("runtime_jobs:run_code", {"code": f"""import subprocess, sys, time
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "{marker}"])
+time.sleep(600)"""})
+    deadline = time.monotonic() + 10
+    while not processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert processes_with(marker)
+    box.close()
+    assert processes_with(marker) == []
+
+
+def test_isolation_here(sandbox):
+    """What this machine allowed (printed with -s); the note names anything missing."""
+    print(sandbox.isolation, "pid namespaces:", sandbox.pid_namespaces)
+    if sandbox.pid_namespaces and sandbox.isolation.filesystem:  # a /proc of the job's own
+        result = run(sandbox, "import os; result = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())")
+        assert result.value == [1, 2]  # the sandbox's init and the job
+    assert bool(sandbox.isolation.note) != all((sandbox.isolation.network, sandbox.isolation.filesystem,
+                                                sandbox.isolation.processes, sandbox.pid_namespaces))

@@ -1,0 +1,316 @@
+"""``torchlint check --runtime``: run the flagged code and give each finding a verdict.
+
+The path is short: plan the sites of every file with findings -> run the user's entry
+point once (``--entry``) -> run each file whole when it is a script (its module level
+reaches the lines) -> call the enclosing function with synthesized arguments for lines
+still not reached -> a differential run of the autofixed file -> attach
+``Diagnostic.runtime``.  Each run is a job in the sandbox (a fork server that imported
+torch once); ``monitor.run_job`` is what runs inside it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shlex
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from torchlint.fixer import apply_edits, verify
+from torchlint.linter import Diagnostic, FileReport
+from torchlint.runtime.plan import UNJUDGED, FilePlan
+
+CONFIRMED, LATENT, NOT_REPRODUCED, COULD_NOT_RUN = "CONFIRMED", "LATENT", "NOT REPRODUCED", "COULD NOT RUN"
+VERDICTS = (CONFIRMED, LATENT, NOT_REPRODUCED, COULD_NOT_RUN)
+JOB = "torchlint.runtime.monitor:run_job"
+MAX_RERUNS = 5
+# Rules whose bug is a wrong gradient: a gradient that differs from the fixed run's is evidence.
+GRADIENT_RULES = ("TL101", "TL102", "TL103", "TL201", "TL301", "TL303", "TL304", "TL403")
+
+
+class RuntimeUnavailable(Exception):
+    """The runtime check cannot start (torch is not installed)."""
+
+
+@dataclass(frozen=True)
+class RuntimeOptions:
+    entry: Optional[tuple[str, ...]] = None  # ("train.py", "--epochs", "1") or ("pytest", "tests/x.py::t")
+    timeout: float = 30.0
+    memory: int = 4 << 30
+    jobs: int = 1
+
+
+def parse_entry(text: str, cwd: str) -> tuple[str, ...]:
+    """``"train.py --epochs 1"`` or ``"pytest tests/x.py::test_y"``, with paths made absolute."""
+    words = shlex.split(text)
+    if not words:
+        raise ValueError("--entry is empty")
+    if words[0] in ("pytest", "py.test"):
+        return ("pytest", *[_absolute(word, cwd) if not word.startswith("-") else word for word in words[1:]])
+    return (_absolute(words[0], cwd), *words[1:])
+
+
+def _absolute(word: str, cwd: str) -> str:
+    path, separator, rest = word.partition("::")
+    return os.path.realpath(os.path.join(cwd, path)) + separator + rest
+
+
+def require_torch() -> None:
+    if importlib.util.find_spec("torch") is None:
+        raise RuntimeUnavailable("the runtime check needs torch, which is not installed here: "
+                                 "pip install 'torchlint[runtime]'")
+
+
+@dataclass
+class _File:
+    report: FileReport
+    plan: FilePlan
+    diagnostics: list[Diagnostic]
+    sites: list[dict]
+
+    def pending(self) -> list[int]:
+        return [i for i, d in enumerate(self.diagnostics)
+                if d.runtime is None or d.runtime["verdict"] == COULD_NOT_RUN]
+
+
+class RuntimeCheck:
+    def __init__(self, options: RuntimeOptions, fix_all: Callable[[FileReport], Optional[str]],
+                 progress: Optional[Callable[[str, int, int], None]] = None):
+        """``fix_all(report)`` is the file's text with every fix applied (None if nothing changes)."""
+        self.options = options
+        self.fix_all = fix_all
+        self.progress = progress or (lambda label, done, total: None)
+        self.isolation_note = ""
+        self.done = 0
+        self.total = 0
+
+    def run(self, reports: list[FileReport]) -> None:
+        require_torch()
+        from torchlint.runtime.sandbox import Limits, Sandbox
+
+        files = [f for f in (self._file(report) for report in reports) if f is not None]
+        if not files:
+            return
+        limits = Limits(timeout=self.options.timeout, memory=self.options.memory)
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        with Sandbox(limits, jobs=self.options.jobs, preload=("torch", "torchlint.runtime.monitor"),
+                     sys_path=[root]) as sandbox:
+            self.isolation_note = sandbox.isolation.note
+            self.sandbox = sandbox
+            self.total = len(files) + (1 if self.options.entry else 0)
+            if self.options.entry:
+                self._entry(files)
+            self._modules(files)
+            self._calls(files)
+            self._differential(files)
+        for f in files:
+            for d in f.diagnostics:
+                if d.runtime is None:
+                    d.runtime = {"verdict": COULD_NOT_RUN, "evidence": "not reached by any run"}
+
+    # -- planning -------------------------------------------------------------------------
+
+    def _file(self, report: FileReport) -> Optional[_File]:
+        diagnostics = [d for d in report.diagnostics if d.code not in UNJUDGED]
+        if not diagnostics or report.source is None:
+            return None
+        path = os.path.realpath(report.filename)
+        try:
+            plan = FilePlan(path, report.source.text)
+        except SyntaxError:
+            return None
+        return _File(report, plan, diagnostics, [plan.site(d) for d in diagnostics])
+
+    def _payload(self, f: _File, indices: list[int], **extra) -> dict:
+        return {"path": f.plan.path, "sites": [f.sites[i] for i in indices],
+                "sys_path": [os.path.dirname(f.plan.path)], **extra}
+
+    def _submit(self, requests: list[tuple[str, dict]], labels: list[str]) -> list:
+        results = []
+        for label, result in zip(labels, self.sandbox.map(requests)):
+            self.done += 1
+            self.progress(label, self.done, max(self.total, self.done))
+            results.append(result)
+        return results
+
+    # -- the runs ---------------------------------------------------------------------------
+
+    def _entry(self, files: list[_File]) -> None:
+        sites, owners = [], []
+        for f in files:
+            for i in range(len(f.diagnostics)):
+                sites.append(f.sites[i])
+                owners.append((f, i))
+        entry = self.options.entry
+        payload = {"mode": "entry", "entry": list(entry), "path": entry[0] if entry[0] != "pytest" else "",
+                   "sites": sites, "sys_path": [os.getcwd()]}
+        [result] = self._submit([(JOB, payload)], [" ".join(entry)])
+        verdicts = self._verdicts(result, len(sites), "entry")
+        for (f, i), verdict in zip(owners, verdicts):
+            if verdict["verdict"] != COULD_NOT_RUN or not f.diagnostics[i].runtime:
+                f.diagnostics[i].runtime = verdict
+
+    def _modules(self, files: list[_File]) -> None:
+        todo = [(f, f.pending()) for f in files]
+        todo = [(f, indices) for f, indices in todo if indices]
+        requests = [(JOB, self._payload(f, indices)) for f, indices in todo]
+        results = self._submit(requests, [f.report.path for f, _ in todo])
+        for (f, indices), result in zip(todo, results):
+            f.module_result = result
+            self._assign(f, indices, self._verdicts(result, len(indices), "module"))
+            self._rerun_past_stops(f, result, indices)
+
+    def _rerun_past_stops(self, f: _File, result, indices: list[int]) -> None:
+        """A run that stopped at a confirmed finding (an IndexError, autograd's error) never
+        reached the lines after it: run again with that finding's own fix applied."""
+        original = f.plan.source
+        edits: list = []
+        fixed_rows: list[int] = []
+        for _round in range(MAX_RERUNS):
+            stopped = result.value.get("stopped") if result.status == "ok" and result.value else None
+            pending = f.pending()
+            if not stopped or not pending:
+                return
+            stoppers = [indices[k] for k in stopped.get("sites", ())
+                        if f.diagnostics[indices[k]].runtime["verdict"] == CONFIRMED]
+            new_edits = [edit for i in stoppers for edit in f.diagnostics[i].text_edits]
+            if not new_edits:
+                return
+            edits += new_edits
+            fixed_rows += [f.diagnostics[i].row for i in stoppers]
+            source = apply_edits(original, edits)
+            if verify(source, f.plan.path) is not None or source.count("\n") != original.count("\n"):
+                return  # the lines would move: the sites could no longer be matched
+            shifted = {i: _shifted(f.sites[i], original, edits) for i in pending}
+            indices = [i for i in pending if shifted[i] is not None]
+            if not indices:
+                return
+            payload = {**self._payload(f, indices, source=source), "sites": [shifted[i] for i in indices]}
+            [result] = self._submit([(JOB, payload)], [f.report.path])
+            note = "after fixing " + ", ".join(f"line {row}" for row in fixed_rows)
+            self._assign(f, indices, self._verdicts(result, len(indices), "module", note))
+
+    def _calls(self, files: list[_File]) -> None:
+        requests, owners = [], []
+        for f in files:
+            by_function: dict[str, list[int]] = {}
+            functions = {}
+            for i in f.pending():
+                function = f.plan.enclosing_function(f.diagnostics[i].row)
+                if function is None:
+                    continue
+                qualname = f.plan.qualname(function)
+                if qualname is None:
+                    continue
+                by_function.setdefault(qualname, []).append(i)
+                functions[qualname] = function
+            for qualname, indices in by_function.items():
+                call = {"qualname": qualname, "params": f.plan.parameters(functions[qualname])}
+                requests.append((JOB, self._payload(f, indices, mode="call", call=call)))
+                owners.append((f, indices, qualname))
+        for variant in (0, 1):  # tensors that require grad, then plain ones
+            self.total += len(requests)
+            results = self._submit(requests, [f"{f.report.path}: {qualname}()" for f, _, qualname in owners])
+            retry = []
+            for (f, indices, qualname), (function, payload), result in zip(owners, requests, results):
+                verdicts = self._verdicts(result, len(indices), "call")
+                if variant == 0 and any(v["verdict"] == COULD_NOT_RUN for v in verdicts):
+                    retry.append(((f, indices, qualname), (function, {**payload, "call": {**payload["call"], "variant": 1}})))
+                    verdicts = [v for v in verdicts if v["verdict"] != COULD_NOT_RUN] and verdicts
+                self._assign(f, indices, [v for v in verdicts])
+            owners = [owner for owner, _ in retry]
+            requests = [request for _, request in retry]
+            if not requests:
+                break
+
+    def _differential(self, files: list[_File]) -> None:
+        """Run the autofixed file beside the original: does the fix raise, or change a gradient?"""
+        todo = []
+        for f in files:
+            original = getattr(f, "module_result", None)
+            if original is None or original.status != "ok" or not any(
+                    d.runtime and d.runtime["verdict"] == CONFIRMED for d in f.diagnostics):
+                continue
+            fixed = self.fix_all(f.report)
+            if fixed is None:
+                continue
+            todo.append((f, original, {"path": f.plan.path, "sites": [], "source": fixed,
+                                       "sys_path": [os.path.dirname(f.plan.path)]}))
+        self.total += len(todo)
+        results = self._submit([(JOB, payload) for _f, _o, payload in todo],
+                               [f"{f.report.path} (fixed)" for f, _o, _p in todo])
+        for (f, original, _payload), result in zip(todo, results):
+            if result.status != "ok":
+                continue
+            text = _compare(original.value, result.value)
+            if not text:
+                continue
+            for d in f.diagnostics:
+                if d.runtime and d.runtime["verdict"] == CONFIRMED and d.code in GRADIENT_RULES:
+                    d.runtime["differential"] = text
+                    d.runtime["evidence"] += f"; {text}"
+
+    # -- results ----------------------------------------------------------------------------
+
+    def _verdicts(self, result, count: int, how: str, note: str = "") -> list[dict]:
+        if result.status != "ok" or not isinstance(result.value, dict):
+            reason = {"timeout": "timeout", "memory": "memory limit", "processes": "process limit"}.get(
+                result.status, "the run failed")
+            evidence = f"{reason}: {result.detail}" if result.detail else reason
+            return [{"verdict": COULD_NOT_RUN, "evidence": evidence, "run": how} for _ in range(count)]
+        verdicts = []
+        for verdict in result.value["verdicts"]:
+            verdict = dict(verdict, run=how)
+            if note:
+                verdict["evidence"] += f" ({note})"
+            verdicts.append(verdict)
+        return verdicts
+
+    @staticmethod
+    def _assign(f: _File, indices: list[int], verdicts: list[dict]) -> None:
+        for i, verdict in zip(indices, verdicts):
+            current = f.diagnostics[i].runtime
+            if current is None or current["verdict"] == COULD_NOT_RUN:
+                f.diagnostics[i].runtime = verdict
+
+
+def _shifted(site: dict, source: str, edits) -> Optional[dict]:
+    """The site with its columns moved past the edits made before it on its line; None
+    when an edit touches the site itself (it cannot be judged on the edited text)."""
+    lines = source.splitlines(True)
+    line_start = sum(len(line) for line in lines[:site["line"] - 1])
+    start = line_start + site["col"] - 1
+    end = sum(len(line) for line in lines[:site["end_line"] - 1]) + site["end_col"] - 1
+    delta = 0
+    for edit in edits:
+        if edit.start < end and start < edit.end:
+            return None
+        if edit.end <= start and edit.start >= line_start:
+            delta += len(edit.content) - (edit.end - edit.start)
+    site = dict(site, col=site["col"] + delta)
+    if site["end_line"] == site["line"]:
+        site["end_col"] += delta
+    return site
+
+
+def _compare(original: dict, fixed: dict) -> str:
+    if fixed.get("stopped") and not original.get("stopped"):
+        stop = fixed["stopped"]
+        return f"the fixed version raises {stop['type']}: {stop['message']}"
+    differences = []
+    for name, got in original.get("grads", {}).items():
+        correct = fixed.get("grads", {}).get(name)
+        if correct is None or len(correct["values"]) != len(got["values"]):
+            continue
+        if any(abs(a - b) > 1e-5 * max(1.0, abs(b)) for a, b in zip(got["values"], correct["values"])):
+            differences.append(f"gradient of `{name}` differs: got {got['shown']}, correct {correct['shown']}")
+    return "; ".join(differences)
+
+
+def summary(reports: list[FileReport]) -> dict[str, int]:
+    counts = {verdict: 0 for verdict in VERDICTS}
+    for report in reports:
+        for d in report.diagnostics:
+            if d.runtime is not None:
+                counts[d.runtime["verdict"]] += 1
+    return counts

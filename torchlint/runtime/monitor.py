@@ -1,0 +1,1223 @@
+"""The monitor: runs user code under real torch and judges each watched finding.
+
+This module runs inside a sandboxed job (it imports torch); the entry point is
+``run_job(payload)``.  A payload names the code to run (a file run whole, a user's
+entry point, or one function called with synthesized arguments) and the findings to
+watch ("sites").  While the code runs, four instruments record what torch does:
+
+- saved-tensor hooks see every tensor autograd saves for backward, and check it again
+  when backward unpacks it;
+- a dispatch mode sees every in-place write (the schema's ``alias_info.is_write``)
+  and every allocation;
+- a function mode sees the Python-level calls: ``.data`` get/set, ``detach_``,
+  ``numpy()``, ``torch.tensor(t)``, and every use of a tensor as an argument;
+- a line tracer (only in the watched files) counts which lines ran, and inspects
+  values after a statement (a loss total's graph, two tensors' storages).
+
+Every event is attributed to the innermost frame in a watched file, with the column
+span of the instruction (``co_positions``), and matched to the findings it overlaps.
+At the end each site gets a verdict with evidence a user can read.
+
+Two facts shape the saved-tensor hooks.  While any hooks are active, autograd no longer
+checks the version counter of saved tensors, nor whether one was ``detach_()``-ed:
+both checks are re-implemented in ``unpack``.  And a pack hook that keeps a strong
+reference to an output tensor makes an uncollectable cycle (output -> grad_fn ->
+saved -> output), so outputs are kept as a detached alias plus a weak reference.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import linecache
+import math
+import os
+import random
+import sys
+import traceback
+import warnings
+import weakref
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import torch
+from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode
+
+CONFIRMED, LATENT, NOT_REPRODUCED, COULD_NOT_RUN = "CONFIRMED", "LATENT", "NOT REPRODUCED", "COULD NOT RUN"
+
+SNAPSHOT_ELEMENTS = 1 << 16  # saved tensors up to this size are copied when saved
+GRAPH_NODE_CAP = 100_000
+ALIAS_RULES = ("TL301", "TL303", "TL304")
+EMPTY_OPS = ("empty.memory_format", "empty_strided.default", "new_empty.default", "empty.names")
+# Ops that write their destination without reading it: a sentinel in it is not "read".
+OVERWRITE_OPS = {
+    "copy_", "fill_", "zero_", "normal_", "uniform_", "random_", "bernoulli_", "exponential_",
+    "cauchy_", "geometric_", "log_normal_", "set_", "resize_", "index_put_", "masked_fill_",
+}
+VIEW_OPS = {
+    "view", "_unsafe_view", "select", "slice", "as_strided", "t", "transpose", "expand", "unsqueeze", "squeeze",
+    "permute", "detach", "alias", "_reshape_alias", "lift_fresh", "unbind", "split", "split_with_sizes",
+    "narrow", "diagonal", "unfold", "view_as_real", "view_as_complex", "chunk", "movedim",
+}
+SENTINELS = {
+    torch.float32: (torch.int32, 0x7FDEAD00),
+    torch.float64: (torch.int64, 0x7FFDEAD0DEAD0000),
+    torch.float16: (torch.int16, 0x7E5A),
+    torch.bfloat16: (torch.int16, 0x7FDA),
+    torch.int64: (torch.int64, 0x5A5A5A5A5A5A5A5A),
+    torch.int32: (torch.int32, 0x5A5A5A5A),
+    torch.int16: (torch.int16, 0x5A5A),
+}
+
+
+# --- where things happen ---------------------------------------------------------------
+
+
+@dataclass
+class Site:
+    """A finding to judge: its rule, its span (1-based lines and columns, end exclusive)
+    and the first line of its statement (the line the tracer sees)."""
+
+    id: int
+    code: str
+    path: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    stmt_line: int
+    related_lines: tuple = ()
+    probe: Optional[str] = None  # an expression to inspect after the statement
+    hits: int = 0
+    events: list = field(default_factory=list)  # (kind, details) in order
+
+    def add(self, event: str, **details) -> None:
+        self.events.append((event, details))
+
+    def has(self, *kinds: str) -> bool:
+        return any(kind in kinds for kind, _ in self.events)
+
+    def first(self, *kinds: str) -> Optional[dict]:
+        return next((details for kind, details in self.events if kind in kinds), None)
+
+
+@dataclass(frozen=True)
+class Position:
+    path: str
+    line: int
+    col: int  # 1-based character columns, end exclusive
+    end_line: int
+    end_col: int
+
+    def overlaps(self, site: Site) -> bool:
+        return (self.line, self.col) < (site.end_line, site.end_col) and \
+            (site.line, site.col) < (self.end_line, self.end_col)
+
+    @property
+    def text(self) -> str:
+        """The source of the instruction's span (its first line), for evidence."""
+        line = linecache.getline(self.path, self.line).rstrip("\n")
+        end = self.end_col - 1 if self.end_line == self.line else len(line)
+        return line[self.col - 1:end].strip() or line.strip()
+
+
+def _char_column(path: str, line: int, byte_offset: Optional[int]) -> int:
+    if byte_offset is None:
+        return 1
+    text = linecache.getline(path, line).encode("utf-8")
+    return len(text[:byte_offset].decode("utf-8", "replace")) + 1
+
+
+class Locator:
+    """Attributes events to the innermost frame in a watched file."""
+
+    def __init__(self, sites: list[Site]):
+        self.sites_by_path: dict[str, list[Site]] = {}
+        for site in sites:
+            self.sites_by_path.setdefault(site.path, []).append(site)
+        self._real: dict[str, Optional[str]] = {}
+        self._positions: dict[Any, list] = {}
+
+    def watched(self, filename: str) -> Optional[str]:
+        real = self._real.get(filename, "")
+        if real == "":
+            path = os.path.realpath(filename) if not filename.startswith("<") else filename
+            real = path if path in self.sites_by_path else None
+            self._real[filename] = real
+        return real
+
+    def position_of(self, code, lasti: int, path: str) -> Position:
+        positions = self._positions.get(code)
+        if positions is None:
+            positions = self._positions[code] = list(code.co_positions())
+        line, end_line, col, end_col = positions[max(lasti, 0) // 2] if positions else (None,) * 4
+        line = line or 1
+        end_line = end_line or line
+        return Position(path, line, _char_column(path, line, col), end_line, _char_column(path, end_line, end_col))
+
+    def here(self) -> Optional[Position]:
+        frame = sys._getframe(1)
+        while frame is not None:
+            path = self.watched(frame.f_code.co_filename)
+            if path is not None:
+                return self.position_of(frame.f_code, frame.f_lasti, path)
+            frame = frame.f_back
+        return None
+
+    def in_traceback(self, tb) -> Optional[Position]:
+        found = None
+        while tb is not None:
+            path = self.watched(tb.tb_frame.f_code.co_filename)
+            if path is not None:
+                found = self.position_of(tb.tb_frame.f_code, tb.tb_lasti, path)
+            tb = tb.tb_next
+        return found
+
+    def sites_at(self, position: Optional[Position], *codes: str) -> list[Site]:
+        if position is None:
+            return []
+        return [site for site in self.sites_by_path.get(position.path, ())
+                if (not codes or site.code in codes) and position.overlaps(site)]
+
+
+# --- values in evidence ------------------------------------------------------------------
+
+
+def fmt(value: Any, limit: int = 6) -> str:
+    """A short, readable rendering of a tensor's values: ``[2, 4, 6]``."""
+    if isinstance(value, torch.Tensor):
+        with _internal():
+            flat = value.detach().reshape(-1)
+            items = flat[:limit].tolist()
+            more = flat.numel() > limit
+            if value.dim() == 0:
+                return _number(items[0])
+        return "[" + ", ".join(_number(item) for item in items) + (", ..." if more else "") + "]"
+    return repr(value)
+
+
+def _number(item: Any) -> str:
+    if isinstance(item, float):
+        if math.isnan(item):
+            return "nan"
+        return f"{item:.4g}"
+    return str(item)
+
+
+def extent(t: torch.Tensor) -> tuple[int, int, int]:
+    """(storage pointer, first byte, end byte) of the memory a tensor covers."""
+    storage = t.untyped_storage().data_ptr()
+    if t.numel() == 0:
+        return storage, t.data_ptr(), t.data_ptr()
+    span = sum((size - 1) * abs(stride) for size, stride in zip(t.shape, t.stride())) + 1
+    return storage, t.data_ptr(), t.data_ptr() + span * t.element_size()
+
+
+def _overlap(a: tuple[int, int, int], b: tuple[int, int, int]) -> bool:
+    return a[0] == b[0] and a[1] < b[2] and b[1] < a[2]
+
+
+_INTERNAL = [0]
+MONITOR: list = [None]  # the running job's monitor
+
+
+@contextlib.contextmanager
+def _internal():
+    """The monitor's own torch calls are not events."""
+    _INTERNAL[0] += 1
+    try:
+        yield
+    finally:
+        _INTERNAL[0] -= 1
+
+
+# --- the monitor ---------------------------------------------------------------------------
+
+
+class Saved:
+    """A tensor autograd saved for backward, as the pack hook returns it."""
+
+    __slots__ = ("tensor", "original", "version", "had_grad_fn", "extent", "snapshot", "where", "op", "writes",
+                 "swapped_at", "__weakref__")
+
+
+class Monitor:
+    def __init__(self, sites: list[Site]):
+        self.sites = sites
+        self.locator = Locator(sites)
+        self.codes = {site.code for site in sites}
+        self.seq = itertools.count()
+        self.saved: dict[int, weakref.WeakSet] = {}  # storage pointer -> live Saved records
+        self.live: dict[int, dict[int, tuple[weakref.ref, int]]] = {}  # storage -> id -> (tensor, born)
+        self.tags: dict[int, tuple[weakref.ref, set[int]]] = {}  # id(tensor) -> sites it is an alias of
+        self.watches: list[dict] = []  # writes whose other side we wait to see read
+        self.allocations: list[dict] = []  # sentinel-filled legacy constructor results
+        self.arrays: list[tuple[weakref.ref, tuple, Optional[Site]]] = []  # numpy sides of `.numpy()`
+        self.numpy_pairs: list[tuple[weakref.ref, Any]] = []  # (tensor, array) of `.numpy()`/`from_numpy`
+        self.before: dict[int, list] = {}  # site id -> array bytes before its statement
+        self.detach_calls: dict[int, Position] = {}
+        self.pending: dict[Any, list[Site]] = {}  # frame -> sites whose statement just ran
+        self.graph_sizes: dict[int, list[int]] = {}
+        self.warnings: list[tuple[str, Optional[Position]]] = []
+        self.python_targets: list[int] = []  # the tensor a Python-level in-place call writes (`x[0] = v`)
+        self._tracers: dict[str, Any] = {}
+
+    # -- saved tensors ------------------------------------------------------------------
+
+    def pack(self, t: torch.Tensor) -> Saved:
+        with _internal():
+            record = Saved()
+            leaf = t.grad_fn is None
+            record.tensor = t if leaf else t.detach()
+            record.original = weakref.ref(t)
+            record.version = t._version
+            record.had_grad_fn = not leaf
+            record.extent = extent(t)
+            record.snapshot = t.detach().clone() if t.numel() <= SNAPSHOT_ELEMENTS else None
+            record.where = self.locator.here()
+            record.op = None
+            record.writes = []
+            record.swapped_at = None
+            self.saved.setdefault(record.extent[0], weakref.WeakSet()).add(record)
+        return record
+
+    def unpack(self, record: Saved) -> torch.Tensor:
+        with _internal():
+            tensor = record.tensor
+            original = record.original()
+            where = record.where
+            if original is not None and record.had_grad_fn and original.grad_fn is None and not original.requires_grad:
+                sites = self._detach_sites(original)
+                for site in sites:
+                    site.add("corrupted", kind="detach_", saved_at=where)
+                raise RuntimeError(
+                    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_(). "
+                    "(torchlint's monitor re-implements this check of autograd's)")
+            if tensor._version != record.version:
+                for write in record.writes:
+                    for site in write["sites"]:
+                        site.add("corrupted", kind="version", saved_at=where, write=write)
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified by an inplace "
+                    f"operation: [{tensor.type()} {list(tensor.shape)}] is at version {tensor._version}; "
+                    f"expected version {record.version} instead. "
+                    "(torchlint's monitor re-implements this check of autograd's)")
+            if record.swapped_at is not None:
+                for site in record.swapped_at:
+                    site.add("corrupted", kind="swap", saved_at=where,
+                             before=fmt(record.snapshot) if record.snapshot is not None else None, after=fmt(tensor))
+            elif record.snapshot is not None and not _same_bits(record.snapshot, tensor):
+                for write in record.writes:
+                    for site in write["sites"]:
+                        site.add("corrupted", kind="bytes", saved_at=where, write=write,
+                                 before=fmt(record.snapshot), after=fmt(tensor))
+                for site in self._numpy_writers(record):
+                    site.add("corrupted", kind="bytes", saved_at=where, write=None,
+                             before=fmt(record.snapshot), after=fmt(tensor))
+        return tensor
+
+    def _detach_sites(self, original: torch.Tensor) -> list[Site]:
+        return self.locator.sites_at(self.detach_calls.get(id(original)), "TL302")
+
+    def _numpy_writers(self, record: Saved) -> list[Site]:
+        return [site for ref, span, site in self.arrays if _overlap(span, record.extent) and ref() is not None
+                and site.code == "TL304" and site.has("numpy-write")]
+
+    # -- writes, allocations, reads (dispatch) --------------------------------------------
+
+    def on_dispatch(self, func, args, kwargs):
+        schema = func._schema
+        name = schema.name.split("::")[-1] + ("." + schema.overload_name if schema.overload_name else ".default")
+        written = []
+        for index, argument in enumerate(schema.arguments):
+            if argument.alias_info is not None and argument.alias_info.is_write:
+                value = args[index] if index < len(args) else kwargs.get(argument.name)
+                if isinstance(value, torch.Tensor):
+                    written.append(value)
+        base = schema.name.split("::")[-1]
+        if self.allocations:
+            self._check_sentinel_reads(base, args, kwargs, written)
+        before = []
+        for target in written:
+            span = extent(target)
+            for record in list(self.saved.get(span[0], ())):
+                if _overlap(span, record.extent) and record.snapshot is None:
+                    with _internal():
+                        record.snapshot = record.tensor.detach().clone()
+            before.append((target, span, target._version))
+        out = func(*args, **kwargs)
+        if written:
+            where = self.locator.here()
+            for target, span, version in before:
+                self._on_write(target, span, version, where, name)
+        if self.codes & {"TL301", "TL303", "TL304", "TL101"}:
+            self._register_outputs(out)
+        if "TL204" in self.codes and name in EMPTY_OPS and isinstance(out, torch.Tensor):
+            self._maybe_fill(out)
+        return out
+
+    def _on_write(self, target, span, version, where: Optional[Position], op: str) -> None:
+        sites = self.locator.sites_at(where)
+        tagged = set(self._tags_of(target))
+        for python_target in self.python_targets:
+            entry = self.tags.get(python_target)
+            if entry is not None and entry[0]() is not None:
+                tagged |= entry[1]
+        sites += [self._site(i) for i in sorted(tagged) if self._site(i) not in sites]
+        write = {"where": where, "op": op, "sites": sites, "bumped": target._version != version,
+                 "seq": next(self.seq)}
+        for record in list(self.saved.get(span[0], ())):
+            if _overlap(span, record.extent):
+                record.writes.append(write)
+                for site in sites:
+                    site.add("saved-write", write=write, saved_at=record.where)
+        for site in sites:
+            site.add("write", write=write)
+            if site.code in ALIAS_RULES or site.code == "TL101":
+                others = self._others(target, span)
+                if others:
+                    self.watches.append({"site": site, "span": span, "others": others, "write": write})
+                else:
+                    site.add("unshared", write=write)
+
+    def _others(self, target, span) -> set[int]:
+        mine = {id(target), *self.python_targets}
+        others = {i for i, (ref, _born) in self.live.get(span[0], {}).items()
+                  if i not in mine and ref() is not None and _overlap(span, extent(ref()))}
+        others |= {id(ref()) for ref, array_span, _site in self.arrays if ref() is not None and _overlap(span, array_span)}
+        return others
+
+    def _register_outputs(self, out) -> None:
+        born = next(self.seq)
+        for t in out if isinstance(out, (tuple, list)) else (out,):
+            if isinstance(t, torch.Tensor) and t.layout == torch.strided:
+                key = id(t)
+                storage = t.untyped_storage().data_ptr()
+                table = self.live.setdefault(storage, {})
+                table[key] = (weakref.ref(t, lambda _r, s=storage, k=key: self.live.get(s, {}).pop(k, None)), born)
+
+    def _maybe_fill(self, out: torch.Tensor) -> None:
+        where = self.locator.here()
+        sites = self.locator.sites_at(where, "TL204")
+        if not sites or out.dtype not in SENTINELS:
+            return
+        int_dtype, pattern = SENTINELS[out.dtype]
+        with _internal():
+            out.view(int_dtype).fill_(pattern)
+        self.allocations.append({"tensor": weakref.ref(out), "extent": extent(out), "sites": sites,
+                                 "dtype": out.dtype, "numel": out.numel(), "where": where})
+        for site in sites:
+            site.add("allocated", numel=out.numel(), dtype=str(out.dtype).replace("torch.", ""))
+
+    def _check_sentinel_reads(self, base: str, args, kwargs, written) -> None:
+        if base in VIEW_OPS:
+            return  # a view reads no values
+        inputs = [a for a in itertools.chain(args, kwargs.values()) if isinstance(a, torch.Tensor)]
+        if base in OVERWRITE_OPS:
+            inputs = [a for a in inputs if not any(a is w for w in written)]
+        for tensor in inputs:
+            self._sentinel_read(tensor)
+
+    def _sentinel_read(self, tensor: torch.Tensor, how: Optional[str] = None) -> None:
+        if not self.allocations or tensor.dtype not in SENTINELS:
+            return
+        span = extent(tensor)
+        for allocation in self.allocations:
+            if allocation.get("read") or not _overlap(span, allocation["extent"]):
+                continue
+            int_dtype, pattern = SENTINELS[tensor.dtype]
+            with _internal():
+                count = int((tensor.detach().view(int_dtype) == pattern).sum()) if tensor.is_contiguous() or \
+                    tensor.dim() == 0 else int((tensor.detach().contiguous().view(int_dtype) == pattern).sum())
+            if count:
+                allocation["read"] = True
+                where = self.locator.here()
+                for site in allocation["sites"]:
+                    site.add("uninitialized-read", count=count, total=tensor.numel(), where=where, how=how)
+
+    # -- Python-level calls (function mode) -------------------------------------------------
+
+    def on_function(self, func, args, kwargs):
+        name = getattr(func, "__name__", "")
+        owner = getattr(func, "__self__", None)
+        if name == "__set__" and owner is torch._C.TensorBase.data and args:
+            self._on_data_set(args[0], args[1] if len(args) > 1 else None)
+        elif name == "detach_" and args:
+            self.detach_calls[id(args[0])] = self.locator.here()
+        tensors = [a for a in itertools.chain(args, kwargs.values()) if isinstance(a, torch.Tensor)]
+        if self.watches:
+            self._check_other_side_reads(tensors, name)
+        if self.allocations and name in ("tolist", "item", "numpy", "__repr__", "__str__", "__format__",
+                                         "__bool__", "__float__", "__int__"):
+            for t in tensors:
+                self._sentinel_read(t, name)
+        writes = args and isinstance(args[0], torch.Tensor) and (
+            name == "__setitem__" or (name.endswith("_") and not name.startswith("__")) or name.startswith("__i"))
+        if writes:
+            self.python_targets.append(id(args[0]))
+        try:
+            result = func(*args, **kwargs)
+        finally:
+            if writes:
+                self.python_targets.pop()
+        if name == "__get__" and owner is torch._C.TensorBase.data and isinstance(result, torch.Tensor):
+            for site in self.locator.sites_at(self.locator.here(), "TL101"):
+                self._tag(result, site.id)
+        elif name == "numpy" and isinstance(result, __import__("numpy").ndarray) and tensors:
+            result = self._on_numpy(tensors[0], result)
+        elif func is torch.tensor and args and isinstance(args[0], torch.Tensor):
+            for site in self.locator.sites_at(self.locator.here(), "TL403"):
+                site.add("copy-construct", requires_grad=args[0].requires_grad,
+                         result_requires_grad=isinstance(result, torch.Tensor) and result.requires_grad)
+        if isinstance(result, torch.Tensor) and self.tags:
+            self._propagate_tags(tensors, result)
+        return result
+
+    def _on_data_set(self, target: torch.Tensor, value) -> None:
+        where = self.locator.here()
+        sites = self.locator.sites_at(where, "TL103")
+        if not sites:
+            return
+        old_shape = tuple(target.shape)
+        new_shape = tuple(value.shape) if isinstance(value, torch.Tensor) else None
+        saved = [record for records in self.saved.values() for record in records
+                 if record.original() is target]
+        for record in saved:
+            record.swapped_at = sites
+        for site in sites:
+            site.add("swap", saved=[record.where for record in saved], old_shape=old_shape, new_shape=new_shape)
+
+    def _on_numpy(self, tensor: torch.Tensor, array):
+        where = self.locator.here()
+        sites = self.locator.sites_at(where, "TL304")
+        for site in sites:
+            site.add("numpy-alias")
+        tracked = array.view(_MonitoredArray)
+        tracked._torchlint = (self, sites, extent(tensor))
+        self.arrays.append((weakref.ref(tracked), extent(tensor), sites[0] if sites else None))
+        self.numpy_pairs.append((weakref.ref(tensor), tracked))
+        return tracked
+
+    def on_from_numpy(self, array, tensor: torch.Tensor) -> None:
+        self.numpy_pairs.append((weakref.ref(tensor), array))
+        self._register_outputs(tensor)
+
+    def _numpy_state(self) -> list:
+        return [(ref, array, array.tobytes()) for ref, array in self.numpy_pairs if ref() is not None]
+
+    def _numpy_written(self, site: Site, before: list) -> None:
+        """After a TL304 statement: which shared arrays did numpy change?"""
+        for ref, array, data in before:
+            tensor = ref()
+            if tensor is None or array.tobytes() == data:
+                continue
+            span = extent(tensor)
+            where = Position(site.path, site.line, site.col, site.end_line, site.end_col)
+            site.add("numpy-write", where=where)
+            others = {i for i, (live, _b) in self.live.get(span[0], {}).items() if live() is not None}
+            self.watches.append({"site": site, "span": span, "others": others | {id(tensor)},
+                                 "write": {"where": where, "op": "numpy", "sites": [site]}})
+
+    def on_numpy_ufunc(self, array, sites, span, writes: bool) -> None:
+        where = self.locator.here()
+        if writes:
+            for site in self.locator.sites_at(where, "TL304"):
+                site.add("numpy-write", where=where)
+                others = {i for i, (ref, _b) in self.live.get(span[0], {}).items() if ref() is not None}
+                if others:
+                    self.watches.append({"site": site, "span": span, "others": others,
+                                         "write": {"where": where, "op": "numpy", "sites": [site]}})
+        else:
+            self._check_other_side_reads([array], "numpy")
+
+    def _check_other_side_reads(self, values, name: str, returned: bool = False) -> None:
+        ids = {id(value) for value in values}
+        where = None
+        for watch in self.watches:
+            if watch.get("read") is None and ids & watch["others"]:
+                where = where or self.locator.here()
+                written_at = watch["write"]["where"]
+                if not returned and (where is None or (written_at is not None and where.line == written_at.line)):
+                    continue  # the write's own statement (`a.data *= 3` stores back into `a.data`)
+                watch["read"] = where
+                watch["site"].add("other-read", where=where, write=watch["write"], how=name)
+
+    def _tag(self, tensor: torch.Tensor, site_id: int) -> None:
+        key = id(tensor)
+        entry = self.tags.get(key)
+        if entry is None or entry[0]() is not tensor:
+            self.tags[key] = (weakref.ref(tensor, lambda _r, k=key: self.tags.pop(k, None)), {site_id})
+        else:
+            entry[1].add(site_id)
+
+    def _tags_of(self, tensor: torch.Tensor) -> set[int]:
+        entry = self.tags.get(id(tensor))
+        return entry[1] if entry is not None and entry[0]() is tensor else set()
+
+    def _propagate_tags(self, inputs, result: torch.Tensor) -> None:
+        for tensor in inputs:
+            tags = self._tags_of(tensor)
+            if tags and result.layout == torch.strided and tensor.layout == torch.strided \
+                    and result.untyped_storage().data_ptr() == tensor.untyped_storage().data_ptr():
+                for site_id in tags:
+                    self._tag(result, site_id)
+
+    def _site(self, site_id: int) -> Site:
+        return self.sites[site_id]
+
+    # -- Variable, warnings ----------------------------------------------------------------
+
+    def on_variable(self, args, kwargs, result) -> None:
+        where = self.locator.here()
+        for site in self.locator.sites_at(where, "TL201"):
+            data = args[0] if args else kwargs.get("data")
+            site.add("variable", input_requires_grad=isinstance(data, torch.Tensor) and data.requires_grad,
+                     result_requires_grad=result.requires_grad, requires_grad_arg=kwargs.get("requires_grad"))
+
+    def on_warning(self, message, category) -> None:
+        where = self.locator.here()
+        text = str(message)
+        self.warnings.append((text, where))
+        for site in self.locator.sites_at(where):
+            site.add("warning", message=text, category=getattr(category, "__name__", str(category)))
+
+    # -- the line tracer --------------------------------------------------------------------
+
+    def tracer(self, frame, event, arg):
+        path = self.locator.watched(frame.f_code.co_filename)
+        if path is None:
+            return None
+        local = self._tracers.get(path)
+        if local is None:
+            local = self._tracers[path] = self._local_tracer(path)
+        return local
+
+    def _local_tracer(self, path: str):
+        sites_by_line: dict[int, list[Site]] = {}
+        for site in self.locator.sites_by_path[path]:
+            sites_by_line.setdefault(site.stmt_line, []).append(site)
+
+        def local(frame, event, arg):
+            waiting = self.pending.pop(frame, None)
+            if waiting:
+                for site in waiting:
+                    self._probe(site, frame)
+            if event == "line":
+                here = sites_by_line.get(frame.f_lineno)
+                if here:
+                    for site in here:
+                        site.hits += 1
+                    probed = [site for site in here if site.probe or site.code == "TL304"]
+                    for site in probed:
+                        if site.code == "TL304":
+                            self.before[site.id] = self._numpy_state()
+                    if probed:
+                        self.pending[frame] = probed
+            return local
+
+        return local
+
+    def _probe(self, site: Site, frame) -> None:
+        if site.code == "TL304":
+            self._numpy_written(site, self.before.pop(site.id, []))
+        elif site.code == "TL401":
+            value = _evaluate(site.probe, frame)
+            if value is not _MISSING:
+                self.graph_sizes.setdefault(site.id, []).append(_graph_size(value))
+        elif site.code == "TL305":
+            left, _, right = site.probe.partition("|")
+            a, b = _evaluate(left, frame), _evaluate(right, frame)
+            if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+                shared = a.layout == b.layout == torch.strided and _overlap(extent(a), extent(b))
+                site.add("ids", same_id=a is b, shared=shared, left=left, right=right)
+
+
+_MISSING = object()
+
+
+def _evaluate(expression: Optional[str], frame) -> Any:
+    """The value of a dotted name in a frame (no calls: inspecting must not run user code)."""
+    if not expression:
+        return _MISSING
+    first, *rest = expression.split(".")
+    if first in frame.f_locals:
+        value = frame.f_locals[first]
+    elif first in frame.f_globals:
+        value = frame.f_globals[first]
+    else:
+        return _MISSING
+    for attribute in rest:
+        try:
+            value = object.__getattribute__(value, attribute) if not isinstance(value, torch.nn.Module) \
+                else getattr(value, attribute)
+        except AttributeError:
+            return _MISSING
+    return value
+
+
+def _graph_size(value: Any) -> int:
+    """The number of autograd nodes reachable from the tensors in ``value``."""
+    roots = []
+    stack = [value]
+    while stack and len(roots) < 10_000:
+        item = stack.pop()
+        if isinstance(item, torch.Tensor):
+            if item.grad_fn is not None:
+                roots.append(item.grad_fn)
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+    seen: set[int] = set()
+    while roots and len(seen) < GRAPH_NODE_CAP:
+        node = roots.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        roots.extend(parent for parent, _ in node.next_functions)
+    return len(seen)
+
+
+def _same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    return bool(torch.equal(a, b)) or bool(((a == b) | (a.isnan() & b.isnan())).all()) if a.is_floating_point() \
+        else bool(torch.equal(a, b))
+
+
+class _MonitoredArray(__import__("numpy").ndarray):
+    """The array ``t.numpy()`` returns, so that numpy-side writes and reads are seen."""
+
+    _torchlint = None
+
+    def __array_finalize__(self, obj):
+        self._torchlint = getattr(obj, "_torchlint", None)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
+        np = __import__("numpy")
+        monitor_info = self._torchlint
+        plain_inputs = tuple(x.view(np.ndarray) if isinstance(x, _MonitoredArray) else x for x in inputs)
+        plain_out = None
+        if out is not None:
+            plain_out = tuple(x.view(np.ndarray) if isinstance(x, _MonitoredArray) else x for x in out)
+            kwargs["out"] = plain_out
+        if monitor_info is not None:
+            monitor, sites, span = monitor_info
+            writes = out is not None and any(isinstance(x, _MonitoredArray) for x in out)
+            monitor.on_numpy_ufunc(self, sites, span, writes)
+        result = getattr(ufunc, method)(*plain_inputs, **kwargs)
+        if out is not None:
+            return out[0] if len(out) == 1 else out
+        return result
+
+    def __setitem__(self, key, value):
+        if self._torchlint is not None:
+            monitor, sites, span = self._torchlint
+            monitor.on_numpy_ufunc(self, sites, span, True)
+        super().__setitem__(key, value)
+
+    def _read(self):
+        if self._torchlint is not None:
+            monitor, sites, span = self._torchlint
+            monitor.on_numpy_ufunc(self, sites, span, False)
+
+    def __repr__(self):
+        self._read()
+        return repr(self.view(__import__("numpy").ndarray))
+
+    def __str__(self):
+        self._read()
+        return str(self.view(__import__("numpy").ndarray))
+
+    def tolist(self):
+        self._read()
+        return self.view(__import__("numpy").ndarray).tolist()
+
+    def __getitem__(self, key):
+        self._read()
+        return super().__getitem__(key)
+
+
+class _Dispatch(TorchDispatchMode):
+    def __init__(self, monitor: Monitor):
+        super().__init__()
+        self.monitor = monitor
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if _INTERNAL[0]:
+            return func(*args, **kwargs)
+        return self.monitor.on_dispatch(func, args, kwargs)
+
+
+class _Functions(TorchFunctionMode):
+    def __init__(self, monitor: Monitor):
+        super().__init__()
+        self.monitor = monitor
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if _INTERNAL[0]:
+            return func(*args, **kwargs)
+        return self.monitor.on_function(func, args, kwargs)
+
+
+# --- verdicts ------------------------------------------------------------------------------
+
+
+def _line(position: Optional[Position]) -> str:
+    return f"line {position.line}" if position is not None else "torch code"
+
+
+def _quote(position: Optional[Position]) -> str:
+    return f"`{position.text}` ({_line(position)})" if position is not None else "torch code"
+
+
+def judge(site: Site, monitor: Monitor, stopped: Optional[dict]) -> dict:
+    """The verdict for one site, with evidence."""
+    if site.code == "TL402":
+        return _verdict(NOT_REPRODUCED, "a style rule: `x.clone().detach()` and `x.detach().clone()` give the same "
+                                        "values; the first only records a needless copy in the graph")
+    raised = stopped if stopped and stopped.get("sites") and site.id in stopped["sites"] else None
+    stopped_before = stopped is not None and raised is None and not site.events and stopped.get("line") and \
+        site.stmt_line <= stopped["line"] <= site.end_line and (stopped["line"], stopped["col"]) < (site.line, site.col)
+    if (site.hits == 0 or stopped_before) and not site.events and raised is None:
+        reason = f"line {site.stmt_line} never executed" if not stopped_before else \
+            f"line {site.line} stopped before reaching column {site.col}"
+        if stopped:
+            reason += f" (the run stopped at {stopped['at']} with {stopped['type']}: {stopped['message']})"
+        return _verdict(COULD_NOT_RUN, reason)
+    corrupted = site.first("corrupted")
+    if corrupted is not None:
+        return _verdict(CONFIRMED, _corruption_evidence(site, corrupted))
+    judge_rule = _JUDGES.get(site.code)
+    if judge_rule is None:
+        return _verdict(NOT_REPRODUCED, "no runtime signature for this rule")
+    return judge_rule(site, monitor, raised)
+
+
+def _verdict(verdict: str, evidence: str) -> dict:
+    return {"verdict": verdict, "evidence": evidence}
+
+
+def _corruption_evidence(site: Site, event: dict) -> str:
+    saved_at = event.get("saved_at")
+    saved = f"a tensor saved for backward at {_quote(saved_at)}" if saved_at else "a tensor saved for backward"
+    kind = event["kind"]
+    if kind == "version":
+        write = event["write"]
+        return (f"{_quote(write['where'])} wrote in place into {saved}; backward raised \"one of the variables "
+                "needed for gradient computation has been modified by an inplace operation\"")
+    if kind == "detach_":
+        return f"`detach_()` was called on {saved}; backward raised \"Trying to use a saved tensor that has been " \
+               "detached in-place\""
+    if kind == "swap":
+        change = f": it held {event['before']}, backward used {event['after']}" if event.get("before") else ""
+        return f"`.data =` swapped the storage of {saved}{change} -- a silently wrong gradient"
+    write = event.get("write")
+    how = f"{_quote(write['where'])} changed" if write else "a numpy-side write changed"
+    via = " without bumping its version (autograd could not notice)" if write and not write["bumped"] else ""
+    return (f"{how} {saved}{via}: it held {event['before']} when saved, backward used {event['after']} "
+            "-- a silently wrong gradient")
+
+
+def _judge_data_read(site, monitor, raised):
+    read = site.first("other-read")
+    if read is not None:
+        return _verdict(CONFIRMED, f"{_quote(read['write']['where'])} wrote through the `.data` alias made here, and "
+                                   f"{_quote(read['where'])} read the original afterwards: the change reached the "
+                                   "tensor autograd tracks, with no record of it in the graph")
+    if site.has("write"):
+        return _verdict(NOT_REPRODUCED, "the `.data` alias was written, but no tensor saved for backward was "
+                                        "affected")
+    return _verdict(NOT_REPRODUCED, "the `.data` alias was only read: nothing went wrong on this run")
+
+
+def _judge_data_write(site, monitor, raised):
+    write = site.first("saved-write")
+    if write is not None:
+        return _verdict(LATENT, f"{_quote(write['write']['where'])} changed a tensor saved for backward at "
+                                f"{_quote(write['saved_at'])}, but no backward used it on this run")
+    if site.has("write"):
+        return _verdict(NOT_REPRODUCED, "the write happened but changed no tensor saved for backward "
+                                        "(for example an optimizer step after backward())")
+    return _verdict(NOT_REPRODUCED, "no write happened on this run")
+
+
+def _judge_data_assign(site, monitor, raised):
+    swap = site.first("swap")
+    if swap is None:
+        return _verdict(NOT_REPRODUCED, "the assignment did not run on a tensor")
+    shape = ""
+    if swap["new_shape"] is not None and swap["new_shape"] != swap["old_shape"]:
+        shape = f"; the shape changed from {list(swap['old_shape'])} to {list(swap['new_shape'])} without autograd"
+    if swap["saved"]:
+        return _verdict(LATENT, f"`.data =` swapped the storage of a tensor saved for backward at "
+                                f"{_quote(swap['saved'][0])}, but no backward used it on this run{shape}")
+    return _verdict(NOT_REPRODUCED, f"the storage was swapped while no tensor saved for backward used it{shape}")
+
+
+def _judge_alias(site, monitor, raised):
+    read = site.first("other-read")
+    if read is not None:
+        write = read["write"]
+        reader = f"{_quote(read['where'])} read" if read["where"] is not None else "the function returned"
+        return _verdict(CONFIRMED, f"{_quote(write['where'])} wrote in place into memory another tensor shares, "
+                                   f"and {reader} that other tensor afterwards: it carries the changed values")
+    write = site.first("saved-write")
+    if write is not None:
+        return _verdict(LATENT, f"{_quote(write['write']['where'])} changed a tensor saved for backward at "
+                                f"{_quote(write['saved_at'])}, but no backward used it on this run")
+    if site.has("numpy-write") or any(watch["site"] is site for watch in monitor.watches):
+        return _verdict(LATENT, "the write changed memory another tensor (or array) shares, but nothing read "
+                                "the other side afterwards")
+    if site.has("unshared"):
+        return _verdict(NOT_REPRODUCED, "the write did not touch memory another live tensor shares (the alias "
+                                        "was a copy)")
+    return _verdict(NOT_REPRODUCED, "no write through the alias happened on this run")
+
+
+def _judge_detach_method(site, monitor, raised):
+    if raised is not None:
+        return _verdict(CONFIRMED, f"{raised['type']}: {raised['message']}")
+    return _verdict(NOT_REPRODUCED, "`detach_()` ran, and no backward needed the tensor afterwards")
+
+
+def _judge_index_scalar(site, monitor, raised):
+    if raised is not None and raised["type"] == "IndexError":
+        return _verdict(CONFIRMED, f"IndexError: {raised['message']}")
+    return _verdict(NOT_REPRODUCED, "indexing worked: the value was not 0-dimensional on this run")
+
+
+def _judge_volatile(site, monitor, raised):
+    warning = site.first("warning")
+    if warning is not None and "volatile" in warning["message"]:
+        return _verdict(CONFIRMED, f"torch warned \"{warning['message']}\": the argument is ignored, autograd "
+                                   "still records the graph")
+    return _verdict(NOT_REPRODUCED, "torch gave no volatile warning here")
+
+
+def _judge_variable(site, monitor, raised):
+    call = site.first("variable")
+    if call is None:
+        return _verdict(NOT_REPRODUCED, "`Variable` is an alias of `torch.Tensor`: nothing happens here")
+    if call["input_requires_grad"] and not call["result_requires_grad"]:
+        return _verdict(CONFIRMED, "`Variable(t)` returned a tensor detached from `t`, which requires grad: the "
+                                   "gradient is cut here")
+    return _verdict(NOT_REPRODUCED, "`Variable(t)` returned an equivalent tensor: a no-op")
+
+
+def _judge_legacy_constructor(site, monitor, raised):
+    read = site.first("uninitialized-read")
+    if read is not None:
+        how = f" (`{read['how']}`)" if read.get("how") else ""
+        return _verdict(CONFIRMED, f"{_quote(read['where'])}{how} read {read['count']} of {read['total']} values "
+                                   "this constructor left uninitialized (torchlint filled them with a NaN sentinel; "
+                                   "a plain run reads whatever was in memory)")
+    allocated = site.first("allocated")
+    if allocated is not None:
+        return _verdict(NOT_REPRODUCED, f"{allocated['numel']} uninitialized {allocated['dtype']} values, all "
+                                        "written before they were read")
+    return _verdict(NOT_REPRODUCED, "the constructor initialized its values (the finding is about the spelling "
+                                    "and dtype)")
+
+
+def _judge_id_compare(site, monitor, raised):
+    ids = site.first("ids")
+    if ids is not None and ids["shared"] and not ids["same_id"]:
+        return _verdict(CONFIRMED, f"`{ids['left']}` and `{ids['right']}` share memory, yet their ids differ: the "
+                                   "comparison says they do not")
+    if ids is not None:
+        return _verdict(NOT_REPRODUCED, "the id comparison agreed with the storage on this run")
+    return _verdict(NOT_REPRODUCED, "the compared values were not tensors on this run")
+
+
+def _judge_accumulation(site, monitor, raised):
+    sizes = monitor.graph_sizes.get(site.id, [])
+    growth = [b > a for a, b in zip(sizes, sizes[1:])]
+    if len(sizes) >= 3 and all(growth[-2:]):
+        shown = " -> ".join(str(size) for size in sizes[:6]) + (" -> ..." if len(sizes) > 6 else "")
+        return _verdict(CONFIRMED, f"the autograd graph reachable from `{site.probe}` grew every iteration: "
+                                   f"{shown} nodes over {len(sizes)} iterations (each loss's graph stays alive)")
+    if sizes:
+        return _verdict(NOT_REPRODUCED, f"the graph reachable from `{site.probe}` did not grow "
+                                        f"({', '.join(map(str, sizes[:6]))} nodes)")
+    return _verdict(NOT_REPRODUCED, "the running total could not be inspected")
+
+
+def _judge_tensor_from_tensor(site, monitor, raised):
+    call = site.first("copy-construct")
+    if call is not None and call["requires_grad"] and not call["result_requires_grad"]:
+        return _verdict(CONFIRMED, "torch.tensor() copied a tensor that requires grad into one that does not: "
+                                   "the gradient is cut here (torch warned: \"To copy construct from a tensor, it is "
+                                   "recommended to use sourceTensor.detach().clone()\")")
+    if call is not None:
+        return _verdict(NOT_REPRODUCED, "torch.tensor() copied a tensor that does not require grad: nothing is "
+                                        "cut (torch still warns)")
+    return _verdict(NOT_REPRODUCED, "torch.tensor() was not given a tensor on this run")
+
+
+def _judge_nonleaf_grad(site, monitor, raised):
+    warning = site.first("warning")
+    if warning is not None and "not a leaf" in warning["message"]:
+        return _verdict(CONFIRMED, "`.grad` of a non-leaf tensor was read and is None; torch warned \"The .grad "
+                                   "attribute of a Tensor that is not a leaf Tensor is being accessed\"")
+    return _verdict(NOT_REPRODUCED, "the tensor was a leaf on this run")
+
+
+_JUDGES = {
+    "TL101": _judge_data_read, "TL102": _judge_data_write, "TL103": _judge_data_assign,
+    "TL201": _judge_variable, "TL202": _judge_volatile, "TL203": _judge_index_scalar,
+    "TL204": _judge_legacy_constructor, "TL301": _judge_alias, "TL302": _judge_detach_method,
+    "TL303": _judge_alias, "TL304": _judge_alias, "TL305": _judge_id_compare,
+    "TL401": _judge_accumulation, "TL403": _judge_tensor_from_tensor, "TL404": _judge_nonleaf_grad,
+}
+
+
+# --- running code ----------------------------------------------------------------------------
+
+
+def _patch_variable(monitor: Monitor):
+    from torch.autograd import variable as variable_module
+
+    original = variable_module.Variable
+
+    class Variable(original):  # type: ignore[misc, valid-type]
+        def __new__(cls, *args, **kwargs):
+            result = original(*args, **kwargs)
+            monitor.on_variable(args, kwargs, result)
+            return result
+
+    Variable.__module__ = original.__module__
+    Variable.__qualname__ = original.__qualname__
+    torch.autograd.Variable = Variable
+    variable_module.Variable = Variable
+
+
+def _patch_from_numpy(monitor: Monitor):
+    original = torch.from_numpy
+
+    def from_numpy(array):
+        tensor = original(array)
+        monitor.on_from_numpy(array, tensor)
+        return tensor
+
+    from_numpy.__doc__ = original.__doc__
+    torch.from_numpy = from_numpy
+
+
+def _seed(seed: int = 0) -> None:
+    random.seed(seed)
+    torch.manual_seed(seed)
+    try:
+        import numpy
+        numpy.random.seed(seed)
+    except ImportError:
+        pass
+
+
+@contextlib.contextmanager
+def monitoring(monitor: Monitor):
+    torch.set_warn_always(True)
+    _patch_variable(monitor)
+    if "TL304" in monitor.codes:
+        _patch_from_numpy(monitor)
+    shown = warnings.showwarning
+
+    def showwarning(message, category, filename, lineno, file=None, line=None):
+        monitor.on_warning(message, category)
+
+    warnings.showwarning = showwarning
+    hooks = torch.autograd.graph.saved_tensors_hooks(monitor.pack, monitor.unpack)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = showwarning
+        with hooks, _Dispatch(monitor), _Functions(monitor):
+            sys.settrace(monitor.tracer)
+            try:
+                yield
+            finally:
+                sys.settrace(None)
+    warnings.showwarning = shown
+
+
+def _stopped(error: BaseException, monitor: Monitor) -> dict:
+    where = monitor.locator.in_traceback(error.__traceback__)
+    message = str(error).split("\n")[0]
+    sites = [site.id for site in monitor.locator.sites_at(where)]
+    return {"type": type(error).__name__, "message": message[:300], "at": _line(where) if where else "torch code",
+            "sites": sites, "line": where.line if where else None, "col": where.col if where else None}
+
+
+def run_job(payload: dict) -> dict:
+    """Run the payload's code under the monitor; return a verdict per site."""
+    sites = [Site(id=i, **{k: (tuple(v) if k == "related_lines" else v) for k, v in entry.items()})
+             for i, entry in enumerate(payload["sites"])]
+    monitor = Monitor(sites)
+    MONITOR[0] = monitor
+    path = payload["path"]
+    source = payload.get("source")
+    if source is None:
+        with open(path, encoding=payload.get("encoding", "utf-8")) as handle:
+            source = handle.read()
+    linecache.cache[path] = (len(source), None, source.splitlines(True), path)
+    sys.path[:0] = payload.get("sys_path", [os.path.dirname(path)])
+    sys.argv = payload.get("argv") or [path]
+    _seed()
+    stopped = None
+    outcome = {}
+    mode = payload.get("mode", "module")
+    # A called function's module is imported, not run: its `if __name__ == "__main__":` block stays out.
+    name = "__torchlint_target__" if mode == "call" else "__main__"
+    namespace = {"__name__": name, "__file__": path, "__builtins__": __builtins__}
+    try:
+        with monitoring(monitor):
+            if mode == "entry":
+                outcome = _run_entry(payload)
+            else:
+                exec(compile(source, path, "exec"), namespace)
+                if mode == "call":
+                    outcome = _call(namespace, payload["call"])
+    except SystemExit as error:
+        if error.code not in (None, 0):
+            stopped = {"type": "SystemExit", "message": str(error.code), "at": "exit", "sites": []}
+    except BaseException as error:  # the user's code may raise anything; it is a result here
+        stopped = _stopped(error, monitor)
+        if hasattr(error, "torchlint_arguments"):
+            outcome["arguments"] = error.torchlint_arguments
+        outcome["traceback"] = "".join(traceback.format_exception(type(error), error, error.__traceback__)[-6:])
+    verdicts = [judge(site, monitor, stopped) for site in sites]
+    if mode == "call":
+        verdicts = [_only_the_signature(verdict, stopped, outcome) for verdict in verdicts]
+    return {
+        "verdicts": verdicts,
+        "stopped": stopped,
+        "grads": _gradients(namespace),
+        **outcome,
+    }
+
+
+def _only_the_signature(verdict: dict, stopped: Optional[dict], outcome: dict) -> dict:
+    """With synthesized arguments only the rule's own signature counts: when the call
+    failed any other way, the finding could not be run."""
+    arguments = outcome.get("arguments", "")
+    if verdict["verdict"] in (CONFIRMED, LATENT) or (stopped is None and verdict["verdict"] == NOT_REPRODUCED):
+        return dict(verdict, evidence=f"{verdict['evidence']} (called with synthesized arguments: {arguments})")
+    if stopped is not None:
+        return _verdict(COULD_NOT_RUN, f"calling it with synthesized arguments ({arguments}) raised "
+                                       f"{stopped['type']}: {stopped['message']}")
+    return verdict
+
+
+def _call(namespace: dict, call: dict) -> dict:
+    """Call the function ``call["qualname"]`` with arguments made from its parameters."""
+    owner, _, name = call["qualname"].rpartition(".")
+    if owner:
+        cls = namespace[owner]
+        raw = cls.__dict__[name]
+        if isinstance(raw, staticmethod):
+            function, params = raw.__func__, call["params"]
+        elif isinstance(raw, classmethod):
+            function, params = getattr(cls, name), call["params"][1:]
+        else:
+            function, params = getattr(cls(), name), call["params"][1:]
+    else:
+        function, params = namespace[name], call["params"]
+    made = {}
+    positional, keywords = [], {}
+    for param in params:
+        if param["default"]:
+            continue
+        value = synthesize(param["name"], param["annotation"], made, call.get("variant", 0))
+        made[param["name"]] = value
+        if param["keyword"]:
+            keywords[param["name"]] = value
+        else:
+            positional.append(value)
+    shown = ", ".join(f"{key}={_describe(value)}" for key, value in made.items()) or "none"
+    outcome = {"arguments": shown}
+    try:
+        returned = function(*positional, **keywords)
+    except BaseException as error:
+        error.torchlint_arguments = shown
+        raise
+    # What the function returns is read by its caller.
+    MONITOR[0]._check_other_side_reads(_flatten(returned), "return", returned=True)
+    return outcome
+
+
+def _flatten(value: Any) -> list:
+    if isinstance(value, (list, tuple)):
+        return [item for element in value for item in _flatten(element)]
+    if isinstance(value, dict):
+        return [item for element in value.values() for item in _flatten(element)]
+    return [value]
+
+
+def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 0) -> Any:
+    """An argument for a parameter: from its annotation, else from its name, else a small
+    float tensor that requires grad (most flagged functions take tensors)."""
+    import numpy
+
+    lowered = name.lower()
+    hint = (annotation or "").rsplit(".", 1)[-1]
+    if hint in ("int",) or lowered in ("n", "size", "dim", "batch_size", "epochs", "steps", "k"):
+        return 2
+    if hint == "float" or lowered in ("lr", "learning_rate", "alpha", "scale", "eps"):
+        return 0.5
+    if hint == "bool":
+        return True
+    if hint == "str":
+        return "x"
+    if hint == "ndarray" or "array" in lowered or lowered in ("values_np", "np_values"):
+        return numpy.ones(4, dtype=numpy.float32)
+    if hint in ("Module", "Linear") or lowered in ("model", "net", "network", "module", "layer", "encoder",
+                                                  "decoder", "classifier"):
+        return torch.nn.Linear(4, 4)
+    if "optim" in lowered:
+        model = next((v for v in made.values() if isinstance(v, torch.nn.Module)), torch.nn.Linear(4, 4))
+        return torch.optim.SGD(model.parameters(), lr=0.1)
+    if lowered in ("criterion", "loss_fn", "loss_function", "objective"):
+        return torch.nn.MSELoss()
+    if lowered in ("loader", "data_loader", "dataloader", "batches", "dataset"):
+        return [(torch.randn(2, 4), torch.randn(2, 4)) for _ in range(3)]
+    # Variant 0 passes tensors that require grad (most flagged code is about autograd);
+    # variant 1 plain ones, for code that writes its arguments in place.
+    wants_grad = variant == 0 and lowered not in ("target", "targets", "labels", "y")
+    return torch.randn(4, 4, requires_grad=wants_grad)
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, torch.Tensor):
+        grad = ", requires_grad=True" if value.requires_grad else ""
+        return f"tensor of shape {list(value.shape)}{grad}"
+    if isinstance(value, torch.nn.Module):
+        return repr(value).split("\n")[0]
+    if isinstance(value, torch.optim.Optimizer):
+        return type(value).__name__
+    if isinstance(value, list):
+        return f"a list of {len(value)} batches"
+    return repr(value) if not hasattr(value, "shape") else f"array of shape {list(value.shape)}"
+
+
+def _run_entry(payload: dict) -> dict:
+    entry = payload["entry"]
+    if entry[0] == "pytest":
+        import pytest
+        code = pytest.main([*entry[1:], "-q", "-p", "no:cacheprovider", "-x"])
+        return {"entry_status": int(code)}
+    import runpy
+    sys.argv = list(entry)
+    runpy.run_path(entry[0], run_name="__main__")
+    return {}
+
+
+def _gradients(namespace: dict) -> dict:
+    """Module-level leaf tensors' gradients at the end of a run, for the differential run."""
+    grads = {}
+    for name, value in list(namespace.items()):
+        if isinstance(value, torch.Tensor) and value.is_leaf and value.grad is not None and not name.startswith("_"):
+            with _internal():
+                grads[name] = {"shown": fmt(value.grad), "values": value.grad.detach().reshape(-1)[:64].tolist()}
+    return grads

@@ -1,0 +1,129 @@
+"""What to watch in a file: one site per finding, read from the file with ``ast``.
+
+The monitor sees line events for the first line of a statement, so each site carries
+the line of the innermost statement around its finding; rules that are judged by
+inspecting a value after the statement (TL401's running total, TL305's two operands)
+carry the expression to inspect.  This runs in the parent and imports no torch.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from torchlint.linter import Diagnostic
+
+# Findings of these codes mean nothing at run time (the file could not be linted).
+UNJUDGED = ("TL000",)
+
+
+def _byte_column(line: str, column: int) -> int:
+    """ast's 0-based UTF-8 byte offset for a 1-based character column."""
+    return len(line[: column - 1].encode("utf-8"))
+
+
+def _char_column(line: str, offset: int) -> int:
+    return len(line.encode("utf-8")[:offset].decode("utf-8", "replace")) + 1
+
+
+class FilePlan:
+    def __init__(self, path: str, source: str):
+        self.path = path
+        self.source = source
+        self.lines = source.splitlines()
+        self.tree = ast.parse(source)
+        self.statements = [node for node in ast.walk(self.tree) if isinstance(node, ast.stmt)]
+
+    def statement_at(self, row: int, column: int) -> Optional[ast.stmt]:
+        line = self.lines[row - 1] if row <= len(self.lines) else ""
+        position = (row, _byte_column(line, column))
+        best = None
+        for node in self.statements:
+            start = (node.lineno, node.col_offset)
+            end = (node.end_lineno or node.lineno, node.end_col_offset or 0)
+            if start <= position < end and (best is None or start >= (best.lineno, best.col_offset)):
+                best = node
+        return best
+
+    def site(self, diagnostic: Diagnostic) -> dict:
+        statement = self.statement_at(diagnostic.row, diagnostic.column)
+        return {
+            "code": diagnostic.code,
+            "path": self.path,
+            "line": diagnostic.row,
+            "col": diagnostic.column,
+            "end_line": diagnostic.end_row,
+            "end_col": diagnostic.end_column,
+            "stmt_line": statement.lineno if statement is not None else diagnostic.row,
+            "related_lines": [note.row for note in diagnostic.related],
+            "probe": self._probe(diagnostic, statement),
+        }
+
+    def _probe(self, diagnostic: Diagnostic, statement: Optional[ast.stmt]) -> Optional[str]:
+        if statement is None:
+            return None
+        if diagnostic.code == "TL401":
+            return _accumulator(statement)
+        if diagnostic.code == "TL305":
+            calls = [node for node in ast.walk(statement) if isinstance(node, ast.Call)
+                     and isinstance(node.func, ast.Name) and node.func.id == "id" and len(node.args) == 1
+                     and (node.lineno, node.col_offset) >= (diagnostic.row, 0)]
+            operands = [_dotted(call.args[0]) for call in calls[:2]]
+            if len(operands) == 2 and all(operands):
+                return "|".join(operands)  # type: ignore[arg-type]
+        return None
+
+    def enclosing_function(self, row: int) -> Optional[ast.FunctionDef]:
+        best = None
+        for node in ast.walk(self.tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                    node.lineno <= row <= (node.end_lineno or node.lineno):
+                if best is None or node.lineno >= best.lineno:
+                    best = node
+        return best
+
+
+    def qualname(self, function: ast.FunctionDef) -> Optional[str]:
+        """``f`` for a module-level function, ``C.f`` for a method of a module-level class."""
+        if function in self.tree.body:
+            return function.name
+        for node in self.tree.body:
+            if isinstance(node, ast.ClassDef) and function in node.body:
+                return f"{node.name}.{function.name}"
+        return None
+
+    def parameters(self, function: ast.FunctionDef) -> list[dict]:
+        """The parameters a call must supply: name, annotation, whether it has a default."""
+        arguments = function.args
+        positional = arguments.posonlyargs + arguments.args
+        defaults = [False] * (len(positional) - len(arguments.defaults)) + [True] * len(arguments.defaults)
+        params = [{"name": a.arg, "annotation": ast.unparse(a.annotation) if a.annotation else None,
+                   "default": d, "keyword": False} for a, d in zip(positional, defaults)]
+        params += [{"name": a.arg, "annotation": ast.unparse(a.annotation) if a.annotation else None,
+                    "default": d is not None, "keyword": True}
+                   for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults)]
+        return params
+
+
+def _accumulator(statement: ast.stmt) -> Optional[str]:
+    """The running total a TL401 statement grows: `total += loss`, `total = total + loss`,
+    `losses.append(loss)`."""
+    if isinstance(statement, ast.AugAssign):
+        return _dotted(statement.target)
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        return _dotted(statement.targets[0])
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        func = statement.value.func
+        if isinstance(func, ast.Attribute):
+            return _dotted(func.value)
+    return None
+
+
+def _dotted(node: ast.expr) -> Optional[str]:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        return ".".join([node.id, *reversed(parts)])
+    return None
