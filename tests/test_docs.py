@@ -42,3 +42,19 @@ def test_fixture_findings_in_readme_example_are_real(tmp_path) -> None:
     path, expected = example.split("\n", 1)
     result = run_torchlint("check", "-q", path, cwd=REPO)
     assert result.stdout.strip() == expected.strip()
+
+
+def test_readme_main_command_runtime_checks_the_fixtures() -> None:
+    """The quick start's first command lints and runtime-checks the bundled fixtures."""
+    from conftest import run_torchlint
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    quick_start = re.findall(r"```sh\n(.+?)\n```", readme.split("## Quick start")[1].split("\n## ")[0])
+    command = quick_start[0].split("&&")[-1].split()
+    assert command == ["torchlint", "check", "--runtime", "fixtures/"]
+    result = run_torchlint(*command[1:], cwd=REPO)
+    assert result.returncode == 1, result.stderr
+    summary = re.search(r"Runtime check: (\d+) confirmed, (\d+) latent, (\d+) not reproduced, (\d+) could not run\.",
+                        result.stdout)
+    assert summary is not None, result.stdout[-2000:]
+    assert int(summary.group(1)) >= 40

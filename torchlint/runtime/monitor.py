@@ -262,6 +262,7 @@ class Monitor:
         self.warnings: list[tuple[str, Optional[Position]]] = []
         self.python_targets: list[int] = []  # the tensor a Python-level in-place call writes (`x[0] = v`)
         self._tracers: dict[str, Any] = {}
+        self.seen_errors: set[int] = set()
 
     # -- saved tensors ------------------------------------------------------------------
 
@@ -315,6 +316,10 @@ class Monitor:
                 for site in self._numpy_writers(record):
                     site.add("corrupted", kind="bytes", saved_at=where, write=None,
                              before=fmt(record.snapshot), after=fmt(tensor))
+        # The original, while it lives, keeps its grad_fn: double backward (create_graph=True)
+        # differentiates through it.
+        if original is not None and record.had_grad_fn and original.grad_fn is not None:
+            return original
         return tensor
 
     def _detach_sites(self, original: torch.Tensor) -> list[Site]:
@@ -599,6 +604,8 @@ class Monitor:
             sites_by_line.setdefault(site.stmt_line, []).append(site)
 
         def local(frame, event, arg):
+            if event == "exception":
+                self._on_exception(frame, path, arg[1])
             waiting = self.pending.pop(frame, None)
             if waiting:
                 for site in waiting:
@@ -617,6 +624,16 @@ class Monitor:
             return local
 
         return local
+
+    def _on_exception(self, frame, path: str, error: BaseException) -> None:
+        """An exception raised in a watched frame: seen even when the program (or pytest)
+        catches it later."""
+        if id(error) in self.seen_errors:
+            return
+        self.seen_errors.add(id(error))
+        where = self.locator.position_of(frame.f_code, frame.f_lasti, path)
+        for site in self.locator.sites_at(where):
+            site.add("raised", type=type(error).__name__, message=str(error).split("\n")[0][:300])
 
     def _probe(self, site: Site, frame) -> None:
         if site.code == "TL304":
@@ -779,7 +796,7 @@ def judge(site: Site, monitor: Monitor, stopped: Optional[dict]) -> dict:
     if site.code == "TL402":
         return _verdict(NOT_REPRODUCED, "a style rule: `x.clone().detach()` and `x.detach().clone()` give the same "
                                         "values; the first only records a needless copy in the graph")
-    raised = stopped if stopped and stopped.get("sites") and site.id in stopped["sites"] else None
+    raised = stopped if stopped and stopped.get("sites") and site.id in stopped["sites"] else site.first("raised")
     stopped_before = stopped is not None and raised is None and not site.events and stopped.get("line") and \
         site.stmt_line <= stopped["line"] <= site.end_line and (stopped["line"], stopped["col"]) < (site.line, site.col)
     if (site.hits == 0 or stopped_before) and not site.events and raised is None:
@@ -1056,18 +1073,22 @@ def run_job(payload: dict) -> dict:
              for i, entry in enumerate(payload["sites"])]
     monitor = Monitor(sites)
     MONITOR[0] = monitor
+    import tempfile
+    tempfile.tempdir = None  # the fork server's cached choice is read-only in a job: use $TMPDIR
     path = payload["path"]
+    mode = payload.get("mode", "module")
     source = payload.get("source")
-    if source is None:
+    if source is None and mode != "entry":
         with open(path, encoding=payload.get("encoding", "utf-8")) as handle:
             source = handle.read()
-    linecache.cache[path] = (len(source), None, source.splitlines(True), path)
+    if source is not None:
+        # Evidence quotes the code that ran (the fixed text in a rerun), not the file on disk.
+        linecache.cache[path] = (len(source), None, source.splitlines(True), path)
     sys.path[:0] = payload.get("sys_path", [os.path.dirname(path)])
     sys.argv = payload.get("argv") or [path]
     _seed()
     stopped = None
     outcome = {}
-    mode = payload.get("mode", "module")
     # A called function's module is imported, not run: its `if __name__ == "__main__":` block stays out.
     name = "__torchlint_target__" if mode == "call" else "__main__"
     namespace = {"__name__": name, "__file__": path, "__builtins__": __builtins__}
@@ -1209,6 +1230,7 @@ def _run_entry(payload: dict) -> dict:
         return {"entry_status": int(code)}
     import runpy
     sys.argv = list(entry)
+    sys.path.insert(0, os.path.dirname(entry[0]))  # as `python script.py` does
     runpy.run_path(entry[0], run_name="__main__")
     return {}
 
@@ -1221,3 +1243,32 @@ def _gradients(namespace: dict) -> dict:
             with _internal():
                 grads[name] = {"shown": fmt(value.grad), "values": value.grad.detach().reshape(-1)[:64].tolist()}
     return grads
+
+
+_WARM_UP = """
+import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = (x * x).sum()
+x.detach().numpy()
+y.backward()
+"""
+
+
+def warm_up() -> None:
+    """Run a tiny program under the monitor once.  Its first use imports torch._dynamo
+    and other lazily loaded modules (about 3 s); the fork server calls this before it
+    forks, so that every job starts warm."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "warm_up.py")
+        with open(path, "w") as handle:
+            handle.write(_WARM_UP)
+        sites = [{"code": "TL304", "path": os.path.realpath(path), "line": 5, "col": 1, "end_line": 5,
+                  "end_col": 20, "stmt_line": 5}]
+        saved_path, saved_argv = list(sys.path), list(sys.argv)
+        try:
+            run_job({"path": os.path.realpath(path), "sites": sites, "sys_path": []})
+        finally:
+            sys.path[:], sys.argv[:] = saved_path, saved_argv
+
