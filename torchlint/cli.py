@@ -268,13 +268,14 @@ def _progress(quiet: bool):
         yield None
         return
     try:
+        from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     except ImportError:
         yield None
         return
     columns = (TextColumn("runtime check"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("{task.description}"))
-    with Progress(*columns, transient=True) as bar:
+    with Progress(*columns, transient=True, console=Console(stderr=True)) as bar:
         task = bar.add_task("starting torch", total=None)
 
         def update(label: str, done: int, total: int) -> None:

@@ -24,6 +24,7 @@ CONFIRMED, LATENT, NOT_REPRODUCED, COULD_NOT_RUN = "CONFIRMED", "LATENT", "NOT R
 VERDICTS = (CONFIRMED, LATENT, NOT_REPRODUCED, COULD_NOT_RUN)
 JOB = "torchlint.runtime.monitor:run_job"
 MAX_RERUNS = 5
+ARGUMENT_VARIANTS = 4  # kinds of synthesized arguments tried in turn (monitor.ARGUMENT_VARIANTS)
 # Rules whose bug is a wrong gradient: a gradient that differs from the fixed run's is evidence.
 GRADIENT_RULES = ("TL101", "TL102", "TL103", "TL201", "TL301", "TL303", "TL304", "TL403")
 
@@ -122,7 +123,8 @@ class RuntimeCheck:
         return _File(report, plan, diagnostics, [plan.site(d) for d in diagnostics])
 
     def _payload(self, f: _File, indices: list[int], **extra) -> dict:
-        return {"path": f.plan.path, "sites": [f.sites[i] for i in indices],
+        # The text that was linted runs (standard input has no file to read).
+        return {"path": f.plan.path, "sites": [f.sites[i] for i in indices], "source": f.plan.source,
                 "sys_path": [os.path.dirname(f.plan.path)], **extra}
 
     def _submit(self, requests: list[tuple[str, dict]], labels: list[str]) -> list:
@@ -208,16 +210,16 @@ class RuntimeCheck:
                 call = {"qualname": qualname, "params": f.plan.parameters(functions[qualname])}
                 requests.append((JOB, self._payload(f, indices, mode="call", call=call)))
                 owners.append((f, indices, qualname))
-        for variant in (0, 1):  # tensors that require grad, then plain ones
+        for variant in range(ARGUMENT_VARIANTS):  # see monitor.ARGUMENT_VARIANTS
             self.total += len(requests)
             results = self._submit(requests, [f"{f.report.path}: {qualname}()" for f, _, qualname in owners])
             retry = []
             for (f, indices, qualname), (function, payload), result in zip(owners, requests, results):
                 verdicts = self._verdicts(result, len(indices), "call")
-                if variant == 0 and any(v["verdict"] == COULD_NOT_RUN for v in verdicts):
-                    retry.append(((f, indices, qualname), (function, {**payload, "call": {**payload["call"], "variant": 1}})))
-                    verdicts = [v for v in verdicts if v["verdict"] != COULD_NOT_RUN] and verdicts
-                self._assign(f, indices, [v for v in verdicts])
+                if variant + 1 < ARGUMENT_VARIANTS and any(v["verdict"] == COULD_NOT_RUN for v in verdicts):
+                    call = {**payload["call"], "variant": variant + 1}
+                    retry.append(((f, indices, qualname), (function, {**payload, "call": call})))
+                self._assign(f, indices, verdicts)
             owners = [owner for owner, _ in retry]
             requests = [request for _, request in retry]
             if not requests:

@@ -363,7 +363,9 @@ class Monitor:
         return out
 
     def _on_write(self, target, span, version, where: Optional[Position], op: str) -> None:
-        sites = self.locator.sites_at(where)
+        # A `.data` read (TL101) is written only through the alias it made (its tag): in
+        # `p.data.add_(p.grad.data)` the statement overlaps the read, but the write goes to `p`.
+        sites = [site for site in self.locator.sites_at(where) if site.code != "TL101"]
         tagged = set(self._tags_of(target))
         for python_target in self.python_targets:
             entry = self.tags.get(python_target)
@@ -1176,6 +1178,9 @@ def _flatten(value: Any) -> list:
     return [value]
 
 
+ARGUMENT_VARIANTS = (((4, 4), True), ((4, 4), False), ((4,), True), ((4,), False))
+
+
 def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 0) -> Any:
     """An argument for a parameter: from its annotation, else from its name, else a small
     float tensor that requires grad (most flagged functions take tensors)."""
@@ -1203,10 +1208,11 @@ def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 
         return torch.nn.MSELoss()
     if lowered in ("loader", "data_loader", "dataloader", "batches", "dataset"):
         return [(torch.randn(2, 4), torch.randn(2, 4)) for _ in range(3)]
-    # Variant 0 passes tensors that require grad (most flagged code is about autograd);
-    # variant 1 plain ones, for code that writes its arguments in place.
-    wants_grad = variant == 0 and lowered not in ("target", "targets", "labels", "y")
-    return torch.randn(4, 4, requires_grad=wants_grad)
+    # Most flagged code is about autograd, so tensors first require grad; plain ones suit
+    # code that writes its arguments in place; 1-d ones code that reshapes them.
+    shape, wants_grad = ARGUMENT_VARIANTS[variant % len(ARGUMENT_VARIANTS)]
+    wants_grad = wants_grad and lowered not in ("target", "targets", "labels", "y")
+    return torch.randn(*shape, requires_grad=wants_grad)
 
 
 def _describe(value: Any) -> str:

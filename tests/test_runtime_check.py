@@ -1,0 +1,586 @@
+"""`torchlint check --runtime` end to end: the real CLI in a subprocess, real torch, real sandbox.
+
+What issue 5 calls done, as tests:
+
+- every seed bug in `fixtures/` is CONFIRMED with evidence (the verdict of every finding
+  in every `bad_seed_*` file is written down below, so any change fails), and so are the
+  bugs of a few non-seed fixtures;
+- correct programs (`fixtures/runtime/`) produce no CONFIRMED verdict;
+- `--entry` in both forms on `examples/runtime_project/`;
+- hostile snippets are contained and reported;
+- without torch the runtime check stops with exit 2 and the install hint;
+- the output formats carry the verdicts; a progress bar shows on a terminal only.
+
+The CLI is run a handful of times (each run starts a sandbox that imports torch once),
+so the whole file takes well under a minute on two cores.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import select
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+import uuid
+from importlib.util import find_spec
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, REPO
+
+EXAMPLE = REPO / "examples" / "runtime_project"
+CORRECT = FIXTURES / "runtime"
+CONFIRMED, LATENT, NOT_REPRODUCED, COULD_NOT_RUN = "CONFIRMED", "LATENT", "NOT REPRODUCED", "COULD NOT RUN"
+
+needs_torch = pytest.mark.skipif(find_spec("torch") is None, reason="the runtime check needs torch")
+
+
+def cli(*args: str, cwd: Path = REPO, env: dict | None = None, python: str = sys.executable,
+        timeout: float = 600) -> subprocess.CompletedProcess:
+    environment = {key: value for key, value in os.environ.items() if key != "GITHUB_ACTIONS"}
+    environment.update(env or {})
+    return subprocess.run([python, "-m", "torchlint", *args], cwd=cwd, env=environment, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def by_finding(items: list[dict], root: Path) -> dict[str, dict[str, dict]]:
+    """{file relative to root: {"row:col CODE": runtime}} from JSON output."""
+    found: dict[str, dict[str, dict]] = {}
+    for item in items:
+        relative = Path(item["filename"]).resolve().relative_to(root.resolve()).as_posix()
+        key = f"{item['location']['row']}:{item['location']['column']} {item['code']}"
+        assert key not in found.get(relative, {}), f"two findings {key} in {relative}"
+        found.setdefault(relative, {})[key] = item["runtime"]
+    return found
+
+
+# --- the fixtures: one run of `torchlint check --runtime fixtures/` -------------------------------
+
+# Every finding of every seed file, with the verdict it must get and a phrase its evidence must
+# hold.  A finding is CONFIRMED when its code shows the bug at run time; the others say why not.
+SEEDS: dict[str, dict[str, tuple[str, str]]] = {
+    "TL101-data-read/bad_seed_data_alias.py": {
+        "5:5 TL101": (CONFIRMED, "wrote through the `.data` alias made here, and `print(x)` (line 7) read the original"),
+        # The write through `y` reaches `x` (the TL101 verdict); no tensor saved for backward is
+        # touched, so there is no wrong gradient for TL102 to show.
+        "6:1 TL102": (NOT_REPRODUCED, "changed no tensor saved for backward"),
+    },
+    "TL101-data-read/bad_seed_data_detach_clone.py": {
+        "7:10 TL101": (NOT_REPRODUCED, "only read"),  # `b_data` is never written through
+        "13:1 TL301": (CONFIRMED, "`b_detach.zero_()` (line 13) wrote in place into memory another tensor shares"),
+    },
+    "TL101-data-read/bad_seed_to_numpy.py": {
+        "8:15 TL101": (NOT_REPRODUCED, "only read"),  # legacy spelling, right result
+    },
+    "TL102-data-inplace/bad_seed_data_mul.py": {
+        "7:1 TL102": (NOT_REPRODUCED, "changed no tensor saved for backward"),  # no backward in the seed
+        "7:1 TL301": (CONFIRMED, "`a.data *= 3` (line 7) wrote in place into memory another tensor shares"),
+    },
+    "TL201-variable-wrap/bad_seed_variable_training.py": {  # `Variable` is a no-op today
+        "4:28 TL201": (NOT_REPRODUCED, "alias of `torch.Tensor`"),
+        "12:18 TL201": (NOT_REPRODUCED, "equivalent tensor"),
+        "12:36 TL201": (NOT_REPRODUCED, "equivalent tensor"),
+        "13:11 TL201": (NOT_REPRODUCED, "equivalent tensor"),
+        "20:24 TL201": (NOT_REPRODUCED, "alias of `torch.Tensor`"),
+    },
+    "TL202-volatile/bad_seed_volatile_eval.py": {
+        "4:28 TL201": (NOT_REPRODUCED, "alias of `torch.Tensor`"),
+        "8:10 TL201": (NOT_REPRODUCED, "equivalent tensor"),
+        "8:39 TL202": (CONFIRMED, "volatile was removed and now has no effect"),
+        "10:7 TL202": (CONFIRMED, "volatile was removed"),
+    },
+    "TL203-data-index-scalar/bad_seed_legacy_training.py": {
+        "18:21 TL203": (CONFIRMED, "IndexError: invalid index of a 0-dim tensor"),
+        "20:39 TL203": (CONFIRMED, "IndexError: invalid index of a 0-dim tensor"),
+        "20:64 TL203": (CONFIRMED, "IndexError: invalid index of a 0-dim tensor"),
+    },
+    "TL204-legacy-constructor/bad_seed_tensor_constructor.py": {
+        "8:7 TL204": (CONFIRMED, "read 3 of 3 values this constructor left uninitialized"),
+        "9:7 TL204": (CONFIRMED, "read 3 of 3 values this constructor left uninitialized"),
+        "10:7 TL204": (NOT_REPRODUCED, "initialized its values"),  # torch.Tensor([3, 1]): data, not a size
+        "11:7 TL204": (NOT_REPRODUCED, "initialized its values"),
+    },
+    "TL301-detach-inplace/bad_seed_detach_zero.py": {
+        "7:1 TL301": (CONFIRMED, "`print(b)` (line 8) read that other tensor afterwards"),
+    },
+    "TL303-view-inplace/bad_seed_view_then_write.py": {
+        "6:1 TL303": (CONFIRMED, "`print(y)` (line 8) read that other tensor afterwards"),
+        "12:1 TL303": (NOT_REPRODUCED, "the alias was a copy"),  # the seed's own point: reshape copied
+    },
+    "TL305-id-storage-compare/bad_seed_id_compare.py": {
+        "6:7 TL305": (CONFIRMED, "share memory, yet their ids differ"),
+        "7:1 TL301": (CONFIRMED, "`print(a)` (line 8) read that other tensor afterwards"),
+    },
+    "TL402-clone-detach-order/bad_seed_clone_detach.py": {
+        "6:18 TL402": (NOT_REPRODUCED, "a style rule"),
+    },
+    "TL404-nonleaf-grad/bad_seed_clone_grad.py": {
+        "11:7 TL404": (CONFIRMED, "not a leaf"),
+    },
+}
+
+OTHER_BAD = {
+    "TL102-data-inplace/bad_silent_wrong_gradient.py": {
+        "11:1 TL102": (CONFIRMED, "it held [1, 2, 3] when saved"),
+    },
+    "TL203-data-index-scalar/bad_reductions.py": {
+        "6:12 TL203": (CONFIRMED, "IndexError: invalid index of a 0-dim tensor"),
+        "12:12 TL203": (CONFIRMED, "IndexError: invalid index of a 0-dim tensor"),
+    },
+    "TL401-loss-accumulation/bad_validation_total.py": {
+        "14:5 TL401": (CONFIRMED, "the autograd graph reachable from `val_loss` grew every iteration"),
+        "15:5 TL401": (CONFIRMED, "the autograd graph reachable from `history` grew every iteration"),
+    },
+    "TL302-detach-inplace-method/bad_view_and_saved.py": {
+        "7:5 TL302": (CONFIRMED, "Can't detach views in-place"),
+        "13:1 TL302": (CONFIRMED, "Trying to use a saved tensor that has been detached in-place"),
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def fixtures_run() -> dict[str, dict[str, dict]]:
+    """The README's first command, as JSON: `torchlint check --runtime fixtures/`."""
+    result = cli("check", "--runtime", "--output-format", "json", "fixtures/")
+    assert result.returncode == 1, result.stderr
+    assert result.stderr == "", "no progress and no warnings when standard error is not a terminal"
+    return by_finding(json.loads(result.stdout), FIXTURES)
+
+
+def check_table(found: dict[str, dict[str, dict]], table: dict[str, dict[str, tuple[str, str]]]) -> None:
+    for relative, expected in table.items():
+        got = found.get(relative, {})
+        assert sorted(got) == sorted(expected), f"{relative}: the findings changed; update the table"
+        for key, (verdict, phrase) in expected.items():
+            runtime = got[key]
+            assert (runtime["verdict"], phrase in runtime["evidence"]) == (verdict, True), \
+                f"{relative} {key}: {runtime}"
+
+
+def test_the_seed_table_covers_every_seed_file() -> None:
+    seeds = sorted(path.relative_to(FIXTURES).as_posix() for path in FIXTURES.glob("*/bad_seed_*.py"))
+    assert seeds == sorted(SEEDS)
+
+
+@needs_torch
+def test_every_seed_finding_gets_its_verdict(fixtures_run) -> None:
+    check_table(fixtures_run, SEEDS)
+    for relative in SEEDS:
+        for runtime in fixtures_run[relative].values():
+            assert runtime["run"] == "module"  # seeds are scripts: the file runs whole
+
+
+@needs_torch
+def test_seed_bugs_are_confirmed(fixtures_run) -> None:
+    """Every seed that shows a bug at run time has it CONFIRMED (the table, summed up)."""
+    confirmed = {relative for relative, findings in fixtures_run.items() if relative in SEEDS
+                 and any(runtime["verdict"] == CONFIRMED for runtime in findings.values())}
+    # The three others are legacy spellings with right results: `.data.cpu().numpy()`,
+    # `Variable(t)` and `clone().detach()`.
+    assert sorted(set(SEEDS) - confirmed) == [
+        "TL101-data-read/bad_seed_to_numpy.py",
+        "TL201-variable-wrap/bad_seed_variable_training.py",
+        "TL402-clone-detach-order/bad_seed_clone_detach.py",
+    ]
+
+
+@needs_torch
+def test_other_bad_fixtures(fixtures_run) -> None:
+    check_table(fixtures_run, OTHER_BAD)
+    silent = fixtures_run["TL102-data-inplace/bad_silent_wrong_gradient.py"]["11:1 TL102"]
+    assert "silently wrong gradient" in silent["evidence"]
+    # The differential run: the autofixed file (the write made visible to autograd) raises.
+    assert "the fixed version raises" in silent["evidence"]
+    assert "one of the variables needed for gradient computation has been modified" in silent["evidence"]
+    reductions = fixtures_run["TL203-data-index-scalar/bad_reductions.py"]
+    assert "after fixing line 6" in reductions["12:12 TL203"]["evidence"]  # the rerun got past line 6
+
+
+@needs_torch
+def test_every_finding_has_a_runtime_verdict(fixtures_run) -> None:
+    verdicts = {runtime["verdict"] for findings in fixtures_run.values() for runtime in findings.values()}
+    assert verdicts <= {CONFIRMED, LATENT, NOT_REPRODUCED, COULD_NOT_RUN}
+    for findings in fixtures_run.values():
+        for runtime in findings.values():
+            assert runtime["evidence"] and runtime["run"] in ("module", "call", "entry")
+
+
+# --- correct programs -----------------------------------------------------------------------------
+
+CORRECT_PROGRAMS = {
+    "optimizer_step_no_grad.py": "optimizer steps under torch.no_grad()",
+    "detach_clone_then_write.py": "detach().clone() then writes",
+    "batchnorm_twice.py": "BatchNorm applied twice",
+    "relu_inplace.py": "ReLU(inplace=True)",
+    "grad_clipping.py": "gradient clipping",
+    "tbptt_detach_after_backward.py": "truncated BPTT, detach_() after backward()",
+    "legacy_data_add_after_backward.py": "legacy p.data.add_() after backward()",
+}
+
+
+def test_the_correct_programs_are_all_there() -> None:
+    assert sorted(path.name for path in CORRECT.glob("*.py")) == sorted(CORRECT_PROGRAMS)
+
+
+@needs_torch
+def test_correct_programs_run_cleanly() -> None:
+    """They are correct: each runs to the end under plain torch (one interpreter for all)."""
+    script = textwrap.dedent("""
+        import contextlib, io, runpy, sys, warnings
+        warnings.simplefilter("error", UserWarning)
+        for path in sys.argv[1:]:
+            with contextlib.redirect_stdout(io.StringIO()):
+                runpy.run_path(path, run_name="__main__")
+    """)
+    paths = [str(CORRECT / name) for name in sorted(CORRECT_PROGRAMS)]
+    result = subprocess.run([sys.executable, "-c", script, *paths], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+
+
+@needs_torch
+def test_correct_programs_confirm_nothing(fixtures_run) -> None:
+    for name in CORRECT_PROGRAMS:
+        findings = fixtures_run.get(f"runtime/{name}", {})
+        for key, runtime in findings.items():
+            # Each ran (no COULD NOT RUN), and nothing went wrong: not even LATENT.
+            assert runtime["verdict"] == NOT_REPRODUCED, f"{name} {key}: {runtime}"
+    flagged = [name for name in CORRECT_PROGRAMS if fixtures_run.get(f"runtime/{name}")]
+    assert len(flagged) == len(CORRECT_PROGRAMS), "each correct program has a flagged spelling to judge"
+
+
+@needs_torch
+def test_legacy_data_add_after_backward_is_not_reproduced(fixtures_run) -> None:
+    findings = fixtures_run["runtime/legacy_data_add_after_backward.py"]
+    write = findings["17:9 TL102"]
+    assert write["verdict"] == NOT_REPRODUCED
+    assert "the write happened but changed no tensor saved for backward" in write["evidence"]  # a real write
+    # The `.data` read in the same statement is not what was written (the write went to `p`).
+    assert findings["17:21 TL101"]["verdict"] == NOT_REPRODUCED
+
+
+# --- --entry on the example project ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def entry_runs() -> dict[str, dict]:
+    """model.py's finding after: no entry, the training script, one pytest test."""
+    runs = {}
+    for name, extra in (("none", ()), ("script", ("--entry", "train.py --epochs 1")),
+                        ("pytest", ("--entry", "pytest tests/test_model.py::test_step"))):
+        result = cli("check", "--runtime", "--output-format", "json", *extra, ".", cwd=EXAMPLE)
+        assert result.returncode == 1, result.stderr
+        found = by_finding(json.loads(result.stdout), EXAMPLE)
+        assert list(found) == ["model.py"], found  # train.py and the tests have no finding
+        [runtime] = found["model.py"].values()
+        runs[name] = runtime
+    return runs
+
+
+@needs_torch
+@pytest.mark.parametrize("form", ["script", "pytest"])
+def test_entry_confirms_what_only_the_entry_reaches(entry_runs, form) -> None:
+    runtime = entry_runs[form]
+    assert runtime["verdict"] == CONFIRMED, runtime
+    assert runtime["run"] == "entry"
+    assert "`p.data.mul_(1 - weight_decay)` (line 28) changed a tensor saved for backward" in runtime["evidence"]
+    assert "a silently wrong gradient" in runtime["evidence"]
+
+
+@needs_torch
+def test_without_entry_the_step_cannot_be_reached(entry_runs) -> None:
+    """`train_step(model, optimizer, batch: dict)`: the module run only defines it, and a
+    synthesized `batch` is no dict of tensors; only a real entry point reaches the line."""
+    runtime = entry_runs["none"]
+    assert runtime["verdict"] == COULD_NOT_RUN, runtime
+    assert runtime["run"] == "call" and "synthesized arguments" in runtime["evidence"]
+
+
+@needs_torch
+def test_example_project_runs_plainly() -> None:
+    """The bug is silent: training and its tests pass without torchlint."""
+    train = subprocess.run([sys.executable, "train.py", "--epochs", "1"], cwd=EXAMPLE, capture_output=True,
+                           text=True, timeout=300)
+    assert train.returncode == 0, train.stderr
+    assert re.fullmatch(r"epoch 0: loss \d+\.\d{4}\n", train.stdout)
+    tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_model.py"],
+                           cwd=EXAMPLE, capture_output=True, text=True, timeout=300)
+    assert tests.returncode == 0, tests.stdout + tests.stderr
+
+
+# --- hostile snippets -----------------------------------------------------------------------------
+
+# Each file has a finding (`x.data`) after the hostile act, so the verdict says why it never ran.
+HOSTILE = {
+    "infinite_loop.py": """
+        while True:
+            pass
+    """,
+    "memory_bomb.py": """
+        hoard = []
+        while True:
+            hoard.append(bytearray(64 << 20))
+    """,
+    "fork_bomb.py": """
+        import ctypes, os
+        ctypes.CDLL(None).prctl(15, b"{marker}", 0, 0, 0)  # PR_SET_NAME: every child carries it
+        while True:
+            os.fork()
+    """,
+    "network.py": """
+        import socket
+        socket.create_connection(("127.0.0.1", {port}), timeout=2).sendall(b"escaped")
+    """,
+    "write_outside.py": """
+        with open({outside!r}, "w") as handle:
+            handle.write("written by the job")
+    """,
+}
+FINDING = "x = torch.rand(3, requires_grad=True)\ny = x.data\nprint(y)\n"
+
+
+def processes_named(marker: str) -> list[int]:
+    found = []
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if Path(f"/proc/{name}/comm").read_text().strip() == marker:
+                found.append(int(name))
+        except OSError:
+            pass
+    return found
+
+
+def parse_full(text: str) -> dict[str, str]:
+    """{file name: "VERDICT: evidence"} from full output (one finding per file)."""
+    verdicts, current = {}, None
+    for line in text.splitlines():
+        header = re.match(r"(\S+\.py):\d+:\d+: TL\d+ ", line)
+        if header:
+            current = Path(header.group(1)).name
+        elif current and line.strip().startswith("= runtime: "):
+            verdicts[current] = line.strip()[len("= runtime: "):]
+    return verdicts
+
+
+@pytest.fixture(scope="module")
+def hostile_run(tmp_path_factory) -> dict:
+    folder = tmp_path_factory.mktemp("hostile")
+    outside = folder.parent / f"outside-{uuid.uuid4().hex[:8]}.txt"
+    outside.write_text("untouched")
+    marker = f"tlbomb{uuid.uuid4().hex[:8]}"
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    listener.settimeout(0.2)
+    accepted: list[bytes] = []
+    done = threading.Event()
+
+    def accept() -> None:
+        while not done.is_set():
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                continue
+            with connection:
+                connection.settimeout(2)
+                try:
+                    accepted.append(connection.recv(100) or b"(connected)")
+                except OSError:
+                    accepted.append(b"(connected)")
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    values = {"port": listener.getsockname()[1], "outside": str(outside), "marker": marker}
+    for name, code in HOSTILE.items():
+        (folder / name).write_text("import torch\n" + textwrap.dedent(code).format(**values).lstrip("\n") + FINDING)
+    start = time.monotonic()
+    try:
+        result = cli("check", "--isolated", "--runtime", "--runtime-timeout", "3", "--runtime-memory", "512M",
+                     "--output-format", "full", str(folder), timeout=300)
+    finally:
+        elapsed = time.monotonic() - start
+        time.sleep(0.5)
+        done.set()
+        thread.join()
+        listener.close()
+    note = re.search(r"note: the runtime check ran without full isolation here: (.*)", result.stdout)
+    return {"result": result, "verdicts": parse_full(result.stdout), "elapsed": elapsed, "outside": outside,
+            "accepted": accepted, "marker": marker, "note": note.group(1) if note else ""}
+
+
+@needs_torch
+def test_hostile_run_finishes_and_reports_every_file(hostile_run) -> None:
+    result = hostile_run["result"]
+    assert result.returncode == 1, result.stderr
+    assert sorted(hostile_run["verdicts"]) == sorted(HOSTILE)
+    assert hostile_run["elapsed"] < 90, hostile_run["elapsed"]  # 3 s timeouts, not the 30 s default
+    assert "Runtime check: 0 confirmed, 0 latent, 0 not reproduced, 5 could not run." in result.stdout
+
+
+@needs_torch
+def test_infinite_loop_times_out(hostile_run) -> None:
+    assert hostile_run["verdicts"]["infinite_loop.py"] == "COULD NOT RUN: timeout: timed out after 3 s"
+
+
+@needs_torch
+def test_memory_bomb_hits_the_limit(hostile_run) -> None:
+    verdict = hostile_run["verdicts"]["memory_bomb.py"]
+    assert verdict.startswith("COULD NOT RUN: ")
+    assert "MemoryError" in verdict or "memory limit" in verdict, verdict
+
+
+@needs_torch
+def test_fork_bomb_is_stopped_and_cleaned_up(hostile_run) -> None:
+    verdict = hostile_run["verdicts"]["fork_bomb.py"]
+    assert verdict.startswith("COULD NOT RUN: ")
+    assert any(word in verdict for word in ("BlockingIOError", "process limit", "Resource temporarily unavailable",
+                                            "timeout")), verdict
+    for _ in range(50):
+        if not processes_named(hostile_run["marker"]):
+            break
+        time.sleep(0.1)
+    assert processes_named(hostile_run["marker"]) == [], "a forked process outlived the run"
+
+
+@needs_torch
+def test_network_connection_fails_inside(hostile_run) -> None:
+    if "network" in hostile_run["note"]:
+        pytest.skip(f"no network isolation on this machine: {hostile_run['note']}")
+    assert hostile_run["accepted"] == [], "the job reached the listener"
+    verdict = hostile_run["verdicts"]["network.py"]
+    assert re.match(r"COULD NOT RUN: line \d+ never executed \(the run stopped at line \d+ with \w*Error: ", verdict), \
+        verdict
+
+
+@needs_torch
+def test_write_outside_the_job_fails_inside(hostile_run) -> None:
+    if "filesystem" in hostile_run["note"]:
+        pytest.skip(f"no filesystem isolation on this machine: {hostile_run['note']}")
+    assert hostile_run["outside"].read_text() == "untouched"
+    verdict = hostile_run["verdicts"]["write_outside.py"]
+    assert re.match(r"COULD NOT RUN: line \d+ never executed \(the run stopped at line \d+ with \w*Error: ", verdict), \
+        verdict
+    assert "Read-only file system" in verdict or "Permission denied" in verdict, verdict
+
+
+# --- without torch ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def python_without_torch(tmp_path_factory) -> str:
+    """A real virtual environment with this one's packages but torch (symlinked, offline)."""
+    import sysconfig
+
+    home = tmp_path_factory.mktemp("no-torch-venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(home)], check=True, timeout=120)
+    python = str(home / "bin" / "python")
+    target = Path(subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                 check=True, capture_output=True, text=True).stdout.strip())
+    source = Path(sysconfig.get_paths()["purelib"])
+    for entry in source.iterdir():
+        if entry.name.split("-")[0].split(".")[0] in ("torch", "torchgen", "functorch", "__pycache__"):
+            continue
+        (target / entry.name).symlink_to(entry)
+    probe = subprocess.run([python, "-c", "import torchlint, libcst, click\nimport torch"], capture_output=True,
+                           text=True, cwd=home)
+    assert "No module named 'torch'" in probe.stderr, probe.stderr
+    return python
+
+
+def test_without_torch_the_runtime_check_says_how_to_install_it(python_without_torch) -> None:
+    target = str(FIXTURES / "TL102-data-inplace" / "bad_silent_wrong_gradient.py")
+    result = cli("check", "--isolated", "--runtime", target, python=python_without_torch)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "pip install 'torchlint[runtime]'" in result.stderr
+    assert "Traceback" not in result.stderr
+    # The linter itself needs no torch.
+    plain = cli("check", "--isolated", target, python=python_without_torch)
+    assert plain.returncode == 1 and "TL102" in plain.stdout, plain.stderr
+
+
+# --- output formats and progress -------------------------------------------------------------------
+
+SMALL = [str(FIXTURES / "TL102-data-inplace" / "bad_silent_wrong_gradient.py"),
+         str(FIXTURES / "TL303-view-inplace" / "bad_seed_view_then_write.py")]
+
+
+@needs_torch
+def test_json_has_the_runtime_object(fixtures_run) -> None:
+    runtime = fixtures_run["TL303-view-inplace/bad_seed_view_then_write.py"]["6:1 TL303"]
+    assert set(runtime) >= {"verdict", "evidence", "run"}
+
+
+@needs_torch
+def test_full_output_shows_runtime_lines_and_summary(hostile_run) -> None:
+    stdout = hostile_run["result"].stdout
+    assert "  = runtime: COULD NOT RUN: timeout: timed out after 3 s" in stdout
+    assert re.search(r"^Runtime check: \d+ confirmed, \d+ latent, \d+ not reproduced, \d+ could not run\.$",
+                     stdout, re.MULTILINE)
+
+
+def run_in_pty(args: list[str], stdout_too: bool) -> tuple[int, str, str]:
+    """Run the CLI with standard error (and standard output, if asked) on a terminal."""
+    master, slave = pty.openpty()
+    env = {key: value for key, value in os.environ.items() if key != "GITHUB_ACTIONS"}
+    env.update(TERM="xterm-256color", COLUMNS="120")
+    process = subprocess.Popen([sys.executable, "-m", "torchlint", *args], cwd=REPO, env=env,
+                               stdout=slave if stdout_too else subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    chunks = []
+    piped = []
+    reader = None
+    if not stdout_too:
+        reader = threading.Thread(target=lambda: piped.append(process.stdout.read()), daemon=True)
+        reader.start()
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.5)
+        if ready:
+            try:
+                data = os.read(master, 1 << 16)
+            except OSError:  # the other side closed
+                break
+            if not data:
+                break
+            chunks.append(data)
+        elif process.poll() is not None:
+            break
+    os.close(master)
+    code = process.wait(timeout=60)
+    if reader is not None:
+        reader.join(timeout=60)
+    terminal = b"".join(chunks).decode("utf-8", "replace")
+    return code, terminal, (piped[0].decode("utf-8", "replace") if piped else "")
+
+
+@needs_torch
+def test_terminal_shows_progress_and_concise_verdicts() -> None:
+    code, terminal, _ = run_in_pty(["check", "--isolated", "--runtime", "--output-format", "concise", *SMALL],
+                                   stdout_too=True)
+    assert code == 1, terminal
+    assert "runtime check" in terminal and "\u2501" in terminal, terminal[:2000]  # the bar
+    assert re.search(r"bad_silent_wrong_gradient\.py:11:1: TL102 .* \[CONFIRMED\]", terminal)
+    assert re.search(r"bad_seed_view_then_write\.py:12:1: TL303 .* \[NOT REPRODUCED\]", terminal)
+    assert "Runtime check: 2 confirmed, 0 latent, 1 not reproduced, 0 could not run." in terminal
+
+
+@needs_torch
+def test_progress_goes_to_standard_error_when_output_is_piped() -> None:
+    code, terminal, stdout = run_in_pty(["check", "--isolated", "--runtime", "--output-format", "json", *SMALL],
+                                        stdout_too=False)
+    assert code == 1
+    assert stdout.startswith("[")  # nothing but the JSON
+    assert "runtime check" in terminal
+
+
+@needs_torch
+def test_no_terminal_no_progress(fixtures_run) -> None:
+    """The fixture run above captured standard error: it asserted it empty (no bar, no escape codes)."""
+    assert fixtures_run
