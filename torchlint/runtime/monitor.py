@@ -87,7 +87,7 @@ class Site:
     end_line: int
     end_col: int
     stmt_line: int
-    related_lines: tuple = ()
+    related_lines: tuple = ()  # where the alias was made (the finding's related notes)
     probe: Optional[str] = None  # an expression to inspect after the statement
     hits: int = 0
     events: list = field(default_factory=list)  # (kind, details) in order
@@ -238,7 +238,7 @@ def _internal():
 class Saved:
     """A tensor autograd saved for backward, as the pack hook returns it."""
 
-    __slots__ = ("tensor", "original", "version", "had_grad_fn", "extent", "snapshot", "where", "op", "writes",
+    __slots__ = ("tensor", "original", "version", "had_grad_fn", "extent", "snapshot", "where", "writes",
                  "swapped_at", "__weakref__")
 
 
@@ -259,7 +259,6 @@ class Monitor:
         self.detach_calls: dict[int, Position] = {}
         self.pending: dict[Any, list[Site]] = {}  # frame -> sites whose statement just ran
         self.graph_sizes: dict[int, list[int]] = {}
-        self.warnings: list[tuple[str, Optional[Position]]] = []
         self.python_targets: list[int] = []  # the tensor a Python-level in-place call writes (`x[0] = v`)
         self._tracers: dict[str, Any] = {}
         self.seen_errors: set[int] = set()
@@ -277,7 +276,6 @@ class Monitor:
             record.extent = extent(t)
             record.snapshot = t.detach().clone() if t.numel() <= SNAPSHOT_ELEMENTS else None
             record.where = self.locator.here()
-            record.op = None
             record.writes = []
             record.swapped_at = None
             self.saved.setdefault(record.extent[0], weakref.WeakSet()).add(record)
@@ -585,7 +583,6 @@ class Monitor:
     def on_warning(self, message, category) -> None:
         where = self.locator.here()
         text = str(message)
-        self.warnings.append((text, where))
         for site in self.locator.sites_at(where):
             site.add("warning", message=text, category=getattr(category, "__name__", str(category)))
 
