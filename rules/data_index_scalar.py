@@ -17,7 +17,13 @@ class DataIndexScalar(Rule):
     ## What it does
     Flags `x.data[0]` where `x` is a 0-dimensional tensor: a loss returned by a
     criterion or `F.*_loss`, a full reduction like `x.sum()`, or a tensor on which
-    `.backward()` is called without a gradient argument.
+    `.backward()` is called without a gradient argument. The fact follows the value:
+    a running total that starts from a number and adds only 0-dim values is 0-dim, and
+    so is a value added to a total that is back-propagated (`total += loss`, then
+    `total.backward()`); a function or method returns it (alone or inside a tuple);
+    `self.loss(..)` is 0-dim wherever its class calls it when the class back-propagates
+    the result of another `self.loss(..)` call; and a module whose `forward` returns a
+    full reduction on every path gives 0-dim outputs. Each step is shown as evidence.
 
     ## Why is this bad?
     Before PyTorch 0.4, losses were 1-element vectors and `loss.data[0]` was the way

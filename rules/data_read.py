@@ -57,6 +57,13 @@ class DataRead(Rule):
     go unnoticed, since `.detach()` shares `x`'s version counter (autograd then raises
     where `.data` silently corrupted the gradient). It is unsafe too when only the use
     of `x.data` says `x` is a tensor.
+
+    For `x.data[0]` the rewrite to `x.detach()[0]` is only shown, not applied, unless
+    what `[0]` gives is indexed again or used as a tensor (`x.data[0].cpu()`, written
+    when `[0]` of a 1-dim tensor was a Python number, so `[0]` picks a row). If `x` is
+    a 0-dim loss, `x.data[0]` raises `IndexError` and so would `x.detach()[0]`:
+    `x.item()` is what was meant, which TL203 reports and fixes where the engine can
+    show that `x` is 0-dim.
     """
     bad = (
         """
@@ -116,10 +123,33 @@ class DataRead(Rule):
             )
             return
         detach = edits.method_call(self.ctx, node.value, "detach()")
-        safe = known and only_read(self.ctx, node)
-        fix = Fix(Applicability.SAFE if safe else Applicability.UNSAFE, f"Replace with `{detach}`",
-                  (edits.replace(node, detach),))
+        replace = (edits.replace(node, detach),)
+        if access.use is DataUse.INDEX_ZERO and not _row_used_as_tensor(self.ctx, access.subscript):
+            # `x.data[0]` on a 0-dim `x` (a loss) raises IndexError, and so would `x.detach()[0]`.
+            item = edits.method_call(self.ctx, node.value, "item()")
+            fix = Fix(Applicability.DISPLAY_ONLY, f"Replace with `{detach}` if `[0]` picks a row of "
+                                                  f"`{self.ctx.snippet(node.value)}`; if it is 0-dim, use `{item}`",
+                      replace)
+        else:
+            safe = known and only_read(self.ctx, node)
+            fix = Fix(Applicability.SAFE if safe else Applicability.UNSAFE, f"Replace with `{detach}`", replace)
         self.report(node, evidence=evidence, base=node.value, fix=fix)
+
+
+# What a Python number has too: `x.data[0].real` says nothing of `x`'s dimensions.
+_NUMBER_ATTRIBUTES = frozenset({"real", "imag", "conjugate", "is_integer", "hex", "as_integer_ratio",
+                                "bit_length", "numerator", "denominator", "item", "tolist"})
+
+
+def _row_used_as_tensor(ctx: "FileContext", subscript: cst.Subscript) -> bool:
+    """`x.data[0][i]`, `x.data[0].cpu()`: the code indexes or calls tensor methods on what
+    `[0]` gives. Before PyTorch 0.4 `[0]` of a 1-dim tensor was a Python number, so the
+    code was written for an `x` whose `[0]` is a row: `.detach()[0]` keeps it working."""
+    parent = ctx.parent(subscript)
+    if isinstance(parent, cst.Subscript) and parent.value is subscript:
+        return True
+    return isinstance(parent, cst.Attribute) and parent.value is subscript \
+        and parent.attr.value not in _NUMBER_ATTRIBUTES
 
 
 def _needs_no_data(ctx: "FileContext", node: cst.Attribute, metadata) -> Optional[str]:

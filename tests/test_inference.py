@@ -328,3 +328,307 @@ def test_a_caller_passing_a_non_tensor_overrides_the_parameter_annotation() -> N
     """).lstrip()
     report = lint_text(source, rules=RULES)
     assert [(d.row, d.code) for d in report.diagnostics] == [(14, "TL403")]
+
+
+# --- 0-dim values (TL203) -------------------------------------------------------------
+# `# <-` marks the `.data[0]` lines reported as TL203; no other line may be. A `.data[0]`
+# on a tensor that is not shown to be 0-dim is a read (TL101) and may be reported as one.
+
+SCALAR = {
+    "a total of losses that starts from a number": """
+        import torch.nn as nn
+        criterion = nn.MSELoss()
+        def epoch(model, batches):
+            total = 0.0
+            for x, y in batches:
+                total += criterion(model(x), y)
+            return total.data[0]  # <-
+    """,
+    "a total that starts from an unknown value": """
+        import torch.nn as nn
+        criterion = nn.MSELoss()
+        def epoch(model, batches, total):
+            for x, y in batches:
+                total += criterion(model(x), y)
+            return total.data[0]
+    """,
+    "a total of values that are not 0-dim": """
+        import torch.nn as nn
+        model = nn.Linear(3, 2)
+        def epoch(batches):
+            total = 0
+            for x in batches:
+                total += model(x)
+            return total.data[0]
+    """,
+    "what is added to a back-propagated total": """
+        import torch
+        def train(objective, steps):
+            total = 0
+            for x in steps:
+                loss = objective(x)
+                total += loss
+                print(loss.data[0])  # <-
+            total.backward()
+    """,
+    "what is added to a total back-propagated with a gradient": """
+        import torch
+        def train(objective, steps):
+            total = 0
+            for x in steps:
+                loss = objective(x)
+                total += loss
+                print(loss.data[0])
+            total.backward(torch.ones(3))
+    """,
+    "what is added to a total that starts as a tensor": """
+        import torch
+        def train(objective, steps):
+            total = torch.zeros(1, requires_grad=True)
+            for x in steps:
+                loss = objective(x)
+                total += loss
+                print(loss.data[0])
+            total.backward()
+    """,
+    "a method that returns its back-propagated total": """
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(3, 1)
+            def loss(self, batches, optimizer=None):
+                batch_loss = 0
+                for x in batches:
+                    loss = self.fc(x).squeeze()
+                    if optimizer is not None:
+                        loss.backward()
+                    batch_loss += loss
+                return batch_loss
+            def valid_loss(self, batches):
+                return self.loss(batches).data[0]  # <-
+        net = Net()
+        value = net.loss([torch.randn(1, 3)])
+        print(value.data[0])  # <-
+    """,
+    "a 0-dim loss returned inside a tuple": """
+        import torch.nn as nn
+        class Trainer:
+            def __init__(self, model, criterion):
+                self.model = model
+                if isinstance(criterion, nn.Module):
+                    self._criterion = criterion
+            @property
+            def criterion(self):
+                return self._criterion
+            @criterion.setter
+            def criterion(self, value):
+                self._criterion = value
+            def step(self, x, y, backward=True):
+                prediction = self.model(x)
+                loss = self.criterion(prediction, y)
+                if backward:
+                    loss.backward()
+                return prediction, loss
+            def validate(self, x, y):
+                output, loss = self.step(x, y, backward=False)
+                return loss.data[0]  # <-
+    """,
+    "self.loss(..) back-propagated elsewhere in its class": """
+        import torch.nn as nn
+        class Model(nn.Module):
+            def loss(self, output, data):
+                raise NotImplementedError
+            def train_batch(self, batch, optimizer):
+                loss = self.loss(self(batch), batch)
+                loss.backward()
+            def metric(self, output, sample):
+                loss = self.loss(output, sample)
+                return loss.data[0]  # <-
+            def direct(self, output, sample):
+                return self.loss(output, sample).data[0]  # <-
+    """,
+    "self.loss(..) never back-propagated": """
+        import torch.nn as nn
+        class Model(nn.Module):
+            def loss(self, output, data):
+                raise NotImplementedError
+            def metric(self, output, sample):
+                loss = self.loss(output, sample)
+                return loss.data[0]
+    """,
+    "self.loss(..) back-propagated in another class": """
+        import torch.nn as nn
+        class Model(nn.Module):
+            def loss(self, output, data):
+                raise NotImplementedError
+            def metric(self, output, sample):
+                return self.loss(output, sample).data[0]
+        class Other(nn.Module):
+            def train_batch(self, batch):
+                loss = self.loss(self(batch), batch)
+                loss.backward()
+    """,
+    "self.loss(..) whose method returns no tensor": """
+        import torch.nn as nn
+        class Model(nn.Module):
+            def loss(self, output, data):
+                return output, data
+            def train_batch(self, batch):
+                loss = self.loss(self(batch), batch)
+                loss.backward()
+            def metric(self, output, sample):
+                return self.loss(output, sample).data[0]
+    """,
+    "a module whose forward returns a full reduction": """
+        import torch
+        import torch.nn as nn
+        class Dice(nn.Module):
+            def forward(self, input, target):
+                if self.flat:
+                    loss = -2 * ((input * target).sum() / (input * input).sum().clamp(min=1e-6))
+                else:
+                    loss = (input * target).mean()
+                return loss
+        dice = Dice()
+        x = torch.rand(3)
+        print(dice(x, x).data[0], (dice(x, x) + dice(x, x)).data[0])  # <-
+    """,
+    "a module whose forward keeps a dimension on one path": """
+        import torch
+        import torch.nn as nn
+        class Norms(nn.Module):
+            def forward(self, x):
+                if x.dim() > 2:
+                    return x.sum()
+                return x.sum(dim=1)
+        print(Norms()(torch.rand(2, 3)).data[0])
+    """,
+}
+
+
+@pytest.mark.parametrize("source", SCALAR.values(), ids=SCALAR.keys())
+def test_zero_dim_values(source) -> None:
+    source = textwrap.dedent(source).lstrip("\n")
+    report = lint_text(source, rules=RULES)
+    assert report.internal_error is None, report.internal_error
+    marked = [i for i, line in enumerate(source.splitlines(), start=1) if line.rstrip().endswith("# <-")]
+    assert sorted({d.row for d in report.diagnostics if d.code == "TL203"}) == marked
+
+
+def test_zero_dim_evidence_says_why() -> None:
+    source = textwrap.dedent("""
+        import torch.nn as nn
+        class Model(nn.Module):
+            def train_batch(self, steps):
+                total = 0
+                for step in steps:
+                    loss = self.objective(self(step), step)
+                    total += loss
+                total.backward()
+            def evaluate(self, step):
+                return self.objective(self(step), step).data[0]
+    """).lstrip()
+    report = lint_text(source, rules=RULES)
+    (finding,) = [d for d in report.diagnostics if d.code == "TL203"]
+    messages = [note.message for note in finding.evidence]
+    assert messages == [
+        "`self.objective(self(step), step)` calls `self.objective(..)`, whose result class `Model` "
+        "back-propagates elsewhere",
+        "`total += loss` adds `loss` to a total that is back-propagated",
+        "`total.backward()` without a gradient argument needs a 0-dim tensor",
+    ]
+    assert [note.row for note in finding.evidence] == [10, 7, 8]
+
+
+def test_tl101_shows_but_does_not_apply_detach_for_an_index_zero_of_unknown_shape() -> None:
+    source = textwrap.dedent("""
+        import torch.nn as nn
+        model = nn.Linear(3, 2)
+        def first(x):
+            output = model(x)
+            print(output.data[0], output.data[0].cpu().numpy())
+    """).lstrip()
+    report = lint_text(source, rules=RULES)
+    fixes = {d.column: d.fix.applicability.value for d in report.diagnostics if d.code == "TL101"}
+    assert fixes == {11: "display-only", 27: "safe"}
+
+
+def test_a_0_dim_value_from_another_file_says_why(tmp_path) -> None:
+    from torchlint.linter import lint_path
+    from torchlint.project import Project
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "cache.py").write_text(textwrap.dedent("""
+        from typing import List
+        import torch
+
+        class Cache:
+            def __init__(self):
+                self.keys: List[torch.Tensor] = []
+
+            def length(self, i):
+                return self.keys[i].sum()
+
+        class Trainer:
+            def loss(self, model, batches):
+                total = 0
+                for x in batches:
+                    loss = model(x)
+                    loss.backward()
+                    total += loss
+                return total
+    """).lstrip())
+    user = package / "use.py"
+    user.write_text(textwrap.dedent("""
+        from pkg.cache import Cache, Trainer
+
+        def report(model, batches):
+            print(Cache().length(0).data[0])
+            print(Trainer().loss(model, batches).data[0])
+    """).lstrip())
+    report = lint_path(str(user), str(user), RULES, Project())
+    assert report.internal_error is None, report.internal_error
+    findings = [d for d in report.diagnostics if d.code == "TL203"]
+    assert [d.row for d in findings] == [4, 5]
+    assert findings[1].evidence[-1].message.startswith(
+        "`Trainer().loss(model, batches)` is 0-dimensional: `loss.backward()` without a gradient argument")
+
+
+def test_a_test_folder_without_init_imports_the_package_from_the_project_root(tmp_path) -> None:
+    """`tests/` has no __init__.py: `import pkg` resolves from the folder with setup.py /
+    pyproject.toml, as pytest runs it; without such a marker, nothing is guessed."""
+    from torchlint.linter import lint_path
+    from torchlint.project import Project
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "losses.py").write_text(textwrap.dedent("""
+        import torch.nn as nn
+
+        class Dice(nn.Module):
+            def forward(self, prediction, target):
+                return (prediction * target).sum()
+    """).lstrip())
+    (tmp_path / "tests").mkdir()
+    test = tmp_path / "tests" / "test_losses.py"
+    test.write_text(textwrap.dedent("""
+        import torch
+        from pkg.losses import Dice
+
+        def test_dice():
+            loss = Dice()(torch.ones(3), torch.ones(3))
+            assert loss.data[0] == 3
+    """).lstrip())
+
+    def tl203_rows() -> list[int]:
+        report = lint_path(str(test), str(test), RULES, Project())
+        assert report.internal_error is None, report.internal_error
+        return [d.row for d in report.diagnostics if d.code == "TL203"]
+
+    assert tl203_rows() == []  # no project marker: `pkg` is not looked up above tests/
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'pkg'\n")
+    assert tl203_rows() == [6]

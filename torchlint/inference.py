@@ -25,7 +25,7 @@ import libcst as cst
 
 from torchlint import torch_api
 from torchlint.nodes import is_true, keyword, positional_args
-from torchlint.semantic import Binding, BindingKind, ClassInfo, FunctionInfo, SemanticModel
+from torchlint.semantic import Binding, BindingKind, ClassInfo, FunctionInfo, Scope, SemanticModel
 from torchlint.values import NDARRAY, NONE, OTHER, Kind, Step, Value, sequence_of, tensor
 
 if TYPE_CHECKING:
@@ -105,6 +105,7 @@ class Inference:
         self._binding_memo: dict[int, Optional[Value]] = {}
         self._torch_base_memo: dict[int, Optional[str]] = {}
         self._return_memo: dict[int, Optional[Value]] = {}
+        self._self_call_memo: dict[tuple[int, str], list[tuple[cst.Call, Scope]]] = {}
         self._depth = 0
         self._dispatch = {
             cst.Name: self._name,
@@ -343,7 +344,13 @@ class Inference:
             return value
         detail = owner.model.context.render(value.why[0]) if value.why else ""
         step = Step(node, f"{summary}: {detail}" if detail else summary)
-        return _rewrite_why(value, (step,))
+        localized = _rewrite_why(value, (step,))
+        if value.scalar and value.scalar_why is not None \
+                and not (value.why and value.scalar_why is value.why[0]):
+            # Say why it is 0-dim too, not only why it is a tensor.
+            reason = owner.model.context.render(value.scalar_why)
+            localized = replace(localized, scalar_why=Step(node, f"`{{code}}` is 0-dimensional: {reason}"))
+        return localized
 
     def _project_name(self, qualname: str, node: cst.CSTNode) -> Optional[Value]:
         """What an imported name of the user's project is, from the file that defines it."""
@@ -417,9 +424,13 @@ class Inference:
         if before is not None and before.kind is Kind.TENSOR:
             return before
         added = self.infer(binding.value) if binding.value is not None else None
-        if added is not None and added.kind is Kind.TENSOR:
-            return added.without_scalar().because(Step(binding.value, f"`{binding.name}` accumulates `{{code}}`"))
-        return None
+        if added is None or added.kind is not Kind.TENSOR:
+            return None
+        if added.scalar and _starts_from_number(before) and _elementwise(self.model.parent(binding.node)):
+            # `total = 0` then `total += loss`: a number combined with 0-dim tensors stays 0-dim.
+            return added.because(Step(binding.value, f"`{binding.name}` starts from a number and "
+                                                     f"accumulates `{{code}}`"))
+        return added.without_scalar().because(Step(binding.value, f"`{binding.name}` accumulates `{{code}}`"))
 
     def _parameter_value(self, binding: Binding) -> Optional[Value]:
         function: FunctionInfo = binding.definition  # type: ignore[assignment]
@@ -486,6 +497,10 @@ class Inference:
                 return value.in_graph(True) if attribute == "backward" else value
             if attribute in _MODULE_USES:
                 return Value(Kind.MODULE, (Step(node, f"`{binding.name}` is used as a torch.nn module: `{{code}}`"),))
+        total = self._backpropagated_total(binding)
+        if total is not None:
+            added, backward = total
+            return tensor(added, scalar=True, scalar_why=backward).in_graph(True)
         return None
 
     def _scalar_use(self, binding: Binding) -> Optional[Step]:
@@ -498,6 +513,44 @@ class Inference:
                 if attribute == "backward":
                     return Step(call, "`{code}` without a gradient argument needs a 0-dim tensor")
                 return Step(call, "`{code}` needs a one-element tensor")
+        total = self._backpropagated_total(binding)
+        return total[1] if total is not None else None
+
+    def _backpropagated_total(self, binding: Binding, depth: int = 0) -> Optional[tuple[Step, Step]]:
+        """``total = 0``, ``total += loss`` (this binding), then ``total.backward()`` without a
+        gradient: ``total`` is a 0-dim tensor, so every tensor added to it is one. The steps:
+        the addition, and the ``backward()`` call."""
+        if depth > 4 or binding.kind not in (BindingKind.ASSIGN, BindingKind.AUGASSIGN, BindingKind.FOR):
+            return None
+        for _seq, load in binding.scope.loads.get(binding.name, ()):
+            statement = self.model.parent(load)
+            if not (isinstance(statement, cst.AugAssign) and statement.value is load
+                    and isinstance(statement.operator, (cst.AddAssign, cst.SubtractAssign))
+                    and isinstance(statement.target, cst.Name)
+                    and any(b is binding for b in self.model.resolve(load))):
+                continue
+            total = next((b for b in binding.scope.bindings.get(statement.target.value, ())
+                          if b.node is statement.target), None)
+            if total is None:
+                continue
+            prior = self.model.prior_binding(total)
+            if prior is None or not _starts_from_number(self.binding_value(prior)):
+                continue
+            backward = self._backward_call(total)
+            if backward is None:
+                chained = self._backpropagated_total(total, depth + 1)  # `epoch += total`, `epoch.backward()`
+                backward = chained[1] if chained is not None else None
+            if backward is not None:
+                return Step(statement, f"`{{code}}` adds `{binding.name}` to a total that is "
+                                       f"back-propagated"), backward
+        return None
+
+    def _backward_call(self, binding: Binding) -> Optional[Step]:
+        """``name.backward()`` without a gradient argument, for this binding of ``name``."""
+        for _seq, attribute, node in self.model.uses_of(binding):
+            call = self.model.parent(node)
+            if attribute == "backward" and isinstance(call, cst.Call) and call.func is node and not call.args:
+                return Step(call, "`{code}` without a gradient argument needs a 0-dim tensor")
         return None
 
     # --- classes ---------------------------------------------------------------------
@@ -564,7 +617,14 @@ class Inference:
             values.append(value)
         if cls.scope is not None:
             for binding in cls.scope.bindings.get(attribute, ()):
-                values.append(self.binding_value(binding))
+                value = self.binding_value(binding)
+                getter = cls.methods.get(attribute)
+                if value is not None and value.kind is Kind.FUNCTION and getter is not None \
+                        and getter.kind == "property":
+                    if value.function is not getter:
+                        continue  # the property's setter or deleter
+                    value = self._returned_value(getter)
+                values.append(value)
         if values:
             return combine(values)
         method = cls.methods.get(attribute)
@@ -700,10 +760,84 @@ class Inference:
 
     def _call(self, node: cst.Call) -> Optional[Value]:
         result = self._call_result(node)
+        if result is None or (result.kind is Kind.TENSOR and not result.scalar):
+            backpropagated = self._backpropagated_method(node)
+            if backpropagated is not None:
+                return backpropagated if result is None else result.with_scalar(backpropagated.scalar_why)
         if result is None:
             if is_true(keyword(node, "requires_grad")):
                 return tensor(Step(node, "`{code}` is created with requires_grad=True")).in_graph(True, True)
         return result
+
+    def _backpropagated_method(self, node: cst.Call) -> Optional[Value]:
+        """``self.loss(..)`` in a class that back-propagates the result of another
+        ``self.loss(..)`` call without a gradient argument (``loss = self.loss(out, batch)``,
+        ``loss.backward()``): the method gives the class's 0-dim training loss."""
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)) \
+                or not torch_api.loss_reduces(node):
+            return None
+        bindings = self.model.resolve(func.value)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM or bindings[0].param_index != 0:
+            return None
+        info = bindings[0].definition
+        if not isinstance(info, FunctionInfo) or info.cls is None or info.kind != "method":
+            return None
+        defined = self.method_of(info.cls, func.attr.value)
+        if defined is not None:
+            returned = self._owner(defined)._returned_value(defined)
+            if returned is not None and returned.kind is not Kind.TENSOR:
+                return None
+        for other, scope in self._self_calls(info.cls, func.attr.value):
+            if other is node or not torch_api.loss_reduces(other):
+                continue
+            found = self._backpropagated_result(other, scope)
+            if found is not None:
+                bound, backward = found
+                why = (Step(node, f"`{{code}}` calls `{self.model.context.snippet(func)}(..)`, whose result "
+                                  f"class `{info.cls.name}` back-propagates elsewhere"), bound)
+                return Value(Kind.TENSOR, why, scalar=True, scalar_why=backward, attached=True, leaf=False)
+        return None
+
+    def _self_calls(self, cls: ClassInfo, name: str) -> list[tuple[cst.Call, Scope]]:
+        """Every ``self.<name>(..)`` in the methods of ``cls`` (in this file), with its scope."""
+        key = (id(cls), name)
+        cache = self._self_call_memo
+        if key not in cache:
+            calls = []
+            for scope in self.model.scopes:
+                function = scope.function
+                if function is None or function.cls is not cls or function.kind != "method" or not function.self_name:
+                    continue
+                for _seq, load in scope.loads.get(function.self_name, ()):
+                    attribute = self.model.parent(load)
+                    call = self.model.parent(attribute) if isinstance(attribute, cst.Attribute) else None
+                    if isinstance(call, cst.Call) and call.func is attribute and attribute.attr.value == name:
+                        calls.append((call, scope))
+            cache[key] = calls
+        return cache[key]
+
+    def _backpropagated_result(self, call: cst.Call, scope: Scope) -> Optional[tuple[Step, Step]]:
+        """``call(..).backward()``, ``loss = call(..)`` then ``loss.backward()`` (or ``loss``
+        added to a total that is back-propagated), all without a gradient argument."""
+        parent = self.model.parent(call)
+        if isinstance(parent, cst.Attribute) and parent.attr.value == "backward":
+            backward = self.model.parent(parent)
+            if isinstance(backward, cst.Call) and backward.func is parent and not backward.args:
+                step = Step(backward, "`{code}` without a gradient argument needs a 0-dim tensor")
+                return step, step
+            return None
+        if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1
+                and isinstance(parent.targets[0].target, cst.Name)):
+            return None
+        target = parent.targets[0].target
+        binding = next((b for b in scope.bindings.get(target.value, ()) if b.node is target), None)
+        if binding is None:
+            return None
+        backward = self._backward_call(binding)
+        if backward is not None:
+            return Step(parent, "`{code}` is back-propagated"), backward
+        return self._backpropagated_total(binding)
 
     def _call_result(self, node: cst.Call) -> Optional[Value]:
         func = node.func
@@ -773,7 +907,8 @@ class Inference:
             return self._module_method(receiver, method, node)
         if kind is Kind.INSTANCE and isinstance(receiver.cls, ClassInfo):
             function = self.method_of(receiver.cls, method)
-            return self._function_result(function, node) if function else None
+            # `self.criterion(..)` of a property calls what the property returns (see _call_result).
+            return self._function_result(function, node) if function and function.kind != "property" else None
         if kind is Kind.DICT:
             if method == "values":
                 return sequence_of(receiver.element)
@@ -809,7 +944,7 @@ class Inference:
             return self._module_call(module, node)
         if isinstance(module.cls, ClassInfo):
             function = self.method_of(module.cls, method)
-            if function is not None:
+            if function is not None and function.kind != "property":
                 return self._function_result(function, node)
         return None
 
@@ -845,7 +980,70 @@ class Inference:
                 returned = owner._returned_value(forward)
                 if returned is not None and (returned.kind is not Kind.TENSOR or returned.scalar):
                     return self._localize(returned, node, "`{code}` returns what `forward` returns", owner)
+                reduced = owner._reduced_returns(forward)
+                if reduced is not None:
+                    if owner is not self:
+                        reduced = Step(node, f"`{{code}}` is 0-dimensional: {owner.model.context.render(reduced)}")
+                    return Value(Kind.TENSOR, (output_step,) + module.why, attached=True, leaf=False) \
+                        .with_scalar(reduced)
         return Value(Kind.TENSOR, (output_step,) + module.why, attached=True, leaf=False)
+
+    def _reduced_returns(self, function: FunctionInfo) -> Optional[Step]:
+        """A module's ``forward`` whose every ``return`` is a full reduction (``x.sum()``, or
+        arithmetic on such values and numbers): its output, a tensor, is 0-dim."""
+        if function.is_generator or not function.returns:
+            return None
+        steps = [self._full_reduction(expression) for expression in function.returns]
+        if not all(steps):
+            return None
+        name = f"{function.cls.name}.forward" if function.cls is not None else function.name
+        reason = steps[0].text.replace("{code}", self.model.context.snippet(steps[0].node))
+        return Step(function.returns[0], f"`{name}` returns `{{code}}`, a full reduction on every path "
+                                         f"({reason}): 0-dimensional")
+
+    def _full_reduction(self, node: cst.BaseExpression, depth: int = 0) -> Optional[Step]:
+        """Evidence that ``node`` is 0-dim if it is a tensor at all, by its shape alone:
+        ``x.sum()`` / ``x.mean()`` without a dimension, ``.clamp(..)`` and other
+        shape-keeping methods of such a value, arithmetic of such values with numbers,
+        and names every reaching assignment of which is one of these."""
+        if depth > 12:
+            return None
+        value = self.infer(node)
+        if value is not None and value.kind is Kind.TENSOR and value.scalar:
+            return value.scalar_why
+        if value is not None and value.kind is not Kind.TENSOR:
+            return None
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            receiver = self.infer(node.func.value)
+            if receiver is not None and receiver.kind is not Kind.TENSOR:
+                return None
+            method = node.func.attr.value
+            if method in torch_api.SCALAR_REDUCTIONS and torch_api.reduces_to_scalar(node, 0):
+                return Step(node, "`{code}` reduces over all elements")
+            if method in torch_api.SHAPE_PRESERVING_METHODS:
+                return self._full_reduction(node.func.value, depth + 1)
+            return None
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+            return self._full_reduction(node.expression, depth + 1)
+        if isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, cst.MatrixMultiply):
+            found = None
+            for operand in (node.left, node.right):
+                operand_value = self.infer(operand)
+                if operand_value is not None and operand_value.kind is Kind.OTHER:
+                    continue  # a number
+                step = self._full_reduction(operand, depth + 1)
+                if step is None:
+                    return None
+                found = found or step
+            return found
+        if isinstance(node, cst.Name):
+            bindings = self.model.resolve(node)
+            steps = [self._full_reduction(b.value, depth + 1)
+                     if b.kind is BindingKind.ASSIGN and b.value is not None and not b.path and not b.iterates
+                     and b.annotation is None else None
+                     for b in bindings]
+            return steps[0] if steps and all(steps) else None
+        return None
 
     def _returned_parameter(self, function: FunctionInfo) -> Optional[int]:
         """The index of the parameter a helper returns, possibly moved or converted:
@@ -1030,6 +1228,17 @@ class Inference:
     def _dict_literal(self, node: cst.Dict) -> Value:
         values = [self.infer(element.value) for element in node.elements if isinstance(element, cst.DictElement)]
         return Value(Kind.DICT, element=combine(values))
+
+
+def _starts_from_number(value: Optional[Value]) -> bool:
+    """A running total's first value: a number (``total = 0``), known not to be a tensor."""
+    return value is not None and value.kind is Kind.OTHER
+
+
+def _elementwise(statement: Optional[cst.CSTNode]) -> bool:
+    """``+=``, ``-=``, ``*=``, ``/=``: the result has the shape of the operands broadcast."""
+    return isinstance(statement, cst.AugAssign) and isinstance(
+        statement.operator, (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign))
 
 
 def _attached(values: list[Value]) -> Optional[bool]:

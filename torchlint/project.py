@@ -47,20 +47,41 @@ def module_identity(path: Path) -> tuple[str, bool, Path]:
     return ".".join(parts), is_package, folder
 
 
+_PROJECT_MARKERS = ("setup.py", "setup.cfg", "pyproject.toml", ".git")
+
+
 class Project:
     def __init__(self, cache_characters: int = _CACHE_CHARACTERS):
         self._contexts: OrderedDict[Path, Optional["FileContext"]] = OrderedDict()
         self._sizes: dict[Path, int] = {}
         self._budget = cache_characters
         self._files: dict[tuple[Path, str], Optional[Path]] = {}
+        self._project_roots: dict[Path, Optional[Path]] = {}
 
     # --- finding modules -------------------------------------------------------------
 
     def roots_for(self, path: Path) -> tuple[Path, ...]:
-        """Where imports of the file at ``path`` are looked up."""
+        """Where imports of the file at ``path`` are looked up: the folder its package
+        starts from, its own folder, and the project's root (a test folder without an
+        ``__init__.py`` imports the package by its absolute name, as pytest runs it)."""
         _, _, root = module_identity(path)
         folder = Path(os.path.abspath(path)).parent
-        return (root,) if folder == root else (root, folder)
+        roots = [root] if folder == root else [root, folder]
+        project_root = self._project_root(folder)
+        if project_root is not None and project_root not in roots:
+            roots.append(project_root)
+        return tuple(roots)
+
+    def _project_root(self, folder: Path) -> Optional[Path]:
+        """The nearest folder above ``folder`` with a setup.py, setup.cfg, pyproject.toml or .git."""
+        if folder not in self._project_roots:
+            found = None
+            for candidate in (folder, *folder.parents):
+                if any(os.path.exists(candidate / marker) for marker in _PROJECT_MARKERS):
+                    found = candidate
+                    break
+            self._project_roots[folder] = found
+        return self._project_roots[folder]
 
     def find_module(self, dotted: str, roots: tuple[Path, ...]) -> Optional[Path]:
         if not dotted or dotted.split(".")[0] in _KNOWN_ROOTS or dotted.startswith("."):
