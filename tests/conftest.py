@@ -49,6 +49,26 @@ def run_torchlint(*args: str, cwd: Path | str | None = None, stdin: bytes | None
     )
 
 
+_CRASHING_RULE = (
+    "import sys\n"
+    "from torchlint import rule\n"
+    "from torchlint.cli import main\n"
+    "class Broken(rule.Rule):\n"
+    "    code, name, summary, message, docs = 'TL999', 'broken', 's', 'm', 'd'\n"
+    "    def visit_Call(self, node):\n"
+    "        if self.ctx.path == 'a.py':\n"
+    "            raise ValueError('boom')\n"
+    "rule.all_rules()['TL999'] = Broken\n"
+    "sys.argv = ['torchlint', 'check', *sys.argv[1:]]\n"
+    "main()\n"
+)
+
+
+def run_with_crashing_rule(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """`torchlint check ARGS` with an extra rule, TL999, that raises on every call in a.py."""
+    return subprocess.run([sys.executable, "-c", _CRASHING_RULE, *args], cwd=cwd, capture_output=True, text=True)
+
+
 def drop_root_file_access() -> None:
     """preexec_fn: take CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH out of the bounding set,
     so that a process running as root obeys file permissions like anyone else."""

@@ -191,25 +191,11 @@ def test_linter_never_imports_torch(project) -> None:
 def test_a_crashing_rule_is_an_internal_error_not_a_crash(project) -> None:
     """A bug in one rule becomes TL000 on that file, exit status 2, and the traceback on
     stderr; the other rules and files are still checked."""
-    import subprocess
-    import sys
+    from conftest import run_with_crashing_rule
 
     project.write("a.py", LEGACY)
     project.write("b.py", "import torch\nprint(torch.ones(1, requires_grad=True).data)\n")
-    code = (
-        "import sys\n"
-        "from torchlint import rule\n"
-        "from torchlint.cli import main\n"
-        "class Broken(rule.Rule):\n"
-        "    code, name, summary, message, docs = 'TL999', 'broken', 's', 'm', 'd'\n"
-        "    def visit_Call(self, node):\n"
-        "        if self.ctx.path == 'a.py':\n"
-        "            raise ValueError('boom')\n"
-        "rule.all_rules()['TL999'] = Broken\n"
-        "sys.argv = ['torchlint', 'check', '--output-format', 'concise', '-q']\n"
-        "main()\n"
-    )
-    completed = subprocess.run([sys.executable, "-c", code], cwd=project.root, capture_output=True, text=True)
+    completed = run_with_crashing_rule(project.root, "--output-format", "concise", "-q")
     assert completed.returncode == 2
     assert "internal error in rule TL999 while linting a.py: ValueError: boom" in completed.stderr
     assert "a.py:1:1: TL000 a.py was not linted: internal error in rule TL999: ValueError: boom" in completed.stdout

@@ -24,16 +24,17 @@ from torchlint.config import ConfigError, Options, SettingsResolver
 from torchlint.discovery import discover, display_path
 from torchlint.fixer import FixOutcome, WriteError, allowed_applicabilities, fix_source, write_fixed
 from torchlint.linter import FileReport, lint_bytes, lint_path, lint_source, unlintable
+from torchlint.notebook import fix_notebook, is_notebook
 from torchlint.project import Project
 from torchlint.report import (
+    MACHINE_FORMATS,
     OUTPUT_FORMATS,
+    STATISTICS_FORMATS,
     count,
     summary,
-    write_concise,
     write_diff,
+    write_findings,
     write_fixes,
-    write_full,
-    write_json,
     write_statistics,
     runtime_summary,
 )
@@ -83,7 +84,7 @@ def main() -> None:
 @click.option("--respect-gitignore/--no-respect-gitignore", default=None, help="Skip files ignored by .gitignore (default: on).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), help="Use this configuration file instead of the nearest pyproject.toml.")
 @click.option("--isolated", is_flag=True, help="Ignore all configuration files.")
-@click.option("--output-format", type=click.Choice(OUTPUT_FORMATS), default="full", show_default=True, help="How to print findings.")
+@click.option("--output-format", type=click.Choice(OUTPUT_FORMATS), default=None, help="How to print findings (default: full, or github when GITHUB_ACTIONS=true).")
 @click.option("--statistics", is_flag=True, help="Print the number of findings per rule instead of the findings.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
@@ -112,7 +113,7 @@ def check(
     respect_gitignore: Optional[bool],
     config_path: Optional[Path],
     isolated: bool,
-    output_format: str,
+    output_format: Optional[str],
     statistics: bool,
     exit_zero: bool,
     quiet: bool,
@@ -131,6 +132,7 @@ def check(
     runtime_jobs: Optional[int],
 ) -> None:
     """Lint PATHS (files or folders; default: the current folder; '-' for standard input)."""
+    output_format = _output_format(output_format, statistics)
     if diff and (fix or fix_only):
         raise click.UsageError("--diff shows fixes without applying them; it cannot be combined with --fix or --fix-only")
     runtime_options = _runtime_options(runtime, entry, runtime_timeout, runtime_memory, runtime_jobs,
@@ -187,16 +189,12 @@ def check(
         pass  # fixes only: what remains is not reported
     elif statistics:
         write_statistics(reports, output_format, out)
-    elif output_format == "json":
-        write_json(reports, out)
-    elif output_format == "concise":
-        write_concise(reports, out)
     else:
-        write_full(reports, out)
+        write_findings(reports, output_format, out)
     if show_fixes:
         write_fixes([(report.path, plan.outcomes[id(report)].fixed) for report in reports
                      if id(report) in plan.outcomes], out)
-    if not quiet and output_format != "json" and not fix_only:
+    if not quiet and output_format not in MACHINE_FORMATS and not fix_only:
         out.write(summary(reports, fixed if plan.mode else None, unsafe_fixes) + "\n")
         if runtime_note is not None:
             out.write(runtime_summary(reports, runtime_note) + "\n")
@@ -212,6 +210,16 @@ def check(
         sys.exit(EXIT_FINDINGS)
     has_findings = any(report.diagnostics for report in reports) and not fix_only
     sys.exit(EXIT_FINDINGS if has_findings and not exit_zero else EXIT_CLEAN)
+
+
+def _output_format(given: Optional[str], statistics: bool) -> str:
+    """The format asked for; else github inside GitHub Actions (unless counting), else full."""
+    if given is None:
+        return "github" if os.environ.get("GITHUB_ACTIONS") == "true" and not statistics else "full"
+    if statistics and given not in STATISTICS_FORMATS:
+        raise click.UsageError(f"--statistics prints counts per rule, which --output-format {given} cannot show; "
+                               f"use one of {', '.join(STATISTICS_FORMATS)}")
+    return given
 
 
 def _runtime_options(runtime: bool, entry: Optional[str], timeout: float, memory: str,
@@ -325,18 +333,21 @@ def _lint_one(path: Path, display: str, rules, project: Project, plan: FixPlan,
             return lint_bytes(data, display, rules, path, project)
         return lint_path(str(path), display, rules, project)
     try:
-        source = decode(data if data is not None else read_bytes(str(path)))
+        data = data if data is not None else read_bytes(str(path))
+        if is_notebook(path):
+            outcome = fix_notebook(data, display, rules, plan.allowed, path, project)
+        else:
+            outcome = fix_source(decode(data), display, rules, plan.allowed, path, project)
     except UnreadableSource as error:
         return FileReport(display, [unlintable(display, error.reason, error.row, error.column)])
-    outcome = fix_source(source, display, rules, plan.allowed, path, project)
     if plan.mode == "fix" and write and outcome.changed:
         try:
             write_fixed(str(path), outcome)
         except WriteError as error:
             outcome.error = str(error)
             outcome.fixed.clear()
-            outcome.text = source.text
-            outcome.report = lint_source(source, display, rules, path, project)
+            outcome.text = outcome.source.text
+            outcome.report = lint_bytes(data, display, rules, path, project)
     plan.outcomes[id(outcome.report)] = outcome
     return outcome.report
 

@@ -6,6 +6,7 @@ command line) may replace the selection (``select``), add to it (``extend-select
 and remove from it (``ignore``); inside a layer the most specific selector wins
 (``TL102`` beats ``TL1`` beats ``ALL``), and at equal specificity ``ignore`` wins.
 A ``select`` on the command line replaces the config file's selection entirely.
+TorchFix codes (``TOR102``) are accepted for the rules torchlint covers (torchfix.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
+from torchlint import torchfix
 from torchlint.rule import Rule, all_rules
 
 DEFAULT_EXCLUDE = (
@@ -66,6 +68,12 @@ def resolve_selector(selector: str, source: str) -> tuple[frozenset[str], int]:
     """The rule codes a selector names, and how specific it is."""
     text = selector.strip()
     rules = all_rules()
+    if torchfix.is_torchfix_code(text):
+        try:
+            codes = torchfix.translate(text)
+            return codes, 100 if text.upper() in torchfix.RULES else len(text)
+        except torchfix.NotCovered as error:
+            raise ConfigError(f"{source}: {error}")
     if text == "ALL":
         return frozenset(rules), 0
     upper = text.upper()

@@ -1,8 +1,9 @@
 """Which files to lint.
 
-Directories are walked (without following symlinked folders), keeping ``.py`` and
-``.pyi`` files and skipping what is excluded (the defaults, ``exclude``,
-``extend-exclude``), what ``.gitignore`` files ignore, and virtual environments.
+Directories are walked (without following symlinked folders), keeping ``.py``,
+``.pyi`` and ``.ipynb`` files and skipping what is excluded (the defaults, ``exclude``,
+``extend-exclude``), what ``.gitignore`` files ignore, virtual environments and
+Jupyter's ``.ipynb_checkpoints`` (autosaved copies of notebooks).
 Files named explicitly are always linted, unless ``--force-exclude`` applies the
 exclusions to them too.  Problems on the way (a path that does not exist, a folder
 that cannot be read) are returned as ``Problem``s; the walk goes on.
@@ -19,7 +20,7 @@ import pathspec
 
 from torchlint.config import Settings, SettingsResolver
 
-PYTHON_SUFFIXES = (".py", ".pyi")
+LINTED_SUFFIXES = (".py", ".pyi", ".ipynb")
 
 
 @dataclass(frozen=True)
@@ -180,9 +181,9 @@ def _walk(start: Path, resolver: SettingsResolver, add, found: Discovery, cwd: P
             if settings.respect_gitignore and gitignore.ignores(path, is_dir):
                 continue
             if is_dir:
-                if not _is_virtualenv(path):
+                if entry.name != ".ipynb_checkpoints" and not _is_virtualenv(path):
                     subfolders.append(path)
-            elif entry.name.endswith(PYTHON_SUFFIXES):
+            elif entry.name.endswith(LINTED_SUFFIXES):
                 add(path, settings)
         for subfolder in reversed(subfolders):
             stack.append((subfolder, gitignore.descend(subfolder)))

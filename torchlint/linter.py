@@ -62,6 +62,9 @@ class Diagnostic:
     fix_edits: list[tuple[int, int, int, int, str]] = field(default_factory=list)
     # With --runtime: {"verdict", "evidence", "run", ["differential"]} from running the code.
     runtime: Optional[dict] = None
+    # In a notebook: the cell (1-based among all cells, as Jupyter shows them); ``path``
+    # then reads "nb.ipynb:cell 3" and row/column count within that cell.
+    cell: Optional[int] = None
 
     @property
     def applicable_fix(self) -> Optional[Applicability]:
@@ -74,7 +77,9 @@ class Diagnostic:
 
     @property
     def sort_key(self):
-        return (self.path, self.row, self.column, self.code)
+        if self.cell is not None:  # "cell 10" sorts after "cell 9"
+            return (self.path.rpartition(":cell ")[0], self.cell, self.row, self.column, self.code)
+        return (self.path, 0, self.row, self.column, self.code)
 
 
 @dataclass
@@ -84,16 +89,19 @@ class FileReport:
     source: Optional[SourceText] = None
     internal_error: Optional[str] = None
     filename: str = ""  # absolute path, for machine-readable output
+    cells: dict[int, str] = field(default_factory=dict)  # a notebook's code cells, by number
 
     def __post_init__(self) -> None:
         if not self.filename:
             self.filename = self.path
 
-    def lines(self) -> Optional[list[str]]:
-        """The source split into lines the way Python counts them, if it was read."""
-        if self.source is None:
+    def lines(self, cell: Optional[int] = None) -> Optional[list[str]]:
+        """The source (of a notebook: the cell's) split into lines the way Python counts
+        them, if it was read."""
+        text = self.cells.get(cell) if cell is not None else self.source.text if self.source else None
+        if text is None:
             return None
-        index = LineIndex(self.source.text)
+        index = LineIndex(text)
         return [index.line(row) for row in range(1, index.line_count + 1)]
 
 
@@ -123,6 +131,10 @@ def lint_path(path: str, display_path: str, rules: Sequence[type[Rule]],
 def lint_bytes(data: bytes, display_path: str, rules: Sequence[type[Rule]],
                file_path: Optional[Path] = None, project: Optional[Project] = None) -> FileReport:
     """Decode and lint source bytes (from a file, or standard input named ``file_path``)."""
+    from torchlint.notebook import is_notebook, lint_notebook
+
+    if is_notebook(file_path):
+        return lint_notebook(data, display_path, rules, file_path, project)
     try:
         source = decode(data)
     except UnreadableSource as error:
@@ -174,19 +186,23 @@ def lint_source(source: SourceText, display_path: str, rules: Sequence[type[Rule
 
 
 def _syntax_error(display_path: str, text: str, error: cst.ParserSyntaxError) -> Diagnostic:
-    """Where and why the file does not parse.  CPython's parser words and places syntax
-    errors better than libcst's, so ask it first; libcst's answer is kept for code only
-    it understands (syntax newer than this Python)."""
+    return unlintable(display_path, *syntax_error_reason(text, error))
+
+
+def syntax_error_reason(text: str, error: cst.ParserSyntaxError) -> tuple[str, int, int]:
+    """Why and where (row, column) ``text`` does not parse.  CPython's parser words and
+    places syntax errors better than libcst's, so ask it first; libcst's answer is kept
+    for code only it understands (syntax newer than this Python)."""
     try:
         ast.parse(text)
     except SyntaxError as python_error:
         row = python_error.lineno or 1
         column = python_error.offset or 1
-        return unlintable(display_path, f"syntax error: {python_error.msg}", row, max(column, 1))
+        return f"syntax error: {python_error.msg}", row, max(column, 1)
     except (ValueError, RecursionError, MemoryError):
         pass
     message = str(error.message).strip().rstrip(".")
-    return unlintable(display_path, f"syntax error: {message}", error.editor_line, error.editor_column)
+    return f"syntax error: {message}", error.editor_line, error.editor_column
 
 
 _hook_cache: dict[type, list[tuple[str, type, str]]] = {}

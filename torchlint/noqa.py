@@ -2,6 +2,7 @@
 
 Directives are read from real comment tokens, so ``"# noqa"`` inside a string does
 not count.  Only files that have findings and mention ``noqa`` are tokenized.
+TorchFix codes (``# noqa: TOR102``) count for the torchlint rules that cover them.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 from typing import Optional
+
+from torchlint import torchfix
 
 _CODE = r"[A-Z]+[0-9]+"
 _LINE_DIRECTIVE = re.compile(
@@ -46,7 +49,9 @@ def _codes(match: re.Match) -> Optional[frozenset[str]]:
     codes = match.group("codes")
     if not codes:
         return None
-    return frozenset(code.upper() for code in _SPLIT.split(codes.strip()) if code)
+    named = frozenset(code.upper() for code in _SPLIT.split(codes.strip()) if code)
+    # A TorchFix code also suppresses the torchlint rules that cover it (torchfix.py).
+    return named.union(*(torchfix.equivalent_codes(code) for code in named))
 
 
 def _comments(source: str) -> list[tuple[int, str]]:

@@ -1,4 +1,5 @@
-"""Output formats: full (default), concise, json; and ``--statistics``."""
+"""Output formats: full (default), concise, json, json-lines (the CI formats are in formats.py);
+and ``--statistics``."""
 
 from __future__ import annotations
 
@@ -7,10 +8,9 @@ import json
 from collections import Counter
 from typing import Iterable, Optional, TextIO
 
+from torchlint.formats import write_github, write_junit, write_sarif
 from torchlint.linter import Diagnostic, FileReport, Note
 from torchlint.rule import Applicability, UNLINTABLE_FILE, all_rules
-
-OUTPUT_FORMATS = ("full", "concise", "json")
 
 
 def _marker(diagnostic: Diagnostic) -> str:
@@ -45,6 +45,7 @@ def diagnostic_json(diagnostic: Diagnostic, filename: str) -> dict:
         "name": diagnostic.name,
         "message": diagnostic.message,
         "filename": filename,
+        **({"cell": diagnostic.cell} if diagnostic.cell is not None else {}),  # notebooks only
         "location": _location(diagnostic.row, diagnostic.column),
         "end_location": _location(diagnostic.end_row, diagnostic.end_column),
         "fix": fix,
@@ -63,6 +64,13 @@ def write_json(reports: Iterable[FileReport], out: TextIO) -> None:
     out.write(json.dumps(items, indent=2, ensure_ascii=False) + "\n")
 
 
+def write_json_lines(reports: Iterable[FileReport], out: TextIO) -> None:
+    """One ``diagnostic_json`` object per line."""
+    for report in reports:
+        for diagnostic in report.diagnostics:
+            out.write(json.dumps(diagnostic_json(diagnostic, report.filename), ensure_ascii=False) + "\n")
+
+
 def write_concise(reports: Iterable[FileReport], out: TextIO) -> None:
     for report in reports:
         for d in report.diagnostics:
@@ -72,8 +80,9 @@ def write_concise(reports: Iterable[FileReport], out: TextIO) -> None:
 
 def write_full(reports: Iterable[FileReport], out: TextIO) -> None:
     for report in reports:
-        lines = report.lines()
+        file_lines = report.lines()
         for d in report.diagnostics:
+            lines = report.lines(d.cell) if d.cell is not None else file_lines
             out.write(f"{d.path}:{d.row}:{d.column}: {d.code} {_marker(d)}{d.message}\n")
             if lines is not None and 1 <= d.row <= len(lines):
                 text = lines[d.row - 1].expandtabs(1)
@@ -92,6 +101,26 @@ def write_full(reports: Iterable[FileReport], out: TextIO) -> None:
                 if d.runtime:
                     out.write(f"{gutter} = runtime: {d.runtime['verdict']}: {d.runtime['evidence']}\n")
             out.write("\n")
+
+
+WRITERS = {
+    "full": write_full,
+    "concise": write_concise,
+    "json": write_json,
+    "json-lines": write_json_lines,
+    "sarif": write_sarif,
+    "github": write_github,
+    "junit": write_junit,
+}
+OUTPUT_FORMATS = tuple(WRITERS)
+# Read by programs: nothing but the document goes to standard output.
+MACHINE_FORMATS = ("json", "json-lines", "sarif", "junit")
+# --statistics prints counts per rule, which only these can show.
+STATISTICS_FORMATS = ("full", "concise", "json", "json-lines")
+
+
+def write_findings(reports: list[FileReport], output_format: str, out: TextIO) -> None:
+    WRITERS[output_format](reports, out)
 
 
 def statistics(reports: Iterable[FileReport]) -> list[dict]:
@@ -115,6 +144,9 @@ def write_statistics(reports: list[FileReport], output_format: str, out: TextIO)
     rows = statistics(reports)
     if output_format == "json":
         out.write(json.dumps(rows, indent=2) + "\n")
+        return
+    if output_format == "json-lines":
+        out.writelines(json.dumps(row) + "\n" for row in rows)
         return
     width = max((len(str(row["count"])) for row in rows), default=1)
     for row in rows:

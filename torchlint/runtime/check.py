@@ -89,7 +89,17 @@ class RuntimeCheck:
         require_torch()
         from torchlint.runtime.sandbox import Limits, Sandbox
 
-        files = [f for f in (self._file(report) for report in reports) if f is not None]
+        files = []
+        for report in reports:
+            f = self._file(report)
+            if f is not None:
+                files.append(f)
+                continue
+            for d in report.diagnostics:
+                if d.code not in UNJUDGED:
+                    reason = "notebooks are not run by the runtime check" if report.path.endswith(".ipynb") or \
+                        getattr(d, "cell", None) else "the file's source could not be planned"
+                    d.runtime = {"verdict": COULD_NOT_RUN, "evidence": reason, "run": "none"}
         if not files:
             return
         limits = Limits(timeout=self.options.timeout, memory=self.options.memory)
@@ -113,7 +123,7 @@ class RuntimeCheck:
 
     def _file(self, report: FileReport) -> Optional[_File]:
         diagnostics = [d for d in report.diagnostics if d.code not in UNJUDGED]
-        if not diagnostics or report.source is None:
+        if not diagnostics or report.source is None or report.filename.endswith(".ipynb"):
             return None
         path = os.path.realpath(report.filename)
         try:
