@@ -437,3 +437,15 @@ def rules_command(output_format: str) -> None:
         fix = row["fix"] or "-"
         default = "yes" if row["default"] else "no"
         click.echo(f"{row['code']:<6} {row['name']:<{name_width}} {fix:<12} {default:<7} {row['summary']}")
+
+
+@main.command(name="server")
+@click.option("--stdio", is_flag=True, help="Talk over standard input/output (the only transport; editors may pass it).")
+def server_command(stdio: bool) -> None:
+    """Run the language server (LSP over standard input/output) for editors."""
+    try:
+        from torchlint.lsp import serve
+    except ImportError as error:
+        _fail(f"the language server needs pygls ({error}); install it with `pip install 'torchlint[lsp]'`")
+        return
+    serve()
