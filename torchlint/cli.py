@@ -200,6 +200,9 @@ def check(
             out.write(runtime_summary(reports, runtime_note) + "\n")
     elif not quiet and fix_only and sum(fixed.values()):
         out.write(f"Fixed {count(sum(fixed.values()), 'finding')}.\n")
+    if runtime_note and output_format in MACHINE_FORMATS:
+        # Machine-readable output has no room for it, but the user must see it.
+        click.echo(f"torchlint: note: the runtime check ran without full isolation here: {runtime_note}", err=True)
 
     internal_errors = [report.internal_error for report in reports if report.internal_error]
     for message in internal_errors:
