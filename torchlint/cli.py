@@ -23,7 +23,7 @@ from torchlint import __version__
 from torchlint.config import ConfigError, Options, SettingsResolver
 from torchlint.discovery import discover, display_path
 from torchlint.fixer import FixOutcome, WriteError, allowed_applicabilities, fix_source, write_fixed
-from torchlint.linter import FileReport, lint_bytes, lint_path, lint_source, unlintable
+from torchlint.linter import FileReport, lint_bytes, lint_path, unlintable
 from torchlint.notebook import fix_notebook, is_notebook
 from torchlint.project import Project
 from torchlint.report import (

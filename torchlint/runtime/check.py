@@ -21,7 +21,6 @@ from torchlint.linter import Diagnostic, FileReport
 from torchlint.runtime.plan import UNJUDGED, FilePlan
 
 CONFIRMED, LATENT, NOT_REPRODUCED, COULD_NOT_RUN = "CONFIRMED", "LATENT", "NOT REPRODUCED", "COULD NOT RUN"
-VERDICTS = (CONFIRMED, LATENT, NOT_REPRODUCED, COULD_NOT_RUN)
 JOB = "torchlint.runtime.monitor:run_job"
 MAX_RERUNS = 5
 ARGUMENT_VARIANTS = 4  # kinds of synthesized arguments tried in turn (monitor.ARGUMENT_VARIANTS)
@@ -318,11 +317,3 @@ def _compare(original: dict, fixed: dict) -> str:
             differences.append(f"gradient of `{name}` differs: got {got['shown']}, correct {correct['shown']}")
     return "; ".join(differences)
 
-
-def summary(reports: list[FileReport]) -> dict[str, int]:
-    counts = {verdict: 0 for verdict in VERDICTS}
-    for report in reports:
-        for d in report.diagnostics:
-            if d.runtime is not None:
-                counts[d.runtime["verdict"]] += 1
-    return counts

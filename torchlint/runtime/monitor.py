@@ -247,9 +247,8 @@ class Monitor:
         self.sites = sites
         self.locator = Locator(sites)
         self.codes = {site.code for site in sites}
-        self.seq = itertools.count()
         self.saved: dict[int, weakref.WeakSet] = {}  # storage pointer -> live Saved records
-        self.live: dict[int, dict[int, tuple[weakref.ref, int]]] = {}  # storage -> id -> (tensor, born)
+        self.live: dict[int, dict[int, weakref.ref]] = {}  # storage pointer -> id(tensor) -> tensor
         self.tags: dict[int, tuple[weakref.ref, set[int]]] = {}  # id(tensor) -> sites it is an alias of
         self.watches: list[dict] = []  # writes whose other side we wait to see read
         self.allocations: list[dict] = []  # sentinel-filled legacy constructor results
@@ -370,8 +369,7 @@ class Monitor:
             if entry is not None and entry[0]() is not None:
                 tagged |= entry[1]
         sites += [self._site(i) for i in sorted(tagged) if self._site(i) not in sites]
-        write = {"where": where, "op": op, "sites": sites, "bumped": target._version != version,
-                 "seq": next(self.seq)}
+        write = {"where": where, "op": op, "sites": sites, "bumped": target._version != version}
         for record in list(self.saved.get(span[0], ())):
             if _overlap(span, record.extent):
                 record.writes.append(write)
@@ -388,19 +386,22 @@ class Monitor:
 
     def _others(self, target, span) -> set[int]:
         mine = {id(target), *self.python_targets}
-        others = {i for i, (ref, _born) in self.live.get(span[0], {}).items()
+        others = {i for i, ref in self.live.get(span[0], {}).items()
                   if i not in mine and ref() is not None and _overlap(span, extent(ref()))}
         others |= {id(ref()) for ref, array_span, _site in self.arrays if ref() is not None and _overlap(span, array_span)}
         return others
 
+    def _live_on(self, span) -> set[int]:
+        """The live tensors on the storage of ``span`` (numpy writes change whole arrays)."""
+        return {i for i, ref in self.live.get(span[0], {}).items() if ref() is not None}
+
     def _register_outputs(self, out) -> None:
-        born = next(self.seq)
         for t in out if isinstance(out, (tuple, list)) else (out,):
             if isinstance(t, torch.Tensor) and t.layout == torch.strided:
                 key = id(t)
                 storage = t.untyped_storage().data_ptr()
                 table = self.live.setdefault(storage, {})
-                table[key] = (weakref.ref(t, lambda _r, s=storage, k=key: self.live.get(s, {}).pop(k, None)), born)
+                table[key] = weakref.ref(t, lambda _r, s=storage, k=key: self.live.get(s, {}).pop(k, None))
 
     def _maybe_fill(self, out: torch.Tensor) -> None:
         where = self.locator.here()
@@ -520,7 +521,7 @@ class Monitor:
             span = extent(tensor)
             where = Position(site.path, site.line, site.col, site.end_line, site.end_col)
             site.add("numpy-write", where=where)
-            others = {i for i, (live, _b) in self.live.get(span[0], {}).items() if live() is not None}
+            others = self._live_on(span)
             self.watches.append({"site": site, "span": span, "others": others | {id(tensor)},
                                  "write": {"where": where, "op": "numpy", "sites": [site]}})
 
@@ -529,7 +530,7 @@ class Monitor:
         if writes:
             for site in self.locator.sites_at(where, "TL304"):
                 site.add("numpy-write", where=where)
-                others = {i for i, (ref, _b) in self.live.get(span[0], {}).items() if ref() is not None}
+                others = self._live_on(span)
                 if others:
                     self.watches.append({"site": site, "span": span, "others": others,
                                          "write": {"where": where, "op": "numpy", "sites": [site]}})
