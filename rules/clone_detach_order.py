@@ -15,6 +15,7 @@ class CloneDetachOrder(Rule):
     name = "clone-detach-order"
     summary = "`x.clone().detach()` records a useless copy in the autograd graph; use `x.detach().clone()`"
     fix = Applicability.SAFE
+    requires = (r"\bclone\b", r"\bdetach\b")
     message = "`{expr}` records the copy in the autograd graph and then detaches it; use `{fixed}`"
     docs = """
     ## What it does

@@ -25,6 +25,7 @@ class DataAssign(Rule):
         "shape silently; use `with torch.no_grad(): {base}.copy_(...)`"
     )
     fix = Applicability.UNSAFE
+    requires = (r"\.[\s\\]*data\b",)
     docs = """
     ## What it does
     Flags assignments to the `.data` attribute of a tensor: `w.data = new_w`.

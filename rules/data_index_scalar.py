@@ -13,6 +13,7 @@ class DataIndexScalar(Rule):
     summary = "`loss.data[0]` on a 0-dim tensor: `IndexError` since PyTorch 0.5"
     message = "`{base}.data[0]` raises IndexError on a 0-dim tensor since PyTorch 0.5; use `{base}.item()`"
     fix = Applicability.SAFE
+    requires = (r"\.[\s\\]*data\b",)
     docs = """
     ## What it does
     Flags `x.data[0]` where `x` is a 0-dimensional tensor: a loss returned by a

@@ -24,6 +24,7 @@ class DataInplace(Rule):
         "computed from `{base}` can be silently wrong; write to `{base}` under `torch.no_grad()`"
     )
     fix = Applicability.UNSAFE
+    requires = (r"\.[\s\\]*data\b",)
     docs = """
     ## What it does
     Flags in-place writes into a tensor through its `.data` attribute: in-place

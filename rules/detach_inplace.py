@@ -20,6 +20,8 @@ class DetachInplace(Rule):
         "its memory, and `{base}` is used afterwards; use `{base}.detach().clone()` for a copy"
     )
     fix = Applicability.UNSAFE
+    # A `.detach()` or `.data` alias.
+    requires = (r"\bdetach|\.[\s\\]*data\b",)
     docs = """
     ## What it does
     Flags an in-place write (`y.zero_()`, `y[0] = v`, `y += 1`, `out=y`...) to a name

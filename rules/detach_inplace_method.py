@@ -24,6 +24,7 @@ class DetachInplaceMethod(Rule):
         "(Can't detach views in-place); {advice}"
     )
     fix = Applicability.UNSAFE
+    requires = (r"detach_",)
     docs = """
     ## What it does
     Flags `t.detach_()` when `t` is a view of another tensor (`t = x[0]`,

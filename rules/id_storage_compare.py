@@ -21,6 +21,7 @@ class IdStorageCompare(Rule):
         "storage under a different id; compare `{a}.untyped_storage().data_ptr()` instead"
     )
     fix = Applicability.UNSAFE
+    requires = (r"\bid\b",)
     docs = """
     ## What it does
     Flags comparisons of `id()` of tensors (`id(a) == id(b)`, `id(a) != id(b)`,

@@ -110,6 +110,8 @@ class LegacyConstructor(Rule):
     summary = "`torch.Tensor(3)`, `torch.FloatTensor(2, 3)`, `x.new(..)`, `.type(torch.cuda.FloatTensor)`: legacy constructors (uninitialized memory, hidden dtype)"
     message = "`{call}` is a legacy constructor; use `{modern}`"
     fix = Applicability.SAFE
+    # A legacy type or storage, `set_default_tensor_type`, or `.new(..)` / `.type(..)`.
+    requires = (r"Tensor|Storage|set_default|\.[\s\\]*(?:new|type)\b",)
     docs = """
     ## What it does
     Flags the legacy tensor constructors and type conversions: `torch.Tensor(...)`,

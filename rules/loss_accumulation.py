@@ -21,6 +21,8 @@ class LossAccumulation(Rule):
         "each step); accumulate `{value}.item()` (or `{value}.detach()`)"
     )
     fix = Applicability.UNSAFE
+    # A loop, and something added or appended.
+    requires = (r"\b(?:for|while)\b", r"[-+]|\bappend\b")
     docs = """
     ## What it does
     Flags a running total that persists across loop iterations (`total += loss`,

@@ -19,6 +19,7 @@ class NonleafGrad(Rule):
         "store its gradient; call `{base}.retain_grad()` before backward(), or read the leaf's `.grad`"
     )
     fix = Applicability.DISPLAY_ONLY
+    requires = (r"\.[\s\\]*grad\b",)
     docs = """
     ## What it does
     Flags reads of `.grad` on a tensor that the autograd graph computed (the result

@@ -17,6 +17,7 @@ class NumpySharing(Rule):
         "afterwards; copy (`.copy()` / `.clone()`) if they should be independent"
     )
     fix = Applicability.UNSAFE
+    requires = (r"numpy",)
     docs = """
     ## What it does
     Flags an in-place write to either side of `a = t.numpy()` or `t = torch.from_numpy(a)`

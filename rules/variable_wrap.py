@@ -8,6 +8,7 @@ import libcst as cst
 from torchlint import edits, torch_api
 from torchlint.nodes import is_false, is_true, keyword
 from torchlint.rule import Applicability, Edit, Fix, Rule
+from torchlint.semantic import BindingKind
 from torchlint.values import Step
 from torchlint.walk import iter_nodes
 
@@ -19,6 +20,11 @@ _SHAPING_METHODS = frozenset({
     "squeeze", "unsqueeze", "t", "transpose", "permute", "clone", "long", "float", "double", "int", "byte", "bool",
     "half", "cuda", "cpu", "to", "type", "type_as",
 })
+_TORCH_ROOTS = frozenset({"torch", "numpy", "torchvision"})
+# Values that are not a bare reference to something else.
+_NOT_ALIASES = (cst.Call, cst.BaseNumber, cst.BaseString, cst.BinaryOperation, cst.UnaryOperation,
+                cst.Comparison, cst.List, cst.Dict, cst.Set, cst.ListComp, cst.SetComp,
+                cst.DictComp, cst.GeneratorExp, cst.Lambda, cst.Subscript)
 # Expressions whose source can stand anywhere without parentheses.
 _ATOMS = (cst.Name, cst.List, cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp,
           cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer, cst.Float,
@@ -33,6 +39,7 @@ class VariableWrap(Rule):
     summary = "`Variable(t)`, `isinstance(x, Variable)` and its import: a no-op wrapper since PyTorch 0.4"
     message = "`Variable(...)` is a no-op since PyTorch 0.4: tensors track gradients themselves; use the tensor directly"
     fix = Applicability.SAFE
+    requires = (r"Variable",)
     docs = """
     ## What it does
     Flags every use of `torch.autograd.Variable`: calls (`Variable(t)`,
@@ -125,7 +132,24 @@ class VariableWrap(Rule):
                 )
 
     def visit_Name(self, node: cst.Name) -> None:
-        self._reference(node)
+        candidates = self._candidates()
+        if candidates is None or node.value in candidates:
+            self._reference(node)
+
+    def _candidates(self) -> Optional[frozenset[str]]:
+        """The names that can hold `Variable` (None: any can, after a star import).
+        Inferring every name in the file is what this saves."""
+        if "variable_names" not in self.ctx.cache:
+            model = self.ctx.model
+            names: Optional[set[str]] = None
+            if not model.star_imports:
+                names = {"Variable"}
+                for scope in model.scopes:
+                    for name, bindings in scope.bindings.items():
+                        if any(_may_bind_variable(binding) for binding in bindings):
+                            names.add(name)
+            self.ctx.cache["variable_names"] = frozenset(names) if names is not None else None
+        return self.ctx.cache["variable_names"]
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value == "Variable":
@@ -467,6 +491,20 @@ def _bracketed(ctx, node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.Subscript):
         return "\n" not in ctx.code(node.value)
     return False
+
+
+def _may_bind_variable(binding) -> bool:
+    """Whether ``binding`` may give its name the value `Variable`: an import of it (or of
+    anything from outside torch, which may re-export it), or a plain alias (`V = ...`)."""
+    if binding.kind is BindingKind.IMPORT:
+        qualname = binding.qualname or ""
+        if qualname.split(".")[0] in _TORCH_ROOTS:
+            return torch_api.normalize(qualname) == torch_api.VARIABLE
+        return True
+    if binding.kind is BindingKind.PARAM:
+        default = getattr(binding.node, "default", None)
+        return isinstance(default, (cst.Name, cst.Attribute))
+    return binding.value is not None and not isinstance(binding.value, _NOT_ALIASES)
 
 
 def _one_line(text: str) -> str:

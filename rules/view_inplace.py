@@ -18,6 +18,8 @@ class ViewInplace(Rule):
         "`{made}`), which is read afterwards; `.clone()` the view if it should keep its values"
     )
     fix = Applicability.UNSAFE
+    # Some in-place write: a `*_()` call, `+=`..., an item assignment, `out=` or `inplace=`.
+    requires = (r"_\s*\(|[-+*/%&|^@<>]=|\]|\bout\b|\binplace\b",)
     docs = """
     ## What it does
     Flags an in-place write to a tensor when a view of it (`y = x.view(4)`,

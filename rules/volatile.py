@@ -23,6 +23,7 @@ class Volatile(Rule):
         "memory; run the code under `with torch.no_grad():` instead"
     )
     fix = Applicability.UNSAFE
+    requires = (r"volatile",)
     docs = """
     ## What it does
     Flags the `volatile` argument of `torch.autograd.Variable(...)`, and reads or

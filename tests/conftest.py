@@ -59,6 +59,8 @@ _CRASHING_RULE = (
     "        if self.ctx.path == 'a.py':\n"
     "            raise ValueError('boom')\n"
     "rule.all_rules()['TL999'] = Broken\n"
+    "from torchlint import catalogue\n"
+    "catalogue.RULES['TL999'] = catalogue.RuleInfo('TL999', 'broken', None, True)\n"
     "sys.argv = ['torchlint', 'check', *sys.argv[1:]]\n"
     "main()\n"
 )

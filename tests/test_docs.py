@@ -6,12 +6,18 @@ from __future__ import annotations
 import re
 
 from conftest import REPO
-from torchlint.docs import readme_with_table, rule_pages
+from torchlint.docs import catalogue_with_table, readme_with_table, rule_pages
 
 
 def test_readme_rules_table_is_up_to_date() -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     assert readme_with_table(readme) == readme, "run `python scripts/gen_docs.py`"
+
+
+def test_rule_catalogue_is_up_to_date() -> None:
+    """Selection and the cache use torchlint/catalogue.py instead of importing the rules."""
+    text = (REPO / "torchlint" / "catalogue.py").read_text(encoding="utf-8")
+    assert catalogue_with_table(text) == text, "run `python scripts/gen_docs.py`"
 
 
 def test_rule_pages_are_up_to_date() -> None:

@@ -15,16 +15,15 @@ import re
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import click
 
-from torchlint import __version__
+from torchlint import __version__, batch
+from torchlint.cache import DEFAULT_FOLDER as DEFAULT_CACHE_FOLDER
 from torchlint.config import ConfigError, Options, SettingsResolver
+from torchlint.diagnostics import Applicability, FileReport, unlintable
 from torchlint.discovery import discover, display_path
-from torchlint.fixer import FixOutcome, WriteError, allowed_applicabilities, fix_source, write_fixed
-from torchlint.linter import FileReport, lint_bytes, lint_path, unlintable
-from torchlint.notebook import fix_notebook, is_notebook
 from torchlint.project import Project
 from torchlint.report import (
     MACHINE_FORMATS,
@@ -38,8 +37,10 @@ from torchlint.report import (
     write_statistics,
     runtime_summary,
 )
-from torchlint.rule import UNLINTABLE_FILE, all_rules, rule_by_name_or_code
-from torchlint.source import UnreadableSource, decode, read_bytes
+from torchlint.diagnostics import UNLINTABLE_FILE
+
+if TYPE_CHECKING:
+    from torchlint.fixer import FixOutcome
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -96,6 +97,9 @@ def main() -> None:
 @click.option("--diff", is_flag=True, help="Print the fixes as a unified diff and write nothing (exit 1 if there is one).")
 @click.option("--show-fixes", is_flag=True, help="List the fixes that were applied, per file and rule.")
 @click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when anything was fixed, even if nothing remains.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N", help="Lint in N processes (default: the number of CPUs; 1 lints in this process).")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None, envvar="TORCHLINT_CACHE_DIR", help=f"Where to keep results of unchanged files (default: {DEFAULT_CACHE_FOLDER} beside the configuration, else in the current folder).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the cache.")
 @click.option("--runtime", is_flag=True, help="Run the flagged code under real torch (sandboxed) and give each finding a verdict.")
 @click.option("--entry", metavar="COMMAND", help="With --runtime: run this program once under the monitor, e.g. 'train.py --epochs 1' or 'pytest tests/test_x.py::test_y'.")
 @click.option("--runtime-timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True, metavar="SECONDS", help="Wall-clock limit of each runtime job.")
@@ -125,6 +129,9 @@ def check(
     diff: bool,
     show_fixes: bool,
     exit_non_zero_on_fix: bool,
+    jobs: Optional[int],
+    cache_dir: Optional[Path],
+    no_cache: bool,
     runtime: bool,
     entry: Optional[str],
     runtime_timeout: float,
@@ -139,7 +146,7 @@ def check(
                                        fixing=bool(diff or fix or fix_only))
     plan = FixPlan(
         mode="diff" if diff else "fix" if (fix or fix_only) else None,
-        allowed=allowed_applicabilities(unsafe_fixes),
+        allowed=frozenset({Applicability.SAFE, Applicability.UNSAFE} if unsafe_fixes else {Applicability.SAFE}),
     )
     cli = Options(
         select=_split(select) if select else None,
@@ -159,7 +166,9 @@ def check(
         if use_stdin:
             reports = _lint_stdin(resolver, stdin_filename, force_exclude, plan)
         else:
-            reports = _lint_paths(resolver, list(paths) or ["."], force_exclude, show_files, plan)
+            cache_folder = None if no_cache else _cache_folder(cache_dir, resolver)
+            reports = _lint_paths(resolver, list(paths) or ["."], force_exclude, show_files, plan,
+                                  jobs or batch.default_workers(), cache_folder)
             if reports is None:
                 return
     except ConfigError as error:
@@ -254,6 +263,7 @@ def _size(text: str) -> int:
 
 def _run_runtime(reports: list[FileReport], options, resolver: SettingsResolver, quiet: bool) -> str:
     """Give every finding a runtime verdict; return the isolation note ("" when fully isolated)."""
+    from torchlint.fixer import allowed_applicabilities, fix_source
     from torchlint.runtime.check import RuntimeCheck, RuntimeUnavailable
 
     def fix_all(report: FileReport) -> Optional[str]:
@@ -301,8 +311,12 @@ class FixPlan:
     def __init__(self, mode: Optional[str], allowed):
         self.mode = mode  # None (report only), "fix" (write) or "diff" (show)
         self.allowed = allowed
-        self.outcomes: dict[int, FixOutcome] = {}  # id(report) -> outcome
+        self.outcomes: dict[int, "FixOutcome"] = {}  # id(report) -> outcome
         self.stdin_fixed: Optional[bytes] = None  # with --fix on standard input: what to print
+
+    @property
+    def fix_mode(self) -> Optional[batch.FixMode]:
+        return batch.FixMode(write=self.mode == "fix", allowed=self.allowed) if self.mode else None
 
     def fixed_counts(self, reports: list[FileReport]) -> Counter:
         total: Counter = Counter()
@@ -328,49 +342,33 @@ def _finish_diff(reports: list[FileReport], plan: FixPlan, out, quiet: bool) -> 
     sys.exit(EXIT_ERROR if errors else EXIT_FINDINGS if changed else EXIT_CLEAN)
 
 
-def _lint_one(path: Path, display: str, rules, project: Project, plan: FixPlan,
-              data: Optional[bytes] = None, write: bool = True) -> FileReport:
-    """Lint one file, or (with a fix mode) fix it and report what remains."""
-    if plan.mode is None:
-        if data is not None:
-            return lint_bytes(data, display, rules, path, project)
-        return lint_path(str(path), display, rules, project)
-    try:
-        data = data if data is not None else read_bytes(str(path))
-        if is_notebook(path):
-            outcome = fix_notebook(data, display, rules, plan.allowed, path, project)
-        else:
-            outcome = fix_source(decode(data), display, rules, plan.allowed, path, project)
-    except UnreadableSource as error:
-        return FileReport(display, [unlintable(display, error.reason, error.row, error.column)])
-    if plan.mode == "fix" and write and outcome.changed:
-        try:
-            write_fixed(str(path), outcome)
-        except WriteError as error:
-            outcome.error = str(error)
-            outcome.fixed.clear()
-            outcome.text = outcome.source.text
-            outcome.report = lint_bytes(data, display, rules, path, project)
-    plan.outcomes[id(outcome.report)] = outcome
-    return outcome.report
+def _cache_folder(given: Optional[Path], resolver: SettingsResolver) -> Path:
+    """--cache-dir, else .torchlint_cache beside the configuration that applies to the
+    current folder, else in the current folder."""
+    if given is not None:
+        return given if given.is_absolute() else resolver.cwd / given
+    return resolver.for_directory(resolver.cwd).root / DEFAULT_CACHE_FOLDER
 
 
 def _lint_paths(resolver: SettingsResolver, paths: list[str], force_exclude: Optional[bool],
-                show_files: bool, plan: FixPlan) -> Optional[list[FileReport]]:
+                show_files: bool, plan: FixPlan, workers: int,
+                cache_folder: Optional[Path]) -> Optional[list[FileReport]]:
     found = discover(paths, resolver, force_exclude)
     if show_files:
         for candidate in sorted(found.files, key=lambda c: c.display):
             click.echo(candidate.display)
         return None
-    project = Project()
     reports = []
     for problem in found.problems:
         reports.append(FileReport(problem.display, [unlintable(problem.display, problem.reason)],
                                   filename=str(problem.path)))
-    for candidate in found.files:
-        rules = candidate.settings.rules_for(candidate.path)
-        report = _lint_one(candidate.path, candidate.display, rules, project, plan)
-        report.filename = str(candidate.path)
+    roots = Project()  # only to say where each file's imports are looked up
+    jobs = [batch.Job(candidate.path, candidate.display, candidate.settings.codes_for(candidate.path),
+                      roots.roots_for(candidate.path))
+            for candidate in found.files]
+    for report, outcome in batch.run(jobs, workers, plan.fix_mode, cache_folder):
+        if outcome is not None:
+            plan.outcomes[id(report)] = outcome
         reports.append(report)
     return reports
 
@@ -391,11 +389,13 @@ def _lint_stdin(resolver: SettingsResolver, stdin_filename: Optional[str],
                 plan.stdin_fixed = data
             return []
         display = display_path(path, resolver.cwd)
-    report = _lint_one(path, display, settings.rules_for(path), Project(), plan, data=data, write=False)
-    if path is not None:
-        report.filename = str(path)
+    project = Project()
+    job = batch.Job(path, display, settings.codes_for(path), project.roots_for(path) if path else ())
+    fix = batch.FixMode(write=False, allowed=plan.allowed) if plan.mode else None
+    report, outcome = batch.lint_job(job, fix, None, project, data=data)
+    if outcome is not None:
+        plan.outcomes[id(report)] = outcome
     if plan.mode == "fix":
-        outcome = plan.outcomes.get(id(report))
         changed = outcome is not None and outcome.changed
         plan.stdin_fixed = outcome.text.encode(outcome.source.encoding) if changed else data
     return [report]
@@ -408,6 +408,8 @@ def rule_command(rule: str) -> None:
     if rule.upper() == UNLINTABLE_FILE.code or rule == UNLINTABLE_FILE.name:
         click.echo(UNLINTABLE_FILE.documentation())
         return
+    from torchlint.rule import rule_by_name_or_code
+
     found = rule_by_name_or_code(rule)
     if found is None:
         _fail(f"unknown rule {rule!r}; `torchlint rules` lists them")
@@ -419,6 +421,8 @@ def rule_command(rule: str) -> None:
 @click.option("--output-format", type=click.Choice(("text", "json")), default="text", show_default=True)
 def rules_command(output_format: str) -> None:
     """List every rule: code, name, fix availability, whether it is on by default."""
+    from torchlint.rule import all_rules
+
     rows = [
         {
             "code": rule.code,

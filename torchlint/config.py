@@ -15,7 +15,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import pathspec
 
@@ -25,7 +25,10 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
 from torchlint import torchfix
-from torchlint.rule import Rule, all_rules
+from torchlint.catalogue import RULES
+
+if TYPE_CHECKING:
+    from torchlint.rule import Rule
 
 DEFAULT_EXCLUDE = (
     ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints",
@@ -67,7 +70,7 @@ _PREFIX = re.compile(r"^[A-Z]+[0-9]*$")
 def resolve_selector(selector: str, source: str) -> tuple[frozenset[str], int]:
     """The rule codes a selector names, and how specific it is."""
     text = selector.strip()
-    rules = all_rules()
+    rules = RULES
     if torchfix.is_torchfix_code(text):
         try:
             codes = torchfix.translate(text)
@@ -105,7 +108,7 @@ def _apply_layer(enabled: frozenset[str], layer: Options) -> frozenset[str]:
 
 
 def select_rules(layers: list[Options]) -> frozenset[str]:
-    enabled = frozenset(code for code, rule in all_rules().items() if rule.default_enabled)
+    enabled = frozenset(code for code, rule in RULES.items() if rule.default_enabled)
     for layer in layers:
         enabled = _apply_layer(enabled, layer)
     return enabled
@@ -260,15 +263,18 @@ class Settings:
             return False
         return self.exclude.match_file(relative + "/" if is_dir else relative)
 
-    def rules_for(self, path: Optional[Path]) -> list[type[Rule]]:
+    def codes_for(self, path: Optional[Path]) -> tuple[str, ...]:
+        """The codes of the rules that run on ``path``, sorted."""
         codes = set(self.selected)
         if path is not None:
             relative = self.relative(path)
             for _pattern, spec, ignored in self.per_file_ignores:
                 if spec.match_file(relative):
                     codes -= ignored
-        rules = all_rules()
-        return [rules[code] for code in sorted(codes)]
+        return tuple(sorted(codes))
+
+    def rules_for(self, path: Optional[Path]) -> list[type[Rule]]:
+        return rule_classes(self.codes_for(path))
 
 
 def build_settings(root: Path, config_path: Optional[Path], layers: list[Options]) -> Settings:
@@ -344,3 +350,11 @@ class SettingsResolver:
 
     def for_file(self, path: Path) -> Settings:
         return self.for_directory(path.parent)
+
+
+def rule_classes(codes) -> list[type[Rule]]:
+    """The rule classes for ``codes`` (this imports the rules, and so libcst)."""
+    from torchlint.rule import all_rules
+
+    rules = all_rules()
+    return [rules[code] for code in codes]

@@ -44,6 +44,21 @@ class FileContext:
         self._offsets: dict[int, tuple[int, int]] = {}
         self._line_index: Optional[LineIndex] = None
 
+    def dispose(self) -> None:
+        """Break the reference cycles of this analysis (scopes and their bindings, the
+        model and this context, the inference and its memos) so that reference counting
+        frees the tree at once.  The context is unusable afterwards."""
+        model = self.model
+        for holder in (*model.scopes, *model.functions.values(), *model.classes.values()):
+            for slot in type(holder).__slots__:
+                setattr(holder, slot, None)
+        for owner in (model, self.inference, self):
+            for name, value in list(vars(owner).items()):
+                if isinstance(value, (dict, list, set)):
+                    value.clear()
+                elif not isinstance(value, (str, bool, int, type(None))):
+                    setattr(owner, name, None)
+
     def render(self, step: Step) -> str:
         """A step of this file's evidence as text for another file: "... (pkg/mod.py:12)"."""
         if id(step.node) not in self._offsets:

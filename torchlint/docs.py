@@ -37,8 +37,34 @@ def rule_pages() -> dict[str, str]:
     return pages
 
 
+CATALOGUE_START = "# generated: start\n"
+CATALOGUE_END = "# generated: end\n"
+
+
+def catalogue_table() -> str:
+    """The body of torchlint/catalogue.py's RULES, from the rule classes."""
+    lines = ["RULES = {info.code: info for info in ("]
+    for rule in all_rules().values():
+        fix = f"Applicability.{rule.fix.name}" if rule.fix is not None else "None"
+        lines.append(f'    RuleInfo("{rule.code}", "{rule.name}", {fix}, {rule.default_enabled}),')
+    lines.append(")}")
+    return "\n".join(lines) + "\n"
+
+
+def catalogue_with_table(text: str) -> str:
+    start = text.index(CATALOGUE_START) + len(CATALOGUE_START)
+    end = text.index(CATALOGUE_END)
+    return text[:start] + catalogue_table() + text[end:]
+
+
 def write(repo: Path) -> list[Path]:
     changed = []
+    catalogue = repo / "torchlint" / "catalogue.py"
+    text = catalogue.read_text(encoding="utf-8")
+    updated = catalogue_with_table(text)
+    if updated != text:
+        catalogue.write_text(updated, encoding="utf-8")
+        changed.append(catalogue)
     readme = repo / "README.md"
     text = readme.read_text(encoding="utf-8")
     updated = readme_with_table(text)
@@ -60,4 +86,4 @@ def write(repo: Path) -> list[Path]:
     return changed
 
 
-__all__ = ["DOCUMENTATION_URL", "rules_table", "readme_with_table", "rule_pages", "write"]
+__all__ = ["DOCUMENTATION_URL", "catalogue_with_table", "rules_table", "readme_with_table", "rule_pages", "write"]

@@ -19,8 +19,7 @@ from typing import Iterable, Optional, TextIO
 from urllib.parse import quote
 
 from torchlint import DOCUMENTATION_URL, __version__
-from torchlint.linter import Diagnostic, FileReport, Note
-from torchlint.rule import UNLINTABLE_FILE, all_rules
+from torchlint.diagnostics import UNLINTABLE_FILE, Diagnostic, FileReport, Note
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -172,6 +171,8 @@ def write_sarif(reports: Iterable[FileReport], out: TextIO) -> None:
 def _sarif_rules(reports: list[FileReport]) -> list[dict]:
     """One reportingDescriptor per code that appears, in code order."""
     codes = sorted({d.code for report in reports for d in report.diagnostics})
+    from torchlint.rule import all_rules  # the full documentation lives in the rule modules
+
     known = {UNLINTABLE_FILE.code: UNLINTABLE_FILE, **all_rules()}
     rules = []
     for code in codes:

@@ -273,8 +273,9 @@ class Inference:
             for binding in bindings:
                 if binding.kind is not BindingKind.IMPORT or not binding.qualname:
                     continue
-                found = self.project.split(binding.qualname + ".*", self.roots)
-                context = self.project.context(found[0]) if found is not None else None
+                consumer = self._consumer
+                found = self.project.split(binding.qualname + ".*", self.roots, consumer)
+                context = self.project.context(found[0], consumer) if found is not None else None
                 if context is not None and context.model.imports_torch:
                     return True
         return False
@@ -356,7 +357,7 @@ class Inference:
         """What an imported name of the user's project is, from the file that defines it."""
         if self.project is None or not self.roots:
             return None
-        found = self.project.resolve(qualname, self.roots)
+        found = self.project.resolve(qualname, self.roots, consumer=self._consumer)
         if found is None:
             return None
         context, value = found
@@ -364,6 +365,12 @@ class Inference:
             return value  # tied to its own file, or a plain name; calling it is handled below
         return self._localize(value, node, f"`{{code}}` is defined in `{qualname.rsplit('.', 1)[0]}`",
                               context.inference)
+
+    @property
+    def _consumer(self) -> Optional[Path]:
+        """This file, as the project records what it looked at on its behalf."""
+        context = self.model.context
+        return context.file_path if context is not None else None
 
     def binding_value(self, binding: Binding) -> Optional[Value]:
         key = id(binding)

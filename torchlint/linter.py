@@ -14,16 +14,15 @@ import ast
 import sys
 from pathlib import Path
 import traceback
-from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
 import libcst as cst
 
-from torchlint import DOCUMENTATION_URL
 from torchlint.context import FileContext
 from torchlint.noqa import parse_directives
 from torchlint.positions import LineIndex, node_offsets
 from torchlint.project import Project
+from torchlint.diagnostics import Diagnostic, FileReport, Note, unlintable
 from torchlint.rule import UNLINTABLE_FILE, Applicability, Edit, Finding, Fix, Rule, TextEdit
 from torchlint.source import SourceText, UnreadableSource, decode, read_bytes
 from torchlint.values import Step
@@ -32,90 +31,6 @@ from torchlint.walk import walk
 # Deeply nested expressions are walked iteratively, but the inference and libcst's
 # own code generation recurse.
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
-
-
-@dataclass(frozen=True)
-class Note:
-    """A located sentence attached to a diagnostic: evidence, or a related place."""
-
-    message: str
-    row: int
-    column: int
-
-
-@dataclass
-class Diagnostic:
-    code: str
-    name: str
-    message: str
-    path: str
-    row: int
-    column: int
-    end_row: int
-    end_column: int
-    fix: Optional[Fix] = None
-    evidence: list[Note] = field(default_factory=list)
-    related: list[Note] = field(default_factory=list)
-    # The fix's edits as character offsets into the source, for the fixer...
-    text_edits: list[TextEdit] = field(default_factory=list)
-    # ...and as (row, column, end_row, end_column, content), 1-based, for reporters.
-    fix_edits: list[tuple[int, int, int, int, str]] = field(default_factory=list)
-    # With --runtime: {"verdict", "evidence", "run", ["differential"]} from running the code.
-    runtime: Optional[dict] = None
-    # In a notebook: the cell (1-based among all cells, as Jupyter shows them); ``path``
-    # then reads "nb.ipynb:cell 3" and row/column count within that cell.
-    cell: Optional[int] = None
-
-    @property
-    def applicable_fix(self) -> Optional[Applicability]:
-        """The applicability of a fix that can be applied (one with edits), else None."""
-        return self.fix.applicability if self.fix is not None and self.text_edits else None
-
-    @property
-    def url(self) -> str:
-        return DOCUMENTATION_URL.format(code=self.code, name=self.name)
-
-    @property
-    def sort_key(self):
-        if self.cell is not None:  # "cell 10" sorts after "cell 9"
-            return (self.path.rpartition(":cell ")[0], self.cell, self.row, self.column, self.code)
-        return (self.path, 0, self.row, self.column, self.code)
-
-
-@dataclass
-class FileReport:
-    path: str  # as shown to the user (relative to the working directory when inside it)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    source: Optional[SourceText] = None
-    internal_error: Optional[str] = None
-    filename: str = ""  # absolute path, for machine-readable output
-    cells: dict[int, str] = field(default_factory=dict)  # a notebook's code cells, by number
-
-    def __post_init__(self) -> None:
-        if not self.filename:
-            self.filename = self.path
-
-    def lines(self, cell: Optional[int] = None) -> Optional[list[str]]:
-        """The source (of a notebook: the cell's) split into lines the way Python counts
-        them, if it was read."""
-        text = self.cells.get(cell) if cell is not None else self.source.text if self.source else None
-        if text is None:
-            return None
-        index = LineIndex(text)
-        return [index.line(row) for row in range(1, index.line_count + 1)]
-
-
-def unlintable(path: str, reason: str, row: int = 1, column: int = 1) -> Diagnostic:
-    return Diagnostic(
-        code=UNLINTABLE_FILE.code,
-        name=UNLINTABLE_FILE.name,
-        message=f"{path} was not linted: {reason}",
-        path=path,
-        row=row,
-        column=column,
-        end_row=row,
-        end_column=column,
-    )
 
 
 def lint_path(path: str, display_path: str, rules: Sequence[type[Rule]],
@@ -156,6 +71,14 @@ def lint_source(source: SourceText, display_path: str, rules: Sequence[type[Rule
     """Lint decoded source.  With ``file_path`` and ``project``, names imported from the
     user's other modules are looked up there (see project.py)."""
     report = FileReport(display_path, source=source)
+    active = [rule for rule in rules if rule.may_match(source.text)]
+    if rules and not active:
+        # Nothing to look for: check that the file is Python, without building its tree.
+        problem = _python_syntax_error(source.text)
+        if problem is not None:
+            report.diagnostics.append(unlintable(display_path, *problem))
+        return report
+    rules = active
     try:
         module = cst.parse_module(source.text)
     except cst.ParserSyntaxError as error:
@@ -168,10 +91,12 @@ def lint_source(source: SourceText, display_path: str, rules: Sequence[type[Rule
         return report
     try:
         context = FileContext(module, display_path, file_path, project if file_path is not None else None)
-        if project is not None and file_path is not None:
-            project.remember(file_path, context)
         _run_rules(context, rules)
         report.diagnostics = _diagnostics(context, source.text)
+        # Nothing else refers to this analysis (other files that import this one get
+        # their own, from the project), so its memory can go now rather than whenever
+        # the cycle collector next runs a full pass.
+        context.dispose()
     except Exception as error:
         culprit = _rule_in_traceback(error)
         where = f" in rule {culprit}" if culprit else ""
@@ -187,6 +112,17 @@ def lint_source(source: SourceText, display_path: str, rules: Sequence[type[Rule
 
 def _syntax_error(display_path: str, text: str, error: cst.ParserSyntaxError) -> Diagnostic:
     return unlintable(display_path, *syntax_error_reason(text, error))
+
+
+def _python_syntax_error(text: str) -> Optional[tuple[str, int, int]]:
+    """Why and where ``text`` is not Python, by CPython's parser; None when it parses."""
+    try:
+        ast.parse(text)
+    except SyntaxError as error:
+        return f"syntax error: {error.msg}", error.lineno or 1, max(error.offset or 1, 1)
+    except (ValueError, RecursionError, MemoryError) as error:
+        return f"cannot parse: {type(error).__name__}: {error}", 1, 1
+    return None
 
 
 def syntax_error_reason(text: str, error: cst.ParserSyntaxError) -> tuple[str, int, int]:
@@ -287,7 +223,8 @@ def _diagnostics(context: FileContext, text: str) -> list[Diagnostic]:
                 column=column,
                 end_row=end_row,
                 end_column=end_column,
-                fix=finding.fix,
+                # The edits hold parse-tree nodes; the report keeps them as text_edits.
+                fix=Fix(finding.fix.applicability, finding.fix.message) if finding.fix else None,
                 evidence=_render_steps(context, finding.evidence, offsets, index),
                 related=[
                     _note(message, offsets[id(node)][0], index) for node, message in finding.related

@@ -9,16 +9,13 @@ is the file's text and offsets map straight onto it.
 
 from __future__ import annotations
 
-import bisect
-import re
 from contextlib import contextmanager
 from typing import Iterable, Iterator, Optional
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
-_NEWLINE = re.compile(r"\r\n|\r|\n")
-
+from torchlint.source import LineIndex
 
 class _OffsetState(CodegenState):
     def __init__(self, module: cst.Module, wanted: set[int]):
@@ -50,31 +47,6 @@ class _OffsetState(CodegenState):
         start = self.offset
         yield
         self.found[id(node)] = (start, self.offset)
-
-
-class LineIndex:
-    """Offsets to 1-based (row, column) and back, with newline conventions of Python."""
-
-    def __init__(self, source: str):
-        self.source = source
-        self.starts = [0] + [m.end() for m in _NEWLINE.finditer(source)]
-
-    def position(self, offset: int) -> tuple[int, int]:
-        row = bisect.bisect_right(self.starts, offset)
-        return row, offset - self.starts[row - 1] + 1
-
-    def offset(self, row: int, column: int) -> int:
-        return self.starts[row - 1] + column - 1
-
-    def line(self, row: int) -> str:
-        """The text of line ``row`` without its line break."""
-        start = self.starts[row - 1]
-        end = self.starts[row] if row < len(self.starts) else len(self.source)
-        return self.source[start:end].rstrip("\r\n")
-
-    @property
-    def line_count(self) -> int:
-        return len(self.starts)
 
 
 def node_offsets(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[int, tuple[int, int]]:

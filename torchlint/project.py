@@ -10,17 +10,21 @@ evidence summarised as one sentence that names the other file.
 Modules are found by import name, not by what was passed on the command line, so a file
 gets the same findings whether it is linted alone (pre-commit) or with its project.
 Analysed modules are kept in a small cache bounded by their total source size.
+
+Because a file's findings can depend on other files, the project also records what
+each file looked at: the modules it analysed (with a digest of the text analysed) and
+the places a module was looked for and not found.  ``dependencies()`` gives that, over
+every file reached, so the cache can tell when a result is stale.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
-from collections import OrderedDict
+from collections import OrderedDict, defaultdict
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
-
-import libcst as cst
 
 from torchlint.source import UnreadableSource, decode, read_bytes
 
@@ -29,7 +33,10 @@ if TYPE_CHECKING:
 
 # Roots whose names torchlint knows itself; never looked up on disk.
 _KNOWN_ROOTS = frozenset({"torch", "numpy", "builtins", "torchvision", "timm", "tensorflow", "jax"})
-_CACHE_CHARACTERS = 4_000_000
+# Enough for the modules a package imports everywhere (transformers: modeling_utils.py,
+# generation/utils.py, the package __init__ ...): below about 2.5 million characters
+# they no longer fit and are parsed again for every file.  About 150 MB of analyses.
+_CACHE_CHARACTERS = 3_000_000
 _MAX_FILE_BYTES = 2 * 1024 * 1024
 
 
@@ -57,6 +64,10 @@ class Project:
         self._budget = cache_characters
         self._files: dict[tuple[Path, str], Optional[Path]] = {}
         self._project_roots: dict[Path, Optional[Path]] = {}
+        # For the cache: file -> the project files it analysed, and the paths it probed in vain.
+        self._digests: dict[Path, str] = {}
+        self._looked_into: defaultdict[Path, set[Path]] = defaultdict(set)
+        self._absent: defaultdict[Path, set[str]] = defaultdict(set)
 
     # --- finding modules -------------------------------------------------------------
 
@@ -83,49 +94,80 @@ class Project:
             self._project_roots[folder] = found
         return self._project_roots[folder]
 
-    def find_module(self, dotted: str, roots: tuple[Path, ...]) -> Optional[Path]:
+    def find_module(self, dotted: str, roots: tuple[Path, ...], consumer: Optional[Path] = None) -> Optional[Path]:
         if not dotted or dotted.split(".")[0] in _KNOWN_ROOTS or dotted.startswith("."):
             return None
         for root in roots:
             key = (root, dotted)
+            base = root.joinpath(*dotted.split("."))
+            candidates = (base.with_name(base.name + ".py"), base / "__init__.py")
             if key not in self._files:
-                base = root.joinpath(*dotted.split("."))
-                found = None
-                for candidate in (base.with_name(base.name + ".py"), base / "__init__.py"):
-                    if os.path.isfile(candidate):
-                        found = candidate
+                self._files[key] = next((c for c in candidates if os.path.isfile(c)), None)
+            found = self._files[key]
+            if consumer is not None:
+                absent = self._absent[consumer]
+                for candidate in candidates:
+                    if candidate == found:
                         break
-                self._files[key] = found
-            if self._files[key] is not None:
-                return self._files[key]
+                    absent.add(str(candidate))
+            if found is not None:
+                return found
         return None
 
-    def split(self, qualname: str, roots: tuple[Path, ...]) -> Optional[tuple[Path, list[str]]]:
+    def split(self, qualname: str, roots: tuple[Path, ...],
+              consumer: Optional[Path] = None) -> Optional[tuple[Path, list[str]]]:
         """``pkg.mod.func`` -> (the file of ``pkg.mod``, ["func"]): the longest module prefix."""
         parts = qualname.split(".")
         for end in range(len(parts) - 1, 0, -1):
-            path = self.find_module(".".join(parts[:end]), roots)
+            path = self.find_module(".".join(parts[:end]), roots, consumer)
             if path is not None:
                 return path, parts[end:]
         return None
 
+    def dependencies(self, path: Path) -> tuple[dict[str, Optional[str]], set[str]]:
+        """What the findings of ``path`` may depend on besides its own text: every project
+        file analysed on its behalf, directly or through other files ({path: digest of the
+        text analysed, None if it could not be read}), and the paths where a module was
+        looked for and not found (creating one of them could change the findings)."""
+        path = Path(os.path.abspath(path))
+        seen = {path}
+        queue = [path]
+        absent: set[str] = set()
+        while queue:
+            current = queue.pop()
+            absent |= self._absent.get(current, set())
+            for other in self._looked_into.get(current, ()):
+                if other not in seen:
+                    seen.add(other)
+                    queue.append(other)
+        seen.discard(path)
+        return {str(other): self._digests.get(other) for other in sorted(seen)}, absent
+
     # --- analysed modules ------------------------------------------------------------
 
-    def context(self, path: Path) -> Optional["FileContext"]:
+    def context(self, path: Path, consumer: Optional[Path] = None) -> Optional["FileContext"]:
         """The analysed module at ``path`` (parsed once, then cached), or None if unusable."""
+        import libcst as cst
+
         path = Path(os.path.abspath(path))
+        if consumer is not None:
+            self._looked_into[consumer].add(path)
         if path in self._contexts:
             self._contexts.move_to_end(path)
             return self._contexts[path]
         context = None
+        size = 0
+        digest = None
         try:
             data = read_bytes(str(path))
+            digest = content_digest(data)
             if len(data) <= _MAX_FILE_BYTES:
                 text = decode(data).text
                 context = self.analyse(path, cst.parse_module(text))
+                size = len(text)
         except (UnreadableSource, cst.ParserSyntaxError, RecursionError, ValueError):
             context = None
-        self.remember(path, context)
+        self.remember(path, context, size, digest)
         return context
 
     def analyse(self, path: Path, module: cst.Module) -> "FileContext":
@@ -133,10 +175,12 @@ class Project:
 
         return FileContext(module, str(path), file_path=path, project=self)
 
-    def remember(self, path: Path, context: Optional["FileContext"]) -> None:
-        """Keep ``context`` for later lookups (the file being linted registers itself)."""
+    def remember(self, path: Path, context: Optional["FileContext"], size: int, digest: Optional[str]) -> None:
+        """Keep ``context`` (of a source ``size`` characters long, whose bytes have the
+        ``content_digest`` ``digest``) for later lookups (the file being linted registers
+        itself)."""
         path = Path(os.path.abspath(path))
-        size = len(context.module.code) if context is not None else 0
+        self._digests[path] = digest
         if path in self._contexts:
             self._budget += self._sizes.pop(path)
             del self._contexts[path]
@@ -147,7 +191,7 @@ class Project:
             old, _ = self._contexts.popitem(last=False)
             self._budget += self._sizes.pop(old)
 
-    def _through_star_imports(self, context, name, rest, path, depth):
+    def _through_star_imports(self, context, name, rest, path, depth, consumer):
         """``name`` brought into a project module by ``from <module> import *``."""
         from torchlint import torch_api
         from torchlint.values import Kind, Value
@@ -155,34 +199,34 @@ class Project:
         for module, _seq, _node in reversed(context.model.star_imports):
             if name in torch_api.star_exports(module):
                 return context, Value(Kind.EXTERNAL, qualname=torch_api.normalize(".".join([module, name, *rest])))
-            found = self.resolve(".".join([module, name, *rest]), self.roots_for(path), depth + 1)
+            found = self.resolve(".".join([module, name, *rest]), self.roots_for(path), depth + 1, consumer)
             if found is not None:
                 return found
         return None
 
-    def resolve(self, qualname: str, roots: tuple[Path, ...], depth: int = 0):
+    def resolve(self, qualname: str, roots: tuple[Path, ...], depth: int = 0, consumer: Optional[Path] = None):
         """What an imported name refers to in the project: ``(context, value)`` where the
         value is that module's own inference of the name, or None when it is not a
         project name (or cannot be followed, e.g. an import cycle)."""
         if depth > 8:
             return None
-        found = self.split(qualname, roots)
+        found = self.split(qualname, roots, consumer)
         if found is None:
             return None
         path, attributes = found
-        context = self.context(path)
+        context = self.context(path, consumer)
         if context is None:
             return None
         name, rest = attributes[0], attributes[1:]
         bindings = context.model.module_scope.bindings.get(name)
         if not bindings:
-            found = self._through_star_imports(context, name, rest, path, depth)
+            found = self._through_star_imports(context, name, rest, path, depth, consumer)
             if found is not None:
                 return found
             if context.model.is_package:
                 # `import pkg.sub` style access: pkg.sub.thing
                 return self.resolve(f"{context.model.module_name}.{'.'.join(attributes)}",
-                                    self.roots_for(path), depth + 1) if len(attributes) > 1 else None
+                                    self.roots_for(path), depth + 1, consumer) if len(attributes) > 1 else None
             return None
         value = context.inference.combine_bindings(bindings)
         if value is None:
@@ -193,7 +237,7 @@ class Project:
             # A re-export (`from .feedforward import FeedForward` in a package __init__),
             # possibly of something outside the project (`from torch.autograd import Variable`).
             target = ".".join([value.qualname, *rest])
-            inside = self.resolve(target, self.roots_for(path), depth + 1)
+            inside = self.resolve(target, self.roots_for(path), depth + 1, consumer)
             if inside is not None:
                 return inside
             return context, replace(value, qualname=target)
@@ -203,3 +247,8 @@ class Project:
                 return (context, member) if member is not None else None
             return None
         return context, value
+
+
+def content_digest(data: bytes) -> str:
+    """The digest that identifies a file's content (in the cache and its dependencies)."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()

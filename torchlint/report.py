@@ -9,8 +9,8 @@ from collections import Counter
 from typing import Iterable, Optional, TextIO
 
 from torchlint.formats import write_github, write_junit, write_sarif
-from torchlint.linter import Diagnostic, FileReport, Note
-from torchlint.rule import Applicability, UNLINTABLE_FILE, all_rules
+from torchlint.catalogue import names as rule_names
+from torchlint.diagnostics import Applicability, Diagnostic, FileReport, Note
 
 
 def _marker(diagnostic: Diagnostic) -> str:
@@ -126,8 +126,7 @@ def write_findings(reports: list[FileReport], output_format: str, out: TextIO) -
 def statistics(reports: Iterable[FileReport]) -> list[dict]:
     counts: Counter = Counter()
     fixable: Counter = Counter()
-    names = {UNLINTABLE_FILE.code: UNLINTABLE_FILE.name}
-    names.update({code: rule.name for code, rule in all_rules().items()})
+    names = rule_names()
     for report in reports:
         for d in report.diagnostics:
             counts[d.code] += 1
@@ -197,7 +196,7 @@ def count(number: int, noun: str) -> str:
 
 def write_fixes(fixed_by_file: list[tuple[str, Counter]], out: TextIO) -> None:
     """``--show-fixes``: what was fixed, per file and rule."""
-    names = {code: rule.name for code, rule in all_rules().items()}
+    names = rule_names()
     total = sum(sum(counts.values()) for _, counts in fixed_by_file)
     if not total:
         return

@@ -9,9 +9,9 @@ during a single walk; the rule asks ``self.ctx`` what an expression is and calls
 
 from __future__ import annotations
 
-import enum
 import importlib
 import inspect
+import re
 import pkgutil
 import textwrap
 from dataclasses import dataclass
@@ -19,16 +19,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, Optional
 
 import libcst as cst
 
+from torchlint.diagnostics import UNLINTABLE_FILE, Applicability, EngineRule, Fix, TextEdit
 from torchlint.values import Step, Value
 
 if TYPE_CHECKING:
     from torchlint.context import FileContext
-
-
-class Applicability(str, enum.Enum):
-    SAFE = "safe"
-    UNSAFE = "unsafe"
-    DISPLAY_ONLY = "display-only"
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,25 +36,6 @@ class Edit:
     content: str
     position: str = "replace"
     end_node: Optional[cst.CSTNode] = None  # replace from ``node``'s start to this node's end
-
-
-@dataclass(frozen=True)
-class TextEdit:
-    """Replace ``text[start:end]`` (character offsets) with ``content``."""
-
-    start: int
-    end: int
-    content: str
-
-
-@dataclass(frozen=True)
-class Fix:
-    """A rewrite that resolves a finding.  ``message`` says what it does ("Replace
-    `.data` with `.detach()`"); its edits are applied together or not at all."""
-
-    applicability: Applicability
-    message: str
-    edits: tuple[Edit, ...]
 
 
 @dataclass
@@ -95,9 +71,22 @@ class Rule:
     good: ClassVar[tuple[str, ...]] = ()
     fix: ClassVar[Optional[Applicability]] = None  # the best fix this rule can offer
     default_enabled: ClassVar[bool] = True
+    # Regular expressions that must all occur in a file's text for the rule to have
+    # anything to report there (e.g. r"volatile"); a file no selected rule may match is
+    # not parsed.  Empty: the rule looks at every file.
+    requires: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, ctx: "FileContext"):
         self.ctx = ctx
+
+    @classmethod
+    def may_match(cls, text: str) -> bool:
+        """False when ``text`` lacks something the rule needs (see ``requires``)."""
+        patterns = cls.__dict__.get("_required_patterns")
+        if patterns is None:
+            patterns = tuple(re.compile(pattern) for pattern in cls.requires)
+            cls._required_patterns = patterns
+        return all(pattern.search(text) for pattern in patterns)
 
     def report(
         self,
@@ -138,38 +127,6 @@ class Rule:
         fix = cls.fix.value if cls.fix is not None else "none"
         parts += ["", f"Fix: {fix}. Enabled by default: {'yes' if cls.default_enabled else 'no'}."]
         return "\n".join(parts).rstrip() + "\n"
-
-
-@dataclass(frozen=True)
-class EngineRule:
-    """Diagnostics the engine itself emits (not selectable, not suppressible)."""
-
-    code: str
-    name: str
-    summary: str
-    docs: str
-    fix: Optional[Applicability] = None
-    default_enabled: bool = True
-
-    def documentation(self) -> str:
-        return f"# {self.code} {self.name}\n\n{self.summary}\n\n{textwrap.dedent(self.docs).strip()}\n"
-
-
-UNLINTABLE_FILE = EngineRule(
-    code="TL000",
-    name="unlintable-file",
-    summary="a file could not be read, decoded or parsed, so it was not linted",
-    docs="""
-    torchlint reports this instead of crashing when a file does not parse, is not valid
-    in its declared encoding (UTF-8 unless a PEP 263 coding cookie or a BOM says
-    otherwise), is binary, is too large, cannot be read, or disappears while torchlint
-    runs. The message names the reason; every other file is still linted.
-
-    It cannot be deselected or suppressed with `# noqa`: a file torchlint cannot read
-    is a file nobody has checked. Exclude the file instead (`exclude` or
-    `extend-exclude` in `[tool.torchlint]`).
-    """,
-)
 
 
 _registry: Optional[dict[str, type[Rule]]] = None

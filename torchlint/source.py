@@ -7,8 +7,10 @@ naming the reason, so one bad file never stops a run.
 
 from __future__ import annotations
 
+import bisect
 import io
 import os
+import re
 import tokenize
 from dataclasses import dataclass
 
@@ -99,3 +101,31 @@ def _offset_position(data: bytes, offset: int) -> tuple[int, int]:
     row = before.count(b"\n") + 1
     column = offset - (before.rfind(b"\n") + 1) + 1
     return row, column
+
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+class LineIndex:
+    """Offsets to 1-based (row, column) and back, with newline conventions of Python."""
+
+    def __init__(self, source: str):
+        self.source = source
+        self.starts = [0] + [m.end() for m in _NEWLINE.finditer(source)]
+
+    def position(self, offset: int) -> tuple[int, int]:
+        row = bisect.bisect_right(self.starts, offset)
+        return row, offset - self.starts[row - 1] + 1
+
+    def offset(self, row: int, column: int) -> int:
+        return self.starts[row - 1] + column - 1
+
+    def line(self, row: int) -> str:
+        """The text of line ``row`` without its line break."""
+        start = self.starts[row - 1]
+        end = self.starts[row] if row < len(self.starts) else len(self.source)
+        return self.source[start:end].rstrip("\r\n")
+
+    @property
+    def line_count(self) -> int:
+        return len(self.starts)

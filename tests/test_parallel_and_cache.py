@@ -1,0 +1,169 @@
+"""`--jobs` and the cache change how fast findings come, never which: the same output
+with one process or two, with the cache cold, warm, shared, corrupted or off; and a
+cached result is not reused once a file it depends on has changed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import FIXTURES, LEGACY, Project, run_torchlint
+
+JSON = ("--output-format", "json", "--select", "ALL")
+
+
+def _copy_fixtures(tmp_path: Path) -> Path:
+    target = tmp_path / "code"
+    shutil.copytree(FIXTURES, target)
+    (target / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
+    return target
+
+
+def _check(cwd: Path, *args: str) -> str:
+    result = run_torchlint("check", *JSON, *args, ".", cwd=cwd)
+    assert result.returncode == 1, result.stderr
+    return result.stdout
+
+
+def test_findings_are_identical_with_and_without_cache_and_with_one_or_two_jobs(tmp_path) -> None:
+    code = _copy_fixtures(tmp_path)
+    cache = str(tmp_path / "cache")
+    reference = _check(code, "--jobs", "1", "--no-cache")
+    assert len(json.loads(reference)) > 200
+    assert _check(code, "--jobs", "2", "--no-cache") == reference
+    assert _check(code, "--jobs", "2", "--cache-dir", cache) == reference  # cold: fills the cache
+    assert any((tmp_path / "cache").rglob("*")), "nothing was cached"
+    assert _check(code, "--jobs", "2", "--cache-dir", cache) == reference  # warm
+    assert _check(code, "--jobs", "1", "--cache-dir", cache) == reference
+    assert not (code / ".torchlint_cache").exists()  # --cache-dir and --no-cache were obeyed
+
+
+def test_the_cache_lives_beside_the_configuration_by_default(project: Project) -> None:
+    project.write("pyproject.toml", "[tool.torchlint]\nselect = ['ALL']\n")
+    project.write("pkg/a.py", LEGACY)
+    first = project.run("check", "--output-format", "concise", cwd=project.root / "pkg")
+    assert first.returncode == 1
+    assert (project.root / ".torchlint_cache" / "CACHEDIR.TAG").is_file()
+    assert not (project.root / "pkg" / ".torchlint_cache").exists()
+    second = project.run("check", "--output-format", "concise", cwd=project.root / "pkg")
+    assert second.stdout == first.stdout
+
+
+def test_fixing_with_two_jobs_writes_the_same_files_as_one(tmp_path) -> None:
+    one = _copy_fixtures(tmp_path / "one")
+    two = _copy_fixtures(tmp_path / "two")
+    for folder, jobs in ((one, "1"), (two, "2")):
+        result = run_torchlint("check", "--fix", "--unsafe-fixes", "--no-cache", "--jobs", jobs,
+                               "--output-format", "concise", ".", cwd=folder)
+        assert result.returncode in (0, 1), result.stderr
+        assert "Fixed" in result.stdout or "fixed" in result.stdout
+    files = sorted(path.relative_to(one) for path in one.rglob("*.py"))
+    changed = [f for f in files if (one / f).read_bytes() != (FIXTURES / f).read_bytes()]
+    assert len(changed) > 20
+    for relative in files:
+        assert (one / relative).read_bytes() == (two / relative).read_bytes(), relative
+
+
+def test_a_cached_result_is_dropped_when_an_imported_module_changes(project: Project) -> None:
+    project.write("pyproject.toml", "[project]\nname = 'x'\n")
+    project.write("util.py", "import torch\n\ndef make():\n    return torch.ones(3)\n")
+    project.write("a.py", "from util import make\n\nw = make()\nw.data.add_(1)\nprint(w)\n")
+    assert project.findings() == [("a.py", 4, 1, "TL102")]
+    assert project.findings() == [("a.py", 4, 1, "TL102")]  # from the cache
+    project.write("util.py", "def make():\n    return [1.0, 2.0]\n")  # a.py itself is unchanged
+    assert project.findings() == []
+    assert project.findings() == project.findings("--no-cache") == []
+
+
+def test_a_cached_result_is_dropped_when_a_missing_module_appears(project: Project) -> None:
+    project.write("pyproject.toml", "[project]\nname = 'x'\n")
+    project.write("b.py", "from helper import build\n\nv = build()\nv.data.add_(1)\nprint(v)\n")
+    assert project.findings() == []
+    project.write("helper.py", "import torch\n\ndef build():\n    return torch.zeros(2)\n")
+    assert project.findings() == [("b.py", 4, 1, "TL102")]
+
+
+def test_a_changed_selection_or_file_is_not_served_from_the_cache(project: Project) -> None:
+    path = project.write("a.py", LEGACY)
+    assert {code for *_, code in project.findings()} == {"TL101", "TL201", "TL203"}
+    assert {code for *_, code in project.findings("--select", "TL101")} == {"TL101"}
+    assert {code for *_, code in project.findings("--ignore", "TL101")} == {"TL201", "TL203"}
+    path.write_text(LEGACY.replace("y = x.data\n", "y = x.detach()\n"), encoding="utf-8")
+    assert {code for *_, code in project.findings()} == {"TL201", "TL203"}
+
+
+def test_corrupted_cache_entries_are_ignored_and_rebuilt(tmp_path) -> None:
+    code = _copy_fixtures(tmp_path)
+    cache = tmp_path / "cache"
+    reference = _check(code, "--cache-dir", str(cache))
+    entries = [path for path in cache.rglob("*") if path.is_file() and path.parent != cache]
+    assert len(entries) > 50
+    for number, entry in enumerate(entries):
+        data = entry.read_bytes()
+        damaged = [data[: len(data) // 2], b"\x00\xff garbage", b"{}", b'{"format": 1, "report": 3}',
+                   data.replace(b'"range":[', b'"range":["x",')][number % 5]
+        entry.write_bytes(damaged)
+    assert _check(code, "--cache-dir", str(cache)) == reference
+    for entry in entries:  # rewritten whole
+        assert json.loads(entry.read_bytes())["format"] == 1
+    assert _check(code, "--cache-dir", str(cache)) == reference
+
+
+def test_two_runs_can_share_one_cache(tmp_path) -> None:
+    code = _copy_fixtures(tmp_path)
+    reference = _check(code, "--no-cache")
+    command = [sys.executable, "-m", "torchlint", "check", *JSON, "--cache-dir", str(tmp_path / "cache"), "."]
+    for _ in range(2):
+        runs = [subprocess.Popen(command, cwd=code, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(3)]
+        outputs = [run.communicate(timeout=300) for run in runs]
+        for run, (stdout, stderr) in zip(runs, outputs):
+            assert run.returncode == 1, stderr.decode()
+            assert stdout.decode() == reference
+    leftovers = [path.name for path in (tmp_path / "cache").rglob(".tmp-*")]
+    assert leftovers == []
+
+
+_IMPORTS_AT_EXIT = """
+import atexit, sys
+atexit.register(lambda: sys.stderr.write("\\nparser imported: %s\\n" % ("libcst" in sys.modules)))
+from torchlint.cli import main
+sys.argv = ["torchlint", "check", *sys.argv[1:]]
+main()
+"""
+
+
+def test_a_warm_run_does_not_import_the_parser(tmp_path) -> None:
+    code = _copy_fixtures(tmp_path)
+    command = [sys.executable, "-c", _IMPORTS_AT_EXIT, "--cache-dir", str(tmp_path / "cache"), "."]
+    cold = subprocess.run(command, cwd=code, capture_output=True, text=True)
+    warm = subprocess.run(command, cwd=code, capture_output=True, text=True)
+    assert cold.returncode == warm.returncode == 1
+    assert "parser imported: True" in cold.stderr
+    assert "parser imported: False" in warm.stderr
+    assert warm.stdout == cold.stdout
+    assert "TL102" in warm.stdout
+
+
+def test_a_file_no_rule_can_match_is_still_checked_for_syntax(project: Project) -> None:
+    """The text pre-scan skips building a tree for a file no selected rule could match,
+    but a file that is not Python is still reported."""
+    project.write("clean.py", "def f(a, b):\n    return a * b\n")
+    project.write("broken.py", "def f(:\n    return 1\n")
+    result = project.run("check", "--select", "TL202", "--output-format", "concise", "--no-cache")
+    assert result.returncode == 1
+    assert "broken.py:1:7: TL000" in result.stdout
+    assert "clean.py" not in result.stdout
+
+
+def test_rule_prescan_patterns_hold_for_every_documented_example() -> None:
+    """Each rule's ``requires`` must be found in every example it flags (otherwise the
+    pre-scan would hide a finding)."""
+    from torchlint.rule import Example, all_rules
+
+    for rule in all_rules().values():
+        assert rule.bad, rule.code
+        for example in rule.bad:
+            assert rule.may_match(Example(example).source), (rule.code, example)

@@ -1,0 +1,127 @@
+"""The content-hash cache: a file's findings, reused while nothing they depend on changed.
+
+An entry's key digests torchlint's version (and, for a development install, its own
+source), the file's path (absolute and as shown), the rules that run on it, the folders
+its imports are looked up from, and the file's bytes.  The entry holds the report and
+what the findings depended on besides the file itself (project.py records it): the
+digests of the other project files analysed on its behalf, and the paths where a module
+was looked for and not found.  It is used only while all of those still hold, so a
+change to an imported module is seen even though the file itself did not change.
+
+Each entry is one JSON file, written to a temporary file and renamed into place: runs
+that share a cache folder see whole entries or none, and an entry that does not read
+back (truncated, edited, from another format) is a miss and gets rewritten.  Nothing
+here imports libcst: a run whose files are all cached never parses anything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Iterable, Optional
+
+from torchlint import __version__
+from torchlint.diagnostics import FileReport, report_from_data, report_to_data
+
+DEFAULT_FOLDER = ".torchlint_cache"
+FORMAT = 1
+_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This folder is torchlint's cache; see https://bford.info/cachedir/\n"
+
+
+def code_fingerprint() -> str:
+    """torchlint's version, and for a checkout the size and time of each of its modules,
+    so that editing a rule invalidates what the old rule found."""
+    import torchlint
+    import torchlint.rules as rules
+
+    parts = [__version__]
+    for folder in (Path(torchlint.__file__).parent, Path(rules.__file__).parent):
+        for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+            if entry.name.endswith(".py"):
+                stat = entry.stat()
+                parts.append(f"{entry.name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return hashlib.blake2b("\n".join(parts).encode(), digest_size=8).hexdigest()
+
+
+def entry_key(path: Path, display: str, codes: Iterable[str], roots: Iterable[Path], digest: str) -> str:
+    material = json.dumps([str(path), display, list(codes), [str(root) for root in roots], digest])
+    return hashlib.blake2b(material.encode("utf-8"), digest_size=16).hexdigest()
+
+
+class Cache:
+    def __init__(self, folder: Path):
+        self.root = Path(folder)
+        self.folder = self.root / f"v{FORMAT}-{code_fingerprint()}"
+        self._digests: dict[str, Optional[str]] = {}  # this run's reading of dependencies
+        self._absent: dict[str, bool] = {}
+
+    def load(self, key: str, filename: str) -> Optional[FileReport]:
+        """The cached report for ``key`` (without its source) if it is there, reads back
+        and is not stale."""
+        try:
+            with open(self.folder / key, "rb") as handle:
+                entry = json.loads(handle.read())
+            if entry.get("format") != FORMAT:
+                return None
+            if not self._still_valid(entry["dependencies"], entry["absent"]):
+                return None
+            report = report_from_data(entry["report"], None, filename)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
+            return None
+        return report
+
+    def store(self, key: str, report: FileReport, dependencies: dict[str, Optional[str]],
+              absent: Iterable[str]) -> None:
+        """Write the entry; a cache that cannot be written is skipped silently (the run's
+        results do not depend on it)."""
+        entry = {"format": FORMAT, "report": report_to_data(report),
+                 "dependencies": dependencies, "absent": sorted(absent)}
+        try:
+            self._prepare()
+            handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=".tmp-")
+            try:
+                with os.fdopen(handle, "wb") as out:
+                    out.write(json.dumps(entry, separators=(",", ":")).encode("utf-8"))
+                os.replace(temporary, self.folder / key)
+            except BaseException:
+                try:
+                    os.unlink(temporary)
+                except OSError:
+                    pass
+                raise
+        except OSError:
+            pass
+
+    def _prepare(self) -> None:
+        if self.folder.is_dir():
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        for name, content in (("CACHEDIR.TAG", _TAG), (".gitignore", "# Created by torchlint\n*\n")):
+            marker = self.root / name
+            if not marker.exists():
+                try:
+                    marker.write_text(content, encoding="utf-8")
+                except OSError:
+                    pass
+
+    def _still_valid(self, dependencies: dict, absent: list) -> bool:
+        from torchlint.project import content_digest
+        from torchlint.source import UnreadableSource, read_bytes
+
+        for path, digest in dependencies.items():
+            if path not in self._digests:
+                try:
+                    self._digests[path] = content_digest(read_bytes(path))
+                except UnreadableSource:
+                    self._digests[path] = None
+            if self._digests[path] != digest:
+                return False
+        for path in absent:
+            if path not in self._absent:
+                self._absent[path] = not os.path.isfile(path)
+            if not self._absent[path]:
+                return False
+        return True
