@@ -11,7 +11,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-from torchlint.fixer import allowed_applicabilities, fix_source
+from torchlint.diagnostics import allowed_applicabilities
+from torchlint.fixer import fix_source
 from torchlint.rule import Applicability, Fix, Rule
 from torchlint.edits import replace
 from torchlint.source import decode

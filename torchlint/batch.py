@@ -35,6 +35,17 @@ class Job:
     codes: tuple[str, ...]  # the rules that run on this file
     roots: tuple[Path, ...]  # where its imports are looked up (part of the cache key)
 
+    @property
+    def filename(self) -> str:
+        """The file's name in reports: its absolute path, or "-" for standard input."""
+        return str(self.path) if self.path is not None else self.display
+
+    def key(self, data: bytes) -> str:
+        """The cache key of this file when its bytes are ``data``."""
+        from torchlint.project import content_digest
+
+        return entry_key(self.path, self.display, self.codes, self.roots, content_digest(data))
+
 
 @dataclass(frozen=True)
 class FixMode:
@@ -81,14 +92,11 @@ def run(jobs: list[Job], workers: int, fix: Optional[FixMode] = None,
 
 
 def _cached(cache: Cache, job: Job, fix: Optional[FixMode]) -> Optional[FileReport]:
-    from torchlint.project import content_digest
-
     try:
         data = read_bytes(str(job.path))
     except UnreadableSource:
         return None  # the worker reports it
-    key = entry_key(job.path, job.display, job.codes, job.roots, content_digest(data))
-    report = cache.load(key, str(job.path))
+    report = cache.load(job.key(data), job.filename)
     if report is None:
         return None
     if fix is not None and any(d.applicable_fix in fix.allowed for d in report.diagnostics):
@@ -107,36 +115,25 @@ def lint_job(job: Job, fix: Optional[FixMode], cache_folder: Optional[Path],
              project: Optional["Project"] = None, data: Optional[bytes] = None) -> Result:
     """Lint (or fix) one file, and store the result in the cache when it is reusable."""
     from torchlint.config import rule_classes
-
-    project = project if project is not None else _worker_project()
-    rules = rule_classes(job.codes)
-    try:
-        data = data if data is not None else read_bytes(str(job.path))
-    except UnreadableSource as error:
-        return FileReport(job.display, [unlintable(job.display, error.reason, error.row, error.column)],
-                          filename=str(job.path)), None
-    return _lint_data(job, data, rules, fix, cache_folder, project)
-
-
-def _lint_data(job: Job, data: bytes, rules, fix: Optional[FixMode], cache_folder: Optional[Path],
-               project: "Project") -> Result:
     from torchlint.fixer import WriteError, fix_source, write_fixed
     from torchlint.linter import lint_bytes
     from torchlint.notebook import fix_notebook, is_notebook
-    from torchlint.project import content_digest
 
+    project = project if project is not None else _worker_project()
+    rules = rule_classes(job.codes)
     outcome = None
-    if fix is None:
-        report = lint_bytes(data, job.display, rules, job.path, project)
-    else:
-        try:
-            if is_notebook(job.path):
-                outcome = fix_notebook(data, job.display, rules, fix.allowed, job.path, project)
-            else:
-                outcome = fix_source(decode(data), job.display, rules, fix.allowed, job.path, project)
-        except UnreadableSource as error:
-            return FileReport(job.display, [unlintable(job.display, error.reason, error.row, error.column)],
-                              filename=str(job.path)), None
+    try:
+        data = data if data is not None else read_bytes(str(job.path))
+        if fix is None:
+            report = lint_bytes(data, job.display, rules, job.path, project)
+        elif is_notebook(job.path):
+            outcome = fix_notebook(data, job.display, rules, fix.allowed, job.path, project)
+        else:
+            outcome = fix_source(decode(data), job.display, rules, fix.allowed, job.path, project)
+    except UnreadableSource as error:
+        return FileReport(job.display, [unlintable(job.display, error.reason, error.row, error.column)],
+                          filename=job.filename), None
+    if outcome is not None:
         if fix.write and outcome.changed:
             try:
                 write_fixed(str(job.path), outcome)
@@ -146,12 +143,11 @@ def _lint_data(job: Job, data: bytes, rules, fix: Optional[FixMode], cache_folde
                 outcome.text = outcome.source.text
                 outcome.report = lint_bytes(data, job.display, rules, job.path, project)
         report = outcome.report
-    report.filename = str(job.path) if job.path is not None else job.display
+    report.filename = job.filename
     reusable = outcome is None or not (outcome.changed or outcome.error)
     if cache_folder is not None and job.path is not None and reusable and not report.internal_error:
         dependencies, absent = project.dependencies(job.path)
-        key = entry_key(job.path, job.display, job.codes, job.roots, content_digest(data))
-        Cache(cache_folder).store(key, report, dependencies, absent)
+        Cache(cache_folder).store(job.key(data), report, dependencies, absent)
     if outcome is None and not report.diagnostics:
         report.source = None  # nothing to show from it; do not carry it around
     return report, outcome

@@ -16,6 +16,7 @@ here imports libcst: a run whose files are all cached never parses anything.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -31,6 +32,7 @@ FORMAT = 1
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This folder is torchlint's cache; see https://bford.info/cachedir/\n"
 
 
+@functools.lru_cache(maxsize=None)
 def code_fingerprint() -> str:
     """torchlint's version, and for a checkout the size and time of each of its modules,
     so that editing a rule invalidates what the old rule found."""
@@ -68,7 +70,7 @@ class Cache:
                 return None
             if not self._still_valid(entry["dependencies"], entry["absent"]):
                 return None
-            report = report_from_data(entry["report"], None, filename)
+            report = report_from_data(entry["report"], filename)
         except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
             return None
         return report

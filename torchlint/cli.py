@@ -22,7 +22,7 @@ import click
 from torchlint import __version__, batch
 from torchlint.cache import DEFAULT_FOLDER as DEFAULT_CACHE_FOLDER
 from torchlint.config import ConfigError, Options, SettingsResolver
-from torchlint.diagnostics import Applicability, FileReport, unlintable
+from torchlint.diagnostics import UNLINTABLE_FILE, FileReport, allowed_applicabilities, unlintable
 from torchlint.discovery import discover, display_path
 from torchlint.project import Project
 from torchlint.report import (
@@ -37,7 +37,6 @@ from torchlint.report import (
     write_statistics,
     runtime_summary,
 )
-from torchlint.diagnostics import UNLINTABLE_FILE
 
 if TYPE_CHECKING:
     from torchlint.fixer import FixOutcome
@@ -146,7 +145,7 @@ def check(
                                        fixing=bool(diff or fix or fix_only))
     plan = FixPlan(
         mode="diff" if diff else "fix" if (fix or fix_only) else None,
-        allowed=frozenset({Applicability.SAFE, Applicability.UNSAFE} if unsafe_fixes else {Applicability.SAFE}),
+        allowed=allowed_applicabilities(unsafe_fixes),
     )
     cli = Options(
         select=_split(select) if select else None,
@@ -263,7 +262,7 @@ def _size(text: str) -> int:
 
 def _run_runtime(reports: list[FileReport], options, resolver: SettingsResolver, quiet: bool) -> str:
     """Give every finding a runtime verdict; return the isolation note ("" when fully isolated)."""
-    from torchlint.fixer import allowed_applicabilities, fix_source
+    from torchlint.fixer import fix_source
     from torchlint.runtime.check import RuntimeCheck, RuntimeUnavailable
 
     def fix_all(report: FileReport) -> Optional[str]:

@@ -25,6 +25,11 @@ class Applicability(str, enum.Enum):
     DISPLAY_ONLY = "display-only"
 
 
+def allowed_applicabilities(unsafe: bool) -> frozenset[Applicability]:
+    """The fixes that may be applied: safe ones, and with ``--unsafe-fixes`` unsafe ones too."""
+    return frozenset({Applicability.SAFE, Applicability.UNSAFE} if unsafe else {Applicability.SAFE})
+
+
 @dataclass(frozen=True)
 class TextEdit:
     """Replace ``text[start:end]`` (character offsets) with ``content``."""
@@ -171,17 +176,15 @@ def report_to_data(report: FileReport) -> dict:
     }
 
 
-def report_from_data(data: dict, source: Optional[SourceText], filename: str) -> FileReport:
-    """The inverse of ``report_to_data``; raises (KeyError, TypeError, ValueError) on
+def report_from_data(data: dict, filename: str) -> FileReport:
+    """The inverse of ``report_to_data`` (without the source); raises (KeyError, TypeError, ValueError) on
     anything malformed, which the cache treats as a miss."""
-    report = FileReport(
+    return FileReport(
         str(data["path"]),
         [_diagnostic_from_data(d) for d in data["diagnostics"]],
-        source=source,
         filename=filename,
         cells={int(number): str(text) for number, text in data["cells"].items()},
     )
-    return report
 
 
 def _diagnostic_to_data(d: Diagnostic) -> dict:

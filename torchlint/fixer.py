@@ -23,9 +23,10 @@ from typing import Optional, Sequence
 
 import libcst as cst
 
-from torchlint.linter import Diagnostic, FileReport, lint_source
+from torchlint.diagnostics import Applicability, Diagnostic, FileReport, TextEdit
+from torchlint.linter import lint_source
 from torchlint.project import Project
-from torchlint.rule import Applicability, Rule, TextEdit
+from torchlint.rule import Rule
 from torchlint.source import SourceText, UnreadableSource, read_bytes
 
 MAX_ROUNDS = 10
@@ -42,10 +43,6 @@ class FixOutcome:
     @property
     def changed(self) -> bool:
         return self.text != self.source.text
-
-
-def allowed_applicabilities(unsafe: bool) -> frozenset[Applicability]:
-    return frozenset({Applicability.SAFE, Applicability.UNSAFE} if unsafe else {Applicability.SAFE})
 
 
 def applicable(diagnostic: Diagnostic, allowed: frozenset[Applicability]) -> bool:

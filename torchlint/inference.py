@@ -29,6 +29,8 @@ from torchlint.semantic import Binding, BindingKind, ClassInfo, FunctionInfo, Sc
 from torchlint.values import NDARRAY, NONE, OTHER, Kind, Step, Value, sequence_of, tensor
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from torchlint.project import Project
 
 _MAX_DEPTH = 120

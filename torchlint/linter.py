@@ -22,8 +22,8 @@ from torchlint.context import FileContext
 from torchlint.noqa import parse_directives
 from torchlint.positions import LineIndex, node_offsets
 from torchlint.project import Project
-from torchlint.diagnostics import Diagnostic, FileReport, Note, unlintable
-from torchlint.rule import UNLINTABLE_FILE, Applicability, Edit, Finding, Fix, Rule, TextEdit
+from torchlint.diagnostics import Diagnostic, FileReport, Fix, Note, TextEdit, unlintable
+from torchlint.rule import Edit, Rule
 from torchlint.source import SourceText, UnreadableSource, decode, read_bytes
 from torchlint.values import Step
 from torchlint.walk import walk

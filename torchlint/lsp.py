@@ -28,12 +28,12 @@ from pygls.lsp.server import LanguageServer
 
 from torchlint import __version__
 from torchlint.config import ConfigError, Options, SettingsResolver
-from torchlint.fixer import FixOutcome, allowed_applicabilities, apply_edits, fix_source, verify
-from torchlint.linter import Diagnostic, FileReport, Note, lint_source
+from torchlint.fixer import FixOutcome, apply_edits, fix_source, verify
+from torchlint.diagnostics import Applicability, Diagnostic, FileReport, Note, allowed_applicabilities
+from torchlint.linter import lint_source
 from torchlint.noqa import parse_directives
 from torchlint.positions import LineIndex
 from torchlint.project import Project
-from torchlint.rule import Applicability
 from torchlint.source import SourceText
 
 SOURCE = "torchlint"

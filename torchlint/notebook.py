@@ -34,10 +34,11 @@ from typing import NamedTuple, Optional, Sequence
 import libcst as cst
 
 from torchlint.fixer import FixOutcome, fix_source
-from torchlint.linter import Diagnostic, FileReport, Note, lint_source, syntax_error_reason, unlintable
+from torchlint.diagnostics import Applicability, Diagnostic, FileReport, Note, unlintable
+from torchlint.linter import lint_source, syntax_error_reason
 from torchlint.positions import LineIndex
 from torchlint.project import Project
-from torchlint.rule import Applicability, Rule
+from torchlint.rule import Rule
 from torchlint.source import SourceText, UnreadableSource
 
 NOTEBOOK_SUFFIX = ".ipynb"

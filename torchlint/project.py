@@ -29,13 +29,16 @@ from typing import TYPE_CHECKING, Optional
 from torchlint.source import UnreadableSource, decode, read_bytes
 
 if TYPE_CHECKING:
+    import libcst as cst
+
     from torchlint.context import FileContext
 
 # Roots whose names torchlint knows itself; never looked up on disk.
 _KNOWN_ROOTS = frozenset({"torch", "numpy", "builtins", "torchvision", "timm", "tensorflow", "jax"})
 # Enough for the modules a package imports everywhere (transformers: modeling_utils.py,
 # generation/utils.py, the package __init__ ...): below about 2.5 million characters
-# they no longer fit and are parsed again for every file.  About 150 MB of analyses.
+# they no longer fit and are parsed again for every file.  A worker linting transformers
+# peaked at about 250 MiB with this.
 _CACHE_CHARACTERS = 3_000_000
 _MAX_FILE_BYTES = 2 * 1024 * 1024
 
@@ -167,29 +170,19 @@ class Project:
                 size = len(text)
         except (UnreadableSource, cst.ParserSyntaxError, RecursionError, ValueError):
             context = None
-        self.remember(path, context, size, digest)
-        return context
-
-    def analyse(self, path: Path, module: cst.Module) -> "FileContext":
-        from torchlint.context import FileContext
-
-        return FileContext(module, str(path), file_path=path, project=self)
-
-    def remember(self, path: Path, context: Optional["FileContext"], size: int, digest: Optional[str]) -> None:
-        """Keep ``context`` (of a source ``size`` characters long, whose bytes have the
-        ``content_digest`` ``digest``) for later lookups (the file being linted registers
-        itself)."""
-        path = Path(os.path.abspath(path))
         self._digests[path] = digest
-        if path in self._contexts:
-            self._budget += self._sizes.pop(path)
-            del self._contexts[path]
         self._contexts[path] = context
         self._sizes[path] = size
         self._budget -= size
         while self._budget < 0 and len(self._contexts) > 1:
             old, _ = self._contexts.popitem(last=False)
             self._budget += self._sizes.pop(old)
+        return context
+
+    def analyse(self, path: Path, module: cst.Module) -> "FileContext":
+        from torchlint.context import FileContext
+
+        return FileContext(module, str(path), file_path=path, project=self)
 
     def _through_star_imports(self, context, name, rest, path, depth, consumer):
         """``name`` brought into a project module by ``from <module> import *``."""

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Optional
 
 import libcst as cst
 
-from torchlint.diagnostics import UNLINTABLE_FILE, Applicability, EngineRule, Fix, TextEdit
+# Rule modules import these from here, with the rest of what a rule needs.
+from torchlint.diagnostics import Applicability, Fix
 from torchlint.values import Step, Value
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from torchlint.fixer import apply_edits, verify
-from torchlint.linter import Diagnostic, FileReport
+from torchlint.diagnostics import Diagnostic, FileReport
 from torchlint.runtime.plan import UNJUDGED, FilePlan
 
 CONFIRMED, LATENT, NOT_REPRODUCED, COULD_NOT_RUN = "CONFIRMED", "LATENT", "NOT REPRODUCED", "COULD NOT RUN"
