@@ -3,7 +3,6 @@
 from typing import Callable
 
 import libcst as cst
-import libcst.matchers as m
 
 from torchlint import edits
 from torchlint.rule import Applicability, Fix, Rule
@@ -96,8 +95,8 @@ class CloneDetachOrder(Rule):
         code = _swapped(source, clone_args, self.ctx.code, self.ctx.receiver_code)
         # Unsafe when another class could mean something else by the two methods, or a comment
         # inside the chain would be lost.
-        kept = sum(len(m.findall(part, m.Comment())) for part in [source, *(arg.value for arg in clone_args)])
-        safe = value is not None and len(m.findall(node, m.Comment())) == kept
+        kept = sum(self.ctx.comment_count(part) for part in [source, *(arg.value for arg in clone_args)])
+        safe = value is not None and self.ctx.comment_count(node) == kept
         fix = Fix(Applicability.SAFE if safe else Applicability.UNSAFE, "Detach before cloning",
                   (edits.replace(node, code),))
         self.report(node, message, evidence=evidence, expr=node, source=source, fixed=fixed, fix=fix)

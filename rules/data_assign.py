@@ -98,8 +98,7 @@ class DataAssign(Rule):
         applicability = Applicability.UNSAFE if provable else Applicability.DISPLAY_ONLY
         message = f"Copy into `{self.ctx.snippet(node.value)}` with `copy_`"
         if self.ctx.grad_disabled(node) is not None:
-            code = edits.statement_code(self.ctx, _copy(assign, provable), assign)
-            return Fix(applicability, message, (edits.replace(assign, code),))
+            return Fix(applicability, message, (edits.replace(assign, _copy(self.ctx, assign, provable)),))
         line = edits.own_line(self.ctx, node)
         if line is None:
             return None
@@ -109,12 +108,12 @@ class DataAssign(Rule):
             lines = edits.statement_run(self.ctx, line, lambda other: self._provable_line(other) is not None)
             assigns = [self._provable_line(other) for other in lines]
         return Fix(applicability, message + " under `torch.no_grad()`",
-                   edits.wrap_in_no_grad(self.ctx, lines, [(a, _copy(a, provable)) for a in assigns]))
+                   edits.wrap_in_no_grad(self.ctx, lines, [(a, _copy(self.ctx, a, provable)) for a in assigns]))
 
     def _provable_line(self, line: cst.SimpleStatementLine) -> Optional[cst.Assign]:
         """The statement of ``line`` when it is a `x.data = y` this rule would fix as unsafe."""
-        comment = line.trailing_whitespace.comment
-        if comment is not None and "noqa" in comment.value.lower():
+        comment = edits.trailing_comment(self.ctx, line)
+        if comment is not None and "noqa" in comment.lower():
             return None
         statement = line.body[0] if len(line.body) == 1 else None
         if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
@@ -137,39 +136,47 @@ def _assignment(ctx: "FileContext", node: cst.Attribute) -> Optional[cst.Assign]
     return assign
 
 
-def _copy(assign: cst.Assign, provable: bool) -> cst.Expr:
-    """`x.copy_(y)` for `x.data = y`, made of the original `x` and `y` nodes (comments and all).
+def _copy(ctx: "FileContext", assign: cst.Assign, provable: bool) -> str:
+    """`x.copy_(y)` for `x.data = y`, made of the source of `x` and `y` (comments and all).
     When `y` is provably computed from `x`, its `x.data` reads lose `.data` too: under
     `torch.no_grad()` nothing records them."""
-    target = assign.targets[0].target
+    x = assign.targets[0].target.value
     value = assign.value
     if provable:
-        value = value.visit(_DropData(target.value))
-    call = cst.Call(func=cst.Attribute(value=target.value, attr=cst.Name("copy_")), args=[cst.Arg(value)])
+        value, source = _without_data(ctx, x, value)
+    else:
+        source = ctx.code(value)
     if len(value.lpar) == 1:
         # `x.data = (\n  a\n  + b\n)`: the call's parentheses take over the value's.
-        call = call.with_changes(
-            whitespace_before_args=value.lpar[0].whitespace_after,
-            args=[cst.Arg(value.with_changes(lpar=[], rpar=[]),
-                          whitespace_after_arg=value.rpar[0].whitespace_before)],
-        )
-    elif isinstance(value, cst.Tuple) and not value.lpar:
-        call = call.with_changes(args=[cst.Arg(value.with_changes(lpar=[cst.LeftParen()],
-                                                                  rpar=[cst.RightParen()]))])
-    return cst.Expr(call)
+        return f"{ctx.code(x)}.copy_{source}"
+    if isinstance(value, cst.Tuple) and not value.lpar:
+        source = f"({source})"
+    return f"{ctx.code(x)}.copy_({source})"
 
 
-class _DropData(cst.CSTTransformer):
-    """`x.data` -> `x` (and `x.grad.data` -> `x.grad`) inside an expression."""
+def _without_data(ctx: "FileContext", x: cst.BaseExpression,
+                  value: cst.BaseExpression) -> tuple[cst.BaseExpression, str]:
+    """`x.data` -> `x` (and `x.grad.data` -> `x.grad`) in ``value``: the node that stands
+    for ``value`` afterwards (``x`` when ``value`` is `x.data`), and the source of the
+    result.  A dropped `.data` takes the parentheses around `x.data` with it."""
+    while _drops_data(ctx, x, value):
+        value = value.value
+    start, end = ctx.outer_span(value)
+    cuts = []
+    for node in iter_nodes(value):
+        if node is not value and _drops_data(ctx, x, node):
+            (outer_start, outer_end), (kept_start, kept_end) = ctx.outer_span(node), ctx.outer_span(node.value)
+            cuts += [(outer_start, kept_start), (kept_end, outer_end)]
+    parts, offset = [], start
+    for cut_start, cut_end in sorted(cuts):
+        parts.append(ctx.text[offset:cut_start])
+        offset = cut_end
+    parts.append(ctx.text[offset:end])
+    return value, "".join(parts)
 
-    def __init__(self, x: cst.BaseExpression):
-        super().__init__()
-        self.x = x
 
-    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
-        if original.attr.value == "data" and _is_x(self.x, original.value):
-            return updated.value
-        return updated
+def _drops_data(ctx: "FileContext", x: cst.BaseExpression, node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Attribute) and node.attr.value == "data" and _is_x(ctx, x, node.value)
 
 
 def _provable(ctx: "FileContext", assign: cst.Assign) -> bool:
@@ -191,7 +198,7 @@ def _storage_kept(ctx: "FileContext", assign: cst.Assign, x: cst.BaseExpression)
     scope = ctx.enclosing_function(assign) or ctx.module
     inside = {id(node) for node in iter_nodes(assign)}
     for node in iter_nodes(scope):
-        if id(node) in inside or type(node) is not type(x) or not node.deep_equals(x):
+        if id(node) in inside or not _same(ctx, node, x):
             continue
         parent = ctx.parent(node)
         if isinstance(parent, cst.Attribute) and parent.value is node:
@@ -236,7 +243,7 @@ _LIKE = frozenset({"torch.zeros_like", "torch.ones_like", "torch.empty_like", "t
 
 def _like(ctx: "FileContext", x: cst.BaseExpression, node: cst.BaseExpression, floating: bool) -> bool:
     """``node`` evaluates to a tensor with ``x``'s shape, dtype and device."""
-    if _is_x(x, node):
+    if _is_x(ctx, x, node):
         return True
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
         return _like(ctx, x, node.expression, floating)
@@ -259,10 +266,10 @@ def _like(ctx: "FileContext", x: cst.BaseExpression, node: cst.BaseExpression, f
     return False
 
 
-def _is_x(x: cst.BaseExpression, node: cst.BaseExpression) -> bool:
+def _is_x(ctx: "FileContext", x: cst.BaseExpression, node: cst.BaseExpression) -> bool:
     """``node`` is ``x``, ``x.data``, ``x.detach()`` or ``x.grad`` (which autograd keeps at
     ``x``'s shape and dtype)."""
-    while not node.deep_equals(x):
+    while not _same(ctx, node, x):
         if isinstance(node, cst.Attribute) and node.attr.value in ("data", "grad"):
             node = node.value
         elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
@@ -271,6 +278,12 @@ def _is_x(x: cst.BaseExpression, node: cst.BaseExpression) -> bool:
         else:
             return False
     return True
+
+
+def _same(ctx: "FileContext", a: cst.CSTNode, b: cst.BaseExpression) -> bool:
+    """``a`` and ``b`` are the same expression, written alike (parentheses, blanks and
+    comments included)."""
+    return type(a) is type(b) and ctx.code(a) == ctx.code(b)
 
 
 def _number(ctx: "FileContext", node: cst.BaseExpression) -> bool:

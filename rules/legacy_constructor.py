@@ -4,16 +4,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 import libcst as cst
-import libcst.matchers as m
 
 from torchlint import edits, torch_api
 from torchlint.data_attribute import base_evidence
 from torchlint.nodes import looks_like_size, positional_args
 from torchlint.rule import Applicability, Fix, Rule
 from torchlint.values import Kind, Step
+from torchlint.walk import iter_nodes
+
+if TYPE_CHECKING:
+    from torchlint.context import FileContext
 
 # The dtype each legacy type stands for (torch.Tensor: the default dtype, float32 unless changed).
 DTYPES = {
@@ -262,7 +265,7 @@ class LegacyConstructor(Rule):
         elif not kind.cuda and self._default_device_changed():
             applicability = Applicability.UNSAFE  # the factory functions follow it, the CPU classes do not
         else:
-            applicability = _safe_unless_comments(node)
+            applicability = _safe_unless_comments(self.ctx, node)
         message = {"tensor": "Replace with `.to(...)`", "data": f"Replace with `{torch}.tensor(..., dtype=...)`"}
         return Fix(applicability, message.get(shape, f"Replace with `{torch}.empty(...)`"),
                    (edits.replace(node, code), *imports))
@@ -270,7 +273,8 @@ class LegacyConstructor(Rule):
     def _default_device_changed(self) -> bool:
         """This file sets a default device, or a default tensor type that may be a CUDA one."""
         if not hasattr(self, "_changes_device"):
-            self._changes_device = any(self._sets_device(call) for call in m.findall(self.ctx.module, m.Call()))
+            self._changes_device = any(isinstance(node, cst.Call) and self._sets_device(node)
+                                      for node in iter_nodes(self.ctx.module))
         return self._changes_device
 
     def _sets_device(self, call: cst.Call) -> bool:
@@ -341,7 +345,7 @@ class LegacyConstructor(Rule):
         # `.type()` keeps a tensor on the GPU it is on, `.to("cuda")` moves it to the current one;
         # on a module (or what may be one) `.type()` also converts integer buffers, `.to()` does not.
         exact = self.ctx.tensor(receiver) is not None and not kind.cuda
-        applicability = _safe_unless_comments(node) if exact else Applicability.UNSAFE
+        applicability = _safe_unless_comments(self.ctx, node) if exact else Applicability.UNSAFE
         return Fix(applicability, "Replace with `.to(device, dtype)`", (edits.replace(node, code), *imports))
 
     def _new(self, node: cst.Call, receiver: cst.BaseExpression, evidence) -> None:
@@ -353,7 +357,7 @@ class LegacyConstructor(Rule):
         if method is not None and not any(arg.star for arg in node.args):
             # new_empty and new_tensor take the receiver's dtype and device, as new() does.
             code = _new(node, receiver, method, self.ctx.code, self.ctx.receiver_code)
-            fix = Fix(_safe_unless_comments(node), f"Replace with `.{method}(...)`", (edits.replace(node, code),))
+            fix = Fix(_safe_unless_comments(self.ctx, node), f"Replace with `.{method}(...)`", (edits.replace(node, code),))
         self.report(node, evidence=evidence, call=node, modern=modern, fix=fix)
 
     def _default_type(self, node: cst.Call) -> None:
@@ -379,7 +383,7 @@ class LegacyConstructor(Rule):
         if not kind.cuda:
             # Exact unless a CUDA default was set before, which this call undoes and set_default_dtype keeps.
             changed = self._default_device_changed()
-            return Fix(Applicability.UNSAFE if changed else _safe_unless_comments(node),
+            return Fix(Applicability.UNSAFE if changed else _safe_unless_comments(self.ctx, node),
                        f"Replace with `{torch}.set_default_dtype`", (edits.replace(node, code), *imports))
         if not isinstance(self.ctx.parent(node), cst.Expr):
             return None
@@ -397,11 +401,11 @@ _CONSTRUCTOR_MESSAGES = {
     "data": "`{call}` is a legacy constructor; use `{modern}` (without `dtype=`, torch.tensor would infer "
             "the dtype from the data)",
 }
-def _safe_unless_comments(node: cst.Call) -> Applicability:
+def _safe_unless_comments(ctx: "FileContext", node: cst.Call) -> Applicability:
     """Safe, or unsafe when the rewrite would lose a comment: one inside the call but not
     inside an argument (arguments are copied with their comments)."""
-    kept = sum(len(m.findall(arg.value, m.Comment())) for arg in node.args)
-    return Applicability.UNSAFE if len(m.findall(node, m.Comment())) > kept else Applicability.SAFE
+    kept = sum(ctx.comment_count(arg.value) for arg in node.args)
+    return Applicability.UNSAFE if ctx.comment_count(node) > kept else Applicability.SAFE
 
 
 def _to(receiver: str, kind: LegacyType, torch: str) -> str:

@@ -88,10 +88,9 @@ class NonleafGrad(Rule):
         if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path:
             return None
         line = edits.own_line(self.ctx, bindings[0].node)
-        if line is None or line.trailing_whitespace.comment is not None:
+        if line is None or edits.trailing_comment(self.ctx, line) is not None:
             return None
-        indent = "".join(edits.indent_of(self.ctx, line))
-        return edits.insert_after(line, f"{self.ctx.module.default_newline}{indent}{base.value}.retain_grad()")
+        return edits.insert_after(line, f"{self.ctx.newline}{self.ctx.line_indent(line)}{base.value}.retain_grad()")
 
     def _retains_grad(self, base: cst.BaseExpression) -> bool:
         if not isinstance(base, cst.Name):

@@ -3,7 +3,6 @@
 from typing import Callable, Optional
 
 import libcst as cst
-import libcst.matchers as m
 
 from torchlint import edits
 from torchlint.nodes import is_false, is_true, positional_args
@@ -80,8 +79,8 @@ class TensorFromTensor(Rule):
             fix = None
             if all(arg.keyword is None or arg.keyword.value in _CONVERTIBLE for arg in node.args):
                 # A comment between the arguments would be lost (the arguments keep theirs).
-                kept = sum(len(m.findall(arg.value, m.Comment())) for arg in node.args)
-                safe = len(m.findall(node, m.Comment())) == kept
+                kept = sum(self.ctx.comment_count(arg.value) for arg in node.args)
+                safe = self.ctx.comment_count(node) == kept
                 fix = Fix(Applicability.SAFE if safe else Applicability.UNSAFE,
                           "Replace with `.detach().clone()`", (edits.replace(node, code),))
             self.report(node, evidence=evidence, call=node, fixed=fixed, fix=fix)

@@ -12,6 +12,9 @@ from torchlint.semantic import BindingKind
 from torchlint.values import Step
 from torchlint.walk import iter_nodes
 
+_LINE_BREAK = re.compile(r"\r\n?|\n")
+_FINAL_LINE_BREAK = re.compile(r"(?:\r\n?|\n)\Z")
+
 # Methods that return a new tensor that does not require grad, whatever their receiver.
 _NEW_TENSOR_METHODS = frozenset({"detach", "new", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"})
 # Methods whose result requires grad only if their receiver does.
@@ -223,19 +226,20 @@ class VariableWrap(Rule):
         group = self.ctx.parent(element) if isinstance(element, cst.Element) else None
         if isinstance(group, cst.Tuple):
             # `(torch.Tensor, Variable)`: one `torch.Tensor` is enough.
+            items = _items(self.ctx, [item.value for item in group.elements], self.ctx.span(group)[1])
             kept, seen = [], False
-            for item in group.elements:
+            for item, (value, comma) in zip(group.elements, items):
                 if self._is_tensor_class(item.value):
                     if seen:
                         continue
                     seen = True
-                    item = item.with_changes(value=cst.parse_expression(tensor))
-                kept.append(item)
-            if len(kept) < len(group.elements):
+                    value = tensor
+                kept.append([value, comma])
+            if len(kept) < len(items):
                 if len(kept) == 1:  # the whole class argument, parentheses and all
                     return Fix(applicability, message, (edits.replace(self.ctx.parent(group), tensor), *imports))
-                kept[-1] = kept[-1].with_changes(comma=group.elements[-1].comma)
-                text = _source(self.ctx, group.with_changes(elements=kept, lpar=(), rpar=()), group)  # the range has none
+                kept[-1][1] = items[-1][1]  # what ends the last element (a trailing comma) stays last
+                text = "".join(value + comma for value, comma in kept)  # the group's range has no parentheses
                 return Fix(applicability, f"Replace with `({_one_line(text)})`", (edits.replace(group, text), *imports))
         return Fix(applicability, message, (edits.replace(node, tensor), *imports))
 
@@ -281,11 +285,11 @@ class VariableWrap(Rule):
         if attached is None and _unattached(wrapped):
             attached = False
         if attached:
-            text = f"{self._receiver(wrapped)}.detach()"
+            text = edits.method_call(self.ctx, wrapped, "detach()")
             if requires_grad is not None:
                 text += f".{_requires_grad_call(self.ctx, requires_grad)}"
         elif requires_grad is not None:
-            text = f"{self._receiver(wrapped)}.{_requires_grad_call(self.ctx, requires_grad)}"
+            text = edits.method_call(self.ctx, wrapped, _requires_grad_call(self.ctx, requires_grad))
         else:
             text = self._unwrapped(call, wrapped)
         if "\n" in text and not call.lpar and not _bracketed(self.ctx, wrapped):
@@ -304,7 +308,7 @@ class VariableWrap(Rule):
 
     def _unwrapped(self, call: cst.Call, wrapped: cst.BaseExpression) -> str:
         """``wrapped``'s source where ``call`` stood, in parentheses when it needs them there."""
-        code = _source(self.ctx, wrapped)
+        code = self.ctx.code(wrapped)
         if wrapped.lpar or call.lpar or isinstance(wrapped, _ATOMS):
             return code
         if isinstance(wrapped, (cst.Call, cst.Subscript, cst.Attribute)):
@@ -338,11 +342,6 @@ class VariableWrap(Rule):
         if isinstance(node, cst.Attribute):
             return node.attr.value == "data"
         return not isinstance(node, (cst.Name, cst.Subscript))
-
-    def _receiver(self, node: cst.BaseExpression) -> str:
-        """``node``'s source as the receiver of a method call, parenthesized when needed."""
-        text = _source(self.ctx, node)
-        return text if self.ctx.receiver_code(node) == self.ctx.code(node) else f"({text})"
 
     def _self_assignment(self, call: cst.Call) -> Optional[Fix]:
         """``x = Variable(x)`` (or ``a, b = Variable(a), Variable(b)``) unwraps to ``x = x``:
@@ -385,21 +384,26 @@ class VariableWrap(Rule):
         line = self.ctx.parent(statement)
         if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
             return None
-        comment = line.trailing_whitespace.comment
-        if comment is not None and "noqa" in comment.value:
+        comment = _comment(self.ctx, line)
+        if comment is not None and "noqa" in comment:
             return None  # `# noqa: F401`: kept on purpose, a re-export
         if self.ctx.path.endswith("__init__.py") or self._used(local):
             return None
         message = f"Remove the unused import of `{local}`"
-        names = [other for other in statement.names if other is not alias]
-        if names:
-            if alias is statement.names[-1]:
-                # The last name goes: its comma (none, or the trailing one) moves to the new last.
-                names[-1] = names[-1].with_changes(comma=alias.comma)
-            new = statement.with_changes(names=names)
-            return Fix(Applicability.SAFE, message, (edits.replace(statement, _source(self.ctx, new, statement)),))
+        if len(statement.names) > 1:
+            return Fix(Applicability.SAFE, message, (edits.replace(statement, self._without(statement, alias)),))
         removal = _remove_statement(self.ctx, line)
         return Fix(Applicability.SAFE, message, removal) if removal is not None else None
+
+    def _without(self, statement: cst.ImportFrom, alias: cst.ImportAlias) -> str:
+        """The source of ``statement`` without the name ``alias``."""
+        start, end = self.ctx.span(statement)
+        items = _items(self.ctx, statement.names, end)
+        tail = items[-1][1]
+        del items[next(i for i, other in enumerate(statement.names) if other is alias)]
+        items[-1][1] = tail  # what ends the last name (a comma, the closing parenthesis) stays last
+        head = self.ctx.text[start:self.ctx.span(statement.names[0])[0]]
+        return head + "".join(name + comma for name, comma in items)
 
     def _used(self, name: str) -> bool:
         """``name`` is read anywhere in the file, is a string (``__all__``), or is
@@ -416,11 +420,32 @@ class VariableWrap(Rule):
         return False
 
 
-def _source(ctx, node: cst.CSTNode, where: Optional[cst.CSTNode] = None) -> str:
-    """The source of ``node`` (a node of the file, or a new one replacing ``where``) with
-    its continuation lines indented as in the file: ``ctx.code`` leaves out the
-    indentation of the enclosing blocks there."""
-    return edits.statement_code(ctx, node, where if where is not None else node)
+def _items(ctx, nodes, end: int) -> list[list[str]]:
+    """``[source, separator]`` for each of ``nodes``, the items of a comma-separated list
+    that ends at offset ``end``: the separator runs from the item to the next one (its
+    comma, spaces, comments), the last one's up to ``end``."""
+    spans = [ctx.outer_span(node) for node in nodes]
+    nexts = [start for start, _ in spans[1:]] + [end]
+    return [[ctx.text[start:stop], ctx.text[stop:following]] for (start, stop), following in zip(spans, nexts)]
+
+
+def _line_end(ctx, node: cst.CSTNode) -> int:
+    """The offset after the line break that ends ``node``'s last line (the range of a
+    compound statement already runs to it)."""
+    match = _LINE_BREAK.search(ctx.text, ctx.span(node)[1] - 1)
+    return match.end() if match else len(ctx.text)
+
+
+def _after(ctx, line: cst.SimpleStatementLine) -> str:
+    """What follows the statement ``line`` on its line, before the line break."""
+    text = ctx.text[ctx.span(line)[1]:_line_end(ctx, line)]
+    return text.rstrip("\r\n")
+
+
+def _comment(ctx, line: cst.SimpleStatementLine) -> Optional[str]:
+    """The comment at the end of the statement ``line``, if any."""
+    after = _after(ctx, line)
+    return after[after.index("#"):] if "#" in after else None
 
 
 def _remove_statement(ctx, line: cst.SimpleStatementLine) -> Optional[tuple[Edit, ...]]:
@@ -429,38 +454,47 @@ def _remove_statement(ctx, line: cst.SimpleStatementLine) -> Optional[tuple[Edit
     if len(line.body) != 1:
         return None
     block = ctx.parent(line)
-    if isinstance(block, cst.Module):
-        return (Edit(line, "", end_node=line.trailing_whitespace),)
-    if not isinstance(block, cst.IndentedBlock):
+    if not isinstance(block, (cst.Module, cst.IndentedBlock)):
         return None
-    if len(block.body) == 1:
+    if isinstance(block, cst.IndentedBlock) and len(block.body) == 1:
         return (edits.replace(line.body[0], "pass"),)
-    # An edit starts after the indentation, which would stay behind: instead the
-    # statement next to this one is written again over the range of both.
+    # An edit runs from a node's start, after the indentation, which would stay behind,
+    # to a node's end, never past a line break: instead a statement next to this one is
+    # written again over the range of both.
     index = next(i for i, statement in enumerate(block.body) if statement is line)
     if index + 1 < len(block.body):
-        following = block.body[index + 1]
-        leading = list(following.leading_lines)
-        while leading and leading[0].comment is None:
-            leading.pop(0)  # a blank line after the deleted one goes with it
-        following = following.with_changes(leading_lines=leading)
-        if isinstance(following, cst.SimpleStatementLine):
-            # Its range ends before its comment and line break, which stay as they are.
-            text = edits.statement_code(ctx, following.with_changes(trailing_whitespace=cst.TrailingWhitespace()),
-                                        block.body[index + 1])
-        else:
-            text = edits.statement_code(ctx, following, block.body[index + 1]) + ctx.module.default_newline
-        return (Edit(line, text, end_node=block.body[index + 1]),)
-    if line.trailing_whitespace.comment is not None or any(empty.comment for empty in line.leading_lines):
-        return None  # the comments would be lost
+        return (_rewrite_following(ctx, line, block.body[index + 1]),)
+    if index == 0:
+        return None  # the file's only statement: nothing to write again
     # The last statement of its block: the previous one, written again, takes its place
-    # and keeps this line's break.
+    # without its own line break and keeps this line's.
     previous = block.body[index - 1]
-    return (Edit(previous, edits.statement_code(ctx, previous, previous), end_node=line),)
+    if isinstance(block, cst.Module):
+        if _after(ctx, line).strip():
+            return None  # a comment after it would stay behind
+        kept = ctx.text[ctx.span(previous)[0]:ctx.span(line)[0]]  # blank lines and comments before it stay
+    else:
+        if _comment(ctx, line) is not None or "#" in ctx.text[_line_end(ctx, previous):ctx.span(line)[0]]:
+            return None  # the comments would be lost
+        kept = ctx.text[ctx.span(previous)[0]:_line_end(ctx, previous)]
+    return (Edit(previous, _FINAL_LINE_BREAK.sub("", kept), end_node=line),)
+
+
+def _rewrite_following(ctx, line: cst.SimpleStatementLine, following: cst.BaseStatement) -> Edit:
+    """The edit that deletes ``line`` by writing the statement after it, ``following``,
+    over both; in a block, the blank lines between them go too."""
+    text = ctx.text
+    between = text[_line_end(ctx, line):ctx.span(following)[0]]  # lines before `following`, its indentation
+    if isinstance(ctx.parent(line), cst.IndentedBlock):
+        # The blank lines after the deleted one go with it, up to a comment.
+        while (match := _LINE_BREAK.search(between)) and not between[:match.start()].strip():
+            between = between[match.end():]
+    between = between.removeprefix(ctx.line_indent(following))  # that of `line` stays
+    return Edit(line, between + text[slice(*ctx.span(following))], end_node=following)
 
 
 def _requires_grad_call(ctx, requires_grad: cst.BaseExpression) -> str:
-    return "requires_grad_()" if is_true(requires_grad) else f"requires_grad_({_source(ctx, requires_grad)})"
+    return "requires_grad_()" if is_true(requires_grad) else f"requires_grad_({ctx.code(requires_grad)})"
 
 
 def _unattached(node: cst.BaseExpression) -> bool:

@@ -1,5 +1,6 @@
 """TL202 volatile: ``Variable(x, volatile=True)`` and ``x.volatile``, ignored since PyTorch 0.4."""
 
+import re
 from typing import Optional
 
 import libcst as cst
@@ -10,6 +11,8 @@ from torchlint.rule import Applicability, Fix, Rule
 from torchlint.walk import iter_nodes
 from torchlint.writes import is_store_target
 
+# Past blanks and comments, a comma.
+_COMMA = re.compile(r"(?:[ \t\f\r\n\\]|#[^\r\n]*)*,")
 # Statements that can be put under `with torch.no_grad():` as they are.
 _WRAPPABLE = (cst.Assign, cst.AnnAssign, cst.Return, cst.Expr)
 
@@ -87,22 +90,22 @@ class Volatile(Rule):
     def _fix(self, call: cst.Call, arg: cst.Arg) -> Optional[Fix]:
         if is_false(arg.value):
             return Fix(Applicability.SAFE, "Remove `volatile=False`",
-                       (edits.replace(call, _source_without(self.ctx, call, arg)),))
+                       (edits.replace(call, _without(self.ctx, call, arg)),))
         if not is_true(arg.value):
             return Fix(Applicability.DISPLAY_ONLY,
                        f"Run the code that uses this tensor under `with torch.set_grad_enabled(not "
                        f"({self.ctx.snippet(arg.value)})):` and remove `volatile=`", ())
         if self.ctx.grad_disabled(call) is not None:
             return Fix(Applicability.SAFE, "Remove `volatile=True`: the code already runs under `torch.no_grad()`",
-                       (edits.replace(call, _source_without(self.ctx, call, arg)),))
+                       (edits.replace(call, _without(self.ctx, call, arg)),))
         line = edits.own_line(self.ctx, call)
         if line is None or not self._wrappable(line, call):
             return Fix(Applicability.DISPLAY_ONLY, self._advice(call), ())
         # Consecutive such statements share one block, and every volatile `Variable` in
         # them loses `volatile=True`: the findings of the run all get this same fix.
-        lines = edits.statement_run(self.ctx, line, lambda other: not _noqa(other) and any(
+        lines = edits.statement_run(self.ctx, line, lambda other: not _noqa(self.ctx, other) and any(
             self._wrappable(other, volatile_call) for volatile_call, _ in self._volatile_calls(other)))
-        replacements = [(other, _without(other, volatile))
+        replacements = [(other, _without(self.ctx, other, volatile))
                         for each in lines for other, volatile in self._volatile_calls(each)]
         return Fix(Applicability.UNSAFE, "Run the statement under `with torch.no_grad():` and remove `volatile=True`",
                    edits.wrap_in_no_grad(self.ctx, lines, replacements))
@@ -175,21 +178,23 @@ class Volatile(Rule):
         self.report(node, message, evidence=evidence, base=node.value)
 
 
-def _noqa(line: cst.SimpleStatementLine) -> bool:
+def _noqa(ctx, line: cst.SimpleStatementLine) -> bool:
     """A `# noqa` line: its findings are not fixed, so no neighbour's fix may rewrite it."""
-    comment = line.trailing_whitespace.comment
-    return comment is not None and "noqa" in comment.value
+    comment = edits.trailing_comment(ctx, line)
+    return comment is not None and "noqa" in comment
 
 
-def _source_without(ctx, call: cst.Call, arg: cst.Arg) -> str:
-    """The source of ``call`` without ``arg``, continuation lines indented as in the file
-    (``ctx.code`` would leave out the indentation of the enclosing blocks)."""
-    return edits.statement_code(ctx, _without(call, arg), call)
-
-
-def _without(call: cst.Call, arg: cst.Arg) -> cst.Call:
-    """``call`` without the argument ``arg``."""
-    args = [other for other in call.args if other is not arg]
-    if args and arg is call.args[-1]:
-        args[-1] = args[-1].with_changes(comma=arg.comma)
-    return call.with_changes(args=args)
+def _without(ctx, call: cst.Call, arg: cst.Arg) -> str:
+    """The source of ``call`` without the argument ``arg`` (with its comma; a comma after
+    the last argument stays last), continuation lines as indented in the file."""
+    text = ctx.text
+    start, end = ctx.outer_span(call)
+    index = next(i for i, other in enumerate(call.args) if other is arg)
+    arg_start, arg_end = ctx.span(arg)
+    if index + 1 < len(call.args):
+        return text[start:arg_start] + text[ctx.span(call.args[index + 1])[0]:end]
+    close = ctx.span(call)[1] - 1  # the call's `)`
+    if index == 0:
+        return text[start:arg_start] + text[close:end]
+    comma = text[arg_end:close] if _COMMA.match(text, arg_end) else ""
+    return text[start:ctx.span(call.args[index - 1])[1]] + comma + text[close:end]

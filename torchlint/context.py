@@ -11,7 +11,10 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 
 from torchlint.inference import Inference
-from torchlint.positions import LineIndex, node_offsets
+import io
+import tokenize
+
+from torchlint.positions import LineIndex, all_offsets, node_offsets
 from torchlint.project import module_identity
 from torchlint.rule import Finding
 from torchlint.semantic import SemanticModel
@@ -124,6 +127,66 @@ class FileContext:
             if isinstance(ancestor, cst.FunctionDef):
                 return ancestor
         return None
+
+    # --- positions and source text ----------------------------------------------------
+
+    @property
+    def text(self) -> str:
+        """The file's source."""
+        return self.module.code
+
+    @property
+    def newline(self) -> str:
+        """The file's line break (the first one it uses)."""
+        return self.module.default_newline
+
+    @property
+    def indent_unit(self) -> str:
+        """One level of the file's indentation (its first indented block's)."""
+        return self.module.default_indent
+
+    def span(self, node: cst.CSTNode) -> tuple[int, int]:
+        """``(start, end)`` character offsets of ``node`` in ``text``, without the
+        parentheses around it (those of ``(a + b)``), from its first token to its last."""
+        return self._all_offsets()[0][id(node)]
+
+    def outer_span(self, node: cst.CSTNode) -> tuple[int, int]:
+        """Like ``span``, with the node's own parentheses."""
+        if getattr(node, "lpar", None):
+            return self._all_offsets()[1][id(node)]
+        return self.span(node)
+
+    def _all_offsets(self):
+        offsets = self.cache.get("all_offsets")
+        if offsets is None:
+            offsets = self.cache["all_offsets"] = all_offsets(self.module)
+        return offsets
+
+    def line_indent(self, node: cst.CSTNode) -> str:
+        """The whitespace that starts the line on which ``node`` starts."""
+        start = self.outer_span(node)[0]
+        line_start = max(self.text.rfind("\n", 0, start), self.text.rfind("\r", 0, start)) + 1
+        line = self.text[line_start:start]
+        return line[: len(line) - len(line.lstrip(" \t\f"))]
+
+    def comment_count(self, node: cst.CSTNode) -> int:
+        """How many ``#`` comments there are within ``node`` (with its parentheses)."""
+        start, end = self.outer_span(node)
+        return sum(1 for offset in self._comment_offsets() if start <= offset < end)
+
+    def _comment_offsets(self) -> list[int]:
+        offsets = self.cache.get("comment_offsets")
+        if offsets is None:
+            offsets = []
+            index = LineIndex(self.text)
+            try:
+                for token in tokenize.generate_tokens(io.StringIO(self.text).readline):
+                    if token.type == tokenize.COMMENT:
+                        offsets.append(index.offset(token.start[0], token.start[1] + 1))
+            except (tokenize.TokenError, SyntaxError):
+                pass
+            self.cache["comment_offsets"] = offsets
+        return offsets
 
     # --- source text ---------------------------------------------------------------
 

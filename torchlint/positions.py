@@ -18,11 +18,21 @@ from libcst._nodes.internal import CodegenState
 from torchlint.source import LineIndex
 
 class _OffsetState(CodegenState):
-    def __init__(self, module: cst.Module, wanted: set[int]):
+    def __init__(self, module: cst.Module, wanted: Optional[set[int]]):
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
         self.offset = 0
-        self.wanted = wanted
+        self.wanted = wanted  # None: every node
         self.found: dict[int, tuple[int, int]] = {}
+        self.outer: dict[int, tuple[int, int]] = {}
+        self._starts: list[int] = []
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        self._starts.append(self.offset)
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        start = self._starts.pop()
+        if self.wanted is None:
+            self.outer[id(node)] = (start, self.offset)
 
     def add_indent_tokens(self) -> None:
         for token in self.indent_tokens:
@@ -41,7 +51,7 @@ class _OffsetState(CodegenState):
         start_node: Optional[cst.CSTNode] = None,
         end_node: Optional[cst.CSTNode] = None,
     ) -> Iterator[None]:
-        if id(node) not in self.wanted:
+        if self.wanted is not None and id(node) not in self.wanted:
             yield
             return
         start = self.offset
@@ -71,3 +81,12 @@ def node_offsets(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[int, 
                 end = index.offset(code_range.end.line, code_range.end.column + 1)
                 state.found[id(node)] = (start, end)
     return state.found
+
+
+def all_offsets(module: cst.Module) -> tuple[dict[int, tuple[int, int]], dict[int, tuple[int, int]]]:
+    """For every node: ``id -> (start, end)`` of its syntactic range (without its own
+    parentheses), and ``id -> (start, end)`` of everything its code generation writes
+    (with them; for statements also leading blank lines and the trailing newline)."""
+    state = _OffsetState(module, None)
+    module._codegen(state)
+    return state.found, state.outer
