@@ -1,6 +1,6 @@
 """TL203 data-index-scalar: ``loss.data[0]`` on a 0-dim tensor."""
 
-import libcst as cst
+from torchlint import cst
 
 from torchlint import edits
 from torchlint.data_attribute import DataUse, base_evidence, data_access

@@ -2,7 +2,7 @@
 
 import re
 
-import libcst as cst
+from torchlint import cst
 
 from torchlint import edits
 from torchlint.aliases import alias_writes

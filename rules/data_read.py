@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-import libcst as cst
+from torchlint import cst
 
 from torchlint import edits
 from torchlint.data_attribute import DataUse, base_evidence, data_access, only_read

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-import libcst as cst
+from torchlint import cst
 
 from torchlint.aliases import AliasWrite, alias_writes, copy_at_alias, copy_fix
 from torchlint.rule import Applicability, Rule

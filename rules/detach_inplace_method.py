@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-import libcst as cst
+from torchlint import cst
 
 from torchlint import edits
 from torchlint.aliases import view_source

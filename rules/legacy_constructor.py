@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional
 
-import libcst as cst
+from torchlint import cst
 
 from torchlint import edits, torch_api
 from torchlint.data_attribute import base_evidence

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-import libcst as cst
+from torchlint import cst
 
 from torchlint import edits
 from torchlint.rule import Applicability, Fix, Rule

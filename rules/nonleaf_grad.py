@@ -2,7 +2,7 @@
 
 from typing import Optional
 
-import libcst as cst
+from torchlint import cst
 
 from torchlint import edits
 from torchlint.rule import Applicability, Edit, Fix, Rule

@@ -1,7 +1,7 @@
 """TL304 numpy-sharing: an in-place write to one side of ``.numpy()`` / ``torch.from_numpy``
 while the other side is still used."""
 
-import libcst as cst
+from torchlint import cst
 
 from torchlint.aliases import AliasWrite, alias_writes, copy_at_alias, copy_fix
 from torchlint.rule import Applicability, Rule

@@ -2,7 +2,7 @@
 
 from typing import Callable, Optional
 
-import libcst as cst
+from torchlint import cst
 
 from torchlint import edits
 from torchlint.nodes import is_false, is_true, positional_args

@@ -3,7 +3,7 @@
 import re
 from typing import Optional
 
-import libcst as cst
+from torchlint import cst
 
 from torchlint import edits, torch_api
 from torchlint.nodes import is_false, is_true, keyword
@@ -458,37 +458,33 @@ def _remove_statement(ctx, line: cst.SimpleStatementLine) -> Optional[tuple[Edit
         return None
     if isinstance(block, cst.IndentedBlock) and len(block.body) == 1:
         return (edits.replace(line.body[0], "pass"),)
-    # An edit runs from a node's start, after the indentation, which would stay behind,
-    # to a node's end, never past a line break: instead a statement next to this one is
-    # written again over the range of both.
+    if isinstance(block, cst.Module):
+        # The whole line: its indentation, the statement, a comment and the line break.
+        start = ctx.span(line)[0]
+        line_start = max(ctx.text.rfind("\n", 0, start), ctx.text.rfind("\r", 0, start)) + 1
+        return (Edit(line, "", span=(line_start, _line_end(ctx, line))),)
+    # In a block, a statement next to this one is written again over the range of both,
+    # which takes the blank lines after the deleted one with it.
     index = next(i for i, statement in enumerate(block.body) if statement is line)
     if index + 1 < len(block.body):
         return (_rewrite_following(ctx, line, block.body[index + 1]),)
-    if index == 0:
-        return None  # the file's only statement: nothing to write again
     # The last statement of its block: the previous one, written again, takes its place
     # without its own line break and keeps this line's.
     previous = block.body[index - 1]
-    if isinstance(block, cst.Module):
-        if _after(ctx, line).strip():
-            return None  # a comment after it would stay behind
-        kept = ctx.text[ctx.span(previous)[0]:ctx.span(line)[0]]  # blank lines and comments before it stay
-    else:
-        if _comment(ctx, line) is not None or "#" in ctx.text[_line_end(ctx, previous):ctx.span(line)[0]]:
-            return None  # the comments would be lost
-        kept = ctx.text[ctx.span(previous)[0]:_line_end(ctx, previous)]
+    if _comment(ctx, line) is not None or "#" in ctx.text[_line_end(ctx, previous):ctx.span(line)[0]]:
+        return None  # the comments would be lost
+    kept = ctx.text[ctx.span(previous)[0]:_line_end(ctx, previous)]
     return (Edit(previous, _FINAL_LINE_BREAK.sub("", kept), end_node=line),)
 
 
 def _rewrite_following(ctx, line: cst.SimpleStatementLine, following: cst.BaseStatement) -> Edit:
-    """The edit that deletes ``line`` by writing the statement after it, ``following``,
-    over both; in a block, the blank lines between them go too."""
+    """The edit that deletes ``line`` (in a block) by writing the statement after it,
+    ``following``, over both; the blank lines between them go too."""
     text = ctx.text
     between = text[_line_end(ctx, line):ctx.span(following)[0]]  # lines before `following`, its indentation
-    if isinstance(ctx.parent(line), cst.IndentedBlock):
-        # The blank lines after the deleted one go with it, up to a comment.
-        while (match := _LINE_BREAK.search(between)) and not between[:match.start()].strip():
-            between = between[match.end():]
+    # The blank lines after the deleted one go with it, up to a comment.
+    while (match := _LINE_BREAK.search(between)) and not between[:match.start()].strip():
+        between = between[match.end():]
     between = between.removeprefix(ctx.line_indent(following))  # that of `line` stays
     return Edit(line, between + text[slice(*ctx.span(following))], end_node=following)
 

@@ -3,7 +3,7 @@ through a ``reshape`` that may or may not be a view."""
 
 from typing import Optional
 
-import libcst as cst
+from torchlint import cst
 
 from torchlint.aliases import AliasWrite, alias_writes, copy_at_alias, copy_fix
 from torchlint.rule import Applicability, Fix, Rule

@@ -3,7 +3,7 @@
 import re
 from typing import Optional
 
-import libcst as cst
+from torchlint import cst
 
 from torchlint import edits, torch_api
 from torchlint.nodes import is_false, is_true

@@ -128,7 +128,8 @@ def test_two_runs_can_share_one_cache(tmp_path) -> None:
 
 _IMPORTS_AT_EXIT = """
 import atexit, sys
-atexit.register(lambda: sys.stderr.write("\\nparser imported: %s\\n" % ("libcst" in sys.modules)))
+atexit.register(lambda: sys.stderr.write(
+    "\\nparser imported: %s\\n" % ("torchlint.cst" in sys.modules or "libcst" in sys.modules)))
 from torchlint.cli import main
 sys.argv = ["torchlint", "check", *sys.argv[1:]]
 main()

@@ -488,7 +488,7 @@ def python_without_torch(tmp_path_factory) -> str:
         if entry.name.split("-")[0].split(".")[0] in ("torch", "torchgen", "functorch", "__pycache__"):
             continue
         (target / entry.name).symlink_to(entry)
-    probe = subprocess.run([python, "-c", "import torchlint, libcst, click\nimport torch"], capture_output=True,
+    probe = subprocess.run([python, "-c", "import torchlint, click\nimport torch"], capture_output=True,
                            text=True, cwd=home)
     assert "No module named 'torch'" in probe.stderr, probe.stderr
     return python

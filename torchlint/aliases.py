@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional
 
-import libcst as cst
+from torchlint import cst
 
 from torchlint import edits
 from torchlint.rule import Applicability, Edit, Fix

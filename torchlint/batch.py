@@ -179,7 +179,7 @@ def _pool_job(job: Job, fix: Optional[FixMode], cache_folder: Optional[Path]) ->
 def _context():
     import multiprocessing
 
-    # fork: workers start at once with what this process imported (the rules, libcst).
+    # fork: workers start at once with what this process imported (the rules, the parser).
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("fork" if "fork" in methods else None)
 

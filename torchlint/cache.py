@@ -11,7 +11,7 @@ change to an imported module is seen even though the file itself did not change.
 Each entry is one JSON file, written to a temporary file and renamed into place: runs
 that share a cache folder see whole entries or none, and an entry that does not read
 back (truncated, edited, from another format) is a miss and gets rewritten.  Nothing
-here imports libcst: a run whose files are all cached never parses anything.
+here imports the parser or the rules: a run whose files are all cached never parses anything.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Selecting rules (``--select TL1``, ``ignore = ["view-inplace"]``), naming them in
 statistics and keying the cache need only codes and names; importing the rule modules
-means importing libcst, which a run whose files are all cached never needs.
+means importing the parser and the inference, which a run whose files are all cached never needs.
 ``torchlint/docs.py`` writes this table from the rule modules (``python
 scripts/gen_docs.py``) and a test fails when it drifts from them.
 """

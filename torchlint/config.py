@@ -353,7 +353,7 @@ class SettingsResolver:
 
 
 def rule_classes(codes) -> list[type[Rule]]:
-    """The rule classes for ``codes`` (this imports the rules, and so libcst)."""
+    """The rule classes for ``codes`` (this imports the rules, and so the parser)."""
     from torchlint.rule import all_rules
 
     rules = all_rules()

@@ -7,14 +7,13 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
-import libcst as cst
-from libcst._nodes.internal import CodegenState
+from torchlint import cst
 
 from torchlint.inference import Inference
 import io
 import tokenize
 
-from torchlint.positions import LineIndex, all_offsets, node_offsets
+from torchlint.source import LineIndex
 from torchlint.project import module_identity
 from torchlint.rule import Finding
 from torchlint.semantic import SemanticModel
@@ -44,7 +43,6 @@ class FileContext:
         self.findings: list[Finding] = []
         # Per-file memo space for helpers shared by several rules.
         self.cache: dict[str, Any] = {}
-        self._offsets: dict[int, tuple[int, int]] = {}
         self._line_index: Optional[LineIndex] = None
 
     def dispose(self) -> None:
@@ -64,15 +62,10 @@ class FileContext:
 
     def render(self, step: Step) -> str:
         """A step of this file's evidence as text for another file: "... (pkg/mod.py:12)"."""
-        if id(step.node) not in self._offsets:
-            self._offsets.update(node_offsets(self.module, [step.node]))
-        if self._line_index is None:
-            self._line_index = LineIndex(self.module.code)
         where = self.path
         if self.file_path is not None and self.root is not None:
             where = self.file_path.relative_to(self.root).as_posix()
-        offsets = self._offsets.get(id(step.node))
-        line = f":{self._line_index.position(offsets[0])[0]}" if offsets else ""
+        line = f":{self.line_index.position(step.node.start)[0]}"
         return f"{step.text.replace('{code}', self.snippet(step.node))} ({where}{line})"
 
     # --- what an expression is -----------------------------------------------------
@@ -145,22 +138,19 @@ class FileContext:
         """One level of the file's indentation (its first indented block's)."""
         return self.module.default_indent
 
-    def span(self, node: cst.CSTNode) -> tuple[int, int]:
+    @staticmethod
+    def span(node: cst.CSTNode) -> tuple[int, int]:
         """``(start, end)`` character offsets of ``node`` in ``text``, without the
-        parentheses around it (those of ``(a + b)``), from its first token to its last."""
-        return self._all_offsets()[0][id(node)]
+        parentheses around it (those of ``(a + b)``), from its first token to its last
+        (for a compound statement, to the end of its last line)."""
+        return node.start, node.end
 
-    def outer_span(self, node: cst.CSTNode) -> tuple[int, int]:
+    @staticmethod
+    def outer_span(node: cst.CSTNode) -> tuple[int, int]:
         """Like ``span``, with the node's own parentheses."""
-        if getattr(node, "lpar", None):
-            return self._all_offsets()[1][id(node)]
-        return self.span(node)
-
-    def _all_offsets(self):
-        offsets = self.cache.get("all_offsets")
-        if offsets is None:
-            offsets = self.cache["all_offsets"] = all_offsets(self.module)
-        return offsets
+        if isinstance(node, cst.BaseExpression):
+            return node.outer_start, node.outer_end
+        return node.start, node.end
 
     def line_indent(self, node: cst.CSTNode) -> str:
         """The whitespace that starts the line on which ``node`` starts."""
@@ -178,7 +168,7 @@ class FileContext:
         offsets = self.cache.get("comment_offsets")
         if offsets is None:
             offsets = []
-            index = LineIndex(self.text)
+            index = self.line_index
             try:
                 for token in tokenize.generate_tokens(io.StringIO(self.text).readline):
                     if token.type == tokenize.COMMENT:
@@ -188,27 +178,16 @@ class FileContext:
             self.cache["comment_offsets"] = offsets
         return offsets
 
-    # --- source text ---------------------------------------------------------------
+    @property
+    def line_index(self) -> LineIndex:
+        if self._line_index is None:
+            self._line_index = LineIndex(self.text)
+        return self._line_index
 
     def code(self, node: cst.CSTNode) -> str:
-        """The exact source of ``node``.  Continuation lines of a multi-line expression
-        carry the indentation of the block around it, which libcst's ``code_for_node``
-        would leave out, so the code is generated with that indentation in force."""
-        if isinstance(node, (cst.BaseStatement, cst.BaseSuite)):
-            return self.module.code_for_node(node)
-        state = CodegenState(default_indent=self.module.default_indent,
-                             default_newline=self.module.default_newline)
-        state.indent_tokens = self.indent_tokens(node)
-        node._codegen(state)
-        return "".join(state.tokens)
-
-    def indent_tokens(self, node: cst.CSTNode) -> list[str]:
-        """The indentation in force where ``node``'s statement starts, one token per block."""
-        tokens = []
-        for ancestor in self.ancestors(node):
-            if isinstance(ancestor, cst.IndentedBlock):
-                tokens.append(ancestor.indent if ancestor.indent is not None else self.module.default_indent)
-        return list(reversed(tokens))
+        """The exact source of ``node``, with its own parentheses."""
+        start, end = self.outer_span(node)
+        return self.text[start:end]
 
     def snippet(self, node: cst.CSTNode, limit: int = SNIPPET_LENGTH) -> str:
         """The node's source on one line, shortened for messages."""

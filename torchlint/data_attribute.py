@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
-import libcst as cst
+from torchlint import cst
 
 from torchlint.nodes import looks_like_size
 from torchlint.values import Kind, Step, Value

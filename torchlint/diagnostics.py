@@ -1,6 +1,6 @@
 """What torchlint reports: diagnostics per file, their fixes and positions.
 
-Plain data with no libcst in it, so that reports cross process boundaries (the
+Plain data with no syntax tree in it, so that reports cross process boundaries (the
 ``--jobs`` pool), go into the cache and come back out of it, and so that a run whose
 files are all cached never imports the parser.
 """

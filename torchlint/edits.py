@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Optional, Sequence, Union
 
-import libcst as cst
+from torchlint import cst
 
 from torchlint.rule import Edit
 from torchlint.semantic import BindingKind

@@ -1,6 +1,6 @@
 """Apply fixes to one file's source, verifying every round, and write the result safely.
 
-    lint ─ pick non-overlapping fixes ─ apply ─ libcst parses + compile() ─ lint again ─ …
+    lint ─ pick non-overlapping fixes ─ apply ─ parse + compile() ─ lint again ─ …
 
 A round applies every allowed fix whose edits do not overlap an earlier one's; the
 fixes it had to skip, and findings that only appear once others are fixed (an import
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
-import libcst as cst
+from torchlint import cst
 
 from torchlint.diagnostics import Applicability, Diagnostic, FileReport, TextEdit
 from torchlint.linter import lint_source
@@ -115,11 +115,11 @@ def apply_edits(text: str, edits: list[TextEdit]) -> str:
 
 
 def verify(text: str, display_path: str) -> Optional[str]:
-    """None when ``text`` parses with libcst and compiles; otherwise what went wrong."""
+    """None when ``text`` parses into torchlint's tree and compiles; otherwise what went wrong."""
     try:
         cst.parse_module(text)
     except Exception as error:  # noqa: BLE001 - any failure means the text is unusable
-        return f"produced code that libcst cannot parse ({type(error).__name__}: {str(error).splitlines()[0]})"
+        return f"produced code that does not parse ({type(error).__name__}: {str(error).splitlines()[0]})"
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

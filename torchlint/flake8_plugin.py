@@ -40,7 +40,7 @@ class TorchlintChecker:
     version = __version__
 
     # flake8 passes arguments by these names; asking for `tree` makes this an AST plugin,
-    # the kind that runs once per file (the engine parses with libcst itself).
+    # the kind that runs once per file (the engine parses the file itself).
     def __init__(self, tree, lines: list[str], filename: str):
         self.lines = lines
         self.filename = filename

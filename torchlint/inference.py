@@ -21,7 +21,7 @@ import builtins
 from dataclasses import replace
 from typing import TYPE_CHECKING, Iterable, Optional
 
-import libcst as cst
+from torchlint import cst
 
 from torchlint import torch_api
 from torchlint.nodes import is_true, keyword, positional_args

@@ -14,22 +14,20 @@ import ast
 import sys
 from pathlib import Path
 import traceback
-from typing import Callable, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence
 
-import libcst as cst
+from torchlint import cst
 
 from torchlint.context import FileContext
 from torchlint.noqa import parse_directives
-from torchlint.positions import LineIndex, node_offsets
 from torchlint.project import Project
 from torchlint.diagnostics import Diagnostic, FileReport, Fix, Note, TextEdit, unlintable
 from torchlint.rule import Edit, Rule
-from torchlint.source import SourceText, UnreadableSource, decode, read_bytes
+from torchlint.source import LineIndex, SourceText, UnreadableSource, decode, read_bytes
 from torchlint.values import Step
 from torchlint.walk import walk
 
-# Deeply nested expressions are walked iteratively, but the inference and libcst's
-# own code generation recurse.
+# Deeply nested expressions are walked iteratively, but the inference recurses.
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
 
 
@@ -84,7 +82,7 @@ def lint_source(source: SourceText, display_path: str, rules: Sequence[type[Rule
     except cst.ParserSyntaxError as error:
         report.diagnostics.append(_syntax_error(display_path, source.text, error))
         return report
-    except Exception as error:  # libcst can fail in other ways on pathological input
+    except Exception as error:  # a bug in the tree's construction must not stop the run
         report.diagnostics.append(unlintable(display_path, f"cannot parse: {type(error).__name__}: {error}"))
         return report
     if not rules:
@@ -126,26 +124,18 @@ def _python_syntax_error(text: str) -> Optional[tuple[str, int, int]]:
 
 
 def syntax_error_reason(text: str, error: cst.ParserSyntaxError) -> tuple[str, int, int]:
-    """Why and where (row, column) ``text`` does not parse.  CPython's parser words and
-    places syntax errors better than libcst's, so ask it first; libcst's answer is kept
-    for code only it understands (syntax newer than this Python)."""
-    try:
-        ast.parse(text)
-    except SyntaxError as python_error:
-        row = python_error.lineno or 1
-        column = python_error.offset or 1
-        return f"syntax error: {python_error.msg}", row, max(column, 1)
-    except (ValueError, RecursionError, MemoryError):
-        pass
-    message = str(error.message).strip().rstrip(".")
-    return f"syntax error: {message}", error.editor_line, error.editor_column
+    """Why and where (row, column) ``text`` does not parse, worded by CPython's parser."""
+    problem = _python_syntax_error(text)
+    if problem is not None:
+        return problem
+    return f"cannot parse: {error.message}", error.editor_line, error.editor_column
 
 
 _hook_cache: dict[type, list[tuple[str, type, str]]] = {}
 
 
 def _hooks(rule: type[Rule]) -> list[tuple[str, type, str]]:
-    """(``"visit"``/``"leave"``, libcst node class, method name) for a rule class."""
+    """(``"visit"``/``"leave"``, node class, method name) for a rule class."""
     hooks = _hook_cache.get(rule)
     if hooks is None:
         hooks = []
@@ -154,7 +144,7 @@ def _hooks(rule: type[Rule]) -> list[tuple[str, type, str]]:
                 if attribute.startswith(prefix):
                     node_class = getattr(cst, attribute[len(prefix):], None)
                     if not isinstance(node_class, type) or not issubclass(node_class, cst.CSTNode):
-                        raise TypeError(f"{rule.__name__}.{attribute}: no libcst node {attribute[len(prefix):]}")
+                        raise TypeError(f"{rule.__name__}.{attribute}: no node class {attribute[len(prefix):]}")
                     hooks.append((prefix[:-1], node_class, attribute))
         _hook_cache[rule] = hooks
     return hooks
@@ -196,7 +186,17 @@ def _diagnostics(context: FileContext, text: str) -> list[Diagnostic]:
         if finding.fix is not None:
             nodes.extend(edit.node for edit in finding.fix.edits)
             nodes.extend(edit.end_node for edit in finding.fix.edits if edit.end_node is not None)
-    offsets = node_offsets(context.module, nodes)
+    # Evidence can name nodes of another file of the project: those have no place here.
+    parents = context.model.parents
+    own: Optional[set[int]] = None
+    offsets = {}
+    for node in nodes:
+        if id(node) not in parents and node is not context.module:
+            if own is None:
+                own = {id(other) for other in _all_nodes(context.module)}
+            if id(node) not in own:
+                continue
+        offsets[id(node)] = (node.start, node.end)
     index = LineIndex(text)
     directives = parse_directives(text)
     diagnostics = []
@@ -240,7 +240,24 @@ def _diagnostics(context: FileContext, text: str) -> list[Diagnostic]:
     return diagnostics
 
 
+def _all_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Every node of the tree, including those the walk skips (names in imports...)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        for klass in type(node).__mro__:
+            for slot in getattr(klass, "__slots__", ()):
+                value = getattr(node, slot, None)
+                if isinstance(value, cst.CSTNode):
+                    stack.append(value)
+                elif type(value) is tuple or type(value) is list:
+                    stack.extend(item for item in value if isinstance(item, cst.CSTNode))
+
+
 def _text_edit(edit: Edit, offsets: dict[int, tuple[int, int]]) -> TextEdit:
+    if edit.span is not None:
+        return TextEdit(*edit.span, edit.content)
     start, end = offsets[id(edit.node)]
     if edit.end_node is not None:
         end = offsets[id(edit.end_node)][1]

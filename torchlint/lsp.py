@@ -32,7 +32,7 @@ from torchlint.fixer import FixOutcome, apply_edits, fix_source, verify
 from torchlint.diagnostics import Applicability, Diagnostic, FileReport, Note, allowed_applicabilities
 from torchlint.linter import lint_source
 from torchlint.noqa import parse_directives
-from torchlint.positions import LineIndex
+from torchlint.source import LineIndex
 from torchlint.project import Project
 from torchlint.source import SourceText
 

@@ -1,10 +1,10 @@
-"""Small questions about libcst nodes that several modules ask."""
+"""Small questions about syntax tree nodes that several modules ask."""
 
 from __future__ import annotations
 
 from typing import Optional
 
-import libcst as cst
+from torchlint import cst
 
 
 def keyword(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:

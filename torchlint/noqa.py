@@ -62,7 +62,7 @@ def _comments(source: str) -> list[tuple[int, str]]:
             if token.type == tokenize.COMMENT
         ]
     except (tokenize.TokenError, SyntaxError, IndentationError):
-        # The tokenizer of this Python may not know newer syntax that libcst parsed;
+        # The tokenizer of this Python may not know syntax the file uses;
         # fall back to the text after the last '#' of each line.
         found = []
         for row, line in enumerate(io.StringIO(source), start=1):

@@ -31,12 +31,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple, Optional, Sequence
 
-import libcst as cst
+from torchlint import cst
 
 from torchlint.fixer import FixOutcome, fix_source
 from torchlint.diagnostics import Applicability, Diagnostic, FileReport, Note, unlintable
 from torchlint.linter import lint_source, syntax_error_reason
-from torchlint.positions import LineIndex
+from torchlint.source import LineIndex
 from torchlint.project import Project
 from torchlint.rule import Rule
 from torchlint.source import SourceText, UnreadableSource
@@ -180,7 +180,7 @@ def _add_code_cell(notebook: Notebook, number: int, text: str) -> None:
     except cst.ParserSyntaxError as error:
         notebook.problems.append((number, *syntax_error_reason(masked_text, error)))
         return
-    except Exception as error:  # libcst can fail in other ways on pathological input
+    except Exception as error:  # a bug in the tree's construction must not stop the run
         notebook.problems.append((number, f"cannot parse: {type(error).__name__}: {error}", 1, 1))
         return
     notebook.cells.append(CodeCell(number, text, masked_text, magics, added_newline))

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Optional
 from torchlint.source import UnreadableSource, decode, read_bytes
 
 if TYPE_CHECKING:
-    import libcst as cst
+    from torchlint import cst
 
     from torchlint.context import FileContext
 
@@ -150,7 +150,7 @@ class Project:
 
     def context(self, path: Path, consumer: Optional[Path] = None) -> Optional["FileContext"]:
         """The analysed module at ``path`` (parsed once, then cached), or None if unusable."""
-        import libcst as cst
+        from torchlint import cst
 
         path = Path(os.path.abspath(path))
         if consumer is not None:

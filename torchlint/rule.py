@@ -17,7 +17,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Optional
 
-import libcst as cst
+from torchlint import cst
 
 # Rule modules import these from here, with the rest of what a rule needs.
 from torchlint.diagnostics import Applicability, Fix
@@ -37,6 +37,9 @@ class Edit:
     content: str
     position: str = "replace"
     end_node: Optional[cst.CSTNode] = None  # replace from ``node``'s start to this node's end
+    # Replace these character offsets instead, for ranges no node spans (a whole line with
+    # its indentation and line break); ``node`` is then only what the edit is about.
+    span: Optional[tuple[int, int]] = None
 
 
 @dataclass

@@ -15,7 +15,7 @@ from __future__ import annotations
 import enum
 from typing import Optional
 
-import libcst as cst
+from torchlint import cst
 
 from torchlint.nodes import dotted
 from torchlint.walk import walk

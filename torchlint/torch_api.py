@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-import libcst as cst
+from torchlint import cst
 
 from torchlint import torch_names
 from torchlint.nodes import is_true, keyword, positional_args

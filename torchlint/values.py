@@ -12,7 +12,7 @@ import enum
 from dataclasses import dataclass, replace
 from typing import Optional
 
-import libcst as cst
+from torchlint import cst
 
 
 class Kind(enum.Enum):

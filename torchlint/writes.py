@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
-import libcst as cst
+from torchlint import cst
 
 from torchlint import torch_api, torch_names
 from torchlint.nodes import is_true, keyword, positional_args
@@ -45,7 +45,7 @@ def is_store_target(ctx: "FileContext", node: cst.CSTNode) -> bool:
 
 
 def _augmented_operator(node: cst.AugAssign) -> str:
-    return node.operator._get_token() if hasattr(node.operator, "_get_token") else "augmented assignment"
+    return getattr(node.operator, "token", None) or "augmented assignment"
 
 
 def find_write(ctx: "FileContext", node: cst.BaseExpression) -> Optional[Write]:
