@@ -1,21 +1,20 @@
-"""Source positions for the few nodes that get reported.
+"""libcst's ranges for every node of a module, as character offsets, for checking
+torchlint's own tree (torchlint/cst.py) against libcst's (scripts/compare_cst.py,
+tests/test_cst.py).
 
-libcst's PositionProvider records a range for every node of the module and costs
-several times a parse.  We only need ranges for reported nodes and their evidence,
-so this regenerates the code once, counting characters, and records offsets only
-for the nodes asked for.  libcst round-trips source exactly, so the generated text
-is the file's text and offsets map straight onto it.
+libcst round-trips source exactly, so generating the module's code while counting
+characters gives the offsets of what each node writes (with its parentheses) and of
+its syntactic range (libcst's PositionProvider, without them), in one pass.
 """
 
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Iterable, Iterator, Optional
+from typing import Iterator, Optional
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
-from torchlint.source import LineIndex
 
 class _OffsetState(CodegenState):
     def __init__(self, module: cst.Module, wanted: Optional[set[int]]):
@@ -57,30 +56,6 @@ class _OffsetState(CodegenState):
         start = self.offset
         yield
         self.found[id(node)] = (start, self.offset)
-
-
-def node_offsets(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[int, tuple[int, int]]:
-    """``id(node) -> (start, end)`` character offsets for each of ``nodes``."""
-    wanted = {id(node) for node in nodes}
-    if not wanted:
-        return {}
-    state = _OffsetState(module, wanted)
-    module._codegen(state)
-    missing = wanted - state.found.keys()
-    if missing:
-        # Nodes without a syntactic position of their own (e.g. Param, Arg): fall back
-        # to libcst's provider, which knows how to place every node.
-        from libcst.metadata import MetadataWrapper, PositionProvider
-
-        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        ranges = wrapper.resolve(PositionProvider)
-        index = LineIndex(module.code)
-        for node, code_range in ranges.items():
-            if id(node) in missing:
-                start = index.offset(code_range.start.line, code_range.start.column + 1)
-                end = index.offset(code_range.end.line, code_range.end.column + 1)
-                state.found[id(node)] = (start, end)
-    return state.found
 
 
 def all_offsets(module: cst.Module) -> tuple[dict[int, tuple[int, int]], dict[int, tuple[int, int]]]:
