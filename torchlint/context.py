@@ -18,6 +18,7 @@ from torchlint.project import module_identity
 from torchlint.rule import Finding
 from torchlint.semantic import SemanticModel
 from torchlint.values import Step, Value
+from torchlint.walk import iter_nodes
 
 if TYPE_CHECKING:
     from torchlint.project import Project
@@ -46,10 +47,12 @@ class FileContext:
         self._line_index: Optional[LineIndex] = None
 
     def dispose(self) -> None:
-        """Break the reference cycles of this analysis (scopes and their bindings, the
-        model and this context, the inference and its memos) so that reference counting
-        frees the tree at once.  The context is unusable afterwards."""
+        """Break the reference cycles of this analysis (the tree's parent links, scopes
+        and their bindings, the model and this context, the inference and its memos) so
+        that reference counting frees the tree at once.  The context is unusable afterwards."""
         model = self.model
+        for node in iter_nodes(self.module):
+            node.parent = None
         for holder in (*model.scopes, *model.functions.values(), *model.classes.values()):
             for slot in type(holder).__slots__:
                 setattr(holder, slot, None)
@@ -102,13 +105,13 @@ class FileContext:
     # --- the tree around a node ----------------------------------------------------
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-        return self.model.parents.get(id(node))
+        return node.parent
 
     def ancestors(self, node: cst.CSTNode):
-        parent = self.model.parents.get(id(node))
+        parent = node.parent
         while parent is not None:
             yield parent
-            parent = self.model.parents.get(id(parent))
+            parent = parent.parent
 
     def grad_disabled(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The ``with torch.no_grad():`` block or ``@torch.no_grad()`` decorator that

@@ -48,7 +48,7 @@ class ParserSyntaxError(Exception):
 
 
 class CSTNode:
-    __slots__ = ("start", "end")
+    __slots__ = ("start", "end", "parent")  # parent: set by the walk (semantic.py)
     #: The child fields, in the order torchlint's walk visits them (evaluation order).
     _fields: tuple[str, ...] = ()
 
@@ -164,7 +164,8 @@ def _node(name: str, base: type, fields: str = "", children: Optional[str] = Non
     names = fields.split()
     assigned = [*names, "start", "end", *(("lpar", "rpar") if parens else ())]
     signature = ", ".join([*names, "start", "end", *(("lpar=()", "rpar=()") if parens else ())])
-    source = f"def __init__(self, {signature}):\n" + "".join(f"    self.{a} = {a}\n" for a in assigned)
+    source = (f"def __init__(self, {signature}):\n" + "".join(f"    self.{a} = {a}\n" for a in assigned)
+              + "    self.parent = None\n")
     namespace: dict = {}
     exec(source, namespace)  # as dataclasses do: a plain function, no loop over fields
     own_parens = parens and not issubclass(base, _Parenthesized)

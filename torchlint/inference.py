@@ -307,7 +307,7 @@ class Inference:
         if self.grad_disabled(node) is not None:
             return True
         function = next((a for a in _ancestors(self.model, node) if isinstance(a, cst.FunctionDef)), None)
-        if function is None or id(function) in _seen or self.model.parents.get(id(function)) is not self.model.module:
+        if function is None or id(function) in _seen or function.parent is not self.model.module:
             return False
         binding = next((b for b in self.model.module_scope.bindings.get(function.name.value, ())
                         if b.kind is BindingKind.FUNCTION and b.node is function), None)
@@ -1266,10 +1266,10 @@ def _names_a_loss(name: str) -> bool:
 
 
 def _ancestors(model: SemanticModel, node: cst.CSTNode):
-    parent = model.parents.get(id(node))
+    parent = node.parent
     while parent is not None:
         yield parent
-        parent = model.parents.get(id(parent))
+        parent = parent.parent
 
 
 def _rewrite_why(value: Value, why: tuple[Step, ...]) -> Value:

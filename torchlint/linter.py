@@ -187,11 +187,13 @@ def _diagnostics(context: FileContext, text: str) -> list[Diagnostic]:
             nodes.extend(edit.node for edit in finding.fix.edits)
             nodes.extend(edit.end_node for edit in finding.fix.edits if edit.end_node is not None)
     # Evidence can name nodes of another file of the project: those have no place here.
-    parents = context.model.parents
     own: Optional[set[int]] = None
     offsets = {}
     for node in nodes:
-        if id(node) not in parents and node is not context.module:
+        top = node
+        while top.parent is not None:
+            top = top.parent
+        if top is not context.module:  # another tree, or a node the walk does not link (in an import)
             if own is None:
                 own = {id(other) for other in _all_nodes(context.module)}
             if id(node) not in own:
@@ -248,6 +250,8 @@ def _all_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
         yield node
         for klass in type(node).__mro__:
             for slot in getattr(klass, "__slots__", ()):
+                if slot == "parent":
+                    continue
                 value = getattr(node, slot, None)
                 if isinstance(value, cst.CSTNode):
                     stack.append(value)

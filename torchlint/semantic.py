@@ -183,7 +183,6 @@ class SemanticModel:
         self.module_name = module_name
         self.is_package = is_package
         self.context = None  # the FileContext analysing this module, set by it
-        self.parents: dict[int, cst.CSTNode] = {}
         # id(Name) -> (scope, seq) for every Name that is read
         self.references: dict[int, tuple[Scope, int]] = {}
         self.classes: dict[int, ClassInfo] = {}
@@ -200,7 +199,7 @@ class SemanticModel:
     # --- queries -----------------------------------------------------------------
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-        return self.parents.get(id(node))
+        return node.parent
 
     def scope_of(self, name: cst.Name) -> Optional[Scope]:
         ref = self.references.get(id(name))
@@ -271,29 +270,29 @@ class SemanticModel:
     def _exclusive(self, node: cst.CSTNode, use: cst.CSTNode, use_ancestors: set[int]) -> bool:
         """``node`` is in one arm of an ``if`` and ``use`` in the other: it cannot reach it."""
         child = node
-        parent = self.parents.get(id(node))
+        parent = node.parent
         while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Module)):
             if isinstance(parent, cst.If) and id(parent) in use_ancestors:
                 arm = parent.body if child is parent.body else parent.orelse if child is parent.orelse else None
                 return arm is not None and id(arm) not in use_ancestors and arm is not use
             child = parent
-            parent = self.parents.get(id(parent))
+            parent = parent.parent
         return False
 
     def _conditional(self, node: cst.CSTNode, use_ancestors: set[int]) -> bool:
-        parent = self.parents.get(id(node))
+        parent = node.parent
         while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Module)):
             if isinstance(parent, _BRANCHES) and id(parent) not in use_ancestors:
                 return True
-            parent = self.parents.get(id(parent))
+            parent = parent.parent
         return False
 
     def _ancestor_ids(self, node: cst.CSTNode) -> set[int]:
         found = set()
-        parent = self.parents.get(id(node))
+        parent = node.parent
         while parent is not None:
             found.add(id(parent))
-            parent = self.parents.get(id(parent))
+            parent = parent.parent
         return found
 
     def star_import_source(self, name: str) -> Optional[str]:
@@ -387,7 +386,7 @@ class _Builder:
         }
 
     def build(self) -> None:
-        walk(self.model.module, self._enter, self._leave, self.model.parents)
+        walk(self.model.module, self._enter, self._leave, link_parents=True)
 
     # --- walk callbacks ----------------------------------------------------------
 
@@ -472,7 +471,7 @@ class _Builder:
         binding.annotation = pending.annotation
 
     def _in_walrus(self, node: cst.Name) -> bool:
-        parent = self.model.parents.get(id(node))
+        parent = node.parent
         return isinstance(parent, cst.NamedExpr)
 
     def _bind_parameters(self, function: FunctionInfo) -> None:

@@ -39,12 +39,12 @@ def walk(
     root: CSTNode,
     enter: Enter,
     leave: Optional[Leave] = None,
-    parents: Optional[dict[int, CSTNode]] = None,
+    link_parents: bool = False,
 ) -> None:
     """Visit ``root`` and its descendants depth-first in evaluation order.
 
     ``enter(node, parent)`` runs before a node's children, ``leave(node)`` after them.
-    When ``parents`` is given it is filled with ``id(child) -> parent``.
+    With ``link_parents``, each child's ``parent`` is set to the node it hangs from.
     """
     stack: list = [(root, None)]
     pop = stack.pop
@@ -61,14 +61,14 @@ def walk(
         for name in reversed(type(node)._fields):
             value = getattr(node, name)
             if isinstance(value, CSTNode):
-                if parents is not None:
-                    parents[id(value)] = node
+                if link_parents:
+                    value.parent = node
                 push((value, node))
             elif type(value) is tuple or type(value) is list:
                 for child in reversed(value):
                     if isinstance(child, CSTNode):
-                        if parents is not None:
-                            parents[id(child)] = node
+                        if link_parents:
+                            child.parent = node
                         push((child, node))
 
 
