@@ -12,7 +12,9 @@ subscript tuples as ``SubscriptElement``s, chains of ``and``/``or`` nested to th
 operators as nodes, and positions.  Every node has ``start``/``end``, character offsets
 into the text equal to libcst's syntactic range (``PositionProvider``); expressions
 have ``lpar``/``rpar`` with one entry per parenthesis libcst gives them, and
-``outer_start``/``outer_end`` including those.
+``outer_start``/``outer_end`` including those.  ``parent`` is None until the semantic
+model's walk links the tree (torchlint/semantic.py); nodes the walk does not enter
+(the names in an import) keep None.
 
 There is no code generation, no whitespace and no punctuation: fixes are text.
 """
