@@ -3,16 +3,14 @@
 import re
 from typing import Optional
 
-from torchlint import cst
-
-from torchlint import edits, torch_api
+from torchlint import cst, edits, torch_api
 from torchlint.nodes import is_false, is_true, keyword
 from torchlint.rule import Applicability, Edit, Fix, Rule
 from torchlint.semantic import BindingKind
+from torchlint.source import LINE_BREAK, line_start
 from torchlint.values import Step
 from torchlint.walk import iter_nodes
 
-_LINE_BREAK = re.compile(r"\r\n?|\n")
 _FINAL_LINE_BREAK = re.compile(r"(?:\r\n?|\n)\Z")
 
 # Methods that return a new tensor that does not require grad, whatever their receiver.
@@ -384,7 +382,7 @@ class VariableWrap(Rule):
         line = self.ctx.parent(statement)
         if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
             return None
-        comment = _comment(self.ctx, line)
+        comment = edits.trailing_comment(self.ctx, line)
         if comment is not None and "noqa" in comment:
             return None  # `# noqa: F401`: kept on purpose, a re-export
         if self.ctx.path.endswith("__init__.py") or self._used(local):
@@ -432,20 +430,8 @@ def _items(ctx, nodes, end: int) -> list[list[str]]:
 def _line_end(ctx, node: cst.CSTNode) -> int:
     """The offset after the line break that ends ``node``'s last line (the range of a
     compound statement already runs to it)."""
-    match = _LINE_BREAK.search(ctx.text, ctx.span(node)[1] - 1)
+    match = LINE_BREAK.search(ctx.text, ctx.span(node)[1] - 1)
     return match.end() if match else len(ctx.text)
-
-
-def _after(ctx, line: cst.SimpleStatementLine) -> str:
-    """What follows the statement ``line`` on its line, before the line break."""
-    text = ctx.text[ctx.span(line)[1]:_line_end(ctx, line)]
-    return text.rstrip("\r\n")
-
-
-def _comment(ctx, line: cst.SimpleStatementLine) -> Optional[str]:
-    """The comment at the end of the statement ``line``, if any."""
-    after = _after(ctx, line)
-    return after[after.index("#"):] if "#" in after else None
 
 
 def _remove_statement(ctx, line: cst.SimpleStatementLine) -> Optional[tuple[Edit, ...]]:
@@ -460,9 +446,8 @@ def _remove_statement(ctx, line: cst.SimpleStatementLine) -> Optional[tuple[Edit
         return (edits.replace(line.body[0], "pass"),)
     if isinstance(block, cst.Module):
         # The whole line: its indentation, the statement, a comment and the line break.
-        start = ctx.span(line)[0]
-        line_start = max(ctx.text.rfind("\n", 0, start), ctx.text.rfind("\r", 0, start)) + 1
-        return (Edit(line, "", span=(line_start, _line_end(ctx, line))),)
+        start = line_start(ctx.text, ctx.span(line)[0])
+        return (Edit(line, "", span=(start, _line_end(ctx, line))),)
     # In a block, a statement next to this one is written again over the range of both,
     # which takes the blank lines after the deleted one with it.
     index = next(i for i, statement in enumerate(block.body) if statement is line)
@@ -471,7 +456,7 @@ def _remove_statement(ctx, line: cst.SimpleStatementLine) -> Optional[tuple[Edit
     # The last statement of its block: the previous one, written again, takes its place
     # without its own line break and keeps this line's.
     previous = block.body[index - 1]
-    if _comment(ctx, line) is not None or "#" in ctx.text[_line_end(ctx, previous):ctx.span(line)[0]]:
+    if edits.trailing_comment(ctx, line) is not None or "#" in ctx.text[_line_end(ctx, previous):ctx.span(line)[0]]:
         return None  # the comments would be lost
     kept = ctx.text[ctx.span(previous)[0]:_line_end(ctx, previous)]
     return (Edit(previous, _FINAL_LINE_BREAK.sub("", kept), end_node=line),)
@@ -483,7 +468,7 @@ def _rewrite_following(ctx, line: cst.SimpleStatementLine, following: cst.BaseSt
     text = ctx.text
     between = text[_line_end(ctx, line):ctx.span(following)[0]]  # lines before `following`, its indentation
     # The blank lines after the deleted one go with it, up to a comment.
-    while (match := _LINE_BREAK.search(between)) and not between[:match.start()].strip():
+    while (match := LINE_BREAK.search(between)) and not between[:match.start()].strip():
         between = between[match.end():]
     between = between.removeprefix(ctx.line_indent(following))  # that of `line` stays
     return Edit(line, between + text[slice(*ctx.span(following))], end_node=following)

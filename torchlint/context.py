@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
+import io
 import os
 import re
+import tokenize
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 from torchlint import cst
-
 from torchlint.inference import Inference
-import io
-import tokenize
-
-from torchlint.source import LineIndex
 from torchlint.project import module_identity
 from torchlint.rule import Finding
 from torchlint.semantic import SemanticModel
+from torchlint.source import LineIndex, line_start
 from torchlint.values import Step, Value
 from torchlint.walk import iter_nodes
 
@@ -158,8 +156,7 @@ class FileContext:
     def line_indent(self, node: cst.CSTNode) -> str:
         """The whitespace that starts the line on which ``node`` starts."""
         start = self.outer_span(node)[0]
-        line_start = max(self.text.rfind("\n", 0, start), self.text.rfind("\r", 0, start)) + 1
-        line = self.text[line_start:start]
+        line = self.text[line_start(self.text, start):start]
         return line[: len(line) - len(line.lstrip(" \t\f"))]
 
     def comment_count(self, node: cst.CSTNode) -> int:

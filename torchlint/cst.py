@@ -28,6 +28,8 @@ import re
 import sys
 from typing import Optional
 
+from torchlint.source import LINE_BREAK, line_start as _start_of_line
+
 # ------------------------------------------------------------------------------------
 # Errors
 
@@ -431,7 +433,6 @@ def _parse(text: str) -> Module:
 _DEEP_RECURSION_LIMIT = 50_000
 
 
-_NEWLINE = re.compile(r"\r\n?|\n")
 # What may come between a node and a parenthesis before it, besides spaces.
 _BEFORE_PARENTHESIS = frozenset("\t\f\r\n\\")
 # What may come right after a node that has parentheses.
@@ -483,7 +484,7 @@ class _Builder:
         self.text = text + "\0"
         self.size = len(text)
         if "\r" in text:
-            self.line_starts = [0] + [match.end() for match in _NEWLINE.finditer(text)]
+            self.line_starts = [0] + [match.end() for match in LINE_BREAK.finditer(text)]
         else:
             self.line_starts = starts = [0]
             offset = 0
@@ -531,7 +532,7 @@ class _Builder:
             return start + column
         data = self._line_bytes.get(start)
         if data is None:
-            end = _NEWLINE.search(text, start)
+            end = LINE_BREAK.search(text, start)
             data = self._line_bytes[start] = text[start:end.start() if end else len(text)].encode("utf-8")
         return start + len(data[:column].decode("utf-8", "replace"))
 
@@ -555,7 +556,7 @@ class _Builder:
                 i -= 1
             elif char == "\n" or char == "\r":
                 i -= 2 if char == "\n" and i > 0 and text[i - 1] == "\r" else 1
-                line_start = max(text.rfind("\n", 0, i + 1), text.rfind("\r", 0, i + 1)) + 1
+                line_start = _start_of_line(text, i + 1)
                 if "#" in text[line_start:i + 1]:
                     comment = self._comment_in(line_start, i + 1)
                     if comment is not None:
@@ -619,7 +620,7 @@ class _Builder:
     def module(self, tree: ast.Module) -> Module:
         text = self.text[:self.size]
         body, _ = self._statements(tree.body)
-        newline = _NEWLINE.search(text)
+        newline = LINE_BREAK.search(text)
         return Module(body, text, self.default_indent or "    ", newline.group() if newline else "\n",
                       text.endswith(("\n", "\r")), 0, self.size)
 
@@ -692,7 +693,7 @@ class _Builder:
             end -= 1
         if end < 1 or text[end - 1] != "\\":
             return False
-        previous = max(text.rfind("\n", 0, end), text.rfind("\r", 0, end)) + 1
+        previous = _start_of_line(text, end)
         return "#" not in text[previous:end] or self._comment_in(previous, end) is None
 
     def _block_start(self, line: int) -> int:
@@ -714,7 +715,7 @@ class _Builder:
         end = offset
         size = self.size
         while offset < size:
-            line_end = _NEWLINE.search(text, offset)
+            line_end = LINE_BREAK.search(text, offset)
             stop = line_end.end() if line_end else size
             content = text[offset:line_end.start() if line_end else size]
             stripped = content.lstrip(" \t\f")
@@ -1514,7 +1515,7 @@ class _Builder:
         tree = ast.parse(source, mode="eval")
         saved = self.line_starts
         line = bisect.bisect_right(saved, start) - 1
-        count = len(_NEWLINE.findall(source))
+        count = len(LINE_BREAK.findall(source))
         # Line 1 of `source` starts one character before the expression (the `(` stands
         # where the `{` is); its other lines are the file's.
         self.line_starts = [start - 1] + saved[line + 1:line + 1 + count]

@@ -9,13 +9,13 @@ with its indentation and newline, so a rewritten statement looks like its neighb
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Optional, Sequence, Union
 
 from torchlint import cst
 
 from torchlint.rule import Edit
 from torchlint.semantic import BindingKind
+from torchlint.source import LINE_BREAK, line_start
 from torchlint.walk import iter_nodes
 
 if TYPE_CHECKING:
@@ -107,14 +107,11 @@ def own_line(ctx: "FileContext", node: cst.CSTNode) -> Optional[cst.SimpleStatem
     return None
 
 
-_NEWLINE = re.compile(r"\r\n|\r|\n")
-
-
 def trailing_comment(ctx: "FileContext", line: cst.SimpleStatementLine) -> Optional[str]:
     """The comment after the statement(s) of ``line`` (``# noqa``), if there is one."""
     text = ctx.text
     end = ctx.span(line)[1]
-    line_end = _NEWLINE.search(text, end)
+    line_end = LINE_BREAK.search(text, end)
     stop = line_end.start() if line_end else len(text)
     start = text.find("#", end, stop)  # only `;` and blanks can come before it
     return text[start:stop] if start >= 0 else None
@@ -208,7 +205,7 @@ def _indented(text: str, strings: list[tuple[int, int]], indent: str, unit: str)
     level every line, blank ones too), except lines that start inside a string literal
     or continue the line before after a backslash, which stay exactly as they are."""
     parts, kept = [], 0
-    for newline in _NEWLINE.finditer(text):
+    for newline in LINE_BREAK.finditer(text):
         line_start = newline.end()
         if _in_string(strings, newline.start()) or _continued(text, newline.start(), strings) or \
                 not text.startswith(indent, line_start):
@@ -228,6 +225,6 @@ def _continued(text: str, newline: int, strings: list[tuple[int, int]]) -> bool:
     one (not one at the end of a comment)."""
     if not text.endswith("\\", 0, newline):
         return False
-    line_start = max(text.rfind("\n", 0, newline), text.rfind("\r", 0, newline)) + 1
+    start = line_start(text, newline)
     return not any(char == "#" and not _in_string(strings, offset)
-                   for offset, char in enumerate(text[line_start:newline], line_start))
+                   for offset, char in enumerate(text[start:newline], start))

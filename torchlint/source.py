@@ -103,7 +103,13 @@ def _offset_position(data: bytes, offset: int) -> tuple[int, int]:
     return row, column
 
 
-_NEWLINE = re.compile(r"\r\n|\r|\n")
+# A line break as Python counts them.
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def line_start(text: str, offset: int) -> int:
+    """The offset where the line holding ``offset`` starts."""
+    return max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
 
 
 class LineIndex:
@@ -111,7 +117,7 @@ class LineIndex:
 
     def __init__(self, source: str):
         self.source = source
-        self.starts = [0] + [m.end() for m in _NEWLINE.finditer(source)]
+        self.starts = [0] + [m.end() for m in LINE_BREAK.finditer(source)]
 
     def position(self, offset: int) -> tuple[int, int]:
         row = bisect.bisect_right(self.starts, offset)
