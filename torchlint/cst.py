@@ -37,11 +37,18 @@ from torchlint.source import LINE_BREAK, line_start as _start_of_line
 class ParserSyntaxError(Exception):
     """The text is not Python this interpreter parses; lines and columns are 1-based."""
 
-    def __init__(self, message: str, editor_line: int = 1, editor_column: int = 1):
+    def __init__(self, message: str, editor_line: int = 1, editor_column: int = 1, syntax: bool = True):
         super().__init__(message)
         self.message = message
         self.editor_line = editor_line
         self.editor_column = editor_column
+        # False: not a syntax error but text ast cannot take (a null byte, too deep nesting).
+        self.syntax = syntax
+
+    @property
+    def reason(self) -> str:
+        """Why the text cannot be linted, as torchlint reports it."""
+        return f"syntax error: {self.message}" if self.syntax else f"cannot parse: {self.message}"
 
     def __str__(self) -> str:
         return self.message
@@ -406,14 +413,20 @@ def parse_module(text: str) -> Module:
             gc.enable()
 
 
-def _parse(text: str) -> Module:
-    bom = text.startswith("\ufeff")  # ast refuses it, libcst skips it
+def parse_ast(text: str) -> ast.Module:
+    """``ast.parse(text)``, or ``ParserSyntaxError`` when it is not Python this
+    interpreter parses.  A leading byte-order mark is skipped (ast refuses it)."""
     try:
-        tree = ast.parse(text[1:] if bom else text, type_comments=False)
+        return ast.parse(text[1:] if text.startswith("\ufeff") else text, type_comments=False)
     except SyntaxError as error:
         raise ParserSyntaxError(str(error.msg), error.lineno or 1, max(error.offset or 1, 1)) from None
     except (ValueError, RecursionError, MemoryError) as error:
-        raise ParserSyntaxError(f"{type(error).__name__}: {error}") from None
+        raise ParserSyntaxError(f"{type(error).__name__}: {error}", syntax=False) from None
+
+
+def _parse(text: str) -> Module:
+    bom = text.startswith("\ufeff")  # libcst skips it too; offsets still count it
+    tree = parse_ast(text)
     try:
         return _Builder(text, bom).module(tree)
     except RecursionError:
@@ -425,7 +438,7 @@ def _parse(text: str) -> Module:
     try:
         return _Builder(text, bom).module(tree)
     except RecursionError as error:
-        raise ParserSyntaxError(f"RecursionError: {error}") from None
+        raise ParserSyntaxError(f"RecursionError: {error}", syntax=False) from None
     finally:
         sys.setrecursionlimit(limit)
 

@@ -10,7 +10,6 @@ it never stops the run.
 
 from __future__ import annotations
 
-import ast
 import sys
 from pathlib import Path
 import traceback
@@ -80,7 +79,7 @@ def lint_source(source: SourceText, display_path: str, rules: Sequence[type[Rule
     try:
         module = cst.parse_module(source.text)
     except cst.ParserSyntaxError as error:
-        report.diagnostics.append(_syntax_error(display_path, source.text, error))
+        report.diagnostics.append(unlintable(display_path, *syntax_error_reason(error)))
         return report
     except Exception as error:  # a bug in the tree's construction must not stop the run
         report.diagnostics.append(unlintable(display_path, f"cannot parse: {type(error).__name__}: {error}"))
@@ -108,27 +107,18 @@ def lint_source(source: SourceText, display_path: str, rules: Sequence[type[Rule
     return report
 
 
-def _syntax_error(display_path: str, text: str, error: cst.ParserSyntaxError) -> Diagnostic:
-    return unlintable(display_path, *syntax_error_reason(text, error))
-
-
 def _python_syntax_error(text: str) -> Optional[tuple[str, int, int]]:
     """Why and where ``text`` is not Python, by CPython's parser; None when it parses."""
     try:
-        ast.parse(text)
-    except SyntaxError as error:
-        return f"syntax error: {error.msg}", error.lineno or 1, max(error.offset or 1, 1)
-    except (ValueError, RecursionError, MemoryError) as error:
-        return f"cannot parse: {type(error).__name__}: {error}", 1, 1
+        cst.parse_ast(text)
+    except cst.ParserSyntaxError as error:
+        return syntax_error_reason(error)
     return None
 
 
-def syntax_error_reason(text: str, error: cst.ParserSyntaxError) -> tuple[str, int, int]:
-    """Why and where (row, column) ``text`` does not parse, worded by CPython's parser."""
-    problem = _python_syntax_error(text)
-    if problem is not None:
-        return problem
-    return f"cannot parse: {error.message}", error.editor_line, error.editor_column
+def syntax_error_reason(error: cst.ParserSyntaxError) -> tuple[str, int, int]:
+    """Why and where (row, column) a text does not parse."""
+    return error.reason, error.editor_line, error.editor_column
 
 
 _hook_cache: dict[type, list[tuple[str, type, str]]] = {}

@@ -36,7 +36,7 @@ from torchlint import cst
 from torchlint.fixer import FixOutcome, fix_source
 from torchlint.diagnostics import Applicability, Diagnostic, FileReport, Note, unlintable
 from torchlint.linter import lint_source, syntax_error_reason
-from torchlint.source import LineIndex
+from torchlint.source import LINE_BREAK, LineIndex
 from torchlint.project import Project
 from torchlint.rule import Rule
 from torchlint.source import SourceText, UnreadableSource
@@ -51,7 +51,6 @@ _BOUNDARY = "# ---- torchlint notebook cell {} ----\n"
 _BOUNDARY_LINE = re.compile(r"^# ---- torchlint notebook cell (\d+) ----\n", re.MULTILINE)
 _PLACEHOLDER = "pass  # <torchlint magic {}>"
 _PLACEHOLDER_LINE = re.compile(r"([ \t]*)pass  # <torchlint magic (\d+)>(?:\r\n|\r|\n)?")
-_NEWLINE = re.compile(r"\r\n|\r|\n")
 _MAGIC_ASSIGNMENT = re.compile(r"[ \t]*[A-Za-z_][\w.,\s\[\]]*=[ \t]*[%!]")
 _HELP = re.compile(r"[ \t]*[\w.*]+\?{1,2}[ \t]*(?:\r\n|\r|\n)?")
 
@@ -97,7 +96,7 @@ class Notebook:
                 row += 1
             cell.first_row = row
             parts.append(cell.masked)
-            row += len(_NEWLINE.findall(cell.masked))
+            row += len(LINE_BREAK.findall(cell.masked))
         self.module = "".join(parts)
 
     def locate(self, row: int) -> tuple[CodeCell, int]:
@@ -178,7 +177,7 @@ def _add_code_cell(notebook: Notebook, number: int, text: str) -> None:
     try:
         cst.parse_module(masked_text)
     except cst.ParserSyntaxError as error:
-        notebook.problems.append((number, *syntax_error_reason(masked_text, error)))
+        notebook.problems.append((number, *syntax_error_reason(error)))
         return
     except Exception as error:  # a bug in the tree's construction must not stop the run
         notebook.problems.append((number, f"cannot parse: {type(error).__name__}: {error}", 1, 1))
