@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from torchlint.cache import FORMAT
+
 from conftest import FIXTURES, LEGACY, Project, run_torchlint
 
 JSON = ("--output-format", "json", "--select", "ALL")
@@ -39,6 +41,59 @@ def test_findings_are_identical_with_and_without_cache_and_with_one_or_two_jobs(
     assert _check(code, "--jobs", "2", "--cache-dir", cache) == reference  # warm
     assert _check(code, "--jobs", "1", "--cache-dir", cache) == reference
     assert not (code / ".torchlint_cache").exists()  # --cache-dir and --no-cache were obeyed
+
+
+def test_source_lines_are_shown_the_same_with_one_or_two_jobs_and_from_the_cache(tmp_path) -> None:
+    code = _copy_fixtures(tmp_path)
+    cache = str(tmp_path / "cache")
+    for output_format in ("full", "sarif"):
+        def check(*args: str) -> str:
+            result = run_torchlint("check", "--select", "ALL", "--output-format", output_format, *args, ".", cwd=code)
+            assert result.returncode == 1, result.stderr
+            return result.stdout
+
+        reference = check("--jobs", "1", "--no-cache")
+        assert check("--jobs", "2", "--no-cache") == reference
+        assert check("--jobs", "2", "--cache-dir", cache + output_format) == reference  # cold
+        assert check("--jobs", "2", "--cache-dir", cache + output_format) == reference  # warm
+        if output_format == "full":
+            assert "11 | x.data *= 10\n" in reference  # fixtures/TL102-data-inplace/bad_silent_wrong_gradient.py
+
+
+def test_a_report_holds_the_lines_it_shows_not_the_whole_file(tmp_path) -> None:
+    from torchlint import batch
+    from torchlint.rule import all_rules
+
+    path = tmp_path / "a.py"
+    path.write_text("# a comment\n" * 500 + LEGACY, encoding="utf-8")
+    job = batch.Job(path, "a.py", tuple(all_rules()), (tmp_path,))
+    for workers in (1, 2):
+        [(report, _)] = batch.run([job, job], workers)[:1]
+        assert report.source is None
+        rows = {row for d in report.diagnostics
+                for row in (d.row, d.end_row, *(note.row for note in (*d.evidence, *d.related)),
+                            *(edit[i] for edit in d.fix_edits for i in (0, 2)))}
+        assert set(report.shown_lines) == rows and 500 not in rows
+        assert all(report.line(row) == path.read_text().splitlines()[row - 1] for row in rows)
+    [(kept, _)] = batch.run([job], 1, keep_source=True)
+    assert kept.source is not None and kept.source.text == path.read_text()
+
+
+def test_what_the_project_records_for_the_cache_does_not_grow_with_the_files_linted(tmp_path) -> None:
+    from torchlint import batch
+    from torchlint.project import Project
+    from torchlint.rule import all_rules
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
+    project = Project()
+    for number in range(30):
+        path = tmp_path / f"m{number}.py"
+        path.write_text(f"from missing{number} import f\nimport torch\nx = torch.ones(2)\ny = x.data\n",
+                        encoding="utf-8")
+        job = batch.Job(path, path.name, tuple(all_rules()), project.roots_for(path))
+        report, _ = batch.lint_job(job, None, tmp_path / "cache", project)
+        assert [d.code for d in report.diagnostics] == ["TL101"]
+        assert len(project._absent) <= 1 and len(project._looked_into) <= 1
 
 
 def test_the_cache_lives_beside_the_configuration_by_default(project: Project) -> None:
@@ -103,12 +158,12 @@ def test_corrupted_cache_entries_are_ignored_and_rebuilt(tmp_path) -> None:
     assert len(entries) > 50
     for number, entry in enumerate(entries):
         data = entry.read_bytes()
-        damaged = [data[: len(data) // 2], b"\x00\xff garbage", b"{}", b'{"format": 1, "report": 3}',
+        damaged = [data[: len(data) // 2], b"\x00\xff garbage", b"{}", b'{"format": %d, "report": 3}' % FORMAT,
                    data.replace(b'"range":[', b'"range":["x",')][number % 5]
         entry.write_bytes(damaged)
     assert _check(code, "--cache-dir", str(cache)) == reference
     for entry in entries:  # rewritten whole
-        assert json.loads(entry.read_bytes())["format"] == 1
+        assert json.loads(entry.read_bytes())["format"] == FORMAT
     assert _check(code, "--cache-dir", str(cache)) == reference
 
 

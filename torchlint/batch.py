@@ -64,13 +64,14 @@ def default_workers() -> int:
 
 
 def run(jobs: list[Job], workers: int, fix: Optional[FixMode] = None,
-        cache_folder: Optional[Path] = None) -> list[Result]:
-    """The report (and with ``fix``, the fix outcome) of every job, in the jobs' order."""
+        cache_folder: Optional[Path] = None, keep_source: bool = False) -> list[Result]:
+    """The report (and with ``fix``, the fix outcome) of every job, in the jobs' order.
+    Reports hold the lines they show; with ``keep_source``, the whole source too."""
     cache = Cache(cache_folder) if cache_folder is not None else None
     results: list[Optional[Result]] = [None] * len(jobs)
     pending = []
     for index, job in enumerate(jobs):
-        hit = _cached(cache, job, fix) if cache is not None else None
+        hit = _cached(cache, job, fix, keep_source) if cache is not None else None
         if hit is not None:
             results[index] = (hit, None)
         else:
@@ -85,13 +86,13 @@ def run(jobs: list[Job], workers: int, fix: Optional[FixMode] = None,
         if workers <= 1 or len(pending) == 1:
             project = _new_project()
             for index in pending:
-                results[index] = lint_job(jobs[index], fix, folder, project)
+                results[index] = lint_job(jobs[index], fix, folder, project, keep_source=keep_source)
         else:
-            _run_pool(jobs, pending, results, min(workers, len(pending)), fix, folder)
+            _run_pool(jobs, pending, results, min(workers, len(pending)), fix, folder, keep_source)
     return results  # type: ignore[return-value]
 
 
-def _cached(cache: Cache, job: Job, fix: Optional[FixMode]) -> Optional[FileReport]:
+def _cached(cache: Cache, job: Job, fix: Optional[FixMode], keep_source: bool) -> Optional[FileReport]:
     try:
         data = read_bytes(str(job.path))
     except UnreadableSource:
@@ -101,9 +102,9 @@ def _cached(cache: Cache, job: Job, fix: Optional[FixMode]) -> Optional[FileRepo
         return None
     if fix is not None and any(d.applicable_fix in fix.allowed for d in report.diagnostics):
         return None  # there is something to fix: that takes the parser
-    if report.diagnostics and job.path.suffix.lower() != ".ipynb":  # notebook reports show their cells
+    if keep_source and report.diagnostics and job.path.suffix.lower() != ".ipynb":
         try:
-            report.source = decode(data)  # the lines the findings are shown with
+            report.source = decode(data)
         except UnreadableSource:
             pass  # the entry holds that diagnostic
     return report
@@ -112,8 +113,10 @@ def _cached(cache: Cache, job: Job, fix: Optional[FixMode]) -> Optional[FileRepo
 # --- the work itself ----------------------------------------------------------------------
 
 def lint_job(job: Job, fix: Optional[FixMode], cache_folder: Optional[Path],
-             project: Optional["Project"] = None, data: Optional[bytes] = None) -> Result:
-    """Lint (or fix) one file, and store the result in the cache when it is reusable."""
+             project: Optional["Project"] = None, data: Optional[bytes] = None,
+             keep_source: bool = False) -> Result:
+    """Lint (or fix) one file, and store the result in the cache when it is reusable.
+    The report keeps the file's whole source only with ``keep_source``."""
     from torchlint.config import rule_classes
     from torchlint.fixer import WriteError, fix_source, write_fixed
     from torchlint.linter import lint_bytes
@@ -148,8 +151,9 @@ def lint_job(job: Job, fix: Optional[FixMode], cache_folder: Optional[Path],
     if cache_folder is not None and job.path is not None and reusable and not report.internal_error:
         dependencies, absent = project.dependencies(job.path)
         Cache(cache_folder).store(job.key(data), report, dependencies, absent)
-    if outcome is None and not report.diagnostics:
-        report.source = None  # nothing to show from it; do not carry it around
+    project.forget_records()
+    if not (keep_source and report.diagnostics):
+        report.source = None  # it holds the lines it shows; the parent need not hold every file
     return report, outcome
 
 
@@ -170,8 +174,8 @@ def _worker_project() -> "Project":
     return _project
 
 
-def _pool_job(job: Job, fix: Optional[FixMode], cache_folder: Optional[Path]) -> Result:
-    return lint_job(job, fix, cache_folder)
+def _pool_job(job: Job, fix: Optional[FixMode], cache_folder: Optional[Path], keep_source: bool) -> Result:
+    return lint_job(job, fix, cache_folder, keep_source=keep_source)
 
 
 # --- the pool ---------------------------------------------------------------------------
@@ -185,14 +189,14 @@ def _context():
 
 
 def _run_pool(jobs: list[Job], pending: list[int], results: list, workers: int,
-              fix: Optional[FixMode], cache_folder: Optional[Path]) -> None:
+              fix: Optional[FixMode], cache_folder: Optional[Path], keep_source: bool) -> None:
     # Big files first, so that no worker is left with one at the end.
     order = sorted(pending, key=lambda index: -_size(jobs[index].path))
     unfinished = set(order)
     gc.freeze()  # what the workers inherit stays out of their collections: fewer pages copied
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
-            futures = {pool.submit(_pool_job, jobs[index], fix, cache_folder): index for index in order}
+            futures = {pool.submit(_pool_job, jobs[index], fix, cache_folder, keep_source): index for index in order}
             for future in as_completed(futures):
                 index = futures[future]
                 results[index] = future.result()
@@ -201,15 +205,15 @@ def _run_pool(jobs: list[Job], pending: list[int], results: list, workers: int,
         # A worker died (killed, out of memory, a crash in native code).  Find the file:
         # each one left runs alone in a fresh worker.
         for index in sorted(unfinished):
-            results[index] = _isolated(jobs[index], fix, cache_folder)
+            results[index] = _isolated(jobs[index], fix, cache_folder, keep_source)
     finally:
         gc.unfreeze()
 
 
-def _isolated(job: Job, fix: Optional[FixMode], cache_folder: Optional[Path]) -> Result:
+def _isolated(job: Job, fix: Optional[FixMode], cache_folder: Optional[Path], keep_source: bool) -> Result:
     try:
         with ProcessPoolExecutor(max_workers=1, mp_context=_context()) as pool:
-            return pool.submit(_pool_job, job, fix, cache_folder).result()
+            return pool.submit(_pool_job, job, fix, cache_folder, keep_source).result()
     except BrokenProcessPool:
         message = "internal error: the worker process linting this file died (please report this)"
         report = FileReport(job.display, [unlintable(job.display, message)], filename=str(job.path))

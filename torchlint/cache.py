@@ -28,7 +28,7 @@ from torchlint import __version__
 from torchlint.diagnostics import FileReport, report_from_data, report_to_data
 
 DEFAULT_FOLDER = ".torchlint_cache"
-FORMAT = 1
+FORMAT = 2  # 2: reports carry the source lines they show
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This folder is torchlint's cache; see https://bford.info/cachedir/\n"
 
 

@@ -159,15 +159,16 @@ def check(
     )
     try:
         resolver = SettingsResolver(cli, config=config_path, isolated=isolated)
+        keep_source = runtime_options is not None  # the runtime check runs the files' code
         use_stdin = paths == ("-",) or (not paths and stdin_filename is not None)
         if "-" in paths and not use_stdin:
             raise click.UsageError("'-' (standard input) cannot be combined with other paths")
         if use_stdin:
-            reports = _lint_stdin(resolver, stdin_filename, force_exclude, plan)
+            reports = _lint_stdin(resolver, stdin_filename, force_exclude, plan, keep_source)
         else:
             cache_folder = None if no_cache else _cache_folder(cache_dir, resolver)
             reports = _lint_paths(resolver, list(paths) or ["."], force_exclude, show_files, plan,
-                                  jobs or batch.default_workers(), cache_folder)
+                                  jobs or batch.default_workers(), cache_folder, keep_source)
             if reports is None:
                 return
     except ConfigError as error:
@@ -351,7 +352,7 @@ def _cache_folder(given: Optional[Path], resolver: SettingsResolver) -> Path:
 
 def _lint_paths(resolver: SettingsResolver, paths: list[str], force_exclude: Optional[bool],
                 show_files: bool, plan: FixPlan, workers: int,
-                cache_folder: Optional[Path]) -> Optional[list[FileReport]]:
+                cache_folder: Optional[Path], keep_source: bool) -> Optional[list[FileReport]]:
     found = discover(paths, resolver, force_exclude)
     if show_files:
         for candidate in sorted(found.files, key=lambda c: c.display):
@@ -365,7 +366,7 @@ def _lint_paths(resolver: SettingsResolver, paths: list[str], force_exclude: Opt
     jobs = [batch.Job(candidate.path, candidate.display, candidate.settings.codes_for(candidate.path),
                       roots.roots_for(candidate.path))
             for candidate in found.files]
-    for report, outcome in batch.run(jobs, workers, plan.fix_mode, cache_folder):
+    for report, outcome in batch.run(jobs, workers, plan.fix_mode, cache_folder, keep_source):
         if outcome is not None:
             plan.outcomes[id(report)] = outcome
         reports.append(report)
@@ -373,7 +374,7 @@ def _lint_paths(resolver: SettingsResolver, paths: list[str], force_exclude: Opt
 
 
 def _lint_stdin(resolver: SettingsResolver, stdin_filename: Optional[str],
-                force_exclude: Optional[bool], plan: FixPlan) -> list[FileReport]:
+                force_exclude: Optional[bool], plan: FixPlan, keep_source: bool) -> list[FileReport]:
     data = click.get_binary_stream("stdin").read()
     if stdin_filename is None:
         path, display, settings = None, "-", resolver.for_directory(resolver.cwd)
@@ -391,7 +392,7 @@ def _lint_stdin(resolver: SettingsResolver, stdin_filename: Optional[str],
     project = Project()
     job = batch.Job(path, display, settings.codes_for(path), project.roots_for(path) if path else ())
     fix = batch.FixMode(write=False, allowed=plan.allowed) if plan.mode else None
-    report, outcome = batch.lint_job(job, fix, None, project, data=data)
+    report, outcome = batch.lint_job(job, fix, None, project, data=data, keep_source=keep_source)
     if outcome is not None:
         plan.outcomes[id(report)] = outcome
     if plan.mode == "fix":

@@ -133,23 +133,42 @@ class Diagnostic:
 class FileReport:
     path: str  # as shown to the user (relative to the working directory when inside it)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    # The whole source: kept only where the caller asked for it (the runtime check, fixes).
     source: Optional[SourceText] = None
     internal_error: Optional[str] = None
     filename: str = ""  # absolute path, for machine-readable output
     cells: dict[int, str] = field(default_factory=dict)  # a notebook's code cells, by number
+    # The source lines the diagnostics point at (findings, their notes, their fixes), by
+    # row, without line breaks: enough to show a report without holding the whole file.
+    shown_lines: dict[int, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.filename:
             self.filename = self.path
 
-    def lines(self, cell: Optional[int] = None) -> Optional[list[str]]:
-        """The source (of a notebook: the cell's) split into lines the way Python counts
-        them, if it was read."""
-        text = self.cells.get(cell) if cell is not None else self.source.text if self.source else None
+    def line(self, row: int, cell: Optional[int] = None) -> Optional[str]:
+        """Line ``row`` of the source (of a notebook: of the cell), if it is known."""
+        if cell is None:
+            return self.shown_lines.get(row)
+        text = self.cells.get(cell)
         if text is None:
             return None
         index = LineIndex(text)
-        return [index.line(row) for row in range(1, index.line_count + 1)]
+        return index.line(row) if 1 <= row <= index.line_count else None
+
+    def keep_shown_lines(self, text: str) -> None:
+        """Fill ``shown_lines`` from the file's ``text``."""
+        rows = set()
+        for d in self.diagnostics:
+            if d.cell is None:
+                rows.update((d.row, d.end_row))
+                rows.update(note.row for note in (*d.evidence, *d.related))
+                rows.update(row for edit in d.fix_edits for row in (edit[0], edit[2]))
+        if not rows:
+            self.shown_lines = {}
+            return
+        index = LineIndex(text)
+        self.shown_lines = {row: index.line(row) for row in sorted(rows) if 1 <= row <= index.line_count}
 
 
 def unlintable(path: str, reason: str, row: int = 1, column: int = 1) -> Diagnostic:
@@ -168,10 +187,12 @@ def unlintable(path: str, reason: str, row: int = 1, column: int = 1) -> Diagnos
 # --- plain-data form, for the cache ------------------------------------------------------
 
 def report_to_data(report: FileReport) -> dict:
-    """A JSON-ready form of ``report`` without its source (the cache has the bytes)."""
+    """A JSON-ready form of ``report`` without its source (the cache has the bytes), with
+    the lines it shows."""
     return {
         "path": report.path,
         "cells": {str(number): text for number, text in report.cells.items()},
+        "shown_lines": {str(row): text for row, text in report.shown_lines.items()},
         "diagnostics": [_diagnostic_to_data(d) for d in report.diagnostics],
     }
 
@@ -184,6 +205,7 @@ def report_from_data(data: dict, filename: str) -> FileReport:
         [_diagnostic_from_data(d) for d in data["diagnostics"]],
         filename=filename,
         cells={int(number): str(text) for number, text in data["cells"].items()},
+        shown_lines={int(row): str(text) for row, text in data["shown_lines"].items()},
     )
 
 

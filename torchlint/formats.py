@@ -143,10 +143,8 @@ def write_sarif(reports: Iterable[FileReport], out: TextIO) -> None:
     for report in reports:
         location = _artifact_location(report, root)
         occurrences: dict[str, int] = {}
-        file_lines = report.lines()
         for d in report.diagnostics:
-            lines = report.lines(d.cell) if d.cell is not None else file_lines
-            results.append(_sarif_result(d, location, lines, rule_index, occurrences))
+            results.append(_sarif_result(d, report, location, rule_index, occurrences))
     errors = [report.internal_error for report in reports if report.internal_error]
     run = {
         "tool": {"driver": {
@@ -208,39 +206,41 @@ def _artifact_location(report: FileReport, root: Path) -> dict:
     return {"uri": quote(report.path)}  # standard input without --stdin-filename
 
 
-def _utf16_column(lines: Optional[list[str]], row: int, column: int) -> int:
+def _utf16_column(report: FileReport, row: int, column: int) -> int:
     """Our columns count code points; SARIF's default unit is UTF-16 code units."""
-    if lines is None or not 1 <= row <= len(lines):
+    line = report.line(row)
+    if line is None:
         return column
-    return column + sum(1 for char in lines[row - 1][:column - 1] if ord(char) > 0xFFFF)
+    return column + sum(1 for char in line[:column - 1] if ord(char) > 0xFFFF)
 
 
-def _region(lines, row: int, column: int, end_row: Optional[int] = None, end_column: Optional[int] = None) -> dict:
-    region = {"startLine": row, "startColumn": _utf16_column(lines, row, column)}
+def _region(report: FileReport, row: int, column: int, end_row: Optional[int] = None, end_column: Optional[int] = None) -> dict:
+    region = {"startLine": row, "startColumn": _utf16_column(report, row, column)}
     if end_row is not None and end_column is not None:
-        region.update(endLine=end_row, endColumn=_utf16_column(lines, end_row, end_column))
+        region.update(endLine=end_row, endColumn=_utf16_column(report, end_row, end_column))
     return region
 
 
-def _fingerprint(d: Diagnostic, lines: Optional[list[str]], occurrences: dict[str, int]) -> str:
+def _fingerprint(d: Diagnostic, report: FileReport, occurrences: dict[str, int]) -> str:
     """Stable when lines move: the rule, the finding's source line with whitespace
     normalized, and how many earlier findings in the file share both."""
-    text = " ".join(lines[d.row - 1].split()) if lines and 1 <= d.row <= len(lines) else ""
+    line = report.line(d.row, d.cell)
+    text = " ".join(line.split()) if line is not None else ""
     key = f"{d.code}\0{d.name}\0{text}"
     occurrence = occurrences.get(key, 0)
     occurrences[key] = occurrence + 1
     return hashlib.sha256(f"{key}\0{occurrence}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-def _sarif_result(d: Diagnostic, location: dict, lines, rule_index: dict[str, int],
+def _sarif_result(d: Diagnostic, report: FileReport, location: dict, rule_index: dict[str, int],
                   occurrences: dict[str, int]) -> dict:
     def note_location(index: int, note: Note) -> dict:
         return {"id": index, "message": {"text": note.message}, "physicalLocation": {
-            "artifactLocation": location, "region": _region(lines, note.row, note.column)}}
+            "artifactLocation": location, "region": _region(report, note.row, note.column)}}
 
     cell = d.cell  # in a notebook, rows and columns count within this cell
     if cell is None:
-        physical = {"artifactLocation": location, "region": _region(lines, d.row, d.column, d.end_row, d.end_column)}
+        physical = {"artifactLocation": location, "region": _region(report, d.row, d.column, d.end_row, d.end_column)}
         message = d.message
     else:
         # A region would name lines of the notebook's JSON text: name the cell in words instead.
@@ -251,7 +251,7 @@ def _sarif_result(d: Diagnostic, location: dict, lines, rule_index: dict[str, in
         "level": "error",
         "message": {"text": message},
         "locations": [{"physicalLocation": physical}],
-        "partialFingerprints": {"torchlintFingerprint/v1": _fingerprint(d, lines, occurrences)},
+        "partialFingerprints": {"torchlintFingerprint/v1": _fingerprint(d, report, occurrences)},
     }
     if d.code in rule_index:
         result["ruleIndex"] = rule_index[d.code]
@@ -259,17 +259,17 @@ def _sarif_result(d: Diagnostic, location: dict, lines, rule_index: dict[str, in
     if notes and cell is None:
         result["relatedLocations"] = [note_location(index, note) for index, note in enumerate(notes)]
     if d.fix is not None and d.fix_edits and cell is None:
-        result["fixes"] = [_sarif_fix(d, location, lines)]
+        result["fixes"] = [_sarif_fix(d, report, location)]
     properties = {"runtime": d.runtime, "cell": cell}
     if any(value is not None for value in properties.values()):
         result["properties"] = {key: value for key, value in properties.items() if value is not None}
     return result
 
 
-def _sarif_fix(d: Diagnostic, location: dict, lines) -> dict:
+def _sarif_fix(d: Diagnostic, report: FileReport, location: dict) -> dict:
     """The finding's fix, whatever its applicability (named in properties, as in the JSON output)."""
     replacements = [
-        {"deletedRegion": _region(lines, row, column, end_row, end_column), "insertedContent": {"text": content}}
+        {"deletedRegion": _region(report, row, column, end_row, end_column), "insertedContent": {"text": content}}
         for row, column, end_row, end_column, content in d.fix_edits
     ]
     return {

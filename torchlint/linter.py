@@ -68,28 +68,32 @@ def lint_source(source: SourceText, display_path: str, rules: Sequence[type[Rule
     """Lint decoded source.  With ``file_path`` and ``project``, names imported from the
     user's other modules are looked up there (see project.py)."""
     report = FileReport(display_path, source=source)
+    report.diagnostics = _lint(source, display_path, rules, file_path, project, report)
+    report.keep_shown_lines(source.text)
+    return report
+
+
+def _lint(source: SourceText, display_path: str, rules: Sequence[type[Rule]],
+          file_path: Optional[Path], project: Optional[Project], report: FileReport) -> list[Diagnostic]:
+    """The diagnostics of one file (an internal error is noted on ``report``)."""
     active = [rule for rule in rules if rule.may_match(source.text)]
     if rules and not active:
         # Nothing to look for: check that the file is Python, without building its tree.
         problem = _python_syntax_error(source.text)
-        if problem is not None:
-            report.diagnostics.append(unlintable(display_path, *problem))
-        return report
+        return [unlintable(display_path, *problem)] if problem is not None else []
     rules = active
     try:
         module = cst.parse_module(source.text)
     except cst.ParserSyntaxError as error:
-        report.diagnostics.append(unlintable(display_path, *syntax_error_reason(error)))
-        return report
+        return [unlintable(display_path, *syntax_error_reason(error))]
     except Exception as error:  # a bug in the tree's construction must not stop the run
-        report.diagnostics.append(unlintable(display_path, f"cannot parse: {type(error).__name__}: {error}"))
-        return report
+        return [unlintable(display_path, f"cannot parse: {type(error).__name__}: {error}")]
     if not rules:
-        return report
+        return []
     try:
         context = FileContext(module, display_path, file_path, project if file_path is not None else None)
         _run_rules(context, rules)
-        report.diagnostics = _diagnostics(context, source.text)
+        diagnostics = _diagnostics(context, source.text)
         # Nothing else refers to this analysis (other files that import this one get
         # their own, from the project), so its memory can go now rather than whenever
         # the cycle collector next runs a full pass.
@@ -101,10 +105,10 @@ def lint_source(source: SourceText, display_path: str, rules: Sequence[type[Rule
             f"internal error{where} while linting {display_path}: {type(error).__name__}: {error}\n"
             + "".join(traceback.format_exception(type(error), error, error.__traceback__)[-3:])
         )
-        report.diagnostics = [
+        return [
             unlintable(display_path, f"internal error{where}: {type(error).__name__}: {error} (please report this)")
         ]
-    return report
+    return diagnostics
 
 
 def _python_syntax_error(text: str) -> Optional[tuple[str, int, int]]:

@@ -146,6 +146,14 @@ class Project:
         seen.discard(path)
         return {str(other): self._digests.get(other) for other in sorted(seen)}, absent
 
+    def forget_records(self) -> None:
+        """Drop the records of files whose analysis is not cached (a linted file's are
+        needed only until its cache entry is written), so that they do not grow with the
+        number of files linted.  Call it between files."""
+        for records in (self._looked_into, self._absent):
+            for path in [path for path in records if path not in self._contexts]:
+                del records[path]
+
     # --- analysed modules ------------------------------------------------------------
 
     def context(self, path: Path, consumer: Optional[Path] = None) -> Optional["FileContext"]:

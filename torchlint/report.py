@@ -80,12 +80,11 @@ def write_concise(reports: Iterable[FileReport], out: TextIO) -> None:
 
 def write_full(reports: Iterable[FileReport], out: TextIO) -> None:
     for report in reports:
-        file_lines = report.lines()
         for d in report.diagnostics:
-            lines = report.lines(d.cell) if d.cell is not None else file_lines
+            line = report.line(d.row, d.cell)
             out.write(f"{d.path}:{d.row}:{d.column}: {d.code} {_marker(d)}{d.message}\n")
-            if lines is not None and 1 <= d.row <= len(lines):
-                text = lines[d.row - 1].expandtabs(1)
+            if line is not None:
+                text = line.expandtabs(1)
                 width = len(str(d.row))
                 gutter = " " * width
                 end = d.end_column if d.end_row == d.row else len(text) + 1
