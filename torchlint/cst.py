@@ -399,15 +399,67 @@ IsNot = _op("IsNot", BaseCompOp, "is not")
 # Parsing
 
 
-def parse_module(text: str) -> Module:
+class LazyBody:
+    """The body of a function that is not built yet (``parse_module(lazy_bodies=True)``):
+    the line of the function's first decorator (or ``def``) and the indentation of its
+    ``def`` line.  ``build_lazy_body`` builds it."""
+
+    __slots__ = ("first_line", "indent")
+
+    def __init__(self, first_line: int, indent: str):
+        self.first_line = first_line
+        self.indent = indent
+
+
+def parse_module(text: str, lazy_bodies: bool = False) -> Module:
     """Parse ``text`` (a whole file) into a ``Module``; ``ParserSyntaxError`` if it is
-    not Python."""
+    not Python.
+
+    With ``lazy_bodies``, the body of each outermost function (module-level functions,
+    methods) is left as a ``LazyBody`` unless its text mentions ``global``,
+    ``nonlocal``, ``apply`` or an import of torch, which reach beyond the function (see
+    semantic.py).  For a module analysed only because another file imports it, where
+    most functions are never looked into: it takes less than half the memory."""
+    return _without_collector(lambda: _parse(text, lazy_bodies))
+
+
+def build_lazy_body(module: Module, function: "FunctionDef") -> None:
+    """Build the body of ``function`` (a ``LazyBody``) as ``parse_module`` would have.
+
+    Only the function's text is parsed again (from the start of its first line to its
+    end, which the first parse computed), inside ``if 1:`` when the ``def`` is indented,
+    with ast's line numbers moved to where they are in the file; the conversion reads
+    positions off the whole text, as the first one did."""
+    lazy = function.body
+    text = module.code
+    bom = text.startswith("\ufeff")
+
+    def build() -> None:
+        builder = _Builder(text, bom)
+        builder.default_indent = module.default_indent
+        starts = builder.line_starts
+        segment = text[starts[lazy.first_line - 1]:function.end]
+        if lazy.indent:
+            tree = parse_ast("if 1:\n" + segment)
+            ast.increment_lineno(tree, lazy.first_line - 2)
+            definition = tree.body[0].body[0]
+        else:
+            tree = parse_ast(segment)
+            ast.increment_lineno(tree, lazy.first_line - 1)
+            definition = tree.body[0]
+        builder.function_depth = 1
+        function.body, function.end = builder._suite(definition.body, lazy.indent)
+
+    _without_collector(lambda: _deep(build))
+
+
+def _without_collector(build):
     # Neither tree has cycles: the collector would only walk them again and again while
     # they grow (a fifth of the parse's time, a third of the conversion's).
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _parse(text)
+        return build()
     finally:
         if collecting:
             gc.enable()
@@ -424,11 +476,15 @@ def parse_ast(text: str) -> ast.Module:
         raise ParserSyntaxError(f"{type(error).__name__}: {error}", syntax=False) from None
 
 
-def _parse(text: str) -> Module:
+def _parse(text: str, lazy_bodies: bool) -> Module:
     bom = text.startswith("\ufeff")  # libcst skips it too; offsets still count it
     tree = parse_ast(text)
+    return _deep(lambda: _Builder(text, bom, lazy_bodies).module(tree))
+
+
+def _deep(build):
     try:
-        return _Builder(text, bom).module(tree)
+        return build()
     except RecursionError:
         pass
     # The conversion recurses a few frames per level of nesting, and ast accepts a few
@@ -436,7 +492,7 @@ def _parse(text: str) -> Module:
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, _DEEP_RECURSION_LIMIT))
     try:
-        return _Builder(text, bom).module(tree)
+        return build()
     except RecursionError as error:
         raise ParserSyntaxError(f"RecursionError: {error}", syntax=False) from None
     finally:
@@ -484,6 +540,9 @@ _COMPARISON_OPS = {
     ast.Eq: Equal, ast.NotEq: NotEqual, ast.Lt: LessThan, ast.LtE: LessThanEqual, ast.Gt: GreaterThan,
     ast.GtE: GreaterThanEqual, ast.In: In, ast.NotIn: NotIn, ast.Is: Is, ast.IsNot: IsNot,
 }
+# What in a function's text can change the analysis of the rest of its module (semantic.py):
+# names it binds there, torch imports, functions passed to `.apply()`.
+_REACHES_OUT = re.compile(r"\b(?:global|nonlocal|apply)\b|\b(?:import|from)\s+torch\b")
 _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar,
              ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Match)
 
@@ -491,7 +550,9 @@ _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, 
 class _Builder:
     """Converts one module's ``ast`` into nodes, reading positions off ``text``."""
 
-    def __init__(self, text: str, bom: bool = False):
+    def __init__(self, text: str, bom: bool = False, lazy_bodies: bool = False):
+        self.lazy_bodies = lazy_bodies
+        self.function_depth = 0  # how many function bodies the conversion is in
         # A sentinel after the text lets the scans look one character past a token at
         # the very end without a bounds check.
         self.text = text + "\0"
@@ -675,8 +736,10 @@ class _Builder:
                 continue
             return line, following, index
 
-    def _suite(self, stmts: list, indent: str = "") -> tuple[BaseSuite, int]:
-        """The body of a compound statement, and where its code ends (footer included)."""
+    def _suite(self, stmts: list, indent: str = "", lazy: Optional[int] = None) -> tuple[Optional[BaseSuite], int]:
+        """The body of a compound statement, and where its code ends (footer included).
+        With ``lazy`` (where the last statement's last token ends), an indented block
+        is not built: None, and where it would end."""
         text = self.text
         first = stmts[0]
         decorators = getattr(first, "decorator_list", None)
@@ -693,6 +756,14 @@ class _Builder:
             return SimpleStatementSuite(line, line[0].start, last), _LINE_REST.match(text, last).end()
         if self.default_indent is None:
             self.default_indent = prefix[len(indent):] if prefix.startswith(indent) else prefix
+        if lazy is not None:
+            # Where _statements would end: after the last statement's line (a final `;`
+            # included), and the comment lines after it that keep the block's
+            # indentation (those of nested blocks keep it too).
+            after = _SPACES.match(text, lazy).end()
+            if text[after] == ";":
+                lazy = _SPACES.match(text, after + 1).end()
+            return None, self._footer_end(_LINE_REST.match(text, lazy).end(), prefix)
         body, end = self._statements(stmts)
         block = IndentedBlock(body, self._block_start(first_line), end)
         return block, self._footer_end(end, prefix)
@@ -984,7 +1055,18 @@ class _Builder:
         paren = self._skip(name.end)
         params = self._parameters(n.args, paren + 1)
         returns = self._annotation(n.returns) if n.returns is not None else None
-        body, end = self._suite(n.body, indent)
+        # The line of the first `@` (ast's line is its expression's, maybe in parentheses).
+        first_line = bisect.bisect_right(self.line_starts, decorators[0].start) if decorators else n.lineno
+        body = None
+        if self.lazy_bodies and not self.function_depth and not _REACHES_OUT.search(
+                self.text, self.line_starts[first_line - 1], self._offset(n.end_lineno, n.end_col_offset)):
+            body, end = self._suite(n.body, indent, lazy=self._offset(n.end_lineno, n.end_col_offset))
+            if body is None:
+                body = LazyBody(first_line, indent)
+        if body is None:
+            self.function_depth += 1
+            body, end = self._suite(n.body, indent)
+            self.function_depth -= 1
         return FunctionDef(name, params, body, decorators, returns, asynchronous, start, end), end
 
     def _class_def(self, n):

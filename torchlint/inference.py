@@ -311,8 +311,9 @@ class Inference:
             return False
         binding = next((b for b in self.model.module_scope.bindings.get(function.name.value, ())
                         if b.kind is BindingKind.FUNCTION and b.node is function), None)
+        name = function.name.value
         references = [
-            load for scope in self.model.scopes for load_seq, load in scope.loads.get(function.name.value, ())
+            load for scope in self.model.scopes_mentioning(name) for load_seq, load in scope.loads.get(name, ())
             if binding in self.model.resolve(load)
         ]
         seen = _seen | {id(function)}
@@ -480,10 +481,11 @@ class Inference:
             return []
         callees: list[cst.CSTNode] = []
         if function.kind == "function":
-            callees = [load for scope in self.model.scopes for _seq, load in scope.loads.get(function.name, ())
+            callees = [load for scope in self.model.scopes_mentioning(function.name)
+                       for _seq, load in scope.loads.get(function.name, ())
                        if any(b.definition is function for b in self.model.resolve(load))]
         elif function.kind in ("method", "classmethod") and function.cls is not None:
-            for scope in self.model.scopes:
+            for scope in self.model.scopes_mentioning(function.name):
                 caller = scope.function
                 if caller is None or caller.cls is not function.cls or not caller.self_name:
                     continue
@@ -615,7 +617,7 @@ class Inference:
             return None
         seen.add(id(cls))
         values: list[Optional[Value]] = []
-        for assignment in cls.attributes.get(attribute, ()):
+        for assignment in cls.assignments(attribute):
             value = None
             if assignment.annotation is not None:
                 value = self.annotation_value(assignment.annotation)
@@ -814,7 +816,7 @@ class Inference:
         cache = self._self_call_memo
         if key not in cache:
             calls = []
-            for scope in self.model.scopes:
+            for scope in self.model.scopes_mentioning(name):
                 function = scope.function
                 if function is None or function.cls is not cls or function.kind != "method" or not function.self_name:
                     continue

@@ -174,7 +174,8 @@ class Project:
             digest = content_digest(data)
             if len(data) <= _MAX_FILE_BYTES:
                 text = decode(data).text
-                context = self.analyse(path, cst.parse_module(text))
+                # Most of an imported module's functions are never looked into.
+                context = self.analyse(path, cst.parse_module(text, lazy_bodies=True))
                 size = len(text)
         except (UnreadableSource, cst.ParserSyntaxError, RecursionError, ValueError):
             context = None

@@ -12,7 +12,9 @@ carrying a value around, a function reading a module global) sees all bindings.
 
 from __future__ import annotations
 
+import bisect
 import enum
+import re
 from typing import Optional
 
 from torchlint import cst
@@ -50,7 +52,7 @@ class ScopeKind(enum.Enum):
 class Scope:
     __slots__ = (
         "kind", "node", "parent", "exit_node", "bindings", "globals", "nonlocals",
-        "attribute_uses", "loads", "function", "class_info",
+        "attribute_uses", "loads", "function", "class_info", "order",
     )
 
     def __init__(self, kind: ScopeKind, node: cst.CSTNode, parent: Optional[Scope]):
@@ -67,6 +69,9 @@ class Scope:
         self.loads: dict[str, list[tuple[int, cst.Name]]] = {}
         self.function: Optional[FunctionInfo] = None
         self.class_info: Optional[ClassInfo] = None
+        # Where the walk entered the scope, to keep model.scopes in walk order when a
+        # lazy function's scopes come later: (seq,), or (the function's anchor, seq).
+        self.order: tuple[int, ...] = (0,)
 
 
 class Binding:
@@ -111,7 +116,8 @@ class AttributeAssignment:
 
 
 class ClassInfo:
-    __slots__ = ("node", "name", "scope", "outer_scope", "methods", "attributes", "model")
+    __slots__ = ("node", "name", "scope", "outer_scope", "methods", "attributes", "model", "lazy_methods",
+                 "_built_for", "_unsorted")
 
     def __init__(self, node: cst.ClassDef, outer_scope: Scope, model: "SemanticModel"):
         self.model = model  # the module the class is defined in
@@ -120,28 +126,77 @@ class ClassInfo:
         self.outer_scope = outer_scope
         self.scope: Optional[Scope] = None
         self.methods: dict[str, FunctionInfo] = {}
+        # name -> `self.<name> = value` in the methods built so far: read assignments(name)
         self.attributes: dict[str, list[AttributeAssignment]] = {}
+        self.lazy_methods: list[FunctionInfo] = []  # methods whose bodies are not built yet
+        self._built_for: set[str] = set()  # names whose assigning methods are built
+        self._unsorted = False  # a lazy method was built out of source order
+
+    def assignments(self, name: str) -> list[AttributeAssignment]:
+        """Every ``self.<name> = value`` (or ``register_buffer("<name>", ..)``) in the
+        methods, in source order."""
+        if self.lazy_methods and name not in self._built_for:
+            self._built_for.add(name)
+            mention = re.compile(rf"\b(?:{re.escape(name)}|register_buffer|register_parameter)\b")
+            text = self.model.module.code
+            for method in [method for method in self.lazy_methods
+                           if mention.search(text, _first_offset(method.node), method.node.end)]:
+                self.model.materialize(method)
+        found = self.attributes.get(name, [])
+        if self._unsorted:
+            found.sort(key=lambda assignment: assignment.node.start)
+        return found
 
     def __repr__(self) -> str:
         return f"<class {self.name}>"
 
 
 class FunctionInfo:
-    __slots__ = ("node", "name", "outer_scope", "scope", "cls", "returns", "is_generator", "self_name", "kind",
-                 "model")
+    __slots__ = ("node", "name", "outer_scope", "_scope", "cls", "_returns", "_is_generator", "self_name", "kind",
+                 "model", "lazy", "anchor")
 
     def __init__(self, node, outer_scope: Scope, cls: Optional[ClassInfo], model: "SemanticModel"):
         self.model = model  # the module the function is defined in
         self.node: cst.FunctionDef | cst.Lambda = node
         self.name = node.name.value if isinstance(node, cst.FunctionDef) else "<lambda>"
         self.outer_scope = outer_scope
-        self.scope: Optional[Scope] = None
+        self._scope: Optional[Scope] = None
         self.cls = cls  # the class when this is a method
-        self.returns: list[cst.BaseExpression] = []
-        self.is_generator = False
+        self._returns: list[cst.BaseExpression] = []
+        self._is_generator = False
         # "method", "classmethod", "staticmethod" or "function"
         self.kind = "function"
         self.self_name: Optional[str] = None
+        # The body is a cst.LazyBody: what is inside (its scope, returns, yields) is
+        # known once SemanticModel.materialize has built it, which reading them does.
+        self.lazy = False
+        self.anchor = 0  # the walk's seq after the function's header: see Scope.order
+
+    @property
+    def scope(self) -> Optional[Scope]:
+        if self.lazy:
+            self.model.materialize(self)
+        return self._scope
+
+    @scope.setter
+    def scope(self, scope: Optional[Scope]) -> None:
+        self._scope = scope
+
+    @property
+    def returns(self) -> list[cst.BaseExpression]:
+        if self.lazy:
+            self.model.materialize(self)
+        return self._returns
+
+    @property
+    def is_generator(self) -> bool:
+        if self.lazy:
+            self.model.materialize(self)
+        return self._is_generator
+
+    @is_generator.setter
+    def is_generator(self, value: bool) -> None:
+        self._is_generator = value
 
     def positional_params(self) -> list[cst.Param]:
         params = self.node.params
@@ -194,12 +249,62 @@ class SemanticModel:
         self._applied_functions: Optional[set[int]] = None
         self.module_scope = Scope(ScopeKind.MODULE, module, None)
         self.scopes: list[Scope] = [self.module_scope]
-        _Builder(self).build()
+        # Functions whose bodies the parse left lazy (cst.LazyBody), in source order.
+        self.lazy_functions: list[FunctionInfo] = []
+        self._mentioned: set[str] = set()  # names whose lazy mentions are built
+        self._last_seq = _Builder(self).build()
 
     # --- queries -----------------------------------------------------------------
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         return node.parent
+
+    # --- lazy function bodies -------------------------------------------------------
+
+    def materialize(self, function: FunctionInfo) -> None:
+        """Build the body of a function the parse left lazy, with its scopes, bindings
+        and reads, as the first walk would have."""
+        if not function.lazy:
+            return
+        function.lazy = False
+        self.lazy_functions.remove(function)
+        if function.cls is not None:
+            function.cls.lazy_methods.remove(function)
+            function.cls._unsorted = True
+        node = function.node
+        cst.build_lazy_body(self.module, node)
+        builder = _Builder(self)
+        builder.scope = function.outer_scope
+        builder.seq = self._last_seq
+        builder.anchor = function.anchor
+        function.scope = builder._open_scope(ScopeKind.FUNCTION, node, node.body)
+        function.scope.function = function
+        node.body.parent = node
+        known = len(self.scopes)
+        walk(node.body, builder._enter, builder._leave, link_parents=True)
+        self._last_seq = builder.seq
+        # Move the new scopes to where the first walk would have put them.
+        added = self.scopes[known:]
+        del self.scopes[known:]
+        at = bisect.bisect_left(self.scopes, added[0].order, key=lambda scope: scope.order)
+        self.scopes[at:at] = added
+
+    def scopes_mentioning(self, name: str) -> list[Scope]:
+        """Every scope in walk order, once the lazy functions whose text mentions
+        ``name`` are built: what a search for reads of ``name`` must look through."""
+        if self.lazy_functions and name not in self._mentioned:
+            self._mentioned.add(name)
+            starts = [_first_offset(function.node) for function in self.lazy_functions]
+            mentioning: list[FunctionInfo] = []
+            for match in re.finditer(rf"\b{re.escape(name)}\b", self.module.code):
+                index = bisect.bisect_right(starts, match.start()) - 1
+                function = self.lazy_functions[index] if index >= 0 else None
+                if function is not None and match.start() < function.node.end \
+                        and not (mentioning and mentioning[-1] is function):
+                    mentioning.append(function)
+            for function in mentioning:
+                self.materialize(function)
+        return self.scopes
 
     def scope_of(self, name: cst.Name) -> Optional[Scope]:
         ref = self.references.get(id(name))
@@ -355,6 +460,9 @@ class _Builder:
         self.pending: dict[int, _PendingStore] = {}
         # id(node) -> scope to enter when the walk reaches that node
         self.scope_entries: dict[int, Scope] = {}
+        # id(FunctionDef) -> its FunctionInfo, for a lazy function whose header is walked
+        self.lazy_headers: dict[int, FunctionInfo] = {}
+        self.anchor: Optional[int] = None  # in a lazy body: the function's anchor
         self.handlers = {
             cst.Name: self._name,
             cst.Attribute: self._attribute,
@@ -385,8 +493,10 @@ class _Builder:
             cst.MatchStar: self._match_capture,
         }
 
-    def build(self) -> None:
+    def build(self) -> int:
+        """Walk the module; the last seq given."""
         walk(self.model.module, self._enter, self._leave, link_parents=True)
+        return self.seq
 
     # --- walk callbacks ----------------------------------------------------------
 
@@ -402,8 +512,13 @@ class _Builder:
     def _leave(self, node: cst.CSTNode) -> None:
         while self.scope.exit_node is node:
             self.scope = self.scope.parent  # type: ignore[assignment]
+        if self.lazy_headers:
+            function = self.lazy_headers.pop(id(node), None)
+            if function is not None:
+                function.anchor = self.seq
 
     def _push(self, scope: Scope, entry_node: cst.CSTNode) -> None:
+        scope.order = (self.seq,) if self.anchor is None else (self.anchor, self.seq)
         self.model.scopes.append(scope)
         scope.parent = self.scope
         self.scope = scope
@@ -562,6 +677,13 @@ class _Builder:
         self.model.functions[id(node)] = function
         binding = self._bind(node.name.value, BindingKind.FUNCTION, node)
         binding.definition = function
+        if isinstance(node.body, cst.LazyBody):
+            function.lazy = True
+            self.model.lazy_functions.append(function)
+            if cls is not None:
+                cls.lazy_methods.append(function)
+            self.lazy_headers[id(node)] = function
+            return
         function.scope = self._open_scope(ScopeKind.FUNCTION, node, node.body)
         function.scope.function = function
 
@@ -677,6 +799,11 @@ class _Builder:
 
     def _nonlocal(self, node: cst.Nonlocal) -> None:
         self.scope.nonlocals.update(item.name.value for item in node.names)
+
+
+def _first_offset(node: cst.FunctionDef) -> int:
+    """Where a function's text starts: at its first decorator."""
+    return node.decorators[0].start if node.decorators else node.start
 
 
 def _decorator_name(node: cst.BaseExpression) -> str:
