@@ -572,27 +572,6 @@ class _Builder:
         self._line_bytes: dict[int, bytes] = {}
         self._comments: Optional[list[int]] = None
         self.default_indent: Optional[str] = None
-        self.expr_handlers = {
-            ast.Name: self._name, ast.Attribute: self._attribute, ast.Call: self._call,
-            ast.Constant: self._constant, ast.Subscript: self._subscript, ast.BinOp: self._bin_op,
-            ast.Tuple: self._tuple, ast.List: self._list, ast.Set: self._set, ast.Dict: self._dict,
-            ast.UnaryOp: self._unary_op, ast.BoolOp: self._bool_op, ast.Compare: self._compare,
-            ast.Lambda: self._lambda, ast.IfExp: self._if_exp, ast.ListComp: self._list_comp,
-            ast.SetComp: self._set_comp, ast.GeneratorExp: self._generator_exp, ast.DictComp: self._dict_comp,
-            ast.Starred: self._starred, ast.Yield: self._yield, ast.YieldFrom: self._yield_from,
-            ast.Await: self._await, ast.NamedExpr: self._named_expr, ast.JoinedStr: self._string,
-        }
-        self.stmt_handlers = {
-            ast.Expr: self._expr_stmt, ast.Assign: self._assign, ast.AugAssign: self._aug_assign,
-            ast.AnnAssign: self._ann_assign, ast.Return: self._return, ast.Raise: self._raise,
-            ast.Assert: self._assert, ast.Delete: self._delete, ast.Pass: self._keyword_stmt,
-            ast.Break: self._keyword_stmt, ast.Continue: self._keyword_stmt, ast.Global: self._global,
-            ast.Nonlocal: self._global, ast.Import: self._import, ast.ImportFrom: self._import_from,
-            ast.If: self._if, ast.For: self._for, ast.AsyncFor: self._for, ast.While: self._while,
-            ast.With: self._with, ast.AsyncWith: self._with, ast.Try: self._try, ast.TryStar: self._try,
-            ast.FunctionDef: self._function_def, ast.AsyncFunctionDef: self._function_def,
-            ast.ClassDef: self._class_def, ast.Match: self._match,
-        }
 
     # --- positions ---------------------------------------------------------------
 
@@ -709,7 +688,7 @@ class _Builder:
         while index < count:
             stmt = stmts[index]
             if isinstance(stmt, _COMPOUND):
-                node, end = self.stmt_handlers[type(stmt)](stmt)
+                node, end = _STATEMENTS[type(stmt)](self, stmt)
                 out.append(node)
                 index += 1
                 continue
@@ -724,7 +703,7 @@ class _Builder:
         text = self.text
         line = []
         while True:
-            node = self.stmt_handlers[type(stmts[index])](stmts[index])
+            node = _STATEMENTS[type(stmts[index])](self, stmts[index])
             line.append(node)
             index += 1
             after = _SPACES.match(text, node.end).end()
@@ -1205,7 +1184,7 @@ class _Builder:
 
     def expr(self, n, lo: int = 0):
         """The node for expression ``n``, with its parentheses (none opening before ``lo``)."""
-        node = self.expr_handlers[type(n)](n)
+        node = _EXPRESSIONS[type(n)](self, n)
         text = self.text
         before = node.start - 1
         char = text[before]  # the sentinel at -1
@@ -1705,6 +1684,31 @@ class _Builder:
             if text[after] == separator:
                 element.end = self._skip(after + 1) if index < last or followed else after + 1
         return elements
+
+
+# The conversion of each ast class (plain functions: a table of bound methods on each
+# builder would make it a reference cycle, left for the cycle collector with its text).
+_EXPRESSIONS = {
+    ast.Name: _Builder._name, ast.Attribute: _Builder._attribute, ast.Call: _Builder._call,
+    ast.Constant: _Builder._constant, ast.Subscript: _Builder._subscript, ast.BinOp: _Builder._bin_op,
+    ast.Tuple: _Builder._tuple, ast.List: _Builder._list, ast.Set: _Builder._set, ast.Dict: _Builder._dict,
+    ast.UnaryOp: _Builder._unary_op, ast.BoolOp: _Builder._bool_op, ast.Compare: _Builder._compare,
+    ast.Lambda: _Builder._lambda, ast.IfExp: _Builder._if_exp, ast.ListComp: _Builder._list_comp,
+    ast.SetComp: _Builder._set_comp, ast.GeneratorExp: _Builder._generator_exp, ast.DictComp: _Builder._dict_comp,
+    ast.Starred: _Builder._starred, ast.Yield: _Builder._yield, ast.YieldFrom: _Builder._yield_from,
+    ast.Await: _Builder._await, ast.NamedExpr: _Builder._named_expr, ast.JoinedStr: _Builder._string,
+}
+_STATEMENTS = {
+    ast.Expr: _Builder._expr_stmt, ast.Assign: _Builder._assign, ast.AugAssign: _Builder._aug_assign,
+    ast.AnnAssign: _Builder._ann_assign, ast.Return: _Builder._return, ast.Raise: _Builder._raise,
+    ast.Assert: _Builder._assert, ast.Delete: _Builder._delete, ast.Pass: _Builder._keyword_stmt,
+    ast.Break: _Builder._keyword_stmt, ast.Continue: _Builder._keyword_stmt, ast.Global: _Builder._global,
+    ast.Nonlocal: _Builder._global, ast.Import: _Builder._import, ast.ImportFrom: _Builder._import_from,
+    ast.If: _Builder._if, ast.For: _Builder._for, ast.AsyncFor: _Builder._for, ast.While: _Builder._while,
+    ast.With: _Builder._with, ast.AsyncWith: _Builder._with, ast.Try: _Builder._try, ast.TryStar: _Builder._try,
+    ast.FunctionDef: _Builder._function_def, ast.AsyncFunctionDef: _Builder._function_def,
+    ast.ClassDef: _Builder._class_def, ast.Match: _Builder._match,
+}
 
 
 def _position(n: ast.AST) -> tuple[int, int]:

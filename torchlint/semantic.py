@@ -463,35 +463,6 @@ class _Builder:
         # id(FunctionDef) -> its FunctionInfo, for a lazy function whose header is walked
         self.lazy_headers: dict[int, FunctionInfo] = {}
         self.anchor: Optional[int] = None  # in a lazy body: the function's anchor
-        self.handlers = {
-            cst.Name: self._name,
-            cst.Attribute: self._attribute,
-            cst.Call: self._call,
-            cst.Assign: self._assign,
-            cst.AnnAssign: self._ann_assign,
-            cst.AugAssign: self._aug_assign,
-            cst.NamedExpr: self._named_expr,
-            cst.For: self._for,
-            cst.CompFor: self._comp_for,
-            cst.ListComp: self._comprehension,
-            cst.SetComp: self._comprehension,
-            cst.GeneratorExp: self._comprehension,
-            cst.DictComp: self._comprehension,
-            cst.With: self._with,
-            cst.ExceptHandler: self._except,
-            cst.FunctionDef: self._function_def,
-            cst.Lambda: self._lambda,
-            cst.ClassDef: self._class_def,
-            cst.Return: self._return,
-            cst.Yield: self._yield,
-            cst.Import: self._import,
-            cst.ImportFrom: self._import_from,
-            cst.Global: self._global,
-            cst.Nonlocal: self._nonlocal,
-            cst.Del: self._delete,
-            cst.MatchAs: self._match_capture,
-            cst.MatchStar: self._match_capture,
-        }
 
     def build(self) -> int:
         """Walk the module; the last seq given."""
@@ -505,9 +476,9 @@ class _Builder:
         entry = self.scope_entries.pop(id(node), None) if self.scope_entries else None
         if entry is not None:
             self._push(entry, node)
-        handler = self.handlers.get(type(node))
+        handler = _HANDLERS.get(type(node))
         if handler is not None:
-            handler(node)
+            handler(self, node)
 
     def _leave(self, node: cst.CSTNode) -> None:
         while self.scope.exit_node is node:
@@ -799,6 +770,39 @@ class _Builder:
 
     def _nonlocal(self, node: cst.Nonlocal) -> None:
         self.scope.nonlocals.update(item.name.value for item in node.names)
+
+
+# What the walk records at each node class (plain functions: a table of bound methods
+# on each builder would make it a reference cycle, left for the cycle collector).
+_HANDLERS = {
+    cst.Name: _Builder._name,
+    cst.Attribute: _Builder._attribute,
+    cst.Call: _Builder._call,
+    cst.Assign: _Builder._assign,
+    cst.AnnAssign: _Builder._ann_assign,
+    cst.AugAssign: _Builder._aug_assign,
+    cst.NamedExpr: _Builder._named_expr,
+    cst.For: _Builder._for,
+    cst.CompFor: _Builder._comp_for,
+    cst.ListComp: _Builder._comprehension,
+    cst.SetComp: _Builder._comprehension,
+    cst.GeneratorExp: _Builder._comprehension,
+    cst.DictComp: _Builder._comprehension,
+    cst.With: _Builder._with,
+    cst.ExceptHandler: _Builder._except,
+    cst.FunctionDef: _Builder._function_def,
+    cst.Lambda: _Builder._lambda,
+    cst.ClassDef: _Builder._class_def,
+    cst.Return: _Builder._return,
+    cst.Yield: _Builder._yield,
+    cst.Import: _Builder._import,
+    cst.ImportFrom: _Builder._import_from,
+    cst.Global: _Builder._global,
+    cst.Nonlocal: _Builder._nonlocal,
+    cst.Del: _Builder._delete,
+    cst.MatchAs: _Builder._match_capture,
+    cst.MatchStar: _Builder._match_capture,
+}
 
 
 def _first_offset(node: cst.FunctionDef) -> int:
