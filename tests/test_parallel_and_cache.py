@@ -85,15 +85,17 @@ def test_what_the_project_records_for_the_cache_does_not_grow_with_the_files_lin
     from torchlint.rule import all_rules
 
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
-    project = Project()
+    project = Project(cache_characters=100)  # room for one small module
     for number in range(30):
+        (tmp_path / f"helper{number}.py").write_text("import torch\n\ndef make():\n    return torch.ones(2)\n",
+                                                     encoding="utf-8")
         path = tmp_path / f"m{number}.py"
-        path.write_text(f"from missing{number} import f\nimport torch\nx = torch.ones(2)\ny = x.data\n",
+        path.write_text(f"from missing{number} import f\nfrom helper{number} import make\nx = make()\ny = x.data\n",
                         encoding="utf-8")
         job = batch.Job(path, path.name, tuple(all_rules()), project.roots_for(path))
         report, _ = batch.lint_job(job, None, tmp_path / "cache", project)
-        assert [d.code for d in report.diagnostics] == ["TL101"]
-        assert len(project._absent) <= 1 and len(project._looked_into) <= 1
+        assert [d.code for d in report.diagnostics] == ["TL101"]  # found through helper<number>.py
+        assert len(project._absent) <= 1 and len(project._looked_into) <= 1 and len(project._digests) <= 1
 
 
 def test_the_cache_lives_beside_the_configuration_by_default(project: Project) -> None:

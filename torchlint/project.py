@@ -41,6 +41,7 @@ _KNOWN_ROOTS = frozenset({"torch", "numpy", "builtins", "torchvision", "timm", "
 # peaked at about 250 MiB with this.
 _CACHE_CHARACTERS = 3_000_000
 _MAX_FILE_BYTES = 2 * 1024 * 1024
+_MAX_PROBES = 100_000  # remembered lookups of a module name on disk (transformers: 10,000)
 
 
 def module_identity(path: Path) -> tuple[str, bool, Path]:
@@ -153,6 +154,11 @@ class Project:
         for records in (self._looked_into, self._absent):
             for path in [path for path in records if path not in self._contexts]:
                 del records[path]
+        recorded = set(self._contexts).union(*self._looked_into.values())
+        for path in [path for path in self._digests if path not in recorded]:
+            del self._digests[path]
+        if len(self._files) > _MAX_PROBES:
+            self._files.clear()  # only a memo of what exists on disk
 
     # --- analysed modules ------------------------------------------------------------
 
