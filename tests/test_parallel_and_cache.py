@@ -98,6 +98,38 @@ def test_what_the_project_records_for_the_cache_does_not_grow_with_the_files_lin
         assert len(project._absent) <= 1 and len(project._looked_into) <= 1 and len(project._digests) <= 1
 
 
+_KILLING_RULE = """\
+import os, signal, sys
+from torchlint import catalogue, rule
+from torchlint.cli import main
+class Killer(rule.Rule):
+    code, name, summary, message, docs = 'TL998', 'killer', 's', 'm', 'd'
+    def visit_Call(self, node):
+        if self.ctx.path == 'die.py':
+            os.kill(os.getpid(), signal.SIGKILL)
+rule.all_rules()['TL998'] = Killer
+catalogue.RULES['TL998'] = catalogue.RuleInfo('TL998', 'killer', None, True)
+sys.argv = ['torchlint', 'check', *sys.argv[1:]]
+main()
+"""
+
+
+def test_a_worker_that_dies_costs_only_the_file_it_was_linting(project: Project) -> None:
+    for name in ("a.py", "die.py", "b.py", "c.py"):
+        project.write(name, LEGACY)
+    completed = subprocess.run([sys.executable, "-c", _KILLING_RULE, "--jobs", "2", "--no-cache",
+                                "--output-format", "concise", "."],
+                               cwd=project.root, capture_output=True, text=True, timeout=300)
+    assert completed.returncode == 2, completed.stderr
+    lines = completed.stdout.splitlines()
+    assert "die.py:1:1: TL000 die.py was not linted: internal error: the worker process linting this file " \
+           "died (please report this)" in lines
+    for name in ("a.py", "b.py", "c.py"):  # linted again, each in a fresh worker if need be
+        assert {line.split(": ")[1].split()[0] for line in lines if line.startswith(name + ":")} \
+            == {"TL101", "TL201", "TL203"}, completed.stdout
+    assert "internal error: the worker process linting this file died (please report this): die.py" in completed.stderr
+
+
 def test_the_cache_lives_beside_the_configuration_by_default(project: Project) -> None:
     project.write("pyproject.toml", "[tool.torchlint]\nselect = ['ALL']\n")
     project.write("pkg/a.py", LEGACY)
