@@ -130,6 +130,27 @@ def test_a_worker_that_dies_costs_only_the_file_it_was_linting(project: Project)
     assert "internal error: the worker process linting this file died (please report this): die.py" in completed.stderr
 
 
+def test_clean_removes_what_torchlint_wrote_and_nothing_else(project: Project) -> None:
+    project.write("pyproject.toml", "[tool.torchlint]\nselect = ['ALL']\n")
+    project.write("pkg/a.py", LEGACY)
+    assert project.run("check", "-q", cwd=project.root / "pkg").returncode == 1
+    cache = project.root / ".torchlint_cache"
+    mine = project.write(".torchlint_cache/notes.txt", "mine")
+    cleaned = project.run("clean", cwd=project.root / "pkg")  # the cache beside the configuration
+    assert cleaned.returncode == 0, cleaned.stderr
+    assert "Removed 1 cached result from" in cleaned.stdout
+    assert sorted(path.name for path in cache.iterdir()) == ["notes.txt"] and mine.read_text() == "mine"
+    mine.unlink()
+    assert project.run("check", "-q", cwd=project.root / "pkg").returncode == 1
+    assert project.run("clean", cwd=project.root).returncode == 0
+    assert not cache.exists()
+    assert project.run("clean").stdout.startswith("No cache at")
+    other = project.write("elsewhere/v1-abc/data", "not a cache")
+    refused = project.run("clean", "--cache-dir", str(project.root / "elsewhere"))
+    assert refused.returncode == 2 and "is not torchlint's cache" in refused.stderr
+    assert other.read_text() == "not a cache"
+
+
 def test_the_cache_lives_beside_the_configuration_by_default(project: Project) -> None:
     project.write("pyproject.toml", "[tool.torchlint]\nselect = ['ALL']\n")
     project.write("pkg/a.py", LEGACY)

@@ -30,6 +30,7 @@ from torchlint.diagnostics import FileReport, report_from_data, report_to_data
 DEFAULT_FOLDER = ".torchlint_cache"
 FORMAT = 2  # 2: reports carry the source lines they show
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This folder is torchlint's cache; see https://bford.info/cachedir/\n"
+_MARKERS = {"CACHEDIR.TAG": _TAG, ".gitignore": "# Created by torchlint\n*\n"}
 
 
 @functools.lru_cache(maxsize=None)
@@ -46,6 +47,35 @@ def code_fingerprint() -> str:
                 stat = entry.stat()
                 parts.append(f"{entry.name}:{stat.st_size}:{stat.st_mtime_ns}")
     return hashlib.blake2b("\n".join(parts).encode(), digest_size=8).hexdigest()
+
+
+def is_cache(folder: Path) -> bool:
+    """``folder`` holds torchlint's CACHEDIR.TAG."""
+    try:
+        return (folder / "CACHEDIR.TAG").read_text(errors="replace") == _TAG
+    except OSError:
+        return False
+
+
+def clean(folder: Path) -> int:
+    """Remove what torchlint wrote in the cache ``folder`` (its ``v<format>-<code>``
+    folders, CACHEDIR.TAG and .gitignore), and the folder itself once empty; anything
+    else in it is left alone.  Returns how many entries were removed."""
+    import re
+    import shutil
+
+    removed = 0
+    for entry in folder.iterdir():
+        if entry.is_dir() and not entry.is_symlink() and re.fullmatch(r"v\d+-[0-9a-f]+", entry.name):
+            removed += sum(1 for item in entry.iterdir() if not item.name.startswith(".tmp-"))
+            shutil.rmtree(entry)
+        elif entry.name in _MARKERS and entry.is_file() and entry.read_text(errors="replace") == _MARKERS[entry.name]:
+            entry.unlink()
+    try:
+        folder.rmdir()
+    except OSError:
+        pass  # something else is in it
+    return removed
 
 
 def entry_key(path: Path, display: str, codes: Iterable[str], roots: Iterable[Path], digest: str) -> str:
@@ -101,7 +131,7 @@ class Cache:
         if self.folder.is_dir():
             return
         self.folder.mkdir(parents=True, exist_ok=True)
-        for name, content in (("CACHEDIR.TAG", _TAG), (".gitignore", "# Created by torchlint\n*\n")):
+        for name, content in _MARKERS.items():
             marker = self.root / name
             if not marker.exists():
                 try:

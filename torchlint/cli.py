@@ -401,6 +401,31 @@ def _lint_stdin(resolver: SettingsResolver, stdin_filename: Optional[str],
     return [report]
 
 
+@main.command(name="clean")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None, envvar="TORCHLINT_CACHE_DIR", help=f"The cache to remove (default: {DEFAULT_CACHE_FOLDER} beside the configuration, else in the current folder).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), help="The configuration file whose folder holds the cache.")
+@click.option("--isolated", is_flag=True, help="Ignore all configuration files: the cache of the current folder.")
+def clean_command(cache_dir: Optional[Path], config_path: Optional[Path], isolated: bool) -> None:
+    """Remove the cache `check` keeps (only what torchlint wrote in it)."""
+    from torchlint.cache import clean, is_cache
+
+    try:
+        resolver = SettingsResolver(Options(), config=config_path, isolated=isolated)
+    except ConfigError as error:
+        _fail(str(error))
+        return
+    folder = _cache_folder(cache_dir, resolver)
+    if not folder.is_dir():
+        click.echo(f"No cache at {folder}.")
+        return
+    if not is_cache(folder):
+        _fail(f"{folder} is not torchlint's cache (it has no torchlint CACHEDIR.TAG); nothing was removed")
+        return
+    removed = clean(folder)
+    where = "" if not folder.exists() else " (the folder holds other files, which were left)"
+    click.echo(f"Removed {count(removed, 'cached result')} from {folder}{where}.")
+
+
 @main.command(name="rule")
 @click.argument("rule")
 def rule_command(rule: str) -> None:
