@@ -46,9 +46,9 @@ from pypi_corpus import LEGACY, MODERN, MORE_LEGACY, download  # noqa: E402
 from torchlint.context import FileContext  # noqa: E402
 from torchlint.data_attribute import DataUse, data_access  # noqa: E402
 from torchlint.nodes import dotted  # noqa: E402
-from torchlint.positions import LineIndex, node_offsets  # noqa: E402
 from torchlint.project import Project  # noqa: E402
 from torchlint.semantic import BindingKind  # noqa: E402
+from torchlint.source import LineIndex  # noqa: E402
 from torchlint.walk import walk  # noqa: E402
 
 EVAL = REPO / "eval"
@@ -121,11 +121,10 @@ def _candidates_in(path: Path, root: Path, project: Project) -> list[dict]:
     walk(module, visit)
     if not found:
         return []
-    offsets = node_offsets(module, [node for node, _, _ in found])
-    index = LineIndex(module.code)
+    index = LineIndex(ctx.text)
     rows = []
     for node, code, note in found:
-        row, column = index.position(offsets[id(node)][0])
+        row, column = index.position(node.start)
         rows.append({
             "file": path.relative_to(root).as_posix(), "line": row, "column": column, "code": code,
             "label": "false" if note else "", "note": note or index.line(row).strip()[:100],
