@@ -115,6 +115,7 @@ class LegacyConstructor(Rule):
     fix = Applicability.SAFE
     # A legacy type or storage, `set_default_tensor_type`, or `.new(..)` / `.type(..)`.
     requires = (r"Tensor|Storage|set_default|\.[\s\\]*(?:new|type)\b",)
+    requires_may_be_imported = True
     docs = """
     ## What it does
     Flags the legacy tensor constructors and type conversions: `torch.Tensor(...)`,

@@ -18,6 +18,7 @@ class NumpySharing(Rule):
     )
     fix = Applicability.UNSAFE
     requires = (r"numpy",)
+    requires_may_be_imported = True
     docs = """
     ## What it does
     Flags an in-place write to either side of `a = t.numpy()` or `t = torch.from_numpy(a)`

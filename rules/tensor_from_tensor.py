@@ -16,6 +16,7 @@ class TensorFromTensor(Rule):
     summary = "`torch.tensor(t)` on a tensor: copies it, cuts the gradient, and warns"
     fix = Applicability.SAFE
     requires = (r"\btensor\b",)
+    requires_may_be_imported = True
     message = "`{call}` copies a tensor and cuts it from the autograd graph (torch warns); use `{fixed}`"
     docs = """
     ## What it does

@@ -1,6 +1,7 @@
 """TL201 variable-wrap: ``torch.autograd.Variable``, a no-op since PyTorch 0.4."""
 
 import re
+import sys
 from typing import Optional
 
 from torchlint import cst, edits, torch_api
@@ -8,7 +9,7 @@ from torchlint.nodes import is_false, is_true, keyword
 from torchlint.rule import Applicability, Edit, Fix, Rule
 from torchlint.semantic import BindingKind
 from torchlint.source import LINE_BREAK, line_start
-from torchlint.values import Step
+from torchlint.values import Kind, Step
 from torchlint.walk import iter_nodes
 
 _FINAL_LINE_BREAK = re.compile(r"(?:\r\n?|\n)\Z")
@@ -22,10 +23,7 @@ _SHAPING_METHODS = frozenset({
     "half", "cuda", "cpu", "to", "type", "type_as",
 })
 _TORCH_ROOTS = frozenset({"torch", "numpy", "torchvision"})
-# Values that are not a bare reference to something else.
-_NOT_ALIASES = (cst.Call, cst.BaseNumber, cst.BaseString, cst.BinaryOperation, cst.UnaryOperation,
-                cst.Comparison, cst.List, cst.Dict, cst.Set, cst.ListComp, cst.SetComp,
-                cst.DictComp, cst.GeneratorExp, cst.Lambda, cst.Subscript)
+_NOT_PROJECT_ROOTS = _TORCH_ROOTS | sys.stdlib_module_names
 # Expressions whose source can stand anywhere without parentheses.
 _ATOMS = (cst.Name, cst.List, cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp,
           cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer, cst.Float,
@@ -41,6 +39,7 @@ class VariableWrap(Rule):
     message = "`Variable(...)` is a no-op since PyTorch 0.4: tensors track gradients themselves; use the tensor directly"
     fix = Applicability.SAFE
     requires = (r"Variable",)
+    requires_may_be_imported = True
     docs = """
     ## What it does
     Flags every use of `torch.autograd.Variable`: calls (`Variable(t)`,
@@ -133,32 +132,80 @@ class VariableWrap(Rule):
                 )
 
     def visit_Name(self, node: cst.Name) -> None:
-        candidates = self._candidates()
-        if candidates is None or node.value in candidates:
+        if self._may_hold is None:
+            self._find_candidates()
+        name = node.value
+        if name in self._may_hold or self._unbound_may_hold and name not in self._bound \
+                and id(node) in self.ctx.model.references:
             self._reference(node)
 
-    def _candidates(self) -> Optional[frozenset[str]]:
-        """The names that can hold `Variable` (None: any can, after a star import).
-        Inferring every name in the file is what this saves."""
-        if "variable_names" not in self.ctx.cache:
-            model = self.ctx.model
-            names: Optional[set[str]] = None
-            if not model.star_imports:
-                names = {"Variable"}
-                for scope in model.scopes:
-                    for name, bindings in scope.bindings.items():
-                        if any(_may_bind_variable(binding) for binding in bindings):
-                            names.add(name)
-            self.ctx.cache["variable_names"] = frozenset(names) if names is not None else None
-        return self.ctx.cache["variable_names"]
+    _may_hold: Optional[set[str]] = None
+
+    def _find_candidates(self) -> None:
+        """The names that can hold `Variable`, so that not every name in the file is
+        inferred: those bound to it somewhere, and after a star import the names the
+        file does not bind (the star import may bring them)."""
+        model = self.ctx.model
+        self._may_hold = {"Variable"}
+        self._bound: set[str] = set()
+        self._unbound_may_hold = bool(model.star_imports)
+        imported: set[str] = set()
+        self._project_imports: set[str] = set()
+        aliases: dict[str, list] = {}
+        for scope in model.scopes:
+            for name, bindings in scope.bindings.items():
+                self._bound.add(name)
+                for binding in bindings:
+                    if binding.kind is BindingKind.IMPORT:
+                        imported.add(name)
+                        if (binding.qualname or "").split(".")[0] not in _NOT_PROJECT_ROOTS:
+                            self._project_imports.add(name)
+                        aliases.setdefault(name, []).append(binding)
+                    elif _references(binding):
+                        aliases.setdefault(name, []).append(binding)
+        # Names that may hold an imported object: imports, names the file does not bind
+        # (builtins, star imports), and aliases of those (`V = ag.Variable`).
+        external: dict[str, bool] = {name: True for name in imported}
+
+        def may_be_external(name: str) -> bool:
+            if name not in self._bound:
+                return name not in ("None", "True", "False")
+            if name not in external:
+                external[name] = False  # until shown otherwise (alias cycles)
+                external[name] = any(root is not None and may_be_external(root)
+                                     for binding in aliases.get(name, ())
+                                     for root in map(_root, _references(binding)))
+            return external[name]
+
+        for name, bindings in aliases.items():
+            if may_be_external(name) and name not in self._may_hold \
+                    and any(self._may_bind_variable(binding) for binding in bindings):
+                self._may_hold.add(name)
+
+    def _may_bind_variable(self, binding) -> bool:
+        """Whether ``binding`` gives its name the value `Variable`: an import of it (from
+        torch, or from a module of the project that re-exports it), an alias
+        (`V = Variable`), or a parameter's default."""
+        if binding.kind is BindingKind.PARAM:
+            return self.ctx.qualname(binding.node.default) == torch_api.VARIABLE
+        if binding.kind is BindingKind.IMPORT and (binding.qualname or "").split(".")[0] in _TORCH_ROOTS:
+            return torch_api.normalize(binding.qualname) == torch_api.VARIABLE
+        value = self.ctx.inference.binding_value(binding)
+        return value is not None and value.kind is Kind.EXTERNAL and value.qualname is not None \
+            and self.ctx.inference.exported(value.qualname) == torch_api.VARIABLE
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value == "Variable":
             self._reference(node)
+        elif isinstance(node.value, cst.Name):
+            # `compat.V`: a module of the project may give `Variable` another name.
+            if self._may_hold is None:
+                self._find_candidates()
+            if node.value.value in self._project_imports:
+                self._reference(node)
 
     def _reference(self, node: cst.BaseExpression) -> None:
-        value = self.ctx.infer(node)
-        if value is None or value.qualname != torch_api.VARIABLE:
+        if self.ctx.qualname(node) != torch_api.VARIABLE:
             return
         evidence = self.ctx.origin(node, torch_api.VARIABLE)
         parent = self.ctx.parent(node)
@@ -244,8 +291,7 @@ class VariableWrap(Rule):
     def _is_tensor_class(self, node: cst.BaseExpression) -> bool:
         if self.ctx.qualname(node) == "torch.Tensor":
             return True
-        value = self.ctx.infer(node)
-        return value is not None and value.qualname == torch_api.VARIABLE
+        return self.ctx.qualname(node) == torch_api.VARIABLE
 
     def _call_fix(self, call: cst.Call) -> Optional[Fix]:
         unwrap = self._unwrap(call)
@@ -508,18 +554,35 @@ def _bracketed(ctx, node: cst.BaseExpression) -> bool:
     return False
 
 
-def _may_bind_variable(binding) -> bool:
-    """Whether ``binding`` may give its name the value `Variable`: an import of it (or of
-    anything from outside torch, which may re-export it), or a plain alias (`V = ...`)."""
-    if binding.kind is BindingKind.IMPORT:
-        qualname = binding.qualname or ""
-        if qualname.split(".")[0] in _TORCH_ROOTS:
-            return torch_api.normalize(qualname) == torch_api.VARIABLE
-        return True
+def _references(binding) -> list[cst.BaseExpression]:
+    """The bare references (`Variable`, `ag.Variable`, both sides of `A if c else B`) that
+    an assignment or a parameter's default gives its name; [] for anything else."""
     if binding.kind is BindingKind.PARAM:
-        default = getattr(binding.node, "default", None)
-        return isinstance(default, (cst.Name, cst.Attribute))
-    return binding.value is not None and not isinstance(binding.value, _NOT_ALIASES)
+        value = getattr(binding.node, "default", None)
+    elif binding.kind in (BindingKind.IMPORT, BindingKind.FUNCTION, BindingKind.CLASS):
+        return []
+    else:
+        value = binding.value
+    if value is None:
+        return []
+    found = _alternatives(value)
+    return found if any(isinstance(node, (cst.Name, cst.Attribute)) for node in found) else []
+
+
+def _alternatives(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The expressions whose value ``node`` may take (both sides of `A if c else B`)."""
+    if isinstance(node, cst.IfExp):
+        return _alternatives(node.body) + _alternatives(node.orelse)
+    if isinstance(node, cst.BooleanOperation):
+        return _alternatives(node.left) + _alternatives(node.right)
+    return [node]
+
+
+def _root(node: cst.BaseExpression) -> Optional[str]:
+    """`a` for `a.b.c`; None for anything but a dotted name."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else None
 
 
 def _one_line(text: str) -> str:

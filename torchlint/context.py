@@ -13,7 +13,7 @@ from torchlint import cst
 from torchlint.inference import Inference
 from torchlint.project import module_identity
 from torchlint.rule import Finding
-from torchlint.semantic import SemanticModel
+from torchlint.semantic import BindingKind, SemanticModel
 from torchlint.source import LineIndex, line_start
 from torchlint.values import Step, Value
 from torchlint.walk import iter_nodes
@@ -82,18 +82,44 @@ class FileContext:
         """The imported object ``node`` names, e.g. ``torch.autograd.Variable``."""
         return self.inference.qualname(node)
 
+    def renames_torch(self) -> bool:
+        """Whether a name this file imports from its own project is another name for a
+        torch object (``from .compat import V`` after ``Variable as V`` there), so that
+        rules looking for torch names must look here whatever the text says."""
+        project, roots = self.inference.project, self.inference.roots
+        if project is None or not roots:
+            return False
+        consumer = self.file_path
+        for module, _seq, _node in self.model.star_imports:
+            if module.split(".")[0] != "torch" and project.find_module(module, roots, consumer) is not None:
+                return True
+        for scope in self.model.scopes:
+            for bindings in scope.bindings.values():
+                for binding in bindings:
+                    if binding.kind is BindingKind.IMPORT and binding.qualname \
+                            and binding.qualname.split(".")[0] != "torch" \
+                            and project.renames_torch(binding.qualname, roots, consumer):
+                        return True
+        return False
+
     def origin(self, node: cst.BaseExpression, what: str) -> tuple[Step, ...]:
         """Evidence that ``node`` names the imported object ``what``: the import it comes
         from (``from torch.autograd import Variable as V``, ``import torch``, or a star import)."""
         root = node
         while isinstance(root, cst.Attribute):
             root = root.value
+        value = self.infer(node)
+        # ``util.Tensor`` found to be ``torch.FloatTensor`` in the user's module ``pyprob.util``.
+        through = value.qualname.rsplit(".", 1)[0] if value is not None and value.qualname \
+            and value.qualname != what and self.inference.exported(value.qualname) == what else None
         if isinstance(root, cst.Name):
             for binding in self.model.resolve(root):
                 if binding.qualname is not None:
                     name = self.snippet(node)
                     text = f"`{root.value}` is imported here" if name == what else \
                         f"`{name}` is `{what}`: `{root.value}` is imported here"
+                    if through is not None:
+                        text = f"`{name}` is `{what}`, as `{through}` defines it: `{root.value}` is imported here"
                     return (Step(binding.node, text),)
             star = self.model.star_import_of(root.value)
             if star is not None:

@@ -18,6 +18,7 @@ expressions give up (``None``) rather than recurse without bound.
 from __future__ import annotations
 
 import builtins
+import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, Iterable, Optional
 
@@ -90,9 +91,18 @@ def combine(values: Iterable[Optional[Value]]) -> Optional[Value]:
     first = known[0]
     if any(value.kind is not first.kind for value in known[1:]):
         return None
+    if first.kind is Kind.EXTERNAL and any(value.qualname != first.qualname for value in known[1:]):
+        # `torch.FloatTensor` or `torch.cuda.FloatTensor`: an imported object, but which one
+        # is not known (and stays unknown when combined with either).
+        return Value(Kind.EXTERNAL)
     if first.kind is Kind.TENSOR and first.scalar and not all(value.scalar for value in known):
         return first.without_scalar()
     return first
+
+
+# Where ``exported`` does not look for the user's modules: torch's own names, and the
+# standard library's (a project module that shadows one is not followed).
+_NOT_PROJECT_ROOTS = frozenset({"torch", "numpy", "builtins", *sys.stdlib_module_names})
 
 
 class Inference:
@@ -106,6 +116,7 @@ class Inference:
         self._memo: dict[int, Optional[Value]] = {}
         self._binding_memo: dict[int, Optional[Value]] = {}
         self._torch_base_memo: dict[int, Optional[str]] = {}
+        self._exported_memo: dict[str, str] = {}
         self._return_memo: dict[int, Optional[Value]] = {}
         self._self_call_memo: dict[tuple[int, str], list[tuple[cst.Call, Scope]]] = {}
         self._depth = 0
@@ -164,11 +175,26 @@ class Inference:
         return value if value is not None and value.kind is Kind.TENSOR else None
 
     def qualname(self, node: cst.CSTNode) -> Optional[str]:
-        """The imported name ``node`` refers to (``torch.autograd.Variable``), if any."""
+        """The imported name ``node`` refers to (``torch.autograd.Variable``), if any,
+        through the user's own modules: ``util.Tensor`` is ``torch.FloatTensor`` when
+        ``pyprob/util.py`` says ``Tensor = torch.FloatTensor``."""
         value = self.infer(node)
-        if value is not None and value.kind is Kind.EXTERNAL:
-            return value.qualname
-        return None
+        if value is None or value.kind is not Kind.EXTERNAL or not value.qualname:
+            return None
+        return self.exported(value.qualname)
+
+    def exported(self, qualname: str) -> str:
+        """What the project's module behind ``qualname`` makes of that name, when it is
+        another imported name (a re-export or an alias); else ``qualname`` itself."""
+        if self.project is None or not self.roots or qualname.split(".", 1)[0] in _NOT_PROJECT_ROOTS:
+            return qualname
+        memo = self._exported_memo
+        if qualname not in memo:
+            memo[qualname] = qualname
+            other = self.project.other_name(qualname, self.roots, self._consumer)
+            if other:
+                memo[qualname] = torch_api.normalize(other)
+        return memo[qualname]
 
     # --- names and bindings --------------------------------------------------------
 
@@ -730,6 +756,8 @@ class Inference:
         attribute = node.attr.value
         kind = base.kind
         if kind is Kind.EXTERNAL:
+            if not base.qualname:
+                return Value(Kind.EXTERNAL)
             return Value(Kind.EXTERNAL, qualname=torch_api.normalize(f"{base.qualname}.{attribute}"))
         if kind is Kind.TENSOR:
             return torch_api.tensor_attribute(base, attribute)

@@ -76,7 +76,12 @@ def lint_source(source: SourceText, display_path: str, rules: Sequence[type[Rule
 def _lint(source: SourceText, display_path: str, rules: Sequence[type[Rule]],
           file_path: Optional[Path], project: Optional[Project], report: FileReport) -> list[Diagnostic]:
     """The diagnostics of one file (an internal error is noted on ``report``)."""
-    active = [rule for rule in rules if rule.may_match(source.text)]
+    by_text = [rule for rule in rules if rule.may_match(source.text)]
+    # Rules whose torch name may come from the user's other modules under another name.
+    by_import = [rule for rule in rules if rule not in by_text and rule.requires_may_be_imported]
+    if by_import and not _imports_own_module(source.text, file_path, project):
+        by_import = []
+    active = [rule for rule in rules if rule in by_text or rule in by_import]
     if rules and not active:
         # Nothing to look for: check that the file is Python, without building its tree.
         problem = _python_syntax_error(source.text)
@@ -92,6 +97,8 @@ def _lint(source: SourceText, display_path: str, rules: Sequence[type[Rule]],
         return []
     try:
         context = FileContext(module, display_path, file_path, project if file_path is not None else None)
+        if by_import and not context.renames_torch():
+            rules = [rule for rule in rules if rule in by_text]
         _run_rules(context, rules)
         diagnostics = _diagnostics(context, source.text)
         # Nothing else refers to this analysis (other files that import this one get
@@ -109,6 +116,14 @@ def _lint(source: SourceText, display_path: str, rules: Sequence[type[Rule]],
             unlintable(display_path, f"internal error{where}: {type(error).__name__}: {error} (please report this)")
         ]
     return diagnostics
+
+
+def _imports_own_module(text: str, file_path: Optional[Path], project: Optional[Project]) -> bool:
+    """Whether the file imports from a module of its own project (found the way the
+    inference finds them), where a torch name may have been given another name."""
+    if file_path is None or project is None:
+        return False
+    return project.imports_own_module(text, file_path)
 
 
 def _python_syntax_error(text: str) -> Optional[tuple[str, int, int]]:

@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections import OrderedDict, defaultdict
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
+from torchlint.exports import Exports, may_rename, summarize
 from torchlint.source import UnreadableSource, decode, read_bytes
 
 if TYPE_CHECKING:
@@ -58,6 +60,9 @@ def module_identity(path: Path) -> tuple[str, bool, Path]:
     return ".".join(parts), is_package, folder
 
 
+_RELATIVE_IMPORT = re.compile(r"^[ \t]*from[ \t]+\.", re.MULTILINE)
+_ABSOLUTE_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import\b|import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?"
+                              r"(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*))", re.MULTILINE)
 _PROJECT_MARKERS = ("setup.py", "setup.cfg", "pyproject.toml", ".git")
 
 
@@ -66,7 +71,10 @@ class Project:
         self._contexts: OrderedDict[Path, Optional["FileContext"]] = OrderedDict()
         self._sizes: dict[Path, int] = {}
         self._budget = cache_characters
-        self._files: dict[tuple[Path, str], Optional[Path]] = {}
+        self._files: dict[tuple[Path, str], tuple[Optional[Path], tuple[str, ...]]] = {}
+        # module -> [digest, the names it may make other names (None: any), its Exports once
+        # needed]: small, kept for the run
+        self._summaries: dict[Path, list] = {}
         self._project_roots: dict[Path, Optional[Path]] = {}
         # For the cache: file -> the project files it analysed, and the paths it probed in vain.
         self._digests: dict[Path, str] = {}
@@ -103,20 +111,36 @@ class Project:
             return None
         for root in roots:
             key = (root, dotted)
-            base = root.joinpath(*dotted.split("."))
-            candidates = (base.with_name(base.name + ".py"), base / "__init__.py")
-            if key not in self._files:
-                self._files[key] = next((c for c in candidates if os.path.isfile(c)), None)
-            found = self._files[key]
-            if consumer is not None:
-                absent = self._absent[consumer]
-                for candidate in candidates:
-                    if candidate == found:
-                        break
-                    absent.add(str(candidate))
-            if found is not None:
-                return found
+            entry = self._files.get(key)
+            if entry is None:
+                base = os.path.join(root, *dotted.split("."))
+                candidates = (base + ".py", os.path.join(base, "__init__.py"))
+                found = next((candidate for candidate in candidates if os.path.isfile(candidate)), None)
+                # Where it was looked for in vain, before it was found.
+                missing = candidates[:candidates.index(found)] if found is not None else candidates
+                entry = self._files[key] = (Path(found) if found is not None else None, missing)
+            if consumer is not None and entry[1]:
+                self._absent[consumer].update(entry[1])
+            if entry[0] is not None:
+                return entry[0]
         return None
+
+    def imports_own_module(self, text: str, path: Path) -> bool:
+        """Whether ``text`` (the file at ``path``) imports from a module of its project:
+        a relative import, or an absolute one found on disk from the file's roots.  Read
+        from the text alone, so an import in a string counts too (that only costs a parse)."""
+        if _RELATIVE_IMPORT.search(text):
+            return True
+        roots = self.roots_for(path)
+        consumer = Path(os.path.abspath(path))
+        for match in _ABSOLUTE_IMPORT.finditer(text):
+            if match.group(1) is not None:
+                names = [match.group(1)]
+            else:
+                names = [re.split(r"\s+as\s", part.strip())[0] for part in match.group(2).split(",")]
+            if any(self.find_module(name, roots, consumer) is not None for name in names):
+                return True
+        return False
 
     def split(self, qualname: str, roots: tuple[Path, ...],
               consumer: Optional[Path] = None) -> Optional[tuple[Path, list[str]]]:
@@ -194,6 +218,86 @@ class Project:
             self._budget += self._sizes.pop(old)
         return context
 
+    def other_name(self, qualname: str, roots: tuple[Path, ...], consumer: Optional[Path] = None,
+                   depth: int = 0) -> Optional[str]:
+        """The name outside the project that the project's ``qualname`` is another name
+        for, through imports and plain aliases (``pyprob.util.Tensor`` is
+        ``torch.FloatTensor`` when pyprob/util.py says ``Tensor = torch.FloatTensor``);
+        None when it is not one (a class, a function, a value, or not the project's)."""
+        from torchlint import torch_api
+
+        found = self.split(qualname, roots, consumer)
+        if found is None:
+            return qualname if depth else None
+        path, attributes = found
+        name, rest = attributes[0], attributes[1:]
+        exports = self._exports(path, name, consumer)
+        if exports is None or depth > 8:
+            return None
+        if name not in exports.names:
+            for module in reversed(exports.star_imports):
+                if name in torch_api.star_exports(module):
+                    return ".".join([module, name, *rest])
+                other = self.other_name(".".join([module, name, *rest]), self.roots_for(path), consumer, depth + 1)
+                if other is not None:
+                    return other
+            return None
+        target = exports.target(name)
+        if target is None:
+            return None
+        target = ".".join([target, *rest])
+        if target == qualname:
+            return None  # `from . import logging` in a package: its own submodule
+        return self.other_name(target, self.roots_for(path), consumer, depth + 1)
+
+    def renames_torch(self, qualname: str, roots: tuple[Path, ...], consumer: Optional[Path] = None) -> bool:
+        """Whether the project's ``qualname`` is another name for a torch object
+        (``from .compat import V``), or is a module of the project that gives one
+        another name (``import compat`` for ``compat.V``)."""
+        other = self.other_name(qualname, roots, consumer)
+        if other is not None:
+            return other.split(".")[0] == "torch"
+        path = self.find_module(qualname, roots, consumer)
+        if path is None:
+            return False
+        exports = self._exports(path, None, consumer)
+        for name in exports.names if exports is not None else ():
+            target = exports.target(name)
+            if target is not None and target.split(".")[0] == "torch" and target.rsplit(".", 1)[-1] != name:
+                return True
+        return False
+
+    def _exports(self, path: Path, name: Optional[str], consumer: Optional[Path]) -> Optional[Exports]:
+        """The module's exports (see exports.py), or None when it cannot make ``name``
+        (if given) another name.  Its text is first only searched for the names of its imports and
+        aliases: most names a project imports are its own classes and functions, and
+        their modules need not be parsed."""
+        path = Path(os.path.abspath(path))
+        if consumer is not None:
+            self._looked_into[consumer].add(path)
+        summary = self._summaries.get(path)
+        if summary is None:
+            digest, text = None, None
+            try:
+                data = read_bytes(str(path))
+                digest = content_digest(data)
+                text = decode(data).text if len(data) <= _MAX_FILE_BYTES else None
+            except UnreadableSource:
+                pass
+            if len(self._summaries) > _MAX_PROBES:
+                self._summaries.clear()
+            summary = self._summaries[path] = [digest, may_rename(text) if text is not None else frozenset(), None]
+        self._digests.setdefault(path, summary[0])
+        if name is not None and summary[1] is not None and name not in summary[1]:
+            return None
+        if summary[2] is None:
+            try:
+                module_name, is_package, _ = module_identity(path)
+                summary[2] = summarize(decode(read_bytes(str(path))).text, module_name, is_package) or Exports()
+            except UnreadableSource:
+                summary[2] = Exports()
+        return summary[2]
+
     def analyse(self, path: Path, module: cst.Module) -> "FileContext":
         from torchlint.context import FileContext
 
@@ -245,6 +349,8 @@ class Project:
             # A re-export (`from .feedforward import FeedForward` in a package __init__),
             # possibly of something outside the project (`from torch.autograd import Variable`).
             target = ".".join([value.qualname, *rest])
+            if target == qualname:  # `from . import logging` in the package: the submodule itself
+                return context, replace(value, qualname=target)
             inside = self.resolve(target, self.roots_for(path), depth + 1, consumer)
             if inside is not None:
                 return inside

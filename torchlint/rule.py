@@ -79,6 +79,11 @@ class Rule:
     # anything to report there (e.g. r"volatile"); a file no selected rule may match is
     # not parsed.  Empty: the rule looks at every file.
     requires: ClassVar[tuple[str, ...]] = ()
+    # True when what ``requires`` looks for is a torch name that the user's own modules
+    # can hand over under another name (``from .compat import V`` after
+    # ``from torch.autograd import Variable as V`` there): then a file that imports from
+    # its own project is looked at whatever its text.
+    requires_may_be_imported: ClassVar[bool] = False
 
     def __init__(self, ctx: "FileContext"):
         self.ctx = ctx
