@@ -1,11 +1,11 @@
 """TL201 variable-wrap: ``torch.autograd.Variable``, a no-op since PyTorch 0.4."""
 
 import re
-import sys
 from typing import Optional
 
 from torchlint import cst, edits, torch_api
 from torchlint.nodes import is_false, is_true, keyword
+from torchlint.project import NOT_PROJECT_ROOTS
 from torchlint.rule import Applicability, Edit, Fix, Rule
 from torchlint.semantic import BindingKind
 from torchlint.source import LINE_BREAK, line_start
@@ -23,7 +23,6 @@ _SHAPING_METHODS = frozenset({
     "half", "cuda", "cpu", "to", "type", "type_as",
 })
 _TORCH_ROOTS = frozenset({"torch", "numpy", "torchvision"})
-_NOT_PROJECT_ROOTS = _TORCH_ROOTS | sys.stdlib_module_names
 # Expressions whose source can stand anywhere without parentheses.
 _ATOMS = (cst.Name, cst.List, cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp,
           cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer, cst.Float,
@@ -158,7 +157,7 @@ class VariableWrap(Rule):
                 for binding in bindings:
                     if binding.kind is BindingKind.IMPORT:
                         imported.add(name)
-                        if (binding.qualname or "").split(".")[0] not in _NOT_PROJECT_ROOTS:
+                        if (binding.qualname or "").split(".")[0] not in NOT_PROJECT_ROOTS:
                             self._project_imports.add(name)
                         aliases.setdefault(name, []).append(binding)
                     elif _references(binding):

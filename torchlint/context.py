@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from torchlint import cst
 from torchlint.inference import Inference
-from torchlint.project import module_identity
+from torchlint.project import NOT_PROJECT_ROOTS, module_identity
 from torchlint.rule import Finding
 from torchlint.semantic import BindingKind, SemanticModel
 from torchlint.source import LineIndex, line_start
@@ -91,13 +91,13 @@ class FileContext:
             return False
         consumer = self.file_path
         for module, _seq, _node in self.model.star_imports:
-            if module.split(".")[0] != "torch" and project.find_module(module, roots, consumer) is not None:
+            if module.split(".")[0] not in NOT_PROJECT_ROOTS and project.find_module(module, roots, consumer) is not None:
                 return True
         for scope in self.model.scopes:
             for bindings in scope.bindings.values():
                 for binding in bindings:
                     if binding.kind is BindingKind.IMPORT and binding.qualname \
-                            and binding.qualname.split(".")[0] != "torch" \
+                            and binding.qualname.split(".")[0] not in NOT_PROJECT_ROOTS \
                             and project.renames_torch(binding.qualname, roots, consumer):
                         return True
         return False

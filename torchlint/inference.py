@@ -18,7 +18,6 @@ expressions give up (``None``) rather than recurse without bound.
 from __future__ import annotations
 
 import builtins
-import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, Iterable, Optional
 
@@ -26,6 +25,7 @@ from torchlint import cst
 
 from torchlint import torch_api
 from torchlint.nodes import is_true, keyword, positional_args
+from torchlint.project import NOT_PROJECT_ROOTS
 from torchlint.semantic import Binding, BindingKind, ClassInfo, FunctionInfo, Scope, SemanticModel
 from torchlint.values import NDARRAY, NONE, OTHER, Kind, Step, Value, sequence_of, tensor
 
@@ -98,11 +98,6 @@ def combine(values: Iterable[Optional[Value]]) -> Optional[Value]:
     if first.kind is Kind.TENSOR and first.scalar and not all(value.scalar for value in known):
         return first.without_scalar()
     return first
-
-
-# Where ``exported`` does not look for the user's modules: torch's own names, and the
-# standard library's (a project module that shadows one is not followed).
-_NOT_PROJECT_ROOTS = frozenset({"torch", "numpy", "builtins", *sys.stdlib_module_names})
 
 
 class Inference:
@@ -186,7 +181,7 @@ class Inference:
     def exported(self, qualname: str) -> str:
         """What the project's module behind ``qualname`` makes of that name, when it is
         another imported name (a re-export or an alias); else ``qualname`` itself."""
-        if self.project is None or not self.roots or qualname.split(".", 1)[0] in _NOT_PROJECT_ROOTS:
+        if self.project is None or not self.roots or qualname.split(".", 1)[0] in NOT_PROJECT_ROOTS:
             return qualname
         memo = self._exported_memo
         if qualname not in memo:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import sys
 from collections import OrderedDict, defaultdict
 from dataclasses import replace
 from pathlib import Path
@@ -44,6 +45,17 @@ _KNOWN_ROOTS = frozenset({"torch", "numpy", "builtins", "torchvision", "timm", "
 _CACHE_CHARACTERS = 3_000_000
 _MAX_FILE_BYTES = 2 * 1024 * 1024
 _MAX_PROBES = 100_000  # remembered lookups of a module name on disk (transformers: 10,000)
+
+
+# Import roots that are never the user's modules: torch's, and the standard library's (a
+# project module that shadows one is not followed).
+NOT_PROJECT_ROOTS = frozenset({"torch", "numpy", "torchvision", "builtins", *sys.stdlib_module_names})
+
+
+def _candidates(root: Path, dotted: str) -> tuple[str, str]:
+    """The files Python would take module ``dotted`` from, under ``root``."""
+    base = os.path.join(root, *dotted.split("."))
+    return base + ".py", os.path.join(base, "__init__.py")
 
 
 def module_identity(path: Path) -> tuple[str, bool, Path]:
@@ -71,7 +83,7 @@ class Project:
         self._contexts: OrderedDict[Path, Optional["FileContext"]] = OrderedDict()
         self._sizes: dict[Path, int] = {}
         self._budget = cache_characters
-        self._files: dict[tuple[Path, str], tuple[Optional[Path], tuple[str, ...]]] = {}
+        self._files: dict[tuple[Path, str], tuple[Optional[Path], int]] = {}
         # module -> [digest, the names it may make other names (None: any), its Exports once
         # needed]: small, kept for the run
         self._summaries: dict[Path, list] = {}
@@ -112,15 +124,15 @@ class Project:
         for root in roots:
             key = (root, dotted)
             entry = self._files.get(key)
+            candidates = None
             if entry is None:
-                base = os.path.join(root, *dotted.split("."))
-                candidates = (base + ".py", os.path.join(base, "__init__.py"))
+                candidates = _candidates(root, dotted)
                 found = next((candidate for candidate in candidates if os.path.isfile(candidate)), None)
-                # Where it was looked for in vain, before it was found.
-                missing = candidates[:candidates.index(found)] if found is not None else candidates
-                entry = self._files[key] = (Path(found) if found is not None else None, missing)
+                # The file, and how many places it was looked for in vain before it.
+                entry = self._files[key] = (Path(found) if found is not None else None,
+                                            candidates.index(found) if found is not None else len(candidates))
             if consumer is not None and entry[1]:
-                self._absent[consumer].update(entry[1])
+                self._absent[consumer].update((candidates or _candidates(root, dotted))[:entry[1]])
             if entry[0] is not None:
                 return entry[0]
         return None
@@ -138,7 +150,8 @@ class Project:
                 names = [match.group(1)]
             else:
                 names = [re.split(r"\s+as\s", part.strip())[0] for part in match.group(2).split(",")]
-            if any(self.find_module(name, roots, consumer) is not None for name in names):
+            if any(name.split(".")[0] not in NOT_PROJECT_ROOTS and self.find_module(name, roots, consumer) is not None
+                   for name in names):
                 return True
         return False
 
