@@ -47,9 +47,9 @@ _MAX_FILE_BYTES = 2 * 1024 * 1024
 _MAX_PROBES = 100_000  # remembered lookups of a module name on disk (transformers: 10,000)
 
 
-# Import roots that are never the user's modules: torch's, and the standard library's (a
-# project module that shadows one is not followed).
-NOT_PROJECT_ROOTS = frozenset({"torch", "numpy", "torchvision", "builtins", *sys.stdlib_module_names})
+# Import roots that are never the user's modules: those torchlint knows, and the standard
+# library's (a project module that shadows one is not followed for renamed torch names).
+NOT_PROJECT_ROOTS = _KNOWN_ROOTS | sys.stdlib_module_names
 
 
 def _candidates(root: Path, dotted: str) -> tuple[str, str]:
@@ -242,10 +242,12 @@ class Project:
         found = self.split(qualname, roots, consumer)
         if found is None:
             return qualname if depth else None
+        if depth > 8:
+            return None
         path, attributes = found
         name, rest = attributes[0], attributes[1:]
         exports = self._exports(path, name, consumer)
-        if exports is None or depth > 8:
+        if exports is None:
             return None
         if name not in exports.names:
             for module in reversed(exports.star_imports):
@@ -289,8 +291,9 @@ class Project:
         if consumer is not None:
             self._looked_into[consumer].add(path)
         summary = self._summaries.get(path)
+        text = None
         if summary is None:
-            digest, text = None, None
+            digest = None
             try:
                 data = read_bytes(str(path))
                 digest = content_digest(data)
@@ -304,9 +307,13 @@ class Project:
         if name is not None and summary[1] is not None and name not in summary[1]:
             return None
         if summary[2] is None:
+            # Parsed once a name passes the text's test; read again only if that is not
+            # the first time the module is looked into.
             try:
+                if text is None:
+                    text = decode(read_bytes(str(path))).text
                 module_name, is_package, _ = module_identity(path)
-                summary[2] = summarize(decode(read_bytes(str(path))).text, module_name, is_package) or Exports()
+                summary[2] = summarize(text, module_name, is_package) or Exports()
             except UnreadableSource:
                 summary[2] = Exports()
         return summary[2]
