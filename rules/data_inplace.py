@@ -8,7 +8,7 @@ from torchlint import edits
 from torchlint.aliases import alias_writes
 from torchlint.data_attribute import DataUse, base_evidence, data_access
 from torchlint.rule import Applicability, Fix, Rule
-from torchlint.walk import iter_nodes
+from torchlint.walk import walk
 
 
 # Functions that initialize or reset weights: no graph exists yet when they run.
@@ -85,6 +85,13 @@ class DataInplace(Rule):
         """,
     )
 
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        # Per statement line, by id: its fixable writes, and the fix of its run of lines
+        # (every write of a run gets the same fix).
+        self._writes: dict[int, list[cst.Attribute]] = {}
+        self._run_fixes: dict[int, Fix] = {}
+
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value != "data":
             return
@@ -115,22 +122,39 @@ class DataInplace(Rule):
         line = edits.own_line(self.ctx, node)
         if line is None:
             return None
-        # Consecutive writes through `.data` (an init function) share one block.
-        lines = edits.statement_run(self.ctx, line, lambda other: bool(self._fixable_writes(other)))
-        writes = [write for other in lines for write in self._fixable_writes(other)]
-        return Fix(Applicability.UNSAFE, "Write under `torch.no_grad()` without `.data`",
-                   edits.wrap_in_no_grad(self.ctx, lines, [(write, write.value) for write in writes]))
+        fix = self._run_fixes.get(id(line))
+        if fix is None:
+            # Consecutive writes through `.data` (an init function) share one block.
+            lines = edits.statement_run(self.ctx, line, lambda other: bool(self._fixable_writes(other)))
+            writes = [write for other in lines for write in self._fixable_writes(other)]
+            fix = Fix(Applicability.UNSAFE, "Write under `torch.no_grad()` without `.data`",
+                      edits.wrap_in_no_grad(self.ctx, lines, [(write, write.value) for write in writes]))
+            for other in lines:
+                self._run_fixes[id(other)] = fix
+        return fix
 
     def _fixable_writes(self, line: cst.SimpleStatementLine) -> list[cst.Attribute]:
         """The `.data` writes this rule reports in ``line``, outermost first."""
-        found = [
-            attribute for attribute in iter_nodes(line)
-            if isinstance(attribute, cst.Attribute) and attribute.attr.value == "data"
-            and data_access(self.ctx, attribute).use is DataUse.WRITE
-            and base_evidence(self.ctx, attribute) is not None
-        ]
-        return [a for a in found if not any(a is not b and _contains(b, a) for b in found)] \
-            if len(found) > 1 else found
+        if id(line) in self._writes:
+            return self._writes[id(line)]
+        outermost: list[cst.Attribute] = []
+        around: list[cst.Attribute] = []  # the writes the walk is inside of
+
+        def enter(node: cst.CSTNode, parent) -> None:
+            if isinstance(node, cst.Attribute) and node.attr.value == "data" \
+                    and data_access(self.ctx, node).use is DataUse.WRITE \
+                    and base_evidence(self.ctx, node) is not None:
+                if not around:
+                    outermost.append(node)
+                around.append(node)
+
+        def leave(node: cst.CSTNode) -> None:
+            if around and around[-1] is node:
+                around.pop()
+
+        walk(line, enter, leave)
+        self._writes[id(line)] = outermost
+        return outermost
 
     def visit_Module(self, node: cst.Module) -> None:
         """Writes through a name bound to `x.data`."""
@@ -150,7 +174,3 @@ class DataInplace(Rule):
                 related=((alias.made_by, f"`{alias.name}` = `{self.ctx.snippet(alias.made_by)}` here"),),
                 how=event.write.how, alias=alias.name, base=alias.base,
             )
-
-
-def _contains(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
-    return outer is not inner and any(node is inner for node in iter_nodes(outer))

@@ -217,7 +217,15 @@ class FileContext:
 
     def snippet(self, node: cst.CSTNode, limit: int = SNIPPET_LENGTH) -> str:
         """The node's source on one line, shortened for messages."""
-        text = _WHITESPACE.sub(" ", self.code(node)).strip()
+        start, end = self.outer_span(node)
+        # Collapsing the whitespace of a prefix of the source gives a prefix of the whole
+        # result, so a huge expression is read only as far as the limit needs.
+        size = 2 * limit
+        while True:
+            text = _WHITESPACE.sub(" ", self.text[start:min(end, start + size)]).strip()
+            if len(text) > limit or start + size >= end:
+                break
+            size *= 4
         if len(text) > limit:
             text = text[: limit - 1].rstrip() + "…"
         return text

@@ -545,6 +545,7 @@ _COMPARISON_OPS = {
 _REACHES_OUT = re.compile(r"\b(?:global|nonlocal|apply)\b|\b(?:import|from)\s+torch\b")
 _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar,
              ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Match)
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 class _Builder:
@@ -569,7 +570,7 @@ class _Builder:
             self.line_starts[0] = 1
         # ast's columns count UTF-8 bytes; its identifiers are NFKC-normalized.
         self.ascii = text.isascii()
-        self._line_bytes: dict[int, bytes] = {}
+        self._wide: dict[int, Optional[tuple[list[int], list[int], list[int]]]] = {}
         self._comments: Optional[list[int]] = None
         self.default_indent: Optional[str] = None
 
@@ -580,14 +581,36 @@ class _Builder:
         start = self.line_starts[line - 1]
         if self.ascii:
             return start + column
-        text = self.text
-        if text[start:start + column].isascii():
+        wide = self._wide.get(start, False)
+        if wide is False:
+            wide = self._wide[start] = self._wide_characters(start)
+        if wide is None:
             return start + column
-        data = self._line_bytes.get(start)
-        if data is None:
-            end = LINE_BREAK.search(text, start)
-            data = self._line_bytes[start] = text[start:end.start() if end else len(text)].encode("utf-8")
-        return start + len(data[:column].decode("utf-8", "replace"))
+        byte_starts, byte_ends, char_ends = wide
+        before = bisect.bisect_left(byte_starts, column)  # wide characters that start before the column
+        if not before:
+            return start + column
+        # A column inside a character counts it whole, as decoding its bytes up to the
+        # column with "replace" would.
+        return start + char_ends[before - 1] + max(0, column - byte_ends[before - 1])
+
+    def _wide_characters(self, start: int) -> Optional[tuple[list[int], list[int], list[int]]]:
+        """For the line at ``start``, unless it is ASCII: the byte offsets at which its
+        non-ASCII characters start and end, and the character offsets at which they end."""
+        text = self.text
+        end = LINE_BREAK.search(text, start)
+        line = text[start:end.start() if end else len(text)]
+        if line.isascii():
+            return None
+        byte_starts, byte_ends, char_ends = [], [], []
+        extra = 0  # the bytes beyond one per character so far
+        for match in _NON_ASCII.finditer(line):
+            index = match.start()
+            byte_starts.append(index + extra)
+            extra += len(match.group().encode("utf-8")) - 1
+            byte_ends.append(index + 1 + extra)
+            char_ends.append(index + 1)
+        return byte_starts, byte_ends, char_ends
 
     def _range(self, n: ast.AST) -> tuple[int, int]:
         if self.ascii:

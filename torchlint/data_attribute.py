@@ -193,36 +193,47 @@ _ALIASING_FUNCTIONS = frozenset({"torch.autograd.Variable", "torch.autograd.vari
 def only_read(ctx: "FileContext", node: cst.BaseExpression) -> bool:
     """The value of ``node`` (``x.data``), or of views and conversions made from it, is
     consumed right away by something that neither writes into it nor keeps it."""
-    current: cst.CSTNode = node
-    while True:
-        parent = ctx.parent(current)
-        if isinstance(parent, cst.Attribute) and parent.value is current:
-            call = ctx.parent(parent)
-            method = parent.attr.value
-            if isinstance(call, cst.Call) and call.func is parent:
-                if method in _PASSING_METHODS or (method == "type" and call.args):
-                    current = call
-                    continue
-                return method in _READING_METHODS or method == "type"
-            if method in _PASSING_ATTRIBUTES:
-                current = parent
-                continue
-            return method in _READ_ATTRIBUTES
-        if isinstance(parent, cst.Subscript) and parent.value is current:
-            current = parent
-            continue
-        if isinstance(parent, cst.IfExp) and parent.test is not current:
-            current = parent
-            continue
-        if isinstance(parent, cst.Arg) and parent.value is current and not parent.star:
-            call = ctx.parent(parent)
-            if isinstance(call, cst.Call) and ctx.qualname(call.func) in _ALIASING_FUNCTIONS:
-                current = call
-                continue
-            return isinstance(call, cst.Call) and _reads_argument(ctx, call, parent)
-        return isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison,
-                                   cst.ComparisonTarget, cst.FormattedStringExpression, cst.Expr,
-                                   cst.Index, cst.IfExp, cst.If, cst.While, cst.Assert))
+    cache = ctx.cache.setdefault("only_read", {})  # `a.data if c else b.data if ...` share the walk up
+    passed = []
+    current: Optional[cst.CSTNode] = node
+    read = False
+    while current is not None:
+        if id(current) in cache:
+            read = cache[id(current)]
+            break
+        passed.append(current)
+        current, read = _read_step(ctx, current)
+    for expression in passed:
+        cache[id(expression)] = read
+    return read
+
+
+def _read_step(ctx: "FileContext", current: cst.CSTNode) -> tuple[Optional[cst.CSTNode], bool]:
+    """What takes ``current``'s value: an expression whose value is still it or a view of
+    it, to look at next, or else (None, whether that taker only reads it)."""
+    parent = ctx.parent(current)
+    if isinstance(parent, cst.Attribute) and parent.value is current:
+        call = ctx.parent(parent)
+        method = parent.attr.value
+        if isinstance(call, cst.Call) and call.func is parent:
+            if method in _PASSING_METHODS or (method == "type" and call.args):
+                return call, False
+            return None, method in _READING_METHODS or method == "type"
+        if method in _PASSING_ATTRIBUTES:
+            return parent, False
+        return None, method in _READ_ATTRIBUTES
+    if isinstance(parent, cst.Subscript) and parent.value is current:
+        return parent, False
+    if isinstance(parent, cst.IfExp) and parent.test is not current:
+        return parent, False
+    if isinstance(parent, cst.Arg) and parent.value is current and not parent.star:
+        call = ctx.parent(parent)
+        if isinstance(call, cst.Call) and ctx.qualname(call.func) in _ALIASING_FUNCTIONS:
+            return call, False
+        return None, isinstance(call, cst.Call) and _reads_argument(ctx, call, parent)
+    return None, isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison,
+                                     cst.ComparisonTarget, cst.FormattedStringExpression, cst.Expr,
+                                     cst.Index, cst.IfExp, cst.If, cst.While, cst.Assert))
 
 
 def _reads_argument(ctx: "FileContext", call: cst.Call, arg: cst.Arg) -> bool:

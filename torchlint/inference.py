@@ -114,6 +114,9 @@ class Inference:
         self._exported_memo: dict[str, str] = {}
         self._return_memo: dict[int, Optional[Value]] = {}
         self._self_call_memo: dict[tuple[int, str], list[tuple[cst.Call, Scope]]] = {}
+        self._guard_memo: dict[int, Optional[tuple[cst.BaseExpression, cst.CSTNode]]] = {}
+        self._grad_disabled_memo: dict[int, Optional[cst.CSTNode]] = {}
+        self._function_memo: dict[int, Optional[cst.FunctionDef]] = {}
         self._depth = 0
         self._dispatch = {
             cst.Name: self._name,
@@ -221,29 +224,19 @@ class Inference:
     def _narrowed(self, node: cst.Name) -> Optional[Value]:
         """Inside ``if isinstance(x, torch.Tensor):`` (or ``Variable``, ``torch.is_tensor(x)``,
         the right side of ``isinstance(x, Tensor) and ...``), ``x`` is a tensor."""
-        child: cst.CSTNode = node
-        for ancestor in _ancestors(self.model, node):
-            test = None
-            if isinstance(ancestor, (cst.If, cst.While)) and child is ancestor.body:
-                test = ancestor.test
-            elif isinstance(ancestor, cst.IfExp) and child is ancestor.body:
-                test = ancestor.test
-            elif isinstance(ancestor, cst.BooleanOperation) and isinstance(ancestor.operator, cst.And) \
-                    and child is ancestor.right:
-                test = ancestor.left
-            elif isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-                return None
-            if test is not None:
-                kind = self._tested_kind(test, node.value)
-                if kind is Kind.TENSOR:
-                    return tensor(Step(test, f"`{{code}}` checks that `{node.value}` is a tensor"))
-                if kind is Kind.MODULE:
-                    return Value(Kind.MODULE, (Step(test, f"`{{code}}` checks that `{node.value}` is a torch.nn module"),))
-                if kind is Kind.NDARRAY:
-                    return NDARRAY
-                if kind is Kind.OTHER:
-                    return OTHER
-            child = ancestor
+        guard = _nearest(self._guard_memo, node, _guard)
+        while guard is not None:
+            test, guarded = guard
+            kind = self._tested_kind(test, node.value)
+            if kind is Kind.TENSOR:
+                return tensor(Step(test, f"`{{code}}` checks that `{node.value}` is a tensor"))
+            if kind is Kind.MODULE:
+                return Value(Kind.MODULE, (Step(test, f"`{{code}}` checks that `{node.value}` is a torch.nn module"),))
+            if kind is Kind.NDARRAY:
+                return NDARRAY
+            if kind is Kind.OTHER:
+                return OTHER
+            guard = _nearest(self._guard_memo, guarded, _guard)
         return None
 
     def _tested_kind(self, test: cst.BaseExpression, name: str) -> Optional[Kind]:
@@ -306,19 +299,21 @@ class Inference:
     def grad_disabled(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The ``with torch.no_grad():`` block or ``@torch.no_grad()`` decorator that
         ``node`` runs under, if any (only within the innermost function)."""
-        for ancestor in _ancestors(self.model, node):
-            if isinstance(ancestor, cst.With):
-                for item in ancestor.items:
-                    if self._disables_grad(item.item):
-                        return ancestor
-            elif isinstance(ancestor, cst.FunctionDef):
-                for decorator in ancestor.decorators:
-                    if self._disables_grad(decorator.decorator):
-                        return decorator
-                return None
-            elif isinstance(ancestor, (cst.Lambda, cst.ClassDef)):
-                return None
-        return None
+        return _nearest(self._grad_disabled_memo, node, self._disabling)
+
+    def _disabling(self, ancestor: cst.CSTNode, child: cst.CSTNode):
+        if isinstance(ancestor, cst.With):
+            for item in ancestor.items:
+                if self._disables_grad(item.item):
+                    return ancestor
+        elif isinstance(ancestor, cst.FunctionDef):
+            for decorator in ancestor.decorators:
+                if self._disables_grad(decorator.decorator):
+                    return decorator
+            return None
+        elif isinstance(ancestor, (cst.Lambda, cst.ClassDef)):
+            return None
+        return _UP
 
     def runs_without_grad(self, node: cst.CSTNode, _seen: frozenset[int] = frozenset()) -> bool:
         """``node`` runs under a grad-disabling block or decorator, or in a module-level
@@ -327,7 +322,7 @@ class Inference:
         known, so this is a reason to stay quiet, never evidence for a finding."""
         if self.grad_disabled(node) is not None:
             return True
-        function = next((a for a in _ancestors(self.model, node) if isinstance(a, cst.FunctionDef)), None)
+        function = _nearest(self._function_memo, node, _function)
         if function is None or id(function) in _seen or function.parent is not self.model.module:
             return False
         binding = next((b for b in self.model.module_scope.bindings.get(function.name.value, ())
@@ -1290,11 +1285,48 @@ def _names_a_loss(name: str) -> bool:
     return name in _LOSS_CALLABLE_NAMES or name.endswith("loss")
 
 
-def _ancestors(model: SemanticModel, node: cst.CSTNode):
-    parent = node.parent
-    while parent is not None:
-        yield parent
-        parent = parent.parent
+# What a `settle` function of `_nearest` returns to look further up.
+_UP = object()
+
+
+def _nearest(memo: dict, node: cst.CSTNode, settle):
+    """The answer of ``settle(ancestor, child)`` for the nearest ancestor of ``node`` for
+    which it is not ``_UP`` (None past the root). ``memo`` keeps the answer of every node
+    passed, so that the nodes of a deep expression, each asked, cost linear time in all."""
+    passed = []
+    child = node
+    while True:
+        if id(child) in memo:
+            answer = memo[id(child)]
+            break
+        passed.append(child)
+        ancestor = child.parent
+        if ancestor is None:
+            answer = None
+            break
+        answer = settle(ancestor, child)
+        if answer is not _UP:
+            break
+        child = ancestor
+    for passed_node in passed:
+        memo[id(passed_node)] = answer
+    return answer
+
+
+def _guard(ancestor: cst.CSTNode, child: cst.CSTNode):
+    """(the test, the node it guards) when ``child`` runs only where ``ancestor``'s test held."""
+    if isinstance(ancestor, (cst.If, cst.While, cst.IfExp)) and child is ancestor.body:
+        return ancestor.test, ancestor
+    if isinstance(ancestor, cst.BooleanOperation) and isinstance(ancestor.operator, cst.And) \
+            and child is ancestor.right:
+        return ancestor.left, ancestor
+    if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        return None
+    return _UP
+
+
+def _function(ancestor: cst.CSTNode, child: cst.CSTNode):
+    return ancestor if isinstance(ancestor, cst.FunctionDef) else _UP
 
 
 def _rewrite_why(value: Value, why: tuple[Step, ...]) -> Value:

@@ -198,11 +198,17 @@ def _diagnostics(context: FileContext, text: str) -> list[Diagnostic]:
     # Evidence can name nodes of another file of the project: those have no place here.
     own: Optional[set[int]] = None
     offsets = {}
+    linked = {id(context.module): True}  # whether a node's parents lead up to this file's module
     for node in nodes:
+        path = []
         top = node
-        while top.parent is not None:
+        while id(top) not in linked and top.parent is not None:
+            path.append(top)
             top = top.parent
-        if top is not context.module:  # another tree, or a node the walk does not link (in an import)
+        in_module = linked.get(id(top), False)
+        for ancestor in path:
+            linked[id(ancestor)] = in_module
+        if not in_module:  # another tree, or a node the walk does not link (in an import)
             if own is None:
                 own = {id(other) for other in _all_nodes(context.module)}
             if id(node) not in own:

@@ -26,6 +26,8 @@ from torchlint.walk import walk
 # Statements whose body may not run (or may run several times).
 _BRANCHES = (cst.If, cst.Else, cst.For, cst.While, cst.Try, cst.TryStar, cst.ExceptHandler,
              cst.ExceptStarHandler, cst.Match, cst.IfExp)
+# What `_exclusive` and `_conditional` look for among a use's ancestors: an `if`, its arms, branches.
+_FLOW_NODES = (cst.BaseStatement, cst.BaseSuite, *_BRANCHES)
 
 
 class BindingKind(enum.Enum):
@@ -247,6 +249,7 @@ class SemanticModel:
         # Names passed to `<something>.apply(fn)`: fn receives modules.
         self.applied_names: list[cst.Name] = []
         self._applied_functions: Optional[set[int]] = None
+        self._flow_ancestors: dict[int, frozenset[int]] = {}  # see _ancestor_ids
         self.module_scope = Scope(ScopeKind.MODULE, module, None)
         self.scopes: list[Scope] = [self.module_scope]
         # Functions whose bodies the parse left lazy (cst.LazyBody), in source order.
@@ -392,12 +395,23 @@ class SemanticModel:
             parent = parent.parent
         return False
 
-    def _ancestor_ids(self, node: cst.CSTNode) -> set[int]:
-        found = set()
-        parent = node.parent
-        while parent is not None:
-            found.add(id(parent))
-            parent = parent.parent
+    def _ancestor_ids(self, node: cst.CSTNode) -> frozenset[int]:
+        """The ids of ``node``'s ancestors that the flow questions ask about (statements,
+        suites, branches, conditional expressions).  Remembered for every node on the way
+        up, so that the names of one deep expression cost one walk, not one walk each."""
+        if node.parent is None:
+            return frozenset()
+        memo = self._flow_ancestors
+        path = []
+        current = node.parent
+        while current is not None and id(current) not in memo:
+            path.append(current)
+            current = current.parent
+        found = memo[id(current)] if current is not None else frozenset()
+        for ancestor in reversed(path):
+            if isinstance(ancestor, _FLOW_NODES):
+                found = found | {id(ancestor)}
+            memo[id(ancestor)] = found
         return found
 
     def star_import_source(self, name: str) -> Optional[str]:

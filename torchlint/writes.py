@@ -49,37 +49,52 @@ def _augmented_operator(node: cst.AugAssign) -> str:
 
 
 def find_write(ctx: "FileContext", node: cst.BaseExpression) -> Optional[Write]:
-    """The in-place write into ``node``'s storage that ``node`` takes part in, if any."""
-    current: cst.CSTNode = node
-    while True:
-        parent = ctx.parent(current)
-        if isinstance(parent, cst.AugAssign) and parent.target is current:
-            return Write(current, f"`{_augmented_operator(parent)}`")
-        if isinstance(parent, cst.Subscript) and parent.value is current:
-            if is_store_target(ctx, parent):
-                return Write(parent, "item assignment")
-            augmented = ctx.parent(parent)
-            if isinstance(augmented, cst.AugAssign) and augmented.target is parent:
-                return Write(parent, f"`{_augmented_operator(augmented)}`")
-            current = parent  # indexing gives a view (basic indexing) of the same storage
-            continue
-        if isinstance(parent, cst.Attribute) and parent.value is current:
-            call = ctx.parent(parent)
-            if not (isinstance(call, cst.Call) and call.func is parent):
-                if parent.attr.value in _ALIASING_ATTRIBUTES:
-                    current = parent  # `x.data`, `x.T`: the same storage
-                    continue
-                return None
-            method = parent.attr.value
-            if torch_api.is_inplace_method(method):
-                return Write(call, f"`{method}()`")
-            if method in torch_api.VIEW_METHODS:
-                current = call
-                continue
-            return None
-        if isinstance(parent, cst.Arg) and parent.value is current:
-            return _argument_write(ctx, parent)
-        return None
+    """The in-place write into ``node``'s storage that ``node`` takes part in, if any
+    (memoised per file: the walk up from ``x.data`` in ``x.data.data...`` passes through
+    every outer ``.data``, each of which is asked too)."""
+    cache = ctx.cache.setdefault("find_write", {})
+    passed = []
+    current: Optional[cst.CSTNode] = node
+    write = None
+    while current is not None:
+        if id(current) in cache:
+            write = cache[id(current)]
+            break
+        passed.append(current)
+        current, write = _write_step(ctx, current)
+    for expression in passed:
+        cache[id(expression)] = write
+    return write
+
+
+def _write_step(ctx: "FileContext", current: cst.CSTNode) -> tuple[Optional[cst.CSTNode], Optional[Write]]:
+    """Where ``current``'s value goes: an expression that shares its storage, to look
+    at next, or else (None, the write into it if any)."""
+    parent = ctx.parent(current)
+    if isinstance(parent, cst.AugAssign) and parent.target is current:
+        return None, Write(current, f"`{_augmented_operator(parent)}`")
+    if isinstance(parent, cst.Subscript) and parent.value is current:
+        if is_store_target(ctx, parent):
+            return None, Write(parent, "item assignment")
+        augmented = ctx.parent(parent)
+        if isinstance(augmented, cst.AugAssign) and augmented.target is parent:
+            return None, Write(parent, f"`{_augmented_operator(augmented)}`")
+        return parent, None  # indexing gives a view (basic indexing) of the same storage
+    if isinstance(parent, cst.Attribute) and parent.value is current:
+        call = ctx.parent(parent)
+        if not (isinstance(call, cst.Call) and call.func is parent):
+            if parent.attr.value in _ALIASING_ATTRIBUTES:
+                return parent, None  # `x.data`, `x.T`: the same storage
+            return None, None
+        method = parent.attr.value
+        if torch_api.is_inplace_method(method):
+            return None, Write(call, f"`{method}()`")
+        if method in torch_api.VIEW_METHODS:
+            return call, None
+        return None, None
+    if isinstance(parent, cst.Arg) and parent.value is current:
+        return None, _argument_write(ctx, parent)
+    return None, None
 
 
 def _argument_write(ctx: "FileContext", arg: cst.Arg) -> Optional[Write]:

@@ -1,0 +1,123 @@
+"""Linting time grows linearly with the size of what is linted: a very long line with a
+few non-ASCII characters, and expressions nested thousands of levels deep (as deep as
+Python compiles), each of whose levels is reported.
+
+The machine running the tests is shared and noisy, so times are compared with a time
+taken in the same run (the same file made ASCII, the same shape an eighth as deep), never
+with fixed seconds, and a comparison that fails is measured once more before it counts.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Callable, Optional
+
+import pytest
+
+_CONCISE = re.compile(r"^.*?:(\d+):(\d+): (TL\d+) (.*)$")
+
+
+def _lint(path: Path) -> tuple[float, list[tuple[int, int, str, str]]]:
+    """Seconds taken by `torchlint check` on ``path``, and its findings (row, column, code, message)."""
+    start = time.perf_counter()
+    completed = subprocess.run(
+        [sys.executable, "-m", "torchlint", "check", "--no-cache", "-j1", "--output-format", "concise",
+         "--quiet", str(path)],
+        cwd=path.parent, capture_output=True, text=True, encoding="utf-8", timeout=600,
+    )
+    seconds = time.perf_counter() - start
+    assert completed.returncode in (0, 1), completed.stderr
+    findings = []
+    for line in completed.stdout.splitlines():
+        match = _CONCISE.match(line)
+        assert match, line
+        findings.append((int(match[1]), int(match[2]), match[3], match[4]))
+    return seconds, findings
+
+
+def _assert_at_most(slow: Path, slow_seconds: float, fast: Path, fast_seconds: float,
+                    factor: float, slack: float) -> None:
+    """Linting ``slow`` took at most ``factor`` times as long as linting ``fast``, plus
+    ``slack`` seconds; when it did not, both are timed again and the best times count."""
+    if slow_seconds <= factor * fast_seconds + slack:
+        return
+    fast_seconds = min(fast_seconds, _lint(fast)[0])
+    slow_seconds = min(slow_seconds, _lint(slow)[0])
+    assert slow_seconds <= factor * fast_seconds + slack, \
+        f"{slow.name}: {slow_seconds:.2f} s, against {fast_seconds:.2f} s for {fast.name}"
+
+
+def test_long_line_with_non_ascii_characters(tmp_path: Path) -> None:
+    # ast gives UTF-8 byte columns; finding the character offset of each of the 200,000
+    # nodes of the line must not read the line up to the node.
+    items = ", ".join(["1"] * 200_000)
+    text = f"import torch\ns = 'é'\nw = torch.ones(2, requires_grad=True)\nx = [{items}, 'é', w.data]  # ü\n"
+    non_ascii = tmp_path / "non_ascii.py"
+    non_ascii.write_text(text, encoding="utf-8")
+    ascii_only = tmp_path / "ascii_only.py"
+    ascii_only.write_text(text.replace("é", "e").replace("ü", "u"), encoding="utf-8")
+
+    column = text.splitlines()[3].index("w.data") + 1
+    ascii_seconds, ascii_findings = _lint(ascii_only)
+    non_ascii_seconds, non_ascii_findings = _lint(non_ascii)
+    for findings in (ascii_findings, non_ascii_findings):
+        assert [finding[:3] for finding in findings] == [(4, column, "TL101")]
+    _assert_at_most(non_ascii, non_ascii_seconds, ascii_only, ascii_seconds, factor=2, slack=1)
+
+
+# name: (the file's start, a line of the shape at size n, the small size, how many such lines,
+# the code of their findings, if any).  The sizes reach the deepest nesting Python compiles;
+# the lines are enough for the time spent on them to outweigh the start of the command.
+_HEADER = "import torch\nx = torch.zeros(3)\n"
+_GUARDED = "import torch\n\n\ndef f(x):\n    if isinstance(x, torch.Tensor):\n"
+_DEEP: dict[str, tuple[str, Callable[[int], str], int, int, Optional[str]]] = {
+    # Each `.data` is asked whether it is written through, and each message quotes the chain.
+    "data chain": (_HEADER, lambda n: "y = x" + ".data" * n, 362, 5, "TL101"),
+    # Each `x` is asked for the `isinstance` test around it, above the whole sum.
+    "sum under isinstance": (_GUARDED, lambda n: "        y = " + " + ".join(["x.size(0)"] * n), 362, 6, None),
+    # The fix of each write needs the outermost writes of the statement.
+    "writes through data": (_HEADER, lambda n: "y = x" + ".data.add_(1)" * n, 16, 1, "TL102"),
+}
+
+
+@pytest.mark.parametrize("shape", list(_DEEP))
+def test_deep_expression(tmp_path: Path, shape: str) -> None:
+    header, make, small, lines, code = _DEEP[shape]
+    paths = {}
+    for size in (small, 8 * small):
+        paths[size] = tmp_path / f"depth_{size}.py"
+        paths[size].write_text(header + (make(size) + "\n") * lines, encoding="utf-8")
+
+    small_seconds = _lint(paths[small])[0]
+    deep_seconds, findings = _lint(paths[8 * small])
+    if code is None:
+        assert findings == []
+    else:
+        first_row = header.count("\n") + 1
+        rows = [row for row, _column, _code, _message in findings]
+        assert {found_code for _row, _column, found_code, _message in findings} == {code}
+        assert set(rows) == set(range(first_row, first_row + lines))
+        assert len(findings) == lines * rows.count(first_row)  # as many on each line
+        assert rows.count(first_row) >= 25
+        # Messages quote the chain shortened.
+        assert max(len(message) for _row, _column, _code, message in findings) < 400
+
+    # Eight times as deep: eight times the work, not sixty-four.
+    _assert_at_most(paths[8 * small], deep_seconds, paths[small], small_seconds, factor=10, slack=0.5)
+
+
+def test_consecutive_writes_through_data(tmp_path: Path) -> None:
+    """The writes of a run of statements share one fix, which is built once."""
+    paths = {}
+    for count in (200, 800):
+        paths[count] = tmp_path / f"writes_{count}.py"
+        paths[count].write_text("import torch\nw = torch.zeros(3, requires_grad=True)\n" + "w.data.add_(1)\n" * count,
+                                encoding="utf-8")
+    few_seconds = _lint(paths[200])[0]
+    many_seconds, findings = _lint(paths[800])
+    assert [(row, code) for row, _column, code, _message in findings] == [(row, "TL102") for row in range(3, 803)]
+    _assert_at_most(paths[800], many_seconds, paths[200], few_seconds, factor=6, slack=0.5)
