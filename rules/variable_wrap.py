@@ -80,7 +80,18 @@ class VariableWrap(Rule):
     - The import of `Variable` is removed once nothing in the file uses it (the
       whole line, or just that name of `from torch.autograd import Variable, grad`);
       not in an `__init__.py`, which may re-export it, nor when the name appears in
-      a string (`__all__`).
+      a string other than an entry of `__all__` (`getattr(m, "Variable")`). The
+      removal is unsafe, with the reason, when another module may take `Variable`
+      from this one: a module of the package imports it (`from .compat import
+      Variable`), star-imports this module (`from .compat import *`, directly or
+      through other star imports) and mentions the word `Variable`, or imports this
+      module (`from . import compat`, `import pkg` after `from .compat import *` in
+      `pkg/__init__.py`) and mentions the word; or when `__all__` lists it (the fix
+      then takes it out of `__all__` too) or is computed. A star importer that never
+      mentions `Variable` cannot use it, so it leaves the removal safe, and so does
+      a literal `__all__` without it (a star import then does not bring it). The
+      package is the tree of the module's top-level package (or its folder, for a
+      script) and its subpackages; scripts beside the package are not looked at.
 
     No fix is offered for `Variable()` with no data or `*args`, unknown keyword
     arguments, other references to `Variable` (base classes, `type(x) is Variable`),
@@ -430,13 +441,119 @@ class VariableWrap(Rule):
         comment = edits.trailing_comment(self.ctx, line)
         if comment is not None and "noqa" in comment:
             return None  # `# noqa: F401`: kept on purpose, a re-export
-        if self.ctx.path.endswith("__init__.py") or self._used(local):
+        if self.ctx.path.endswith("__init__.py") or any(local in scope.loads for scope in self.ctx.model.scopes):
             return None
-        message = f"Remove the unused import of `{local}`"
+        listed, computed = self._dunder_all(local)
+        if self._used(local, {id(string) for _, string in listed}):
+            return None
         if len(statement.names) > 1:
-            return Fix(Applicability.SAFE, message, (edits.replace(statement, self._without(statement, alias)),))
-        removal = _remove_statement(self.ctx, line)
-        return Fix(Applicability.SAFE, message, removal) if removal is not None else None
+            removal = (edits.replace(statement, self._without(statement, alias)),)
+        else:
+            removal = _remove_statement(self.ctx, line)
+            if removal is None:
+                return None
+        # Other modules may take the name from this one: through `__all__`, or by
+        # importing it (`from .torch_imports import *` and then `Variable(x)`).
+        risks = []
+        if listed:
+            risks.append(f"`__all__` lists `{local}` (line {self._row(listed[0][1])}): it is exported, and "
+                         "code elsewhere may import it from here; the fix takes it out of `__all__` too")
+            containers = list({id(container): container for container, _ in listed}.values())
+            removal = (*removal, *(self._without_strings(container, local) for container in containers))
+        if computed is not None:
+            risks.append(f"`__all__` is computed (line {self._row(computed)}) and may list `{local}`")
+        project = self.ctx.inference.project
+        if project is not None and self.ctx.file_path is not None:
+            # A star import brings the name unless `__all__` (all literal) leaves it out.
+            star = not local.startswith("_") and (bool(listed) or computed is not None or not self._has_all)
+            risk = project.removal_risk(self.ctx.file_path, local, star, consumer=self.ctx.file_path)
+            if risk is not None:
+                risks.append(risk)
+        message = f"Remove the unused import of `{local}`"
+        if risks:
+            return Fix(Applicability.UNSAFE, f"{message}; " + "; ".join(risks), removal)
+        return Fix(Applicability.SAFE, message, removal)
+
+    _has_all = False
+
+    def _dunder_all(self, name: str) -> tuple[list[tuple[cst.BaseExpression, cst.SimpleString]], Optional[cst.CSTNode]]:
+        """How the module's ``__all__`` may list ``name``: the plain strings ``name`` in the
+        literal lists and tuples it is given (``__all__ = [..]``, ``+= [..]``,
+        ``.extend([..])``), each with its list or tuple, and the first place where it gets
+        something else (a computed value, a name, an import), or None."""
+        listed: list[tuple[cst.BaseExpression, cst.SimpleString]] = []
+        computed: Optional[cst.CSTNode] = None
+        self._has_all = False
+        references = self.ctx.model.references
+        module_level = {id(binding.node) for binding in self.ctx.model.module_scope.bindings.get("__all__", ())}
+        for node in iter_nodes(self.ctx.module):
+            if not isinstance(node, cst.Name) or node.value != "__all__":
+                continue
+            parent = self.ctx.parent(node)
+            values: list[cst.BaseExpression] = []
+            if isinstance(parent, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign)) and parent.target is node:
+                if id(node) not in module_level:
+                    continue  # a function's own variable
+                value = self.ctx.parent(parent).value if isinstance(parent, cst.AssignTarget) else parent.value
+                values = [value] if value is not None else []  # `__all__: list[str]` alone binds nothing
+            elif isinstance(parent, cst.Attribute) and parent.value is node:
+                call = self.ctx.parent(parent)
+                method = parent.attr.value
+                if method in ("extend", "__iadd__", "append", "insert"):
+                    if not isinstance(call, cst.Call) or call.func is not parent or \
+                            any(arg.star or arg.keyword is not None for arg in call.args):
+                        computed = computed or node
+                        continue
+                    args = [arg.value for arg in call.args][1 if method == "insert" else 0:]
+                    if method in ("append", "insert"):
+                        # A single string: listed, but not in a list the fix can edit.
+                        if len(args) != 1 or not isinstance(args[0], cst.SimpleString):
+                            computed = computed or node
+                        continue
+                    values = args
+                else:
+                    continue  # `__all__.remove(..)`, `__all__.index(..)`: it lists no more
+            elif id(node) in references or isinstance(parent, (cst.NameItem, cst.Del)):
+                continue  # read (`for n in __all__`), declared `global`, deleted
+            else:
+                computed = computed or node  # `from .core import __all__`, `for __all__ in ..`
+                continue
+            if values and self._unconditional(node):
+                self._has_all = True  # star imports take only what it lists
+            for value in values:
+                strings = _strings(value)
+                if strings is None:
+                    computed = computed or value
+                    continue
+                listed += [(value, string) for string in strings if string.raw_value == name]
+        return listed, computed
+
+    def _unconditional(self, node: cst.CSTNode) -> bool:
+        """``node`` is in a statement of the module's own body (not in a function, a class,
+        an `if` or a `try`): it runs whenever the module is imported."""
+        for ancestor in self.ctx.ancestors(node):
+            if isinstance(ancestor, cst.SimpleStatementLine):
+                return isinstance(self.ctx.parent(ancestor), cst.Module)
+        return False
+
+    def _without_strings(self, container: cst.BaseExpression, name: str) -> Edit:
+        """The edit that takes the strings ``name`` out of the list or tuple ``container``."""
+        elements = list(container.elements)
+        start, end = self.ctx.span(container)
+        items = _items(self.ctx, [element.value for element in elements], end)
+        tail = items[-1][1]
+        kept = [item for item, element in zip(items, elements) if element.value.raw_value != name]
+        if not kept:
+            return edits.replace(container, "[]" if isinstance(container, cst.List) else
+                                 "" if container.lpar else "()")
+        kept[-1][1] = tail  # what ends the last element (a trailing comma, the bracket) stays last
+        if isinstance(container, cst.Tuple) and len(kept) == 1 and not tail.lstrip().startswith(","):
+            kept[-1][1] = "," + tail  # `("a",)` stays a tuple
+        head = self.ctx.text[start:self.ctx.outer_span(elements[0].value)[0]]
+        return edits.replace(container, head + "".join(value + separator for value, separator in kept))
+
+    def _row(self, node: cst.CSTNode) -> int:
+        return self.ctx.line_index.position(node.start)[0]
 
     def _without(self, statement: cst.ImportFrom, alias: cst.ImportAlias) -> str:
         """The source of ``statement`` without the name ``alias``."""
@@ -448,15 +565,16 @@ class VariableWrap(Rule):
         head = self.ctx.text[start:self.ctx.span(statement.names[0])[0]]
         return head + "".join(name + comma for name, comma in items)
 
-    def _used(self, name: str) -> bool:
-        """``name`` is read anywhere in the file, is a string (``__all__``), or is
-        mentioned in a string annotation."""
+    def _used(self, name: str, exported: set[int] = frozenset()) -> bool:
+        """``name`` is read anywhere in the file, is a string (``getattr(m, "Variable")``)
+        other than the ``exported`` ones (ids of strings in ``__all__``), or is mentioned
+        in a string annotation."""
         if any(name in scope.loads for scope in self.ctx.model.scopes):
             return True
         word = re.compile(rf"\b{re.escape(name)}\b")
         for node in iter_nodes(self.ctx.module):
             if isinstance(node, cst.SimpleString) and (
-                    node.raw_value == name
+                    node.raw_value == name and id(node) not in exported
                     or word.search(node.raw_value) and any(isinstance(a, cst.Annotation)
                                                            for a in self.ctx.ancestors(node))):
                 return True
@@ -470,6 +588,19 @@ def _items(ctx, nodes, end: int) -> list[list[str]]:
     spans = [ctx.outer_span(node) for node in nodes]
     nexts = [start for start, _ in spans[1:]] + [end]
     return [[ctx.text[start:stop], ctx.text[stop:following]] for (start, stop), following in zip(spans, nexts)]
+
+
+def _strings(node: cst.BaseExpression) -> Optional[list[cst.SimpleString]]:
+    """The strings of a list or tuple of plain strings (``["a", "b"]``); None for anything else."""
+    if not isinstance(node, (cst.List, cst.Tuple)):
+        return None
+    strings = []
+    for element in node.elements:
+        if not isinstance(element, cst.Element) or not isinstance(element.value, cst.SimpleString) \
+                or "b" in element.value.prefix:
+            return None
+        strings.append(element.value)
+    return strings
 
 
 def _line_end(ctx, node: cst.CSTNode) -> int:

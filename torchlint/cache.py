@@ -140,15 +140,18 @@ class Cache:
                     pass
 
     def _still_valid(self, dependencies: dict, absent: list) -> bool:
-        from torchlint.project import content_digest
+        from torchlint.project import content_digest, listing_digest
         from torchlint.source import UnreadableSource, read_bytes
 
         for path, digest in dependencies.items():
             if path not in self._digests:
-                try:
-                    self._digests[path] = content_digest(read_bytes(path))
-                except UnreadableSource:
-                    self._digests[path] = None
+                if path.endswith(("/", os.sep)):  # a folder: the listing of its modules (project.listing_key)
+                    self._digests[path] = listing_digest(path)
+                else:
+                    try:
+                        self._digests[path] = content_digest(read_bytes(path))
+                    except UnreadableSource:
+                        self._digests[path] = None
             if self._digests[path] != digest:
                 return False
         for path in absent:

@@ -66,6 +66,66 @@ _ALIAS_ASSIGNMENT = re.compile(r"^[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*[\w.]+[ \
 _WORD = re.compile(r"\w+")
 
 
+STAR_IMPORT = _STAR_IMPORT  # a star import somewhere in a text: the cheap test before parsing it
+MAY_STAR_IMPORT = re.compile(r"import[ \t]*\*")  # faster, and necessary for STAR_IMPORT
+
+
+def import_words(text: str) -> frozenset[str]:
+    """Every word of the import statements of ``text`` (modules and names), from its text alone."""
+    return frozenset(word for match in _IMPORT_STATEMENT.finditer(text) for word in _WORD.findall(match.group(0)))
+
+
+@dataclass(frozen=True)
+class Import:
+    """One name an import statement takes from a module (``from .m import a as b`` gives
+    ``Import("pkg.m", "a", ...)``), or a module it imports (``import a.b``: name None)."""
+    module: str  # absolute dotted name of the module
+    name: Optional[str]  # the name taken from it ("*" for a star import); None for `import module`
+    relative: bool  # written with leading dots: looked up from the file's own package only
+    whole: bool  # `import a.b as c` binds the module itself, not its package `a`
+    text: str  # the statement with just this name, for messages: `from .m import a as b`
+
+
+def imports_of(text: str, module_name: str, is_package: bool, stars_only: bool = False) -> Optional[list[Import]]:
+    """Every import of ``text``, anywhere in it (``stars_only``: just its star imports);
+    None when it does not parse."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    collector = _Collector(Exports(), module_name, is_package)
+    found = []
+    for node in _statements(tree.body, not stars_only):
+        if isinstance(node, ast.ImportFrom):
+            written = "." * node.level + (node.module or "")
+            module = collector.absolute(node.level, node.module or "")
+            if not module:
+                continue  # `from . import x` outside a package
+            for alias in node.names:
+                if stars_only and alias.name != "*":
+                    continue
+                shown = f"{alias.name} as {alias.asname}" if alias.asname else alias.name
+                found.append(Import(module, alias.name, node.level > 0, True, f"from {written} import {shown}"))
+        elif isinstance(node, ast.Import) and not stars_only:
+            for alias in node.names:
+                shown = f"{alias.name} as {alias.asname}" if alias.asname else alias.name
+                found.append(Import(alias.name, None, False, alias.asname is not None, f"import {shown}"))
+    return found
+
+
+def _statements(body: list[ast.stmt], functions: bool):
+    """The statements of ``body`` and of the blocks in them (the bodies of functions and
+    classes too with ``functions``), without walking any expression."""
+    for statement in body:
+        yield statement
+        if not functions and isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inner = getattr(statement, field, None)
+            if inner:
+                yield from _statements(inner, functions)
+
+
 def summarize(text: str, module_name: str, is_package: bool) -> Optional[Exports]:
     """The exports of a module's text; None when it does not parse."""
     try:

@@ -15,6 +15,13 @@ Because a file's findings can depend on other files, the project also records wh
 each file looked at: the modules it analysed (with a digest of the text analysed) and
 the places a module was looked for and not found.  ``dependencies()`` gives that, over
 every file reached, so the cache can tell when a result is stale.
+
+A fix that removes an import of a name must know that no other module takes the name
+from this one (``from .torch_imports import *`` and then ``Variable(x)``):
+``removal_risk()`` reads the whole package tree for that, once per run, and the file's
+findings then depend on every file of the tree and on its listing (a new module may
+star-import this one), which ``dependencies()`` records as a folder path ending in a
+separator, whose digest is that of ``python_files()``.
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
-from torchlint.exports import Exports, may_rename, summarize
+from torchlint.exports import MAY_STAR_IMPORT, STAR_IMPORT, Exports, Import, import_words, imports_of, may_rename, summarize
 from torchlint.source import UnreadableSource, decode, read_bytes
 
 if TYPE_CHECKING:
@@ -92,6 +99,9 @@ class Project:
         self._digests: dict[Path, str] = {}
         self._looked_into: defaultdict[Path, set[Path]] = defaultdict(set)
         self._absent: defaultdict[Path, set[str]] = defaultdict(set)
+        # Package trees read for removal_risk (once per run), and which files' fixes read them.
+        self._trees: dict[Path, _Tree] = {}
+        self._scanned: defaultdict[Path, set[Path]] = defaultdict(set)
 
     # --- finding modules -------------------------------------------------------------
 
@@ -181,14 +191,19 @@ class Project:
                 if other not in seen:
                     seen.add(other)
                     queue.append(other)
-        seen.discard(path)
-        return {str(other): self._digests.get(other) for other in sorted(seen)}, absent
+        dependencies = {str(other): self._digests.get(other) for other in sorted(seen - {path})}
+        for current in sorted(seen):
+            for folder in sorted(self._scanned.get(current, ())):
+                tree = self._trees[folder]
+                dependencies[listing_key(folder)] = tree.listing
+                dependencies.update((str(other), digest) for other, digest in tree.files.items() if other != path)
+        return dependencies, absent
 
     def forget_records(self) -> None:
         """Drop the records of files whose analysis is not cached (a linted file's are
         needed only until its cache entry is written), so that they do not grow with the
         number of files linted.  Call it between files."""
-        for records in (self._looked_into, self._absent):
+        for records in (self._looked_into, self._absent, self._scanned):
             for path in [path for path in records if path not in self._contexts]:
                 del records[path]
         recorded = set(self._contexts).union(*self._looked_into.values())
@@ -196,6 +211,107 @@ class Project:
             del self._digests[path]
         if len(self._files) > _MAX_PROBES:
             self._files.clear()  # only a memo of what exists on disk
+
+    # --- other modules that take a name from this one ------------------------------
+
+    def removal_risk(self, path: Path, name: str, star_exported: bool = True,
+                     consumer: Optional[Path] = None) -> Optional[str]:
+        """Why removing the module-level name ``name`` from the module at ``path`` may break
+        another module of its package (a sentence naming it), or None when none of them
+        can take the name from there.  A module takes it if it
+
+        - imports it: ``from .mod import name`` (also through the modules below);
+        - star-imports the module (``star_exported``: a star import brings ``name``),
+          directly or through other star imports, and mentions the word ``name``;
+        - imports the module, or a module that star-imports it (``import pkg.mod``,
+          ``from . import mod``), and mentions the word ``name`` (``mod.name``).
+
+        A star importer that never mentions the word cannot use the name (its own
+        importers are looked at in their turn).  The package tree is that of
+        ``package_tree()``; modules outside it (scripts beside the package) are not seen.
+        ``consumer``'s findings then depend on every file of the tree and its listing."""
+        path = Path(os.path.abspath(path))
+        if path.suffix != ".py":
+            return None  # a notebook or a stub: no module imports from it
+        folder = package_tree(path)
+        tree = self._trees.get(folder)
+        if tree is None:
+            tree = self._trees[folder] = _Tree(folder)
+        if consumer is not None:
+            self._scanned[consumer].add(folder)
+        mentioning = tree.mentioning(name)
+        root = module_identity(path)[2]
+
+        def shown(other: Path) -> str:
+            return "this module" if other == path else f"`{os.path.relpath(other, root).replace(os.sep, '/')}`"
+
+        # The modules that hold everything of this one: it, and its star importers, transitively.
+        holders: dict[Path, Optional[tuple[Path, Import]]] = {path: None}
+        if star_exported:
+            by_target: dict[str, list[tuple[Path, Import]]] = defaultdict(list)
+            for importer, statement in tree.stars():
+                for candidate in self._import_candidates(importer, statement):
+                    by_target[candidate].append((importer, statement))
+            queue = [path]
+            while queue:
+                current = queue.pop(0)
+                for importer, statement in by_target.get(str(current), ()):
+                    if importer not in holders:
+                        holders[importer] = (current, statement)
+                        queue.append(importer)
+
+        def through(holder: Path) -> str:
+            """``, which imports everything from ...`` down to this module."""
+            text = ""
+            while holder != path:
+                holder, statement = holders[holder]
+                text += f", which imports everything from {shown(holder)} (`{statement.text}`)"
+            return text
+
+        def holder_of(importer: Path, module: str, relative: bool) -> Optional[Path]:
+            for candidate in self._import_candidates(importer, Import(module, None, relative, True, "")):
+                if Path(candidate) in holders:
+                    return Path(candidate)
+            return None
+
+        # Definite breakage first (an import of the name), then possible uses.
+        possible: list[str] = []
+        keys = {name} | {module_identity(holder)[0].rsplit(".", 1)[-1] for holder in holders}
+        for other in mentioning:
+            if other == path or not tree.words[other] & keys:
+                continue
+            for statement in tree.imports(other):
+                if statement.name == "*":
+                    continue
+                if statement.name is not None:
+                    holder = holder_of(other, statement.module, statement.relative)
+                    if holder is not None and statement.name == name:
+                        return (f"`{_relative(other, root)}` imports `{name}` from {shown(holder)} "
+                                f"(`{statement.text}`){through(holder)}")
+                    holder = holder_of(other, f"{statement.module}.{statement.name}", statement.relative)
+                    if holder is not None:
+                        possible.append(f"`{_relative(other, root)}` imports {shown(holder)} (`{statement.text}`)"
+                                        f"{through(holder)}, and may use `{name}` through it")
+                    continue
+                parts = statement.module.split(".")
+                for end in ([len(parts)] if statement.whole else range(len(parts), 0, -1)):
+                    holder = holder_of(other, ".".join(parts[:end]), False)
+                    if holder is not None:
+                        possible.append(f"`{_relative(other, root)}` imports {shown(holder)} (`{statement.text}`)"
+                                        f"{through(holder)}, and may use `{name}` through it")
+                        break
+        for holder in sorted(holders, key=str):
+            if holder != path and holder in mentioning:
+                importer, statement = holders[holder]
+                return (f"`{_relative(holder, root)}` imports everything from {shown(importer)} "
+                        f"(`{statement.text}`){through(importer)}, and may use `{name}` through it")
+        return possible[0] if possible else None
+
+    def _import_candidates(self, importer: Path, statement: Import) -> set[str]:
+        """The files the module of ``statement`` in ``importer`` may be taken from: under
+        the file's package root for a relative import, else under any of its roots."""
+        roots = (module_identity(importer)[2],) if statement.relative else self.roots_for(importer)
+        return {candidate for root in roots for candidate in _candidates(root, statement.module)}
 
     # --- analysed modules ------------------------------------------------------------
 
@@ -381,6 +497,126 @@ class Project:
                 return (context, member) if member is not None else None
             return None
         return context, value
+
+
+def _relative(path: Path, root: Path) -> str:
+    return os.path.relpath(path, root).replace(os.sep, "/")
+
+
+def package_tree(path: Path) -> Path:
+    """The folder a module's package starts at (the top package's folder), or the
+    module's own folder when that is not a package (scripts)."""
+    folder = Path(os.path.abspath(path)).parent
+    if not os.path.isfile(folder / "__init__.py"):
+        return folder
+    while os.path.isfile(folder.parent / "__init__.py") and folder.parent != folder:
+        folder = folder.parent
+    return folder
+
+
+def python_files(folder: Path) -> list[str]:
+    """The ``.py`` files of ``folder`` and of its packages (subfolders with an
+    ``__init__.py``, recursively), as sorted paths relative to it: the modules that
+    can import each other from there."""
+    found: list[str] = []
+    pending = [""]
+    while pending:
+        relative = pending.pop()
+        try:
+            entries = list(os.scandir(os.path.join(folder, relative) if relative else folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.name.endswith(".py") and entry.is_file():
+                    found.append(f"{relative}/{entry.name}" if relative else entry.name)
+                elif entry.is_dir(follow_symlinks=False) and os.path.isfile(os.path.join(entry.path, "__init__.py")):
+                    pending.append(f"{relative}/{entry.name}" if relative else entry.name)
+            except OSError:
+                continue
+    return sorted(found)
+
+
+def listing_key(folder: Path) -> str:
+    """The dependency that stands for ``folder``'s listing of Python files: its path
+    with a final separator (no file's path ends with one)."""
+    return os.path.join(str(folder), "")
+
+
+def listing_digest(key: str) -> str:
+    """The digest of the listing a ``listing_key`` stands for."""
+    return content_digest("\n".join(python_files(Path(key))).encode("utf-8", "surrogateescape"))
+
+
+class _Tree:
+    """The Python files of a package tree, read once: their digests (what the findings
+    that asked then depend on), their star imports (parsed only when the text has
+    one), and per name asked for, the files whose text has that word."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        names = python_files(folder)
+        self.listing = content_digest("\n".join(names).encode("utf-8", "surrogateescape"))
+        self.paths = [Path(os.path.join(folder, name)) for name in names]
+        self.files: dict[Path, Optional[str]] = {}
+        self._stars: list[tuple[Path, str]] = []  # files with a star import, and the text
+        self._mentions: dict[str, list[Path]] = {}
+        self.words: dict[Path, frozenset[str]] = {}  # import words of the files that mention a name asked for
+        self._imports: dict[Path, list[Import]] = {}
+        self._parsed_stars: Optional[list[tuple[Path, Import]]] = None
+
+    def _texts(self):
+        for path in self.paths:
+            try:
+                data = read_bytes(str(path))
+            except UnreadableSource:
+                self.files.setdefault(path, None)
+                continue
+            self.files.setdefault(path, content_digest(data))
+            try:
+                text = decode(data).text
+            except (UnreadableSource, ValueError, LookupError):
+                continue  # not Python: it imports nothing
+            if text is not None:
+                yield path, text
+
+    def mentioning(self, name: str) -> list[Path]:
+        """The files whose text has the word ``name`` (reading the tree again for a second name)."""
+        found = self._mentions.get(name)
+        if found is None:
+            word = re.compile(rf"\b{re.escape(name)}\b")
+            first = not self._mentions
+            found = self._mentions[name] = []
+            for path, text in self._texts():
+                if first and MAY_STAR_IMPORT.search(text) and STAR_IMPORT.search(text):
+                    self._stars.append((path, text))
+                if name in text and word.search(text):
+                    found.append(path)
+                    if path not in self.words:
+                        self.words[path] = import_words(text)
+        return found
+
+    def stars(self) -> list[tuple[Path, Import]]:
+        """Every star import of the tree, with its file."""
+        if self._parsed_stars is None:
+            self._parsed_stars = []
+            for path, text in self._stars:
+                module_name, is_package, _ = module_identity(path)
+                for statement in imports_of(text, module_name, is_package, stars_only=True) or ():
+                    self._parsed_stars.append((path, statement))
+            self._stars = []
+        return self._parsed_stars
+
+    def imports(self, path: Path) -> list[Import]:
+        """Every import of the file at ``path`` (read again: only files that mention a name asked for)."""
+        if path not in self._imports:
+            try:
+                text = decode(read_bytes(str(path))).text
+                module_name, is_package, _ = module_identity(path)
+                self._imports[path] = imports_of(text, module_name, is_package) or []
+            except (UnreadableSource, ValueError, LookupError):
+                self._imports[path] = []
+        return self._imports[path]
 
 
 def content_digest(data: bytes) -> str:
