@@ -7,20 +7,23 @@ Each worker keeps its own ``Project`` (the other modules it analysed), as a seri
 does; results come back as plain data (see diagnostics.py) and are put back in the
 order of the jobs, so the output does not depend on which worker finished first.
 ``workers=1`` runs everything in this process.
+
+No file can stop the run: each is linted within ``FileLimits`` (guard.py), a worker that
+dies costs only the file it was linting, and one stuck past its file's deadline is
+killed and replaced; either way that file gets a TL000 that says why.
 """
 
 from __future__ import annotations
 
 import gc
 import os
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from torchlint.cache import Cache, entry_key
 from torchlint.diagnostics import Applicability, FileReport, unlintable
+from torchlint.guard import FileGuard, LimitExceeded, hard_deadline, time_limit_reason, uninterrupted
 from torchlint.source import UnreadableSource, decode, read_bytes
 
 if TYPE_CHECKING:
@@ -63,10 +66,18 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
+@dataclass(frozen=True)
+class FileLimits:
+    seconds: float = 60.0  # wall-clock time to lint (or fix) one file
+    memory: int = 2 << 30  # bytes the process may grow by while linting one file
+
+
 def run(jobs: list[Job], workers: int, fix: Optional[FixMode] = None,
-        cache_folder: Optional[Path] = None, keep_source: bool = False) -> list[Result]:
+        cache_folder: Optional[Path] = None, keep_source: bool = False,
+        limits: FileLimits = FileLimits()) -> list[Result]:
     """The report (and with ``fix``, the fix outcome) of every job, in the jobs' order.
-    Reports hold the lines they show; with ``keep_source``, the whole source too."""
+    Reports hold the lines they show; with ``keep_source``, the whole source too.
+    A file that goes over ``limits`` is that file's TL000."""
     cache = Cache(cache_folder) if cache_folder is not None else None
     results: list[Optional[Result]] = [None] * len(jobs)
     pending = []
@@ -86,9 +97,12 @@ def run(jobs: list[Job], workers: int, fix: Optional[FixMode] = None,
         if workers <= 1 or len(pending) == 1:
             project = _new_project()
             for index in pending:
-                results[index] = lint_job(jobs[index], fix, folder, project, keep_source=keep_source)
+                results[index], stopped = guarded_lint_job(jobs[index], fix, folder, project, limits,
+                                                           keep_source=keep_source)
+                if stopped:
+                    project = _new_project()
         else:
-            _run_pool(jobs, pending, results, min(workers, len(pending)), fix, folder, keep_source)
+            _run_pool(jobs, pending, results, min(workers, len(pending)), fix, folder, keep_source, limits)
     return results  # type: ignore[return-value]
 
 
@@ -122,7 +136,7 @@ def lint_job(job: Job, fix: Optional[FixMode], cache_folder: Optional[Path],
     from torchlint.linter import lint_bytes
     from torchlint.notebook import fix_notebook, is_notebook
 
-    project = project if project is not None else _worker_project()
+    project = project if project is not None else _new_project()
     rules = rule_classes(job.codes)
     outcome = None
     try:
@@ -139,7 +153,8 @@ def lint_job(job: Job, fix: Optional[FixMode], cache_folder: Optional[Path],
     if outcome is not None:
         if fix.write and outcome.changed:
             try:
-                write_fixed(str(job.path), outcome)
+                with uninterrupted():
+                    write_fixed(str(job.path), outcome)
             except WriteError as error:
                 outcome.error = str(error)
                 outcome.fixed.clear()
@@ -150,32 +165,37 @@ def lint_job(job: Job, fix: Optional[FixMode], cache_folder: Optional[Path],
     reusable = outcome is None or not (outcome.changed or outcome.error)
     if cache_folder is not None and job.path is not None and reusable and not report.internal_error:
         dependencies, absent = project.dependencies(job.path)
-        Cache(cache_folder).store(job.key(data), report, dependencies, absent)
+        with uninterrupted():
+            Cache(cache_folder).store(job.key(data), report, dependencies, absent)
     project.forget_records()
     if not (keep_source and report.diagnostics):
         report.source = None  # it holds the lines it shows; the parent need not hold every file
     return report, outcome
 
 
+def guarded_lint_job(job: Job, fix: Optional[FixMode], cache_folder: Optional[Path],
+                     project: "Project", limits: FileLimits, data: Optional[bytes] = None,
+                     keep_source: bool = False, in_worker: bool = False) -> tuple[Result, bool]:
+    """``lint_job`` within ``limits``; True when it was stopped (the project may then hold
+    a half-analysed module: the caller starts a new one)."""
+    try:
+        with FileGuard(limits.seconds, limits.memory, job.display, watchdog=not in_worker):
+            return lint_job(job, fix, cache_folder, project, data, keep_source), False
+    except LimitExceeded as exceeded:
+        return _unlintable(job, exceeded.reason), True
+
+
+def _unlintable(job: Job, reason: str, internal: bool = False) -> Result:
+    report = FileReport(job.display, [unlintable(job.display, reason)], filename=job.filename)
+    if internal:
+        report.internal_error = f"{reason}: {job.display}"
+    return report, None
+
+
 def _new_project() -> "Project":
     from torchlint.project import Project
 
     return Project()
-
-
-_project: Optional["Project"] = None
-
-
-def _worker_project() -> "Project":
-    """The project of this worker process, kept across its jobs."""
-    global _project
-    if _project is None:
-        _project = _new_project()
-    return _project
-
-
-def _pool_job(job: Job, fix: Optional[FixMode], cache_folder: Optional[Path], keep_source: bool) -> Result:
-    return lint_job(job, fix, cache_folder, keep_source=keep_source)
 
 
 # --- the pool ---------------------------------------------------------------------------
@@ -188,37 +208,125 @@ def _context():
     return multiprocessing.get_context("fork" if "fork" in methods else None)
 
 
+class _Worker:
+    """A process that lints the files it is sent, one at a time, within the limits."""
+
+    def __init__(self, context, limits: FileLimits):
+        self.connection, theirs = context.Pipe()
+        self.process = context.Process(target=_serve, args=(theirs, limits), daemon=True)
+        self.process.start()
+        theirs.close()
+        self.index: Optional[int] = None  # the job it is linting
+        self.deadline = 0.0
+
+    def send(self, index: int, request: tuple, deadline: float) -> None:
+        self.index, self.deadline = index, deadline
+        self.connection.send(request)
+
+    def receive(self) -> Optional[Result]:
+        """Its result, or None when it died before sending one."""
+        try:
+            return self.connection.recv()
+        except (EOFError, OSError):
+            return None
+
+    def death(self) -> str:
+        self.process.join(timeout=1)
+        code = self.process.exitcode
+        if code is not None and code < 0:
+            import signal
+
+            name = signal.Signals(-code).name
+            likely = " (the system may have run out of memory)" if name == "SIGKILL" else ""
+            return f"was killed by {name}{likely}"
+        return f"exited with status {code}"
+
+    def stop(self, kill: bool = False) -> None:
+        if kill and self.process.is_alive():
+            self.process.kill()
+        else:
+            try:
+                self.connection.send(None)
+            except (OSError, ValueError):
+                pass
+        self.connection.close()
+        self.process.join(timeout=5)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+
+
+def _serve(connection, limits: FileLimits) -> None:
+    """A worker's loop: a job in, its result out, until told to stop."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    project = _new_project()
+    while True:
+        try:
+            request = connection.recv()
+        except (EOFError, OSError):
+            return
+        if request is None:
+            return
+        job, fix, cache_folder, keep_source = request
+        result, stopped = guarded_lint_job(job, fix, cache_folder, project, limits, keep_source=keep_source,
+                                           in_worker=True)
+        if stopped:
+            project = _new_project()
+        connection.send(result)
+
+
 def _run_pool(jobs: list[Job], pending: list[int], results: list, workers: int,
-              fix: Optional[FixMode], cache_folder: Optional[Path], keep_source: bool) -> None:
+              fix: Optional[FixMode], cache_folder: Optional[Path], keep_source: bool,
+              limits: FileLimits) -> None:
+    """Lint the pending jobs in ``workers`` processes.  A worker that dies or is stuck past
+    its file's deadline costs that file only (its TL000); a new worker takes its place."""
+    import time
+    from multiprocessing.connection import wait
+
     # Big files first, so that no worker is left with one at the end.
-    order = sorted(pending, key=lambda index: -_size(jobs[index].path))
-    unfinished = set(order)
+    queue = sorted(pending, key=lambda index: -_size(jobs[index].path))
+    queue.reverse()  # popped from the end
+    context = _context()
     gc.freeze()  # what the workers inherit stays out of their collections: fewer pages copied
+    pool: list[_Worker] = []
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
-            futures = {pool.submit(_pool_job, jobs[index], fix, cache_folder, keep_source): index for index in order}
-            for future in as_completed(futures):
-                index = futures[future]
-                results[index] = future.result()
-                unfinished.discard(index)
-    except BrokenProcessPool:
-        # A worker died (killed, out of memory, a crash in native code).  Find the file:
-        # each one left runs alone in a fresh worker.
-        for index in sorted(unfinished):
-            results[index] = _isolated(jobs[index], fix, cache_folder, keep_source)
+        pool = [_Worker(context, limits) for _ in range(workers)]
+        while True:
+            for worker in pool:
+                if worker.index is None and queue:
+                    index = queue.pop()
+                    worker.send(index, (jobs[index], fix, cache_folder, keep_source),
+                                time.monotonic() + hard_deadline(limits.seconds))
+            busy = [worker for worker in pool if worker.index is not None]
+            if not busy:
+                break
+            ready = set(wait([w.connection for w in busy] + [w.process.sentinel for w in busy],
+                             timeout=max(0.0, min(w.deadline for w in busy) - time.monotonic())))
+            for position, worker in enumerate(pool):
+                if worker.index is None:
+                    continue
+                job = jobs[worker.index]
+                if worker.connection in ready or worker.process.sentinel in ready:
+                    result = worker.receive() if worker.connection in ready else None
+                    if result is None:
+                        message = (f"internal error: the worker process linting this file "
+                                   f"{worker.death()} (please report this)")
+                        results[worker.index] = _unlintable(job, message, internal=True)
+                        worker.stop(kill=True)
+                        pool[position] = _Worker(context, limits)
+                        continue
+                    results[worker.index] = result
+                    worker.index = None
+                elif time.monotonic() >= worker.deadline:
+                    results[worker.index] = _unlintable(job, time_limit_reason(limits.seconds))
+                    worker.stop(kill=True)
+                    pool[position] = _Worker(context, limits)
     finally:
+        for worker in pool:
+            worker.stop(kill=worker.index is not None)
         gc.unfreeze()
-
-
-def _isolated(job: Job, fix: Optional[FixMode], cache_folder: Optional[Path], keep_source: bool) -> Result:
-    try:
-        with ProcessPoolExecutor(max_workers=1, mp_context=_context()) as pool:
-            return pool.submit(_pool_job, job, fix, cache_folder, keep_source).result()
-    except BrokenProcessPool:
-        message = "internal error: the worker process linting this file died (please report this)"
-        report = FileReport(job.display, [unlintable(job.display, message)], filename=str(job.path))
-        report.internal_error = f"{message}: {job.display}"
-        return report, None
 
 
 def _size(path: Path) -> int:

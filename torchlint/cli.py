@@ -13,6 +13,7 @@ import contextlib
 import os
 import re
 import sys
+import traceback
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from torchlint.fixer import FixOutcome
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED = 130  # as a shell reports a process stopped by SIGINT
 
 
 def _split(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -68,11 +70,47 @@ def _fail(message: str) -> None:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", "-V", prog_name="torchlint")
-def main() -> None:
+def commands() -> None:
     """A linter for PyTorch autograd and aliasing mistakes."""
 
 
-@main.command()
+def main() -> None:
+    """The ``torchlint`` program.  Exit status 1 means findings and nothing else: a usage
+    error, or an error inside torchlint wherever it happens, exits 2 with a message."""
+    for stream in (sys.stdout, sys.stderr):
+        try:  # a file name or a source line that is not valid UTF-8 must not stop the output
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError):
+            pass
+    try:
+        status = commands.main(prog_name="torchlint", standalone_mode=False)
+    except click.ClickException as error:
+        error.show()
+        sys.exit(error.exit_code)
+    except click.Abort:  # Ctrl-C
+        click.echo("torchlint: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except BrokenPipeError:  # the reader of our output went away (`| head`)
+        _silence_stdout()
+        sys.exit(EXIT_ERROR)
+    except SystemExit:
+        raise
+    except BaseException as error:
+        traceback.print_exc()
+        click.echo(f"torchlint: internal error: {type(error).__name__}: {error} (please report this)", err=True)
+        sys.exit(EXIT_ERROR)
+    sys.exit(status or EXIT_CLEAN)
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so that flushing it at exit cannot raise again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+@commands.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--select", multiple=True, metavar="RULES", help="Rules to enable (codes, prefixes like TL1, names, or ALL); replaces the configured selection.")
 @click.option("--extend-select", multiple=True, metavar="RULES", help="Rules to enable on top of the selection.")
@@ -99,6 +137,8 @@ def main() -> None:
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N", help="Lint in N processes (default: the number of CPUs; 1 lints in this process).")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None, envvar="TORCHLINT_CACHE_DIR", help=f"Where to keep results of unchanged files (default: {DEFAULT_CACHE_FOLDER} beside the configuration, else in the current folder).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the cache.")
+@click.option("--file-timeout", type=click.FloatRange(min=0.1), default=batch.FileLimits.seconds, show_default=True, metavar="SECONDS", help="Stop linting a file after this long and report it as TL000.")
+@click.option("--file-memory", default="2G", show_default=True, metavar="SIZE", help="Stop linting a file that needs more memory than this (e.g. 2G, 512M) and report it as TL000.")
 @click.option("--runtime", is_flag=True, help="Run the flagged code under real torch (sandboxed) and give each finding a verdict.")
 @click.option("--entry", metavar="COMMAND", help="With --runtime: run this program once under the monitor, e.g. 'train.py --epochs 1' or 'pytest tests/test_x.py::test_y'.")
 @click.option("--runtime-timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True, metavar="SECONDS", help="Wall-clock limit of each runtime job.")
@@ -131,6 +171,8 @@ def check(
     jobs: Optional[int],
     cache_dir: Optional[Path],
     no_cache: bool,
+    file_timeout: float,
+    file_memory: str,
     runtime: bool,
     entry: Optional[str],
     runtime_timeout: float,
@@ -147,6 +189,7 @@ def check(
         mode="diff" if diff else "fix" if (fix or fix_only) else None,
         allowed=allowed_applicabilities(unsafe_fixes),
     )
+    limits = batch.FileLimits(seconds=file_timeout, memory=_size(file_memory, "--file-memory"))
     cli = Options(
         select=_split(select) if select else None,
         extend_select=_split(extend_select),
@@ -164,11 +207,11 @@ def check(
         if "-" in paths and not use_stdin:
             raise click.UsageError("'-' (standard input) cannot be combined with other paths")
         if use_stdin:
-            reports = _lint_stdin(resolver, stdin_filename, force_exclude, plan, keep_source)
+            reports = _lint_stdin(resolver, stdin_filename, force_exclude, plan, keep_source, limits)
         else:
             cache_folder = None if no_cache else _cache_folder(cache_dir, resolver)
             reports = _lint_paths(resolver, list(paths) or ["."], force_exclude, show_files, plan,
-                                  jobs or batch.default_workers(), cache_folder, keep_source)
+                                  jobs or batch.default_workers(), cache_folder, keep_source, limits)
             if reports is None:
                 return
     except ConfigError as error:
@@ -179,7 +222,7 @@ def check(
     runtime_note = None
     if runtime_options is not None:
         runtime_note = _run_runtime(reports, runtime_options, resolver, quiet)
-    out = click.get_text_stream("stdout")
+    out = sys.stdout
     fix_errors = [(report.path, plan.outcomes[id(report)].error) for report in reports
                   if id(report) in plan.outcomes and plan.outcomes[id(report)].error]
     for path, message in fix_errors:
@@ -189,10 +232,10 @@ def check(
         return
     if plan.stdin_fixed is not None:
         # The fixed source is the output; findings go to standard error.
-        binary = click.get_binary_stream("stdout")
-        binary.write(plan.stdin_fixed)
-        binary.flush()
-        out = click.get_text_stream("stderr")
+        sys.stdout.flush()
+        sys.stdout.buffer.write(plan.stdin_fixed)
+        sys.stdout.buffer.flush()
+        out = sys.stderr
     fixed = plan.fixed_counts(reports)
     if fix_only:
         pass  # fixes only: what remains is not reported
@@ -248,15 +291,15 @@ def _runtime_options(runtime: bool, entry: Optional[str], timeout: float, memory
         parsed_entry = parse_entry(entry, str(Path.cwd())) if entry else None
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--entry")
-    return RuntimeOptions(entry=parsed_entry, timeout=timeout, memory=_size(memory),
+    return RuntimeOptions(entry=parsed_entry, timeout=timeout, memory=_size(memory, "--runtime-memory"),
                           jobs=jobs or os.cpu_count() or 1)
 
 
-def _size(text: str) -> int:
+def _size(text: str, option: str) -> int:
     """``4G``, ``512M``, ``1.5GiB``, ``1000000`` -> bytes."""
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*", text, re.IGNORECASE)
     if not match:
-        raise click.BadParameter(f"{text!r} is not a size like 4G or 512M", param_hint="--runtime-memory")
+        raise click.BadParameter(f"{text!r} is not a size like 4G or 512M", param_hint=option)
     scale = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[match.group(2).lower()]
     return int(float(match.group(1)) * scale)
 
@@ -284,7 +327,7 @@ def _run_runtime(reports: list[FileReport], options, resolver: SettingsResolver,
 @contextlib.contextmanager
 def _progress(quiet: bool):
     """A progress bar on a terminal; nothing when standard error is not one."""
-    stream = click.get_text_stream("stderr")
+    stream = sys.stderr
     if quiet or not stream.isatty():
         yield None
         return
@@ -352,7 +395,8 @@ def _cache_folder(given: Optional[Path], resolver: SettingsResolver) -> Path:
 
 def _lint_paths(resolver: SettingsResolver, paths: list[str], force_exclude: Optional[bool],
                 show_files: bool, plan: FixPlan, workers: int,
-                cache_folder: Optional[Path], keep_source: bool) -> Optional[list[FileReport]]:
+                cache_folder: Optional[Path], keep_source: bool,
+                limits: batch.FileLimits) -> Optional[list[FileReport]]:
     found = discover(paths, resolver, force_exclude)
     if show_files:
         for candidate in sorted(found.files, key=lambda c: c.display):
@@ -366,7 +410,7 @@ def _lint_paths(resolver: SettingsResolver, paths: list[str], force_exclude: Opt
     jobs = [batch.Job(candidate.path, candidate.display, candidate.settings.codes_for(candidate.path),
                       roots.roots_for(candidate.path))
             for candidate in found.files]
-    for report, outcome in batch.run(jobs, workers, plan.fix_mode, cache_folder, keep_source):
+    for report, outcome in batch.run(jobs, workers, plan.fix_mode, cache_folder, keep_source, limits):
         if outcome is not None:
             plan.outcomes[id(report)] = outcome
         reports.append(report)
@@ -374,8 +418,9 @@ def _lint_paths(resolver: SettingsResolver, paths: list[str], force_exclude: Opt
 
 
 def _lint_stdin(resolver: SettingsResolver, stdin_filename: Optional[str],
-                force_exclude: Optional[bool], plan: FixPlan, keep_source: bool) -> list[FileReport]:
-    data = click.get_binary_stream("stdin").read()
+                force_exclude: Optional[bool], plan: FixPlan, keep_source: bool,
+                limits: batch.FileLimits) -> list[FileReport]:
+    data = sys.stdin.buffer.read()
     if stdin_filename is None:
         path, display, settings = None, "-", resolver.for_directory(resolver.cwd)
     else:
@@ -392,7 +437,7 @@ def _lint_stdin(resolver: SettingsResolver, stdin_filename: Optional[str],
     project = Project()
     job = batch.Job(path, display, settings.codes_for(path), project.roots_for(path) if path else ())
     fix = batch.FixMode(write=False, allowed=plan.allowed) if plan.mode else None
-    report, outcome = batch.lint_job(job, fix, None, project, data=data, keep_source=keep_source)
+    (report, outcome), _ = batch.guarded_lint_job(job, fix, None, project, limits, data=data, keep_source=keep_source)
     if outcome is not None:
         plan.outcomes[id(report)] = outcome
     if plan.mode == "fix":
@@ -401,7 +446,7 @@ def _lint_stdin(resolver: SettingsResolver, stdin_filename: Optional[str],
     return [report]
 
 
-@main.command(name="clean")
+@commands.command(name="clean")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None, envvar="TORCHLINT_CACHE_DIR", help=f"The cache to remove (default: {DEFAULT_CACHE_FOLDER} beside the configuration, else in the current folder).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), help="The configuration file whose folder holds the cache.")
 @click.option("--isolated", is_flag=True, help="Ignore all configuration files: the cache of the current folder.")
@@ -426,7 +471,7 @@ def clean_command(cache_dir: Optional[Path], config_path: Optional[Path], isolat
     click.echo(f"Removed {count(removed, 'cached result')} from {folder}{where}.")
 
 
-@main.command(name="rule")
+@commands.command(name="rule")
 @click.argument("rule")
 def rule_command(rule: str) -> None:
     """Print the documentation of a rule, by code (TL102) or name (data-inplace)."""
@@ -442,7 +487,7 @@ def rule_command(rule: str) -> None:
     click.echo(found.documentation())
 
 
-@main.command(name="rules")
+@commands.command(name="rules")
 @click.option("--output-format", type=click.Choice(("text", "json")), default="text", show_default=True)
 def rules_command(output_format: str) -> None:
     """List every rule: code, name, fix availability, whether it is on by default."""
@@ -471,7 +516,7 @@ def rules_command(output_format: str) -> None:
         click.echo(f"{row['code']:<6} {row['name']:<{name_width}} {fix:<12} {default:<7} {row['summary']}")
 
 
-@main.command(name="server")
+@commands.command(name="server")
 @click.option("--stdio", is_flag=True, help="Talk over standard input/output (the only transport; editors may pass it).")
 def server_command(stdio: bool) -> None:
     """Run the language server (LSP over standard input/output) for editors."""

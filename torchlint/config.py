@@ -26,6 +26,7 @@ except ModuleNotFoundError:  # Python 3.10
 
 from torchlint import torchfix
 from torchlint.catalogue import RULES
+from torchlint.source import UnreadableSource, read_bytes
 
 if TYPE_CHECKING:
     from torchlint.rule import Rule
@@ -121,12 +122,16 @@ _toml_cache: dict[Path, Optional[dict]] = {}
 
 def _read_toml(path: Path) -> dict:
     try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
+        return tomllib.loads(read_bytes(str(path), _MAX_CONFIG_BYTES).decode("utf-8"))
+    except UnreadableSource as error:
+        raise ConfigError(f"{path}: cannot read: {error.reason}")
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: not valid UTF-8 (byte 0x{error.object[error.start]:02x} at offset {error.start})")
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}")
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot read: {error.strerror or error}")
+
+
+_MAX_CONFIG_BYTES = 1 << 20
 
 
 def torchlint_table(path: Path, *, required: bool) -> Optional[dict]:
@@ -149,8 +154,8 @@ def find_config(directory: Path) -> Optional[Path]:
         candidate = folder / "pyproject.toml"
         if os.path.isfile(candidate):
             try:
-                text = candidate.read_text(encoding="utf-8", errors="replace")
-            except OSError:
+                text = read_bytes(str(candidate), _MAX_CONFIG_BYTES).decode("utf-8", "replace")
+            except UnreadableSource:
                 continue
             if "torchlint" in text and torchlint_table(candidate, required=False) is not None:
                 return candidate

@@ -40,6 +40,7 @@ class FileContext:
         roots = project.roots_for(file_path) if project is not None and file_path is not None else ()
         self.inference = Inference(self.model, project, roots)
         self.findings: list[Finding] = []
+        self.findings_over_limit = 0  # reported after rule.MAX_FINDINGS_PER_FILE, not kept
         # Per-file memo space for helpers shared by several rules.
         self.cache: dict[str, Any] = {}
         self._line_index: Optional[LineIndex] = None

@@ -19,8 +19,10 @@ from typing import Optional
 import pathspec
 
 from torchlint.config import Settings, SettingsResolver
+from torchlint.source import UnreadableSource, printable, read_bytes
 
 LINTED_SUFFIXES = (".py", ".pyi", ".ipynb")
+_MAX_IGNORE_FILE_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -44,10 +46,12 @@ class Discovery:
 
 
 def display_path(path: Path, cwd: Path) -> str:
+    """How reports name ``path``: relative to ``cwd`` when below it, printable even when
+    the name is not valid UTF-8."""
     try:
-        return path.relative_to(cwd).as_posix()
+        return printable(path.relative_to(cwd).as_posix())
     except ValueError:
-        return str(path)
+        return printable(str(path))
 
 
 class _GitIgnore:
@@ -59,8 +63,8 @@ class _GitIgnore:
     @staticmethod
     def _load(folder: Path, name: str = ".gitignore") -> Optional[pathspec.PathSpec]:
         try:
-            lines = (folder / name).read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
+            lines = read_bytes(str(folder / name), _MAX_IGNORE_FILE_BYTES).decode("utf-8", "replace").splitlines()
+        except UnreadableSource:
             return None
         return pathspec.GitIgnoreSpec.from_lines(lines)
 

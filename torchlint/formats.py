@@ -20,6 +20,7 @@ from urllib.parse import quote
 
 from torchlint import DOCUMENTATION_URL, __version__
 from torchlint.diagnostics import UNLINTABLE_FILE, Diagnostic, FileReport, Note
+from torchlint.source import printable
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -62,7 +63,7 @@ def write_github(reports: Iterable[FileReport], out: TextIO) -> None:
     """``::error file=F,line=L,col=C,endLine=L,endColumn=C,title=TL102 data-inplace::message``"""
     root, _ = source_root()
     for report in reports:
-        file = root_relative(report.filename, root) or report.path
+        file = printable(root_relative(report.filename, root) or report.path)
         for d in report.diagnostics:
             cell = d.cell  # in a notebook, rows and columns count within this cell
             if cell is None:
@@ -200,10 +201,10 @@ def _first_paragraph(docs: str) -> str:
 def _artifact_location(report: FileReport, root: Path) -> dict:
     relative = root_relative(report.filename, root)
     if relative is not None:
-        return {"uri": quote(relative), "uriBaseId": SRCROOT}
+        return {"uri": quote(os.fsencode(relative)), "uriBaseId": SRCROOT}  # exact, even if not UTF-8
     if os.path.isabs(report.filename):
         return {"uri": Path(report.filename).as_uri()}
-    return {"uri": quote(report.path)}  # standard input without --stdin-filename
+    return {"uri": quote(os.fsencode(report.path))}  # standard input without --stdin-filename
 
 
 def _utf16_column(report: FileReport, row: int, column: int) -> int:

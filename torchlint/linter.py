@@ -10,6 +10,7 @@ it never stops the run.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 import traceback
@@ -21,7 +22,7 @@ from torchlint.context import FileContext
 from torchlint.noqa import parse_directives
 from torchlint.project import Project
 from torchlint.diagnostics import Diagnostic, FileReport, Fix, Note, TextEdit, unlintable
-from torchlint.rule import Edit, Rule
+from torchlint.rule import MAX_FINDINGS_PER_FILE, Edit, Rule
 from torchlint.source import LineIndex, SourceText, UnreadableSource, decode, read_bytes
 from torchlint.values import Step
 from torchlint.walk import walk
@@ -101,6 +102,8 @@ def _lint(source: SourceText, display_path: str, rules: Sequence[type[Rule]],
             rules = [rule for rule in rules if rule in by_text]
         _run_rules(context, rules)
         diagnostics = _diagnostics(context, source.text)
+        if context.findings_over_limit:
+            diagnostics.insert(0, _over_limit(display_path, context.findings_over_limit))
         # Nothing else refers to this analysis (other files that import this one get
         # their own, from the project), so its memory can go now rather than whenever
         # the cycle collector next runs a full pass.
@@ -116,6 +119,12 @@ def _lint(source: SourceText, display_path: str, rules: Sequence[type[Rule]],
             unlintable(display_path, f"internal error{where}: {type(error).__name__}: {error} (please report this)")
         ]
     return diagnostics
+
+
+def _over_limit(display_path: str, dropped: int) -> Diagnostic:
+    message = (f"{display_path}: only its first {MAX_FINDINGS_PER_FILE:,} findings are reported, "
+               f"{dropped:,} more were found (a generated file? exclude it with `extend-exclude`)")
+    return dataclasses.replace(unlintable(display_path, ""), message=message)
 
 
 def _imports_own_module(text: str, file_path: Optional[Path], project: Optional[Project]) -> bool:

@@ -23,6 +23,9 @@ from torchlint import cst
 from torchlint.diagnostics import Applicability, Fix
 from torchlint.values import Step, Value
 
+# Findings kept for one file; those past it are only counted (linter.py says how many).
+MAX_FINDINGS_PER_FILE = 10_000
+
 if TYPE_CHECKING:
     from torchlint.context import FileContext
 
@@ -108,6 +111,9 @@ class Rule:
         **values: Any,
     ) -> None:
         """Report ``node``. Node values in ``values`` are shown as (shortened) source code."""
+        if len(self.ctx.findings) >= MAX_FINDINGS_PER_FILE:  # a generated file: memory stays bounded
+            self.ctx.findings_over_limit += 1
+            return
         template = message if message is not None else self.message
         rendered = {
             key: self.ctx.snippet(value) if isinstance(value, cst.CSTNode) else value

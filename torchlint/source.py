@@ -8,11 +8,14 @@ naming the reason, so one bad file never stops a run.
 from __future__ import annotations
 
 import bisect
+import errno
 import io
 import os
 import re
+import stat
 import tokenize
 from dataclasses import dataclass
+from typing import Optional
 
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -35,34 +38,75 @@ class SourceText:
     data: bytes  # the bytes as read, to detect changes before writing back
 
 
-def read_bytes(path: str) -> bytes:
+def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of the regular file at ``path`` (at most ``limit``), or UnreadableSource.
+
+    Anything but a regular file (a FIFO, a socket, a device) is refused before it is
+    opened: opening a FIFO blocks until a writer comes, and opening some devices does
+    something.  The file is opened non-blocking and checked again once open, so a file
+    swapped for a FIFO after the check cannot block the run either."""
     try:
-        with open(path, "rb") as handle:
-            try:
-                size = os.fstat(handle.fileno()).st_size
-            except OSError:
-                size = 0
-            if size > MAX_FILE_BYTES:
-                raise UnreadableSource(_too_large(size))
-            data = handle.read(MAX_FILE_BYTES + 1)
+        kind = _special_kind(os.stat(path).st_mode)
+        if kind is not None:
+            raise UnreadableSource(f"{kind}, not a regular file: skipped without opening it")
+        descriptor = os.open(path, os.O_RDONLY | _OPEN_FLAGS)
+        try:
+            info = os.fstat(descriptor)
+            kind = _special_kind(info.st_mode)
+            if kind is not None:
+                raise UnreadableSource(f"{kind}, not a regular file (it was replaced while torchlint ran): skipped")
+            if info.st_size > limit:
+                raise UnreadableSource(_too_large(info.st_size, limit))
+            chunks, size = [], 0
+            while size <= limit:
+                chunk = os.read(descriptor, min(1 << 20, limit + 1 - size))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+        finally:
+            os.close(descriptor)
     except FileNotFoundError:
         raise UnreadableSource("file not found (it may have been removed while torchlint was running)")
-    except IsADirectoryError:
-        raise UnreadableSource("is a directory, not a file")
+    except NotADirectoryError:
+        raise UnreadableSource("file not found: a folder on its path is a file")
     except PermissionError:
         raise UnreadableSource("permission denied: the file cannot be read")
     except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise UnreadableSource("too many levels of symbolic links (a symlink loop?)")
         raise UnreadableSource(f"cannot read the file: {error.strerror or error}")
-    if len(data) > MAX_FILE_BYTES:
-        raise UnreadableSource(_too_large(len(data)))
+    except ValueError as error:  # a path with a NUL character
+        raise UnreadableSource(f"cannot read the file: {error}")
+    data = b"".join(chunks)
+    if len(data) > limit:
+        raise UnreadableSource(_too_large(len(data), limit))
     return data
 
 
-def _too_large(size: int) -> str:
-    return (
-        f"file is too large ({size / 1024 / 1024:.1f} MiB; torchlint skips files over "
-        f"{MAX_FILE_BYTES // 1024 // 1024} MiB)"
-    )
+# Never block on open, never make a terminal ours, never leak into a child.
+_OPEN_FLAGS = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+_SPECIAL_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def _special_kind(mode: int) -> Optional[str]:
+    """What a file that is not a regular one is ("a named pipe (FIFO)"), else None."""
+    if stat.S_ISREG(mode):
+        return None
+    for test, kind in _SPECIAL_KINDS:
+        if test(mode):
+            return kind
+    return "a special file"
+
+
+def _too_large(size: int, limit: int) -> str:
+    return f"file is too large ({size / 1024 / 1024:.1f} MiB; torchlint skips files over {limit / 1024 / 1024:g} MiB)"
 
 
 def decode(data: bytes) -> SourceText:
@@ -93,7 +137,18 @@ def decode(data: bytes) -> SourceText:
             row,
             column,
         )
+    except Exception as error:  # a codec may raise anything: `undefined`, `punycode` raise UnicodeError
+        raise UnreadableSource(f"cannot decode the file as {encoding!r}, its declared encoding: "
+                               f"{type(error).__name__}: {_first_line(error)}")
+    if encoding == "utf-8-sig" and text.startswith("\ufeff"):
+        # Python skips one byte-order mark; a second one is a character it rejects.
+        raise UnreadableSource("a second byte-order mark (U+FEFF) follows the first: Python rejects the file "
+                               "(invalid non-printable character U+FEFF)")
     return SourceText(text, encoding, data)
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).splitlines() or [""])[0][:200]
 
 
 def _offset_position(data: bytes, offset: int) -> tuple[int, int]:
@@ -101,6 +156,15 @@ def _offset_position(data: bytes, offset: int) -> tuple[int, int]:
     row = before.count(b"\n") + 1
     column = offset - (before.rfind(b"\n") + 1) + 1
     return row, column
+
+
+def printable(text: str) -> str:
+    """``text`` with what cannot be written as UTF-8 shown as an escape: the bytes of a
+    file name that is not UTF-8 (``bad\\xffname.py``), a lone surrogate (``\\udcff``)."""
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 # A line break as Python counts them.
