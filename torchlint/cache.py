@@ -8,9 +8,11 @@ digests of the other project files analysed on its behalf, and the paths where a
 was looked for and not found.  It is used only while all of those still hold, so a
 change to an imported module is seen even though the file itself did not change.
 
-Each entry is one JSON file, written to a temporary file and renamed into place: runs
-that share a cache folder see whole entries or none, and an entry that does not read
-back (truncated, edited, from another format) is a miss and gets rewritten.  Nothing
+Each entry is one file, written to a temporary file and renamed into place (atomic.py):
+runs that share a cache folder see whole entries or none.  Its first line is a digest
+of its key and of the JSON that follows, so an entry that does not read back intact
+(truncated, edited into other valid JSON, another key's, not a regular file, too big)
+is a miss and gets rewritten.  Nothing
 here imports the parser or the rules: a run whose files are all cached never parses anything.
 """
 
@@ -20,15 +22,16 @@ import functools
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Iterable, Optional
 
 from torchlint import __version__
+from torchlint.atomic import SUFFIX, replace_file
 from torchlint.diagnostics import FileReport, report_from_data, report_to_data
 
 DEFAULT_FOLDER = ".torchlint_cache"
-FORMAT = 2  # 2: reports carry the source lines they show
+FORMAT = 3  # 2: reports carry the source lines they show; 3: a digest line checks each entry
+_MAX_ENTRY_BYTES = 64 << 20
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This folder is torchlint's cache; see https://bford.info/cachedir/\n"
 _MARKERS = {"CACHEDIR.TAG": _TAG, ".gitignore": "# Created by torchlint\n*\n"}
 
@@ -67,7 +70,7 @@ def clean(folder: Path) -> int:
     removed = 0
     for entry in folder.iterdir():
         if entry.is_dir() and not entry.is_symlink() and re.fullmatch(r"v\d+-[0-9a-f]+", entry.name):
-            removed += sum(1 for item in entry.iterdir() if not item.name.startswith(".tmp-"))
+            removed += sum(1 for item in entry.iterdir() if not item.name.endswith(SUFFIX))
             shutil.rmtree(entry)
         elif entry.name in _MARKERS and entry.is_file() and entry.read_text(errors="replace") == _MARKERS[entry.name]:
             entry.unlink()
@@ -76,6 +79,11 @@ def clean(folder: Path) -> int:
     except OSError:
         pass  # something else is in it
     return removed
+
+
+def _check(key: str, payload: bytes) -> str:
+    """The digest an entry's first line holds: of its key and the rest of its content."""
+    return hashlib.blake2b(key.encode() + b"\n" + payload, digest_size=16).hexdigest()
 
 
 def entry_key(path: Path, display: str, codes: Iterable[str], roots: Iterable[Path], digest: str) -> str:
@@ -91,17 +99,25 @@ class Cache:
         self._absent: dict[str, bool] = {}
 
     def load(self, key: str, filename: str) -> Optional[FileReport]:
-        """The cached report for ``key`` (without its source) if it is there, reads back
+        """The cached report for ``key`` (without its source) if it is there, is intact
         and is not stale."""
+        from torchlint.source import UnreadableSource, read_bytes
+
         try:
-            with open(self.folder / key, "rb") as handle:
-                entry = json.loads(handle.read())
+            content = read_bytes(str(self.folder / key), _MAX_ENTRY_BYTES)  # never blocks, bounded
+        except UnreadableSource:
+            return None
+        check, _, payload = content.partition(b"\n")
+        if check.decode("ascii", "replace") != _check(key, payload):
+            return None  # damaged, edited, or another key's entry
+        try:
+            entry = json.loads(payload)
             if entry.get("format") != FORMAT:
                 return None
             if not self._still_valid(entry["dependencies"], entry["absent"]):
                 return None
             report = report_from_data(entry["report"], filename)
-        except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError):
             return None
         return report
 
@@ -111,19 +127,10 @@ class Cache:
         results do not depend on it)."""
         entry = {"format": FORMAT, "report": report_to_data(report),
                  "dependencies": dependencies, "absent": sorted(absent)}
+        payload = json.dumps(entry, separators=(",", ":")).encode("utf-8")
         try:
             self._prepare()
-            handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=".tmp-")
-            try:
-                with os.fdopen(handle, "wb") as out:
-                    out.write(json.dumps(entry, separators=(",", ":")).encode("utf-8"))
-                os.replace(temporary, self.folder / key)
-            except BaseException:
-                try:
-                    os.unlink(temporary)
-                except OSError:
-                    pass
-                raise
+            replace_file(str(self.folder / key), _check(key, payload).encode() + b"\n" + payload, 0o644)
         except OSError:
             pass
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from torchlint import cst
+from torchlint.atomic import install, write_temporary
 
 from torchlint.diagnostics import Applicability, Diagnostic, FileReport, TextEdit
 from torchlint.linter import lint_source
@@ -153,8 +153,9 @@ def write_fixed(path: str, outcome: FixOutcome) -> None:
     source = outcome.source
     try:
         data = outcome.text.encode(source.encoding)
-    except UnicodeEncodeError as error:
-        raise WriteError(f"the fixed text cannot be encoded as {source.encoding} ({error.reason}); not written")
+    except Exception as error:  # noqa: BLE001 - a codec may raise anything
+        reason = error.reason if isinstance(error, UnicodeEncodeError) else f"{type(error).__name__}: {error}"
+        raise WriteError(f"the fixed text cannot be encoded as {source.encoding} ({reason}); not written")
     target = os.path.realpath(path)  # write through a symlink, never replace the link itself
     try:
         current = read_bytes(target)
@@ -162,22 +163,11 @@ def write_fixed(path: str, outcome: FixOutcome) -> None:
         raise WriteError(f"cannot re-read the file before writing ({error.reason}); not written")
     if current != source.data:
         raise WriteError("the file changed on disk while torchlint was running; not written")
-    folder, name = os.path.split(target)
     try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
-        handle, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".torchlint-tmp", dir=folder or ".")
+        temporary = write_temporary(target, data, stat.S_IMODE(os.stat(target).st_mode))
     except OSError as error:
         raise WriteError(f"cannot create a temporary file next to it ({error.strerror or error}); not written")
     try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
+        install(temporary, target)
     except OSError as error:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
         raise WriteError(f"cannot write the fixed file ({error.strerror or error}); the original is unchanged")
