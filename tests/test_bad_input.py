@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
+import sys
 
 import pytest
 
@@ -129,11 +131,25 @@ def test_tl000_appears_in_every_format(project, output_format) -> None:
 
 
 def test_deeply_nested_expression_does_not_crash(project) -> None:
-    terms = " + ".join(["x"] * 3000)
+    terms = " + ".join(["x"] * 900)
     project.write("deep.py", f"import torch\nx = torch.ones(1, requires_grad=True)\ny = ({terms}).data\n")
     result = project.run("check", "--output-format", "json")
     assert result.returncode == 1, result.stderr
     assert [item["code"] for item in result.json()] == ["TL101"]
+
+
+@pytest.mark.parametrize("expression", ["(" + " + ".join(["x"] * 3000) + ")", "x" + ".data" * 3000])
+def test_nesting_python_refuses_to_compile_is_not_linted(project, expression) -> None:
+    """ast accepts more than the compiler (on 3.10, any depth); what `python file.py` refuses
+    is TL000, not a file with findings."""
+    source = f"import torch\nx = torch.ones(1, requires_grad=True)\ny = {expression}.data\n"
+    project.write("deep.py", source)
+    ran = subprocess.run([sys.executable, "deep.py"], cwd=project.root, capture_output=True, text=True)
+    assert ran.returncode != 0 and "RecursionError" in ran.stderr
+    result = project.run("check", "--output-format", "json", "--select", "TL101")
+    assert result.returncode == 1, result.stderr
+    [item] = result.json()
+    assert item["code"] == "TL000" and "nested too deeply for Python to compile it" in item["message"]
 
 
 def test_empty_and_whitespace_files(project) -> None:

@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import ast
 import bisect
+import contextlib
 import gc
 import re
 import sys
+import warnings
 from typing import Optional
 
 from torchlint.source import LINE_BREAK, line_start as _start_of_line
@@ -469,36 +471,81 @@ def parse_ast(text: str) -> ast.Module:
     """``ast.parse(text)``, or ``ParserSyntaxError`` when it is not Python this
     interpreter parses.  A leading byte-order mark is skipped (ast refuses it)."""
     try:
-        return ast.parse(text[1:] if text.startswith("\ufeff") else text, type_comments=False)
+        # Under the recursion limit `python file.py` has: a nesting too deep for Python
+        # (a chain of 3,000 attributes on 3.11) is refused here as it is there.
+        with _recursion_limit(_PYTHON_RECURSION_LIMIT + _stack_depth()):
+            return ast.parse(text[1:] if text.startswith("\ufeff") else text, type_comments=False)
     except SyntaxError as error:
         raise ParserSyntaxError(str(error.msg), error.lineno or 1, max(error.offset or 1, 1)) from None
-    except (ValueError, RecursionError, MemoryError) as error:
+    except RecursionError as error:
+        raise ParserSyntaxError(_too_deep(error), syntax=False) from None
+    except (ValueError, MemoryError) as error:
         raise ParserSyntaxError(f"{type(error).__name__}: {error}", syntax=False) from None
+
+
+def _too_deep(error: RecursionError) -> str:
+    return f"its expressions are nested too deeply for Python to compile it (RecursionError: {error})"
 
 
 def _parse(text: str, lazy_bodies: bool) -> Module:
     bom = text.startswith("\ufeff")  # libcst skips it too; offsets still count it
     tree = parse_ast(text)
-    return _deep(lambda: _Builder(text, bom, lazy_bodies).module(tree))
+    return _deep(lambda: _Builder(text, bom, lazy_bodies).module(tree), text)
 
 
-def _deep(build):
+def _deep(build, text: Optional[str] = None):
+    """``build()``, with room for the deepest nesting Python compiles.  A tree that needs
+    more room than a shallow one is first checked to compile as Python would compile it:
+    ast accepts some nestings that the compiler refuses (all of them on Python 3.10)."""
     try:
-        return build()
+        with _recursion_limit(_stack_depth() + _SHALLOW_BUILD_FRAMES):
+            return build()
     except RecursionError:
         pass
-    # The conversion recurses a few frames per level of nesting, and ast accepts a few
-    # thousand levels (`a + a + ... + a`): give it the room.
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, _DEEP_RECURSION_LIMIT))
+    if text is not None:
+        _check_compiles(text)
+    with _recursion_limit(_DEEP_RECURSION_LIMIT):
+        try:
+            return build()
+        except RecursionError as error:
+            raise ParserSyntaxError(f"RecursionError: {error}", syntax=False) from None
+
+
+def _check_compiles(text: str) -> None:
     try:
-        return build()
+        with _recursion_limit(_PYTHON_RECURSION_LIMIT + _stack_depth()), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text[1:] if text.startswith("\ufeff") else text, "<file>", "exec", dont_inherit=True)
+    except SyntaxError as error:
+        raise ParserSyntaxError(str(error.msg), error.lineno or 1, max(error.offset or 1, 1)) from None
     except RecursionError as error:
-        raise ParserSyntaxError(f"RecursionError: {error}", syntax=False) from None
+        raise ParserSyntaxError(_too_deep(error), syntax=False) from None
+    except (ValueError, MemoryError) as error:
+        raise ParserSyntaxError(f"{type(error).__name__}: {error}", syntax=False) from None
+
+
+@contextlib.contextmanager
+def _recursion_limit(limit: int):
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit)
+    try:
+        yield
     finally:
-        sys.setrecursionlimit(limit)
+        sys.setrecursionlimit(previous)
 
 
+def _stack_depth() -> int:
+    depth, frame = 0, sys._getframe(1)
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    return depth
+
+
+# Python's own default, under which it compiles the file it runs.
+_PYTHON_RECURSION_LIMIT = 1000
+# The tree builder recurses about two frames per level of nesting: with this room, a
+# tree whose nesting Python might refuse (about 3,000 levels) needs the deep path.
+_SHALLOW_BUILD_FRAMES = 5000
 _DEEP_RECURSION_LIMIT = 50_000
 
 
