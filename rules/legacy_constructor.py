@@ -26,6 +26,7 @@ DTYPES = {
     "LongTensor": "int64", "BoolTensor": "bool",
 }
 FLOATING = frozenset({"float32", "float64", "float16", "bfloat16"})
+_DEFAULT_DTYPE_SETTERS = frozenset({"torch.set_default_dtype", "torch.set_default_tensor_type"})
 
 Text = Callable[[cst.CSTNode], str]
 
@@ -76,18 +77,21 @@ class Spelling:
     args: str  # the positional arguments
     receiver: str  # the single argument as the receiver of a method call
     rest: tuple[str, ...]  # device= (named, or implied by a cuda type) and other keywords
+    default_changed: bool  # the file changes the default dtype, which torch.Tensor follows
 
     @classmethod
     def of(cls, node: cst.Call, kind: LegacyType, torch: str, text: Text,
-           receiver: Callable[[cst.BaseExpression], str]) -> "Spelling":
+           receiver: Callable[[cst.BaseExpression], str], default_changed: bool = False) -> "Spelling":
         args = positional_args(node)
         keywords = tuple(f"{arg.keyword.value}={text(arg.value)}" for arg in node.args if arg.keyword is not None)
         device = () if any(k.startswith("device=") for k in keywords) or not kind.cuda else ('device="cuda"',)
         return cls(torch, kind, ", ".join(text(arg.value) for arg in args),
-                   receiver(args[0].value) if len(args) == 1 else "", device + keywords)
+                   receiver(args[0].value) if len(args) == 1 else "", device + keywords, default_changed)
 
     @property
     def dtype(self) -> str:
+        if self.kind.default and self.default_changed:
+            return f"dtype={self.torch}.get_default_dtype()"  # whatever the file made it
         return f"dtype={self.torch}.{self.kind.dtype}"
 
     def empty(self) -> str:
@@ -152,7 +156,10 @@ class LegacyConstructor(Rule):
 
     The fix is unsafe where the two spellings can differ:
     - `torch.Tensor([3, 1])` → `torch.tensor([3, 1], dtype=torch.float32)`: the legacy call
-      follows the default dtype (float64 after `torch.set_default_dtype(torch.float64)`).
+      follows the default dtype (float64 after `torch.set_default_dtype(torch.float64)`),
+      which another module may change. In a file that changes it itself
+      (`set_default_dtype`, `set_default_tensor_type`), the fix and the message say
+      `dtype=torch.get_default_dtype()` instead.
     - A tensor argument, `torch.FloatTensor(t)` → `t.to(dtype=torch.float32)`: the legacy
       call returns a new alias of `t` when `t` already has that dtype and device and raises
       otherwise; `.to()` returns `t` itself, or converts it.
@@ -230,7 +237,7 @@ class LegacyConstructor(Rule):
             return
         args = positional_args(node)
         torch, _ = edits.torch_name(self.ctx)
-        spelling = Spelling.of(node, kind, torch, self.ctx.snippet, self.ctx.receiver)
+        spelling = Spelling.of(node, kind, torch, self.ctx.snippet, self.ctx.receiver, self._default_dtype_changed())
         evidence = self.ctx.origin(node.func, qualname)
         shape = self._argument_kind(args)
         if shape in _CONSTRUCTOR_MESSAGES:
@@ -255,14 +262,17 @@ class LegacyConstructor(Rule):
         if any(arg.keyword is not None and arg.keyword.value != "device" for arg in node.args):
             return None
         torch, imports = edits.torch_name(self.ctx)
-        code = Spelling.of(node, kind, torch, self.ctx.code, self.ctx.receiver_code).modern(shape)
+        code = Spelling.of(node, kind, torch, self.ctx.code, self.ctx.receiver_code,
+                           self._default_dtype_changed()).modern(shape)
         if shape == "tensor":
             # The legacy call returns an alias of a tensor that already has its dtype and device
             # and raises for any other; `.to()` returns the tensor itself, or converts it.
             applicability = Applicability.UNSAFE
             imports = imports if not kind.default else ()
         elif shape == "data" and kind.default:
-            applicability = Applicability.UNSAFE  # dtype=float32 is right only for the default default dtype
+            # dtype=float32 is right only while the default dtype is; another module may change it.
+            # (In a file that changes it, the fix says `dtype=torch.get_default_dtype()`.)
+            applicability = Applicability.UNSAFE
         elif not kind.cuda and self._default_device_changed():
             applicability = Applicability.UNSAFE  # the factory functions follow it, the CPU classes do not
         else:
@@ -270,6 +280,14 @@ class LegacyConstructor(Rule):
         message = {"tensor": "Replace with `.to(...)`", "data": f"Replace with `{torch}.tensor(..., dtype=...)`"}
         return Fix(applicability, message.get(shape, f"Replace with `{torch}.empty(...)`"),
                    (edits.replace(node, code), *imports))
+
+    def _default_dtype_changed(self) -> bool:
+        """This file calls `torch.set_default_dtype` or `torch.set_default_tensor_type`."""
+        if not hasattr(self, "_changes_dtype"):
+            self._changes_dtype = "set_default_" in self.ctx.text and any(
+                isinstance(node, cst.Call) and self.ctx.qualname(node.func) in _DEFAULT_DTYPE_SETTERS
+                for node in iter_nodes(self.ctx.module))
+        return self._changes_dtype
 
     def _default_device_changed(self) -> bool:
         """This file sets a default device, or a default tensor type that may be a CUDA one."""

@@ -113,11 +113,19 @@ def test_legacy_constructor_messages_keep_the_dtype() -> None:
         c = torch.cuda.FloatTensor(2, 3)
         d = a.type(torch.cuda.FloatTensor)
         e = a.new(2, 3)
-        torch.set_default_tensor_type(torch.DoubleTensor)
     """, code="TL204")
     assert "torch.tensor([3, 1], dtype=torch.float32)" in found[2]
     assert "torch.empty(4, dtype=torch.int64)" in found[3]
     assert 'torch.empty(2, 3, dtype=torch.float32, device="cuda")' in found[4]
     assert 'a.to("cuda", torch.float32)' in found[5]
     assert "a.new_empty(2, 3)" in found[6]
-    assert "torch.set_default_dtype(torch.float64)" in found[7]
+    # A file that changes the default dtype: `torch.Tensor` follows it, whatever it is then.
+    found = messages("""
+        import torch
+        torch.set_default_tensor_type(torch.DoubleTensor)
+        a = torch.Tensor([3, 1])
+        b = torch.FloatTensor([3, 1])
+    """, code="TL204")
+    assert "torch.set_default_dtype(torch.float64)" in found[2]
+    assert "torch.tensor([3, 1], dtype=torch.get_default_dtype())" in found[3]
+    assert "torch.tensor([3, 1], dtype=torch.float32)" in found[4]
