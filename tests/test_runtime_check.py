@@ -342,7 +342,25 @@ HOSTILE = {
         with open({outside!r}, "w") as handle:
             handle.write("written by the job")
     """,
+    # Exfiltration: to a daemon's unix socket, and through the verdict text itself.
+    "unix_socket.py": """
+        import socket
+        connection = socket.socket(socket.AF_UNIX)
+        connection.connect({daemon!r})
+        connection.sendall(b"escaped")
+    """,
+    "read_secret.py": """
+        raise RuntimeError("stolen: " + open({secret!r}).read())
+    """,
+    "environment.py": """
+        import os
+        raise RuntimeError("stolen: " + repr(dict(os.environ)))
+    """,
+    "terminal_escape.py": """
+        raise RuntimeError("\\x1b[2J\\x1b]0;owned\\x07 the screen was cleared")
+    """,
 }
+SECRET = f"secret-{uuid.uuid4().hex}"
 FINDING = "x = torch.rand(3, requires_grad=True)\ny = x.data\nprint(y)\n"
 
 
@@ -395,21 +413,42 @@ def hostile_run(tmp_path_factory) -> dict:
                 except OSError:
                     accepted.append(b"(connected)")
 
+    secret = folder.parent / f"secret-{uuid.uuid4().hex[:8]}.txt"
+    secret.write_text(SECRET)
+    daemon = socket.socket(socket.AF_UNIX)  # like the Docker daemon's or ssh-agent's socket
+    daemon.bind(str(folder.parent / f"daemon-{uuid.uuid4().hex[:8]}.sock"))
+    daemon.listen()
+    daemon.settimeout(0.2)
+
+    def accept_on_daemon() -> None:
+        while not done.is_set():
+            try:
+                connection, _ = daemon.accept()
+            except OSError:
+                continue
+            with connection:
+                accepted.append(b"(unix) " + connection.recv(100))
+
     thread = threading.Thread(target=accept, daemon=True)
     thread.start()
-    values = {"port": listener.getsockname()[1], "outside": str(outside), "marker": marker}
+    unix_thread = threading.Thread(target=accept_on_daemon, daemon=True)
+    unix_thread.start()
+    values = {"port": listener.getsockname()[1], "outside": str(outside), "marker": marker,
+              "daemon": daemon.getsockname(), "secret": str(secret)}
     for name, code in HOSTILE.items():
         (folder / name).write_text("import torch\n" + textwrap.dedent(code).format(**values).lstrip("\n") + FINDING)
     start = time.monotonic()
     try:
         result = cli("check", "--isolated", "--runtime", "--runtime-timeout", "3", "--runtime-memory", "512M",
-                     "--output-format", "full", str(folder), timeout=300)
+                     "--output-format", "full", str(folder), timeout=300, env={"TORCHLINT_TEST_SECRET": SECRET})
     finally:
         elapsed = time.monotonic() - start
         time.sleep(0.5)
         done.set()
         thread.join()
+        unix_thread.join()
         listener.close()
+        daemon.close()
     note = re.search(r"note: the runtime check ran without full isolation here: (.*)", result.stdout)
     return {"result": result, "verdicts": parse_full(result.stdout), "elapsed": elapsed, "outside": outside,
             "accepted": accepted, "marker": marker, "note": note.group(1) if note else ""}
@@ -421,7 +460,7 @@ def test_hostile_run_finishes_and_reports_every_file(hostile_run) -> None:
     assert result.returncode == 1, result.stderr
     assert sorted(hostile_run["verdicts"]) == sorted(HOSTILE)
     assert hostile_run["elapsed"] < 90, hostile_run["elapsed"]  # 3 s timeouts, not the 30 s default
-    assert "Runtime check: 0 confirmed, 0 latent, 0 not reproduced, 5 could not run." in result.stdout
+    assert f"Runtime check: 0 confirmed, 0 latent, 0 not reproduced, {len(HOSTILE)} could not run." in result.stdout
 
 
 @needs_torch
@@ -468,6 +507,33 @@ def test_write_outside_the_job_fails_inside(hostile_run) -> None:
     assert re.match(r"COULD NOT RUN: line \d+ never executed \(the run stopped at line \d+ with \w*Error: ", verdict), \
         verdict
     assert "Read-only file system" in verdict or "Permission denied" in verdict, verdict
+
+
+@needs_torch
+def test_no_unix_socket_of_the_machine_reaches_the_job(hostile_run) -> None:
+    if "unix sockets" in hostile_run["note"] or "filesystem" in hostile_run["note"]:
+        pytest.skip(f"not fully isolated on this machine: {hostile_run['note']}")
+    assert hostile_run["accepted"] == [], "the job reached a listener"
+    verdict = hostile_run["verdicts"]["unix_socket.py"]
+    assert "FileNotFoundError" in verdict or "PermissionError" in verdict, verdict
+
+
+@needs_torch
+def test_no_secret_of_the_machine_reaches_a_verdict(hostile_run) -> None:
+    """Neither a file outside the project nor the environment is readable by the job, so
+    no verdict, and nothing else torchlint prints, can carry them."""
+    result = hostile_run["result"]
+    assert SECRET not in result.stdout and SECRET not in result.stderr
+    assert "FileNotFoundError" in hostile_run["verdicts"]["read_secret.py"] or \
+        "PermissionError" in hostile_run["verdicts"]["read_secret.py"]
+    assert "RuntimeError: stolen: {" in hostile_run["verdicts"]["environment.py"]  # it ran, with a clean one
+
+
+@needs_torch
+def test_a_verdict_carries_no_terminal_escape_sequence(hostile_run) -> None:
+    result = hostile_run["result"]
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert "\\x1b[2J" in hostile_run["verdicts"]["terminal_escape.py"]  # shown, not obeyed
 
 
 # --- without torch ---------------------------------------------------------------------------------

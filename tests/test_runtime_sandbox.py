@@ -7,6 +7,7 @@ sandbox). A mechanism this machine lacks (see Sandbox.isolation) skips its test 
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import textwrap
@@ -310,8 +311,9 @@ def test_no_write_outside_the_job_directory(sandbox, tmp_path):
     existing = tmp_path / "existing.txt"
     existing.write_text("original")
     targets = [f"/tmp/torchlint-escape-{token}", str(REPO / f"torchlint-escape-{token}"),
-               str(tmp_path / "new.txt"), f"/dev/shm/torchlint-escape-{token}",
+               str(tmp_path / "new.txt"),
                os.path.join(os.path.dirname(sandbox._base), f"torchlint-escape-{token}")]
+    own_shared_memory = f"/dev/shm/torchlint-escape-{token}"  # the job's own tmpfs: gone with it
     result = run(sandbox, f"""
         import ctypes, os
         outcomes = {{}}
@@ -334,13 +336,14 @@ def test_no_write_outside_the_job_directory(sandbox, tmp_path):
                 raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
         attempt("remount", remount)
         open("/dev/null", "w").write("/dev/null stays writable")
+        open({own_shared_memory!r}, "w").write("shared memory of the job's own")
         open("inside.txt", "w").write("the job's own directory is writable")
         result = outcomes
     """)
     assert result.status == "ok", result
     assert "succeeded" not in result.value.values(), result.value
     assert result.value["remount"] == "Operation not permitted"
-    for path in targets:
+    for path in [*targets, own_shared_memory]:
         assert not os.path.exists(path)
     assert existing.read_text() == "original" and not (tmp_path / "dir").exists()
 
@@ -413,3 +416,159 @@ def test_isolation_here(sandbox):
         assert result.value == [1, 2]  # the sandbox's init and the job
     assert bool(sandbox.isolation.note) != all((sandbox.isolation.network, sandbox.isolation.filesystem,
                                                 sandbox.isolation.processes, sandbox.pid_namespaces))
+
+
+# --- no way out: sockets of every kind, files outside the project, the kernel's secrets -----
+
+_PROBE = """
+import ctypes, os, socket
+outcomes = {}
+def attempt(name, action):
+    try:
+        outcomes[name] = action()
+    except OSError as e:
+        outcomes[name] = type(e).__name__ + ": " + str(e.strerror)
+def send(family, address, kind=socket.SOCK_STREAM):
+    s = socket.socket(family, kind)
+    s.settimeout(1)
+    s.connect(address)
+    s.sendall(SECRET.encode() if SECRET else b"no secret read")
+    return "sent"
+SECRET = ""
+try:
+    SECRET = open(SECRET_PATH).read()
+    outcomes["secret"] = "read"
+except OSError as e:
+    outcomes["secret"] = type(e).__name__
+attempt("git config", lambda: open(os.path.join(PROJECT, ".git", "config")).read())
+attempt("project file", lambda: open(os.path.join(PROJECT, "data.txt")).read())
+attempt("unix outside", lambda: send(socket.AF_UNIX, OUTSIDE))
+attempt("unix in the project", lambda: send(socket.AF_UNIX, INSIDE))
+attempt("abstract", lambda: send(socket.AF_UNIX, "\\0" + ABSTRACT))
+attempt("datagram outside", lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)[0].sendto(b"x", OUTSIDE))
+attempt("tcp", lambda: send(socket.AF_INET, ("127.0.0.1", PORT)))
+for name, family, kind, protocol in [("vsock", 40, socket.SOCK_STREAM, 0), ("packet", 17, socket.SOCK_RAW, 0),
+                                     ("netlink audit", 16, socket.SOCK_RAW, 9),
+                                     ("netlink uevent", 16, socket.SOCK_DGRAM, 15),
+                                     ("crypto", 38, socket.SOCK_SEQPACKET, 0)]:
+    attempt(name, lambda: socket.socket(family, kind, protocol).close() or "opened")
+libc = ctypes.CDLL(None, use_errno=True)
+def syscall(number, *args):
+    return "allowed" if libc.syscall(number, *args) >= 0 else os.strerror(ctypes.get_errno())
+if os.uname().machine == "x86_64":
+    outcomes["keyctl"] = syscall(250, 0, -3)  # the session keyring's id
+    outcomes["ptrace"] = syscall(101, 0, 0, 0, 0)  # PTRACE_TRACEME
+    outcomes["io_uring"] = syscall(425, 8, None)
+    outcomes["unshare"] = syscall(272, 0x10000000)
+    outcomes["bpf"] = syscall(321, 0, None, 0)
+outcomes["socketpair"] = len(socket.socketpair())
+result = outcomes
+"""
+
+
+@pytest.fixture()
+def hostile_world(tmp_path):
+    """Listeners outside the job (a unix socket outside the project, one inside it, an
+    abstract one, TCP) that record what reaches them, a secret file outside the project,
+    and a project folder with a token in .git/config."""
+    import threading
+
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / ".git" / "config").write_text("[http]\n\textraheader = AUTHORIZATION: basic c2VjcmV0\n")
+    (project / "data.txt").write_text("data of the project")
+    secret = tmp_path / "secret.txt"
+    secret.write_text(f"secret-{uuid.uuid4().hex}")
+    received: list = []
+    listeners = []
+
+    def serve(listener):
+        listener.settimeout(0.2)
+        while listener.fileno() != -1:
+            try:
+                connection, _ = listener.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            with connection:
+                received.append(connection.recv(1000))
+
+    addresses = {"OUTSIDE": str(tmp_path / "daemon.sock"), "INSIDE": str(project / "fsmonitor.sock"),
+                 "ABSTRACT": f"torchlint-test-{uuid.uuid4().hex}"}
+    for address in (addresses["OUTSIDE"], addresses["INSIDE"], "\0" + addresses["ABSTRACT"]):
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(address)
+        listener.listen()
+        listeners.append(listener)
+    tcp = socket.socket()
+    tcp.bind(("127.0.0.1", 0))
+    tcp.listen()
+    listeners.append(tcp)
+    threads = [threading.Thread(target=serve, args=(listener,), daemon=True) for listener in listeners]
+    for thread in threads:
+        thread.start()
+    constants = {**addresses, "PORT": tcp.getsockname()[1], "SECRET_PATH": str(secret), "PROJECT": str(project)}
+    yield constants, received, secret.read_text()
+    for listener in listeners:
+        listener.close()
+
+
+def _probe(constants: dict) -> str:
+    return "".join(f"{name} = {value!r}\n" for name, value in constants.items()) + textwrap.dedent(_PROBE)
+
+
+@pytest.mark.parametrize("mount_namespace", [True, False], ids=["namespaces", "landlock"])
+def test_no_socket_file_or_secret_of_the_machine_reaches_a_job(hostile_world, monkeypatch, mount_namespace):
+    constants, received, secret = hostile_world
+    if not mount_namespace:
+        from torchlint.runtime import confine
+
+        if confine.landlock_abi() < 1:
+            pytest.skip("no Landlock in this kernel")
+        monkeypatch.setenv("TORCHLINT_SANDBOX_NO_MOUNT_NAMESPACE", "1")
+    with Sandbox(LIMITS, preload=(), sys_path=[str(TESTS)], readable=[constants["PROJECT"]]) as box:
+        requires(box, "sockets")
+        requires(box, "reads")
+        outcome = run(box, _probe(constants))
+    assert outcome.status == "ok", outcome
+    seen = outcome.value
+    assert received == [], received
+    assert seen["secret"] in ("FileNotFoundError", "PermissionError")
+    assert secret not in json.dumps(seen) and "c2VjcmV0" not in json.dumps(seen)
+    assert seen["project file"] == "data of the project"
+    for name in ("unix outside", "unix in the project", "abstract", "datagram outside", "tcp", "vsock", "packet",
+                 "netlink audit", "netlink uevent", "crypto"):
+        assert seen[name] != "sent" and seen[name] != "opened", (name, seen[name])
+    for name in ("keyctl", "ptrace", "io_uring", "unshare", "bpf"):
+        assert seen.get(name, "Operation not permitted") == "Operation not permitted", (name, seen)
+    assert seen["socketpair"] == 2  # multiprocessing's pipes still work
+    if mount_namespace:
+        assert seen["git config"] == ""  # covered by an empty file
+        assert seen["unix in the project"] == "ConnectionRefusedError: Connection refused"
+        assert seen["unix outside"] == "FileNotFoundError: No such file or directory"
+    else:
+        assert seen["git config"] == "PermissionError: Permission denied"
+
+
+def test_a_project_too_broad_to_expose_shows_only_its_python_files(tmp_path, monkeypatch):
+    """A script in the home folder: the job may read the script's folder's .py files, not
+    the home folder's other files (~/.ssh, ~/.aws...)."""
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text("PRIVATE KEY")
+    (home / "helper.py").write_text("VALUE = 42\n")
+    monkeypatch.setenv("HOME", str(home))
+    with Sandbox(LIMITS, preload=(), sys_path=[str(TESTS)], readable=[str(home)]) as box:
+        requires(box, "reads")
+        outcome = run(box, f"""
+            import os, sys
+            sys.path.insert(0, {str(home)!r})
+            import helper
+            try:
+                key = open({str(home / ".ssh" / "id_rsa")!r}).read()
+            except OSError as e:
+                key = type(e).__name__
+            result = [helper.VALUE, key]
+        """)
+    assert outcome.value == [42, "FileNotFoundError"] or outcome.value == [42, "PermissionError"], outcome

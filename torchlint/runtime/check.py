@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shlex
 from dataclasses import dataclass
 from typing import Callable, Optional
@@ -21,6 +22,8 @@ from torchlint.diagnostics import Diagnostic, FileReport
 from torchlint.runtime.plan import UNJUDGED, FilePlan
 
 CONFIRMED, LATENT, NOT_REPRODUCED, COULD_NOT_RUN = "CONFIRMED", "LATENT", "NOT REPRODUCED", "COULD NOT RUN"
+VERDICTS = (CONFIRMED, LATENT, NOT_REPRODUCED, COULD_NOT_RUN)
+MAX_EVIDENCE = 2000  # characters of a verdict's evidence
 JOB = "torchlint.runtime.monitor:run_job"
 MAX_RERUNS = 5
 ARGUMENT_VARIANTS = 4  # kinds of synthesized arguments tried in turn (monitor.ARGUMENT_VARIANTS)
@@ -53,6 +56,29 @@ def parse_entry(text: str, cwd: str) -> tuple[str, ...]:
 def _absolute(word: str, cwd: str) -> str:
     path, separator, rest = word.partition("::")
     return os.path.realpath(os.path.join(cwd, path)) + separator + rest
+
+
+def project_folders(path: str) -> list[str]:
+    """What a job running the file at ``path`` may read: its folder, the folder its package
+    imports start from, and the project around it (the nearest folder above with a
+    pyproject.toml, setup.py, setup.cfg or .git), where its data files usually are."""
+    folder = os.path.dirname(path)
+    top = folder
+    while os.path.isfile(os.path.join(top, "__init__.py")) and os.path.dirname(top) != top:
+        top = os.path.dirname(top)
+    folders = [folder, top]
+    current = top
+    for _level in range(4):
+        if any(os.path.exists(os.path.join(current, marker)) for marker in _PROJECT_MARKERS):
+            folders.append(current)
+            break
+        if os.path.dirname(current) == current:
+            break
+        current = os.path.dirname(current)
+    return folders
+
+
+_PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 
 
 def require_torch() -> None:
@@ -102,9 +128,10 @@ class RuntimeCheck:
         if not files:
             return
         limits = Limits(timeout=self.options.timeout, memory=self.options.memory)
-        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        readable = sorted({folder for f in files for folder in project_folders(f.plan.path)}
+                          | ({os.getcwd()} if self.options.entry else set()))
         with Sandbox(limits, jobs=self.options.jobs, preload=("torch", "torchlint.runtime.monitor"),
-                     sys_path=[root]) as sandbox:
+                     readable=readable) as sandbox:
             self.isolation_note = sandbox.isolation.note
             self.sandbox = sandbox
             self.total = len(files) + (1 if self.options.entry else 0)
@@ -178,12 +205,13 @@ class RuntimeCheck:
         edits: list = []
         fixed_rows: list[int] = []
         for _round in range(MAX_RERUNS):
-            stopped = result.value.get("stopped") if result.status == "ok" and result.value else None
+            stopped = result.value.get("stopped") if result.status == "ok" and isinstance(result.value, dict) else None
             pending = f.pending()
-            if not stopped or not pending:
+            if not isinstance(stopped, dict) or not isinstance(stopped.get("sites"), list) or not pending:
                 return
-            stoppers = [indices[k] for k in stopped.get("sites", ())
-                        if f.diagnostics[indices[k]].runtime["verdict"] == CONFIRMED]
+            stoppers = [indices[k] for k in stopped["sites"]
+                        if isinstance(k, int) and 0 <= k < len(indices)
+                        and f.diagnostics[indices[k]].runtime["verdict"] == CONFIRMED]
             new_edits = [edit for i in stoppers for edit in f.diagnostics[i].text_edits]
             if not new_edits:
                 return
@@ -253,7 +281,10 @@ class RuntimeCheck:
         for (f, original, _payload), result in zip(todo, results):
             if result.status != "ok":
                 continue
-            text = _compare(original.value, result.value)
+            try:
+                text = _clean(_compare(original.value, result.value))
+            except (AttributeError, KeyError, TypeError, ValueError):
+                continue  # a result the job's code rewrote: no evidence from it
             if not text:
                 continue
             for d in f.diagnostics:
@@ -264,14 +295,20 @@ class RuntimeCheck:
     # -- results ----------------------------------------------------------------------------
 
     def _verdicts(self, result, count: int, how: str, note: str = "") -> list[dict]:
+        """The verdicts a job's result gives.  The job ran untrusted code, which may have
+        rewritten what it returns: anything not shaped like verdicts is COULD NOT RUN, and
+        every text is cut to one line of printable characters."""
         if result.status != "ok" or not isinstance(result.value, dict):
             reason = {"timeout": "timeout", "memory": "memory limit", "processes": "process limit"}.get(
                 result.status, "the run failed")
             evidence = f"{reason}: {result.detail}" if result.detail else reason
-            return [{"verdict": COULD_NOT_RUN, "evidence": evidence, "run": how} for _ in range(count)]
+            return [{"verdict": COULD_NOT_RUN, "evidence": _clean(evidence), "run": how} for _ in range(count)]
         verdicts = []
-        for verdict in result.value["verdicts"]:
-            verdict = dict(verdict, run=how)
+        for verdict in result.value.get("verdicts", ()) if isinstance(result.value.get("verdicts"), list) else ():
+            if not (isinstance(verdict, dict) and verdict.get("verdict") in VERDICTS
+                    and isinstance(verdict.get("evidence"), str)):
+                verdict = {"verdict": COULD_NOT_RUN, "evidence": "the run returned a malformed verdict"}
+            verdict = dict(verdict, evidence=_clean(verdict["evidence"]), run=how)
             if note:
                 verdict["evidence"] += f" ({note})"
             verdicts.append(verdict)
@@ -283,6 +320,16 @@ class RuntimeCheck:
             current = f.diagnostics[i].runtime
             if current is None or current["verdict"] == COULD_NOT_RUN:
                 f.diagnostics[i].runtime = verdict
+
+
+def _clean(text: str) -> str:
+    """``text`` as one line without control characters (a terminal escape sequence from
+    the job would reach the user's terminal or CI log), at most MAX_EVIDENCE long."""
+    text = _CONTROL.sub(lambda match: repr(match.group())[1:-1], text)
+    return text if len(text) <= MAX_EVIDENCE else text[:MAX_EVIDENCE - 1] + "…"
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def _shifted(site: dict, source: str, edits) -> Optional[dict]:

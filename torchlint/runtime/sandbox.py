@@ -55,6 +55,8 @@ class JobResult:
 class Isolation:
     network: bool  # jobs cannot open network connections
     filesystem: bool  # jobs cannot write outside their temporary directory
+    reads: bool  # jobs can read only what they need: the project, the interpreter, system libraries
+    sockets: bool  # no socket of any family reaches outside the job (unix, abstract, netlink, vsock...)
     processes: bool  # the process-count limit is enforced
     note: str  # one line: empty when everything is isolated, else what is missing and why
 
@@ -65,7 +67,9 @@ class SandboxError(RuntimeError):
 
 class Sandbox:
     def __init__(self, limits: Limits = Limits(), jobs: int = 1, preload: Sequence[str] = ("torch",),
-                 fresh: bool = False, sys_path: Sequence[str] = ()):
+                 fresh: bool = False, sys_path: Sequence[str] = (), readable: Sequence[str] = ()):
+        """``sys_path``: folders put first on the jobs' ``sys.path``; they and ``readable``
+        are the project folders jobs may read (see view.py for everything they see)."""
         self.limits, self.jobs = limits, max(1, jobs)
         self._base = tempfile.mkdtemp(prefix="torchlint-sandbox-")
         self._results: dict[int, dict] = {}
@@ -90,8 +94,13 @@ class Sandbox:
             [sys.executable, *flags, "-m", "torchlint.runtime.server"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, cwd=self._base,
             env={**env, "HOME": self._base, "TMPDIR": self._base}, start_new_session=True)
+        projects = [*map(os.path.abspath, sys_path), *map(os.path.abspath, readable)]
+        if not _under_interpreter(package_root):  # a checkout of torchlint, not an installed one
+            projects.append(package_root)
         config = {"limits": asdict(limits), "jobs": self.jobs, "preload": list(preload), "fresh": fresh,
-                  "base": self._base, "env": env, "python_flags": flags}
+                  "base": self._base, "env": env, "python_flags": flags, "readable": projects,
+                  "home": os.path.expanduser("~"),
+                  "mount_namespace": not os.environ.get("TORCHLINT_SANDBOX_NO_MOUNT_NAMESPACE")}
         try:
             self._send(config)
             hello = self._receive(deadline=time.monotonic() + 120)["hello"]
@@ -100,6 +109,7 @@ class Sandbox:
             raise
         self._cgroup = hello["cgroup"]
         self.isolation = Isolation(network=hello["network"], filesystem=hello["filesystem"],
+                                   reads=hello["reads"], sockets=hello["sockets"],
                                    processes=bool(hello["cgroup"] or hello["nproc"]),
                                    note="; ".join(hello["missing"]))
         self.pid_namespaces = hello["pidns"]
@@ -210,6 +220,12 @@ class Sandbox:
     def __del__(self) -> None:
         if not getattr(self, "_closed", True):
             self.close()
+
+
+def _under_interpreter(path: str) -> bool:
+    prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    real = os.path.realpath(path)
+    return any(real == prefix or real.startswith(prefix + os.sep) for prefix in prefixes)
 
 
 def _rmdir(path: str) -> None:

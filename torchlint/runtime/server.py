@@ -25,6 +25,7 @@ import importlib
 import json
 import math
 import os
+import platform
 import re
 import resource
 import selectors
@@ -34,13 +35,19 @@ import sys
 import time
 import traceback
 
+from torchlint.runtime import confine, view
+
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWUSER = 0x20000, 0x8000000, 0x10000000
 CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 32, 4096, 8192, 16384, 1 << 18
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 1, 24, 38, 36
+# Set (to anything) in the environment of the program that starts a Sandbox: build no view
+# of the filesystem, as on a machine without mount namespaces (to test the Landlock way).
+NO_MOUNT_NAMESPACE = "TORCHLINT_SANDBOX_NO_MOUNT_NAMESPACE"
 KEPT_FLAGS = MS_NOEXEC | 1024 | 2048 | 4096  # noexec, noatime, nodiratime, relatime: as they are
 DEVICES = ("null", "zero", "full", "random", "urandom")
+SHM_BYTES = 256 << 20
 TAIL = 20_000
 MAX_RESULT = 64 << 20
 
@@ -120,8 +127,8 @@ def _pids_cgroup(tag: str) -> str:
     return path
 
 
-def _private_dev(staging: str) -> None:
-    """Replace /dev by a read-only tmpfs holding only the harmless character devices.
+def _private_dev(staging: str, target: str) -> None:
+    """Put at ``target`` a read-only tmpfs holding only the harmless character devices.
 
     Read-only mounts do not stop writes to device nodes, and the job is root (kuid 0 when the
     caller is root) inside its user namespace: without this it could open /dev/vda."""
@@ -132,21 +139,25 @@ def _private_dev(staging: str) -> None:
         open(node, "w").close()
         _mount(f"/dev/{name}", node, None, MS_BIND)
         _remount(node, MS_RDONLY)  # read-only, but device nodes stay usable: no MS_NODEV here
-    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
-                         ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
-        os.symlink(target, os.path.join(staging, name))
+    for name, link in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
+                       ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
+        os.symlink(link, os.path.join(staging, name))
     os.mkdir(os.path.join(staging, "shm"))
     _remount(staging, MS_RDONLY | MS_NODEV)
-    _mount(staging, "/dev", None, MS_MOVE)
+    os.makedirs(target, exist_ok=True)
+    _mount(staging, target, None, MS_MOVE)
 
 
-def isolate_server(base: str) -> dict:
-    """Enter new user/network/mount namespaces and make every mount read-only but `base`.
+def isolate_server(base: str, readable: list[str], home: str, mount_namespace: bool = True) -> dict:
+    """Enter new user/network/mount namespaces and build the view of the filesystem the
+    jobs get: only what they need (``view.py``), read-only but ``base``.
 
     Returns what worked, why the rest did not, and the jobs' cgroup, for the hello message."""
-    state = {"network": False, "filesystem": False, "pidns": False, "cgroup": None,
+    state = {"network": False, "filesystem": False, "reads": False, "sockets": False, "view": False,
+             "landlock": [], "hidden": [], "seccomp": False, "strict_unix": True, "pidns": False, "cgroup": None,
              "userns": False, "nproc": os.getuid() != 0, "missing": []}
     uid, gid = os.getuid(), os.getgid()
+    plan = view.plan(readable, home)  # read the host's filesystem before anything changes
     try:
         _unshare(CLONE_NEWUSER)
         _write("/proc/self/setgroups", "deny")
@@ -171,12 +182,36 @@ def isolate_server(base: str) -> dict:
             state["missing"].append(f"no process-count limit (no writable pids cgroup: {e.strerror}; "
                                     "RLIMIT_NPROC does not bind root)")
     try:
-        # A dry run in a child first: failing half-way must not leave the server half read-only.
-        _in_child(lambda: _isolate_filesystem(base, state["cgroup"]))
-        _isolate_filesystem(base, state["cgroup"])
-        state["filesystem"] = True
+        # A dry run in a child first: failing half-way must not leave the server half isolated.
+        if not mount_namespace:
+            raise OSError(errno.EPERM, f"{NO_MOUNT_NAMESPACE} is set")
+        _in_child(lambda: _isolate_filesystem(base, state["cgroup"], plan))
+        _isolate_filesystem(base, state["cgroup"], plan)
+        state["view"] = state["filesystem"] = state["reads"] = True
     except OSError as e:
-        state["missing"].append(f"no filesystem isolation ({e.strerror})")
+        landlock = [path for path, _ in plan.readable()]
+        why = _in_child_problem(lambda: confine.restrict_filesystem(landlock, [base], plan.hidden))
+        if why is None:  # Landlock gives each job the same limits, without a mount namespace
+            state["landlock"] = landlock
+            state["hidden"] = plan.hidden
+            state["filesystem"] = state["reads"] = True
+            state["missing"].append(f"no mount namespace ({e.strerror}): Landlock limits what jobs read and write")
+        else:
+            state["missing"].append(f"no filesystem isolation (no mount namespace: {e.strerror}; {why}): "
+                                    "jobs can read every file you can and write where you can")
+    # A unix socket of its own only where the job cannot name one outside: in a view that
+    # hides the machine's sockets, and a network namespace of its own for abstract names.
+    state["strict_unix"] = not (state["view"] and state["network"] and plan.sockets_checked)
+    why = _in_child_problem(lambda: confine.install_filter(state["network"], state["strict_unix"]))
+    if why is None:
+        state["seccomp"] = state["sockets"] = True  # no socket of a job reaches outside
+    else:
+        state["missing"].append(f"{why}: jobs may open sockets of any kind"
+                                + ("" if state["network"] else ", including to this machine's network"))
+    if state["seccomp"] and state["strict_unix"]:
+        why = plan.unchecked if state["view"] and state["network"] else \
+            "no view of the filesystem of their own" if state["network"] else "no network namespace"
+        state["missing"].append(f"jobs get no unix sockets of their own ({why}): DataLoader workers fail")
     try:
         _in_child(_check_pid_namespace)
         state["pidns"] = True
@@ -186,27 +221,86 @@ def isolate_server(base: str) -> dict:
     return state
 
 
-def _isolate_filesystem(base: str, cgroup: str | None) -> None:
+def _isolate_filesystem(base: str, cgroup: str | None, plan: "view.Plan") -> None:
+    """Move into a root of our own: a tmpfs holding only what ``plan`` exposes, read-only,
+    with ``base`` (and the jobs' cgroup) writable and /dev reduced to harmless devices."""
     _unshare(CLONE_NEWNS)
     _mount(None, "/", None, MS_REC | MS_PRIVATE)  # our mounts must not propagate back out
+    root = os.path.join(base, ".root")
+    os.makedirs(root, exist_ok=True)  # the dry run made it already
+    _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=755")
+    empty = os.path.join(root, ".torchlint-empty")
+    open(empty, "w").close()
+    for link, target in plan.links:
+        _make_parents(root + link)
+        if not os.path.lexists(root + link):
+            os.symlink(target, root + link)
+    for path, recursive in plan.readable():
+        _expose(root, path, MS_BIND | (MS_REC if recursive else 0))
+    for path in plan.hidden:  # sockets, FIFOs, secrets inside what is exposed
+        target = root + path
+        if os.path.lexists(target) and not os.path.isdir(target):
+            _mount(empty, target, None, MS_BIND)
+    os.unlink(empty)  # the mounts keep it
+    for path in filter(None, (base, cgroup)):
+        _expose(root, path, MS_BIND)
+    _expose(root, "/proc", MS_BIND | MS_REC)  # each job mounts a /proc of its own over it
+    os.makedirs(root + "/tmp", exist_ok=True)
+    _private_dev(os.path.join(base, ".dev"), root + "/dev")
+    os.makedirs(root + "/.old-root", exist_ok=True)
+    _pivot_root(root, root + "/.old-root")
+    os.chdir("/")
+    _check(_libc.umount2(b"/.old-root", 2), "umount old root")  # MNT_DETACH
+    os.rmdir("/.old-root")
     for point in _mount_points():
+        if point in (base, cgroup) or point == "/dev" or point.startswith("/dev/"):
+            continue
         try:
             _remount(point, MS_RDONLY | MS_NODEV)
         except OSError as e:
             # A mount hidden under another one cannot be reached (nor written) by path.
             if e.errno != errno.EINVAL or os.path.ismount(point):
                 raise
-    _bind(base, MS_NODEV)
+    _remount(base, MS_NODEV)
     if cgroup:
-        _bind(cgroup, MS_NODEV | MS_NOEXEC)
-    _private_dev(os.path.join(base, ".dev"))
-    # Connecting to a unix socket needs no write access to its mount: hide the daemons' sockets
-    # (docker.sock, dbus, databases) unless something the jobs need lives there.
-    needed = [os.path.realpath(path) + os.sep for path in (base, sys.prefix, *sys.path) if path]
-    for hidden in ("/run", "/var/run"):
-        if os.path.isdir(hidden) and not os.path.islink(hidden) and \
-                not any(path.startswith(hidden + os.sep) for path in needed):
-            _mount("tmpfs", hidden, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k")
+        _remount(cgroup, MS_NODEV | MS_NOEXEC)
+    os.chdir(base)
+
+
+def _expose(root: str, path: str, flags: int) -> None:
+    target = root + path
+    if os.path.isdir(path):
+        os.makedirs(target, exist_ok=True)
+    else:
+        _make_parents(target)
+        if not os.path.exists(target):
+            open(target, "w").close()
+    _mount(path, target, None, flags)
+
+
+def _make_parents(path: str) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+
+
+def _pivot_root(new_root: str, put_old: str) -> None:
+    _check(_libc.syscall(_SYS_PIVOT_ROOT, new_root.encode(), put_old.encode()), "pivot_root")
+
+
+_SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "arm64": 41}.get(platform.machine().lower(), -1)
+
+
+def _in_child_problem(function) -> str | None:
+    """Run ``function`` (which returns None or why it failed) in a forked child: its answer."""
+    try:
+        _in_child(lambda: _raise_problem(function()))
+    except OSError as e:
+        return e.strerror
+    return None
+
+
+def _raise_problem(problem: str | None) -> None:
+    if problem is not None:
+        raise OSError(errno.EPERM, problem)
 
 
 def _check_pid_namespace() -> None:
@@ -450,12 +544,14 @@ def _init(request, config, state, directory, cgroup, out, err, result_w, status_
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         if cgroup:
             _write(os.path.join(cgroup, "cgroup.procs"), "0")  # "0": the writing process itself
-        if state["filesystem"]:
+        if state["view"]:
             _unshare(CLONE_NEWNS)
             _remount(config["base"], MS_RDONLY | MS_NODEV)
             if state["cgroup"]:
                 _remount(state["cgroup"], MS_RDONLY | MS_NODEV | MS_NOEXEC)
             _bind(directory, MS_NODEV)
+            # Shared memory of the job's own (multiprocessing's locks, DataLoader workers' tensors).
+            _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, f"size={SHM_BYTES},mode=1777")
             if state["pidns"]:  # a /proc that shows only the job's own processes
                 _mount("proc", "/proc", "proc", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
         job = os.fork()
@@ -518,6 +614,7 @@ def _job(request, config, state, directory, out, err, result_w) -> None:
             allowed = limits["processes"] + _tasks_counted(state["userns"], config["jobs"])
             resource.setrlimit(resource.RLIMIT_NPROC, (allowed, allowed))
         _drop_privileges()
+        _confine(state, config["base"], directory)
         if config["fresh"]:
             os.set_inheritable(result_w, True)
             os.execv(sys.executable, [sys.executable, *config["python_flags"], "-m", "torchlint.runtime.server",
@@ -527,6 +624,21 @@ def _job(request, config, state, directory, out, err, result_w) -> None:
                                        "detail": f"sandbox setup failed: {type(e).__name__}: {e}"}).encode())
         os._exit(1)
     run_job(request, limits["memory"], result_w)
+
+
+def _confine(state: dict, base: str, directory: str) -> None:
+    """The job's last limits, which it keeps across exec: Landlock where there is no view of
+    the filesystem of its own, and the system call filter (confine.py)."""
+    if state["landlock"]:
+        problem = confine.restrict_filesystem(
+            readable=[*state["landlock"], base, "/proc", "/dev/zero", "/dev/urandom", "/dev/random"],
+            writable=[directory, "/dev/null"], hidden=state["hidden"])
+        if problem:
+            raise OSError(errno.EPERM, problem)
+    if state["seccomp"]:
+        problem = confine.install_filter(state["network"], state["strict_unix"])
+        if problem:
+            raise OSError(errno.EPERM, problem)
 
 
 def _vm_size() -> int:
@@ -606,11 +718,12 @@ def serve() -> None:
     os.dup2(2, 1)  # anything a preloaded module prints must not corrupt the protocol
     stdin = sys.stdin.buffer
     config = json.loads(stdin.readline())
-    state = isolate_server(config["base"])
+    state = isolate_server(config["base"], config["readable"], config["home"], config["mount_namespace"])
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     if not config["fresh"]:
         preload_modules(config["preload"])
-    hello = {key: state[key] for key in ("network", "filesystem", "pidns", "cgroup", "nproc", "missing")}
+    hello = {key: state[key] for key in ("network", "filesystem", "reads", "sockets", "pidns", "cgroup", "nproc",
+                                         "missing")}
     os.write(protocol, (json.dumps({"hello": hello}) + "\n").encode())
 
     selector = selectors.DefaultSelector()
