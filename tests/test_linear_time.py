@@ -121,3 +121,53 @@ def test_consecutive_writes_through_data(tmp_path: Path) -> None:
     many_seconds, findings = _lint(paths[800])
     assert [(row, code) for row, _column, code, _message in findings] == [(row, "TL102") for row in range(3, 803)]
     _assert_at_most(paths[800], many_seconds, paths[200], few_seconds, factor=6, slack=0.5)
+
+
+def _timed(path: Path, *args: str) -> tuple[float, subprocess.CompletedProcess]:
+    start = time.perf_counter()
+    completed = subprocess.run([sys.executable, "-m", "torchlint", "check", "--no-cache", "-j1", *args, str(path)],
+                               cwd=path.parent, capture_output=True, text=True, encoding="utf-8", timeout=600)
+    assert completed.returncode in (0, 1), completed.stderr
+    return time.perf_counter() - start, completed
+
+
+# name: (a line of the shape at size n, or the whole body, the small size, the options, the
+# codes found).  Found by the fuzz campaign (scripts/fuzz.py): each was quadratic.
+_MANY: dict[str, tuple[Callable[[int], str], int, tuple[str, ...], set[str]]] = {
+    # Each alias of `x` looked at every later read of `x`.
+    "aliases of one tensor": (lambda n: "".join(f"y{i} = x.data\nx.data.add_({i})\n" for i in range(n)), 250,
+                              ("--output-format", "concise", "--quiet"), {"TL101", "TL102"}),
+    # Each operand of `a and b and ...` asked the whole chain before it.
+    "and chain": (lambda n: "y = " + " and ".join(["x.data"] * n) + "\n", 1000,
+                  ("--output-format", "concise", "--quiet"), {"TL101"}),
+    # The fixer compared each edit with every edit taken before it, and applied them one
+    # by one to the whole text.
+    "fixes on one line": (lambda n: "y = [" + ", ".join(["x.data"] * n) + "]\n", 1000,
+                          ("--diff", "--unsafe-fixes"), set()),
+    # SARIF's UTF-16 columns and fingerprints read the whole line for each finding.
+    "sarif on one line": (lambda n: "y = [" + ", ".join(["x.data"] * n) + "]  # 😀\n", 1000,
+                          ("--output-format", "sarif"), set()),
+    # The full format printed the whole line for each finding.
+    "full output on one line": (lambda n: "y = [" + ", ".join(["x.data"] * n) + "]\n", 1000,
+                                ("--output-format", "full"), set()),
+}
+
+
+@pytest.mark.parametrize("shape", list(_MANY))
+def test_many_findings(tmp_path: Path, shape: str) -> None:
+    make, small, options, codes = _MANY[shape]
+    paths = {}
+    for size in (small, 8 * small):
+        paths[size] = tmp_path / f"many_{size}.py"
+        paths[size].write_text("import torch\nx = torch.ones(3, requires_grad=True)\n" + make(size), encoding="utf-8")
+    small_seconds, small_run = _timed(paths[small], *options)
+    many_seconds, many_run = _timed(paths[8 * small], *options)
+    if codes:
+        found = {line.split(": ")[1].split()[0] for line in many_run.stdout.splitlines()}
+        assert found == codes
+    # Output grows with the findings, not with findings x line length.
+    assert len(many_run.stdout) <= 10 * len(small_run.stdout) + 1000
+    if many_seconds > 10 * small_seconds + 0.5:
+        small_seconds = min(small_seconds, _timed(paths[small], *options)[0])
+        many_seconds = min(many_seconds, _timed(paths[8 * small], *options)[0])
+    assert many_seconds <= 10 * small_seconds + 0.5, f"{many_seconds:.2f} s against {small_seconds:.2f} s"

@@ -22,6 +22,7 @@ and ``None`` (advanced indexing copies).
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional
 
@@ -85,7 +86,8 @@ class AliasWrite:
 
 
 def alias_writes(ctx: "FileContext") -> list[AliasWrite]:
-    """Every in-place write to an aliased name in the file (computed once per file)."""
+    """Every in-place write through an aliased name, and every in-place write to the base
+    of an alias that the alias reads afterwards (computed once per file)."""
     if "alias_writes" not in ctx.cache:
         ctx.cache["alias_writes"] = [event for alias in _aliases(ctx) for event in _writes(ctx, alias)]
     return ctx.cache["alias_writes"]
@@ -194,15 +196,54 @@ def _aliases(ctx: "FileContext") -> list[Alias]:
     return aliases
 
 
-def _window(scope: Scope, name: str, start: int) -> list[tuple[int, cst.Name]]:
-    """Reads of ``name`` in ``scope`` after ``start`` and before it is bound again."""
-    end = None
-    for binding in scope.bindings.get(name, ()):
-        # `x += 1` on a tensor writes in place; it does not give `x` new memory.
-        if binding.seq > start and binding.kind is not BindingKind.AUGASSIGN:
-            end = binding.seq
-            break
-    return [(seq, node) for seq, node in scope.loads.get(name, ()) if seq > start and (end is None or seq < end)]
+class _Reads:
+    """The reads of one name in one scope, in order, with what each resolves to and
+    which of them write in place: shared by every alias of that name (a file with 4,000
+    ``y_i = x.data`` asks about ``x``'s reads 4,000 times)."""
+
+    def __init__(self, ctx: "FileContext", scope: Scope, name: str):
+        self.ctx = ctx
+        self.scope = scope
+        self.name = name
+        self.loads = sorted(scope.loads.get(name, ()), key=lambda load: load[0])
+        self.seqs = [seq for seq, _ in self.loads]
+        self._resolved: dict[int, frozenset[int]] = {}
+        self._writing: Optional[list[int]] = None
+
+    @classmethod
+    def of(cls, ctx: "FileContext", scope: Scope, name: str) -> "_Reads":
+        memo = ctx.cache.setdefault("alias_reads", {})
+        key = (id(scope), name)
+        if key not in memo:
+            memo[key] = cls(ctx, scope, name)
+        return memo[key]
+
+    def window(self, start: int) -> range:
+        """The positions of the reads after ``start`` and before the name is bound again."""
+        end = None
+        for binding in self.scope.bindings.get(self.name, ()):
+            # `x += 1` on a tensor writes in place; it does not give `x` new memory.
+            if binding.seq > start and binding.kind is not BindingKind.AUGASSIGN:
+                end = binding.seq
+                break
+        low = bisect.bisect_right(self.seqs, start)
+        high = bisect.bisect_left(self.seqs, end) if end is not None else len(self.seqs)
+        return range(low, max(low, high))
+
+    def resolves_to(self, position: int) -> frozenset[int]:
+        node = self.loads[position][1]
+        found = self._resolved.get(id(node))
+        if found is None:
+            found = self._resolved[id(node)] = frozenset(id(b) for b in self.ctx.model.resolve(node))
+        return found
+
+    def writing(self, positions: range) -> list[int]:
+        """The positions in ``positions`` of reads that write in place (``x.add_(1)``)."""
+        if self._writing is None:
+            self._writing = [i for i, (_, node) in enumerate(self.loads) if find_write(self.ctx, node) is not None]
+        low = bisect.bisect_left(self._writing, positions.start)
+        high = bisect.bisect_left(self._writing, positions.stop)
+        return self._writing[low:high]
 
 
 def _writes(ctx: "FileContext", alias: Alias) -> list[AliasWrite]:
@@ -212,27 +253,49 @@ def _writes(ctx: "FileContext", alias: Alias) -> list[AliasWrite]:
         return []
     if alias.name == alias.base.value:
         return []  # `x = x.permute(..)`: the old `x` can no longer be read
-    base_bindings = {id(b) for b in ctx.model.resolve(alias.base)}
-    alias_reads = _window(binding.scope, alias.name, binding.seq)
-    base_reads = [
-        (seq, node) for seq, node in _window(base_scope, alias.base.value, binding.seq)
-        if base_bindings & {id(b) for b in ctx.model.resolve(node)}
-    ] if base_scope is binding.scope else []
+    alias_side = _Reads.of(ctx, binding.scope, alias.name)
+    sides = [(alias_side, alias_side.window(binding.seq), None)]  # (reads, window, bindings they must resolve to)
+    if base_scope is binding.scope:
+        base_side = _Reads.of(ctx, base_scope, alias.base.value)
+        sides.append((base_side, base_side.window(binding.seq),
+                      frozenset(id(b) for b in ctx.model.resolve(alias.base))))
     events = []
-    for reads, others, through_alias in ((alias_reads, base_reads, True), (base_reads, alias_reads, False)):
-        for seq, node in reads:
-            write = find_write(ctx, node)
-            if write is None:
+    for index, (side, window, bindings) in enumerate(sides):
+        other = sides[1 - index] if len(sides) == 2 else None
+        through_alias = index == 0
+        if not through_alias:
+            # A write to the base matters only if the alias is read after it (no rule uses
+            # one without a reader): the writes after the alias's last read are skipped,
+            # so a base written a thousand times costs nothing for aliases never read.
+            alias_window = sides[0][1]
+            if not alias_window:
                 continue
+            last_read = alias_side.seqs[alias_window.stop - 1]
+            window = range(window.start, min(window.stop, bisect.bisect_left(side.seqs, last_read)))
+        for position in side.writing(window):
+            if bindings is not None and not bindings & side.resolves_to(position):
+                continue  # another `x`: a read of a name bound elsewhere
+            node = side.loads[position][1]
+            write = find_write(ctx, node)
             statement = _statement(ctx, write.node)
-            reader = next(
-                (other for other_seq, other in others
-                 if other_seq > seq and not _inside(ctx, other, statement)
-                 and not ctx.model.exclusive(write.node, other)),
-                None,
-            )
-            events.append(AliasWrite(alias, write, node, through_alias, reader))
+            reader = _first_reader(ctx, other, side.seqs[position], write, statement) if other else None
+            if through_alias or reader is not None:
+                events.append(AliasWrite(alias, write, node, through_alias, reader))
     return events
+
+
+def _first_reader(ctx: "FileContext", side: tuple, seq: int, write: Write,
+                  statement: cst.CSTNode) -> Optional[cst.Name]:
+    """The first read on the other ``side`` after ``seq`` that can see the write."""
+    reads, window, bindings = side
+    start = max(window.start, bisect.bisect_right(reads.seqs, seq))
+    for position in range(start, window.stop):
+        if bindings is not None and not bindings & reads.resolves_to(position):
+            continue
+        other = reads.loads[position][1]
+        if not _inside(ctx, other, statement) and not ctx.model.exclusive(write.node, other):
+            return other
+    return None
 
 
 def _statement(ctx: "FileContext", node: cst.CSTNode) -> cst.CSTNode:

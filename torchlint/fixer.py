@@ -12,6 +12,7 @@ reach this point, so their lines are never rewritten.
 
 from __future__ import annotations
 
+import bisect
 import os
 import stat
 import warnings
@@ -27,9 +28,11 @@ from torchlint.diagnostics import Applicability, Diagnostic, FileReport, TextEdi
 from torchlint.linter import lint_source
 from torchlint.project import Project
 from torchlint.rule import Rule
-from torchlint.source import SourceText, UnreadableSource, read_bytes
+from torchlint.source import LineIndex, SourceText, UnreadableSource, read_bytes
 
-MAX_ROUNDS = 10
+# Nested findings are fixed one level per round (`Variable(Variable(x))`); rounds that keep
+# changing the text past this many are a bug.
+MAX_ROUNDS = 100
 
 
 @dataclass
@@ -56,11 +59,12 @@ def fix_source(source: SourceText, display_path: str, rules: Sequence[type[Rule]
     report = lint_source(source, display_path, rules, file_path, project)
     outcome = FixOutcome(source, source.text, report)
     text = source.text
+    seen = {hash(text)}
     for round_number in range(MAX_ROUNDS + 1):
         if report.internal_error:
             # A rule failed: on the original, report it; on a fixed text, keep the original.
             return _failed(outcome, report.internal_error) if outcome.fixed else outcome
-        chosen = _non_overlapping([d for d in report.diagnostics if applicable(d, allowed)])
+        chosen = _non_overlapping([d for d in report.diagnostics if applicable(d, allowed)], LineIndex(text))
         if not chosen:
             outcome.text, outcome.report = text, report
             return outcome
@@ -70,6 +74,9 @@ def fix_source(source: SourceText, display_path: str, rules: Sequence[type[Rule]
         problem = verify(new_text, display_path)
         if problem is not None:
             return _failed(outcome, f"{_culprit(text, chosen, display_path)} {problem}")
+        if hash(new_text) in seen:
+            return _failed(outcome, f"the fixes for {', '.join(sorted({d.code for d in chosen}))} undo each other")
+        seen.add(hash(new_text))
         text = new_text
         outcome.fixed.update(d.code for d in chosen)
         report = lint_source(SourceText(text, source.encoding, source.data), display_path, rules, file_path, project)
@@ -83,18 +90,51 @@ def _failed(outcome: FixOutcome, reason: str) -> FixOutcome:
     return outcome
 
 
-def _non_overlapping(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+def _non_overlapping(diagnostics: list[Diagnostic], index: LineIndex) -> list[Diagnostic]:
     """The fixes to apply together: in source order, each whose edits touch no edit
-    already taken (an identical edit, like the same `import torch`, is shared)."""
-    taken: list[TextEdit] = []
+    already taken (an identical edit, like the same `import torch`, is shared) and whose
+    finding does not overlap one already taken.  A finding inside another's
+    (`loss.data[0]` in `loss.data[0].data`) waits for the next round, which lints the
+    result of the first fix again: both fixes at once could be wrong together
+    (`loss.item().detach()`)."""
+    taken = _Spans()
+    findings = _Spans()
+    shared = set()
     chosen = []
     for diagnostic in sorted(diagnostics, key=lambda d: (d.row, d.column, d.code)):
-        edits = [edit for edit in diagnostic.text_edits if edit not in taken]
-        if any(_overlap(edit, other) for edit in edits for other in taken):
+        edits = [edit for edit in diagnostic.text_edits if edit not in shared]
+        span = TextEdit(index.offset(diagnostic.row, diagnostic.column),
+                        index.offset(diagnostic.end_row, diagnostic.end_column), "")
+        if findings.overlaps(span) or any(taken.overlaps(edit) for edit in edits):
             continue
-        taken.extend(edits)
+        for edit in edits:
+            taken.add(edit)
+            shared.add(edit)
+        findings.add(span)
         chosen.append(diagnostic)
     return chosen
+
+
+class _Spans:
+    """Spans that do not overlap one another, sorted, to test a new one against."""
+
+    def __init__(self):
+        self.spans: list[TextEdit] = []
+        self.keys: list[tuple[int, int]] = []
+
+    def add(self, span: TextEdit) -> None:
+        position = bisect.bisect_left(self.keys, (span.start, span.end))
+        self.spans.insert(position, span)
+        self.keys.insert(position, (span.start, span.end))
+
+    def overlaps(self, span: TextEdit) -> bool:
+        """Only the spans that start just before ``span`` or before its end can overlap it."""
+        position = max(0, bisect.bisect_left(self.keys, (span.start, span.start)) - 2)
+        while position < len(self.spans) and self.spans[position].start <= span.end:
+            if _overlap(span, self.spans[position]):
+                return True
+            position += 1
+        return False
 
 
 def _overlap(a: TextEdit, b: TextEdit) -> bool:
@@ -108,10 +148,14 @@ def _overlap(a: TextEdit, b: TextEdit) -> bool:
 
 
 def apply_edits(text: str, edits: list[TextEdit]) -> str:
-    unique = sorted(set(edits), key=lambda e: (e.start, e.end), reverse=True)
-    for edit in unique:
-        text = text[: edit.start] + edit.content + text[edit.end:]
-    return text
+    pieces = []
+    position = 0
+    for edit in sorted(set(edits), key=lambda e: (e.start, e.end)):
+        pieces.append(text[position:edit.start])
+        pieces.append(edit.content)
+        position = max(position, edit.end)
+    pieces.append(text[position:])
+    return "".join(pieces)
 
 
 def verify(text: str, display_path: str) -> Optional[str]:

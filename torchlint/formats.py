@@ -6,6 +6,8 @@ that contains the working directory, or the working directory itself outside a r
 
 from __future__ import annotations
 
+import bisect
+import functools
 import hashlib
 import json
 import os
@@ -143,7 +145,7 @@ def write_sarif(reports: Iterable[FileReport], out: TextIO) -> None:
     results = []
     for report in reports:
         location = _artifact_location(report, root)
-        occurrences: dict[str, int] = {}
+        occurrences: dict[tuple[str, str, str], int] = {}
         for d in report.diagnostics:
             results.append(_sarif_result(d, report, location, rule_index, occurrences))
     errors = [report.internal_error for report in reports if report.internal_error]
@@ -212,7 +214,14 @@ def _utf16_column(report: FileReport, row: int, column: int) -> int:
     line = report.line(row)
     if line is None:
         return column
-    return column + sum(1 for char in line[:column - 1] if ord(char) > 0xFFFF)
+    return column + bisect.bisect_left(_astral(line), column - 1)
+
+
+@functools.lru_cache(maxsize=64)
+def _astral(line: str) -> list[int]:
+    """The positions of the characters of ``line`` that take two UTF-16 units (a line with
+    thousands of findings is scanned once, not once per finding)."""
+    return [] if line.isascii() else [i for i, char in enumerate(line) if ord(char) > 0xFFFF]
 
 
 def _region(report: FileReport, row: int, column: int, end_row: Optional[int] = None, end_column: Optional[int] = None) -> dict:
@@ -222,19 +231,31 @@ def _region(report: FileReport, row: int, column: int, end_row: Optional[int] = 
     return region
 
 
-def _fingerprint(d: Diagnostic, report: FileReport, occurrences: dict[str, int]) -> str:
+def _fingerprint(d: Diagnostic, report: FileReport, occurrences: dict[tuple[str, str, str], int]) -> str:
     """Stable when lines move: the rule, the finding's source line with whitespace
     normalized, and how many earlier findings in the file share both."""
     line = report.line(d.row, d.cell)
-    text = " ".join(line.split()) if line is not None else ""
-    key = f"{d.code}\0{d.name}\0{text}"
+    text = _normalized(line) if line is not None else ""
+    key = (d.code, d.name, text)
     occurrence = occurrences.get(key, 0)
     occurrences[key] = occurrence + 1
-    return hashlib.sha256(f"{key}\0{occurrence}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    digest = _digest_of(*key).copy()  # a long line with many findings is hashed once
+    digest.update(f"\0{occurrence}".encode())
+    return digest.hexdigest()[:32]
+
+
+@functools.lru_cache(maxsize=256)
+def _normalized(line: str) -> str:
+    return " ".join(line.split())
+
+
+@functools.lru_cache(maxsize=256)
+def _digest_of(code: str, name: str, text: str):
+    return hashlib.sha256(f"{code}\0{name}\0{text}".encode("utf-8", "surrogatepass"))
 
 
 def _sarif_result(d: Diagnostic, report: FileReport, location: dict, rule_index: dict[str, int],
-                  occurrences: dict[str, int]) -> dict:
+                  occurrences: dict[tuple[str, str, str], int]) -> dict:
     def note_location(index: int, note: Note) -> dict:
         return {"id": index, "message": {"text": note.message}, "physicalLocation": {
             "artifactLocation": location, "region": _region(report, note.row, note.column)}}

@@ -115,6 +115,7 @@ class Inference:
         self._return_memo: dict[int, Optional[Value]] = {}
         self._self_call_memo: dict[tuple[int, str], list[tuple[cst.Call, Scope]]] = {}
         self._guard_memo: dict[int, Optional[tuple[cst.BaseExpression, cst.CSTNode]]] = {}
+        self._tested_memo: dict[tuple[int, str], Optional[Kind]] = {}  # see _tested_kind
         self._grad_disabled_memo: dict[int, Optional[cst.CSTNode]] = {}
         self._function_memo: dict[int, Optional[cst.FunctionDef]] = {}
         self._depth = 0
@@ -244,7 +245,11 @@ class Inference:
         establishes that ``name`` is one; NDARRAY or OTHER when it establishes a numpy
         array, a number or a string."""
         if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-            return self._tested_kind(test.left, name) or self._tested_kind(test.right, name)
+            # Remembered: each operand of `a and b and c ...` is guarded by all those before it.
+            key = (id(test), name)
+            if key not in self._tested_memo:
+                self._tested_memo[key] = self._tested_kind(test.left, name) or self._tested_kind(test.right, name)
+            return self._tested_memo[key]
         if not isinstance(test, cst.Call) or not test.args:
             return None
         subject = test.args[0].value
