@@ -37,6 +37,10 @@ class DataIndexScalar(Rule):
 
     ## What to do instead
     `loss.item()` returns the Python number, and keeps nothing of the graph alive.
+
+    ## Fix (safe)
+    `loss.data[0]` becomes `loss.item()`. Where something is looked up on the result
+    (`loss.data[0].cpu()`), the fix is unsafe: a Python number has no such attribute.
     """
     bad = (
         """
@@ -79,5 +83,10 @@ class DataIndexScalar(Rule):
             return
         steps = evidence.why + ((evidence.scalar_why,) if evidence.scalar_why else ())
         item = edits.method_call(self.ctx, node.value, "item()")
-        fix = Fix(Applicability.SAFE, f"Replace with `{item}`", (edits.replace(access.subscript, item),))
+        parent = self.ctx.parent(access.subscript)
+        # `.item()` is a Python number: safe where the old value is used as one, not where
+        # something is looked up on it (`loss.data[0].data`, `.cpu()`: AttributeError then).
+        used_as_tensor = isinstance(parent, cst.Attribute) and parent.value is access.subscript
+        fix = Fix(Applicability.UNSAFE if used_as_tensor else Applicability.SAFE, f"Replace with `{item}`",
+                  (edits.replace(access.subscript, item),))
         self.report(access.subscript, evidence=steps, base=node.value, fix=fix)

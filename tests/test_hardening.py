@@ -310,3 +310,51 @@ def test_a_fix_in_a_file_that_changes_the_default_dtype_keeps_it(project) -> Non
     after = subprocess.run([sys.executable, str(path)], capture_output=True, text=True).stdout
     assert before == after == "torch.float64\n"
 
+
+
+# --- found by the fuzz campaign (scripts/fuzz.py) ---------------------------------------------------
+
+def test_a_coding_cookie_after_an_old_mac_line_break_is_honoured(project) -> None:
+    path = project.write("mac.py", b"# coding: latin-1\rimport torch\rx = torch.zeros(3)\ry = x.data  # \xe9\r")
+    compile(path.read_bytes(), str(path), "exec")  # Python reads it as latin-1
+    result = project.run("check", "--output-format", "json", str(path))
+    assert [(item["code"], item["location"]["row"]) for item in result.json()] == [("TL101", 4)]
+    project.write("mac.py", b"import torch\rx = 1\ry = '\xe9'\r")  # no cookie: not UTF-8, on line 3
+    [item] = project.run("check", "--output-format", "json", str(path)).json()
+    assert item["code"] == "TL000" and "at line 3, column 6" in item["message"]
+
+
+def test_del_of_data_is_neither_reported_nor_rewritten_into_code_that_does_not_parse(project) -> None:
+    path = project.write("d.py", "import torch\nx = torch.ones(3, requires_grad=True)\ndel x.data\n")
+    result = project.run("check", "--isolated", "--fix", "--unsafe-fixes", str(path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "del x.data" in path.read_text()
+
+
+def test_nested_findings_are_fixed_however_deep(project) -> None:
+    nested = "Variable(" * 12 + "x" + ")" * 12
+    path = project.write("n.py", f"import torch\nfrom torch.autograd import Variable\n"
+                                 f"x = torch.ones(3, requires_grad=True)\ny = {nested}\n")
+    result = project.run("check", "--isolated", "--fix", str(path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert path.read_text().splitlines()[-1] == "y = x.detach()"
+
+
+def test_a_finding_inside_another_is_fixed_after_it_not_with_it(project) -> None:
+    """`loss.data[0].data`: TL101's fix and TL203's together gave `loss.item().detach()`,
+    which raises AttributeError; `.item()` under an attribute is not a safe fix either."""
+    path = project.write("l.py", "import torch\nx = torch.ones(3, requires_grad=True)\n"
+                                 "loss = torch.nn.functional.mse_loss(x, x)\ny = loss.data[0].data\n")
+    result = project.run("check", "--isolated", "--fix", str(path))
+    assert result.returncode == 1 and path.read_text().endswith("y = loss.data[0].data\n")
+    [tl203] = [item for item in project.run("check", "--isolated", "--output-format", "json", str(path)).json()
+               if item["code"] == "TL203"]
+    assert tl203["fix"]["applicability"] == "unsafe"
+
+
+def test_terminal_escapes_in_the_source_are_not_printed(project) -> None:
+    project.write("e.py", 'import torch\nx = torch.zeros(3)\ny = x.data; s = "\x1b[2J\x1b]0;owned\x07"\n')
+    for output_format in ("full", "concise"):
+        result = project.run("check", "--output-format", output_format, ".")
+        assert result.returncode == 1 and "TL101" in result.stdout
+        assert "\x1b" not in result.stdout and "\x07" not in result.stdout

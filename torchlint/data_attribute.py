@@ -26,6 +26,7 @@ class DataUse(enum.Enum):
     WRITE = "write"  # in place, through .data or a view of it (TL102)
     ASSIGN = "assign"  # x.data = y (TL103)
     INDEX_ZERO = "index zero"  # x.data[0] read (TL203 when x is 0-dim, else a read)
+    DELETE = "delete"  # del x.data: neither a read nor a write of the tensor (no rule)
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,8 @@ def data_access(ctx: "FileContext", node: cst.Attribute) -> DataAccess:
 def _classify(ctx: "FileContext", node: cst.Attribute) -> DataAccess:
     if is_store_target(ctx, node):
         return DataAccess(DataUse.ASSIGN)
+    if _is_deleted(ctx, node):
+        return DataAccess(DataUse.DELETE)
     write = find_write(ctx, node)
     if write is not None:
         return DataAccess(DataUse.WRITE, write)
@@ -58,6 +61,14 @@ def _classify(ctx: "FileContext", node: cst.Attribute) -> DataAccess:
     if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in _METADATA:
         return DataAccess(DataUse.READ, metadata=parent.attr.value)
     return DataAccess(DataUse.READ)
+
+
+def _is_deleted(ctx: "FileContext", node: cst.CSTNode) -> bool:
+    """``node`` is (an element of) the target of a ``del`` statement."""
+    parent = ctx.parent(node)
+    while isinstance(parent, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
+        node, parent = parent, ctx.parent(parent)
+    return isinstance(parent, cst.Del) and parent.target is node
 
 
 _METADATA = frozenset({"shape", "dtype", "device", "is_cuda", "ndim", "size", "dim", "numel",

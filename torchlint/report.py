@@ -75,31 +75,60 @@ def write_concise(reports: Iterable[FileReport], out: TextIO) -> None:
     for report in reports:
         for d in report.diagnostics:
             verdict = f" [{d.runtime['verdict']}]" if d.runtime else ""
-            out.write(f"{d.path}:{d.row}:{d.column}: {d.code} {_marker(d)}{d.message}{verdict}\n")
+            out.write(f"{d.path}:{d.row}:{d.column}: {d.code} {_marker(d)}{_shown(d.message)}{verdict}\n")
 
 
 def write_full(reports: Iterable[FileReport], out: TextIO) -> None:
     for report in reports:
         for d in report.diagnostics:
             line = report.line(d.row, d.cell)
-            out.write(f"{d.path}:{d.row}:{d.column}: {d.code} {_marker(d)}{d.message}\n")
+            out.write(f"{d.path}:{d.row}:{d.column}: {d.code} {_marker(d)}{_shown(d.message)}\n")
             if line is not None:
-                text = line.expandtabs(1)
+                end = d.end_column if d.end_row == d.row else len(line) + 1
+                text, column, end = _excerpt(line, d.column, end)
+                text = _shown(text.expandtabs(1))  # both keep every character's column
                 width = len(str(d.row))
                 gutter = " " * width
-                end = d.end_column if d.end_row == d.row else len(text) + 1
-                caret_length = max(1, end - d.column)
+                caret_length = max(1, end - column)
                 out.write(f"{gutter} |\n")
                 out.write(f"{d.row} | {text}\n")
-                out.write(f"{gutter} | {' ' * (d.column - 1)}{'^' * caret_length} {d.code}\n")
+                out.write(f"{gutter} | {' ' * (column - 1)}{'^' * caret_length} {d.code}\n")
                 out.write(f"{gutter} |\n")
                 for note in d.evidence:
-                    out.write(f"{gutter} = evidence: {note.message} (line {note.row})\n")
+                    out.write(f"{gutter} = evidence: {_shown(note.message)} (line {note.row})\n")
                 for note in d.related:
-                    out.write(f"{gutter} = related: {note.message} (line {note.row})\n")
+                    out.write(f"{gutter} = related: {_shown(note.message)} (line {note.row})\n")
                 if d.runtime:
-                    out.write(f"{gutter} = runtime: {d.runtime['verdict']}: {d.runtime['evidence']}\n")
+                    out.write(f"{gutter} = runtime: {d.runtime['verdict']}: {_shown(d.runtime['evidence'])}\n")
             out.write("\n")
+
+
+# A source line is shown whole up to this many characters; a longer one (minified or
+# generated code) around the finding only, so that the output stays proportional to the
+# number of findings, not to findings x line length.
+_SHOWN_LINE = 160
+_CONTEXT = 40  # characters shown on each side of a finding in a long line
+_CONTROL = {code: "\ufffd" for code in (*range(0x20), *range(0x7F, 0xA0))}
+
+
+def _shown(text: str) -> str:
+    """``text`` without control characters, which a terminal would obey (an escape
+    sequence in a string literal of the linted file)."""
+    return text.translate(_CONTROL) if not text.isprintable() else text
+
+
+def _excerpt(text: str, column: int, end: int) -> tuple[str, int, int]:
+    """The part of ``text`` to show for columns ``column`` to ``end`` (1-based), and those
+    columns in it."""
+    if len(text) <= _SHOWN_LINE:
+        return text, column, end
+    end = min(end, column + _SHOWN_LINE - 2 * _CONTEXT)  # a very long span: its start
+    start = max(0, column - 1 - _CONTEXT)
+    stop = min(len(text), end - 1 + _CONTEXT)
+    head = "…" if start > 0 else ""
+    tail = "…" if stop < len(text) else ""
+    shift = start - len(head)
+    return head + text[start:stop] + tail, column - shift, end - shift
 
 
 WRITERS = {

@@ -115,7 +115,7 @@ def decode(data: bytes) -> SourceText:
         row, column = _offset_position(data, data.index(b"\x00"))
         raise UnreadableSource("binary file: it contains NUL bytes, so it is not Python source", row, column)
     try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        encoding, _ = tokenize.detect_encoding(_lines(data))
     except SyntaxError as error:
         message = str(getattr(error, "msg", error))
         if "invalid or missing encoding declaration" not in message:
@@ -151,11 +151,23 @@ def _first_line(error: BaseException) -> str:
     return (str(error).splitlines() or [""])[0][:200]
 
 
+def _lines(data: bytes):
+    """A ``readline`` over ``data`` that ends lines where Python does: at \\r\\n, \\r or
+    \\n (``io.BytesIO`` knows only \\n, and would miss the coding cookie of a file with
+    old Mac line endings)."""
+    lines = _BYTE_LINE.finditer(data)
+    return lambda: next((line.group() for line in lines if line.group()), b"")
+
+
+_BYTE_LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)?")
+_BYTE_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
+
+
 def _offset_position(data: bytes, offset: int) -> tuple[int, int]:
-    before = data[:offset]
-    row = before.count(b"\n") + 1
-    column = offset - (before.rfind(b"\n") + 1) + 1
-    return row, column
+    row, start = 1, 0
+    for line_break in _BYTE_LINE_BREAK.finditer(data, 0, offset):
+        row, start = row + 1, line_break.end()
+    return row, offset - start + 1
 
 
 def printable(text: str) -> str:
