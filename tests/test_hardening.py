@@ -295,6 +295,7 @@ def test_a_cache_entry_that_is_not_a_regular_file_never_blocks(project, kind) ->
 
 
 def test_a_fix_in_a_file_that_changes_the_default_dtype_keeps_it(project) -> None:
+    pytest.importorskip("torch")  # the file is run before and after the fix
     path = project.write("train.py", """
         import torch
         torch.set_default_tensor_type("torch.DoubleTensor")
