@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from torchlint import cst
+from torchlint.walk import settle_upward
 
 from torchlint.nodes import looks_like_size
 from torchlint.values import Kind, Step, Value
@@ -204,19 +205,8 @@ _ALIASING_FUNCTIONS = frozenset({"torch.autograd.Variable", "torch.autograd.vari
 def only_read(ctx: "FileContext", node: cst.BaseExpression) -> bool:
     """The value of ``node`` (``x.data``), or of views and conversions made from it, is
     consumed right away by something that neither writes into it nor keeps it."""
-    cache = ctx.cache.setdefault("only_read", {})  # `a.data if c else b.data if ...` share the walk up
-    passed = []
-    current: Optional[cst.CSTNode] = node
-    read = False
-    while current is not None:
-        if id(current) in cache:
-            read = cache[id(current)]
-            break
-        passed.append(current)
-        current, read = _read_step(ctx, current)
-    for expression in passed:
-        cache[id(expression)] = read
-    return read
+    # `a.data if c else b.data if ...` share the walk up.
+    return settle_upward(ctx.cache.setdefault("only_read", {}), node, lambda current: _read_step(ctx, current))
 
 
 def _read_step(ctx: "FileContext", current: cst.CSTNode) -> tuple[Optional[cst.CSTNode], bool]:

@@ -22,6 +22,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Iterable, Optional
 
 from torchlint import cst
+from torchlint.walk import settle_upward
 
 from torchlint import torch_api
 from torchlint.nodes import is_true, keyword, positional_args
@@ -1296,26 +1297,15 @@ _UP = object()
 
 def _nearest(memo: dict, node: cst.CSTNode, settle):
     """The answer of ``settle(ancestor, child)`` for the nearest ancestor of ``node`` for
-    which it is not ``_UP`` (None past the root). ``memo`` keeps the answer of every node
-    passed, so that the nodes of a deep expression, each asked, cost linear time in all."""
-    passed = []
-    child = node
-    while True:
-        if id(child) in memo:
-            answer = memo[id(child)]
-            break
-        passed.append(child)
+    which it is not ``_UP`` (None past the root), remembered for every node passed."""
+    def step(child: cst.CSTNode):
         ancestor = child.parent
         if ancestor is None:
-            answer = None
-            break
+            return None, None
         answer = settle(ancestor, child)
-        if answer is not _UP:
-            break
-        child = ancestor
-    for passed_node in passed:
-        memo[id(passed_node)] = answer
-    return answer
+        return (ancestor, None) if answer is _UP else (None, answer)
+
+    return settle_upward(memo, node, step)
 
 
 def _guard(ancestor: cst.CSTNode, child: cst.CSTNode):

@@ -77,3 +77,21 @@ def iter_nodes(root: CSTNode) -> Iterable[CSTNode]:
     found: list[CSTNode] = []
     walk(root, lambda node, parent: found.append(node))
     return found
+
+
+def settle_upward(memo: dict, node: CSTNode, step: Callable[[CSTNode], tuple[Optional[CSTNode], object]]):
+    """Follow ``step`` from ``node`` (``step(current)`` gives the next node to look at, or
+    None and the answer) and return the answer.  ``memo`` keeps it for every node passed,
+    by id, so that asking every node of a deep expression costs linear time in all."""
+    passed = []
+    current: Optional[CSTNode] = node
+    answer = None
+    while current is not None:
+        if id(current) in memo:
+            answer = memo[id(current)]
+            break
+        passed.append(current)
+        current, answer = step(current)
+    for passed_node in passed:
+        memo[id(passed_node)] = answer
+    return answer

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from torchlint import cst
+from torchlint.walk import settle_upward
 
 from torchlint import torch_api, torch_names
 from torchlint.nodes import is_true, keyword, positional_args
@@ -52,19 +53,7 @@ def find_write(ctx: "FileContext", node: cst.BaseExpression) -> Optional[Write]:
     """The in-place write into ``node``'s storage that ``node`` takes part in, if any
     (memoised per file: the walk up from ``x.data`` in ``x.data.data...`` passes through
     every outer ``.data``, each of which is asked too)."""
-    cache = ctx.cache.setdefault("find_write", {})
-    passed = []
-    current: Optional[cst.CSTNode] = node
-    write = None
-    while current is not None:
-        if id(current) in cache:
-            write = cache[id(current)]
-            break
-        passed.append(current)
-        current, write = _write_step(ctx, current)
-    for expression in passed:
-        cache[id(expression)] = write
-    return write
+    return settle_upward(ctx.cache.setdefault("find_write", {}), node, lambda current: _write_step(ctx, current))
 
 
 def _write_step(ctx: "FileContext", current: cst.CSTNode) -> tuple[Optional[cst.CSTNode], Optional[Write]]:
