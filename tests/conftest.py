@@ -136,3 +136,13 @@ loss = (x * 2).sum()
 loss.backward()
 print(loss.data[0])
 '''
+
+
+def rule_example_params() -> list:
+    """Every rule's bad and good example source, as pytest params named CODE-kind-index."""
+    from torchlint.rule import Example, all_rules
+
+    return [pytest.param(Example(example).source, id=f"{code}-{kind}-{index}")
+            for code, rule in all_rules().items()
+            for kind in ("bad", "good")
+            for index, example in enumerate(getattr(rule, kind))]

@@ -13,9 +13,8 @@ from pathlib import Path
 import libcst
 import pytest
 
-from conftest import FIXTURES, REPO
+from conftest import FIXTURES, REPO, rule_example_params
 from torchlint import cst
-from torchlint.rule import Example, all_rules
 
 _spec = importlib.util.spec_from_file_location("compare_cst", REPO / "scripts" / "compare_cst.py")
 compare_cst = importlib.util.module_from_spec(_spec)
@@ -35,14 +34,7 @@ def test_fixture(path: Path) -> None:
     assert_same_as_libcst(path.read_text(encoding="utf-8"))
 
 
-def _examples():
-    for code, rule in all_rules().items():
-        for kind in ("bad", "good"):
-            for index, example in enumerate(getattr(rule, kind)):
-                yield pytest.param(Example(example).source, id=f"{code}-{kind}-{index}")
-
-
-@pytest.mark.parametrize("text", list(_examples()))
+@pytest.mark.parametrize("text", rule_example_params())
 def test_rule_example(text: str) -> None:
     assert_same_as_libcst(text)
 
@@ -274,15 +266,19 @@ else:
     pass
 finally:
     pass
-try:
-    pass
-except* A:
-    pass
 with a as b, c as (d, e):
     pass
 with (a as b, c):
     pass
 with (a, b) as c: pass
+""",
+    "starred subscripts (Python 3.11)": "x[*a, b]\nx[a, *b]: int\n",
+    "except star (Python 3.11)": """\
+try:
+    pass
+except* A:
+    pass
+except* (B, C) as e: pass
 """,
     "with parentheses": """\
 with (a): pass
@@ -329,7 +325,6 @@ x[:]
 x[::]
 x[a:, :b]
 x[..., 0]
-x[*a, b]
 x[()]
 x[
     a,
@@ -419,8 +414,16 @@ else:
 }
 
 
+# The cases that Python 3.10 does not parse (linted there through libcst).
+_TRICKY_NEEDS = {"starred subscripts (Python 3.11)": (3, 11), "except star (Python 3.11)": (3, 11)}
+
 @pytest.mark.parametrize("text", TRICKY.values(), ids=TRICKY.keys())
 def test_tricky(text: str) -> None:
+    import sys
+
+    needs = _TRICKY_NEEDS.get(next(name for name, value in TRICKY.items() if value == text))
+    if needs and sys.version_info < needs:
+        pytest.skip(f"this syntax needs Python {needs[0]}.{needs[1]}")
     assert_same_as_libcst(text)
 
 
@@ -443,8 +446,13 @@ EVALUATION_ORDER = {
     "SetComp": ("for_in", "elt"),
     "GeneratorExp": ("for_in", "elt"),
     "DictComp": ("for_in", "key", "value"),
-    "FunctionDef": ("decorators", "params", "returns", "body"),
-    "ClassDef": ("decorators", "bases", "keywords", "body"),
+    "FunctionDef": ("decorators", "type_parameters", "params", "returns", "body"),
+    "ClassDef": ("decorators", "type_parameters", "bases", "keywords", "body"),
+    "TypeAlias": ("type_parameters", "value"),
+    # The names a type parameter binds are not references.
+    "TypeVar": ("bound",),
+    "TypeVarTuple": (),
+    "ParamSpec": (),
     "Lambda": ("params", "body"),
     "ExceptHandler": ("type", "name", "body"),
     # Names that are not references, and statements inspected as a whole.
@@ -463,8 +471,7 @@ _NOT_CHILDREN = re.compile(
     r"leading_lines|leading_whitespace|trailing_whitespace|header|footer|"
     r"lines_after_decorators|equal|colon|first_colon|second_colon|star|dot|"
     r"operator|asynchronous|indent|encoding|default_indent|default_newline|"
-    r"has_trailing_newline|start|end|conversion|newline|relative|trailing_comma|separator|"
-    r"type_parameters)$"
+    r"has_trailing_newline|start|end|conversion|newline|relative|trailing_comma|separator)$"
 )
 _STRING_VALUES = {"Name", "Integer", "Float", "Imaginary", "SimpleString", "FormattedStringText", "NotEqual"}
 
@@ -539,3 +546,40 @@ def test_byte_order_mark() -> None:
     assert text[assign.value.outer_start:assign.value.outer_end] == "(1)"
     inner = module.body[1].body.body[0].body[0]
     assert text[inner.value.right.start:inner.value.right.end] == "b"
+
+
+MODERN_SYNTAX = sorted((REPO / "tests" / "data" / "modern_syntax").glob("*.py"))
+# Each file's name says the Python that first parses it: py312_... needs 3.12.
+_NEEDS = {path: (3, int(re.match(r"py3(\d+)_", path.name).group(1))) for path in MODERN_SYNTAX}
+
+
+@pytest.mark.parametrize("path", MODERN_SYNTAX, ids=lambda p: p.name)
+def test_modern_syntax(path: Path) -> None:
+    """Newer syntax builds libcst's tree on every Python that parses it (older ones lint
+    it through libcst's own parser: tests/test_parser_fallback.py)."""
+    import sys
+
+    if sys.version_info < _NEEDS[path]:
+        pytest.skip(f"Python {sys.version_info[0]}.{sys.version_info[1]} does not parse {path.name}")
+    assert_same_as_libcst(path.read_text(encoding="utf-8"))
+
+
+PEP_701 = {
+    "same quotes": 'd = {"k": 1}\ns = f"{d["k"]}"\n',
+    "nested f-strings": 'x = f"{f"{f"{1}"}"}"\n',
+    "format spec with a nested field and same quotes": 's = f"{x["a"]!r:>{w["b"]}}"\n',
+    "backslash in a field": "s = f\"{'\\n'.join(a)}\"\n",
+    "comment and line breaks in a field": 's = f"{\n    a  # why\n    + b\n}"\n',
+    "field in a raw f-string after a backslash": 's = rf"\\{x}" f"\\N{EM DASH}{y}"\n',
+    "prefix on a nested string": 's = f"{rb"x" + b"y"!r}" "tail"\n',
+    "triple quotes inside a field": 's = f"""{f"""{a}"""}"""\n',
+}
+
+
+@pytest.mark.parametrize("text", list(PEP_701.values()), ids=list(PEP_701))
+def test_pep_701_f_strings(text: str) -> None:
+    import sys
+
+    if sys.version_info < (3, 12):
+        pytest.skip("PEP 701 f-strings need Python 3.12")
+    assert_same_as_libcst(text)

@@ -62,6 +62,7 @@ class ParserSyntaxError(Exception):
 
 class CSTNode:
     __slots__ = ("start", "end", "parent")  # parent: set by the walk (semantic.py)
+    _init_fields: tuple[str, ...] = ()
     #: The child fields, in the order torchlint's walk visits them (evaluation order).
     _fields: tuple[str, ...] = ()
 
@@ -187,6 +188,7 @@ def _node(name: str, base: type, fields: str = "", children: Optional[str] = Non
         "__init__": namespace["__init__"],
         "__module__": __name__,
         "_fields": tuple(names if children is None else children.split()),
+        "_init_fields": tuple(names),  # the fields __init__ takes before start and end
         **attributes,
     })
 
@@ -237,16 +239,26 @@ TryStar = _node("TryStar", BaseCompoundStatement, "body handlers orelse finalbod
 ExceptHandler = _node("ExceptHandler", CSTNode, "body type name", "type name body")
 ExceptStarHandler = _node("ExceptStarHandler", CSTNode, "body type name")
 Finally = _node("Finally", CSTNode, "body")
-FunctionDef = _node("FunctionDef", BaseCompoundStatement, "name params body decorators returns asynchronous",
-                    "decorators params returns body")
-ClassDef = _node("ClassDef", BaseCompoundStatement, "name body bases keywords decorators",
-                 "decorators bases keywords body")
+FunctionDef = _node("FunctionDef", BaseCompoundStatement,
+                    "name params body decorators returns asynchronous type_parameters",
+                    "decorators type_parameters params returns body")
+ClassDef = _node("ClassDef", BaseCompoundStatement, "name body bases keywords decorators type_parameters",
+                 "decorators type_parameters bases keywords body")
 Decorator = _node("Decorator", CSTNode, "decorator")
 Asynchronous = _node("Asynchronous", CSTNode)
 Parameters = _node("Parameters", CSTNode, "params star_arg kwonly_params star_kwarg posonly_params posonly_ind")
 Param = _node("Param", CSTNode, "name annotation default star", "annotation default")
 ParamStar = _node("ParamStar", CSTNode)
 ParamSlash = _node("ParamSlash", CSTNode)
+
+# Type parameters and `type` statements (Python 3.12; defaults 3.13).  ``TypeParam.star``
+# is "*" for the unpacked default of a ``TypeVarTuple`` (``*Ts = *tuple[int, ...]``).
+TypeAlias = _node("TypeAlias", BaseSmallStatement, "name value type_parameters", "type_parameters value")
+TypeParameters = _node("TypeParameters", CSTNode, "params")
+TypeParam = _node("TypeParam", CSTNode, "param default star", "param default")
+TypeVar = _node("TypeVar", CSTNode, "name bound", "bound")
+TypeVarTuple = _node("TypeVarTuple", CSTNode, "name", "")
+ParamSpec = _node("ParamSpec", CSTNode, "name", "")
 
 # Match statements.
 Match = _node("Match", BaseCompoundStatement, "subject cases")
@@ -590,7 +602,11 @@ _COMPARISON_OPS = {
 # What in a function's text can change the analysis of the rest of its module (semantic.py):
 # names it binds there, torch imports, functions passed to `.apply()`.
 _REACHES_OUT = re.compile(r"\b(?:global|nonlocal|apply)\b|\b(?:import|from)\s+torch\b")
-_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar,
+# ast classes of newer Pythons than the oldest supported (3.10); a stand-in class that no
+# node has where this Python has none.
+_TryStar = getattr(ast, "TryStar", type("TryStar", (), {}))
+_TypeAlias = getattr(ast, "TypeAlias", type("TypeAlias", (), {}))
+_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, _TryStar,
              ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Match)
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
@@ -1068,7 +1084,7 @@ class _Builder:
         indent = self._indent_of(n)
         body, end = self._suite(n.body, indent)
         handlers = []
-        handler_class = ExceptStarHandler if type(n) is ast.TryStar else ExceptHandler
+        handler_class = ExceptStarHandler if type(n) is _TryStar else ExceptHandler
         for handler in n.handlers:
             handler_start = self._offset(handler.lineno, handler.col_offset)
             kind = self.expr(handler.type) if handler.type is not None else None
@@ -1085,7 +1101,7 @@ class _Builder:
             final_start = self._skip(end)
             final_block, end = self._suite(n.finalbody, indent)
             finalbody = Finally(final_block, final_start, end)
-        return (TryStar if type(n) is ast.TryStar else Try)(body, handlers, orelse, finalbody, start, end), end
+        return (TryStar if type(n) is _TryStar else Try)(body, handlers, orelse, finalbody, start, end), end
 
     def _decorators(self, n) -> list:
         decorators = []
@@ -1101,7 +1117,7 @@ class _Builder:
         asynchronous = self._asynchronous(start, n)
         def_end = self._keyword_end(start + 5, "def") if asynchronous else start + 3
         name = self._name_at(self._skip(def_end), n.name)
-        paren = self._skip(name.end)
+        type_parameters, paren = self._type_parameters(n, name.end)
         params = self._parameters(n.args, paren + 1)
         returns = self._annotation(n.returns) if n.returns is not None else None
         # The line of the first `@` (ast's line is its expression's, maybe in parentheses).
@@ -1116,7 +1132,7 @@ class _Builder:
             self.function_depth += 1
             body, end = self._suite(n.body, indent)
             self.function_depth -= 1
-        return FunctionDef(name, params, body, decorators, returns, asynchronous, start, end), end
+        return FunctionDef(name, params, body, decorators, returns, asynchronous, type_parameters, start, end), end
 
     def _class_def(self, n):
         text = self.text
@@ -1124,12 +1140,52 @@ class _Builder:
         indent = self._indent_of(n)
         decorators = self._decorators(n)
         name = self._name_at(self._skip(start + 5), n.name)
-        paren = self._skip(name.end)
+        type_parameters, paren = self._type_parameters(n, name.end)
         args = self._arguments(n.bases, n.keywords, paren + 1) if text[paren] == "(" else []
         bases = [arg for arg in args if arg.keyword is None and arg.star != "**"]
         keywords = [arg for arg in args if arg.keyword is not None or arg.star == "**"]
         body, end = self._suite(n.body, indent)
-        return ClassDef(name, body, bases, keywords, decorators, start, end), end
+        return ClassDef(name, body, bases, keywords, decorators, type_parameters, start, end), end
+
+    def _type_alias(self, n):
+        start, end = self._range(n)
+        name = self._name_at(self._skip(start + 4), n.name.id)
+        type_parameters, _ = self._type_parameters(n, name.end)
+        value = self.expr(n.value)
+        return TypeAlias(name, value, type_parameters, start, end)
+
+    def _type_parameters(self, n, name_end: int) -> tuple[Optional[TypeParameters], int]:
+        """The ``[T, *Ts, **P]`` after the name (ending at ``name_end``) of a function,
+        class or ``type`` statement, and the offset of the next token after it."""
+        after = self._skip(name_end)
+        params = getattr(n, "type_params", None)  # Python 3.12
+        if not params:
+            return None, after
+        text = self.text
+        nodes = []
+        for p in params:
+            start = self._offset(p.lineno, p.col_offset)
+            kind = type(p).__name__
+            stars = 0 if kind == "TypeVar" else 1 if kind == "TypeVarTuple" else 2
+            name = self._name_at(self._skip(start + stars), p.name)
+            if kind == "TypeVar":
+                bound = self.expr(p.bound) if p.bound is not None else None
+                param = TypeVar(name, bound, start, bound.outer_end if bound is not None else name.end)
+            elif kind == "TypeVarTuple":
+                param = TypeVarTuple(name, start, name.end)
+            else:
+                param = ParamSpec(name, start, name.end)
+            default, star = getattr(p, "default_value", None), ""  # Python 3.13
+            if default is not None:
+                if type(default) is ast.Starred:
+                    default, star = default.value, "*"
+                default = self.expr(default)
+            end = default.outer_end if default is not None else param.end
+            comma = self._skip(end)
+            # libcst's range of a parameter runs over its comma and the space after it.
+            nodes.append(TypeParam(param, default, star, start, self._skip(comma + 1) if text[comma] == "," else end))
+        closing = self._skip(nodes[-1].end)
+        return TypeParameters(nodes, after, closing + 1), self._skip(closing + 1)
 
     def _match(self, n):
         start = self._offset(n.lineno, n.col_offset)
@@ -1551,20 +1607,109 @@ class _Builder:
         ``"a" "b"`` into one constant, so the tokens are read off the text."""
         start, end = self._range(n)
         text = self.text
-        match = _STRING.match(text, start)
-        if match.end() == end:
+        token_end = self._string_end(start)
+        if token_end == end:
             return self._string_token(start, end)
         pieces = []
         while True:
-            pieces.append(self._string_token(match.start(), match.end()))
-            offset = _GAP.match(text, match.end()).end()
-            if offset >= end:
+            pieces.append(self._string_token(start, token_end))
+            start = _GAP.match(text, token_end).end()
+            if start >= end:
                 break
-            match = _STRING.match(text, offset)
+            token_end = self._string_end(start)
         node = pieces[-1]
         for piece in reversed(pieces[:-1]):
             node = ConcatenatedString(piece, node, piece.start, node.end)
         return node
+
+    def _string_end(self, start: int) -> int:
+        """Where the string token that starts at ``start`` (its prefix) ends.  An f-string
+        is scanned field by field: since Python 3.12 its replacement fields may hold
+        strings in the same quotes, f-strings, comments and line breaks (PEP 701)."""
+        text = self.text
+        quote_at = start
+        while text[quote_at] not in "'\"":
+            quote_at += 1
+        if "f" not in text[start:quote_at].lower():
+            return _STRING.match(text, start).end()
+        quote = text[quote_at:quote_at + 3]
+        if quote not in ('"""', "'''"):
+            quote = text[quote_at]
+        return self._fstring_end(quote_at + len(quote), quote)
+
+    def _fstring_end(self, offset: int, quote: str) -> int:
+        """After the closing ``quote`` of the f-string whose text starts at ``offset``."""
+        text = self.text
+        size = self.size
+        while offset < size:
+            char = text[offset]
+            if char == "\\":
+                # `\{` keeps the field (a warning); `\N{...}` is a name, skipped whole.
+                following = text[offset + 1]
+                if following == "N" and text[offset + 2] == "{":
+                    offset = text.index("}", offset) + 1
+                else:
+                    offset += 1 if following in "{}" else 2
+            elif char == "{":
+                offset = offset + 2 if text[offset + 1] == "{" else self._field_end(offset + 1)
+            elif text.startswith(quote, offset):
+                return offset + len(quote)
+            else:
+                offset += 1
+        return size
+
+    def _field_end(self, offset: int) -> int:
+        """After the ``}`` that closes the replacement field whose expression starts at
+        ``offset``."""
+        text = self.text
+        size = self.size
+        depth = 0
+        while offset < size:
+            char = text[offset]
+            if char == "'" or char == '"':
+                offset = self._string_end(self._prefix_start(offset))
+                continue
+            if char == "#":
+                offset = LINE_BREAK.search(text, offset).start()
+                continue
+            if char in "([{":
+                depth += 1
+            elif char in ")]":
+                depth -= 1
+            elif char == "}":
+                if depth == 0:
+                    return offset + 1
+                depth -= 1
+            elif depth == 0 and char == ":":
+                return self._spec_end(offset + 1)
+            offset += 1
+        return size
+
+    def _spec_end(self, offset: int) -> int:
+        """After the ``}`` that ends the format spec starting at ``offset``."""
+        text = self.text
+        size = self.size
+        while offset < size:
+            char = text[offset]
+            if char == "{":
+                offset = self._field_end(offset + 1)
+            elif char == "}":
+                return offset + 1
+            elif char == "\\":
+                offset += 2
+            else:
+                offset += 1
+        return size
+
+    def _prefix_start(self, quote_at: int) -> int:
+        """The start of the string whose quote is at ``quote_at`` (before its prefix)."""
+        text = self.text
+        start = quote_at
+        while start > 0 and text[start - 1] in "rRbBuUfF" and quote_at - start < 2:
+            start -= 1
+        if start < quote_at and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            return quote_at  # the letters end an identifier: `x"..."` is no prefix
+        return start
 
     def _string_token(self, start: int, end: int):
         text = self.text
@@ -1627,7 +1772,10 @@ class _Builder:
                     break
                 depth -= 1
             elif char == "'" or char == '"':
-                offset = _STRING.match(text, offset).end()
+                offset = self._string_end(offset)
+                continue
+            elif char == "#":  # Python 3.12: a comment in a multi-line replacement field
+                offset = LINE_BREAK.search(text, offset).start()
                 continue
             elif depth == 0:
                 if char == "!" and text[offset + 1] != "=":
@@ -1775,9 +1923,9 @@ _STATEMENTS = {
     ast.Break: _Builder._keyword_stmt, ast.Continue: _Builder._keyword_stmt, ast.Global: _Builder._global,
     ast.Nonlocal: _Builder._global, ast.Import: _Builder._import, ast.ImportFrom: _Builder._import_from,
     ast.If: _Builder._if, ast.For: _Builder._for, ast.AsyncFor: _Builder._for, ast.While: _Builder._while,
-    ast.With: _Builder._with, ast.AsyncWith: _Builder._with, ast.Try: _Builder._try, ast.TryStar: _Builder._try,
+    ast.With: _Builder._with, ast.AsyncWith: _Builder._with, ast.Try: _Builder._try, _TryStar: _Builder._try,
     ast.FunctionDef: _Builder._function_def, ast.AsyncFunctionDef: _Builder._function_def,
-    ast.ClassDef: _Builder._class_def, ast.Match: _Builder._match,
+    ast.ClassDef: _Builder._class_def, ast.Match: _Builder._match, _TypeAlias: _Builder._type_alias,
 }
 
 

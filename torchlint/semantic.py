@@ -641,6 +641,9 @@ class _Builder:
         if node.name is not None:
             self._mark_targets(node.name, BindingKind.OTHER, None)
 
+    def _type_alias(self, node: cst.TypeAlias) -> None:
+        self._bind(node.name.value, BindingKind.OTHER, node)
+
     def _function_def(self, node: cst.FunctionDef) -> None:
         outer = self.scope
         cls = outer.class_info if outer.kind is ScopeKind.CLASS else None
@@ -816,6 +819,7 @@ _HANDLERS = {
     cst.Del: _Builder._delete,
     cst.MatchAs: _Builder._match_capture,
     cst.MatchStar: _Builder._match_capture,
+    cst.TypeAlias: _Builder._type_alias,
 }
 
 
