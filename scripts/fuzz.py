@@ -890,11 +890,41 @@ for path in sys.stdin.read().split("\0"):
 
 
 def oracle(runner: Runner, paths: list[Path]) -> dict[str, dict]:
-    """{path: {"ast": error or None, "compile": error or None, "comments": n or None}}."""
+    """{path: {"ast": error or None, "compile": error or None, "comments": n or None}}.
+
+    On a Python older than the newest whose syntax torchlint lints (torchlint/parsing.py),
+    torchlint lints through libcst a file this Python refuses and a newer one parses:
+    "ast" is then the newest Python's verdict ("newer_python" says which)."""
+    results = _oracle(runner, paths, sys.executable)
+    newest = _newest_python()
+    if newest is not None:
+        refused = [Path(path) for path, result in results.items()
+                   if (result.get("ast") or "").startswith("SyntaxError") and not result.get("unknown")]
+        for path, result in _oracle(runner, refused, newest).items():
+            if result.get("ast") is None and not result.get("unknown"):
+                results[path]["ast"] = None
+                results[path]["newer_python"] = newest
+    return results
+
+
+def _newest_python() -> Optional[str]:
+    """An interpreter of the newest Python torchlint mirrors, when this one is older."""
+    newest = (3, 13)
+    if sys.version_info[:2] >= newest:
+        return None
+    name = f"python{newest[0]}.{newest[1]}"
+    root = os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")
+    for candidate in sorted(glob.glob(os.path.join(root, "versions", f"{newest[0]}.{newest[1]}.*", "bin", name))):
+        if os.access(candidate, os.X_OK):
+            return candidate
+    return shutil.which(name)
+
+
+def _oracle(runner: Runner, paths: list[Path], python: str) -> dict[str, dict]:
     results: dict[str, dict] = {}
     todo = [str(p) for p in paths]
     while todo:
-        run = runner.run([sys.executable, "-c", ORACLE], timeout=max(60.0, runner.timeout),
+        run = runner.run([python, "-c", ORACLE], timeout=max(60.0, runner.timeout),
                          stdin="\0".join(todo).encode("utf-8", "surrogateescape"))
         for line in run.stdout.splitlines():
             try:

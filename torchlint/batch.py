@@ -37,6 +37,7 @@ class Job:
     display: str
     codes: tuple[str, ...]  # the rules that run on this file
     roots: tuple[Path, ...]  # where its imports are looked up (part of the cache key)
+    parser: str = "auto"  # parsing.py; the same for every job of a run
 
     @property
     def filename(self) -> str:
@@ -47,7 +48,7 @@ class Job:
         """The cache key of this file when its bytes are ``data``."""
         from torchlint.project import content_digest
 
-        return entry_key(self.path, self.display, self.codes, self.roots, content_digest(data))
+        return entry_key(self.path, self.display, self.codes, self.roots, content_digest(data), self.parser)
 
 
 @dataclass(frozen=True)
@@ -95,12 +96,13 @@ def run(jobs: list[Job], workers: int, fix: Optional[FixMode] = None,
         rule_classes(sorted({code for index in pending for code in jobs[index].codes}))
         folder = cache.root if cache is not None else None
         if workers <= 1 or len(pending) == 1:
-            project = _new_project()
+            parser = jobs[pending[0]].parser
+            project = _new_project(parser)
             for index in pending:
                 results[index], stopped = guarded_lint_job(jobs[index], fix, folder, project, limits,
                                                            keep_source=keep_source)
                 if stopped:
-                    project = _new_project()
+                    project = _new_project(parser)
         else:
             _run_pool(jobs, pending, results, min(workers, len(pending)), fix, folder, keep_source, limits)
     return results  # type: ignore[return-value]
@@ -136,7 +138,7 @@ def lint_job(job: Job, fix: Optional[FixMode], cache_folder: Optional[Path],
     from torchlint.linter import lint_bytes
     from torchlint.notebook import fix_notebook, is_notebook
 
-    project = project if project is not None else _new_project()
+    project = project if project is not None else _new_project(job.parser)
     rules = rule_classes(job.codes)
     outcome = None
     try:
@@ -192,10 +194,10 @@ def _unlintable(job: Job, reason: str, internal: bool = False) -> Result:
     return report, None
 
 
-def _new_project() -> "Project":
+def _new_project(parser: str = "auto") -> "Project":
     from torchlint.project import Project
 
-    return Project()
+    return Project(parser=parser)
 
 
 # --- the pool ---------------------------------------------------------------------------
@@ -211,9 +213,9 @@ def _context():
 class _Worker:
     """A process that lints the files it is sent, one at a time, within the limits."""
 
-    def __init__(self, context, limits: FileLimits):
+    def __init__(self, context, limits: FileLimits, parser: str):
         self.connection, theirs = context.Pipe()
-        self.process = context.Process(target=_serve, args=(theirs, limits), daemon=True)
+        self.process = context.Process(target=_serve, args=(theirs, limits, parser), daemon=True)
         self.process.start()
         theirs.close()
         self.index: Optional[int] = None  # the job it is linting
@@ -256,12 +258,12 @@ class _Worker:
             self.process.join()
 
 
-def _serve(connection, limits: FileLimits) -> None:
+def _serve(connection, limits: FileLimits, parser: str) -> None:
     """A worker's loop: a job in, its result out, until told to stop."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    project = _new_project()
+    project = _new_project(parser)
     while True:
         try:
             request = connection.recv()
@@ -273,7 +275,7 @@ def _serve(connection, limits: FileLimits) -> None:
         result, stopped = guarded_lint_job(job, fix, cache_folder, project, limits, keep_source=keep_source,
                                            in_worker=True)
         if stopped:
-            project = _new_project()
+            project = _new_project(parser)
         connection.send(result)
 
 
@@ -289,10 +291,11 @@ def _run_pool(jobs: list[Job], pending: list[int], results: list, workers: int,
     queue = sorted(pending, key=lambda index: -_size(jobs[index].path))
     queue.reverse()  # popped from the end
     context = _context()
+    parser = jobs[pending[0]].parser
     gc.freeze()  # what the workers inherit stays out of their collections: fewer pages copied
     pool: list[_Worker] = []
     try:
-        pool = [_Worker(context, limits) for _ in range(workers)]
+        pool = [_Worker(context, limits, parser) for _ in range(workers)]
         while True:
             for worker in pool:
                 if worker.index is None and queue:
@@ -315,14 +318,14 @@ def _run_pool(jobs: list[Job], pending: list[int], results: list, workers: int,
                                    f"{worker.death()} (please report this)")
                         results[worker.index] = _unlintable(job, message, internal=True)
                         worker.stop(kill=True)
-                        pool[position] = _Worker(context, limits)
+                        pool[position] = _Worker(context, limits, parser)
                         continue
                     results[worker.index] = result
                     worker.index = None
                 elif time.monotonic() >= worker.deadline:
                     results[worker.index] = _unlintable(job, time_limit_reason(limits.seconds))
                     worker.stop(kill=True)
-                    pool[position] = _Worker(context, limits)
+                    pool[position] = _Worker(context, limits, parser)
     finally:
         for worker in pool:
             worker.stop(kill=worker.index is not None)

@@ -86,8 +86,9 @@ def _check(key: str, payload: bytes) -> str:
     return hashlib.blake2b(key.encode() + b"\n" + payload, digest_size=16).hexdigest()
 
 
-def entry_key(path: Path, display: str, codes: Iterable[str], roots: Iterable[Path], digest: str) -> str:
-    material = json.dumps([str(path), display, list(codes), [str(root) for root in roots], digest])
+def entry_key(path: Path, display: str, codes: Iterable[str], roots: Iterable[Path], digest: str,
+              parser: str = "auto") -> str:
+    material = json.dumps([str(path), display, list(codes), [str(root) for root in roots], digest, parser])
     return hashlib.blake2b(material.encode("utf-8"), digest_size=16).hexdigest()
 
 

@@ -25,6 +25,7 @@ from torchlint.cache import DEFAULT_FOLDER as DEFAULT_CACHE_FOLDER
 from torchlint.config import ConfigError, Options, SettingsResolver
 from torchlint.diagnostics import UNLINTABLE_FILE, FileReport, allowed_applicabilities, unlintable
 from torchlint.discovery import discover, display_path
+from torchlint.parsing import PARSERS
 from torchlint.project import Project
 from torchlint.report import (
     MACHINE_FORMATS,
@@ -139,6 +140,7 @@ def _silence_stdout() -> None:
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the cache.")
 @click.option("--file-timeout", type=click.FloatRange(min=0.1), default=batch.FileLimits.seconds, show_default=True, metavar="SECONDS", help="Stop linting a file after this long and report it as TL000.")
 @click.option("--file-memory", default="2G", show_default=True, metavar="SIZE", help="Stop linting a file that needs more memory than this (e.g. 2G, 512M) and report it as TL000.")
+@click.option("--parser", type=click.Choice(PARSERS), default="auto", show_default=True, help="What builds each file's syntax tree: torchlint's fast tree, falling back to libcst's parser where it cannot be built (auto); the fast tree only; or libcst's parser for every file (about ten times slower).")
 @click.option("--runtime", is_flag=True, help="Run the flagged code under real torch (sandboxed) and give each finding a verdict.")
 @click.option("--entry", metavar="COMMAND", help="With --runtime: run this program once under the monitor, e.g. 'train.py --epochs 1' or 'pytest tests/test_x.py::test_y'.")
 @click.option("--runtime-timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True, metavar="SECONDS", help="Wall-clock limit of each runtime job.")
@@ -173,6 +175,7 @@ def check(
     no_cache: bool,
     file_timeout: float,
     file_memory: str,
+    parser: str,
     runtime: bool,
     entry: Optional[str],
     runtime_timeout: float,
@@ -207,11 +210,11 @@ def check(
         if "-" in paths and not use_stdin:
             raise click.UsageError("'-' (standard input) cannot be combined with other paths")
         if use_stdin:
-            reports = _lint_stdin(resolver, stdin_filename, force_exclude, plan, keep_source, limits)
+            reports = _lint_stdin(resolver, stdin_filename, force_exclude, plan, keep_source, limits, parser)
         else:
             cache_folder = None if no_cache else _cache_folder(cache_dir, resolver)
             reports = _lint_paths(resolver, list(paths) or ["."], force_exclude, show_files, plan,
-                                  jobs or batch.default_workers(), cache_folder, keep_source, limits)
+                                  jobs or batch.default_workers(), cache_folder, keep_source, limits, parser)
             if reports is None:
                 return
     except ConfigError as error:
@@ -221,7 +224,7 @@ def check(
     reports.sort(key=lambda report: report.path)
     runtime_note = None
     if runtime_options is not None:
-        runtime_note = _run_runtime(reports, runtime_options, resolver, quiet)
+        runtime_note = _run_runtime(reports, runtime_options, resolver, quiet, parser)
     out = sys.stdout
     fix_errors = [(report.path, plan.outcomes[id(report)].error) for report in reports
                   if id(report) in plan.outcomes and plan.outcomes[id(report)].error]
@@ -304,7 +307,7 @@ def _size(text: str, option: str) -> int:
     return int(float(match.group(1)) * scale)
 
 
-def _run_runtime(reports: list[FileReport], options, resolver: SettingsResolver, quiet: bool) -> str:
+def _run_runtime(reports: list[FileReport], options, resolver: SettingsResolver, quiet: bool, parser: str) -> str:
     """Give every finding a runtime verdict; return the isolation note ("" when fully isolated)."""
     from torchlint.fixer import fix_source
     from torchlint.runtime.check import RuntimeCheck, RuntimeUnavailable
@@ -312,7 +315,7 @@ def _run_runtime(reports: list[FileReport], options, resolver: SettingsResolver,
     def fix_all(report: FileReport) -> Optional[str]:
         path = Path(report.filename)
         outcome = fix_source(report.source, report.path, resolver.for_file(path).rules_for(path),
-                             allowed_applicabilities(True), path, Project())
+                             allowed_applicabilities(True), path, Project(parser=parser))
         return outcome.text if outcome.changed and not outcome.error else None
 
     with _progress(quiet) as progress:
@@ -396,7 +399,7 @@ def _cache_folder(given: Optional[Path], resolver: SettingsResolver) -> Path:
 def _lint_paths(resolver: SettingsResolver, paths: list[str], force_exclude: Optional[bool],
                 show_files: bool, plan: FixPlan, workers: int,
                 cache_folder: Optional[Path], keep_source: bool,
-                limits: batch.FileLimits) -> Optional[list[FileReport]]:
+                limits: batch.FileLimits, parser: str) -> Optional[list[FileReport]]:
     found = discover(paths, resolver, force_exclude)
     if show_files:
         for candidate in sorted(found.files, key=lambda c: c.display):
@@ -408,7 +411,7 @@ def _lint_paths(resolver: SettingsResolver, paths: list[str], force_exclude: Opt
                                   filename=str(problem.path)))
     roots = Project()  # only to say where each file's imports are looked up
     jobs = [batch.Job(candidate.path, candidate.display, candidate.settings.codes_for(candidate.path),
-                      roots.roots_for(candidate.path))
+                      roots.roots_for(candidate.path), parser)
             for candidate in found.files]
     for report, outcome in batch.run(jobs, workers, plan.fix_mode, cache_folder, keep_source, limits):
         if outcome is not None:
@@ -419,7 +422,7 @@ def _lint_paths(resolver: SettingsResolver, paths: list[str], force_exclude: Opt
 
 def _lint_stdin(resolver: SettingsResolver, stdin_filename: Optional[str],
                 force_exclude: Optional[bool], plan: FixPlan, keep_source: bool,
-                limits: batch.FileLimits) -> list[FileReport]:
+                limits: batch.FileLimits, parser: str) -> list[FileReport]:
     data = sys.stdin.buffer.read()
     if stdin_filename is None:
         path, display, settings = None, "-", resolver.for_directory(resolver.cwd)
@@ -434,8 +437,8 @@ def _lint_stdin(resolver: SettingsResolver, stdin_filename: Optional[str],
                 plan.stdin_fixed = data
             return []
         display = display_path(path, resolver.cwd)
-    project = Project()
-    job = batch.Job(path, display, settings.codes_for(path), project.roots_for(path) if path else ())
+    project = Project(parser=parser)
+    job = batch.Job(path, display, settings.codes_for(path), project.roots_for(path) if path else (), parser)
     fix = batch.FixMode(write=False, allowed=plan.allowed) if plan.mode else None
     (report, outcome), _ = batch.guarded_lint_job(job, fix, None, project, limits, data=data, keep_source=keep_source)
     if outcome is not None:

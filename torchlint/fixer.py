@@ -15,17 +15,18 @@ from __future__ import annotations
 import bisect
 import os
 import stat
+import sys
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
-from torchlint import cst
+from torchlint import parsing
 from torchlint.atomic import install, write_temporary
 
 from torchlint.diagnostics import Applicability, Diagnostic, FileReport, TextEdit
-from torchlint.linter import lint_source
+from torchlint.linter import lint_source, parser_of
 from torchlint.project import Project
 from torchlint.rule import Rule
 from torchlint.source import LineIndex, SourceText, UnreadableSource, read_bytes
@@ -71,9 +72,9 @@ def fix_source(source: SourceText, display_path: str, rules: Sequence[type[Rule]
         if round_number == MAX_ROUNDS:
             break
         new_text = apply_edits(text, [edit for d in chosen for edit in d.text_edits])
-        problem = verify(new_text, display_path)
+        problem = verify(new_text, display_path, parser_of(project))
         if problem is not None:
-            return _failed(outcome, f"{_culprit(text, chosen, display_path)} {problem}")
+            return _failed(outcome, f"{_culprit(text, chosen, display_path, parser_of(project))} {problem}")
         if hash(new_text) in seen:
             return _failed(outcome, f"the fixes for {', '.join(sorted({d.code for d in chosen}))} undo each other")
         seen.add(hash(new_text))
@@ -158,10 +159,12 @@ def apply_edits(text: str, edits: list[TextEdit]) -> str:
     return "".join(pieces)
 
 
-def verify(text: str, display_path: str) -> Optional[str]:
-    """None when ``text`` parses into torchlint's tree and compiles; otherwise what went wrong."""
+def verify(text: str, display_path: str, parser: str = "auto") -> Optional[str]:
+    """None when ``text`` parses into torchlint's tree and compiles; otherwise what went
+    wrong.  Code whose syntax is newer than this Python (parsed by libcst) cannot be
+    compiled here: libcst's grammar is its only check."""
     try:
-        cst.parse_module(text)
+        _, parsed_by = parsing.parse(text, parser)
     except Exception as error:  # noqa: BLE001 - any failure means the text is unusable
         return f"produced code that does not parse ({type(error).__name__}: {str(error).splitlines()[0]})"
     try:
@@ -169,13 +172,15 @@ def verify(text: str, display_path: str) -> Optional[str]:
             warnings.simplefilter("ignore")
             compile(text, display_path, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as error:
+        if parsed_by == "libcst" and isinstance(error, SyntaxError) and sys.version_info[:2] < parsing.NEWEST_SYNTAX:
+            return None  # syntax newer than this Python: libcst's grammar is the only check here
         return f"produced code that does not compile ({type(error).__name__}: {error})"
     return None
 
 
-def _culprit(text: str, chosen: list[Diagnostic], display_path: str) -> str:
+def _culprit(text: str, chosen: list[Diagnostic], display_path: str, parser: str) -> str:
     for diagnostic in chosen:
-        if verify(apply_edits(text, diagnostic.text_edits), display_path) is not None:
+        if verify(apply_edits(text, diagnostic.text_edits), display_path, parser) is not None:
             return f"the {diagnostic.code} fix at {diagnostic.row}:{diagnostic.column}"
     codes = ", ".join(sorted({d.code for d in chosen}))
     return f"the fixes for {codes}, applied together,"

@@ -16,7 +16,7 @@ from pathlib import Path
 import traceback
 from typing import Callable, Iterator, Optional, Sequence
 
-from torchlint import cst
+from torchlint import cst, parsing
 
 from torchlint.context import FileContext
 from torchlint.noqa import parse_directives
@@ -85,11 +85,11 @@ def _lint(source: SourceText, display_path: str, rules: Sequence[type[Rule]],
     active = [rule for rule in rules if rule in by_text or rule in by_import]
     if rules and not active:
         # Nothing to look for: check that the file is Python, without building its tree.
-        problem = _python_syntax_error(source.text)
+        problem = _python_syntax_error(source.text, parser_of(project))
         return [unlintable(display_path, *problem)] if problem is not None else []
     rules = active
     try:
-        module = cst.parse_module(source.text)
+        module = parsing.parse_module(source.text, parser_of(project))
     except cst.ParserSyntaxError as error:
         return [unlintable(display_path, *syntax_error_reason(error))]
     except Exception as error:  # a bug in the tree's construction must not stop the run
@@ -135,10 +135,15 @@ def _imports_own_module(text: str, file_path: Optional[Path], project: Optional[
     return project.imports_own_module(text, file_path)
 
 
-def _python_syntax_error(text: str) -> Optional[tuple[str, int, int]]:
-    """Why and where ``text`` is not Python, by CPython's parser; None when it parses."""
+def parser_of(project: Optional[Project]) -> str:
+    """The parser that builds the trees of ``project`` (parsing.py)."""
+    return project.parser if project is not None else "auto"
+
+
+def _python_syntax_error(text: str, parser: str) -> Optional[tuple[str, int, int]]:
+    """Why and where ``text`` is not Python; None when it parses."""
     try:
-        cst.parse_ast(text)
+        parsing.check_syntax(text, parser)
     except cst.ParserSyntaxError as error:
         return syntax_error_reason(error)
     return None

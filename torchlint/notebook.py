@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple, Optional, Sequence
 
-from torchlint import cst
+from torchlint import cst, parsing
 
 from torchlint.fixer import FixOutcome, fix_source
 from torchlint.diagnostics import Applicability, Diagnostic, FileReport, Note, unlintable
@@ -175,7 +175,7 @@ def _add_code_cell(notebook: Notebook, number: int, text: str) -> None:
     if added_newline:
         masked_text += "\n"
     try:
-        cst.parse_module(masked_text)
+        parsing.check_syntax(masked_text)
     except cst.ParserSyntaxError as error:
         notebook.problems.append((number, *syntax_error_reason(error)))
         return

@@ -86,7 +86,8 @@ _PROJECT_MARKERS = ("setup.py", "setup.cfg", "pyproject.toml", ".git")
 
 
 class Project:
-    def __init__(self, cache_characters: int = _CACHE_CHARACTERS):
+    def __init__(self, cache_characters: int = _CACHE_CHARACTERS, parser: str = "auto"):
+        self.parser = parser  # parsing.py: which parser builds the trees of this project's files
         self._contexts: OrderedDict[Path, Optional["FileContext"]] = OrderedDict()
         self._sizes: dict[Path, int] = {}
         self._budget = cache_characters
@@ -317,7 +318,7 @@ class Project:
 
     def context(self, path: Path, consumer: Optional[Path] = None) -> Optional["FileContext"]:
         """The analysed module at ``path`` (parsed once, then cached), or None if unusable."""
-        from torchlint import cst
+        from torchlint import cst, parsing
 
         path = Path(os.path.abspath(path))
         if consumer is not None:
@@ -334,7 +335,7 @@ class Project:
             if len(data) <= _MAX_FILE_BYTES:
                 text = decode(data).text
                 # Most of an imported module's functions are never looked into.
-                context = self.analyse(path, cst.parse_module(text, lazy_bodies=True))
+                context = self.analyse(path, parsing.parse_module(text, self.parser, lazy_bodies=True))
                 size = len(text)
         except (UnreadableSource, cst.ParserSyntaxError, RecursionError, ValueError):
             context = None
