@@ -83,7 +83,7 @@ print("ELAPSED", elapsed)
 
 
 def training_sites(path: str, text: str) -> list[dict]:
-    from torchlint.linter import lint_text
+    from torchlint.engine.linter import lint_text
     from torchlint.runtime.plan import FilePlan
 
     report = lint_text(text, path)
@@ -117,8 +117,8 @@ def monitor_overhead(steps: int, repeats: int) -> dict:
 
 
 def seed_jobs(count: int) -> list[tuple[str, dict]]:
-    from torchlint.linter import lint_path
-    from torchlint.rule import all_rules
+    from torchlint.engine.files import lint_path
+    from torchlint.rules import all_rules
     from torchlint.runtime.plan import FilePlan
 
     rules = [rule for rule in all_rules().values() if rule.default_enabled]

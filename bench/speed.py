@@ -432,7 +432,7 @@ def versions(tools: dict[str, str]) -> dict:
         return result.stdout.strip() if result.returncode == 0 else ""
 
     commit = git("rev-parse", "--short", "HEAD")
-    if git("status", "--porcelain", "--", "torchlint", "rules"):
+    if git("status", "--porcelain", "--", "torchlint"):
         commit += " with uncommitted changes"
     return {"torchlint": metadata.version("torchlint"), "torchlint_commit": commit,
             "torchlint_source_sha256": torchlint_source(),
@@ -443,7 +443,7 @@ def versions(tools: dict[str, str]) -> dict:
 def torchlint_source() -> str:
     """A digest of torchlint's own code: if it changes during a run, the rounds mix versions."""
     digest = hashlib.sha256()
-    for path in sorted([*(REPO / "torchlint").glob("*.py"), *(REPO / "rules").glob("*.py")]):
+    for path in sorted((REPO / "torchlint").rglob("*.py")):
         digest.update(str(path.relative_to(REPO)).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
 
@@ -581,7 +581,7 @@ def main() -> None:
             one_round(package, round_, args, tools, scratch)
             if torchlint_source() != source:
                 source = torchlint_source()
-                package.notes.append(f"torchlint's code (torchlint/, rules/) changed during round {round_}: "
+                package.notes.append(f"torchlint's code (torchlint/) changed during round {round_}: "
                                      "the rounds mix versions, and a warm run may have found its cache stale")
     shutil.rmtree(scratch, ignore_errors=True)
     info["load_average_after"] = os.getloadavg()

@@ -5,7 +5,7 @@
 Parses every .py file under the paths with both parsers and walks the two trees in
 parallel over the fields torchlint's walk visits (``type(node)._fields``), comparing
 at each node its class, its range (libcst's ``PositionProvider`` range, from
-``torchlint/libcst_tree.py``), its parentheses (count and outer range), its
+``torchlint/syntax/libcst_tree.py``), its parentheses (count and outer range), its
 identifier / string / number value and its operator.  Prints the first difference of
 each file and a summary; exits 1 when there is a difference.
 """
@@ -23,8 +23,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import libcst  # noqa: E402
 
-from torchlint import cst  # noqa: E402
-from torchlint.libcst_tree import all_offsets  # noqa: E402
+from torchlint.syntax import cst  # noqa: E402
+from torchlint.syntax.libcst_tree import all_offsets  # noqa: E402
 
 # Scalar fields compared by value, per libcst class name.
 _VALUES = {

@@ -892,7 +892,7 @@ for path in sys.stdin.read().split("\0"):
 def oracle(runner: Runner, paths: list[Path]) -> dict[str, dict]:
     """{path: {"ast": error or None, "compile": error or None, "comments": n or None}}.
 
-    On a Python older than the newest whose syntax torchlint lints (torchlint/parsing.py),
+    On a Python older than the newest whose syntax torchlint lints (torchlint/syntax/parsing.py),
     torchlint lints through libcst a file this Python refuses and a newer one parses:
     "ast" is then the newest Python's verdict ("newer_python" says which)."""
     results = _oracle(runner, paths, sys.executable)

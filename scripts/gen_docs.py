@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from torchlint.docs import write
+from torchlint.output.docs import write
 
 for path in write(Path(__file__).resolve().parent.parent):
     print(f"updated {path}")

@@ -1,4 +1,4 @@
-"""Regenerate torchlint/torch_names.py from an installed torch.
+"""Regenerate torchlint/analysis/torch_names.py from an installed torch.
 
 The linter must never import torch, so the names it needs (tensor methods, torch
 functions, torch.nn module classes...) are read from torch once, here, and
@@ -19,7 +19,7 @@ import torch.nn.functional  # noqa: E402
 import torch.nn.init  # noqa: E402
 import torch.optim  # noqa: E402
 
-OUT = pathlib.Path(__file__).resolve().parent.parent / "torchlint" / "torch_names.py"
+OUT = pathlib.Path(__file__).resolve().parent.parent / "torchlint" / "analysis" / "torch_names.py"
 
 
 def public(names):

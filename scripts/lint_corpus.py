@@ -91,7 +91,7 @@ def main() -> None:
 
 def _rule_codes() -> list[str]:
     sys.path.insert(0, str(REPO))
-    from torchlint.rule import all_rules
+    from torchlint.rules import all_rules
 
     return list(all_rules())
 

@@ -51,15 +51,15 @@ def run_torchlint(*args: str, cwd: Path | str | None = None, stdin: bytes | None
 
 _CRASHING_RULE = (
     "import sys\n"
-    "from torchlint import rule\n"
-    "from torchlint.cli import main\n"
+    "from torchlint.framework import rule\n"
+    "from torchlint.integrations.cli import main\n"
     "class Broken(rule.Rule):\n"
     "    code, name, summary, message, docs = 'TL999', 'broken', 's', 'm', 'd'\n"
     "    def visit_Call(self, node):\n"
     "        if self.ctx.path == 'a.py':\n"
     "            raise ValueError('boom')\n"
-    "rule.all_rules()['TL999'] = Broken\n"
-    "from torchlint import catalogue\n"
+    "import torchlint.rules\ntorchlint.rules.all_rules()['TL999'] = Broken\n"
+    "from torchlint.framework import catalogue\n"
     "catalogue.RULES['TL999'] = catalogue.RuleInfo('TL999', 'broken', None, True)\n"
     "sys.argv = ['torchlint', 'check', *sys.argv[1:]]\n"
     "main()\n"
@@ -140,7 +140,8 @@ print(loss.data[0])
 
 def rule_example_params() -> list:
     """Every rule's bad and good example source, as pytest params named CODE-kind-index."""
-    from torchlint.rule import Example, all_rules
+    from torchlint.framework.rule import Example
+    from torchlint.rules import all_rules
 
     return [pytest.param(Example(example).source, id=f"{code}-{kind}-{index}")
             for code, rule in all_rules().items()

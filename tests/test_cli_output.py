@@ -127,7 +127,7 @@ def test_rules_command_lists_every_rule() -> None:
     lines = result.stdout.splitlines()
     assert lines[0].split()[:4] == ["code", "name", "fix", "default"]
     codes = [line.split()[0] for line in lines[1:]]
-    from torchlint.rule import all_rules
+    from torchlint.rules import all_rules
 
     assert codes == ["TL000", *all_rules()]
     assert {"TL101", "TL102", "TL103", "TL201", "TL202", "TL203", "TL204"} <= set(codes)

@@ -1,4 +1,4 @@
-"""torchlint.cst builds libcst's tree from ``ast``: same classes, fields, node ranges and
+"""torchlint.syntax.cst builds libcst's tree from ``ast``: same classes, fields, node ranges and
 parentheses as libcst on every fixture, every rule example and the tricky cases below
 (the comparison is scripts/compare_cst.py's)."""
 
@@ -14,7 +14,7 @@ import libcst
 import pytest
 
 from conftest import FIXTURES, REPO, rule_example_params
-from torchlint import cst
+from torchlint.syntax import cst
 
 _spec = importlib.util.spec_from_file_location("compare_cst", REPO / "scripts" / "compare_cst.py")
 compare_cst = importlib.util.module_from_spec(_spec)
@@ -434,7 +434,7 @@ def _node_classes():
             yield pytest.param(ours, getattr(libcst, name), id=name)
 
 
-# The order of evaluation, where it is not libcst's order of fields (see torchlint/walk.py).
+# The order of evaluation, where it is not libcst's order of fields (see torchlint/syntax/walk.py).
 EVALUATION_ORDER = {
     "Assign": ("value", "targets"),
     "AugAssign": ("value", "target"),

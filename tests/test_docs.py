@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from conftest import REPO
-from torchlint.docs import catalogue_with_table, readme_with_table, rule_pages
+from torchlint.output.docs import catalogue_with_table, readme_with_table, rule_pages
 
 
 def test_readme_rules_table_is_up_to_date() -> None:
@@ -15,8 +15,8 @@ def test_readme_rules_table_is_up_to_date() -> None:
 
 
 def test_rule_catalogue_is_up_to_date() -> None:
-    """Selection and the cache use torchlint/catalogue.py instead of importing the rules."""
-    text = (REPO / "torchlint" / "catalogue.py").read_text(encoding="utf-8")
+    """Selection and the cache use torchlint/framework/catalogue.py instead of importing the rules."""
+    text = (REPO / "torchlint" / "framework" / "catalogue.py").read_text(encoding="utf-8")
     assert catalogue_with_table(text) == text, "run `python scripts/gen_docs.py`"
 
 
@@ -35,7 +35,10 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert len(quick_start) == 2
     test_command = quick_start[1].split("&&")[-1].strip()
     assert test_command == "python -m pytest -q"
-    assert ci.rstrip().splitlines()[-1] == test_command
+    lines = ci.rstrip().splitlines()
+    # The README's command, then the syntax tests on the other Pythons (README says so too).
+    assert lines[-3:] == [test_command, lines[-2], "bash scripts/test_all_pythons.sh"]
+    assert "bash scripts/test_all_pythons.sh" in readme
     assert "pip install --quiet torch==2.13.0" in ci
     assert ci.index("torch==2.13.0") < ci.index("-e '.[runtime,test]'")
 

@@ -11,11 +11,11 @@ import sys
 import textwrap
 from pathlib import Path
 
-from torchlint.diagnostics import allowed_applicabilities
-from torchlint.fixer import fix_source
-from torchlint.rule import Applicability, Fix, Rule
-from torchlint.edits import replace
-from torchlint.source import decode
+from torchlint.framework.diagnostics import allowed_applicabilities
+from torchlint.engine.fixer import fix_source
+from torchlint.framework.rule import Applicability, Fix, Rule
+from torchlint.framework.edits import replace
+from torchlint.syntax.source import decode
 
 # One safe fix (TL203) and one unsafe fix (TL102).
 TRAIN = textwrap.dedent('''\
@@ -166,7 +166,7 @@ def test_a_file_changed_on_disk_meanwhile_is_not_written(project, tmp_path: Path
     path = project.write("train.py", TRAIN)
     script = textwrap.dedent(f'''
         import sys
-        import torchlint.fixer as fixer
+        import torchlint.engine.fixer as fixer
         original = fixer.fix_source
         def fix_then_someone_edits(*args, **kwargs):
             outcome = original(*args, **kwargs)
@@ -174,10 +174,10 @@ def test_a_file_changed_on_disk_meanwhile_is_not_written(project, tmp_path: Path
                 handle.write("# edited meanwhile\\n")
             return outcome
         fixer.fix_source = fix_then_someone_edits
-        import torchlint.cli
-        torchlint.cli.fix_source = fix_then_someone_edits
+        import torchlint.integrations.cli
+        torchlint.integrations.cli.fix_source = fix_then_someone_edits
         sys.argv = ["torchlint", "check", "--isolated", "--fix", {str(path)!r}]
-        torchlint.cli.main()
+        torchlint.integrations.cli.main()
     ''')
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=project.root)
     assert result.returncode == 2
@@ -193,9 +193,9 @@ def test_a_crash_between_write_and_replace_leaves_the_original_intact(project) -
         def die(*args, **kwargs):
             os.kill(os.getpid(), signal.SIGKILL)
         os.replace = die
-        import torchlint.cli
+        import torchlint.integrations.cli
         sys.argv = ["torchlint", "check", "--isolated", "--fix", {str(path)!r}]
-        torchlint.cli.main()
+        torchlint.integrations.cli.main()
     ''')
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=project.root)
     assert result.returncode == -9  # killed

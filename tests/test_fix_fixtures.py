@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, run_torchlint
-from torchlint.rule import all_rules
+from torchlint.rules import all_rules
 
 FIX_CASES = sorted(path.with_suffix(".py") for path in FIXTURES.rglob("*.fixed"))
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, run_torchlint
-from torchlint.rule import all_rules
+from torchlint.rules import all_rules
 
 FIXTURE_FILES = sorted(FIXTURES.rglob("*.py"))
 

@@ -39,7 +39,7 @@ def by_file(result) -> dict[str, list[tuple[str, str]]]:
 
 def script(project: Project, code: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     """Run `torchlint check ARGS` from a Python script that first runs ``code`` (to patch it)."""
-    source = textwrap.dedent(code) + "\nimport sys\nfrom torchlint.cli import main\n" \
+    source = textwrap.dedent(code) + "\nimport sys\nfrom torchlint.integrations.cli import main\n" \
                                      "sys.argv = ['torchlint', 'check', *sys.argv[1:]]\nmain()\n"
     return subprocess.run([sys.executable, "-c", source, *args], cwd=project.root, capture_output=True,
                           text=True, timeout=timeout)
@@ -93,10 +93,10 @@ def test_a_file_name_that_is_not_utf8_is_linted_and_shown_in_every_format(projec
 def test_an_error_inside_torchlint_anywhere_exits_2_not_1(project) -> None:
     project.write("good.py", GOOD)
     completed = script(project, """
-        import torchlint.report
+        import torchlint.output.report
         def broken(reports, out):
             raise RuntimeError("a bug in an output writer")
-        torchlint.report.WRITERS["concise"] = broken
+        torchlint.output.report.WRITERS["concise"] = broken
     """, "--no-cache", "--output-format", "concise", ".")
     assert completed.returncode == 2, completed.stderr
     assert "torchlint: internal error: RuntimeError: a bug in an output writer (please report this)" \
@@ -149,14 +149,14 @@ def test_a_file_swapped_for_a_fifo_after_it_was_found_never_blocks(project) -> N
     swapped = project.write("swapped.py", GOOD)
     completed = script(project, f"""
         import os
-        import torchlint.cli, torchlint.discovery
-        found = torchlint.discovery.discover
+        import torchlint.integrations.cli, torchlint.engine.discovery
+        found = torchlint.engine.discovery.discover
         def discover_then_swap(*args, **kwargs):
             result = found(*args, **kwargs)
             os.unlink({str(swapped)!r})
             os.mkfifo({str(swapped)!r})
             return result
-        torchlint.cli.discover = discover_then_swap
+        torchlint.integrations.cli.discover = discover_then_swap
     """, "--no-cache", "--jobs", "1", "--output-format", "json", ".")
     assert completed.returncode == 1, completed.stderr
     found = {Path(item["filename"]).name: item for item in json.loads(completed.stdout)}
@@ -195,14 +195,15 @@ def test_a_file_over_the_memory_limit_is_stopped(project, jobs) -> None:
 
 _STUCK_IN_C = """
     import ctypes, signal
-    from torchlint import catalogue, rule
+    from torchlint.framework import catalogue, rule
     class Stuck(rule.Rule):
         code, name, summary, message, docs = "TL997", "stuck", "s", "m", "d"
         def visit_Module(self, node):
             if self.ctx.path == "stuck.py":
                 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
                 ctypes.CDLL(None).pause()  # inside C, where no Python signal handler runs
-    rule.all_rules()["TL997"] = Stuck
+    import torchlint.rules
+    torchlint.rules.all_rules()["TL997"] = Stuck
     catalogue.RULES["TL997"] = catalogue.RuleInfo("TL997", "stuck", None, True)
 """
 

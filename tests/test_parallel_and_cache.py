@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from torchlint.cache import FORMAT
+from torchlint.engine.cache import FORMAT
 
 from conftest import FIXTURES, LEGACY, Project, run_torchlint
 
@@ -61,8 +61,8 @@ def test_source_lines_are_shown_the_same_with_one_or_two_jobs_and_from_the_cache
 
 
 def test_a_report_holds_the_lines_it_shows_not_the_whole_file(tmp_path) -> None:
-    from torchlint import batch
-    from torchlint.rule import all_rules
+    from torchlint.engine import batch
+    from torchlint.rules import all_rules
 
     path = tmp_path / "a.py"
     path.write_text("# a comment\n" * 500 + LEGACY, encoding="utf-8")
@@ -80,9 +80,9 @@ def test_a_report_holds_the_lines_it_shows_not_the_whole_file(tmp_path) -> None:
 
 
 def test_what_the_project_records_for_the_cache_does_not_grow_with_the_files_linted(tmp_path) -> None:
-    from torchlint import batch
-    from torchlint.project import Project
-    from torchlint.rule import all_rules
+    from torchlint.engine import batch
+    from torchlint.analysis.project import Project
+    from torchlint.rules import all_rules
 
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
     project = Project(cache_characters=100)  # room for one small module
@@ -100,14 +100,15 @@ def test_what_the_project_records_for_the_cache_does_not_grow_with_the_files_lin
 
 _KILLING_RULE = """\
 import os, signal, sys
-from torchlint import catalogue, rule
-from torchlint.cli import main
+from torchlint.framework import catalogue, rule
+from torchlint.integrations.cli import main
 class Killer(rule.Rule):
     code, name, summary, message, docs = 'TL998', 'killer', 's', 'm', 'd'
     def visit_Call(self, node):
         if self.ctx.path == 'die.py':
             os.kill(os.getpid(), signal.SIGKILL)
-rule.all_rules()['TL998'] = Killer
+import torchlint.rules
+torchlint.rules.all_rules()['TL998'] = Killer
 catalogue.RULES['TL998'] = catalogue.RuleInfo('TL998', 'killer', None, True)
 sys.argv = ['torchlint', 'check', *sys.argv[1:]]
 main()
@@ -239,8 +240,8 @@ def test_two_runs_can_share_one_cache(tmp_path) -> None:
 _IMPORTS_AT_EXIT = """
 import atexit, sys
 atexit.register(lambda: sys.stderr.write(
-    "\\nparser imported: %s, libcst imported: %s\\n" % ("torchlint.cst" in sys.modules, "libcst" in sys.modules)))
-from torchlint.cli import main
+    "\\nparser imported: %s, libcst imported: %s\\n" % ("torchlint.syntax.cst" in sys.modules, "libcst" in sys.modules)))
+from torchlint.integrations.cli import main
 sys.argv = ["torchlint", "check", *sys.argv[1:]]
 main()
 """
@@ -272,7 +273,8 @@ def test_a_file_no_rule_can_match_is_still_checked_for_syntax(project: Project) 
 def test_rule_prescan_patterns_hold_for_every_documented_example() -> None:
     """Each rule's ``requires`` must be found in every example it flags (otherwise the
     pre-scan would hide a finding)."""
-    from torchlint.rule import Example, all_rules
+    from torchlint.framework.rule import Example
+    from torchlint.rules import all_rules
 
     for rule in all_rules().values():
         assert rule.bad, rule.code

@@ -1,4 +1,4 @@
-"""libcst's parser as the reference and the fallback (torchlint/parsing.py): the same
+"""libcst's parser as the reference and the fallback (torchlint/syntax/parsing.py): the same
 rules on libcst's parse give the same reports as on the fast tree, and a file the fast
 tree cannot build (syntax newer than this Python, a node it does not know) is linted
 through libcst instead of being TL000."""
@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, REPO, rule_example_params, run_torchlint
-from torchlint import cst, libcst_tree, parsing
-from torchlint.linter import lint_source
-from torchlint.project import Project
-from torchlint.rule import all_rules
-from torchlint.source import SourceText
+from torchlint.syntax import cst, libcst_tree, parsing
+from torchlint.engine.linter import lint_source
+from torchlint.analysis.project import Project
+from torchlint.rules import all_rules
+from torchlint.syntax.source import SourceText
 
 MODERN = REPO / "tests" / "data" / "modern_syntax"
 # What the modern-syntax corpus gives on every Python (row, column, code), whichever
@@ -171,3 +171,39 @@ def test_the_cache_keeps_the_parsers_apart(tmp_path: Path) -> None:
         reports.append(json.loads(result.stdout))
     assert reports[0] == reports[1] == reports[2]
     assert len({entry.name for entry in cache.rglob("*") if entry.is_file() and len(entry.name) == 32}) == 2
+
+
+def test_a_file_too_deep_for_libcsts_parser_is_tl000_not_a_crash(tmp_path: Path) -> None:
+    """libcst's native parser overflows the C stack on deep nesting (a segmentation fault);
+    Python refuses such files with a syntax error, which is what sends them to libcst.
+    Found by scripts/fuzz.py: 2,000 parentheses took the whole run down."""
+    (tmp_path / "deep.py").write_text("import torch\ny = " + "(" * 2000 + "x" + ")" * 2000 + "\n", encoding="utf-8")
+    (tmp_path / "chain.py").write_text("y = " + "lambda: " * 10000 + "x\ndef f(:\n", encoding="utf-8")
+    (tmp_path / "good.py").write_text("import torch\nw = torch.zeros(3, requires_grad=True)\nw.data.mul_(2)\n")
+    for parser in ("auto", "libcst"):
+        result = run_torchlint("check", "--isolated", "--no-cache", "--jobs", "1", "--parser", parser,
+                               "--output-format", "json", str(tmp_path))
+        assert result.returncode == 1, result.stderr
+        found = sorted((Path(item["filename"]).name, item["code"]) for item in result.json())
+        assert found == [("chain.py", "TL000"), ("deep.py", "TL000"), ("good.py", "TL102")]
+        assert "Fatal Python error" not in result.stderr
+
+
+def test_libcsts_parser_gets_a_time_limit(monkeypatch) -> None:
+    """On a long operator chain with a syntax error libcst's parser runs for minutes."""
+    monkeypatch.setattr(libcst_tree, "LIBCST_SECONDS", 0.0)
+    text = "y = x" + " + a" * 30000 + "\ndef f(:\n"  # 120,000 characters: 2.4 s
+    assert libcst_tree._native_parser_refuses(text) == "libcst's parser took longer than 2 s on it"
+    monkeypatch.setattr(libcst_tree, "LIBCST_SECONDS", 3.0)
+    assert libcst_tree._native_parser_refuses("x = 1\n") is None
+
+
+def test_python_3_14_syntax_is_not_linted_as_if_it_were_older() -> None:
+    """libcst parses `except A, B:` (Python 3.14); torchlint lints Python up to 3.13, and in
+    the Python 2 code where it is found it meant `except A as B`."""
+    text = "try:\n    pass\nexcept ValueError, error:\n    pass\n"
+    with pytest.raises(cst.ParserSyntaxError) as caught:
+        libcst_tree.parse_module(text)
+    assert "Python 3.14" in caught.value.message and caught.value.editor_line == 3
+    with pytest.raises(cst.ParserSyntaxError):
+        parsing.parse_module(text)

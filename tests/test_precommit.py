@@ -215,7 +215,7 @@ def test_the_hook_environment_has_torchlint_and_no_torch(user_repo, hook_repo, g
     pythons = list(Path(git_env["PRE_COMMIT_HOME"]).glob("repo*/py_env-*/bin/python"))
     assert pythons
     for python in pythons:
-        probe = run([str(python), "-c", "import torchlint.cli, importlib.util; "
+        probe = run([str(python), "-c", "import torchlint.integrations.cli, importlib.util; "
                      "print(importlib.util.find_spec('torch'))"], root, git_env)
         assert probe.returncode == 0, probe.stderr
         assert probe.stdout.strip() == "None"

@@ -6,8 +6,9 @@ import re
 
 import pytest
 
-from torchlint.linter import lint_text
-from torchlint.rule import Example, all_rules
+from torchlint.engine.linter import lint_text
+from torchlint.framework.rule import Example
+from torchlint.rules import all_rules
 
 RULES = list(all_rules().values())
 

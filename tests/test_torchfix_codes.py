@@ -1,4 +1,4 @@
-"""TorchFix's TOR codes in selections and `# noqa` (torchlint/torchfix.py, docs/torchfix.md).
+"""TorchFix's TOR codes in selections and `# noqa` (torchlint/framework/torchfix.py, docs/torchfix.md).
 
 No TorchFix 0.7.0 rule checks what a torchlint rule checks, so every TOR code in a
 selection stops the run with a message that says to keep TorchFix for it, and a
@@ -13,7 +13,7 @@ import textwrap
 import pytest
 
 from conftest import REPO
-from torchlint import torchfix
+from torchlint.framework import torchfix
 
 DATA_READ = '''
     import torch

@@ -1,3 +1,3 @@
-from torchlint.cli import main
+from torchlint.integrations.cli import main
 
 main()

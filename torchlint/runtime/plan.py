@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from torchlint.diagnostics import Diagnostic
+from torchlint.framework.diagnostics import Diagnostic
 
 # Findings of these codes mean nothing at run time (the file could not be linted).
 UNJUDGED = ("TL000",)

@@ -1,0 +1,1397 @@
+"""Tensor-ness inference: what does an expression evaluate to, and how do we know?
+
+Rules ask ``Inference.tensor(expr)`` and get either ``None`` (no evidence: stay quiet)
+or a ``Value`` whose ``why`` chain says where the evidence comes from:
+
+- torch calls (``torch.randn``, ``F.relu``, ``Variable(..)``, ``nn.Parameter(..)``),
+- torch.nn modules and their outputs, loss criteria and their (0-dim) results,
+- ``model.parameters()`` loops and optimizer ``param_groups``,
+- annotations (``x: torch.Tensor``), ``requires_grad=True``,
+- how a name is used (``loss.backward()``, ``m.parameters()``) when torch is imported,
+- flow through assignments, tuple unpacking, loops, comprehensions, function returns
+  and the attributes a class assigns to ``self``.
+
+Answers are computed on demand and memoised per node; cycles and very deep
+expressions give up (``None``) rather than recurse without bound.
+"""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import replace
+from typing import TYPE_CHECKING, Iterable, Optional
+
+from torchlint.syntax import cst
+from torchlint.syntax.walk import settle_upward
+
+from torchlint.analysis import torch_api
+from torchlint.syntax.nodes import is_true, keyword, positional_args
+from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
+from torchlint.analysis.semantic import Binding, BindingKind, ClassInfo, FunctionInfo, Scope, SemanticModel
+from torchlint.analysis.values import NDARRAY, NONE, OTHER, Kind, Step, Value, sequence_of, tensor
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from torchlint.analysis.project import Project
+
+_MAX_DEPTH = 120
+_NO_GRAD = frozenset({
+    "torch.no_grad", "torch.autograd.no_grad", "torch.inference_mode",
+    "torch.autograd.inference_mode", "torch.autograd.grad_mode.no_grad",
+})
+# Methods that return the same kind of object: `x.cuda()` is a tensor when `x` is.
+_ARGUMENT_PRESERVING = frozenset({"cuda", "cpu", "to", "float", "double", "half", "contiguous", "detach",
+                                  "clone", "type_as", "requires_grad_"})
+_PARAMETER_CONTAINERS = frozenset({"torch.nn.ParameterList", "torch.nn.ParameterDict"})
+_BUILTINS = frozenset(dir(builtins))
+# `isinstance(x, <one of these>)` proves `x` is not a tensor (containers may hold tensors).
+_NOT_TENSOR_KINDS = frozenset({Kind.OTHER, Kind.NDARRAY, Kind.SEQUENCE, Kind.TUPLE, Kind.DICT})
+_NOT_TENSOR_TYPES = frozenset({
+    "builtins.int", "builtins.float", "builtins.bool", "builtins.complex", "builtins.str", "builtins.bytes",
+    "numbers.Number", "numbers.Complex", "numbers.Real", "numbers.Rational", "numbers.Integral",
+    "numpy.ndarray", "numpy.generic", "numpy.number", "numpy.integer", "numpy.floating", "numpy.bool_",
+    "decimal.Decimal", "fractions.Fraction",
+})
+
+# Calls of a callable with one of these names give a loss value (design: `loss = criterion(..)`).
+_LOSS_CALLABLE_NAMES = frozenset({"criterion", "loss_fn", "loss_func", "loss_function", "lossfn"})
+
+_TENSOR_USES = frozenset({
+    "backward", "requires_grad_", "retain_grad", "register_hook", "grad_fn", "is_leaf",
+    "detach_", "grad", "requires_grad",
+})
+_MODULE_USES = frozenset({
+    "parameters", "named_parameters", "modules", "named_modules", "children", "named_children",
+    "register_buffer", "register_parameter", "register_forward_hook", "register_forward_pre_hook",
+    "register_full_backward_hook",
+})
+_MODULE_SELF_METHODS = frozenset({
+    "cuda", "cpu", "to", "train", "eval", "float", "double", "half", "bfloat16", "type",
+    "requires_grad_", "share_memory", "to_empty",
+})
+
+
+def combine(values: Iterable[Optional[Value]]) -> Optional[Value]:
+    """Several possible values of one expression: agree on a kind, or know nothing.
+
+    Unknown values are ignored and ``None`` constants are neutral (``h = None`` then
+    ``h = torch.zeros(..)`` is a tensor), but two different known kinds cancel out.
+    """
+    known: list[Value] = []
+    saw_none = False
+    for value in values:
+        if value is None:
+            continue
+        if value.kind is Kind.NONE:
+            saw_none = True
+            continue
+        known.append(value)
+    if not known:
+        return NONE if saw_none else None
+    first = known[0]
+    if any(value.kind is not first.kind for value in known[1:]):
+        return None
+    if first.kind is Kind.EXTERNAL and any(value.qualname != first.qualname for value in known[1:]):
+        # `torch.FloatTensor` or `torch.cuda.FloatTensor`: an imported object, but which one
+        # is not known (and stays unknown when combined with either).
+        return Value(Kind.EXTERNAL)
+    if first.kind is Kind.TENSOR and first.scalar and not all(value.scalar for value in known):
+        return first.without_scalar()
+    return first
+
+
+class Inference:
+    def __init__(self, model: SemanticModel, project: Optional["Project"] = None,
+                 roots: tuple = ()):
+        self.model = model
+        # The user's other modules, for names imported from them (see project.py).
+        self.project = project
+        self.roots = roots
+        self._uses_torch: Optional[bool] = None
+        self._memo: dict[int, Optional[Value]] = {}
+        self._binding_memo: dict[int, Optional[Value]] = {}
+        self._torch_base_memo: dict[int, Optional[str]] = {}
+        self._exported_memo: dict[str, str] = {}
+        self._return_memo: dict[int, Optional[Value]] = {}
+        self._self_call_memo: dict[tuple[int, str], list[tuple[cst.Call, Scope]]] = {}
+        self._guard_memo: dict[int, Optional[tuple[cst.BaseExpression, cst.CSTNode]]] = {}
+        self._tested_memo: dict[tuple[int, str], Optional[Kind]] = {}  # see _tested_kind
+        self._grad_disabled_memo: dict[int, Optional[cst.CSTNode]] = {}
+        self._function_memo: dict[int, Optional[cst.FunctionDef]] = {}
+        self._depth = 0
+        self._dispatch = {
+            cst.Name: self._name,
+            cst.Attribute: self._attribute,
+            cst.Call: self._call,
+            cst.Subscript: self._subscript,
+            cst.BinaryOperation: self._binary,
+            cst.UnaryOperation: self._unary,
+            cst.Comparison: self._comparison,
+            cst.BooleanOperation: lambda n: combine((self.infer(n.left), self.infer(n.right))),
+            cst.IfExp: lambda n: combine((self.infer(n.body), self.infer(n.orelse))),
+            cst.NamedExpr: lambda n: self.infer(n.value),
+            cst.Tuple: self._sequence_literal,
+            cst.List: self._sequence_literal,
+            cst.ListComp: lambda n: sequence_of(self.infer(n.elt)),
+            cst.GeneratorExp: lambda n: sequence_of(self.infer(n.elt)),
+            cst.SetComp: lambda n: sequence_of(self.infer(n.elt)),
+            cst.DictComp: lambda n: Value(Kind.DICT, element=self.infer(n.value)),
+            cst.Dict: self._dict_literal,
+            cst.Integer: lambda n: OTHER,
+            cst.Float: lambda n: OTHER,
+            cst.Imaginary: lambda n: OTHER,
+            cst.SimpleString: lambda n: OTHER,
+            cst.ConcatenatedString: lambda n: OTHER,
+            cst.FormattedString: lambda n: OTHER,
+            cst.Set: lambda n: OTHER,
+        }
+
+    # --- entry points --------------------------------------------------------------
+
+    def infer(self, node: cst.CSTNode) -> Optional[Value]:
+        key = id(node)
+        memo = self._memo
+        if key in memo:
+            return memo[key]
+        if self._depth > _MAX_DEPTH:
+            return None
+        handler = self._dispatch.get(type(node))
+        if handler is None:
+            memo[key] = None
+            return None
+        memo[key] = None  # guards against cycles while this node is being inferred
+        self._depth += 1
+        try:
+            value = handler(node)
+        finally:
+            self._depth -= 1
+        memo[key] = value
+        return value
+
+    def tensor(self, node: cst.CSTNode) -> Optional[Value]:
+        """The evidence that ``node`` is a tensor, or None."""
+        value = self.infer(node)
+        return value if value is not None and value.kind is Kind.TENSOR else None
+
+    def qualname(self, node: cst.CSTNode) -> Optional[str]:
+        """The imported name ``node`` refers to (``torch.autograd.Variable``), if any,
+        through the user's own modules: ``util.Tensor`` is ``torch.FloatTensor`` when
+        ``pyprob/util.py`` says ``Tensor = torch.FloatTensor``."""
+        value = self.infer(node)
+        if value is None or value.kind is not Kind.EXTERNAL or not value.qualname:
+            return None
+        return self.exported(value.qualname)
+
+    def exported(self, qualname: str) -> str:
+        """What the project's module behind ``qualname`` makes of that name, when it is
+        another imported name (a re-export or an alias); else ``qualname`` itself."""
+        if self.project is None or not self.roots or qualname.split(".", 1)[0] in NOT_PROJECT_ROOTS:
+            return qualname
+        memo = self._exported_memo
+        if qualname not in memo:
+            memo[qualname] = qualname
+            other = self.project.other_name(qualname, self.roots, self._consumer)
+            if other:
+                memo[qualname] = torch_api.normalize(other)
+        return memo[qualname]
+
+    # --- names and bindings --------------------------------------------------------
+
+    def _name(self, node: cst.Name) -> Optional[Value]:
+        narrowed = self._narrowed(node)
+        if narrowed is not None:
+            return narrowed
+        bindings = self.model.resolve(node)
+        if bindings:
+            return combine(self.binding_value(b) for b in bindings)
+        if id(node) not in self.model.references:
+            return None
+        name = node.value
+        if name == "None":
+            return NONE
+        if name in ("True", "False"):
+            return OTHER
+        source = self.model.star_import_source(name)
+        if source is not None:
+            return Value(Kind.EXTERNAL, qualname=torch_api.normalize(f"{source}.{name}"))
+        for module, _seq, _node in reversed(self.model.star_imports):
+            found = self._project_name(f"{module}.{name}", node)
+            if found is not None:
+                return found
+        if name in _BUILTINS:
+            return Value(Kind.EXTERNAL, qualname=f"builtins.{name}")
+        return None
+
+    def _narrowed(self, node: cst.Name) -> Optional[Value]:
+        """Inside ``if isinstance(x, torch.Tensor):`` (or ``Variable``, ``torch.is_tensor(x)``,
+        the right side of ``isinstance(x, Tensor) and ...``), ``x`` is a tensor."""
+        guard = _nearest(self._guard_memo, node, _guard)
+        while guard is not None:
+            test, guarded = guard
+            kind = self._tested_kind(test, node.value)
+            if kind is Kind.TENSOR:
+                return tensor(Step(test, f"`{{code}}` checks that `{node.value}` is a tensor"))
+            if kind is Kind.MODULE:
+                return Value(Kind.MODULE, (Step(test, f"`{{code}}` checks that `{node.value}` is a torch.nn module"),))
+            if kind is Kind.NDARRAY:
+                return NDARRAY
+            if kind is Kind.OTHER:
+                return OTHER
+            guard = _nearest(self._guard_memo, guarded, _guard)
+        return None
+
+    def _tested_kind(self, test: cst.BaseExpression, name: str) -> Optional[Kind]:
+        """TENSOR or MODULE when ``test`` (an isinstance check, possibly inside an ``and``)
+        establishes that ``name`` is one; NDARRAY or OTHER when it establishes a numpy
+        array, a number or a string."""
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            # Remembered: each operand of `a and b and c ...` is guarded by all those before it.
+            key = (id(test), name)
+            if key not in self._tested_memo:
+                self._tested_memo[key] = self._tested_kind(test.left, name) or self._tested_kind(test.right, name)
+            return self._tested_memo[key]
+        if not isinstance(test, cst.Call) or not test.args:
+            return None
+        subject = test.args[0].value
+        if not (isinstance(subject, cst.Name) and subject.value == name):
+            return None
+        function = self.qualname(test.func)
+        if function == "torch.is_tensor":
+            return Kind.TENSOR
+        if function != "builtins.isinstance" or len(test.args) != 2:
+            return None
+        kinds = test.args[1].value
+        options = [self.qualname(e.value) or "" for e in kinds.elements] if isinstance(kinds, cst.Tuple) \
+            else [self.qualname(kinds) or ""]
+        if options and all(torch_api.is_tensor_type(o) for o in options):
+            return Kind.TENSOR
+        if options and all(torch_api.is_module_class(o) for o in options):
+            return Kind.MODULE
+        if options and all(o == "numpy.ndarray" for o in options):
+            return Kind.NDARRAY
+        if options and all(o in _NOT_TENSOR_TYPES for o in options):
+            return Kind.OTHER
+        return None
+
+    @property
+    def uses_torch(self) -> bool:
+        """Whether torch is in reach of this file: imported, brought in by a star import
+        of one of the project's modules (``from .imports import *``), or the file imports
+        a module of its own project that imports torch (``import pyro`` in pyro's own
+        ``infer/svi.py``: the names it uses come from a torch library)."""
+        if self._uses_torch is None:
+            self._uses_torch = self.model.imports_torch or any(
+                (found := self._project_name(f"{module}.torch", self.model.module)) is not None
+                and found.kind is Kind.EXTERNAL and found.qualname == "torch"
+                for module, _seq, _node in self.model.star_imports
+            ) or self._imports_torch_project_module()
+        return self._uses_torch
+
+    def _imports_torch_project_module(self) -> bool:
+        if self.project is None or not self.roots:
+            return False
+        for bindings in self.model.module_scope.bindings.values():
+            for binding in bindings:
+                if binding.kind is not BindingKind.IMPORT or not binding.qualname:
+                    continue
+                consumer = self._consumer
+                found = self.project.split(binding.qualname + ".*", self.roots, consumer)
+                analysis = self.project.analysis(found[0], consumer) if found is not None else None
+                if analysis is not None and analysis.model.imports_torch:
+                    return True
+        return False
+
+    def grad_disabled(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The ``with torch.no_grad():`` block or ``@torch.no_grad()`` decorator that
+        ``node`` runs under, if any (only within the innermost function)."""
+        return _nearest(self._grad_disabled_memo, node, self._disabling)
+
+    def _disabling(self, ancestor: cst.CSTNode, child: cst.CSTNode):
+        if isinstance(ancestor, cst.With):
+            for item in ancestor.items:
+                if self._disables_grad(item.item):
+                    return ancestor
+        elif isinstance(ancestor, cst.FunctionDef):
+            for decorator in ancestor.decorators:
+                if self._disables_grad(decorator.decorator):
+                    return decorator
+            return None
+        elif isinstance(ancestor, (cst.Lambda, cst.ClassDef)):
+            return None
+        return _UP
+
+    def runs_without_grad(self, node: cst.CSTNode, _seen: frozenset[int] = frozenset()) -> bool:
+        """``node`` runs under a grad-disabling block or decorator, or in a module-level
+        function that this file only refers to from such code (timm's ``sgdw()`` helpers,
+        called from the ``@torch.no_grad()`` ``step()``). Callers in other files are not
+        known, so this is a reason to stay quiet, never evidence for a finding."""
+        if self.grad_disabled(node) is not None:
+            return True
+        function = _nearest(self._function_memo, node, _function)
+        if function is None or id(function) in _seen or function.parent is not self.model.module:
+            return False
+        binding = next((b for b in self.model.module_scope.bindings.get(function.name.value, ())
+                        if b.kind is BindingKind.FUNCTION and b.node is function), None)
+        name = function.name.value
+        references = [
+            load for scope in self.model.scopes_mentioning(name) for load_seq, load in scope.loads.get(name, ())
+            if binding in self.model.resolve(load)
+        ]
+        seen = _seen | {id(function)}
+        return bool(references) and all(self.runs_without_grad(load, seen) for load in references)
+
+    def _disables_grad(self, expression: cst.BaseExpression) -> bool:
+        call = expression if isinstance(expression, cst.Call) else None
+        qualname = self.qualname(call.func if call is not None else expression)
+        if qualname in _NO_GRAD:
+            return True
+        if qualname in ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled") and call is not None:
+            first = call.args[0].value if call.args else None
+            return isinstance(first, cst.Name) and first.value == "False"
+        return False
+
+    def combine_bindings(self, bindings) -> Optional[Value]:
+        return combine(self.binding_value(b) for b in bindings)
+
+    # --- other files of the project -----------------------------------------------
+
+    def _owner(self, info) -> "Inference":
+        """The inference of the module a class or function is defined in."""
+        if info.model is self.model or info.model.analysis is None:
+            return self
+        return info.model.analysis.inference
+
+    def _localize(self, value: Optional[Value], node: cst.CSTNode, summary: str,
+                  owner: "Inference") -> Optional[Value]:
+        """A value inferred in another file, with its evidence turned into one sentence on
+        ``node`` of this file that names where it comes from."""
+        if value is None or owner is self:
+            return value
+        detail = owner.model.analysis.render(value.why[0]) if value.why else ""
+        step = Step(node, f"{summary}: {detail}" if detail else summary)
+        localized = _rewrite_why(value, (step,))
+        if value.scalar and value.scalar_why is not None \
+                and not (value.why and value.scalar_why is value.why[0]):
+            # Say why it is 0-dim too, not only why it is a tensor.
+            reason = owner.model.analysis.render(value.scalar_why)
+            localized = replace(localized, scalar_why=Step(node, f"`{{code}}` is 0-dimensional: {reason}"))
+        return localized
+
+    def _project_name(self, qualname: str, node: cst.CSTNode) -> Optional[Value]:
+        """What an imported name of the user's project is, from the file that defines it."""
+        if self.project is None or not self.roots:
+            return None
+        found = self.project.resolve(qualname, self.roots, consumer=self._consumer)
+        if found is None:
+            return None
+        analysis, value = found
+        if value.kind in (Kind.FUNCTION, Kind.CLASS, Kind.EXTERNAL):
+            return value  # tied to its own file, or a plain name; calling it is handled below
+        return self._localize(value, node, f"`{{code}}` is defined in `{qualname.rsplit('.', 1)[0]}`",
+                              analysis.inference)
+
+    @property
+    def _consumer(self) -> Optional[Path]:
+        """This file, as the project records what it looked at on its behalf."""
+        analysis = self.model.analysis
+        return analysis.file_path if analysis is not None else None
+
+    def binding_value(self, binding: Binding) -> Optional[Value]:
+        key = id(binding)
+        if key in self._binding_memo:
+            return self._binding_memo[key]
+        self._binding_memo[key] = None
+        value = self._binding_value(binding)
+        if value is not None and value.kind is Kind.TENSOR and not value.scalar:
+            scalar_step = self._scalar_use(binding)
+            if scalar_step is not None:
+                value = value.with_scalar(scalar_step)
+        self._binding_memo[key] = value
+        return value
+
+    def _binding_value(self, binding: Binding) -> Optional[Value]:
+        kind = binding.kind
+        name = binding.name
+        if kind is BindingKind.IMPORT:
+            return Value(Kind.EXTERNAL, qualname=torch_api.normalize(binding.qualname or ""))
+        if kind is BindingKind.FUNCTION:
+            return Value(Kind.FUNCTION, function=binding.definition)
+        if kind is BindingKind.CLASS:
+            return Value(Kind.CLASS, cls=binding.definition)
+        if kind is BindingKind.EXCEPT:
+            return OTHER
+        if kind is BindingKind.OTHER:
+            return None
+        value: Optional[Value] = None
+        if kind is BindingKind.PARAM:
+            value = self._parameter_value(binding)
+        elif kind is BindingKind.AUGASSIGN:
+            value = self._augmented_value(binding)
+        else:
+            if binding.annotation is not None:
+                value = self.annotation_value(binding.annotation)
+                if value is not None:
+                    value = value.because(Step(binding.annotation, f"`{name}` is annotated `{{code}}`"))
+            if value is None and binding.value is not None and kind is not BindingKind.WITH:
+                value = self.infer(binding.value)
+                if binding.iterates:
+                    value = element_of(value)
+                value = unpack(value, binding.path)
+                if value is not None and value.kind is not Kind.EXTERNAL and (
+                    value.why or value.kind in (Kind.TUPLE, Kind.SEQUENCE, Kind.DICT)
+                ):
+                    text = f"`{name}` iterates over `{{code}}`" if binding.iterates else f"`{name}` = `{{code}}`"
+                    value = value.because(Step(binding.value, text))
+        if value is None:
+            value = self._usage_value(binding)
+        if value is not None and value.kind is Kind.TENSOR and value.attached \
+                and kind is not BindingKind.PARAM and self.grad_disabled(binding.node) is not None:
+            value = value.in_graph(False, True)
+        return value
+
+    def _augmented_value(self, binding: Binding) -> Optional[Value]:
+        prior = self.model.prior_binding(binding)
+        before = self.binding_value(prior) if prior is not None else None
+        if before is not None and before.kind is Kind.TENSOR:
+            return before
+        added = self.infer(binding.value) if binding.value is not None else None
+        if added is None or added.kind is not Kind.TENSOR:
+            return None
+        if added.scalar and _starts_from_number(before) and _elementwise(self.model.parent(binding.node)):
+            # `total = 0` then `total += loss`: a number combined with 0-dim tensors stays 0-dim.
+            return added.because(Step(binding.value, f"`{binding.name}` starts from a number and "
+                                                     f"accumulates `{{code}}`"))
+        return added.without_scalar().because(Step(binding.value, f"`{binding.name}` accumulates `{{code}}`"))
+
+    def _parameter_value(self, binding: Binding) -> Optional[Value]:
+        function: FunctionInfo = binding.definition  # type: ignore[assignment]
+        if binding.path == (None,):
+            return None  # *args / **kwargs
+        if binding.annotation is not None:
+            value = self.annotation_value(binding.annotation)
+            if value is not None and value.kind is Kind.TENSOR and self._passed_non_tensor(binding, function):
+                return None  # the annotation is loose: a caller in this file passes an int, a list...
+            if value is not None:
+                return value.because(Step(binding.annotation, f"`{binding.name}` is annotated `{{code}}`"))
+        if binding.param_index == 0 and function.cls is not None:
+            if function.kind in ("method", "property"):
+                return self.instance_of(function.cls)
+            if function.kind == "classmethod":
+                return Value(Kind.CLASS, cls=function.cls)
+        if binding.param_index == 0 and self.model.is_applied_function(function):
+            return Value(Kind.MODULE, (Step(binding.node, f"`{binding.name}` receives modules: `{function.name}` is passed to `.apply()`"),))
+        return None
+
+    def _passed_non_tensor(self, binding: Binding, function: FunctionInfo) -> bool:
+        """A call of ``function`` in this file passes something known not to be a tensor
+        (a number, a sequence, an array) for the parameter ``binding``."""
+        index = binding.param_index - (1 if function.kind in ("method", "classmethod") else 0)
+        for call in self._call_sites(function):
+            argument = next((arg.value for arg in call.args if arg.keyword and arg.keyword.value == binding.name), None)
+            positional = positional_args(call)
+            if argument is None and 0 <= index < len(positional) and not any(a.star for a in positional[:index + 1]):
+                argument = positional[index].value
+            passed = self.infer(argument) if argument is not None else None
+            if passed is not None and passed.kind in _NOT_TENSOR_KINDS:
+                return True
+        return False
+
+    def _call_sites(self, function: FunctionInfo) -> list[cst.Call]:
+        """Calls of ``function`` in this file: ``f(..)`` for a function, ``self.f(..)`` for a method."""
+        if function.model is not self.model or not isinstance(function.node, cst.FunctionDef):
+            return []
+        callees: list[cst.CSTNode] = []
+        if function.kind == "function":
+            callees = [load for scope in self.model.scopes_mentioning(function.name)
+                       for _seq, load in scope.loads.get(function.name, ())
+                       if any(b.definition is function for b in self.model.resolve(load))]
+        elif function.kind in ("method", "classmethod") and function.cls is not None:
+            for scope in self.model.scopes_mentioning(function.name):
+                caller = scope.function
+                if caller is None or caller.cls is not function.cls or not caller.self_name:
+                    continue
+                for _seq, load in scope.loads.get(caller.self_name, ()):
+                    attribute = self.model.parent(load)
+                    if isinstance(attribute, cst.Attribute) and attribute.attr.value == function.name:
+                        callees.append(attribute)
+        calls = (self.model.parent(callee) for callee in callees)
+        return [call for call, callee in zip(calls, callees) if isinstance(call, cst.Call) and call.func is callee]
+
+    def _usage_value(self, binding: Binding) -> Optional[Value]:
+        """Evidence from how a name is used: ``loss.backward()`` means ``loss`` is a tensor."""
+        if not self.uses_torch or binding.kind not in (
+            BindingKind.PARAM, BindingKind.ASSIGN, BindingKind.FOR, BindingKind.WITH
+        ):
+            return None
+        for _seq, attribute, node in self.model.uses_of(binding):
+            if attribute in _TENSOR_USES:
+                value = tensor(Step(node, f"`{binding.name}` is used as a tensor: `{{code}}`"))
+                return value.in_graph(True) if attribute == "backward" else value
+            if attribute in _MODULE_USES:
+                return Value(Kind.MODULE, (Step(node, f"`{binding.name}` is used as a torch.nn module: `{{code}}`"),))
+        total = self._backpropagated_total(binding)
+        if total is not None:
+            added, backward = total
+            return tensor(added, scalar=True, scalar_why=backward).in_graph(True)
+        return None
+
+    def _scalar_use(self, binding: Binding) -> Optional[Step]:
+        """``loss.backward()`` without a gradient, or ``loss.item()``: the tensor has one element."""
+        for _seq, attribute, node in self.model.uses_of(binding):
+            if attribute not in ("backward", "item"):
+                continue
+            call = self.model.parent(node)
+            if isinstance(call, cst.Call) and call.func is node and not call.args:
+                if attribute == "backward":
+                    return Step(call, "`{code}` without a gradient argument needs a 0-dim tensor")
+                return Step(call, "`{code}` needs a one-element tensor")
+        total = self._backpropagated_total(binding)
+        return total[1] if total is not None else None
+
+    def _backpropagated_total(self, binding: Binding, depth: int = 0) -> Optional[tuple[Step, Step]]:
+        """``total = 0``, ``total += loss`` (this binding), then ``total.backward()`` without a
+        gradient: ``total`` is a 0-dim tensor, so every tensor added to it is one. The steps:
+        the addition, and the ``backward()`` call."""
+        if depth > 4 or binding.kind not in (BindingKind.ASSIGN, BindingKind.AUGASSIGN, BindingKind.FOR):
+            return None
+        for _seq, load in binding.scope.loads.get(binding.name, ()):
+            statement = self.model.parent(load)
+            if not (isinstance(statement, cst.AugAssign) and statement.value is load
+                    and isinstance(statement.operator, (cst.AddAssign, cst.SubtractAssign))
+                    and isinstance(statement.target, cst.Name)
+                    and any(b is binding for b in self.model.resolve(load))):
+                continue
+            total = next((b for b in binding.scope.bindings.get(statement.target.value, ())
+                          if b.node is statement.target), None)
+            if total is None:
+                continue
+            prior = self.model.prior_binding(total)
+            if prior is None or not _starts_from_number(self.binding_value(prior)):
+                continue
+            backward = self._backward_call(total)
+            if backward is None:
+                chained = self._backpropagated_total(total, depth + 1)  # `epoch += total`, `epoch.backward()`
+                backward = chained[1] if chained is not None else None
+            if backward is not None:
+                return Step(statement, f"`{{code}}` adds `{binding.name}` to a total that is "
+                                       f"back-propagated"), backward
+        return None
+
+    def _backward_call(self, binding: Binding) -> Optional[Step]:
+        """``name.backward()`` without a gradient argument, for this binding of ``name``."""
+        for _seq, attribute, node in self.model.uses_of(binding):
+            call = self.model.parent(node)
+            if attribute == "backward" and isinstance(call, cst.Call) and call.func is node and not call.args:
+                return Step(call, "`{code}` without a gradient argument needs a 0-dim tensor")
+        return None
+
+    # --- classes ---------------------------------------------------------------------
+
+    def torch_base(self, cls: ClassInfo) -> Optional[str]:
+        """The torch class a class defined in this file derives from, directly or through
+        other local classes (``torch.nn.Linear``, ``torch.optim.Optimizer``), if any."""
+        owner = self._owner(cls)
+        if owner is not self:
+            return owner.torch_base(cls)
+        key = id(cls)
+        if key in self._torch_base_memo:
+            return self._torch_base_memo[key]
+        self._torch_base_memo[key] = None  # a cycle of local classes derives from nothing
+        found = None
+        for base in cls.node.bases:
+            value = self.infer(base.value)
+            if value is None:
+                continue
+            if value.kind is Kind.EXTERNAL and value.qualname and (
+                torch_api.is_module_class(value.qualname) or torch_api.is_optimizer_class(value.qualname)
+            ):
+                found = value.qualname
+            elif value.kind is Kind.EXTERNAL and value.qualname:
+                other = self._project_name(value.qualname, base.value)
+                if other is not None and other.kind is Kind.CLASS and isinstance(other.cls, ClassInfo):
+                    found = self.torch_base(other.cls)
+            elif value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo):
+                found = self.torch_base(value.cls)
+            if found:
+                break
+        self._torch_base_memo[key] = found
+        return found
+
+    def instance_of(self, cls: ClassInfo) -> Value:
+        owner = self._owner(cls)
+        if owner is not self:
+            return owner.instance_of(cls)
+        base = self.torch_base(cls) or ""
+        if torch_api.is_module_class(base):
+            return Value(Kind.MODULE, (Step(cls.node.name, "`{code}` is a torch.nn.Module subclass"),), cls=cls)
+        if torch_api.is_optimizer_class(base):
+            return Value(Kind.OPTIMIZER, (Step(cls.node.name, "`{code}` is a torch optimizer"),), cls=cls)
+        return Value(Kind.INSTANCE, cls=cls)
+
+    def class_attribute(self, cls: ClassInfo, attribute: str, seen: Optional[set] = None) -> Optional[Value]:
+        """What ``self.<attribute>`` holds, from every ``self.<attribute> = ..`` in the class."""
+        owner = self._owner(cls)
+        if owner is not self:
+            return owner.class_attribute(cls, attribute, seen)
+        seen = seen or set()
+        if id(cls) in seen:
+            return None
+        seen.add(id(cls))
+        values: list[Optional[Value]] = []
+        for assignment in cls.assignments(attribute):
+            value = None
+            if assignment.annotation is not None:
+                value = self.annotation_value(assignment.annotation)
+            if value is None and assignment.value is not None:
+                value = unpack(self.infer(assignment.value), assignment.path)
+                if value is not None and value.why:
+                    value = value.because(Step(assignment.value, f"`self.{attribute}` = `{{code}}`"))
+            values.append(value)
+        if cls.scope is not None:
+            for binding in cls.scope.bindings.get(attribute, ()):
+                value = self.binding_value(binding)
+                getter = cls.methods.get(attribute)
+                if value is not None and value.kind is Kind.FUNCTION and getter is not None \
+                        and getter.kind == "property":
+                    if value.function is not getter:
+                        continue  # the property's setter or deleter
+                    value = self._returned_value(getter)
+                values.append(value)
+        if values:
+            return combine(values)
+        method = cls.methods.get(attribute)
+        if method is not None:
+            if method.kind == "property":
+                return self._returned_value(method)
+            return Value(Kind.FUNCTION, function=method)
+        for base in self._local_bases(cls):
+            found = self.class_attribute(base, attribute, seen)
+            if found is not None:
+                return found
+        return None
+
+    def _local_bases(self, cls: ClassInfo) -> list[ClassInfo]:
+        """Base classes defined in this file or elsewhere in the project."""
+        bases = []
+        for base in cls.node.bases:
+            value = self.infer(base.value)
+            if value is not None and value.kind is Kind.EXTERNAL and value.qualname:
+                value = self._project_name(value.qualname, base.value)
+            if value is not None and value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo):
+                bases.append(value.cls)
+        return bases
+
+    def method_of(self, cls: ClassInfo, name: str, seen: Optional[set] = None) -> Optional[FunctionInfo]:
+        owner = self._owner(cls)
+        if owner is not self:
+            return owner.method_of(cls, name, seen)
+        seen = seen or set()
+        if id(cls) in seen:
+            return None
+        seen.add(id(cls))
+        method = cls.methods.get(name)
+        if method is not None:
+            return method
+        for base in self._local_bases(cls):
+            found = self.method_of(base, name, seen)
+            if found is not None:
+                return found
+        return None
+
+    # --- annotations -----------------------------------------------------------------
+
+    def annotation_value(self, annotation: cst.BaseExpression) -> Optional[Value]:
+        if isinstance(annotation, cst.Subscript):
+            outer = self.qualname(annotation.value) or ""
+            inner = [
+                element.slice.value
+                for element in annotation.slice
+                if isinstance(element.slice, cst.Index)
+            ]
+            last = outer.rsplit(".", 1)[-1]
+            if last == "Optional" and len(inner) == 1:
+                return self.annotation_value(inner[0])
+            if last in ("List", "Sequence", "Iterable", "Iterator", "list", "tuple", "Tuple") and inner:
+                return sequence_of(self.annotation_value(inner[0]))
+            return None
+        value = self.infer(annotation)
+        if value is None:
+            return None
+        if value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo):
+            return self._instance_here(value.cls, annotation)
+        if value.kind is not Kind.EXTERNAL or not value.qualname:
+            return None
+        qualname = value.qualname
+        if torch_api.is_tensor_type(qualname):
+            return tensor()
+        if torch_api.is_module_class(qualname):
+            return Value(Kind.MODULE, qualname=qualname)
+        other = self._project_name(qualname, annotation)
+        if other is not None and other.kind is Kind.CLASS and isinstance(other.cls, ClassInfo):
+            return self._instance_here(other.cls, annotation)
+        return None
+
+    def _instance_here(self, cls: ClassInfo, node: cst.CSTNode) -> Optional[Value]:
+        """An instance of ``cls`` when that tells us something (a module or optimizer)."""
+        owner = self._owner(cls)
+        instance = owner.instance_of(cls)
+        if instance.kind is Kind.INSTANCE:
+            return None
+        return self._localize(instance, node, f"`{{code}}` is `{cls.name}`", owner)
+
+    # --- expressions ---------------------------------------------------------------
+
+    def _attribute(self, node: cst.Attribute) -> Optional[Value]:
+        base = self.infer(node.value)
+        if base is None:
+            if node.attr.value == "param_groups" and self.uses_torch:
+                step = Step(node, "`{code}` is an optimizer's parameter groups")
+                return sequence_of(Value(Kind.PARAM_GROUP, (step,)), (step,))
+            return None
+        attribute = node.attr.value
+        kind = base.kind
+        if kind is Kind.EXTERNAL:
+            if not base.qualname:
+                return Value(Kind.EXTERNAL)
+            return Value(Kind.EXTERNAL, qualname=torch_api.normalize(f"{base.qualname}.{attribute}"))
+        if kind is Kind.TENSOR:
+            return torch_api.tensor_attribute(base, attribute)
+        if kind is Kind.MODULE:
+            return self._module_attribute(base, attribute, node)
+        if kind is Kind.INSTANCE and isinstance(base.cls, ClassInfo):
+            return self._class_attribute_here(base.cls, attribute, node)
+        if kind is Kind.OPTIMIZER and attribute == "param_groups":
+            return sequence_of(Value(Kind.PARAM_GROUP, base.why), base.why)
+        if kind is Kind.SEQUENCE and attribute in ("values", "indices"):
+            return base.element  # the namedtuple of torch.max(x, dim) and friends
+        if kind is Kind.PACKED and attribute in ("data", "batch_sizes"):
+            return tensor(Step(node, "`{code}` is a field of a PackedSequence"))
+        if kind is Kind.NDARRAY:
+            return NDARRAY if attribute == "T" else OTHER
+        return None
+
+    def _class_attribute_here(self, cls: ClassInfo, attribute: str, node: cst.Attribute) -> Optional[Value]:
+        owner = self._owner(cls)
+        value = owner.class_attribute(cls, attribute)
+        if value is not None and value.kind in (Kind.FUNCTION, Kind.CLASS):
+            return value
+        return self._localize(value, node, f"`{{code}}` is set in class `{cls.name}`", owner)
+
+    def _module_attribute(self, base: Value, attribute: str, node: cst.Attribute) -> Optional[Value]:
+        cls = base.cls if isinstance(base.cls, ClassInfo) else None
+        if cls is not None:
+            value = self._class_attribute_here(cls, attribute, node)
+            if value is not None:
+                return value
+        if attribute == "training":
+            return OTHER
+        if torch_api.is_module_tensor_attribute(attribute) and (
+            cls is None or self.torch_base(cls) not in (None, "torch.nn.Module")
+        ):
+            return Value(Kind.TENSOR, (Step(node, "`{code}` is a parameter of a torch.nn module"),) + base.why,
+                         attached=True, leaf=True)
+        return None
+
+    def _call(self, node: cst.Call) -> Optional[Value]:
+        result = self._call_result(node)
+        if result is None or (result.kind is Kind.TENSOR and not result.scalar):
+            backpropagated = self._backpropagated_method(node)
+            if backpropagated is not None:
+                return backpropagated if result is None else result.with_scalar(backpropagated.scalar_why)
+        if result is None:
+            if is_true(keyword(node, "requires_grad")):
+                return tensor(Step(node, "`{code}` is created with requires_grad=True")).in_graph(True, True)
+        return result
+
+    def _backpropagated_method(self, node: cst.Call) -> Optional[Value]:
+        """``self.loss(..)`` in a class that back-propagates the result of another
+        ``self.loss(..)`` call without a gradient argument (``loss = self.loss(out, batch)``,
+        ``loss.backward()``): the method gives the class's 0-dim training loss."""
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)) \
+                or not torch_api.loss_reduces(node):
+            return None
+        bindings = self.model.resolve(func.value)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM or bindings[0].param_index != 0:
+            return None
+        info = bindings[0].definition
+        if not isinstance(info, FunctionInfo) or info.cls is None or info.kind != "method":
+            return None
+        defined = self.method_of(info.cls, func.attr.value)
+        if defined is not None:
+            returned = self._owner(defined)._returned_value(defined)
+            if returned is not None and returned.kind is not Kind.TENSOR:
+                return None
+        for other, scope in self._self_calls(info.cls, func.attr.value):
+            if other is node or not torch_api.loss_reduces(other):
+                continue
+            found = self._backpropagated_result(other, scope)
+            if found is not None:
+                bound, backward = found
+                why = (Step(node, f"`{{code}}` calls `{self.model.analysis.snippet(func)}(..)`, whose result "
+                                  f"class `{info.cls.name}` back-propagates elsewhere"), bound)
+                return Value(Kind.TENSOR, why, scalar=True, scalar_why=backward, attached=True, leaf=False)
+        return None
+
+    def _self_calls(self, cls: ClassInfo, name: str) -> list[tuple[cst.Call, Scope]]:
+        """Every ``self.<name>(..)`` in the methods of ``cls`` (in this file), with its scope."""
+        key = (id(cls), name)
+        cache = self._self_call_memo
+        if key not in cache:
+            calls = []
+            for scope in self.model.scopes_mentioning(name):
+                function = scope.function
+                if function is None or function.cls is not cls or function.kind != "method" or not function.self_name:
+                    continue
+                for _seq, load in scope.loads.get(function.self_name, ()):
+                    attribute = self.model.parent(load)
+                    call = self.model.parent(attribute) if isinstance(attribute, cst.Attribute) else None
+                    if isinstance(call, cst.Call) and call.func is attribute and attribute.attr.value == name:
+                        calls.append((call, scope))
+            cache[key] = calls
+        return cache[key]
+
+    def _backpropagated_result(self, call: cst.Call, scope: Scope) -> Optional[tuple[Step, Step]]:
+        """``call(..).backward()``, ``loss = call(..)`` then ``loss.backward()`` (or ``loss``
+        added to a total that is back-propagated), all without a gradient argument."""
+        parent = self.model.parent(call)
+        if isinstance(parent, cst.Attribute) and parent.attr.value == "backward":
+            backward = self.model.parent(parent)
+            if isinstance(backward, cst.Call) and backward.func is parent and not backward.args:
+                step = Step(backward, "`{code}` without a gradient argument needs a 0-dim tensor")
+                return step, step
+            return None
+        if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1
+                and isinstance(parent.targets[0].target, cst.Name)):
+            return None
+        target = parent.targets[0].target
+        binding = next((b for b in scope.bindings.get(target.value, ()) if b.node is target), None)
+        if binding is None:
+            return None
+        backward = self._backward_call(binding)
+        if backward is not None:
+            return Step(parent, "`{code}` is back-propagated"), backward
+        return self._backpropagated_total(binding)
+
+    def _call_result(self, node: cst.Call) -> Optional[Value]:
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            receiver = self.infer(func.value)
+            if receiver is not None and receiver.kind is not Kind.EXTERNAL:
+                result = self._method_call(receiver, func.attr.value, node)
+                if result is not None or receiver.kind not in (Kind.MODULE, Kind.INSTANCE):
+                    return result
+                # `self.fc(x)`: an attribute holding a module (or function), not a method.
+        callee = self.infer(func)
+        if callee is None:
+            name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
+            # `criterion(output, target)`: a loss is computed from (prediction, target);
+            # `criterion(**params)` would be building the criterion itself.
+            if _names_a_loss(name) and self.uses_torch \
+                    and len(positional_args(node)) >= 2:
+                return tensor(
+                    Step(node, "`{code}` is the result of a loss criterion"),
+                    scalar=True,
+                    scalar_why=Step(node, "`{code}` is a loss criterion's reduced result, 0-dimensional"),
+                ).in_graph(True)
+            return None
+        kind = callee.kind
+        if kind is Kind.EXTERNAL and callee.qualname:
+            if callee.qualname.startswith("builtins."):
+                return self._builtin_call(callee.qualname[len("builtins."):], node)
+            result = torch_api.external_call(callee.qualname, node)
+            if result is not None:
+                return self._with_argument_graph(result, node)
+            callee = self._project_name(callee.qualname, node.func)
+            if callee is None:
+                return None
+            if callee.kind is Kind.EXTERNAL and callee.qualname:
+                return torch_api.external_call(callee.qualname, node)
+            kind = callee.kind
+        if kind is Kind.CLASS and isinstance(callee.cls, ClassInfo):
+            owner = self._owner(callee.cls)
+            return self._localize(owner.instance_of(callee.cls), node,
+                                  f"`{{code}}` creates a `{callee.cls.name}`", owner)
+        if kind is Kind.MODULE:
+            return self._module_call(callee, node)
+        if kind is Kind.FUNCTION and isinstance(callee.function, FunctionInfo):
+            return self._function_result(callee.function, node)
+        if kind is Kind.MODULE:
+            return self._module_call(callee, node)
+        return None
+
+    def _with_argument_graph(self, result: Value, node: cst.Call) -> Value:
+        """A torch function's result is in the graph when one of its tensor arguments is."""
+        if result.kind is not Kind.TENSOR or result.attached is not None:
+            return result
+        values = []
+        for arg in node.args:
+            value = self.infer(arg.value)
+            if value is not None and value.kind in (Kind.SEQUENCE, Kind.TUPLE):
+                value = element_of(value)
+            if value is not None and value.kind is Kind.TENSOR:
+                values.append(value)
+        return result.in_graph(_attached(values)) if values else result
+
+    def _method_call(self, receiver: Value, method: str, node: cst.Call) -> Optional[Value]:
+        kind = receiver.kind
+        if kind is Kind.TENSOR:
+            return torch_api.tensor_method_result(receiver, method, node)
+        if kind is Kind.MODULE:
+            return self._module_method(receiver, method, node)
+        if kind is Kind.INSTANCE and isinstance(receiver.cls, ClassInfo):
+            function = self.method_of(receiver.cls, method)
+            # `self.criterion(..)` of a property calls what the property returns (see _call_result).
+            return self._function_result(function, node) if function and function.kind != "property" else None
+        if kind is Kind.DICT:
+            if method == "values":
+                return sequence_of(receiver.element)
+            if method == "items":
+                return sequence_of(Value(Kind.TUPLE, items=(OTHER, receiver.element)))
+            if method in ("get", "pop", "setdefault"):
+                return receiver.element
+            return None
+        if kind in (Kind.SEQUENCE, Kind.TUPLE) and method == "pop":
+            return element_of(receiver)
+        if kind is Kind.NDARRAY:
+            return NDARRAY if method in ("copy", "astype", "reshape", "transpose", "flatten", "squeeze", "ravel") else OTHER
+        if kind is Kind.PACKED and method in ("to", "cuda", "cpu", "float", "double", "half"):
+            return receiver
+        return None
+
+    def _module_method(self, module: Value, method: str, node: cst.Call) -> Optional[Value]:
+        if method in _MODULE_SELF_METHODS:
+            return module
+        step = (Step(node, "`{code}` yields a module's parameters"),)
+        parameter = tensor(step[0]).in_graph(method.endswith("parameters"), True)
+        if method in ("parameters", "buffers"):
+            return sequence_of(parameter, step)
+        if method in ("named_parameters", "named_buffers"):
+            return sequence_of(Value(Kind.TUPLE, items=(OTHER, parameter)), step)
+        if method in ("modules", "children"):
+            return sequence_of(Value(Kind.MODULE, module.why), module.why)
+        if method in ("named_modules", "named_children"):
+            return sequence_of(Value(Kind.TUPLE, items=(OTHER, Value(Kind.MODULE, module.why))))
+        if method == "state_dict":
+            return Value(Kind.DICT, element=tensor(Step(node, "`{code}` maps names to tensors")).in_graph(False, True))
+        if method == "forward":
+            return self._module_call(module, node)
+        if isinstance(module.cls, ClassInfo):
+            function = self.method_of(module.cls, method)
+            if function is not None and function.kind != "property":
+                return self._function_result(function, node)
+        return None
+
+    def _module_call(self, module: Value, node: cst.Call) -> Optional[Value]:
+        """The output of calling an nn.Module."""
+        output_step = Step(node, "`{code}` is the output of a torch.nn module")
+        if module.loss:
+            return Value(
+                Kind.TENSOR,
+                (Step(node, "`{code}` is the result of a loss criterion"),) + module.why,
+                scalar=True,
+                scalar_why=Step(node, "`{code}` is a loss criterion's reduced result, 0-dimensional"),
+                attached=True, leaf=False,
+            )
+        qualname = module.qualname or ""
+        layer = qualname.rsplit(".", 1)[-1] if qualname.startswith("torch.nn.") else ""
+        if layer in torch_api.TUPLE_MODULES:
+            output = tensor(output_step).in_graph(True)
+            if module.why:
+                output = output.because(module.why[0])
+            if layer in torch_api.RECURRENT_MODULES:
+                first = node.args[0].value if node.args else None
+                first_value = self.infer(first) if first is not None else None
+                if first_value is not None and first_value.kind is Kind.PACKED:
+                    output = Value(Kind.PACKED, first_value.why)
+                hidden = sequence_of(tensor(output_step)) if layer == "LSTM" else tensor(output_step)
+                return Value(Kind.TUPLE, items=(output, hidden))
+            return sequence_of(output)
+        if isinstance(module.cls, ClassInfo):
+            forward = self.method_of(module.cls, "forward")
+            if forward is not None:
+                owner = self._owner(forward)
+                returned = owner._returned_value(forward)
+                if returned is not None and (returned.kind is not Kind.TENSOR or returned.scalar):
+                    return self._localize(returned, node, "`{code}` returns what `forward` returns", owner)
+                reduced = owner._reduced_returns(forward)
+                if reduced is not None:
+                    if owner is not self:
+                        reduced = Step(node, f"`{{code}}` is 0-dimensional: {owner.model.analysis.render(reduced)}")
+                    return Value(Kind.TENSOR, (output_step,) + module.why, attached=True, leaf=False) \
+                        .with_scalar(reduced)
+        return Value(Kind.TENSOR, (output_step,) + module.why, attached=True, leaf=False)
+
+    def _reduced_returns(self, function: FunctionInfo) -> Optional[Step]:
+        """A module's ``forward`` whose every ``return`` is a full reduction (``x.sum()``, or
+        arithmetic on such values and numbers): its output, a tensor, is 0-dim."""
+        if function.is_generator or not function.returns:
+            return None
+        steps = [self._full_reduction(expression) for expression in function.returns]
+        if not all(steps):
+            return None
+        name = f"{function.cls.name}.forward" if function.cls is not None else function.name
+        reason = steps[0].text.replace("{code}", self.model.analysis.snippet(steps[0].node))
+        return Step(function.returns[0], f"`{name}` returns `{{code}}`, a full reduction on every path "
+                                         f"({reason}): 0-dimensional")
+
+    def _full_reduction(self, node: cst.BaseExpression, depth: int = 0) -> Optional[Step]:
+        """Evidence that ``node`` is 0-dim if it is a tensor at all, by its shape alone:
+        ``x.sum()`` / ``x.mean()`` without a dimension, ``.clamp(..)`` and other
+        shape-keeping methods of such a value, arithmetic of such values with numbers,
+        and names every reaching assignment of which is one of these."""
+        if depth > 12:
+            return None
+        value = self.infer(node)
+        if value is not None and value.kind is Kind.TENSOR and value.scalar:
+            return value.scalar_why
+        if value is not None and value.kind is not Kind.TENSOR:
+            return None
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            receiver = self.infer(node.func.value)
+            if receiver is not None and receiver.kind is not Kind.TENSOR:
+                return None
+            method = node.func.attr.value
+            if method in torch_api.SCALAR_REDUCTIONS and torch_api.reduces_to_scalar(node, 0):
+                return Step(node, "`{code}` reduces over all elements")
+            if method in torch_api.SHAPE_PRESERVING_METHODS:
+                return self._full_reduction(node.func.value, depth + 1)
+            return None
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+            return self._full_reduction(node.expression, depth + 1)
+        if isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, cst.MatrixMultiply):
+            found = None
+            for operand in (node.left, node.right):
+                operand_value = self.infer(operand)
+                if operand_value is not None and operand_value.kind is Kind.OTHER:
+                    continue  # a number
+                step = self._full_reduction(operand, depth + 1)
+                if step is None:
+                    return None
+                found = found or step
+            return found
+        if isinstance(node, cst.Name):
+            bindings = self.model.resolve(node)
+            steps = [self._full_reduction(b.value, depth + 1)
+                     if b.kind is BindingKind.ASSIGN and b.value is not None and not b.path and not b.iterates
+                     and b.annotation is None else None
+                     for b in bindings]
+            return steps[0] if steps and all(steps) else None
+        return None
+
+    def _returned_parameter(self, function: FunctionInfo) -> Optional[int]:
+        """The index of the parameter a helper returns, possibly moved or converted:
+        ``def to_gpu(x): return x.cuda() if USE_GPU else x`` returns parameter 0."""
+        if function.is_generator or not function.returns or function.scope is None:
+            return None
+        params = function.positional_params()
+        if function.kind in ("method", "classmethod", "property"):
+            params = params[1:]
+        names = [p.name.value for p in params]
+        found: set[int] = set()
+        for expression in function.returns:
+            branches = [expression]
+            while branches:
+                current = branches.pop()
+                if isinstance(current, cst.IfExp):
+                    branches += [current.body, current.orelse]
+                    continue
+                while isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute) \
+                        and current.func.attr.value in _ARGUMENT_PRESERVING:
+                    current = current.func.value
+                if not isinstance(current, cst.Name) or current.value not in names:
+                    return None
+                found.add(names.index(current.value))
+        return found.pop() if len(found) == 1 else None
+
+    def _returned_value(self, function: FunctionInfo) -> Optional[Value]:
+        key = id(function)
+        if key in self._return_memo:
+            return self._return_memo[key]
+        self._return_memo[key] = None
+        value: Optional[Value] = None
+        returns = getattr(function.node, "returns", None)
+        if returns is not None:
+            value = self.annotation_value(returns.annotation)
+            if value is not None and not value.why:
+                value = value.because(Step(returns.annotation, f"`{function.name}` is annotated `-> {{code}}`"))
+        if not function.is_generator and function.returns:
+            returned = combine(self.infer(expression) for expression in function.returns)
+            if value is None:
+                value = returned
+            elif value.kind is Kind.TENSOR and returned is not None and returned.scalar:
+                # `-> torch.Tensor` says tensor; `return x.sum()` says which shape.
+                value = value.with_scalar(returned.scalar_why)
+        self._return_memo[key] = value
+        return value
+
+    def _function_result(self, function: FunctionInfo, node: cst.Call) -> Optional[Value]:
+        owner = self._owner(function)
+        value = owner._returned_value(function)
+        if value is None:
+            index = owner._returned_parameter(function)
+            arguments = positional_args(node)
+            if index is not None and index < len(arguments):
+                argument = self.infer(arguments[index].value)
+                if argument is not None and argument.kind is Kind.TENSOR:
+                    return argument.because(Step(node, f"`{{code}}` returns its argument (`{function.name}`)"))
+            return None
+        if owner is not self:
+            return self._localize(value, node, f"`{{code}}` returns what `{function.name}` returns", owner)
+        if value is not None and value.kind is Kind.TENSOR:
+            return value.because(Step(node, f"`{{code}}` returns what `{function.name}` returns, a tensor"))
+        return value
+
+    def _builtin_call(self, name: str, node: cst.Call) -> Optional[Value]:
+        args = [arg.value for arg in positional_args(node)]
+        if name in ("float", "int", "len", "str", "bool", "repr", "id", "hash", "type", "isinstance",
+                    "issubclass", "hasattr", "callable", "print", "format", "ord", "chr"):
+            return OTHER
+        if name == "range":
+            return sequence_of(OTHER)
+        if not args:
+            return None
+        if name in ("list", "tuple", "sorted", "reversed", "iter", "set", "frozenset"):
+            return sequence_of(element_of(self.infer(args[0])))
+        if name == "filter" and len(args) >= 2:
+            return sequence_of(element_of(self.infer(args[1])))
+        if name == "enumerate":
+            return sequence_of(Value(Kind.TUPLE, items=(OTHER, element_of(self.infer(args[0])))))
+        if name == "zip":
+            return sequence_of(Value(Kind.TUPLE, items=tuple(element_of(self.infer(a)) for a in args)))
+        if name == "next":
+            return element_of(self.infer(args[0]))
+        if name == "dict":
+            pair = element_of(self.infer(args[0]))
+            if pair is not None and pair.kind is Kind.TUPLE and len(pair.items) == 2:
+                return Value(Kind.DICT, element=pair.items[1])
+            return None
+        if name == "sum":
+            element = element_of(self.infer(args[0]))
+            return element if element is not None and element.kind is Kind.TENSOR else None
+        if name in ("max", "min", "abs"):
+            if len(args) == 1 and name != "abs":
+                element = element_of(self.infer(args[0]))
+            else:
+                element = combine(self.infer(a) for a in args)
+            return element if element is not None and element.kind is Kind.TENSOR else None
+        return None
+
+    def _subscript(self, node: cst.Subscript) -> Optional[Value]:
+        base = self.infer(node.value)
+        if base is None:
+            return None
+        kind = base.kind
+        is_slice = any(isinstance(element.slice, cst.Slice) for element in node.slice)
+        if kind is Kind.TENSOR:
+            return Value(Kind.TENSOR, base.why).in_graph(base.attached)
+        if kind in (Kind.SEQUENCE, Kind.TUPLE) and is_slice:
+            return sequence_of(element_of(base))
+        if kind is Kind.SEQUENCE or kind is Kind.DICT:
+            return _inside(base, base.element)
+        if kind is Kind.TUPLE:
+            index = _integer_index(node)
+            if index is not None and -len(base.items) <= index < len(base.items):
+                return _inside(base, base.items[index])
+            return _inside(base, combine(base.items))
+        if kind is Kind.PARAM_GROUP:
+            key = node.slice[0].slice.value if isinstance(node.slice[0].slice, cst.Index) else None
+            if isinstance(key, cst.SimpleString) and key.evaluated_value == "params":
+                return sequence_of(tensor(Step(node, "`{code}` holds an optimizer's parameters")))
+            return None
+        if kind is Kind.MODULE:
+            if base.qualname in _PARAMETER_CONTAINERS:
+                return tensor(Step(node, "`{code}` is a parameter of an nn.ParameterList")).in_graph(True, True)
+            return Value(Kind.MODULE, base.why)  # nn.Sequential / nn.ModuleList indexing
+        if kind is Kind.NDARRAY:
+            return NDARRAY
+        if kind is Kind.OTHER:
+            return OTHER  # `x.size()[-1]`, `"abc"[0]`: never a tensor
+        return None
+
+    def _binary(self, node: cst.BinaryOperation) -> Optional[Value]:
+        # `a + b + c + ...` nests to the left; walk the chain instead of recursing down it.
+        operands: list[cst.BaseExpression] = []
+        matmul = False
+        current: cst.BaseExpression = node
+        while True:
+            operands.append(current.right)
+            matmul = matmul or isinstance(current.operator, cst.MatrixMultiply)
+            current = current.left
+            if not isinstance(current, cst.BinaryOperation) or current.lpar:
+                break
+        operands.append(current)
+        values = [self.infer(operand) for operand in reversed(operands)]
+        tensors = [v for v in values if v is not None and v.kind is Kind.TENSOR]
+        if tensors:
+            others = [v for v in values if v is None or v.kind is not Kind.TENSOR]
+            scalar = (
+                all(t.scalar for t in tensors)
+                and all(v is not None and v.kind is Kind.OTHER for v in others)
+                and not matmul
+            )
+            result = Value(Kind.TENSOR, tensors[0].why).in_graph(_attached(tensors))
+            return result.with_scalar(tensors[0].scalar_why) if scalar else result
+        if any(v is not None and v.kind is Kind.NDARRAY for v in values):
+            return NDARRAY
+        if all(v is not None and v.kind is Kind.OTHER for v in values):
+            return OTHER
+        return None
+
+    def _unary(self, node: cst.UnaryOperation) -> Optional[Value]:
+        if isinstance(node.operator, cst.Not):
+            return OTHER
+        return self.infer(node.expression)
+
+    def _comparison(self, node: cst.Comparison) -> Optional[Value]:
+        for target in node.comparisons:
+            if isinstance(target.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
+                return OTHER
+        operands = [node.left] + [target.comparator for target in node.comparisons]
+        for operand in operands:
+            value = self.infer(operand)
+            if value is not None and value.kind is Kind.TENSOR:
+                return Value(Kind.TENSOR, value.why).in_graph(False, True)  # booleans: no gradient
+        return None
+
+    def _sequence_literal(self, node) -> Optional[Value]:
+        if any(isinstance(element, cst.StarredElement) for element in node.elements):
+            return sequence_of(combine(self.infer(element.value) for element in node.elements))
+        return Value(Kind.TUPLE, items=tuple(self.infer(element.value) for element in node.elements))
+
+    def _dict_literal(self, node: cst.Dict) -> Value:
+        values = [self.infer(element.value) for element in node.elements if isinstance(element, cst.DictElement)]
+        return Value(Kind.DICT, element=combine(values))
+
+
+def _starts_from_number(value: Optional[Value]) -> bool:
+    """A running total's first value: a number (``total = 0``), known not to be a tensor."""
+    return value is not None and value.kind is Kind.OTHER
+
+
+def _elementwise(statement: Optional[cst.CSTNode]) -> bool:
+    """``+=``, ``-=``, ``*=``, ``/=``: the result has the shape of the operands broadcast."""
+    return isinstance(statement, cst.AugAssign) and isinstance(
+        statement.operator, (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign))
+
+
+def _attached(values: list[Value]) -> Optional[bool]:
+    """In the graph if any of these tensors is; out of it if all are known to be out."""
+    if any(value.attached for value in values):
+        return True
+    if values and all(value.attached is False for value in values):
+        return False
+    return None
+
+
+def _names_a_loss(name: str) -> bool:
+    """`criterion`, `loss_fn`, `self._loss`, `compute_loss`: a callable named for a loss."""
+    name = name.strip("_").lower()
+    return name in _LOSS_CALLABLE_NAMES or name.endswith("loss")
+
+
+# What a `settle` function of `_nearest` returns to look further up.
+_UP = object()
+
+
+def _nearest(memo: dict, node: cst.CSTNode, settle):
+    """The answer of ``settle(ancestor, child)`` for the nearest ancestor of ``node`` for
+    which it is not ``_UP`` (None past the root), remembered for every node passed."""
+    def step(child: cst.CSTNode):
+        ancestor = child.parent
+        if ancestor is None:
+            return None, None
+        answer = settle(ancestor, child)
+        return (ancestor, None) if answer is _UP else (None, answer)
+
+    return settle_upward(memo, node, step)
+
+
+def _guard(ancestor: cst.CSTNode, child: cst.CSTNode):
+    """(the test, the node it guards) when ``child`` runs only where ``ancestor``'s test held."""
+    if isinstance(ancestor, (cst.If, cst.While, cst.IfExp)) and child is ancestor.body:
+        return ancestor.test, ancestor
+    if isinstance(ancestor, cst.BooleanOperation) and isinstance(ancestor.operator, cst.And) \
+            and child is ancestor.right:
+        return ancestor.left, ancestor
+    if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        return None
+    return _UP
+
+
+def _function(ancestor: cst.CSTNode, child: cst.CSTNode):
+    return ancestor if isinstance(ancestor, cst.FunctionDef) else _UP
+
+
+def _rewrite_why(value: Value, why: tuple[Step, ...]) -> Value:
+    """``value`` (and the values inside it) with ``why`` as their evidence."""
+    return replace(
+        value,
+        why=why if value.why or value.kind is not Kind.OTHER else (),
+        scalar_why=why[0] if value.scalar else None,
+        element=_rewrite_why(value.element, why) if value.element is not None else None,
+        items=tuple(_rewrite_why(item, why) if item is not None else None for item in value.items),
+    )
+
+
+def _inside(container: Value, element: Optional[Value]) -> Optional[Value]:
+    """An element taken out of a container, with the container's evidence in front."""
+    if element is None or not container.why or element.kind is not Kind.TENSOR:
+        return element
+    return replace(element, why=container.why + element.why)
+
+
+def element_of(value: Optional[Value]) -> Optional[Value]:
+    """What iterating over ``value`` yields."""
+    if value is None:
+        return None
+    kind = value.kind
+    if kind is Kind.SEQUENCE:
+        return _inside(value, value.element)
+    if kind is Kind.TUPLE:
+        return _inside(value, combine(value.items))
+    if kind is Kind.TENSOR:
+        return Value(Kind.TENSOR, value.why)
+    if kind is Kind.MODULE:
+        if value.qualname in _PARAMETER_CONTAINERS:
+            return Value(Kind.TENSOR, value.why)
+        return Value(Kind.MODULE, value.why)  # iterating nn.Sequential / nn.ModuleList
+    if kind is Kind.NDARRAY:
+        return NDARRAY
+    if kind is Kind.DICT:
+        return OTHER  # keys
+    return None
+
+
+def unpack(value: Optional[Value], path: tuple[Optional[int], ...]) -> Optional[Value]:
+    """The part of ``value`` a tuple target at ``path`` receives."""
+    for index in path:
+        if value is None:
+            return None
+        if index is None:
+            return None  # starred: a list of the remaining elements
+        kind = value.kind
+        if kind is Kind.TUPLE:
+            value = _inside(value, value.items[index]) if index < len(value.items) else None
+        elif kind in (Kind.SEQUENCE, Kind.TENSOR, Kind.NDARRAY, Kind.MODULE):
+            value = element_of(value)
+        elif kind is Kind.DICT:
+            value = OTHER
+        else:
+            return None
+    return value
+
+
+def _integer_index(node: cst.Subscript) -> Optional[int]:
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    value = node.slice[0].slice.value
+    negative = False
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+        negative = True
+        value = value.expression
+    if isinstance(value, cst.Integer):
+        number = int(value.value, 0)
+        return -number if negative else number
+    return None

@@ -1,0 +1,123 @@
+"""One analysed module: its tree, its semantic model and the inference over it, knowing
+nothing of rules.  The project keeps these for the modules a file imports; the linter
+makes one for the file it lints and hands it to the rules inside a ``FileContext``."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional
+
+from torchlint.analysis.inference import Inference
+from torchlint.analysis.module_names import NOT_PROJECT_ROOTS, module_identity
+from torchlint.analysis.semantic import BindingKind, SemanticModel
+from torchlint.analysis.values import Step
+from torchlint.syntax import cst
+from torchlint.syntax.source import LineIndex
+from torchlint.syntax.walk import iter_nodes
+
+if TYPE_CHECKING:
+    from torchlint.analysis.project import Project
+
+_WHITESPACE = re.compile(r"\s+")
+SNIPPET_LENGTH = 60
+
+
+class ModuleAnalysis:
+    def __init__(self, module: cst.Module, path: str, file_path: Optional[Path] = None,
+                 project: Optional["Project"] = None):
+        self.module = module
+        self.path = path  # as shown in reports
+        module_name, is_package, root = "", False, None
+        if file_path is not None:
+            module_name, is_package, root = module_identity(file_path)
+        self.root = root  # where the file's imports start (its top package's parent)
+        self.file_path = Path(os.path.abspath(file_path)) if file_path is not None else None
+        self.model = SemanticModel(module, module_name, is_package)
+        self.model.analysis = self
+        roots = project.roots_for(file_path) if project is not None and file_path is not None else ()
+        self.inference = Inference(self.model, project, roots)
+        self._line_index: Optional[LineIndex] = None
+
+    def dispose(self) -> None:
+        """Break the reference cycles of this analysis (the tree's parent links, scopes
+        and their bindings, the model and this analysis, the inference and its memos) so
+        that reference counting frees the tree at once.  Unusable afterwards."""
+        model = self.model
+        for node in iter_nodes(self.module):
+            node.parent = None
+        for holder in (*model.scopes, *model.functions.values(), *model.classes.values()):
+            for slot in type(holder).__slots__:
+                setattr(holder, slot, None)
+        for owner in (model, self.inference, self):
+            for name, value in list(vars(owner).items()):
+                if isinstance(value, (dict, list, set)):
+                    value.clear()
+                elif not isinstance(value, (str, bool, int, type(None))):
+                    setattr(owner, name, None)
+
+    # --- the text --------------------------------------------------------------------
+
+    @property
+    def text(self) -> str:
+        """The file's source."""
+        return self.module.code
+
+    @property
+    def line_index(self) -> LineIndex:
+        if self._line_index is None:
+            self._line_index = LineIndex(self.text)
+        return self._line_index
+
+    @staticmethod
+    def outer_span(node: cst.CSTNode) -> tuple[int, int]:
+        """``(start, end)`` character offsets of ``node`` with its own parentheses."""
+        if isinstance(node, cst.BaseExpression):
+            return node.outer_start, node.outer_end
+        return node.start, node.end
+
+    def snippet(self, node: cst.CSTNode, limit: int = SNIPPET_LENGTH) -> str:
+        """The node's source on one line, shortened for messages."""
+        start, end = self.outer_span(node)
+        # Collapsing the whitespace of a prefix of the source gives a prefix of the whole
+        # result, so a huge expression is read only as far as the limit needs.
+        size = 2 * limit
+        while True:
+            text = _WHITESPACE.sub(" ", self.text[start:min(end, start + size)]).strip()
+            if len(text) > limit or start + size >= end:
+                break
+            size *= 4
+        if len(text) > limit:
+            text = text[: limit - 1].rstrip() + "…"
+        return text
+
+    def render(self, step: Step) -> str:
+        """A step of this file's evidence as text for another file: "... (pkg/mod.py:12)"."""
+        where = self.path
+        if self.file_path is not None and self.root is not None:
+            where = self.file_path.relative_to(self.root).as_posix()
+        line = f":{self.line_index.position(step.node.start)[0]}"
+        return f"{step.text.replace('{code}', self.snippet(step.node))} ({where}{line})"
+
+    # --- its imports -----------------------------------------------------------------
+
+    def renames_torch(self) -> bool:
+        """Whether a name this file imports from its own project is another name for a
+        torch object (``from .compat import V`` after ``Variable as V`` there), so that
+        rules looking for torch names must look here whatever the text says."""
+        project, roots = self.inference.project, self.inference.roots
+        if project is None or not roots:
+            return False
+        consumer = self.file_path
+        for module, _seq, _node in self.model.star_imports:
+            if module.split(".")[0] not in NOT_PROJECT_ROOTS and project.find_module(module, roots, consumer) is not None:
+                return True
+        for scope in self.model.scopes:
+            for bindings in scope.bindings.values():
+                for binding in bindings:
+                    if binding.kind is BindingKind.IMPORT and binding.qualname \
+                            and binding.qualname.split(".")[0] not in NOT_PROJECT_ROOTS \
+                            and project.renames_torch(binding.qualname, roots, consumer):
+                        return True
+        return False

@@ -1,0 +1,376 @@
+"""What torch's API returns: the knowledge behind the tensor-ness inference.
+
+Everything here is keyed by qualified names (``torch.nn.functional.relu``) or by
+tensor method names, and answers "what does this call give back?".  The raw name
+lists come from torch itself (``torch_names.py``, generated); the judgement calls
+(which functions return tuples, which reductions give 0-dim results) are written
+out below.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from torchlint.syntax import cst
+
+from torchlint.analysis import torch_names
+from torchlint.syntax.nodes import is_true, keyword, positional_args
+from torchlint.analysis.values import NDARRAY, OTHER, Kind, Step, Value, sequence_of, tensor
+
+# --- qualified names ---------------------------------------------------------------
+
+_ALIASES = {
+    "torch.autograd.variable.Variable": "torch.autograd.Variable",
+    "torch.nn.parameter.Parameter": "torch.nn.Parameter",
+    "torch.nn.parameter.Buffer": "torch.nn.Buffer",
+    "torch.nn.modules.module.Module": "torch.nn.Module",
+    "torch.optim.optimizer.Optimizer": "torch.optim.Optimizer",
+    "torch.nn.utils.rnn.PackedSequence": "torch.nn.utils.rnn.PackedSequence",
+    "torch._C._VariableFunctions": "torch",
+}
+
+VARIABLE = "torch.autograd.Variable"
+
+
+def normalize(qualname: str) -> str:
+    """One spelling per object: ``torch.nn.modules.linear.Linear`` -> ``torch.nn.Linear``."""
+    alias = _ALIASES.get(qualname)
+    if alias is not None:
+        return alias
+    if qualname.startswith("torch.nn.modules."):
+        parts = qualname.split(".")
+        if parts[-1] in torch_names.NN_MODULES:
+            return "torch.nn." + parts[-1]
+    if qualname.startswith("torch.optim.") and qualname.count(".") == 3:
+        last = qualname.rsplit(".", 1)[1]
+        if last in torch_names.OPTIMIZERS:
+            return "torch.optim." + last
+    return qualname
+
+
+_STAR_EXPORTS = {
+    "torch.autograd": frozenset({"Variable", "Function", "grad", "backward"}),
+    "torch.autograd.variable": frozenset({"Variable"}),
+    "torch.nn": torch_names.NN_MODULES | {"Parameter", "Module", "functional", "init"},
+    "torch": frozenset(torch_names.TORCH_FUNCTIONS) | {"Tensor", "FloatTensor", "LongTensor"},
+    "torch.nn.functional": torch_names.NN_FUNCTIONAL,
+}
+
+
+def star_exports(module: str) -> frozenset:
+    return _STAR_EXPORTS.get(module, frozenset())
+
+
+# --- torch functions ---------------------------------------------------------------
+
+# Lower-case torch callables that do not return a tensor.
+_NOT_TENSOR_PREFIXES = ("is_", "set_", "get_", "sym_", "are_", "use_", "autocast", "parse_",
+                        "import_ir", "unify_", "merge_", "q_", "fbgemm_", "compiled_", "profiler_")
+_NOT_TENSOR_FUNCTIONS = frozenset({
+    "numel", "typename", "no_grad", "enable_grad", "inference_mode", "manual_seed", "seed",
+    "initial_seed", "save", "result_type", "promote_types", "can_cast",
+    "broadcast_shapes", "equal", "allclose", "device", "dtype", "finfo", "iinfo",
+    "layout", "memory_format", "prepare_multiprocessing_environment",
+    "init_num_threads", "thread_safe_generator", "qscheme",
+    "cudnn_is_acceptable", "clear_autocast_cache", "to_dlpack",
+})
+# Whatever they return may be a tensor or hold tensors (`torch.load`): neither evidence
+# for a tensor nor against one.
+_ANY_RESULT_FUNCTIONS = frozenset({
+    "load", "compile", "vmap", "cond", "while_loop", "wait", "fork", "classproperty", "from_dlpack",
+})
+# Always a tuple (or list) of tensors.
+TUPLE_FUNCTIONS = frozenset({
+    "split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit", "meshgrid",
+    "broadcast_tensors", "sort", "topk", "kthvalue", "mode", "cummax", "cummin", "aminmax",
+    "frexp", "slogdet", "svd", "qr", "eig", "symeig", "lu", "lu_unpack", "triangular_solve",
+    "lstsq", "geqrf", "histogram", "histogramdd", "std_mean", "var_mean", "unsafe_chunk",
+    "unsafe_split", "split_with_sizes", "unsafe_split_with_sizes", "lobpcg", "pca_lowrank",
+    "svd_lowrank", "max_pool1d_with_indices", "gru", "lstm", "rnn_tanh", "rnn_relu", "lstm_cell",
+    "unique_consecutive",
+})
+# A tuple when given a dimension, a 0-dim tensor when not.
+REDUCTIONS_WITH_INDICES = frozenset({"max", "min", "median", "nanmedian"})
+# 0-dim when called without a dimension.
+SCALAR_REDUCTIONS = frozenset({
+    "sum", "mean", "nansum", "nanmean", "prod", "norm", "std", "var", "max", "min", "median",
+    "nanmedian", "all", "any", "amax", "amin", "logsumexp", "count_nonzero", "dist", "dot",
+    "vdot", "trace", "det", "logdet", "frobenius_norm", "nuclear_norm", "argmax", "argmin",
+})
+_LINALG_TENSOR = frozenset({
+    "norm", "vector_norm", "matrix_norm", "det", "inv", "pinv", "solve", "matrix_exp",
+    "matrix_power", "cholesky", "cross", "multi_dot", "matrix_rank", "cond", "svdvals", "eigvals",
+    "eigvalsh", "vecdot", "diagonal", "tensorinv", "tensorsolve", "householder_product",
+})
+_LEGACY_TENSOR_TYPES = frozenset({
+    "Tensor", "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor",
+    "CharTensor", "ShortTensor", "IntTensor", "LongTensor", "BoolTensor",
+})
+LOSS_FUNCTIONS = frozenset({
+    "cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+    "kl_div", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "margin_ranking_loss",
+    "hinge_embedding_loss", "multilabel_margin_loss", "soft_margin_loss",
+    "multilabel_soft_margin_loss", "cosine_embedding_loss", "multi_margin_loss",
+    "triplet_margin_loss", "triplet_margin_with_distance_loss", "poisson_nll_loss",
+    "gaussian_nll_loss", "ctc_loss",
+})
+# nn modules whose call returns a tuple: (output, hidden) and friends.
+TUPLE_MODULES = frozenset({"RNN", "LSTM", "GRU", "LSTMCell", "MultiheadAttention",
+                           "AdaptiveLogSoftmaxWithLoss"})
+RECURRENT_MODULES = frozenset({"RNN", "LSTM", "GRU"})
+# Parameters and buffers of torch.nn's own layers.
+MODULE_TENSOR_ATTRIBUTES = frozenset({
+    "weight", "bias", "running_mean", "running_var", "in_proj_weight", "in_proj_bias",
+    "bias_k", "bias_v", "q_proj_weight", "k_proj_weight", "v_proj_weight", "pos_embed",
+    "cls_token", "weight_orig", "weight_g", "weight_v",
+})
+_RNN_PARAMETER_PREFIXES = ("weight_ih_l", "weight_hh_l", "bias_ih_l", "bias_hh_l", "weight_hr_l")
+
+
+def is_module_tensor_attribute(name: str) -> bool:
+    return name in MODULE_TENSOR_ATTRIBUTES or name.startswith(_RNN_PARAMETER_PREFIXES)
+
+
+def is_module_class(qualname: str) -> bool:
+    if qualname.startswith("torch.nn."):
+        last = qualname.rsplit(".", 1)[1]
+        return last in torch_names.NN_MODULES
+    return False
+
+
+def is_loss_module_class(qualname: str) -> bool:
+    return is_module_class(qualname) and qualname.endswith("Loss") and "LogSoftmax" not in qualname
+
+
+def is_optimizer_class(qualname: str) -> bool:
+    return qualname.startswith("torch.optim.") and qualname.rsplit(".", 1)[1] in torch_names.OPTIMIZERS
+
+
+def is_tensor_type(qualname: str) -> bool:
+    """``torch.Tensor``, ``torch.FloatTensor``, ``torch.cuda.LongTensor``, ``nn.Parameter``..."""
+    if qualname in (VARIABLE, "torch.nn.Parameter", "torch.nn.Buffer"):
+        return True
+    parts = qualname.split(".")
+    if len(parts) == 2 and parts[0] == "torch":
+        return parts[1] in _LEGACY_TENSOR_TYPES
+    if len(parts) == 3 and parts[:2] == ["torch", "cuda"]:
+        return parts[2] in _LEGACY_TENSOR_TYPES
+    return False
+
+
+def reduces_to_scalar(call: cst.Call, positional_before_dim: int) -> bool:
+    """True when a reduction call passes no dimension (so its result is 0-dim)."""
+    if any(arg.star for arg in call.args):
+        return False
+    if keyword(call, "dim") is not None or keyword(call, "axis") is not None:
+        return False
+    return len(positional_args(call)) <= positional_before_dim
+
+
+def loss_reduces(call: cst.Call) -> bool:
+    """False for ``reduction='none'`` / ``reduce=False``, whose result keeps a batch dimension."""
+    reduction = keyword(call, "reduction")
+    if isinstance(reduction, cst.SimpleString) and reduction.evaluated_value == "none":
+        return False
+    reduce = keyword(call, "reduce")
+    if isinstance(reduce, cst.Name) and reduce.value == "False":
+        return False
+    return True
+
+
+def external_call(qualname: str, call: cst.Call) -> Optional[Value]:
+    """The value of calling the imported object ``qualname``; None when unknown."""
+    qualname = normalize(qualname)
+    parts = qualname.split(".")
+    root = parts[0]
+    if root in ("numpy", "np"):
+        return NDARRAY
+    if root != "torch":
+        if root == "torchvision" and len(parts) >= 3 and parts[1] == "models":
+            return Value(Kind.MODULE, (Step(call, "`{code}` builds a torchvision model"),), qualname=qualname)
+        if qualname == "timm.create_model":
+            return Value(Kind.MODULE, (Step(call, "`{code}` builds a timm model"),), qualname=qualname)
+        return None
+    requires_grad = is_true(keyword(call, "requires_grad"))
+    if qualname == VARIABLE:
+        return tensor(Step(call, "`{code}` creates a Variable (a tensor since PyTorch 0.4)")).in_graph(requires_grad, True)
+    if qualname == "torch.nn.Parameter":
+        return tensor(Step(call, "`{code}` creates an nn.Parameter (a tensor)")).in_graph(True, True)
+    if qualname == "torch.nn.Buffer":
+        return tensor(Step(call, "`{code}` creates an nn.Buffer (a tensor)")).in_graph(False, True)
+    if is_tensor_type(qualname):
+        return tensor(Step(call, "`{code}` constructs a tensor")).in_graph(False, True)
+    if qualname.startswith("torch.nn.utils.rnn."):
+        name = parts[-1]
+        if name in ("pack_padded_sequence", "pack_sequence", "PackedSequence"):
+            return Value(Kind.PACKED, (Step(call, "`{code}` is a PackedSequence"),))
+        if name == "pad_packed_sequence":
+            return Value(Kind.TUPLE, items=(tensor(Step(call, "`{code}` returns padded tensors")), OTHER))
+        if name == "pad_sequence":
+            return tensor(Step(call, "`{code}` returns a tensor"))
+        return None
+    if is_module_class(qualname):
+        if qualname.rsplit(".", 1)[1] in ("Module", "Sequential", "ModuleList", "ModuleDict"):
+            why = (Step(call, "`{code}` is a torch.nn module"),)
+        else:
+            why = (Step(call, f"`{{code}}` is a torch.nn.{parts[-1]} module"),)
+        return Value(Kind.MODULE, why, qualname=qualname,
+                     loss=is_loss_module_class(qualname) and loss_reduces(call))
+    if is_optimizer_class(qualname):
+        return Value(Kind.OPTIMIZER, (Step(call, "`{code}` is a torch optimizer"),), qualname=qualname)
+    if len(parts) == 3 and parts[1] == "nn" and parts[2] in ("functional", "init"):
+        return None  # calling the module object itself: not a thing
+    if len(parts) == 4 and parts[1:3] == ["nn", "functional"]:
+        name = parts[3]
+        if name not in torch_names.NN_FUNCTIONAL:
+            return None
+        step = Step(call, f"`{{code}}` returns a tensor (torch.nn.functional.{name})")
+        if name in LOSS_FUNCTIONS:
+            scalar = loss_reduces(call)
+            return tensor(step, scalar=scalar, scalar_why=Step(call, "`{code}` is a reduced loss, 0-dimensional") if scalar else None)
+        if is_true(keyword(call, "return_indices")) or name.endswith("_with_indices"):
+            return sequence_of(tensor(step))
+        if name in ("multi_head_attention_forward",):
+            return sequence_of(tensor(step))
+        return tensor(step)
+    if len(parts) == 4 and parts[1:3] == ["nn", "init"]:
+        if parts[3] in torch_names.NN_INIT:
+            return tensor(Step(call, "`{code}` returns the tensor it initialized"))
+        return None
+    if len(parts) == 3 and parts[1] in ("fft", "special"):
+        return tensor(Step(call, "`{code}` returns a tensor"))
+    if len(parts) == 3 and parts[1] == "linalg":
+        if parts[2] in _LINALG_TENSOR:
+            return tensor(Step(call, "`{code}` returns a tensor"))
+        return None
+    if len(parts) == 2:
+        name = parts[1]
+        if name not in torch_names.TORCH_FUNCTIONS:
+            return OTHER if name[:1].isupper() else None
+        if name in _ANY_RESULT_FUNCTIONS:
+            return None
+        if name in _NOT_TENSOR_FUNCTIONS or name.startswith(_NOT_TENSOR_PREFIXES):
+            return OTHER
+        step = Step(call, "`{code}` returns a tensor")
+        if name in TUPLE_FUNCTIONS:
+            return sequence_of(tensor(step))
+        if name in ("unique",) and (is_true(keyword(call, "return_inverse")) or is_true(keyword(call, "return_counts"))):
+            return sequence_of(tensor(step))
+        if name == "nonzero" and is_true(keyword(call, "as_tuple")):
+            return sequence_of(tensor(step))
+        if name in REDUCTIONS_WITH_INDICES and not reduces_to_scalar(call, 1):
+            # (values, indices); torch.max(a, b) with a tensor b is elementwise, but
+            # either way indexing or unpacking the result gives tensors.
+            return sequence_of(tensor(step))
+        if name in SCALAR_REDUCTIONS and reduces_to_scalar(call, 1):
+            return tensor(step, scalar=True, scalar_why=Step(call, "`{code}` reduces over all elements, so it is 0-dimensional"))
+        if name in LOSS_FUNCTIONS:
+            scalar = loss_reduces(call)
+            return tensor(step, scalar=scalar, scalar_why=Step(call, "`{code}` is a reduced loss, 0-dimensional") if scalar else None)
+        if name in CREATION_FUNCTIONS:
+            return tensor(step).in_graph(requires_grad, True)
+        return tensor(step)
+    return None
+
+
+# --- tensor methods and attributes -------------------------------------------------
+
+NOT_TENSOR_METHODS = frozenset({
+    "item", "tolist", "size", "dim", "ndimension", "nelement", "numel", "element_size", "stride",
+    "storage_offset", "data_ptr", "is_contiguous", "is_floating_point", "is_complex", "is_signed",
+    "is_set_to", "is_shared", "is_pinned", "equal", "get_device", "storage", "untyped_storage",
+    "backward", "register_hook", "register_post_accumulate_grad_hook", "retain_grad",
+    "dim_order", "is_nonzero", "is_same_size", "allclose", "is_inference", "is_coalesced",
+    "has_names", "is_conj", "is_neg", "tolist", "__len__", "storage_type", "qscheme",
+    "q_scale", "q_zero_point", "sparse_dim", "dense_dim", "nnz", "to_dlpack",
+})
+TUPLE_METHODS = frozenset({
+    "split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit", "sort", "topk",
+    "kthvalue", "mode", "cummax", "cummin", "aminmax", "frexp", "slogdet", "svd", "qr", "eig",
+    "symeig", "lu", "triangular_solve", "lstsq", "geqrf", "histogram", "split_with_sizes",
+    "unsafe_chunk", "unsafe_split",
+})
+# Methods that keep a 0-dim tensor 0-dim.
+SHAPE_PRESERVING_METHODS = frozenset({
+    "cpu", "cuda", "to", "float", "double", "half", "bfloat16", "long", "int", "detach", "clone",
+    "abs", "neg", "exp", "log", "sqrt", "mul", "div", "add", "sub", "pow", "type_as", "contiguous",
+    "requires_grad_", "squeeze", "sigmoid", "tanh", "clamp", "type",
+})
+TENSOR_ATTRIBUTES = frozenset({"data", "grad", "T", "mT", "H", "mH", "real", "imag"})
+VIEW_METHODS = frozenset({
+    "view", "view_as", "reshape", "reshape_as", "transpose", "t", "permute", "narrow", "select",
+    "squeeze", "unsqueeze", "expand", "expand_as", "unfold", "diagonal", "as_strided", "flatten",
+    "unflatten", "movedim", "moveaxis", "swapaxes", "swapdims", "detach", "view_as_real",
+    "view_as_complex", "real", "imag", "split", "chunk", "unbind", "contiguous", "mT", "T",
+})
+
+
+# Functions that make a new tensor from scratch: not in any graph unless requires_grad=True.
+CREATION_FUNCTIONS = frozenset({
+    "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange", "range",
+    "linspace", "logspace", "eye", "tensor", "as_tensor", "from_numpy", "zeros_like", "ones_like",
+    "empty_like", "full_like", "rand_like", "randn_like", "randint_like", "scalar_tensor",
+    "empty_strided", "frombuffer", "asarray", "tril_indices", "triu_indices",
+})
+# Methods whose result never requires grad (integers, booleans, fresh tensors).
+NOT_DIFFERENTIABLE_METHODS = frozenset({
+    "argmax", "argmin", "argsort", "eq", "ne", "gt", "lt", "ge", "le", "long", "int", "byte",
+    "bool", "char", "short", "nonzero", "isnan", "isinf", "isfinite", "logical_and", "logical_or",
+    "logical_not", "logical_xor", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor",
+    "new", "detach", "sign", "floor_divide", "bincount", "unique",
+})
+
+
+def is_inplace_method(name: str) -> bool:
+    """``add_``, ``zero_``, ``copy_``...: methods that write into the tensor they are called on."""
+    return name.endswith("_") and not name.endswith("__") and name in torch_names.TENSOR_METHODS
+
+
+def tensor_method_result(receiver: Value, method: str, call: cst.Call) -> Optional[Value]:
+    """The value of ``receiver.method(...)`` where the receiver is a tensor."""
+    if method.startswith("_"):
+        return None
+    if method == "numpy":
+        return NDARRAY
+    if method in NOT_TENSOR_METHODS:
+        return OTHER
+    if method == "type" and not call.args:
+        return OTHER  # x.type() is the type's name
+    result = Value(Kind.TENSOR, receiver.why)
+    if method in NOT_DIFFERENTIABLE_METHODS:
+        result = result.in_graph(False, True)
+    elif method == "requires_grad_":
+        result = result.in_graph(True, receiver.leaf if receiver.attached else True)
+    elif receiver.attached is not None:
+        result = result.in_graph(receiver.attached, None if receiver.attached else True)
+    if method in TUPLE_METHODS:
+        return sequence_of(result)
+    if method in REDUCTIONS_WITH_INDICES and not reduces_to_scalar(call, 0):
+        return sequence_of(result)
+    if method == "nonzero" and is_true(keyword(call, "as_tuple")):
+        return sequence_of(result)
+    if method == "unique" and (is_true(keyword(call, "return_inverse")) or is_true(keyword(call, "return_counts"))):
+        return sequence_of(result)
+    if method in SCALAR_REDUCTIONS and reduces_to_scalar(call, 0):
+        return result.with_scalar(Step(call, "`{code}` reduces over all elements, so it is 0-dimensional"))
+    if receiver.scalar and method in SHAPE_PRESERVING_METHODS:
+        return result.with_scalar(receiver.scalar_why)
+    if method in torch_names.TENSOR_METHODS:
+        return result
+    return None
+
+
+def tensor_attribute(receiver: Value, attribute: str) -> Optional[Value]:
+    """The value of ``receiver.attribute`` where the receiver is a tensor."""
+    if attribute in TENSOR_ATTRIBUTES:
+        value = Value(Kind.TENSOR, receiver.why)
+        if attribute in ("data", "grad"):
+            value = value.in_graph(False, True)
+        elif receiver.attached is not None:
+            value = value.in_graph(receiver.attached)
+        if receiver.scalar and attribute in ("data", "grad", "real", "imag"):
+            value = value.with_scalar(receiver.scalar_why)
+        return value
+    if attribute in torch_names.TENSOR_PROPERTIES or attribute in torch_names.TENSOR_METHODS:
+        return OTHER
+    return None

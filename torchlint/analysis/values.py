@@ -1,0 +1,94 @@
+"""What the inference knows about an expression, and why.
+
+A ``Value`` says what kind of object an expression evaluates to (a tensor, a
+torch.nn module, a numpy array...) and carries the evidence for it: a chain of
+``Step``s from the expression back to the fact that settles it ("`w` = torch.randn(3)",
+"`torch.randn(3)` returns a tensor").  Findings show that chain to the user.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, replace
+from typing import Optional
+
+from torchlint.syntax import cst
+
+
+class Kind(enum.Enum):
+    TENSOR = "tensor"
+    MODULE = "module"  # an nn.Module instance
+    OPTIMIZER = "optimizer"
+    PARAM_GROUP = "param group"  # one dict of optimizer.param_groups
+    PACKED = "PackedSequence"
+    NDARRAY = "numpy array"
+    SEQUENCE = "sequence"  # an iterable whose elements are `element`
+    TUPLE = "tuple"  # a fixed tuple of `items`
+    DICT = "dict"  # a mapping whose values are `element`
+    CLASS = "class"  # a class object defined in this file
+    INSTANCE = "instance"  # an instance of a class defined in this file (not a module)
+    FUNCTION = "function"  # a function defined in this file
+    EXTERNAL = "external"  # something imported: a module, class or function, by `qualname`
+    NONE = "None"
+    OTHER = "other"  # known to be none of the above: numbers, strings, ...
+
+
+@dataclass(frozen=True)
+class Step:
+    """One sentence of evidence; ``{code}`` in the text stands for the node's source."""
+
+    node: cst.CSTNode
+    text: str
+
+
+@dataclass(frozen=True, eq=False)
+class Value:
+    kind: Kind
+    why: tuple[Step, ...] = ()
+    scalar: bool = False  # known to be 0-dimensional
+    scalar_why: Optional[Step] = None
+    loss: bool = False  # a module or function whose result is a scalar loss
+    element: Optional[Value] = None
+    items: tuple[Optional[Value], ...] = ()
+    cls: object = None  # ClassInfo for CLASS / INSTANCE / MODULE of a local class
+    qualname: Optional[str] = None  # EXTERNAL, or the torch class of a MODULE
+    function: object = None  # FunctionInfo for FUNCTION
+    # For tensors: is it part of an autograd graph (requires grad), and is it a leaf?
+    # None means unknown.
+    attached: Optional[bool] = None
+    leaf: Optional[bool] = None
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.kind is Kind.TENSOR
+
+    def because(self, step: Step) -> "Value":
+        """This value, with ``step`` put in front of its evidence."""
+        return replace(self, why=(step,) + self.why)
+
+    def in_graph(self, attached: Optional[bool], leaf: Optional[bool] = None) -> "Value":
+        """This tensor with what is known of its place in the autograd graph."""
+        if leaf is None and attached:
+            leaf = False  # the result of an operation on a graph tensor
+        return replace(self, attached=attached, leaf=leaf)
+
+    def with_scalar(self, step: Optional[Step]) -> "Value":
+        return replace(self, scalar=True, scalar_why=step or self.scalar_why)
+
+    def without_scalar(self) -> "Value":
+        if not self.scalar:
+            return self
+        return replace(self, scalar=False, scalar_why=None)
+
+
+def tensor(step: Optional[Step] = None, *, scalar: bool = False, scalar_why: Optional[Step] = None) -> Value:
+    return Value(Kind.TENSOR, (step,) if step else (), scalar=scalar, scalar_why=scalar_why)
+
+
+def sequence_of(element: Optional[Value], why: tuple[Step, ...] = ()) -> Value:
+    return Value(Kind.SEQUENCE, why, element=element)
+
+
+OTHER = Value(Kind.OTHER)
+NONE = Value(Kind.NONE)
+NDARRAY = Value(Kind.NDARRAY)

@@ -1,0 +1,365 @@
+"""Configuration: ``[tool.torchlint]`` in pyproject.toml, command-line overrides, and the
+effective settings for each file.
+
+Rule selection follows ruff: each layer (defaults, then the config file, then the
+command line) may replace the selection (``select``), add to it (``extend-select``)
+and remove from it (``ignore``); inside a layer the most specific selector wins
+(``TL102`` beats ``TL1`` beats ``ALL``), and at equal specificity ``ignore`` wins.
+A ``select`` on the command line replaces the config file's selection entirely.
+TorchFix codes (``TOR102``) are accepted for the rules torchlint covers (torchfix.py).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional
+
+import pathspec
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+from torchlint.framework import torchfix
+from torchlint.framework.catalogue import RULES
+from torchlint.syntax.source import UnreadableSource, read_bytes
+
+if TYPE_CHECKING:
+    from torchlint.framework.rule import Rule
+
+DEFAULT_EXCLUDE = (
+    ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints",
+    ".mypy_cache", ".nox", ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache",
+    ".svn", ".tox", ".venv", ".vscode", "__pypackages__", "__pycache__", "_build", "buck-out",
+    "build", "dist", "node_modules", "site-packages", "venv", ".torchlint_cache",
+)
+
+KNOWN_KEYS = (
+    "select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
+    "force-exclude", "respect-gitignore",
+)
+
+
+class ConfigError(Exception):
+    """A configuration problem; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """One layer of settings (a config file or the command line); None means not given."""
+
+    select: Optional[tuple[str, ...]] = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: Optional[tuple[tuple[str, tuple[str, ...]], ...]] = None
+    exclude: Optional[tuple[str, ...]] = None
+    extend_exclude: tuple[str, ...] = ()
+    force_exclude: Optional[bool] = None
+    respect_gitignore: Optional[bool] = None
+    source: str = "the command line"
+
+
+# --- selectors -----------------------------------------------------------------------
+
+_PREFIX = re.compile(r"^[A-Z]+[0-9]*$")
+
+
+def resolve_selector(selector: str, source: str) -> tuple[frozenset[str], int]:
+    """The rule codes a selector names, and how specific it is."""
+    text = selector.strip()
+    rules = RULES
+    if torchfix.is_torchfix_code(text):
+        try:
+            codes = torchfix.translate(text)
+            return codes, 100 if text.upper() in torchfix.RULES else len(text)
+        except torchfix.NotCovered as error:
+            raise ConfigError(f"{source}: {error}")
+    if text == "ALL":
+        return frozenset(rules), 0
+    upper = text.upper()
+    if upper in rules:
+        return frozenset({upper}), 100
+    for code, rule in rules.items():
+        if rule.name == text:
+            return frozenset({code}), 100
+    if _PREFIX.match(upper):
+        codes = frozenset(code for code in rules if code.startswith(upper))
+        if codes:
+            return codes, len(upper)
+    known = ", ".join(f"{code} ({rule.name})" for code, rule in rules.items())
+    raise ConfigError(f"{source}: unknown rule selector {selector!r}; known rules: {known}")
+
+
+def _apply_layer(enabled: frozenset[str], layer: Options) -> frozenset[str]:
+    on: dict[str, int] = {}
+    off: dict[str, int] = {}
+    if layer.select is None:
+        for code in enabled:
+            on[code] = -1  # inherited from the previous layer, less specific than anything
+    for selectors, target in ((layer.select or (), on), (layer.extend_select, on), (layer.ignore, off)):
+        for selector in selectors:
+            codes, specificity = resolve_selector(selector, layer.source)
+            for code in codes:
+                target[code] = max(target.get(code, -2), specificity)
+    return frozenset(code for code, level in on.items() if level > off.get(code, -2))
+
+
+def select_rules(layers: list[Options]) -> frozenset[str]:
+    enabled = frozenset(code for code, rule in RULES.items() if rule.default_enabled)
+    for layer in layers:
+        enabled = _apply_layer(enabled, layer)
+    return enabled
+
+
+# --- config files --------------------------------------------------------------------
+
+_toml_cache: dict[Path, Optional[dict]] = {}
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        return tomllib.loads(read_bytes(str(path), _MAX_CONFIG_BYTES).decode("utf-8"))
+    except UnreadableSource as error:
+        raise ConfigError(f"{path}: cannot read: {error.reason}")
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: not valid UTF-8 (byte 0x{error.object[error.start]:02x} at offset {error.start})")
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}")
+
+
+_MAX_CONFIG_BYTES = 1 << 20
+
+
+def torchlint_table(path: Path, *, required: bool) -> Optional[dict]:
+    """The ``[tool.torchlint]`` table of a pyproject.toml (or a torchlint.toml's top level)."""
+    if path in _toml_cache:
+        return _toml_cache[path]
+    data = _read_toml(path)
+    table = data.get("tool", {}).get("torchlint") if isinstance(data.get("tool"), dict) else None
+    if table is None and path.name != "pyproject.toml" and required:
+        table = data  # a dedicated torchlint.toml: settings at the top level
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.torchlint] must be a table")
+    _toml_cache[path] = table
+    return table
+
+
+def find_config(directory: Path) -> Optional[Path]:
+    """The nearest pyproject.toml with a ``[tool.torchlint]`` table, from ``directory`` up."""
+    for folder in (directory, *directory.parents):
+        candidate = folder / "pyproject.toml"
+        if os.path.isfile(candidate):
+            try:
+                text = read_bytes(str(candidate), _MAX_CONFIG_BYTES).decode("utf-8", "replace")
+            except UnreadableSource:
+                continue
+            if "torchlint" in text and torchlint_table(candidate, required=False) is not None:
+                return candidate
+    return None
+
+
+def _string_list(table: dict, key: str, source: str) -> Optional[tuple[str, ...]]:
+    if key not in table:
+        return None
+    value = table[key]
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(f"{source}: `{key}` must be a list of strings, got {value!r}")
+    return tuple(value)
+
+
+def _bool(table: dict, key: str, source: str) -> Optional[bool]:
+    if key not in table:
+        return None
+    value = table[key]
+    if not isinstance(value, bool):
+        raise ConfigError(f"{source}: `{key}` must be true or false, got {value!r}")
+    return value
+
+
+def options_from_table(table: dict[str, Any], source: str) -> Options:
+    unknown = sorted(set(table) - set(KNOWN_KEYS))
+    if unknown:
+        raise ConfigError(
+            f"{source}: unknown key{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(repr(k) for k in unknown)}; known keys: {', '.join(KNOWN_KEYS)}"
+        )
+    per_file = None
+    if "per-file-ignores" in table:
+        raw = table["per-file-ignores"]
+        if not isinstance(raw, dict):
+            raise ConfigError(f"{source}: `per-file-ignores` must be a table of pattern = [codes]")
+        entries = []
+        for pattern, codes in raw.items():
+            if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+                raise ConfigError(f"{source}: `per-file-ignores` entry {pattern!r} must be a list of rule codes")
+            entries.append((pattern, tuple(codes)))
+        per_file = tuple(entries)
+    options = Options(
+        select=_string_list(table, "select", source),
+        extend_select=_string_list(table, "extend-select", source) or (),
+        ignore=_string_list(table, "ignore", source) or (),
+        per_file_ignores=per_file,
+        exclude=_string_list(table, "exclude", source),
+        extend_exclude=_string_list(table, "extend-exclude", source) or (),
+        force_exclude=_bool(table, "force-exclude", source),
+        respect_gitignore=_bool(table, "respect-gitignore", source),
+        source=source,
+    )
+    validate(options)
+    return options
+
+
+def validate(options: Options) -> None:
+    """Fail early, naming the source, on selectors that match no rule."""
+    for selector in (*(options.select or ()), *options.extend_select, *options.ignore):
+        resolve_selector(selector, options.source)
+    for pattern, codes in options.per_file_ignores or ():
+        for code in codes:
+            resolve_selector(code, f"{options.source}: per-file-ignores {pattern!r}")
+
+
+def load_options(path: Path, *, required: bool) -> Options:
+    table = torchlint_table(path, required=required)
+    if table is None:
+        return Options(source=str(path))
+    return options_from_table(table, f"{path} [tool.torchlint]" if path.name == "pyproject.toml" else str(path))
+
+
+# --- effective settings ----------------------------------------------------------------
+
+
+def _spec(patterns) -> pathspec.PathSpec:
+    return pathspec.GitIgnoreSpec.from_lines(list(patterns))
+
+
+@dataclass
+class Settings:
+    """What applies to the files under one project root."""
+
+    root: Path
+    config_path: Optional[Path]
+    selected: frozenset[str]
+    exclude: pathspec.PathSpec
+    per_file_ignores: list[tuple[str, pathspec.PathSpec, frozenset[str]]] = field(default_factory=list)
+    force_exclude: bool = False
+    respect_gitignore: bool = True
+
+    def relative(self, path: Path, anchor: Optional[Path] = None) -> str:
+        """``path`` relative to the root (or to ``anchor`` when it is outside the root),
+        the form exclude and per-file-ignores patterns are matched against."""
+        for base in (self.root, anchor):
+            if base is not None:
+                try:
+                    return path.relative_to(base).as_posix()
+                except ValueError:
+                    pass
+        return path.name
+
+    def is_excluded(self, path: Path, is_dir: bool = False, anchor: Optional[Path] = None,
+                    only_below: Optional[Path] = None) -> bool:
+        """Whether exclude patterns match ``path``; with ``only_below``, patterns are
+        matched against the part of the path below that folder."""
+        relative = path.relative_to(only_below).as_posix() if only_below else self.relative(path, anchor)
+        if relative in ("", "."):
+            return False
+        return self.exclude.match_file(relative + "/" if is_dir else relative)
+
+    def codes_for(self, path: Optional[Path]) -> tuple[str, ...]:
+        """The codes of the rules that run on ``path``, sorted."""
+        codes = set(self.selected)
+        if path is not None:
+            relative = self.relative(path)
+            for _pattern, spec, ignored in self.per_file_ignores:
+                if spec.match_file(relative):
+                    codes -= ignored
+        return tuple(sorted(codes))
+
+    def rules_for(self, path: Optional[Path]) -> list[type[Rule]]:
+        return rule_classes(self.codes_for(path))
+
+
+def build_settings(root: Path, config_path: Optional[Path], layers: list[Options]) -> Settings:
+    selected = select_rules(layers)
+    exclude = DEFAULT_EXCLUDE
+    extend: list[str] = []
+    per_file: tuple = ()
+    force_exclude = False
+    respect_gitignore = True
+    for layer in layers:
+        if layer.exclude is not None:
+            exclude = layer.exclude
+        extend.extend(layer.extend_exclude)
+        if layer.per_file_ignores is not None:
+            per_file = layer.per_file_ignores
+        if layer.force_exclude is not None:
+            force_exclude = layer.force_exclude
+        if layer.respect_gitignore is not None:
+            respect_gitignore = layer.respect_gitignore
+    per_file_ignores = []
+    for pattern, selectors in per_file:
+        codes: set[str] = set()
+        for selector in selectors:
+            codes |= resolve_selector(selector, f"per-file-ignores {pattern!r}")[0]
+        per_file_ignores.append((pattern, _spec([pattern]), frozenset(codes)))
+    return Settings(
+        root=root,
+        config_path=config_path,
+        selected=selected,
+        exclude=_spec((*exclude, *extend)),
+        per_file_ignores=per_file_ignores,
+        force_exclude=force_exclude,
+        respect_gitignore=respect_gitignore,
+    )
+
+
+class SettingsResolver:
+    """Finds the settings for any path: the nearest config upward, or ``--config``."""
+
+    def __init__(self, cli: Options, config: Optional[Path] = None, isolated: bool = False,
+                 cwd: Optional[Path] = None):
+        self.cli = cli
+        self.isolated = isolated
+        self.cwd = (cwd or Path(os.getcwd())).resolve()
+        validate(cli)
+        self._by_config: dict[Optional[Path], Settings] = {}
+        self._by_directory: dict[Path, Settings] = {}
+        self._fixed: Optional[Settings] = None
+        if config is not None:
+            config = config.resolve()
+            if not os.path.isfile(config):
+                raise ConfigError(f"{config}: configuration file not found")
+            layer = load_options(config, required=True)
+            self._fixed = build_settings(config.parent, config, [layer, cli])
+        elif isolated:
+            self._fixed = build_settings(self.cwd, None, [cli])
+
+    def for_directory(self, directory: Path) -> Settings:
+        if self._fixed is not None:
+            return self._fixed
+        settings = self._by_directory.get(directory)
+        if settings is None:
+            config = find_config(directory)
+            settings = self._by_config.get(config)
+            if settings is None:
+                if config is None:
+                    settings = build_settings(self.cwd, None, [self.cli])
+                else:
+                    settings = build_settings(config.parent, config, [load_options(config, required=False), self.cli])
+                self._by_config[config] = settings
+            self._by_directory[directory] = settings
+        return settings
+
+    def for_file(self, path: Path) -> Settings:
+        return self.for_directory(path.parent)
+
+
+def rule_classes(codes) -> list[type[Rule]]:
+    """The rule classes for ``codes`` (this imports the rules, and so the parser)."""
+    from torchlint.rules import all_rules
+
+    rules = all_rules()
+    return [rules[code] for code in codes]

@@ -1,0 +1,222 @@
+"""Apply fixes to one file's source, verifying every round, and write the result safely.
+
+    lint ─ pick non-overlapping fixes ─ apply ─ parse + compile() ─ lint again ─ …
+
+A round applies every allowed fix whose edits do not overlap an earlier one's; the
+fixes it had to skip, and findings that only appear once others are fixed (an import
+left unused), are handled by the next round.  If a round's result does not parse or
+compile, or the rounds do not settle, the file is left exactly as it was and the
+failure names the rule whose fix caused it.  Findings suppressed with ``# noqa`` never
+reach this point, so their lines are never rewritten.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import stat
+import sys
+import warnings
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional, Sequence
+
+from torchlint.syntax import parsing
+from torchlint.engine.atomic import install, write_temporary
+
+from torchlint.framework.diagnostics import Applicability, Diagnostic, FileReport, TextEdit
+from torchlint.engine.linter import lint_source, parser_of
+from torchlint.analysis.project import Project
+from torchlint.framework.rule import Rule
+from torchlint.syntax.source import LineIndex, SourceText, UnreadableSource, read_bytes
+
+# Nested findings are fixed one level per round (`Variable(Variable(x))`); rounds that keep
+# changing the text past this many are a bug.
+MAX_ROUNDS = 100
+
+
+@dataclass
+class FixOutcome:
+    source: SourceText  # what was read
+    text: str  # the fixed text; the original text when nothing was (or could be) fixed
+    report: FileReport  # the findings that remain in ``text``
+    fixed: Counter = field(default_factory=Counter)  # fixes applied, per rule code
+    error: Optional[str] = None  # why the file was left unchanged
+
+    @property
+    def changed(self) -> bool:
+        return self.text != self.source.text
+
+
+def applicable(diagnostic: Diagnostic, allowed: frozenset[Applicability]) -> bool:
+    return diagnostic.applicable_fix in allowed
+
+
+def fix_source(source: SourceText, display_path: str, rules: Sequence[type[Rule]],
+               allowed: frozenset[Applicability], file_path: Optional[Path] = None,
+               project: Optional[Project] = None) -> FixOutcome:
+    """Fix ``source`` as far as the allowed fixes go; nothing here touches the disk."""
+    report = lint_source(source, display_path, rules, file_path, project)
+    outcome = FixOutcome(source, source.text, report)
+    text = source.text
+    seen = {hash(text)}
+    for round_number in range(MAX_ROUNDS + 1):
+        if report.internal_error:
+            # A rule failed: on the original, report it; on a fixed text, keep the original.
+            return _failed(outcome, report.internal_error) if outcome.fixed else outcome
+        chosen = _non_overlapping([d for d in report.diagnostics if applicable(d, allowed)], LineIndex(text))
+        if not chosen:
+            outcome.text, outcome.report = text, report
+            return outcome
+        if round_number == MAX_ROUNDS:
+            break
+        new_text = apply_edits(text, [edit for d in chosen for edit in d.text_edits])
+        problem = verify(new_text, display_path, parser_of(project))
+        if problem is not None:
+            return _failed(outcome, f"{_culprit(text, chosen, display_path, parser_of(project))} {problem}")
+        if hash(new_text) in seen:
+            return _failed(outcome, f"the fixes for {', '.join(sorted({d.code for d in chosen}))} undo each other")
+        seen.add(hash(new_text))
+        text = new_text
+        outcome.fixed.update(d.code for d in chosen)
+        report = lint_source(SourceText(text, source.encoding, source.data), display_path, rules, file_path, project)
+    return _failed(outcome, f"fixes did not settle after {MAX_ROUNDS} rounds")
+
+
+def _failed(outcome: FixOutcome, reason: str) -> FixOutcome:
+    outcome.text = outcome.source.text
+    outcome.fixed = Counter()
+    outcome.error = f"not fixed, file left unchanged: {reason} (please report this)"
+    return outcome
+
+
+def _non_overlapping(diagnostics: list[Diagnostic], index: LineIndex) -> list[Diagnostic]:
+    """The fixes to apply together: in source order, each whose edits touch no edit
+    already taken (an identical edit, like the same `import torch`, is shared) and whose
+    finding does not overlap one already taken.  A finding inside another's
+    (`loss.data[0]` in `loss.data[0].data`) waits for the next round, which lints the
+    result of the first fix again: both fixes at once could be wrong together
+    (`loss.item().detach()`)."""
+    taken = _Spans()
+    findings = _Spans()
+    shared = set()
+    chosen = []
+    for diagnostic in sorted(diagnostics, key=lambda d: (d.row, d.column, d.code)):
+        edits = [edit for edit in diagnostic.text_edits if edit not in shared]
+        span = TextEdit(index.offset(diagnostic.row, diagnostic.column),
+                        index.offset(diagnostic.end_row, diagnostic.end_column), "")
+        if findings.overlaps(span) or any(taken.overlaps(edit) for edit in edits):
+            continue
+        for edit in edits:
+            taken.add(edit)
+            shared.add(edit)
+        findings.add(span)
+        chosen.append(diagnostic)
+    return chosen
+
+
+class _Spans:
+    """Spans that do not overlap one another, sorted, to test a new one against."""
+
+    def __init__(self):
+        self.spans: list[TextEdit] = []
+        self.keys: list[tuple[int, int]] = []
+
+    def add(self, span: TextEdit) -> None:
+        position = bisect.bisect_left(self.keys, (span.start, span.end))
+        self.spans.insert(position, span)
+        self.keys.insert(position, (span.start, span.end))
+
+    def overlaps(self, span: TextEdit) -> bool:
+        """Only the spans that start just before ``span`` or before its end can overlap it."""
+        position = max(0, bisect.bisect_left(self.keys, (span.start, span.start)) - 2)
+        while position < len(self.spans) and self.spans[position].start <= span.end:
+            if _overlap(span, self.spans[position]):
+                return True
+            position += 1
+        return False
+
+
+def _overlap(a: TextEdit, b: TextEdit) -> bool:
+    if a.start == a.end and b.start == b.end:
+        return a.start == b.start  # two different insertions at one place: order unclear
+    if a.start == a.end:
+        return b.start < a.start < b.end
+    if b.start == b.end:
+        return a.start < b.start < a.end
+    return a.start < b.end and b.start < a.end
+
+
+def apply_edits(text: str, edits: list[TextEdit]) -> str:
+    pieces = []
+    position = 0
+    for edit in sorted(set(edits), key=lambda e: (e.start, e.end)):
+        pieces.append(text[position:edit.start])
+        pieces.append(edit.content)
+        position = max(position, edit.end)
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+def verify(text: str, display_path: str, parser: str = "auto") -> Optional[str]:
+    """None when ``text`` parses into torchlint's tree and compiles; otherwise what went
+    wrong.  Code whose syntax is newer than this Python (parsed by libcst) cannot be
+    compiled here: libcst's grammar is its only check."""
+    try:
+        _, parsed_by = parsing.parse(text, parser)
+    except Exception as error:  # noqa: BLE001 - any failure means the text is unusable
+        return f"produced code that does not parse ({type(error).__name__}: {str(error).splitlines()[0]})"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, display_path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as error:
+        if parsed_by == "libcst" and isinstance(error, SyntaxError) and sys.version_info[:2] < parsing.NEWEST_SYNTAX:
+            return None  # syntax newer than this Python: libcst's grammar is the only check here
+        return f"produced code that does not compile ({type(error).__name__}: {error})"
+    return None
+
+
+def _culprit(text: str, chosen: list[Diagnostic], display_path: str, parser: str) -> str:
+    for diagnostic in chosen:
+        if verify(apply_edits(text, diagnostic.text_edits), display_path, parser) is not None:
+            return f"the {diagnostic.code} fix at {diagnostic.row}:{diagnostic.column}"
+    codes = ", ".join(sorted({d.code for d in chosen}))
+    return f"the fixes for {codes}, applied together,"
+
+
+# --- writing -----------------------------------------------------------------------
+
+
+class WriteError(Exception):
+    pass
+
+
+def write_fixed(path: str, outcome: FixOutcome) -> None:
+    """Replace the file at ``path`` with the fixed text, atomically: the new bytes go to a
+    temporary file in the same folder, which then replaces the original, so a crash
+    leaves either the old file or the new one.  Encoding (coding cookie, BOM), newlines
+    (kept by the edits) and permissions stay as they were; a file that changed on disk
+    since it was read is not written."""
+    source = outcome.source
+    try:
+        data = outcome.text.encode(source.encoding)
+    except Exception as error:  # noqa: BLE001 - a codec may raise anything
+        reason = error.reason if isinstance(error, UnicodeEncodeError) else f"{type(error).__name__}: {error}"
+        raise WriteError(f"the fixed text cannot be encoded as {source.encoding} ({reason}); not written")
+    target = os.path.realpath(path)  # write through a symlink, never replace the link itself
+    try:
+        current = read_bytes(target)
+    except UnreadableSource as error:
+        raise WriteError(f"cannot re-read the file before writing ({error.reason}); not written")
+    if current != source.data:
+        raise WriteError("the file changed on disk while torchlint was running; not written")
+    try:
+        temporary = write_temporary(target, data, stat.S_IMODE(os.stat(target).st_mode))
+    except OSError as error:
+        raise WriteError(f"cannot create a temporary file next to it ({error.strerror or error}); not written")
+    try:
+        install(temporary, target)
+    except OSError as error:
+        raise WriteError(f"cannot write the fixed file ({error.strerror or error}); the original is unchanged")

@@ -1,0 +1,358 @@
+"""Flow-aware aliasing: names bound to another tensor's memory, and the in-place writes
+that reach through them.
+
+``y = x.detach()``, ``y = x.data``, ``y = x.view(4)``, ``y = x[0]``, ``a = x.numpy()``,
+``t = torch.from_numpy(a)`` make ``y`` share ``x``'s storage.  Within one scope, in the
+order the code runs, this module finds the in-place writes to either side after the
+alias was made (``y.zero_()``, ``x += 1``, ``y[0] = v``...) and the reads of the other
+side after each write.  Rules decide which of those events are mistakes:
+
+- TL102: any write through a ``.data`` alias;
+- TL301: a write to either side of a ``.detach()`` (or ``.data``) alias, the other side
+  read afterwards;
+- TL303: a write to the base of a view, the view read afterwards; or a write through a
+  ``reshape`` (which may or may not be a view), the base read afterwards;
+- TL304: a write to either side of ``.numpy()`` / ``torch.from_numpy``, the other read
+  afterwards.
+
+Copies end aliasing: ``x.detach().clone()``, ``.contiguous()``, ``.cuda()``, ``.to()``,
+``.cpu()``, ``.float()``..., and indexing with anything but integers, slices, ``...``
+and ``None`` (advanced indexing copies).
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Optional
+
+from torchlint.syntax import cst
+
+from torchlint.framework import edits
+from torchlint.framework.rule import Applicability, Edit, Fix
+from torchlint.analysis.semantic import Binding, BindingKind, Scope
+from torchlint.analysis.values import Kind
+from torchlint.framework.writes import Write, find_write
+
+if TYPE_CHECKING:
+    from torchlint.framework.context import FileContext
+
+# How an alias was made; the first kind in a chain that appears in this order wins
+# (`x.detach().view(-1)` is a detach alias).
+KINDS = ("data", "detach", "from_numpy", "numpy", "reshape", "view")
+
+_VIEW_METHODS = frozenset({
+    "view", "view_as", "t", "transpose", "permute", "narrow", "select", "squeeze", "unsqueeze",
+    "expand", "expand_as", "unfold", "diagonal", "as_strided", "unflatten", "movedim", "moveaxis",
+    "swapaxes", "swapdims", "view_as_real", "view_as_complex",
+})
+_MAYBE_VIEW_METHODS = frozenset({"reshape", "reshape_as", "flatten"})
+_VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag"})
+
+
+@dataclass(frozen=True)
+class Alias:
+    binding: Binding  # `y` in `y = x.detach()`
+    base: cst.Name  # `x`
+    kind: str  # one of KINDS
+    made_by: cst.BaseExpression  # `x.detach()`
+
+    @property
+    def name(self) -> str:
+        return self.binding.name
+
+
+@dataclass(frozen=True)
+class AliasWrite:
+    """An in-place write to one side of an alias, and the first later read of the other."""
+
+    alias: Alias
+    write: Write
+    written: cst.Name  # the name written through
+    through_alias: bool  # True: the alias was written; False: its base was
+    reader: Optional[cst.Name]  # the first read of the other side after the write
+
+    @property
+    def related(self) -> tuple[tuple[cst.CSTNode, str], ...]:
+        """The related locations every alias finding shows: where the alias was made and read."""
+        return ((self.alias.made_by, f"`{self.alias.name}` is made here"),
+                (self.reader, "and read here, after the write"))
+
+    @property
+    def fields(self) -> dict[str, object]:
+        """Message fields shared by the alias rules."""
+        return {"how": self.write.how, "alias": self.alias.name, "base": self.alias.base,
+                "made": self.alias.made_by}
+
+
+def alias_writes(ctx: "FileContext") -> list[AliasWrite]:
+    """Every in-place write through an aliased name, and every in-place write to the base
+    of an alias that the alias reads afterwards (computed once per file)."""
+    if "alias_writes" not in ctx.cache:
+        ctx.cache["alias_writes"] = [event for alias in _aliases(ctx) for event in _writes(ctx, alias)]
+    return ctx.cache["alias_writes"]
+
+
+def alias_of(ctx: "FileContext", node: cst.BaseExpression) -> Optional[tuple[cst.Name, str]]:
+    """(base name, kind) when ``node`` evaluates to an alias of a tensor (or array) held
+    in a name: ``x.detach()``, ``x[0].view(-1)``, ``torch.from_numpy(a)``..."""
+    kinds: list[str] = []
+    current = node
+    while True:
+        if isinstance(current, cst.Call):
+            func = current.func
+            if isinstance(func, cst.Attribute):
+                method = func.attr.value
+                if method == "detach" and not current.args:
+                    kinds.append("detach")
+                elif method == "numpy":
+                    kinds.append("numpy")
+                elif method in _MAYBE_VIEW_METHODS:
+                    kinds.append("reshape")
+                elif method in _VIEW_METHODS:
+                    kinds.append("view")
+                elif ctx.qualname(func) == "torch.from_numpy" and current.args:
+                    kinds.append("from_numpy")
+                    current = current.args[0].value
+                    continue
+                else:
+                    return None
+                current = func.value
+                continue
+            if ctx.qualname(func) == "torch.from_numpy" and current.args:
+                kinds.append("from_numpy")
+                current = current.args[0].value
+                continue
+            return None
+        if isinstance(current, cst.Attribute):
+            if current.attr.value == "data":
+                kinds.append("data")
+            elif current.attr.value in _VIEW_ATTRIBUTES:
+                kinds.append("view")
+            else:
+                return None
+            current = current.value
+            continue
+        if isinstance(current, cst.Subscript):
+            if not _basic_index(ctx, current):
+                return None
+            kinds.append("view")
+            current = current.value
+            continue
+        break
+    if not kinds or not isinstance(current, cst.Name):
+        return None
+    kind = next(k for k in KINDS if k in kinds)
+    if kind != "from_numpy" and ctx.tensor(current) is None:
+        return None
+    return current, kind
+
+
+def view_source(ctx: "FileContext", node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """The tensor expression ``node`` is a view of (``x[0]``, ``(a * 2).view(-1)``, ``x.t()``), if any."""
+    if isinstance(node, cst.Subscript) and _basic_index(ctx, node):
+        base = node.value
+    elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+            and node.func.attr.value in _VIEW_METHODS | _MAYBE_VIEW_METHODS:
+        base = node.func.value
+    elif isinstance(node, cst.Attribute) and node.attr.value in _VIEW_ATTRIBUTES:
+        base = node.value
+    else:
+        return None
+    return base if ctx.tensor(base) is not None else None
+
+
+def _basic_index(ctx: "FileContext", node: cst.Subscript) -> bool:
+    """Integers, slices, `...` and `None` index a view; anything else may copy."""
+    for element in node.slice:
+        index = element.slice
+        if isinstance(index, cst.Slice):
+            continue
+        value = index.value
+        if isinstance(value, (cst.Integer, cst.Ellipsis)):
+            continue
+        if isinstance(value, cst.Name) and value.value == "None":
+            continue
+        if isinstance(value, cst.UnaryOperation) and isinstance(value.expression, cst.Integer):
+            continue
+        inferred = ctx.infer(value)
+        if inferred is not None and inferred.kind is Kind.OTHER:
+            continue  # an int (a loop counter over range(), a len())
+        return False
+    return True
+
+
+def _aliases(ctx: "FileContext") -> list[Alias]:
+    aliases = []
+    for scope in ctx.model.scopes:
+        for bindings in scope.bindings.values():
+            for binding in bindings:
+                if binding.kind is not BindingKind.ASSIGN or binding.path or binding.value is None:
+                    continue
+                found = alias_of(ctx, binding.value)
+                if found is not None:
+                    base, kind = found
+                    aliases.append(Alias(binding, base, kind, binding.value))
+    return aliases
+
+
+class _Reads:
+    """The reads of one name in one scope, in order, with what each resolves to and
+    which of them write in place: shared by every alias of that name (a file with 4,000
+    ``y_i = x.data`` asks about ``x``'s reads 4,000 times)."""
+
+    def __init__(self, ctx: "FileContext", scope: Scope, name: str):
+        self.ctx = ctx
+        self.scope = scope
+        self.name = name
+        self.loads = sorted(scope.loads.get(name, ()), key=lambda load: load[0])
+        self.seqs = [seq for seq, _ in self.loads]
+        self._resolved: dict[int, frozenset[int]] = {}
+        self._writing: Optional[list[int]] = None
+
+    @classmethod
+    def of(cls, ctx: "FileContext", scope: Scope, name: str) -> "_Reads":
+        memo = ctx.cache.setdefault("alias_reads", {})
+        key = (id(scope), name)
+        if key not in memo:
+            memo[key] = cls(ctx, scope, name)
+        return memo[key]
+
+    def window(self, start: int) -> range:
+        """The positions of the reads after ``start`` and before the name is bound again."""
+        end = None
+        for binding in self.scope.bindings.get(self.name, ()):
+            # `x += 1` on a tensor writes in place; it does not give `x` new memory.
+            if binding.seq > start and binding.kind is not BindingKind.AUGASSIGN:
+                end = binding.seq
+                break
+        low = bisect.bisect_right(self.seqs, start)
+        high = bisect.bisect_left(self.seqs, end) if end is not None else len(self.seqs)
+        return range(low, max(low, high))
+
+    def resolves_to(self, position: int) -> frozenset[int]:
+        node = self.loads[position][1]
+        found = self._resolved.get(id(node))
+        if found is None:
+            found = self._resolved[id(node)] = frozenset(id(b) for b in self.ctx.model.resolve(node))
+        return found
+
+    def writing(self, positions: range) -> list[int]:
+        """The positions in ``positions`` of reads that write in place (``x.add_(1)``)."""
+        if self._writing is None:
+            self._writing = [i for i, (_, node) in enumerate(self.loads) if find_write(self.ctx, node) is not None]
+        low = bisect.bisect_left(self._writing, positions.start)
+        high = bisect.bisect_left(self._writing, positions.stop)
+        return self._writing[low:high]
+
+
+def _writes(ctx: "FileContext", alias: Alias) -> list[AliasWrite]:
+    binding = alias.binding
+    base_scope = ctx.model.scope_of(alias.base)
+    if base_scope is None:
+        return []
+    if alias.name == alias.base.value:
+        return []  # `x = x.permute(..)`: the old `x` can no longer be read
+    alias_side = _Reads.of(ctx, binding.scope, alias.name)
+    sides = [(alias_side, alias_side.window(binding.seq), None)]  # (reads, window, bindings they must resolve to)
+    if base_scope is binding.scope:
+        base_side = _Reads.of(ctx, base_scope, alias.base.value)
+        sides.append((base_side, base_side.window(binding.seq),
+                      frozenset(id(b) for b in ctx.model.resolve(alias.base))))
+    events = []
+    for index, (side, window, bindings) in enumerate(sides):
+        other = sides[1 - index] if len(sides) == 2 else None
+        through_alias = index == 0
+        if not through_alias:
+            # A write to the base matters only if the alias is read after it (no rule uses
+            # one without a reader): the writes after the alias's last read are skipped,
+            # so a base written a thousand times costs nothing for aliases never read.
+            alias_window = sides[0][1]
+            if not alias_window:
+                continue
+            last_read = alias_side.seqs[alias_window.stop - 1]
+            window = range(window.start, min(window.stop, bisect.bisect_left(side.seqs, last_read)))
+        for position in side.writing(window):
+            if bindings is not None and not bindings & side.resolves_to(position):
+                continue  # another `x`: a read of a name bound elsewhere
+            node = side.loads[position][1]
+            write = find_write(ctx, node)
+            statement = _statement(ctx, write.node)
+            reader = _first_reader(ctx, other, side.seqs[position], write, statement) if other else None
+            if through_alias or reader is not None:
+                events.append(AliasWrite(alias, write, node, through_alias, reader))
+    return events
+
+
+def _first_reader(ctx: "FileContext", side: tuple, seq: int, write: Write,
+                  statement: cst.CSTNode) -> Optional[cst.Name]:
+    """The first read on the other ``side`` after ``seq`` that can see the write."""
+    reads, window, bindings = side
+    start = max(window.start, bisect.bisect_right(reads.seqs, seq))
+    for position in range(start, window.stop):
+        if bindings is not None and not bindings & reads.resolves_to(position):
+            continue
+        other = reads.loads[position][1]
+        if not _inside(ctx, other, statement) and not ctx.model.exclusive(write.node, other):
+            return other
+    return None
+
+
+def _statement(ctx: "FileContext", node: cst.CSTNode) -> cst.CSTNode:
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            return ancestor
+    return node
+
+
+def _inside(ctx: "FileContext", node: cst.CSTNode, container: cst.CSTNode) -> bool:
+    return any(ancestor is container for ancestor in ctx.ancestors(node))
+
+
+# --- fixes: make the alias a copy (TL301, TL303, TL304) ---------------------------------
+
+
+def copy_at_alias(ctx: "FileContext", event: AliasWrite, events: list[AliasWrite],
+                  reported: Callable[[AliasWrite], bool]) -> Optional[Edit]:
+    """The edit that makes ``event``'s alias a copy where it is made (``.clone()``, or
+    ``.copy()`` for a numpy array), or None when the alias is not made by a plain
+    ``name = ...`` or when a copy would also cut sharing that the calling rule does not
+    report (``reported`` says which events it reports) and that may be intended."""
+    alias = event.alias
+    made_by = alias.made_by
+    statement = ctx.parent(made_by)
+    if isinstance(statement, cst.Assign):
+        if len(statement.targets) != 1 or not isinstance(statement.targets[0].target, cst.Name):
+            return None
+    elif not (isinstance(statement, cst.AnnAssign) and isinstance(statement.target, cst.Name)):
+        return None
+    for other in events:
+        # Writes through the alias, and writes to the base that the alias sees later.
+        if other.alias is alias and (other.through_alias or other.reader is not None) and not reported(other):
+            return None
+    return edits.insert_after(made_by, ".copy()" if _makes_array(ctx, made_by) else ".clone()")
+
+
+def copy_fix(ctx: "FileContext", event: AliasWrite, copy: Edit) -> Fix:
+    made = ctx.snippet(event.alias.made_by) + copy.content
+    return Fix(Applicability.UNSAFE, f"Make `{event.alias.name}` a copy: `{event.alias.name} = {made}`", (copy,))
+
+
+def _makes_array(ctx: "FileContext", node: cst.BaseExpression) -> bool:
+    """``node``, an alias chain (``t.detach().numpy()[0]``), ends in a numpy array."""
+    current = node
+    while True:
+        if isinstance(current, cst.Call):
+            if ctx.qualname(current.func) == "torch.from_numpy":
+                return False
+            if not isinstance(current.func, cst.Attribute):
+                return False
+            if current.func.attr.value == "numpy":
+                return True
+            current = current.func.value
+        elif isinstance(current, cst.Attribute):
+            current = current.value
+        elif isinstance(current, cst.Subscript):
+            current = current.value
+        else:
+            return False

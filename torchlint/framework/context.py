@@ -1,0 +1,191 @@
+"""What a rule sees of the file it is checking: the module's analysis (tree, semantic
+model, inference), the findings so far, and the helpers rules share."""
+
+from __future__ import annotations
+
+import io
+import tokenize
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional
+
+from torchlint.analysis.module_analysis import SNIPPET_LENGTH, ModuleAnalysis
+from torchlint.analysis.values import Step, Value
+from torchlint.framework.rule import Finding
+from torchlint.syntax import cst
+from torchlint.syntax.source import LineIndex, line_start
+
+if TYPE_CHECKING:
+    from torchlint.analysis.inference import Inference
+    from torchlint.analysis.semantic import SemanticModel
+
+
+class FileContext:
+    def __init__(self, analysis: ModuleAnalysis):
+        self.analysis = analysis
+        self.findings: list[Finding] = []
+        self.findings_over_limit = 0  # reported after rule.MAX_FINDINGS_PER_FILE, not kept
+        # Per-file memo space for helpers shared by several rules.
+        self.cache: dict[str, Any] = {}
+
+    # --- the analysis ----------------------------------------------------------------
+
+    @property
+    def module(self) -> cst.Module:
+        return self.analysis.module
+
+    @property
+    def model(self) -> "SemanticModel":
+        return self.analysis.model
+
+    @property
+    def inference(self) -> "Inference":
+        return self.analysis.inference
+
+    @property
+    def path(self) -> str:
+        """The file's name as shown in reports."""
+        return self.analysis.path
+
+    @property
+    def file_path(self) -> Optional[Path]:
+        return self.analysis.file_path
+
+    def render(self, step: Step) -> str:
+        return self.analysis.render(step)
+
+    # --- what an expression is -----------------------------------------------------
+
+    def tensor(self, node: cst.CSTNode) -> Optional[Value]:
+        """Evidence that ``node`` evaluates to a tensor, or None when there is none."""
+        return self.inference.tensor(node)
+
+    def infer(self, node: cst.CSTNode) -> Optional[Value]:
+        return self.inference.infer(node)
+
+    def qualname(self, node: cst.CSTNode) -> Optional[str]:
+        """The imported object ``node`` names, e.g. ``torch.autograd.Variable``."""
+        return self.inference.qualname(node)
+
+    def origin(self, node: cst.BaseExpression, what: str) -> tuple[Step, ...]:
+        """Evidence that ``node`` names the imported object ``what``: the import it comes
+        from (``from torch.autograd import Variable as V``, ``import torch``, or a star import)."""
+        root = node
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        value = self.infer(node)
+        # ``util.Tensor`` found to be ``torch.FloatTensor`` in the user's module ``pyprob.util``.
+        through = value.qualname.rsplit(".", 1)[0] if value is not None and value.qualname \
+            and value.qualname != what and self.inference.exported(value.qualname) == what else None
+        if isinstance(root, cst.Name):
+            for binding in self.model.resolve(root):
+                if binding.qualname is not None:
+                    name = self.snippet(node)
+                    text = f"`{root.value}` is imported here" if name == what else \
+                        f"`{name}` is `{what}`: `{root.value}` is imported here"
+                    if through is not None:
+                        text = f"`{name}` is `{what}`, as `{through}` defines it: `{root.value}` is imported here"
+                    return (Step(binding.node, text),)
+            star = self.model.star_import_of(root.value)
+            if star is not None:
+                return (Step(star[2], f"`{root.value}` is `{what}`, from `{{code}}`"),)
+        return (Step(node, f"`{{code}}` is `{what}`"),)
+
+    # --- the tree around a node ----------------------------------------------------
+
+    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        return node.parent
+
+    def ancestors(self, node: cst.CSTNode):
+        parent = node.parent
+        while parent is not None:
+            yield parent
+            parent = parent.parent
+
+    def grad_disabled(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The ``with torch.no_grad():`` block or ``@torch.no_grad()`` decorator that
+        ``node`` runs under, if any (only within the innermost function)."""
+        return self.inference.grad_disabled(node)
+
+    def enclosing_function(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, cst.FunctionDef):
+                return ancestor
+        return None
+
+    # --- positions and source text ----------------------------------------------------
+
+    @property
+    def text(self) -> str:
+        """The file's source."""
+        return self.analysis.text
+
+    @property
+    def newline(self) -> str:
+        """The file's line break (the first one it uses)."""
+        return self.module.default_newline
+
+    @property
+    def indent_unit(self) -> str:
+        """One level of the file's indentation (its first indented block's)."""
+        return self.module.default_indent
+
+    @staticmethod
+    def span(node: cst.CSTNode) -> tuple[int, int]:
+        """``(start, end)`` character offsets of ``node`` in ``text``, without the
+        parentheses around it (those of ``(a + b)``), from its first token to its last
+        (for a compound statement, to the end of its last line)."""
+        return node.start, node.end
+
+    outer_span = staticmethod(ModuleAnalysis.outer_span)  # like ``span``, with the node's own parentheses
+
+    def line_indent(self, node: cst.CSTNode) -> str:
+        """The whitespace that starts the line on which ``node`` starts."""
+        start = self.outer_span(node)[0]
+        line = self.text[line_start(self.text, start):start]
+        return line[: len(line) - len(line.lstrip(" \t\f"))]
+
+    def comment_count(self, node: cst.CSTNode) -> int:
+        """How many ``#`` comments there are within ``node`` (with its parentheses)."""
+        start, end = self.outer_span(node)
+        return sum(1 for offset in self._comment_offsets() if start <= offset < end)
+
+    def _comment_offsets(self) -> list[int]:
+        offsets = self.cache.get("comment_offsets")
+        if offsets is None:
+            offsets = []
+            index = self.line_index
+            try:
+                for token in tokenize.generate_tokens(io.StringIO(self.text).readline):
+                    if token.type == tokenize.COMMENT:
+                        offsets.append(index.offset(token.start[0], token.start[1] + 1))
+            except (tokenize.TokenError, SyntaxError):
+                pass
+            self.cache["comment_offsets"] = offsets
+        return offsets
+
+    @property
+    def line_index(self) -> LineIndex:
+        return self.analysis.line_index
+
+    def code(self, node: cst.CSTNode) -> str:
+        """The exact source of ``node``, with its own parentheses."""
+        start, end = self.outer_span(node)
+        return self.text[start:end]
+
+    def snippet(self, node: cst.CSTNode, limit: int = SNIPPET_LENGTH) -> str:
+        """The node's source on one line, shortened for messages."""
+        return self.analysis.snippet(node, limit)
+
+    def receiver(self, node: cst.BaseExpression) -> str:
+        """``node``'s snippet as the receiver of a method call: `(a - b)` in `(a - b).clone()`."""
+        return self._as_receiver(node, self.snippet(node))
+
+    def receiver_code(self, node: cst.BaseExpression) -> str:
+        """Like ``receiver``, with the exact source, for the text of a fix."""
+        return self._as_receiver(node, self.code(node))
+
+    @staticmethod
+    def _as_receiver(node: cst.BaseExpression, text: str) -> str:
+        atomic = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.List, cst.Tuple, cst.Dict,
+                  cst.SimpleString, cst.FormattedString)
+        return text if isinstance(node, atomic) or node.lpar else f"({text})"

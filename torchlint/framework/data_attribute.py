@@ -1,0 +1,251 @@
+"""How a ``.data`` attribute is used: read, written through, assigned, or indexed with 0.
+
+TL101, TL102, TL103 and TL203 each take one of these uses, so every ``x.data`` is
+reported by exactly one of them.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional
+
+from torchlint.syntax import cst
+from torchlint.syntax.walk import settle_upward
+
+from torchlint.syntax.nodes import looks_like_size
+from torchlint.analysis.values import Kind, Step, Value
+from torchlint.framework.writes import Write, find_write, is_store_target
+
+if TYPE_CHECKING:
+    from torchlint.framework.context import FileContext
+
+
+class DataUse(enum.Enum):
+    READ = "read"
+    WRITE = "write"  # in place, through .data or a view of it (TL102)
+    ASSIGN = "assign"  # x.data = y (TL103)
+    INDEX_ZERO = "index zero"  # x.data[0] read (TL203 when x is 0-dim, else a read)
+    DELETE = "delete"  # del x.data: neither a read nor a write of the tensor (no rule)
+
+
+@dataclass(frozen=True)
+class DataAccess:
+    use: DataUse
+    write: Optional[Write] = None
+    subscript: Optional[cst.Subscript] = None
+    # `x.data.shape`, `x.data.size()`: a read of metadata, for which `.data` is not needed.
+    metadata: Optional[str] = None
+
+
+def data_access(ctx: "FileContext", node: cst.Attribute) -> DataAccess:
+    """Classify the ``.data`` attribute ``node`` (memoised per file)."""
+    cache = ctx.cache.setdefault("data_access", {})
+    key = id(node)
+    if key not in cache:
+        cache[key] = _classify(ctx, node)
+    return cache[key]
+
+
+def _classify(ctx: "FileContext", node: cst.Attribute) -> DataAccess:
+    if is_store_target(ctx, node):
+        return DataAccess(DataUse.ASSIGN)
+    if _is_deleted(ctx, node):
+        return DataAccess(DataUse.DELETE)
+    write = find_write(ctx, node)
+    if write is not None:
+        return DataAccess(DataUse.WRITE, write)
+    parent = ctx.parent(node)
+    if isinstance(parent, cst.Subscript) and parent.value is node and _is_index_zero(parent):
+        return DataAccess(DataUse.INDEX_ZERO, subscript=parent)
+    if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in _METADATA:
+        return DataAccess(DataUse.READ, metadata=parent.attr.value)
+    return DataAccess(DataUse.READ)
+
+
+def _is_deleted(ctx: "FileContext", node: cst.CSTNode) -> bool:
+    """``node`` is (an element of) the target of a ``del`` statement."""
+    parent = ctx.parent(node)
+    while isinstance(parent, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
+        node, parent = parent, ctx.parent(parent)
+    return isinstance(parent, cst.Del) and parent.target is node
+
+
+_METADATA = frozenset({"shape", "dtype", "device", "is_cuda", "ndim", "size", "dim", "numel",
+                       "nelement", "ndimension", "requires_grad", "layout"})
+
+
+# Methods that mark `x.data` as a tensor: torch's own, and none that numpy arrays (a
+# CIFAR dataset's `.data`) or the memoryview of `ndarray.data` also have.
+_TENSOR_USE_METHODS = frozenset({
+    "cpu", "cuda", "numpy", "clone", "new", "new_zeros", "new_ones", "new_tensor", "new_empty",
+    "new_full", "type_as", "view_as", "expand", "expand_as", "t", "unsqueeze", "contiguous",
+    "float", "long", "double", "half", "byte", "norm", "fill_", "zero_", "normal_", "uniform_",
+    "copy_", "add_", "mul_", "div_", "sub_", "clamp_", "masked_fill_", "index_select", "dim",
+    "numel", "nelement", "exp", "sqrt", "pow", "eq", "ne", "gt", "lt", "masked_select", "storage",
+    "is_cuda",
+})
+# Objects whose `.data` is a field of their own, named the way such objects usually are.
+_FIELD_OWNER = re.compile(
+    r"(?i)(data_?set|trainset|testset|valset|loader|packed|response|args|config|cfg|options|opts)$"
+)
+
+
+def base_evidence(ctx: "FileContext", node: cst.Attribute) -> Optional[Value]:
+    """Evidence that the object of ``x.data`` is a tensor.
+
+    Either the inference knows ``x`` is one, or ``x`` is unknown (not a known dataset,
+    array or other object), torch is imported, and ``x.data`` itself is used the way only
+    a tensor is: ``x.data.cpu()``, ``y.type_as(x.data)``, ``w.weight.data = torch.zeros(..)``.
+    """
+    value = ctx.tensor(node.value)
+    if value is not None:
+        return value
+    if ctx.infer(node.value) is not None or not ctx.inference.uses_torch:
+        return None
+    owner = node.value.attr.value if isinstance(node.value, cst.Attribute) else getattr(node.value, "value", "")
+    if isinstance(owner, str) and _FIELD_OWNER.search(owner):
+        return None
+    parent = ctx.parent(node)
+    if isinstance(parent, cst.Attribute) and parent.value is node:
+        if parent.attr.value in _TENSOR_USE_METHODS or _view_with_sizes(ctx, parent):
+            return Value(Kind.TENSOR, (Step(parent, f"`{{code}}` uses `{ctx.snippet(node)}` as a tensor, "
+                                                    f"and nothing says `{ctx.snippet(node.value)}` is anything else"),))
+        return None
+    if isinstance(parent, cst.Arg) and parent.value is node:
+        call = ctx.parent(parent)
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
+                and ctx.tensor(call.func.value) is not None:
+            return Value(Kind.TENSOR, (Step(call, f"`{{code}}` passes `{ctx.snippet(node)}` to a tensor method, "
+                                                  f"and nothing says `{ctx.snippet(node.value)}` is anything else"),))
+        return None
+    if isinstance(parent, cst.AssignTarget):
+        assign = ctx.parent(parent)
+        if isinstance(assign, cst.Assign) and is_tensor_expression(ctx, assign.value):
+            return Value(Kind.TENSOR, (Step(assign.value, f"a tensor, `{{code}}`, is assigned to "
+                                                          f"`{ctx.snippet(node)}`, and nothing says "
+                                                          f"`{ctx.snippet(node.value)}` is anything else"),))
+    return None
+
+
+def _view_with_sizes(ctx: "FileContext", method: cst.Attribute) -> bool:
+    """`x.data.view(-1)`, `x.data.view(y.size())`: numpy's `view` takes a dtype, never sizes."""
+    call = ctx.parent(method)
+    return method.attr.value == "view" and isinstance(call, cst.Call) and call.func is method \
+        and bool(call.args) and all(looks_like_size(arg.value) for arg in call.args)
+
+
+def is_tensor_expression(ctx: "FileContext", node: cst.BaseExpression) -> bool:
+    """A tensor by inference, or `x.data` / `x.data.method(..)` used as one."""
+    if ctx.tensor(node) is not None:
+        return True
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        node = node.func.value
+    return isinstance(node, cst.Attribute) and node.attr.value == "data" and base_evidence(ctx, node) is not None
+
+
+def _is_index_zero(node: cst.Subscript) -> bool:
+    if len(node.slice) != 1:
+        return False
+    index = node.slice[0].slice
+    return isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) \
+        and index.value.value == "0"
+
+
+# --- is the value of `x.data` only read? (the safety of TL101's and TL103's fixes) ---------
+
+# Methods whose result may share memory with their receiver (or is the receiver itself,
+# as `t.cpu()` on a CPU tensor is): what the caller does with that result decides.
+_PASSING_METHODS = frozenset({
+    "cpu", "cuda", "to", "float", "double", "half", "bfloat16", "long", "int", "short", "byte",
+    "char", "bool", "contiguous", "detach", "view", "view_as", "reshape", "reshape_as", "flatten",
+    "t", "transpose", "permute", "squeeze", "unsqueeze", "expand", "expand_as", "narrow", "select",
+    "unfold", "diagonal", "unflatten", "movedim", "split", "chunk", "unbind", "type_as",
+})
+_PASSING_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag"})
+# Methods that return a new tensor or a Python value and write into nothing. `numpy()`
+# shares memory, but numpy writes bypass autograd's version counter for `.detach()` too.
+_READING_METHODS = frozenset({
+    "clone", "numpy", "tolist", "item", "sum", "mean", "max", "min", "argmax", "argmin", "std",
+    "var", "norm", "abs", "neg", "exp", "log", "sqrt", "pow", "sign", "sigmoid", "tanh",
+    "softmax", "log_softmax", "topk", "sort", "argsort", "eq", "ne", "lt", "gt", "le", "ge",
+    "equal", "allclose", "any", "all", "nonzero", "masked_select", "index_select", "gather",
+    "mm", "matmul", "dot", "add", "sub", "mul", "div", "round", "floor", "ceil", "clamp", "prod",
+    "cumsum", "median", "mode", "unique", "size", "dim", "numel", "nelement", "ndimension",
+    "data_ptr", "element_size", "is_contiguous", "is_floating_point", "new", "new_zeros",
+    "new_ones", "new_empty", "new_full", "new_tensor",
+})
+_READ_ATTRIBUTES = frozenset({"shape", "dtype", "device", "is_cuda", "ndim", "layout",
+                              "requires_grad", "is_leaf", "grad_fn", "is_sparse"})
+# Tensor methods that only read their tensor arguments (`y.copy_(x.data)`).
+_ARGUMENT_READERS = frozenset({
+    "copy_", "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "addcmul_", "addcdiv_",
+    "lerp", "lerp_", "eq", "ne", "lt", "gt", "le", "ge", "equal", "allclose", "mm", "matmul",
+    "dot", "max", "min", "clamp", "clamp_", "masked_fill", "masked_fill_", "index_select",
+    "gather", "type_as", "view_as", "expand_as", "reshape_as", "dist",
+})
+# torch functions that return new tensors (or Python values) from the tensors they read.
+_READING_FUNCTIONS = frozenset({
+    "torch." + name for name in (
+        "max", "min", "sum", "mean", "argmax", "argmin", "topk", "sort", "argsort", "norm", "abs",
+        "exp", "log", "sigmoid", "tanh", "softmax", "log_softmax", "cat", "stack", "eq", "ne", "lt",
+        "gt", "le", "ge", "equal", "allclose", "isclose", "isnan", "isinf", "isfinite", "any", "all",
+        "matmul", "mm", "bmm", "dot", "dist", "cdist", "where", "masked_select", "nonzero", "clamp",
+        "pow", "sqrt", "add", "mul", "sub", "div", "std", "var", "median", "mode", "cumsum",
+        "prod", "round", "floor", "ceil", "sign", "histc", "bincount", "unique", "numel",
+        "is_tensor", "clone", "index_select", "gather",
+    )
+})
+_READING_BUILTINS = frozenset({"print", "len", "float", "int", "bool", "str", "repr", "format",
+                               "isinstance", "type"})
+_ALIASING_FUNCTIONS = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
+
+
+def only_read(ctx: "FileContext", node: cst.BaseExpression) -> bool:
+    """The value of ``node`` (``x.data``), or of views and conversions made from it, is
+    consumed right away by something that neither writes into it nor keeps it."""
+    # `a.data if c else b.data if ...` share the walk up.
+    return settle_upward(ctx.cache.setdefault("only_read", {}), node, lambda current: _read_step(ctx, current))
+
+
+def _read_step(ctx: "FileContext", current: cst.CSTNode) -> tuple[Optional[cst.CSTNode], bool]:
+    """What takes ``current``'s value: an expression whose value is still it or a view of
+    it, to look at next, or else (None, whether that taker only reads it)."""
+    parent = ctx.parent(current)
+    if isinstance(parent, cst.Attribute) and parent.value is current:
+        call = ctx.parent(parent)
+        method = parent.attr.value
+        if isinstance(call, cst.Call) and call.func is parent:
+            if method in _PASSING_METHODS or (method == "type" and call.args):
+                return call, False
+            return None, method in _READING_METHODS or method == "type"
+        if method in _PASSING_ATTRIBUTES:
+            return parent, False
+        return None, method in _READ_ATTRIBUTES
+    if isinstance(parent, cst.Subscript) and parent.value is current:
+        return parent, False
+    if isinstance(parent, cst.IfExp) and parent.test is not current:
+        return parent, False
+    if isinstance(parent, cst.Arg) and parent.value is current and not parent.star:
+        call = ctx.parent(parent)
+        if isinstance(call, cst.Call) and ctx.qualname(call.func) in _ALIASING_FUNCTIONS:
+            return call, False
+        return None, isinstance(call, cst.Call) and _reads_argument(ctx, call, parent)
+    return None, isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison,
+                                     cst.ComparisonTarget, cst.FormattedStringExpression, cst.Expr,
+                                     cst.Index, cst.IfExp, cst.If, cst.While, cst.Assert))
+
+
+def _reads_argument(ctx: "FileContext", call: cst.Call, arg: cst.Arg) -> bool:
+    if arg.keyword is not None and arg.keyword.value in ("out", "inplace"):
+        return False
+    if any(a.keyword is not None and a.keyword.value == "out" for a in call.args):
+        return False
+    func = call.func
+    if isinstance(func, cst.Name) and func.value in _READING_BUILTINS:
+        return not ctx.model.resolve(func) and ctx.model.star_import_of(func.value) is None
+    if ctx.qualname(func) in _READING_FUNCTIONS:
+        return True
+    return isinstance(func, cst.Attribute) and func.attr.value in _ARGUMENT_READERS \
+        and is_tensor_expression(ctx, func.value)

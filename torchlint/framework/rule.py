@@ -1,0 +1,141 @@
+"""The rule framework: what a rule module defines and what the engine gives it.
+
+A rule is a class with metadata (code, name, message, docs, bad and good examples,
+fix applicability) and ``visit_<Node>`` / ``leave_<Node>`` methods named after libcst
+node classes.  The engine creates one instance per file and calls those methods
+during a single walk; the rule asks ``self.ctx`` what an expression is and calls
+``self.report(node, ...)`` when it finds something.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Optional
+
+from torchlint.syntax import cst
+
+# Rule modules import these from here, with the rest of what a rule needs.
+from torchlint.framework.diagnostics import Applicability, Fix
+from torchlint.analysis.values import Step, Value
+
+# Findings kept for one file; those past it are only counted (linter.py says how many).
+MAX_FINDINGS_PER_FILE = 10_000
+
+if TYPE_CHECKING:
+    from torchlint.framework.context import FileContext
+
+
+@dataclass(frozen=True, eq=False)
+class Edit:
+    """Replace the source of ``node`` with ``content``; with ``position`` "before" or
+    "after", insert ``content`` at the node's start or end instead.  The engine turns
+    nodes into character offsets (see torchlint/framework/edits.py for the helpers rules use)."""
+
+    node: cst.CSTNode
+    content: str
+    position: str = "replace"
+    end_node: Optional[cst.CSTNode] = None  # replace from ``node``'s start to this node's end
+    # Replace these character offsets instead, for ranges no node spans (a whole line with
+    # its indentation and line break); ``node`` is then only what the edit is about.
+    span: Optional[tuple[int, int]] = None
+
+
+@dataclass
+class Finding:
+    """What a rule reports, before the engine has computed positions."""
+
+    rule: "type[Rule]"
+    node: cst.CSTNode
+    message: str
+    evidence: tuple[Step, ...] = ()
+    fix: Optional[Fix] = None
+    related: tuple[tuple[cst.CSTNode, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Example:
+    """A code sample from a rule's docs; bad examples name the lines that must be reported."""
+
+    code: str
+
+    @property
+    def source(self) -> str:
+        return textwrap.dedent(self.code).lstrip("\n")
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]  # one line, for `torchlint rules` and the README table
+    message: ClassVar[str]  # str.format template; report() fills it
+    docs: ClassVar[str]  # markdown: what it does, why it is bad, what to do instead
+    bad: ClassVar[tuple[str, ...]] = ()
+    good: ClassVar[tuple[str, ...]] = ()
+    fix: ClassVar[Optional[Applicability]] = None  # the best fix this rule can offer
+    default_enabled: ClassVar[bool] = True
+    # Regular expressions that must all occur in a file's text for the rule to have
+    # anything to report there (e.g. r"volatile"); a file no selected rule may match is
+    # not parsed.  Empty: the rule looks at every file.
+    requires: ClassVar[tuple[str, ...]] = ()
+    # True when what ``requires`` looks for is a torch name that the user's own modules
+    # can hand over under another name (``from .compat import V`` after
+    # ``from torch.autograd import Variable as V`` there): then a file that imports from
+    # its own project is looked at whatever its text.
+    requires_may_be_imported: ClassVar[bool] = False
+
+    def __init__(self, ctx: "FileContext"):
+        self.ctx = ctx
+
+    @classmethod
+    def may_match(cls, text: str) -> bool:
+        """False when ``text`` lacks something the rule needs (see ``requires``)."""
+        patterns = cls.__dict__.get("_required_patterns")
+        if patterns is None:
+            patterns = tuple(re.compile(pattern) for pattern in cls.requires)
+            cls._required_patterns = patterns
+        return all(pattern.search(text) for pattern in patterns)
+
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: Optional[str] = None,
+        *,
+        evidence: Optional[Value | tuple[Step, ...]] = None,
+        fix: Optional[Fix] = None,
+        related: tuple[tuple[cst.CSTNode, str], ...] = (),
+        **values: Any,
+    ) -> None:
+        """Report ``node``. Node values in ``values`` are shown as (shortened) source code."""
+        if len(self.ctx.findings) >= MAX_FINDINGS_PER_FILE:  # a generated file: memory stays bounded
+            self.ctx.findings_over_limit += 1
+            return
+        template = message if message is not None else self.message
+        rendered = {
+            key: self.ctx.snippet(value) if isinstance(value, cst.CSTNode) else value
+            for key, value in values.items()
+        }
+        text = template.format(**rendered) if rendered else template
+        steps: tuple[Step, ...] = ()
+        if isinstance(evidence, Value):
+            steps = evidence.why
+        elif evidence:
+            steps = tuple(evidence)
+        self.ctx.findings.append(Finding(type(self), node, text, steps, fix, related))
+
+    @classmethod
+    def documentation(cls) -> str:
+        """The rule's full documentation, as markdown."""
+        parts = [f"# {cls.code} {cls.name}", "", cls.summary, "", textwrap.dedent(cls.docs).strip()]
+        if cls.bad:
+            parts += ["", "## Examples of code this rule reports", ""]
+            for example in cls.bad:
+                parts += ["```python", Example(example).source.rstrip(), "```", ""]
+        if cls.good:
+            parts += ["", "## Code it leaves alone", ""]
+            for example in cls.good:
+                parts += ["```python", Example(example).source.rstrip(), "```", ""]
+        fix = cls.fix.value if cls.fix is not None else "none"
+        parts += ["", f"Fix: {fix}. Enabled by default: {'yes' if cls.default_enabled else 'no'}."]
+        return "\n".join(parts).rstrip() + "\n"

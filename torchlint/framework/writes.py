@@ -1,0 +1,110 @@
+"""Where an expression is written to in place.
+
+``p.data.add_(..)``, ``w.data[i] = v``, ``x.data *= 3``, ``x.data[0].fill_(1)``,
+``torch.add(a, b, out=x.data)``, ``nn.init.normal_(w.data)``: all of these write into
+the storage of the expression ``x.data``, either directly or through a view of it.
+Rules about ``.data``, ``.detach()`` and view aliases share this one definition.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional
+
+from torchlint.syntax import cst
+from torchlint.syntax.walk import settle_upward
+
+from torchlint.analysis import torch_api, torch_names
+from torchlint.syntax.nodes import is_true, keyword, positional_args
+
+if TYPE_CHECKING:
+    from torchlint.framework.context import FileContext
+
+
+@dataclass(frozen=True)
+class Write:
+    node: cst.CSTNode  # the whole writing expression or statement target
+    how: str  # "`add_()`", "item assignment", "`*=`", "`out=`", "`torch.nn.init.normal_()`"
+
+
+_ALIASING_ATTRIBUTES = frozenset({"data", "T", "mT", "H", "mH", "real", "imag"})
+
+
+def is_store_target(ctx: "FileContext", node: cst.CSTNode) -> bool:
+    """True when ``node`` is (part of) the target of an assignment, ``for`` or ``with``."""
+    current = node
+    parent = ctx.parent(current)
+    while isinstance(parent, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
+        current, parent = parent, ctx.parent(parent)
+    if isinstance(parent, cst.AssignTarget):
+        return parent.target is current
+    if isinstance(parent, (cst.AnnAssign, cst.For, cst.CompFor)):
+        return parent.target is current
+    if isinstance(parent, cst.AsName):
+        return True
+    return False
+
+
+def _augmented_operator(node: cst.AugAssign) -> str:
+    return getattr(node.operator, "token", None) or "augmented assignment"
+
+
+def find_write(ctx: "FileContext", node: cst.BaseExpression) -> Optional[Write]:
+    """The in-place write into ``node``'s storage that ``node`` takes part in, if any
+    (memoised per file: the walk up from ``x.data`` in ``x.data.data...`` passes through
+    every outer ``.data``, each of which is asked too)."""
+    return settle_upward(ctx.cache.setdefault("find_write", {}), node, lambda current: _write_step(ctx, current))
+
+
+def _write_step(ctx: "FileContext", current: cst.CSTNode) -> tuple[Optional[cst.CSTNode], Optional[Write]]:
+    """Where ``current``'s value goes: an expression that shares its storage, to look
+    at next, or else (None, the write into it if any)."""
+    parent = ctx.parent(current)
+    if isinstance(parent, cst.AugAssign) and parent.target is current:
+        return None, Write(current, f"`{_augmented_operator(parent)}`")
+    if isinstance(parent, cst.Subscript) and parent.value is current:
+        if is_store_target(ctx, parent):
+            return None, Write(parent, "item assignment")
+        augmented = ctx.parent(parent)
+        if isinstance(augmented, cst.AugAssign) and augmented.target is parent:
+            return None, Write(parent, f"`{_augmented_operator(augmented)}`")
+        return parent, None  # indexing gives a view (basic indexing) of the same storage
+    if isinstance(parent, cst.Attribute) and parent.value is current:
+        call = ctx.parent(parent)
+        if not (isinstance(call, cst.Call) and call.func is parent):
+            if parent.attr.value in _ALIASING_ATTRIBUTES:
+                return parent, None  # `x.data`, `x.T`: the same storage
+            return None, None
+        method = parent.attr.value
+        if torch_api.is_inplace_method(method):
+            return None, Write(call, f"`{method}()`")
+        if method in torch_api.VIEW_METHODS:
+            return call, None
+        return None, None
+    if isinstance(parent, cst.Arg) and parent.value is current:
+        return None, _argument_write(ctx, parent)
+    return None, None
+
+
+def _argument_write(ctx: "FileContext", arg: cst.Arg) -> Optional[Write]:
+    call = ctx.parent(arg)
+    if not isinstance(call, cst.Call):
+        return None
+    if arg.keyword is not None:
+        if arg.keyword.value == "out":
+            return Write(call, "`out=`")
+        return None
+    positional = positional_args(call)
+    if not positional or positional[0] is not arg:
+        return None
+    qualname = ctx.qualname(call.func) or ""
+    last = qualname.rsplit(".", 1)[-1]
+    if qualname.startswith("torch.nn.init.") and last in torch_names.NN_INIT and last != "calculate_gain":
+        return Write(call, f"`{qualname}()`")
+    if qualname.count(".") == 1 and qualname.startswith("torch.") and last.endswith("_") \
+            and last in torch_names.TORCH_FUNCTIONS:
+        return Write(call, f"`{qualname}()`")
+    if qualname.startswith("torch.nn.functional."):
+        if last.endswith("_") or is_true(keyword(call, "inplace")):
+            return Write(call, f"`{qualname}(inplace=True)`" if not last.endswith("_") else f"`{qualname}()`")
+    return None

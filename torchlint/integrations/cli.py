@@ -1,0 +1,532 @@
+"""The ``torchlint`` command line.
+
+    torchlint check [PATHS]...   lint files and folders (default: the current folder)
+    torchlint rule CODE|NAME     a rule's documentation
+    torchlint rules              the rule table
+
+Exit codes: 0 no findings, 1 findings, 2 usage, configuration or internal error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sys
+import traceback
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional
+
+import click
+
+from torchlint import __version__
+from torchlint.engine import batch
+from torchlint.engine.cache import DEFAULT_FOLDER as DEFAULT_CACHE_FOLDER
+from torchlint.engine.config import ConfigError, Options, SettingsResolver
+from torchlint.framework.diagnostics import UNLINTABLE_FILE, FileReport, allowed_applicabilities, unlintable
+from torchlint.engine.discovery import discover, display_path
+from torchlint.syntax.parsing import PARSERS
+from torchlint.analysis.project import Project
+from torchlint.output.report import (
+    MACHINE_FORMATS,
+    OUTPUT_FORMATS,
+    STATISTICS_FORMATS,
+    count,
+    summary,
+    write_diff,
+    write_findings,
+    write_fixes,
+    write_statistics,
+    runtime_summary,
+)
+
+if TYPE_CHECKING:
+    from torchlint.engine.fixer import FixOutcome
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED = 130  # as a shell reports a process stopped by SIGINT
+
+
+def _split(values: tuple[str, ...]) -> tuple[str, ...]:
+    """``--select TL1,TL2 --select TL3`` -> ("TL1", "TL2", "TL3")."""
+    return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
+
+
+def _per_file_ignores(values: tuple[str, ...]) -> Optional[tuple[tuple[str, tuple[str, ...]], ...]]:
+    if not values:
+        return None
+    entries = []
+    for value in values:
+        pattern, separator, codes = value.rpartition(":")
+        if not separator or not pattern:
+            raise click.BadParameter(f"{value!r} is not PATTERN:CODE[,CODE...]", param_hint="--per-file-ignores")
+        entries.append((pattern, _split((codes,))))
+    return tuple(entries)
+
+
+def _fail(message: str) -> None:
+    click.echo(f"torchlint: error: {message}", err=True)
+    sys.exit(EXIT_ERROR)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", "-V", prog_name="torchlint")
+def commands() -> None:
+    """A linter for PyTorch autograd and aliasing mistakes."""
+
+
+def main() -> None:
+    """The ``torchlint`` program.  Exit status 1 means findings and nothing else: a usage
+    error, or an error inside torchlint wherever it happens, exits 2 with a message."""
+    for stream in (sys.stdout, sys.stderr):
+        try:  # a file name or a source line that is not valid UTF-8 must not stop the output
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError):
+            pass
+    try:
+        status = commands.main(prog_name="torchlint", standalone_mode=False)
+    except click.ClickException as error:
+        error.show()
+        sys.exit(error.exit_code)
+    except click.Abort:  # Ctrl-C
+        click.echo("torchlint: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except BrokenPipeError:  # the reader of our output went away (`| head`)
+        _silence_stdout()
+        sys.exit(EXIT_ERROR)
+    except SystemExit:
+        raise
+    except BaseException as error:
+        traceback.print_exc()
+        click.echo(f"torchlint: internal error: {type(error).__name__}: {error} (please report this)", err=True)
+        sys.exit(EXIT_ERROR)
+    sys.exit(status or EXIT_CLEAN)
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so that flushing it at exit cannot raise again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+@commands.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--select", multiple=True, metavar="RULES", help="Rules to enable (codes, prefixes like TL1, names, or ALL); replaces the configured selection.")
+@click.option("--extend-select", multiple=True, metavar="RULES", help="Rules to enable on top of the selection.")
+@click.option("--ignore", multiple=True, metavar="RULES", help="Rules to disable.")
+@click.option("--per-file-ignores", multiple=True, metavar="PATTERN:RULES", help="Disable rules for files matching a glob, e.g. 'tests/*:TL101'; replaces the configured table.")
+@click.option("--exclude", multiple=True, metavar="GLOBS", help="Paths to exclude; replaces the default exclusions.")
+@click.option("--extend-exclude", multiple=True, metavar="GLOBS", help="Paths to exclude on top of the defaults.")
+@click.option("--force-exclude/--no-force-exclude", default=None, help="Apply exclusions to files named on the command line too.")
+@click.option("--respect-gitignore/--no-respect-gitignore", default=None, help="Skip files ignored by .gitignore (default: on).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), help="Use this configuration file instead of the nearest pyproject.toml.")
+@click.option("--isolated", is_flag=True, help="Ignore all configuration files.")
+@click.option("--output-format", type=click.Choice(OUTPUT_FORMATS), default=None, help="How to print findings (default: full, or github when GITHUB_ACTIONS=true).")
+@click.option("--statistics", is_flag=True, help="Print the number of findings per rule instead of the findings.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
+@click.option("--stdin-filename", metavar="NAME", help="The name to use for source read from standard input ('-').")
+@click.option("--show-files", is_flag=True, help="List the files that would be linted, and exit.")
+@click.option("--fix", is_flag=True, help="Apply safe fixes, then report what remains.")
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply (with --fix) or show (with --diff) unsafe fixes.")
+@click.option("--fix-only", is_flag=True, help="Apply fixes and do not report what remains.")
+@click.option("--diff", is_flag=True, help="Print the fixes as a unified diff and write nothing (exit 1 if there is one).")
+@click.option("--show-fixes", is_flag=True, help="List the fixes that were applied, per file and rule.")
+@click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when anything was fixed, even if nothing remains.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N", help="Lint in N processes (default: the number of CPUs; 1 lints in this process).")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None, envvar="TORCHLINT_CACHE_DIR", help=f"Where to keep results of unchanged files (default: {DEFAULT_CACHE_FOLDER} beside the configuration, else in the current folder).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the cache.")
+@click.option("--file-timeout", type=click.FloatRange(min=0.1), default=batch.FileLimits.seconds, show_default=True, metavar="SECONDS", help="Stop linting a file after this long and report it as TL000.")
+@click.option("--file-memory", default="2G", show_default=True, metavar="SIZE", help="Stop linting a file that needs more memory than this (e.g. 2G, 512M) and report it as TL000.")
+@click.option("--parser", type=click.Choice(PARSERS), default="auto", show_default=True, help="What builds each file's syntax tree: torchlint's fast tree, falling back to libcst's parser where it cannot be built (auto); the fast tree only; or libcst's parser for every file (about ten times slower).")
+@click.option("--runtime", is_flag=True, help="Run the flagged code under real torch (sandboxed) and give each finding a verdict.")
+@click.option("--entry", metavar="COMMAND", help="With --runtime: run this program once under the monitor, e.g. 'train.py --epochs 1' or 'pytest tests/test_x.py::test_y'.")
+@click.option("--runtime-timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True, metavar="SECONDS", help="Wall-clock limit of each runtime job.")
+@click.option("--runtime-memory", default="4G", show_default=True, metavar="SIZE", help="Memory (address space) each runtime job may add, e.g. 2G or 512M.")
+@click.option("--runtime-jobs", type=click.IntRange(min=1), default=None, metavar="N", help="Runtime jobs at once (default: the number of CPUs).")
+def check(
+    paths: tuple[str, ...],
+    select: tuple[str, ...],
+    extend_select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    per_file_ignores: tuple[str, ...],
+    exclude: tuple[str, ...],
+    extend_exclude: tuple[str, ...],
+    force_exclude: Optional[bool],
+    respect_gitignore: Optional[bool],
+    config_path: Optional[Path],
+    isolated: bool,
+    output_format: Optional[str],
+    statistics: bool,
+    exit_zero: bool,
+    quiet: bool,
+    stdin_filename: Optional[str],
+    show_files: bool,
+    fix: bool,
+    unsafe_fixes: bool,
+    fix_only: bool,
+    diff: bool,
+    show_fixes: bool,
+    exit_non_zero_on_fix: bool,
+    jobs: Optional[int],
+    cache_dir: Optional[Path],
+    no_cache: bool,
+    file_timeout: float,
+    file_memory: str,
+    parser: str,
+    runtime: bool,
+    entry: Optional[str],
+    runtime_timeout: float,
+    runtime_memory: str,
+    runtime_jobs: Optional[int],
+) -> None:
+    """Lint PATHS (files or folders; default: the current folder; '-' for standard input)."""
+    output_format = _output_format(output_format, statistics)
+    if diff and (fix or fix_only):
+        raise click.UsageError("--diff shows fixes without applying them; it cannot be combined with --fix or --fix-only")
+    runtime_options = _runtime_options(runtime, entry, runtime_timeout, runtime_memory, runtime_jobs,
+                                       fixing=bool(diff or fix or fix_only))
+    plan = FixPlan(
+        mode="diff" if diff else "fix" if (fix or fix_only) else None,
+        allowed=allowed_applicabilities(unsafe_fixes),
+    )
+    limits = batch.FileLimits(seconds=file_timeout, memory=_size(file_memory, "--file-memory"))
+    cli = Options(
+        select=_split(select) if select else None,
+        extend_select=_split(extend_select),
+        ignore=_split(ignore),
+        per_file_ignores=_per_file_ignores(per_file_ignores),
+        exclude=_split(exclude) if exclude else None,
+        extend_exclude=_split(extend_exclude),
+        force_exclude=force_exclude,
+        respect_gitignore=respect_gitignore,
+    )
+    try:
+        resolver = SettingsResolver(cli, config=config_path, isolated=isolated)
+        keep_source = runtime_options is not None  # the runtime check runs the files' code
+        use_stdin = paths == ("-",) or (not paths and stdin_filename is not None)
+        if "-" in paths and not use_stdin:
+            raise click.UsageError("'-' (standard input) cannot be combined with other paths")
+        if use_stdin:
+            reports = _lint_stdin(resolver, stdin_filename, force_exclude, plan, keep_source, limits, parser)
+        else:
+            cache_folder = None if no_cache else _cache_folder(cache_dir, resolver)
+            reports = _lint_paths(resolver, list(paths) or ["."], force_exclude, show_files, plan,
+                                  jobs or batch.default_workers(), cache_folder, keep_source, limits, parser)
+            if reports is None:
+                return
+    except ConfigError as error:
+        _fail(str(error))
+        return
+
+    reports.sort(key=lambda report: report.path)
+    runtime_note = None
+    if runtime_options is not None:
+        runtime_note = _run_runtime(reports, runtime_options, resolver, quiet, parser)
+    out = sys.stdout
+    fix_errors = [(report.path, plan.outcomes[id(report)].error) for report in reports
+                  if id(report) in plan.outcomes and plan.outcomes[id(report)].error]
+    for path, message in fix_errors:
+        click.echo(f"torchlint: error: {path}: {message}", err=True)
+    if plan.mode == "diff":
+        _finish_diff(reports, plan, out, quiet)
+        return
+    if plan.stdin_fixed is not None:
+        # The fixed source is the output; findings go to standard error.
+        sys.stdout.flush()
+        sys.stdout.buffer.write(plan.stdin_fixed)
+        sys.stdout.buffer.flush()
+        out = sys.stderr
+    fixed = plan.fixed_counts(reports)
+    if fix_only:
+        pass  # fixes only: what remains is not reported
+    elif statistics:
+        write_statistics(reports, output_format, out)
+    else:
+        write_findings(reports, output_format, out)
+    if show_fixes:
+        write_fixes([(report.path, plan.outcomes[id(report)].fixed) for report in reports
+                     if id(report) in plan.outcomes], out)
+    if not quiet and output_format not in MACHINE_FORMATS and not fix_only:
+        out.write(summary(reports, fixed if plan.mode else None, unsafe_fixes) + "\n")
+        if runtime_note is not None:
+            out.write(runtime_summary(reports, runtime_note) + "\n")
+    elif not quiet and fix_only and sum(fixed.values()):
+        out.write(f"Fixed {count(sum(fixed.values()), 'finding')}.\n")
+    if runtime_note and output_format in MACHINE_FORMATS:
+        # Machine-readable output has no room for it, but the user must see it.
+        click.echo(f"torchlint: note: the runtime check ran without full isolation here: {runtime_note}", err=True)
+
+    internal_errors = [report.internal_error for report in reports if report.internal_error]
+    for message in internal_errors:
+        click.echo(f"torchlint: {message}", err=True)
+    if internal_errors or fix_errors:
+        sys.exit(EXIT_ERROR)
+    if exit_non_zero_on_fix and sum(fixed.values()):
+        sys.exit(EXIT_FINDINGS)
+    has_findings = any(report.diagnostics for report in reports) and not fix_only
+    sys.exit(EXIT_FINDINGS if has_findings and not exit_zero else EXIT_CLEAN)
+
+
+def _output_format(given: Optional[str], statistics: bool) -> str:
+    """The format asked for; else github inside GitHub Actions (unless counting), else full."""
+    if given is None:
+        return "github" if os.environ.get("GITHUB_ACTIONS") == "true" and not statistics else "full"
+    if statistics and given not in STATISTICS_FORMATS:
+        raise click.UsageError(f"--statistics prints counts per rule, which --output-format {given} cannot show; "
+                               f"use one of {', '.join(STATISTICS_FORMATS)}")
+    return given
+
+
+def _runtime_options(runtime: bool, entry: Optional[str], timeout: float, memory: str,
+                     jobs: Optional[int], fixing: bool):
+    if not runtime:
+        if entry:
+            raise click.UsageError("--entry needs --runtime")
+        return None
+    if fixing:
+        raise click.UsageError("--runtime checks the code as it is; it cannot be combined with --fix, --fix-only or --diff")
+    from torchlint.runtime.check import RuntimeOptions, parse_entry
+
+    try:
+        parsed_entry = parse_entry(entry, str(Path.cwd())) if entry else None
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--entry")
+    return RuntimeOptions(entry=parsed_entry, timeout=timeout, memory=_size(memory, "--runtime-memory"),
+                          jobs=jobs or os.cpu_count() or 1)
+
+
+def _size(text: str, option: str) -> int:
+    """``4G``, ``512M``, ``1.5GiB``, ``1000000`` -> bytes."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*", text, re.IGNORECASE)
+    if not match:
+        raise click.BadParameter(f"{text!r} is not a size like 4G or 512M", param_hint=option)
+    scale = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[match.group(2).lower()]
+    return int(float(match.group(1)) * scale)
+
+
+def _run_runtime(reports: list[FileReport], options, resolver: SettingsResolver, quiet: bool, parser: str) -> str:
+    """Give every finding a runtime verdict; return the isolation note ("" when fully isolated)."""
+    from torchlint.engine.fixer import fix_source
+    from torchlint.runtime.check import RuntimeCheck, RuntimeUnavailable
+
+    def fix_all(report: FileReport) -> Optional[str]:
+        path = Path(report.filename)
+        outcome = fix_source(report.source, report.path, resolver.for_file(path).rules_for(path),
+                             allowed_applicabilities(True), path, Project(parser=parser))
+        return outcome.text if outcome.changed and not outcome.error else None
+
+    with _progress(quiet) as progress:
+        check = RuntimeCheck(options, fix_all, progress)
+        try:
+            check.run(reports)
+        except RuntimeUnavailable as error:
+            _fail(str(error))
+    return check.isolation_note
+
+
+@contextlib.contextmanager
+def _progress(quiet: bool):
+    """A progress bar on a terminal; nothing when standard error is not one."""
+    stream = sys.stderr
+    if quiet or not stream.isatty():
+        yield None
+        return
+    try:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    except ImportError:
+        yield None
+        return
+    columns = (TextColumn("runtime check"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("{task.description}"))
+    with Progress(*columns, transient=True, console=Console(stderr=True)) as bar:
+        task = bar.add_task("starting torch", total=None)
+
+        def update(label: str, done: int, total: int) -> None:
+            bar.update(task, description=label, completed=done, total=total)
+
+        yield update
+
+
+class FixPlan:
+    """What ``check`` was asked to do with fixes, and what came of it per file."""
+
+    def __init__(self, mode: Optional[str], allowed):
+        self.mode = mode  # None (report only), "fix" (write) or "diff" (show)
+        self.allowed = allowed
+        self.outcomes: dict[int, "FixOutcome"] = {}  # id(report) -> outcome
+        self.stdin_fixed: Optional[bytes] = None  # with --fix on standard input: what to print
+
+    @property
+    def fix_mode(self) -> Optional[batch.FixMode]:
+        return batch.FixMode(write=self.mode == "fix", allowed=self.allowed) if self.mode else None
+
+    def fixed_counts(self, reports: list[FileReport]) -> Counter:
+        total: Counter = Counter()
+        for report in reports:
+            if id(report) in self.outcomes:
+                total.update(self.outcomes[id(report)].fixed)
+        return total
+
+
+def _finish_diff(reports: list[FileReport], plan: FixPlan, out, quiet: bool) -> None:
+    changed = 0
+    fixes = 0
+    for report in reports:
+        outcome = plan.outcomes.get(id(report))
+        if outcome is not None and outcome.changed:
+            write_diff(report.path, outcome.source.text, outcome.text, out)
+            changed += 1
+            fixes += sum(outcome.fixed.values())
+    if not quiet:
+        message = f"Would fix {count(fixes, 'finding')} in {count(changed, 'file')}." if fixes else "No fixes available."
+        click.echo(message, err=True)
+    errors = any(outcome.error for outcome in plan.outcomes.values()) or any(r.internal_error for r in reports)
+    sys.exit(EXIT_ERROR if errors else EXIT_FINDINGS if changed else EXIT_CLEAN)
+
+
+def _cache_folder(given: Optional[Path], resolver: SettingsResolver) -> Path:
+    """--cache-dir, else .torchlint_cache beside the configuration that applies to the
+    current folder, else in the current folder."""
+    if given is not None:
+        return given if given.is_absolute() else resolver.cwd / given
+    return resolver.for_directory(resolver.cwd).root / DEFAULT_CACHE_FOLDER
+
+
+def _lint_paths(resolver: SettingsResolver, paths: list[str], force_exclude: Optional[bool],
+                show_files: bool, plan: FixPlan, workers: int,
+                cache_folder: Optional[Path], keep_source: bool,
+                limits: batch.FileLimits, parser: str) -> Optional[list[FileReport]]:
+    found = discover(paths, resolver, force_exclude)
+    if show_files:
+        for candidate in sorted(found.files, key=lambda c: c.display):
+            click.echo(candidate.display)
+        return None
+    reports = []
+    for problem in found.problems:
+        reports.append(FileReport(problem.display, [unlintable(problem.display, problem.reason)],
+                                  filename=str(problem.path)))
+    roots = Project()  # only to say where each file's imports are looked up
+    jobs = [batch.Job(candidate.path, candidate.display, candidate.settings.codes_for(candidate.path),
+                      roots.roots_for(candidate.path), parser)
+            for candidate in found.files]
+    for report, outcome in batch.run(jobs, workers, plan.fix_mode, cache_folder, keep_source, limits):
+        if outcome is not None:
+            plan.outcomes[id(report)] = outcome
+        reports.append(report)
+    return reports
+
+
+def _lint_stdin(resolver: SettingsResolver, stdin_filename: Optional[str],
+                force_exclude: Optional[bool], plan: FixPlan, keep_source: bool,
+                limits: batch.FileLimits, parser: str) -> list[FileReport]:
+    data = sys.stdin.buffer.read()
+    if stdin_filename is None:
+        path, display, settings = None, "-", resolver.for_directory(resolver.cwd)
+    else:
+        path = Path(stdin_filename)
+        if not path.is_absolute():
+            path = resolver.cwd / path
+        settings = resolver.for_file(path)
+        forced = settings.force_exclude if force_exclude is None else force_exclude
+        if forced and settings.is_excluded(path, anchor=resolver.cwd):
+            if plan.mode == "fix":
+                plan.stdin_fixed = data
+            return []
+        display = display_path(path, resolver.cwd)
+    project = Project(parser=parser)
+    job = batch.Job(path, display, settings.codes_for(path), project.roots_for(path) if path else (), parser)
+    fix = batch.FixMode(write=False, allowed=plan.allowed) if plan.mode else None
+    (report, outcome), _ = batch.guarded_lint_job(job, fix, None, project, limits, data=data, keep_source=keep_source)
+    if outcome is not None:
+        plan.outcomes[id(report)] = outcome
+    if plan.mode == "fix":
+        changed = outcome is not None and outcome.changed
+        plan.stdin_fixed = outcome.text.encode(outcome.source.encoding) if changed else data
+    return [report]
+
+
+@commands.command(name="clean")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None, envvar="TORCHLINT_CACHE_DIR", help=f"The cache to remove (default: {DEFAULT_CACHE_FOLDER} beside the configuration, else in the current folder).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), help="The configuration file whose folder holds the cache.")
+@click.option("--isolated", is_flag=True, help="Ignore all configuration files: the cache of the current folder.")
+def clean_command(cache_dir: Optional[Path], config_path: Optional[Path], isolated: bool) -> None:
+    """Remove the cache `check` keeps (only what torchlint wrote in it)."""
+    from torchlint.engine.cache import clean, is_cache
+
+    try:
+        resolver = SettingsResolver(Options(), config=config_path, isolated=isolated)
+    except ConfigError as error:
+        _fail(str(error))
+        return
+    folder = _cache_folder(cache_dir, resolver)
+    if not folder.is_dir():
+        click.echo(f"No cache at {folder}.")
+        return
+    if not is_cache(folder):
+        _fail(f"{folder} is not torchlint's cache (it has no torchlint CACHEDIR.TAG); nothing was removed")
+        return
+    removed = clean(folder)
+    where = "" if not folder.exists() else " (the folder holds other files, which were left)"
+    click.echo(f"Removed {count(removed, 'cached result')} from {folder}{where}.")
+
+
+@commands.command(name="rule")
+@click.argument("rule")
+def rule_command(rule: str) -> None:
+    """Print the documentation of a rule, by code (TL102) or name (data-inplace)."""
+    if rule.upper() == UNLINTABLE_FILE.code or rule == UNLINTABLE_FILE.name:
+        click.echo(UNLINTABLE_FILE.documentation())
+        return
+    from torchlint.rules import rule_by_name_or_code
+
+    found = rule_by_name_or_code(rule)
+    if found is None:
+        _fail(f"unknown rule {rule!r}; `torchlint rules` lists them")
+        return
+    click.echo(found.documentation())
+
+
+@commands.command(name="rules")
+@click.option("--output-format", type=click.Choice(("text", "json")), default="text", show_default=True)
+def rules_command(output_format: str) -> None:
+    """List every rule: code, name, fix availability, whether it is on by default."""
+    from torchlint.rules import all_rules
+
+    rows = [
+        {
+            "code": rule.code,
+            "name": rule.name,
+            "fix": rule.fix.value if rule.fix is not None else None,
+            "default": rule.default_enabled,
+            "summary": rule.summary,
+        }
+        for rule in (UNLINTABLE_FILE, *all_rules().values())
+    ]
+    if output_format == "json":
+        import json
+
+        click.echo(json.dumps(rows, indent=2))
+        return
+    name_width = max(len(row["name"]) for row in rows)
+    click.echo(f"{'code':<6} {'name':<{name_width}} {'fix':<12} {'default':<7} summary")
+    for row in rows:
+        fix = row["fix"] or "-"
+        default = "yes" if row["default"] else "no"
+        click.echo(f"{row['code']:<6} {row['name']:<{name_width}} {fix:<12} {default:<7} {row['summary']}")
+
+
+@commands.command(name="server")
+@click.option("--stdio", is_flag=True, help="Talk over standard input/output (the only transport; editors may pass it).")
+def server_command(stdio: bool) -> None:
+    """Run the language server (LSP over standard input/output) for editors."""
+    try:
+        from torchlint.integrations.lsp import serve
+    except ImportError as error:
+        _fail(f"the language server needs pygls ({error}); install it with `pip install 'torchlint[lsp]'`")
+        return
+    serve()

@@ -1,0 +1,334 @@
+"""``torchlint server``: a Language Server (LSP over standard input/output, built on pygls).
+
+Every open document is linted from the editor's buffer, not from the disk, with the
+configuration of the file's folder, on open, change and save; its diagnostics are
+cleared on close.  Code actions offer a finding's own fix, every safe fix of the file
+at once (``source.fixAll.torchlint``, what ``torchlint check --fix`` would write), and
+a ``# noqa`` comment for the finding's line.
+
+Positions: torchlint counts 1-based rows and columns in code points; LSP counts
+0-based lines and columns in the negotiated encoding's code units (UTF-16 unless the
+client offers another), so every position is converted through ``_Positions``.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import os
+import re
+import tokenize
+from pathlib import Path
+from typing import Optional
+from urllib.parse import urlparse
+from urllib.request import url2pathname
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from torchlint import __version__
+from torchlint.engine.config import ConfigError, Options, SettingsResolver
+from torchlint.engine.fixer import FixOutcome, apply_edits, fix_source, verify
+from torchlint.framework.diagnostics import Applicability, Diagnostic, FileReport, Note, allowed_applicabilities
+from torchlint.engine.linter import lint_source
+from torchlint.framework.noqa import parse_directives
+from torchlint.syntax.source import LineIndex
+from torchlint.analysis.project import Project
+from torchlint.syntax.source import SourceText
+
+SOURCE = "torchlint"
+FIX_ALL_KIND = "source.fixAll.torchlint"
+_NOQA_WITH_CODES = re.compile(r"#\s*noqa:\s*[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*", re.IGNORECASE)
+
+
+class _Positions:
+    """Converts torchlint's positions in one text to LSP positions."""
+
+    def __init__(self, text: str, encoding: Optional[str]):
+        self.index = LineIndex(text)
+        self.encoding = encoding or types.PositionEncodingKind.Utf16
+
+    def units(self, text: str) -> int:
+        if self.encoding == types.PositionEncodingKind.Utf8:
+            return len(text.encode("utf-8", "surrogatepass"))
+        if self.encoding == types.PositionEncodingKind.Utf32:
+            return len(text)
+        return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+    def position(self, row: int, column: int) -> types.Position:
+        line = self.index.line(row) if row <= self.index.line_count else ""
+        return types.Position(line=row - 1, character=self.units(line[: column - 1]))
+
+    def at_offset(self, offset: int) -> types.Position:
+        return self.position(*self.index.position(offset))
+
+    def range(self, row: int, column: int, end_row: int, end_column: int) -> types.Range:
+        if (row, column) == (end_row, end_column):
+            # A point (a syntax error): underline the character there, if the line has one.
+            end_column = min(column + 1, len(self.index.line(row)) + 1) if row <= self.index.line_count else column
+        return types.Range(self.position(row, column), self.position(end_row, end_column))
+
+    def end_of_line(self, row: int) -> types.Position:
+        return self.position(row, len(self.index.line(row)) + 1)
+
+
+class _Document:
+    """One buffer linted once: its findings, and how to turn them into LSP objects."""
+
+    def __init__(self, server: "TorchlintServer", uri: str, text: str):
+        self.uri = uri
+        self.text = text
+        self.path = _uri_to_path(uri)
+        self.display = str(self.path) if self.path is not None else uri
+        self.positions = _Positions(text, server.workspace.position_encoding)
+        self.config_error: Optional[str] = None
+        self.rules = []
+        self.skipped = self.path is not None and self.path.suffix == ".ipynb"  # notebooks are JSON here
+        if not self.skipped:
+            try:
+                self.rules = _rules_for(self.path, server.workspace.root_path)
+            except ConfigError as error:
+                self.config_error = str(error)
+                self.skipped = True
+        self.report: FileReport = (
+            FileReport(self.display) if self.skipped
+            else lint_source(self.source(text), self.display, self.rules, self.path, Project())
+        )
+
+    @staticmethod
+    def source(text: str) -> SourceText:
+        return SourceText(text, "utf-8", text.encode("utf-8", "surrogatepass"))
+
+    def lsp_diagnostics(self) -> list[types.Diagnostic]:
+        found = [self._to_lsp(diagnostic) for diagnostic in self.report.diagnostics]
+        if self.config_error:
+            found.append(types.Diagnostic(
+                range=types.Range(types.Position(0, 0), types.Position(0, 0)),
+                message=f"torchlint did not lint this file: {self.config_error}",
+                severity=types.DiagnosticSeverity.Error,
+                source=SOURCE,
+            ))
+        return found
+
+    def _to_lsp(self, diagnostic: Diagnostic) -> types.Diagnostic:
+        return types.Diagnostic(
+            range=self.range_of(diagnostic),
+            message=diagnostic.message,
+            severity=types.DiagnosticSeverity.Warning,
+            code=diagnostic.code,
+            code_description=types.CodeDescription(href=diagnostic.url),
+            source=SOURCE,
+            related_information=[self._related(note) for note in (*diagnostic.related, *diagnostic.evidence)] or None,
+        )
+
+    def range_of(self, diagnostic: Diagnostic) -> types.Range:
+        return self.positions.range(diagnostic.row, diagnostic.column, diagnostic.end_row, diagnostic.end_column)
+
+    def _related(self, note: Note) -> types.DiagnosticRelatedInformation:
+        position = self.positions.position(note.row, note.column)
+        return types.DiagnosticRelatedInformation(
+            location=types.Location(uri=self.uri, range=types.Range(position, position)),
+            message=note.message,
+        )
+
+    # --- code actions ---------------------------------------------------------------
+
+    def code_actions(self, wanted: types.Range, kinds: Optional[list[str]]) -> list[types.CodeAction]:
+        actions: list[types.CodeAction] = []
+        if _kind_wanted(types.CodeActionKind.QuickFix, kinds):
+            for diagnostic in self.report.diagnostics:
+                if diagnostic.code == "TL000" or not _overlaps(self.range_of(diagnostic), wanted):
+                    continue
+                fix = self.fix_action(diagnostic)
+                if fix is not None:
+                    actions.append(fix)
+                ignore = self.ignore_action(diagnostic)
+                if ignore is not None:
+                    actions.append(ignore)
+        if _kind_wanted(FIX_ALL_KIND, kinds):
+            fix_all = self.fix_all_action()
+            if fix_all is not None:
+                actions.append(fix_all)
+        return actions
+
+    def fix_action(self, diagnostic: Diagnostic) -> Optional[types.CodeAction]:
+        applicability = diagnostic.applicable_fix
+        if applicability not in (Applicability.SAFE, Applicability.UNSAFE):
+            return None
+        # The same check `--fix` makes: the fixed text must parse and compile.
+        if verify(apply_edits(self.text, diagnostic.text_edits), self.display) is not None:
+            return None
+        title = f"Fix: {diagnostic.fix.message}"
+        if applicability is Applicability.UNSAFE:
+            title += " (unsafe: may change behaviour)"
+        edits = [
+            types.TextEdit(range=types.Range(self.positions.at_offset(edit.start), self.positions.at_offset(edit.end)),
+                           new_text=edit.content)
+            for edit in sorted(set(diagnostic.text_edits), key=lambda e: (e.start, e.end))
+        ]
+        return types.CodeAction(
+            title=title,
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=[self._to_lsp(diagnostic)],
+            edit=types.WorkspaceEdit(changes={self.uri: edits}),
+            is_preferred=applicability is Applicability.SAFE,
+        )
+
+    @functools.cached_property
+    def _fixed_all(self) -> FixOutcome:
+        return fix_source(self.source(self.text), self.display, self.rules, allowed_applicabilities(False),
+                          self.path, Project())
+
+    def fix_all_action(self) -> Optional[types.CodeAction]:
+        outcome = self._fixed_all
+        if not outcome.changed or outcome.error:
+            return None
+        whole = types.Range(types.Position(0, 0), self.positions.end_of_line(self.positions.index.line_count))
+        return types.CodeAction(
+            title="Fix all safe fixes in this file",
+            kind=FIX_ALL_KIND,
+            edit=types.WorkspaceEdit(changes={self.uri: [types.TextEdit(range=whole, new_text=outcome.text)]}),
+        )
+
+    def ignore_action(self, diagnostic: Diagnostic) -> Optional[types.CodeAction]:
+        # noqa counts on the finding's first or last line; the first one that takes a
+        # comment (is not inside a multi-line string) gets it.
+        for row in dict.fromkeys((diagnostic.row, diagnostic.end_row)):
+            edit = self._noqa_edit(row, diagnostic.code)
+            if edit is None:
+                continue
+            new_text = self._apply(edit)
+            if verify(new_text, self.display) is None and parse_directives(new_text).suppresses(diagnostic.code, (row,)):
+                return types.CodeAction(
+                    title=f"Ignore {diagnostic.code} on this line",
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[self._to_lsp(diagnostic)],
+                    edit=types.WorkspaceEdit(changes={self.uri: [edit]}),
+                )
+        return None
+
+    def _noqa_edit(self, row: int, code: str) -> Optional[types.TextEdit]:
+        line = self.positions.index.line(row)
+        comment = _comment_on(self.text, row)
+        if comment is not None:
+            column, comment_text = comment
+            match = _NOQA_WITH_CODES.search(comment_text)
+            if match is not None:  # extend `# noqa: TL101` to `# noqa: TL101, TL203`
+                at = self.positions.position(row, column + 1 + match.end())
+                return types.TextEdit(range=types.Range(at, at), new_text=f", {code}")
+        content = line.rstrip()
+        start = self.positions.position(row, len(content) + 1)
+        end = self.positions.end_of_line(row)
+        return types.TextEdit(range=types.Range(start, end), new_text=f"  # noqa: {code}")
+
+    def _apply(self, edit: types.TextEdit) -> str:
+        """``self.text`` with one edit made (positions computed by this class, so exact)."""
+        index = self.positions.index
+
+        def offset(position: types.Position) -> int:
+            line = index.line(position.line + 1)
+            prefix_units, column = 0, 0
+            while column < len(line) and prefix_units < position.character:
+                prefix_units += self.positions.units(line[column])
+                column += 1
+            return index.offset(position.line + 1, column + 1)
+
+        start, end = offset(edit.range.start), offset(edit.range.end)
+        return self.text[:start] + edit.new_text + self.text[end:]
+
+
+def _comment_on(text: str, row: int) -> Optional[tuple[int, str]]:
+    """(0-based column, text) of the comment token on line ``row``, if any."""
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.COMMENT and token.start[0] == row:
+                return token.start[1], token.string
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return None
+
+
+def _kind_wanted(kind: str, kinds: Optional[list[str]]) -> bool:
+    """LSP's ``only`` filter: a kind is wanted when it equals or extends one asked for."""
+    return not kinds or any(kind == only or kind.startswith(only + ".") for only in kinds)
+
+
+def _overlaps(a: types.Range, b: types.Range) -> bool:
+    def key(position: types.Position) -> tuple[int, int]:
+        return position.line, position.character
+
+    return key(a.start) <= key(b.end) and key(b.start) <= key(a.end)
+
+
+def _uri_to_path(uri: str) -> Optional[Path]:
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        return None  # an unsaved buffer: the workspace's configuration applies
+    return Path(url2pathname(parsed.path)).resolve()
+
+
+def _rules_for(path: Optional[Path], root: Optional[str]):
+    """The rules ``torchlint check`` would use for this file (fresh each time, so edits
+    to pyproject.toml apply to the next lint)."""
+    folder = path.parent if path is not None else Path(root or os.getcwd())
+    resolver = SettingsResolver(Options(), cwd=folder)
+    return resolver.for_file(path).rules_for(path) if path is not None else resolver.for_directory(folder).rules_for(None)
+
+
+class TorchlintServer(LanguageServer):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # uri -> the last lint of that buffer: editors ask for code actions on every
+        # cursor move, and the text has usually not changed since it was published.
+        self.linted: dict[str, _Document] = {}
+
+    def lint(self, uri: str, reuse: bool = False) -> _Document:
+        text = self.workspace.get_text_document(uri).source
+        document = self.linted.get(uri)
+        if reuse and document is not None and document.text == text:
+            return document
+        document = self.linted[uri] = _Document(self, uri, text)
+        if document.report.internal_error:
+            self.window_log_message(types.LogMessageParams(types.MessageType.Error, document.report.internal_error))
+        return document
+
+    def publish(self, uri: str) -> None:
+        document = self.lint(uri)
+        version = self.workspace.get_text_document(uri).version
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=document.lsp_diagnostics(), version=version)
+        )
+
+
+def create_server() -> TorchlintServer:
+    server = TorchlintServer("torchlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Full)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: TorchlintServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.publish(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: TorchlintServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.publish(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: TorchlintServer, params: types.DidSaveTextDocumentParams) -> None:
+        ls.publish(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: TorchlintServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.linted.pop(params.text_document.uri, None)
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND]),
+    )
+    def code_action(ls: TorchlintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        return ls.lint(params.text_document.uri, reuse=True).code_actions(params.range, params.context.only)
+
+    return server
+
+
+def serve() -> None:
+    create_server().start_io()

@@ -1,0 +1,247 @@
+"""Output formats: full (default), concise, json, json-lines (the CI formats are in formats.py);
+and ``--statistics``."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections import Counter
+from typing import Iterable, Optional, TextIO
+
+from torchlint.output.formats import write_github, write_junit, write_sarif
+from torchlint.framework.catalogue import names as rule_names
+from torchlint.framework.diagnostics import Applicability, Diagnostic, FileReport, Note
+
+
+def _marker(diagnostic: Diagnostic) -> str:
+    return "[*] " if diagnostic.applicable_fix is Applicability.SAFE else ""
+
+
+def _location(row: int, column: int) -> dict:
+    return {"row": row, "column": column}
+
+
+def _note_json(note: Note) -> dict:
+    return {"message": note.message, "location": _location(note.row, note.column)}
+
+
+def diagnostic_json(diagnostic: Diagnostic, filename: str) -> dict:
+    fix = None
+    if diagnostic.fix is not None:
+        fix = {
+            "applicability": diagnostic.fix.applicability.value,
+            "message": diagnostic.fix.message,
+            "edits": [
+                {
+                    "content": content,
+                    "location": _location(row, column),
+                    "end_location": _location(end_row, end_column),
+                }
+                for row, column, end_row, end_column, content in diagnostic.fix_edits
+            ],
+        }
+    return {
+        "code": diagnostic.code,
+        "name": diagnostic.name,
+        "message": diagnostic.message,
+        "filename": filename,
+        **({"cell": diagnostic.cell} if diagnostic.cell is not None else {}),  # notebooks only
+        "location": _location(diagnostic.row, diagnostic.column),
+        "end_location": _location(diagnostic.end_row, diagnostic.end_column),
+        "fix": fix,
+        "url": diagnostic.url,
+        "evidence": [_note_json(note) for note in diagnostic.evidence],
+        "related": [_note_json(note) for note in diagnostic.related],
+        "runtime": diagnostic.runtime,
+    }
+
+
+def write_json(reports: Iterable[FileReport], out: TextIO) -> None:
+    items = []
+    for report in reports:
+        for diagnostic in report.diagnostics:
+            items.append(diagnostic_json(diagnostic, report.filename))
+    out.write(json.dumps(items, indent=2, ensure_ascii=False) + "\n")
+
+
+def write_json_lines(reports: Iterable[FileReport], out: TextIO) -> None:
+    """One ``diagnostic_json`` object per line."""
+    for report in reports:
+        for diagnostic in report.diagnostics:
+            out.write(json.dumps(diagnostic_json(diagnostic, report.filename), ensure_ascii=False) + "\n")
+
+
+def write_concise(reports: Iterable[FileReport], out: TextIO) -> None:
+    for report in reports:
+        for d in report.diagnostics:
+            verdict = f" [{d.runtime['verdict']}]" if d.runtime else ""
+            out.write(f"{d.path}:{d.row}:{d.column}: {d.code} {_marker(d)}{_shown(d.message)}{verdict}\n")
+
+
+def write_full(reports: Iterable[FileReport], out: TextIO) -> None:
+    for report in reports:
+        for d in report.diagnostics:
+            line = report.line(d.row, d.cell)
+            out.write(f"{d.path}:{d.row}:{d.column}: {d.code} {_marker(d)}{_shown(d.message)}\n")
+            if line is not None:
+                end = d.end_column if d.end_row == d.row else len(line) + 1
+                text, column, end = _excerpt(line, d.column, end)
+                text = _shown(text.expandtabs(1))  # both keep every character's column
+                width = len(str(d.row))
+                gutter = " " * width
+                caret_length = max(1, end - column)
+                out.write(f"{gutter} |\n")
+                out.write(f"{d.row} | {text}\n")
+                out.write(f"{gutter} | {' ' * (column - 1)}{'^' * caret_length} {d.code}\n")
+                out.write(f"{gutter} |\n")
+                for note in d.evidence:
+                    out.write(f"{gutter} = evidence: {_shown(note.message)} (line {note.row})\n")
+                for note in d.related:
+                    out.write(f"{gutter} = related: {_shown(note.message)} (line {note.row})\n")
+                if d.runtime:
+                    out.write(f"{gutter} = runtime: {d.runtime['verdict']}: {_shown(d.runtime['evidence'])}\n")
+            out.write("\n")
+
+
+# A source line is shown whole up to this many characters; a longer one (minified or
+# generated code) around the finding only, so that the output stays proportional to the
+# number of findings, not to findings x line length.
+_SHOWN_LINE = 160
+_CONTEXT = 40  # characters shown on each side of a finding in a long line
+_CONTROL = {code: "\ufffd" for code in (*range(0x20), *range(0x7F, 0xA0))}
+
+
+def _shown(text: str) -> str:
+    """``text`` without control characters, which a terminal would obey (an escape
+    sequence in a string literal of the linted file)."""
+    return text.translate(_CONTROL) if not text.isprintable() else text
+
+
+def _excerpt(text: str, column: int, end: int) -> tuple[str, int, int]:
+    """The part of ``text`` to show for columns ``column`` to ``end`` (1-based), and those
+    columns in it."""
+    if len(text) <= _SHOWN_LINE:
+        return text, column, end
+    end = min(end, column + _SHOWN_LINE - 2 * _CONTEXT)  # a very long span: its start
+    start = max(0, column - 1 - _CONTEXT)
+    stop = min(len(text), end - 1 + _CONTEXT)
+    head = "…" if start > 0 else ""
+    tail = "…" if stop < len(text) else ""
+    shift = start - len(head)
+    return head + text[start:stop] + tail, column - shift, end - shift
+
+
+WRITERS = {
+    "full": write_full,
+    "concise": write_concise,
+    "json": write_json,
+    "json-lines": write_json_lines,
+    "sarif": write_sarif,
+    "github": write_github,
+    "junit": write_junit,
+}
+OUTPUT_FORMATS = tuple(WRITERS)
+# Read by programs: nothing but the document goes to standard output.
+MACHINE_FORMATS = ("json", "json-lines", "sarif", "junit")
+# --statistics prints counts per rule, which only these can show.
+STATISTICS_FORMATS = ("full", "concise", "json", "json-lines")
+
+
+def write_findings(reports: list[FileReport], output_format: str, out: TextIO) -> None:
+    WRITERS[output_format](reports, out)
+
+
+def statistics(reports: Iterable[FileReport]) -> list[dict]:
+    counts: Counter = Counter()
+    fixable: Counter = Counter()
+    names = rule_names()
+    for report in reports:
+        for d in report.diagnostics:
+            counts[d.code] += 1
+            if d.applicable_fix is Applicability.SAFE:
+                fixable[d.code] += 1
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return [
+        {"code": code, "name": names.get(code, ""), "count": count, "fixable": fixable[code] > 0}
+        for code, count in ordered
+    ]
+
+
+def write_statistics(reports: list[FileReport], output_format: str, out: TextIO) -> None:
+    rows = statistics(reports)
+    if output_format == "json":
+        out.write(json.dumps(rows, indent=2) + "\n")
+        return
+    if output_format == "json-lines":
+        out.writelines(json.dumps(row) + "\n" for row in rows)
+        return
+    width = max((len(str(row["count"])) for row in rows), default=1)
+    for row in rows:
+        mark = "*" if row["fixable"] else " "
+        out.write(f"{row['count']:>{width}}\t{row['code']}\t[{mark}] {row['name']}\n")
+
+
+def summary(reports: list[FileReport], fixed: Optional[Counter] = None, unsafe_fixes: bool = False) -> str:
+    """The closing line(s): how many findings, how many were fixed, what else could be."""
+    remaining = sum(len(report.diagnostics) for report in reports)
+    fixed_total = sum(fixed.values()) if fixed else 0
+    if remaining == 0 and not fixed_total:
+        return "All checks passed!"
+    if fixed is not None and fixed_total:
+        text = (f"Found {count(remaining + fixed_total, 'finding')} "
+                f"({fixed_total} fixed, {remaining} remaining).")
+    elif remaining:
+        files = sum(1 for report in reports if report.diagnostics)
+        text = f"Found {count(remaining, 'finding')} in {count(files, 'file')}."
+    else:
+        text = "All checks passed!"
+    applicabilities = Counter(d.applicable_fix for report in reports for d in report.diagnostics)
+    safe, unsafe = applicabilities[Applicability.SAFE], applicabilities[Applicability.UNSAFE]
+    if unsafe_fixes:
+        safe, unsafe = safe + unsafe, 0
+    if safe:
+        text += f"\n[*] {safe} fixable with the `--fix` option"
+        text += f" ({unsafe} more with `--unsafe-fixes`)." if unsafe else "."
+    elif unsafe:
+        text += f"\nNo fixes available ({unsafe} with the `--unsafe-fixes` option)."
+    return text
+
+
+def runtime_summary(reports: list[FileReport], note: str = "") -> str:
+    """``Runtime check: 3 confirmed, 1 latent, 2 not reproduced, 0 could not run.``"""
+    verdicts = Counter(d.runtime["verdict"] for report in reports for d in report.diagnostics if d.runtime)
+    parts = ", ".join(f"{verdicts[v]} {v.lower()}" for v in ("CONFIRMED", "LATENT", "NOT REPRODUCED", "COULD NOT RUN"))
+    text = f"Runtime check: {parts}."
+    if note:
+        text += f"\nnote: the runtime check ran without full isolation here: {note}"
+    return text
+
+
+def count(number: int, noun: str) -> str:
+    """``1 finding``, ``2 findings``."""
+    return f"{number} {noun}{'s' if number != 1 else ''}"
+
+
+def write_fixes(fixed_by_file: list[tuple[str, Counter]], out: TextIO) -> None:
+    """``--show-fixes``: what was fixed, per file and rule."""
+    names = rule_names()
+    total = sum(sum(counts.values()) for _, counts in fixed_by_file)
+    if not total:
+        return
+    out.write(f"\nFixed {count(total, 'finding')}:\n")
+    for path, counts in fixed_by_file:
+        if not counts:
+            continue
+        out.write(f"- {path}:\n")
+        for code, number in sorted(counts.items()):
+            out.write(f"    {number} × {code} ({names.get(code, '')})\n")
+
+
+def write_diff(path: str, before: str, after: str, out: TextIO) -> None:
+    """A unified diff of one file's fix, as `--diff` prints it."""
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True), after.splitlines(keepends=True),
+        fromfile=path, tofile=path,
+    )
+    for line in lines:
+        out.write(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n")

@@ -1,0 +1,92 @@
+"""TL203 data-index-scalar: ``loss.data[0]`` on a 0-dim tensor."""
+
+from torchlint.syntax import cst
+
+from torchlint.framework import edits
+from torchlint.framework.data_attribute import DataUse, base_evidence, data_access
+from torchlint.framework.rule import Applicability, Fix, Rule
+
+
+class DataIndexScalar(Rule):
+    code = "TL203"
+    name = "data-index-scalar"
+    summary = "`loss.data[0]` on a 0-dim tensor: `IndexError` since PyTorch 0.5"
+    message = "`{base}.data[0]` raises IndexError on a 0-dim tensor since PyTorch 0.5; use `{base}.item()`"
+    fix = Applicability.SAFE
+    requires = (r"\.[\s\\]*data\b",)
+    docs = """
+    ## What it does
+    Flags `x.data[0]` where `x` is a 0-dimensional tensor: a loss returned by a
+    criterion or `F.*_loss`, a full reduction like `x.sum()`, or a tensor on which
+    `.backward()` is called without a gradient argument. The fact follows the value:
+    a running total that starts from a number and adds only 0-dim values is 0-dim, and
+    so is a value added to a total that is back-propagated (`total += loss`, then
+    `total.backward()`); a function or method returns it (alone or inside a tuple);
+    `self.loss(..)` is 0-dim wherever its class calls it when the class back-propagates
+    the result of another `self.loss(..)` call; and a module whose `forward` returns a
+    full reduction on every path gives 0-dim outputs. Each step is shown as evidence.
+
+    ## Why is this bad?
+    Before PyTorch 0.4, losses were 1-element vectors and `loss.data[0]` was the way
+    to get a Python number. Since then losses are 0-dimensional, and indexing one
+    raises `IndexError: invalid index of a 0-dim tensor. Use tensor.item()`. The
+    old code fails as soon as it runs on a modern PyTorch.
+
+    `x.data[0]` on a tensor with a batch dimension (`output.data[0]`, the first
+    sample) is a plain `.data` read and reported as TL101 instead.
+
+    ## What to do instead
+    `loss.item()` returns the Python number, and keeps nothing of the graph alive.
+
+    ## Fix (safe)
+    `loss.data[0]` becomes `loss.item()`. Where something is looked up on the result
+    (`loss.data[0].cpu()`), the fix is unsafe: a Python number has no such attribute.
+    """
+    bad = (
+        """
+        import torch.nn as nn
+
+        criterion = nn.CrossEntropyLoss()
+
+        def train_step(model, images, labels):
+            loss = criterion(model(images), labels)
+            loss.backward()
+            return loss.data[0]
+        """,
+    )
+    good = (
+        """
+        import torch.nn as nn
+
+        criterion = nn.CrossEntropyLoss()
+
+        def train_step(model, images, labels):
+            loss = criterion(model(images), labels)
+            loss.backward()
+            return loss.item()
+        """,
+        """
+        def first_row(model, images):
+            output = model(images)
+            return output.detach()[0]
+        """,
+    )
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value != "data":
+            return
+        access = data_access(self.ctx, node)
+        if access.use is not DataUse.INDEX_ZERO:
+            return
+        evidence = base_evidence(self.ctx, node)
+        if evidence is None or not evidence.scalar:
+            return
+        steps = evidence.why + ((evidence.scalar_why,) if evidence.scalar_why else ())
+        item = edits.method_call(self.ctx, node.value, "item()")
+        parent = self.ctx.parent(access.subscript)
+        # `.item()` is a Python number: safe where the old value is used as one, not where
+        # something is looked up on it (`loss.data[0].data`, `.cpu()`: AttributeError then).
+        used_as_tensor = isinstance(parent, cst.Attribute) and parent.value is access.subscript
+        fix = Fix(Applicability.UNSAFE if used_as_tensor else Applicability.SAFE, f"Replace with `{item}`",
+                  (edits.replace(access.subscript, item),))
+        self.report(access.subscript, evidence=steps, base=node.value, fix=fix)

@@ -1,0 +1,176 @@
+"""TL102 data-inplace: writing into a tensor through ``.data``."""
+
+import re
+
+from torchlint.syntax import cst
+
+from torchlint.framework import edits
+from torchlint.framework.aliases import alias_writes
+from torchlint.framework.data_attribute import DataUse, base_evidence, data_access
+from torchlint.framework.rule import Applicability, Fix, Rule
+from torchlint.syntax.walk import walk
+
+
+# Functions that initialize or reset weights: no graph exists yet when they run.
+_INITIALIZER = re.compile(r"(^|_)(init|initialize|reset)", re.IGNORECASE)
+
+
+class DataInplace(Rule):
+    code = "TL102"
+    name = "data-inplace"
+    summary = "in-place write through `.data` (`p.data.add_(..)`, `w.data[i] = v`): silent wrong gradients"
+    message = (
+        "In-place write ({how}) through `{base}.data` is invisible to autograd: gradients "
+        "computed from `{base}` can be silently wrong; write to `{base}` under `torch.no_grad()`"
+    )
+    fix = Applicability.UNSAFE
+    requires = (r"\.[\s\\]*data\b",)
+    docs = """
+    ## What it does
+    Flags in-place writes into a tensor through its `.data` attribute: in-place
+    methods (`p.data.add_(..)`, `w.data.normal_()`), item assignment
+    (`w.data[i] = v`), augmented assignment (`x.data *= 3`), `out=x.data`,
+    `torch.nn.init.*(w.data)`, and the same through a view (`w.data[0].fill_(0)`).
+
+    ## Why is this bad?
+    Autograd saves tensors it needs for the backward pass and checks, through a
+    version counter, that nobody changed them. Writes through `.data` do not bump
+    that counter: if `x` was saved for backward, the gradient is computed from the
+    overwritten values and is silently wrong. With `x = torch.tensor([1., 2., 3.],
+    requires_grad=True)`, `y = x ** 2`, then `x.data *= 10`, `y.sum().backward()`
+    gives `x.grad == [20, 40, 60]` instead of `[2, 4, 6]`, and no error.
+
+    Optimizer-style updates after `backward()` (`p.data.add_(-lr * p.grad)`) happen
+    not to corrupt anything, but they are the same pattern: the modern spelling is
+    `with torch.no_grad(): p.add_(-lr * p.grad)`, under which autograd does count
+    the write and raises if it would corrupt a saved tensor.
+
+    The same holds for a write through a name bound to `x.data` (`y = x.data;
+    y[0, 0] = 0.5`), which is reported at the write with the alias as a related
+    location.
+
+    ## What to do instead
+    Wrap the write in `with torch.no_grad():` and drop `.data`.
+
+    ## Fix (unsafe)
+    Puts the statement under `with torch.no_grad():` (importing torch if needed) and
+    drops `.data`; under `torch.no_grad()` already, only drops `.data`. It is unsafe
+    because the write becomes visible to autograd: code whose gradients were silently
+    wrong now raises autograd's in-place error instead, which is the point, but a
+    behaviour change all the same. Writes through an alias of `.data` are not fixed.
+    """
+    bad = (
+        """
+        import torch
+
+        a = torch.tensor(1.0, requires_grad=True)
+        a.data *= 3
+        """,
+        """
+        import torch
+
+        def sgd_step(model, lr):
+            for p in model.parameters():
+                p.data.add_(-lr, p.grad.data)
+        """,
+    )
+    good = (
+        """
+        import torch
+
+        def sgd_step(model, lr):
+            with torch.no_grad():
+                for p in model.parameters():
+                    p.add_(p.grad, alpha=-lr)
+        """,
+    )
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        # Per statement line, by id: its fixable writes, and the fix of its run of lines
+        # (every write of a run gets the same fix).
+        self._writes: dict[int, list[cst.Attribute]] = {}
+        self._run_fixes: dict[int, Fix] = {}
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value != "data":
+            return
+        access = data_access(self.ctx, node)
+        if access.use is not DataUse.WRITE:
+            return
+        evidence = base_evidence(self.ctx, node)
+        if evidence is None:
+            return
+        message = None
+        function = self.ctx.enclosing_function(node)
+        if self.ctx.grad_disabled(node) is not None:
+            message = (
+                "In-place write ({how}) through `{base}.data` under `torch.no_grad()`: `.data` is "
+                "redundant there and hides the write from autograd's checks; write to `{base}` directly"
+            )
+        elif function is not None and _INITIALIZER.search(function.name.value):
+            message = (
+                "In-place write ({how}) through `{base}.data` hides the write from autograd's checks; "
+                "initialize under `torch.no_grad()` (or with `torch.nn.init`) and drop `.data`"
+            )
+        self.report(node, message, evidence=evidence, base=node.value, how=access.write.how,
+                    fix=self._fix(node))
+
+    def _fix(self, node: cst.Attribute):
+        if self.ctx.grad_disabled(node) is not None:
+            return Fix(Applicability.UNSAFE, "Drop `.data`", (edits.replace(node, self.ctx.code(node.value)),))
+        line = edits.own_line(self.ctx, node)
+        if line is None:
+            return None
+        fix = self._run_fixes.get(id(line))
+        if fix is None:
+            # Consecutive writes through `.data` (an init function) share one block.
+            lines = edits.statement_run(self.ctx, line, lambda other: bool(self._fixable_writes(other)))
+            writes = [write for other in lines for write in self._fixable_writes(other)]
+            fix = Fix(Applicability.UNSAFE, "Write under `torch.no_grad()` without `.data`",
+                      edits.wrap_in_no_grad(self.ctx, lines, [(write, write.value) for write in writes]))
+            for other in lines:
+                self._run_fixes[id(other)] = fix
+        return fix
+
+    def _fixable_writes(self, line: cst.SimpleStatementLine) -> list[cst.Attribute]:
+        """The `.data` writes this rule reports in ``line``, outermost first."""
+        if id(line) in self._writes:
+            return self._writes[id(line)]
+        outermost: list[cst.Attribute] = []
+        around: list[cst.Attribute] = []  # the writes the walk is inside of
+
+        def enter(node: cst.CSTNode, parent) -> None:
+            if isinstance(node, cst.Attribute) and node.attr.value == "data" \
+                    and data_access(self.ctx, node).use is DataUse.WRITE \
+                    and base_evidence(self.ctx, node) is not None:
+                if not around:
+                    outermost.append(node)
+                around.append(node)
+
+        def leave(node: cst.CSTNode) -> None:
+            if around and around[-1] is node:
+                around.pop()
+
+        walk(line, enter, leave)
+        self._writes[id(line)] = outermost
+        return outermost
+
+    def visit_Module(self, node: cst.Module) -> None:
+        """Writes through a name bound to `x.data`."""
+        for event in alias_writes(self.ctx):
+            alias = event.alias
+            if not event.through_alias or alias.kind != "data":
+                continue
+            evidence = self.ctx.tensor(alias.base)
+            if evidence is None:
+                continue
+            self.report(
+                event.write.node,
+                "In-place write ({how}) to `{alias}`, an alias of `{base}.data`, is invisible to autograd: "
+                "gradients computed from `{base}` can be silently wrong; write to `{base}` under "
+                "`torch.no_grad()`",
+                evidence=evidence,
+                related=((alias.made_by, f"`{alias.name}` = `{self.ctx.snippet(alias.made_by)}` here"),),
+                how=event.write.how, alias=alias.name, base=alias.base,
+            )

@@ -1,0 +1,167 @@
+"""TL101 data-read: reading ``tensor.data``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
+
+from torchlint.syntax import cst
+
+from torchlint.framework import edits
+from torchlint.framework.data_attribute import DataUse, base_evidence, data_access, only_read
+from torchlint.framework.rule import Applicability, Fix, Rule
+
+if TYPE_CHECKING:
+    from torchlint.framework.context import FileContext
+
+
+class DataRead(Rule):
+    code = "TL101"
+    name = "data-read"
+    summary = "reading `t.data` of a tensor: an alias autograd does not track"
+    message = "`{base}.data` is an alias autograd does not track; use `{base}.detach()`"
+    fix = Applicability.SAFE
+    requires = (r"\.[\s\\]*data\b",)
+
+    docs = """
+    ## What it does
+    Flags reads of the `.data` attribute of a tensor, such as `x.data.cpu().numpy()`
+    or `y = x.data`. Writes through `.data` are TL102, assignments to it TL103, and
+    `loss.data[0]` on a 0-dim loss TL203.
+
+    ## Why is this bad?
+    `x.data` returns a tensor that shares `x`'s storage but is invisible to autograd:
+    if anything later writes into it, the gradients computed from `x` are silently
+    wrong, with no error. `x.detach()` returns the same alias, but autograd keeps
+    counting writes to it and raises ("one of the variables needed for gradient
+    computation has been modified by an inplace operation") instead of returning a
+    wrong gradient. `.data` is a leftover of the `Variable` API from before PyTorch 0.4.
+
+    Only objects the engine can show to be tensors are reported: `self.data` of a
+    dataset, `packed.data` of a `PackedSequence`, `array.data` of numpy and
+    `torch.utils.data` are not.
+
+    ## What to do instead
+    Use `.detach()`, which returns the same alias but lets autograd catch writes.
+
+    ## Fix (safe)
+    Replaces `x.data` with `x.detach()`; for metadata (`x.data.shape`,
+    `x.data.size()`, `x.data.dtype`...) it drops `.data`. The fix is safe where the
+    value is only read right away by something that neither writes into it nor keeps
+    it: a metadata read, `x.data.cpu().numpy()`, `x.data.clone()`, `x.data.item()`,
+    arithmetic and comparisons, `print(x.data)`, f-strings, `torch.max(x.data, 1)` and
+    other torch functions that return new tensors, or an argument of a tensor method
+    that only reads it (`y.copy_(x.data)`). Views and conversions in between
+    (`x.data[0].cpu().numpy()`) are followed to that reader.
+
+    It is unsafe where the `.data` value is bound to a name, returned, stored, or
+    passed to any other function: a later in-place write through it would no longer
+    go unnoticed, since `.detach()` shares `x`'s version counter (autograd then raises
+    where `.data` silently corrupted the gradient). It is unsafe too when only the use
+    of `x.data` says `x` is a tensor.
+
+    For `x.data[0]` the rewrite to `x.detach()[0]` is only shown, not applied, unless
+    what `[0]` gives is indexed again or used as a tensor (`x.data[0].cpu()`, written
+    when `[0]` of a 1-dim tensor was a Python number, so `[0]` picks a row). If `x` is
+    a 0-dim loss, `x.data[0]` raises `IndexError` and so would `x.detach()[0]`:
+    `x.item()` is what was meant, which TL203 reports and fixes where the engine can
+    show that `x` is 0-dim.
+    """
+    bad = (
+        """
+        import torch
+
+        x = torch.rand(2, 3, requires_grad=True)
+        y = x.data
+        """,
+        """
+        import torch.nn as nn
+
+        def predict(model: nn.Module, batch):
+            output = model(batch)
+            return output.data.cpu().numpy()
+        """,
+    )
+    good = (
+        """
+        import torch
+
+        x = torch.rand(2, 3, requires_grad=True)
+        y = x.detach()
+        """,
+        """
+        import torch.utils.data
+
+        class Frames(torch.utils.data.Dataset):
+            def __init__(self, data):
+                self.data = data
+
+            def __getitem__(self, index):
+                return self.data[index]
+        """,
+    )
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value != "data":
+            return
+        access = data_access(self.ctx, node)
+        if access.use not in (DataUse.READ, DataUse.INDEX_ZERO):
+            return
+        evidence = base_evidence(self.ctx, node)
+        if evidence is None:
+            return
+        if access.use is DataUse.INDEX_ZERO and evidence.scalar:
+            return  # `loss.data[0]` on a 0-dim loss: TL203 reports it
+        # Sure of `x` only when the inference is, not when `x.data`'s own use suggests it.
+        known = self.ctx.tensor(node.value) is not None
+        what = _needs_no_data(self.ctx, node, access.metadata)
+        if what is not None:
+            drop = Fix(Applicability.SAFE if known else Applicability.UNSAFE, "Drop `.data`",
+                       (edits.replace(node, self.ctx.code(node.value)),))
+            self.report(
+                node,
+                "`{base}.data.{what}` does not need `.data`; use `{base}.{what}`",
+                evidence=evidence, base=node.value, what=what, fix=drop,
+            )
+            return
+        detach = edits.method_call(self.ctx, node.value, "detach()")
+        replace = (edits.replace(node, detach),)
+        if access.use is DataUse.INDEX_ZERO and not _row_used_as_tensor(self.ctx, access.subscript):
+            # `x.data[0]` on a 0-dim `x` (a loss) raises IndexError, and so would `x.detach()[0]`.
+            item = edits.method_call(self.ctx, node.value, "item()")
+            fix = Fix(Applicability.DISPLAY_ONLY, f"Replace with `{detach}` if `[0]` picks a row of "
+                                                  f"`{self.ctx.snippet(node.value)}`; if it is 0-dim, use `{item}`",
+                      replace)
+        else:
+            safe = known and only_read(self.ctx, node)
+            fix = Fix(Applicability.SAFE if safe else Applicability.UNSAFE, f"Replace with `{detach}`", replace)
+        self.report(node, evidence=evidence, base=node.value, fix=fix)
+
+
+# What a Python number has too: `x.data[0].real` says nothing of `x`'s dimensions.
+_NUMBER_ATTRIBUTES = frozenset({"real", "imag", "conjugate", "is_integer", "hex", "as_integer_ratio",
+                                "bit_length", "numerator", "denominator", "item", "tolist"})
+
+
+def _row_used_as_tensor(ctx: "FileContext", subscript: cst.Subscript) -> bool:
+    """`x.data[0][i]`, `x.data[0].cpu()`: the code indexes or calls tensor methods on what
+    `[0]` gives. Before PyTorch 0.4 `[0]` of a 1-dim tensor was a Python number, so the
+    code was written for an `x` whose `[0]` is a row: `.detach()[0]` keeps it working."""
+    parent = ctx.parent(subscript)
+    if isinstance(parent, cst.Subscript) and parent.value is subscript:
+        return True
+    return isinstance(parent, cst.Attribute) and parent.value is subscript \
+        and parent.attr.value not in _NUMBER_ATTRIBUTES
+
+
+def _needs_no_data(ctx: "FileContext", node: cst.Attribute, metadata) -> Optional[str]:
+    """What follows `x.data` when it gives the same without `.data`: metadata, or a
+    Python value (`x.data.item()`; `item` and `tolist` work on tensors that require grad)."""
+    if metadata is not None:
+        # `x.data.requires_grad` is always False, `x.requires_grad` is not.
+        return None if metadata == "requires_grad" else metadata
+    parent = ctx.parent(node)
+    if isinstance(parent, cst.Attribute) and parent.attr.value in ("item", "tolist"):
+        call = ctx.parent(parent)
+        if isinstance(call, cst.Call) and call.func is parent and not call.args:
+            return parent.attr.value + "()"
+    return None

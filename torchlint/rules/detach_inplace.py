@@ -1,0 +1,107 @@
+"""TL301 detach-inplace: an in-place write to one side of a ``.detach()`` alias while the
+other side is still used."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from torchlint.syntax import cst
+
+from torchlint.framework.aliases import AliasWrite, alias_writes, copy_at_alias, copy_fix
+from torchlint.framework.rule import Applicability, Rule
+
+
+class DetachInplace(Rule):
+    code = "TL301"
+    name = "detach-inplace"
+    summary = "in-place write to a `.detach()` alias (or to its original) while the other is still used"
+    message = (
+        "In-place write ({how}) to `{alias}` also changes `{base}`: `{alias}` = `{made}` shares "
+        "its memory, and `{base}` is used afterwards; use `{base}.detach().clone()` for a copy"
+    )
+    fix = Applicability.UNSAFE
+    # A `.detach()` or `.data` alias.
+    requires = (r"\bdetach|\.[\s\\]*data\b",)
+    docs = """
+    ## What it does
+    Flags an in-place write (`y.zero_()`, `y[0] = v`, `y += 1`, `out=y`...) to a name
+    bound to `x.detach()` when `x` is used afterwards, and an in-place write to `x`
+    when a `.detach()` (or `.data`) alias of it is read afterwards. The alias is tracked
+    through the function in the order the code runs; the place it was made is shown
+    as a related location.
+
+    ## Why is this bad?
+    `x.detach()` is not a copy: it shares `x`'s memory. Writing to one changes the
+    other, which surprises code that treated the detached tensor as a snapshot. When
+    autograd saved `x` for backward, the write makes `backward()` raise ("one of the
+    variables needed for gradient computation has been modified by an inplace
+    operation"); otherwise the change is silent.
+
+    Intentional aliasing stays quiet: `w.detach().normal_()` on one line,
+    `p.grad.detach().zero_()`, writes under `torch.no_grad()`, and
+    `x.detach().clone()`, which is a copy.
+
+    ## What to do instead
+    `x.detach().clone()` when a separate copy is meant.
+
+    ## Fix (unsafe)
+    Makes the alias a copy where it is made: `y = x.detach()` becomes
+    `y = x.detach().clone()` (`.copy()` when the alias is a numpy array, as in
+    `y = x.detach().numpy()`), so a write to either side no longer reaches the other.
+    It is unsafe because code that meant the two to share memory stops doing so. It is
+    not offered when the alias is made by tuple unpacking, a chained assignment or any
+    other way than `name = ...`, nor when some other write to either side is left
+    alone by this rule (under `torch.no_grad()`, or through the alias with the original
+    not read afterwards): such a write looks intentional and the copy would cut it.
+    For a `.data` alias (`y = x.data`) the copy is offered only for writes to `x`;
+    writes through `y` are TL102's.
+    """
+    bad = (
+        """
+        import torch
+
+        a = torch.tensor(1.0, requires_grad=True)
+        b = a * 2
+        b_detach = b.detach()
+        b_detach.zero_()
+        print(b)  # tensor(0., grad_fn=<MulBackward0>)
+        """,
+    )
+    good = (
+        """
+        import torch
+
+        a = torch.tensor(1.0, requires_grad=True)
+        b = a * 2
+        snapshot = b.detach().clone()
+        snapshot.zero_()
+        print(b)
+        """,
+    )
+
+    def visit_Module(self, node: cst.Module) -> None:
+        events = alias_writes(self.ctx)
+        for event in events:
+            message = self._message(event)
+            if message is None:
+                continue
+            copy = copy_at_alias(self.ctx, event, events, lambda other: self._message(other) is not None)
+            fix = copy_fix(self.ctx, event, copy) if copy is not None else None
+            self.report(
+                event.write.node, message,
+                evidence=self.ctx.tensor(event.alias.base),
+                related=event.related, fix=fix, **event.fields,
+            )
+
+    def _message(self, event: AliasWrite) -> Optional[str]:
+        """The message for ``event`` when this rule reports it."""
+        if event.reader is None or self.ctx.grad_disabled(event.write.node) is not None:
+            return None
+        if event.through_alias and event.alias.kind == "detach":
+            return self.message
+        if not event.through_alias and event.alias.kind in ("detach", "data"):
+            return (
+                "In-place write ({how}) to `{base}` also changes `{alias}` (= `{made}`, the same memory), "
+                "which is read afterwards; use `{base}.detach().clone()` if `{alias}` should keep its values"
+            )
+        return None

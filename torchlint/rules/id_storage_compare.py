@@ -1,0 +1,106 @@
+"""TL305 id-storage-compare: ``id(a) == id(b)`` to decide whether tensors share memory."""
+
+from typing import Optional
+
+from torchlint.syntax import cst
+
+from torchlint.framework import edits
+from torchlint.framework.rule import Applicability, Fix, Rule
+from torchlint.analysis.values import Kind, Value
+
+
+_STORAGE = "untyped_storage().data_ptr()"
+
+
+class IdStorageCompare(Rule):
+    code = "TL305"
+    name = "id-storage-compare"
+    summary = "`id(a) == id(b)` on tensors to decide memory sharing: views and detached aliases have other ids"
+    message = (
+        "`{expr}` compares Python objects, not memory: a view or `.detach()` of a tensor shares its "
+        "storage under a different id; compare `{a}.untyped_storage().data_ptr()` instead"
+    )
+    fix = Applicability.UNSAFE
+    requires = (r"\bid\b",)
+    docs = """
+    ## What it does
+    Flags comparisons of `id()` of tensors (`id(a) == id(b)`, `id(a) != id(b)`,
+    `id(a) is id(b)`).
+
+    ## Why is this bad?
+    `id()` identifies the Python object, not the memory behind it. `b = a.detach()`,
+    `b = a.view(4)` or `b = a[0]` make a new tensor object (a new id) over the *same*
+    storage, so writes through one show up in the other while `id(a) != id(b)`. Code
+    that uses ids to decide whether it may write in place, or whether two tensors are
+    independent, gets it wrong exactly in those cases.
+
+    ## What to do instead
+    Compare storages: `a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()`,
+    or use `a.is_set_to(b)` for "the very same tensor view".
+
+    ## Fix (unsafe)
+    Rewrites `id(a) == id(b)` to
+    `a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()`, and `!=`
+    likewise; `is` becomes `==` and `is not` becomes `!=`, since the storage addresses
+    are numbers. It is unsafe because it changes what the comparison means — which
+    is the point: a view or a `.detach()` of `a` now counts as sharing `a`'s memory.
+    Code that really wanted object identity (the very same tensor object) should
+    keep `a is b` instead. It is not offered when the other side is known not to be a
+    tensor.
+    """
+    bad = (
+        """
+        import torch
+
+        a = torch.tensor([1.0, 2.0], requires_grad=True)
+        b = a.detach()
+        shared = id(a) == id(b)  # False, yet they share memory
+        """,
+    )
+    good = (
+        """
+        import torch
+
+        a = torch.tensor([1.0, 2.0], requires_grad=True)
+        b = a.detach()
+        shared = a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+        seen = {id(a)}
+        """,
+    )
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        if len(node.comparisons) != 1:
+            return
+        target = node.comparisons[0]
+        if not isinstance(target.operator, (cst.Equal, cst.NotEqual, cst.Is, cst.IsNot)):
+            return
+        left = self._id_argument(node.left)
+        right = self._id_argument(target.comparator)
+        if left is None or right is None:
+            return
+        evidence: Optional[Value] = self.ctx.tensor(left) or self.ctx.tensor(right)
+        if evidence is not None:
+            subject = left if self.ctx.tensor(left) is not None else right
+            self.report(node, evidence=evidence, expr=node, a=subject, fix=self._fix(node, left, right))
+
+    def _fix(self, node: cst.Comparison, left: cst.BaseExpression, right: cst.BaseExpression) -> Optional[Fix]:
+        if self._not_tensor(left) or self._not_tensor(right):
+            return None
+        target = node.comparisons[0]
+        operator = target.operator
+        changes = [
+            edits.replace(node.left, edits.method_call(self.ctx, left, _STORAGE)),
+            edits.replace(target.comparator, edits.method_call(self.ctx, right, _STORAGE)),
+        ]
+        if isinstance(operator, (cst.Is, cst.IsNot)):  # addresses are ints: compare them by value
+            changes.append(edits.replace(operator, "==" if isinstance(operator, cst.Is) else "!="))
+        return Fix(Applicability.UNSAFE, "Compare the storages' data pointers", tuple(changes))
+
+    def _not_tensor(self, node: cst.BaseExpression) -> bool:
+        value = self.ctx.infer(node)
+        return value is not None and value.kind is not Kind.TENSOR
+
+    def _id_argument(self, node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        if isinstance(node, cst.Call) and len(node.args) == 1 and self.ctx.qualname(node.func) == "builtins.id":
+            return node.args[0].value
+        return None

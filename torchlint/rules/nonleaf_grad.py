@@ -1,0 +1,104 @@
+"""TL404 nonleaf-grad: reading ``.grad`` of a tensor that is not a leaf of the graph."""
+
+from typing import Optional
+
+from torchlint.syntax import cst
+
+from torchlint.framework import edits
+from torchlint.framework.rule import Applicability, Edit, Fix, Rule
+from torchlint.analysis.semantic import BindingKind
+from torchlint.framework.writes import is_store_target
+
+
+class NonleafGrad(Rule):
+    code = "TL404"
+    name = "nonleaf-grad"
+    summary = "reading `.grad` of a non-leaf tensor (e.g. a `clone()` result): always `None`"
+    message = (
+        "`{expr}` is always None: `{base}` is not a leaf of the autograd graph, so backward() does not "
+        "store its gradient; call `{base}.retain_grad()` before backward(), or read the leaf's `.grad`"
+    )
+    fix = Applicability.DISPLAY_ONLY
+    requires = (r"\.[\s\\]*grad\b",)
+    docs = """
+    ## What it does
+    Flags reads of `.grad` on a tensor that the autograd graph computed (the result
+    of an operation such as `a.clone()`, `a * 2` or a module's output) rather than
+    created (a leaf: a parameter, or a tensor made with `requires_grad=True`), when
+    nothing calls `retain_grad()` on it.
+
+    ## Why is this bad?
+    `backward()` only fills `.grad` of leaves. On an intermediate tensor it stays
+    `None` (PyTorch warns once: "The .grad attribute of a Tensor that is not a leaf
+    Tensor is being accessed"), so code that reads it gets `None`, or crashes on
+    `None.norm()`, or silently skips an update guarded by `if t.grad is not None`.
+
+    ## What to do instead
+    Read the gradient of the leaf it was computed from, or call `t.retain_grad()`
+    before `backward()` if the intermediate gradient is really wanted.
+
+    ## Fix (display-only)
+    Shows `t.retain_grad()` on the line after `t` is assigned (when `t` is a name
+    assigned once, on a line of its own without a comment). It is never applied: the
+    code may have wanted the leaf's gradient instead, and only its author knows which.
+    """
+    bad = (
+        """
+        import torch
+
+        a = torch.tensor(1.0, requires_grad=True)
+        a_ = a.clone()
+        (a_ * 3).backward()
+        print(a_.grad)  # None
+        """,
+    )
+    good = (
+        """
+        import torch
+
+        a = torch.tensor(1.0, requires_grad=True)
+        a_ = a.clone()
+        a_.retain_grad()
+        (a_ * 3).backward()
+        print(a.grad, a_.grad)
+        """,
+    )
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value != "grad" or is_store_target(self.ctx, node):
+            return
+        evidence = self.ctx.tensor(node.value)
+        if evidence is None or not evidence.attached or evidence.leaf is not False:
+            return
+        if self._retains_grad(node.value):
+            return
+        self.report(node, evidence=evidence, expr=node, base=node.value, fix=self._fix(node.value))
+
+    def _fix(self, base: cst.BaseExpression) -> Fix:
+        retain = self._retain_grad_edit(base)
+        return Fix(Applicability.DISPLAY_ONLY,
+                   f"Call `{self.ctx.receiver(base)}.retain_grad()` before backward(), or read the leaf's `.grad`",
+                   (retain,) if retain is not None else ())
+
+    def _retain_grad_edit(self, base: cst.BaseExpression) -> Optional[Edit]:
+        """`base.retain_grad()` on a new line after the one assignment of ``base``."""
+        if not isinstance(base, cst.Name):
+            return None
+        bindings = self.ctx.model.resolve(base)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path:
+            return None
+        line = edits.own_line(self.ctx, bindings[0].node)
+        if line is None or edits.trailing_comment(self.ctx, line) is not None:
+            return None
+        return edits.insert_after(line, f"{self.ctx.newline}{self.ctx.line_indent(line)}{base.value}.retain_grad()")
+
+    def _retains_grad(self, base: cst.BaseExpression) -> bool:
+        if not isinstance(base, cst.Name):
+            return False
+        for binding in self.ctx.model.resolve(base):
+            if binding.kind is BindingKind.PARAM:
+                return True  # whoever passes it in may have called retain_grad()
+            for _seq, attribute, _node in binding.scope.attribute_uses.get(binding.name, ()):
+                if attribute == "retain_grad":
+                    return True
+        return False

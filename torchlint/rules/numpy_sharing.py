@@ -1,0 +1,91 @@
+"""TL304 numpy-sharing: an in-place write to one side of ``.numpy()`` / ``torch.from_numpy``
+while the other side is still used."""
+
+from torchlint.syntax import cst
+
+from torchlint.framework.aliases import AliasWrite, alias_writes, copy_at_alias, copy_fix
+from torchlint.framework.rule import Applicability, Rule
+
+
+class NumpySharing(Rule):
+    code = "TL304"
+    name = "numpy-sharing"
+    summary = "in-place write on either side of `.numpy()` / `torch.from_numpy` while the other side is used"
+    message = (
+        "In-place write ({how}) to `{written}` also changes `{other}`: `{alias}` = `{made}` shares "
+        "memory between the tensor `{tensor}` and the array `{array}`, and `{other}` is read "
+        "afterwards; copy (`.copy()` / `.clone()`) if they should be independent"
+    )
+    fix = Applicability.UNSAFE
+    requires = (r"numpy",)
+    requires_may_be_imported = True
+    docs = """
+    ## What it does
+    Flags an in-place write to either side of `a = t.numpy()` or `t = torch.from_numpy(a)`
+    (`a[0] = 1`, `a += 1`, `t.mul_(2)`...) when the other side is read afterwards.
+
+    ## Why is this bad?
+    On the CPU both functions share memory instead of copying: a write to the array
+    changes the tensor and the other way round. Writes on the numpy side are invisible
+    to autograd entirely, so a tensor saved for backward can be corrupted silently.
+
+    ## What to do instead
+    Copy when a separate array or tensor is meant: `t.numpy().copy()`,
+    `torch.from_numpy(a).clone()`, or `torch.tensor(a)` (which always copies).
+
+    ## Fix (unsafe)
+    Copies where the sharing starts, whichever side is written: `a = t.numpy()`
+    becomes `a = t.numpy().copy()` and `t = torch.from_numpy(a)` becomes
+    `t = torch.from_numpy(a).clone()`, so the array and the tensor are independent.
+    It is unsafe because code that relied on the sharing (filling a tensor through the
+    array) stops doing so, and the copy costs memory. It is not offered when the
+    alias is made in another way than `name = ...` (tuple unpacking, a chained
+    assignment), or when some write to either side is left alone by this rule (under
+    `torch.no_grad()`, or with the other side not read afterwards), which looks
+    intentional.
+    """
+    bad = (
+        """
+        import numpy as np
+        import torch
+
+        weights = np.ones(3, dtype=np.float32)
+        t = torch.from_numpy(weights)
+        weights[0] = 10.0
+        print(t)  # tensor([10., 1., 1.])
+        """,
+    )
+    good = (
+        """
+        import numpy as np
+        import torch
+
+        weights = np.ones(3, dtype=np.float32)
+        t = torch.from_numpy(weights).clone()
+        weights[0] = 10.0
+        print(t)
+        """,
+    )
+
+    def visit_Module(self, node: cst.Module) -> None:
+        events = alias_writes(self.ctx)
+        for event in events:
+            if not self._reports(event):
+                continue
+            alias = event.alias
+            copy = copy_at_alias(self.ctx, event, events, self._reports)
+            fix = copy_fix(self.ctx, event, copy) if copy is not None else None
+            tensor_side, array_side = (alias.base.value, alias.name) if alias.kind == "numpy" \
+                else (alias.name, alias.base.value)
+            written = event.written.value
+            other = alias.base.value if event.through_alias else alias.name
+            self.report(
+                event.write.node,
+                evidence=self.ctx.tensor(alias.base) or (),
+                related=event.related, fix=fix, **event.fields,
+                written=written, other=other, tensor=tensor_side, array=array_side,
+            )
+
+    def _reports(self, event: AliasWrite) -> bool:
+        return event.reader is not None and event.alias.kind in ("numpy", "from_numpy") \
+            and self.ctx.grad_disabled(event.write.node) is None

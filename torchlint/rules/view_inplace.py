@@ -1,0 +1,105 @@
+"""TL303 view-inplace: an in-place write to a tensor while a view of it is used later, or
+through a ``reshape`` that may or may not be a view."""
+
+from typing import Optional
+
+from torchlint.syntax import cst
+
+from torchlint.framework.aliases import AliasWrite, alias_writes, copy_at_alias, copy_fix
+from torchlint.framework.rule import Applicability, Fix, Rule
+
+
+class ViewInplace(Rule):
+    code = "TL303"
+    name = "view-inplace"
+    summary = "in-place write to a tensor while a `view`/slice/`transpose` of it is used later (or through a `reshape`)"
+    message = (
+        "In-place write ({how}) to `{base}` also changes `{alias}`, a view of it (`{alias}` = "
+        "`{made}`), which is read afterwards; `.clone()` the view if it should keep its values"
+    )
+    fix = Applicability.UNSAFE
+    # Some in-place write: a `*_()` call, `+=`..., an item assignment, `out=` or `inplace=`.
+    requires = (r"_\s*\(|[-+*/%&|^@<>]=|\]|\bout\b|\binplace\b",)
+    docs = """
+    ## What it does
+    Flags an in-place write to a tensor when a view of it (`y = x.view(4)`,
+    `row = x[0]`, `xt = x.t()`, `x.permute(..)`, `x.expand(..)`...) made earlier is read
+    afterwards, and an in-place write through `y = x.reshape(..)` (or `flatten`) when
+    `x` is read afterwards.
+
+    ## Why is this bad?
+    A view shares its base's memory: after `y = x.view(4); x += 1`, `y` has changed too,
+    which code that meant `y` as a reshaped copy does not expect. `reshape` is worse:
+    it returns a view when the memory layout allows and a copy otherwise, so whether a
+    write through it reaches `x` depends on how `x` was made. When autograd saved the
+    tensor, the write also makes `backward()` raise.
+
+    Writing *through* a `view()` or a slice to fill the base is the intended use of
+    views and stays quiet, as do writes under `torch.no_grad()` and slices that are
+    copied right away (`.clone()`, `.contiguous()`).
+
+    ## What to do instead
+    `.clone()` the view when it should keep its values; use `.view()` when a shared
+    view is meant and `.clone()` (or `.contiguous()`) when a copy is.
+    """
+    bad = (
+        """
+        import torch
+
+        x = torch.rand(2, 2)
+        y = x.view(4)
+        x += 1
+        print(y)  # changed too
+        """,
+    )
+    good = (
+        """
+        import torch
+
+        x = torch.rand(2, 2)
+        x_copy = x.clone().view(4)
+        x += 1
+        print(x_copy)
+
+        out = torch.zeros(3, 4)
+        row = out[0]
+        row.fill_(1.0)
+        print(out)
+        """,
+    )
+
+    def visit_Module(self, node: cst.Module) -> None:
+        events = alias_writes(self.ctx)
+        for event in events:
+            message = self._message(event)
+            if message is None:
+                continue
+            copy = copy_at_alias(self.ctx, event, events, lambda other: self._message(other) is not None)
+            fix = None
+            if copy is not None and event.through_alias:  # a reshape: a copy is one of two readings
+                fix = Fix(Applicability.DISPLAY_ONLY,
+                          f"Make the copy explicit (`{self.ctx.snippet(event.alias.made_by)}.clone()`), "
+                          "or use `.view()` if the write should reach the base", (copy,))
+            elif copy is not None:
+                fix = copy_fix(self.ctx, event, copy)
+            self.report(
+                event.write.node, message,
+                evidence=self.ctx.tensor(event.alias.base),
+                related=event.related, fix=fix, **event.fields,
+            )
+
+    def _message(self, event: AliasWrite) -> Optional[str]:
+        """The message for ``event`` when this rule reports it."""
+        if event.reader is None or event.alias.kind not in ("view", "reshape"):
+            return None
+        if self.ctx.grad_disabled(event.write.node) is not None:
+            return None
+        if not event.through_alias:
+            return self.message
+        if event.alias.kind == "reshape":
+            return (
+                "In-place write ({how}) to `{alias}` = `{made}` may or may not change `{base}`, which is "
+                "read afterwards: reshape returns a view when it can and a copy otherwise; use `.view()` "
+                "to share memory or `.clone()` for a copy"
+            )
+        return None

@@ -1,0 +1,59 @@
+"""Small questions about syntax tree nodes that several modules ask."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from torchlint.syntax import cst
+
+
+def keyword(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
+    """The value passed as ``name=...`` to ``call``, if any."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    return None
+
+
+def is_true(node: Optional[cst.BaseExpression]) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
+
+
+def is_false(node: Optional[cst.BaseExpression]) -> bool:
+    return isinstance(node, cst.Name) and node.value == "False"
+
+
+def positional_args(call: cst.Call) -> list[cst.Arg]:
+    return [arg for arg in call.args if arg.keyword is None and not arg.star]
+
+
+def dotted(node: cst.CSTNode) -> str:
+    """``a.b.c`` for a Name/Attribute chain, "" for anything else."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = dotted(node.value)
+        return f"{base}.{node.attr.value}" if base else ""
+    return ""
+
+
+_SIZE_CALLS = frozenset({"size", "numel", "dim", "nelement"})
+
+
+def looks_like_size(node: cst.BaseExpression) -> bool:
+    """Integer literals, `len(..)`, `x.size(..)`, `x.shape`, and arithmetic on those."""
+    if isinstance(node, cst.Integer):
+        return True
+    if isinstance(node, cst.UnaryOperation):
+        return looks_like_size(node.expression)
+    if isinstance(node, cst.BinaryOperation):
+        return looks_like_size(node.left) and looks_like_size(node.right)
+    if isinstance(node, cst.Call):
+        if isinstance(node.func, cst.Name) and node.func.value == "len":
+            return True
+        return isinstance(node.func, cst.Attribute) and node.func.attr.value in _SIZE_CALLS
+    if isinstance(node, cst.Attribute):
+        return node.attr.value == "shape"
+    if isinstance(node, cst.Subscript):
+        return isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape"
+    return False

@@ -1,0 +1,96 @@
+"""Which parser builds a file's tree: torchlint's fast one, or libcst's.
+
+    auto    the fast tree (cst.py, from ``ast``); where it cannot be built, libcst's
+            parser (libcst_tree.py): syntax newer than the running Python, or a node
+            the fast tree does not know.  The default.
+    fast    the fast tree only: a file it cannot build is TL000.
+    libcst  libcst's parser for every file (the reference; about ten times slower).
+
+A syntax error that the running Python reports is final when it is the newest Python
+whose syntax torchlint's tree mirrors: libcst accepts a few things CPython refuses, and
+torchlint lints only what Python runs.  On an older Python, a file that ast refuses and
+libcst parses is linted (Python 3.10 in CI linting a 3.12 project); a file both refuse
+gets ast's message.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported where a tree is built: a warm run (the cache) builds none
+    from torchlint.syntax import cst
+
+PARSERS = ("auto", "fast", "libcst")
+# Limits every CPython has: a newer Python refuses the file too, so libcst is not asked.
+_LIMITS = re.compile(r"too many nested parentheses|too many levels of indentation|too many statically nested|"
+                     r"too complex|too many nested")
+# The newest Python whose syntax torchlint's tree mirrors (cst.py's node classes).
+NEWEST_SYNTAX = (3, 13)
+
+
+def parse_module(text: str, parser: str = "auto", lazy_bodies: bool = False) -> "cst.Module":
+    """The tree of ``text`` (a whole file); ``cst.ParserSyntaxError`` when it is not
+    Python that torchlint lints."""
+    return parse(text, parser, lazy_bodies)[0]
+
+
+def parse(text: str, parser: str = "auto", lazy_bodies: bool = False) -> tuple["cst.Module", str]:
+    """The tree of ``text`` and the parser that built it ("fast" or "libcst")."""
+    from torchlint.syntax import cst
+
+    if parser == "libcst":
+        return _libcst(text), "libcst"
+    try:
+        return cst.parse_module(text, lazy_bodies), "fast"
+    except cst.ParserSyntaxError as error:
+        if parser == "fast" or not _newer_syntax_possible(error):
+            raise
+        try:
+            return _libcst(text), "libcst"
+        except cst.ParserSyntaxError:
+            raise error from None  # Python's own words for the error
+    except RecursionError:
+        raise
+    except Exception as error:  # a node or case the fast tree does not handle
+        if parser == "fast":
+            raise
+        try:
+            return _libcst(text), "libcst"
+        except cst.ParserSyntaxError:
+            raise cst.ParserSyntaxError(f"{type(error).__name__}: {error}", syntax=False) from error
+
+
+def check_syntax(text: str, parser: str = "auto") -> None:
+    """``cst.ParserSyntaxError`` unless ``text`` is Python that torchlint lints, without
+    building a tree where that can be avoided."""
+    from torchlint.syntax import cst
+
+    if parser == "libcst":
+        _libcst_tree().check(text)
+        return
+    try:
+        cst.parse_ast(text)
+    except cst.ParserSyntaxError as error:
+        if parser == "fast" or not _newer_syntax_possible(error):
+            raise
+        try:
+            _libcst_tree().check(text)
+        except cst.ParserSyntaxError:
+            raise error from None  # Python's own words for the error
+
+
+def _libcst(text: str) -> "cst.Module":
+    return _libcst_tree().parse_module(text)
+
+
+def _libcst_tree():
+    from torchlint.syntax import libcst_tree  # imports libcst: only when it is needed
+
+    return libcst_tree
+
+
+def _newer_syntax_possible(error: "cst.ParserSyntaxError") -> bool:
+    """Whether a newer Python than this one might parse what ``error`` refused."""
+    return error.syntax and sys.version_info[:2] < NEWEST_SYNTAX and not _LIMITS.search(error.message)

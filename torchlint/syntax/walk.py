@@ -1,0 +1,97 @@
+"""A fast, iterative traversal of a syntax tree (torchlint/syntax/cst.py) in evaluation order.
+
+Each node class lists its child fields in ``_fields``; the walk reads them directly and
+never recurses, so deeply nested expressions cannot overflow the Python stack.
+
+Children come in the order Python evaluates them where that matters for flow
+analysis: the value of an assignment before its targets, the iterable of a ``for``
+before its target, the ``for`` clauses of a comprehension before its element.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Optional
+
+from torchlint.syntax import cst
+
+CSTNode = cst.CSTNode
+
+
+def children(node: CSTNode) -> list[CSTNode]:
+    """The semantically interesting children of ``node``, in evaluation order."""
+    result: list[CSTNode] = []
+    for name in type(node)._fields:
+        value = getattr(node, name)
+        if isinstance(value, CSTNode):
+            result.append(value)
+        elif type(value) is tuple or type(value) is list:
+            result.extend(v for v in value if isinstance(v, CSTNode))
+    return result
+
+
+Enter = Callable[[CSTNode, Optional[CSTNode]], None]
+Leave = Callable[[CSTNode], None]
+
+_LEAVE = object()
+
+
+def walk(
+    root: CSTNode,
+    enter: Enter,
+    leave: Optional[Leave] = None,
+    link_parents: bool = False,
+) -> None:
+    """Visit ``root`` and its descendants depth-first in evaluation order.
+
+    ``enter(node, parent)`` runs before a node's children, ``leave(node)`` after them.
+    With ``link_parents``, each child's ``parent`` is set to the node it hangs from.
+    """
+    stack: list = [(root, None)]
+    pop = stack.pop
+    push = stack.append
+    while stack:
+        node, parent = pop()
+        if parent is _LEAVE:
+            leave(node)  # type: ignore[misc]
+            continue
+        enter(node, parent)
+        if leave is not None:
+            push((node, _LEAVE))
+        # Push in reverse so that the first child is visited first.
+        for name in reversed(type(node)._fields):
+            value = getattr(node, name)
+            if isinstance(value, CSTNode):
+                if link_parents:
+                    value.parent = node
+                push((value, node))
+            elif type(value) is tuple or type(value) is list:
+                for child in reversed(value):
+                    if isinstance(child, CSTNode):
+                        if link_parents:
+                            child.parent = node
+                        push((child, node))
+
+
+def iter_nodes(root: CSTNode) -> Iterable[CSTNode]:
+    """Every node below ``root`` (inclusive), in evaluation order."""
+    found: list[CSTNode] = []
+    walk(root, lambda node, parent: found.append(node))
+    return found
+
+
+def settle_upward(memo: dict, node: CSTNode, step: Callable[[CSTNode], tuple[Optional[CSTNode], object]]):
+    """Follow ``step`` from ``node`` (``step(current)`` gives the next node to look at, or
+    None and the answer) and return the answer.  ``memo`` keeps it for every node passed,
+    by id, so that asking every node of a deep expression costs linear time in all."""
+    passed = []
+    current: Optional[CSTNode] = node
+    answer = None
+    while current is not None:
+        if id(current) in memo:
+            answer = memo[id(current)]
+            break
+        passed.append(current)
+        current, answer = step(current)
+    for passed_node in passed:
+        memo[id(passed_node)] = answer
+    return answer
