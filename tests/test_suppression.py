@@ -68,3 +68,32 @@ def test_noqa_on_the_last_line_of_a_multiline_finding(project) -> None:
 def test_noqa_does_not_hide_unreadable_files(project) -> None:
     project.write("broken.py", "# torchlint: noqa\ndef f(:\n")
     assert [code for *_, code in project.findings()] == ["TL000"]
+
+
+def test_a_noqa_line_is_never_rewritten_by_a_neighbours_fix_in_any_case_spelling(project) -> None:
+    """Directives are case-insensitive (`# NOQA`) for the findings, and so for the fixes
+    that would rewrite a neighbouring line into their block (TL202 spelled `noqa` only
+    in lower case before)."""
+    project.write("train.py", (
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "from torch.autograd import Variable\n"
+        "\n"
+        "model = nn.Sequential(nn.Linear(3, 3), nn.ReLU(), nn.Linear(3, 3))\n"
+        "model[0].bias.data = model[0].bias.data.clamp(0, 1)\n"
+        "model[2].bias.data = model[2].bias.data * 0  # NoQa: TL103\n"
+        "\n"
+        "\n"
+        "def predict(images):\n"
+        "    first = model(Variable(images, volatile=True))\n"
+        "    again = model(Variable(images, volatile=True))  # NOQA: TL202\n"
+        "    return first, again\n"
+    ))
+    result = project.run("check", "--no-cache", "--fix", "--unsafe-fixes", "train.py")
+    assert result.returncode == 1, result.stdout + result.stderr  # the NOQA line's TL201 remains
+    lines = (project.root / "train.py").read_text().splitlines()
+    assert "from torch.autograd import Variable" in lines  # still used on the NOQA line
+    assert "    model[0].bias.copy_(model[0].bias.clamp(0, 1))" in lines
+    assert "model[2].bias.data = model[2].bias.detach() * 0  # NoQa: TL103" in lines  # TL101 is not suppressed
+    assert lines[-4:] == ["    with torch.no_grad():", "        first = model(images)",
+                          "    again = model(Variable(images, volatile=True))  # NOQA: TL202", "    return first, again"]

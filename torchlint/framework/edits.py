@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Optional, Sequence, Union
 
 from torchlint.syntax import cst
 
+from torchlint.framework.noqa import is_noqa_comment
 from torchlint.framework.rule import Edit
 from torchlint.analysis.semantic import BindingKind
 from torchlint.syntax.source import LINE_BREAK, line_start
@@ -115,6 +116,12 @@ def trailing_comment(ctx: "FileContext", line: cst.SimpleStatementLine) -> Optio
     stop = line_end.start() if line_end else len(text)
     start = text.find("#", end, stop)  # only `;` and blanks can come before it
     return text[start:stop] if start >= 0 else None
+
+
+def has_noqa(ctx: "FileContext", line: cst.SimpleStatementLine) -> bool:
+    """Whether ``line`` ends in a ``# noqa`` comment: its findings are kept as they are,
+    so no fix (its own or a neighbour's) may rewrite it."""
+    return is_noqa_comment(trailing_comment(ctx, line))
 
 
 def statement_run(ctx: "FileContext", line: cst.SimpleStatementLine, belongs) -> list[cst.SimpleStatementLine]:

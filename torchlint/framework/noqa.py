@@ -72,6 +72,12 @@ def _comments(source: str) -> list[tuple[int, str]]:
         return found
 
 
+def is_noqa_comment(comment: Optional[str]) -> bool:
+    """Whether ``comment`` (a line's comment, or None) is a ``# noqa`` directive, with or
+    without codes, in any case."""
+    return comment is not None and _LINE_DIRECTIVE.search(comment) is not None
+
+
 def parse_directives(source: str) -> Directives:
     directives = Directives()
     lowered = source.lower()

@@ -112,8 +112,7 @@ class DataAssign(Rule):
 
     def _provable_line(self, line: cst.SimpleStatementLine) -> Optional[cst.Assign]:
         """The statement of ``line`` when it is a `x.data = y` this rule would fix as unsafe."""
-        comment = edits.trailing_comment(self.ctx, line)
-        if comment is not None and "noqa" in comment.lower():
+        if edits.has_noqa(self.ctx, line):
             return None
         statement = line.body[0] if len(line.body) == 1 else None
         if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:

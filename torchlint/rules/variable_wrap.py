@@ -440,8 +440,7 @@ class VariableWrap(Rule):
         line = self.ctx.parent(statement)
         if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
             return None
-        comment = edits.trailing_comment(self.ctx, line)
-        if comment is not None and "noqa" in comment:
+        if edits.has_noqa(self.ctx, line):
             return None  # `# noqa: F401`: kept on purpose, a re-export
         if self.ctx.path.endswith("__init__.py") or any(local in scope.loads for scope in self.ctx.model.scopes):
             return None

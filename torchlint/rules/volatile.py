@@ -104,7 +104,7 @@ class Volatile(Rule):
             return Fix(Applicability.DISPLAY_ONLY, self._advice(call), ())
         # Consecutive such statements share one block, and every volatile `Variable` in
         # them loses `volatile=True`: the findings of the run all get this same fix.
-        lines = edits.statement_run(self.ctx, line, lambda other: not _noqa(self.ctx, other) and any(
+        lines = edits.statement_run(self.ctx, line, lambda other: not edits.has_noqa(self.ctx, other) and any(
             self._wrappable(other, volatile_call) for volatile_call, _ in self._volatile_calls(other)))
         replacements = [(other, _without(self.ctx, other, volatile))
                         for each in lines for other, volatile in self._volatile_calls(each)]
@@ -177,12 +177,6 @@ class Volatile(Rule):
                 "use `torch.is_grad_enabled()` or `{base}.requires_grad`"
             )
         self.report(node, message, evidence=evidence, base=node.value)
-
-
-def _noqa(ctx, line: cst.SimpleStatementLine) -> bool:
-    """A `# noqa` line: its findings are not fixed, so no neighbour's fix may rewrite it."""
-    comment = edits.trailing_comment(ctx, line)
-    return comment is not None and "noqa" in comment
 
 
 def _without(ctx, call: cst.Call, arg: cst.Arg) -> str:
