@@ -118,6 +118,30 @@ def trailing_comment(ctx: "FileContext", line: cst.SimpleStatementLine) -> Optio
     return text[start:stop] if start >= 0 else None
 
 
+def list_items(ctx: "FileContext", nodes: Sequence[cst.CSTNode], end: int) -> list[list[str]]:
+    """``[source, separator]`` for each of ``nodes``, the items of a comma-separated list
+    that ends at offset ``end``: the separator runs from the item to the next one (its
+    comma, spaces, comments), the last one's up to ``end``."""
+    spans = [ctx.outer_span(node) for node in nodes]
+    nexts = [start for start, _ in spans[1:]] + [end]
+    return [[ctx.text[start:stop], ctx.text[stop:following]] for (start, stop), following in zip(spans, nexts)]
+
+
+def items_without(ctx: "FileContext", nodes: Sequence[cst.CSTNode], end: int, dropped) -> Optional[str]:
+    """The text from the first of ``nodes`` (the items of a comma-separated list that ends
+    at offset ``end``) to ``end``, without the items for which ``dropped(node)`` is true;
+    None when none is left.  A kept item keeps the separator after it (its comma, spaces,
+    comments) and the last one kept takes what ended the list (a trailing comma), so the
+    list keeps its layout: the arguments of a call, the names of an import, the elements
+    of a tuple."""
+    items = list_items(ctx, nodes, end)
+    kept = [item for item, node in zip(items, nodes) if not dropped(node)]
+    if not kept:
+        return None
+    kept[-1][1] = items[-1][1]
+    return "".join(source + separator for source, separator in kept)
+
+
 def has_noqa(ctx: "FileContext", line: cst.SimpleStatementLine) -> bool:
     """Whether ``line`` ends in a ``# noqa`` comment: its findings are kept as they are,
     so no fix (its own or a neighbour's) may rewrite it."""

@@ -283,7 +283,7 @@ class VariableWrap(Rule):
         group = self.ctx.parent(element) if isinstance(element, cst.Element) else None
         if isinstance(group, cst.Tuple):
             # `(torch.Tensor, Variable)`: one `torch.Tensor` is enough.
-            items = _items(self.ctx, [item.value for item in group.elements], self.ctx.span(group)[1])
+            items = edits.list_items(self.ctx, [item.value for item in group.elements], self.ctx.span(group)[1])
             kept, seen = [], False
             for item, (value, comma) in zip(group.elements, items):
                 if self._is_tensor_class(item.value):
@@ -539,19 +539,17 @@ class VariableWrap(Rule):
 
     def _without_strings(self, container: cst.BaseExpression, name: str) -> Edit:
         """The edit that takes the strings ``name`` out of the list or tuple ``container``."""
-        elements = list(container.elements)
+        values = [element.value for element in container.elements]
         start, end = self.ctx.span(container)
-        items = _items(self.ctx, [element.value for element in elements], end)
-        tail = items[-1][1]
-        kept = [item for item, element in zip(items, elements) if element.value.raw_value != name]
-        if not kept:
+        rest = edits.items_without(self.ctx, values, end, lambda value: value.raw_value == name)
+        if rest is None:
             return edits.replace(container, "[]" if isinstance(container, cst.List) else
                                  "" if container.lpar else "()")
-        kept[-1][1] = tail  # what ends the last element (a trailing comma, the bracket) stays last
-        if isinstance(container, cst.Tuple) and len(kept) == 1 and not tail.lstrip().startswith(","):
-            kept[-1][1] = "," + tail  # `("a",)` stays a tuple
-        head = self.ctx.text[start:self.ctx.outer_span(elements[0].value)[0]]
-        return edits.replace(container, head + "".join(value + separator for value, separator in kept))
+        if isinstance(container, cst.Tuple) and sum(value.raw_value != name for value in values) == 1 \
+                and not edits.list_items(self.ctx, values, end)[-1][1].lstrip().startswith(","):
+            rest += ","  # `("a",)` stays a tuple
+        head = self.ctx.text[start:self.ctx.outer_span(values[0])[0]]
+        return edits.replace(container, head + rest)
 
     def _row(self, node: cst.CSTNode) -> int:
         return self.ctx.line_index.position(node.start)[0]
@@ -559,12 +557,8 @@ class VariableWrap(Rule):
     def _without(self, statement: cst.ImportFrom, alias: cst.ImportAlias) -> str:
         """The source of ``statement`` without the name ``alias``."""
         start, end = self.ctx.span(statement)
-        items = _items(self.ctx, statement.names, end)
-        tail = items[-1][1]
-        del items[next(i for i, other in enumerate(statement.names) if other is alias)]
-        items[-1][1] = tail  # what ends the last name (a comma, the closing parenthesis) stays last
         head = self.ctx.text[start:self.ctx.span(statement.names[0])[0]]
-        return head + "".join(name + comma for name, comma in items)
+        return head + edits.items_without(self.ctx, statement.names, end, lambda other: other is alias)
 
     def _used(self, name: str, exported: set[int] = frozenset()) -> bool:
         """``name`` is read anywhere in the file, is a string (``getattr(m, "Variable")``)
@@ -580,15 +574,6 @@ class VariableWrap(Rule):
                                                            for a in self.ctx.ancestors(node))):
                 return True
         return False
-
-
-def _items(ctx, nodes, end: int) -> list[list[str]]:
-    """``[source, separator]`` for each of ``nodes``, the items of a comma-separated list
-    that ends at offset ``end``: the separator runs from the item to the next one (its
-    comma, spaces, comments), the last one's up to ``end``."""
-    spans = [ctx.outer_span(node) for node in nodes]
-    nexts = [start for start, _ in spans[1:]] + [end]
-    return [[ctx.text[start:stop], ctx.text[stop:following]] for (start, stop), following in zip(spans, nexts)]
 
 
 def _strings(node: cst.BaseExpression) -> Optional[list[cst.SimpleString]]:

@@ -1,6 +1,5 @@
 """TL202 volatile: ``Variable(x, volatile=True)`` and ``x.volatile``, ignored since PyTorch 0.4."""
 
-import re
 from typing import Optional
 
 from torchlint.syntax import cst
@@ -12,8 +11,6 @@ from torchlint.framework.rule import Applicability, Fix, Rule
 from torchlint.syntax.walk import iter_nodes
 from torchlint.framework.writes import is_store_target
 
-# Past blanks and comments, a comma.
-_COMMA = re.compile(r"(?:[ \t\f\r\n\\]|#[^\r\n]*)*,")
 # Statements that can be put under `with torch.no_grad():` as they are.
 _WRAPPABLE = (cst.Assign, cst.AnnAssign, cst.Return, cst.Expr)
 
@@ -182,14 +179,8 @@ class Volatile(Rule):
 def _without(ctx, call: cst.Call, arg: cst.Arg) -> str:
     """The source of ``call`` without the argument ``arg`` (with its comma; a comma after
     the last argument stays last), continuation lines as indented in the file."""
-    text = ctx.text
     start, end = ctx.outer_span(call)
-    index = next(i for i, other in enumerate(call.args) if other is arg)
-    arg_start, arg_end = ctx.span(arg)
-    if index + 1 < len(call.args):
-        return text[start:arg_start] + text[ctx.span(call.args[index + 1])[0]:end]
     close = ctx.span(call)[1] - 1  # the call's `)`
-    if index == 0:
-        return text[start:arg_start] + text[close:end]
-    comma = text[arg_end:close] if _COMMA.match(text, arg_end) else ""
-    return text[start:ctx.span(call.args[index - 1])[1]] + comma + text[close:end]
+    first = ctx.span(call.args[0])[0]
+    arguments = edits.items_without(ctx, call.args, close, lambda other: other is arg) or ""
+    return ctx.text[start:first] + arguments + ctx.text[close:end]
