@@ -84,4 +84,6 @@ def test_documentation_includes_examples(rule) -> None:
     text = rule.documentation()
     assert text.startswith(f"# {rule.code} {rule.name}")
     assert rule.bad[0].source.strip().splitlines()[0] in text
-
+    for example in rule.bad:
+        if example.fixed is not None:
+            assert f"```python\n{example.fixed_source}```" in text

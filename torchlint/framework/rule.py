@@ -158,6 +158,9 @@ class Rule:
             parts += ["", "## Examples of code this rule reports", ""]
             for example in cls.bad:
                 parts += _code_block(example.source)
+                if example.fixed is not None:
+                    parts += ["Fixed" + (" (with `--unsafe-fixes`)" if example.unsafe else "") + ":", ""]
+                    parts += _code_block(example.fixed_source)
         if cls.good:
             parts += ["", "## Code it leaves alone", ""]
             for example in cls.good:
