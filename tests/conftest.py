@@ -143,7 +143,7 @@ def rule_example_params() -> list:
     from torchlint.framework.rule import Example
     from torchlint.rules import all_rules
 
-    return [pytest.param(Example(example).source, id=f"{code}-{kind}-{index}")
+    return [pytest.param(Example.of(example).source, id=f"{code}-{kind}-{index}")
             for code, rule in all_rules().items()
             for kind in ("bad", "good")
             for index, example in enumerate(getattr(rule, kind))]

@@ -144,6 +144,9 @@ def test_rule_command_prints_documentation() -> None:
     assert by_code.returncode == 0 and by_code.stdout == by_name.stdout
     assert by_code.stdout.startswith("# TL102 data-inplace")
     assert "## Why is this bad?" in by_code.stdout and "```python" in by_code.stdout
+    # Each bad example with its fixed text (TL102's fixes are unsafe).
+    assert "Fixed (with `--unsafe-fixes`):\n\n```python\nimport torch\n" in by_code.stdout
+    assert "with torch.no_grad():\n    a *= 3\n```" in by_code.stdout
     assert run_torchlint("rule", "TL000").stdout.startswith("# TL000 unlintable-file")
     unknown = run_torchlint("rule", "TL999")
     assert unknown.returncode == 2 and "unknown rule 'TL999'" in unknown.stderr

@@ -1,4 +1,5 @@
-"""Each rule module is complete: metadata, docs, and examples that behave as documented."""
+"""Each rule module is complete: metadata, docs, and examples that behave as documented:
+a bad example is reported exactly where it says and fixed into exactly the text it gives."""
 
 from __future__ import annotations
 
@@ -6,9 +7,12 @@ import re
 
 import pytest
 
+from torchlint.engine.fixer import fix_source
 from torchlint.engine.linter import lint_text
-from torchlint.framework.rule import Example
+from torchlint.framework.diagnostics import allowed_applicabilities
+from torchlint.framework.rule import Bad, Example
 from torchlint.rules import all_rules
+from torchlint.syntax.source import LineIndex, SourceText
 
 RULES = list(all_rules().values())
 
@@ -24,6 +28,8 @@ def test_metadata(rule) -> None:
     assert rule.summary and rule.message and rule.docs.strip()
     assert "## What it does" in rule.docs and "## Why is this bad?" in rule.docs
     assert rule.bad and rule.good
+    assert all(isinstance(example, Bad) for example in rule.bad)
+    assert all(isinstance(example, str) for example in rule.good)
     assert rule.__module__.startswith("torchlint.rules.")
 
 
@@ -32,15 +38,34 @@ def test_names_are_unique() -> None:
     assert len(names) == len(set(names))
 
 
-@pytest.mark.parametrize(
-    "rule, example",
-    [(rule, example) for rule in RULES for example in rule.bad],
-    ids=lambda value: getattr(value, "code", None) or "bad",
-)
-def test_bad_examples_are_reported(rule, example) -> None:
-    report = lint_text(Example(example).source, rules=[rule])
+BAD_EXAMPLES = [pytest.param(rule, example, id=f"{rule.code}-bad-{index}")
+                for rule in RULES for index, example in enumerate(rule.bad)]
+
+
+@pytest.mark.parametrize("rule, example", BAD_EXAMPLES)
+def test_bad_examples_are_reported_exactly(rule, example) -> None:
+    source = example.source
+    report = lint_text(source, rules=[rule])
     assert report.internal_error is None
-    assert any(d.code == rule.code for d in report.diagnostics), Example(example).source
+    lines = LineIndex(source)
+    reported = [(d.row, source[lines.offset(d.row, d.column):lines.offset(d.end_row, d.end_column)])
+                for d in report.diagnostics]
+    assert reported == list(example.reported), source
+
+
+@pytest.mark.parametrize("rule, example", BAD_EXAMPLES)
+def test_bad_examples_are_fixed_exactly(rule, example) -> None:
+    expected = example.fixed_source if example.fixed is not None else example.source
+    assert _fixed(rule, example.source, example.unsafe) == expected
+    if example.unsafe:  # the safe fixes alone do not get there
+        assert _fixed(rule, example.source, False) != expected
+
+
+def _fixed(rule, source: str, unsafe: bool) -> str:
+    outcome = fix_source(SourceText(source, "utf-8", source.encode("utf-8")), "<string>", [rule],
+                         allowed_applicabilities(unsafe))
+    assert outcome.error is None
+    return outcome.text
 
 
 @pytest.mark.parametrize(
@@ -58,4 +83,7 @@ def test_good_examples_are_not_reported(rule, example) -> None:
 def test_documentation_includes_examples(rule) -> None:
     text = rule.documentation()
     assert text.startswith(f"# {rule.code} {rule.name}")
-    assert Example(rule.bad[0]).source.strip().splitlines()[0] in text
+    assert rule.bad[0].source.strip().splitlines()[0] in text
+    for example in rule.bad:
+        if example.fixed is not None:
+            assert f"```python\n{example.fixed_source}```" in text

@@ -56,13 +56,39 @@ class Finding:
 
 @dataclass(frozen=True)
 class Example:
-    """A code sample from a rule's docs; bad examples name the lines that must be reported."""
+    """A code sample from a rule's docs, written indented inside the rule class."""
 
     code: str
 
     @property
     def source(self) -> str:
-        return textwrap.dedent(self.code).lstrip("\n")
+        return _dedent(self.code)
+
+    @staticmethod
+    def of(example: "str | Example") -> "Example":
+        """``example`` as an Example: good examples are plain strings, bad ones are ``Bad``."""
+        return example if isinstance(example, Example) else Example(example)
+
+
+@dataclass(frozen=True)
+class Bad(Example):
+    """A bad example that is an exact test, as Fixit's ``Invalid`` is: ``reported`` is
+    every finding of the rule in it, in order, as (1-based line, the source text of the
+    reported range); ``fixed`` is the whole example once ``torchlint check --fix`` (with
+    ``--unsafe-fixes`` when ``unsafe``) has run with only this rule selected, or None
+    when the rule has no fix to apply there."""
+
+    reported: tuple[tuple[int, str], ...]
+    fixed: Optional[str] = None
+    unsafe: bool = False
+
+    @property
+    def fixed_source(self) -> Optional[str]:
+        return None if self.fixed is None else _dedent(self.fixed)
+
+
+def _dedent(code: str) -> str:
+    return textwrap.dedent(code).lstrip("\n")
 
 
 class Rule:
@@ -71,8 +97,8 @@ class Rule:
     summary: ClassVar[str]  # one line, for `torchlint rules` and the README table
     message: ClassVar[str]  # str.format template; report() fills it
     docs: ClassVar[str]  # markdown: what it does, why it is bad, what to do instead
-    bad: ClassVar[tuple[str, ...]] = ()
-    good: ClassVar[tuple[str, ...]] = ()
+    bad: ClassVar[tuple[Bad, ...]] = ()  # each one an exact test of what is reported and fixed
+    good: ClassVar[tuple[str, ...]] = ()  # code no rule reports
     fix: ClassVar[Optional[Applicability]] = None  # the best fix this rule can offer
     default_enabled: ClassVar[bool] = True
     # Regular expressions that must all occur in a file's text for the rule to have
@@ -131,11 +157,18 @@ class Rule:
         if cls.bad:
             parts += ["", "## Examples of code this rule reports", ""]
             for example in cls.bad:
-                parts += ["```python", Example(example).source.rstrip(), "```", ""]
+                parts += _code_block(example.source)
+                if example.fixed is not None:
+                    parts += ["Fixed" + (" (with `--unsafe-fixes`)" if example.unsafe else "") + ":", ""]
+                    parts += _code_block(example.fixed_source)
         if cls.good:
             parts += ["", "## Code it leaves alone", ""]
             for example in cls.good:
-                parts += ["```python", Example(example).source.rstrip(), "```", ""]
+                parts += _code_block(Example(example).source)
         fix = cls.fix.value if cls.fix is not None else "none"
         parts += ["", f"Fix: {fix}. Enabled by default: {'yes' if cls.default_enabled else 'no'}."]
         return "\n".join(parts).rstrip() + "\n"
+
+
+def _code_block(source: str) -> list[str]:
+    return ["```python", source.rstrip(), "```", ""]

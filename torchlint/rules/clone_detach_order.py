@@ -5,7 +5,7 @@ from typing import Callable
 from torchlint.syntax import cst
 
 from torchlint.framework import edits
-from torchlint.framework.rule import Applicability, Fix, Rule
+from torchlint.framework.rule import Applicability, Bad, Fix, Rule
 from torchlint.analysis.values import Step
 
 
@@ -43,12 +43,21 @@ class CloneDetachOrder(Rule):
     the expression would be lost.
     """
     bad = (
-        """
-        import torch
+        Bad(
+            """
+            import torch
 
-        x = torch.tensor([1.0, 2.0], requires_grad=True)
-        snapshot = x.clone().detach()
-        """,
+            x = torch.tensor([1.0, 2.0], requires_grad=True)
+            snapshot = x.clone().detach()
+            """,
+            reported=((4, "x.clone().detach()"),),
+            fixed="""
+            import torch
+
+            x = torch.tensor([1.0, 2.0], requires_grad=True)
+            snapshot = x.detach().clone()
+            """,
+        ),
     )
     good = (
         """

@@ -8,7 +8,7 @@ from torchlint.syntax import cst
 
 from torchlint.framework import edits
 from torchlint.framework.data_attribute import DataUse, base_evidence, data_access, only_read
-from torchlint.framework.rule import Applicability, Fix, Rule
+from torchlint.framework.rule import Applicability, Bad, Fix, Rule
 from torchlint.analysis.values import Kind
 from torchlint.syntax.walk import iter_nodes
 
@@ -57,13 +57,16 @@ class DataAssign(Rule):
     rewrite is display-only, and no fix is offered for `x.data` among several targets.
     """
     bad = (
-        """
-        import torch
-        import torch.nn as nn
+        Bad(
+            """
+            import torch
+            import torch.nn as nn
 
-        layer = nn.Linear(4, 2)
-        layer.weight.data = torch.zeros(2, 4)
-        """,
+            layer = nn.Linear(4, 2)
+            layer.weight.data = torch.zeros(2, 4)
+            """,
+            reported=((5, "layer.weight.data"),),
+        ),
     )
     good = (
         """

@@ -4,7 +4,7 @@ from torchlint.syntax import cst
 
 from torchlint.framework import edits
 from torchlint.framework.data_attribute import DataUse, base_evidence, data_access
-from torchlint.framework.rule import Applicability, Fix, Rule
+from torchlint.framework.rule import Applicability, Bad, Fix, Rule
 
 
 class DataIndexScalar(Rule):
@@ -43,16 +43,29 @@ class DataIndexScalar(Rule):
     (`loss.data[0].cpu()`), the fix is unsafe: a Python number has no such attribute.
     """
     bad = (
-        """
-        import torch.nn as nn
+        Bad(
+            """
+            import torch.nn as nn
 
-        criterion = nn.CrossEntropyLoss()
+            criterion = nn.CrossEntropyLoss()
 
-        def train_step(model, images, labels):
-            loss = criterion(model(images), labels)
-            loss.backward()
-            return loss.data[0]
-        """,
+            def train_step(model, images, labels):
+                loss = criterion(model(images), labels)
+                loss.backward()
+                return loss.data[0]
+            """,
+            reported=((8, "loss.data[0]"),),
+            fixed="""
+            import torch.nn as nn
+
+            criterion = nn.CrossEntropyLoss()
+
+            def train_step(model, images, labels):
+                loss = criterion(model(images), labels)
+                loss.backward()
+                return loss.item()
+            """,
+        ),
     )
     good = (
         """

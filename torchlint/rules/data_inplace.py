@@ -7,7 +7,7 @@ from torchlint.syntax import cst
 from torchlint.framework import edits
 from torchlint.framework.aliases import alias_writes
 from torchlint.framework.data_attribute import DataUse, base_evidence, data_access
-from torchlint.framework.rule import Applicability, Fix, Rule
+from torchlint.framework.rule import Applicability, Bad, Fix, Rule
 from torchlint.syntax.walk import walk
 
 
@@ -60,19 +60,42 @@ class DataInplace(Rule):
     behaviour change all the same. Writes through an alias of `.data` are not fixed.
     """
     bad = (
-        """
-        import torch
+        Bad(
+            """
+            import torch
 
-        a = torch.tensor(1.0, requires_grad=True)
-        a.data *= 3
-        """,
-        """
-        import torch
+            a = torch.tensor(1.0, requires_grad=True)
+            a.data *= 3
+            """,
+            reported=((4, "a.data"),),
+            fixed="""
+            import torch
 
-        def sgd_step(model, lr):
-            for p in model.parameters():
-                p.data.add_(-lr, p.grad.data)
-        """,
+            a = torch.tensor(1.0, requires_grad=True)
+            with torch.no_grad():
+                a *= 3
+            """,
+            unsafe=True,
+        ),
+        Bad(
+            """
+            import torch
+
+            def sgd_step(model, lr):
+                for p in model.parameters():
+                    p.data.add_(-lr, p.grad.data)
+            """,
+            reported=((5, "p.data"),),
+            fixed="""
+            import torch
+
+            def sgd_step(model, lr):
+                for p in model.parameters():
+                    with torch.no_grad():
+                        p.add_(-lr, p.grad.data)
+            """,
+            unsafe=True,
+        ),
     )
     good = (
         """

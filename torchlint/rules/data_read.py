@@ -8,7 +8,7 @@ from torchlint.syntax import cst
 
 from torchlint.framework import edits
 from torchlint.framework.data_attribute import DataUse, base_evidence, data_access, only_read
-from torchlint.framework.rule import Applicability, Fix, Rule
+from torchlint.framework.rule import Applicability, Bad, Fix, Rule
 
 if TYPE_CHECKING:
     from torchlint.framework.context import FileContext
@@ -67,19 +67,39 @@ class DataRead(Rule):
     show that `x` is 0-dim.
     """
     bad = (
-        """
-        import torch
+        Bad(
+            """
+            import torch
 
-        x = torch.rand(2, 3, requires_grad=True)
-        y = x.data
-        """,
-        """
-        import torch.nn as nn
+            x = torch.rand(2, 3, requires_grad=True)
+            y = x.data
+            """,
+            reported=((4, "x.data"),),
+            fixed="""
+            import torch
 
-        def predict(model: nn.Module, batch):
-            output = model(batch)
-            return output.data.cpu().numpy()
-        """,
+            x = torch.rand(2, 3, requires_grad=True)
+            y = x.detach()
+            """,
+            unsafe=True,
+        ),
+        Bad(
+            """
+            import torch.nn as nn
+
+            def predict(model: nn.Module, batch):
+                output = model(batch)
+                return output.data.cpu().numpy()
+            """,
+            reported=((5, "output.data"),),
+            fixed="""
+            import torch.nn as nn
+
+            def predict(model: nn.Module, batch):
+                output = model(batch)
+                return output.detach().cpu().numpy()
+            """,
+        ),
     )
     good = (
         """

@@ -8,7 +8,7 @@ from typing import Optional
 from torchlint.syntax import cst
 
 from torchlint.framework.aliases import AliasWrite, alias_writes, copy_at_alias, copy_fix
-from torchlint.framework.rule import Applicability, Rule
+from torchlint.framework.rule import Applicability, Bad, Rule
 
 
 class DetachInplace(Rule):
@@ -57,15 +57,28 @@ class DetachInplace(Rule):
     writes through `y` are TL102's.
     """
     bad = (
-        """
-        import torch
+        Bad(
+            """
+            import torch
 
-        a = torch.tensor(1.0, requires_grad=True)
-        b = a * 2
-        b_detach = b.detach()
-        b_detach.zero_()
-        print(b)  # tensor(0., grad_fn=<MulBackward0>)
-        """,
+            a = torch.tensor(1.0, requires_grad=True)
+            b = a * 2
+            b_detach = b.detach()
+            b_detach.zero_()
+            print(b)  # tensor(0., grad_fn=<MulBackward0>)
+            """,
+            reported=((6, "b_detach.zero_()"),),
+            fixed="""
+            import torch
+
+            a = torch.tensor(1.0, requires_grad=True)
+            b = a * 2
+            b_detach = b.detach().clone()
+            b_detach.zero_()
+            print(b)  # tensor(0., grad_fn=<MulBackward0>)
+            """,
+            unsafe=True,
+        ),
     )
     good = (
         """

@@ -8,7 +8,7 @@ from torchlint.syntax import cst
 
 from torchlint.framework import edits
 from torchlint.framework.aliases import view_source
-from torchlint.framework.rule import Applicability, Fix, Rule
+from torchlint.framework.rule import Applicability, Bad, Fix, Rule
 from torchlint.analysis.semantic import Binding, BindingKind
 
 # Operations that save their inputs for backward (addition and subtraction do not).
@@ -56,22 +56,46 @@ class DetachInplaceMethod(Rule):
     an enclosing scope or an attribute would not do the same.
     """
     bad = (
-        """
-        import torch
+        Bad(
+            """
+            import torch
 
-        x = torch.randn(4, requires_grad=True)
-        first = (x * 2)[:2]
-        first.detach_()
-        """,
-        """
-        import torch
+            x = torch.randn(4, requires_grad=True)
+            first = (x * 2)[:2]
+            first.detach_()
+            """,
+            reported=((5, "first.detach_()"),),
+            fixed="""
+            import torch
 
-        x = torch.randn(3, requires_grad=True)
-        y = x.sigmoid()
-        z = (y * y).sum()
-        y.detach_()
-        z.backward()
-        """,
+            x = torch.randn(4, requires_grad=True)
+            first = (x * 2)[:2]
+            first = first.detach()
+            """,
+            unsafe=True,
+        ),
+        Bad(
+            """
+            import torch
+
+            x = torch.randn(3, requires_grad=True)
+            y = x.sigmoid()
+            z = (y * y).sum()
+            y.detach_()
+            z.backward()
+            """,
+            reported=((6, "y.detach_()"),),
+            fixed="""
+            import torch
+
+            x = torch.randn(3, requires_grad=True)
+            y = x.sigmoid()
+            z = (y * y).sum()
+            y = y.detach()
+            z.backward()
+            """,
+            unsafe=True,
+        ),
     )
     good = (
         """

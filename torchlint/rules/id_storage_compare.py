@@ -5,7 +5,7 @@ from typing import Optional
 from torchlint.syntax import cst
 
 from torchlint.framework import edits
-from torchlint.framework.rule import Applicability, Fix, Rule
+from torchlint.framework.rule import Applicability, Bad, Fix, Rule
 from torchlint.analysis.values import Kind, Value
 
 
@@ -49,13 +49,24 @@ class IdStorageCompare(Rule):
     tensor.
     """
     bad = (
-        """
-        import torch
+        Bad(
+            """
+            import torch
 
-        a = torch.tensor([1.0, 2.0], requires_grad=True)
-        b = a.detach()
-        shared = id(a) == id(b)  # False, yet they share memory
-        """,
+            a = torch.tensor([1.0, 2.0], requires_grad=True)
+            b = a.detach()
+            shared = id(a) == id(b)  # False, yet they share memory
+            """,
+            reported=((5, "id(a) == id(b)"),),
+            fixed="""
+            import torch
+
+            a = torch.tensor([1.0, 2.0], requires_grad=True)
+            b = a.detach()
+            shared = a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()  # False, yet they share memory
+            """,
+            unsafe=True,
+        ),
     )
     good = (
         """

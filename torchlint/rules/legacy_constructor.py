@@ -12,7 +12,7 @@ from torchlint.framework import edits
 from torchlint.analysis import torch_api
 from torchlint.framework.data_attribute import base_evidence
 from torchlint.syntax.nodes import looks_like_size, positional_args
-from torchlint.framework.rule import Applicability, Fix, Rule
+from torchlint.framework.rule import Applicability, Bad, Fix, Rule
 from torchlint.analysis.values import Kind, Step
 from torchlint.syntax.walk import iter_nodes
 
@@ -183,21 +183,52 @@ class LegacyConstructor(Rule):
     or a non-floating default type (which torch refuses).
     """
     bad = (
-        """
-        import torch
+        Bad(
+            """
+            import torch
 
-        buffer = torch.Tensor(3)            # uninitialized
-        weights = torch.Tensor([3, 1])      # float32 data
-        ids = torch.LongTensor([1, 2, 3])
-        mask = torch.cuda.ByteTensor(4, 4) if torch.cuda.is_available() else None
-        """,
-        """
-        import torch
+            buffer = torch.Tensor(3)            # uninitialized
+            weights = torch.Tensor([3, 1])      # float32 data
+            ids = torch.LongTensor([1, 2, 3])
+            mask = torch.cuda.ByteTensor(4, 4) if torch.cuda.is_available() else None
+            """,
+            reported=(
+                (3, "torch.Tensor(3)"),
+                (4, "torch.Tensor([3, 1])"),
+                (5, "torch.LongTensor([1, 2, 3])"),
+                (6, "torch.cuda.ByteTensor(4, 4)"),
+            ),
+            fixed="""
+            import torch
 
-        x = torch.ones(2)
-        y = x.new(2, 3)
-        z = x.type(torch.cuda.FloatTensor)
-        """,
+            buffer = torch.empty(3)            # uninitialized
+            weights = torch.tensor([3, 1], dtype=torch.float32)      # float32 data
+            ids = torch.tensor([1, 2, 3], dtype=torch.int64)
+            mask = torch.empty(4, 4, dtype=torch.uint8, device="cuda") if torch.cuda.is_available() else None
+            """,
+            unsafe=True,
+        ),
+        Bad(
+            """
+            import torch
+
+            x = torch.ones(2)
+            y = x.new(2, 3)
+            z = x.type(torch.cuda.FloatTensor)
+            """,
+            reported=(
+                (4, "x.new(2, 3)"),
+                (5, "x.type(torch.cuda.FloatTensor)"),
+            ),
+            fixed="""
+            import torch
+
+            x = torch.ones(2)
+            y = x.new_empty(2, 3)
+            z = x.to("cuda", torch.float32)
+            """,
+            unsafe=True,
+        ),
     )
     good = (
         """

@@ -7,7 +7,7 @@ from typing import Optional
 from torchlint.syntax import cst
 
 from torchlint.framework import edits
-from torchlint.framework.rule import Applicability, Fix, Rule
+from torchlint.framework.rule import Applicability, Bad, Fix, Rule
 from torchlint.analysis.semantic import BindingKind
 from torchlint.syntax.walk import iter_nodes
 
@@ -55,17 +55,32 @@ class LossAccumulation(Rule):
     the total no longer shows a `grad_fn`.
     """
     bad = (
-        """
-        import torch.nn as nn
+        Bad(
+            """
+            import torch.nn as nn
 
-        criterion = nn.CrossEntropyLoss()
+            criterion = nn.CrossEntropyLoss()
 
-        def evaluate(model: nn.Module, batches):
-            total = 0.0
-            for images, labels in batches:
-                total += criterion(model(images), labels)
-            print("validation loss", total / len(batches))
-        """,
+            def evaluate(model: nn.Module, batches):
+                total = 0.0
+                for images, labels in batches:
+                    total += criterion(model(images), labels)
+                print("validation loss", total / len(batches))
+            """,
+            reported=((8, "total += criterion(model(images), labels)"),),
+            fixed="""
+            import torch.nn as nn
+
+            criterion = nn.CrossEntropyLoss()
+
+            def evaluate(model: nn.Module, batches):
+                total = 0.0
+                for images, labels in batches:
+                    total += criterion(model(images), labels).detach()
+                print("validation loss", total / len(batches))
+            """,
+            unsafe=True,
+        ),
     )
     good = (
         """

@@ -5,7 +5,7 @@ from typing import Optional
 from torchlint.syntax import cst
 
 from torchlint.framework import edits
-from torchlint.framework.rule import Applicability, Edit, Fix, Rule
+from torchlint.framework.rule import Applicability, Bad, Edit, Fix, Rule
 from torchlint.analysis.semantic import BindingKind
 from torchlint.framework.writes import is_store_target
 
@@ -43,14 +43,17 @@ class NonleafGrad(Rule):
     code may have wanted the leaf's gradient instead, and only its author knows which.
     """
     bad = (
-        """
-        import torch
+        Bad(
+            """
+            import torch
 
-        a = torch.tensor(1.0, requires_grad=True)
-        a_ = a.clone()
-        (a_ * 3).backward()
-        print(a_.grad)  # None
-        """,
+            a = torch.tensor(1.0, requires_grad=True)
+            a_ = a.clone()
+            (a_ * 3).backward()
+            print(a_.grad)  # None
+            """,
+            reported=((6, "a_.grad"),),
+        ),
     )
     good = (
         """

@@ -4,7 +4,7 @@ while the other side is still used."""
 from torchlint.syntax import cst
 
 from torchlint.framework.aliases import AliasWrite, alias_writes, copy_at_alias, copy_fix
-from torchlint.framework.rule import Applicability, Rule
+from torchlint.framework.rule import Applicability, Bad, Rule
 
 
 class NumpySharing(Rule):
@@ -45,15 +45,28 @@ class NumpySharing(Rule):
     intentional.
     """
     bad = (
-        """
-        import numpy as np
-        import torch
+        Bad(
+            """
+            import numpy as np
+            import torch
 
-        weights = np.ones(3, dtype=np.float32)
-        t = torch.from_numpy(weights)
-        weights[0] = 10.0
-        print(t)  # tensor([10., 1., 1.])
-        """,
+            weights = np.ones(3, dtype=np.float32)
+            t = torch.from_numpy(weights)
+            weights[0] = 10.0
+            print(t)  # tensor([10., 1., 1.])
+            """,
+            reported=((6, "weights[0]"),),
+            fixed="""
+            import numpy as np
+            import torch
+
+            weights = np.ones(3, dtype=np.float32)
+            t = torch.from_numpy(weights).clone()
+            weights[0] = 10.0
+            print(t)  # tensor([10., 1., 1.])
+            """,
+            unsafe=True,
+        ),
     )
     good = (
         """

@@ -6,7 +6,7 @@ from torchlint.syntax import cst
 
 from torchlint.framework import edits
 from torchlint.syntax.nodes import is_false, is_true, positional_args
-from torchlint.framework.rule import Applicability, Fix, Rule
+from torchlint.framework.rule import Applicability, Bad, Fix, Rule
 from torchlint.analysis.values import Kind
 
 
@@ -48,13 +48,26 @@ class TensorFromTensor(Rule):
     it on `t`'s device.
     """
     bad = (
-        """
-        import torch
+        Bad(
+            """
+            import torch
 
-        weights = torch.ones(3, requires_grad=True)
-        copy = torch.tensor(weights)
-        doubled = torch.tensor(weights * 2, dtype=torch.float64)
-        """,
+            weights = torch.ones(3, requires_grad=True)
+            copy = torch.tensor(weights)
+            doubled = torch.tensor(weights * 2, dtype=torch.float64)
+            """,
+            reported=(
+                (4, "torch.tensor(weights)"),
+                (5, "torch.tensor(weights * 2, dtype=torch.float64)"),
+            ),
+            fixed="""
+            import torch
+
+            weights = torch.ones(3, requires_grad=True)
+            copy = weights.detach().clone()
+            doubled = (weights * 2).detach().clone().to(dtype=torch.float64)
+            """,
+        ),
     )
     good = (
         """

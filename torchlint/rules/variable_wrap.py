@@ -8,7 +8,7 @@ from torchlint.framework import edits
 from torchlint.analysis import torch_api
 from torchlint.syntax.nodes import is_false, is_true, keyword
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
-from torchlint.framework.rule import Applicability, Edit, Fix, Rule
+from torchlint.framework.rule import Applicability, Bad, Edit, Fix, Rule
 from torchlint.analysis.semantic import BindingKind
 from torchlint.syntax.source import LINE_BREAK, line_start
 from torchlint.analysis.values import Kind, Step
@@ -101,18 +101,39 @@ class VariableWrap(Rule):
     never applied: fix the `volatile` first.
     """
     bad = (
-        """
-        import torch
-        from torch.autograd import Variable
+        Bad(
+            """
+            import torch
+            from torch.autograd import Variable
 
-        x = Variable(torch.ones(2, 2), requires_grad=True)
-        """,
-        """
-        import torch.autograd as ag
+            x = Variable(torch.ones(2, 2), requires_grad=True)
+            """,
+            reported=(
+                (2, "Variable"),
+                (4, "Variable(torch.ones(2, 2), requires_grad=True)"),
+            ),
+            fixed="""
+            import torch
 
-        def is_variable(x):
-            return isinstance(x, ag.Variable)
-        """,
+            x = torch.ones(2, 2).requires_grad_()
+            """,
+        ),
+        Bad(
+            """
+            import torch.autograd as ag
+
+            def is_variable(x):
+                return isinstance(x, ag.Variable)
+            """,
+            reported=((4, "ag.Variable"),),
+            fixed="""
+            import torch
+            import torch.autograd as ag
+
+            def is_variable(x):
+                return isinstance(x, torch.Tensor)
+            """,
+        ),
     )
     good = (
         """

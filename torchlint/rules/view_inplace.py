@@ -6,7 +6,7 @@ from typing import Optional
 from torchlint.syntax import cst
 
 from torchlint.framework.aliases import AliasWrite, alias_writes, copy_at_alias, copy_fix
-from torchlint.framework.rule import Applicability, Fix, Rule
+from torchlint.framework.rule import Applicability, Bad, Fix, Rule
 
 
 class ViewInplace(Rule):
@@ -43,14 +43,26 @@ class ViewInplace(Rule):
     view is meant and `.clone()` (or `.contiguous()`) when a copy is.
     """
     bad = (
-        """
-        import torch
+        Bad(
+            """
+            import torch
 
-        x = torch.rand(2, 2)
-        y = x.view(4)
-        x += 1
-        print(y)  # changed too
-        """,
+            x = torch.rand(2, 2)
+            y = x.view(4)
+            x += 1
+            print(y)  # changed too
+            """,
+            reported=((5, "x"),),
+            fixed="""
+            import torch
+
+            x = torch.rand(2, 2)
+            y = x.view(4).clone()
+            x += 1
+            print(y)  # changed too
+            """,
+            unsafe=True,
+        ),
     )
     good = (
         """

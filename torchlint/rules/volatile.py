@@ -7,7 +7,7 @@ from torchlint.syntax import cst
 from torchlint.framework import edits
 from torchlint.analysis import torch_api
 from torchlint.syntax.nodes import is_false, is_true
-from torchlint.framework.rule import Applicability, Fix, Rule
+from torchlint.framework.rule import Applicability, Bad, Fix, Rule
 from torchlint.syntax.walk import iter_nodes
 from torchlint.framework.writes import is_store_target
 
@@ -59,13 +59,25 @@ class Volatile(Rule):
     automatic fix either.
     """
     bad = (
-        """
-        import torch
-        from torch.autograd import Variable
+        Bad(
+            """
+            import torch
+            from torch.autograd import Variable
 
-        def evaluate(model, images):
-            return model(Variable(images, volatile=True))
-        """,
+            def evaluate(model, images):
+                return model(Variable(images, volatile=True))
+            """,
+            reported=((5, "volatile=True"),),
+            fixed="""
+            import torch
+            from torch.autograd import Variable
+
+            def evaluate(model, images):
+                with torch.no_grad():
+                    return model(Variable(images))
+            """,
+            unsafe=True,
+        ),
     )
     good = (
         """
