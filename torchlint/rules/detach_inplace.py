@@ -65,7 +65,7 @@ class DetachInplace(Rule):
             b = a * 2
             b_detach = b.detach()
             b_detach.zero_()
-            print(b)  # tensor(0., grad_fn=<MulBackward0>)
+            print(b)  # meant to be tensor(2., grad_fn=<MulBackward0>)
             """,
             reported=((6, "b_detach.zero_()"),),
             fixed="""
@@ -75,7 +75,7 @@ class DetachInplace(Rule):
             b = a * 2
             b_detach = b.detach().clone()
             b_detach.zero_()
-            print(b)  # tensor(0., grad_fn=<MulBackward0>)
+            print(b)  # meant to be tensor(2., grad_fn=<MulBackward0>)
             """,
             unsafe=True,
         ),

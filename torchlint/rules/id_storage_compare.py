@@ -55,7 +55,7 @@ class IdStorageCompare(Rule):
 
             a = torch.tensor([1.0, 2.0], requires_grad=True)
             b = a.detach()
-            shared = id(a) == id(b)  # False, yet they share memory
+            shared = id(a) == id(b)  # do they share memory? (they do)
             """,
             reported=((5, "id(a) == id(b)"),),
             fixed="""
@@ -63,7 +63,7 @@ class IdStorageCompare(Rule):
 
             a = torch.tensor([1.0, 2.0], requires_grad=True)
             b = a.detach()
-            shared = a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()  # False, yet they share memory
+            shared = a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()  # do they share memory? (they do)
             """,
             unsafe=True,
         ),

@@ -53,7 +53,7 @@ class NumpySharing(Rule):
             weights = np.ones(3, dtype=np.float32)
             t = torch.from_numpy(weights)
             weights[0] = 10.0
-            print(t)  # tensor([10., 1., 1.])
+            print(t)  # meant to be tensor([1., 1., 1.])
             """,
             reported=((6, "weights[0]"),),
             fixed="""
@@ -63,7 +63,7 @@ class NumpySharing(Rule):
             weights = np.ones(3, dtype=np.float32)
             t = torch.from_numpy(weights).clone()
             weights[0] = 10.0
-            print(t)  # tensor([10., 1., 1.])
+            print(t)  # meant to be tensor([1., 1., 1.])
             """,
             unsafe=True,
         ),

@@ -50,7 +50,7 @@ class ViewInplace(Rule):
             x = torch.rand(2, 2)
             y = x.view(4)
             x += 1
-            print(y)  # changed too
+            print(y)  # meant to hold x's values before the += 1
             """,
             reported=((5, "x"),),
             fixed="""
@@ -59,7 +59,7 @@ class ViewInplace(Rule):
             x = torch.rand(2, 2)
             y = x.view(4).clone()
             x += 1
-            print(y)  # changed too
+            print(y)  # meant to hold x's values before the += 1
             """,
             unsafe=True,
         ),
