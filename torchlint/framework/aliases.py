@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 from torchlint.syntax import cst
 
 from torchlint.framework import edits
-from torchlint.framework.rule import Applicability, Edit, Fix
+from torchlint.framework.rule import Applicability, Edit, Fix, Rule
 from torchlint.analysis.semantic import Binding, BindingKind, Scope
 from torchlint.analysis.values import Kind
 from torchlint.framework.writes import Write, find_write
@@ -336,6 +336,42 @@ def copy_at_alias(ctx: "FileContext", event: AliasWrite, events: list[AliasWrite
 def copy_fix(ctx: "FileContext", event: AliasWrite, copy: Edit) -> Fix:
     made = ctx.snippet(event.alias.made_by) + copy.content
     return Fix(Applicability.UNSAFE, f"Make `{event.alias.name}` a copy: `{event.alias.name} = {made}`", (copy,))
+
+
+class AliasWriteRule(Rule):
+    """A rule about in-place writes on one side of an alias that the other side reads
+    afterwards (TL301 detach, TL303 views, TL304 numpy): the walk, the copy fix and the
+    report are the same; a subclass says which writes it reports (``message_for``) and
+    may offer another fix (``fix_for``) or more message fields (``fields_for``).  A write
+    that nothing reads afterwards, or under ``torch.no_grad()``, is never reported."""
+
+    def visit_Module(self, node: cst.Module) -> None:
+        events = alias_writes(self.ctx)
+        for event in events:
+            message = self._message(event)
+            if message is None:
+                continue
+            copy = copy_at_alias(self.ctx, event, events, lambda other: self._message(other) is not None)
+            self.report(event.write.node, message, evidence=self.ctx.tensor(event.alias.base),
+                        related=event.related, fix=self.fix_for(event, copy),
+                        **event.fields, **self.fields_for(event))
+
+    def _message(self, event: AliasWrite) -> Optional[str]:
+        if event.reader is None or self.ctx.grad_disabled(event.write.node) is not None:
+            return None
+        return self.message_for(event)
+
+    def message_for(self, event: AliasWrite) -> Optional[str]:
+        """The message template for ``event`` when this rule reports it, else None."""
+        raise NotImplementedError
+
+    def fix_for(self, event: AliasWrite, copy: Optional[Edit]) -> Optional[Fix]:
+        """The fix for ``event``; ``copy`` makes the alias a copy where it is made (None
+        when that would also cut sharing this rule does not report)."""
+        return copy_fix(self.ctx, event, copy) if copy is not None else None
+
+    def fields_for(self, event: AliasWrite) -> dict[str, object]:
+        return {}
 
 
 def _makes_array(ctx: "FileContext", node: cst.BaseExpression) -> bool:

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 from typing import Optional
 
-from torchlint.syntax import cst
-
-from torchlint.framework.aliases import AliasWrite, alias_writes, copy_at_alias, copy_fix
-from torchlint.framework.rule import Applicability, Bad, Rule
+from torchlint.framework.aliases import AliasWrite, AliasWriteRule
+from torchlint.framework.rule import Applicability, Bad
 
 
-class DetachInplace(Rule):
+class DetachInplace(AliasWriteRule):
     code = "TL301"
     name = "detach-inplace"
     summary = "in-place write to a `.detach()` alias (or to its original) while the other is still used"
@@ -92,24 +90,7 @@ class DetachInplace(Rule):
         """,
     )
 
-    def visit_Module(self, node: cst.Module) -> None:
-        events = alias_writes(self.ctx)
-        for event in events:
-            message = self._message(event)
-            if message is None:
-                continue
-            copy = copy_at_alias(self.ctx, event, events, lambda other: self._message(other) is not None)
-            fix = copy_fix(self.ctx, event, copy) if copy is not None else None
-            self.report(
-                event.write.node, message,
-                evidence=self.ctx.tensor(event.alias.base),
-                related=event.related, fix=fix, **event.fields,
-            )
-
-    def _message(self, event: AliasWrite) -> Optional[str]:
-        """The message for ``event`` when this rule reports it."""
-        if event.reader is None or self.ctx.grad_disabled(event.write.node) is not None:
-            return None
+    def message_for(self, event: AliasWrite) -> Optional[str]:
         if event.through_alias and event.alias.kind == "detach":
             return self.message
         if not event.through_alias and event.alias.kind in ("detach", "data"):

@@ -1,13 +1,13 @@
 """TL304 numpy-sharing: an in-place write to one side of ``.numpy()`` / ``torch.from_numpy``
 while the other side is still used."""
 
-from torchlint.syntax import cst
+from typing import Optional
 
-from torchlint.framework.aliases import AliasWrite, alias_writes, copy_at_alias, copy_fix
-from torchlint.framework.rule import Applicability, Bad, Rule
+from torchlint.framework.aliases import AliasWrite, AliasWriteRule
+from torchlint.framework.rule import Applicability, Bad
 
 
-class NumpySharing(Rule):
+class NumpySharing(AliasWriteRule):
     code = "TL304"
     name = "numpy-sharing"
     summary = "in-place write on either side of `.numpy()` / `torch.from_numpy` while the other side is used"
@@ -80,25 +80,13 @@ class NumpySharing(Rule):
         """,
     )
 
-    def visit_Module(self, node: cst.Module) -> None:
-        events = alias_writes(self.ctx)
-        for event in events:
-            if not self._reports(event):
-                continue
-            alias = event.alias
-            copy = copy_at_alias(self.ctx, event, events, self._reports)
-            fix = copy_fix(self.ctx, event, copy) if copy is not None else None
-            tensor_side, array_side = (alias.base.value, alias.name) if alias.kind == "numpy" \
-                else (alias.name, alias.base.value)
-            written = event.written.value
-            other = alias.base.value if event.through_alias else alias.name
-            self.report(
-                event.write.node,
-                evidence=self.ctx.tensor(alias.base) or (),
-                related=event.related, fix=fix, **event.fields,
-                written=written, other=other, tensor=tensor_side, array=array_side,
-            )
+    def message_for(self, event: AliasWrite) -> Optional[str]:
+        return self.message if event.alias.kind in ("numpy", "from_numpy") else None
 
-    def _reports(self, event: AliasWrite) -> bool:
-        return event.reader is not None and event.alias.kind in ("numpy", "from_numpy") \
-            and self.ctx.grad_disabled(event.write.node) is None
+    def fields_for(self, event: AliasWrite) -> dict[str, object]:
+        alias = event.alias
+        tensor_side, array_side = (alias.base.value, alias.name) if alias.kind == "numpy" \
+            else (alias.name, alias.base.value)
+        return {"written": event.written.value, "other": alias.base.value if event.through_alias else alias.name,
+                "tensor": tensor_side, "array": array_side}
+

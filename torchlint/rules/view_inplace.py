@@ -3,13 +3,11 @@ through a ``reshape`` that may or may not be a view."""
 
 from typing import Optional
 
-from torchlint.syntax import cst
-
-from torchlint.framework.aliases import AliasWrite, alias_writes, copy_at_alias, copy_fix
-from torchlint.framework.rule import Applicability, Bad, Fix, Rule
+from torchlint.framework.aliases import AliasWrite, AliasWriteRule
+from torchlint.framework.rule import Applicability, Bad, Edit, Fix
 
 
-class ViewInplace(Rule):
+class ViewInplace(AliasWriteRule):
     code = "TL303"
     name = "view-inplace"
     summary = "in-place write to a tensor while a `view`/slice/`transpose` of it is used later (or through a `reshape`)"
@@ -80,31 +78,15 @@ class ViewInplace(Rule):
         """,
     )
 
-    def visit_Module(self, node: cst.Module) -> None:
-        events = alias_writes(self.ctx)
-        for event in events:
-            message = self._message(event)
-            if message is None:
-                continue
-            copy = copy_at_alias(self.ctx, event, events, lambda other: self._message(other) is not None)
-            fix = None
-            if copy is not None and event.through_alias:  # a reshape: a copy is one of two readings
-                fix = Fix(Applicability.DISPLAY_ONLY,
-                          f"Make the copy explicit (`{self.ctx.snippet(event.alias.made_by)}.clone()`), "
-                          "or use `.view()` if the write should reach the base", (copy,))
-            elif copy is not None:
-                fix = copy_fix(self.ctx, event, copy)
-            self.report(
-                event.write.node, message,
-                evidence=self.ctx.tensor(event.alias.base),
-                related=event.related, fix=fix, **event.fields,
-            )
+    def fix_for(self, event: AliasWrite, copy: Optional[Edit]) -> Optional[Fix]:
+        if copy is not None and event.through_alias:  # a reshape: a copy is one of two readings
+            return Fix(Applicability.DISPLAY_ONLY,
+                       f"Make the copy explicit (`{self.ctx.snippet(event.alias.made_by)}.clone()`), "
+                       "or use `.view()` if the write should reach the base", (copy,))
+        return super().fix_for(event, copy)
 
-    def _message(self, event: AliasWrite) -> Optional[str]:
-        """The message for ``event`` when this rule reports it."""
-        if event.reader is None or event.alias.kind not in ("view", "reshape"):
-            return None
-        if self.ctx.grad_disabled(event.write.node) is not None:
+    def message_for(self, event: AliasWrite) -> Optional[str]:
+        if event.alias.kind not in ("view", "reshape"):
             return None
         if not event.through_alias:
             return self.message
