@@ -15,6 +15,7 @@ where the fast tree cannot be built (parsing.py) or when asked (``--parser libcs
 from __future__ import annotations
 
 import faulthandler
+import json
 import os
 import re
 import resource
@@ -33,10 +34,11 @@ _ABSENT = libcst.MaybeSentinel
 
 
 # libcst parses 100 KB of ordinary code in well under a second; a file it needs far
-# longer for is one of the pathological ones _native_parser_refuses guards against.
+# longer for is one of the pathological ones _trial_parse guards against.
 LIBCST_SECONDS = 3.0  # and a second per 50,000 characters
 LIBCST_MEMORY = 1 << 30  # bytes of address space it may add
 _OUT_OF_MEMORY = 3  # the trial parse's exit status when it failed in another way
+_REFUSED = 4  # ... when libcst refused the text (its error is in the pipe)
 
 
 def _address_space() -> int:
@@ -54,29 +56,23 @@ class Unsupported(Exception):
 
 def check(text: str) -> None:
     """``cst.ParserSyntaxError`` unless libcst parses ``text`` (no tree is built)."""
-    refusal = _native_parser_refuses(text)
-    if refusal is not None:
-        raise cst.ParserSyntaxError(refusal, syntax=False)
-    try:
-        libcst.parse_module(text)
-    except libcst.ParserSyntaxError as error:
-        raise cst.ParserSyntaxError(_reason(error), *_position(error)) from None
-    except RecursionError as error:
-        raise cst.ParserSyntaxError(f"nested too deeply for libcst (RecursionError: {error})", syntax=False) from None
+    problem = _trial_parse(text)
+    if problem is not None:
+        raise problem
+    if not hasattr(os, "fork"):  # no trial: the parse itself
+        _libcst_parse(text)
 
 
 def parse_module(text: str) -> cst.Module:
     """Parse ``text`` with libcst into torchlint's tree; ``cst.ParserSyntaxError`` when
     libcst cannot parse it, or when its tree cannot be mirrored exactly."""
-    refusal = _native_parser_refuses(text)
-    if refusal is not None:
-        raise cst.ParserSyntaxError(refusal, syntax=False)
+    problem = _trial_parse(text)
+    if problem is not None:
+        raise problem
+    theirs = _libcst_parse(text)
+    state = _OffsetState(theirs)
     try:
-        theirs = libcst.parse_module(text)
-        state = _OffsetState(theirs)
         theirs._codegen(state)
-    except libcst.ParserSyntaxError as error:
-        raise cst.ParserSyntaxError(_reason(error), *_position(error)) from None
     except RecursionError as error:
         raise cst.ParserSyntaxError(f"nested too deeply for libcst (RecursionError: {error})", syntax=False) from None
     written = "".join(state.tokens)
@@ -92,20 +88,35 @@ def parse_module(text: str) -> cst.Module:
                                     syntax=False) from None
 
 
-def _native_parser_refuses(text: str) -> Optional[str]:
-    """Why libcst's native parser must not be run on ``text`` in this process, or None.
-    It recurses on the C stack, and a file nested deeply enough (2,000 parentheses,
-    10,000 chained operators) overflows it: a segmentation fault, which no Python code
-    can catch; on a long chain with a syntax error it can also run for minutes.  Python's
-    own parser refuses such files (which is why they come here), so the parse is tried
-    first in a forked child, within ``LIBCST_SECONDS`` (more for a long text) and
-    ``LIBCST_MEMORY``."""
+def _libcst_parse(text: str) -> libcst.Module:
+    try:
+        return libcst.parse_module(text)
+    except libcst.ParserSyntaxError as error:
+        raise cst.ParserSyntaxError(_reason(error), *_position(error)) from None
+    except RecursionError as error:
+        raise cst.ParserSyntaxError(f"nested too deeply for libcst (RecursionError: {error})", syntax=False) from None
+
+
+def _trial_parse(text: str) -> Optional[cst.ParserSyntaxError]:
+    """What is wrong with running libcst's native parser on ``text`` in this process: its
+    refusal (a syntax error), or a reason it must not run here at all; None when it
+    parses the text and may be run again here.
+
+    The native parser recurses on the C stack, and a file nested deeply enough (2,000
+    parentheses, 10,000 chained operators) overflows it: a segmentation fault, which no
+    Python code can catch; on a long chain with a syntax error it can also run for
+    minutes.  Python's own parser refuses such files (which is why they come here), so
+    the parse is tried first in a forked child, within ``LIBCST_SECONDS`` (more for a
+    long text) and ``LIBCST_MEMORY``; the child sends back libcst's syntax error, so a
+    file libcst refuses is parsed once."""
     if not hasattr(os, "fork"):
         return None
+    reader, writer = os.pipe()
     pid = os.fork()
-    if pid == 0:  # the child: parse, say nothing, exit
+    if pid == 0:  # the child: parse, report a refusal through the pipe, exit
         status = _OUT_OF_MEMORY
         try:
+            os.close(reader)
             faulthandler.disable()
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a crash writes no core file
             _, hard = resource.getrlimit(resource.RLIMIT_AS)
@@ -115,12 +126,19 @@ def _native_parser_refuses(text: str) -> Optional[str]:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, 1)
             os.dup2(devnull, 2)
-            libcst.parse_module(text)
-            status = 0
-        except (libcst.ParserSyntaxError, RecursionError):
-            status = 0  # for the parent to meet and report
+            try:
+                libcst.parse_module(text)
+                status = 0
+            except libcst.ParserSyntaxError as error:
+                os.write(writer, json.dumps([_reason(error), *_position(error), True]).encode())
+                status = _REFUSED
+            except RecursionError as error:
+                os.write(writer, json.dumps([f"nested too deeply for libcst (RecursionError: {error})", 1, 1,
+                                             False]).encode())
+                status = _REFUSED
         finally:
             os._exit(status)
+    os.close(writer)
     seconds = LIBCST_SECONDS + len(text) / 50_000
     deadline = time.monotonic() + seconds
     pause = 0.001
@@ -128,21 +146,30 @@ def _native_parser_refuses(text: str) -> Optional[str]:
         while True:
             done, status = os.waitpid(pid, os.WNOHANG)
             if done:
-                if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
-                    return None
-                if os.WIFEXITED(status) and os.WEXITSTATUS(status) == _OUT_OF_MEMORY:
-                    return f"libcst's parser needed more than {LIBCST_MEMORY >> 20} MiB of memory for it"
-                return "nested too deeply for libcst's parser (it crashed on the file)"
+                break
             if time.monotonic() > deadline:
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
-                return f"libcst's parser took longer than {seconds:.0f} s on it"
+                return cst.ParserSyntaxError(f"libcst's parser took longer than {seconds:.0f} s on it", syntax=False)
             time.sleep(pause)
             pause = min(pause * 2, 0.05)
+        sent = os.read(reader, 1 << 16)
     except BaseException:  # the file's time limit (guard.py) while waiting
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
         raise
+    finally:
+        os.close(reader)
+    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+    if code == 0:
+        return None
+    if code == _REFUSED:
+        message, row, column, syntax = json.loads(sent)
+        return cst.ParserSyntaxError(message, row, column, syntax=syntax)
+    if code == _OUT_OF_MEMORY:
+        return cst.ParserSyntaxError(f"libcst's parser needed more than {LIBCST_MEMORY >> 20} MiB of memory for it",
+                                     syntax=False)
+    return cst.ParserSyntaxError("nested too deeply for libcst's parser (it crashed on the file)", syntax=False)
 
 
 def _position(error: libcst.ParserSyntaxError) -> tuple[int, int]:

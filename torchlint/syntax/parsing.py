@@ -23,6 +23,15 @@ if TYPE_CHECKING:  # imported where a tree is built: a warm run (the cache) buil
     from torchlint.syntax import cst
 
 PARSERS = ("auto", "fast", "libcst")
+# What may use syntax of a Python newer than this one, by the version that brought it:
+# except*, starred subscripts and annotations (3.11); type parameters, `type` statements
+# and any f-string (3.12, PEP 701); type parameter defaults (3.13, inside the brackets).
+_NEWER_SYNTAX = (
+    ((3, 11), re.compile(r"\bexcept\s*\*|\[\s*\*|:\s*\*\s*\w")),
+    ((3, 12), re.compile(r"^[ \t]*type[ \t]+\w+[ \t]*[\[=]|\b(?:def|class)[ \t]+\w+[ \t]*\[|(?<![\w])[rRbB]?[fF][rR]?['\"]",
+                         re.MULTILINE)),
+    ((3, 13), re.compile(r"^[ \t]*type[ \t]+\w+[ \t]*\[|\b(?:def|class)[ \t]+\w+[ \t]*\[", re.MULTILINE)),
+)
 # Limits every CPython has: a newer Python refuses the file too, so libcst is not asked.
 _LIMITS = re.compile(r"too many nested parentheses|too many levels of indentation|too many statically nested|"
                      r"too complex|too many nested")
@@ -45,7 +54,7 @@ def parse(text: str, parser: str = "auto", lazy_bodies: bool = False) -> tuple["
     try:
         return cst.parse_module(text, lazy_bodies), "fast"
     except cst.ParserSyntaxError as error:
-        if parser == "fast" or not _newer_syntax_possible(error):
+        if parser == "fast" or not _newer_syntax_possible(error, text):
             raise
         try:
             return _libcst(text), "libcst"
@@ -73,7 +82,7 @@ def check_syntax(text: str, parser: str = "auto") -> None:
     try:
         cst.parse_ast(text)
     except cst.ParserSyntaxError as error:
-        if parser == "fast" or not _newer_syntax_possible(error):
+        if parser == "fast" or not _newer_syntax_possible(error, text):
             raise
         try:
             _libcst_tree().check(text)
@@ -91,6 +100,10 @@ def _libcst_tree():
     return libcst_tree
 
 
-def _newer_syntax_possible(error: "cst.ParserSyntaxError") -> bool:
-    """Whether a newer Python than this one might parse what ``error`` refused."""
-    return error.syntax and sys.version_info[:2] < NEWEST_SYNTAX and not _LIMITS.search(error.message)
+def _newer_syntax_possible(error: "cst.ParserSyntaxError", text: str) -> bool:
+    """Whether a newer Python than this one might parse what ``error`` refused: the text
+    uses a construct whose syntax a newer Python changed (libcst is not asked about a
+    Python 2 file, or a broken one without such constructs)."""
+    if not error.syntax or _LIMITS.search(error.message):
+        return False
+    return any(sys.version_info[:2] < version and pattern.search(text) for version, pattern in _NEWER_SYNTAX)
