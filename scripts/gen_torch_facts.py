@@ -16,9 +16,10 @@ What is derived from torch, and how (field by field, see ``Fact`` in the generat
   (alias annotations ``Tensor(a)`` = aliases an input, ``Tensor(a!)`` = written; ``Tensor(a)[]`` =
   tuple of aliases; more than one return = tuple; Tag.inplace_view = in place on metadata only;
   Tag.out = an ``out=`` overload; Tag.reduction);
-- view vs maybe_view: an alias-annotated op that is CompositeImplicitAutograd (reshape, contiguous,
-  flatten, to...) is probed: if on some input its result does not share storage (a copy) or is the
-  receiver itself, it is ``maybe_view``; else ``view``;
+- view, maybe_view or maybe_self: an alias-annotated op (reshape, contiguous, flatten, to...) is
+  probed on a contiguous and a transposed input: a copy on one and a view on another is
+  ``maybe_view`` (reshape); a copy on one and the receiver itself on another is ``maybe_self``
+  (contiguous, to); else ``view``;
 - zero_dim ('no_dim': 0-dim when called without a dim; 'always'): probing ``x.m()`` on a 2-d tensor
   and ``a.m(b)`` on 1-d/2-d tensors;
 - differentiable: probing on a ``requires_grad`` float tensor (False when the result does not require
@@ -58,7 +59,8 @@ OUT = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else \
 #              | other (a Python value: int, bool, list, dtype, None...) | ndarray | module | self | unknown
 # zero_dim:    never | no_dim (0-dim when given no dim) | always | keeps (0-dim in, 0-dim out) | unknown
 # aliasing:    view (the result, or each tuple element, shares the input's storage)
-#              | maybe_view (a view, the input itself, or a copy, depending on the input)
+#              | maybe_view (a view or a copy, depending on the input: reshape)
+#              | maybe_self (the input itself or a copy, depending on the input: contiguous, to)
 #              | copy | none (no tensor result)
 # in_place:    none | data (writes the receiver / first argument's elements) | metadata (shape, flags, storage pointer)
 # differentiable: True | False | None (unknown)
@@ -313,13 +315,15 @@ OVERRIDES = {
     "torch.Tensor.storage": (dict(returns="other", aliasing="view"), "a TypedStorage of the same memory"),
     "torch.Tensor.untyped_storage": (dict(returns="other", aliasing="view"), "an UntypedStorage of the same memory"),
     "torch.Tensor.is_pinned": (dict(returns="other", aliasing="none"), "a bool; not probed (needs CUDA)"),
-    "torch.Tensor.cuda": (dict(returns="tensor", aliasing="maybe_view", differentiable=True, zero_dim="keeps"), "self when already there"),
+    "torch.Tensor.cuda": (dict(returns="tensor", aliasing="maybe_self", differentiable=True, zero_dim="keeps"), "self when already there"),
+    "torch.Tensor.pin_memory": (dict(aliasing="maybe_self"), "self when already pinned, else a pinned copy; not probed"),
+    "torch.Tensor.coalesce": (dict(aliasing="maybe_self"), "self when already coalesced, else a copy; sparse only, not probed"),
     "torch.Tensor.new": (dict(returns="tensor", differentiable=False), "legacy constructor"),
     # dtype / device conversions: the tensor itself when nothing changes, else a copy (no aten op of their own)
-    **{f"torch.Tensor.{n}": (dict(aliasing="maybe_view", zero_dim="keeps"), "self when dtype/device already match")
+    **{f"torch.Tensor.{n}": (dict(aliasing="maybe_self", zero_dim="keeps"), "self when dtype/device already match")
        for n in ("bfloat16", "bool", "byte", "char", "double", "half", "int", "long", "short", "float",
                  "cfloat", "cdouble", "chalf", "type_as")},
-    "torch.Tensor.type": (dict(returns="depends", aliasing="maybe_view", zero_dim="keeps"), "a str without arguments"),
+    "torch.Tensor.type": (dict(returns="depends", aliasing="maybe_self", zero_dim="keeps"), "a str without arguments"),
     "torch.Tensor.det": (dict(zero_dim="no_dim"), "0-dim for one (unbatched) matrix"),
     "torch.det": (dict(zero_dim="no_dim"), "0-dim for one (unbatched) matrix"),
     "torch.Tensor.logdet": (dict(zero_dim="no_dim"), "0-dim for one (unbatched) matrix"),
@@ -380,7 +384,7 @@ def aliasing_of(sf, probe):
         # a view: torch has a <name>_copy twin (Tag.view_copy), or every probe shared storage;
         # otherwise (reshape, contiguous, to, pin_memory...) the input itself, a view or a copy
         if sharing & {"copy", "self"}:
-            return "maybe_view"
+            return "maybe_self" if "self" in sharing and "view" not in sharing else "maybe_view"
         if sf["view_copy"] or sharing == {"view"}:
             return "view"
         return "maybe_view"
@@ -397,7 +401,7 @@ def aliasing_of(sf, probe):
         if sharing == {"view"}:
             return "view"
         if sharing and sharing <= {"view", "self", "copy"} and sharing & {"view", "self"}:
-            return "maybe_view"
+            return "maybe_self" if "self" in sharing and "view" not in sharing else "maybe_view"
         return "copy"
     return "none"
 
@@ -452,7 +456,7 @@ for name in torch_functions:
     aliasing = aliasing_of(sf, {}) if sf else "none"
     # a function's maybe-view: use the method's probe when there is one
     method = facts.get(f"torch.Tensor.{name}")
-    if method is not None and aliasing in ("view", "copy") and method["aliasing"] in ("view", "maybe_view"):
+    if method is not None and aliasing in ("view", "copy") and method["aliasing"] in ("view", "maybe_view", "maybe_self"):
         aliasing = method["aliasing"]
     no_tensor_input = sf is not None and not any(
         "Tensor" in str(a.type) for op, s in overloads(name) for a in s.arguments if not a.kwarg_only)
@@ -542,9 +546,9 @@ class Fact:
     kind: str  # method | property | function | module_class | type
     returns: str  # tensor | tuple (of tensors) | depends (on arguments: max(dim=)) | other | ndarray | unknown
     zero_dim: str  # never | no_dim (0-dim when given no dim) | always | keeps (0-dim in, 0-dim out) | unknown
-    # view (the result, or each tuple element, shares the input's storage) | maybe_view (a view,
-    # the input itself or a copy, depending on the input: reshape, contiguous, to) | self (the
-    # in-place result) | copy | none (no tensor result)
+    # view (the result, or each tuple element, shares the input's storage) | maybe_view (a view
+    # or a copy, depending on the input: reshape) | maybe_self (the input itself or a copy:
+    # contiguous, to, float) | self (the in-place result) | copy | none (no tensor result)
     aliasing: str
     in_place: str  # none | data (writes the elements) | metadata (shape, flags, storage pointer only)
     differentiable: Optional[bool]  # the result requires grad when an input does (None: unknown)

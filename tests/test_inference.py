@@ -632,3 +632,88 @@ def test_a_test_folder_without_init_imports_the_package_from_the_project_root(tm
     assert tl203_rows() == []  # no project marker: `pkg` is not looked up above tests/
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'pkg'\n")
     assert tl203_rows() == [6]
+
+
+# --- aliasing, from torch_facts: what each case reports (`# <- CODE` marks the line) -------
+
+ALIASING = {
+    "contiguous is the tensor itself when it already is contiguous": """
+        import torch
+        def f():
+            x = torch.rand(2, 3, requires_grad=True)
+            y = x.contiguous()
+            y.mul_(2)  # <- TL303
+            return x
+    """,
+    "chunk gives views: indexed": """
+        import torch
+        def f():
+            x = torch.rand(4)
+            y = x.chunk(2)[0]
+            x.zero_()  # <- TL303
+            return y
+    """,
+    "split gives views: unpacked": """
+        import torch
+        def f():
+            x = torch.rand(4)
+            a, b = x.split(2)
+            x.add_(1)  # <- TL303
+            return a
+    """,
+    "unbind gives views, kept as a tuple": """
+        import torch
+        def f():
+            x = torch.rand(2, 2)
+            rows = x.unbind()
+            x.add_(1)  # <- TL303
+            return rows
+    """,
+    "ravel is a view or a copy, like reshape": """
+        import torch
+        def f():
+            x = torch.rand(2, 3)
+            y = x.ravel()
+            y.add_(1)  # <- TL303
+            return x
+    """,
+    "requires_grad_ writes no data": """
+        import torch
+        def f(x: torch.Tensor):
+            y = x.detach()
+            y.requires_grad_()
+            return x, y
+    """,
+    "squeeze_ and t_ write no data": """
+        import torch
+        def f(x: torch.Tensor):
+            y = x.detach()
+            y.squeeze_()
+            y.t_()
+            return x, y
+    """,
+    "unsqueeze_ on .data writes no data: a read of .data, not a write": """
+        import torch
+        def f(p: torch.Tensor):
+            p.data.unsqueeze_(0)  # <- TL101
+            return p
+    """,
+    "detach_ is no write into the base": """
+        import torch
+        def f(x: torch.Tensor):
+            y = x.view(-1)
+            torch.detach_(x)
+            return y
+    """,
+}
+
+
+@pytest.mark.parametrize("source", ALIASING.values(), ids=ALIASING.keys())
+def test_aliasing_facts(source) -> None:
+    source = textwrap.dedent(source).lstrip("\n")
+    report = lint_text(source, rules=RULES)
+    assert report.internal_error is None, report.internal_error
+    marked = sorted((i, line.rsplit("# <- ", 1)[1].strip()) for i, line in enumerate(source.splitlines(), start=1)
+                    if "# <- " in line)
+    found = sorted((d.row, d.code) for d in report.diagnostics if d.code.startswith(("TL1", "TL3")))
+    assert found == marked

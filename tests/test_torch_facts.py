@@ -24,15 +24,16 @@ def test_queries() -> None:
     assert torch_facts.method("nope") is None
     assert torch_facts.fact("torch.FloatTensor").legacy_dtype == "float32"
     assert "add_" in torch_facts.methods(in_place="data")
-    assert {"view", "reshape"} <= torch_facts.methods(aliasing={"view", "maybe_view"})
+    assert {"view", "reshape", "contiguous"} <= torch_facts.methods(aliasing={"view", "maybe_view", "maybe_self"})
     assert "relu" in torch_facts.functions("torch.nn.functional")
     assert "LSTM" in torch_facts.module_classes(returns="tuple")
 
 
 def test_aliasing_facts_from_torch() -> None:
     method = torch_facts.method
-    assert method("contiguous").aliasing == "maybe_view"  # self when contiguous, else a copy
-    for name in ("reshape", "reshape_as", "flatten", "ravel", "to", "cpu", "float"):
+    for name in ("contiguous", "to", "cpu", "float", "type_as"):  # self when nothing changes, else a copy
+        assert method(name).aliasing == "maybe_self", name
+    for name in ("reshape", "reshape_as", "flatten", "ravel"):  # a view when the layout allows, else a copy
         assert method(name).aliasing == "maybe_view", name
     for name in ("split", "chunk", "unbind", "tensor_split", "hsplit", "unsafe_split"):
         assert (method(name).returns, method(name).aliasing) == ("tuple", "view"), name

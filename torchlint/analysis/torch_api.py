@@ -13,7 +13,7 @@ from typing import Optional
 
 from torchlint.syntax import cst
 
-from torchlint.analysis import torch_names
+from torchlint.analysis import torch_facts, torch_names
 from torchlint.syntax.nodes import is_true, keyword, positional_args
 from torchlint.analysis.values import NDARRAY, OTHER, Kind, Step, Value, sequence_of, tensor
 
@@ -297,12 +297,16 @@ SHAPE_PRESERVING_METHODS = frozenset({
     "requires_grad_", "squeeze", "sigmoid", "tanh", "clamp", "type",
 })
 TENSOR_ATTRIBUTES = frozenset({"data", "grad", "T", "mT", "H", "mH", "real", "imag"})
-VIEW_METHODS = frozenset({
-    "view", "view_as", "reshape", "reshape_as", "transpose", "t", "permute", "narrow", "select",
-    "squeeze", "unsqueeze", "expand", "expand_as", "unfold", "diagonal", "as_strided", "flatten",
-    "unflatten", "movedim", "moveaxis", "swapaxes", "swapdims", "detach", "view_as_real",
-    "view_as_complex", "real", "imag", "split", "chunk", "unbind", "contiguous", "mT", "T",
-})
+# A write into the result may reach the receiver's storage (torch_facts): views (`view`,
+# `t`, `split`'s tuple of views), results that are a view or a copy (`reshape`), and results
+# that are the receiver itself or a copy (`contiguous`, `to`, `float`).
+VIEW_METHODS = torch_facts.methods(aliasing={"view", "maybe_view", "maybe_self"}, returns={"tensor", "tuple"})
+# Attributes that are the receiver's storage: `data`, `T`, `mT`, `H`, `mH`, `real`, `imag`.
+VIEW_ATTRIBUTES = torch_facts.properties(aliasing="view")
+# Methods and torch functions that write the elements of their receiver (first argument) in
+# place: not `requires_grad_`, `detach_`, `squeeze_`, `t_`, `set_`..., which change only metadata.
+DATA_WRITING_METHODS = torch_facts.methods(in_place="data")
+DATA_WRITING_FUNCTIONS = torch_facts.functions(in_place="data")
 
 
 # Functions that make a new tensor from scratch: not in any graph unless requires_grad=True.
@@ -322,8 +326,9 @@ NOT_DIFFERENTIABLE_METHODS = frozenset({
 
 
 def is_inplace_method(name: str) -> bool:
-    """``add_``, ``zero_``, ``copy_``...: methods that write into the tensor they are called on."""
-    return name.endswith("_") and not name.endswith("__") and name in torch_names.TENSOR_METHODS
+    """``add_``, ``zero_``, ``copy_``...: methods that write into the elements of the tensor
+    they are called on (``requires_grad_``, ``squeeze_``... change only its metadata)."""
+    return name in DATA_WRITING_METHODS
 
 
 def tensor_method_result(receiver: Value, method: str, call: cst.Call) -> Optional[Value]:

@@ -27,9 +27,9 @@ class Fact:
     kind: str  # method | property | function | module_class | type
     returns: str  # tensor | tuple (of tensors) | depends (on arguments: max(dim=)) | other | ndarray | unknown
     zero_dim: str  # never | no_dim (0-dim when given no dim) | always | keeps (0-dim in, 0-dim out) | unknown
-    # view (the result, or each tuple element, shares the input's storage) | maybe_view (a view,
-    # the input itself or a copy, depending on the input: reshape, contiguous, to) | self (the
-    # in-place result) | copy | none (no tensor result)
+    # view (the result, or each tuple element, shares the input's storage) | maybe_view (a view
+    # or a copy, depending on the input: reshape) | maybe_self (the input itself or a copy:
+    # contiguous, to, float) | self (the in-place result) | copy | none (no tensor result)
     aliasing: str
     in_place: str  # none | data (writes the elements) | metadata (shape, flags, storage pointer only)
     differentiable: Optional[bool]  # the result requires grad when an input does (None: unknown)
@@ -128,7 +128,7 @@ torch.Tensor.baddbmm                                    method       tensor  nev
 torch.Tensor.baddbmm_                                   method       tensor  never   self       data     - 1 0 0 -
 torch.Tensor.bernoulli                                  method       tensor  never   copy       none     1 1 0 0 -
 torch.Tensor.bernoulli_                                 method       tensor  never   self       data     - 1 0 0 -
-torch.Tensor.bfloat16                                   method       tensor  keeps   maybe_view none     1 0 0 0 -
+torch.Tensor.bfloat16                                   method       tensor  keeps   maybe_self none     1 0 0 0 -
 torch.Tensor.bincount                                   method       tensor  never   copy       none     0 1 0 0 -
 torch.Tensor.bitwise_and                                method       tensor  keeps   copy       none     - 1 0 0 -
 torch.Tensor.bitwise_and_                               method       tensor  keeps   self       data     - 1 0 0 -
@@ -143,17 +143,17 @@ torch.Tensor.bitwise_right_shift_                       method       tensor  kee
 torch.Tensor.bitwise_xor                                method       tensor  keeps   copy       none     - 1 0 0 -
 torch.Tensor.bitwise_xor_                               method       tensor  keeps   self       data     - 1 0 0 -
 torch.Tensor.bmm                                        method       tensor  never   copy       none     - 1 0 0 -
-torch.Tensor.bool                                       method       tensor  keeps   maybe_view none     0 1 0 0 -
+torch.Tensor.bool                                       method       tensor  keeps   maybe_self none     0 1 0 0 -
 torch.Tensor.broadcast_to                               method       tensor  never   view       none     1 1 0 0 -
-torch.Tensor.byte                                       method       tensor  keeps   maybe_view none     0 1 0 0 -
+torch.Tensor.byte                                       method       tensor  keeps   maybe_self none     0 1 0 0 -
 torch.Tensor.cauchy_                                    method       tensor  never   self       data     - 1 0 0 -
 torch.Tensor.ccol_indices                               method       tensor  never   view       none     - 1 0 0 -
-torch.Tensor.cdouble                                    method       tensor  keeps   maybe_view none     1 1 0 0 -
+torch.Tensor.cdouble                                    method       tensor  keeps   maybe_self none     1 1 0 0 -
 torch.Tensor.ceil                                       method       tensor  keeps   copy       none     1 1 0 0 -
 torch.Tensor.ceil_                                      method       tensor  keeps   self       data     - 1 0 0 -
-torch.Tensor.cfloat                                     method       tensor  keeps   maybe_view none     1 1 0 0 -
-torch.Tensor.chalf                                      method       tensor  keeps   maybe_view none     1 1 0 0 -
-torch.Tensor.char                                       method       tensor  keeps   maybe_view none     0 1 0 0 -
+torch.Tensor.cfloat                                     method       tensor  keeps   maybe_self none     1 1 0 0 -
+torch.Tensor.chalf                                      method       tensor  keeps   maybe_self none     1 1 0 0 -
+torch.Tensor.char                                       method       tensor  keeps   maybe_self none     0 1 0 0 -
 torch.Tensor.cholesky                                   method       tensor  never   copy       none     - 1 0 0 -
 torch.Tensor.cholesky_inverse                           method       tensor  never   copy       none     - 1 0 0 -
 torch.Tensor.cholesky_solve                             method       tensor  never   copy       none     - 1 0 0 -
@@ -167,13 +167,13 @@ torch.Tensor.clamp_min_                                 method       tensor  kee
 torch.Tensor.clip                                       method       tensor  keeps   copy       none     1 0 0 0 -
 torch.Tensor.clip_                                      method       tensor  keeps   self       data     - 1 0 0 -
 torch.Tensor.clone                                      method       tensor  keeps   copy       none     1 1 0 0 -
-torch.Tensor.coalesce                                   method       tensor  never   maybe_view none     - 1 0 0 -
+torch.Tensor.coalesce                                   method       tensor  never   maybe_self none     - 1 0 0 -
 torch.Tensor.col_indices                                method       tensor  never   view       none     - 1 0 0 -
-torch.Tensor.conj                                       method       tensor  keeps   maybe_view none     1 0 0 0 -
+torch.Tensor.conj                                       method       tensor  keeps   maybe_self none     1 0 0 0 -
 torch.Tensor.conj_physical                              method       tensor  keeps   copy       none     1 1 0 0 -
 torch.Tensor.conj_physical_                             method       tensor  keeps   self       data     - 1 0 0 -
 torch.Tensor.const_data_ptr                             method       other   unknown none       none     - 1 0 0 -
-torch.Tensor.contiguous                                 method       tensor  keeps   maybe_view none     1 1 0 0 -
+torch.Tensor.contiguous                                 method       tensor  keeps   maybe_self none     1 1 0 0 -
 torch.Tensor.copy_                                      method       tensor  never   self       data     - 1 0 0 -
 torch.Tensor.copysign                                   method       tensor  keeps   copy       none     1 1 0 0 -
 torch.Tensor.copysign_                                  method       tensor  never   self       data     - 1 0 0 -
@@ -184,10 +184,10 @@ torch.Tensor.cosh                                       method       tensor  kee
 torch.Tensor.cosh_                                      method       tensor  keeps   self       data     - 1 0 0 -
 torch.Tensor.count_nonzero                              method       tensor  no_dim  copy       none     0 1 0 0 -
 torch.Tensor.cov                                        method       tensor  keeps   copy       none     1 1 0 0 -
-torch.Tensor.cpu                                        method       tensor  keeps   maybe_view none     1 0 0 0 -
+torch.Tensor.cpu                                        method       tensor  keeps   maybe_self none     1 0 0 0 -
 torch.Tensor.cross                                      method       tensor  never   copy       none     - 1 0 0 -
 torch.Tensor.crow_indices                               method       tensor  never   view       none     - 1 0 0 -
-torch.Tensor.cuda                                       method       tensor  keeps   maybe_view none     1 0 0 0 -
+torch.Tensor.cuda                                       method       tensor  keeps   maybe_self none     1 0 0 0 -
 torch.Tensor.cummax                                     method       tuple   never   copy       none     1 1 0 0 -
 torch.Tensor.cummin                                     method       tuple   never   copy       none     1 1 0 0 -
 torch.Tensor.cumprod                                    method       tensor  never   copy       none     1 0 0 0 -
@@ -220,7 +220,7 @@ torch.Tensor.div_                                       method       tensor  kee
 torch.Tensor.divide                                     method       tensor  never   copy       none     1 1 0 0 -
 torch.Tensor.divide_                                    method       tensor  never   self       data     - 1 0 0 -
 torch.Tensor.dot                                        method       tensor  always  copy       none     - 0 0 0 -
-torch.Tensor.double                                     method       tensor  keeps   maybe_view none     1 0 0 0 -
+torch.Tensor.double                                     method       tensor  keeps   maybe_self none     1 0 0 0 -
 torch.Tensor.dsplit                                     method       tuple   never   view       none     - 1 0 0 -
 torch.Tensor.dtype                                      property     other   unknown none       none     - 0 0 0 -
 torch.Tensor.eig                                        method       tuple   unknown none       none     - 1 0 0 -
@@ -251,7 +251,7 @@ torch.Tensor.flatten                                    method       tensor  nev
 torch.Tensor.flip                                       method       tensor  never   copy       none     1 1 0 0 -
 torch.Tensor.fliplr                                     method       tensor  never   copy       none     1 1 0 0 -
 torch.Tensor.flipud                                     method       tensor  never   copy       none     1 1 0 0 -
-torch.Tensor.float                                      method       tensor  keeps   maybe_view none     1 0 0 0 -
+torch.Tensor.float                                      method       tensor  keeps   maybe_self none     1 0 0 0 -
 torch.Tensor.float_power                                method       tensor  keeps   copy       none     1 1 0 0 -
 torch.Tensor.float_power_                               method       tensor  keeps   self       data     - 1 0 0 -
 torch.Tensor.floor                                      method       tensor  keeps   copy       none     1 1 0 0 -
@@ -283,7 +283,7 @@ torch.Tensor.greater_equal                              method       tensor  nev
 torch.Tensor.greater_equal_                             method       tensor  never   self       data     - 1 0 0 -
 torch.Tensor.gt                                         method       tensor  keeps   copy       none     0 1 0 0 -
 torch.Tensor.gt_                                        method       tensor  never   self       data     - 1 0 0 -
-torch.Tensor.half                                       method       tensor  keeps   maybe_view none     1 0 0 0 -
+torch.Tensor.half                                       method       tensor  keeps   maybe_self none     1 0 0 0 -
 torch.Tensor.hardshrink                                 method       tensor  keeps   copy       none     1 1 0 0 -
 torch.Tensor.hash_tensor                                method       tensor  no_dim  copy       none     0 1 0 0 -
 torch.Tensor.heaviside                                  method       tensor  keeps   copy       none     - 1 0 0 -
@@ -314,7 +314,7 @@ torch.Tensor.index_reduce_                              method       tensor  nev
 torch.Tensor.index_select                               method       tensor  never   copy       none     - 1 0 0 -
 torch.Tensor.indices                                    method       tensor  never   view       none     - 1 0 0 -
 torch.Tensor.inner                                      method       tensor  never   copy       none     - 1 0 0 -
-torch.Tensor.int                                        method       tensor  keeps   maybe_view none     0 1 0 0 -
+torch.Tensor.int                                        method       tensor  keeps   maybe_self none     0 1 0 0 -
 torch.Tensor.int_repr                                   method       tensor  never   copy       none     - 1 0 0 -
 torch.Tensor.inverse                                    method       tensor  never   copy       none     - 1 0 0 -
 torch.Tensor.ipu                                        method       unknown unknown none       none     - 0 0 0 -
@@ -400,7 +400,7 @@ torch.Tensor.logical_xor_                               method       tensor  kee
 torch.Tensor.logit                                      method       tensor  keeps   copy       none     1 1 0 0 -
 torch.Tensor.logit_                                     method       tensor  keeps   self       data     - 1 0 0 -
 torch.Tensor.logsumexp                                  method       tensor  never   copy       none     1 1 0 0 -
-torch.Tensor.long                                       method       tensor  keeps   maybe_view none     0 1 0 0 -
+torch.Tensor.long                                       method       tensor  keeps   maybe_self none     0 1 0 0 -
 torch.Tensor.lstsq                                      method       tuple   unknown none       none     - 1 0 0 -
 torch.Tensor.lt                                         method       tensor  keeps   copy       none     0 1 0 0 -
 torch.Tensor.lt_                                        method       tensor  never   self       data     - 1 0 0 -
@@ -480,11 +480,11 @@ torch.Tensor.ormqr                                      method       tensor  nev
 torch.Tensor.outer                                      method       tensor  never   copy       none     - 1 0 0 -
 torch.Tensor.output_nr                                  property     other   unknown none       none     - 1 0 0 -
 torch.Tensor.permute                                    method       tensor  never   view       none     1 1 0 0 -
-torch.Tensor.pin_memory                                 method       tensor  never   maybe_view none     - 1 0 0 -
+torch.Tensor.pin_memory                                 method       tensor  never   maybe_self none     - 1 0 0 -
 torch.Tensor.pinverse                                   method       tensor  never   copy       none     1 1 0 0 -
 torch.Tensor.polygamma                                  method       tensor  never   copy       none     1 1 0 0 -
 torch.Tensor.polygamma_                                 method       tensor  keeps   self       data     - 1 0 0 -
-torch.Tensor.positive                                   method       tensor  keeps   maybe_view none     1 1 0 0 -
+torch.Tensor.positive                                   method       tensor  keeps   maybe_self none     1 1 0 0 -
 torch.Tensor.pow                                        method       tensor  keeps   copy       none     1 1 0 0 -
 torch.Tensor.pow_                                       method       tensor  keeps   self       data     - 1 0 0 -
 torch.Tensor.prelu                                      method       tensor  never   copy       none     - 1 0 0 -
@@ -527,8 +527,8 @@ torch.Tensor.resize_                                    method       tensor  nev
 torch.Tensor.resize_as                                  method       tensor  never   copy       none     - 1 0 0 -
 torch.Tensor.resize_as_                                 method       tensor  never   self       data     - 1 0 0 -
 torch.Tensor.resize_as_sparse_                          method       tensor  never   self       data     - 1 0 0 -
-torch.Tensor.resolve_conj                               method       tensor  keeps   maybe_view none     1 1 0 0 -
-torch.Tensor.resolve_neg                                method       tensor  keeps   maybe_view none     1 1 0 0 -
+torch.Tensor.resolve_conj                               method       tensor  keeps   maybe_self none     1 1 0 0 -
+torch.Tensor.resolve_neg                                method       tensor  keeps   maybe_self none     1 1 0 0 -
 torch.Tensor.retain_grad                                method       other   unknown none       none     - 1 0 0 -
 torch.Tensor.retains_grad                               property     other   unknown none       none     - 1 0 0 -
 torch.Tensor.roll                                       method       tensor  never   copy       none     1 1 0 0 -
@@ -551,7 +551,7 @@ torch.Tensor.sgn                                        method       tensor  kee
 torch.Tensor.sgn_                                       method       tensor  keeps   self       data     - 1 0 0 -
 torch.Tensor.shape                                      property     other   unknown none       none     - 0 0 0 -
 torch.Tensor.share_memory_                              method       tensor  unknown self       metadata - 1 0 0 -
-torch.Tensor.short                                      method       tensor  keeps   maybe_view none     0 1 0 0 -
+torch.Tensor.short                                      method       tensor  keeps   maybe_self none     0 1 0 0 -
 torch.Tensor.sigmoid                                    method       tensor  keeps   copy       none     1 1 0 0 -
 torch.Tensor.sigmoid_                                   method       tensor  keeps   self       data     - 1 0 0 -
 torch.Tensor.sign                                       method       tensor  keeps   copy       none     1 1 0 0 -
@@ -612,7 +612,7 @@ torch.Tensor.tanh                                       method       tensor  kee
 torch.Tensor.tanh_                                      method       tensor  keeps   self       data     - 1 0 0 -
 torch.Tensor.tensor_split                               method       tuple   never   view       none     1 1 0 0 -
 torch.Tensor.tile                                       method       tensor  never   copy       none     1 1 0 0 -
-torch.Tensor.to                                         method       tensor  keeps   maybe_view none     1 0 0 0 -
+torch.Tensor.to                                         method       tensor  keeps   maybe_self none     1 0 0 0 -
 torch.Tensor.to_dense                                   method       tensor  keeps   copy       none     1 1 0 0 -
 torch.Tensor.to_mkldnn                                  method       tensor  never   copy       none     1 1 0 0 -
 torch.Tensor.to_padded_tensor                           method       tensor  never   copy       none     - 1 0 0 -
@@ -636,8 +636,8 @@ torch.Tensor.true_divide                                method       tensor  kee
 torch.Tensor.true_divide_                               method       tensor  never   self       data     - 1 0 0 -
 torch.Tensor.trunc                                      method       tensor  keeps   copy       none     1 1 0 0 -
 torch.Tensor.trunc_                                     method       tensor  keeps   self       data     - 1 0 0 -
-torch.Tensor.type                                       method       depends keeps   maybe_view none     - 0 0 0 -
-torch.Tensor.type_as                                    method       tensor  keeps   maybe_view none     - 1 0 0 -
+torch.Tensor.type                                       method       depends keeps   maybe_self none     - 0 0 0 -
+torch.Tensor.type_as                                    method       tensor  keeps   maybe_self none     - 1 0 0 -
 torch.Tensor.unbind                                     method       tuple   never   view       none     1 1 0 0 -
 torch.Tensor.unflatten                                  method       tensor  never   maybe_view none     - 1 0 0 -
 torch.Tensor.unfold                                     method       tensor  never   view       none     1 1 0 0 -

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Optional
 from torchlint.syntax import cst
 from torchlint.syntax.walk import settle_upward
 
+from torchlint.analysis import torch_api
 from torchlint.syntax.nodes import looks_like_size
 from torchlint.analysis.values import Kind, Step, Value
 from torchlint.framework.writes import Write, find_write, is_store_target
@@ -156,14 +157,10 @@ def _is_index_zero(node: cst.Subscript) -> bool:
 # --- is the value of `x.data` only read? (the safety of TL101's and TL103's fixes) ---------
 
 # Methods whose result may share memory with their receiver (or is the receiver itself,
-# as `t.cpu()` on a CPU tensor is): what the caller does with that result decides.
-_PASSING_METHODS = frozenset({
-    "cpu", "cuda", "to", "float", "double", "half", "bfloat16", "long", "int", "short", "byte",
-    "char", "bool", "contiguous", "detach", "view", "view_as", "reshape", "reshape_as", "flatten",
-    "t", "transpose", "permute", "squeeze", "unsqueeze", "expand", "expand_as", "narrow", "select",
-    "unfold", "diagonal", "unflatten", "movedim", "split", "chunk", "unbind", "type_as",
-})
-_PASSING_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag"})
+# as `t.cpu()` on a CPU tensor is), and attributes that do: what the caller does with that
+# result decides.
+_PASSING_METHODS = torch_api.VIEW_METHODS
+_PASSING_ATTRIBUTES = torch_api.VIEW_ATTRIBUTES
 # Methods that return a new tensor or a Python value and write into nothing. `numpy()`
 # shares memory, but numpy writes bypass autograd's version counter for `.detach()` too.
 _READING_METHODS = frozenset({

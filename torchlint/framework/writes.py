@@ -27,9 +27,6 @@ class Write:
     how: str  # "`add_()`", "item assignment", "`*=`", "`out=`", "`torch.nn.init.normal_()`"
 
 
-_ALIASING_ATTRIBUTES = frozenset({"data", "T", "mT", "H", "mH", "real", "imag"})
-
-
 def is_store_target(ctx: "FileContext", node: cst.CSTNode) -> bool:
     """True when ``node`` is (part of) the target of an assignment, ``for`` or ``with``."""
     current = node
@@ -72,7 +69,7 @@ def _write_step(ctx: "FileContext", current: cst.CSTNode) -> tuple[Optional[cst.
     if isinstance(parent, cst.Attribute) and parent.value is current:
         call = ctx.parent(parent)
         if not (isinstance(call, cst.Call) and call.func is parent):
-            if parent.attr.value in _ALIASING_ATTRIBUTES:
+            if parent.attr.value in torch_api.VIEW_ATTRIBUTES:
                 return parent, None  # `x.data`, `x.T`: the same storage
             return None, None
         method = parent.attr.value
@@ -101,8 +98,7 @@ def _argument_write(ctx: "FileContext", arg: cst.Arg) -> Optional[Write]:
     last = qualname.rsplit(".", 1)[-1]
     if qualname.startswith("torch.nn.init.") and last in torch_names.NN_INIT and last != "calculate_gain":
         return Write(call, f"`{qualname}()`")
-    if qualname.count(".") == 1 and qualname.startswith("torch.") and last.endswith("_") \
-            and last in torch_names.TORCH_FUNCTIONS:
+    if qualname.count(".") == 1 and qualname.startswith("torch.") and last in torch_api.DATA_WRITING_FUNCTIONS:
         return Write(call, f"`{qualname}()`")
     if qualname.startswith("torch.nn.functional."):
         if last.endswith("_") or is_true(keyword(call, "inplace")):
