@@ -495,6 +495,23 @@ SCALAR = {
         x = torch.rand(3)
         print(dice(x, x).data[0], (dice(x, x) + dice(x, x)).data[0])  # <-
     """,
+    "dot, vdot and dist are always 0-dim (torch_facts)": """
+        import torch
+        a, b = torch.rand(3), torch.rand(3)
+        print(torch.dot(a, b).data[0], a.vdot(b).data[0], torch.dist(a, b).data[0])  # <-
+    """,
+    "frobenius_norm needs a dim: not 0-dim by default (torch_facts)": """
+        import torch
+        print(torch.frobenius_norm(torch.rand(2, 2), 1).data[0])
+    """,
+    "linear_cross_entropy is a reduced loss; NLLLoss2d a loss module (torch_facts)": """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        x, w, y = torch.rand(2, 3), torch.rand(4, 3), torch.tensor([0, 1])
+        print(F.linear_cross_entropy(x, w, y).data[0])  # <-
+        print(nn.NLLLoss2d()(x, y).data[0])  # <-
+    """,
     "a module whose forward keeps a dimension on one path": """
         import torch
         import torch.nn as nn
@@ -715,5 +732,33 @@ def test_aliasing_facts(source) -> None:
     assert report.internal_error is None, report.internal_error
     marked = sorted((i, line.rsplit("# <- ", 1)[1].strip()) for i, line in enumerate(source.splitlines(), start=1)
                     if "# <- " in line)
-    found = sorted((d.row, d.code) for d in report.diagnostics if d.code.startswith(("TL1", "TL3")))
+    found = sorted((d.row, d.code) for d in report.diagnostics if d.code.startswith(("TL1", "TL3", "TL4")))
     assert found == marked
+
+
+NEW_FACTS = {
+    "unique_consecutive is a tensor without return_inverse/return_counts": """
+        import torch
+        def f(x):
+            y = torch.unique_consecutive(x)
+            return y.data  # <- TL101
+    """,
+    "requires_grad_ is no evidence of a tensor: nn.Module has it": """
+        import torch
+        def f(m):
+            m.requires_grad_(False)
+            return m.data
+    """,
+    "sign is in the graph: its result is no leaf": """
+        import torch
+        x = torch.rand(3, requires_grad=True)
+        y = x.sign()
+        y.sum().backward()
+        print(y.grad)  # <- TL404
+    """,
+}
+
+
+@pytest.mark.parametrize("source", NEW_FACTS.values(), ids=NEW_FACTS.keys())
+def test_facts_from_torch(source) -> None:
+    test_aliasing_facts(source)
