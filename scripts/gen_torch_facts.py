@@ -334,8 +334,10 @@ OVERRIDES = {
     "torch.Tensor.record_stream": (dict(returns="other", in_place="none", aliasing="none"), "schema says Tensor(a!): CUDA allocator bookkeeping"),
     "torch.Tensor.retain_grad": (dict(returns="other", in_place="none", aliasing="none"), "returns None; schema says Tensor(a!): a flag"),
     # in place, but not on the elements: the linter must not call these "writes"
-    "torch.Tensor.requires_grad_": (dict(in_place="metadata", aliasing="self"), "sets a flag; schema says Tensor(a!)"),
-    "torch.Tensor.detach_": (dict(in_place="metadata", aliasing="self", differentiable=False), "cuts the graph; schema says Tensor(a!)"),
+    "torch.Tensor.requires_grad_": (dict(in_place="metadata", aliasing="self", zero_dim="keeps"),
+                                   "sets a flag, returns self; schema says Tensor(a!)"),
+    "torch.Tensor.detach_": (dict(in_place="metadata", aliasing="self", differentiable=False, zero_dim="keeps"),
+                             "cuts the graph, returns self; schema says Tensor(a!)"),
     "torch.Tensor.set_": (dict(in_place="metadata", aliasing="self"), "points the tensor at other storage; old storage untouched"),
     "torch.Tensor.share_memory_": (dict(returns="tensor", in_place="metadata", aliasing="self"), "moves storage to shared memory; values unchanged"),
     "torch.Tensor.resize_": (dict(in_place="data", aliasing="self"), "may reallocate; new elements uninitialized"),
@@ -626,6 +628,11 @@ def functions(module: str = "torch", **where: _Allowed) -> frozenset:
     """Names of the functions of ``module`` (``torch``, ``torch.nn.functional``...) whose fields
     have the given values."""
     return _select("function", module + ".", where)
+
+
+def types(**where: _Allowed) -> frozenset:
+    """Names of the legacy tensor types (``FloatTensor``, ``Tensor``) whose fields have the given values."""
+    return _select("type", "torch.", where)
 
 
 def module_classes(**where: _Allowed) -> frozenset:

@@ -500,6 +500,13 @@ SCALAR = {
         a, b = torch.rand(3), torch.rand(3)
         print(torch.dot(a, b).data[0], a.vdot(b).data[0], torch.dist(a, b).data[0])  # <-
     """,
+    "elementwise methods keep 0-dim (torch_facts)": """
+        import torch
+        x = torch.rand(3)
+        print(x.sum().round().data[0])  # <-
+        print(x.mean().floor().data[0])  # <-
+        print(x.sum().requires_grad_().data[0])  # <-
+    """,
     "frobenius_norm needs a dim: not 0-dim by default (torch_facts)": """
         import torch
         print(torch.frobenius_norm(torch.rand(2, 2), 1).data[0])

@@ -95,10 +95,7 @@ _LINALG_TENSOR = frozenset({
     "matrix_power", "cholesky", "cross", "multi_dot", "matrix_rank", "cond", "svdvals", "eigvals",
     "eigvalsh", "vecdot", "diagonal", "tensorinv", "tensorsolve", "householder_product",
 })
-_LEGACY_TENSOR_TYPES = frozenset({
-    "Tensor", "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor",
-    "CharTensor", "ShortTensor", "IntTensor", "LongTensor", "BoolTensor",
-})
+_LEGACY_TENSOR_TYPES = torch_facts.types()  # Tensor, FloatTensor, LongTensor...
 # torch.nn.functional losses: a `reduction=` parameter (torch_facts).
 LOSS_FUNCTIONS = torch_facts.functions("torch.nn.functional", loss=True)
 # nn modules whose call returns a tuple: (output, hidden) and friends.
@@ -269,13 +266,11 @@ def external_call(qualname: str, call: cst.Call) -> Optional[Value]:
 # giving a tuple of tensors (torch_facts).
 NOT_TENSOR_METHODS = torch_facts.methods(returns="other")
 TUPLE_METHODS = torch_facts.methods(returns="tuple")
-# Methods that keep a 0-dim tensor 0-dim.
-SHAPE_PRESERVING_METHODS = frozenset({
-    "cpu", "cuda", "to", "float", "double", "half", "bfloat16", "long", "int", "detach", "clone",
-    "abs", "neg", "exp", "log", "sqrt", "mul", "div", "add", "sub", "pow", "type_as", "contiguous",
-    "requires_grad_", "squeeze", "sigmoid", "tanh", "clamp", "type",
-})
-TENSOR_ATTRIBUTES = frozenset({"data", "grad", "T", "mT", "H", "mH", "real", "imag"})
+# Methods that keep a 0-dim tensor 0-dim (torch_facts: elementwise, conversions, `clone`,
+# `detach`, `squeeze`, in-place arithmetic, `requires_grad_`).
+SHAPE_PRESERVING_METHODS = torch_facts.methods(zero_dim="keeps")
+# Attributes holding a tensor: `data`, `grad`, `T`, `mT`, `H`, `mH`, `real`, `imag`.
+TENSOR_ATTRIBUTES = torch_facts.properties(returns="tensor")
 # A write into the result may reach the receiver's storage (torch_facts): views (`view`,
 # `t`, `split`'s tuple of views), results that are a view or a copy (`reshape`), and results
 # that are the receiver itself or a copy (`contiguous`, `to`, `float`).

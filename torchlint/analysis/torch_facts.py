@@ -202,7 +202,7 @@ torch.Tensor.dense_dim                                  method       other   unk
 torch.Tensor.dequantize                                 method       tensor  keeps   copy       none     1 1 0 0 -
 torch.Tensor.det                                        method       tensor  no_dim  copy       none     - 1 0 0 -
 torch.Tensor.detach                                     method       tensor  keeps   view       none     0 1 0 0 -
-torch.Tensor.detach_                                    method       tensor  never   self       metadata 0 1 0 0 -
+torch.Tensor.detach_                                    method       tensor  keeps   self       metadata 0 1 0 0 -
 torch.Tensor.device                                     property     other   unknown none       none     - 0 0 0 -
 torch.Tensor.diag                                       method       tensor  never   copy       none     1 1 0 0 -
 torch.Tensor.diag_embed                                 method       tensor  never   copy       none     1 1 0 0 -
@@ -519,7 +519,7 @@ torch.Tensor.renorm_                                    method       tensor  nev
 torch.Tensor.repeat                                     method       tensor  never   copy       none     1 0 0 0 -
 torch.Tensor.repeat_interleave                          method       tensor  never   copy       none     1 1 0 0 -
 torch.Tensor.requires_grad                              property     other   unknown none       none     - 1 0 0 -
-torch.Tensor.requires_grad_                             method       tensor  never   self       metadata - 0 0 0 -
+torch.Tensor.requires_grad_                             method       tensor  keeps   self       metadata - 0 0 0 -
 torch.Tensor.reshape                                    method       tensor  never   maybe_view none     1 0 0 0 -
 torch.Tensor.reshape_as                                 method       tensor  never   maybe_view none     - 1 0 0 -
 torch.Tensor.resize                                     method       tensor  never   copy       none     1 0 0 0 -
@@ -1789,6 +1789,11 @@ def functions(module: str = "torch", **where: _Allowed) -> frozenset:
     """Names of the functions of ``module`` (``torch``, ``torch.nn.functional``...) whose fields
     have the given values."""
     return _select("function", module + ".", where)
+
+
+def types(**where: _Allowed) -> frozenset:
+    """Names of the legacy tensor types (``FloatTensor``, ``Tensor``) whose fields have the given values."""
+    return _select("type", "torch.", where)
 
 
 def module_classes(**where: _Allowed) -> frozenset:
