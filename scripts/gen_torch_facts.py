@@ -256,10 +256,19 @@ def probe_method(name):
 
 
 def probe_function(name):
-    """``torch.name(x)`` on a 2-d float tensor: 0-dim?"""
+    """``torch.name(x)`` on 2-d float tensors: 0-dim? the input itself, a view or a copy?"""
     fn = getattr(torch, name)
+    facts = {"sharing": set()}
+    for x in (torch.randn(3, 4), torch.randn(4, 3).t()):  # contiguous, then not
+        ok, result = call(fn, x)
+        for e in (result if isinstance(result, (tuple, list)) else (result,)) if ok else ():
+            if isinstance(e, torch.Tensor):
+                same = shares(e, x)
+                if e is x:
+                    facts["sharing"].add("self")
+                elif same is not None:
+                    facts["sharing"].add("view" if same else "copy")
     ok, r = call(fn, torch.randn(3, 4))
-    facts = {}
     if ok and isinstance(r, torch.Tensor):
         facts["no_arg_0dim"] = r.dim() == 0
         g = torch.randn(3, 4, requires_grad=True)
@@ -298,7 +307,7 @@ OVERRIDES = {
     "torch.Tensor.lu": (dict(returns="tuple"), "Python method"),
     "torch.lu": (dict(returns="tuple"), "Python function"),
     "torch.lu_unpack": (dict(returns="tuple"), "(P, L, U); the schema's returns are not seen as one tuple"),
-    "torch.meshgrid": (dict(returns="tuple"), "Python function"),
+    "torch.meshgrid": (dict(returns="tuple", aliasing="view"), "Python function: expanded views of 1-d inputs"),
     "torch.lobpcg": (dict(returns="tuple"), "Python function"),
     "torch.pca_lowrank": (dict(returns="tuple"), "Python function"),
     "torch.svd_lowrank": (dict(returns="tuple"), "Python function"),
@@ -316,6 +325,10 @@ OVERRIDES = {
     "torch.Tensor.untyped_storage": (dict(returns="other", aliasing="view"), "an UntypedStorage of the same memory"),
     "torch.Tensor.is_pinned": (dict(returns="other", aliasing="none"), "a bool; not probed (needs CUDA)"),
     "torch.Tensor.cuda": (dict(returns="tensor", aliasing="maybe_self", differentiable=True, zero_dim="keeps"), "self when already there"),
+    # always shares: the input itself for a real tensor, a view of a complex one (probes see only the first)
+    "torch.Tensor.conj": (dict(aliasing="view"), "self for a real tensor, a lazy conjugate view of a complex one"),
+    "torch.conj": (dict(aliasing="view"), "self for a real tensor, a lazy conjugate view of a complex one"),
+    "torch.real": (dict(aliasing="view"), "self for a real tensor, a view of a complex one"),
     "torch.Tensor.pin_memory": (dict(aliasing="maybe_self"), "self when already pinned, else a pinned copy; not probed"),
     "torch.Tensor.coalesce": (dict(aliasing="maybe_self"), "self when already coalesced, else a copy; sparse only, not probed"),
     "torch.Tensor.new": (dict(returns="tensor", differentiable=False), "legacy constructor"),
@@ -394,8 +407,13 @@ def aliasing_of(sf, probe):
         return "self"
     if "alias" in kinds:
         return "maybe_view"  # some overloads alias, some not
-    if kinds == {"copy"} and sharing == {"view"}:
-        return "view"  # unsafe_split/unsafe_chunk: views the schema does not annotate (autograd does not track them)
+    if "copy" in kinds and sharing & {"view", "self"}:
+        # no alias annotation, but the probes saw the input come back: unsafe_split/unsafe_chunk
+        # (views autograd does not track), atleast_1d, sum_to_size, to_dense (the input itself
+        # when nothing needs changing), broadcast_tensors (the input, or expanded views)
+        if sharing == {"view"}:
+            return "view"
+        return "maybe_self" if "self" in sharing and "view" not in sharing else "maybe_view"
     if kinds & {"copy"} or (sf and sf["returns"] in ("tensor", "tuple", "depends")):
         return "copy"
     if probe.get("returns") in ("tensor", "tuple"):
@@ -455,7 +473,7 @@ for name in torch_functions:
     in_place = "none"
     if sf:
         in_place = "data" if "data" in sf["in_place"] else "metadata" if "metadata" in sf["in_place"] else "none"
-    aliasing = aliasing_of(sf, {}) if sf else "none"
+    aliasing = aliasing_of(sf, probe) if sf else "none"
     # a function's maybe-view: use the method's probe when there is one
     method = facts.get(f"torch.Tensor.{name}")
     if method is not None and aliasing in ("view", "copy") and method["aliasing"] in ("view", "maybe_view", "maybe_self"):

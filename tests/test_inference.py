@@ -763,9 +763,31 @@ NEW_FACTS = {
         y.sum().backward()
         print(y.grad)  # <- TL404
     """,
+    "sum_to_size is the tensor itself when the size already matches": """
+        import torch
+        def f():
+            x = torch.rand(2, 3)
+            y = x.sum_to_size(2, 3)
+            y.add_(1)  # <- TL303
+            return x
+    """,
 }
 
 
 @pytest.mark.parametrize("source", NEW_FACTS.values(), ids=NEW_FACTS.keys())
 def test_facts_from_torch(source) -> None:
     test_aliasing_facts(source)
+
+
+def test_tl101_fix_is_safe_when_a_method_only_copies() -> None:
+    """`x.data.log1p()`: log1p returns a new tensor and writes nothing (torch_facts), so
+    `x.detach().log1p()` changes nothing; `x.data.sum_to_size(..)` may be `x.data` itself."""
+    source = textwrap.dedent("""
+        import torch
+        x = torch.rand(3, requires_grad=True)
+        print(x.data.log1p(), torch.atan2(x.data, x.data))
+        y = x.data.sum_to_size(3)
+    """).lstrip()
+    report = lint_text(source, rules=RULES)
+    fixes = {(d.row, d.column): d.fix.applicability.value for d in report.diagnostics if d.code == "TL101"}
+    assert fixes == {(3, 7): "safe", (3, 35): "safe", (3, 43): "safe", (4, 5): "unsafe"}

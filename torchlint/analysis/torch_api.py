@@ -281,6 +281,9 @@ VIEW_ATTRIBUTES = torch_facts.properties(aliasing="view")
 # place: not `requires_grad_`, `detach_`, `squeeze_`, `t_`, `set_`..., which change only metadata.
 DATA_WRITING_METHODS = torch_facts.methods(in_place="data")
 DATA_WRITING_FUNCTIONS = torch_facts.functions(in_place="data")
+# Methods and torch functions that write nothing in place and return new tensors (copies).
+COPYING_METHODS = torch_facts.methods(in_place="none", aliasing="copy", returns={"tensor", "tuple", "depends"})
+COPYING_FUNCTIONS = torch_facts.functions(in_place="none", aliasing="copy", returns={"tensor", "tuple", "depends"})
 
 
 # Functions that make a new tensor (torch_facts' factories): not in any graph unless

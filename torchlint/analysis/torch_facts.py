@@ -169,8 +169,8 @@ torch.Tensor.clip_                                      method       tensor  kee
 torch.Tensor.clone                                      method       tensor  keeps   copy       none     1 1 0 0 -
 torch.Tensor.coalesce                                   method       tensor  never   maybe_self none     - 1 0 0 -
 torch.Tensor.col_indices                                method       tensor  never   view       none     - 1 0 0 -
-torch.Tensor.conj                                       method       tensor  keeps   maybe_self none     1 0 0 0 -
-torch.Tensor.conj_physical                              method       tensor  keeps   copy       none     1 1 0 0 -
+torch.Tensor.conj                                       method       tensor  keeps   view       none     1 0 0 0 -
+torch.Tensor.conj_physical                              method       tensor  keeps   maybe_self none     1 1 0 0 -
 torch.Tensor.conj_physical_                             method       tensor  keeps   self       data     - 1 0 0 -
 torch.Tensor.const_data_ptr                             method       other   unknown none       none     - 1 0 0 -
 torch.Tensor.contiguous                                 method       tensor  keeps   maybe_self none     1 1 0 0 -
@@ -199,7 +199,7 @@ torch.Tensor.data_ptr                                   method       other   unk
 torch.Tensor.deg2rad                                    method       tensor  keeps   copy       none     1 1 0 0 -
 torch.Tensor.deg2rad_                                   method       tensor  keeps   self       data     - 1 0 0 -
 torch.Tensor.dense_dim                                  method       other   unknown none       none     - 1 0 0 -
-torch.Tensor.dequantize                                 method       tensor  keeps   copy       none     1 1 0 0 -
+torch.Tensor.dequantize                                 method       tensor  keeps   maybe_self none     1 1 0 0 -
 torch.Tensor.det                                        method       tensor  no_dim  copy       none     - 1 0 0 -
 torch.Tensor.detach                                     method       tensor  keeps   view       none     0 1 0 0 -
 torch.Tensor.detach_                                    method       tensor  keeps   self       metadata 0 1 0 0 -
@@ -522,9 +522,9 @@ torch.Tensor.requires_grad                              property     other   unk
 torch.Tensor.requires_grad_                             method       tensor  keeps   self       metadata - 0 0 0 -
 torch.Tensor.reshape                                    method       tensor  never   maybe_view none     1 0 0 0 -
 torch.Tensor.reshape_as                                 method       tensor  never   maybe_view none     - 1 0 0 -
-torch.Tensor.resize                                     method       tensor  never   copy       none     1 0 0 0 -
+torch.Tensor.resize                                     method       tensor  never   maybe_view none     1 0 0 0 -
 torch.Tensor.resize_                                    method       tensor  never   self       data     - 1 0 0 -
-torch.Tensor.resize_as                                  method       tensor  never   copy       none     - 1 0 0 -
+torch.Tensor.resize_as                                  method       tensor  never   maybe_view none     - 1 0 0 -
 torch.Tensor.resize_as_                                 method       tensor  never   self       data     - 1 0 0 -
 torch.Tensor.resize_as_sparse_                          method       tensor  never   self       data     - 1 0 0 -
 torch.Tensor.resolve_conj                               method       tensor  keeps   maybe_self none     1 1 0 0 -
@@ -595,7 +595,7 @@ torch.Tensor.sub_                                       method       tensor  kee
 torch.Tensor.subtract                                   method       tensor  never   copy       none     1 1 0 0 -
 torch.Tensor.subtract_                                  method       tensor  never   self       data     - 1 0 0 -
 torch.Tensor.sum                                        method       tensor  no_dim  copy       none     1 0 0 0 -
-torch.Tensor.sum_to_size                                method       tensor  never   copy       none     1 1 0 0 -
+torch.Tensor.sum_to_size                                method       tensor  never   maybe_self none     1 1 0 0 -
 torch.Tensor.svd                                        method       tuple   never   copy       none     1 1 0 0 -
 torch.Tensor.swapaxes                                   method       tensor  never   view       none     1 0 0 0 -
 torch.Tensor.swapaxes_                                  method       tensor  never   self       metadata - 1 0 0 -
@@ -613,7 +613,7 @@ torch.Tensor.tanh_                                      method       tensor  kee
 torch.Tensor.tensor_split                               method       tuple   never   view       none     1 1 0 0 -
 torch.Tensor.tile                                       method       tensor  never   copy       none     1 1 0 0 -
 torch.Tensor.to                                         method       tensor  keeps   maybe_self none     1 0 0 0 -
-torch.Tensor.to_dense                                   method       tensor  keeps   copy       none     1 1 0 0 -
+torch.Tensor.to_dense                                   method       tensor  keeps   maybe_self none     1 1 0 0 -
 torch.Tensor.to_mkldnn                                  method       tensor  never   copy       none     1 1 0 0 -
 torch.Tensor.to_padded_tensor                           method       tensor  never   copy       none     - 1 0 0 -
 torch.Tensor.to_sparse                                  method       tensor  keeps   copy       none     1 1 0 0 -
@@ -679,7 +679,7 @@ torch.addmm                                             function     tensor  nev
 torch.addmv                                             function     tensor  never   copy       none     - 0 0 0 -
 torch.addmv_                                            function     tensor  never   self       data     - 0 0 0 -
 torch.addr                                              function     tensor  never   copy       none     - 0 0 0 -
-torch.adjoint                                           function     tensor  never   maybe_view none     1 0 0 0 -
+torch.adjoint                                           function     tensor  never   view       none     1 0 0 0 -
 torch.affine_grid_generator                             function     tensor  never   copy       none     - 0 0 0 -
 torch.alias_copy                                        function     tensor  never   copy       none     1 0 0 0 -
 torch.all                                               function     tensor  no_dim  copy       none     0 0 0 0 -
@@ -725,9 +725,9 @@ torch.atan2                                             function     tensor  kee
 torch.atan_                                             function     tensor  keeps   self       data     - 0 0 0 -
 torch.atanh                                             function     tensor  keeps   copy       none     1 0 0 0 -
 torch.atanh_                                            function     tensor  keeps   self       data     - 0 0 0 -
-torch.atleast_1d                                        function     depends never   copy       none     1 0 0 0 -
-torch.atleast_2d                                        function     depends never   copy       none     1 0 0 0 -
-torch.atleast_3d                                        function     depends never   copy       none     1 0 0 0 -
+torch.atleast_1d                                        function     depends never   maybe_self none     1 0 0 0 -
+torch.atleast_2d                                        function     depends never   maybe_self none     1 0 0 0 -
+torch.atleast_3d                                        function     depends never   view       none     1 0 0 0 -
 torch.autocast                                          function     unknown unknown none       none     - 0 0 0 -
 torch.autocast_decrement_nesting                        function     unknown unknown none       none     - 0 0 0 -
 torch.autocast_increment_nesting                        function     unknown unknown none       none     - 0 0 0 -
@@ -757,7 +757,7 @@ torch.blackman_window                                   function     tensor  nev
 torch.block_diag                                        function     tensor  never   copy       none     1 0 0 0 -
 torch.bmm                                               function     tensor  never   copy       none     - 0 0 0 -
 torch.broadcast_shapes                                  function     unknown unknown none       none     - 0 0 0 -
-torch.broadcast_tensors                                 function     tuple   never   copy       none     - 0 0 0 -
+torch.broadcast_tensors                                 function     tuple   never   maybe_self none     - 0 0 0 -
 torch.broadcast_to                                      function     tensor  never   maybe_view none     - 0 0 0 -
 torch.bucketize                                         function     tensor  never   copy       none     - 0 0 0 -
 torch.can_cast                                          function     unknown unknown none       none     - 0 0 0 -
@@ -796,8 +796,8 @@ torch.complex                                           function     tensor  nev
 torch.concat                                            function     tensor  never   copy       none     - 0 0 0 -
 torch.concatenate                                       function     tensor  never   copy       none     - 0 0 0 -
 torch.cond                                              function     unknown unknown none       none     - 0 0 0 -
-torch.conj                                              function     tensor  never   maybe_view none     1 0 0 0 -
-torch.conj_physical                                     function     tensor  keeps   copy       none     1 0 0 0 -
+torch.conj                                              function     tensor  never   view       none     1 0 0 0 -
+torch.conj_physical                                     function     tensor  keeps   maybe_self none     1 0 0 0 -
 torch.conj_physical_                                    function     tensor  keeps   self       data     - 0 0 0 -
 torch.constant_pad_nd                                   function     tensor  never   copy       none     - 0 0 0 -
 torch.conv1d                                            function     tensor  never   copy       none     - 0 0 0 -
@@ -836,7 +836,7 @@ torch.cumsum                                            function     tensor  nev
 torch.cumulative_trapezoid                              function     tensor  never   copy       none     1 0 0 0 -
 torch.deg2rad                                           function     tensor  keeps   copy       none     1 0 0 0 -
 torch.deg2rad_                                          function     tensor  keeps   self       data     - 0 0 0 -
-torch.dequantize                                        function     depends never   copy       none     1 0 0 0 -
+torch.dequantize                                        function     depends never   maybe_self none     1 0 0 0 -
 torch.det                                               function     tensor  no_dim  copy       none     - 0 0 0 -
 torch.detach                                            function     tensor  never   view       none     0 0 0 0 -
 torch.detach_                                           function     tensor  never   self       metadata 0 0 0 0 -
@@ -1092,7 +1092,7 @@ torch.mean                                              function     tensor  no_
 torch.median                                            function     depends no_dim  copy       none     1 0 0 0 -
 torch.memory_format                                     function     unknown unknown none       none     - 0 0 0 -
 torch.merge_type_from_type_comment                      function     unknown unknown none       none     - 0 0 0 -
-torch.meshgrid                                          function     tuple   never   copy       none     - 0 0 0 -
+torch.meshgrid                                          function     tuple   never   view       none     - 0 0 0 -
 torch.min                                               function     depends no_dim  copy       none     1 0 0 0 -
 torch.minimum                                           function     tensor  keeps   copy       none     - 0 0 0 -
 torch.miopen_batch_norm                                 function     tuple   never   copy       none     - 0 0 0 -
@@ -1495,7 +1495,7 @@ torch.poisson                                           function     tensor  nev
 torch.poisson_nll_loss                                  function     tensor  never   copy       none     - 0 0 0 -
 torch.polar                                             function     tensor  never   copy       none     - 0 0 0 -
 torch.polygamma                                         function     tensor  keeps   copy       none     - 0 0 0 -
-torch.positive                                          function     tensor  keeps   maybe_view none     1 0 0 0 -
+torch.positive                                          function     tensor  keeps   maybe_self none     1 0 0 0 -
 torch.pow                                               function     tensor  keeps   copy       none     - 0 0 0 -
 torch.prelu                                             function     tensor  never   copy       none     - 0 0 0 -
 torch.prepare_multiprocessing_environment               function     unknown unknown none       none     - 0 0 0 -
@@ -1535,7 +1535,7 @@ torch.randn_like                                        function     tensor  nev
 torch.randperm                                          function     tensor  never   copy       none     0 0 0 1 -
 torch.range                                             function     tensor  never   copy       none     0 0 0 1 -
 torch.ravel                                             function     tensor  never   maybe_view none     1 0 0 0 -
-torch.real                                              function     tensor  never   maybe_view none     1 0 0 0 -
+torch.real                                              function     tensor  never   view       none     1 0 0 0 -
 torch.reciprocal                                        function     tensor  keeps   copy       none     1 0 0 0 -
 torch.reciprocal_                                       function     tensor  keeps   self       data     - 0 0 0 -
 torch.relu                                              function     tensor  keeps   copy       none     1 0 0 0 -
@@ -1546,8 +1546,8 @@ torch.repeat_interleave                                 function     tensor  nev
 torch.reshape                                           function     tensor  never   maybe_view none     - 0 0 0 -
 torch.resize_as_                                        function     tensor  never   self       metadata - 0 0 0 -
 torch.resize_as_sparse_                                 function     tensor  never   self       data     - 0 0 0 -
-torch.resolve_conj                                      function     tensor  never   maybe_view none     1 0 0 0 -
-torch.resolve_neg                                       function     tensor  never   maybe_view none     1 0 0 0 -
+torch.resolve_conj                                      function     tensor  never   maybe_self none     1 0 0 0 -
+torch.resolve_neg                                       function     tensor  never   maybe_self none     1 0 0 0 -
 torch.result_type                                       function     other   unknown none       none     - 0 0 0 -
 torch.rms_norm                                          function     tensor  never   copy       none     - 0 0 0 -
 torch.rnn_relu                                          function     tuple   never   copy       none     - 0 0 0 -

@@ -161,8 +161,9 @@ def _is_index_zero(node: cst.Subscript) -> bool:
 # result decides.
 _PASSING_METHODS = torch_api.VIEW_METHODS
 _PASSING_ATTRIBUTES = torch_api.VIEW_ATTRIBUTES
-# Methods that return a new tensor or a Python value and write into nothing. `numpy()`
-# shares memory, but numpy writes bypass autograd's version counter for `.detach()` too.
+# Methods that return a new tensor or a Python value and write into nothing: those listed,
+# and every method whose tensor result is a copy (torch_facts). `numpy()` shares memory,
+# but numpy writes bypass autograd's version counter for `.detach()` too.
 _READING_METHODS = frozenset({
     "clone", "numpy", "tolist", "item", "sum", "mean", "max", "min", "argmax", "argmin", "std",
     "var", "norm", "abs", "neg", "exp", "log", "sqrt", "pow", "sign", "sigmoid", "tanh",
@@ -172,7 +173,7 @@ _READING_METHODS = frozenset({
     "cumsum", "median", "mode", "unique", "size", "dim", "numel", "nelement", "ndimension",
     "data_ptr", "element_size", "is_contiguous", "is_floating_point", "new", "new_zeros",
     "new_ones", "new_empty", "new_full", "new_tensor",
-})
+}) | torch_api.COPYING_METHODS
 _READ_ATTRIBUTES = frozenset({"shape", "dtype", "device", "is_cuda", "ndim", "layout",
                               "requires_grad", "is_leaf", "grad_fn", "is_sparse"})
 # Tensor methods that only read their tensor arguments (`y.copy_(x.data)`).
@@ -182,7 +183,8 @@ _ARGUMENT_READERS = frozenset({
     "dot", "max", "min", "clamp", "clamp_", "masked_fill", "masked_fill_", "index_select",
     "gather", "type_as", "view_as", "expand_as", "reshape_as", "dist",
 })
-# torch functions that return new tensors (or Python values) from the tensors they read.
+# torch functions that return new tensors (or Python values) from the tensors they read:
+# those listed, and every torch function whose tensor result is a copy (torch_facts).
 _READING_FUNCTIONS = frozenset({
     "torch." + name for name in (
         "max", "min", "sum", "mean", "argmax", "argmin", "topk", "sort", "argsort", "norm", "abs",
@@ -193,7 +195,7 @@ _READING_FUNCTIONS = frozenset({
         "prod", "round", "floor", "ceil", "sign", "histc", "bincount", "unique", "numel",
         "is_tensor", "clone", "index_select", "gather",
     )
-})
+} | {"torch." + name for name in torch_api.COPYING_FUNCTIONS})
 _READING_BUILTINS = frozenset({"print", "len", "float", "int", "bool", "str", "repr", "format",
                                "isinstance", "type"})
 _ALIASING_FUNCTIONS = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
