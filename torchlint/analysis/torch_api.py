@@ -281,6 +281,8 @@ VIEW_ATTRIBUTES = torch_facts.properties(aliasing="view")
 # place: not `requires_grad_`, `detach_`, `squeeze_`, `t_`, `set_`..., which change only metadata.
 DATA_WRITING_METHODS = torch_facts.methods(in_place="data")
 DATA_WRITING_FUNCTIONS = torch_facts.functions(in_place="data")
+DATA_WRITING_INIT = torch_facts.functions("torch.nn.init", in_place="data")  # all but calculate_gain
+DATA_WRITING_FUNCTIONAL = torch_facts.functions("torch.nn.functional", in_place="data")  # relu_, elu_...
 # Methods and torch functions that write nothing in place and return new tensors (copies).
 COPYING_METHODS = torch_facts.methods(in_place="none", aliasing="copy", returns={"tensor", "tuple", "depends"})
 COPYING_FUNCTIONS = torch_facts.functions(in_place="none", aliasing="copy", returns={"tensor", "tuple", "depends"})

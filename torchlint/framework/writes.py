@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Optional
 from torchlint.syntax import cst
 from torchlint.syntax.walk import settle_upward
 
-from torchlint.analysis import torch_api, torch_names
+from torchlint.analysis import torch_api
 from torchlint.syntax.nodes import is_true, keyword, positional_args
 
 if TYPE_CHECKING:
@@ -96,11 +96,13 @@ def _argument_write(ctx: "FileContext", arg: cst.Arg) -> Optional[Write]:
         return None
     qualname = ctx.qualname(call.func) or ""
     last = qualname.rsplit(".", 1)[-1]
-    if qualname.startswith("torch.nn.init.") and last in torch_names.NN_INIT and last != "calculate_gain":
+    if qualname.startswith("torch.nn.init.") and last in torch_api.DATA_WRITING_INIT:
         return Write(call, f"`{qualname}()`")
     if qualname.count(".") == 1 and qualname.startswith("torch.") and last in torch_api.DATA_WRITING_FUNCTIONS:
         return Write(call, f"`{qualname}()`")
     if qualname.startswith("torch.nn.functional."):
-        if last.endswith("_") or is_true(keyword(call, "inplace")):
-            return Write(call, f"`{qualname}(inplace=True)`" if not last.endswith("_") else f"`{qualname}()`")
+        if last in torch_api.DATA_WRITING_FUNCTIONAL:
+            return Write(call, f"`{qualname}()`")
+        if is_true(keyword(call, "inplace")):
+            return Write(call, f"`{qualname}(inplace=True)`")
     return None
