@@ -1759,19 +1759,21 @@ def method(name: str) -> Optional[Fact]:
     return fact("torch.Tensor." + name)
 
 
+@lru_cache(maxsize=None)
+def _members(kind: str, prefix: str) -> tuple:
+    """(short name, row) of every ``kind`` row directly under ``prefix``."""
+    start = len(prefix)
+    return tuple((row[0][start:], row) for row in _rows()
+                 if row[1] == kind and row[0].startswith(prefix) and "." not in row[0][start:])
+
+
 def _select(kind: str, prefix: str, where: dict) -> frozenset:
     tests = []
     for field, allowed in where.items():
         values = allowed if isinstance(allowed, (set, frozenset, tuple)) else (allowed,)
         tests.append((FIELDS.index(field) + 1, values))
-    found = set()
-    for row in _rows():
-        name = row[0]
-        if row[1] != kind or not name.startswith(prefix) or "." in name[len(prefix):]:
-            continue
-        if all(row[position] in values for position, values in tests):
-            found.add(name[len(prefix):])
-    return frozenset(found)
+    return frozenset(name for name, row in _members(kind, prefix)
+                     if all(row[position] in values for position, values in tests))
 
 
 def methods(**where: _Allowed) -> frozenset:
