@@ -82,8 +82,8 @@ _ANY_RESULT_FUNCTIONS = frozenset({
 })
 # Always a tuple (or list) of tensors (torch_facts).
 TUPLE_FUNCTIONS = torch_facts.functions(returns="tuple")
-# A tuple when given a dimension, a 0-dim tensor when not.
-REDUCTIONS_WITH_INDICES = frozenset({"max", "min", "median", "nanmedian"})
+# A tuple when given a dimension, a 0-dim tensor when not: max, min, median, nanmedian.
+REDUCTIONS_WITH_INDICES = torch_facts.methods(returns="depends", zero_dim="no_dim")
 # Methods and torch functions whose result is 0-dim when called without a dimension
 # (`x.sum()`), and those whose result always is (`a.dot(b)`, `torch.dist(a, b)`).
 SCALAR_REDUCTIONS = torch_facts.methods(zero_dim="no_dim")
