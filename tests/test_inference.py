@@ -495,6 +495,30 @@ SCALAR = {
         x = torch.rand(3)
         print(dice(x, x).data[0], (dice(x, x) + dice(x, x)).data[0])  # <-
     """,
+    "dot, vdot and dist are always 0-dim (torch_facts)": """
+        import torch
+        a, b = torch.rand(3), torch.rand(3)
+        print(torch.dot(a, b).data[0], a.vdot(b).data[0], torch.dist(a, b).data[0])  # <-
+    """,
+    "elementwise methods keep 0-dim (torch_facts)": """
+        import torch
+        x = torch.rand(3)
+        print(x.sum().round().data[0])  # <-
+        print(x.mean().floor().data[0])  # <-
+        print(x.sum().requires_grad_().data[0])  # <-
+    """,
+    "frobenius_norm needs a dim: not 0-dim by default (torch_facts)": """
+        import torch
+        print(torch.frobenius_norm(torch.rand(2, 2), 1).data[0])
+    """,
+    "linear_cross_entropy is a reduced loss; NLLLoss2d a loss module (torch_facts)": """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        x, w, y = torch.rand(2, 3), torch.rand(4, 3), torch.tensor([0, 1])
+        print(F.linear_cross_entropy(x, w, y).data[0])  # <-
+        print(nn.NLLLoss2d()(x, y).data[0])  # <-
+    """,
     "a module whose forward keeps a dimension on one path": """
         import torch
         import torch.nn as nn
@@ -632,3 +656,138 @@ def test_a_test_folder_without_init_imports_the_package_from_the_project_root(tm
     assert tl203_rows() == []  # no project marker: `pkg` is not looked up above tests/
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'pkg'\n")
     assert tl203_rows() == [6]
+
+
+# --- aliasing, from torch_facts: what each case reports (`# <- CODE` marks the line) -------
+
+ALIASING = {
+    "contiguous is the tensor itself when it already is contiguous": """
+        import torch
+        def f():
+            x = torch.rand(2, 3, requires_grad=True)
+            y = x.contiguous()
+            y.mul_(2)  # <- TL303
+            return x
+    """,
+    "chunk gives views: indexed": """
+        import torch
+        def f():
+            x = torch.rand(4)
+            y = x.chunk(2)[0]
+            x.zero_()  # <- TL303
+            return y
+    """,
+    "split gives views: unpacked": """
+        import torch
+        def f():
+            x = torch.rand(4)
+            a, b = x.split(2)
+            x.add_(1)  # <- TL303
+            return a
+    """,
+    "unbind gives views, kept as a tuple": """
+        import torch
+        def f():
+            x = torch.rand(2, 2)
+            rows = x.unbind()
+            x.add_(1)  # <- TL303
+            return rows
+    """,
+    "ravel is a view or a copy, like reshape": """
+        import torch
+        def f():
+            x = torch.rand(2, 3)
+            y = x.ravel()
+            y.add_(1)  # <- TL303
+            return x
+    """,
+    "requires_grad_ writes no data": """
+        import torch
+        def f(x: torch.Tensor):
+            y = x.detach()
+            y.requires_grad_()
+            return x, y
+    """,
+    "squeeze_ and t_ write no data": """
+        import torch
+        def f(x: torch.Tensor):
+            y = x.detach()
+            y.squeeze_()
+            y.t_()
+            return x, y
+    """,
+    "unsqueeze_ on .data writes no data: a read of .data, not a write": """
+        import torch
+        def f(p: torch.Tensor):
+            p.data.unsqueeze_(0)  # <- TL101
+            return p
+    """,
+    "detach_ is no write into the base": """
+        import torch
+        def f(x: torch.Tensor):
+            y = x.view(-1)
+            torch.detach_(x)
+            return y
+    """,
+}
+
+
+@pytest.mark.parametrize("source", ALIASING.values(), ids=ALIASING.keys())
+def test_aliasing_facts(source) -> None:
+    source = textwrap.dedent(source).lstrip("\n")
+    report = lint_text(source, rules=RULES)
+    assert report.internal_error is None, report.internal_error
+    marked = sorted((i, line.rsplit("# <- ", 1)[1].strip()) for i, line in enumerate(source.splitlines(), start=1)
+                    if "# <- " in line)
+    found = sorted((d.row, d.code) for d in report.diagnostics if d.code.startswith(("TL1", "TL3", "TL4")))
+    assert found == marked
+
+
+NEW_FACTS = {
+    "unique_consecutive is a tensor without return_inverse/return_counts": """
+        import torch
+        def f(x):
+            y = torch.unique_consecutive(x)
+            return y.data  # <- TL101
+    """,
+    "requires_grad_ is no evidence of a tensor: nn.Module has it": """
+        import torch
+        def f(m):
+            m.requires_grad_(False)
+            return m.data
+    """,
+    "sign is in the graph: its result is no leaf": """
+        import torch
+        x = torch.rand(3, requires_grad=True)
+        y = x.sign()
+        y.sum().backward()
+        print(y.grad)  # <- TL404
+    """,
+    "sum_to_size is the tensor itself when the size already matches": """
+        import torch
+        def f():
+            x = torch.rand(2, 3)
+            y = x.sum_to_size(2, 3)
+            y.add_(1)  # <- TL303
+            return x
+    """,
+}
+
+
+@pytest.mark.parametrize("source", NEW_FACTS.values(), ids=NEW_FACTS.keys())
+def test_facts_from_torch(source) -> None:
+    test_aliasing_facts(source)
+
+
+def test_tl101_fix_is_safe_when_a_method_only_copies() -> None:
+    """`x.data.log1p()`: log1p returns a new tensor and writes nothing (torch_facts), so
+    `x.detach().log1p()` changes nothing; `x.data.sum_to_size(..)` may be `x.data` itself."""
+    source = textwrap.dedent("""
+        import torch
+        x = torch.rand(3, requires_grad=True)
+        print(x.data.log1p(), torch.atan2(x.data, x.data))
+        y = x.data.sum_to_size(3)
+    """).lstrip()
+    report = lint_text(source, rules=RULES)
+    fixes = {(d.row, d.column): d.fix.applicability.value for d in report.diagnostics if d.code == "TL101"}
+    assert fixes == {(3, 7): "safe", (3, 35): "safe", (3, 43): "safe", (4, 5): "unsafe"}

@@ -57,9 +57,10 @@ _NOT_TENSOR_TYPES = frozenset({
 # Calls of a callable with one of these names give a loss value (design: `loss = criterion(..)`).
 _LOSS_CALLABLE_NAMES = frozenset({"criterion", "loss_fn", "loss_func", "loss_function", "lossfn"})
 
+# Uses that only a tensor has (each is tensor-only in torch_facts; not `requires_grad_`,
+# which nn.Module has too).
 _TENSOR_USES = frozenset({
-    "backward", "requires_grad_", "retain_grad", "register_hook", "grad_fn", "is_leaf",
-    "detach_", "grad", "requires_grad",
+    "backward", "retain_grad", "register_hook", "grad_fn", "is_leaf", "detach_", "grad", "requires_grad",
 })
 _MODULE_USES = frozenset({
     "parameters", "named_parameters", "modules", "named_modules", "children", "named_children",
@@ -1055,6 +1056,8 @@ class Inference:
             method = node.func.attr.value
             if method in torch_api.SCALAR_REDUCTIONS and torch_api.reduces_to_scalar(node, 0):
                 return Step(node, "`{code}` reduces over all elements")
+            if method in torch_api.ALWAYS_SCALAR_METHODS:
+                return Step(node, "`{code}` is always 0-dimensional")
             if method in torch_api.SHAPE_PRESERVING_METHODS:
                 return self._full_reduction(node.func.value, depth + 1)
             return None

@@ -221,8 +221,8 @@ class _PendingStore:
 # Attribute names whose use is recorded as evidence about the object they are used on.
 EVIDENCE_ATTRIBUTES = frozenset({
     # tensors
-    "backward", "requires_grad_", "retain_grad", "register_hook", "grad_fn", "is_leaf",
-    "detach_", "grad", "item", "requires_grad",
+    "backward", "retain_grad", "register_hook", "grad_fn", "is_leaf", "detach_", "grad", "item",
+    "requires_grad",
     # modules
     "parameters", "named_parameters", "modules", "named_modules", "children",
     "named_children", "register_buffer", "register_parameter", "register_forward_hook",

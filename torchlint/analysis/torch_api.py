@@ -2,9 +2,10 @@
 
 Everything here is keyed by qualified names (``torch.nn.functional.relu``) or by
 tensor method names, and answers "what does this call give back?".  The raw name
-lists come from torch itself (``torch_names.py``, generated); the judgement calls
-(which functions return tuples, which reductions give 0-dim results) are written
-out below.
+lists (``torch_names.py``) and the facts about each name (``torch_facts.py``: which
+functions return tuples, which reductions give 0-dim results, which methods alias,
+write in place or are not differentiable) come from torch itself, generated; what is
+written out below is how calls use them, and what no generator can tell.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Optional
 
 from torchlint.syntax import cst
 
-from torchlint.analysis import torch_names
+from torchlint.analysis import torch_facts, torch_names
 from torchlint.syntax.nodes import is_true, keyword, positional_args
 from torchlint.analysis.values import NDARRAY, OTHER, Kind, Step, Value, sequence_of, tensor
 
@@ -79,44 +80,26 @@ _NOT_TENSOR_FUNCTIONS = frozenset({
 _ANY_RESULT_FUNCTIONS = frozenset({
     "load", "compile", "vmap", "cond", "while_loop", "wait", "fork", "classproperty", "from_dlpack",
 })
-# Always a tuple (or list) of tensors.
-TUPLE_FUNCTIONS = frozenset({
-    "split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit", "meshgrid",
-    "broadcast_tensors", "sort", "topk", "kthvalue", "mode", "cummax", "cummin", "aminmax",
-    "frexp", "slogdet", "svd", "qr", "eig", "symeig", "lu", "lu_unpack", "triangular_solve",
-    "lstsq", "geqrf", "histogram", "histogramdd", "std_mean", "var_mean", "unsafe_chunk",
-    "unsafe_split", "split_with_sizes", "unsafe_split_with_sizes", "lobpcg", "pca_lowrank",
-    "svd_lowrank", "max_pool1d_with_indices", "gru", "lstm", "rnn_tanh", "rnn_relu", "lstm_cell",
-    "unique_consecutive",
-})
-# A tuple when given a dimension, a 0-dim tensor when not.
-REDUCTIONS_WITH_INDICES = frozenset({"max", "min", "median", "nanmedian"})
-# 0-dim when called without a dimension.
-SCALAR_REDUCTIONS = frozenset({
-    "sum", "mean", "nansum", "nanmean", "prod", "norm", "std", "var", "max", "min", "median",
-    "nanmedian", "all", "any", "amax", "amin", "logsumexp", "count_nonzero", "dist", "dot",
-    "vdot", "trace", "det", "logdet", "frobenius_norm", "nuclear_norm", "argmax", "argmin",
-})
+# Always a tuple (or list) of tensors (torch_facts).
+TUPLE_FUNCTIONS = torch_facts.functions(returns="tuple")
+# A tuple when given a dimension, a 0-dim tensor when not: max, min, median, nanmedian.
+REDUCTIONS_WITH_INDICES = torch_facts.methods(returns="depends", zero_dim="no_dim")
+# Methods and torch functions whose result is 0-dim when called without a dimension
+# (`x.sum()`), and those whose result always is (`a.dot(b)`, `torch.dist(a, b)`).
+SCALAR_REDUCTIONS = torch_facts.methods(zero_dim="no_dim")
+SCALAR_REDUCTION_FUNCTIONS = torch_facts.functions(zero_dim="no_dim")
+ALWAYS_SCALAR_METHODS = torch_facts.methods(zero_dim="always")
+ALWAYS_SCALAR_FUNCTIONS = torch_facts.functions(zero_dim="always")
 _LINALG_TENSOR = frozenset({
     "norm", "vector_norm", "matrix_norm", "det", "inv", "pinv", "solve", "matrix_exp",
     "matrix_power", "cholesky", "cross", "multi_dot", "matrix_rank", "cond", "svdvals", "eigvals",
     "eigvalsh", "vecdot", "diagonal", "tensorinv", "tensorsolve", "householder_product",
 })
-_LEGACY_TENSOR_TYPES = frozenset({
-    "Tensor", "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor",
-    "CharTensor", "ShortTensor", "IntTensor", "LongTensor", "BoolTensor",
-})
-LOSS_FUNCTIONS = frozenset({
-    "cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
-    "kl_div", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "margin_ranking_loss",
-    "hinge_embedding_loss", "multilabel_margin_loss", "soft_margin_loss",
-    "multilabel_soft_margin_loss", "cosine_embedding_loss", "multi_margin_loss",
-    "triplet_margin_loss", "triplet_margin_with_distance_loss", "poisson_nll_loss",
-    "gaussian_nll_loss", "ctc_loss",
-})
+_LEGACY_TENSOR_TYPES = torch_facts.types()  # Tensor, FloatTensor, LongTensor...
+# torch.nn.functional losses: a `reduction=` parameter (torch_facts).
+LOSS_FUNCTIONS = torch_facts.functions("torch.nn.functional", loss=True)
 # nn modules whose call returns a tuple: (output, hidden) and friends.
-TUPLE_MODULES = frozenset({"RNN", "LSTM", "GRU", "LSTMCell", "MultiheadAttention",
-                           "AdaptiveLogSoftmaxWithLoss"})
+TUPLE_MODULES = torch_facts.module_classes(returns="tuple")
 RECURRENT_MODULES = frozenset({"RNN", "LSTM", "GRU"})
 # Parameters and buffers of torch.nn's own layers.
 MODULE_TENSOR_ATTRIBUTES = frozenset({
@@ -139,8 +122,9 @@ def is_module_class(qualname: str) -> bool:
 
 
 def is_loss_module_class(qualname: str) -> bool:
-    return is_module_class(qualname) and qualname.endswith("Loss") and "LogSoftmax" not in qualname
-
+    """A subclass of torch.nn's `_Loss` (`CrossEntropyLoss`, `NLLLoss2d`)."""
+    fact = torch_facts.fact(qualname) if qualname.startswith("torch.nn.") else None
+    return fact is not None and fact.kind == "module_class" and fact.loss
 
 def is_optimizer_class(qualname: str) -> bool:
     return qualname.startswith("torch.optim.") and qualname.rsplit(".", 1)[1] in torch_names.OPTIMIZERS
@@ -254,7 +238,8 @@ def external_call(qualname: str, call: cst.Call) -> Optional[Value]:
         step = Step(call, "`{code}` returns a tensor")
         if name in TUPLE_FUNCTIONS:
             return sequence_of(tensor(step))
-        if name in ("unique",) and (is_true(keyword(call, "return_inverse")) or is_true(keyword(call, "return_counts"))):
+        if name in ("unique", "unique_consecutive") \
+                and (is_true(keyword(call, "return_inverse")) or is_true(keyword(call, "return_counts"))):
             return sequence_of(tensor(step))
         if name == "nonzero" and is_true(keyword(call, "as_tuple")):
             return sequence_of(tensor(step))
@@ -262,7 +247,9 @@ def external_call(qualname: str, call: cst.Call) -> Optional[Value]:
             # (values, indices); torch.max(a, b) with a tensor b is elementwise, but
             # either way indexing or unpacking the result gives tensors.
             return sequence_of(tensor(step))
-        if name in SCALAR_REDUCTIONS and reduces_to_scalar(call, 1):
+        if name in ALWAYS_SCALAR_FUNCTIONS:
+            return tensor(step, scalar=True, scalar_why=Step(call, "`{code}` is always 0-dimensional"))
+        if name in SCALAR_REDUCTION_FUNCTIONS and reduces_to_scalar(call, 1):
             return tensor(step, scalar=True, scalar_why=Step(call, "`{code}` reduces over all elements, so it is 0-dimensional"))
         if name in LOSS_FUNCTIONS:
             scalar = loss_reduces(call)
@@ -275,55 +262,43 @@ def external_call(qualname: str, call: cst.Call) -> Optional[Value]:
 
 # --- tensor methods and attributes -------------------------------------------------
 
-NOT_TENSOR_METHODS = frozenset({
-    "item", "tolist", "size", "dim", "ndimension", "nelement", "numel", "element_size", "stride",
-    "storage_offset", "data_ptr", "is_contiguous", "is_floating_point", "is_complex", "is_signed",
-    "is_set_to", "is_shared", "is_pinned", "equal", "get_device", "storage", "untyped_storage",
-    "backward", "register_hook", "register_post_accumulate_grad_hook", "retain_grad",
-    "dim_order", "is_nonzero", "is_same_size", "allclose", "is_inference", "is_coalesced",
-    "has_names", "is_conj", "is_neg", "tolist", "__len__", "storage_type", "qscheme",
-    "q_scale", "q_zero_point", "sparse_dim", "dense_dim", "nnz", "to_dlpack",
-})
-TUPLE_METHODS = frozenset({
-    "split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit", "sort", "topk",
-    "kthvalue", "mode", "cummax", "cummin", "aminmax", "frexp", "slogdet", "svd", "qr", "eig",
-    "symeig", "lu", "triangular_solve", "lstsq", "geqrf", "histogram", "split_with_sizes",
-    "unsafe_chunk", "unsafe_split",
-})
-# Methods that keep a 0-dim tensor 0-dim.
-SHAPE_PRESERVING_METHODS = frozenset({
-    "cpu", "cuda", "to", "float", "double", "half", "bfloat16", "long", "int", "detach", "clone",
-    "abs", "neg", "exp", "log", "sqrt", "mul", "div", "add", "sub", "pow", "type_as", "contiguous",
-    "requires_grad_", "squeeze", "sigmoid", "tanh", "clamp", "type",
-})
-TENSOR_ATTRIBUTES = frozenset({"data", "grad", "T", "mT", "H", "mH", "real", "imag"})
-VIEW_METHODS = frozenset({
-    "view", "view_as", "reshape", "reshape_as", "transpose", "t", "permute", "narrow", "select",
-    "squeeze", "unsqueeze", "expand", "expand_as", "unfold", "diagonal", "as_strided", "flatten",
-    "unflatten", "movedim", "moveaxis", "swapaxes", "swapdims", "detach", "view_as_real",
-    "view_as_complex", "real", "imag", "split", "chunk", "unbind", "contiguous", "mT", "T",
-})
+# Methods giving a Python value (`item`, `size`, `is_contiguous`) or nothing, and methods
+# giving a tuple of tensors (torch_facts).
+NOT_TENSOR_METHODS = torch_facts.methods(returns="other")
+TUPLE_METHODS = torch_facts.methods(returns="tuple")
+# Methods that keep a 0-dim tensor 0-dim (torch_facts: elementwise, conversions, `clone`,
+# `detach`, `squeeze`, in-place arithmetic, `requires_grad_`).
+SHAPE_PRESERVING_METHODS = torch_facts.methods(zero_dim="keeps")
+# Attributes holding a tensor: `data`, `grad`, `T`, `mT`, `H`, `mH`, `real`, `imag`.
+TENSOR_ATTRIBUTES = torch_facts.properties(returns="tensor")
+# A write into the result may reach the receiver's storage (torch_facts): views (`view`,
+# `t`, `split`'s tuple of views), results that are a view or a copy (`reshape`), and results
+# that are the receiver itself or a copy (`contiguous`, `to`, `float`).
+VIEW_METHODS = torch_facts.methods(aliasing={"view", "maybe_view", "maybe_self"}, returns={"tensor", "tuple"})
+# Attributes that are the receiver's storage: `data`, `T`, `mT`, `H`, `mH`, `real`, `imag`.
+VIEW_ATTRIBUTES = torch_facts.properties(aliasing="view")
+# Methods and torch functions that write the elements of their receiver (first argument) in
+# place: not `requires_grad_`, `detach_`, `squeeze_`, `t_`, `set_`..., which change only metadata.
+DATA_WRITING_METHODS = torch_facts.methods(in_place="data")
+DATA_WRITING_FUNCTIONS = torch_facts.functions(in_place="data")
+DATA_WRITING_INIT = torch_facts.functions("torch.nn.init", in_place="data")  # all but calculate_gain
+DATA_WRITING_FUNCTIONAL = torch_facts.functions("torch.nn.functional", in_place="data")  # relu_, elu_...
+# Methods and torch functions that write nothing in place and return new tensors (copies).
+COPYING_METHODS = torch_facts.methods(in_place="none", aliasing="copy", returns={"tensor", "tuple", "depends"})
+COPYING_FUNCTIONS = torch_facts.functions(in_place="none", aliasing="copy", returns={"tensor", "tuple", "depends"})
 
 
-# Functions that make a new tensor from scratch: not in any graph unless requires_grad=True.
-CREATION_FUNCTIONS = frozenset({
-    "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange", "range",
-    "linspace", "logspace", "eye", "tensor", "as_tensor", "from_numpy", "zeros_like", "ones_like",
-    "empty_like", "full_like", "rand_like", "randn_like", "randint_like", "scalar_tensor",
-    "empty_strided", "frombuffer", "asarray", "tril_indices", "triu_indices",
-})
-# Methods whose result never requires grad (integers, booleans, fresh tensors).
-NOT_DIFFERENTIABLE_METHODS = frozenset({
-    "argmax", "argmin", "argsort", "eq", "ne", "gt", "lt", "ge", "le", "long", "int", "byte",
-    "bool", "char", "short", "nonzero", "isnan", "isinf", "isfinite", "logical_and", "logical_or",
-    "logical_not", "logical_xor", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor",
-    "new", "detach", "sign", "floor_divide", "bincount", "unique",
-})
-
+# Functions that make a new tensor (torch_facts' factories): not in any graph unless
+# requires_grad=True.  Not `torch.normal(mean, std)`, differentiable in its tensor arguments.
+CREATION_FUNCTIONS = torch_facts.functions(factory=True, differentiable={False, None})
+# Methods whose result never requires grad (integers, booleans, `detach()`, `new_*`): not
+# `sign`, `floor_divide` or `unique`, whose results are in the graph (with zero gradients).
+NOT_DIFFERENTIABLE_METHODS = torch_facts.methods(differentiable=False)
 
 def is_inplace_method(name: str) -> bool:
-    """``add_``, ``zero_``, ``copy_``...: methods that write into the tensor they are called on."""
-    return name.endswith("_") and not name.endswith("__") and name in torch_names.TENSOR_METHODS
+    """``add_``, ``zero_``, ``copy_``...: methods that write into the elements of the tensor
+    they are called on (``requires_grad_``, ``squeeze_``... change only its metadata)."""
+    return name in DATA_WRITING_METHODS
 
 
 def tensor_method_result(receiver: Value, method: str, call: cst.Call) -> Optional[Value]:
@@ -349,10 +324,13 @@ def tensor_method_result(receiver: Value, method: str, call: cst.Call) -> Option
         return sequence_of(result)
     if method == "nonzero" and is_true(keyword(call, "as_tuple")):
         return sequence_of(result)
-    if method == "unique" and (is_true(keyword(call, "return_inverse")) or is_true(keyword(call, "return_counts"))):
+    if method in ("unique", "unique_consecutive") \
+            and (is_true(keyword(call, "return_inverse")) or is_true(keyword(call, "return_counts"))):
         return sequence_of(result)
     if method in SCALAR_REDUCTIONS and reduces_to_scalar(call, 0):
         return result.with_scalar(Step(call, "`{code}` reduces over all elements, so it is 0-dimensional"))
+    if method in ALWAYS_SCALAR_METHODS:
+        return result.with_scalar(Step(call, "`{code}` is always 0-dimensional"))
     if receiver.scalar and method in SHAPE_PRESERVING_METHODS:
         return result.with_scalar(receiver.scalar_why)
     if method in torch_names.TENSOR_METHODS:

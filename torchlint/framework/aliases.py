@@ -11,12 +11,16 @@ side after each write.  Rules decide which of those events are mistakes:
 - TL301: a write to either side of a ``.detach()`` (or ``.data``) alias, the other side
   read afterwards;
 - TL303: a write to the base of a view, the view read afterwards; or a write through a
-  ``reshape`` (which may or may not be a view), the base read afterwards;
+  ``reshape`` (which may or may not be a view) or a ``contiguous()`` / ``to()`` (which may
+  or may not be the tensor itself), the base read afterwards;
 - TL304: a write to either side of ``.numpy()`` / ``torch.from_numpy``, the other read
   afterwards.
 
-Copies end aliasing: ``x.detach().clone()``, ``.contiguous()``, ``.cuda()``, ``.to()``,
-``.cpu()``, ``.float()``..., and indexing with anything but integers, slices, ``...``
+What aliases and what copies is torch_facts' (generated from torch): views (``view``,
+``t``, ``x.chunk(2)[0]``, ``a, b = x.split(2)``), maybe-views (``reshape``, ``flatten``: a
+view or a copy, depending on the input) and maybe-self results (``contiguous``, ``to``,
+``float``, ``cpu``: the input itself when nothing needs changing, else a copy).  Copies end
+aliasing: ``x.detach().clone()``, and indexing with anything but integers, slices, ``...``
 and ``None`` (advanced indexing copies).
 """
 
@@ -28,6 +32,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from torchlint.syntax import cst
 
+from torchlint.analysis import torch_facts
 from torchlint.framework import edits
 from torchlint.framework.rule import Applicability, Edit, Fix, Rule
 from torchlint.analysis.semantic import Binding, BindingKind, Scope
@@ -38,16 +43,17 @@ if TYPE_CHECKING:
     from torchlint.framework.context import FileContext
 
 # How an alias was made; the first kind in a chain that appears in this order wins
-# (`x.detach().view(-1)` is a detach alias).
-KINDS = ("data", "detach", "from_numpy", "numpy", "reshape", "view")
+# (`x.detach().view(-1)` is a detach alias).  `reshape`: a view or a copy depending on the
+# input's layout; `maybe_self`: the input itself or a copy (`contiguous`, `to`, `float`).
+KINDS = ("data", "detach", "from_numpy", "numpy", "reshape", "maybe_self", "view")
 
-_VIEW_METHODS = frozenset({
-    "view", "view_as", "t", "transpose", "permute", "narrow", "select", "squeeze", "unsqueeze",
-    "expand", "expand_as", "unfold", "diagonal", "as_strided", "unflatten", "movedim", "moveaxis",
-    "swapaxes", "swapdims", "view_as_real", "view_as_complex",
-})
-_MAYBE_VIEW_METHODS = frozenset({"reshape", "reshape_as", "flatten"})
-_VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag"})
+# From torch_facts: methods giving a view, a tuple of views (`split`, `chunk`, `unbind`:
+# an alias once indexed or unpacked), a view or a copy, the receiver or a copy.
+_VIEW_METHODS = torch_facts.methods(aliasing="view", returns="tensor") - {"detach"}
+_TUPLE_VIEW_METHODS = torch_facts.methods(aliasing="view", returns="tuple")
+_MAYBE_VIEW_METHODS = torch_facts.methods(aliasing="maybe_view", returns="tensor")
+_MAYBE_SELF_METHODS = torch_facts.methods(aliasing="maybe_self", returns="tensor")
+_VIEW_ATTRIBUTES = torch_facts.properties(aliasing="view") - {"data"}
 
 
 @dataclass(frozen=True)
@@ -109,8 +115,10 @@ def alias_of(ctx: "FileContext", node: cst.BaseExpression) -> Optional[tuple[cst
                     kinds.append("numpy")
                 elif method in _MAYBE_VIEW_METHODS:
                     kinds.append("reshape")
-                elif method in _VIEW_METHODS:
-                    kinds.append("view")
+                elif method in _MAYBE_SELF_METHODS:
+                    kinds.append("maybe_self")
+                elif method in _VIEW_METHODS or method in _TUPLE_VIEW_METHODS:
+                    kinds.append("view")  # a tuple of views: each element, and the tuple, alias
                 elif ctx.qualname(func) == "torch.from_numpy" and current.args:
                     kinds.append("from_numpy")
                     current = current.args[0].value
@@ -162,6 +170,12 @@ def view_source(ctx: "FileContext", node: cst.BaseExpression) -> Optional[cst.Ba
     return base if ctx.tensor(base) is not None else None
 
 
+def _tuple_of_views(node: cst.BaseExpression) -> bool:
+    """``x.split(2)``, ``x.chunk(2)``, ``x.unbind()``: a tuple of views of ``x``."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+        and node.func.attr.value in _TUPLE_VIEW_METHODS
+
+
 def _basic_index(ctx: "FileContext", node: cst.Subscript) -> bool:
     """Integers, slices, `...` and `None` index a view; anything else may copy."""
     for element in node.slice:
@@ -187,8 +201,11 @@ def _aliases(ctx: "FileContext") -> list[Alias]:
     for scope in ctx.model.scopes:
         for bindings in scope.bindings.values():
             for binding in bindings:
-                if binding.kind is not BindingKind.ASSIGN or binding.path or binding.value is None:
+                if binding.kind is not BindingKind.ASSIGN or binding.value is None:
                     continue
+                if binding.path and not (len(binding.path) == 1 and binding.path[0] is not None
+                                         and _tuple_of_views(binding.value)):
+                    continue  # `a, b = x.chunk(2)`: each name is a view of `x`
                 found = alias_of(ctx, binding.value)
                 if found is not None:
                     base, kind = found

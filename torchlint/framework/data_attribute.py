@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Optional
 from torchlint.syntax import cst
 from torchlint.syntax.walk import settle_upward
 
+from torchlint.analysis import torch_api
 from torchlint.syntax.nodes import looks_like_size
 from torchlint.analysis.values import Kind, Step, Value
 from torchlint.framework.writes import Write, find_write, is_store_target
@@ -156,16 +157,13 @@ def _is_index_zero(node: cst.Subscript) -> bool:
 # --- is the value of `x.data` only read? (the safety of TL101's and TL103's fixes) ---------
 
 # Methods whose result may share memory with their receiver (or is the receiver itself,
-# as `t.cpu()` on a CPU tensor is): what the caller does with that result decides.
-_PASSING_METHODS = frozenset({
-    "cpu", "cuda", "to", "float", "double", "half", "bfloat16", "long", "int", "short", "byte",
-    "char", "bool", "contiguous", "detach", "view", "view_as", "reshape", "reshape_as", "flatten",
-    "t", "transpose", "permute", "squeeze", "unsqueeze", "expand", "expand_as", "narrow", "select",
-    "unfold", "diagonal", "unflatten", "movedim", "split", "chunk", "unbind", "type_as",
-})
-_PASSING_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag"})
-# Methods that return a new tensor or a Python value and write into nothing. `numpy()`
-# shares memory, but numpy writes bypass autograd's version counter for `.detach()` too.
+# as `t.cpu()` on a CPU tensor is), and attributes that do: what the caller does with that
+# result decides.
+_PASSING_METHODS = torch_api.VIEW_METHODS
+_PASSING_ATTRIBUTES = torch_api.VIEW_ATTRIBUTES
+# Methods that return a new tensor or a Python value and write into nothing: those listed,
+# and every method whose tensor result is a copy (torch_facts). `numpy()` shares memory,
+# but numpy writes bypass autograd's version counter for `.detach()` too.
 _READING_METHODS = frozenset({
     "clone", "numpy", "tolist", "item", "sum", "mean", "max", "min", "argmax", "argmin", "std",
     "var", "norm", "abs", "neg", "exp", "log", "sqrt", "pow", "sign", "sigmoid", "tanh",
@@ -175,7 +173,7 @@ _READING_METHODS = frozenset({
     "cumsum", "median", "mode", "unique", "size", "dim", "numel", "nelement", "ndimension",
     "data_ptr", "element_size", "is_contiguous", "is_floating_point", "new", "new_zeros",
     "new_ones", "new_empty", "new_full", "new_tensor",
-})
+}) | torch_api.COPYING_METHODS
 _READ_ATTRIBUTES = frozenset({"shape", "dtype", "device", "is_cuda", "ndim", "layout",
                               "requires_grad", "is_leaf", "grad_fn", "is_sparse"})
 # Tensor methods that only read their tensor arguments (`y.copy_(x.data)`).
@@ -185,7 +183,8 @@ _ARGUMENT_READERS = frozenset({
     "dot", "max", "min", "clamp", "clamp_", "masked_fill", "masked_fill_", "index_select",
     "gather", "type_as", "view_as", "expand_as", "reshape_as", "dist",
 })
-# torch functions that return new tensors (or Python values) from the tensors they read.
+# torch functions that return new tensors (or Python values) from the tensors they read:
+# those listed, and every torch function whose tensor result is a copy (torch_facts).
 _READING_FUNCTIONS = frozenset({
     "torch." + name for name in (
         "max", "min", "sum", "mean", "argmax", "argmin", "topk", "sort", "argsort", "norm", "abs",
@@ -196,7 +195,7 @@ _READING_FUNCTIONS = frozenset({
         "prod", "round", "floor", "ceil", "sign", "histc", "bincount", "unique", "numel",
         "is_tensor", "clone", "index_select", "gather",
     )
-})
+} | {"torch." + name for name in torch_api.COPYING_FUNCTIONS})
 _READING_BUILTINS = frozenset({"print", "len", "float", "int", "bool", "str", "repr", "format",
                                "isinstance", "type"})
 _ALIASING_FUNCTIONS = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Optional
 from torchlint.syntax import cst
 from torchlint.syntax.walk import settle_upward
 
-from torchlint.analysis import torch_api, torch_names
+from torchlint.analysis import torch_api
 from torchlint.syntax.nodes import is_true, keyword, positional_args
 
 if TYPE_CHECKING:
@@ -25,9 +25,6 @@ if TYPE_CHECKING:
 class Write:
     node: cst.CSTNode  # the whole writing expression or statement target
     how: str  # "`add_()`", "item assignment", "`*=`", "`out=`", "`torch.nn.init.normal_()`"
-
-
-_ALIASING_ATTRIBUTES = frozenset({"data", "T", "mT", "H", "mH", "real", "imag"})
 
 
 def is_store_target(ctx: "FileContext", node: cst.CSTNode) -> bool:
@@ -72,7 +69,7 @@ def _write_step(ctx: "FileContext", current: cst.CSTNode) -> tuple[Optional[cst.
     if isinstance(parent, cst.Attribute) and parent.value is current:
         call = ctx.parent(parent)
         if not (isinstance(call, cst.Call) and call.func is parent):
-            if parent.attr.value in _ALIASING_ATTRIBUTES:
+            if parent.attr.value in torch_api.VIEW_ATTRIBUTES:
                 return parent, None  # `x.data`, `x.T`: the same storage
             return None, None
         method = parent.attr.value
@@ -99,12 +96,13 @@ def _argument_write(ctx: "FileContext", arg: cst.Arg) -> Optional[Write]:
         return None
     qualname = ctx.qualname(call.func) or ""
     last = qualname.rsplit(".", 1)[-1]
-    if qualname.startswith("torch.nn.init.") and last in torch_names.NN_INIT and last != "calculate_gain":
+    if qualname.startswith("torch.nn.init.") and last in torch_api.DATA_WRITING_INIT:
         return Write(call, f"`{qualname}()`")
-    if qualname.count(".") == 1 and qualname.startswith("torch.") and last.endswith("_") \
-            and last in torch_names.TORCH_FUNCTIONS:
+    if qualname.count(".") == 1 and qualname.startswith("torch.") and last in torch_api.DATA_WRITING_FUNCTIONS:
         return Write(call, f"`{qualname}()`")
     if qualname.startswith("torch.nn.functional."):
-        if last.endswith("_") or is_true(keyword(call, "inplace")):
-            return Write(call, f"`{qualname}(inplace=True)`" if not last.endswith("_") else f"`{qualname}()`")
+        if last in torch_api.DATA_WRITING_FUNCTIONAL:
+            return Write(call, f"`{qualname}()`")
+        if is_true(keyword(call, "inplace")):
+            return Write(call, f"`{qualname}(inplace=True)`")
     return None

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 from torchlint.syntax import cst
 
 from torchlint.framework import edits
-from torchlint.analysis import torch_api
+from torchlint.analysis import torch_api, torch_facts
 from torchlint.framework.data_attribute import base_evidence
 from torchlint.syntax.nodes import looks_like_size, positional_args
 from torchlint.framework.rule import Applicability, Bad, Fix, Rule
@@ -19,13 +19,9 @@ from torchlint.syntax.walk import iter_nodes
 if TYPE_CHECKING:
     from torchlint.framework.context import FileContext
 
-# The dtype each legacy type stands for (torch.Tensor: the default dtype, float32 unless changed).
-DTYPES = {
-    "Tensor": "float32", "FloatTensor": "float32", "DoubleTensor": "float64",
-    "HalfTensor": "float16", "BFloat16Tensor": "bfloat16", "ByteTensor": "uint8",
-    "CharTensor": "int8", "ShortTensor": "int16", "IntTensor": "int32",
-    "LongTensor": "int64", "BoolTensor": "bool",
-}
+# The dtype each legacy type stands for (torch_facts; torch.Tensor: the default dtype,
+# float32 unless changed).
+DTYPES = {name: torch_facts.fact(f"torch.{name}").legacy_dtype for name in torch_facts.types()}
 FLOATING = frozenset({"float32", "float64", "float16", "bfloat16"})
 _DEFAULT_DTYPE_SETTERS = frozenset({"torch.set_default_dtype", "torch.set_default_tensor_type"})
 

@@ -18,12 +18,15 @@ _FINAL_LINE_BREAK = re.compile(r"(?:\r\n?|\n)\Z")
 
 # Methods that return a new tensor that does not require grad, whatever their receiver.
 _NEW_TENSOR_METHODS = frozenset({"detach", "new", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"})
-# Methods whose result requires grad only if their receiver does.
+# Methods whose result requires grad only if their receiver does (not `long`, `int`, `byte`,
+# `bool`: integer and boolean results never do).
 _SHAPING_METHODS = frozenset({
     "fill_", "zero_", "resize_", "resize_as_", "view", "view_as", "reshape", "expand", "expand_as", "contiguous",
-    "squeeze", "unsqueeze", "t", "transpose", "permute", "clone", "long", "float", "double", "int", "byte", "bool",
-    "half", "cuda", "cpu", "to", "type", "type_as",
+    "squeeze", "unsqueeze", "t", "transpose", "permute", "clone", "float", "double", "half", "cuda", "cpu", "to",
+    "type", "type_as",
 })
+# Methods whose result never requires grad (torch_facts): `long()`, `argmax()`, `eq()`...
+_NOT_DIFFERENTIABLE_METHODS = torch_api.NOT_DIFFERENTIABLE_METHODS
 _TORCH_ROOTS = frozenset({"torch", "numpy", "torchvision"})
 # Expressions whose source can stand anywhere without parentheses.
 _ATOMS = (cst.Name, cst.List, cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp,
@@ -671,7 +674,7 @@ def _unattached(node: cst.BaseExpression) -> bool:
             node = node.value
         elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
             method = node.func.attr.value
-            if method in _NEW_TENSOR_METHODS:
+            if method in _NEW_TENSOR_METHODS or method in _NOT_DIFFERENTIABLE_METHODS:
                 return True
             if method not in _SHAPING_METHODS:
                 return False  # `x.data.mm(w)` requires grad when `w` does

@@ -22,23 +22,25 @@ class ViewInplace(AliasWriteRule):
     ## What it does
     Flags an in-place write to a tensor when a view of it (`y = x.view(4)`,
     `row = x[0]`, `xt = x.t()`, `x.permute(..)`, `x.expand(..)`...) made earlier is read
-    afterwards, and an in-place write through `y = x.reshape(..)` (or `flatten`) when
-    `x` is read afterwards.
+    afterwards, and an in-place write through `y = x.reshape(..)` (or `flatten`) or
+    `y = x.contiguous()` (or `.to(..)`, `.float()`...) when `x` is read afterwards.
 
     ## Why is this bad?
     A view shares its base's memory: after `y = x.view(4); x += 1`, `y` has changed too,
     which code that meant `y` as a reshaped copy does not expect. `reshape` is worse:
     it returns a view when the memory layout allows and a copy otherwise, so whether a
-    write through it reaches `x` depends on how `x` was made. When autograd saved the
+    write through it reaches `x` depends on how `x` was made; `contiguous()`, `to()`,
+    `float()`, `cpu()` return `x` itself when it already is contiguous, of that dtype, on
+    that device. When autograd saved the
     tensor, the write also makes `backward()` raise.
 
     Writing *through* a `view()` or a slice to fill the base is the intended use of
     views and stays quiet, as do writes under `torch.no_grad()` and slices that are
-    copied right away (`.clone()`, `.contiguous()`).
+    copied right away (`.clone()`).
 
     ## What to do instead
     `.clone()` the view when it should keep its values; use `.view()` when a shared
-    view is meant and `.clone()` (or `.contiguous()`) when a copy is.
+    view is meant and `.clone()` when a copy is.
     """
     bad = (
         Bad(
@@ -86,8 +88,14 @@ class ViewInplace(AliasWriteRule):
         return super().fix_for(event, copy)
 
     def message_for(self, event: AliasWrite) -> Optional[str]:
-        if event.alias.kind not in ("view", "reshape"):
+        if event.alias.kind not in ("view", "reshape", "maybe_self"):
             return None
+        if event.alias.kind == "maybe_self":
+            return (
+                "In-place write ({how}) to `{%s}` may or may not change `{%s}` (`{alias}` = `{made}`), "
+                "which is read afterwards: `{made}` is `{base}` itself when nothing needs converting "
+                "and a copy otherwise; use `.clone()` for a copy"
+            ) % (("alias", "base") if event.through_alias else ("base", "alias"))
         if not event.through_alias:
             return self.message
         if event.alias.kind == "reshape":

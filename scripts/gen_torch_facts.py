@@ -1,0 +1,680 @@
+"""Regenerate torchlint/analysis/torch_facts.py, the one table of torch facts, from an installed torch.
+
+The linter never imports torch: what it knows about torch's functions and methods (what they
+return, whether they alias, write in place, are differentiable, are tensor-only) is read from
+torch here, once, and committed as data.  Run (with the torch the table is for):
+
+    .venv/bin/python scripts/gen_torch_facts.py [OUT]
+
+The output is deterministic (seeded probes, sorted rows): running it twice gives the same file.
+
+What is derived from torch, and how (field by field, see ``Fact`` in the generated module):
+
+- names: ``dir(torch.Tensor)`` (methods / properties), ``torch`` (lower-case callables),
+  ``torch.nn.functional``, ``torch.nn.init``, ``torch.nn`` Module subclasses, legacy types;
+- returns / aliasing / in_place / out_variant: the aten schemas ``torch.ops.aten.<name>.<overload>._schema``
+  (alias annotations ``Tensor(a)`` = aliases an input, ``Tensor(a!)`` = written; ``Tensor(a)[]`` =
+  tuple of aliases; more than one return = tuple; Tag.inplace_view = in place on metadata only;
+  Tag.out = an ``out=`` overload; Tag.reduction);
+- view, maybe_view or maybe_self: an alias-annotated op (reshape, contiguous, flatten, to...) is
+  probed on a contiguous and a transposed input: a copy on one and a view on another is
+  ``maybe_view`` (reshape); a copy on one and the receiver itself on another is ``maybe_self``
+  (contiguous, to); else ``view``;
+- zero_dim ('no_dim': 0-dim when called without a dim; 'always'): probing ``x.m()`` on a 2-d tensor
+  and ``a.m(b)`` on 1-d/2-d tensors;
+- differentiable: probing on a ``requires_grad`` float tensor (False when the result does not require
+  grad: integer/boolean results, ``detach``, ``new_*``);
+- tensor_only: not an attribute of numpy arrays/scalars, memoryview, nn.Module, Optimizer or builtins;
+- nn: loss classes (subclasses of ``_Loss``), functional losses (a ``reduction`` parameter),
+  functional in-place (an ``inplace`` parameter);
+- legacy types: ``torch.FloatTensor.dtype``...
+
+What cannot be derived is in OVERRIDES below, each with its reason.
+"""
+
+from __future__ import annotations
+
+import inspect
+import pathlib
+import sys
+import warnings
+from collections import Counter
+
+warnings.filterwarnings("ignore")
+
+import numpy  # noqa: E402
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+import torch.nn.init  # noqa: E402
+import torch.optim  # noqa: E402
+
+torch.manual_seed(0)
+OUT = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else \
+    pathlib.Path(__file__).resolve().parent.parent / "torchlint" / "analysis" / "torch_facts.py"
+
+# --- the record --------------------------------------------------------------------------------
+# kind:        method | property | function | module_class | type
+# returns:     tensor | tuple (of tensors) | depends (on arguments: max(dim=) / unique(return_counts=))
+#              | other (a Python value: int, bool, list, dtype, None...) | ndarray | module | self | unknown
+# zero_dim:    never | no_dim (0-dim when given no dim) | always | keeps (0-dim in, 0-dim out) | unknown
+# aliasing:    view (the result, or each tuple element, shares the input's storage)
+#              | maybe_view (a view or a copy, depending on the input: reshape)
+#              | maybe_self (the input itself or a copy, depending on the input: contiguous, to)
+#              | copy | none (no tensor result)
+# in_place:    none | data (writes the receiver / first argument's elements) | metadata (shape, flags, storage pointer)
+# differentiable: True | False | None (unknown)
+DEFAULTS = dict(returns="tensor", zero_dim="never", aliasing="copy", in_place="none", out_variant=False,
+                differentiable=None, tensor_only=False, reduction=False, loss=False, legacy_dtype=None,
+                removed=False, factory=False, source="schema")
+FIELDS = ("kind",) + tuple(DEFAULTS)
+
+# --- names -------------------------------------------------------------------------------------
+
+
+def public(names):
+    return sorted(n for n in names if not n.startswith("_"))
+
+
+tensor_members = public(dir(torch.Tensor))
+tensor_methods = [n for n in tensor_members if callable(getattr(torch.Tensor, n, None))]
+tensor_properties = [n for n in tensor_members if n not in tensor_methods]
+torch_functions = [n for n in public(dir(torch)) if callable(getattr(torch, n, None)) and n[0].islower()
+                   and not inspect.ismodule(getattr(torch, n))]
+functional = [n for n in public(dir(F)) if callable(getattr(F, n)) and n[0].islower()
+              and not inspect.ismodule(getattr(F, n))]
+init = [n for n in public(dir(torch.nn.init)) if callable(getattr(torch.nn.init, n)) and n[0].islower()]
+nn_modules = [n for n in public(dir(nn)) if inspect.isclass(getattr(nn, n)) and issubclass(getattr(nn, n), nn.Module)]
+LEGACY_TYPES = ["Tensor", "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor",
+                "CharTensor", "ShortTensor", "IntTensor", "LongTensor", "BoolTensor"]
+
+# --- aten schemas ------------------------------------------------------------------------------
+
+
+def overloads(name):
+    """The aten overloads named ``name`` that take or give tensors (not the TorchScript int/str ones)."""
+    try:
+        packet = getattr(torch.ops.aten, name)
+    except (AttributeError, RuntimeError):
+        return []
+    found = []
+    for overload in packet.overloads():
+        op = getattr(packet, overload)
+        schema = op._schema
+        types = [str(a.type) for a in schema.arguments] + [str(r.type) for r in schema.returns]
+        if not schema.returns and not (schema.arguments and str(schema.arguments[0].type) == "Tensor"):
+            continue  # TorchScript list ops: sort.int(int[](a!) self)
+        if any("Tensor" in t for t in types):
+            found.append((op, schema))
+    return found
+
+
+def _is_tensor(t):
+    return str(t) in ("Tensor", "Optional[Tensor]", "Tensor?")
+
+
+def _composite_implicit(schema):
+    qualified = schema.name + (f".{schema.overload_name}" if schema.overload_name else "")
+    try:
+        return torch._C._dispatch_has_kernel_for_dispatch_key(qualified, "CompositeImplicitAutograd")
+    except RuntimeError:
+        return False
+
+
+def schema_facts(name, method):
+    """returns / aliasing / in_place / out_variant / reduction from the schemas, or None."""
+    ops = overloads(name)
+    if method:  # a method's overloads take a tensor `self` first
+        ops = [(op, s) for op, s in ops if s.arguments and str(s.arguments[0].type) == "Tensor"]
+    if not ops:
+        return None
+    out_variant = any(torch.Tag.out in op.tags for op, _ in ops)
+    main = [(op, s) for op, s in ops if torch.Tag.out not in op.tags
+            and not any(a.kwarg_only and a.alias_info is not None and a.alias_info.is_write for a in s.arguments)]
+    if not main:
+        return None
+    returns, aliasing, in_place = set(), set(), set()
+    pointwise = any(torch.Tag.pointwise in op.tags for op, _ in main)
+    factory = any({"layout", "pin_memory"} <= {a.name for a in s.arguments} for _, s in main)
+    view_copy = any(torch.Tag.view_copy in op.tags for op, _ in overloads(name + "_copy"))
+    reduction = any(torch.Tag.reduction in op.tags for op, _ in main)
+    for op, s in main:
+        rets = s.returns
+        if len(rets) == 1 and _is_tensor(rets[0].type):
+            returns.add("tensor")
+        elif len(rets) > 1 and all(_is_tensor(r.type) or str(r.type) == "List[Tensor]" for r in rets) or len(rets) == 1 and str(rets[0].type) == "List[Tensor]":
+            returns.add("tuple")
+        elif not rets:
+            returns.add("other")
+        else:
+            returns.add("other")
+        first = s.arguments[0] if s.arguments else None
+        writes_first = first is not None and first.alias_info is not None and first.alias_info.is_write
+        if writes_first:
+            in_place.add("metadata" if torch.Tag.inplace_view in op.tags else "data")
+        else:
+            in_place.add("none")
+        ret_alias = [r.alias_info for r in rets if r.alias_info is not None]
+        if writes_first:
+            aliasing.add("self")
+        elif ret_alias and not any(a.is_write for a in ret_alias):
+            aliasing.add("alias")
+        elif returns & {"tensor", "tuple"}:
+            aliasing.add("copy")
+        else:
+            aliasing.add("none")
+    ret = returns.pop() if len(returns) == 1 else ("depends" if returns <= {"tensor", "tuple"} else "unknown")
+    ci = any(_composite_implicit(s) for _, s in main)
+    return dict(returns=ret, aliasing=aliasing, in_place=in_place, out_variant=out_variant,
+                reduction=reduction, composite_implicit=ci, pointwise=pointwise, factory=factory, view_copy=view_copy)
+
+
+# --- probing -----------------------------------------------------------------------------------
+
+NEVER_PROBE = {  # side effects, devices we do not have, or needs arguments we cannot guess
+    "backward", "register_hook", "register_post_accumulate_grad_hook", "retain_grad", "cuda", "ipu", "xpu",
+    "mtia", "hpu", "pin_memory", "share_memory_", "record_stream", "apply_", "map_", "map2_", "set_",
+    "storage", "untyped_storage", "module_load", "new", "resize_", "resize_as_", "is_pinned",
+    "to_dlpack", "numpy", "tolist", "item", "__dlpack__",
+}
+
+
+def shares(a, b):
+    try:
+        if a.numel() == 0:
+            return None  # an empty piece says nothing
+        return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+    except Exception:
+        return None
+
+
+def call(fn, *args):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return True, fn(*args)
+    except Exception:
+        return False, None
+
+
+def probe_method(name):
+    """What calling ``x.name(...)`` does on a few float tensors."""
+    if name in NEVER_PROBE or name.endswith("_"):
+        return {}
+    facts = {}
+    # 0-dim whatever the shapes: a.m(b) on 1-d operands, and on 2-d ones unless it refuses them
+    ok1, r1 = call(lambda: getattr(torch.randn(3), name)(torch.randn(3)))
+    ok2, r2 = call(lambda: getattr(torch.randn(3, 3), name)(torch.randn(3, 3)))
+    if ok1 and isinstance(r1, torch.Tensor) and r1.dim() == 0 and (not ok2 or isinstance(r2, torch.Tensor) and r2.dim() == 0):
+        facts["always_0dim"] = True
+    patterns = [(), (0,), (1,), ([4, 3],), ([12],), (torch.randn(4, 3),), (torch.randn(12),), (2, 0), (0, 1),
+                (3, 4), (0, 0, 1), (torch.float32,), ([3, 4], 1.0), (torch.randn(3, 4),)]
+    results = []
+    for args in patterns:  # every pattern that works: aliasing may differ by argument (reshape)
+        for x in (torch.randn(3, 4), torch.randn(4, 3).t()):  # contiguous, then not
+            ok, result = call(getattr(x, name), *args)
+            if ok:
+                results.append((args, x, result))
+    if not results:
+        return facts
+    args0, x0, r0 = results[0]
+    if isinstance(r0, torch.Tensor):
+        facts["returns"] = "tensor"
+    elif isinstance(r0, (tuple, list)) and r0 and all(isinstance(e, torch.Tensor) for e in r0):
+        facts["returns"] = "tuple"
+    elif isinstance(r0, numpy.ndarray):
+        facts["returns"] = "ndarray"
+    else:
+        facts["returns"] = "other"
+    sharing = []
+    for args, x, r in results:
+        elements = r if isinstance(r, (tuple, list)) else (r,)
+        for e in elements:
+            if isinstance(e, torch.Tensor):
+                same = shares(e, x)
+                if e is x:
+                    sharing.append("self")
+                elif same is not None:
+                    sharing.append("view" if same else "copy")
+    facts["sharing"] = set(sharing)
+    if args0 == () and isinstance(r0, torch.Tensor):
+        facts["no_arg_0dim"] = r0.dim() == 0
+    if isinstance(r0, torch.Tensor) and not (r0.is_floating_point() or r0.is_complex()):
+        facts["differentiable"] = False  # integer / boolean results never require grad
+    # differentiable: the result of a requires-grad input requires grad
+    g = torch.randn(3, 4, requires_grad=True)
+    ok, r = call(getattr(g, name), *args0) if "differentiable" not in facts and not any(isinstance(a, torch.Tensor) for a in args0) else (False, None)
+    if ok:
+        first = r[0] if isinstance(r, (tuple, list)) and r and isinstance(r[0], torch.Tensor) else r
+        if isinstance(first, torch.Tensor):
+            facts["differentiable"] = bool(first.requires_grad)
+    # 0-dim in, 0-dim out (SHAPE_PRESERVING_METHODS)
+    ok, r = call(getattr(torch.tensor(2.0), name), *args0) if args0 in ((), (torch.float32,)) else (False, None)
+    if ok and isinstance(r, torch.Tensor):
+        facts["keeps_0dim"] = r.dim() == 0
+    return facts
+
+
+def probe_function(name):
+    """``torch.name(x)`` on 2-d float tensors: 0-dim? the input itself, a view or a copy?"""
+    fn = getattr(torch, name)
+    facts = {"sharing": set()}
+    for x in (torch.randn(3, 4), torch.randn(4, 3).t()):  # contiguous, then not
+        ok, result = call(fn, x)
+        for e in (result if isinstance(result, (tuple, list)) else (result,)) if ok else ():
+            if isinstance(e, torch.Tensor):
+                same = shares(e, x)
+                if e is x:
+                    facts["sharing"].add("self")
+                elif same is not None:
+                    facts["sharing"].add("view" if same else "copy")
+    ok, r = call(fn, torch.randn(3, 4))
+    if ok and isinstance(r, torch.Tensor):
+        facts["no_arg_0dim"] = r.dim() == 0
+        g = torch.randn(3, 4, requires_grad=True)
+        ok, rg = call(fn, g)
+        if ok and isinstance(rg, torch.Tensor):
+            facts["differentiable"] = bool(rg.requires_grad)
+    ok1, r1 = call(fn, torch.randn(3), torch.randn(3))
+    ok2, r2 = call(fn, torch.randn(3, 3), torch.randn(3, 3))
+    if ok1 and isinstance(r1, torch.Tensor) and r1.dim() == 0 and (not ok2 or isinstance(r2, torch.Tensor) and r2.dim() == 0):
+        facts["always_0dim"] = True
+    return facts
+
+
+# --- tensor_only -------------------------------------------------------------------------------
+
+OTHER_TYPES = (numpy.ndarray, numpy.generic, numpy.float64, memoryview, nn.Module, torch.optim.Optimizer,
+               list, dict, tuple, set, str, bytes, int, float, complex, bool, object)
+# Names other types also have.  A method call is tensor evidence unless the other type's attribute
+# is callable too (memoryview.contiguous and ndarray.size are not); any attribute use counts for properties.
+NON_TENSOR_NAMES = set().union(*(dir(t) for t in OTHER_TYPES))
+NON_TENSOR_CALLABLES = {n for t in OTHER_TYPES for n in dir(t) if callable(getattr(t, n, None))}
+
+# --- overrides: what torch cannot tell us ------------------------------------------------------
+# key -> (fields, reason)
+OVERRIDES = {
+    # Python-level methods without an aten op of their own (torch/_tensor.py, torch/functional.py)
+    "torch.Tensor.split": (dict(returns="tuple", aliasing="view"), "Python wrapper of aten::split / split_with_sizes"),
+    "torch.Tensor.unique": (dict(returns="depends", aliasing="copy"), "tuple with return_inverse/return_counts"),
+    "torch.Tensor.unique_consecutive": (dict(returns="depends", aliasing="copy"), "tuple with return_inverse/return_counts"),
+    "torch.unique": (dict(returns="depends", aliasing="copy"), "tuple with return_inverse/return_counts"),
+    "torch.unique_consecutive": (dict(returns="depends", aliasing="copy"), "tuple with return_inverse/return_counts"),
+    "torch.Tensor.nonzero": (dict(returns="depends"), "tuple with as_tuple=True"),
+    "torch.nonzero": (dict(returns="depends"), "tuple with as_tuple=True"),
+    "torch.Tensor.norm": (dict(zero_dim="no_dim", reduction=True), "Python wrapper of aten::norm"),
+    "torch.norm": (dict(zero_dim="no_dim", reduction=True), "Python wrapper of aten::norm"),
+    "torch.Tensor.lu": (dict(returns="tuple"), "Python method"),
+    "torch.lu": (dict(returns="tuple"), "Python function"),
+    "torch.lu_unpack": (dict(returns="tuple"), "(P, L, U); the schema's returns are not seen as one tuple"),
+    "torch.meshgrid": (dict(returns="tuple", aliasing="view"), "Python function: expanded views of 1-d inputs"),
+    "torch.lobpcg": (dict(returns="tuple"), "Python function"),
+    "torch.pca_lowrank": (dict(returns="tuple"), "Python function"),
+    "torch.svd_lowrank": (dict(returns="tuple"), "Python function"),
+    "torch.atleast_1d": (dict(returns="depends"), "a tuple for several arguments"),
+    "torch.atleast_2d": (dict(returns="depends"), "a tuple for several arguments"),
+    "torch.atleast_3d": (dict(returns="depends"), "a tuple for several arguments"),
+    "torch.Tensor.stft": (dict(returns="tensor"), "Python method"),
+    "torch.Tensor.numpy": (dict(returns="ndarray", aliasing="view", differentiable=False), "shares memory (CPU)"),
+    "torch.Tensor.tolist": (dict(returns="other", aliasing="none"), "Python lists, not probed"),
+    "torch.Tensor.item": (dict(returns="other", aliasing="none"), "a Python number, not probed"),
+    "torch.Tensor.backward": (dict(returns="other", aliasing="none"), "returns None"),
+    "torch.Tensor.register_hook": (dict(returns="other", aliasing="none"), "a handle"),
+    "torch.Tensor.register_post_accumulate_grad_hook": (dict(returns="other", aliasing="none"), "a handle"),
+    "torch.Tensor.storage": (dict(returns="other", aliasing="view"), "a TypedStorage of the same memory"),
+    "torch.Tensor.untyped_storage": (dict(returns="other", aliasing="view"), "an UntypedStorage of the same memory"),
+    "torch.Tensor.is_pinned": (dict(returns="other", aliasing="none"), "a bool; not probed (needs CUDA)"),
+    "torch.Tensor.cuda": (dict(returns="tensor", aliasing="maybe_self", differentiable=True, zero_dim="keeps"), "self when already there"),
+    # always shares: the input itself for a real tensor, a view of a complex one (probes see only the first)
+    "torch.Tensor.conj": (dict(aliasing="view"), "self for a real tensor, a lazy conjugate view of a complex one"),
+    "torch.conj": (dict(aliasing="view"), "self for a real tensor, a lazy conjugate view of a complex one"),
+    "torch.real": (dict(aliasing="view"), "self for a real tensor, a view of a complex one"),
+    "torch.Tensor.pin_memory": (dict(aliasing="maybe_self"), "self when already pinned, else a pinned copy; not probed"),
+    "torch.Tensor.coalesce": (dict(aliasing="maybe_self"), "self when already coalesced, else a copy; sparse only, not probed"),
+    "torch.Tensor.new": (dict(returns="tensor", differentiable=False), "legacy constructor"),
+    # dtype / device conversions: the tensor itself when nothing changes, else a copy (no aten op of their own)
+    **{f"torch.Tensor.{n}": (dict(aliasing="maybe_self", zero_dim="keeps"), "self when dtype/device already match")
+       for n in ("bfloat16", "bool", "byte", "char", "double", "half", "int", "long", "short", "float",
+                 "cfloat", "cdouble", "chalf", "type_as")},
+    "torch.Tensor.type": (dict(returns="depends", aliasing="maybe_self", zero_dim="keeps"), "a str without arguments"),
+    "torch.Tensor.det": (dict(zero_dim="no_dim"), "0-dim for one (unbatched) matrix"),
+    "torch.det": (dict(zero_dim="no_dim"), "0-dim for one (unbatched) matrix"),
+    "torch.Tensor.logdet": (dict(zero_dim="no_dim"), "0-dim for one (unbatched) matrix"),
+    "torch.logdet": (dict(zero_dim="no_dim"), "0-dim for one (unbatched) matrix"),
+    "torch.Tensor.dsplit": (dict(returns="tuple", aliasing="view"), "like hsplit/vsplit (needs a 3-d input to probe)"),
+    "torch.Tensor.bincount": (dict(differentiable=False), "integer input and output"),
+    "torch.Tensor.index": (dict(returns="unknown", aliasing="none"), "Python-level, not an aten op"),
+    "torch.Tensor.record_stream": (dict(returns="other", in_place="none", aliasing="none"), "schema says Tensor(a!): CUDA allocator bookkeeping"),
+    "torch.Tensor.retain_grad": (dict(returns="other", in_place="none", aliasing="none"), "returns None; schema says Tensor(a!): a flag"),
+    # in place, but not on the elements: the linter must not call these "writes"
+    "torch.Tensor.requires_grad_": (dict(in_place="metadata", aliasing="self", zero_dim="keeps"),
+                                   "sets a flag, returns self; schema says Tensor(a!)"),
+    "torch.Tensor.detach_": (dict(in_place="metadata", aliasing="self", differentiable=False, zero_dim="keeps"),
+                             "cuts the graph, returns self; schema says Tensor(a!)"),
+    "torch.Tensor.set_": (dict(in_place="metadata", aliasing="self"), "points the tensor at other storage; old storage untouched"),
+    "torch.Tensor.share_memory_": (dict(returns="tensor", in_place="metadata", aliasing="self"), "moves storage to shared memory; values unchanged"),
+    "torch.Tensor.resize_": (dict(in_place="data", aliasing="self"), "may reallocate; new elements uninitialized"),
+    "torch.Tensor.resize_as_": (dict(in_place="data", aliasing="self"), "like resize_ (schema tags it inplace_view)"),
+    "torch.Tensor.apply_": (dict(in_place="data", aliasing="self"), "Python-level, CPU only"),
+    "torch.Tensor.map_": (dict(in_place="data", aliasing="self"), "Python-level, CPU only"),
+    "torch.Tensor.map2_": (dict(in_place="data", aliasing="self"), "Python-level, CPU only"),
+    # Python-bound constructors (torch/_tensor_new.py, no TensorOptions in a schema): a new tensor, a leaf
+    **{f"torch.{n}": (dict(returns="tensor", factory=True, differentiable=False), "Python-bound constructor: a new leaf")
+       for n in ("tensor", "as_tensor", "asarray", "frombuffer")},
+    "torch.from_numpy": (dict(returns="tensor", aliasing="view", factory=True, differentiable=False),
+                         "shares the array's memory; a new leaf"),
+    # removed from torch but still linted (old code): names exist and raise
+    "torch.eig": (dict(returns="tuple", removed=True), "removed in 1.13/2.0, raises"),
+    "torch.symeig": (dict(returns="tuple", removed=True), "removed, raises"),
+    "torch.lstsq": (dict(returns="tuple", removed=True), "removed, raises"),
+    "torch.Tensor.eig": (dict(returns="tuple", removed=True), "removed, raises"),
+    "torch.Tensor.symeig": (dict(returns="tuple", removed=True), "removed, raises"),
+    "torch.Tensor.lstsq": (dict(returns="tuple", removed=True), "removed, raises"),
+    # nn modules whose call returns a tuple (forward has no return annotation for RNN/LSTM/GRU)
+    "torch.nn.RNN": (dict(returns="tuple"), "(output, h_n)"),
+    "torch.nn.LSTM": (dict(returns="tuple"), "(output, (h_n, c_n))"),
+    "torch.nn.GRU": (dict(returns="tuple"), "(output, h_n)"),
+    "torch.nn.AdaptiveLogSoftmaxWithLoss": (dict(returns="tuple"), "_ASMoutput(output, loss)"),
+}
+# properties: aliasing of the attribute's value
+PROPERTY_ALIASING = {"data": "view", "T": "view", "mT": "view", "H": "view", "mH": "view", "real": "view",
+                     "imag": "view", "grad": "copy"}
+
+
+# --- build -------------------------------------------------------------------------------------
+
+facts = {}
+
+
+def add(key, kind, **fields):
+    record = dict(DEFAULTS, kind=kind)
+    record.update(fields)
+    facts[key] = record
+
+
+def aliasing_of(sf, probe):
+    kinds = sf["aliasing"] if sf else set()
+    sharing = probe.get("sharing", set())
+    if kinds == {"alias"}:
+        # a view: torch has a <name>_copy twin (Tag.view_copy), or every probe shared storage;
+        # otherwise (reshape, contiguous, to, pin_memory...) the input itself, a view or a copy
+        if sharing & {"copy", "self"}:
+            return "maybe_self" if "self" in sharing and "view" not in sharing else "maybe_view"
+        if sf["view_copy"] or sharing == {"view"}:
+            return "view"
+        return "maybe_view"
+    if kinds == {"self"}:
+        return "self"
+    if "alias" in kinds:
+        return "maybe_view"  # some overloads alias, some not
+    if "copy" in kinds and sharing & {"view", "self"}:
+        # no alias annotation, but the probes saw the input come back: unsafe_split/unsafe_chunk
+        # (views autograd does not track), atleast_1d, sum_to_size, to_dense (the input itself
+        # when nothing needs changing), broadcast_tensors (the input, or expanded views)
+        if sharing == {"view"}:
+            return "view"
+        return "maybe_self" if "self" in sharing and "view" not in sharing else "maybe_view"
+    if kinds & {"copy"} or (sf and sf["returns"] in ("tensor", "tuple", "depends")):
+        return "copy"
+    if probe.get("returns") in ("tensor", "tuple"):
+        # no schema: what probing saw
+        if sharing == {"view"}:
+            return "view"
+        if sharing and sharing <= {"view", "self", "copy"} and sharing & {"view", "self"}:
+            return "maybe_self" if "self" in sharing and "view" not in sharing else "maybe_view"
+        return "copy"
+    return "none"
+
+
+def zero_dim_of(sf, probe, returns):
+    if probe.get("always_0dim"):
+        return "always"
+    if probe.get("no_arg_0dim"):
+        return "no_dim"
+    if (probe.get("keeps_0dim") or sf and sf["pointwise"]) and returns == "tensor":
+        return "keeps"
+    return "never" if returns in ("tensor", "tuple", "depends") else "unknown"
+
+
+for name in tensor_methods:
+    sf = schema_facts(name, method=True)
+    probe = probe_method(name)
+    returns = (sf["returns"] if sf and sf["returns"] != "unknown" else probe.get("returns", "unknown"))
+    in_place = "none"
+    if sf:
+        in_place = "data" if "data" in sf["in_place"] else "metadata" if "metadata" in sf["in_place"] else "none"
+    aliasing = aliasing_of(sf, probe)
+    if returns == "other":
+        aliasing = "none"
+    differentiable = probe.get("differentiable")
+    if differentiable is None and (returns == "other" or in_place != "none"):
+        differentiable = None
+    add(f"torch.Tensor.{name}", "method", returns=returns, aliasing=aliasing, in_place=in_place,
+        out_variant=bool(sf and sf["out_variant"]), reduction=bool(sf and sf["reduction"]),
+        zero_dim=zero_dim_of(sf, probe, returns), differentiable=differentiable,
+        tensor_only=name not in NON_TENSOR_CALLABLES, source="schema+probe" if sf else ("probe" if probe else "none"))
+
+for name in tensor_properties:
+    x = torch.randn(3, 4, requires_grad=True)
+    ok, value = call(lambda: getattr(x, name))
+    returns = "tensor" if isinstance(value, torch.Tensor) or name in ("grad", "real", "imag", "data") else "other"
+    add(f"torch.Tensor.{name}", "property", returns=returns,
+        aliasing=PROPERTY_ALIASING.get(name, "none" if returns == "other" else "copy"),
+        differentiable=(name not in ("data", "grad")) if returns == "tensor" else None,
+        zero_dim="keeps" if name in ("data", "grad", "real", "imag") else ("never" if returns == "tensor" else "unknown"),
+        tensor_only=name not in NON_TENSOR_NAMES, source="probe")
+
+FUNCTION_NEVER_PROBE = ("set_", "use_", "manual_seed", "seed", "save", "load", "compile", "cond", "while_loop",
+                        "vmap", "fork", "wait", "export", "from_file", "is_", "get_", "init_", "_")
+for name in torch_functions:
+    sf = schema_facts(name, method=False)
+    probe = probe_function(name) if sf and not name.startswith(FUNCTION_NEVER_PROBE) else {}
+    returns = sf["returns"] if sf else "unknown"
+    in_place = "none"
+    if sf:
+        in_place = "data" if "data" in sf["in_place"] else "metadata" if "metadata" in sf["in_place"] else "none"
+    aliasing = aliasing_of(sf, probe) if sf else "none"
+    # a function's maybe-view: use the method's probe when there is one
+    method = facts.get(f"torch.Tensor.{name}")
+    if method is not None and aliasing in ("view", "copy") and method["aliasing"] in ("view", "maybe_view", "maybe_self"):
+        aliasing = method["aliasing"]
+    no_tensor_input = sf is not None and not any(
+        "Tensor" in str(a.type) for op, s in overloads(name) for a in s.arguments if not a.kwarg_only)
+    add(f"torch.{name}", "function", returns=returns, aliasing=aliasing if returns != "other" else "none",
+        in_place=in_place, out_variant=bool(sf and sf["out_variant"]), reduction=bool(sf and sf["reduction"]),
+        zero_dim=zero_dim_of(sf, probe, returns), differentiable=probe.get("differentiable",
+                                                                           False if no_tensor_input else None),
+        factory=bool(sf and sf["factory"]),
+        source="schema+probe" if sf else "none")
+
+for name in functional:
+    fn = getattr(F, name)
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        params = {}
+    loss = "reduction" in params
+    in_place = "data" if name.endswith("_") else "none"
+    add(f"torch.nn.functional.{name}", "function",
+        returns="depends" if "return_indices" in params or name.endswith("_with_indices") else "tensor",
+        in_place=in_place, loss=loss, zero_dim="no_dim" if loss else "never",
+        source="signature" + (" inplace=" if "inplace" in params else ""))
+
+for name in init:
+    add(f"torch.nn.init.{name}", "function", returns="tensor" if name != "calculate_gain" else "other",
+        in_place="data" if name.endswith("_") or name in ("uniform", "normal", "constant", "xavier_uniform",
+                                                            "xavier_normal", "kaiming_uniform", "kaiming_normal",
+                                                            "orthogonal", "sparse", "eye", "dirac") else "none",
+        aliasing="self" if name != "calculate_gain" else "none", source="names")
+
+for name in nn_modules:
+    cls = getattr(nn, name)
+    try:
+        annotation = str(inspect.signature(cls.forward).return_annotation)
+    except (TypeError, ValueError):
+        annotation = ""
+    returns = "tuple" if annotation.lower().startswith("tuple") else "tensor"
+    add(f"torch.nn.{name}", "module_class", returns=returns, aliasing="none",
+        loss=issubclass(cls, nn.modules.loss._Loss), source="class")
+
+for name in LEGACY_TYPES:
+    dtype = torch.get_default_dtype() if name == "Tensor" else getattr(torch, name).dtype
+    add(f"torch.{name}" if name != "Tensor" else "torch.Tensor", "type", returns="tensor",
+        legacy_dtype=str(dtype).replace("torch.", ""), tensor_only=True, source="type")
+
+for key, (fields, reason) in OVERRIDES.items():
+    if key not in facts:
+        assert fields.get("removed"), f"override of {key}, which torch {torch.__version__} does not have"
+        kind = "module_class" if key.startswith("torch.nn.") and key.split(".")[2][:1].isupper() else \
+            "method" if key.startswith("torch.Tensor.") else "function"
+        add(key, kind)
+    facts[key].update(fields)
+    facts[key]["source"] = "override"
+
+# --- write -------------------------------------------------------------------------------------
+
+# The fields the linter reads, in the order of a row (the others above only help derive these).
+EMITTED = ("kind", "returns", "zero_dim", "aliasing", "in_place", "differentiable", "tensor_only", "loss",
+           "factory", "legacy_dtype")
+
+MODULE = '''"""The one table of torch facts, read from torch {version} by scripts/gen_torch_facts.py.
+
+Do not edit: regenerate with ``.venv/bin/python scripts/gen_torch_facts.py`` (what torch
+cannot tell is in that script's OVERRIDES, each with its reason).
+
+One row per torch function, tensor method or property, ``torch.nn.functional`` and
+``torch.nn.init`` function, ``torch.nn`` module class and legacy tensor type, keyed by its
+qualified name (``torch.add``, ``torch.Tensor.add``, ``torch.nn.functional.relu``,
+``torch.nn.LSTM``, ``torch.FloatTensor``).  Inference, aliasing, ``.data`` uses and rules
+ask the queries below; none keeps a list of torch names of its own.
+
+The rows are plain text (cheap to import: every worker loads this module), read on
+the first query; ``fact(name)`` gives one as a ``Fact``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Optional, Union
+
+TORCH_VERSION = {version!r}
+
+
+@dataclass(frozen=True)
+class Fact:
+    kind: str  # method | property | function | module_class | type
+    returns: str  # tensor | tuple (of tensors) | depends (on arguments: max(dim=)) | other | ndarray | unknown
+    zero_dim: str  # never | no_dim (0-dim when given no dim) | always | keeps (0-dim in, 0-dim out) | unknown
+    # view (the result, or each tuple element, shares the input's storage) | maybe_view (a view
+    # or a copy, depending on the input: reshape) | maybe_self (the input itself or a copy:
+    # contiguous, to, float) | self (the in-place result) | copy | none (no tensor result)
+    aliasing: str
+    in_place: str  # none | data (writes the elements) | metadata (shape, flags, storage pointer only)
+    differentiable: Optional[bool]  # the result requires grad when an input does (None: unknown)
+    tensor_only: bool  # no numpy array, memoryview, nn.Module, Optimizer or builtin has it
+    loss: bool  # an nn loss class, or a functional with reduction=
+    factory: bool  # makes a new tensor (a leaf unless requires_grad=True)
+    legacy_dtype: Optional[str]  # torch.FloatTensor -> "float32"
+
+
+_Allowed = Union[str, bool, None, frozenset, set, tuple]
+FIELDS = tuple(Fact.__dataclass_fields__)
+
+# One row per name, its fields in the order of ``Fact`` separated by spaces: ``1``/``0`` for
+# True/False, ``-`` for None.  (One string, not tuples: where bytecode is not cached the
+# module is compiled on every import, and one string compiles in no time, 18,000 constants in
+# a fifth of a second.)
+_TEXT = """
+{rows}"""
+_VALUES = {{"1": True, "0": False, "-": None}}
+
+
+@lru_cache(maxsize=None)
+def _rows() -> tuple:
+    rows = []
+    for line in _TEXT.splitlines()[1:]:
+        cells = line.split()
+        rows.append((cells[0], *cells[1:6], *(_VALUES[c] for c in cells[6:10]), _VALUES.get(cells[10], cells[10])))
+    return tuple(rows)
+
+
+@lru_cache(maxsize=None)
+def _index() -> dict:
+    return {{row[0]: row for row in _rows()}}
+
+
+@lru_cache(maxsize=None)
+def fact(name: str) -> Optional[Fact]:
+    """The facts of the qualified name ``name`` (``torch.Tensor.view``), or None."""
+    row = _index().get(name)
+    return Fact(*row[1:]) if row is not None else None
+
+
+def method(name: str) -> Optional[Fact]:
+    """The facts of the tensor method or property ``name`` (``view``, ``T``)."""
+    return fact("torch.Tensor." + name)
+
+
+@lru_cache(maxsize=None)
+def _members(kind: str, prefix: str) -> tuple:
+    """(short name, row) of every ``kind`` row directly under ``prefix``."""
+    start = len(prefix)
+    return tuple((row[0][start:], row) for row in _rows()
+                 if row[1] == kind and row[0].startswith(prefix) and "." not in row[0][start:])
+
+
+def _select(kind: str, prefix: str, where: dict) -> frozenset:
+    tests = []
+    for field, allowed in where.items():
+        values = allowed if isinstance(allowed, (set, frozenset, tuple)) else (allowed,)
+        tests.append((FIELDS.index(field) + 1, values))
+    return frozenset(name for name, row in _members(kind, prefix)
+                     if all(row[position] in values for position, values in tests))
+
+
+def methods(**where: _Allowed) -> frozenset:
+    """Names of tensor methods whose fields have the given values (a set: any of them):
+    ``methods(aliasing={{"view", "maybe_view"}})``."""
+    return _select("method", "torch.Tensor.", where)
+
+
+def properties(**where: _Allowed) -> frozenset:
+    """Names of tensor properties (``T``, ``data``, ``shape``) whose fields have the given values."""
+    return _select("property", "torch.Tensor.", where)
+
+
+def functions(module: str = "torch", **where: _Allowed) -> frozenset:
+    """Names of the functions of ``module`` (``torch``, ``torch.nn.functional``...) whose fields
+    have the given values."""
+    return _select("function", module + ".", where)
+
+
+def types(**where: _Allowed) -> frozenset:
+    """Names of the legacy tensor types (``FloatTensor``, ``Tensor``) whose fields have the given values."""
+    return _select("type", "torch.", where)
+
+
+def module_classes(**where: _Allowed) -> frozenset:
+    """Names of ``torch.nn`` module classes whose fields have the given values."""
+    return _select("module_class", "torch.nn.", where)
+'''
+
+
+def cell(value):
+    return {True: "1", False: "0", None: "-"}.get(value, value) if not isinstance(value, str) else value
+
+
+CELLS = {key: [key] + [cell(facts[key][f]) for f in EMITTED] for key in facts}
+WIDTHS = [max(len(cells[i]) for cells in CELLS.values()) for i in range(len(EMITTED) + 1)]
+assert all(c and not set(c) & set(" \\\"'") for cells in CELLS.values() for c in cells)
+
+
+def row(key):
+    return " ".join(c.ljust(w) for c, w in zip(CELLS[key], WIDTHS)).rstrip() + "\n"
+
+
+version = torch.__version__.split("+")[0]
+text = MODULE.format(version=version, rows="".join(row(k) for k in sorted(facts)))
+OUT.write_text(text, encoding="utf-8")
+print(f"wrote {OUT}: {len(facts)} facts", sorted(Counter(r["kind"] for r in facts.values()).items()))
