@@ -117,8 +117,8 @@ def monitor_overhead(steps: int, repeats: int) -> dict:
 
 
 def seed_jobs(count: int) -> list[tuple[str, dict]]:
-    from torchlint.engine.files import lint_path
     from torchlint.rules import all_rules
+    from torchlint.engine.files import lint_path
     from torchlint.runtime.plan import FilePlan
 
     rules = [rule for rule in all_rules().values() if rule.default_enabled]

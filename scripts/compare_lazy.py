@@ -18,11 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from torchlint.engine import batch  # noqa: E402
 from torchlint.syntax import cst
-from torchlint.framework.diagnostics import report_to_data  # noqa: E402
 from torchlint.analysis.project import Project  # noqa: E402
+from torchlint.framework.diagnostics import report_to_data  # noqa: E402
 from torchlint.rules import all_rules  # noqa: E402
+from torchlint.engine import batch  # noqa: E402
 
 
 def lint_folder(folder: Path, lazy: bool) -> dict[str, str]:

@@ -43,14 +43,14 @@ sys.path.insert(0, str(REPO / "scripts"))
 import random  # noqa: E402
 
 from pypi_corpus import LEGACY, MODERN, MORE_LEGACY, download  # noqa: E402
-from torchlint.analysis.module_analysis import ModuleAnalysis  # noqa: E402
-from torchlint.framework.context import FileContext  # noqa: E402
-from torchlint.framework.data_attribute import DataUse, data_access  # noqa: E402
 from torchlint.syntax.nodes import dotted  # noqa: E402
-from torchlint.analysis.project import Project  # noqa: E402
-from torchlint.analysis.semantic import BindingKind  # noqa: E402
 from torchlint.syntax.source import LineIndex  # noqa: E402
 from torchlint.syntax.walk import walk  # noqa: E402
+from torchlint.analysis.module_analysis import ModuleAnalysis  # noqa: E402
+from torchlint.analysis.project import Project  # noqa: E402
+from torchlint.analysis.semantic import BindingKind  # noqa: E402
+from torchlint.framework.context import FileContext  # noqa: E402
+from torchlint.framework.data_attribute import DataUse, data_access  # noqa: E402
 
 EVAL = REPO / "eval"
 FIELDS = ["file", "line", "column", "code", "label", "note"]

@@ -11,10 +11,10 @@ import sys
 import pytest
 
 from conftest import run_torchlint
+from torchlint.syntax.source import MAX_FILE_BYTES
 from torchlint.engine.config import Options, SettingsResolver
 from torchlint.engine.discovery import discover
 from torchlint.engine.files import lint_path
-from torchlint.syntax.source import MAX_FILE_BYTES
 
 GOOD = "import torch\nw = torch.ones(2, requires_grad=True)\nprint(w.data)\n"
 

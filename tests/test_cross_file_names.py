@@ -115,10 +115,10 @@ def test_the_cache_drops_a_result_when_the_renaming_module_changes(project: Proj
 def test_the_pre_scan_finds_what_linting_every_file_finds(project: Project, monkeypatch) -> None:
     """Skipping files or rules by their text must not lose a finding that comes through
     another module: the same package, linted in-process with the pre-scan and without."""
-    from torchlint.engine import batch
-    from torchlint.framework.diagnostics import report_to_data
     from torchlint.analysis.project import Project as Modules
+    from torchlint.framework.diagnostics import report_to_data
     from torchlint.rules import all_rules
+    from torchlint.engine import batch
 
     _package(project)
     project.write("pkg/reexport.py", "from .compat import V as W\n")

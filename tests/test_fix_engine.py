@@ -11,11 +11,11 @@ import sys
 import textwrap
 from pathlib import Path
 
-from torchlint.framework.diagnostics import allowed_applicabilities
-from torchlint.engine.fixer import fix_source
-from torchlint.framework.rule import Applicability, Fix, Rule
-from torchlint.framework.edits import replace
 from torchlint.syntax.source import decode
+from torchlint.framework.diagnostics import allowed_applicabilities
+from torchlint.framework.edits import replace
+from torchlint.framework.rule import Applicability, Fix, Rule
+from torchlint.engine.fixer import fix_source
 
 # One safe fix (TL203) and one unsafe fix (TL102).
 TRAIN = textwrap.dedent('''\

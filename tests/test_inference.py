@@ -8,8 +8,8 @@ import textwrap
 
 import pytest
 
-from torchlint.engine.linter import lint_text
 from torchlint.rules import all_rules
+from torchlint.engine.linter import lint_text
 
 RULES = list(all_rules().values())
 
@@ -580,8 +580,8 @@ def test_tl101_shows_but_does_not_apply_detach_for_an_index_zero_of_unknown_shap
 
 
 def test_a_0_dim_value_from_another_file_says_why(tmp_path) -> None:
-    from torchlint.engine.files import lint_path
     from torchlint.analysis.project import Project
+    from torchlint.engine.files import lint_path
 
     package = tmp_path / "pkg"
     package.mkdir()
@@ -625,8 +625,8 @@ def test_a_0_dim_value_from_another_file_says_why(tmp_path) -> None:
 def test_a_test_folder_without_init_imports_the_package_from_the_project_root(tmp_path) -> None:
     """`tests/` has no __init__.py: `import pkg` resolves from the folder with setup.py /
     pyproject.toml, as pytest runs it; without such a marker, nothing is guessed."""
-    from torchlint.engine.files import lint_path
     from torchlint.analysis.project import Project
+    from torchlint.engine.files import lint_path
 
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES
-from torchlint.engine import batch
 from torchlint.syntax import cst
 from torchlint.analysis.project import Project
-from torchlint.rules import all_rules
 from torchlint.analysis.semantic import SemanticModel
+from torchlint.rules import all_rules
+from torchlint.engine import batch
 
 STANDARD_LIBRARY = Path(sysconfig.get_paths()["stdlib"])
 # Big modules with every kind of function: decorators, nested classes, async, generators.

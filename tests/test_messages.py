@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import textwrap
 
-from torchlint.engine.linter import lint_text
 from torchlint.rules import all_rules
+from torchlint.engine.linter import lint_text
 
 
 def messages(source: str, code: str = "") -> dict[int, str]:

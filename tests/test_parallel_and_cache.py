@@ -61,8 +61,8 @@ def test_source_lines_are_shown_the_same_with_one_or_two_jobs_and_from_the_cache
 
 
 def test_a_report_holds_the_lines_it_shows_not_the_whole_file(tmp_path) -> None:
-    from torchlint.engine import batch
     from torchlint.rules import all_rules
+    from torchlint.engine import batch
 
     path = tmp_path / "a.py"
     path.write_text("# a comment\n" * 500 + LEGACY, encoding="utf-8")
@@ -80,9 +80,9 @@ def test_a_report_holds_the_lines_it_shows_not_the_whole_file(tmp_path) -> None:
 
 
 def test_what_the_project_records_for_the_cache_does_not_grow_with_the_files_linted(tmp_path) -> None:
-    from torchlint.engine import batch
     from torchlint.analysis.project import Project
     from torchlint.rules import all_rules
+    from torchlint.engine import batch
 
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
     project = Project(cache_characters=100)  # room for one small module

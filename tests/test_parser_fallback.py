@@ -15,10 +15,10 @@ import pytest
 
 from conftest import FIXTURES, REPO, rule_example_params, run_torchlint
 from torchlint.syntax import cst, libcst_tree, parsing
-from torchlint.engine.linter import lint_source
+from torchlint.syntax.source import SourceText
 from torchlint.analysis.project import Project
 from torchlint.rules import all_rules
-from torchlint.syntax.source import SourceText
+from torchlint.engine.linter import lint_source
 
 MODERN = REPO / "tests" / "data" / "modern_syntax"
 # What the modern-syntax corpus gives on every Python (row, column, code), whichever

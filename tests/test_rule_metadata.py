@@ -7,12 +7,12 @@ import re
 
 import pytest
 
-from torchlint.engine.fixer import fix_source
-from torchlint.engine.linter import lint_text
+from torchlint.syntax.source import LineIndex, SourceText
 from torchlint.framework.diagnostics import allowed_applicabilities
 from torchlint.framework.rule import Bad, Example
 from torchlint.rules import all_rules
-from torchlint.syntax.source import LineIndex, SourceText
+from torchlint.engine.fixer import fix_source
+from torchlint.engine.linter import lint_text
 
 RULES = list(all_rules().values())
 

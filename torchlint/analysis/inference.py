@@ -22,10 +22,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Iterable, Optional
 
 from torchlint.syntax import cst
-from torchlint.syntax.walk import settle_upward
-
-from torchlint.analysis import torch_api
 from torchlint.syntax.nodes import is_true, keyword, positional_args
+from torchlint.syntax.walk import settle_upward
+from torchlint.analysis import torch_api
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
 from torchlint.analysis.semantic import Binding, BindingKind, ClassInfo, FunctionInfo, Scope, SemanticModel
 from torchlint.analysis.values import NDARRAY, NONE, OTHER, Kind, Step, Value, sequence_of, tensor

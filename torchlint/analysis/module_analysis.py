@@ -9,13 +9,13 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
+from torchlint.syntax import cst
+from torchlint.syntax.source import LineIndex
+from torchlint.syntax.walk import iter_nodes
 from torchlint.analysis.inference import Inference
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS, module_identity
 from torchlint.analysis.semantic import BindingKind, SemanticModel
 from torchlint.analysis.values import Step
-from torchlint.syntax import cst
-from torchlint.syntax.source import LineIndex
-from torchlint.syntax.walk import iter_nodes
 
 if TYPE_CHECKING:
     from torchlint.analysis.project import Project

@@ -34,13 +34,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
-from torchlint.analysis.module_names import KNOWN_ROOTS, NOT_PROJECT_ROOTS, module_identity
-from torchlint.analysis.exports import MAY_STAR_IMPORT, STAR_IMPORT, Exports, Import, import_words, imports_of, may_rename, summarize
 from torchlint.syntax.source import UnreadableSource, decode, read_bytes
+from torchlint.analysis.exports import MAY_STAR_IMPORT, STAR_IMPORT, Exports, Import, import_words, imports_of, may_rename, summarize
+from torchlint.analysis.module_names import KNOWN_ROOTS, NOT_PROJECT_ROOTS, module_identity
 
 if TYPE_CHECKING:
     from torchlint.syntax import cst
-
     from torchlint.analysis.module_analysis import ModuleAnalysis
 
 # Enough for the modules a package imports everywhere (transformers: modeling_utils.py,

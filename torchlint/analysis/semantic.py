@@ -18,7 +18,6 @@ import re
 from typing import Optional
 
 from torchlint.syntax import cst
-
 from torchlint.syntax.nodes import dotted
 from torchlint.syntax.walk import walk
 

@@ -13,9 +13,8 @@ from __future__ import annotations
 from typing import Optional
 
 from torchlint.syntax import cst
-
-from torchlint.analysis import torch_facts, torch_names
 from torchlint.syntax.nodes import is_true, keyword, positional_args
+from torchlint.analysis import torch_facts, torch_names
 from torchlint.analysis.values import NDARRAY, OTHER, Kind, Step, Value, sequence_of, tensor
 
 # --- qualified names ---------------------------------------------------------------

@@ -21,14 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
-from torchlint.engine.cache import Cache, entry_key
-from torchlint.framework.diagnostics import Applicability, FileReport, unlintable
-from torchlint.engine.guard import FileGuard, LimitExceeded, hard_deadline, time_limit_reason, uninterrupted
 from torchlint.syntax.source import UnreadableSource, decode, read_bytes
+from torchlint.framework.diagnostics import Applicability, FileReport, unlintable
+from torchlint.engine.cache import Cache, entry_key
+from torchlint.engine.guard import FileGuard, LimitExceeded, hard_deadline, time_limit_reason, uninterrupted
 
 if TYPE_CHECKING:
-    from torchlint.engine.fixer import FixOutcome
     from torchlint.analysis.project import Project
+    from torchlint.engine.fixer import FixOutcome
 
 
 @dataclass(frozen=True)
@@ -89,9 +89,8 @@ def run(jobs: list[Job], workers: int, fix: Optional[FixMode] = None,
         else:
             pending.append(index)
     if pending:
-        from torchlint.engine.config import rule_classes
-
         from torchlint.engine import fixer, linter, notebook  # noqa: F401 - once, before the workers fork
+        from torchlint.engine.config import rule_classes
 
         rule_classes(sorted({code for index in pending for code in jobs[index].codes}))
         folder = cache.root if cache is not None else None
@@ -162,8 +161,8 @@ def lint_job(job: Job, fix: Optional[FixMode], cache_folder: Optional[Path],
     """Lint (or fix) one file, and store the result in the cache when it is reusable.
     The report keeps the file's whole source only with ``keep_source``."""
     from torchlint.engine.config import rule_classes
-    from torchlint.engine.fixer import fix_source
     from torchlint.engine.files import lint_bytes
+    from torchlint.engine.fixer import fix_source
     from torchlint.engine.notebook import fix_notebook, is_notebook
 
     project = project if project is not None else _new_project(job.parser)

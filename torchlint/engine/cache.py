@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 from torchlint import __version__
-from torchlint.engine.atomic import SUFFIX, replace_file
 from torchlint.framework.diagnostics import FileReport, report_from_data, report_to_data
+from torchlint.engine.atomic import SUFFIX, replace_file
 
 DEFAULT_FOLDER = ".torchlint_cache"
 FORMAT = 3  # 2: reports carry the source lines they show; 3: a digest line checks each entry
@@ -146,8 +146,8 @@ class Cache:
                     pass
 
     def _still_valid(self, dependencies: dict, absent: list) -> bool:
-        from torchlint.analysis.project import content_digest, listing_digest
         from torchlint.syntax.source import UnreadableSource, read_bytes
+        from torchlint.analysis.project import content_digest, listing_digest
 
         for path, digest in dependencies.items():
             if path not in self._digests:

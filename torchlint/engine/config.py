@@ -24,9 +24,9 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
+from torchlint.syntax.source import UnreadableSource, read_bytes
 from torchlint.framework import torchfix
 from torchlint.framework.catalogue import RULES
-from torchlint.syntax.source import UnreadableSource, read_bytes
 
 if TYPE_CHECKING:
     from torchlint.framework.rule import Rule

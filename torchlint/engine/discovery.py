@@ -18,8 +18,8 @@ from typing import Optional
 
 import pathspec
 
-from torchlint.engine.config import Settings, SettingsResolver
 from torchlint.syntax.source import UnreadableSource, printable, read_bytes
+from torchlint.engine.config import Settings, SettingsResolver
 
 LINTED_SUFFIXES = (".py", ".pyi", ".ipynb")
 _MAX_IGNORE_FILE_BYTES = 1 << 20

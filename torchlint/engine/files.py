@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional, Sequence
 
+from torchlint.syntax.source import UnreadableSource, decode, read_bytes
 from torchlint.analysis.project import Project
-from torchlint.engine.linter import lint_source
-from torchlint.engine.notebook import is_notebook, lint_notebook
 from torchlint.framework.diagnostics import FileReport, unlintable
 from torchlint.framework.rule import Rule
-from torchlint.syntax.source import UnreadableSource, decode, read_bytes
+from torchlint.engine.linter import lint_source
+from torchlint.engine.notebook import is_notebook, lint_notebook
 
 
 def lint_path(path: str, display_path: str, rules: Sequence[type[Rule]],

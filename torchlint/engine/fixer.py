@@ -23,13 +23,12 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from torchlint.syntax import parsing
-from torchlint.engine.atomic import install, write_temporary
-
-from torchlint.framework.diagnostics import Applicability, Diagnostic, FileReport, TextEdit
-from torchlint.engine.linter import lint_source, parser_of
-from torchlint.analysis.project import Project
-from torchlint.framework.rule import Rule
 from torchlint.syntax.source import LineIndex, SourceText, UnreadableSource, read_bytes
+from torchlint.analysis.project import Project
+from torchlint.framework.diagnostics import Applicability, Diagnostic, FileReport, TextEdit
+from torchlint.framework.rule import Rule
+from torchlint.engine.atomic import install, write_temporary
+from torchlint.engine.linter import lint_source, parser_of
 
 # Nested findings are fixed one level per round (`Variable(Variable(x))`); rounds that keep
 # changing the text past this many are a bug.

@@ -17,16 +17,15 @@ import traceback
 from typing import Callable, Iterator, Optional, Sequence
 
 from torchlint.syntax import cst, parsing
-
-from torchlint.analysis.module_analysis import ModuleAnalysis
-from torchlint.framework.context import FileContext
-from torchlint.framework.noqa import parse_directives
-from torchlint.analysis.project import Project
-from torchlint.framework.diagnostics import Diagnostic, FileReport, Fix, Note, TextEdit, unlintable
-from torchlint.framework.rule import MAX_FINDINGS_PER_FILE, Edit, Rule
 from torchlint.syntax.source import LineIndex, SourceText
-from torchlint.analysis.values import Step
 from torchlint.syntax.walk import walk
+from torchlint.analysis.module_analysis import ModuleAnalysis
+from torchlint.analysis.project import Project
+from torchlint.analysis.values import Step
+from torchlint.framework.context import FileContext
+from torchlint.framework.diagnostics import Diagnostic, FileReport, Fix, Note, TextEdit, unlintable
+from torchlint.framework.noqa import parse_directives
+from torchlint.framework.rule import MAX_FINDINGS_PER_FILE, Edit, Rule
 
 # Deeply nested expressions are walked iteratively, but the inference recurses.
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))

@@ -32,14 +32,13 @@ from pathlib import Path
 from typing import NamedTuple, Optional, Sequence
 
 from torchlint.syntax import cst, parsing
-
-from torchlint.engine.fixer import FixOutcome, fix_source
-from torchlint.framework.diagnostics import Applicability, Diagnostic, FileReport, Note, unlintable
-from torchlint.engine.linter import lint_source, syntax_error_reason
 from torchlint.syntax.source import LINE_BREAK, LineIndex
-from torchlint.analysis.project import Project
-from torchlint.framework.rule import Rule
 from torchlint.syntax.source import SourceText, UnreadableSource
+from torchlint.analysis.project import Project
+from torchlint.framework.diagnostics import Applicability, Diagnostic, FileReport, Note, unlintable
+from torchlint.framework.rule import Rule
+from torchlint.engine.fixer import FixOutcome, fix_source
+from torchlint.engine.linter import lint_source, syntax_error_reason
 
 NOTEBOOK_SUFFIX = ".ipynb"
 

@@ -31,12 +31,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional
 
 from torchlint.syntax import cst
-
 from torchlint.analysis import torch_facts
-from torchlint.framework import edits
-from torchlint.framework.rule import Applicability, Edit, Fix, Rule
 from torchlint.analysis.semantic import Binding, BindingKind, Scope
 from torchlint.analysis.values import Kind
+from torchlint.framework import edits
+from torchlint.framework.rule import Applicability, Edit, Fix, Rule
 from torchlint.framework.writes import Write, find_write
 
 if TYPE_CHECKING:

@@ -8,11 +8,11 @@ import tokenize
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
+from torchlint.syntax import cst
+from torchlint.syntax.source import LineIndex, line_start
 from torchlint.analysis.module_analysis import SNIPPET_LENGTH, ModuleAnalysis
 from torchlint.analysis.values import Step, Value
 from torchlint.framework.rule import Finding
-from torchlint.syntax import cst
-from torchlint.syntax.source import LineIndex, line_start
 
 if TYPE_CHECKING:
     from torchlint.analysis.inference import Inference

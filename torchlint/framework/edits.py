@@ -12,12 +12,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional, Sequence, Union
 
 from torchlint.syntax import cst
-
-from torchlint.framework.noqa import is_noqa_comment
-from torchlint.framework.rule import Edit
-from torchlint.analysis.semantic import BindingKind
 from torchlint.syntax.source import LINE_BREAK, line_start
 from torchlint.syntax.walk import iter_nodes
+from torchlint.analysis.semantic import BindingKind
+from torchlint.framework.noqa import is_noqa_comment
+from torchlint.framework.rule import Edit
 
 if TYPE_CHECKING:
     from torchlint.framework.context import FileContext

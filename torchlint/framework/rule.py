@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Optional
 from torchlint.syntax import cst
 
 # Rule modules import these from here, with the rest of what a rule needs.
-from torchlint.framework.diagnostics import Applicability, Fix
 from torchlint.analysis.values import Step, Value
+from torchlint.framework.diagnostics import Applicability, Fix
 
 # Findings kept for one file; those past it are only counted (linter.py says how many).
 MAX_FINDINGS_PER_FILE = 10_000

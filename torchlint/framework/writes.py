@@ -12,10 +12,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
-from torchlint.syntax.walk import settle_upward
-
-from torchlint.analysis import torch_api
 from torchlint.syntax.nodes import is_true, keyword, positional_args
+from torchlint.syntax.walk import settle_upward
+from torchlint.analysis import torch_api
 
 if TYPE_CHECKING:
     from torchlint.framework.context import FileContext

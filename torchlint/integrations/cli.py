@@ -21,13 +21,13 @@ from typing import TYPE_CHECKING, Optional
 import click
 
 from torchlint import __version__
+from torchlint.syntax.parsing import PARSERS
+from torchlint.analysis.project import Project
+from torchlint.framework.diagnostics import UNLINTABLE_FILE, FileReport, allowed_applicabilities, unlintable
 from torchlint.engine import batch
 from torchlint.engine.cache import DEFAULT_FOLDER as DEFAULT_CACHE_FOLDER
 from torchlint.engine.config import ConfigError, Options, SettingsResolver
-from torchlint.framework.diagnostics import UNLINTABLE_FILE, FileReport, allowed_applicabilities, unlintable
 from torchlint.engine.discovery import discover, display_path
-from torchlint.syntax.parsing import PARSERS
-from torchlint.analysis.project import Project
 from torchlint.output.report import (
     MACHINE_FORMATS,
     OUTPUT_FORMATS,

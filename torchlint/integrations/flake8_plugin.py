@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 from torchlint import __version__
+from torchlint.syntax.source import SourceText
+from torchlint.analysis.project import Project
 from torchlint.engine.config import Options, SettingsResolver
 from torchlint.engine.linter import lint_source
-from torchlint.analysis.project import Project
-from torchlint.syntax.source import SourceText
 
 # flake8 may check many files in one process: share the configuration lookups and the
 # analysed modules that cross-file evidence needs, as one `torchlint check` run does.

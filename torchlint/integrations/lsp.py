@@ -27,14 +27,14 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from torchlint import __version__
+from torchlint.syntax.source import LineIndex
+from torchlint.syntax.source import SourceText
+from torchlint.analysis.project import Project
+from torchlint.framework.diagnostics import Applicability, Diagnostic, FileReport, Note, allowed_applicabilities
+from torchlint.framework.noqa import parse_directives
 from torchlint.engine.config import ConfigError, Options, SettingsResolver
 from torchlint.engine.fixer import FixOutcome, apply_edits, fix_source, verify
-from torchlint.framework.diagnostics import Applicability, Diagnostic, FileReport, Note, allowed_applicabilities
 from torchlint.engine.linter import lint_source
-from torchlint.framework.noqa import parse_directives
-from torchlint.syntax.source import LineIndex
-from torchlint.analysis.project import Project
-from torchlint.syntax.source import SourceText
 
 SOURCE = "torchlint"
 FIX_ALL_KIND = "source.fixAll.torchlint"

@@ -21,8 +21,8 @@ from typing import Iterable, Optional, TextIO
 from urllib.parse import quote
 
 from torchlint import DOCUMENTATION_URL, __version__
-from torchlint.framework.diagnostics import UNLINTABLE_FILE, Diagnostic, FileReport, Note
 from torchlint.syntax.source import printable
+from torchlint.framework.diagnostics import UNLINTABLE_FILE, Diagnostic, FileReport, Note
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"

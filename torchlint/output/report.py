@@ -8,9 +8,9 @@ import json
 from collections import Counter
 from typing import Iterable, Optional, TextIO
 
-from torchlint.output.formats import write_github, write_junit, write_sarif
 from torchlint.framework.catalogue import names as rule_names
 from torchlint.framework.diagnostics import Applicability, Diagnostic, FileReport, Note
+from torchlint.output.formats import write_github, write_junit, write_sarif
 
 
 def _marker(diagnostic: Diagnostic) -> str:

@@ -3,10 +3,9 @@
 from typing import Callable
 
 from torchlint.syntax import cst
-
+from torchlint.analysis.values import Step
 from torchlint.framework import edits
 from torchlint.framework.rule import Applicability, Bad, Fix, Rule
-from torchlint.analysis.values import Step
 
 
 class CloneDetachOrder(Rule):

@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
-
+from torchlint.syntax.walk import iter_nodes
+from torchlint.analysis.values import Kind
 from torchlint.framework import edits
 from torchlint.framework.data_attribute import DataUse, base_evidence, data_access, only_read
 from torchlint.framework.rule import Applicability, Bad, Fix, Rule
-from torchlint.analysis.values import Kind
-from torchlint.syntax.walk import iter_nodes
 
 if TYPE_CHECKING:
     from torchlint.framework.context import FileContext

@@ -1,7 +1,6 @@
 """TL203 data-index-scalar: ``loss.data[0]`` on a 0-dim tensor."""
 
 from torchlint.syntax import cst
-
 from torchlint.framework import edits
 from torchlint.framework.data_attribute import DataUse, base_evidence, data_access
 from torchlint.framework.rule import Applicability, Bad, Fix, Rule

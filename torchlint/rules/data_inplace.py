@@ -3,12 +3,11 @@
 import re
 
 from torchlint.syntax import cst
-
+from torchlint.syntax.walk import walk
 from torchlint.framework import edits
 from torchlint.framework.aliases import alias_writes
 from torchlint.framework.data_attribute import DataUse, base_evidence, data_access
 from torchlint.framework.rule import Applicability, Bad, Fix, Rule
-from torchlint.syntax.walk import walk
 
 
 # Functions that initialize or reset weights: no graph exists yet when they run.

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
-
 from torchlint.framework import edits
 from torchlint.framework.data_attribute import DataUse, base_evidence, data_access, only_read
 from torchlint.framework.rule import Applicability, Bad, Fix, Rule

@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Optional
 
 from torchlint.syntax import cst
-
+from torchlint.analysis.semantic import Binding, BindingKind
 from torchlint.framework import edits
 from torchlint.framework.aliases import view_source
 from torchlint.framework.rule import Applicability, Bad, Fix, Rule
-from torchlint.analysis.semantic import Binding, BindingKind
 
 # Operations that save their inputs for backward (addition and subtraction do not).
 _SAVING_OPERATORS = (cst.Multiply, cst.Divide, cst.MatrixMultiply, cst.Power)

@@ -3,10 +3,9 @@
 from typing import Optional
 
 from torchlint.syntax import cst
-
+from torchlint.analysis.values import Kind, Value
 from torchlint.framework import edits
 from torchlint.framework.rule import Applicability, Bad, Fix, Rule
-from torchlint.analysis.values import Kind, Value
 
 
 _STORAGE = "untyped_storage().data_ptr()"

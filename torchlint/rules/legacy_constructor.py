@@ -7,14 +7,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional
 
 from torchlint.syntax import cst
-
-from torchlint.framework import edits
-from torchlint.analysis import torch_api, torch_facts
-from torchlint.framework.data_attribute import base_evidence
 from torchlint.syntax.nodes import looks_like_size, positional_args
-from torchlint.framework.rule import Applicability, Bad, Fix, Rule
-from torchlint.analysis.values import Kind, Step
 from torchlint.syntax.walk import iter_nodes
+from torchlint.analysis import torch_api, torch_facts
+from torchlint.analysis.values import Kind, Step
+from torchlint.framework import edits
+from torchlint.framework.data_attribute import base_evidence
+from torchlint.framework.rule import Applicability, Bad, Fix, Rule
 
 if TYPE_CHECKING:
     from torchlint.framework.context import FileContext

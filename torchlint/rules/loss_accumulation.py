@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Optional
 
 from torchlint.syntax import cst
-
+from torchlint.syntax.walk import iter_nodes
+from torchlint.analysis.semantic import BindingKind
 from torchlint.framework import edits
 from torchlint.framework.rule import Applicability, Bad, Fix, Rule
-from torchlint.analysis.semantic import BindingKind
-from torchlint.syntax.walk import iter_nodes
 
 
 class LossAccumulation(Rule):

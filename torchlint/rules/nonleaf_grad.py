@@ -3,10 +3,9 @@
 from typing import Optional
 
 from torchlint.syntax import cst
-
+from torchlint.analysis.semantic import BindingKind
 from torchlint.framework import edits
 from torchlint.framework.rule import Applicability, Bad, Edit, Fix, Rule
-from torchlint.analysis.semantic import BindingKind
 from torchlint.framework.writes import is_store_target
 
 

@@ -3,11 +3,10 @@
 from typing import Callable, Optional
 
 from torchlint.syntax import cst
-
-from torchlint.framework import edits
 from torchlint.syntax.nodes import is_false, is_true, positional_args
-from torchlint.framework.rule import Applicability, Bad, Fix, Rule
 from torchlint.analysis.values import Kind
+from torchlint.framework import edits
+from torchlint.framework.rule import Applicability, Bad, Fix, Rule
 
 
 class TensorFromTensor(Rule):

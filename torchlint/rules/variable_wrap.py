@@ -4,15 +4,15 @@ import re
 from typing import Optional
 
 from torchlint.syntax import cst
-from torchlint.framework import edits
-from torchlint.analysis import torch_api
 from torchlint.syntax.nodes import is_false, is_true, keyword
-from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
-from torchlint.framework.rule import Applicability, Bad, Edit, Fix, Rule
-from torchlint.analysis.semantic import BindingKind
 from torchlint.syntax.source import LINE_BREAK, line_start
-from torchlint.analysis.values import Kind, Step
 from torchlint.syntax.walk import iter_nodes
+from torchlint.analysis import torch_api
+from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
+from torchlint.analysis.semantic import BindingKind
+from torchlint.analysis.values import Kind, Step
+from torchlint.framework import edits
+from torchlint.framework.rule import Applicability, Bad, Edit, Fix, Rule
 
 _FINAL_LINE_BREAK = re.compile(r"(?:\r\n?|\n)\Z")
 

@@ -3,12 +3,11 @@
 from typing import Optional
 
 from torchlint.syntax import cst
-
-from torchlint.framework import edits
-from torchlint.analysis import torch_api
 from torchlint.syntax.nodes import is_false, is_true
-from torchlint.framework.rule import Applicability, Bad, Fix, Rule
 from torchlint.syntax.walk import iter_nodes
+from torchlint.analysis import torch_api
+from torchlint.framework import edits
+from torchlint.framework.rule import Applicability, Bad, Fix, Rule
 from torchlint.framework.writes import is_store_target
 
 # Statements that can be put under `with torch.no_grad():` as they are.

@@ -17,8 +17,8 @@ import shlex
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from torchlint.engine.fixer import apply_edits, verify
 from torchlint.framework.diagnostics import Diagnostic, FileReport
+from torchlint.engine.fixer import apply_edits, verify
 from torchlint.runtime.plan import UNJUDGED, FilePlan
 
 CONFIRMED, LATENT, NOT_REPRODUCED, COULD_NOT_RUN = "CONFIRMED", "LATENT", "NOT REPRODUCED", "COULD NOT RUN"
