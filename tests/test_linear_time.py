@@ -147,6 +147,9 @@ _MANY: dict[str, tuple[Callable[[int], str], int, tuple[str, ...], set[str]]] = 
     # SARIF's UTF-16 columns and fingerprints read the whole line for each finding.
     "sarif on one line": (lambda n: "y = [" + ", ".join(["x.data"] * n) + "]  # 😀\n", 1000,
                           ("--output-format", "sarif"), set()),
+    # Each write of a run carried the fix of the whole run: 3,000 writes, 216 MB of JSON.
+    "json of a run of writes": (lambda n: "".join(f"x.data.add_({i})\n" for i in range(n)), 100,
+                                ("--output-format", "json"), set()),
     # The full format printed the whole line for each finding.
     "full output on one line": (lambda n: "y = [" + ", ".join(["x.data"] * n) + "]\n", 1000,
                                 ("--output-format", "full"), set()),
