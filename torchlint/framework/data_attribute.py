@@ -129,6 +129,20 @@ def base_evidence(ctx: "FileContext", node: cst.Attribute) -> Optional[Value]:
     return None
 
 
+def tensor_data_use(ctx: "FileContext", node: cst.Attribute,
+                    uses: tuple[DataUse, ...]) -> Optional[tuple[DataAccess, Value]]:
+    """The opening of every `.data` rule: for ``node`` = ``x.data`` used in one of
+    ``uses`` (a read, a write, an assignment, ``[0]``) with evidence that ``x`` is a
+    tensor, that use and that evidence; None for anything else."""
+    if node.attr.value != "data":
+        return None
+    access = data_access(ctx, node)
+    if access.use not in uses:
+        return None
+    evidence = base_evidence(ctx, node)
+    return (access, evidence) if evidence is not None else None
+
+
 def _view_with_sizes(ctx: "FileContext", method: cst.Attribute) -> bool:
     """`x.data.view(-1)`, `x.data.view(y.size())`: numpy's `view` takes a dtype, never sizes."""
     call = ctx.parent(method)

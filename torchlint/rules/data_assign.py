@@ -8,7 +8,7 @@ from torchlint.syntax import cst
 from torchlint.syntax.walk import iter_nodes
 from torchlint.analysis.values import Kind
 from torchlint.framework import edits
-from torchlint.framework.data_attribute import DataUse, base_evidence, data_access, only_read
+from torchlint.framework.data_attribute import DataUse, base_evidence, data_access, only_read, tensor_data_use
 from torchlint.framework.rule import Applicability, Bad, Fix, Rule
 
 if TYPE_CHECKING:
@@ -84,13 +84,9 @@ class DataAssign(Rule):
     )
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value != "data":
-            return
-        if data_access(self.ctx, node).use is not DataUse.ASSIGN:
-            return
-        evidence = base_evidence(self.ctx, node)
-        if evidence is not None:
-            self.report(node, evidence=evidence, base=node.value, fix=self._fix(node))
+        found = tensor_data_use(self.ctx, node, (DataUse.ASSIGN,))
+        if found is not None:
+            self.report(node, evidence=found[1], base=node.value, fix=self._fix(node))
 
     def _fix(self, node: cst.Attribute) -> Optional[Fix]:
         assign = _assignment(self.ctx, node)

@@ -2,7 +2,7 @@
 
 from torchlint.syntax import cst
 from torchlint.framework import edits
-from torchlint.framework.data_attribute import DataUse, base_evidence, data_access
+from torchlint.framework.data_attribute import DataUse, tensor_data_use
 from torchlint.framework.rule import Applicability, Bad, Fix, Rule
 
 
@@ -85,14 +85,10 @@ class DataIndexScalar(Rule):
     )
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value != "data":
+        found = tensor_data_use(self.ctx, node, (DataUse.INDEX_ZERO,))
+        if found is None or not found[1].scalar:
             return
-        access = data_access(self.ctx, node)
-        if access.use is not DataUse.INDEX_ZERO:
-            return
-        evidence = base_evidence(self.ctx, node)
-        if evidence is None or not evidence.scalar:
-            return
+        access, evidence = found
         steps = evidence.why + ((evidence.scalar_why,) if evidence.scalar_why else ())
         item = edits.method_call(self.ctx, node.value, "item()")
         parent = self.ctx.parent(access.subscript)

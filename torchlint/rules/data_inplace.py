@@ -6,7 +6,7 @@ from torchlint.syntax import cst
 from torchlint.syntax.walk import walk
 from torchlint.framework import edits
 from torchlint.framework.aliases import alias_writes
-from torchlint.framework.data_attribute import DataUse, base_evidence, data_access
+from torchlint.framework.data_attribute import DataUse, base_evidence, data_access, tensor_data_use
 from torchlint.framework.rule import Applicability, Bad, Fix, Rule
 
 
@@ -115,14 +115,10 @@ class DataInplace(Rule):
         self._run_fixes: dict[int, Fix] = {}
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value != "data":
+        found = tensor_data_use(self.ctx, node, (DataUse.WRITE,))
+        if found is None:
             return
-        access = data_access(self.ctx, node)
-        if access.use is not DataUse.WRITE:
-            return
-        evidence = base_evidence(self.ctx, node)
-        if evidence is None:
-            return
+        access, evidence = found
         message = None
         function = self.ctx.enclosing_function(node)
         if self.ctx.grad_disabled(node) is not None:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
 from torchlint.framework import edits
-from torchlint.framework.data_attribute import DataUse, base_evidence, data_access, only_read
+from torchlint.framework.data_attribute import DataUse, only_read, tensor_data_use
 from torchlint.framework.rule import Applicability, Bad, Fix, Rule
 
 if TYPE_CHECKING:
@@ -120,14 +120,10 @@ class DataRead(Rule):
     )
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value != "data":
+        found = tensor_data_use(self.ctx, node, (DataUse.READ, DataUse.INDEX_ZERO))
+        if found is None:
             return
-        access = data_access(self.ctx, node)
-        if access.use not in (DataUse.READ, DataUse.INDEX_ZERO):
-            return
-        evidence = base_evidence(self.ctx, node)
-        if evidence is None:
-            return
+        access, evidence = found
         if access.use is DataUse.INDEX_ZERO and evidence.scalar:
             return  # `loss.data[0]` on a 0-dim loss: TL203 reports it
         # Sure of `x` only when the inference is, not when `x.data`'s own use suggests it.
