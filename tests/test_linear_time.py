@@ -174,3 +174,18 @@ def test_many_findings(tmp_path: Path, shape: str) -> None:
         small_seconds = min(small_seconds, _timed(paths[small], *options)[0])
         many_seconds = min(many_seconds, _timed(paths[8 * small], *options)[0])
     assert many_seconds <= 10 * small_seconds + 0.5, f"{many_seconds:.2f} s against {small_seconds:.2f} s"
+
+
+def test_a_long_or_chain_assigned_to_a_name_variable_is_compared_with(tmp_path: Path) -> None:
+    """TL201 looks at every value a name may take (`A or B or ...`): iteratively, for
+    chains of thousands (found by the fuzz campaign: RecursionError, an internal error)."""
+    path = tmp_path / "chain.py"
+    path.write_text("import torch\nfrom torch.autograd import Variable\n"
+                    "kind = " + " or ".join(f"a{i}" for i in range(20000)) + "\n"
+                    "print(isinstance(kind, Variable))\n", encoding="utf-8")
+    completed = subprocess.run([sys.executable, "-m", "torchlint", "check", "--no-cache", "-j1",
+                                "--output-format", "concise", str(path)],
+                               cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert completed.returncode == 1, completed.stdout + completed.stderr
+    assert "internal error" not in completed.stdout + completed.stderr
+    assert "TL201" in completed.stdout

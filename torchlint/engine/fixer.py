@@ -30,9 +30,10 @@ from torchlint.framework.rule import Rule
 from torchlint.engine.atomic import install, write_temporary
 from torchlint.engine.linter import lint_source, parser_of
 
-# Nested findings are fixed one level per round (`Variable(Variable(x))`); rounds that keep
-# changing the text past this many are a bug.
-MAX_ROUNDS = 100
+# Nested findings are fixed one level per round (`Variable(Variable(x))`, a chain of 120
+# nested `.data` at Python's nesting limit); rounds that keep changing the text past this
+# many are a bug (a text seen before is caught at once; --file-timeout bounds the time).
+MAX_ROUNDS = 1000
 
 
 @dataclass
@@ -60,11 +61,13 @@ def fix_source(source: SourceText, display_path: str, rules: Sequence[type[Rule]
     outcome = FixOutcome(source, source.text, report)
     text = source.text
     seen = {hash(text)}
+    too_deep: set[tuple] = set()  # fixes that would nest the code deeper than Python compiles
     for round_number in range(MAX_ROUNDS + 1):
         if report.internal_error:
             # A rule failed: on the original, report it; on a fixed text, keep the original.
             return _failed(outcome, report.internal_error) if outcome.fixed else outcome
-        chosen = _non_overlapping([d for d in report.diagnostics if applicable(d, allowed)], LineIndex(text))
+        chosen = _non_overlapping([d for d in report.diagnostics if applicable(d, allowed)
+                                   and _identity(d, text) not in too_deep], LineIndex(text))
         if not chosen:
             outcome.text, outcome.report = text, report
             return outcome
@@ -73,6 +76,13 @@ def fix_source(source: SourceText, display_path: str, rules: Sequence[type[Rule]
         new_text = apply_edits(text, [edit for d in chosen for edit in d.text_edits])
         problem = verify(new_text, display_path, parser_of(project))
         if problem is not None:
+            deeper = [d for d in chosen if _nests_too_deeply(verify(apply_edits(text, d.text_edits), display_path,
+                                                                    parser_of(project)))]
+            if deeper:
+                # Code at Python's nesting limit: `x.data` -> `x.detach()` is one call deeper.
+                # Those findings stay, unfixed, as they would for an unsafe fix not asked for.
+                too_deep.update(_identity(d, text) for d in deeper)
+                continue
             return _failed(outcome, f"{_culprit(text, chosen, display_path, parser_of(project))} {problem}")
         if hash(new_text) in seen:
             return _failed(outcome, f"the fixes for {', '.join(sorted({d.code for d in chosen}))} undo each other")
@@ -81,6 +91,18 @@ def fix_source(source: SourceText, display_path: str, rules: Sequence[type[Rule]
         outcome.fixed.update(d.code for d in chosen)
         report = lint_source(SourceText(text, source.encoding, source.data), display_path, rules, file_path, project)
     return _failed(outcome, f"fixes did not settle after {MAX_ROUNDS} rounds")
+
+
+def _identity(diagnostic: Diagnostic, text: str) -> tuple:
+    """A fix as what it replaces and with what: the same in later rounds, when other
+    fixes have moved it."""
+    return diagnostic.code, tuple((text[edit.start:edit.end], edit.content) for edit in diagnostic.text_edits)
+
+
+def _nests_too_deeply(problem: Optional[str]) -> bool:
+    """``verify``'s complaint is the nesting limit of Python's parser or compiler."""
+    return problem is not None and any(
+        words in problem for words in ("nested too deeply", "too many nested", "too complex", "RecursionError"))
 
 
 def _failed(outcome: FixOutcome, reason: str) -> FixOutcome:

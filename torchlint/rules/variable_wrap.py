@@ -710,12 +710,18 @@ def _references(binding) -> list[cst.BaseExpression]:
 
 
 def _alternatives(node: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """The expressions whose value ``node`` may take (both sides of `A if c else B`)."""
-    if isinstance(node, cst.IfExp):
-        return _alternatives(node.body) + _alternatives(node.orelse)
-    if isinstance(node, cst.BooleanOperation):
-        return _alternatives(node.left) + _alternatives(node.right)
-    return [node]
+    """The expressions whose value ``node`` may take (both sides of `A if c else B`), in
+    source order; iterative, for chains of thousands of `or`."""
+    found, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.IfExp):
+            stack += (current.orelse, current.body)
+        elif isinstance(current, cst.BooleanOperation):
+            stack += (current.right, current.left)
+        else:
+            found.append(current)
+    return found
 
 
 def _root(node: cst.BaseExpression) -> Optional[str]:
