@@ -113,7 +113,29 @@ def test_no_import_cycle() -> None:
     assert cycles == []
 
 
+def test_rules_use_only_the_rule_api() -> None:
+    """A rule module imports from torchlint.framework.api and nowhere else in torchlint, so
+    what rules may use is one list, and the engine can change behind it."""
+    outside = [f"{module} imports {target}" for module, targets in sorted(GRAPH.items())
+               if _layer(module) == "rules" and module != "torchlint.rules"
+               for target in sorted(targets) if target != "torchlint.framework.api"]
+    assert outside == []
+
+
+def test_every_rule_judges_its_findings_beside_it() -> None:
+    """Each rule says what a run shows of its findings (its ``judge``, in its own module or
+    the base it shares); the monitor only records what happened and asks the rule."""
+    from torchlint.framework.rule import Rule
+    from torchlint.rules import all_rules
+
+    without = [code for code, rule in all_rules().items() if rule.judge.__func__ is Rule.judge.__func__]
+    assert without == []
+    monitor = MODULES["torchlint.runtime.monitor"].read_text(encoding="utf-8")
+    assert "def _judge" not in monitor and ".judge(" in monitor
+
+
 def test_the_checks_see_real_imports() -> None:
     """The graph is not empty by mistake: the linter imports the tree and the rule base."""
     assert "torchlint.syntax.cst" in GRAPH["torchlint.engine.linter"]
-    assert "torchlint.framework.rule" in GRAPH["torchlint.rules.data_inplace"]
+    assert GRAPH["torchlint.rules.data_inplace"] == {"torchlint.framework.api"}
+    assert "torchlint.framework.rule" in GRAPH["torchlint.framework.api"]

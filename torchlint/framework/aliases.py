@@ -36,6 +36,7 @@ from torchlint.analysis.semantic import Binding, BindingKind, Scope
 from torchlint.analysis.values import Kind
 from torchlint.framework import edits
 from torchlint.framework.rule import Applicability, Edit, Fix, Rule
+from torchlint.framework.verdicts import CONFIRMED, LATENT, NOT_REPRODUCED, Observation, Verdict, quote
 from torchlint.framework.writes import Write, find_write
 
 if TYPE_CHECKING:
@@ -388,6 +389,28 @@ class AliasWriteRule(Rule):
 
     def fields_for(self, event: AliasWrite) -> dict[str, object]:
         return {}
+
+    @classmethod
+    def judge(cls, run: Observation) -> Verdict:
+        """CONFIRMED when the other side was read after the write and carried the changed
+        values; LATENT when the write changed shared memory that nothing read afterwards."""
+        read = run.first("other-read")
+        if read is not None:
+            write = read["write"]
+            reader = f"{quote(read['where'])} read" if read["where"] is not None else "the function returned"
+            return Verdict(CONFIRMED, f"{quote(write['where'])} wrote in place into memory another tensor shares, "
+                                      f"and {reader} that other tensor afterwards: it carries the changed values")
+        write = run.first("saved-write")
+        if write is not None:
+            return Verdict(LATENT, f"{quote(write['write']['where'])} changed a tensor saved for backward at "
+                                   f"{quote(write['saved_at'])}, but no backward used it on this run")
+        if run.has("numpy-write") or run.write_awaiting_read:
+            return Verdict(LATENT, "the write changed memory another tensor (or array) shares, but nothing read "
+                                   "the other side afterwards")
+        if run.has("unshared"):
+            return Verdict(NOT_REPRODUCED, "the write did not touch memory another live tensor shares (the alias "
+                                           "was a copy)")
+        return Verdict(NOT_REPRODUCED, "no write through the alias happened on this run")
 
 
 def _makes_array(ctx: "FileContext", node: cst.BaseExpression) -> bool:

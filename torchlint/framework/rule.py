@@ -15,10 +15,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Optional
 
 from torchlint.syntax import cst
-
-# Rule modules import these from here, with the rest of what a rule needs.
 from torchlint.analysis.values import Step, Value
 from torchlint.framework.diagnostics import Applicability, Fix
+from torchlint.framework.verdicts import NOT_REPRODUCED, Observation, Verdict
 
 # Findings kept for one file; those past it are only counted (linter.py says how many).
 MAX_FINDINGS_PER_FILE = 10_000
@@ -110,6 +109,9 @@ class Rule:
     # ``from torch.autograd import Variable as V`` there): then a file that imports from
     # its own project is looked at whatever its text.
     requires_may_be_imported: ClassVar[bool] = False
+    # False for a rule no run can show wrong (a style rule): its ``judge`` then speaks
+    # without looking at whether the finding's code ran.
+    runtime_signature: ClassVar[bool] = True
 
     def __init__(self, ctx: "FileContext"):
         self.ctx = ctx
@@ -149,6 +151,13 @@ class Rule:
         elif evidence:
             steps = tuple(evidence)
         self.ctx.findings.append(Finding(type(self), node, text, steps, fix, related))
+
+    @classmethod
+    def judge(cls, run: Observation) -> Verdict:
+        """The ``--runtime`` verdict on one finding of this rule whose code ran, from what
+        the run recorded there (torchlint/framework/verdicts.py).  A write into a tensor
+        that backward then used is CONFIRMED for every rule before this is asked."""
+        return Verdict(NOT_REPRODUCED, "no runtime signature for this rule")
 
     @classmethod
     def documentation(cls) -> str:

@@ -2,10 +2,9 @@
 
 from typing import Callable
 
-from torchlint.syntax import cst
-from torchlint.analysis.values import Step
-from torchlint.framework import edits
-from torchlint.framework.rule import Applicability, Bad, Fix, Rule
+from torchlint.framework.api import (
+    NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Step, Verdict, cst, edits,
+)
 
 
 class CloneDetachOrder(Rule):
@@ -108,6 +107,13 @@ class CloneDetachOrder(Rule):
         fix = Fix(Applicability.SAFE if safe else Applicability.UNSAFE, "Detach before cloning",
                   (edits.replace(node, code),))
         self.report(node, message, evidence=evidence, expr=node, source=source, fixed=fixed, fix=fix)
+
+    runtime_signature = False
+
+    @classmethod
+    def judge(cls, run: Observation) -> Verdict:
+        return Verdict(NOT_REPRODUCED, "a style rule: `x.clone().detach()` and `x.detach().clone()` give the same "
+                                       "values; the first only records a needless copy in the graph")
 
 
 def _swapped(source: cst.BaseExpression, clone_args: list[cst.Arg], text: Callable[[cst.CSTNode], str],

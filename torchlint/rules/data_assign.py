@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
-from torchlint.syntax import cst
-from torchlint.syntax.walk import iter_nodes
-from torchlint.analysis.values import Kind
-from torchlint.framework import edits
-from torchlint.framework.data_attribute import DataUse, base_evidence, data_access, only_read, tensor_data_use
-from torchlint.framework.rule import Applicability, Bad, Fix, Rule
-
-if TYPE_CHECKING:
-    from torchlint.framework.context import FileContext
+from torchlint.framework.api import (
+    LATENT, NOT_REPRODUCED, Applicability, Bad, DataUse, FileContext, Fix, Kind, Observation, Rule, Verdict,
+    base_evidence, cst, data_access, edits, iter_nodes, only_read, quote, tensor_data_use,
+)
 
 
 class DataAssign(Rule):
@@ -120,6 +115,19 @@ class DataAssign(Rule):
                 and base_evidence(self.ctx, target) is not None):
             return None
         return statement if _provable(self.ctx, statement) else None
+
+    @classmethod
+    def judge(cls, run: Observation) -> Verdict:
+        swap = run.first("swap")
+        if swap is None:
+            return Verdict(NOT_REPRODUCED, "the assignment did not run on a tensor")
+        shape = ""
+        if swap["new_shape"] is not None and swap["new_shape"] != swap["old_shape"]:
+            shape = f"; the shape changed from {list(swap['old_shape'])} to {list(swap['new_shape'])} without autograd"
+        if swap["saved"]:
+            return Verdict(LATENT, f"`.data =` swapped the storage of a tensor saved for backward at "
+                                   f"{quote(swap['saved'][0])}, but no backward used it on this run{shape}")
+        return Verdict(NOT_REPRODUCED, f"the storage was swapped while no tensor saved for backward used it{shape}")
 
 
 def _assignment(ctx: "FileContext", node: cst.Attribute) -> Optional[cst.Assign]:

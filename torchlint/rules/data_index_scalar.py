@@ -1,9 +1,9 @@
 """TL203 data-index-scalar: ``loss.data[0]`` on a 0-dim tensor."""
 
-from torchlint.syntax import cst
-from torchlint.framework import edits
-from torchlint.framework.data_attribute import DataUse, tensor_data_use
-from torchlint.framework.rule import Applicability, Bad, Fix, Rule
+from torchlint.framework.api import (
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, DataUse, Fix, Observation, Rule, Verdict, cst, edits,
+    tensor_data_use,
+)
 
 
 class DataIndexScalar(Rule):
@@ -98,3 +98,9 @@ class DataIndexScalar(Rule):
         fix = Fix(Applicability.UNSAFE if used_as_tensor else Applicability.SAFE, f"Replace with `{item}`",
                   (edits.replace(access.subscript, item),))
         self.report(access.subscript, evidence=steps, base=node.value, fix=fix)
+
+    @classmethod
+    def judge(cls, run: Observation) -> Verdict:
+        if run.raised is not None and run.raised["type"] == "IndexError":
+            return Verdict(CONFIRMED, f"IndexError: {run.raised['message']}")
+        return Verdict(NOT_REPRODUCED, "indexing worked: the value was not 0-dimensional on this run")

@@ -2,12 +2,10 @@
 
 import re
 
-from torchlint.syntax import cst
-from torchlint.syntax.walk import walk
-from torchlint.framework import edits
-from torchlint.framework.aliases import alias_writes
-from torchlint.framework.data_attribute import DataUse, base_evidence, data_access, tensor_data_use
-from torchlint.framework.rule import Applicability, Bad, Fix, Rule
+from torchlint.framework.api import (
+    LATENT, NOT_REPRODUCED, Applicability, Bad, DataUse, Fix, Observation, Rule, Verdict, alias_writes,
+    base_evidence, cst, data_access, edits, quote, tensor_data_use, walk,
+)
 
 
 # Functions that initialize or reset weights: no graph exists yet when they run.
@@ -192,3 +190,14 @@ class DataInplace(Rule):
                 related=((alias.made_by, f"`{alias.name}` = `{self.ctx.snippet(alias.made_by)}` here"),),
                 how=event.write.how, alias=alias.name, base=alias.base,
             )
+
+    @classmethod
+    def judge(cls, run: Observation) -> Verdict:
+        write = run.first("saved-write")
+        if write is not None:
+            return Verdict(LATENT, f"{quote(write['write']['where'])} changed a tensor saved for backward at "
+                                   f"{quote(write['saved_at'])}, but no backward used it on this run")
+        if run.has("write"):
+            return Verdict(NOT_REPRODUCED, "the write happened but changed no tensor saved for backward "
+                                           "(for example an optimizer step after backward())")
+        return Verdict(NOT_REPRODUCED, "no write happened on this run")

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
-from torchlint.syntax import cst
-from torchlint.framework import edits
-from torchlint.framework.data_attribute import DataUse, only_read, tensor_data_use
-from torchlint.framework.rule import Applicability, Bad, Fix, Rule
-
-if TYPE_CHECKING:
-    from torchlint.framework.context import FileContext
+from torchlint.framework.api import (
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, DataUse, FileContext, Fix, Observation, Rule, Verdict, cst,
+    edits, only_read, quote, tensor_data_use,
+)
 
 
 class DataRead(Rule):
@@ -150,6 +147,18 @@ class DataRead(Rule):
             safe = known and only_read(self.ctx, node)
             fix = Fix(Applicability.SAFE if safe else Applicability.UNSAFE, f"Replace with `{detach}`", replace)
         self.report(node, evidence=evidence, base=node.value, fix=fix)
+
+    @classmethod
+    def judge(cls, run: Observation) -> Verdict:
+        read = run.first("other-read")
+        if read is not None:
+            return Verdict(CONFIRMED, f"{quote(read['write']['where'])} wrote through the `.data` alias made here, "
+                                      f"and {quote(read['where'])} read the original afterwards: the change reached "
+                                      "the tensor autograd tracks, with no record of it in the graph")
+        if run.has("write"):
+            return Verdict(NOT_REPRODUCED, "the `.data` alias was written, but no tensor saved for backward was "
+                                           "affected")
+        return Verdict(NOT_REPRODUCED, "the `.data` alias was only read: nothing went wrong on this run")
 
 
 # What a Python number has too: `x.data[0].real` says nothing of `x`'s dimensions.

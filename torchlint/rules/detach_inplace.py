@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from torchlint.framework.aliases import AliasWrite, AliasWriteRule
-from torchlint.framework.rule import Applicability, Bad
+from torchlint.framework.api import AliasWrite, AliasWriteRule, Applicability, Bad
 
 
 class DetachInplace(AliasWriteRule):

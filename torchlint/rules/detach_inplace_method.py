@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Optional
 
-from torchlint.syntax import cst
-from torchlint.analysis.semantic import Binding, BindingKind
-from torchlint.framework import edits
-from torchlint.framework.aliases import view_source
-from torchlint.framework.rule import Applicability, Bad, Fix, Rule
+from torchlint.framework.api import (
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Binding, BindingKind, Fix, Observation, Rule, Verdict, cst,
+    edits, view_source,
+)
 
 # Operations that save their inputs for backward (addition and subtraction do not).
 _SAVING_OPERATORS = (cst.Multiply, cst.Divide, cst.MatrixMultiply, cst.Power)
@@ -213,3 +212,9 @@ class DetachInplaceMethod(Rule):
             if isinstance(ancestor, (cst.For, cst.While, cst.FunctionDef, cst.Lambda)):
                 return ancestor
         return None
+
+    @classmethod
+    def judge(cls, run: Observation) -> Verdict:
+        if run.raised is not None:
+            return Verdict(CONFIRMED, f"{run.raised['type']}: {run.raised['message']}")
+        return Verdict(NOT_REPRODUCED, "`detach_()` ran, and no backward needed the tensor afterwards")

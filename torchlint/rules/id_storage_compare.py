@@ -2,10 +2,9 @@
 
 from typing import Optional
 
-from torchlint.syntax import cst
-from torchlint.analysis.values import Kind, Value
-from torchlint.framework import edits
-from torchlint.framework.rule import Applicability, Bad, Fix, Rule
+from torchlint.framework.api import (
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Kind, Observation, Rule, Value, Verdict, cst, edits,
+)
 
 
 _STORAGE = "untyped_storage().data_ptr()"
@@ -114,3 +113,13 @@ class IdStorageCompare(Rule):
         if isinstance(node, cst.Call) and len(node.args) == 1 and self.ctx.qualname(node.func) == "builtins.id":
             return node.args[0].value
         return None
+
+    @classmethod
+    def judge(cls, run: Observation) -> Verdict:
+        ids = run.first("ids")
+        if ids is not None and ids["shared"] and not ids["same_id"]:
+            return Verdict(CONFIRMED, f"`{ids['left']}` and `{ids['right']}` share memory, yet their ids differ: "
+                                      "the comparison says they do not")
+        if ids is not None:
+            return Verdict(NOT_REPRODUCED, "the id comparison agreed with the storage on this run")
+        return Verdict(NOT_REPRODUCED, "the compared values were not tensors on this run")

@@ -4,19 +4,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import Callable, Optional
 
-from torchlint.syntax import cst
-from torchlint.syntax.nodes import looks_like_size, positional_args
-from torchlint.syntax.walk import iter_nodes
-from torchlint.analysis import torch_api, torch_facts
-from torchlint.analysis.values import Kind, Step
-from torchlint.framework import edits
-from torchlint.framework.data_attribute import base_evidence
-from torchlint.framework.rule import Applicability, Bad, Fix, Rule
+from torchlint.framework.api import (
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, FileContext, Fix, Kind, Observation, Rule, Step, Verdict,
+    base_evidence, cst, edits, iter_nodes, looks_like_size, positional_args, quote, torch_api, torch_facts,
+)
 
-if TYPE_CHECKING:
-    from torchlint.framework.context import FileContext
 
 # The dtype each legacy type stands for (torch_facts; torch.Tensor: the default dtype,
 # float32 unless changed).
@@ -437,6 +431,21 @@ class LegacyConstructor(Rule):
         code += f'; {torch}.set_default_device("cuda")'
         return Fix(Applicability.DISPLAY_ONLY, f"Replace with `{torch}.set_default_dtype` and "
                    f"`{torch}.set_default_device`", (edits.replace(node, code), *imports))
+
+    @classmethod
+    def judge(cls, run: Observation) -> Verdict:
+        read = run.first("uninitialized-read")
+        if read is not None:
+            how = f" (`{read['how']}`)" if read.get("how") else ""
+            return Verdict(CONFIRMED, f"{quote(read['where'])}{how} read {read['count']} of {read['total']} values "
+                                      "this constructor left uninitialized (torchlint filled them with a NaN "
+                                      "sentinel; a plain run reads whatever was in memory)")
+        allocated = run.first("allocated")
+        if allocated is not None:
+            return Verdict(NOT_REPRODUCED, f"{allocated['numel']} uninitialized {allocated['dtype']} values, all "
+                                           "written before they were read")
+        return Verdict(NOT_REPRODUCED, "the constructor initialized its values (the finding is about the spelling "
+                                       "and dtype)")
 
 
 _CONSTRUCTOR_MESSAGES = {

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Optional
 
-from torchlint.syntax import cst
-from torchlint.syntax.walk import iter_nodes
-from torchlint.analysis.semantic import BindingKind
-from torchlint.framework import edits
-from torchlint.framework.rule import Applicability, Bad, Fix, Rule
+from torchlint.framework.api import (
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, BindingKind, Fix, Observation, Rule, Verdict, cst, edits,
+    iter_nodes,
+)
 
 
 class LossAccumulation(Rule):
@@ -206,3 +205,16 @@ class LossAccumulation(Rule):
             if consumed is not None:
                 names.update(n.value for n in iter_nodes(consumed) if isinstance(n, cst.Name))
         return names
+
+    @classmethod
+    def judge(cls, run: Observation) -> Verdict:
+        sizes = run.graph_sizes
+        growth = [b > a for a, b in zip(sizes, sizes[1:])]
+        if len(sizes) >= 3 and all(growth[-2:]):
+            shown = " -> ".join(str(size) for size in sizes[:6]) + (" -> ..." if len(sizes) > 6 else "")
+            return Verdict(CONFIRMED, f"the autograd graph reachable from `{run.probe}` grew every iteration: "
+                                      f"{shown} nodes over {len(sizes)} iterations (each loss's graph stays alive)")
+        if sizes:
+            return Verdict(NOT_REPRODUCED, f"the graph reachable from `{run.probe}` did not grow "
+                                           f"({', '.join(map(str, sizes[:6]))} nodes)")
+        return Verdict(NOT_REPRODUCED, "the running total could not be inspected")

@@ -2,11 +2,10 @@
 
 from typing import Optional
 
-from torchlint.syntax import cst
-from torchlint.analysis.semantic import BindingKind
-from torchlint.framework import edits
-from torchlint.framework.rule import Applicability, Bad, Edit, Fix, Rule
-from torchlint.framework.writes import is_store_target
+from torchlint.framework.api import (
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, BindingKind, Edit, Fix, Observation, Rule, Verdict, cst,
+    edits, is_store_target,
+)
 
 
 class NonleafGrad(Rule):
@@ -104,3 +103,11 @@ class NonleafGrad(Rule):
                 if attribute == "retain_grad":
                     return True
         return False
+
+    @classmethod
+    def judge(cls, run: Observation) -> Verdict:
+        warning = run.first("warning")
+        if warning is not None and "not a leaf" in warning["message"]:
+            return Verdict(CONFIRMED, "`.grad` of a non-leaf tensor was read and is None; torch warned \"The .grad "
+                                      "attribute of a Tensor that is not a leaf Tensor is being accessed\"")
+        return Verdict(NOT_REPRODUCED, "the tensor was a leaf on this run")

@@ -3,8 +3,7 @@ while the other side is still used."""
 
 from typing import Optional
 
-from torchlint.framework.aliases import AliasWrite, AliasWriteRule
-from torchlint.framework.rule import Applicability, Bad
+from torchlint.framework.api import AliasWrite, AliasWriteRule, Applicability, Bad
 
 
 class NumpySharing(AliasWriteRule):

@@ -2,11 +2,10 @@
 
 from typing import Callable, Optional
 
-from torchlint.syntax import cst
-from torchlint.syntax.nodes import is_false, is_true, positional_args
-from torchlint.analysis.values import Kind
-from torchlint.framework import edits
-from torchlint.framework.rule import Applicability, Bad, Fix, Rule
+from torchlint.framework.api import (
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Kind, Observation, Rule, Verdict, cst, edits,
+    is_false, is_true, positional_args,
+)
 
 
 class TensorFromTensor(Rule):
@@ -108,6 +107,18 @@ class TensorFromTensor(Rule):
                     evidence=values[0], call=node,
                     fixed=f"torch.stack({self.ctx.snippet(data)})",
                 )
+
+    @classmethod
+    def judge(cls, run: Observation) -> Verdict:
+        call = run.first("copy-construct")
+        if call is not None and call["requires_grad"] and not call["result_requires_grad"]:
+            return Verdict(CONFIRMED, "torch.tensor() copied a tensor that requires grad into one that does not: "
+                                      "the gradient is cut here (torch warned: \"To copy construct from a tensor, it "
+                                      "is recommended to use sourceTensor.detach().clone()\")")
+        if call is not None:
+            return Verdict(NOT_REPRODUCED, "torch.tensor() copied a tensor that does not require grad: nothing is "
+                                           "cut (torch still warns)")
+        return Verdict(NOT_REPRODUCED, "torch.tensor() was not given a tensor on this run")
 
 
 _CONVERTIBLE = ("dtype", "device", "requires_grad")

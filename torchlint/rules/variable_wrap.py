@@ -3,16 +3,11 @@
 import re
 from typing import Optional
 
-from torchlint.syntax import cst
-from torchlint.syntax.nodes import is_false, is_true, keyword
-from torchlint.syntax.source import LINE_BREAK, line_start
-from torchlint.syntax.walk import iter_nodes
-from torchlint.analysis import torch_api
-from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
-from torchlint.analysis.semantic import BindingKind
-from torchlint.analysis.values import Kind, Step
-from torchlint.framework import edits
-from torchlint.framework.rule import Applicability, Bad, Edit, Fix, Rule
+from torchlint.framework.api import (
+    CONFIRMED, LINE_BREAK, NOT_PROJECT_ROOTS, NOT_REPRODUCED, Applicability, Bad, BindingKind, Edit, Fix,
+    Kind, Observation, Rule, Step, Verdict, cst, edits, is_false, is_true, iter_nodes, keyword, line_start,
+    torch_api,
+)
 
 _FINAL_LINE_BREAK = re.compile(r"(?:\r\n?|\n)\Z")
 
@@ -598,6 +593,16 @@ class VariableWrap(Rule):
                                                            for a in self.ctx.ancestors(node))):
                 return True
         return False
+
+    @classmethod
+    def judge(cls, run: Observation) -> Verdict:
+        call = run.first("variable")
+        if call is None:
+            return Verdict(NOT_REPRODUCED, "`Variable` is an alias of `torch.Tensor`: nothing happens here")
+        if call["input_requires_grad"] and not call["result_requires_grad"]:
+            return Verdict(CONFIRMED, "`Variable(t)` returned a tensor detached from `t`, which requires grad: the "
+                                      "gradient is cut here")
+        return Verdict(NOT_REPRODUCED, "`Variable(t)` returned an equivalent tensor: a no-op")
 
 
 def _strings(node: cst.BaseExpression) -> Optional[list[cst.SimpleString]]:

@@ -3,8 +3,7 @@ through a ``reshape`` that may or may not be a view."""
 
 from typing import Optional
 
-from torchlint.framework.aliases import AliasWrite, AliasWriteRule
-from torchlint.framework.rule import Applicability, Bad, Edit, Fix
+from torchlint.framework.api import AliasWrite, AliasWriteRule, Applicability, Bad, Edit, Fix
 
 
 class ViewInplace(AliasWriteRule):

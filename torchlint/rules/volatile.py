@@ -2,13 +2,10 @@
 
 from typing import Optional
 
-from torchlint.syntax import cst
-from torchlint.syntax.nodes import is_false, is_true
-from torchlint.syntax.walk import iter_nodes
-from torchlint.analysis import torch_api
-from torchlint.framework import edits
-from torchlint.framework.rule import Applicability, Bad, Fix, Rule
-from torchlint.framework.writes import is_store_target
+from torchlint.framework.api import (
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Verdict, cst, edits, is_false,
+    is_store_target, is_true, iter_nodes, torch_api,
+)
 
 # Statements that can be put under `with torch.no_grad():` as they are.
 _WRAPPABLE = (cst.Assign, cst.AnnAssign, cst.Return, cst.Expr)
@@ -185,6 +182,14 @@ class Volatile(Rule):
                 "use `torch.is_grad_enabled()` or `{base}.requires_grad`"
             )
         self.report(node, message, evidence=evidence, base=node.value)
+
+    @classmethod
+    def judge(cls, run: Observation) -> Verdict:
+        warning = run.first("warning")
+        if warning is not None and "volatile" in warning["message"]:
+            return Verdict(CONFIRMED, f"torch warned \"{warning['message']}\": the argument is ignored, autograd "
+                                      "still records the graph")
+        return Verdict(NOT_REPRODUCED, "torch gave no volatile warning here")
 
 
 def _without(ctx, call: cst.Call, arg: cst.Arg) -> str:

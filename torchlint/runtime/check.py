@@ -18,11 +18,10 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from torchlint.framework.diagnostics import Diagnostic, FileReport
+from torchlint.framework.verdicts import CONFIRMED, COULD_NOT_RUN, VERDICTS
 from torchlint.engine.fixer import apply_edits, verify
 from torchlint.runtime.plan import UNJUDGED, FilePlan
 
-CONFIRMED, LATENT, NOT_REPRODUCED, COULD_NOT_RUN = "CONFIRMED", "LATENT", "NOT REPRODUCED", "COULD NOT RUN"
-VERDICTS = (CONFIRMED, LATENT, NOT_REPRODUCED, COULD_NOT_RUN)
 MAX_EVIDENCE = 2000  # characters of a verdict's evidence
 JOB = "torchlint.runtime.monitor:run_job"
 MAX_RERUNS = 5

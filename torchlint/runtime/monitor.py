@@ -44,7 +44,11 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
-CONFIRMED, LATENT, NOT_REPRODUCED, COULD_NOT_RUN = "CONFIRMED", "LATENT", "NOT REPRODUCED", "COULD NOT RUN"
+from torchlint.framework.verdicts import (
+    CONFIRMED, COULD_NOT_RUN, LATENT, NOT_REPRODUCED, Observation, Verdict, quote, where as where_is,
+)
+from torchlint.rules import all_rules
+
 
 SNAPSHOT_ELEMENTS = 1 << 16  # saved tensors up to this size are copied when saved
 GRAPH_NODE_CAP = 100_000
@@ -783,19 +787,13 @@ class _Functions(TorchFunctionMode):
 # --- verdicts ------------------------------------------------------------------------------
 
 
-def _line(position: Optional[Position]) -> str:
-    return f"line {position.line}" if position is not None else "torch code"
-
-
-def _quote(position: Optional[Position]) -> str:
-    return f"`{position.text}` ({_line(position)})" if position is not None else "torch code"
-
-
 def judge(site: Site, monitor: Monitor, stopped: Optional[dict]) -> dict:
-    """The verdict for one site, with evidence."""
-    if site.code == "TL402":
-        return _verdict(NOT_REPRODUCED, "a style rule: `x.clone().detach()` and `x.detach().clone()` give the same "
-                                        "values; the first only records a needless copy in the graph")
+    """The verdict for one site, with evidence: COULD NOT RUN when its code did not run,
+    CONFIRMED when a write it made corrupted what backward used; else its rule judges
+    what the run recorded there (each rule's ``judge``, beside the rule)."""
+    rule = all_rules()[site.code]
+    if not rule.runtime_signature:
+        return rule.judge(Observation()).as_dict()
     raised = stopped if stopped and stopped.get("sites") and site.id in stopped["sites"] else site.first("raised")
     stopped_before = stopped is not None and raised is None and not site.events and stopped.get("line") and \
         site.stmt_line <= stopped["line"] <= site.end_line and (stopped["line"], stopped["col"]) < (site.line, site.col)
@@ -804,27 +802,23 @@ def judge(site: Site, monitor: Monitor, stopped: Optional[dict]) -> dict:
             f"line {site.line} stopped before reaching column {site.col}"
         if stopped:
             reason += f" (the run stopped at {stopped['at']} with {stopped['type']}: {stopped['message']})"
-        return _verdict(COULD_NOT_RUN, reason)
+        return Verdict(COULD_NOT_RUN, reason).as_dict()
     corrupted = site.first("corrupted")
     if corrupted is not None:
-        return _verdict(CONFIRMED, _corruption_evidence(site, corrupted))
-    judge_rule = _JUDGES.get(site.code)
-    if judge_rule is None:
-        return _verdict(NOT_REPRODUCED, "no runtime signature for this rule")
-    return judge_rule(site, monitor, raised)
-
-
-def _verdict(verdict: str, evidence: str) -> dict:
-    return {"verdict": verdict, "evidence": evidence}
+        return Verdict(CONFIRMED, _corruption_evidence(site, corrupted)).as_dict()
+    observation = Observation(events=site.events, raised=raised, probe=site.probe,
+                              graph_sizes=monitor.graph_sizes.get(site.id, []),
+                              write_awaiting_read=any(watch["site"] is site for watch in monitor.watches))
+    return rule.judge(observation).as_dict()
 
 
 def _corruption_evidence(site: Site, event: dict) -> str:
     saved_at = event.get("saved_at")
-    saved = f"a tensor saved for backward at {_quote(saved_at)}" if saved_at else "a tensor saved for backward"
+    saved = f"a tensor saved for backward at {quote(saved_at)}" if saved_at else "a tensor saved for backward"
     kind = event["kind"]
     if kind == "version":
         write = event["write"]
-        return (f"{_quote(write['where'])} wrote in place into {saved}; backward raised \"one of the variables "
+        return (f"{quote(write['where'])} wrote in place into {saved}; backward raised \"one of the variables "
                 "needed for gradient computation has been modified by an inplace operation\"")
     if kind == "detach_":
         return f"`detach_()` was called on {saved}; backward raised \"Trying to use a saved tensor that has been " \
@@ -833,163 +827,10 @@ def _corruption_evidence(site: Site, event: dict) -> str:
         change = f": it held {event['before']}, backward used {event['after']}" if event.get("before") else ""
         return f"`.data =` swapped the storage of {saved}{change} -- a silently wrong gradient"
     write = event.get("write")
-    how = f"{_quote(write['where'])} changed" if write else "a numpy-side write changed"
+    how = f"{quote(write['where'])} changed" if write else "a numpy-side write changed"
     via = " without bumping its version (autograd could not notice)" if write and not write["bumped"] else ""
     return (f"{how} {saved}{via}: it held {event['before']} when saved, backward used {event['after']} "
             "-- a silently wrong gradient")
-
-
-def _judge_data_read(site, monitor, raised):
-    read = site.first("other-read")
-    if read is not None:
-        return _verdict(CONFIRMED, f"{_quote(read['write']['where'])} wrote through the `.data` alias made here, and "
-                                   f"{_quote(read['where'])} read the original afterwards: the change reached the "
-                                   "tensor autograd tracks, with no record of it in the graph")
-    if site.has("write"):
-        return _verdict(NOT_REPRODUCED, "the `.data` alias was written, but no tensor saved for backward was "
-                                        "affected")
-    return _verdict(NOT_REPRODUCED, "the `.data` alias was only read: nothing went wrong on this run")
-
-
-def _judge_data_write(site, monitor, raised):
-    write = site.first("saved-write")
-    if write is not None:
-        return _verdict(LATENT, f"{_quote(write['write']['where'])} changed a tensor saved for backward at "
-                                f"{_quote(write['saved_at'])}, but no backward used it on this run")
-    if site.has("write"):
-        return _verdict(NOT_REPRODUCED, "the write happened but changed no tensor saved for backward "
-                                        "(for example an optimizer step after backward())")
-    return _verdict(NOT_REPRODUCED, "no write happened on this run")
-
-
-def _judge_data_assign(site, monitor, raised):
-    swap = site.first("swap")
-    if swap is None:
-        return _verdict(NOT_REPRODUCED, "the assignment did not run on a tensor")
-    shape = ""
-    if swap["new_shape"] is not None and swap["new_shape"] != swap["old_shape"]:
-        shape = f"; the shape changed from {list(swap['old_shape'])} to {list(swap['new_shape'])} without autograd"
-    if swap["saved"]:
-        return _verdict(LATENT, f"`.data =` swapped the storage of a tensor saved for backward at "
-                                f"{_quote(swap['saved'][0])}, but no backward used it on this run{shape}")
-    return _verdict(NOT_REPRODUCED, f"the storage was swapped while no tensor saved for backward used it{shape}")
-
-
-def _judge_alias(site, monitor, raised):
-    read = site.first("other-read")
-    if read is not None:
-        write = read["write"]
-        reader = f"{_quote(read['where'])} read" if read["where"] is not None else "the function returned"
-        return _verdict(CONFIRMED, f"{_quote(write['where'])} wrote in place into memory another tensor shares, "
-                                   f"and {reader} that other tensor afterwards: it carries the changed values")
-    write = site.first("saved-write")
-    if write is not None:
-        return _verdict(LATENT, f"{_quote(write['write']['where'])} changed a tensor saved for backward at "
-                                f"{_quote(write['saved_at'])}, but no backward used it on this run")
-    if site.has("numpy-write") or any(watch["site"] is site for watch in monitor.watches):
-        return _verdict(LATENT, "the write changed memory another tensor (or array) shares, but nothing read "
-                                "the other side afterwards")
-    if site.has("unshared"):
-        return _verdict(NOT_REPRODUCED, "the write did not touch memory another live tensor shares (the alias "
-                                        "was a copy)")
-    return _verdict(NOT_REPRODUCED, "no write through the alias happened on this run")
-
-
-def _judge_detach_method(site, monitor, raised):
-    if raised is not None:
-        return _verdict(CONFIRMED, f"{raised['type']}: {raised['message']}")
-    return _verdict(NOT_REPRODUCED, "`detach_()` ran, and no backward needed the tensor afterwards")
-
-
-def _judge_index_scalar(site, monitor, raised):
-    if raised is not None and raised["type"] == "IndexError":
-        return _verdict(CONFIRMED, f"IndexError: {raised['message']}")
-    return _verdict(NOT_REPRODUCED, "indexing worked: the value was not 0-dimensional on this run")
-
-
-def _judge_volatile(site, monitor, raised):
-    warning = site.first("warning")
-    if warning is not None and "volatile" in warning["message"]:
-        return _verdict(CONFIRMED, f"torch warned \"{warning['message']}\": the argument is ignored, autograd "
-                                   "still records the graph")
-    return _verdict(NOT_REPRODUCED, "torch gave no volatile warning here")
-
-
-def _judge_variable(site, monitor, raised):
-    call = site.first("variable")
-    if call is None:
-        return _verdict(NOT_REPRODUCED, "`Variable` is an alias of `torch.Tensor`: nothing happens here")
-    if call["input_requires_grad"] and not call["result_requires_grad"]:
-        return _verdict(CONFIRMED, "`Variable(t)` returned a tensor detached from `t`, which requires grad: the "
-                                   "gradient is cut here")
-    return _verdict(NOT_REPRODUCED, "`Variable(t)` returned an equivalent tensor: a no-op")
-
-
-def _judge_legacy_constructor(site, monitor, raised):
-    read = site.first("uninitialized-read")
-    if read is not None:
-        how = f" (`{read['how']}`)" if read.get("how") else ""
-        return _verdict(CONFIRMED, f"{_quote(read['where'])}{how} read {read['count']} of {read['total']} values "
-                                   "this constructor left uninitialized (torchlint filled them with a NaN sentinel; "
-                                   "a plain run reads whatever was in memory)")
-    allocated = site.first("allocated")
-    if allocated is not None:
-        return _verdict(NOT_REPRODUCED, f"{allocated['numel']} uninitialized {allocated['dtype']} values, all "
-                                        "written before they were read")
-    return _verdict(NOT_REPRODUCED, "the constructor initialized its values (the finding is about the spelling "
-                                    "and dtype)")
-
-
-def _judge_id_compare(site, monitor, raised):
-    ids = site.first("ids")
-    if ids is not None and ids["shared"] and not ids["same_id"]:
-        return _verdict(CONFIRMED, f"`{ids['left']}` and `{ids['right']}` share memory, yet their ids differ: the "
-                                   "comparison says they do not")
-    if ids is not None:
-        return _verdict(NOT_REPRODUCED, "the id comparison agreed with the storage on this run")
-    return _verdict(NOT_REPRODUCED, "the compared values were not tensors on this run")
-
-
-def _judge_accumulation(site, monitor, raised):
-    sizes = monitor.graph_sizes.get(site.id, [])
-    growth = [b > a for a, b in zip(sizes, sizes[1:])]
-    if len(sizes) >= 3 and all(growth[-2:]):
-        shown = " -> ".join(str(size) for size in sizes[:6]) + (" -> ..." if len(sizes) > 6 else "")
-        return _verdict(CONFIRMED, f"the autograd graph reachable from `{site.probe}` grew every iteration: "
-                                   f"{shown} nodes over {len(sizes)} iterations (each loss's graph stays alive)")
-    if sizes:
-        return _verdict(NOT_REPRODUCED, f"the graph reachable from `{site.probe}` did not grow "
-                                        f"({', '.join(map(str, sizes[:6]))} nodes)")
-    return _verdict(NOT_REPRODUCED, "the running total could not be inspected")
-
-
-def _judge_tensor_from_tensor(site, monitor, raised):
-    call = site.first("copy-construct")
-    if call is not None and call["requires_grad"] and not call["result_requires_grad"]:
-        return _verdict(CONFIRMED, "torch.tensor() copied a tensor that requires grad into one that does not: "
-                                   "the gradient is cut here (torch warned: \"To copy construct from a tensor, it is "
-                                   "recommended to use sourceTensor.detach().clone()\")")
-    if call is not None:
-        return _verdict(NOT_REPRODUCED, "torch.tensor() copied a tensor that does not require grad: nothing is "
-                                        "cut (torch still warns)")
-    return _verdict(NOT_REPRODUCED, "torch.tensor() was not given a tensor on this run")
-
-
-def _judge_nonleaf_grad(site, monitor, raised):
-    warning = site.first("warning")
-    if warning is not None and "not a leaf" in warning["message"]:
-        return _verdict(CONFIRMED, "`.grad` of a non-leaf tensor was read and is None; torch warned \"The .grad "
-                                   "attribute of a Tensor that is not a leaf Tensor is being accessed\"")
-    return _verdict(NOT_REPRODUCED, "the tensor was a leaf on this run")
-
-
-_JUDGES = {
-    "TL101": _judge_data_read, "TL102": _judge_data_write, "TL103": _judge_data_assign,
-    "TL201": _judge_variable, "TL202": _judge_volatile, "TL203": _judge_index_scalar,
-    "TL204": _judge_legacy_constructor, "TL301": _judge_alias, "TL302": _judge_detach_method,
-    "TL303": _judge_alias, "TL304": _judge_alias, "TL305": _judge_id_compare,
-    "TL401": _judge_accumulation, "TL403": _judge_tensor_from_tensor, "TL404": _judge_nonleaf_grad,
-}
 
 
 # --- running code ----------------------------------------------------------------------------
@@ -1063,7 +904,7 @@ def _stopped(error: BaseException, monitor: Monitor) -> dict:
     where = monitor.locator.in_traceback(error.__traceback__)
     message = str(error).split("\n")[0]
     sites = [site.id for site in monitor.locator.sites_at(where)]
-    return {"type": type(error).__name__, "message": message[:300], "at": _line(where) if where else "torch code",
+    return {"type": type(error).__name__, "message": message[:300], "at": where_is(where),
             "sites": sites, "line": where.line if where else None, "col": where.col if where else None}
 
 
@@ -1126,8 +967,8 @@ def _only_the_signature(verdict: dict, stopped: Optional[dict], outcome: dict) -
     if verdict["verdict"] in (CONFIRMED, LATENT) or (stopped is None and verdict["verdict"] == NOT_REPRODUCED):
         return dict(verdict, evidence=f"{verdict['evidence']} (called with synthesized arguments: {arguments})")
     if stopped is not None:
-        return _verdict(COULD_NOT_RUN, f"calling it with synthesized arguments ({arguments}) raised "
-                                       f"{stopped['type']}: {stopped['message']}")
+        return Verdict(COULD_NOT_RUN, f"calling it with synthesized arguments ({arguments}) raised "
+                                      f"{stopped['type']}: {stopped['message']}").as_dict()
     return verdict
 
 

@@ -1,0 +1,41 @@
+"""Everything a rule module may use, in one place: rule modules import from here and from
+nowhere else in torchlint (tests/test_architecture.py checks it).
+
+It is a module apart from the framework package itself so that importing the package's
+light parts (the catalogue of rule codes, the TorchFix table) stays free of the parser
+and the inference, which a run whose files are all cached never needs.
+"""
+
+from torchlint.analysis import torch_api, torch_facts
+from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
+from torchlint.analysis.semantic import Binding, BindingKind
+from torchlint.analysis.values import Kind, Step, Value
+from torchlint.framework import edits
+from torchlint.framework.aliases import AliasWrite, AliasWriteRule, alias_writes, view_source
+from torchlint.framework.context import FileContext
+from torchlint.framework.data_attribute import DataUse, base_evidence, data_access, only_read, tensor_data_use
+from torchlint.framework.diagnostics import Applicability, Fix
+from torchlint.framework.rule import Bad, Edit, Rule
+from torchlint.framework.verdicts import (
+    CONFIRMED, COULD_NOT_RUN, LATENT, NOT_REPRODUCED, Observation, Verdict, quote, where,
+)
+from torchlint.framework.writes import is_store_target
+from torchlint.syntax import cst
+from torchlint.syntax.nodes import is_false, is_true, keyword, looks_like_size, positional_args
+from torchlint.syntax.source import LINE_BREAK, line_start
+from torchlint.syntax.walk import iter_nodes, walk
+
+__all__ = [
+    # the syntax tree: libcst's node classes, walked in source order
+    "cst", "iter_nodes", "walk", "is_false", "is_true", "keyword", "looks_like_size", "positional_args",
+    "LINE_BREAK", "line_start",
+    # what the analysis knows of a value and a name
+    "Kind", "Step", "Value", "Binding", "BindingKind", "NOT_PROJECT_ROOTS", "torch_api", "torch_facts",
+    # a rule, what it sees, what it reports and how it fixes it
+    "Rule", "Bad", "FileContext", "Fix", "Edit", "Applicability", "edits",
+    # logic rules share
+    "AliasWrite", "AliasWriteRule", "alias_writes", "view_source", "DataUse", "base_evidence", "data_access",
+    "only_read", "tensor_data_use", "is_store_target",
+    # what a rule says of its finding after --runtime ran it
+    "Observation", "Verdict", "CONFIRMED", "LATENT", "NOT_REPRODUCED", "COULD_NOT_RUN", "quote", "where",
+]
