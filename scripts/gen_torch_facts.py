@@ -1,4 +1,5 @@
-"""Regenerate torchlint/analysis/torch_facts.py, the one table of torch facts, from an installed torch.
+"""Regenerate torchlint/analysis/torch_facts_table.py, the rows of the one table of torch facts
+(torchlint/analysis/torch_facts.py: its fields and queries), from an installed torch.
 
 The linter never imports torch: what it knows about torch's functions and methods (what they
 return, whether they alias, write in place, are differentiable, are tensor-only) is read from
@@ -51,7 +52,7 @@ import torch.optim  # noqa: E402
 
 torch.manual_seed(0)
 OUT = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else \
-    pathlib.Path(__file__).resolve().parent.parent / "torchlint" / "analysis" / "torch_facts.py"
+    pathlib.Path(__file__).resolve().parent.parent / "torchlint" / "analysis" / "torch_facts_table.py"
 
 # --- the record --------------------------------------------------------------------------------
 # kind:        method | property | function | module_class | type
@@ -533,131 +534,28 @@ for key, (fields, reason) in OVERRIDES.items():
 
 # --- write -------------------------------------------------------------------------------------
 
-# The fields the linter reads, in the order of a row (the others above only help derive these).
+# The fields the linter reads, in the order of a row (the others above only help derive these):
+# torch_facts.Fact's.
 EMITTED = ("kind", "returns", "zero_dim", "aliasing", "in_place", "differentiable", "tensor_only", "loss",
            "factory", "legacy_dtype")
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+from torchlint.analysis.torch_facts import FIELDS  # noqa: E402
 
-MODULE = '''"""The one table of torch facts, read from torch {version} by scripts/gen_torch_facts.py.
+assert EMITTED == FIELDS, f"torch_facts.Fact has the fields {FIELDS}, this script writes {EMITTED}"
 
-Do not edit: regenerate with ``.venv/bin/python scripts/gen_torch_facts.py`` (what torch
-cannot tell is in that script's OVERRIDES, each with its reason).
+MODULE = '''"""The rows of the one table of torch facts, read from torch {version} by
+scripts/gen_torch_facts.py.  Generated: do not edit (torch_facts.py says how to change it).
 
-One row per torch function, tensor method or property, ``torch.nn.functional`` and
-``torch.nn.init`` function, ``torch.nn`` module class and legacy tensor type, keyed by its
-qualified name (``torch.add``, ``torch.Tensor.add``, ``torch.nn.functional.relu``,
-``torch.nn.LSTM``, ``torch.FloatTensor``).  Inference, aliasing, ``.data`` uses and rules
-ask the queries below; none keeps a list of torch names of its own.
-
-The rows are plain text (cheap to import: every worker loads this module), read on
-the first query; ``fact(name)`` gives one as a ``Fact``.
+One row per name, its fields in the order of ``torch_facts.Fact`` separated by spaces:
+``1``/``0`` for True/False, ``-`` for None.  (One string, not tuples: where bytecode is
+not cached the module is compiled on every import, and one string compiles in no time,
+18,000 constants in a fifth of a second.)
 """
-
-from __future__ import annotations
-
-from dataclasses import dataclass
-from functools import lru_cache
-from typing import Optional, Union
 
 TORCH_VERSION = {version!r}
 
-
-@dataclass(frozen=True)
-class Fact:
-    kind: str  # method | property | function | module_class | type
-    returns: str  # tensor | tuple (of tensors) | depends (on arguments: max(dim=)) | other | ndarray | unknown
-    zero_dim: str  # never | no_dim (0-dim when given no dim) | always | keeps (0-dim in, 0-dim out) | unknown
-    # view (the result, or each tuple element, shares the input's storage) | maybe_view (a view
-    # or a copy, depending on the input: reshape) | maybe_self (the input itself or a copy:
-    # contiguous, to, float) | self (the in-place result) | copy | none (no tensor result)
-    aliasing: str
-    in_place: str  # none | data (writes the elements) | metadata (shape, flags, storage pointer only)
-    differentiable: Optional[bool]  # the result requires grad when an input does (None: unknown)
-    tensor_only: bool  # no numpy array, memoryview, nn.Module, Optimizer or builtin has it
-    loss: bool  # an nn loss class, or a functional with reduction=
-    factory: bool  # makes a new tensor (a leaf unless requires_grad=True)
-    legacy_dtype: Optional[str]  # torch.FloatTensor -> "float32"
-
-
-_Allowed = Union[str, bool, None, frozenset, set, tuple]
-FIELDS = tuple(Fact.__dataclass_fields__)
-
-# One row per name, its fields in the order of ``Fact`` separated by spaces: ``1``/``0`` for
-# True/False, ``-`` for None.  (One string, not tuples: where bytecode is not cached the
-# module is compiled on every import, and one string compiles in no time, 18,000 constants in
-# a fifth of a second.)
-_TEXT = """
+ROWS = """
 {rows}"""
-_VALUES = {{"1": True, "0": False, "-": None}}
-
-
-@lru_cache(maxsize=None)
-def _rows() -> tuple:
-    rows = []
-    for line in _TEXT.splitlines()[1:]:
-        cells = line.split()
-        rows.append((cells[0], *cells[1:6], *(_VALUES[c] for c in cells[6:10]), _VALUES.get(cells[10], cells[10])))
-    return tuple(rows)
-
-
-@lru_cache(maxsize=None)
-def _index() -> dict:
-    return {{row[0]: row for row in _rows()}}
-
-
-@lru_cache(maxsize=None)
-def fact(name: str) -> Optional[Fact]:
-    """The facts of the qualified name ``name`` (``torch.Tensor.view``), or None."""
-    row = _index().get(name)
-    return Fact(*row[1:]) if row is not None else None
-
-
-def method(name: str) -> Optional[Fact]:
-    """The facts of the tensor method or property ``name`` (``view``, ``T``)."""
-    return fact("torch.Tensor." + name)
-
-
-@lru_cache(maxsize=None)
-def _members(kind: str, prefix: str) -> tuple:
-    """(short name, row) of every ``kind`` row directly under ``prefix``."""
-    start = len(prefix)
-    return tuple((row[0][start:], row) for row in _rows()
-                 if row[1] == kind and row[0].startswith(prefix) and "." not in row[0][start:])
-
-
-def _select(kind: str, prefix: str, where: dict) -> frozenset:
-    tests = []
-    for field, allowed in where.items():
-        values = allowed if isinstance(allowed, (set, frozenset, tuple)) else (allowed,)
-        tests.append((FIELDS.index(field) + 1, values))
-    return frozenset(name for name, row in _members(kind, prefix)
-                     if all(row[position] in values for position, values in tests))
-
-
-def methods(**where: _Allowed) -> frozenset:
-    """Names of tensor methods whose fields have the given values (a set: any of them):
-    ``methods(aliasing={{"view", "maybe_view"}})``."""
-    return _select("method", "torch.Tensor.", where)
-
-
-def properties(**where: _Allowed) -> frozenset:
-    """Names of tensor properties (``T``, ``data``, ``shape``) whose fields have the given values."""
-    return _select("property", "torch.Tensor.", where)
-
-
-def functions(module: str = "torch", **where: _Allowed) -> frozenset:
-    """Names of the functions of ``module`` (``torch``, ``torch.nn.functional``...) whose fields
-    have the given values."""
-    return _select("function", module + ".", where)
-
-
-def types(**where: _Allowed) -> frozenset:
-    """Names of the legacy tensor types (``FloatTensor``, ``Tensor``) whose fields have the given values."""
-    return _select("type", "torch.", where)
-
-
-def module_classes(**where: _Allowed) -> frozenset:
-    """Names of ``torch.nn`` module classes whose fields have the given values."""
-    return _select("module_class", "torch.nn.", where)
 '''
 
 
