@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
-from torchlint.syntax import parsing
+from torchlint.syntax import cst, parsing
 from torchlint.syntax.source import LineIndex, SourceText, UnreadableSource, read_bytes
 from torchlint.analysis.project import Project
 from torchlint.framework.diagnostics import Applicability, Diagnostic, FileReport, TextEdit
@@ -76,8 +76,8 @@ def fix_source(source: SourceText, display_path: str, rules: Sequence[type[Rule]
         new_text = apply_edits(text, [edit for d in chosen for edit in d.text_edits])
         problem = verify(new_text, display_path, parser_of(project))
         if problem is not None:
-            deeper = [d for d in chosen if _nests_too_deeply(verify(apply_edits(text, d.text_edits), display_path,
-                                                                    parser_of(project)))]
+            deeper = [d for d in chosen if (alone := verify(apply_edits(text, d.text_edits), display_path,
+                                                            parser_of(project))) is not None and alone.too_deep]
             if deeper:
                 # Code at Python's nesting limit: `x.data` -> `x.detach()` is one call deeper.
                 # Those findings stay, unfixed, as they would for an unsafe fix not asked for.
@@ -97,12 +97,6 @@ def _identity(diagnostic: Diagnostic, text: str) -> tuple:
     """A fix as what it replaces and with what: the same in later rounds, when other
     fixes have moved it."""
     return diagnostic.code, tuple((text[edit.start:edit.end], edit.content) for edit in diagnostic.text_edits)
-
-
-def _nests_too_deeply(problem: Optional[str]) -> bool:
-    """``verify``'s complaint is the nesting limit of Python's parser or compiler."""
-    return problem is not None and any(
-        words in problem for words in ("nested too deeply", "too many nested", "too complex", "RecursionError"))
 
 
 def _failed(outcome: FixOutcome, reason: str) -> FixOutcome:
@@ -180,22 +174,38 @@ def apply_edits(text: str, edits: list[TextEdit]) -> str:
     return "".join(pieces)
 
 
-def verify(text: str, display_path: str, parser: str = "auto") -> Optional[str]:
+@dataclass(frozen=True)
+class Unusable:
+    """Why fixed text cannot be written: ``message`` for the user; ``too_deep`` when only
+    the nesting limit of Python's parser or compiler stands in the way."""
+
+    message: str
+    too_deep: bool = False
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def verify(text: str, display_path: str, parser: str = "auto") -> Optional[Unusable]:
     """None when ``text`` parses into torchlint's tree and compiles; otherwise what went
     wrong.  Code whose syntax is newer than this Python (parsed by libcst) cannot be
     compiled here: libcst's grammar is its only check."""
     try:
         _, parsed_by = parsing.parse(text, parser)
     except Exception as error:  # noqa: BLE001 - any failure means the text is unusable
-        return f"produced code that does not parse ({type(error).__name__}: {str(error).splitlines()[0]})"
+        too_deep = isinstance(error, RecursionError) or getattr(error, "too_deep", False)
+        return Unusable(f"produced code that does not parse ({type(error).__name__}: {str(error).splitlines()[0]})",
+                        too_deep)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             compile(text, display_path, "exec", dont_inherit=True)
-    except (SyntaxError, ValueError) as error:
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
         if parsed_by == "libcst" and isinstance(error, SyntaxError) and sys.version_info[:2] < parsing.NEWEST_SYNTAX:
             return None  # syntax newer than this Python: libcst's grammar is the only check here
-        return f"produced code that does not compile ({type(error).__name__}: {error})"
+        too_deep = isinstance(error, RecursionError) or (
+            isinstance(error, SyntaxError) and cst.ParserSyntaxError.of(error).too_deep)
+        return Unusable(f"produced code that does not compile ({type(error).__name__}: {error})", too_deep)
     return None
 
 

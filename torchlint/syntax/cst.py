@@ -36,16 +36,31 @@ from torchlint.syntax.source import LINE_BREAK, line_start as _start_of_line
 # Errors
 
 
+# What CPython's parser and compiler say of text past their nesting limits.
+NESTING_LIMIT_MESSAGES = re.compile(r"too many nested|too many levels of indentation|too many statically nested|"
+                                    r"too complex")
+
+
 class ParserSyntaxError(Exception):
     """The text is not Python this interpreter parses; lines and columns are 1-based."""
 
-    def __init__(self, message: str, editor_line: int = 1, editor_column: int = 1, syntax: bool = True):
+    def __init__(self, message: str, editor_line: int = 1, editor_column: int = 1, syntax: bool = True,
+                 too_deep: bool = False):
         super().__init__(message)
         self.message = message
         self.editor_line = editor_line
         self.editor_column = editor_column
         # False: not a syntax error but text ast cannot take (a null byte, too deep nesting).
         self.syntax = syntax
+        # The text is nested past what a parser or compiler takes (every Python refuses it).
+        self.too_deep = too_deep
+
+    @classmethod
+    def of(cls, error: SyntaxError) -> "ParserSyntaxError":
+        """Python's own syntax error, in these terms."""
+        message = str(error.msg)
+        return cls(message, error.lineno or 1, max(error.offset or 1, 1),
+                   too_deep=bool(NESTING_LIMIT_MESSAGES.search(message)))
 
     @property
     def reason(self) -> str:
@@ -488,9 +503,9 @@ def parse_ast(text: str) -> ast.Module:
         with _recursion_limit(_PYTHON_RECURSION_LIMIT + _stack_depth()):
             return ast.parse(text[1:] if text.startswith("\ufeff") else text, type_comments=False)
     except SyntaxError as error:
-        raise ParserSyntaxError(str(error.msg), error.lineno or 1, max(error.offset or 1, 1)) from None
+        raise ParserSyntaxError.of(error) from None
     except RecursionError as error:
-        raise ParserSyntaxError(_too_deep(error), syntax=False) from None
+        raise ParserSyntaxError(_too_deep(error), syntax=False, too_deep=True) from None
     except (ValueError, MemoryError) as error:
         raise ParserSyntaxError(f"{type(error).__name__}: {error}", syntax=False) from None
 
@@ -520,7 +535,7 @@ def _deep(build, text: Optional[str] = None):
         try:
             return build()
         except RecursionError as error:
-            raise ParserSyntaxError(f"RecursionError: {error}", syntax=False) from None
+            raise ParserSyntaxError(f"RecursionError: {error}", syntax=False, too_deep=True) from None
 
 
 def _check_compiles(text: str) -> None:
@@ -529,9 +544,9 @@ def _check_compiles(text: str) -> None:
             warnings.simplefilter("ignore")
             compile(text[1:] if text.startswith("\ufeff") else text, "<file>", "exec", dont_inherit=True)
     except SyntaxError as error:
-        raise ParserSyntaxError(str(error.msg), error.lineno or 1, max(error.offset or 1, 1)) from None
+        raise ParserSyntaxError.of(error) from None
     except RecursionError as error:
-        raise ParserSyntaxError(_too_deep(error), syntax=False) from None
+        raise ParserSyntaxError(_too_deep(error), syntax=False, too_deep=True) from None
     except (ValueError, MemoryError) as error:
         raise ParserSyntaxError(f"{type(error).__name__}: {error}", syntax=False) from None
 

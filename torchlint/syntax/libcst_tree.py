@@ -74,7 +74,7 @@ def parse_module(text: str) -> cst.Module:
     try:
         theirs._codegen(state)
     except RecursionError as error:
-        raise cst.ParserSyntaxError(f"nested too deeply for libcst (RecursionError: {error})", syntax=False) from None
+        raise _too_deep(error) from None
     written = "".join(state.tokens)
     if written != text and written != text + theirs.default_newline:
         # libcst drops some whitespace it does not model; its offsets would be off.
@@ -82,7 +82,7 @@ def parse_module(text: str) -> cst.Module:
     try:
         return _Mirror(text, state.found, state.outer).module(theirs)
     except RecursionError as error:
-        raise cst.ParserSyntaxError(f"nested too deeply (RecursionError: {error})", syntax=False) from None
+        raise _too_deep(error) from None
     except Unsupported as error:
         raise cst.ParserSyntaxError(f"libcst node {error} has no counterpart in torchlint's tree",
                                     syntax=False) from None
@@ -94,7 +94,12 @@ def _libcst_parse(text: str) -> libcst.Module:
     except libcst.ParserSyntaxError as error:
         raise cst.ParserSyntaxError(_reason(error), *_position(error)) from None
     except RecursionError as error:
-        raise cst.ParserSyntaxError(f"nested too deeply for libcst (RecursionError: {error})", syntax=False) from None
+        raise _too_deep(error) from None
+
+
+def _too_deep(error: RecursionError) -> cst.ParserSyntaxError:
+    return cst.ParserSyntaxError(f"nested too deeply for libcst (RecursionError: {error})", syntax=False,
+                                 too_deep=True)
 
 
 def _trial_parse(text: str) -> Optional[cst.ParserSyntaxError]:
@@ -130,11 +135,10 @@ def _trial_parse(text: str) -> Optional[cst.ParserSyntaxError]:
                 libcst.parse_module(text)
                 status = 0
             except libcst.ParserSyntaxError as error:
-                os.write(writer, json.dumps([_reason(error), *_position(error), True]).encode())
+                os.write(writer, json.dumps([_reason(error), *_position(error), True, False]).encode())
                 status = _REFUSED
             except RecursionError as error:
-                os.write(writer, json.dumps([f"nested too deeply for libcst (RecursionError: {error})", 1, 1,
-                                             False]).encode())
+                os.write(writer, json.dumps([_too_deep(error).message, 1, 1, False, True]).encode())
                 status = _REFUSED
         finally:
             os._exit(status)
@@ -164,12 +168,13 @@ def _trial_parse(text: str) -> Optional[cst.ParserSyntaxError]:
     if code == 0:
         return None
     if code == _REFUSED:
-        message, row, column, syntax = json.loads(sent)
-        return cst.ParserSyntaxError(message, row, column, syntax=syntax)
+        message, row, column, syntax, too_deep = json.loads(sent)
+        return cst.ParserSyntaxError(message, row, column, syntax=syntax, too_deep=too_deep)
     if code == _OUT_OF_MEMORY:
         return cst.ParserSyntaxError(f"libcst's parser needed more than {LIBCST_MEMORY >> 20} MiB of memory for it",
                                      syntax=False)
-    return cst.ParserSyntaxError("nested too deeply for libcst's parser (it crashed on the file)", syntax=False)
+    return cst.ParserSyntaxError("nested too deeply for libcst's parser (it crashed on the file)", syntax=False,
+                                 too_deep=True)
 
 
 def _position(error: libcst.ParserSyntaxError) -> tuple[int, int]:

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 if TYPE_CHECKING:  # imported where a tree is built: a warm run (the cache) builds none
     from torchlint.syntax import cst
 
+T = TypeVar("T")
 PARSERS = ("auto", "fast", "libcst")
 # What may use syntax of a Python newer than this one, by the version that brought it:
 # except*, starred subscripts and annotations (3.11); type parameters, `type` statements
@@ -32,9 +33,6 @@ _NEWER_SYNTAX = (
                          re.MULTILINE)),
     ((3, 13), re.compile(r"^[ \t]*type[ \t]+\w+[ \t]*\[|\b(?:def|class)[ \t]+\w+[ \t]*\[", re.MULTILINE)),
 )
-# Limits every CPython has: a newer Python refuses the file too, so libcst is not asked.
-_LIMITS = re.compile(r"too many nested parentheses|too many levels of indentation|too many statically nested|"
-                     r"too complex|too many nested")
 # The newest Python whose syntax torchlint's tree mirrors (cst.py's node classes).
 NEWEST_SYNTAX = (3, 13)
 
@@ -49,15 +47,33 @@ def parse(text: str, parser: str = "auto", lazy_bodies: bool = False) -> tuple["
     """The tree of ``text`` and the parser that built it ("fast" or "libcst")."""
     from torchlint.syntax import cst
 
+    return _first_that_parses(text, parser, lambda: cst.parse_module(text, lazy_bodies),
+                              lambda: _libcst_tree().parse_module(text))
+
+
+def check_syntax(text: str, parser: str = "auto") -> None:
+    """``cst.ParserSyntaxError`` unless ``text`` is Python that torchlint lints, without
+    building a tree where that can be avoided."""
+    from torchlint.syntax import cst
+
+    _first_that_parses(text, parser, lambda: cst.parse_ast(text), lambda: _libcst_tree().check(text))
+
+
+def _first_that_parses(text: str, parser: str, fast: Callable[[], T], reference: Callable[[], T]) -> tuple[T, str]:
+    """``fast()`` (the tree built from ``ast``), or ``reference()`` (libcst's parser) when
+    ``parser`` says so, when the fast tree fails on a case it does not handle, or when it
+    refuses syntax a newer Python may accept; with the parser that gave the result."""
+    from torchlint.syntax import cst
+
     if parser == "libcst":
-        return _libcst(text), "libcst"
+        return reference(), "libcst"
     try:
-        return cst.parse_module(text, lazy_bodies), "fast"
+        return fast(), "fast"
     except cst.ParserSyntaxError as error:
         if parser == "fast" or not _newer_syntax_possible(error, text):
             raise
         try:
-            return _libcst(text), "libcst"
+            return reference(), "libcst"
         except cst.ParserSyntaxError:
             raise error from None  # Python's own words for the error
     except RecursionError:
@@ -66,32 +82,9 @@ def parse(text: str, parser: str = "auto", lazy_bodies: bool = False) -> tuple["
         if parser == "fast":
             raise
         try:
-            return _libcst(text), "libcst"
+            return reference(), "libcst"
         except cst.ParserSyntaxError:
             raise cst.ParserSyntaxError(f"{type(error).__name__}: {error}", syntax=False) from error
-
-
-def check_syntax(text: str, parser: str = "auto") -> None:
-    """``cst.ParserSyntaxError`` unless ``text`` is Python that torchlint lints, without
-    building a tree where that can be avoided."""
-    from torchlint.syntax import cst
-
-    if parser == "libcst":
-        _libcst_tree().check(text)
-        return
-    try:
-        cst.parse_ast(text)
-    except cst.ParserSyntaxError as error:
-        if parser == "fast" or not _newer_syntax_possible(error, text):
-            raise
-        try:
-            _libcst_tree().check(text)
-        except cst.ParserSyntaxError:
-            raise error from None  # Python's own words for the error
-
-
-def _libcst(text: str) -> "cst.Module":
-    return _libcst_tree().parse_module(text)
 
 
 def _libcst_tree():
@@ -104,6 +97,6 @@ def _newer_syntax_possible(error: "cst.ParserSyntaxError", text: str) -> bool:
     """Whether a newer Python than this one might parse what ``error`` refused: the text
     uses a construct whose syntax a newer Python changed (libcst is not asked about a
     Python 2 file, or a broken one without such constructs)."""
-    if not error.syntax or _LIMITS.search(error.message):
+    if not error.syntax or error.too_deep:  # a newer Python refuses the file too
         return False
     return any(sys.version_info[:2] < version and pattern.search(text) for version, pattern in _NEWER_SYNTAX)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import bisect
 import errno
-import io
 import os
 import re
 import stat
