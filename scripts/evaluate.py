@@ -1,20 +1,30 @@
-"""Precision and recall of torchlint on labelled legacy code from PyPI.
+"""Precision and recall of torchlint on labelled code: legacy libraries from PyPI, and
+training scripts, tutorials and paper code from GitHub (the script corpus).
 
-The labelled set lives in eval/labels/<package>-<version>.csv: one row per site,
+The labelled set lives in eval/labels/<package>-<version>.csv (PyPI) and
+eval/labels/<owner>+<name>.csv (a script repository of eval/script_corpus/, rebuilt by
+scripts/script_corpus.py): one row per site,
 `file,line,column,code,label,note`, where label is `true` (a real instance of the rule)
 or `false` (a near miss: it looks like one but is not).  Recall needs every real
 instance, not only what torchlint reports, so candidate sites are generated
 syntactically, independently of torchlint's inference:
 
     python scripts/evaluate.py candidates            # write eval/candidates/*.csv to label
+    python scripts/evaluate.py candidates owner/name # one script repository
     python scripts/evaluate.py score                 # precision/recall per rule (downloads packages)
+    python scripts/evaluate.py score --corpus scripts  # on the script corpus only
     python scripts/evaluate.py score --unlabelled    # also list findings missing from the labels
     python scripts/evaluate.py sample                # draw findings on modern code to label
 
 Candidates: every `.data` attribute (classified read/write/assign/[0] like TL101-TL203),
 every `Variable` reference, every `volatile` argument or attribute, every call of a
-`*Tensor` type, `.new(...)`, `.type(<*Tensor>)` and `set_default_tensor_type`.  Labels
-for the other rules are added for the sites torchlint reports (`--unlabelled` lists them).
+`*Tensor` type, `.new(...)`, `.type(<*Tensor>)` and `set_default_tensor_type`; and, for
+the other families, every `+=` in a loop (TL401), `.clone().detach()` (TL402),
+`torch.tensor(<not a literal>)` (TL403), `.detach_()` (TL302), and every in-place write to
+a name bound in the same function from `.detach()`, `.numpy()`, `from_numpy` or a view
+(`TL3xx`: the labeller names the rule).  On the script corpus the labeller also reads
+every line, and adds what no candidate found.  A label matches a finding on the same
+file, line and code (the column only separates two on one line).
 
 Modern code (timm, transformers) has too many findings to label them all, and too few
 instances of a rule to measure recall, so `score` also prints a sampled check: the
@@ -33,6 +43,7 @@ import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
+from typing import Optional
 
 from torchlint.syntax import cst  # noqa: E402
 
@@ -42,6 +53,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 
 import random  # noqa: E402
 
+import script_corpus  # noqa: E402
 from pypi_corpus import LEGACY, MODERN, MORE_LEGACY, download  # noqa: E402
 from torchlint.syntax.nodes import dotted  # noqa: E402
 from torchlint.syntax.source import LineIndex  # noqa: E402
@@ -66,8 +78,88 @@ SAMPLE_SEED = 1
 GRAPH_RULE_EXTRAS = ["gpytorch==0.1.0rc1", "pyro-ppl==0.2.1", "pytorch-transformers==1.0.0"]
 
 
+SCRIPTS = [entry["repo"] for entry in script_corpus.entries() if entry["kind"] == "script"]
+MODERN_SCRIPTS = [entry["repo"] for entry in script_corpus.entries() if entry["kind"] == "modern"]
+CORPORA = {
+    "pypi": LEGACY + MORE_LEGACY,
+    "scripts": SCRIPTS + MODERN_SCRIPTS,
+}
+# Where the other families are counted for recall too (labelled by reading every line).
+FAMILY_RECALL_RULES = ("TL301", "TL302", "TL303", "TL304", "TL305", "TL401", "TL402", "TL403", "TL404")
+ALIAS_SOURCES = (".detach()", ".numpy()", "from_numpy(", ".view(", ".view_as(", ".reshape(", ".t()", ".transpose(",
+                 ".permute(", ".expand(", ".squeeze(", ".unsqueeze(", ".narrow(", ".select(", ".data")
+
+
 def package_root(requirement: str) -> Path:
+    """The folder of a PyPI ``name==version`` or a script repository ``owner/name``."""
+    if "==" not in requirement:
+        return script_corpus.rebuild(script_corpus.entries([requirement])[0])
     return download(requirement)
+
+
+def _in_loop(ctx: FileContext, node: cst.CSTNode) -> bool:
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, (cst.For, cst.While)):
+            return True
+        if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return False
+    return False
+
+
+def _literal(node: cst.BaseExpression) -> bool:
+    return isinstance(node, (cst.List, cst.Tuple, cst.Integer, cst.Float, cst.SimpleString, cst.UnaryOperation,
+                             cst.ListComp))
+
+
+def _alias_names(ctx: FileContext, module: cst.Module) -> dict[int, set[str]]:
+    """Per function (by id; 0: module level), the names assigned from an aliasing expression."""
+    names: dict[int, set[str]] = defaultdict(set)
+
+    def visit(node: cst.CSTNode, parent) -> None:
+        if isinstance(node, cst.Assign) and any(source in ctx.code(node.value) for source in ALIAS_SOURCES):
+            function = ctx.enclosing_function(node)
+            for target in node.targets:
+                for name in walk_names(target.target):
+                    names[id(function) if function else 0].add(name)
+
+    walk(module, visit)
+    return names
+
+
+def walk_names(node: cst.CSTNode) -> list[str]:
+    if isinstance(node, cst.Name):
+        return [node.value]
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return [name for element in node.elements for name in walk_names(element.value)]
+    return []
+
+
+_INPLACE_METHODS = None
+
+
+def _inplace_methods() -> frozenset:
+    global _INPLACE_METHODS
+    if _INPLACE_METHODS is None:
+        from torchlint.analysis import torch_facts
+
+        _INPLACE_METHODS = torch_facts.methods(in_place="data")
+    return _INPLACE_METHODS
+
+
+def _written_name(node: cst.CSTNode) -> Optional[tuple[cst.CSTNode, str]]:
+    """(the write, the name written) for an in-place write to a plain name or its items."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+            node.func.attr.value in _inplace_methods():
+        receiver = node.func.value
+    elif isinstance(node, cst.AugAssign):
+        receiver = node.target
+    elif isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Subscript):
+        receiver = node.targets[0].target
+    else:
+        return None
+    while isinstance(receiver, cst.Subscript):
+        receiver = receiver.value
+    return (node, receiver.value) if isinstance(receiver, cst.Name) else None
 
 
 def _candidates_in(path: Path, root: Path, project: Project) -> list[dict]:
@@ -79,8 +171,27 @@ def _candidates_in(path: Path, root: Path, project: Project) -> list[dict]:
     # write it is; the candidate is still a `.data` site whatever the inference says.
     ctx = FileContext(ModuleAnalysis(module, str(path), path, project))
     found: list[tuple[cst.CSTNode, str, str]] = []
+    alias_names = _alias_names(ctx, module)
 
     def visit(node: cst.CSTNode, parent) -> None:
+        written = _written_name(node)
+        if written is not None:
+            function = ctx.enclosing_function(node)
+            if written[1] in alias_names.get(id(function) if function else 0, ()):
+                found.append((node, "TL3xx", ""))
+        if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign) and \
+                not isinstance(node.value, (cst.Integer, cst.Float)) and _in_loop(ctx, node):
+            found.append((node, "TL401", ""))
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            method = node.func.attr.value
+            inner = node.func.value
+            if method == "detach" and isinstance(inner, cst.Call) and dotted(inner.func).rsplit(".", 1)[-1] == "clone":
+                found.append((node, "TL402", ""))
+            elif method == "detach_":
+                found.append((node, "TL302", ""))
+        if isinstance(node, cst.Call) and dotted(node.func) == "torch.tensor" and node.args and \
+                node.args[0].keyword is None and not _literal(node.args[0].value):
+            found.append((node, "TL403", ""))
         if isinstance(node, cst.Attribute) and node.attr.value == "data":
             use = data_access(ctx, node).use
             code = {DataUse.READ: "TL101", DataUse.WRITE: "TL102", DataUse.ASSIGN: "TL103",
@@ -184,26 +295,47 @@ def findings(requirement: str) -> frozenset[tuple[str, int, int, str]]:
     return frozenset(result)
 
 
-def score(packages: list[str], show_unlabelled: bool, show_misses: bool) -> int:
+def _matches(reported: frozenset, labels: dict) -> dict[tuple, tuple]:
+    """Finding -> its label: the same file, line, column and code, else the same file,
+    line and code (a label whose column differs), each label used once."""
+    matched: dict[tuple, tuple] = {key: key for key in reported if key in labels}
+    free: dict[tuple, list[tuple]] = defaultdict(list)
+    for key in labels:
+        if key not in matched.values():
+            free[(key[0], key[1], key[3])].append(key)
+    for key in sorted(reported):
+        if key not in matched and free.get((key[0], key[1], key[3])):
+            matched[key] = free[(key[0], key[1], key[3])].pop(0)
+    return matched
+
+
+def score(packages: list[str], show_unlabelled: bool, show_misses: bool, every_line_read: bool = False) -> int:
+    """The table of precision and recall per rule over ``packages``.  Recall is shown for
+    the rules whose every instance is labelled: the syntactic candidates' rules, and with
+    ``every_line_read`` (the script corpus) the other families too."""
     totals: dict[str, dict[str, int]] = defaultdict(lambda: {"tp": 0, "fp": 0, "fn": 0, "unlabelled": 0})
     unlabelled_rows = []
     misses = []
     for requirement in packages:
         labels = load_labels(requirement)
         reported = findings(requirement)
+        matched = _matches(reported, labels)
         for key in reported:
             code = key[3]
-            if key in labels:
-                totals[code]["tp" if labels[key][0] else "fp"] += 1
-                if not labels[key][0]:
-                    misses.append(f"FP {requirement} {key}")
+            if key in matched:
+                truth = labels[matched[key]][0]
+                totals[code]["tp" if truth else "fp"] += 1
+                if not truth:
+                    misses.append(f"FP {requirement} {key} {labels[matched[key]][1]}")
             else:
                 totals[code]["unlabelled"] += 1
                 unlabelled_rows.append((requirement, key))
+        used = set(matched.values())
         for key, (truth, note) in labels.items():
-            if truth and key not in reported:
+            if truth and key not in used:
                 totals[key[3]]["fn"] += 1
                 misses.append(f"FN {requirement} {key} {note}")
+    recall_rules = RECALL_RULES + (FAMILY_RECALL_RULES if every_line_read else ())
     print("| rule | reported | true positives | false positives | missed | unlabelled | precision | recall |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     failed = 0
@@ -216,7 +348,7 @@ def score(packages: list[str], show_unlabelled: bool, show_misses: bool) -> int:
         precision = t["tp"] / judged if judged else None
         real = t["tp"] + t["fn"]
         recall = t["tp"] / real if real else float("nan")
-        recall_text = f"{recall:.1%}" if code in RECALL_RULES and real else "—"
+        recall_text = f"{recall:.1%}" if code in recall_rules and real else "—"
         precision_text = f"{precision:.1%}" if precision is not None else "—"
         print(f"| {code} | {reported_count} | {t['tp']} | {t['fp']} | {t['fn']} | {t['unlabelled']} | "
               f"{precision_text} | {recall_text} |")
@@ -253,7 +385,7 @@ def sample(packages: list[str]) -> None:
         rng = random.Random(SAMPLE_SEED)
         chosen = []
         for code, keys in sorted(by_code.items()):
-            if _always_sampled(code) or requirement in MODERN:
+            if _always_sampled(code) or requirement in MODERN + MODERN_SCRIPTS:
                 chosen += keys if _always_sampled(code) else rng.sample(keys, min(SAMPLE_PER_RULE, len(keys)))
         rows = {_key(row): row for row in existing}
         for key in chosen:
@@ -290,7 +422,7 @@ def sampled_check(packages: list[str]) -> int:
         for key in findings(requirement):
             by_code[key[3]].append(key)
         for code, keys in sorted(by_code.items()):
-            if requirement not in MODERN and not _always_sampled(code):
+            if requirement not in MODERN + MODERN_SCRIPTS and not _always_sampled(code):
                 continue
             judged = [labels[key] for key in keys if labels.get(key) in ("true", "false")]
             missing = [key for key in keys if _always_sampled(code) and key not in labels]
@@ -306,9 +438,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     cand = sub.add_parser("candidates")
-    cand.add_argument("packages", nargs="*", default=LEGACY + MORE_LEGACY)
+    cand.add_argument("packages", nargs="*", default=LEGACY + MORE_LEGACY + SCRIPTS + MODERN_SCRIPTS)
     sc = sub.add_parser("score")
-    sc.add_argument("packages", nargs="*", default=LEGACY + MORE_LEGACY)
+    sc.add_argument("packages", nargs="*", help="PyPI name==version or owner/name (default: the --corpus)")
+    sc.add_argument("--corpus", choices=sorted(CORPORA), default="pypi", help="which labelled set (default pypi)")
     sc.add_argument("--unlabelled", action="store_true")
     sc.add_argument("--misses", action="store_true")
     sc.add_argument("--no-sampled", action="store_true", help="skip the sampled check of other packages")
@@ -320,9 +453,12 @@ def main() -> None:
     elif args.command == "sample":
         sample(args.packages)
     else:
-        failed = score(args.packages, args.unlabelled, args.misses)
+        packages = args.packages or CORPORA[args.corpus]
+        failed = score(packages, args.unlabelled, args.misses,
+                       every_line_read=all("==" not in package for package in packages))
         if not args.no_sampled:
-            failed |= sampled_check(args.packages + GRAPH_RULE_EXTRAS + MODERN)
+            extras = GRAPH_RULE_EXTRAS + MODERN if args.corpus == "pypi" else []
+            failed |= sampled_check(packages + extras)
         sys.exit(failed)
 
 
