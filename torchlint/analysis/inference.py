@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Iterable, Optional
 
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import is_true, keyword, positional_args
-from torchlint.syntax.walk import settle_upward
+from torchlint.syntax.walk import iter_nodes, settle_upward
 from torchlint.analysis import torch_api
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
 from torchlint.analysis.semantic import Binding, BindingKind, ClassInfo, FunctionInfo, Scope, SemanticModel
@@ -481,17 +481,46 @@ class Inference:
                 return Value(Kind.CLASS, cls=function.cls)
         if binding.param_index == 0 and self.model.is_applied_function(function):
             return Value(Kind.MODULE, (Step(binding.node, f"`{binding.name}` receives modules: `{function.name}` is passed to `.apply()`"),))
-        return None
+        return self._passed_value(binding, function)
+
+    def _passed_value(self, binding: Binding, function: FunctionInfo) -> Optional[Value]:
+        """What the calls of ``function`` in this file pass for the parameter ``binding``,
+        when there are calls and every one passes a known value of the same kind
+        (``train(model, loader)`` after ``model = Net()``)."""
+        if binding.param_index < 0 or not isinstance(binding.node, cst.Param) or function.is_generator \
+                or _returns_mention(function, binding.name):
+            # What a call gets back may depend on what it passes (`def to_gpu(x): return
+            # x.cuda()`): a value from the other calls would be wrong for this one.
+            return None
+        calls = self._call_sites(function)
+        if not calls:
+            return None
+        index = binding.param_index - (1 if function.kind in ("method", "classmethod") else 0)
+        values = []
+        for call in calls:
+            argument = _argument(call, binding.name, index)
+            if argument is None:
+                if any(arg.star for arg in call.args):
+                    return None
+                argument = binding.node.default
+            value = self.infer(argument) if argument is not None else None
+            if value is None or value.kind is Kind.NONE:
+                return None
+            values.append((value, argument, call))
+        value = combine(value for value, _, _ in values)
+        if value is None:
+            return None
+        _, argument, _ = values[0]
+        others = f", as are {len(values) - 1} more" if len(values) > 1 else ""
+        return value.because(Step(argument, f"a call of `{function.name}` passes `{{code}}` for its "
+                                            f"parameter `{binding.name}`{others}"))
 
     def _passed_non_tensor(self, binding: Binding, function: FunctionInfo) -> bool:
         """A call of ``function`` in this file passes something known not to be a tensor
         (a number, a sequence, an array) for the parameter ``binding``."""
         index = binding.param_index - (1 if function.kind in ("method", "classmethod") else 0)
         for call in self._call_sites(function):
-            argument = next((arg.value for arg in call.args if arg.keyword and arg.keyword.value == binding.name), None)
-            positional = positional_args(call)
-            if argument is None and 0 <= index < len(positional) and not any(a.star for a in positional[:index + 1]):
-                argument = positional[index].value
+            argument = _argument(call, binding.name, index)
             passed = self.infer(argument) if argument is not None else None
             if passed is not None and passed.kind in _NOT_TENSOR_KINDS:
                 return True
@@ -1265,6 +1294,27 @@ class Inference:
     def _dict_literal(self, node: cst.Dict) -> Value:
         values = [self.infer(element.value) for element in node.elements if isinstance(element, cst.DictElement)]
         return Value(Kind.DICT, element=combine(values))
+
+
+def _returns_mention(function: FunctionInfo, name: str) -> bool:
+    return any(isinstance(node, cst.Name) and node.value == name
+               for returned in function.returns for node in iter_nodes(returned))
+
+
+def _argument(call: cst.Call, name: str, index: int) -> Optional[cst.BaseExpression]:
+    """What ``call`` passes for the parameter ``name`` at position ``index`` (None: nothing,
+    or a ``*args`` before it hides what)."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    if index < 0:
+        return None
+    for position, arg in enumerate(call.args):
+        if arg.star or arg.keyword is not None:
+            return None
+        if position == index:
+            return arg.value
+    return None
 
 
 def _starts_from_number(value: Optional[Value]) -> bool:

@@ -102,8 +102,13 @@ def base_evidence(ctx: "FileContext", node: cst.Attribute) -> Optional[Value]:
     value = ctx.tensor(node.value)
     if value is not None:
         return value
-    if ctx.infer(node.value) is not None or not ctx.inference.uses_torch:
+    known = ctx.infer(node.value)
+    # A torch.nn module has no `.data`: where the inference says `x` may be one (`pointer =
+    # model`, then `pointer = getattr(pointer, name)` in a loop), it holds something else here.
+    if (known is not None and known.kind is not Kind.MODULE) or not ctx.inference.uses_torch:
         return None
+    elsewhere = "nothing says `{}` is anything else" if known is None else \
+        "`{}` cannot be the torch.nn module it may also be (modules have no `.data`)"
     owner = node.value.attr.value if isinstance(node.value, cst.Attribute) else getattr(node.value, "value", "")
     if isinstance(owner, str) and _FIELD_OWNER.search(owner):
         return None
@@ -111,21 +116,21 @@ def base_evidence(ctx: "FileContext", node: cst.Attribute) -> Optional[Value]:
     if isinstance(parent, cst.Attribute) and parent.value is node:
         if parent.attr.value in _TENSOR_USE_METHODS or _view_with_sizes(ctx, parent):
             return Value(Kind.TENSOR, (Step(parent, f"`{{code}}` uses `{ctx.snippet(node)}` as a tensor, "
-                                                    f"and nothing says `{ctx.snippet(node.value)}` is anything else"),))
+                                                    f"and {elsewhere.format(ctx.snippet(node.value))}"),))
         return None
     if isinstance(parent, cst.Arg) and parent.value is node:
         call = ctx.parent(parent)
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
                 and ctx.tensor(call.func.value) is not None:
             return Value(Kind.TENSOR, (Step(call, f"`{{code}}` passes `{ctx.snippet(node)}` to a tensor method, "
-                                                  f"and nothing says `{ctx.snippet(node.value)}` is anything else"),))
+                                                  f"and {elsewhere.format(ctx.snippet(node.value))}"),))
         return None
     if isinstance(parent, cst.AssignTarget):
         assign = ctx.parent(parent)
         if isinstance(assign, cst.Assign) and is_tensor_expression(ctx, assign.value):
             return Value(Kind.TENSOR, (Step(assign.value, f"a tensor, `{{code}}`, is assigned to "
-                                                          f"`{ctx.snippet(node)}`, and nothing says "
-                                                          f"`{ctx.snippet(node.value)}` is anything else"),))
+                                                          f"`{ctx.snippet(node)}`, and "
+                                                          f"{elsewhere.format(ctx.snippet(node.value))}"),))
     return None
 
 
