@@ -235,8 +235,12 @@ def _candidates_in(path: Path, root: Path, project: Project) -> list[dict]:
         return []
     index = LineIndex(ctx.text)
     rows = []
+    seen = set()
     for node, code, note in found:
         row, column = index.position(node.start)
+        if (row, column, code) in seen:  # `x.data.data`: one site, as the scorer keys it
+            continue
+        seen.add((row, column, code))
         rows.append({
             "file": path.relative_to(root).as_posix(), "line": row, "column": column, "code": code,
             "label": "false" if note else "", "note": note or index.line(row).strip()[:100],

@@ -88,9 +88,10 @@ def rebuild(entry: dict, mirror: Path = DEFAULT_MIRROR) -> Path:
     marker = target / ".complete"
     if marker.exists() and marker.read_text().strip() == entry["commit"]:
         return target
-    git_dir = mirror / entry["repo"].replace("/", "+") / "repo" / ".git"
+    repo = mirror / entry["repo"].replace("/", "+") / "repo"
+    git_dir = repo / ".git" if (repo / ".git").is_dir() else repo  # a checkout's, or a bare repository
     with tempfile.TemporaryDirectory() as scratch:
-        if not git_dir.is_dir():
+        if not (git_dir / "HEAD").is_file():
             git_dir = Path(scratch) / "clone.git"
             subprocess.run(["git", "clone", "--quiet", "--bare", "--filter=blob:none",
                             f"https://github.com/{entry['repo']}.git", str(git_dir)], check=True)
