@@ -188,6 +188,30 @@ POSITIVE = {
         if (w := torch.ones(1)) is not None:
             w.data  # <-
     """,
+    "a parameter every call of the file passes a module for": """
+        import torch.nn as nn
+        class Net(nn.Module):
+            def forward(self, x):
+                return x * 2
+        def train(model, loader):
+            for batch in loader:
+                output = model(batch)
+                print(output.data.max(1))  # <-
+        def evaluate(model, loader):
+            return [model(batch).data for batch in loader]  # <-
+        net = Net()
+        train(net, [])
+        train(model=net, loader=[])
+        evaluate(net, [])
+    """,
+    "a method's parameter passed by its class's calls": """
+        import torch
+        class Trainer:
+            def run(self):
+                self.step(torch.zeros(3))
+            def step(self, x):
+                x.data.zero_()  # <-
+    """,
 }
 
 NEGATIVE = {
@@ -274,6 +298,36 @@ NEGATIVE = {
         batch = next(iter(loader))
         batch[0].data
     """,
+    "calls that pass different kinds": """
+        import torch
+        def show(x):
+            print(x.data)
+        show(torch.zeros(2))
+        show([1, 2])
+    """,
+    "a call that passes something unknown": """
+        import torch
+        def show(x):
+            print(x.data)
+        show(torch.zeros(2))
+        show(make())
+    """,
+    "a call hidden behind *args": """
+        import torch
+        def show(x):
+            print(x.data)
+        show(torch.zeros(2))
+        show(*things)
+    """,
+    "what a function returns does not take other calls' arguments": """
+        import torch
+        def nll(preds, target):
+            diff = preds - target
+            return (diff ** 2).sum()
+        nll(torch.zeros(2), torch.ones(2))
+        loss = nll(dataset_a, dataset_b)
+        loss.data
+    """,
 }
 
 
@@ -304,6 +358,19 @@ def test_evidence_chain_names_every_hop() -> None:
     assert messages[0] == "`loss` = `criterion(model(x), y)`, which is the result of a loss criterion"
     assert "`criterion` = `nn.CrossEntropyLoss()`, which is a torch.nn.CrossEntropyLoss module" in messages
     assert [note.row for note in finding.evidence][:2] == [4, 2]
+
+
+def test_a_parameter_from_call_sites_says_which_call() -> None:
+    source = textwrap.dedent("""
+        import torch
+        def show(x):
+            print(x.data)
+        show(torch.zeros(2))
+        show(torch.ones(2))
+    """).lstrip()
+    (finding,) = lint_text(source, rules=RULES).diagnostics
+    assert finding.evidence[0].message == "a call of `show` passes `torch.zeros(2)` for its parameter `x`, and so does 1 more"
+    assert finding.evidence[0].row == 4
 
 
 def test_a_caller_passing_a_non_tensor_overrides_the_parameter_annotation() -> None:

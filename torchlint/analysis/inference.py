@@ -9,7 +9,9 @@ or a ``Value`` whose ``why`` chain says where the evidence comes from:
 - annotations (``x: torch.Tensor``), ``requires_grad=True``,
 - how a name is used (``loss.backward()``, ``m.parameters()``) when torch is imported,
 - flow through assignments, tuple unpacking, loops, comprehensions, function returns
-  and the attributes a class assigns to ``self``.
+  and the attributes a class assigns to ``self``,
+- what the calls in the same file pass for a parameter, when every call passes the same
+  kind of value (what a function returns never rests on this: see ``standalone``).
 
 Answers are computed on demand and memoised per node; cycles and very deep
 expressions give up (``None``) rather than recurse without bound.
@@ -23,7 +25,7 @@ from typing import TYPE_CHECKING, Iterable, Optional
 
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import is_true, keyword, positional_args
-from torchlint.syntax.walk import iter_nodes, settle_upward
+from torchlint.syntax.walk import settle_upward
 from torchlint.analysis import torch_api
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
 from torchlint.analysis.semantic import Binding, BindingKind, ClassInfo, FunctionInfo, Scope, SemanticModel
@@ -103,8 +105,12 @@ def combine(values: Iterable[Optional[Value]]) -> Optional[Value]:
 
 class Inference:
     def __init__(self, model: SemanticModel, project: Optional["Project"] = None,
-                 roots: tuple = ()):
+                 roots: tuple = (), call_sites: bool = True):
         self.model = model
+        # Whether a parameter may take its value from the calls in this file (see
+        # _passed_value); off in ``standalone``, which says what a function returns.
+        self.call_sites = call_sites
+        self._standalone: Optional[Inference] = None
         # The user's other modules, for names imported from them (see project.py).
         self.project = project
         self.roots = roots
@@ -146,6 +152,18 @@ class Inference:
             cst.FormattedString: lambda n: OTHER,
             cst.Set: lambda n: OTHER,
         }
+
+    @property
+    def standalone(self) -> "Inference":
+        """This module's inference without values from call sites: what a function returns
+        to a call must not rest on what the other calls pass (``def nll(p, t): return
+        ((p - t) ** 2).sum()`` returns a tensor only to callers that pass tensors)."""
+        if not self.call_sites:
+            return self
+        if self._standalone is None:
+            self._standalone = Inference(self.model, self.project, self.roots, call_sites=False)
+            self._standalone._uses_torch = self._uses_torch
+        return self._standalone
 
     # --- entry points --------------------------------------------------------------
 
@@ -487,10 +505,7 @@ class Inference:
         """What the calls of ``function`` in this file pass for the parameter ``binding``,
         when there are calls and every one passes a known value of the same kind
         (``train(model, loader)`` after ``model = Net()``)."""
-        if binding.param_index < 0 or not isinstance(binding.node, cst.Param) or function.is_generator \
-                or _returns_mention(function, binding.name):
-            # What a call gets back may depend on what it passes (`def to_gpu(x): return
-            # x.cuda()`): a value from the other calls would be wrong for this one.
+        if not self.call_sites or binding.param_index < 0 or not isinstance(binding.node, cst.Param):
             return None
         calls = self._call_sites(function)
         if not calls:
@@ -511,7 +526,8 @@ class Inference:
         if value is None:
             return None
         _, argument, _ = values[0]
-        others = f", as are {len(values) - 1} more" if len(values) > 1 else ""
+        more = len(values) - 1
+        others = f", and so {'does' if more == 1 else 'do'} {more} more" if more else ""
         return value.because(Step(argument, f"a call of `{function.name}` passes `{{code}}` for its "
                                             f"parameter `{binding.name}`{others}"))
 
@@ -1057,7 +1073,7 @@ class Inference:
         arithmetic on such values and numbers): its output, a tensor, is 0-dim."""
         if function.is_generator or not function.returns:
             return None
-        steps = [self._full_reduction(expression) for expression in function.returns]
+        steps = [self.standalone._full_reduction(expression) for expression in function.returns]
         if not all(steps):
             return None
         name = f"{function.cls.name}.forward" if function.cls is not None else function.name
@@ -1148,7 +1164,7 @@ class Inference:
             if value is not None and not value.why:
                 value = value.because(Step(returns.annotation, f"`{function.name}` is annotated `-> {{code}}`"))
         if not function.is_generator and function.returns:
-            returned = combine(self.infer(expression) for expression in function.returns)
+            returned = combine(self.standalone.infer(expression) for expression in function.returns)
             if value is None:
                 value = returned
             elif value.kind is Kind.TENSOR and returned is not None and returned.scalar:
@@ -1294,11 +1310,6 @@ class Inference:
     def _dict_literal(self, node: cst.Dict) -> Value:
         values = [self.infer(element.value) for element in node.elements if isinstance(element, cst.DictElement)]
         return Value(Kind.DICT, element=combine(values))
-
-
-def _returns_mention(function: FunctionInfo, name: str) -> bool:
-    return any(isinstance(node, cst.Name) and node.value == name
-               for returned in function.returns for node in iter_nodes(returned))
 
 
 def _argument(call: cst.Call, name: str, index: int) -> Optional[cst.BaseExpression]:
