@@ -1399,6 +1399,11 @@ class Campaign:
         if item.name in bad_files or verdict is None or verdict.get("unknown") or not item.name.endswith(".py"):
             return
         python_error = verdict.get("ast")
+        if python_error is not None and any(
+                m.get("code") == "TL205" or (m.get("code") == "TL000" and "has syntax that Python 3 refuses" in
+                                             m.get("message", "")) for m in (json.loads(line) for line in found)):
+            self.inform("read legacy syntax that ast rejects (TL000 note or TL205)")
+            return
         torchlint_says = " | ".join(reasons)
         if python_error is None and reasons:
             if _DEPTH_LIMITED.search(torchlint_says) or "binary" in torchlint_says or "too large" in torchlint_says:

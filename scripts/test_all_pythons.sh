@@ -12,7 +12,8 @@ versions=("$@")
 [ ${#versions[@]} -gt 0 ] || versions=(3.10 3.11 3.12 3.13)
 main=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 tests=(tests/test_cst.py tests/test_parser_fallback.py tests/test_fixtures.py tests/test_rule_metadata.py
-       tests/test_inference.py tests/test_suppression.py tests/test_bad_input.py tests/test_linear_time.py)
+       tests/test_inference.py tests/test_suppression.py tests/test_bad_input.py tests/test_linear_time.py
+       tests/test_legacy_syntax.py)
 
 interpreter() {
     local version=$1 root

@@ -9,7 +9,10 @@ from pathlib import Path
 
 from conftest import FIXTURES, REPO, run_torchlint
 
-BAD_FIXTURES = sorted(path.relative_to(REPO).as_posix() for path in FIXTURES.glob("*/bad_*.py"))
+# flake8 runs no plugin on a file Python refuses (it reports E999): TL205's fixtures
+# (`async=`) are linted by `torchlint check` only.
+BAD_FIXTURES = sorted(path.relative_to(REPO).as_posix() for path in FIXTURES.glob("*/bad_*.py")
+                      if not path.parent.name.startswith("TL205"))
 FORMAT = "%(path)s:%(row)d:%(col)d:%(code)s"
 
 

@@ -56,6 +56,8 @@ def _texts():
     for name, text in TRICKY.items():
         yield pytest.param(text, id=name)
     for path in sorted(FIXTURES.rglob("*.py")):
+        if path.parent.name.startswith("TL205"):
+            continue  # legacy syntax: read through legacy.py, always with every body built
         yield pytest.param(path.read_text(encoding="utf-8"), id=path.relative_to(FIXTURES).as_posix())
     for path in LIBRARY_FILES:
         yield pytest.param(path.read_text(encoding="utf-8"), id=f"stdlib/{path.relative_to(STANDARD_LIBRARY)}")

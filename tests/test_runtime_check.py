@@ -208,8 +208,13 @@ def test_other_bad_fixtures(fixtures_run) -> None:
 def test_every_finding_has_a_runtime_verdict(fixtures_run) -> None:
     verdicts = {runtime["verdict"] for findings in fixtures_run.values() for runtime in findings.values()}
     assert verdicts <= {CONFIRMED, LATENT, NOT_REPRODUCED, COULD_NOT_RUN}
-    for findings in fixtures_run.values():
+    for path, findings in fixtures_run.items():
         for runtime in findings.values():
+            if "TL205" in str(path):  # `async=`: Python refuses the file, which cannot run until fixed
+                assert runtime["run"] == "none" and runtime["verdict"] == COULD_NOT_RUN
+                assert runtime["evidence"].startswith("Python 3.") and "cannot run until that is fixed" in \
+                    runtime["evidence"]
+                continue
             assert runtime["evidence"] and runtime["run"] in ("module", "call", "entry")
 
 

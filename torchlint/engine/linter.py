@@ -17,6 +17,7 @@ import traceback
 from typing import Callable, Iterator, Optional, Sequence
 
 from torchlint.syntax import cst, parsing
+from torchlint.syntax.legacy import Repair
 from torchlint.syntax.source import LineIndex, SourceText
 from torchlint.syntax.walk import walk
 from torchlint.analysis.module_analysis import ModuleAnalysis
@@ -64,10 +65,14 @@ def _lint(source: SourceText, display_path: str, rules: Sequence[type[Rule]],
         problem = _python_syntax_error(source.text, parser_of(project))
         return [unlintable(display_path, *problem)] if problem is not None else []
     rules = active
+    repairs: tuple[Repair, ...] = ()
     try:
         module = parsing.parse_module(source.text, parser_of(project))
     except cst.ParserSyntaxError as error:
-        return [unlintable(display_path, *syntax_error_reason(error))]
+        recovered = parsing.parse_repaired(source.text, error)
+        if recovered is None:
+            return [unlintable(display_path, *syntax_error_reason(error))]
+        module, repairs = recovered
     except Exception as error:  # a bug in the tree's construction must not stop the run
         return [unlintable(display_path, f"cannot parse: {type(error).__name__}: {error}")]
     if not rules:
@@ -79,6 +84,8 @@ def _lint(source: SourceText, display_path: str, rules: Sequence[type[Rule]],
             rules = [rule for rule in rules if rule in by_text]
         _run_rules(context, rules)
         diagnostics = _diagnostics(context, source.text)
+        if repairs:
+            diagnostics = _read_through_repairs(display_path, source.text, diagnostics, repairs)
         if context.findings_over_limit:
             diagnostics.insert(0, _over_limit(display_path, context.findings_over_limit))
         # Nothing else refers to this analysis (other files that import this one get
@@ -96,6 +103,35 @@ def _lint(source: SourceText, display_path: str, rules: Sequence[type[Rule]],
             unlintable(display_path, f"internal error{where}: {type(error).__name__}: {error} (please report this)")
         ]
     return diagnostics
+
+
+def _read_through_repairs(display_path: str, text: str, diagnostics: list[Diagnostic],
+                          repairs: tuple[Repair, ...]) -> list[Diagnostic]:
+    """The findings of a file whose legacy syntax was rewritten to build its tree
+    (legacy.py).  When a fix of TL205 covers every rewrite (``async=`` only), the file's
+    fixes stand: applied together they give Python 3.  Otherwise no fix can make the file
+    parse, so none is offered, and a TL000 note says which constructs Python 3 refuses."""
+    index = LineIndex(text)
+    fixed_here = {(d.row, d.column) for d in diagnostics if d.code == "TL205" and d.text_edits}
+    left = [r for r in repairs if index.position(r.start) not in fixed_here]
+    if not left:
+        return diagnostics
+    kinds: dict[str, list[int]] = {}
+    for found in left:
+        kinds.setdefault(found.construct, []).append(index.position(found.start)[0])
+    described = "; ".join(f"{construct} ({_lines(rows)})" for construct, rows in kinds.items())
+    row, column = index.position(left[0].start)
+    note = dataclasses.replace(
+        unlintable(display_path, "", row, column),
+        message=f"{display_path} has syntax that Python 3 refuses: {described}. torchlint read it as Python 3 "
+                "to lint it; its findings are shown, without fixes")
+    unfixed = [dataclasses.replace(d, fix=None, text_edits=[], fix_edits=[]) for d in diagnostics]
+    return [note, *unfixed]
+
+
+def _lines(rows: list[int]) -> str:
+    shown = ", ".join(str(row) for row in rows[:5])
+    return ("line " if len(rows) == 1 else "lines ") + shown + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
 
 
 def _over_limit(display_path: str, dropped: int) -> Diagnostic:

@@ -74,6 +74,12 @@ UNLINTABLE_FILE = EngineRule(
     otherwise), is binary, is too large, cannot be read, or disappears while torchlint
     runs. The message names the reason; every other file is still linted.
 
+    A file with syntax that today's Python refuses but old scripts have (Python 2's
+    `print x`, `except E, e:`; see TL205 for `async=`) is still linted: torchlint reads
+    each such construct as Python 3 of the same length, reports the findings at the file's
+    own lines and columns, and a TL000 note names the constructs. No fix is offered in
+    such a file, since none would make it Python 3.
+
     It cannot be deselected or suppressed with `# noqa`: a file torchlint cannot read
     is a file nobody has checked. Exclude the file instead (`exclude` or
     `extend-exclude` in `[tool.torchlint]`).

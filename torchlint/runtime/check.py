@@ -10,10 +10,12 @@ torch once); ``monitor.run_job`` is what runs inside it.
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import os
 import re
 import shlex
+import sys
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -86,6 +88,21 @@ def require_torch() -> None:
                                  "pip install 'torchlint[runtime]'")
 
 
+def _unplannable(report: FileReport) -> str:
+    """Why the file of ``report`` cannot be run: Python refuses it (legacy syntax, which
+    torchlint reads but Python does not run), or its source is not at hand."""
+    if report.source is None:
+        return "the file's source could not be planned"
+    try:
+        ast.parse(report.source.text)
+    except SyntaxError as error:
+        hint = " (`torchlint check --fix` renames `async=`)" if any(d.code == "TL205" for d in report.diagnostics) \
+            else ""
+        return (f"Python {sys.version_info[0]}.{sys.version_info[1]} cannot parse the file ({error.msg}, line "
+                f"{error.lineno}): it cannot run until that is fixed{hint}")
+    return "the file's source could not be planned"
+
+
 @dataclass
 class _File:
     report: FileReport
@@ -121,8 +138,10 @@ class RuntimeCheck:
                 continue
             for d in report.diagnostics:
                 if d.code not in UNJUDGED:
-                    reason = "notebooks are not run by the runtime check" if report.path.endswith(".ipynb") or \
-                        getattr(d, "cell", None) else "the file's source could not be planned"
+                    if report.path.endswith(".ipynb") or getattr(d, "cell", None):
+                        reason = "notebooks are not run by the runtime check"
+                    else:
+                        reason = _unplannable(report)
                     d.runtime = {"verdict": COULD_NOT_RUN, "evidence": reason, "run": "none"}
         if not files:
             return

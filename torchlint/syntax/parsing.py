@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import TYPE_CHECKING, Callable, TypeVar
+from typing import TYPE_CHECKING, Callable, Optional, TypeVar
 
 if TYPE_CHECKING:  # imported where a tree is built: a warm run (the cache) builds none
     from torchlint.syntax import cst
@@ -85,6 +85,26 @@ def _first_that_parses(text: str, parser: str, fast: Callable[[], T], reference:
             return reference(), "libcst"
         except cst.ParserSyntaxError:
             raise cst.ParserSyntaxError(f"{type(error).__name__}: {error}", syntax=False) from error
+
+
+def parse_repaired(text: str, error: "cst.ParserSyntaxError") -> Optional[tuple["cst.Module", tuple]]:
+    """For a text Python refused with ``error``: the fast tree of its legacy constructs
+    rewritten (legacy.py), whose code is the text itself (the rewrites keep every
+    offset), and the rewrites; None when it is not that kind of failure."""
+    from torchlint.syntax import cst, legacy
+
+    if not error.syntax or error.too_deep:
+        return None
+    found = legacy.repair(text)
+    if found is None:
+        return None
+    repaired, repairs = found
+    try:
+        module = cst.parse_module(repaired)
+    except cst.ParserSyntaxError:
+        return None
+    module.code = text
+    return module, repairs
 
 
 def _libcst_tree():
