@@ -402,6 +402,23 @@ def test_a_caller_passing_a_non_tensor_overrides_the_parameter_annotation() -> N
 # on a tensor that is not shown to be 0-dim is a read (TL101) and may be reported as one.
 
 SCALAR = {
+    "an operand of a sum that is back-propagated": """
+        import torch
+        def step(features, prior):
+            content = torch.log(features).sum(1)
+            style = torch.exp(prior) * 2
+            total = content + 0.5 * style
+            total.backward()
+            print(content.data[0], style.data[0])  # <-
+    """,
+    "an operand of a matrix product that is back-propagated": """
+        import torch
+        def step(a, b):
+            left = torch.log(a)
+            total = left @ b
+            total.backward()
+            print(left.data[0])
+    """,
     "a total of losses that starts from a number": """
         import torch.nn as nn
         criterion = nn.MSELoss()

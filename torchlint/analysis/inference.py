@@ -592,7 +592,34 @@ class Inference:
                     return Step(call, "`{code}` without a gradient argument needs a 0-dim tensor")
                 return Step(call, "`{code}` needs a one-element tensor")
         total = self._backpropagated_total(binding)
-        return total[1] if total is not None else None
+        if total is not None:
+            return total[1]
+        operand = self._backpropagated_operand(binding)
+        return operand[1] if operand is not None else None
+
+    def _backpropagated_operand(self, binding: Binding) -> Optional[tuple[Step, Step]]:
+        """``loss = nll + kl`` (this binding is ``kl``), then ``loss.backward()`` without a
+        gradient: an elementwise result has as many dimensions as its largest operand, so
+        a 0-dim result has 0-dim operands.  The steps: the operation, and the call."""
+        if binding.kind not in (BindingKind.ASSIGN, BindingKind.AUGASSIGN):
+            return None
+        for _seq, load in binding.scope.loads.get(binding.name, ()):
+            if not any(b is binding for b in self.model.resolve(load)):
+                continue
+            expression: cst.CSTNode = load
+            parent = self.model.parent(load)
+            while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)) and not (
+                    isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.MatrixMultiply)):
+                expression, parent = parent, self.model.parent(parent)
+            if expression is load or not isinstance(parent, cst.Assign) or parent.value is not expression \
+                    or len(parent.targets) != 1 or not isinstance(parent.targets[0].target, cst.Name):
+                continue
+            target = parent.targets[0].target
+            result = next((b for b in binding.scope.bindings.get(target.value, ()) if b.node is target), None)
+            backward = self._backward_call(result) if result is not None else None
+            if backward is not None:
+                return Step(parent, f"`{binding.name}` is an operand of `{{code}}`, elementwise"), backward
+        return None
 
     def _backpropagated_total(self, binding: Binding, depth: int = 0) -> Optional[tuple[Step, Step]]:
         """``total = 0``, ``total += loss`` (this binding), then ``total.backward()`` without a
