@@ -81,9 +81,10 @@ def combine(values: Iterable[Optional[Value]]) -> Optional[Value]:
     ``h = torch.zeros(..)`` is a tensor), but two different known kinds cancel out.
     """
     known: list[Value] = []
-    saw_none = False
+    saw_none = saw_unknown = False
     for value in values:
         if value is None:
+            saw_unknown = True
             continue
         if value.kind is Kind.NONE:
             saw_none = True
@@ -96,7 +97,10 @@ def combine(values: Iterable[Optional[Value]]) -> Optional[Value]:
         return None
     if first.kind is Kind.EXTERNAL and any(value.qualname != first.qualname for value in known[1:]):
         # `torch.FloatTensor` or `torch.cuda.FloatTensor`: an imported object, but which one
-        # is not known (and stays unknown when combined with either).
+        # is not known (and stays unknown when combined with either); which ones it may be is.
+        names = [value.alternatives if not value.qualname else (value.qualname,) for value in known]
+        if all(names) and not saw_unknown:
+            return Value(Kind.EXTERNAL, alternatives=tuple(sorted({name for group in names for name in group})))
         return Value(Kind.EXTERNAL)
     if first.kind is Kind.TENSOR and first.scalar and not all(value.scalar for value in known):
         return first.without_scalar()
@@ -200,6 +204,14 @@ class Inference:
         if value is None or value.kind is not Kind.EXTERNAL or not value.qualname:
             return None
         return self.exported(value.qualname)
+
+    def alternatives(self, node: cst.CSTNode) -> tuple[str, ...]:
+        """The imported objects ``node`` may name, when it is one of several known ones
+        (``Tensor`` after ``Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor``)."""
+        value = self.infer(node)
+        if value is None or value.kind is not Kind.EXTERNAL or value.qualname:
+            return ()
+        return tuple(self.exported(name) for name in value.alternatives)
 
     def exported(self, qualname: str) -> str:
         """What the project's module behind ``qualname`` makes of that name, when it is
@@ -456,8 +468,8 @@ class Inference:
                 if binding.iterates:
                     value = element_of(value)
                 value = unpack(value, binding.path)
-                if value is not None and value.kind is not Kind.EXTERNAL and (
-                    value.why or value.kind in (Kind.TUPLE, Kind.SEQUENCE, Kind.DICT)
+                if value is not None and (value.kind is not Kind.EXTERNAL or value.alternatives) and (
+                    value.why or value.alternatives or value.kind in (Kind.TUPLE, Kind.SEQUENCE, Kind.DICT)
                 ):
                     text = f"`{name}` iterates over `{{code}}`" if binding.iterates else f"`{name}` = `{{code}}`"
                     value = value.because(Step(binding.value, text))

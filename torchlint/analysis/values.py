@@ -52,6 +52,9 @@ class Value:
     items: tuple[Optional[Value], ...] = ()
     cls: object = None  # ClassInfo for CLASS / INSTANCE / MODULE of a local class
     qualname: Optional[str] = None  # EXTERNAL, or the torch class of a MODULE
+    # EXTERNAL without a qualname: the imported objects it is one of, when each is known
+    # (`Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor`).
+    alternatives: tuple[str, ...] = ()
     function: object = None  # FunctionInfo for FUNCTION
     # For tensors: is it part of an autograd graph (requires grad), and is it a leaf?
     # None means unknown.

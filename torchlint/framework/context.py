@@ -66,6 +66,11 @@ class FileContext:
         """The imported object ``node`` names, e.g. ``torch.autograd.Variable``."""
         return self.inference.qualname(node)
 
+    def alternatives(self, node: cst.CSTNode) -> tuple[str, ...]:
+        """The imported objects ``node`` may name when it is one of several (a switchable
+        alias: ``Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor``)."""
+        return self.inference.alternatives(node)
+
     def origin(self, node: cst.BaseExpression, what: str) -> tuple[Step, ...]:
         """Evidence that ``node`` names the imported object ``what``: the import it comes
         from (``from torch.autograd import Variable as V``, ``import torch``, or a star import)."""

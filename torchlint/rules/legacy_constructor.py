@@ -250,6 +250,13 @@ class LegacyConstructor(Rule):
         if kind is not None:
             self._constructor(node, kind, qualname)
             return
+        switched = _switched_types(self.ctx, func)
+        if switched:
+            self.report(node, "`{call}` calls a legacy constructor: `{name}` is {types}; make the tensor with "
+                              "`{torch}.empty`, `{torch}.zeros` or `{torch}.tensor` and `dtype=`, `device=`",
+                        evidence=_alias_evidence(self.ctx, func, switched), call=node, name=func, types=_either(switched),
+                        torch=edits.torch_name(self.ctx)[0])
+            return
         if isinstance(func, cst.Attribute) and func.attr.value in ("new", "type"):
             self._method(node, func)
 
@@ -362,6 +369,13 @@ class LegacyConstructor(Rule):
         target = args[0].value
         kind = legacy_type(self.ctx.qualname(target) or _string_type(target))
         if kind is None:
+            switched = _switched_types(self.ctx, target)
+            known = self.ctx.infer(receiver)
+            if switched and (evidence is not None or known is None or known.kind is Kind.TENSOR):
+                steps = (evidence.why if evidence else ()) + _alias_evidence(self.ctx, target, switched)
+                self.report(node, "`{call}` converts with a legacy type name: `{name}` is {types}; use "
+                                  "`.to(device, dtype)`", evidence=steps, call=node, name=target,
+                            types=_either(switched))
             return
         known = self.ctx.infer(receiver)
         if known is not None and known.kind not in (Kind.TENSOR, Kind.MODULE):
@@ -446,6 +460,31 @@ class LegacyConstructor(Rule):
                                            "written before they were read")
         return Verdict(NOT_REPRODUCED, "the constructor initialized its values (the finding is about the spelling "
                                        "and dtype)")
+
+
+def _switched_types(ctx: "FileContext", node: cst.BaseExpression) -> tuple[str, ...]:
+    """The legacy tensor types ``node`` may be, when it is a switchable alias of them
+    (``Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor``); else ()."""
+    alternatives = ctx.alternatives(node)
+    return alternatives if alternatives and all(legacy_type(name) for name in alternatives) else ()
+
+
+def _alias_evidence(ctx: "FileContext", node: cst.BaseExpression, switched: tuple[str, ...]) -> tuple[Step, ...]:
+    """Where the switchable alias ``node`` gets its values."""
+    value = ctx.infer(node)
+    if value is not None and value.why:
+        return value.why
+    if isinstance(node, cst.Name):
+        steps = tuple(Step(binding.value, f"`{node.value}` = `{{code}}`")
+                      for binding in ctx.model.resolve(node) if binding.value is not None)
+        if steps:
+            return steps
+    return (Step(node, f"`{{code}}` is {_either(switched)}, depending on the path the code takes"),)
+
+
+def _either(names: tuple[str, ...]) -> str:
+    quoted = [f"`{name}`" for name in names]
+    return " or ".join([", ".join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted)
 
 
 _CONSTRUCTOR_MESSAGES = {
