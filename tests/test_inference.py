@@ -204,6 +204,14 @@ POSITIVE = {
         train(model=net, loader=[])
         evaluate(net, [])
     """,
+    "the body of a tensor check, and after it": """
+        import torch
+        def f(x):
+            if torch.is_tensor(x):
+                return x.data  # <-
+            elif not torch.is_tensor(x):
+                return None
+    """,
     "a method's parameter passed by its class's calls": """
         import torch
         class Trainer:
@@ -297,6 +305,20 @@ NEGATIVE = {
         import torch
         batch = next(iter(loader))
         batch[0].data
+    """,
+    "the else branch of a tensor check": """
+        import torch
+        def f(x: torch.Tensor):
+            if torch.is_tensor(x):
+                return x.sum()
+            else:
+                return x.data
+    """,
+    "a negated tensor check": """
+        import torch
+        def f(x: torch.Tensor):
+            if not isinstance(x, torch.Tensor):
+                return x.data
     """,
     "calls that pass different kinds": """
         import torch

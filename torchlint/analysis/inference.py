@@ -259,7 +259,19 @@ class Inference:
         guard = _nearest(self._guard_memo, node, _guard)
         while guard is not None:
             test, guarded = guard
+            in_else = negated = isinstance(test, _Negated)
+            if negated:
+                test = test.test
+            if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+                test, negated = test.expression, not negated
             kind = self._tested_kind(test, node.value)
+            if negated or in_else:
+                # Only "not a tensor" is taken from a failed test: `x if not isinstance(x, int)
+                # else ...` says nothing certain of what `x` is in a list of tensors and ints.
+                if negated and kind is Kind.TENSOR:  # `if not torch.is_tensor(x): torch.tensor(x)`
+                    return Value(Kind.OTHER, (Step(test, f"`{{code}}` is false here: `{node.value}` is not a tensor"),))
+                guard = _nearest(self._guard_memo, guarded, _guard)
+                continue
             if kind is Kind.TENSOR:
                 return tensor(Step(test, f"`{{code}}` checks that `{node.value}` is a tensor"))
             if kind is Kind.MODULE:
@@ -1410,10 +1422,21 @@ def _nearest(memo: dict, node: cst.CSTNode, settle):
     return settle_upward(memo, node, step)
 
 
+class _Negated:
+    """The test of an ``if`` whose ``else`` branch a node is in: it did not hold there."""
+
+    __slots__ = ("test",)
+
+    def __init__(self, test: cst.BaseExpression):
+        self.test = test
+
+
 def _guard(ancestor: cst.CSTNode, child: cst.CSTNode):
     """(the test, the node it guards) when ``child`` runs only where ``ancestor``'s test held."""
     if isinstance(ancestor, (cst.If, cst.While, cst.IfExp)) and child is ancestor.body:
         return ancestor.test, ancestor
+    if isinstance(ancestor, (cst.If, cst.IfExp)) and child is ancestor.orelse:
+        return _Negated(ancestor.test), ancestor
     if isinstance(ancestor, cst.BooleanOperation) and isinstance(ancestor.operator, cst.And) \
             and child is ancestor.right:
         return ancestor.left, ancestor
