@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Optional
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import looks_like_size
 from torchlint.syntax.walk import settle_upward
-from torchlint.analysis import torch_api
+from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.values import Kind, Step, Value
 from torchlint.framework.writes import Write, find_write, is_store_target
 
@@ -76,16 +76,13 @@ _METADATA = frozenset({"shape", "dtype", "device", "is_cuda", "ndim", "size", "d
                        "nelement", "ndimension", "requires_grad", "layout"})
 
 
-# Methods that mark `x.data` as a tensor: torch's own, and none that numpy arrays (a
-# CIFAR dataset's `.data`) or the memoryview of `ndarray.data` also have.
-_TENSOR_USE_METHODS = frozenset({
-    "cpu", "cuda", "numpy", "clone", "new", "new_zeros", "new_ones", "new_tensor", "new_empty",
-    "new_full", "type_as", "view_as", "expand", "expand_as", "t", "unsqueeze", "contiguous",
-    "float", "long", "double", "half", "byte", "norm", "fill_", "zero_", "normal_", "uniform_",
-    "copy_", "add_", "mul_", "div_", "sub_", "clamp_", "masked_fill_", "index_select", "dim",
-    "numel", "nelement", "exp", "sqrt", "pow", "eq", "ne", "gt", "lt", "masked_select", "storage",
-    "is_cuda",
-})
+# Methods and properties that mark `x.data` as a tensor: those only tensors have (torch_facts:
+# no numpy array, as a CIFAR dataset's `.data` is, nor the memoryview of `ndarray.data`, nor a
+# builtin has them), and the conversions `cpu`, `cuda`, `float`... that nn.Module also has,
+# which has no `.data`.
+_TENSOR_USE_METHODS = torch_facts.methods(tensor_only=True) | torch_facts.properties(tensor_only=True) | {
+    "cpu", "cuda", "double", "float", "half",
+}
 # Objects whose `.data` is a field of their own, named the way such objects usually are.
 _FIELD_OWNER = re.compile(
     r"(?i)(data_?set|trainset|testset|valset|loader|packed|response|args|config|cfg|options|opts)$"
