@@ -28,7 +28,9 @@ from torchlint.syntax.nodes import is_true, keyword, positional_args
 from torchlint.syntax.walk import settle_upward
 from torchlint.analysis import torch_api
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
-from torchlint.analysis.semantic import Binding, BindingKind, ClassInfo, FunctionInfo, Scope, SemanticModel
+from torchlint.analysis.semantic import (
+    MODULE_USE_ATTRIBUTES, TENSOR_USE_ATTRIBUTES, Binding, BindingKind, ClassInfo, FunctionInfo, Scope, SemanticModel,
+)
 from torchlint.analysis.values import NDARRAY, NONE, OTHER, Kind, Step, Value, sequence_of, tensor
 
 if TYPE_CHECKING:
@@ -58,16 +60,8 @@ _NOT_TENSOR_TYPES = frozenset({
 # Calls of a callable with one of these names give a loss value (design: `loss = criterion(..)`).
 _LOSS_CALLABLE_NAMES = frozenset({"criterion", "loss_fn", "loss_func", "loss_function", "lossfn"})
 
-# Uses that only a tensor has (each is tensor-only in torch_facts; not `requires_grad_`,
-# which nn.Module has too).
-_TENSOR_USES = frozenset({
-    "backward", "retain_grad", "register_hook", "grad_fn", "is_leaf", "detach_", "grad", "requires_grad",
-})
-_MODULE_USES = frozenset({
-    "parameters", "named_parameters", "modules", "named_modules", "children", "named_children",
-    "register_buffer", "register_parameter", "register_forward_hook", "register_forward_pre_hook",
-    "register_full_backward_hook",
-})
+_TENSOR_USES = TENSOR_USE_ATTRIBUTES  # semantic.py: the uses each scope records
+_MODULE_USES = MODULE_USE_ATTRIBUTES
 _MODULE_SELF_METHODS = frozenset({
     "cuda", "cpu", "to", "train", "eval", "float", "double", "half", "bfloat16", "type",
     "requires_grad_", "share_memory", "to_empty",

@@ -218,15 +218,24 @@ class _PendingStore:
 
 
 # Attribute names whose use is recorded as evidence about the object they are used on.
-EVIDENCE_ATTRIBUTES = frozenset({
-    # tensors
-    "backward", "retain_grad", "register_hook", "grad_fn", "is_leaf", "detach_", "grad", "item",
-    "requires_grad",
-    # modules
-    "parameters", "named_parameters", "modules", "named_modules", "children",
-    "named_children", "register_buffer", "register_parameter", "register_forward_hook",
-    "register_forward_pre_hook", "register_full_backward_hook",
+# Uses that only a tensor has: each is tensor-only in torch_facts (not `requires_grad_`,
+# which nn.Module has too), and chosen from its 500-odd tensor-only names for being torch's
+# own words (`size`, `log`, `name`, `clone` are tensor-only too, but a class of the user's
+# may well have them): `x.backward()`, `x.new(..)` in an autograd Function, `x.resize_(..)`.
+TENSOR_USE_ATTRIBUTES = frozenset({
+    "backward", "retain_grad", "register_hook", "grad_fn", "is_leaf", "detach_", "grad", "requires_grad",
+    "new", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "resize_", "resize_as_",
+    "masked_fill_", "index_select", "unsqueeze", "numel", "data_ptr", "element_size", "pin_memory", "topk",
+    "is_contiguous", "type_as", "expand_as", "view_as",
 })
+# Uses that only a torch.nn module has.
+MODULE_USE_ATTRIBUTES = frozenset({
+    "parameters", "named_parameters", "modules", "named_modules", "children", "named_children",
+    "register_buffer", "register_parameter", "register_forward_hook", "register_forward_pre_hook",
+    "register_full_backward_hook",
+})
+# The `name.attribute` uses each scope records, for evidence from how a name is used.
+EVIDENCE_ATTRIBUTES = TENSOR_USE_ATTRIBUTES | MODULE_USE_ATTRIBUTES | {"item"}
 
 
 class SemanticModel:
