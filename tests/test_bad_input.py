@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import stat
@@ -183,3 +184,19 @@ def test_json_output_survives_odd_file_names(project) -> None:
     project.write("we ird\u00e9.py", GOOD)
     result = project.run("check", "--output-format", "json")
     assert json.loads(result.stdout)[0]["filename"].endswith("we ird\u00e9.py")
+
+
+def test_a_deep_file_is_not_refused_for_what_only_the_compiler_checks(project) -> None:
+    """A tree deeper than usual is first compiled, to refuse what CPython's compiler refuses
+    for its nesting; a late `from __future__` import, which `ast` accepts and only the
+    compiler rejects, must not make such a file TL000 when a shallow one is linted (found
+    by the fuzz campaign)."""
+    chain = "-" * 2500
+    text = ("from __future__ import absolute_import\nimport torch\n"
+            f"x = torch.ones(3, requires_grad=True)\ny = {chain}x\nfrom __future__ import division\nprint(x.data)\n")
+    try:
+        ast.parse(text)
+    except (RecursionError, SyntaxError, MemoryError):
+        pytest.skip("this Python's own parser refuses the depth")
+    project.write("deep.py", text)
+    assert project.findings("--select", "TL101") == [("deep.py", 6, 7, "TL101")]

@@ -539,12 +539,17 @@ def _deep(build, text: Optional[str] = None):
 
 
 def _check_compiles(text: str) -> None:
+    """``ParserSyntaxError`` when the compiler refuses ``text`` for its nesting.  Its other
+    complaints (a late ``from __future__`` import, ``return`` outside a function) are not
+    asked of a shallow file either, whose ``ast`` is enough: they do not stop the lint."""
     try:
         with _recursion_limit(_PYTHON_RECURSION_LIMIT + _stack_depth()), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             compile(text[1:] if text.startswith("\ufeff") else text, "<file>", "exec", dont_inherit=True)
     except SyntaxError as error:
-        raise ParserSyntaxError.of(error) from None
+        refused = ParserSyntaxError.of(error)
+        if refused.too_deep:
+            raise refused from None
     except RecursionError as error:
         raise ParserSyntaxError(_too_deep(error), syntax=False, too_deep=True) from None
     except (ValueError, MemoryError) as error:
