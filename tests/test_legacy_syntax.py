@@ -49,6 +49,18 @@ def test_every_other_character_stays() -> None:
 
 
 @pytest.mark.parametrize("text", [
+    "import torch\r\nprint 'x'\r\nraise ValueError, 'bad'\r\nmode = 0755\r\n",  # Windows line breaks
+    "import torch\rprint 'x'\rraise ValueError, 'bad'\rmode = 0755\r",  # old Mac line breaks
+    "\ufeffimport torch\nprint 'x'\nraise ValueError, 'bad'\n",  # a byte-order mark
+])
+def test_every_kind_of_line_break_keeps_its_place(text: str) -> None:
+    repaired, repairs = legacy.repair(text)
+    assert len(repaired) == len(text)
+    assert [i for i, c in enumerate(repaired) if c in "\r\n"] == [i for i, c in enumerate(text) if c in "\r\n"]
+    assert {"print statement", "`raise E, message`"} <= {repair.construct for repair in repairs}
+
+
+@pytest.mark.parametrize("text", [
     "x = = 1\n",  # a plain syntax error
     "print 'x'\nx = = 1\n",  # a Python 2 file with a real error as well
     "def f(:\n",

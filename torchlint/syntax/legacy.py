@@ -18,17 +18,20 @@ repaired text, while snippets, positions and fixes refer to the file as it is.
     ur"text"             ->   r"text"
 
 Only what the parser points at is rewritten (``print`` and ``exec`` statements, being
-the most common, are rewritten in one pass first), and only when the result parses; a
-file with anything else stays unparsable, with Python's own error.
+the most common, are rewritten in one pass first), line by line whatever the file's line
+breaks, and only when the result parses; a file with anything else stays unparsable, with
+Python's own error.
 """
 
 from __future__ import annotations
 
-import ast
 import re
 import warnings
 from dataclasses import dataclass
 from typing import Optional
+
+from torchlint.syntax import cst
+from torchlint.syntax.source import LineIndex
 
 # The rewrites tried, at most: past it the file is reported as it is.
 MAX_REPAIRS = 100
@@ -36,13 +39,13 @@ MAX_REPAIRS = 100
 MAX_LENGTH = 500_000
 ASYNC_PLACEHOLDER = "_sync"  # the same length as `async`
 
-_STATEMENT = re.compile(r"(?m)^([ \t]*)(print|exec)([ \t]+)(?=[^\s=(.,;:)\]}+*/%&|^<>!~-]|-[\w.(])")
+_STATEMENT = re.compile(r"^([ \t]*)(print|exec)([ \t]+)(?=[^\s=(.,;:)\]}+*/%&|^<>!~-]|-[\w.(])")
 _KEYWORD_NAME = re.compile(r"\b(async|await)\b(?=[ \t]*(?:=(?!=)|[,)]))|(?<=\.)\s*\b(async|await)\b")
 _EXCEPT_COMMA = re.compile(r"^([ \t]*except)([ \t]+)([^,:#]+?),([ \t]+)([A-Za-z_]\w*)([ \t]*:)")
-_RAISE_COMMA = re.compile(r"^([ \t]*raise)([ \t]+)([^,#]+?),([ \t]+)([^#\n]*?)([ \t]*)(#.*)?$")
+_RAISE_COMMA = re.compile(r"^([ \t]*raise)([ \t]+)([^,#]+?),([ \t]+)([^#]*?)([ \t]*)(#.*)?$")
 _OCTAL = re.compile(r"(?<![\w.])0+(?=[0-9]+\b)")
 _LONG = re.compile(r"(?<![\w.])((?:0[xX][0-9a-fA-F]+)|[0-9]+)[lL]\b")
-_BACKQUOTES = re.compile(r"`([^`\n]*)`")
+_BACKQUOTES = re.compile(r"`([^`]*)`")
 _UNICODE_RAW = re.compile(r"(?<![\w])[uU](?=[rR]['\"])")
 
 
@@ -65,7 +68,7 @@ def repair(text: str) -> Optional[tuple[str, tuple[Repair, ...]]]:
         error = _syntax_error(current)
         if error is None:
             return (current, tuple(sorted(repairs, key=lambda r: r.start))) if repairs else None
-        found = _repair_at(current, error)
+        found = _repair_at(current, error) if error.syntax and not error.too_deep else None
         if found is None:
             return None
         current, new = found
@@ -73,65 +76,63 @@ def repair(text: str) -> Optional[tuple[str, tuple[Repair, ...]]]:
     return None
 
 
-def _syntax_error(text: str) -> Optional[SyntaxError]:
+def _syntax_error(text: str) -> Optional[cst.ParserSyntaxError]:
+    """Why Python refuses ``text`` (as the fast tree asks it: a leading BOM skipped)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ast.parse(text)
-    except SyntaxError as error:
+            cst.parse_ast(text)
+    except cst.ParserSyntaxError as error:
         return error
-    except (ValueError, RecursionError, MemoryError):
-        return SyntaxError("unparsable")
     return None
 
 
 def _statements(text: str) -> tuple[str, list[Repair]]:
     """Every line that starts with a ``print`` or ``exec`` statement, rewritten."""
+    index = LineIndex(text)
     repairs: list[Repair] = []
     pieces: list[str] = []
     position = 0
-    for match in _STATEMENT.finditer(text):
-        space = match.start(3)
-        pieces.append(text[position:space])
-        pieces.append("," + match.group(3)[1:])
-        position = match.end(3)
-        repairs.append(Repair(match.start(2), match.end(2), f"{match.group(2)} statement"))
+    for row in range(1, index.line_count + 1):
+        found = _print_statement(index.line(row))
+        if found is None:
+            continue
+        new_line, (start, end, construct) = found
+        line_start = index.starts[row - 1]
+        pieces += [text[position:line_start], new_line]
+        position = line_start + len(new_line)
+        repairs.append(Repair(line_start + start, line_start + end, construct))
     pieces.append(text[position:])
     return "".join(pieces), repairs
 
 
-def _repair_at(text: str, error: SyntaxError) -> Optional[tuple[str, Repair]]:
+def _repair_at(text: str, error: cst.ParserSyntaxError) -> Optional[tuple[str, Repair]]:
     """The text with the construct on the line ``error`` points at rewritten."""
-    if not error.lineno:
+    index = LineIndex(text)
+    if not 1 <= error.editor_line <= index.line_count:
         return None
-    starts = _line_starts(text)
-    if error.lineno > len(starts):
-        return None
-    line_start = starts[error.lineno - 1]
-    line_end = text.find("\n", line_start)
-    line_end = len(text) if line_end < 0 else line_end
-    line = text[line_start:line_end]
-    for rewrite in (_keyword_name, _except_comma, _raise_comma, _octal, _long, _backquotes, _not_equal,
-                    _unicode_raw):
+    line_start = index.starts[error.editor_line - 1]
+    line = index.line(error.editor_line)
+    for rewrite in (_print_statement, _keyword_name, _except_comma, _raise_comma, _octal, _long, _backquotes,
+                    _not_equal, _unicode_raw):
         found = rewrite(line)
         if found is not None:
             new_line, (start, end, construct) = found
             assert len(new_line) == len(line)
-            return text[:line_start] + new_line + text[line_end:], Repair(line_start + start, line_start + end,
-                                                                          construct)
+            rewritten = text[:line_start] + new_line + text[line_start + len(line):]
+            return rewritten, Repair(line_start + start, line_start + end, construct)
     return None
 
 
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    index = text.find("\n")
-    while index >= 0:
-        starts.append(index + 1)
-        index = text.find("\n", index + 1)
-    return starts
+_Found = Optional[tuple[str, tuple[int, int, str]]]  # the line rewritten, and what was where
 
 
-_Found = Optional[tuple[str, tuple[int, int, str]]]
+def _print_statement(line: str) -> _Found:
+    match = _STATEMENT.match(line)
+    if match is None:
+        return None
+    new = line[:match.start(3)] + "," + match.group(3)[1:] + line[match.end(3):]
+    return new, (match.start(2), match.end(2), f"{match.group(2)} statement")
 
 
 def _keyword_name(line: str) -> _Found:
