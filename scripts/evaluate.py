@@ -163,15 +163,12 @@ def _written_name(node: cst.CSTNode) -> Optional[tuple[cst.CSTNode, str]]:
 
 
 def _candidates_in(path: Path, root: Path, project: Project) -> list[dict]:
-    text = path.read_text(encoding="utf-8")
     try:
-        module = cst.parse_module(text)
+        # Python 2, `async=`: read as torchlint reads it.
+        module = parsing.parse_reading_legacy(path.read_text(encoding="utf-8"), "fast")[0]
     except cst.ParserSyntaxError as error:
-        recovered = parsing.parse_repaired(text, error)  # Python 2, `async=`: read as torchlint reads it
-        if recovered is None:
-            print(f"{path}: not a candidate source: {error}", file=sys.stderr)
-            return []
-        module = recovered[0]
+        print(f"{path}: not a candidate source: {error}", file=sys.stderr)
+        return []
     # With the project, `kaiming_normal(w.data)` via a star import is classified as the
     # write it is; the candidate is still a `.data` site whatever the inference says.
     ctx = FileContext(ModuleAnalysis(module, str(path), path, project))

@@ -68,15 +68,15 @@ def test_importing_the_table_imports_no_torch() -> None:
 def test_hand_picked_tensor_uses_are_tensor_only() -> None:
     """The uses taken as evidence of a tensor are picked by hand, but each must be one that
     no numpy array, memoryview, nn.Module, optimizer or builtin has (torch_facts.tensor_only)."""
-    from torchlint.analysis import inference, semantic
+    from torchlint.analysis import semantic
     from torchlint.framework import data_attribute
 
     def tensor_only(name: str) -> bool:
         fact = torch_facts.method(name)
         return fact is not None and fact.tensor_only
 
-    assert all(tensor_only(name) for name in inference._TENSOR_USES)
-    assert semantic.EVIDENCE_ATTRIBUTES == inference._TENSOR_USES | inference._MODULE_USES | {"item"}
+    assert all(tensor_only(name) for name in semantic.TENSOR_USE_ATTRIBUTES)
+    assert semantic.EVIDENCE_ATTRIBUTES == semantic.TENSOR_USE_ATTRIBUTES | semantic.MODULE_USE_ATTRIBUTES | {"item"}
     # `x.data.cpu()`: nn.Module has cpu/cuda/float/double/half too, but a Module has no `.data`.
     shared_with_modules = {"cpu", "cuda", "float", "double", "half"}
     assert all(tensor_only(name) for name in data_attribute._TENSOR_USE_METHODS - shared_with_modules)

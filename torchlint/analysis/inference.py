@@ -60,8 +60,6 @@ _NOT_TENSOR_TYPES = frozenset({
 # Calls of a callable with one of these names give a loss value (design: `loss = criterion(..)`).
 _LOSS_CALLABLE_NAMES = frozenset({"criterion", "loss_fn", "loss_func", "loss_function", "lossfn"})
 
-_TENSOR_USES = TENSOR_USE_ATTRIBUTES  # semantic.py: the uses each scope records
-_MODULE_USES = MODULE_USE_ATTRIBUTES
 _MODULE_SELF_METHODS = frozenset({
     "cuda", "cpu", "to", "train", "eval", "float", "double", "half", "bfloat16", "type",
     "requires_grad_", "share_memory", "to_empty",
@@ -588,10 +586,10 @@ class Inference:
         ):
             return None
         for _seq, attribute, node in self.model.uses_of(binding):
-            if attribute in _TENSOR_USES:
+            if attribute in TENSOR_USE_ATTRIBUTES:
                 value = tensor(Step(node, f"`{binding.name}` is used as a tensor: `{{code}}`"))
                 return value.in_graph(True) if attribute == "backward" else value
-            if attribute in _MODULE_USES:
+            if attribute in MODULE_USE_ATTRIBUTES:
                 return Value(Kind.MODULE, (Step(node, f"`{binding.name}` is used as a torch.nn module: `{{code}}`"),))
         total = self._backpropagated_total(binding)
         if total is not None:

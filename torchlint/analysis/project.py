@@ -313,7 +313,7 @@ class Project:
             if len(data) <= _MAX_FILE_BYTES:
                 text = decode(data).text
                 # Most of an imported module's functions are never looked into.
-                analysis = self.analyse(path, _parse(text, self.parser))
+                analysis = self.analyse(path, parsing.parse_reading_legacy(text, self.parser, lazy_bodies=True)[0])
                 size = len(text)
         except (UnreadableSource, cst.ParserSyntaxError, RecursionError, ValueError):
             analysis = None
@@ -602,16 +602,3 @@ def content_digest(data: bytes) -> str:
     """The digest that identifies a file's content (in the cache and its dependencies)."""
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
-
-def _parse(text: str, parser: str) -> "cst.Module":
-    """The tree of an imported module; one of a Python 2 project is read as the linter
-    reads the file itself (legacy.py), with every body built."""
-    from torchlint.syntax import cst, parsing  # as in Project.get: a cached run parses nothing
-
-    try:
-        return parsing.parse_module(text, parser, lazy_bodies=True)
-    except cst.ParserSyntaxError as error:
-        recovered = parsing.parse_repaired(text, error)
-        if recovered is None:
-            raise
-        return recovered[0]

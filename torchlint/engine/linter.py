@@ -65,14 +65,10 @@ def _lint(source: SourceText, display_path: str, rules: Sequence[type[Rule]],
         problem = _python_syntax_error(source.text, parser_of(project))
         return [unlintable(display_path, *problem)] if problem is not None else []
     rules = active
-    repairs: tuple[Repair, ...] = ()
     try:
-        module = parsing.parse_module(source.text, parser_of(project))
+        module, repairs = parsing.parse_reading_legacy(source.text, parser_of(project))
     except cst.ParserSyntaxError as error:
-        recovered = parsing.parse_repaired(source.text, error)
-        if recovered is None:
-            return [unlintable(display_path, *syntax_error_reason(error))]
-        module, repairs = recovered
+        return [unlintable(display_path, *syntax_error_reason(error))]
     except Exception as error:  # a bug in the tree's construction must not stop the run
         return [unlintable(display_path, f"cannot parse: {type(error).__name__}: {error}")]
     if not rules:

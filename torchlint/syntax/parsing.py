@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Callable, Optional, TypeVar
 
 if TYPE_CHECKING:  # imported where a tree is built: a warm run (the cache) builds none
     from torchlint.syntax import cst
+    from torchlint.syntax.legacy import Repair
 
 T = TypeVar("T")
 PARSERS = ("auto", "fast", "libcst")
@@ -87,7 +88,23 @@ def _first_that_parses(text: str, parser: str, fast: Callable[[], T], reference:
             raise cst.ParserSyntaxError(f"{type(error).__name__}: {error}", syntax=False) from error
 
 
-def parse_repaired(text: str, error: "cst.ParserSyntaxError") -> Optional[tuple["cst.Module", tuple]]:
+def parse_reading_legacy(text: str, parser: str = "auto",
+                         lazy_bodies: bool = False) -> tuple["cst.Module", tuple["Repair", ...]]:
+    """``parse_module``, or where Python refuses the text for old syntax, the tree
+    ``parse_repaired`` builds (every body built), with its rewrites; the first
+    ``cst.ParserSyntaxError`` when neither reads it."""
+    from torchlint.syntax import cst
+
+    try:
+        return parse_module(text, parser, lazy_bodies), ()
+    except cst.ParserSyntaxError as error:
+        recovered = parse_repaired(text, error)
+        if recovered is None:
+            raise
+        return recovered
+
+
+def parse_repaired(text: str, error: "cst.ParserSyntaxError") -> Optional[tuple["cst.Module", tuple["Repair", ...]]]:
     """For a text Python refused with ``error``: the fast tree of its legacy constructs
     rewritten (legacy.py), whose code is the text itself (the rewrites keep every
     offset), and the rewrites; None when it is not that kind of failure."""
