@@ -220,7 +220,43 @@ POSITIVE = {
             def step(self, x):
                 x.data.zero_()  # <-
     """,
+    "a parameter asked the size of one dimension": """
+        import torch
+        def nll(preds, target):
+            print(target.data)  # <-
+            return preds.sum() / target.size(0)
+    """,
+    "a parameter viewed with sizes": """
+        import torch
+        def flatten(w, height):
+            print(w.data)  # <-
+            return w.view(height, -1)
+    """,
+    "x.data passed to Variable, nn.Parameter, a torch op, torch.cat, isinstance": """
+        import torch
+        from torch.autograd import Variable
+        def f(a, b, c, d, e, f):
+            Variable(a.data)  # <-
+            torch.nn.Parameter(b.data)  # <-
+            torch.dist(c.data, c2)  # <-
+            torch.cat([d.data, d2], 1)  # <-
+            isinstance(e.data, torch.cuda.FloatTensor)  # <-
+            torch.tensor(f.data)
+    """,
+    "another x.data of the same variable is used as a tensor": """
+        import torch
+        def power_iteration(u, w):
+            u.data = normalize(w)  # <-
+            return torch.mv(w, u.data)  # <-
+    """,
+    "a layer's weight and bias": """
+        import torch
+        def init(net):
+            net.fc.weight.data.normal_(0, 0.01)  # <-
+            print(net.fc.bias.data)  # <-
+    """,
 }
+
 
 NEGATIVE = {
     "unknown parameter": """
@@ -349,6 +385,31 @@ NEGATIVE = {
         nll(torch.zeros(2), torch.ones(2))
         loss = nll(dataset_a, dataset_b)
         loss.data
+    """,
+    "size() without a dimension, view with a dtype": """
+        import torch
+        def f(a, b):
+            a.size()
+            b.view(numpy.float32)
+            print(a.data, b.data)
+    """,
+    "torch.tensor / from_numpy take arrays too": """
+        import torch
+        torch.from_numpy(dataset.data)
+        torch.as_tensor(frame.data)
+    """,
+    "torch.cat of .data in a file of packed sequences": """
+        import torch
+        from torch.nn.utils.rnn import PackedSequence
+        def merge(a, b, lengths):
+            return PackedSequence(torch.cat((a.data, b.data), 1), lengths)
+    """,
+    "the weight of something known not to be a layer": """
+        import torch
+        config = {"weight": 1}
+        record = Record()
+        record.weight = [1.0]
+        print(args.weight.data, config.weight.data)
     """,
 }
 
@@ -634,6 +695,33 @@ SCALAR = {
                     return x.sum()
                 return x.sum(dim=1)
         print(Norms()(torch.rand(2, 3)).data[0])
+    """,
+    "the same call back-propagated in the training loop": """
+        import torch
+        def train(prob, y):
+            loss_kl = kl(prob, 3)
+            loss = nll(prob, y) + loss_kl
+            loss.backward()
+        def validate(prob):
+            loss_kl = kl(prob, 3)
+            print(loss_kl.data[0])  # <-
+            print(kl(prob, 3, reduce=False).data[0])
+            print(kl(prob).data[0])
+    """,
+    "an operand of a back-propagated sum": """
+        import torch
+        def step(x, elbo, c):
+            L = -elbo(x)
+            J = L + c.sum()
+            J.backward()
+            print(L.data[0])  # <-
+    """,
+    "a helper returning a full reduction, divided by sizes": """
+        import torch
+        def nll(preds, target):
+            return ((preds - target) ** 2).sum() / (target.size(0) * target.size(1))
+        def validate(output, target):
+            print(nll(output, target).data[0])  # <-
     """,
 }
 

@@ -76,7 +76,10 @@ def test_hand_picked_tensor_uses_are_tensor_only() -> None:
         return fact is not None and fact.tensor_only
 
     assert all(tensor_only(name) for name in semantic.TENSOR_USE_ATTRIBUTES)
-    assert semantic.EVIDENCE_ATTRIBUTES == semantic.TENSOR_USE_ATTRIBUTES | semantic.MODULE_USE_ATTRIBUTES | {"item"}
+    # `size` and `view` count only with the arguments only a tensor's take (`x.size(0)`,
+    # `x.view(n, -1)`); `data` lets one `x.data` use as a tensor vouch for the others of that `x`.
+    assert semantic.EVIDENCE_ATTRIBUTES == semantic.TENSOR_USE_ATTRIBUTES | semantic.MODULE_USE_ATTRIBUTES | {
+        "item", "size", "view", "data"}
     # `x.data.cpu()`: nn.Module has cpu/cuda/float/double/half too, but a Module has no `.data`.
     shared_with_modules = {"cpu", "cuda", "float", "double", "half"}
     assert all(tensor_only(name) for name in data_attribute._TENSOR_USE_METHODS - shared_with_modules)

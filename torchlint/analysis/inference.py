@@ -24,7 +24,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Iterable, Optional
 
 from torchlint.syntax import cst
-from torchlint.syntax.nodes import is_true, keyword, positional_args
+from torchlint.syntax.nodes import is_true, keyword, looks_like_size, positional_args
 from torchlint.syntax.walk import settle_upward
 from torchlint.analysis import torch_api
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
@@ -334,6 +334,11 @@ class Inference:
                 analysis = self.project.analysis(found[0], consumer) if found is not None else None
                 if analysis is not None and analysis.model.imports_torch:
                     return True
+                # `from allennlp.data.fields import ListField`: the package re-exports the
+                # class from the module that imports torch.
+                resolved = self.project.resolve(binding.qualname, self.roots, consumer=consumer)
+                if resolved is not None and resolved[0].model.imports_torch:
+                    return True
         return False
 
     def grad_disabled(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
@@ -589,13 +594,28 @@ class Inference:
             if attribute in TENSOR_USE_ATTRIBUTES:
                 value = tensor(Step(node, f"`{binding.name}` is used as a tensor: `{{code}}`"))
                 return value.in_graph(True) if attribute == "backward" else value
+            if attribute == "size" and _asks_one_dimension(self.model.parent(node), node):
+                return tensor(Step(node, f"`{binding.name}` is used as a tensor: `{{code}}(..)` asks the size of "
+                                         f"one dimension (numpy's `size` is a number, not a method)"))
+            if attribute == "view" and _passes_sizes(self.model.parent(node), node):
+                return tensor(Step(node, f"`{binding.name}` is used as a tensor: `{{code}}(..)` with sizes "
+                                         f"(numpy's `view` takes a dtype)"))
             if attribute in MODULE_USE_ATTRIBUTES:
                 return Value(Kind.MODULE, (Step(node, f"`{binding.name}` is used as a torch.nn module: `{{code}}`"),))
         total = self._backpropagated_total(binding)
         if total is not None:
             added, backward = total
             return tensor(added, scalar=True, scalar_why=backward).in_graph(True)
+        operand = self._backpropagated_operand(binding)
+        if operand is not None and self._has_tensor_attribute(binding):
+            # `L = -elbo(x)`, `J = L + U`, `J.backward()`, then `L.data[0]`: a number has no `.data`.
+            operation, backward = operand
+            return tensor(operation, scalar=True, scalar_why=backward).in_graph(True)
         return None
+
+    def _has_tensor_attribute(self, binding: Binding) -> bool:
+        """``name.data`` or ``name.grad`` is read somewhere: not a Python number."""
+        return any(attribute in ("data", "grad") for _seq, attribute, _node in self.model.uses_of(binding))
 
     def _scalar_use(self, binding: Binding) -> Optional[Step]:
         """``loss.backward()`` without a gradient, or ``loss.item()``: the tensor has one element."""
@@ -884,7 +904,7 @@ class Inference:
     def _call(self, node: cst.Call) -> Optional[Value]:
         result = self._call_result(node)
         if result is None or (result.kind is Kind.TENSOR and not result.scalar):
-            backpropagated = self._backpropagated_method(node)
+            backpropagated = self._backpropagated_method(node) or self._backpropagated_same_call(node)
             if backpropagated is not None:
                 return backpropagated if result is None else result.with_scalar(backpropagated.scalar_why)
         if result is None:
@@ -922,6 +942,35 @@ class Inference:
                 return Value(Kind.TENSOR, why, scalar=True, scalar_why=backward, attached=True, leaf=False)
         return None
 
+    def _backpropagated_same_call(self, node: cst.Call) -> Optional[Value]:
+        """``loss_kl = kl(prob, n)`` in a validation loop, where the training loop's
+        ``loss_kl = kl(prob, n)`` is back-propagated without a gradient argument (``loss =
+        nll + loss_kl``, ``loss.backward()``): the same function, called the same way
+        (same arguments by position and keyword, none of them `reduction='none'`), gives
+        the same 0-dim loss."""
+        func = node.func
+        if not isinstance(func, cst.Name) or func.value in _BUILTIN_NAMES or not torch_api.loss_reduces(node) \
+                or not self.uses_torch:
+            return None
+        bindings = [id(binding) for binding in self.model.resolve(func)]
+        if any(binding.kind is BindingKind.PARAM for binding in self.model.resolve(func)):
+            return None  # a parameter may be a different callable at each call of its function
+        shape = _call_shape(node)
+        for scope in self.model.scopes_mentioning(func.value):
+            for _seq, load in scope.loads.get(func.value, ()):
+                other = self.model.parent(load)
+                if load is func or not (isinstance(other, cst.Call) and other.func is load) \
+                        or _call_shape(other) != shape or [id(b) for b in self.model.resolve(load)] != bindings:
+                    continue
+                found = self._backpropagated_result(other, scope)
+                if found is not None:
+                    bound, backward = found
+                    line = self.model.analysis.line_index.position(other.start)[0]
+                    why = (Step(node, f"`{{code}}` calls `{func.value}` the way line {line} does, whose result "
+                                      f"is back-propagated"), bound)
+                    return Value(Kind.TENSOR, why, scalar=True, scalar_why=backward, attached=True, leaf=False)
+        return None
+
     def _self_calls(self, cls: ClassInfo, name: str) -> list[tuple[cst.Call, Scope]]:
         """Every ``self.<name>(..)`` in the methods of ``cls`` (in this file), with its scope."""
         key = (id(cls), name)
@@ -944,6 +993,8 @@ class Inference:
         """``call(..).backward()``, ``loss = call(..)`` then ``loss.backward()`` (or ``loss``
         added to a total that is back-propagated), all without a gradient argument."""
         parent = self.model.parent(call)
+        while isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, (cst.Minus, cst.Plus)):
+            call, parent = parent, self.model.parent(parent)  # `L = -elbo(x)`: the same shape
         if isinstance(parent, cst.Attribute) and parent.attr.value == "backward":
             backward = self.model.parent(parent)
             if isinstance(backward, cst.Call) and backward.func is parent and not backward.args:
@@ -960,7 +1011,7 @@ class Inference:
         backward = self._backward_call(binding)
         if backward is not None:
             return Step(parent, "`{code}` is back-propagated"), backward
-        return self._backpropagated_total(binding)
+        return self._backpropagated_total(binding) or self._backpropagated_operand(binding)
 
     def _call_result(self, node: cst.Call) -> Optional[Value]:
         func = node.func
@@ -1512,3 +1563,39 @@ def _integer_index(node: cst.Subscript) -> Optional[int]:
         number = int(value.value, 0)
         return -number if negative else number
     return None
+
+
+def _asks_one_dimension(call: Optional[cst.CSTNode], method: cst.Attribute) -> bool:
+    """`x.size(0)`, `x.size(-1)`, `x.size(dim=1)`: only a tensor's `size` takes a dimension."""
+    if not isinstance(call, cst.Call) or call.func is not method or len(call.args) != 1:
+        return False
+    arg = call.args[0]
+    if arg.star or (arg.keyword is not None and arg.keyword.value != "dim"):
+        return False
+    return _is_integer(arg.value)
+
+
+def _passes_sizes(call: Optional[cst.CSTNode], method: cst.Attribute) -> bool:
+    """`x.view(n, -1)`, `x.view(-1)`, `x.view(b, c, h * w)`: sizes, with at least one integer among them
+    (numpy's `view(dtype, type)` takes neither)."""
+    if not isinstance(call, cst.Call) or call.func is not method or not call.args:
+        return False
+    if any(arg.star or arg.keyword is not None for arg in call.args):
+        return False
+    return any(_is_integer(arg.value) for arg in call.args) and (
+        len(call.args) >= 2 or looks_like_size(call.args[0].value))
+
+
+def _is_integer(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    return isinstance(node, cst.Integer)
+
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+def _call_shape(call: cst.Call) -> tuple[int, tuple[str, ...]]:
+    """How a call passes its arguments: how many by position, and which keywords."""
+    return (sum(1 for arg in call.args if arg.keyword is None),
+            tuple(sorted(arg.keyword.value for arg in call.args if arg.keyword is not None)))

@@ -235,7 +235,7 @@ MODULE_USE_ATTRIBUTES = frozenset({
     "register_full_backward_hook",
 })
 # The `name.attribute` uses each scope records, for evidence from how a name is used.
-EVIDENCE_ATTRIBUTES = TENSOR_USE_ATTRIBUTES | MODULE_USE_ATTRIBUTES | {"item"}
+EVIDENCE_ATTRIBUTES = TENSOR_USE_ATTRIBUTES | MODULE_USE_ATTRIBUTES | {"item", "size", "view", "data"}
 
 
 class SemanticModel:

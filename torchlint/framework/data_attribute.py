@@ -94,7 +94,8 @@ def base_evidence(ctx: "FileContext", node: cst.Attribute) -> Optional[Value]:
 
     Either the inference knows ``x`` is one, or ``x`` is unknown (not a known dataset,
     array or other object), torch is imported, and ``x.data`` itself is used the way only
-    a tensor is: ``x.data.cpu()``, ``y.type_as(x.data)``, ``w.weight.data = torch.zeros(..)``.
+    a tensor is: ``x.data.cpu()``, ``y.type_as(x.data)``, ``w.weight.data = torch.zeros(..)``,
+    here or at another ``x.data`` of the same variable.
     """
     value = ctx.tensor(node.value)
     if value is not None:
@@ -106,29 +107,135 @@ def base_evidence(ctx: "FileContext", node: cst.Attribute) -> Optional[Value]:
         return None
     elsewhere = "nothing says `{}` is anything else" if known is None else \
         "`{}` cannot be the torch.nn module it may also be (modules have no `.data`)"
-    owner = node.value.attr.value if isinstance(node.value, cst.Attribute) else getattr(node.value, "value", "")
-    if isinstance(owner, str) and _FIELD_OWNER.search(owner):
+    if _field_owner(node.value):
         return None
+    busy = ctx.cache.setdefault("data evidence in progress", set())
+    if id(node) in busy:  # `a.data = b.data` and `b.data = a.data`: each asks of the other
+        return None
+    busy.add(id(node))
+    try:
+        return _use_evidence(ctx, node, elsewhere)
+    finally:
+        busy.discard(id(node))
+
+
+def _field_owner(node: cst.BaseExpression) -> bool:
+    """``args``, ``self.config``, ``train_loader``: named the way objects with fields of their own are."""
+    owner = node.attr.value if isinstance(node, cst.Attribute) else getattr(node, "value", "")
+    return isinstance(owner, str) and _FIELD_OWNER.search(owner) is not None
+
+
+def _use_evidence(ctx: "FileContext", node: cst.Attribute, elsewhere: str) -> Optional[Value]:
+    used = _used_as_tensor(ctx, node)
+    if used is not None:
+        return Value(Kind.TENSOR, (Step(used[0], f"{used[1]}, and {elsewhere.format(ctx.snippet(node.value))}"),))
+    if isinstance(node.value, cst.Attribute) and torch_api.is_module_tensor_attribute(node.value.attr.value) \
+            and ctx.infer(node.value.value) is None and not _field_owner(node.value.value):
+        # `net.module_.dense0.weight.data`, `m.bias.data.zero_()` in a loop over `model.modules()`.
+        return Value(Kind.TENSOR, (Step(node.value, f"`{node.value.attr.value}` is what torch.nn layers call their "
+                                                    f"parameter, and nothing says `{ctx.snippet(node.value.value)}` "
+                                                    f"is anything but a layer"),))
+    if not isinstance(node.value, cst.Name):
+        return None
+    # `v.data = normalize(..)` then `torch.mv(w, v.data)`: the same `v` both times.
+    bindings = ctx.model.resolve(node.value)
+    if not bindings:
+        return None
+    for binding in bindings:
+        for _seq, attribute, other in ctx.model.uses_of(binding):
+            if attribute != "data" or other is node or ctx.model.resolve(other.value) != bindings:
+                continue
+            used = _used_as_tensor(ctx, other)
+            if used is not None:
+                line = ctx.analysis.line_index.position(other.start)[0]
+                return Value(Kind.TENSOR, (Step(used[0], f"{used[1]} (line {line}), the same `{node.value.value}`, "
+                                                         f"and {elsewhere.format(node.value.value)}"),))
+    return None
+
+
+def _used_as_tensor(ctx: "FileContext", node: cst.Attribute) -> Optional[tuple[cst.CSTNode, str]]:
+    """How ``x.data`` itself is used as only a tensor is: the node to show, and the text of
+    the step (``{code}`` for that node)."""
     parent = ctx.parent(node)
     if isinstance(parent, cst.Attribute) and parent.value is node:
         if parent.attr.value in _TENSOR_USE_METHODS or _view_with_sizes(ctx, parent):
-            return Value(Kind.TENSOR, (Step(parent, f"`{{code}}` uses `{ctx.snippet(node)}` as a tensor, "
-                                                    f"and {elsewhere.format(ctx.snippet(node.value))}"),))
+            return parent, f"`{{code}}` uses `{ctx.snippet(node)}` as a tensor"
+        return None
+    if isinstance(parent, cst.Element) and parent.value is node and not _packs_sequences(ctx):
+        # `torch.cat([a.data, b.data])`: an element of the list a tensor-taking function gets.
+        sequence = ctx.parent(parent)
+        holder = ctx.parent(sequence) if isinstance(sequence, (cst.List, cst.Tuple)) else None
+        call = ctx.parent(holder) if isinstance(holder, cst.Arg) and holder.value is sequence else None
+        if isinstance(call, cst.Call) and call.args[0] is holder and ctx.qualname(call.func) in _TAKING_TENSOR_LISTS:
+            return call, f"`{{code}}` takes only tensors, `{ctx.snippet(node)}` among them"
         return None
     if isinstance(parent, cst.Arg) and parent.value is node:
         call = ctx.parent(parent)
-        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
-                and ctx.tensor(call.func.value) is not None:
-            return Value(Kind.TENSOR, (Step(call, f"`{{code}}` passes `{ctx.snippet(node)}` to a tensor method, "
-                                                  f"and {elsewhere.format(ctx.snippet(node.value))}"),))
+        if not isinstance(call, cst.Call):
+            return None
+        if isinstance(call.func, cst.Attribute) and ctx.tensor(call.func.value) is not None:
+            return call, f"`{{code}}` passes `{ctx.snippet(node)}` to a tensor method"
+        taker = _tensor_taker(ctx, call, parent)
+        if taker is not None:
+            return call, f"`{{code}}` {taker} `{ctx.snippet(node)}`"
         return None
     if isinstance(parent, cst.AssignTarget):
         assign = ctx.parent(parent)
         if isinstance(assign, cst.Assign) and is_tensor_expression(ctx, assign.value):
-            return Value(Kind.TENSOR, (Step(assign.value, f"a tensor, `{{code}}`, is assigned to "
-                                                          f"`{ctx.snippet(node)}`, and "
-                                                          f"{elsewhere.format(ctx.snippet(node.value))}"),))
+            return assign.value, f"a tensor, `{{code}}`, is assigned to `{ctx.snippet(node)}`"
     return None
+
+
+# torch functions whose first argument is a sequence of tensors and nothing else (a numpy array
+# in it raises TypeError).
+_TAKING_TENSOR_LISTS = frozenset({"torch.cat", "torch.stack", "torch.hstack", "torch.vstack", "torch.dstack",
+                                  "torch.concat", "torch.concatenate"})
+
+
+def _tensor_taker(ctx: "FileContext", call: cst.Call, arg: cst.Arg) -> Optional[str]:
+    """How ``call`` shows that its argument ``arg`` must be a tensor, or None:
+    ``Variable(x.data)`` and ``nn.Parameter(x.data)`` wrap only tensors; a torch function
+    that is also a tensor method (``torch.dist(x.data, y)``, ``torch.mv(w, u.data)``) takes
+    tensors where the method's receiver and tensor arguments go, and raises TypeError for a
+    numpy array; ``isinstance(x.data, torch.cuda.FloatTensor)`` expects one."""
+    function = ctx.qualname(call.func)
+    if function is None or arg.keyword is not None or arg.star:
+        return None
+    first = call.args[0] is arg
+    if function in (torch_api.VARIABLE, "torch.nn.Parameter", "torch.nn.parameter.Parameter") and first:
+        return "wraps only a tensor,"
+    if function == "builtins.isinstance" and first and len(call.args) == 2:
+        kinds = call.args[1].value
+        options = [ctx.qualname(e.value) or "" for e in kinds.elements] if isinstance(kinds, cst.Tuple) \
+            else [ctx.qualname(kinds) or ""]
+        if all(torch_api.is_tensor_type(option) for option in options):
+            return "expects a tensor in"
+        return None
+    module, _, name = function.rpartition(".")
+    if module != "torch" or name in _TAKING_NON_TENSORS:
+        return None
+    mirrored = torch_facts.method(name)
+    function_fact = torch_facts.fact(function)
+    if mirrored is None or mirrored.kind != "method" or function_fact is None or function_fact.factory:
+        return None
+    return "takes tensors, and gets"
+
+
+# torch functions named like tensor methods that accept what is not a tensor too.
+_TAKING_NON_TENSORS = frozenset({"tensor", "as_tensor", "asarray", "from_numpy", "is_tensor", "is_storage",
+                                 "numel", "save", "load", "result_type", "can_cast", "promote_types"})
+
+
+# A file that makes or unpacks PackedSequences: their `.data` is a tensor too, and is
+# concatenated as one (`torch.cat((lstm_out.data, packed.data))`).
+_PACKED_SEQUENCES = re.compile(r"\b(?:PackedSequence|pack_padded_sequence|pack_sequence)\b")
+
+
+def _packs_sequences(ctx: "FileContext") -> bool:
+    found = ctx.cache.get("packs sequences")
+    if found is None:
+        found = ctx.cache["packs sequences"] = _PACKED_SEQUENCES.search(ctx.analysis.text) is not None
+    return found
 
 
 def tensor_data_use(ctx: "FileContext", node: cst.Attribute,
