@@ -1,9 +1,9 @@
 """TL402 clone-detach-order: ``x.clone().detach()`` instead of ``x.detach().clone()``."""
 
-from typing import Callable
+from typing import Callable, Optional
 
 from torchlint.framework.api import (
-    NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Step, Verdict, cst, edits,
+    NOT_REPRODUCED, Applicability, Bad, FileContext, Fix, Kind, Observation, Rule, Step, Verdict, cst, edits,
 )
 
 
@@ -25,9 +25,13 @@ class CloneDetachOrder(Rule):
     tensor recommends `x.detach().clone()`. This is a style and efficiency rule: the
     results are identical.
 
-    Where `clone()` records nothing the order does not matter, so the rule stays
-    quiet: under `torch.no_grad()` (optimizer steps, and functions the file only
-    calls from there) and on tensors known to be outside the graph (`.data`, `.grad`, tensors created without `requires_grad`).
+    Where `clone()` records nothing the order does not matter, so the rule reports only
+    a tensor shown to require grad: a parameter (of a model, or a layer's `.weight` and
+    `.bias`), a module's output, a tensor created with `requires_grad=True`, or a result
+    computed from those. It stays quiet under `torch.no_grad()` (optimizer steps, and
+    functions the file only calls from there) and on tensors that may be outside the
+    graph: `.data`, `.grad`, checkpoint and `state_dict()` tensors, batches, running totals
+    of detached losses, and anything the engine cannot show to require grad.
 
     ## What to do instead
     `x.detach().clone()`.
@@ -87,17 +91,13 @@ class CloneDetachOrder(Rule):
             return  # the copy is not recorded, so the order does not matter
         value = self.ctx.tensor(source)
         evidence = value
-        if value is None:
-            if not self.ctx.inference.uses_torch or self.ctx.infer(source) is not None:
+        if value is None or value.attached is not True:
+            # Only where a gradient is involved: a checkpoint tensor, a batch, a total of
+            # detached losses record nothing, and the order does not matter.
+            parameter = _layer_parameter(self.ctx, source) if value is None or value.attached is None else None
+            if parameter is None:
                 return
-            # Only tensors have both `clone()` and `detach()`.
-            evidence = (Step(node, "`{code}`: only tensors have both `clone()` and `detach()`"),)
-        elif value.attached is False:
-            return  # not in the graph: nothing is recorded, `.detach()` is merely redundant
-        message = self.message
-        if value is None or value.attached is None:
-            message = ("`{expr}` records the copy in the autograd graph (when `{source}` requires grad) and then "
-                       "detaches it; use `{fixed}`")
+            evidence = (parameter,) if value is None else (parameter, *value.why)
         fixed = _swapped(source, clone_args, self.ctx.snippet, self.ctx.receiver)
         code = _swapped(source, clone_args, self.ctx.code, self.ctx.receiver_code)
         # Unsafe when another class could mean something else by the two methods, or a comment
@@ -106,7 +106,7 @@ class CloneDetachOrder(Rule):
         safe = value is not None and self.ctx.comment_count(node) == kept
         fix = Fix(Applicability.SAFE if safe else Applicability.UNSAFE, "Detach before cloning",
                   (edits.replace(node, code),))
-        self.report(node, message, evidence=evidence, expr=node, source=source, fixed=fixed, fix=fix)
+        self.report(node, evidence=evidence, expr=node, source=source, fixed=fixed, fix=fix)
 
     runtime_signature = False
 
@@ -114,6 +114,33 @@ class CloneDetachOrder(Rule):
     def judge(cls, run: Observation) -> Verdict:
         return Verdict(NOT_REPRODUCED, "a style rule: `x.clone().detach()` and `x.detach().clone()` give the same "
                                        "values; the first only records a needless copy in the graph")
+
+
+def _layer_parameter(ctx: FileContext, source: cst.BaseExpression) -> Optional[Step]:
+    """`layer.weight`, `module.bias[index]`, `layer.weight.index_select(0, index)`: a
+    torch.nn layer's parameter (or what indexing or a tensor method makes of it), which
+    requires grad, on an owner the inference knows nothing else of."""
+    current = source
+    while True:
+        if isinstance(current, cst.Subscript):
+            current = current.value
+        elif isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute) \
+                and current.func.attr.value in _GRAD_KEEPING_METHODS:
+            current = current.func.value
+        else:
+            break
+    if not (isinstance(current, cst.Attribute) and current.attr.value in ("weight", "bias")):
+        return None
+    owner = ctx.infer(current.value)
+    if owner is not None and owner.kind is not Kind.MODULE:
+        return None
+    return Step(current, f"`{{code}}`: `{current.attr.value}` is what torch.nn layers call their parameter, "
+                         "which requires grad")
+
+
+# Tensor methods whose result requires grad when the tensor does (and keeps the layer's values).
+_GRAD_KEEPING_METHODS = frozenset({"index_select", "narrow", "view", "reshape", "t", "transpose", "contiguous",
+                                   "to", "float", "half", "double", "squeeze", "unsqueeze", "flatten"})
 
 
 def _swapped(source: cst.BaseExpression, clone_args: list[cst.Arg], text: Callable[[cst.CSTNode], str],
