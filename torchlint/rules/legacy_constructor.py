@@ -72,8 +72,9 @@ class Spelling:
     @classmethod
     def of(cls, node: cst.Call, kind: LegacyType, torch: str, text: Text,
            receiver: Callable[[cst.BaseExpression], str], default_changed: bool = False) -> "Spelling":
-        args = positional_args(node)
-        keywords = tuple(f"{arg.keyword.value}={text(arg.value)}" for arg in node.args if arg.keyword is not None)
+        args = _data_arguments(node)
+        keywords = tuple(f"{arg.keyword.value}={text(arg.value)}" for arg in node.args
+                         if arg.keyword is not None and arg not in args)
         device = () if any(k.startswith("device=") for k in keywords) or not kind.cuda else ('device="cuda"',)
         return cls(torch, kind, ", ".join(text(arg.value) for arg in args),
                    receiver(args[0].value) if len(args) == 1 else "", device + keywords, default_changed)
@@ -263,7 +264,7 @@ class LegacyConstructor(Rule):
     def _constructor(self, node: cst.Call, kind: LegacyType, qualname: str) -> None:
         if any(arg.star for arg in node.args):
             return
-        args = positional_args(node)
+        args = _data_arguments(node)
         torch, _ = edits.torch_name(self.ctx)
         spelling = Spelling.of(node, kind, torch, self.ctx.snippet, self.ctx.receiver, self._default_dtype_changed())
         evidence = self.ctx.origin(node.func, qualname)
@@ -287,7 +288,7 @@ class LegacyConstructor(Rule):
             )
 
     def _constructor_fix(self, node: cst.Call, kind: LegacyType, shape: str) -> Optional[Fix]:
-        if any(arg.keyword is not None and arg.keyword.value != "device" for arg in node.args):
+        if any(arg.keyword is not None and arg.keyword.value not in ("device", "data") for arg in node.args):
             return None
         torch, imports = edits.torch_name(self.ctx)
         code = Spelling.of(node, kind, torch, self.ctx.code, self.ctx.receiver_code,
@@ -340,7 +341,7 @@ class LegacyConstructor(Rule):
         if len(args) > 1:
             return "size"
         value = args[0].value
-        if isinstance(value, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)):
+        if isinstance(value, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)) or _repeated_sequence(value):
             return "data"
         if looks_like_size(value):
             return "size"
@@ -515,6 +516,21 @@ def _new(node: cst.Call, receiver: cst.BaseExpression, method: Optional[str], te
     if method == "new_empty" and not positional_args(node):
         arguments.insert(0, "0")
     return _call(f"{as_receiver(receiver)}.{method}", arguments)
+
+
+def _data_arguments(node: cst.Call) -> list[cst.Arg]:
+    """The positional arguments of a legacy constructor call, or its `data=` keyword
+    (`torch.LongTensor(data=[a, b])` holds `[a, b]`)."""
+    args = positional_args(node)
+    if not args:
+        args = [arg for arg in node.args if arg.keyword is not None and arg.keyword.value == "data"]
+    return args
+
+
+def _repeated_sequence(node: cst.BaseExpression) -> bool:
+    """`[0.] * n`, `n * [0]`: a list."""
+    return isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply) and (
+        isinstance(node.left, (cst.List, cst.Tuple)) or isinstance(node.right, (cst.List, cst.Tuple)))
 
 
 def _call(function: str, arguments: list[str]) -> str:
