@@ -121,6 +121,14 @@ def test_legacy_constructor_messages_keep_the_dtype() -> None:
     assert 'torch.empty(2, 3, dtype=torch.float32, device="cuda")' in found[4]
     assert 'a.to("cuda", torch.float32)' in found[5]
     assert "a.new_empty(2, 3)" in found[6]
+    # `data=` holds the data, and a repeated list is a list.
+    found = messages("""
+        import torch
+        a = torch.LongTensor(data=[3, 4])
+        b = torch.Tensor([0.] * 5)
+    """, code="TL204")
+    assert "use `torch.tensor([3, 4], dtype=torch.int64)`" in found[2] and "empty" not in found[2]
+    assert "use `torch.tensor([0.] * 5, dtype=torch.float32)`" in found[3] and "either" not in found[3]
     # A file that changes the default dtype: `torch.Tensor` follows it, whatever it is then.
     found = messages("""
         import torch
