@@ -121,6 +121,8 @@ class Inference:
         self._tested_memo: dict[tuple[int, str], Optional[Kind]] = {}  # see _tested_kind
         self._grad_disabled_memo: dict[int, Optional[cst.CSTNode]] = {}
         self._function_memo: dict[int, Optional[cst.FunctionDef]] = {}
+        self._same_call_memo: dict[tuple, Optional[tuple[cst.Call, Step, Step]]] = {}  # _backpropagated_same_call
+        self._backward_in_text: Optional[bool] = None
         self._depth = 0
         self._dispatch = {
             cst.Name: self._name,
@@ -950,26 +952,42 @@ class Inference:
         the same 0-dim loss."""
         func = node.func
         if not isinstance(func, cst.Name) or func.value in _BUILTIN_NAMES or not torch_api.loss_reduces(node) \
-                or not self.uses_torch:
+                or not self._mentions_backward():
             return None
-        bindings = [id(binding) for binding in self.model.resolve(func)]
-        if any(binding.kind is BindingKind.PARAM for binding in self.model.resolve(func)):
+        resolved = self.model.resolve(func)
+        if any(binding.kind is BindingKind.PARAM for binding in resolved):
             return None  # a parameter may be a different callable at each call of its function
-        shape = _call_shape(node)
-        for scope in self.model.scopes_mentioning(func.value):
-            for _seq, load in scope.loads.get(func.value, ()):
+        key = (func.value, tuple(id(binding) for binding in resolved), _call_shape(node))
+        if key not in self._same_call_memo:
+            self._same_call_memo[key] = self._backpropagated_call_of(func.value, key[1], key[2])
+        found = self._same_call_memo[key]
+        if found is None or found[0] is node:
+            return None
+        other, bound, backward = found
+        line = self.model.analysis.line_index.position(other.start)[0]
+        why = (Step(node, f"`{{code}}` calls `{func.value}` the way line {line} does, whose result "
+                          f"is back-propagated"), bound)
+        return Value(Kind.TENSOR, why, scalar=True, scalar_why=backward, attached=True, leaf=False)
+
+    def _backpropagated_call_of(self, name: str, bindings: tuple[int, ...],
+                                shape: tuple) -> Optional[tuple[cst.Call, Step, Step]]:
+        """The first call of ``name`` (resolving to ``bindings``, passing arguments the
+        ``shape`` way) whose result is back-propagated without a gradient argument."""
+        for scope in self.model.scopes_mentioning(name):
+            for _seq, load in scope.loads.get(name, ()):
                 other = self.model.parent(load)
-                if load is func or not (isinstance(other, cst.Call) and other.func is load) \
-                        or _call_shape(other) != shape or [id(b) for b in self.model.resolve(load)] != bindings:
+                if not (isinstance(other, cst.Call) and other.func is load) or _call_shape(other) != shape \
+                        or tuple(id(b) for b in self.model.resolve(load)) != bindings:
                     continue
                 found = self._backpropagated_result(other, scope)
                 if found is not None:
-                    bound, backward = found
-                    line = self.model.analysis.line_index.position(other.start)[0]
-                    why = (Step(node, f"`{{code}}` calls `{func.value}` the way line {line} does, whose result "
-                                      f"is back-propagated"), bound)
-                    return Value(Kind.TENSOR, why, scalar=True, scalar_why=backward, attached=True, leaf=False)
+                    return (other, *found)
         return None
+
+    def _mentions_backward(self) -> bool:
+        if self._backward_in_text is None:
+            self._backward_in_text = self.uses_torch and "backward" in self.model.module.code
+        return self._backward_in_text
 
     def _self_calls(self, cls: ClassInfo, name: str) -> list[tuple[cst.Call, Scope]]:
         """Every ``self.<name>(..)`` in the methods of ``cls`` (in this file), with its scope."""
