@@ -38,7 +38,7 @@ MORE_LEGACY = [
     # training loop: inferno (2017-08), pyprob (2017-10), cogitare (2018-02), PyToune (2018-03).
     "inferno-pytorch==0.1.7", "pyprob==0.10.0.dev2", "cogitare==0.1.0", "pytoune==0.2.1",
 ]
-MODERN = ["timm==1.0.11", "transformers==4.46.0"]
+MODERN = ["timm==1.0.11", "transformers==4.46.0", "deepspeed==0.16.4"]
 
 
 class _Links(html.parser.HTMLParser):
