@@ -255,7 +255,33 @@ POSITIVE = {
             net.fc.weight.data.normal_(0, 0.01)  # <-
             print(net.fc.bias.data)  # <-
     """,
+    "a name passed where torch takes only a tensor": """
+        import torch
+        import torch.nn.functional as F
+        def evaluate(classifier, points, target):
+            pred, _ = classifier(points)
+            loss = F.nll_loss(pred, target)
+            return pred.data.max(1)[1], target.data  # <-
+    """,
+    "a name passed to a function of the file that uses its parameter as a tensor": """
+        import torch
+        def kl_divergence(mu, logvar):
+            batch_size = mu.size(0)
+            return -0.5 * (1 + logvar - mu.pow(2) - logvar.exp()).sum() / batch_size
+        def train(net, x):
+            recon, mu, logvar = net(x)
+            kld = kl_divergence(mu, logvar)
+            print(mu.mean(0).data)  # <-
+            print(logvar.data)
+    """,
+    "the data of what detach() returns": """
+        import torch
+        def ema(student, teacher, m):
+            for q, k in zip(student.parameters(), teacher.parameters()):
+                print((1 - m) * q.detach().data)  # <-
+    """,
 }
+
 
 
 NEGATIVE = {
@@ -410,6 +436,13 @@ NEGATIVE = {
         record = Record()
         record.weight = [1.0]
         print(args.weight.data, config.weight.data)
+    """,
+    "a number passed after the tensor of a torch operation is no tensor": """
+        import torch
+        def scale(x, alpha, frame):
+            y = torch.mul(x, alpha)
+            print(alpha.data, frame.data)
+            torch.from_numpy(frame)
     """,
 }
 

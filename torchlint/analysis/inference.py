@@ -123,6 +123,7 @@ class Inference:
         self._function_memo: dict[int, Optional[cst.FunctionDef]] = {}
         self._same_call_memo: dict[tuple, Optional[tuple[cst.Call, Step, Step]]] = {}  # _backpropagated_same_call
         self._backward_in_text: Optional[bool] = None
+        self._usage_in_progress: set[int] = set()  # _own_usage: parameters passed on to each other
         self._depth = 0
         self._dispatch = {
             cst.Name: self._name,
@@ -608,12 +609,64 @@ class Inference:
         if total is not None:
             added, backward = total
             return tensor(added, scalar=True, scalar_why=backward).in_graph(True)
+        passed = self._passed_to_torch(binding)
+        if passed is not None:
+            return tensor(passed)
         operand = self._backpropagated_operand(binding)
         if operand is not None and self._has_tensor_attribute(binding):
             # `L = -elbo(x)`, `J = L + U`, `J.backward()`, then `L.data[0]`: a number has no `.data`.
             operation, backward = operand
             return tensor(operation, scalar=True, scalar_why=backward).in_graph(True)
         return None
+
+    def _passed_to_torch(self, binding: Binding) -> Optional[Step]:
+        """``loss = F.nll_loss(pred, target)``: ``pred`` goes where torch takes only a tensor."""
+        for _seq, load in binding.scope.loads.get(binding.name, ()):
+            argument = self.model.parent(load)
+            call = self.model.parent(argument) if isinstance(argument, cst.Arg) else None
+            if not isinstance(call, cst.Call) or argument.keyword is not None or argument.star \
+                    or not any(b is binding for b in self.model.resolve(load)):
+                continue
+            position = call.args.index(argument)
+            function = self.qualname(call.func)
+            if function is not None and position in torch_api.tensor_positions(function):
+                return Step(call, f"`{binding.name}` is used as a tensor: `{{code}}` takes only tensors there")
+            callee = self._callee_parameter(call, position) if not any(a.star for a in call.args) else None
+            if callee is not None:
+                owner, parameter = callee
+                used = owner._own_usage(parameter)
+                if used is not None:
+                    text = used.text.replace("{code}", owner.model.analysis.snippet(used.node))
+                    return Step(call, f"`{binding.name}` is passed to `{{code}}`, whose parameter "
+                                      f"`{parameter.name}` is used as only a tensor is ({text})")
+        return None
+
+    def _callee_parameter(self, call: cst.Call, position: int) -> Optional[tuple["Inference", Binding]]:
+        """The parameter of a function of the project that the ``position``-th argument of
+        ``call`` binds (``kl_divergence(mu, logvar)``), with the inference that owns it."""
+        callee = self.infer(call.func)
+        function = callee.function if callee is not None and callee.kind is Kind.FUNCTION else None
+        if not isinstance(function, FunctionInfo) or function.kind not in ("function", "staticmethod") \
+                or not isinstance(function.node, cst.FunctionDef) or function.scope is None:
+            return None
+        for bindings in function.scope.bindings.values():
+            for parameter in bindings:
+                if parameter.kind is BindingKind.PARAM and parameter.param_index == position \
+                        and isinstance(parameter.node, cst.Param) and parameter.path != (None,):
+                    return self._owner(function), parameter
+        return None
+
+    def _own_usage(self, parameter: Binding) -> Optional[Step]:
+        """Tensor evidence from how a parameter is used in its own function's body only."""
+        key = id(parameter)
+        if key in self._usage_in_progress:
+            return None
+        self._usage_in_progress.add(key)
+        try:
+            value = self._usage_value(parameter)
+        finally:
+            self._usage_in_progress.discard(key)
+        return value.why[0] if value is not None and value.kind is Kind.TENSOR and value.why else None
 
     def _has_tensor_attribute(self, binding: Binding) -> bool:
         """``name.data`` or ``name.grad`` is read somewhere: not a Python number."""

@@ -161,6 +161,33 @@ def loss_reduces(call: cst.Call) -> bool:
     return True
 
 
+# torch functions named like tensor methods that accept what is not a tensor too.
+_TAKING_NON_TENSORS = frozenset({"tensor", "as_tensor", "asarray", "from_numpy", "is_tensor", "is_storage",
+                                 "numel", "save", "load", "result_type", "can_cast", "promote_types"})
+# torch.nn.functional's helpers that are not operations on a tensor.
+_FUNCTIONAL_HELPERS = ("has_", "handle_", "assert_", "boolean_")
+
+
+def tensor_positions(qualname: str) -> tuple[int, ...]:
+    """The positional arguments of the torch function ``qualname`` that must be tensors
+    (a numpy array, a list or a number there raises TypeError): the input of a
+    ``torch.nn.functional`` operation (and the target of a loss), the ``self`` of a torch
+    function that is also a tensor method (``torch.dist(x, y)``); () for anything else,
+    such as ``torch.tensor`` or ``torch.from_numpy``."""
+    module, _, name = qualname.rpartition(".")
+    if module == "torch.nn.functional":
+        found = torch_facts.fact(qualname)
+        if found is None or found.kind != "function" or name.startswith(_FUNCTIONAL_HELPERS):
+            return ()
+        return (0, 1) if name in LOSS_FUNCTIONS else (0,)
+    if module != "torch" or name in _TAKING_NON_TENSORS:
+        return ()
+    mirrored, found = torch_facts.method(name), torch_facts.fact(qualname)
+    if mirrored is None or mirrored.kind != "method" or found is None or found.kind != "function" or found.factory:
+        return ()
+    return (0,)
+
+
 def external_call(qualname: str, call: cst.Call) -> Optional[Value]:
     """The value of calling the imported object ``qualname``; None when unknown."""
     qualname = normalize(qualname)

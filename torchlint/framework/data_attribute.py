@@ -83,6 +83,9 @@ _METADATA = frozenset({"shape", "dtype", "device", "is_cuda", "ndim", "size", "d
 _TENSOR_USE_METHODS = torch_facts.methods(tensor_only=True) | torch_facts.properties(tensor_only=True) | {
     "cpu", "cuda", "double", "float", "half",
 }
+# Tensor-only methods that return a tensor, whose names user classes are unlikely to have.
+_TENSOR_MAKING_METHODS = frozenset({"detach", "contiguous", "unsqueeze", "index_select", "type_as", "expand_as",
+                                    "view_as", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"})
 # Objects whose `.data` is a field of their own, named the way such objects usually are.
 _FIELD_OWNER = re.compile(
     r"(?i)(data_?set|trainset|testset|valset|loader|packed|response|args|config|cfg|options|opts)$"
@@ -129,6 +132,12 @@ def _use_evidence(ctx: "FileContext", node: cst.Attribute, elsewhere: str) -> Op
     used = _used_as_tensor(ctx, node)
     if used is not None:
         return Value(Kind.TENSOR, (Step(used[0], f"{used[1]}, and {elsewhere.format(ctx.snippet(node.value))}"),))
+    made = node.value
+    if isinstance(made, cst.Call) and isinstance(made.func, cst.Attribute) \
+            and made.func.attr.value in _TENSOR_MAKING_METHODS and ctx.infer(made.func.value) is None:
+        # `param.detach().data`: only a tensor has `detach()`, and it returns a tensor.
+        return Value(Kind.TENSOR, (Step(made, f"`{{code}}`: only a tensor has `{made.func.attr.value}()`, "
+                                              f"and it returns a tensor"),))
     if isinstance(node.value, cst.Attribute) and torch_api.is_module_tensor_attribute(node.value.attr.value) \
             and ctx.infer(node.value.value) is None and not _field_owner(node.value.value):
         # `net.module_.dense0.weight.data`, `m.bias.data.zero_()` in a loop over `model.modules()`.
@@ -211,19 +220,8 @@ def _tensor_taker(ctx: "FileContext", call: cst.Call, arg: cst.Arg) -> Optional[
         if all(torch_api.is_tensor_type(option) for option in options):
             return "expects a tensor in"
         return None
-    module, _, name = function.rpartition(".")
-    if module != "torch" or name in _TAKING_NON_TENSORS:
-        return None
-    mirrored = torch_facts.method(name)
-    function_fact = torch_facts.fact(function)
-    if mirrored is None or mirrored.kind != "method" or function_fact is None or function_fact.factory:
-        return None
-    return "takes tensors, and gets"
-
-
-# torch functions named like tensor methods that accept what is not a tensor too.
-_TAKING_NON_TENSORS = frozenset({"tensor", "as_tensor", "asarray", "from_numpy", "is_tensor", "is_storage",
-                                 "numel", "save", "load", "result_type", "can_cast", "promote_types"})
+    # `x.data` is no number, so any argument of a torch operation counts, not only the input.
+    return "takes tensors, and gets" if torch_api.tensor_positions(function) else None
 
 
 # A file that makes or unpacks PackedSequences: their `.data` is a tensor too, and is
