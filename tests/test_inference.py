@@ -280,7 +280,32 @@ POSITIVE = {
             for q, k in zip(student.parameters(), teacher.parameters()):
                 print((1 - m) * q.detach().data)  # <-
     """,
+    "the roles torch gives: autograd Function gradients, saved tensors, hooks": """
+        import torch
+        class Clamp(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, low):
+                ctx.save_for_backward(x)
+                return x.clamp(min=low)
+            @staticmethod
+            def backward(ctx, grad_output):
+                x, = ctx.saved_tensors
+                print(x.data)  # <-
+                return grad_output.data, None  # <-
+        class OldStyle(torch.autograd.Function):
+            def backward(self, grad_output):
+                return grad_output.data  # <-
+        def keep(grad):
+            print(grad.data)  # <-
+        def watch(module, grad_input, grad_output):
+            print(grad_output[0].data)  # <-
+        w = torch.zeros(3, requires_grad=True)
+        w.register_hook(keep)
+        w.register_hook(lambda g: g.data)  # <-
+        torch.nn.Linear(2, 2).register_full_backward_hook(watch)
+    """,
 }
+
 
 
 
@@ -443,6 +468,16 @@ NEGATIVE = {
             y = torch.mul(x, alpha)
             print(alpha.data, frame.data)
             torch.from_numpy(frame)
+    """,
+    "a hook of something that is not torch's": """
+        import torch
+        def on_batch(batch):
+            print(batch.data)
+        trainer = Trainer()
+        trainer.register_hook(on_batch)
+        class Plain:
+            def backward(self, grad):
+                return grad.data
     """,
 }
 

@@ -523,7 +523,36 @@ class Inference:
                 return Value(Kind.CLASS, cls=function.cls)
         if binding.param_index == 0 and self.model.is_applied_function(function):
             return Value(Kind.MODULE, (Step(binding.node, f"`{binding.name}` receives modules: `{function.name}` is passed to `.apply()`"),))
+        role = self._role_value(binding, function)
+        if role is not None:
+            return role
         return self._passed_value(binding, function)
+
+    def _role_value(self, binding: Binding, function: FunctionInfo) -> Optional[Value]:
+        """What torch passes a parameter by the function's role: the gradients a
+        ``backward`` of an autograd Function receives, and what a hook receives."""
+        index = binding.param_index
+        if function.name == "backward" and function.cls is not None and index >= 1 \
+                and self.torch_base(function.cls) in torch_api.AUTOGRAD_FUNCTION_CLASSES:
+            return tensor(Step(binding.node, f"`{binding.name}` is a gradient: torch passes tensors to the "
+                                             f"`backward` of an autograd Function (`{function.cls.name}`)"))
+        for kind, call in self.model.hooks_of(function):
+            receiver = self.infer(call.func.value) if isinstance(call.func, cst.Attribute) else None
+            registers = f"`{{code}}` registers `{function.name}`"
+            # Only a tensor that requires grad takes a hook; a module known by its class (not
+            # only by having `register_forward_hook`, as another library's object may).
+            if kind == "tensor" and index == 0 and receiver is not None and receiver.kind is Kind.TENSOR \
+                    and receiver.attached:
+                return tensor(Step(call, f"{registers} as a tensor hook: `{binding.name}` is the gradient"))
+            if kind in ("backward", "forward") and receiver is not None and receiver.kind is Kind.MODULE \
+                    and (receiver.qualname or receiver.cls is not None):
+                if index == 0:
+                    return Value(Kind.MODULE, (Step(call, f"{registers} as a module hook: `{binding.name}` is "
+                                                          f"the module"),))
+                if kind == "backward" and index in (1, 2):
+                    step = Step(call, f"{registers} as a backward hook: `{binding.name}` holds gradients")
+                    return sequence_of(tensor(step), (step,))
+        return None
 
     def _passed_value(self, binding: Binding, function: FunctionInfo) -> Optional[Value]:
         """What the calls of ``function`` in this file pass for the parameter ``binding``,
@@ -768,6 +797,7 @@ class Inference:
                 continue
             if value.kind is Kind.EXTERNAL and value.qualname and (
                 torch_api.is_module_class(value.qualname) or torch_api.is_optimizer_class(value.qualname)
+                or torch_api.normalize(value.qualname) in torch_api.AUTOGRAD_FUNCTION_CLASSES
             ):
                 found = value.qualname
             elif value.kind is Kind.EXTERNAL and value.qualname:
@@ -906,6 +936,10 @@ class Inference:
     # --- expressions ---------------------------------------------------------------
 
     def _attribute(self, node: cst.Attribute) -> Optional[Value]:
+        if node.attr.value in ("saved_tensors", "saved_variables") and self.uses_torch:
+            # `ctx.saved_tensors` (`self.saved_tensors` before PyTorch 0.4): what forward saved.
+            step = Step(node, "`{code}` holds the tensors an autograd Function saved for backward")
+            return sequence_of(tensor(step), (step,))
         base = self.infer(node.value)
         if base is None:
             if node.attr.value == "param_groups" and self.uses_torch:

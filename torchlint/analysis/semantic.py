@@ -238,6 +238,13 @@ MODULE_USE_ATTRIBUTES = frozenset({
 EVIDENCE_ATTRIBUTES = TENSOR_USE_ATTRIBUTES | MODULE_USE_ATTRIBUTES | {"item", "size", "view", "data"}
 
 
+# What a hook receives: a gradient (tensor hooks), or (module, grad_input, grad_output)
+# (backward hooks), or the module and its inputs (forward hooks).
+_HOOK_KINDS = {"register_hook": "tensor", "register_full_backward_hook": "backward",
+               "register_backward_hook": "backward", "register_forward_hook": "forward",
+               "register_forward_pre_hook": "forward"}
+
+
 class SemanticModel:
     """Everything the inference needs to know about one module's names."""
 
@@ -257,6 +264,9 @@ class SemanticModel:
         # Names passed to `<something>.apply(fn)`: fn receives modules.
         self.applied_names: list[cst.Name] = []
         self._applied_functions: Optional[set[int]] = None
+        # `x.register_hook(fn)`, `m.register_full_backward_hook(fn)`...: (which hook, the call).
+        self.hook_calls: list[tuple[str, cst.Call]] = []
+        self._hooks: Optional[dict[int, list[tuple[str, cst.Call]]]] = None
         self._flow_ancestors: dict[int, frozenset[int]] = {}  # see _ancestor_ids
         self.module_scope = Scope(ScopeKind.MODULE, module, None)
         self.scopes: list[Scope] = [self.module_scope]
@@ -460,6 +470,21 @@ class SemanticModel:
                 return previous
             previous = other
         return previous
+
+    def hooks_of(self, function: FunctionInfo) -> list[tuple[str, cst.Call]]:
+        """The hook registrations that pass ``function`` (by name, or as a lambda):
+        ("tensor" | "backward" | "forward", the registering call)."""
+        if self._hooks is None:
+            self._hooks = {}
+            for kind, call in self.hook_calls:
+                registered = call.args[0].value
+                nodes = [registered] if isinstance(registered, cst.Lambda) else [
+                    binding.definition.node for binding in self.resolve(registered)
+                    if binding.kind is BindingKind.FUNCTION and binding.definition is not None
+                ] if isinstance(registered, cst.Name) else []
+                for node in nodes:
+                    self._hooks.setdefault(id(node), []).append((kind, call))
+        return self._hooks.get(id(function.node), [])
 
     def is_applied_function(self, function: FunctionInfo) -> bool:
         """True when the function is passed to ``x.apply(fn)`` (so it receives modules)."""
@@ -739,6 +764,8 @@ class _Builder:
         method = func.attr.value
         if method == "apply" and node.args and isinstance(node.args[0].value, cst.Name):
             self.model.applied_names.append(node.args[0].value)
+        elif method in _HOOK_KINDS and node.args and node.args[0].keyword is None:
+            self.model.hook_calls.append((_HOOK_KINDS[method], node))
         elif method in ("register_buffer", "register_parameter") and len(node.args) >= 2:
             name_arg = node.args[0].value
             if isinstance(name_arg, cst.SimpleString):

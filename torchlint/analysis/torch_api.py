@@ -129,6 +129,10 @@ def is_optimizer_class(qualname: str) -> bool:
     return qualname.startswith("torch.optim.") and qualname.rsplit(".", 1)[1] in torch_names.OPTIMIZERS
 
 
+AUTOGRAD_FUNCTION_CLASSES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function",
+                                       "torch.autograd.function.InplaceFunction"})
+
+
 def is_tensor_type(qualname: str) -> bool:
     """``torch.Tensor``, ``torch.FloatTensor``, ``torch.cuda.LongTensor``, ``nn.Parameter``..."""
     if qualname in (VARIABLE, "torch.nn.Parameter", "torch.nn.Buffer"):
