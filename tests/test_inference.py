@@ -791,6 +791,21 @@ SCALAR = {
         def validate(output, target):
             print(nll(output, target).data[0])  # <-
     """,
+    "a criterion another library made says nothing by its name": """
+        import torch
+        from warpctc_pytorch import CTCLoss
+        criterion = CTCLoss()
+        def validate(out, targets, sizes, target_sizes):
+            loss = criterion(out, targets, sizes, target_sizes)
+            return loss.data[0]
+    """,
+    "a criterion torch made is 0-dim by its name": """
+        import torch
+        criterion = torch.nn.CrossEntropyLoss()
+        def validate(out, target, loss_fn):
+            loss = criterion(out, target)
+            print(loss.data[0], loss_fn(out, target).data[0])  # <-
+    """,
 }
 
 
@@ -823,7 +838,7 @@ def test_zero_dim_evidence_says_why() -> None:
         "`self.objective(self(step), step)` calls `self.objective(..)`, whose result class `Model` "
         "back-propagates elsewhere",
         "`total += loss` adds `loss` to a total that is back-propagated",
-        "`total.backward()` without a gradient argument needs a 0-dim tensor",
+        "`total.backward()` without a gradient argument needs a one-element tensor: a loss, 0-dim since PyTorch 0.4",
     ]
     assert [note.row for note in finding.evidence] == [10, 7, 8]
 

@@ -20,6 +20,7 @@ expressions give up (``None``) rather than recurse without bound.
 from __future__ import annotations
 
 import builtins
+import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, Iterable, Optional
 
@@ -709,7 +710,7 @@ class Inference:
             call = self.model.parent(node)
             if isinstance(call, cst.Call) and call.func is node and not call.args:
                 if attribute == "backward":
-                    return Step(call, "`{code}` without a gradient argument needs a 0-dim tensor")
+                    return Step(call, "`{code}` without a gradient argument needs a one-element tensor: a loss, 0-dim since PyTorch 0.4")
                 return Step(call, "`{code}` needs a one-element tensor")
         total = self._backpropagated_total(binding)
         if total is not None:
@@ -775,7 +776,7 @@ class Inference:
         for _seq, attribute, node in self.model.uses_of(binding):
             call = self.model.parent(node)
             if attribute == "backward" and isinstance(call, cst.Call) and call.func is node and not call.args:
-                return Step(call, "`{code}` without a gradient argument needs a 0-dim tensor")
+                return Step(call, "`{code}` without a gradient argument needs a one-element tensor: a loss, 0-dim since PyTorch 0.4")
         return None
 
     # --- classes ---------------------------------------------------------------------
@@ -1001,6 +1002,29 @@ class Inference:
                 return tensor(Step(node, "`{code}` is created with requires_grad=True")).in_graph(True, True)
         return result
 
+    def _made_elsewhere(self, func: cst.BaseExpression) -> bool:
+        """``criterion = CTCLoss()`` with ``CTCLoss`` from another library (warp-ctc's returns
+        a 1-element tensor): a callable made by code that is neither torch's nor the
+        project's, whose result the name says nothing certain of."""
+        if isinstance(func, cst.Name):
+            values = [binding.value for binding in self.model.resolve(func)]
+        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            owner = self.infer(func.value)
+            cls = owner.cls if owner is not None and isinstance(owner.cls, ClassInfo) else None
+            values = [assignment.value for assignment in cls.assignments(func.attr.value)] if cls else []
+        else:
+            return False
+        for value in values:
+            if isinstance(value, cst.Call):
+                made_by = self.qualname(value.func) or ""
+                root, name = made_by.split(".")[0], made_by.rsplit(".", 1)[-1]
+                # A class (CapWords) of a library that is neither torch, the standard library
+                # (`copy.copy(loss)` copies whatever it is given) nor the project.
+                if name[:1].isupper() and root not in ("torch", "builtins") \
+                        and root not in sys.stdlib_module_names and self._project_name(made_by, value.func) is None:
+                    return True
+        return False
+
     def _backpropagated_method(self, node: cst.Call) -> Optional[Value]:
         """``self.loss(..)`` in a class that back-propagates the result of another
         ``self.loss(..)`` call without a gradient argument (``loss = self.loss(out, batch)``,
@@ -1103,7 +1127,7 @@ class Inference:
         if isinstance(parent, cst.Attribute) and parent.attr.value == "backward":
             backward = self.model.parent(parent)
             if isinstance(backward, cst.Call) and backward.func is parent and not backward.args:
-                step = Step(backward, "`{code}` without a gradient argument needs a 0-dim tensor")
+                step = Step(backward, "`{code}` without a gradient argument needs a one-element tensor: a loss, 0-dim since PyTorch 0.4")
                 return step, step
             return None
         if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1
@@ -1132,7 +1156,7 @@ class Inference:
             name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
             # `criterion(output, target)`: a loss is computed from (prediction, target);
             # `criterion(**params)` would be building the criterion itself.
-            if _names_a_loss(name) and self.uses_torch \
+            if _names_a_loss(name) and self.uses_torch and not self._made_elsewhere(func) \
                     and len(positional_args(node)) >= 2:
                 return tensor(
                     Step(node, "`{code}` is the result of a loss criterion"),
