@@ -305,7 +305,99 @@ def test_without_entry_the_step_cannot_be_reached(entry_runs) -> None:
     synthesized `batch` is no dict of tensors; only a real entry point reaches the line."""
     runtime = entry_runs["none"]
     assert runtime["verdict"] == COULD_NOT_RUN, runtime
-    assert runtime["run"] == "call" and "synthesized arguments" in runtime["evidence"]
+    assert runtime["run"] == "call" and "calling `train_step()` with synthesized arguments" in runtime["evidence"]
+
+
+@needs_torch
+def test_without_entry_the_summary_says_how_to_reach_more() -> None:
+    result = cli("check", "--runtime", ".", cwd=EXAMPLE)
+    assert result.returncode == 1, result.stderr
+    assert "1 finding could not run: its code needs real arguments" in result.stdout
+    assert "--entry 'train.py --epochs 1'" in result.stdout
+
+
+# --- --entry runs where the user runs it, and says when it fails ---------------------------------
+
+ENTRY_MODEL = """
+    import torch
+
+
+    def step(weights, batch):
+        loss = (weights * batch["x"]).sum()
+        loss.backward()
+        return loss.data[0]
+"""
+ENTRY_SCRIPTS = {
+    # Reads its data relative to where it is run, as `python train.py` would.
+    "train.py": """
+        import torch
+        from model import step
+
+        with open("data.txt") as handle:
+            values = [float(v) for v in handle.read().split()]
+        print(step(torch.ones(3, requires_grad=True), {"x": torch.tensor(values)}))
+    """,
+    "broken.py": """
+        print("loading the data")
+        raise RuntimeError("no folder ./images")
+    """,
+    "quits.py": """
+        import sys
+        print("bad arguments")
+        sys.exit(3)
+    """,
+    "saves.py": """
+        with open("checkpoint.txt", "w") as handle:
+            handle.write("weights")
+    """,
+}
+
+
+@pytest.fixture(scope="module")
+def entry_project(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("entry_project")
+    (folder / "model.py").write_text(textwrap.dedent(ENTRY_MODEL).lstrip())
+    for name, text in ENTRY_SCRIPTS.items():
+        (folder / name).write_text(textwrap.dedent(text).lstrip())
+    (folder / "data.txt").write_text("1 2 3\n")
+    return folder
+
+
+@needs_torch
+def test_entry_runs_in_the_project_folder(entry_project) -> None:
+    """`open("data.txt")` resolves where the user runs the program; stopping at the
+    finding it confirms (IndexError) is the bug shown, not a failing entry point."""
+    result = cli("check", "--runtime", "--output-format", "json", "--entry", "python train.py", "model.py",
+                 cwd=entry_project)
+    assert result.returncode == 1, result.stderr
+    assert "error" not in result.stderr
+    [runtime] = by_finding(json.loads(result.stdout), entry_project)["model.py"].values()
+    assert runtime["verdict"] == CONFIRMED and runtime["run"] == "entry", runtime
+
+
+@needs_torch
+@pytest.mark.parametrize("script, message, output", [
+    ("broken.py", "failed: it raised RuntimeError: no folder ./images", "loading the data"),
+    ("quits.py", "failed: it exited with status 3", "bad arguments"),
+    # Read-only file system, or Permission denied where Landlock confines the job instead.
+    ("saves.py", "failed: it raised", "'checkpoint.txt': the runtime check never changes your files"),
+])
+def test_a_failing_entry_is_an_error_with_its_output(entry_project, script, message, output) -> None:
+    result = cli("check", "--runtime", "--entry", script, "model.py", cwd=entry_project)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert f"torchlint: error: --entry {script} {message}" in result.stderr
+    assert output in result.stderr
+    assert "Runtime check:" in result.stdout  # the findings and verdicts are still reported
+    assert not (entry_project / "checkpoint.txt").exists()  # the project is never written
+
+
+@needs_torch
+def test_a_missing_entry_is_a_usage_error(entry_project) -> None:
+    result = cli("check", "--runtime", "--entry", "trian.py --epochs 1", "model.py", cwd=entry_project)
+    assert result.returncode == 2
+    assert "no such script: 'trian.py'" in result.stderr
+    result = cli("check", "--runtime", "--entry", "pytest tests/test_nothing.py", "model.py", cwd=entry_project)
+    assert result.returncode == 2 and "pytest would find no 'tests/test_nothing.py'" in result.stderr
 
 
 @needs_torch

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shlex
 import sys
 import traceback
 from collections import Counter
@@ -223,9 +224,9 @@ def check(
         return
 
     reports.sort(key=lambda report: report.path)
-    runtime_note = None
+    runtime_note = entry_failure = None
     if runtime_options is not None:
-        runtime_note = _run_runtime(reports, runtime_options, resolver, quiet, parser)
+        runtime_note, entry_failure = _run_runtime(reports, runtime_options, resolver, quiet, parser)
     out = sys.stdout
     fix_errors = [(report.path, plan.outcomes[id(report)].error) for report in reports
                   if id(report) in plan.outcomes and plan.outcomes[id(report)].error]
@@ -253,7 +254,7 @@ def check(
     if not quiet and output_format not in MACHINE_FORMATS and not fix_only:
         out.write(summary(reports, fixed if plan.mode else None, unsafe_fixes) + "\n")
         if runtime_note is not None:
-            out.write(runtime_summary(reports, runtime_note) + "\n")
+            out.write(runtime_summary(reports, runtime_note, entry_given=runtime_options.entry is not None) + "\n")
     elif not quiet and fix_only and sum(fixed.values()):
         out.write(f"Fixed {count(sum(fixed.values()), 'finding')}.\n")
     if runtime_note and output_format in MACHINE_FORMATS:
@@ -263,7 +264,9 @@ def check(
     internal_errors = [report.internal_error for report in reports if report.internal_error]
     for message in internal_errors:
         click.echo(f"torchlint: {message}", err=True)
-    if internal_errors or fix_errors:
+    if entry_failure:
+        click.echo(f"torchlint: error: --entry {shlex.quote(entry)} failed: {entry_failure}", err=True)
+    if internal_errors or fix_errors or entry_failure:
         sys.exit(EXIT_ERROR)
     if exit_non_zero_on_fix and sum(fixed.values()):
         sys.exit(EXIT_FINDINGS)
@@ -308,8 +311,10 @@ def _size(text: str, option: str) -> int:
     return int(float(match.group(1)) * scale)
 
 
-def _run_runtime(reports: list[FileReport], options, resolver: SettingsResolver, quiet: bool, parser: str) -> str:
-    """Give every finding a runtime verdict; return the isolation note ("" when fully isolated)."""
+def _run_runtime(reports: list[FileReport], options, resolver: SettingsResolver, quiet: bool,
+                 parser: str) -> tuple[str, Optional[str]]:
+    """Give every finding a runtime verdict; return the isolation note ("" when fully
+    isolated) and why the --entry program failed (None when it did not)."""
     from torchlint.engine.fixer import fix_source
     from torchlint.runtime.check import RuntimeCheck, RuntimeUnavailable
 
@@ -325,7 +330,7 @@ def _run_runtime(reports: list[FileReport], options, resolver: SettingsResolver,
             check.run(reports)
         except RuntimeUnavailable as error:
             _fail(str(error))
-    return check.isolation_note
+    return check.isolation_note, check.entry_failure
 
 
 @contextlib.contextmanager

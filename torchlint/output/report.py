@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections import Counter
 from typing import Iterable, Optional, TextIO
 
@@ -207,14 +208,28 @@ def summary(reports: list[FileReport], fixed: Optional[Counter] = None, unsafe_f
     return text
 
 
-def runtime_summary(reports: list[FileReport], note: str = "") -> str:
-    """``Runtime check: 3 confirmed, 1 latent, 2 not reproduced, 0 could not run.``"""
+def runtime_summary(reports: list[FileReport], note: str = "", entry_given: bool = False) -> str:
+    """``Runtime check: 3 confirmed, 1 latent, 2 not reproduced, 0 could not run.``, and
+    what would let more findings run."""
     verdicts = Counter(d.runtime["verdict"] for report in reports for d in report.diagnostics if d.runtime)
     parts = ", ".join(f"{verdicts[v]} {v.lower()}" for v in ("CONFIRMED", "LATENT", "NOT REPRODUCED", "COULD NOT RUN"))
     text = f"Runtime check: {parts}."
+    unreached = sum(1 for report in reports for d in report.diagnostics
+                    if d.runtime and d.runtime["verdict"] == "COULD NOT RUN"
+                    and d.runtime.get("run") in ("call", "entry", "module", None)
+                    and _NEEDS_A_REAL_RUN.search(d.runtime["evidence"]))
+    if unreached and not entry_given:
+        whose = "its code needs" if unreached == 1 else "their code needs"
+        text += (f"\n{count(unreached, 'finding')} could not run: {whose} real arguments or is never reached "
+                 "by running the file; run your program under the monitor with --entry, e.g. "
+                 "--entry 'train.py --epochs 1' or --entry 'pytest tests/'")
     if note:
         text += f"\nnote: the runtime check ran without full isolation here: {note}"
     return text
+
+
+# COULD NOT RUN evidence that a real run of the program (--entry) could get past.
+_NEEDS_A_REAL_RUN = re.compile(r"synthesized arguments|not reached by any run|never executed")
 
 
 def count(number: int, noun: str) -> str:

@@ -45,13 +45,26 @@ class RuntimeOptions:
 
 
 def parse_entry(text: str, cwd: str) -> tuple[str, ...]:
-    """``"train.py --epochs 1"`` or ``"pytest tests/x.py::test_y"``, with paths made absolute."""
+    """``"train.py --epochs 1"``, ``"python train.py"`` or ``"pytest tests/x.py::test_y"``,
+    with paths made absolute; ValueError when it names a file that does not exist."""
     words = shlex.split(text)
+    if words and os.path.basename(words[0]).startswith("python") and len(words) > 1 and words[1] != "-m":
+        words = words[1:]  # `python train.py ...`: the monitor's interpreter runs it
+    elif len(words) > 2 and os.path.basename(words[0]).startswith("python") and words[1:3] == ["-m", "pytest"]:
+        words = words[2:]
     if not words:
         raise ValueError("--entry is empty")
     if words[0] in ("pytest", "py.test"):
-        return ("pytest", *[_absolute(word, cwd) if not word.startswith("-") else word for word in words[1:]])
-    return (_absolute(words[0], cwd), *words[1:])
+        arguments = [_absolute(word, cwd) if not word.startswith("-") else word for word in words[1:]]
+        for word, original in zip(arguments, words[1:]):
+            if not original.startswith("-") and not os.path.exists(word.partition("::")[0]):
+                raise ValueError(f"pytest would find no {original.partition('::')[0]!r} in {cwd}")
+        return ("pytest", *arguments)
+    script = _absolute(words[0], cwd)
+    if not os.path.isfile(script):
+        raise ValueError(f"no such script: {words[0]!r} (in {cwd}); give the program as you run it, "
+                         f"e.g. 'train.py --epochs 1' or 'pytest tests/test_x.py'")
+    return (script, *words[1:])
 
 
 def _absolute(word: str, cwd: str) -> str:
@@ -123,6 +136,9 @@ class RuntimeCheck:
         self.fix_all = fix_all
         self.progress = progress or (lambda label, done, total: None)
         self.isolation_note = ""
+        # Why the --entry program failed, with the end of its output; None when it ran through,
+        # or stopped at one of the findings it confirmed (the bug it was run to show).
+        self.entry_failure: Optional[str] = None
         self.done = 0
         self.total = 0
 
@@ -198,13 +214,16 @@ class RuntimeCheck:
                 sites.append(f.sites[i])
                 owners.append((f, i))
         entry = self.options.entry
+        # It runs where the user runs it: relative data paths resolve; the project stays
+        # read-only to it (a write there fails, and says so).
         payload = {"mode": "entry", "entry": list(entry), "path": entry[0] if entry[0] != "pytest" else "",
-                   "sites": sites, "sys_path": [os.getcwd()]}
+                   "sites": sites, "sys_path": [os.getcwd()], "cwd": os.getcwd()}
         [result] = self._submit([(JOB, payload)], [" ".join(entry)])
         verdicts = self._verdicts(result, len(sites), "entry")
         for (f, i), verdict in zip(owners, verdicts):
             if verdict["verdict"] != COULD_NOT_RUN or not f.diagnostics[i].runtime:
                 f.diagnostics[i].runtime = verdict
+        self.entry_failure = _entry_failure(result, verdicts)
 
     def _modules(self, files: list[_File]) -> None:
         todo = [(f, f.pending()) for f in files]
@@ -338,6 +357,61 @@ class RuntimeCheck:
             current = f.diagnostics[i].runtime
             if current is None or current["verdict"] == COULD_NOT_RUN:
                 f.diagnostics[i].runtime = verdict
+
+
+ENTRY_OUTPUT_LINES = 15
+_READ_ONLY = re.compile(r"Read-only file system|Permission denied|Operation not permitted")
+
+
+def _entry_failure(result, verdicts: list[dict]) -> Optional[str]:
+    """How the --entry program failed, and the end of what it printed; None when it ran
+    through, or stopped at a finding it confirmed (a `loss.data[0]` IndexError is the bug
+    the run was asked to show, not a broken entry point)."""
+    output = "\n".join((result.stdout + result.stderr).rstrip().splitlines()[-ENTRY_OUTPUT_LINES:])
+    if result.status != "ok" or not isinstance(result.value, dict):
+        reason = {"timeout": "it timed out", "memory": "it ran out of memory",
+                  "processes": "it started too many processes"}.get(result.status, "it crashed")
+        why = f"{reason} ({result.detail})" if result.detail else reason
+    else:
+        stopped = result.value.get("stopped")
+        status = result.value.get("entry_status")
+        if isinstance(stopped, dict):
+            stopped_at = [k for k in stopped.get("sites", ()) if isinstance(k, int) and 0 <= k < len(verdicts)]
+            if any(verdicts[k]["verdict"] == CONFIRMED for k in stopped_at):
+                return None
+            if stopped.get("type") == "SystemExit":
+                why = f"it exited with status {stopped.get('message')}"
+            elif _READ_ONLY.search(str(stopped.get("message"))):
+                why = (f"it raised {stopped.get('type')}: {stopped.get('message')}: the runtime check never "
+                       f"changes your files, so the project is read-only to the program; let it write "
+                       f"elsewhere (an option for its output folder, e.g. /tmp)")
+            else:
+                why = f"it raised {stopped.get('type')}: {stopped.get('message')}"
+            traceback_text = result.value.get("traceback")
+            if isinstance(traceback_text, str) and traceback_text.strip() and traceback_text.strip() not in output:
+                output = (output + "\n" + _users_frames(traceback_text)).strip()
+        elif isinstance(status, int) and status != 0:
+            why = f"pytest exited with status {status}"
+        else:
+            return None
+    output = "\n".join(_clean(line) for line in output.splitlines()[-ENTRY_OUTPUT_LINES:])
+    return why + (f"; its output ended with:\n{output}" if output else "; it printed nothing")
+
+
+def _users_frames(traceback_text: str) -> str:
+    """A traceback without the frames of the monitor that ran the program (runpy, torchlint)."""
+    kept, skipping = [], False
+    for line in traceback_text.rstrip().splitlines():
+        if line.startswith("  File "):
+            skipping = "<frozen runpy>" in line or _RUNTIME_FOLDER in line
+        elif not line.startswith("    "):
+            skipping = False
+        if not skipping:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+_RUNTIME_FOLDER = os.path.dirname(os.path.abspath(__file__))
 
 
 def _clean(text: str) -> str:

@@ -927,6 +927,11 @@ def run_job(payload: dict) -> dict:
         linecache.cache[path] = (len(source), None, source.splitlines(True), path)
     sys.path[:0] = payload.get("sys_path", [os.path.dirname(path)])
     sys.argv = payload.get("argv") or [path]
+    if mode == "entry" and payload.get("cwd"):
+        try:
+            os.chdir(payload["cwd"])  # where the user runs the program: `open("data.txt")` works
+        except OSError:
+            pass
     _seed()
     stopped = None
     outcome = {}
@@ -951,7 +956,8 @@ def run_job(payload: dict) -> dict:
         outcome["traceback"] = "".join(traceback.format_exception(type(error), error, error.__traceback__)[-6:])
     verdicts = [judge(site, monitor, stopped) for site in sites]
     if mode == "call":
-        verdicts = [_only_the_signature(verdict, stopped, outcome) for verdict in verdicts]
+        verdicts = [_only_the_signature(verdict, stopped, outcome, payload["call"]["qualname"])
+                    for verdict in verdicts]
     return {
         "verdicts": verdicts,
         "stopped": stopped,
@@ -960,14 +966,15 @@ def run_job(payload: dict) -> dict:
     }
 
 
-def _only_the_signature(verdict: dict, stopped: Optional[dict], outcome: dict) -> dict:
+def _only_the_signature(verdict: dict, stopped: Optional[dict], outcome: dict, qualname: str) -> dict:
     """With synthesized arguments only the rule's own signature counts: when the call
     failed any other way, the finding could not be run."""
     arguments = outcome.get("arguments", "")
     if verdict["verdict"] in (CONFIRMED, LATENT) or (stopped is None and verdict["verdict"] == NOT_REPRODUCED):
-        return dict(verdict, evidence=f"{verdict['evidence']} (called with synthesized arguments: {arguments})")
+        return dict(verdict, evidence=f"{verdict['evidence']} (`{qualname}()` called with synthesized arguments: "
+                                      f"{arguments})")
     if stopped is not None:
-        return Verdict(COULD_NOT_RUN, f"calling it with synthesized arguments ({arguments}) raised "
+        return Verdict(COULD_NOT_RUN, f"calling `{qualname}()` with synthesized arguments ({arguments}) raised "
                                       f"{stopped['type']}: {stopped['message']}").as_dict()
     return verdict
 
