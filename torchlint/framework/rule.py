@@ -153,6 +153,12 @@ class Rule:
         self.ctx.findings.append(Finding(type(self), node, text, steps, fix, related))
 
     @classmethod
+    def runs(cls, diagnostic) -> bool:
+        """Whether running the code can show this finding's bug (``--runtime`` runs only
+        those): False for a style rule, or a form of a finding that only modernizes."""
+        return cls.runtime_signature
+
+    @classmethod
     def judge(cls, run: Observation) -> Verdict:
         """The ``--runtime`` verdict on one finding of this rule whose code ran, from what
         the run recorded there (torchlint/framework/verdicts.py).  A write into a tensor

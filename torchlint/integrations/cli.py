@@ -225,8 +225,9 @@ def check(
 
     reports.sort(key=lambda report: report.path)
     runtime_note = entry_failure = None
+    runtime_style = 0
     if runtime_options is not None:
-        runtime_note, entry_failure = _run_runtime(reports, runtime_options, resolver, quiet, parser)
+        runtime_note, entry_failure, runtime_style = _run_runtime(reports, runtime_options, resolver, quiet, parser)
     out = sys.stdout
     fix_errors = [(report.path, plan.outcomes[id(report)].error) for report in reports
                   if id(report) in plan.outcomes and plan.outcomes[id(report)].error]
@@ -254,7 +255,8 @@ def check(
     if not quiet and output_format not in MACHINE_FORMATS and not fix_only:
         out.write(summary(reports, fixed if plan.mode else None, unsafe_fixes) + "\n")
         if runtime_note is not None:
-            out.write(runtime_summary(reports, runtime_note, entry_given=runtime_options.entry is not None) + "\n")
+            out.write(runtime_summary(reports, runtime_note, entry_given=runtime_options.entry is not None,
+                                      style=runtime_style) + "\n")
     elif not quiet and fix_only and sum(fixed.values()):
         out.write(f"Fixed {count(sum(fixed.values()), 'finding')}.\n")
     if runtime_note and output_format in MACHINE_FORMATS:
@@ -312,9 +314,10 @@ def _size(text: str, option: str) -> int:
 
 
 def _run_runtime(reports: list[FileReport], options, resolver: SettingsResolver, quiet: bool,
-                 parser: str) -> tuple[str, Optional[str]]:
+                 parser: str) -> tuple[str, Optional[str], int]:
     """Give every finding a runtime verdict; return the isolation note ("" when fully
-    isolated) and why the --entry program failed (None when it did not)."""
+    isolated), why the --entry program failed (None when it did not), and how many
+    findings were not run because no run could show them wrong."""
     from torchlint.engine.fixer import fix_source
     from torchlint.runtime.check import RuntimeCheck, RuntimeUnavailable
 
@@ -330,7 +333,7 @@ def _run_runtime(reports: list[FileReport], options, resolver: SettingsResolver,
             check.run(reports)
         except RuntimeUnavailable as error:
             _fail(str(error))
-    return check.isolation_note, check.entry_failure
+    return check.isolation_note, check.entry_failure, check.style
 
 
 @contextlib.contextmanager

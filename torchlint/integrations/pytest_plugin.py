@@ -97,12 +97,13 @@ def _lint(paths: list[str], cwd: Path):
 
 def _watch(reports):
     """A site for every finding the runtime check judges, and a monitor watching them."""
+    from torchlint.runtime.check import runs
     from torchlint.runtime.monitor import Monitor, Site
-    from torchlint.runtime.plan import UNJUDGED, FilePlan
+    from torchlint.runtime.plan import FilePlan
 
     watched, sites = [], []
     for report in reports:
-        diagnostics = [d for d in report.diagnostics if d.code not in UNJUDGED]
+        diagnostics = [d for d in report.diagnostics if runs(d)]
         if not diagnostics or report.source is None or report.filename.endswith(".ipynb"):
             continue
         try:
@@ -156,4 +157,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     unreached = len(state.watched) - len(reached)
     terminalreporter.write_line(f"{len(reached)} of {len(state.watched)} findings reached by the tests"
                                 + (f"; {unreached} not reached" if unreached else "") + ".")
-    terminalreporter.write_line(runtime_summary(state.reports).splitlines()[0])
+    from torchlint.runtime.check import runs
+
+    style = sum(1 for report in state.reports for d in report.diagnostics if not runs(d))
+    terminalreporter.write_line(runtime_summary(state.reports, style=style).splitlines()[0])

@@ -208,12 +208,13 @@ def summary(reports: list[FileReport], fixed: Optional[Counter] = None, unsafe_f
     return text
 
 
-def runtime_summary(reports: list[FileReport], note: str = "", entry_given: bool = False) -> str:
-    """``Runtime check: 3 confirmed, 1 latent, 2 not reproduced, 0 could not run.``, and
-    what would let more findings run."""
+def runtime_summary(reports: list[FileReport], note: str = "", entry_given: bool = False, style: int = 0) -> str:
+    """``Runtime check: 3 confirmed, 1 latent, 2 not reproduced, 0 could not run.``, the
+    findings not run because no run could show them wrong, and what would let more run."""
     verdicts = Counter(d.runtime["verdict"] for report in reports for d in report.diagnostics if d.runtime)
     parts = ", ".join(f"{verdicts[v]} {v.lower()}" for v in ("CONFIRMED", "LATENT", "NOT REPRODUCED", "COULD NOT RUN"))
-    text = f"Runtime check: {parts}."
+    text = f"Runtime check: {parts}"
+    text += f"; {count(style, 'style finding')} not run (nothing a run could show)." if style else "."
     unreached = sum(1 for report in reports for d in report.diagnostics
                     if d.runtime and d.runtime["verdict"] == "COULD NOT RUN"
                     and d.runtime.get("run") in ("call", "entry", "module", None)

@@ -80,5 +80,10 @@ class AsyncArgument(Rule):
                                     (edits.replace(arg.keyword, "non_blocking"),)))
 
     @classmethod
+    def runs(cls, diagnostic) -> bool:
+        # Not a style finding: the file cannot run on Python 3.7+, which its verdict says.
+        return True
+
+    @classmethod
     def judge(cls, run: Observation) -> Verdict:
         return Verdict(COULD_NOT_RUN, "Python 3.7 and later refuse `async=`: the file cannot run until it is fixed")

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -448,6 +449,13 @@ class LegacyConstructor(Rule):
                    f"`{torch}.set_default_device`", (edits.replace(node, code), *imports))
 
     @classmethod
+    def runs(cls, diagnostic) -> bool:
+        # Only uninitialized memory can go wrong at run time (the monitor fills it with a
+        # sentinel and sees it read); `torch.Tensor([1, 2])`, `.type(..)` and `.new(data)`
+        # only modernize.
+        return "uninitialized" in diagnostic.message or _SIZED_EMPTY.search(diagnostic.message) is not None
+
+    @classmethod
     def judge(cls, run: Observation) -> Verdict:
         read = run.first("uninitialized-read")
         if read is not None:
@@ -488,6 +496,7 @@ def _either(names: tuple[str, ...]) -> str:
     return " or ".join([", ".join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted)
 
 
+_SIZED_EMPTY = re.compile(r"new_empty\((?!\))")
 _CONSTRUCTOR_MESSAGES = {
     "none": "`{call}` creates an empty legacy tensor; use `{modern}`",
     "size": "`{call}` allocates uninitialized memory (different garbage on every run); use `{modern}`, "

@@ -21,6 +21,7 @@ from typing import Callable, Optional
 
 from torchlint.framework.diagnostics import Diagnostic, FileReport
 from torchlint.framework.verdicts import CONFIRMED, COULD_NOT_RUN, VERDICTS
+from torchlint.rules import all_rules
 from torchlint.engine.fixer import apply_edits, verify
 from torchlint.runtime.plan import UNJUDGED, FilePlan
 
@@ -101,6 +102,14 @@ def require_torch() -> None:
                                  "pip install 'torchlint[runtime]'")
 
 
+def runs(diagnostic: Diagnostic) -> bool:
+    """Whether the runtime check runs ``diagnostic``'s code: not for a finding of a file that
+    could not be linted, nor for one that running could never show wrong (TL402, the data
+    form of TL204...: its rule says so)."""
+    rule = all_rules().get(diagnostic.code)
+    return diagnostic.code not in UNJUDGED and (rule is None or rule.runs(diagnostic))
+
+
 def _unplannable(report: FileReport) -> str:
     """Why the file of ``report`` cannot be run: Python refuses it (legacy syntax, which
     torchlint reads but Python does not run), or its source is not at hand."""
@@ -136,6 +145,7 @@ class RuntimeCheck:
         self.fix_all = fix_all
         self.progress = progress or (lambda label, done, total: None)
         self.isolation_note = ""
+        self.style = 0  # findings no run can show wrong (style, or a form that only modernizes): not run
         # Why the --entry program failed, with the end of its output; None when it ran through,
         # or stopped at one of the findings it confirmed (the bug it was run to show).
         self.entry_failure: Optional[str] = None
@@ -146,6 +156,7 @@ class RuntimeCheck:
         require_torch()
         from torchlint.runtime.sandbox import Limits, Sandbox
 
+        self.style = sum(1 for report in reports for d in report.diagnostics if not runs(d))
         files = []
         for report in reports:
             f = self._file(report)
@@ -153,7 +164,7 @@ class RuntimeCheck:
                 files.append(f)
                 continue
             for d in report.diagnostics:
-                if d.code not in UNJUDGED:
+                if runs(d):
                     if report.path.endswith(".ipynb") or getattr(d, "cell", None):
                         reason = "notebooks are not run by the runtime check"
                     else:
@@ -182,7 +193,7 @@ class RuntimeCheck:
     # -- planning -------------------------------------------------------------------------
 
     def _file(self, report: FileReport) -> Optional[_File]:
-        diagnostics = [d for d in report.diagnostics if d.code not in UNJUDGED]
+        diagnostics = [d for d in report.diagnostics if runs(d)]
         if not diagnostics or report.source is None or report.filename.endswith(".ipynb"):
             return None
         path = os.path.realpath(report.filename)
