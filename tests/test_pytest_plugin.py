@@ -87,6 +87,44 @@ def test_without_the_flag_nothing_is_linted_or_watched(project: Path) -> None:
 
 
 @needs_torch
+def test_warnings_pytest_records_reach_the_monitor(project: Path) -> None:
+    """TL202's evidence is torch's warning, which pytest captures per test."""
+    (project / "legacy.py").write_text(textwrap.dedent("""
+        import torch
+        from torch.autograd import Variable
+
+        def predict(model, x):
+            return model(Variable(x, volatile=True))
+    """).lstrip())
+    (project / "tests" / "test_legacy.py").write_text(textwrap.dedent("""
+        import torch
+        from legacy import predict
+
+        def test_predict():
+            assert predict(torch.nn.Linear(2, 1), torch.ones(3, 2)).shape == (3, 1)
+    """).lstrip())
+    result = pytest_run(project, "--torchlint-runtime", "--torchlint-paths", "legacy.py", "tests/test_legacy.py")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "TL202" in result.stdout
+    assert "CONFIRMED: " in result.stdout.split("legacy.py:5:")[-1].split("\n")[1], result.stdout
+
+
+@needs_torch
+def test_numpy_results_keep_their_type_unless_numpy_sharing_is_watched(project: Path) -> None:
+    """The monitor tracks `.numpy()` arrays only for TL304: a test checking
+    `type(a) is np.ndarray` passes as without the plugin."""
+    (project / "tests" / "test_types.py").write_text(textwrap.dedent("""
+        import numpy as np
+        import torch
+
+        def test_numpy_type():
+            assert type(torch.ones(2).numpy()) is np.ndarray
+    """).lstrip())
+    result = pytest_run(project, "--torchlint-runtime", "tests/test_types.py")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@needs_torch
 def test_failing_tests_still_get_their_verdicts(project: Path) -> None:
     (project / "tests" / "test_fails.py").write_text(textwrap.dedent("""
         from model import Regressor, make_batches, train_step

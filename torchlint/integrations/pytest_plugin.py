@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import warnings
 from pathlib import Path
 from typing import Optional
 
@@ -116,6 +117,28 @@ def _watch(reports):
             sites.append(site)
             watched.append((diagnostic, site))
     return watched, Monitor(sites)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    """pytest records each test's warnings in a list of its own, where the monitor would
+    not see them: let each reach the monitor too, as it is issued (torch's `volatile`
+    warning is TL202's evidence), then go on to pytest."""
+    state: Optional[_Session] = item.config.stash.get(_STATE, None)
+    if state is None or not state.watched:
+        yield
+        return
+    original = warnings._showwarnmsg_impl  # what catch_warnings(record=True) replaces
+
+    def seen(message: warnings.WarningMessage) -> None:
+        state.monitor.on_warning(message.message, message.category)
+        original(message)
+
+    warnings._showwarnmsg_impl = seen
+    try:
+        yield
+    finally:
+        warnings._showwarnmsg_impl = original
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
