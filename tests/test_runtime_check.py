@@ -404,6 +404,33 @@ def test_a_failing_entry_is_an_error_with_its_output(entry_project, script, mess
 
 
 @needs_torch
+def test_a_pytest_entry_passes_the_tests_warnings_to_the_monitor(entry_project) -> None:
+    """pytest keeps each test's warnings to itself; TL202's evidence is torch's warning."""
+    (entry_project / "legacy.py").write_text(textwrap.dedent("""
+        import torch
+        from torch.autograd import Variable
+
+        def predict(model, x):
+            return model(Variable(x, volatile=True))
+    """).lstrip())
+    (entry_project / "tests").mkdir(exist_ok=True)
+    (entry_project / "tests" / "test_legacy.py").write_text(textwrap.dedent("""
+        import torch
+        from legacy import predict
+
+        def test_predict():
+            assert predict(torch.nn.Linear(2, 1), torch.ones(3, 2)).shape == (3, 1)
+    """).lstrip())
+    (entry_project / "conftest.py").write_text("")  # puts the project folder on sys.path
+    result = cli("check", "--runtime", "--output-format", "json", "--entry", "pytest tests/test_legacy.py",
+                 "legacy.py", cwd=entry_project)
+    assert result.returncode == 1, result.stderr
+    found = by_finding(json.loads(result.stdout), entry_project)["legacy.py"]
+    volatile = next(runtime for key, runtime in found.items() if key.endswith("TL202"))
+    assert volatile["verdict"] == CONFIRMED and volatile["run"] == "entry", volatile
+
+
+@needs_torch
 def test_a_missing_entry_is_a_usage_error(entry_project) -> None:
     result = cli("check", "--runtime", "--entry", "trian.py --epochs 1", "model.py", cwd=entry_project)
     assert result.returncode == 2

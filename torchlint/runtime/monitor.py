@@ -1081,13 +1081,36 @@ def _run_entry(payload: dict) -> dict:
     entry = payload["entry"]
     if entry[0] == "pytest":
         import pytest
-        code = pytest.main([*entry[1:], "-q", "-p", "no:cacheprovider", "-x"])
+        code = pytest.main([*entry[1:], "-q", "-p", "no:cacheprovider", "-x"], plugins=[_warnings_to_monitor(pytest)])
         return {"entry_status": int(code)}
     import runpy
     sys.argv = list(entry)
     sys.path.insert(0, os.path.dirname(entry[0]))  # as `python script.py` does
     runpy.run_path(entry[0], run_name="__main__")
     return {}
+
+
+def _warnings_to_monitor(pytest):
+    """A pytest plugin for --entry 'pytest ...': pytest records each test's warnings in a
+    list of its own; let each reach the monitor too, as it is issued (torch's `volatile`
+    warning is TL202's evidence)."""
+
+    class WarningsToMonitor:
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_runtest_call(self, item):
+            original = warnings._showwarnmsg_impl  # what catch_warnings(record=True) replaced
+
+            def seen(message: warnings.WarningMessage) -> None:
+                MONITOR[0].on_warning(message.message, message.category)
+                original(message)
+
+            warnings._showwarnmsg_impl = seen
+            try:
+                yield
+            finally:
+                warnings._showwarnmsg_impl = original
+
+    return WarningsToMonitor()
 
 
 def _gradients(namespace: dict) -> dict:
