@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import warnings
 from pathlib import Path
 from typing import Optional
 
@@ -128,17 +127,10 @@ def pytest_runtest_call(item: pytest.Item):
     if state is None or not state.watched:
         yield
         return
-    original = warnings._showwarnmsg_impl  # what catch_warnings(record=True) replaces
+    from torchlint.runtime.monitor import recorded_warnings_to
 
-    def seen(message: warnings.WarningMessage) -> None:
-        state.monitor.on_warning(message.message, message.category)
-        original(message)
-
-    warnings._showwarnmsg_impl = seen
-    try:
+    with recorded_warnings_to(state.monitor):
         yield
-    finally:
-        warnings._showwarnmsg_impl = original
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

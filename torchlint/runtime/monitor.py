@@ -1090,25 +1090,32 @@ def _run_entry(payload: dict) -> dict:
     return {}
 
 
+@contextlib.contextmanager
+def recorded_warnings_to(monitor: Monitor):
+    """Inside pytest's per-test ``catch_warnings(record=True)``, which keeps each test's
+    warnings in a list of its own: let each reach ``monitor`` too, as it is issued (torch's
+    `volatile` warning is TL202's evidence), then go on to that list."""
+    original = warnings._showwarnmsg_impl  # what catch_warnings(record=True) replaced
+
+    def seen(message: warnings.WarningMessage) -> None:
+        monitor.on_warning(message.message, message.category)
+        original(message)
+
+    warnings._showwarnmsg_impl = seen
+    try:
+        yield
+    finally:
+        warnings._showwarnmsg_impl = original
+
+
 def _warnings_to_monitor(pytest):
-    """A pytest plugin for --entry 'pytest ...': pytest records each test's warnings in a
-    list of its own; let each reach the monitor too, as it is issued (torch's `volatile`
-    warning is TL202's evidence)."""
+    """The pytest plugin of --entry 'pytest ...': every test's warnings reach the monitor."""
 
     class WarningsToMonitor:
         @pytest.hookimpl(hookwrapper=True)
         def pytest_runtest_call(self, item):
-            original = warnings._showwarnmsg_impl  # what catch_warnings(record=True) replaced
-
-            def seen(message: warnings.WarningMessage) -> None:
-                MONITOR[0].on_warning(message.message, message.category)
-                original(message)
-
-            warnings._showwarnmsg_impl = seen
-            try:
+            with recorded_warnings_to(MONITOR[0]):
                 yield
-            finally:
-                warnings._showwarnmsg_impl = original
 
     return WarningsToMonitor()
 
