@@ -351,6 +351,9 @@ class RuntimeCheck:
                 result.status, "the run failed")
             evidence = f"{reason}: {result.detail}" if result.detail else reason
             return [{"verdict": COULD_NOT_RUN, "evidence": _clean(evidence), "run": how} for _ in range(count)]
+        used = result.value.get("stand_ins")
+        if isinstance(used, list) and used and all(isinstance(name, str) for name in used):
+            note = "; ".join(filter(None, [note, "ran with stand-ins for the missing modules " + ", ".join(used)]))
         verdicts = []
         for verdict in result.value.get("verdicts", ()) if isinstance(result.value.get("verdicts"), list) else ():
             if not (isinstance(verdict, dict) and verdict.get("verdict") in VERDICTS

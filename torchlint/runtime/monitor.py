@@ -48,6 +48,7 @@ from torchlint.framework.verdicts import (
     CONFIRMED, COULD_NOT_RUN, LATENT, NOT_REPRODUCED, Observation, Verdict, quote, where as where_is,
 )
 from torchlint.rules import all_rules
+from torchlint.runtime import stand_ins
 
 
 SNAPSHOT_ELEMENTS = 1 << 16  # saved tensors up to this size are copied when saved
@@ -941,8 +942,10 @@ def run_job(payload: dict) -> dict:
     # A called function's module is imported, not run: its `if __name__ == "__main__":` block stays out.
     name = "__torchlint_target__" if mode == "call" else "__main__"
     namespace = {"__name__": name, "__file__": path, "__builtins__": __builtins__}
+    folders = [*payload.get("sys_path", ()), payload.get("cwd") or ""]
+    stood_in: list[str] = []
     try:
-        with monitoring(monitor):
+        with stand_ins.installed(folders) as stood_in, monitoring(monitor):
             if mode == "entry":
                 outcome = _run_entry(payload)
             else:
@@ -965,6 +968,7 @@ def run_job(payload: dict) -> dict:
         "verdicts": verdicts,
         "stopped": stopped,
         "grads": _gradients(namespace),
+        "stand_ins": list(stood_in),
         **outcome,
     }
 

@@ -1,0 +1,100 @@
+"""Stand-ins for the modules a run's code imports but the machine lacks (runtime/stand_ins.py):
+real imports, from a project folder and from a library folder."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import textwrap
+from importlib.util import find_spec
+from pathlib import Path
+
+import pytest
+
+from torchlint.runtime import stand_ins
+
+from test_runtime_check import CONFIRMED, by_finding, cli
+
+MISSING = "missing_visualizer_for_a_test"
+
+
+def write(folder: Path, name: str, text: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(textwrap.dedent(text).lstrip())
+
+
+@pytest.fixture
+def folders(tmp_path: Path, monkeypatch):
+    project, library = tmp_path / "project", tmp_path / "library"
+    write(project, "uses_missing.py", f"""
+        import {MISSING}
+        from {MISSING}.plots import Figure
+
+        board = {MISSING}.Board(port=8097)
+        board.line([1, 2], title="loss")
+        with Figure() as figure:
+            figure.save("a.png")
+        class Logger({MISSING}.Writer):
+            pass
+        total = board.count + 1
+        RAN = True
+    """)
+    write(project, "broken_sibling.py", "import helpers_that_fail\n")
+    write(project, "helpers_that_fail.py", f"import {MISSING}_too\nraise RuntimeError('a real error')\n")
+    write(library, "optional_dependency.py", f"""
+        try:
+            import {MISSING}
+            FAST = True
+        except ImportError:
+            FAST = False
+    """)
+    monkeypatch.syspath_prepend(str(project))
+    monkeypatch.syspath_prepend(str(library))
+    yield project, library
+    for name in list(sys.modules):
+        if name.startswith((MISSING, "uses_missing", "broken_sibling", "helpers_that_fail", "optional_dependency")):
+            del sys.modules[name]
+
+
+def test_the_project_runs_on_with_stand_ins(folders) -> None:
+    project, _library = folders
+    with stand_ins.installed([str(project)]) as used:
+        module = importlib.import_module("uses_missing")
+    assert module.RAN and issubclass(module.Logger, object)
+    assert used == [MISSING]
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module(MISSING)  # gone once the block ends
+
+
+def test_a_library_keeps_its_fallback(folders) -> None:
+    project, _library = folders
+    with stand_ins.installed([str(project)]) as used:
+        module = importlib.import_module("optional_dependency")
+    assert module.FAST is False and used == []
+
+
+def test_a_project_module_that_fails_still_fails(folders) -> None:
+    project, _library = folders
+    with stand_ins.installed([str(project)]):
+        with pytest.raises(RuntimeError, match="a real error"):
+            importlib.import_module("broken_sibling")
+
+
+@pytest.mark.skipif(find_spec("torch") is None, reason="the runtime check needs torch")
+def test_a_verdict_names_the_stand_ins_it_ran_with(tmp_path: Path) -> None:
+    write(tmp_path, "train.py", f"""
+        import torch
+        import {MISSING} as viz
+
+        board = viz.Board()
+        w = torch.ones(3, requires_grad=True)
+        loss = (w * 2).sum()
+        loss.backward()
+        board.line(loss.data[0])
+    """)
+    result = cli("check", "--runtime", "--output-format", "json", "train.py", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    [runtime] = by_finding(json.loads(result.stdout), tmp_path)["train.py"].values()
+    assert runtime["verdict"] == CONFIRMED, runtime
+    assert f"ran with stand-ins for the missing modules {MISSING}" in runtime["evidence"]
