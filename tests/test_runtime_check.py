@@ -328,6 +328,31 @@ def test_without_entry_the_summary_says_how_to_reach_more() -> None:
     assert "--entry 'train.py --epochs 1'" in result.stdout
 
 
+@needs_torch
+def test_synthesized_tensors_require_grad_only_where_the_code_works_with_gradients(tmp_path) -> None:
+    """`predict(model, x_val)` is called with data by every real caller: a synthesized
+    `x_val` that requires grad would 'confirm' that `Variable(x_val)` cuts a gradient no
+    caller has. `step(w)` back-propagates, so its `w` may require grad."""
+    (tmp_path / "tutorial.py").write_text(textwrap.dedent("""
+        import torch
+        from torch.autograd import Variable
+
+        def predict(model, x_val):
+            x = Variable(x_val, requires_grad=False)
+            return model.forward(x)
+
+        def step(w):
+            v = Variable(w)
+            v.sum().backward()
+    """).lstrip())
+    result = cli("check", "--runtime", "--output-format", "json", "tutorial.py", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    found = by_finding(json.loads(result.stdout), tmp_path)["tutorial.py"]
+    assert found["5:9 TL201"]["verdict"] == NOT_REPRODUCED, found["5:9 TL201"]
+    assert "requires_grad=True" not in found["5:9 TL201"]["evidence"]
+    assert found["9:9 TL201"]["verdict"] == CONFIRMED, found["9:9 TL201"]
+
+
 # --- --entry runs where the user runs it, and says when it fails ---------------------------------
 
 ENTRY_MODEL = """

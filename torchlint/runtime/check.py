@@ -23,7 +23,7 @@ from torchlint.framework.diagnostics import Diagnostic, FileReport
 from torchlint.framework.verdicts import CONFIRMED, COULD_NOT_RUN, VERDICTS
 from torchlint.rules import all_rules
 from torchlint.engine.fixer import apply_edits, verify
-from torchlint.runtime.plan import UNJUDGED, FilePlan
+from torchlint.runtime.plan import UNJUDGED, FilePlan, asks_for_gradients
 
 MAX_EVIDENCE = 2000  # characters of a verdict's evidence
 JOB = "torchlint.runtime.monitor:run_job"
@@ -292,23 +292,24 @@ class RuntimeCheck:
                 by_function.setdefault(qualname, []).append(i)
                 functions[qualname] = function
             for qualname, indices in by_function.items():
-                call = {"qualname": qualname, "params": f.plan.parameters(functions[qualname])}
+                call = {"qualname": qualname, "params": f.plan.parameters(functions[qualname]),
+                        "gradients": asks_for_gradients(functions[qualname])}
                 requests.append((JOB, self._payload(f, indices, mode="call", call=call)))
                 owners.append((f, indices, qualname))
-        for variant in range(ARGUMENT_VARIANTS):  # see monitor.ARGUMENT_VARIANTS
+        while requests:  # each function with the kinds of arguments of monitor.ARGUMENT_VARIANTS in turn
             self.total += len(requests)
             results = self._submit(requests, [f"{f.report.path}: {qualname}()" for f, _, qualname in owners])
             retry = []
             for (f, indices, qualname), (function, payload), result in zip(owners, requests, results):
                 verdicts = self._verdicts(result, len(indices), "call")
-                if variant + 1 < ARGUMENT_VARIANTS and any(v["verdict"] == COULD_NOT_RUN for v in verdicts):
-                    call = {**payload["call"], "variant": variant + 1}
+                # Without gradients, the variants that differ only in requires_grad are the same.
+                following = payload["call"].get("variant", 0) + (1 if payload["call"]["gradients"] else 2)
+                if following < ARGUMENT_VARIANTS and any(v["verdict"] == COULD_NOT_RUN for v in verdicts):
+                    call = {**payload["call"], "variant": following}
                     retry.append(((f, indices, qualname), (function, {**payload, "call": call})))
                 self._assign(f, indices, verdicts)
             owners = [owner for owner, _ in retry]
             requests = [request for _, request in retry]
-            if not requests:
-                break
 
     def _differential(self, files: list[_File]) -> None:
         """Run the autofixed file beside the original: does the fix raise, or change a gradient?"""

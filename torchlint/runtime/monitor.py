@@ -1005,7 +1005,8 @@ def _call(namespace: dict, call: dict) -> dict:
     for param in params:
         if param["default"]:
             continue
-        value = synthesize(param["name"], param["annotation"], made, call.get("variant", 0))
+        value = synthesize(param["name"], param["annotation"], made, call.get("variant", 0),
+                           gradients=call.get("gradients", True))
         made[param["name"]] = value
         if param["keyword"]:
             keywords[param["name"]] = value
@@ -1034,9 +1035,10 @@ def _flatten(value: Any) -> list:
 ARGUMENT_VARIANTS = (((4, 4), True), ((4, 4), False), ((4,), True), ((4,), False))
 
 
-def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 0) -> Any:
+def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 0, gradients: bool = True) -> Any:
     """An argument for a parameter: from its annotation, else from its name, else a small
-    float tensor that requires grad (most flagged functions take tensors)."""
+    float tensor, which requires grad only where the function's code works with gradients
+    (``gradients``; most flagged functions take tensors)."""
     import numpy
 
     lowered = name.lower()
@@ -1064,7 +1066,7 @@ def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 
     # Most flagged code is about autograd, so tensors first require grad; plain ones suit
     # code that writes its arguments in place; 1-d ones code that reshapes them.
     shape, wants_grad = ARGUMENT_VARIANTS[variant % len(ARGUMENT_VARIANTS)]
-    wants_grad = wants_grad and lowered not in ("target", "targets", "labels", "y")
+    wants_grad = wants_grad and gradients and lowered not in ("target", "targets", "labels", "y")
     return torch.randn(*shape, requires_grad=wants_grad)
 
 

@@ -105,6 +105,24 @@ class FilePlan:
         return params
 
 
+def asks_for_gradients(function: ast.FunctionDef) -> bool:
+    """The function's own code works with gradients (`.backward()`, `.grad`,
+    `requires_grad`, `torch.autograd.grad`...): only then may synthesized tensors require
+    grad, since a confirmation that rests on a gradient no caller asked for is one the real
+    program could not produce."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Attribute) and node.attr in _GRADIENT_WORDS:
+            return True
+        if isinstance(node, ast.keyword) and node.arg == "requires_grad" \
+                and not (isinstance(node.value, ast.Constant) and node.value.value is False):
+            return True
+    return False
+
+
+_GRADIENT_WORDS = frozenset({"backward", "grad", "requires_grad", "requires_grad_", "retain_grad", "register_hook",
+                             "grad_fn", "is_leaf"})
+
+
 def _accumulator(statement: ast.stmt) -> Optional[str]:
     """The running total a TL401 statement grows: `total += loss`, `total = total + loss`,
     `losses.append(loss)`."""
