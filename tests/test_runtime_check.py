@@ -330,20 +330,22 @@ def test_without_entry_the_summary_says_how_to_reach_more() -> None:
 
 @needs_torch
 def test_synthesized_tensors_require_grad_only_where_the_code_works_with_gradients(tmp_path) -> None:
-    """`predict(model, x_val)` is called with data by every real caller: a synthesized
+    """`train(model, x_val)` is called with data by every real caller: a synthesized
     `x_val` that requires grad would 'confirm' that `Variable(x_val)` cuts a gradient no
-    caller has. `step(w)` back-propagates, so its `w` may require grad."""
+    caller has, though `train` back-propagates. `step(w)` reads `w.grad`, so its `w` may
+    require grad."""
     (tmp_path / "tutorial.py").write_text(textwrap.dedent("""
         import torch
         from torch.autograd import Variable
 
-        def predict(model, x_val):
+        def train(model, x_val):
             x = Variable(x_val, requires_grad=False)
-            return model.forward(x)
+            model.forward(x).sum().backward()
 
         def step(w):
             v = Variable(w)
             v.sum().backward()
+            return w.grad
     """).lstrip())
     result = cli("check", "--runtime", "--output-format", "json", "tutorial.py", cwd=tmp_path)
     assert result.returncode == 1, result.stderr

@@ -23,7 +23,7 @@ from torchlint.framework.diagnostics import Diagnostic, FileReport
 from torchlint.framework.verdicts import CONFIRMED, COULD_NOT_RUN, VERDICTS
 from torchlint.rules import all_rules
 from torchlint.engine.fixer import apply_edits, verify
-from torchlint.runtime.plan import UNJUDGED, FilePlan, asks_for_gradients
+from torchlint.runtime.plan import UNJUDGED, FilePlan, gradient_parameters
 
 MAX_EVIDENCE = 2000  # characters of a verdict's evidence
 JOB = "torchlint.runtime.monitor:run_job"
@@ -293,7 +293,7 @@ class RuntimeCheck:
                 functions[qualname] = function
             for qualname, indices in by_function.items():
                 call = {"qualname": qualname, "params": f.plan.parameters(functions[qualname]),
-                        "gradients": asks_for_gradients(functions[qualname])}
+                        "gradients": gradient_parameters(functions[qualname])}
                 requests.append((JOB, self._payload(f, indices, mode="call", call=call)))
                 owners.append((f, indices, qualname))
         while requests:  # each function with the kinds of arguments of monitor.ARGUMENT_VARIANTS in turn

@@ -1006,7 +1006,7 @@ def _call(namespace: dict, call: dict) -> dict:
         if param["default"]:
             continue
         value = synthesize(param["name"], param["annotation"], made, call.get("variant", 0),
-                           gradients=call.get("gradients", True))
+                           gradients=param["name"] in call.get("gradients", ()))
         made[param["name"]] = value
         if param["keyword"]:
             keywords[param["name"]] = value
@@ -1035,10 +1035,10 @@ def _flatten(value: Any) -> list:
 ARGUMENT_VARIANTS = (((4, 4), True), ((4, 4), False), ((4,), True), ((4,), False))
 
 
-def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 0, gradients: bool = True) -> Any:
+def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 0, gradients: bool = False) -> Any:
     """An argument for a parameter: from its annotation, else from its name, else a small
-    float tensor, which requires grad only where the function's code works with gradients
-    (``gradients``; most flagged functions take tensors)."""
+    float tensor, which requires grad only where the function's code works with this
+    parameter's gradient (``gradients``; most flagged functions take tensors)."""
     import numpy
 
     lowered = name.lower()

@@ -105,18 +105,16 @@ class FilePlan:
         return params
 
 
-def asks_for_gradients(function: ast.FunctionDef) -> bool:
-    """The function's own code works with gradients (`.backward()`, `.grad`,
-    `requires_grad`, `torch.autograd.grad`...): only then may synthesized tensors require
-    grad, since a confirmation that rests on a gradient no caller asked for is one the real
-    program could not produce."""
-    for node in ast.walk(function):
-        if isinstance(node, ast.Attribute) and node.attr in _GRADIENT_WORDS:
-            return True
-        if isinstance(node, ast.keyword) and node.arg == "requires_grad" \
-                and not (isinstance(node.value, ast.Constant) and node.value.value is False):
-            return True
-    return False
+def gradient_parameters(function: ast.FunctionDef) -> list[str]:
+    """The parameters whose gradients the function's own code works with (`w.grad`,
+    `w.backward()`, `w.requires_grad`, `w.register_hook(..)`...): only those may be
+    synthesized requiring grad, since a confirmation that rests on a gradient no caller
+    asked for is one the real program could not produce."""
+    arguments = function.args
+    names = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
+    return sorted({node.value.id for node in ast.walk(function)
+                   if isinstance(node, ast.Attribute) and node.attr in _GRADIENT_WORDS
+                   and isinstance(node.value, ast.Name) and node.value.id in names})
 
 
 _GRADIENT_WORDS = frozenset({"backward", "grad", "requires_grad", "requires_grad_", "retain_grad", "register_hook",
