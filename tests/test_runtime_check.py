@@ -355,6 +355,29 @@ def test_synthesized_tensors_require_grad_only_where_the_code_works_with_gradien
     assert found["9:9 TL201"]["verdict"] == CONFIRMED, found["9:9 TL201"]
 
 
+@needs_torch
+def test_a_method_is_called_on_an_instance_made_with_synthesized_arguments(tmp_path) -> None:
+    """`Trainer(model, hidden_size, lr)` needs arguments: a model, a size the tensors fit,
+    a number; then `step` runs and its write is judged."""
+    (tmp_path / "trainer.py").write_text(textwrap.dedent("""
+        import torch
+
+        class Trainer:
+            def __init__(self, model, hidden_size, lr):
+                self.model = model
+                self.buffer = torch.empty(hidden_size, hidden_size)
+                self.lr = lr
+
+            def step(self, x):
+                for p in self.model.parameters():
+                    p.data.add_(-self.lr * x.mean())
+    """).lstrip())
+    result = cli("check", "--runtime", "--output-format", "json", "trainer.py", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    [runtime] = by_finding(json.loads(result.stdout), tmp_path)["trainer.py"].values()
+    assert runtime["verdict"] == NOT_REPRODUCED and runtime["run"] == "call", runtime
+
+
 # --- --entry runs where the user runs it, and says when it fails ---------------------------------
 
 ENTRY_MODEL = """

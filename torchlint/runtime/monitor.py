@@ -28,11 +28,13 @@ saved -> output), so outputs are kept as a detached alias plus a weak reference.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import itertools
 import linecache
 import math
 import os
 import random
+import re
 import sys
 import traceback
 import warnings
@@ -997,7 +999,7 @@ def _call(namespace: dict, call: dict) -> dict:
         elif isinstance(raw, classmethod):
             function, params = getattr(cls, name), call["params"][1:]
         else:
-            function, params = getattr(cls(), name), call["params"][1:]
+            function, params = getattr(_instance(cls, call.get("variant", 0)), name), call["params"][1:]
     else:
         function, params = namespace[name], call["params"]
     made = {}
@@ -1024,6 +1026,29 @@ def _call(namespace: dict, call: dict) -> dict:
     return outcome
 
 
+def _instance(cls: type, variant: int) -> Any:
+    """An instance to call a method on: ``cls()``, or, when its ``__init__`` takes
+    arguments without defaults, one made with arguments synthesized the same way (a
+    `model` is an `nn.Linear`, a `lr` a number...; no tensor requires grad)."""
+    try:
+        signature = inspect.signature(cls.__init__)
+    except (TypeError, ValueError):
+        return cls()
+    positional, keywords = [], {}
+    made: dict = {}
+    for param in list(signature.parameters.values())[1:]:
+        if param.default is not inspect.Parameter.empty or param.kind in (
+                inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+            continue
+        annotation = None if param.annotation is inspect.Parameter.empty else str(param.annotation)
+        value = made[param.name] = synthesize(param.name, annotation, made, variant)
+        if param.kind is inspect.Parameter.KEYWORD_ONLY:
+            keywords[param.name] = value
+        else:
+            positional.append(value)
+    return cls(*positional, **keywords)
+
+
 def _flatten(value: Any) -> list:
     if isinstance(value, (list, tuple)):
         return [item for element in value for item in _flatten(element)]
@@ -1033,6 +1058,10 @@ def _flatten(value: Any) -> list:
 
 
 ARGUMENT_VARIANTS = (((4, 4), True), ((4, 4), False), ((4,), True), ((4,), False))
+
+
+_SIZE_NAME = re.compile(r"(^|_)(num|n|nb)_|_(size|dim|dims|num|len|length|count|channels|units|features)$|"
+                        r"^(channels|depth|width|height|layers|classes|features|units|hidden|ngpu)$")
 
 
 def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 0, gradients: bool = False) -> Any:
@@ -1045,6 +1074,8 @@ def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 
     hint = (annotation or "").rsplit(".", 1)[-1]
     if hint in ("int",) or lowered in ("n", "size", "dim", "batch_size", "epochs", "steps", "k"):
         return 2
+    if _SIZE_NAME.search(lowered):
+        return 4  # `hidden_size`, `input_dim`, `num_classes`, `in_channels`: as wide as the tensors made here
     if hint == "float" or lowered in ("lr", "learning_rate", "alpha", "scale", "eps"):
         return 0.5
     if hint == "bool":
