@@ -1,7 +1,7 @@
 """``pytest --torchlint-runtime``: the project's own tests give torchlint's findings verdicts.
 
-Registered through the ``pytest11`` entry point (and usable as ``-p
-torchlint.integrations.pytest_plugin``), it does nothing unless asked.  Asked, it lints the
+Registered through the ``pytest11`` entry point ``torchlint`` (``-p torchlint`` where
+plugin autoloading is off), it does nothing unless asked.  Asked, it lints the
 project before the first test (the paths of ``--torchlint-paths``, else pytest's rootdir),
 runs the whole session under the runtime monitor (the same instruments as ``check
 --runtime``: saved-tensor hooks, a dispatch mode, a function mode, a line tracer on the
@@ -48,7 +48,6 @@ class _Session:
         self.watched = watched  # [(Diagnostic, Site)]
         self.monitor = monitor
         self.stack = stack
-        self.problems: list[str] = []
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
