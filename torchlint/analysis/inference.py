@@ -58,6 +58,9 @@ _NOT_TENSOR_TYPES = frozenset({
     "decimal.Decimal", "fractions.Fraction",
 })
 
+# The evidence a gradient-less `backward()` gives: one element, which a loss has as a 0-dim tensor.
+_BACKWARD_WITHOUT_GRADIENT = ("`{code}` without a gradient argument needs a one-element tensor: a loss, 0-dim "
+                              "since PyTorch 0.4")
 # Calls of a callable with one of these names give a loss value (design: `loss = criterion(..)`).
 _LOSS_CALLABLE_NAMES = frozenset({"criterion", "loss_fn", "loss_func", "loss_function", "lossfn"})
 
@@ -279,6 +282,12 @@ class Inference:
             guard = _nearest(self._guard_memo, guarded, _guard)
         return None
 
+    def checked_types(self, kinds: cst.BaseExpression) -> list[str]:
+        """The qualified names of the types ``isinstance(x, kinds)`` checks ("" for one unknown)."""
+        if isinstance(kinds, cst.Tuple):
+            return [self.qualname(element.value) or "" for element in kinds.elements]
+        return [self.qualname(kinds) or ""]
+
     def _tested_kind(self, test: cst.BaseExpression, name: str) -> Optional[Kind]:
         """TENSOR or MODULE when ``test`` (an isinstance check, possibly inside an ``and``)
         establishes that ``name`` is one; NDARRAY or OTHER when it establishes a numpy
@@ -299,9 +308,7 @@ class Inference:
             return Kind.TENSOR
         if function != "builtins.isinstance" or len(test.args) != 2:
             return None
-        kinds = test.args[1].value
-        options = [self.qualname(e.value) or "" for e in kinds.elements] if isinstance(kinds, cst.Tuple) \
-            else [self.qualname(kinds) or ""]
+        options = self.checked_types(test.args[1].value)
         if options and all(torch_api.is_tensor_type(o) for o in options):
             return Kind.TENSOR
         if options and all(torch_api.is_module_class(o) for o in options):
@@ -710,7 +717,7 @@ class Inference:
             call = self.model.parent(node)
             if isinstance(call, cst.Call) and call.func is node and not call.args:
                 if attribute == "backward":
-                    return Step(call, "`{code}` without a gradient argument needs a one-element tensor: a loss, 0-dim since PyTorch 0.4")
+                    return Step(call, _BACKWARD_WITHOUT_GRADIENT)
                 return Step(call, "`{code}` needs a one-element tensor")
         total = self._backpropagated_total(binding)
         if total is not None:
@@ -776,7 +783,7 @@ class Inference:
         for _seq, attribute, node in self.model.uses_of(binding):
             call = self.model.parent(node)
             if attribute == "backward" and isinstance(call, cst.Call) and call.func is node and not call.args:
-                return Step(call, "`{code}` without a gradient argument needs a one-element tensor: a loss, 0-dim since PyTorch 0.4")
+                return Step(call, _BACKWARD_WITHOUT_GRADIENT)
         return None
 
     # --- classes ---------------------------------------------------------------------
@@ -1127,7 +1134,7 @@ class Inference:
         if isinstance(parent, cst.Attribute) and parent.attr.value == "backward":
             backward = self.model.parent(parent)
             if isinstance(backward, cst.Call) and backward.func is parent and not backward.args:
-                step = Step(backward, "`{code}` without a gradient argument needs a one-element tensor: a loss, 0-dim since PyTorch 0.4")
+                step = Step(backward, _BACKWARD_WITHOUT_GRADIENT)
                 return step, step
             return None
         if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1

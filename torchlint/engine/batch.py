@@ -212,6 +212,15 @@ def _unlintable(job: Job, reason: str, internal: bool = False) -> Result:
     return report, None
 
 
+def jobs_for(candidates, parser: str = "auto") -> list[Job]:
+    """A job for each file discovery found (``discovery.Discovery.files``), its imports
+    looked up where its project's are."""
+    roots = _new_project(parser)  # only to say where each file's imports are looked up
+    return [Job(candidate.path, candidate.display, candidate.settings.codes_for(candidate.path),
+                roots.roots_for(candidate.path), parser)
+            for candidate in candidates]
+
+
 def _new_project(parser: str = "auto") -> "Project":
     from torchlint.analysis.project import Project
 

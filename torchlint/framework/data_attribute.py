@@ -214,10 +214,7 @@ def _tensor_taker(ctx: "FileContext", call: cst.Call, arg: cst.Arg) -> Optional[
     if function in (torch_api.VARIABLE, "torch.nn.Parameter", "torch.nn.parameter.Parameter") and first:
         return "wraps only a tensor,"
     if function == "builtins.isinstance" and first and len(call.args) == 2:
-        kinds = call.args[1].value
-        options = [ctx.qualname(e.value) or "" for e in kinds.elements] if isinstance(kinds, cst.Tuple) \
-            else [ctx.qualname(kinds) or ""]
-        if all(torch_api.is_tensor_type(option) for option in options):
+        if all(torch_api.is_tensor_type(option) for option in ctx.inference.checked_types(call.args[1].value)):
             return "expects a tensor in"
         return None
     # `x.data` is no number, so any argument of a torch operation counts, not only the input.

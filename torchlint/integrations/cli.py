@@ -418,10 +418,7 @@ def _lint_paths(resolver: SettingsResolver, paths: list[str], force_exclude: Opt
     for problem in found.problems:
         reports.append(FileReport(problem.display, [unlintable(problem.display, problem.reason)],
                                   filename=str(problem.path)))
-    roots = Project()  # only to say where each file's imports are looked up
-    jobs = [batch.Job(candidate.path, candidate.display, candidate.settings.codes_for(candidate.path),
-                      roots.roots_for(candidate.path), parser)
-            for candidate in found.files]
+    jobs = batch.jobs_for(found.files, parser)
     for report, outcome in batch.run(jobs, workers, plan.fix_mode, cache_folder, keep_source, limits):
         if outcome is not None:
             plan.outcomes[id(report)] = outcome

@@ -77,7 +77,6 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def _lint(paths: list[str], cwd: Path):
     """Lint ``paths`` as ``torchlint check`` would (configuration, exclusions), keeping the
     sources: the findings and what their files say."""
-    from torchlint.analysis.project import Project
     from torchlint.engine import batch
     from torchlint.engine.config import ConfigError, Options, SettingsResolver
     from torchlint.engine.discovery import discover
@@ -87,11 +86,7 @@ def _lint(paths: list[str], cwd: Path):
         found = discover(paths, resolver)
     except ConfigError as error:
         raise pytest.UsageError(f"--torchlint-runtime: {error}") from None
-    roots = Project()
-    jobs = [batch.Job(candidate.path, candidate.display, candidate.settings.codes_for(candidate.path),
-                      roots.roots_for(candidate.path), "auto")
-            for candidate in found.files]
-    return [report for report, _outcome in batch.run(jobs, 1, keep_source=True)]
+    return [report for report, _outcome in batch.run(batch.jobs_for(found.files), 1, keep_source=True)]
 
 
 def _watch(reports):
@@ -111,7 +106,7 @@ def _watch(reports):
             continue
         for diagnostic in diagnostics:
             entry = plan.site(diagnostic)
-            site = Site(id=len(sites), **{k: (tuple(v) if k == "related_lines" else v) for k, v in entry.items()})
+            site = Site.of(len(sites), entry)
             sites.append(site)
             watched.append((diagnostic, site))
     return watched, Monitor(sites)

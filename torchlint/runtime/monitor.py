@@ -99,6 +99,11 @@ class Site:
     hits: int = 0
     events: list = field(default_factory=list)  # (kind, details) in order
 
+    @classmethod
+    def of(cls, id: int, planned: dict) -> "Site":
+        """The site of ``plan.FilePlan.site``'s dict (JSON, so its lists are lists)."""
+        return cls(id=id, **{k: (tuple(v) if k == "related_lines" else v) for k, v in planned.items()})
+
     def add(self, event: str, **details) -> None:
         self.events.append((event, details))
 
@@ -916,8 +921,7 @@ def _stopped(error: BaseException, monitor: Monitor) -> dict:
 
 def run_job(payload: dict) -> dict:
     """Run the payload's code under the monitor; return a verdict per site."""
-    sites = [Site(id=i, **{k: (tuple(v) if k == "related_lines" else v) for k, v in entry.items()})
-             for i, entry in enumerate(payload["sites"])]
+    sites = [Site.of(i, entry) for i, entry in enumerate(payload["sites"])]
     monitor = Monitor(sites)
     MONITOR[0] = monitor
     import tempfile
@@ -1002,18 +1006,7 @@ def _call(namespace: dict, call: dict) -> dict:
             function, params = getattr(_instance(cls, call.get("variant", 0)), name), call["params"][1:]
     else:
         function, params = namespace[name], call["params"]
-    made = {}
-    positional, keywords = [], {}
-    for param in params:
-        if param["default"]:
-            continue
-        value = synthesize(param["name"], param["annotation"], made, call.get("variant", 0),
-                           gradients=param["name"] in call.get("gradients", ()))
-        made[param["name"]] = value
-        if param["keyword"]:
-            keywords[param["name"]] = value
-        else:
-            positional.append(value)
+    positional, keywords, made = _arguments(params, call.get("variant", 0), call.get("gradients", ()))
     shown = ", ".join(f"{key}={_describe(value)}" for key, value in made.items()) or "none"
     outcome = {"arguments": shown}
     try:
@@ -1034,19 +1027,33 @@ def _instance(cls: type, variant: int) -> Any:
         signature = inspect.signature(cls.__init__)
     except (TypeError, ValueError):
         return cls()
-    positional, keywords = [], {}
+    # The parameters as plan.FilePlan.parameters gives a function's (without `self`).
+    params = [{"name": param.name,
+               "annotation": None if param.annotation is inspect.Parameter.empty else str(param.annotation),
+               "default": param.default is not inspect.Parameter.empty,
+               "keyword": param.kind is inspect.Parameter.KEYWORD_ONLY}
+              for param in list(signature.parameters.values())[1:]
+              if param.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
+    positional, keywords, _made = _arguments(params, variant, ())
+    return cls(*positional, **keywords)
+
+
+def _arguments(params: list[dict], variant: int, gradients) -> tuple[list, dict, dict]:
+    """Positional and keyword arguments synthesized for the parameters without a default,
+    and every value made, by name (a later parameter may use an earlier one: an optimizer
+    over the model). Only the parameters named in ``gradients`` may require grad."""
     made: dict = {}
-    for param in list(signature.parameters.values())[1:]:
-        if param.default is not inspect.Parameter.empty or param.kind in (
-                inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+    positional, keywords = [], {}
+    for param in params:
+        if param["default"]:
             continue
-        annotation = None if param.annotation is inspect.Parameter.empty else str(param.annotation)
-        value = made[param.name] = synthesize(param.name, annotation, made, variant)
-        if param.kind is inspect.Parameter.KEYWORD_ONLY:
-            keywords[param.name] = value
+        value = made[param["name"]] = synthesize(param["name"], param["annotation"], made, variant,
+                                                 gradients=param["name"] in gradients)
+        if param["keyword"]:
+            keywords[param["name"]] = value
         else:
             positional.append(value)
-    return cls(*positional, **keywords)
+    return positional, keywords, made
 
 
 def _flatten(value: Any) -> list:
