@@ -806,6 +806,43 @@ SCALAR = {
             loss = criterion(out, target)
             print(loss.data[0], loss_fn(out, target).data[0])  # <-
     """,
+    # How many dimensions a tensor has at most: sizes given, `t()`, `nonzero()`; each integer
+    # index, iteration and one-dimension reduction takes one away.
+    "an element of a tensor whose sizes are given": """
+        import torch
+        def f(n):
+            grid = torch.zeros(3, 4)
+            flat = grid.view(12)
+            for i in range(3):
+                print(grid[i, 1].data[0], flat[i].data[0], (grid[:, 0] * 2)[i].data[0])  # <-
+            print(grid[1].data[0], grid[n, 1].data[0], grid[None, 1, 2].data[0])
+            print(grid.view(flat.size())[0].data[0], grid[torch.arange(2), 0][0].data[0])
+    """,
+    "iterating twice over a transposed matrix": """
+        import torch
+        def check(batch: torch.Tensor):
+            for column in batch.t():
+                for token in column:
+                    print(token.data[0])  # <-
+    """,
+    "the rows of nonzero()": """
+        import torch
+        def centre(mask: torch.Tensor):
+            where = mask.nonzero()
+            middle = where[where.size(0) // 2, :]
+            print(middle[0].data[0], middle.data[0])  # <-
+    """,
+    "reductions over one dimension of a reshaped tensor": """
+        import torch
+        def reinforce(log_pi: torch.Tensor, reward: torch.Tensor, baseline: torch.Tensor):
+            log_pi = torch.mean(log_pi.view(4, -1, 6), dim=0)
+            reward = reward.unsqueeze(1).repeat(1, 6)
+            loss = torch.sum(-log_pi * (reward - baseline.view(-1, 6)), dim=1)
+            loss = torch.mean(loss, dim=0)
+            kept = log_pi.sum(1, keepdim=True)
+            print(loss.data[0], log_pi.max(1)[1][0].data[0])  # <-
+            print(kept[0].data[0], log_pi.sum(1)[0][0].data[0])
+    """,
 }
 
 
@@ -841,6 +878,22 @@ def test_zero_dim_evidence_says_why() -> None:
         "`total.backward()` without a gradient argument needs a one-element tensor: a loss, 0-dim since PyTorch 0.4",
     ]
     assert [note.row for note in finding.evidence] == [10, 7, 8]
+
+
+def test_a_dimension_bound_says_where_it_comes_from() -> None:
+    source = textwrap.dedent("""
+        import torch
+        def check(batch: torch.Tensor):
+            for column in batch.t():
+                for token in column:
+                    print(token.data[0])
+    """).lstrip()
+    report = lint_text(source, rules=RULES)
+    (finding,) = [d for d in report.diagnostics if d.code == "TL203"]
+    assert finding.evidence[-1].message == (
+        "`batch.t()` has at most 2 dimensions: `t()` accepts no more; integer indices, iterations and "
+        "reductions over one dimension took away each, leaving none")
+    assert finding.evidence[-1].row == 3
 
 
 def test_tl101_shows_but_does_not_apply_detach_for_an_index_zero_of_unknown_shape() -> None:

@@ -100,6 +100,12 @@ def combine(values: Iterable[Optional[Value]]) -> Optional[Value]:
         return Value(Kind.EXTERNAL)
     if first.kind is Kind.TENSOR and first.scalar and not all(value.scalar for value in known):
         return first.without_scalar()
+    if first.kind is Kind.TENSOR and first.dims_at_most is not None and not first.scalar:
+        bounds = [0 if value.scalar else value.dims_at_most for value in known]
+        if None in bounds:
+            return replace(first, dims_at_most=None, dims_why=None)
+        widest = max(known, key=lambda value: 0 if value.scalar else value.dims_at_most)
+        return replace(first, dims_at_most=widest.dims_at_most, dims_why=widest.dims_why)
     return first
 
 
@@ -642,6 +648,7 @@ class Inference:
                                          f"(numpy's `view` takes a dtype)"))
             if attribute in MODULE_USE_ATTRIBUTES:
                 return Value(Kind.MODULE, (Step(node, f"`{binding.name}` is used as a torch.nn module: `{{code}}`"),))
+
         total = self._backpropagated_total(binding)
         if total is not None:
             added, backward = total
@@ -1177,6 +1184,10 @@ class Inference:
                 return self._builtin_call(callee.qualname[len("builtins."):], node)
             result = torch_api.external_call(callee.qualname, node)
             if result is not None:
+                if result.kind is Kind.TENSOR and not result.scalar and torch_api.creates_from_sizes(callee.qualname):
+                    result = _with_given_sizes(result, node)
+                elif (result.kind is Kind.TENSOR and not result.scalar) or result.kind is Kind.SEQUENCE:
+                    result = self._reduction_function(callee.qualname, result, node)
                 return self._with_argument_graph(result, node)
             callee = self._project_name(callee.qualname, node.func)
             if callee is None:
@@ -1212,7 +1223,14 @@ class Inference:
     def _method_call(self, receiver: Value, method: str, node: cst.Call) -> Optional[Value]:
         kind = receiver.kind
         if kind is Kind.TENSOR:
-            return torch_api.tensor_method_result(receiver, method, node)
+            result = torch_api.tensor_method_result(receiver, method, node)
+            if result is not None and result.kind is Kind.TENSOR and not result.scalar:
+                result = self._with_dims(result, receiver, method, node)
+            elif result is not None and result.kind is Kind.SEQUENCE and result.element is not None \
+                    and receiver.dims_at_most is not None and method in torch_api.REDUCTIONS_WITH_INDICES \
+                    and _reduces_one_dimension(node, 0):  # `x.max(1)`: (values, indices)
+                result = replace(result, element=_one_dimension_less(result.element, receiver))
+            return result
         if kind is Kind.MODULE:
             return self._module_method(receiver, method, node)
         if kind is Kind.INSTANCE and isinstance(receiver.cls, ClassInfo):
@@ -1234,6 +1252,41 @@ class Inference:
         if kind is Kind.PACKED and method in ("to", "cuda", "cpu", "float", "double", "half"):
             return receiver
         return None
+
+    def _with_dims(self, result: Value, receiver: Value, method: str, node: cst.Call) -> Value:
+        """What ``receiver.method(..)`` tells of the result's number of dimensions."""
+        if method == "t" and not node.args:
+            return result.with_dims_at_most(2, Step(node, "`{code}` has at most 2 dimensions: `t()` accepts no more"))
+        if method == "nonzero" and not node.args:
+            return result.with_dims_at_most(2, Step(node, "`{code}` has 2 dimensions: `nonzero()` gives a row of "
+                                                          "indices per element"))
+        if method in ("view", "reshape", "repeat", "expand"):
+            return _with_given_sizes(result, node)
+        if receiver.dims_at_most is None:
+            return result
+        if method in torch_api.SHAPE_PRESERVING_METHODS and all(self._not_a_tensor(arg.value) for arg in node.args):
+            return result.keeping_dims_of(receiver)
+        if method in torch_api.SCALAR_REDUCTIONS and method != "norm" and _reduces_one_dimension(node, 0):
+            return _one_dimension_less(result, receiver)
+        return result
+
+    def _reduction_function(self, qualname: str, result: Value, node: cst.Call) -> Value:
+        """``torch.mean(x, dim=0)``: one dimension fewer than ``x``."""
+        name = qualname[len("torch."):] if qualname.startswith("torch.") else ""
+        arguments = positional_args(node)
+        if name not in torch_api.SCALAR_REDUCTION_FUNCTIONS or name in ("norm", "nuclear_norm") or not arguments \
+                or not _reduces_one_dimension(node, 1):
+            return result
+        reduced = self.infer(arguments[0].value)
+        if reduced is None or reduced.kind is not Kind.TENSOR or reduced.dims_at_most is None:
+            return result
+        if result.kind is Kind.SEQUENCE and result.element is not None:  # `torch.max(x, 1)`: (values, indices)
+            return replace(result, element=_one_dimension_less(result.element, reduced))
+        return _one_dimension_less(result, reduced) if result.kind is Kind.TENSOR else result
+
+    def _not_a_tensor(self, node: cst.BaseExpression) -> bool:
+        value = self.infer(node)
+        return value is not None and value.kind in (Kind.OTHER, Kind.NONE, Kind.EXTERNAL)
 
     def _module_method(self, module: Value, method: str, node: cst.Call) -> Optional[Value]:
         if method in _MODULE_SELF_METHODS:
@@ -1462,6 +1515,9 @@ class Inference:
         kind = base.kind
         is_slice = any(isinstance(element.slice, cst.Slice) for element in node.slice)
         if kind is Kind.TENSOR:
+            removed = self._integer_positions(node) if base.dims_at_most is not None else None
+            if removed is not None:
+                return base.less_dims(removed).in_graph(base.attached)
             return Value(Kind.TENSOR, base.why).in_graph(base.attached)
         if kind in (Kind.SEQUENCE, Kind.TUPLE) and is_slice:
             return sequence_of(element_of(base))
@@ -1487,6 +1543,46 @@ class Inference:
             return OTHER  # `x.size()[-1]`, `"abc"[0]`: never a tensor
         return None
 
+    def _integer_positions(self, node: cst.Subscript) -> Optional[int]:
+        """How many dimensions ``t[i, :, 0]`` takes away (2), where every index is an integer
+        or a plain slice; None where an index may be a tensor, a list, None or ``...``."""
+        removed = 0
+        for element in node.slice:
+            index = element.slice
+            if isinstance(index, cst.Slice):
+                continue
+            if getattr(index, "star", None) or not self._is_python_integer(index.value):
+                return None
+            removed += 1
+        return removed
+
+    def _is_python_integer(self, node: cst.BaseExpression) -> bool:
+        """An integer literal, ``len(..)``, ``x.size(0)``, ``x.shape[1]``, a loop variable over
+        ``range(..)``, or arithmetic of those."""
+        if _is_integer(node):
+            return True
+        if isinstance(node, cst.Call) and len(node.args) == 1 and not node.args[0].star:
+            func = node.func
+            if isinstance(func, cst.Name) and func.value == "len" and not self.model.resolve(func):
+                return True
+            if isinstance(func, cst.Attribute) and func.attr.value == "size" \
+                    and _asks_one_dimension(node, func) and self.tensor(func.value) is not None:
+                return True
+        if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Attribute) \
+                and node.value.attr.value == "shape" and _integer_index(node) is not None \
+                and self.tensor(node.value.value) is not None:
+            return True
+        if isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, cst.MatrixMultiply):
+            return self._is_python_integer(node.left) and self._is_python_integer(node.right)
+        if isinstance(node, cst.Name):
+            bindings = self.model.resolve(node)
+            return bool(bindings) and all(
+                b.kind is BindingKind.FOR and b.iterates and not b.path and isinstance(b.value, cst.Call)
+                and isinstance(b.value.func, cst.Name) and b.value.func.value == "range"
+                and not self.model.resolve(b.value.func)
+                for b in bindings)
+        return False
+
     def _binary(self, node: cst.BinaryOperation) -> Optional[Value]:
         # `a + b + c + ...` nests to the left; walk the chain instead of recursing down it.
         operands: list[cst.BaseExpression] = []
@@ -1509,7 +1605,13 @@ class Inference:
                 and not matmul
             )
             result = Value(Kind.TENSOR, tensors[0].why).in_graph(_attached(tensors))
-            return result.with_scalar(tensors[0].scalar_why) if scalar else result
+            if scalar:
+                return result.with_scalar(tensors[0].scalar_why)
+            if not matmul and all(v is not None and v.kind is Kind.OTHER for v in others) \
+                    and all(t.dims_at_most is not None or t.scalar for t in tensors):
+                # Broadcasting: as many dimensions as the widest operand (`coords[:, 0] - size // 2`).
+                return result.keeping_dims_of(max(tensors, key=lambda t: 0 if t.scalar else t.dims_at_most))
+            return result
         if any(v is not None and v.kind is Kind.NDARRAY for v in values):
             return NDARRAY
         if all(v is not None and v.kind is Kind.OTHER for v in values):
@@ -1656,7 +1758,7 @@ def element_of(value: Optional[Value]) -> Optional[Value]:
     if kind is Kind.TUPLE:
         return _inside(value, combine(value.items))
     if kind is Kind.TENSOR:
-        return Value(Kind.TENSOR, value.why)
+        return value.less_dims(1)
     if kind is Kind.MODULE:
         if value.qualname in _PARAMETER_CONTAINERS:
             return Value(Kind.TENSOR, value.why)
@@ -1720,6 +1822,37 @@ def _passes_sizes(call: Optional[cst.CSTNode], method: cst.Attribute) -> bool:
         return False
     return any(_is_integer(arg.value) for arg in call.args) and (
         len(call.args) >= 2 or looks_like_size(call.args[0].value))
+
+
+def _reduces_one_dimension(call: cst.Call, positional_before_dim: int) -> bool:
+    """``x.sum(1)``, ``torch.mean(x, dim=0)``: one integer dimension, not kept."""
+    if any(arg.star for arg in call.args) or is_true(keyword(call, "keepdim")):
+        return False
+    positional = [arg.value for arg in call.args if arg.keyword is None]
+    named = [arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value in ("dim", "axis")]
+    if named:
+        dims = named if len(positional) == positional_before_dim else []
+    else:
+        dims = positional[positional_before_dim:] if len(positional) == positional_before_dim + 1 else []
+    return len(dims) == 1 and _is_integer(dims[0])
+
+
+def _one_dimension_less(result: Value, reduced: Value) -> Value:
+    if reduced.dims_at_most is None or reduced.dims_why is None:
+        return result
+    return result.with_dims_at_most(reduced.dims_at_most - 1, reduced.dims_why)
+
+
+def _with_given_sizes(result: Value, call: cst.Call) -> Value:
+    """``torch.zeros(3, 4)``, ``x.view(b, -1)``, ``x.view(-1)``: as many dimensions as sizes
+    given (one argument that is not an integer literal may be a whole shape)."""
+    if any(arg.keyword is not None for arg in call.args[:1]) or any(arg.star for arg in call.args):
+        return result
+    count = sum(1 for arg in call.args if arg.keyword is None)
+    if count == 0 or (count == 1 and not _is_integer(call.args[0].value)):
+        return result
+    return result.with_dims_at_most(count, Step(call, f"`{{code}}` has {count} dimension"
+                                                      f"{'s' if count > 1 else ''}, one per size given"))
 
 
 def _is_integer(node: cst.BaseExpression) -> bool:

@@ -145,6 +145,15 @@ def is_tensor_type(qualname: str) -> bool:
     return False
 
 
+_FROM_SIZES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.rand", "torch.randn"})
+
+
+def creates_from_sizes(qualname: str) -> bool:
+    """``torch.zeros(3, 4)``, ``torch.FloatTensor(3, 4)``: sizes given one per argument."""
+    return qualname in _FROM_SIZES or (
+        is_tensor_type(qualname) and qualname not in (VARIABLE, "torch.nn.Parameter", "torch.nn.Buffer"))
+
+
 def reduces_to_scalar(call: cst.Call, positional_before_dim: int) -> bool:
     """True when a reduction call passes no dimension (so its result is 0-dim)."""
     if any(arg.star for arg in call.args):
@@ -378,6 +387,8 @@ def tensor_attribute(receiver: Value, attribute: str) -> Optional[Value]:
             value = value.in_graph(receiver.attached)
         if receiver.scalar and attribute in ("data", "grad", "real", "imag"):
             value = value.with_scalar(receiver.scalar_why)
+        elif attribute in ("data", "grad", "real", "imag", "T"):
+            value = value.keeping_dims_of(receiver)
         return value
     if attribute in torch_names.TENSOR_PROPERTIES or attribute in torch_names.TENSOR_METHODS:
         return OTHER

@@ -47,6 +47,10 @@ class Value:
     why: tuple[Step, ...] = ()
     scalar: bool = False  # known to be 0-dimensional
     scalar_why: Optional[Step] = None
+    # For tensors: at most this many dimensions, and the step that bounds them
+    # (`x.t()` takes at most 2); indexing and iterating take one away each.
+    dims_at_most: Optional[int] = None
+    dims_why: Optional[Step] = None
     loss: bool = False  # a module or function whose result is a scalar loss
     element: Optional[Value] = None
     items: tuple[Optional[Value], ...] = ()
@@ -81,7 +85,29 @@ class Value:
     def without_scalar(self) -> "Value":
         if not self.scalar:
             return self
-        return replace(self, scalar=False, scalar_why=None)
+        return replace(self, scalar=False, scalar_why=None, dims_at_most=None, dims_why=None)
+
+    def with_dims_at_most(self, dims: int, step: Step) -> "Value":
+        """This tensor, known to have at most ``dims`` dimensions; with none left, 0-dim."""
+        if dims < 0:  # more indices than the bound allows: the bound says nothing here
+            return replace(self, dims_at_most=None, dims_why=None)
+        if dims == 0:
+            text = step.text + "; integer indices, iterations and reductions over one dimension took away each, leaving none"
+            return replace(self, scalar=True, scalar_why=Step(step.node, text), dims_at_most=0, dims_why=step)
+        return replace(self, dims_at_most=dims, dims_why=step)
+
+    def keeping_dims_of(self, other: "Value") -> "Value":
+        """This tensor, with as many dimensions as ``other`` (a shape-keeping operation of it)."""
+        if other.dims_at_most is None or other.dims_why is None:
+            return self
+        return self.with_dims_at_most(other.dims_at_most, other.dims_why)
+
+    def less_dims(self, removed: int) -> "Value":
+        """A tensor taken out of this one by ``removed`` integer indices or iterations."""
+        result = Value(Kind.TENSOR, self.why)
+        if self.dims_at_most is None or self.dims_why is None:
+            return result
+        return result.with_dims_at_most(self.dims_at_most - removed, self.dims_why)
 
 
 def tensor(step: Optional[Step] = None, *, scalar: bool = False, scalar_why: Optional[Step] = None) -> Value:

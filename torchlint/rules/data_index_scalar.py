@@ -23,7 +23,13 @@ class DataIndexScalar(Rule):
     `total.backward()`); a function or method returns it (alone or inside a tuple);
     `self.loss(..)` is 0-dim wherever its class calls it when the class back-propagates
     the result of another `self.loss(..)` call; and a module whose `forward` returns a
-    full reduction on every path gives 0-dim outputs. Each step is shown as evidence.
+    full reduction on every path gives 0-dim outputs. The number of dimensions is
+    counted where the code shows it: `torch.zeros(3, 4)`, `x.view(n, -1)` and
+    `x.repeat(1, k)` have one per size given, `x.t()` at most 2, `x.nonzero()` 2;
+    an integer index (`t[i, 0]` with `i` from `range`), an iteration and a reduction
+    over one dimension (`x.sum(1)` without `keepdim`) each take one away, and
+    elementwise arithmetic has as many as its widest operand. Each step is shown as
+    evidence.
 
     ## Why is this bad?
     Before PyTorch 0.4, losses were 1-element vectors and `loss.data[0]` was the way
