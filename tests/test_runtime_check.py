@@ -409,8 +409,15 @@ ENTRY_SCRIPTS = {
         sys.exit(3)
     """,
     "saves.py": """
-        with open("checkpoint.txt", "w") as handle:
+        import os
+        os.makedirs("runs/1")
+        with open("runs/1/checkpoint.txt", "w") as handle:
             handle.write("weights")
+        with open("data.txt", "a") as handle:
+            handle.write("4\\n")
+        with open("runs/1/checkpoint.txt") as handle:
+            assert handle.read() == "weights"
+        print("saved")
     """,
 }
 
@@ -441,8 +448,6 @@ def test_entry_runs_in_the_project_folder(entry_project) -> None:
 @pytest.mark.parametrize("script, message, output", [
     ("broken.py", "failed: it raised RuntimeError: no folder ./images", "loading the data"),
     ("quits.py", "failed: it exited with status 3", "bad arguments"),
-    # Read-only file system, or Permission denied where Landlock confines the job instead.
-    ("saves.py", "failed: it raised", "'checkpoint.txt': the runtime check never changes your files"),
 ])
 def test_a_failing_entry_is_an_error_with_its_output(entry_project, script, message, output) -> None:
     result = cli("check", "--runtime", "--entry", script, "model.py", cwd=entry_project)
@@ -451,6 +456,29 @@ def test_a_failing_entry_is_an_error_with_its_output(entry_project, script, mess
     assert output in result.stderr
     assert "Runtime check:" in result.stdout  # the findings and verdicts are still reported
     assert not (entry_project / "checkpoint.txt").exists()  # the project is never written
+
+
+def copy_on_write_here(folder: Path) -> bool:
+    """Whether this machine lets jobs write to ``folder`` through a layer of their own."""
+    from torchlint.runtime.sandbox import Limits, Sandbox
+    with Sandbox(Limits(timeout=5), writable=[str(folder)]) as box:
+        return bool(box.isolation.copy_on_write)
+
+
+@needs_torch
+def test_an_entry_writes_where_it_runs_and_the_project_never_changes(entry_project) -> None:
+    before = {path: path.read_bytes() for path in entry_project.rglob("*") if path.is_file()}
+    result = cli("check", "--runtime", "--entry", "saves.py", "model.py", cwd=entry_project)
+    if not copy_on_write_here(entry_project):
+        # Read-only file system, or Permission denied where Landlock confines the job instead.
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert "the runtime check never changes your files" in result.stderr
+    else:
+        assert result.returncode == 1, result.stdout + result.stderr  # model.py's finding
+        assert "error" not in result.stderr, result.stderr
+    after = {path: path.read_bytes() for path in entry_project.rglob("*") if path.is_file()}
+    assert after == before  # nothing written, nothing changed
+    assert not (entry_project / "runs").exists()
 
 
 @needs_torch

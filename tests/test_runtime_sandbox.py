@@ -518,8 +518,11 @@ def _probe(constants: dict) -> str:
     return "".join(f"{name} = {value!r}\n" for name, value in constants.items()) + textwrap.dedent(_PROBE)
 
 
-@pytest.mark.parametrize("mount_namespace", [True, False], ids=["namespaces", "landlock"])
-def test_no_socket_file_or_secret_of_the_machine_reaches_a_job(hostile_world, monkeypatch, mount_namespace):
+@pytest.mark.parametrize("mount_namespace, writable", [(True, False), (False, False), (True, True)],
+                         ids=["namespaces", "landlock", "copy-on-write"])
+def test_no_socket_file_or_secret_of_the_machine_reaches_a_job(hostile_world, monkeypatch, mount_namespace,
+                                                               writable):
+    """The same with the project writable: the overlay must not uncover what the view covers."""
     constants, received, secret = hostile_world
     if not mount_namespace:
         from torchlint.runtime import confine
@@ -527,9 +530,12 @@ def test_no_socket_file_or_secret_of_the_machine_reaches_a_job(hostile_world, mo
         if confine.landlock_abi() < 1:
             pytest.skip("no Landlock in this kernel")
         monkeypatch.setenv("TORCHLINT_SANDBOX_NO_MOUNT_NAMESPACE", "1")
-    with Sandbox(LIMITS, preload=(), sys_path=[str(TESTS)], readable=[constants["PROJECT"]]) as box:
+    with Sandbox(LIMITS, preload=(), sys_path=[str(TESTS)], readable=[constants["PROJECT"]],
+                 writable=[constants["PROJECT"]] if writable else ()) as box:
         requires(box, "sockets")
         requires(box, "reads")
+        if writable and not box.isolation.copy_on_write:
+            pytest.skip(f"no copy-on-write layer on this machine: {box.isolation.note}")
         outcome = run(box, _probe(constants))
     assert outcome.status == "ok", outcome
     seen = outcome.value
@@ -549,6 +555,51 @@ def test_no_socket_file_or_secret_of_the_machine_reaches_a_job(hostile_world, mo
         assert seen["unix outside"] == "FileNotFoundError: No such file or directory"
     else:
         assert seen["git config"] == "PermissionError: Permission denied"
+
+
+def test_a_writable_project_takes_each_jobs_writes_in_a_layer_of_its_own(tmp_path):
+    project = tmp_path / "project"
+    (project / "data").mkdir(parents=True)
+    (project / "data" / "train.txt").write_text("1 2 3")
+    with Sandbox(LIMITS, jobs=2, preload=(), sys_path=[str(TESTS)], writable=[str(project)]) as box:
+        if not box.isolation.copy_on_write:
+            pytest.skip(f"no copy-on-write layer on this machine: {box.isolation.note}")
+        assert box.isolation.copy_on_write == (str(project.resolve()),)
+        writes = f"""
+            import os
+            os.chdir({str(project)!r})
+            os.makedirs("logs/run")
+            with open("logs/run/loss.txt", "w") as f:
+                f.write("0.5")
+            with open("data/train.txt", "a") as f:
+                f.write(" 4")
+            result = [open("data/train.txt").read(), open("logs/run/loss.txt").read(), sorted(os.listdir("."))]
+        """
+        first, second = box.map([("runtime_jobs:run_code", {"code": textwrap.dedent(writes)})] * 2)
+        after = run(box, f"import os; result = sorted(os.listdir({str(project)!r}))")
+    # Each job saw its own writes, and not the other's (both could create logs/run).
+    assert first.value == second.value == ["1 2 3 4", "0.5", ["data", "logs"]], (first, second)
+    assert after.value == ["data"]
+    assert (project / "data" / "train.txt").read_text() == "1 2 3"
+    assert sorted(p.name for p in project.iterdir()) == ["data"]
+
+
+def test_a_folder_too_broad_to_expose_is_not_made_writable(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    with Sandbox(LIMITS, preload=(), sys_path=[str(TESTS)], writable=[str(home)]) as box:
+        requires(box, "reads")
+        assert box.isolation.copy_on_write == ()
+        outcome = run(box, f"""
+            try:
+                open({str(home / "notes.txt")!r}, "w").write("x")
+                result = "written"
+            except OSError as e:
+                result = type(e).__name__
+        """)
+    assert outcome.value in ("OSError", "PermissionError", "FileNotFoundError"), outcome
+    assert not (home / "notes.txt").exists()
 
 
 def test_a_project_too_broad_to_expose_shows_only_its_python_files(tmp_path, monkeypatch):

@@ -96,6 +96,13 @@ def project_folders(path: str) -> list[str]:
 _PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 
 
+def working_folder(path: str) -> str:
+    """Where the file at ``path`` runs, as ``python train.py`` would: the folder torchlint
+    runs in when the file is inside it (a repository's root), else the file's own folder."""
+    here = os.path.realpath(os.getcwd())
+    return here if path.startswith(here.rstrip(os.sep) + os.sep) else os.path.dirname(path)
+
+
 def require_torch() -> None:
     if importlib.util.find_spec("torch") is None:
         raise RuntimeUnavailable("the runtime check needs torch, which is not installed here: "
@@ -173,10 +180,10 @@ class RuntimeCheck:
         if not files:
             return
         limits = Limits(timeout=self.options.timeout, memory=self.options.memory)
-        readable = sorted({folder for f in files for folder in project_folders(f.plan.path)}
-                          | ({os.getcwd()} if self.options.entry else set()))
+        working = sorted({working_folder(f.plan.path) for f in files} | ({os.getcwd()} if self.options.entry else set()))
+        readable = sorted({folder for f in files for folder in project_folders(f.plan.path)} | set(working))
         with Sandbox(limits, jobs=self.options.jobs, preload=("torch", "torchlint.runtime.monitor"),
-                     readable=readable) as sandbox:
+                     readable=readable, writable=working) as sandbox:
             self.isolation_note = sandbox.isolation.note
             self.sandbox = sandbox
             self.total = len(files) + (1 if self.options.entry else 0)
@@ -206,7 +213,7 @@ class RuntimeCheck:
     def _payload(self, f: _File, indices: list[int], **extra) -> dict:
         # The text that was linted runs (standard input has no file to read).
         return {"path": f.plan.path, "sites": [f.sites[i] for i in indices], "source": f.plan.source,
-                "sys_path": [os.path.dirname(f.plan.path)], **extra}
+                "sys_path": [os.path.dirname(f.plan.path)], "cwd": working_folder(f.plan.path), **extra}
 
     def _submit(self, requests: list[tuple[str, dict]], labels: list[str]) -> list:
         results = []
@@ -225,8 +232,8 @@ class RuntimeCheck:
                 sites.append(f.sites[i])
                 owners.append((f, i))
         entry = self.options.entry
-        # It runs where the user runs it: relative data paths resolve; the project stays
-        # read-only to it (a write there fails, and says so).
+        # It runs where the user runs it: relative data paths resolve; what it writes there
+        # lands in a copy-on-write layer of the job's (read-only where the machine has none).
         payload = {"mode": "entry", "entry": list(entry), "path": entry[0] if entry[0] != "pytest" else "",
                    "sites": sites, "sys_path": [os.getcwd()], "cwd": os.getcwd()}
         [result] = self._submit([(JOB, payload)], [" ".join(entry)])

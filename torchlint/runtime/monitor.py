@@ -937,7 +937,7 @@ def run_job(payload: dict) -> dict:
         linecache.cache[path] = (len(source), None, source.splitlines(True), path)
     sys.path[:0] = payload.get("sys_path", [os.path.dirname(path)])
     sys.argv = payload.get("argv") or [path]
-    if mode == "entry" and payload.get("cwd"):
+    if payload.get("cwd"):
         try:
             os.chdir(payload["cwd"])  # where the user runs the program: `open("data.txt")` works
         except OSError:

@@ -59,6 +59,8 @@ class Isolation:
     sockets: bool  # no socket of any family reaches outside the job (unix, abstract, netlink, vsock...)
     processes: bool  # the process-count limit is enforced
     note: str  # one line: empty when everything is isolated, else what is missing and why
+    # The folders of ``writable`` jobs can write to, each job in a copy-on-write layer of its own.
+    copy_on_write: tuple[str, ...] = ()
 
 
 class SandboxError(RuntimeError):
@@ -67,9 +69,13 @@ class SandboxError(RuntimeError):
 
 class Sandbox:
     def __init__(self, limits: Limits = Limits(), jobs: int = 1, preload: Sequence[str] = ("torch",),
-                 fresh: bool = False, sys_path: Sequence[str] = (), readable: Sequence[str] = ()):
+                 fresh: bool = False, sys_path: Sequence[str] = (), readable: Sequence[str] = (),
+                 writable: Sequence[str] = ()):
         """``sys_path``: folders put first on the jobs' ``sys.path``; they and ``readable``
-        are the project folders jobs may read (see view.py for everything they see)."""
+        are the project folders jobs may read (see view.py for everything they see).
+        ``writable``: project folders jobs may also write to, where the machine allows an
+        overlay: each job's writes land in a layer of its own, removed with the job, and
+        the files themselves never change (``Isolation.copy_on_write`` says which)."""
         self.limits, self.jobs = limits, max(1, jobs)
         self._base = tempfile.mkdtemp(prefix="torchlint-sandbox-")
         self._results: dict[int, dict] = {}
@@ -94,12 +100,12 @@ class Sandbox:
             [sys.executable, *flags, "-m", "torchlint.runtime.server"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, cwd=self._base,
             env={**env, "HOME": self._base, "TMPDIR": self._base}, start_new_session=True)
-        projects = [*map(os.path.abspath, sys_path), *map(os.path.abspath, readable)]
+        projects = [*map(os.path.abspath, sys_path), *map(os.path.abspath, readable), *map(os.path.abspath, writable)]
         if not _under_interpreter(package_root):  # a checkout of torchlint, not an installed one
             projects.append(package_root)
         config = {"limits": asdict(limits), "jobs": self.jobs, "preload": list(preload), "fresh": fresh,
                   "base": self._base, "env": env, "python_flags": flags, "readable": projects,
-                  "home": os.path.expanduser("~"),
+                  "home": os.path.expanduser("~"), "writable": [os.path.abspath(path) for path in writable],
                   "mount_namespace": not os.environ.get("TORCHLINT_SANDBOX_NO_MOUNT_NAMESPACE")}
         try:
             self._send(config)
@@ -111,7 +117,8 @@ class Sandbox:
         self.isolation = Isolation(network=hello["network"], filesystem=hello["filesystem"],
                                    reads=hello["reads"], sockets=hello["sockets"],
                                    processes=bool(hello["cgroup"] or hello["nproc"]),
-                                   note="; ".join(hello["missing"]))
+                                   note="; ".join(hello["missing"]),
+                                   copy_on_write=tuple(hello.get("copy_on_write", ())))
         self.pid_namespaces = hello["pidns"]
 
     def run(self, function: str, payload: dict, files: Mapping[str, bytes] = {}) -> JobResult:

@@ -148,14 +148,17 @@ def _private_dev(staging: str, target: str) -> None:
     _mount(staging, target, None, MS_MOVE)
 
 
-def isolate_server(base: str, readable: list[str], home: str, mount_namespace: bool = True) -> dict:
+def isolate_server(base: str, readable: list[str], home: str, mount_namespace: bool = True,
+                   writable: list[str] = ()) -> dict:
     """Enter new user/network/mount namespaces and build the view of the filesystem the
-    jobs get: only what they need (``view.py``), read-only but ``base``.
+    jobs get: only what they need (``view.py``), read-only but ``base``; each folder of
+    ``writable`` that the view exposes whole is writable to each job as a copy-on-write
+    layer of its own (see ``_copy_on_write``).
 
     Returns what worked, why the rest did not, and the jobs' cgroup, for the hello message."""
     state = {"network": False, "filesystem": False, "reads": False, "sockets": False, "view": False,
              "landlock": [], "hidden": [], "seccomp": False, "strict_unix": True, "pidns": False, "cgroup": None,
-             "userns": False, "nproc": os.getuid() != 0, "missing": []}
+             "userns": False, "nproc": os.getuid() != 0, "missing": [], "copy_on_write": []}
     uid, gid = os.getuid(), os.getgid()
     plan = view.plan(readable, home)  # read the host's filesystem before anything changes
     try:
@@ -188,6 +191,7 @@ def isolate_server(base: str, readable: list[str], home: str, mount_namespace: b
         _in_child(lambda: _isolate_filesystem(base, state["cgroup"], plan))
         _isolate_filesystem(base, state["cgroup"], plan)
         state["view"] = state["filesystem"] = state["reads"] = True
+        _plan_copy_on_write(state, base, plan, writable)
     except OSError as e:
         landlock = [path for path, _ in plan.readable()]
         why = _in_child_problem(lambda: confine.restrict_filesystem(landlock, [base], plan.hidden))
@@ -265,6 +269,65 @@ def _isolate_filesystem(base: str, cgroup: str | None, plan: "view.Plan") -> Non
     if cgroup:
         _remount(cgroup, MS_NODEV | MS_NOEXEC)
     os.chdir(base)
+
+
+def _plan_copy_on_write(state: dict, base: str, plan: "view.Plan", writable: list[str]) -> None:
+    """Which of ``writable`` jobs may write to, each through a layer of its own."""
+    # A folder too broad to expose whole (the home folder) is not offered: it stays read-only.
+    exposed = [folder for folder in map(os.path.realpath, writable) if folder in plan.trees]
+    if not exposed:
+        return
+    why = _in_child_problem(lambda: _try_copy_on_write(base, exposed[0]))
+    if why is None:
+        state["copy_on_write"] = exposed
+    else:
+        state["missing"].append(f"no copy-on-write layer ({why}): the project is read-only to programs")
+
+
+def _try_copy_on_write(base: str, folder: str) -> None:
+    _unshare(CLONE_NEWNS)
+    trial = os.path.join(base, ".copy-on-write-trial")
+    os.makedirs(trial, exist_ok=True)
+    _copy_on_write([folder], trial)
+
+
+def _copy_on_write(folders: list[str], directory: str) -> None:
+    """Mount an overlay on each folder: it reads as before and takes writes, which land in
+    the job's own ``directory`` and vanish with it; the user's files are never changed.
+
+    An overlay's lower layer is the folder's own filesystem, without what is mounted below
+    it, and the view covers sockets and secrets there with empty files (view.py): each
+    folder mounted below is put back on top, from a handle taken before the overlay hid it,
+    and each file mounted below is covered again."""
+    layers = os.path.join(directory, ".torchlint-writes")
+    empty = os.path.join(layers, "empty")
+    for index, folder in enumerate(folders):
+        upper, work = os.path.join(layers, str(index), "upper"), os.path.join(layers, str(index), "work")
+        os.makedirs(upper)
+        os.makedirs(work)
+        open(empty, "w").close()
+        below = [point for point in _mount_points() if point.startswith(folder.rstrip("/") + "/")]
+        # The covers' own empty file is gone (unlinked once mounted): a handle to it cannot be mounted.
+        handles = [os.open(point, os.O_PATH | os.O_CLOEXEC) if os.path.isdir(point) else None for point in below]
+        options = f"lowerdir={_escaped(folder)},upperdir={_escaped(upper)},workdir={_escaped(work)}"
+        try:
+            _mount("overlay", folder, "overlay", MS_NOSUID | MS_NODEV, options)
+        except OSError as e:
+            if e.errno != errno.EINVAL:
+                raise
+            _mount("overlay", folder, "overlay", MS_NOSUID | MS_NODEV, options + ",userxattr")
+        for point, handle in zip(below, handles):
+            if not os.path.lexists(point):
+                continue  # covered by what was put back before it
+            _mount(f"/proc/self/fd/{handle}" if handle is not None else empty, point, None, MS_BIND)
+            _remount(point, MS_RDONLY | MS_NODEV)
+            if handle is not None:
+                os.close(handle)
+
+
+def _escaped(path: str) -> str:
+    """A path as an overlay option: its separators escaped."""
+    return path.replace("\\", "\\\\").replace(",", "\\,").replace(":", "\\:")
 
 
 def _expose(root: str, path: str, flags: int) -> None:
@@ -550,6 +613,8 @@ def _init(request, config, state, directory, cgroup, out, err, result_w, status_
             if state["cgroup"]:
                 _remount(state["cgroup"], MS_RDONLY | MS_NODEV | MS_NOEXEC)
             _bind(directory, MS_NODEV)
+            if state["copy_on_write"]:
+                _copy_on_write(state["copy_on_write"], directory)
             # Shared memory of the job's own (multiprocessing's locks, DataLoader workers' tensors).
             _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, f"size={SHM_BYTES},mode=1777")
             if state["pidns"]:  # a /proc that shows only the job's own processes
@@ -718,12 +783,13 @@ def serve() -> None:
     os.dup2(2, 1)  # anything a preloaded module prints must not corrupt the protocol
     stdin = sys.stdin.buffer
     config = json.loads(stdin.readline())
-    state = isolate_server(config["base"], config["readable"], config["home"], config["mount_namespace"])
+    state = isolate_server(config["base"], config["readable"], config["home"], config["mount_namespace"],
+                           config.get("writable", []))
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     if not config["fresh"]:
         preload_modules(config["preload"])
     hello = {key: state[key] for key in ("network", "filesystem", "reads", "sockets", "pidns", "cgroup", "nproc",
-                                         "missing")}
+                                         "missing", "copy_on_write")}
     os.write(protocol, (json.dumps({"hello": hello}) + "\n").encode())
 
     selector = selectors.DefaultSelector()
