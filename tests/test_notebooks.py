@@ -349,3 +349,43 @@ def test_fixing_the_example_notebook(tmp_path: Path) -> None:
     assert after["cells"][4]["source"][-1] == \
         '    print("step", step, "loss %.3f" % loss.item(), "penalty", penalty.item())'
     assert after["metadata"] == before["metadata"]
+
+
+# --- the runtime check runs a notebook's code cells in order, like a script ------------------
+
+RUNTIME = notebook(
+    code("%matplotlib inline\nimport torch\nw = torch.ones(3, requires_grad=True)\nloss = (w * 2).sum()", 1),
+    markdown("# Training\n"),
+    code("loss.backward()\nprint(loss.data[0])", 2),
+    code("x = torch.Tensor(5)\nprint(x.sum())", 3),
+)
+
+
+def test_runtime_runs_the_cells_in_order_and_names_them(project) -> None:
+    pytest.importorskip("torch")
+    path = write(project, "train.ipynb", RUNTIME)
+    before = path.read_bytes()
+    items = project.run("check", "--isolated", "--runtime", "--output-format", "json", "train.ipynb").json()
+    verdicts = {(item["code"], item["cell"], item["location"]["row"]): item["runtime"] for item in items}
+    assert set(verdicts) == {("TL203", 3, 2), ("TL204", 4, 1)}
+    indexed = verdicts[("TL203", 3, 2)]
+    assert indexed["verdict"] == "CONFIRMED" and "IndexError" in indexed["evidence"], indexed
+    # Cell 3 stops the run; it runs again with its fix to reach cell 4, and says so in cells.
+    uninitialized = verdicts[("TL204", 4, 1)]
+    assert uninitialized["verdict"] == "CONFIRMED", uninitialized
+    assert "`x.sum()` (cell 4, line 2) read 5 of 5 values" in uninitialized["evidence"]
+    assert uninitialized["evidence"].endswith("(after fixing cell 3, line 2)")
+    assert path.read_bytes() == before
+
+
+def test_runtime_names_the_cell_a_run_stopped_in(project) -> None:
+    pytest.importorskip("torch")
+    write(project, "stops.ipynb", notebook(
+        code("import torch\nraise RuntimeError('no data folder')", 1),
+        code("x = torch.Tensor(2, 3)\nprint(x.mean())", 2),
+    ))
+    [item] = project.run("check", "--isolated", "--runtime", "--output-format", "json", "stops.ipynb").json()
+    assert item["cell"] == 2
+    assert item["runtime"]["verdict"] == "COULD NOT RUN"
+    assert item["runtime"]["evidence"].startswith(
+        "cell 2, line 1 never executed (the run stopped at cell 1, line 2 with RuntimeError: no data folder)")

@@ -16,13 +16,15 @@ import os
 import re
 import shlex
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Callable, Optional
 
-from torchlint.framework.diagnostics import Diagnostic, FileReport
+from torchlint.framework.diagnostics import Diagnostic, FileReport, TextEdit
 from torchlint.framework.verdicts import CONFIRMED, COULD_NOT_RUN, VERDICTS
 from torchlint.rules import all_rules
+from torchlint.syntax.source import LineIndex, UnreadableSource
 from torchlint.engine.fixer import apply_edits, verify
+from torchlint.engine.notebook import NOTEBOOK_SUFFIX, Notebook, read_notebook
 from torchlint.runtime.plan import UNJUDGED, FilePlan, gradient_parameters
 
 MAX_EVIDENCE = 2000  # characters of a verdict's evidence
@@ -96,6 +98,25 @@ def project_folders(path: str) -> list[str]:
 _PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 
 
+def _is_notebook(report: FileReport) -> bool:
+    return report.filename.lower().endswith(NOTEBOOK_SUFFIX)
+
+
+def _in_cells(runtime: dict, notebook: Notebook) -> dict:
+    """A verdict on a notebook's joined cells, its lines named by cell: "line 9 never
+    executed" becomes "cell 4, line 1 never executed"."""
+    last = notebook.module.count("\n") + 1
+
+    def cell_line(match: re.Match) -> str:
+        row = int(match.group(1))
+        if not 1 <= row <= last:
+            return match.group(0)
+        cell, row_in_cell = notebook.locate(row)
+        return f"cell {cell.number}, line {row_in_cell}"
+
+    return dict(runtime, evidence=re.sub(r"\bline (\d+)\b", cell_line, runtime["evidence"]))
+
+
 def working_folder(path: str) -> str:
     """Where the file at ``path`` runs, as ``python train.py`` would: the folder torchlint
     runs in when the file is inside it (a repository's root), else the file's own folder."""
@@ -136,8 +157,13 @@ def _unplannable(report: FileReport) -> str:
 class _File:
     report: FileReport
     plan: FilePlan
-    diagnostics: list[Diagnostic]
+    diagnostics: list[Diagnostic]  # as they are run: in a notebook, rows of its joined code cells
     sites: list[dict]
+    originals: list[Diagnostic] = field(default_factory=list)  # the reported ones, given the verdicts at the end
+    notebook: Optional[Notebook] = None  # a notebook's code cells run joined as one script
+
+    def __post_init__(self) -> None:
+        self.originals = self.originals or self.diagnostics
 
     def pending(self) -> list[int]:
         return [i for i, d in enumerate(self.diagnostics)
@@ -172,10 +198,8 @@ class RuntimeCheck:
                 continue
             for d in report.diagnostics:
                 if runs(d):
-                    if report.path.endswith(".ipynb") or getattr(d, "cell", None):
-                        reason = "notebooks are not run by the runtime check"
-                    else:
-                        reason = _unplannable(report)
+                    reason = "the notebook's code cells could not be read" if _is_notebook(report) \
+                        else _unplannable(report)
                     d.runtime = {"verdict": COULD_NOT_RUN, "evidence": reason, "run": "none"}
         if not files:
             return
@@ -196,12 +220,18 @@ class RuntimeCheck:
             for d in f.diagnostics:
                 if d.runtime is None:
                     d.runtime = {"verdict": COULD_NOT_RUN, "evidence": "not reached by any run"}
+            for original, judged in zip(f.originals, f.diagnostics):
+                original.runtime = judged.runtime if f.notebook is None else _in_cells(judged.runtime, f.notebook)
 
     # -- planning -------------------------------------------------------------------------
 
     def _file(self, report: FileReport) -> Optional[_File]:
         diagnostics = [d for d in report.diagnostics if runs(d)]
-        if not diagnostics or report.source is None or report.filename.endswith(".ipynb"):
+        if not diagnostics:
+            return None
+        if _is_notebook(report):
+            return self._notebook(report, diagnostics)
+        if report.source is None:
             return None
         path = os.path.realpath(report.filename)
         try:
@@ -209,6 +239,33 @@ class RuntimeCheck:
         except SyntaxError:
             return None
         return _File(report, plan, diagnostics, [plan.site(d) for d in diagnostics])
+
+    def _notebook(self, report: FileReport, diagnostics: list[Diagnostic]) -> Optional[_File]:
+        """A notebook runs as a script: its code cells in order, joined as they were linted
+        (magics as ``pass``), with each finding moved from its cell to the joined text."""
+        path = os.path.realpath(report.filename)
+        try:
+            with open(path, "rb") as handle:
+                notebook = read_notebook(handle.read())
+            plan = FilePlan(path, notebook.module)
+        except (OSError, UnreadableSource, SyntaxError):
+            return None
+        starts = {cell.number: cell.first_row for cell in notebook.cells}
+        if any(d.cell not in starts for d in diagnostics):
+            return None
+
+        def row(cell: int, row_in_cell: int) -> int:
+            return starts[cell] + row_in_cell - 1
+
+        index = LineIndex(notebook.module)
+        joined = [replace(d, row=row(d.cell, d.row), end_row=row(d.cell, d.end_row), fix_edits=[],
+                          text_edits=[TextEdit(index.offset(row(d.cell, start_row), start_column),
+                                               index.offset(row(d.cell, end_row), end_column), content)
+                                      for start_row, start_column, end_row, end_column, content in d.fix_edits],
+                          related=[replace(note, row=row(d.cell, note.row)) for note in d.related
+                                   if "[cell " not in note.message])
+                  for d in diagnostics]
+        return _File(report, plan, joined, [plan.site(d) for d in joined], originals=diagnostics, notebook=notebook)
 
     def _payload(self, f: _File, indices: list[int], **extra) -> dict:
         # The text that was linted runs (standard input has no file to read).
@@ -323,7 +380,7 @@ class RuntimeCheck:
         todo = []
         for f in files:
             original = getattr(f, "module_result", None)
-            if original is None or original.status != "ok" or not any(
+            if f.notebook is not None or original is None or original.status != "ok" or not any(
                     d.runtime and d.runtime["verdict"] == CONFIRMED for d in f.diagnostics):
                 continue
             fixed = self.fix_all(f.report)
