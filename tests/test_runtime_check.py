@@ -864,3 +864,80 @@ def test_progress_goes_to_standard_error_when_output_is_piped() -> None:
 def test_no_terminal_no_progress(fixtures_run) -> None:
     """The fixture run above captured standard error: it asserted it empty (no bar, no escape codes)."""
     assert fixtures_run
+
+
+# --- --fix --runtime and --diff --runtime: each file runs as it is and as fixed -----------------
+
+PROOF_FILES = {
+    # The fix makes it run to the end.
+    "report.py": """
+        import torch
+
+        w = torch.ones(3, requires_grad=True)
+        loss = (w * 2).sum()
+        loss.backward()
+        print(loss.data[0])
+    """,
+    # The fix keeps the gradients.
+    "wrap.py": """
+        import torch
+        from torch.autograd import Variable
+
+        w = Variable(torch.ones(3), requires_grad=True)
+        (w * 3).sum().backward()
+    """,
+    # The (unsafe) fix makes autograd raise where the file ran through: never written.
+    "saved.py": """
+        import torch
+
+        x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x ** 2
+        x.data *= 10
+        y.sum().backward()
+    """,
+}
+
+
+@pytest.fixture()
+def proof_project(tmp_path) -> Path:
+    for name, text in PROOF_FILES.items():
+        (tmp_path / name).write_text(textwrap.dedent(text).lstrip())
+    return tmp_path
+
+
+@needs_torch
+def test_diff_runtime_shows_what_each_fix_does_when_run(proof_project) -> None:
+    before = {path.name: path.read_text() for path in proof_project.glob("*.py")}
+    result = cli("check", "--isolated", "--no-cache", "--diff", "--unsafe-fixes", "--runtime", ".", cwd=proof_project)
+    assert result.returncode == 1, result.stderr
+    assert "+print(loss.item())" in result.stdout
+    proofs = dict(line[2:].split(": ", 1) for line in result.stderr.splitlines() if line.startswith("- "))
+    assert proofs["report.py"] == ("the fixed code runs to the end; as it is, the file stopped at line 6 with "
+                                   "IndexError: invalid index of a 0-dim tensor")
+    assert proofs["wrap.py"] == "gradients identical after the fix (`w`)"
+    assert proofs["saved.py"].startswith("the fixed code stops with RuntimeError: one of the variables needed for "
+                                         "gradient computation has been modified by an inplace operation")
+    assert {path.name: path.read_text() for path in proof_project.glob("*.py")} == before
+
+
+@needs_torch
+def test_fix_runtime_writes_only_the_fixes_whose_run_holds(proof_project) -> None:
+    saved = (proof_project / "saved.py").read_text()
+    result = cli("check", "--isolated", "--no-cache", "--fix", "--unsafe-fixes", "--runtime", ".", cwd=proof_project)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "print(loss.item())" in (proof_project / "report.py").read_text()
+    assert "Variable" not in (proof_project / "wrap.py").read_text()
+    assert (proof_project / "saved.py").read_text() == saved
+    assert re.search(r"torchlint: error: saved\.py: not fixed: the fixed code stops with RuntimeError: .* where "
+                     r"the file as it is ran to the end \(--runtime\)", result.stderr), result.stderr
+    # What was not fixed is still reported, with the verdict it got.
+    assert "saved.py:5:1: TL102" in result.stdout
+    assert "runtime: CONFIRMED" in result.stdout
+    assert "Fixes run as the file was and as fixed:\n" in result.stdout
+    assert "- report.py: the fixed code runs to the end" in result.stdout
+
+
+def test_fix_runtime_on_standard_input_is_a_usage_error() -> None:
+    result = cli("check", "--fix", "--runtime", "-", env={})
+    assert result.returncode == 2
+    assert "--runtime with --fix or --diff runs files; it cannot read standard input" in result.stderr

@@ -16,8 +16,10 @@ import shlex
 import sys
 import traceback
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Callable, Optional
 
 import click
 
@@ -188,8 +190,7 @@ def check(
     output_format = _output_format(output_format, statistics)
     if diff and (fix or fix_only):
         raise click.UsageError("--diff shows fixes without applying them; it cannot be combined with --fix or --fix-only")
-    runtime_options = _runtime_options(runtime, entry, runtime_timeout, runtime_memory, runtime_jobs,
-                                       fixing=bool(diff or fix or fix_only))
+    runtime_options = _runtime_options(runtime, entry, runtime_timeout, runtime_memory, runtime_jobs)
     plan = FixPlan(
         mode="diff" if diff else "fix" if (fix or fix_only) else None,
         allowed=allowed_applicabilities(unsafe_fixes),
@@ -211,26 +212,50 @@ def check(
         use_stdin = paths == ("-",) or (not paths and stdin_filename is not None)
         if "-" in paths and not use_stdin:
             raise click.UsageError("'-' (standard input) cannot be combined with other paths")
+        proving = runtime_options is not None and plan.mode is not None
+        runtime = None
         if use_stdin:
+            if proving:
+                raise click.UsageError("--runtime with --fix or --diff runs files; it cannot read standard input")
             reports = _lint_stdin(resolver, stdin_filename, force_exclude, plan, keep_source, limits, parser)
         else:
             cache_folder = None if no_cache else _cache_folder(cache_dir, resolver)
-            reports = _lint_paths(resolver, list(paths) or ["."], force_exclude, show_files, plan,
-                                  jobs or batch.default_workers(), cache_folder, keep_source, limits, parser)
+            workers = jobs or batch.default_workers()
+            vetoed: list[FileReport] = []
+            if proving:
+                # Each file runs as it is and as fixed before anything is written; a file whose
+                # fixed code fails where it ran through is not fixed.
+                as_is = _lint_paths(resolver, list(paths) or ["."], force_exclude, show_files,
+                                    FixPlan(None, plan.allowed), workers, cache_folder, True, limits, parser)
+                if as_is is None:
+                    return
+                runtime = _run_runtime(as_is, runtime_options, resolver, quiet, parser, prove=plan.allowed)
+                vetoed = [report for report in as_is if runtime.proofs.get(report.path, _NO_PROOF).vetoed]
+            reports = _lint_paths(resolver, list(paths) or ["."], force_exclude, show_files, plan, workers,
+                                  cache_folder, keep_source, limits, parser,
+                                  skip={report.filename for report in vetoed})
             if reports is None:
                 return
+            if proving:
+                reports += vetoed
+                _carry_verdicts(as_is, reports)
     except ConfigError as error:
         _fail(str(error))
         return
 
     reports.sort(key=lambda report: report.path)
-    runtime_note = entry_failure = None
-    runtime_style = 0
-    if runtime_options is not None:
-        runtime_note, entry_failure, runtime_style = _run_runtime(reports, runtime_options, resolver, quiet, parser)
+    if runtime_options is not None and runtime is None:
+        runtime = _run_runtime(reports, runtime_options, resolver, quiet, parser)
+    runtime_note = runtime.note if runtime is not None else None
+    entry_failure = runtime.entry_failure if runtime is not None else None
+    proofs = runtime.proofs if runtime is not None else {}
     out = sys.stdout
     fix_errors = [(report.path, plan.outcomes[id(report)].error) for report in reports
                   if id(report) in plan.outcomes and plan.outcomes[id(report)].error]
+    fix_errors += [(path, f"not fixed: {proof.text} (--runtime)") for path, proof in proofs.items() if proof.vetoed]
+    proof_lines = [f"- {path}: {proof.text}" for path, proof in sorted(proofs.items())]
+    if proof_lines and (plan.mode == "diff" or output_format in MACHINE_FORMATS):
+        click.echo("Fixes run as the file was and as fixed (--runtime):\n" + "\n".join(proof_lines), err=True)
     for path, message in fix_errors:
         click.echo(f"torchlint: error: {path}: {message}", err=True)
     if plan.mode == "diff":
@@ -254,9 +279,11 @@ def check(
                      if id(report) in plan.outcomes], out)
     if not quiet and output_format not in MACHINE_FORMATS and not fix_only:
         out.write(summary(reports, fixed if plan.mode else None, unsafe_fixes) + "\n")
-        if runtime_note is not None:
-            out.write(runtime_summary(reports, runtime_note, entry_given=runtime_options.entry is not None,
-                                      style=runtime_style) + "\n")
+        if runtime is not None:
+            out.write(runtime_summary(runtime.judged or reports, runtime_note, entry_given=runtime_options.entry is not None,
+                                      style=runtime.style) + "\n")
+        if proof_lines:
+            out.write("Fixes run as the file was and as fixed:\n" + "\n".join(proof_lines) + "\n")
     elif not quiet and fix_only and sum(fixed.values()):
         out.write(f"Fixed {count(sum(fixed.values()), 'finding')}.\n")
     if runtime_note and output_format in MACHINE_FORMATS:
@@ -287,13 +314,11 @@ def _output_format(given: Optional[str], statistics: bool) -> str:
 
 
 def _runtime_options(runtime: bool, entry: Optional[str], timeout: float, memory: str,
-                     jobs: Optional[int], fixing: bool):
+                     jobs: Optional[int]):
     if not runtime:
         if entry:
             raise click.UsageError("--entry needs --runtime")
         return None
-    if fixing:
-        raise click.UsageError("--runtime checks the code as it is; it cannot be combined with --fix, --fix-only or --diff")
     from torchlint.runtime.check import RuntimeOptions, parse_entry
 
     try:
@@ -313,27 +338,58 @@ def _size(text: str, option: str) -> int:
     return int(float(match.group(1)) * scale)
 
 
+@dataclass
+class RuntimeOutcome:
+    note: str  # what isolation this machine lacked ("" when none)
+    entry_failure: Optional[str]  # why the --entry program failed; None when it did not
+    style: int  # findings not run because no run could show them wrong
+    proofs: dict  # report.path -> FixProof, with --fix or --diff
+    judged: list[FileReport]  # the reports the verdicts were given on
+
+
+_NO_PROOF = SimpleNamespace(vetoed=False)
+
+
 def _run_runtime(reports: list[FileReport], options, resolver: SettingsResolver, quiet: bool,
-                 parser: str) -> tuple[str, Optional[str], int]:
-    """Give every finding a runtime verdict; return the isolation note ("" when fully
-    isolated), why the --entry program failed (None when it did not), and how many
-    findings were not run because no run could show them wrong."""
+                 parser: str, prove=None) -> RuntimeOutcome:
+    """Give every finding a runtime verdict; with ``prove`` (the fixes allowed), also run
+    each file as it would be fixed, beside the file as it is."""
     from torchlint.engine.fixer import fix_source
     from torchlint.runtime.check import RuntimeCheck, RuntimeUnavailable
 
-    def fix_all(report: FileReport) -> Optional[str]:
-        path = Path(report.filename)
-        outcome = fix_source(report.source, report.path, resolver.for_file(path).rules_for(path),
-                             allowed_applicabilities(True), path, Project(parser=parser))
-        return outcome.text if outcome.changed and not outcome.error else None
+    def fixed_with(allowed) -> Callable[[FileReport], Optional[str]]:
+        def fixed(report: FileReport) -> Optional[str]:
+            path = Path(report.filename)
+            outcome = fix_source(report.source, report.path, resolver.for_file(path).rules_for(path),
+                                 allowed, path, Project(parser=parser))
+            return outcome.text if outcome.changed and not outcome.error else None
+        return fixed
 
     with _progress(quiet) as progress:
-        check = RuntimeCheck(options, fix_all, progress)
+        check = RuntimeCheck(options, fixed_with(allowed_applicabilities(True)), progress,
+                             fixes_to_prove=fixed_with(prove) if prove is not None else None)
         try:
             check.run(reports)
         except RuntimeUnavailable as error:
             _fail(str(error))
-    return check.isolation_note, check.entry_failure, check.style
+    return RuntimeOutcome(check.isolation_note, check.entry_failure, check.style, check.proofs, reports)
+
+
+def _carry_verdicts(judged: list[FileReport], reports: list[FileReport]) -> None:
+    """The verdicts given to the findings as they were, on the findings that remain after
+    the fixes: the same rule and message, in the same order, in the same file."""
+    verdicts: dict[tuple, list] = {}
+    for report in judged:
+        for d in report.diagnostics:
+            verdicts.setdefault((report.path, d.code, d.message), []).append(d.runtime)
+    for report in reports:
+        seen: Counter = Counter()
+        for d in report.diagnostics:
+            key = (report.path, d.code, d.message)
+            candidates = verdicts.get(key, [])
+            if d.runtime is None and seen[key] < len(candidates):
+                d.runtime = candidates[seen[key]]
+            seen[key] += 1
 
 
 @contextlib.contextmanager
@@ -408,8 +464,11 @@ def _cache_folder(given: Optional[Path], resolver: SettingsResolver) -> Path:
 def _lint_paths(resolver: SettingsResolver, paths: list[str], force_exclude: Optional[bool],
                 show_files: bool, plan: FixPlan, workers: int,
                 cache_folder: Optional[Path], keep_source: bool,
-                limits: batch.FileLimits, parser: str) -> Optional[list[FileReport]]:
+                limits: batch.FileLimits, parser: str, skip: frozenset = frozenset()) -> Optional[list[FileReport]]:
+    """``skip``: files (as reports name them) left out of this pass."""
     found = discover(paths, resolver, force_exclude)
+    if skip:
+        found.files = [candidate for candidate in found.files if str(candidate.path) not in skip]
     if show_files:
         for candidate in sorted(found.files, key=lambda c: c.display):
             click.echo(candidate.display)

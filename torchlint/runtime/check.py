@@ -170,12 +170,25 @@ class _File:
                 if d.runtime is None or d.runtime["verdict"] == COULD_NOT_RUN]
 
 
+@dataclass(frozen=True)
+class FixProof:
+    """What running a file before and after its fixes showed."""
+
+    text: str  # "the fixed code runs to the end; the original stopped at line 8 with IndexError: ..."
+    vetoed: bool = False  # the fixed code fails where the original did not: the fixes must not be written
+
+
 class RuntimeCheck:
     def __init__(self, options: RuntimeOptions, fix_all: Callable[[FileReport], Optional[str]],
-                 progress: Optional[Callable[[str, int, int], None]] = None):
-        """``fix_all(report)`` is the file's text with every fix applied (None if nothing changes)."""
+                 progress: Optional[Callable[[str, int, int], None]] = None,
+                 fixes_to_prove: Optional[Callable[[FileReport], Optional[str]]] = None):
+        """``fix_all(report)`` is the file's text with every fix applied (None if nothing changes).
+        ``fixes_to_prove(report)``: the text ``--fix`` or ``--diff`` would give the file; each
+        such file runs before and after, and ``proofs`` says what that showed."""
         self.options = options
         self.fix_all = fix_all
+        self.fixes_to_prove = fixes_to_prove
+        self.proofs: dict[str, FixProof] = {}  # report.path -> proof
         self.progress = progress or (lambda label, done, total: None)
         self.isolation_note = ""
         self.style = 0  # findings no run can show wrong (style, or a form that only modernizes): not run
@@ -201,7 +214,7 @@ class RuntimeCheck:
                     reason = "the notebook's code cells could not be read" if _is_notebook(report) \
                         else _unplannable(report)
                     d.runtime = {"verdict": COULD_NOT_RUN, "evidence": reason, "run": "none"}
-        if not files:
+        if not files and self.fixes_to_prove is None:
             return
         limits = Limits(timeout=self.options.timeout, memory=self.options.memory)
         working = sorted({working_folder(f.plan.path) for f in files} | ({os.getcwd()} if self.options.entry else set()))
@@ -216,6 +229,8 @@ class RuntimeCheck:
             self._modules(files)
             self._calls(files)
             self._differential(files)
+            if self.fixes_to_prove is not None:
+                self._prove(reports, files)
         for f in files:
             for d in f.diagnostics:
                 if d.runtime is None:
@@ -405,6 +420,31 @@ class RuntimeCheck:
                     d.runtime["differential"] = text
                     d.runtime["evidence"] += f"; {text}"
 
+    def _prove(self, reports: list[FileReport], files: list[_File]) -> None:
+        """Run each file that would be fixed as it is and as fixed, and compare the runs."""
+        module_results = {id(f.report): getattr(f, "module_result", None) for f in files if f.notebook is None}
+        todo, requests = [], []
+        for report in reports:
+            if report.source is None or _is_notebook(report):
+                continue
+            fixed = self.fixes_to_prove(report)
+            if fixed is None:
+                continue
+            path = os.path.realpath(report.filename)
+            base = {"path": path, "sites": [], "sys_path": [os.path.dirname(path)], "cwd": working_folder(path)}
+            original = module_results.get(id(report))
+            if original is None:
+                requests.append((JOB, {**base, "source": report.source.text}))
+            requests.append((JOB, {**base, "source": fixed}))
+            todo.append((report, original))
+        self.total += len(requests)
+        labels = [f"{report.path} ({'fixed' if i else 'as it is'})" for report, original in todo
+                  for i in range(1 if original is not None else 0, 2)]
+        results = iter(self._submit(requests, labels))
+        for report, original in todo:
+            before = original if original is not None else next(results)
+            self.proofs[report.path] = _proof(before, next(results))
+
     # -- results ----------------------------------------------------------------------------
 
     def _verdicts(self, result, count: int, how: str, note: str = "") -> list[dict]:
@@ -522,16 +562,61 @@ def _shifted(site: dict, source: str, edits) -> Optional[dict]:
     return site
 
 
+def _proof(before, after) -> FixProof:
+    """What the runs of a file as it is (``before``) and as fixed (``after``) show."""
+    for result, which in ((before, "as it is"), (after, "as fixed")):
+        if result.status != "ok" or not isinstance(result.value, dict):
+            return FixProof(_clean(f"not proven: the run of the file {which} failed ({result.detail or result.status})"))
+    stopped, stops = before.value.get("stopped"), after.value.get("stopped")
+    if not isinstance(stopped, dict):
+        stopped = None
+    if not isinstance(stops, dict):
+        stops = None
+    if stops is not None and stopped is None:
+        return FixProof(_clean(f"the fixed code stops {_where(stops)}, where the file as it is ran to the end"),
+                        vetoed=True)
+    if stopped is not None and stops is None:
+        return FixProof(_clean(f"the fixed code runs to the end; as it is, the file stopped {_where(stopped)}"))
+    if stopped is not None and stops is not None:
+        if (stopped.get("line"), stopped.get("type")) == (stops.get("line"), stops.get("type")):
+            return FixProof(_clean(f"not proven: both versions stop {_where(stopped)}"))
+        return FixProof(_clean(f"the fixed code gets past the stop {_where(stopped)}, and stops {_where(stops)}"))
+    grads_before, grads_after = before.value.get("grads"), after.value.get("grads")
+    if not isinstance(grads_before, dict) or not isinstance(grads_after, dict) or not grads_before:
+        return FixProof("the fixed code runs to the end, as the file did (no gradients to compare)")
+    try:
+        changes = _gradient_changes({"grads": grads_before}, {"grads": grads_after})
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return FixProof("not proven: the runs returned gradients that cannot be compared")
+    if changes:
+        return FixProof(_clean("the fix changes gradients: " + "; ".join(
+            f"`{name}.grad` was {old}, now {new}" for name, old, new in changes)))
+    names = ", ".join(f"`{name}`" for name in sorted(grads_before))
+    return FixProof(_clean(f"gradients identical after the fix ({names})"))
+
+
+def _where(stop: dict) -> str:
+    line = stop.get("line")
+    message = str(stop.get("message")).split(". ")[0]  # torch's advice after the first sentence is the fix's
+    return f"{'at line ' + str(line) + ' ' if isinstance(line, int) else ''}with {stop.get('type')}: {message}"
+
+
 def _compare(original: dict, fixed: dict) -> str:
     if fixed.get("stopped") and not original.get("stopped"):
         stop = fixed["stopped"]
         return f"the fixed version raises {stop['type']}: {stop['message']}"
-    differences = []
-    for name, got in original.get("grads", {}).items():
-        correct = fixed.get("grads", {}).get(name)
-        if correct is None or len(correct["values"]) != len(got["values"]):
+    return "; ".join(f"gradient of `{name}` differs: got {got}, correct {correct}"
+                     for name, got, correct in _gradient_changes(original, fixed))
+
+
+def _gradient_changes(before: dict, after: dict) -> list[tuple[str, str, str]]:
+    """(name, as shown before, as shown after) for each gradient the runs both have that differs."""
+    changes = []
+    for name, old in before.get("grads", {}).items():
+        new = after.get("grads", {}).get(name)
+        if new is None or len(new["values"]) != len(old["values"]):
             continue
-        if any(abs(a - b) > 1e-5 * max(1.0, abs(b)) for a, b in zip(got["values"], correct["values"])):
-            differences.append(f"gradient of `{name}` differs: got {got['shown']}, correct {correct['shown']}")
-    return "; ".join(differences)
+        if any(abs(a - b) > 1e-5 * max(1.0, abs(b)) for a, b in zip(old["values"], new["values"])):
+            changes.append((name, old["shown"], new["shown"]))
+    return changes
 
