@@ -941,3 +941,49 @@ def test_fix_runtime_on_standard_input_is_a_usage_error() -> None:
     result = cli("check", "--fix", "--runtime", "-", env={})
     assert result.returncode == 2
     assert "--runtime with --fix or --diff runs files; it cannot read standard input" in result.stderr
+
+
+# --- synthesized arguments follow what the function does with them ---------------------------
+
+def test_parameter_uses_come_from_the_functions_own_code() -> None:
+    import ast
+
+    from torchlint.runtime.plan import parameter_uses
+
+    tree = ast.parse(textwrap.dedent("""
+        def soft_update(target, source, tau):
+            for t, s in zip(target.parameters(), source.parameters()):
+                t.data.copy_(t.data * (1.0 - tau) + s.data * tau)
+        def mse(input, target):
+            return torch.sum((input - target) ** 2) / input.data.nelement()
+        def train(model, loader, opt, x):
+            model.train()
+            for i, (a, b) in enumerate(loader):
+                opt.zero_grad()
+                opt.step()
+            return x.size(0)
+    """))
+    uses = {function.name: parameter_uses(function) for function in tree.body}
+    assert uses == {
+        "soft_update": {"target": "module", "source": "module", "tau": "number"},
+        "mse": {},  # `target` meets only another parameter: nothing says it is a number
+        "train": {"model": "module", "loader": "loader", "opt": "optimizer"},
+    }
+
+
+@needs_torch
+def test_a_parameter_used_as_a_module_gets_one(tmp_path) -> None:
+    (tmp_path / "ddpg.py").write_text(textwrap.dedent("""
+        import torch
+
+        def soft_update(target, source, tau):
+            for target_param, param in zip(target.parameters(), source.parameters()):
+                target_param.data.copy_(target_param.data * (1.0 - tau) + param.data * tau)
+    """).lstrip())
+    result = cli("check", "--isolated", "--no-cache", "--runtime", "--select", "TL102", "--output-format", "json",
+                 "ddpg.py", cwd=tmp_path)
+    [item] = json.loads(result.stdout)
+    runtime = item["runtime"]
+    assert runtime["run"] == "call" and runtime["verdict"] != COULD_NOT_RUN, runtime
+    assert ("`soft_update()` called with synthesized arguments: target=Linear(in_features=4, out_features=4, "
+            "bias=True), source=Linear(in_features=4, out_features=4, bias=True), tau=0.5") in runtime["evidence"]

@@ -1048,7 +1048,7 @@ def _arguments(params: list[dict], variant: int, gradients) -> tuple[list, dict,
         if param["default"]:
             continue
         value = made[param["name"]] = synthesize(param["name"], param["annotation"], made, variant,
-                                                 gradients=param["name"] in gradients)
+                                                 gradients=param["name"] in gradients, use=param.get("use"))
         if param["keyword"]:
             keywords[param["name"]] = value
         else:
@@ -1071,14 +1071,18 @@ _SIZE_NAME = re.compile(r"(^|_)(num|n|nb)_|_(size|dim|dims|num|len|length|count|
                         r"^(channels|depth|width|height|layers|classes|features|units|hidden|ngpu)$")
 
 
-def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 0, gradients: bool = False) -> Any:
-    """An argument for a parameter: from its annotation, else from its name, else a small
-    float tensor, which requires grad only where the function's code works with this
-    parameter's gradient (``gradients``; most flagged functions take tensors)."""
+def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 0, gradients: bool = False,
+               use: Optional[str] = None) -> Any:
+    """An argument for a parameter: from its annotation, else from how the function uses it
+    (``use``: plan.parameter_uses), else from its name, else a small float tensor, which
+    requires grad only where the function's code works with this parameter's gradient
+    (``gradients``; most flagged functions take tensors)."""
     import numpy
 
     lowered = name.lower()
     hint = (annotation or "").rsplit(".", 1)[-1]
+    if not hint and use is not None:
+        hint = {"module": "Module", "optimizer": "Optimizer", "loader": "DataLoader", "number": "float"}[use]
     if hint in ("int",) or lowered in ("n", "size", "dim", "batch_size", "epochs", "steps", "k"):
         return 2
     if _SIZE_NAME.search(lowered):
@@ -1094,12 +1098,12 @@ def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 
     if hint in ("Module", "Linear") or lowered in ("model", "net", "network", "module", "layer", "encoder",
                                                   "decoder", "classifier"):
         return torch.nn.Linear(4, 4)
-    if "optim" in lowered:
+    if "optim" in lowered or hint == "Optimizer":
         model = next((v for v in made.values() if isinstance(v, torch.nn.Module)), torch.nn.Linear(4, 4))
         return torch.optim.SGD(model.parameters(), lr=0.1)
     if lowered in ("criterion", "loss_fn", "loss_function", "objective"):
         return torch.nn.MSELoss()
-    if lowered in ("loader", "data_loader", "dataloader", "batches", "dataset"):
+    if lowered in ("loader", "data_loader", "dataloader", "batches", "dataset") or hint == "DataLoader":
         return [(torch.randn(2, 4), torch.randn(2, 4)) for _ in range(3)]
     # Most flagged code is about autograd, so tensors first require grad; plain ones suit
     # code that writes its arguments in place; 1-d ones code that reshapes them.

@@ -102,7 +102,62 @@ class FilePlan:
         params += [{"name": a.arg, "annotation": ast.unparse(a.annotation) if a.annotation else None,
                     "default": d is not None, "keyword": True}
                    for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults)]
+        uses = parameter_uses(function)
+        for param in params:
+            if param["name"] in uses:
+                param["use"] = uses[param["name"]]
         return params
+
+
+def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
+    """What the function's own code shows a parameter to be, where it shows it: "module"
+    (`target.parameters()`, `net.eval()`), "optimizer" (`opt.step()` and `opt.zero_grad()`),
+    "loader" (`for x, y in batches`), "number" (only ever an operand of arithmetic, once
+    beside a number: `tau` in `w * (1 - tau) + v * tau`)."""
+    arguments = function.args
+    names = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs} - {"self", "cls"}
+    attributes: dict[str, set[str]] = {name: set() for name in names}
+    iterated_in_pairs: set[str] = set()
+    other_loads: dict[str, int] = {name: 0 for name in names}
+    arithmetic_loads: dict[str, int] = {name: 0 for name in names}
+    with_numbers: set[str] = set()  # an operand beside a number literal somewhere: `1 - tau`
+    parents = {child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
+    for node in ast.walk(function):
+        if isinstance(node, ast.For) and isinstance(node.target, ast.Tuple):
+            iterated = node.iter
+            if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) \
+                    and iterated.func.id == "enumerate" and iterated.args:
+                iterated = iterated.args[0]
+            if isinstance(iterated, ast.Name) and iterated.id in names:
+                iterated_in_pairs.add(iterated.id)
+        if not (isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load)):
+            continue
+        parent = parents.get(node)
+        if isinstance(parent, ast.Attribute):
+            attributes[node.id].add(parent.attr)
+        elif isinstance(parent, (ast.BinOp, ast.UnaryOp)):
+            arithmetic_loads[node.id] += 1
+            partner = (parent.right if parent.left is node else parent.left) if isinstance(parent, ast.BinOp) else None
+            if isinstance(partner, ast.Constant) and isinstance(partner.value, (int, float)):
+                with_numbers.add(node.id)
+        else:
+            other_loads[node.id] += 1
+    uses = {}
+    for name in names:
+        if attributes[name] & _MODULE_ATTRIBUTES:
+            uses[name] = "module"
+        elif {"step", "zero_grad"} <= attributes[name] or "param_groups" in attributes[name]:
+            uses[name] = "optimizer"
+        elif name in iterated_in_pairs and not attributes[name]:
+            uses[name] = "loader"
+        elif name in with_numbers and not attributes[name] and not other_loads[name]:
+            uses[name] = "number"
+    return uses
+
+
+_MODULE_ATTRIBUTES = frozenset({"parameters", "named_parameters", "modules", "named_modules", "children",
+                                "named_children", "state_dict", "load_state_dict", "eval", "train", "apply",
+                                "buffers", "named_buffers"})
 
 
 def gradient_parameters(function: ast.FunctionDef) -> list[str]:
