@@ -987,3 +987,53 @@ def test_a_parameter_used_as_a_module_gets_one(tmp_path) -> None:
     assert runtime["run"] == "call" and runtime["verdict"] != COULD_NOT_RUN, runtime
     assert ("`soft_update()` called with synthesized arguments: target=Linear(in_features=4, out_features=4, "
             "bias=True), source=Linear(in_features=4, out_features=4, bias=True), tau=0.5") in runtime["evidence"]
+
+
+def test_argparse_defaults_are_read_from_the_projects_parsers(tmp_path) -> None:
+    from torchlint.runtime.plan import argparse_defaults
+
+    (tmp_path / "main.py").write_text(textwrap.dedent("""
+        import argparse, os
+        parser = argparse.ArgumentParser()
+        group = parser.add_argument_group("training")
+        group.add_argument("--lr", type=float, default="0.1")
+        parser.add_argument("--batch-size", type=int, default=64)
+        parser.add_argument("--cuda", action="store_true")
+        parser.add_argument("--no-log", dest="log", action="store_false")
+        parser.add_argument("--data", default=os.getcwd())
+        parser.add_argument("--name")
+    """))
+    assert argparse_defaults([str(tmp_path / "main.py")]) == {
+        "lr": 0.1, "batch_size": 64, "cuda": False, "log": True, "name": None}
+
+
+@needs_torch
+def test_a_class_built_from_the_programs_options_gets_their_defaults(tmp_path) -> None:
+    (tmp_path / "main.py").write_text(textwrap.dedent("""
+        import argparse
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--lr", type=float, default=0.5)
+        parser.add_argument("--steps", type=int, default=2)
+    """))
+    (tmp_path / "solver.py").write_text(textwrap.dedent("""
+        import torch
+
+        class Solver:
+            def __init__(self, args):
+                self.lr = args.lr
+                self.steps = args.steps
+
+            def train(self):
+                w = torch.ones(3, requires_grad=True)
+                for _ in range(self.steps):
+                    loss = (w * self.lr).sum()
+                    loss.backward()
+                    print(loss.data[0])
+    """).lstrip())
+    result = cli("check", "--isolated", "--no-cache", "--runtime", "--output-format", "json", "solver.py",
+                 cwd=tmp_path)
+    [item] = json.loads(result.stdout)
+    assert item["runtime"]["verdict"] == CONFIRMED, item["runtime"]
+    assert "IndexError" in item["runtime"]["evidence"]
+    assert ("`Solver.train()` called with synthesized arguments: none, on a `Solver(args=the project's argparse "
+            "defaults)`") in item["runtime"]["evidence"]

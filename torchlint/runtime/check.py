@@ -25,7 +25,7 @@ from torchlint.rules import all_rules
 from torchlint.syntax.source import LineIndex, UnreadableSource
 from torchlint.engine.fixer import apply_edits, verify
 from torchlint.engine.notebook import NOTEBOOK_SUFFIX, Notebook, read_notebook
-from torchlint.runtime.plan import UNJUDGED, FilePlan, gradient_parameters
+from torchlint.runtime.plan import UNJUDGED, FilePlan, argparse_defaults, gradient_parameters
 
 MAX_EVIDENCE = 2000  # characters of a verdict's evidence
 JOB = "torchlint.runtime.monitor:run_job"
@@ -96,6 +96,18 @@ def project_folders(path: str) -> list[str]:
 
 
 _PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+
+
+def _python_files(root: str, limit: int = 400) -> list[str]:
+    """The project's own .py files, shallowest first: no hidden folders, environments or caches."""
+    found = []
+    for folder, folders, names in os.walk(root):
+        folders[:] = sorted(name for name in folders if not name.startswith((".", "__pycache__"))
+                            and name not in ("venv", "env", "site-packages", "node_modules", "build", "dist"))
+        found += [os.path.join(folder, name) for name in sorted(names) if name.endswith(".py")]
+        if len(found) >= limit:
+            break
+    return found[:limit]
 
 
 def _is_notebook(report: FileReport) -> bool:
@@ -373,6 +385,11 @@ class RuntimeCheck:
             for qualname, indices in by_function.items():
                 call = {"qualname": qualname, "params": f.plan.parameters(functions[qualname]),
                         "gradients": gradient_parameters(functions[qualname])}
+                constructor = f.plan.constructor(qualname) if "." in qualname else None
+                if constructor is not None:
+                    call["init"] = f.plan.parameters(constructor)[1:]
+                if any(param.get("use") == "settings" for param in [*call["params"], *call.get("init", ())]):
+                    call["settings"] = self._settings(f.plan.path)
                 requests.append((JOB, self._payload(f, indices, mode="call", call=call)))
                 owners.append((f, indices, qualname))
         while requests:  # each function with the kinds of arguments of monitor.ARGUMENT_VARIANTS in turn
@@ -389,6 +406,16 @@ class RuntimeCheck:
                 self._assign(f, indices, verdicts)
             owners = [owner for owner, _ in retry]
             requests = [request for _, request in retry]
+
+    def _settings(self, path: str) -> dict:
+        """The options the project around ``path`` declares with argparse, at their defaults."""
+        folders = project_folders(path)  # the file's folder first: its own parser comes first
+        cache = self.__dict__.setdefault("_settings_by_folders", {})
+        key = tuple(folders)
+        if key not in cache:
+            files = list(dict.fromkeys(name for folder in folders for name in _python_files(folder)))
+            cache[key] = argparse_defaults(files)
+        return cache[key]
 
     def _differential(self, files: list[_File]) -> None:
         """Run the autofixed file beside the original: does the fix raise, or change a gradient?"""

@@ -27,6 +27,7 @@ saved -> output), so outputs are kept as a detached alias plus a weak reference.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import inspect
 import itertools
@@ -995,6 +996,7 @@ def _only_the_signature(verdict: dict, stopped: Optional[dict], outcome: dict, q
 def _call(namespace: dict, call: dict) -> dict:
     """Call the function ``call["qualname"]`` with arguments made from its parameters."""
     owner, _, name = call["qualname"].rpartition(".")
+    built: dict = {}
     if owner:
         cls = namespace[owner]
         raw = cls.__dict__[name]
@@ -1003,11 +1005,15 @@ def _call(namespace: dict, call: dict) -> dict:
         elif isinstance(raw, classmethod):
             function, params = getattr(cls, name), call["params"][1:]
         else:
-            function, params = getattr(_instance(cls, call.get("variant", 0)), name), call["params"][1:]
+            instance, built = _instance(cls, call.get("variant", 0), call.get("init"), call.get("settings"))
+            function, params = getattr(instance, name), call["params"][1:]
     else:
         function, params = namespace[name], call["params"]
-    positional, keywords, made = _arguments(params, call.get("variant", 0), call.get("gradients", ()))
+    positional, keywords, made = _arguments(params, call.get("variant", 0), call.get("gradients", ()),
+                                            call.get("settings"))
     shown = ", ".join(f"{key}={_describe(value)}" for key, value in made.items()) or "none"
+    if owner and built:
+        shown += f", on a `{owner}({', '.join(f'{key}={_describe(value)}' for key, value in built.items())})`"
     outcome = {"arguments": shown}
     try:
         returned = function(*positional, **keywords)
@@ -1019,36 +1025,45 @@ def _call(namespace: dict, call: dict) -> dict:
     return outcome
 
 
-def _instance(cls: type, variant: int) -> Any:
+def _instance(cls: type, variant: int, params: Optional[list] = None,
+              settings: Optional[dict] = None) -> tuple[Any, dict]:
     """An instance to call a method on: ``cls()``, or, when its ``__init__`` takes
     arguments without defaults, one made with arguments synthesized the same way (a
-    `model` is an `nn.Linear`, a `lr` a number...; no tensor requires grad)."""
-    try:
-        signature = inspect.signature(cls.__init__)
-    except (TypeError, ValueError):
-        return cls()
-    # The parameters as plan.FilePlan.parameters gives a function's (without `self`).
-    params = [{"name": param.name,
-               "annotation": None if param.annotation is inspect.Parameter.empty else str(param.annotation),
-               "default": param.default is not inspect.Parameter.empty,
-               "keyword": param.kind is inspect.Parameter.KEYWORD_ONLY}
-              for param in list(signature.parameters.values())[1:]
-              if param.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
-    positional, keywords, _made = _arguments(params, variant, ())
-    return cls(*positional, **keywords)
+    `model` is an `nn.Linear`, a `lr` a number...; no tensor requires grad). ``params``:
+    the parameters of an ``__init__`` of the file, as the plan read them (with their uses).
+    Also the arguments it was built with, by name."""
+    if params is None:
+        try:
+            signature = inspect.signature(cls.__init__)
+        except (TypeError, ValueError):
+            return cls(), {}
+        # The parameters as plan.FilePlan.parameters gives a function's (without `self`).
+        params = [{"name": param.name,
+                   "annotation": None if param.annotation is inspect.Parameter.empty else str(param.annotation),
+                   "default": param.default is not inspect.Parameter.empty,
+                   "keyword": param.kind is inspect.Parameter.KEYWORD_ONLY}
+                  for param in list(signature.parameters.values())[1:]
+                  if param.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
+    positional, keywords, made = _arguments(params, variant, (), settings)
+    return cls(*positional, **keywords), made
 
 
-def _arguments(params: list[dict], variant: int, gradients) -> tuple[list, dict, dict]:
+def _arguments(params: list[dict], variant: int, gradients,
+               settings: Optional[dict] = None) -> tuple[list, dict, dict]:
     """Positional and keyword arguments synthesized for the parameters without a default,
     and every value made, by name (a later parameter may use an earlier one: an optimizer
-    over the model). Only the parameters named in ``gradients`` may require grad."""
+    over the model). Only the parameters named in ``gradients`` may require grad; a
+    parameter that holds the program's options gets the project's argparse defaults."""
     made: dict = {}
     positional, keywords = [], {}
     for param in params:
         if param["default"]:
             continue
-        value = made[param["name"]] = synthesize(param["name"], param["annotation"], made, variant,
-                                                 gradients=param["name"] in gradients, use=param.get("use"))
+        if param.get("use") == "settings" and settings is not None:
+            value = made[param["name"]] = ProjectDefaults(**settings)
+        else:
+            value = made[param["name"]] = synthesize(param["name"], param["annotation"], made, variant,
+                                                     gradients=param["name"] in gradients, use=param.get("use"))
         if param["keyword"]:
             keywords[param["name"]] = value
         else:
@@ -1112,7 +1127,13 @@ def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 
     return torch.randn(*shape, requires_grad=wants_grad)
 
 
+class ProjectDefaults(argparse.Namespace):
+    """What ``parser.parse_args([])`` gives: every option the project declares, at its default."""
+
+
 def _describe(value: Any) -> str:
+    if isinstance(value, ProjectDefaults):
+        return "the project's argparse defaults"
     if isinstance(value, torch.Tensor):
         grad = ", requires_grad=True" if value.requires_grad else ""
         return f"tensor of shape {list(value.shape)}{grad}"

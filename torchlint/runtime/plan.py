@@ -9,6 +9,7 @@ carry the expression to inspect.  This runs in the parent and imports no torch.
 from __future__ import annotations
 
 import ast
+import re
 from typing import Optional
 
 from torchlint.framework.diagnostics import Diagnostic
@@ -92,6 +93,15 @@ class FilePlan:
                 return f"{node.name}.{function.name}"
         return None
 
+    def constructor(self, qualname: str) -> Optional[ast.FunctionDef]:
+        """The ``__init__`` of the module-level class that owns the method ``qualname``."""
+        owner = qualname.rpartition(".")[0]
+        for node in self.tree.body:
+            if isinstance(node, ast.ClassDef) and node.name == owner:
+                return next((item for item in node.body
+                             if isinstance(item, ast.FunctionDef) and item.name == "__init__"), None)
+        return None
+
     def parameters(self, function: ast.FunctionDef) -> list[dict]:
         """The parameters a call must supply: name, annotation, whether it has a default."""
         arguments = function.args
@@ -152,7 +162,67 @@ def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
             uses[name] = "loader"
         elif name in with_numbers and not attributes[name] and not other_loads[name]:
             uses[name] = "number"
+        elif attributes[name] and _SETTINGS_NAME.match(name):
+            uses[name] = "settings"
     return uses
+
+
+# Parameters that hold a program's options: `Solver(args)`, `Trainer(config)`, `Model(opt)`.
+_SETTINGS_NAME = re.compile(r"^(args|arguments|opts?|options|config|cfg|conf|hparams|hp|flags|FLAGS|settings)$")
+
+
+def argparse_defaults(paths: list[str], limit: int = 400) -> dict[str, object]:
+    """What ``parser.parse_args([])`` would give for every option the project's files
+    declare (``add_argument('--lr', type=float, default=0.01)`` -> ``lr: 0.01``), read with
+    ``ast``: literal defaults only (converted by ``type=int``/``float`` as argparse does),
+    ``store_true`` False, ``store_false`` True, and None for an option without a default."""
+    found: dict[str, object] = {}
+    for path in paths[:limit]:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(1 << 20)
+            tree = ast.parse(data)
+        except (OSError, SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr == "add_argument":
+                option = _declared_option(node)
+                if option is not None and option[0] not in found:
+                    found[option[0]] = option[1]
+    return found
+
+
+def _declared_option(call: ast.Call) -> Optional[tuple[str, object]]:
+    names = [arg.value for arg in call.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
+    keywords = {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg}
+    if "dest" in keywords and isinstance(keywords["dest"], ast.Constant):
+        dest = keywords["dest"].value
+    else:
+        longs = [name for name in names if name.startswith("--")]
+        dest = (longs or names or [""])[0].lstrip("-").replace("-", "_")
+    if not isinstance(dest, str) or not dest.isidentifier():
+        return None
+    action = keywords.get("action")
+    action = action.value if isinstance(action, ast.Constant) else None
+    if action == "store_true":
+        default: object = False
+    elif action == "store_false":
+        default = True
+    else:
+        default = None
+    if "default" in keywords:
+        try:
+            default = ast.literal_eval(keywords["default"])
+        except ValueError:
+            return None  # computed (`default=os.getcwd()`): nothing to take from the text
+    kind = keywords.get("type")
+    if isinstance(default, str) and isinstance(kind, ast.Name) and kind.id in ("int", "float"):
+        try:
+            default = int(default) if kind.id == "int" else float(default)
+        except ValueError:
+            return None
+    return dest, default
 
 
 _MODULE_ATTRIBUTES = frozenset({"parameters", "named_parameters", "modules", "named_modules", "children",

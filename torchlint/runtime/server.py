@@ -274,7 +274,8 @@ def _isolate_filesystem(base: str, cgroup: str | None, plan: "view.Plan") -> Non
 def _plan_copy_on_write(state: dict, base: str, plan: "view.Plan", writable: list[str]) -> None:
     """Which of ``writable`` jobs may write to, each through a layer of its own."""
     # A folder too broad to expose whole (the home folder) is not offered: it stays read-only.
-    exposed = [folder for folder in map(os.path.realpath, writable) if folder in plan.trees]
+    exposed = [folder for folder in map(os.path.realpath, writable)
+               if any(folder == tree or folder.startswith(tree.rstrip("/") + "/") for tree in plan.trees)]
     if not exposed:
         return
     why = _in_child_problem(lambda: _try_copy_on_write(base, exposed[0]))
