@@ -962,12 +962,21 @@ def test_parameter_uses_come_from_the_functions_own_code() -> None:
                 opt.zero_grad()
                 opt.step()
             return x.size(0)
+        def weights_init(m):
+            classname = m.__class__.__name__
+            if classname.find('Conv') != -1:
+                m.weight.data.normal_(0.0, 0.02)
+        def kaiming_init(m):
+            if isinstance(m, (nn.Linear, nn.Conv2d)):
+                m.bias.data.fill_(0)
     """))
     uses = {function.name: parameter_uses(function) for function in tree.body}
     assert uses == {
         "soft_update": {"target": "module", "source": "module", "tau": "number"},
         "mse": {},  # `target` meets only another parameter: nothing says it is a number
         "train": {"model": "module", "loader": "loader", "opt": "optimizer"},
+        "weights_init": {"m": "layer"},
+        "kaiming_init": {"m": "layer"},
     }
 
 
@@ -1037,3 +1046,25 @@ def test_a_class_built_from_the_programs_options_gets_their_defaults(tmp_path) -
     assert "IndexError" in item["runtime"]["evidence"]
     assert ("`Solver.train()` called with synthesized arguments: none, on a `Solver(args=the project's argparse "
             "defaults)`") in item["runtime"]["evidence"]
+
+
+@needs_torch
+def test_a_weight_init_function_gets_each_kind_of_layer_it_tests_for(tmp_path) -> None:
+    (tmp_path / "init.py").write_text(textwrap.dedent("""
+        import torch.nn as nn
+
+        def weights_init(m):
+            classname = m.__class__.__name__
+            if classname.find('Conv') != -1:
+                m.weight.data.normal_(0.0, 0.02)
+            elif classname.find('BatchNorm') != -1:
+                m.weight.data.normal_(1.0, 0.02)
+                m.bias.data.fill_(0)
+    """).lstrip())
+    result = cli("check", "--isolated", "--no-cache", "--runtime", "--select", "TL102", "--output-format", "json",
+                 "init.py", cwd=tmp_path)
+    verdicts = {item["location"]["row"]: item["runtime"] for item in json.loads(result.stdout)}
+    assert sorted(verdicts) == [6, 8, 9]
+    assert all(runtime["verdict"] != COULD_NOT_RUN for runtime in verdicts.values()), verdicts
+    assert "m=Conv2d(4, 4, kernel_size=(3, 3)" in verdicts[6]["evidence"]
+    assert "m=BatchNorm2d(4," in verdicts[8]["evidence"]

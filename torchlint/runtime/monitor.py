@@ -1086,6 +1086,13 @@ _SIZE_NAME = re.compile(r"(^|_)(num|n|nb)_|_(size|dim|dims|num|len|length|count|
                         r"^(channels|depth|width|height|layers|classes|features|units|hidden|ngpu)$")
 
 
+# The layers a function that tests its argument's type gets, one per variant (with 2-d and
+# 1-d tensors, variants go 0, 2 where no gradient is involved): convolutions (the DCGAN
+# `classname.find('Conv')`), batch norms, linear layers.
+_LAYERS = (lambda: torch.nn.Conv2d(4, 4, 3), lambda: torch.nn.Linear(4, 4),
+           lambda: torch.nn.BatchNorm2d(4), lambda: torch.nn.Linear(4, 4))
+
+
 def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 0, gradients: bool = False,
                use: Optional[str] = None) -> Any:
     """An argument for a parameter: from its annotation, else from how the function uses it
@@ -1096,8 +1103,12 @@ def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 
 
     lowered = name.lower()
     hint = (annotation or "").rsplit(".", 1)[-1]
+    if use == "layer" and not hint:
+        # `weights_init(m)` branches on the layer's type: each variant reaches another branch.
+        return _LAYERS[variant % len(_LAYERS)]()
     if not hint and use is not None:
-        hint = {"module": "Module", "optimizer": "Optimizer", "loader": "DataLoader", "number": "float"}[use]
+        hint = {"module": "Module", "optimizer": "Optimizer", "loader": "DataLoader", "number": "float",
+                "settings": "Namespace"}[use]
     if hint in ("int",) or lowered in ("n", "size", "dim", "batch_size", "epochs", "steps", "k"):
         return 2
     if _SIZE_NAME.search(lowered):

@@ -121,7 +121,8 @@ class FilePlan:
 
 def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
     """What the function's own code shows a parameter to be, where it shows it: "module"
-    (`target.parameters()`, `net.eval()`), "optimizer" (`opt.step()` and `opt.zero_grad()`),
+    (`target.parameters()`, `net.eval()`), "layer" (its type tested, its `weight` or `bias`
+    read: `def weights_init(m)` applied to every layer), "optimizer" (`opt.step()` and `opt.zero_grad()`),
     "loader" (`for x, y in batches`), "number" (only ever an operand of arithmetic, once
     beside a number: `tau` in `w * (1 - tau) + v * tau`)."""
     arguments = function.args
@@ -132,7 +133,11 @@ def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
     arithmetic_loads: dict[str, int] = {name: 0 for name in names}
     with_numbers: set[str] = set()  # an operand beside a number literal somewhere: `1 - tau`
     parents = {child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
+    type_tested: set[str] = set()  # isinstance(m, nn.Linear), m.__class__.__name__, type(m)
     for node in ast.walk(function):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("isinstance", "type") \
+                and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in names:
+            type_tested.add(node.args[0].id)
         if isinstance(node, ast.For) and isinstance(node.target, ast.Tuple):
             iterated = node.iter
             if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) \
@@ -156,6 +161,8 @@ def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
     for name in names:
         if attributes[name] & _MODULE_ATTRIBUTES:
             uses[name] = "module"
+        elif (name in type_tested or "__class__" in attributes[name]) and attributes[name] & {"weight", "bias"}:
+            uses[name] = "layer"
         elif {"step", "zero_grad"} <= attributes[name] or "param_groups" in attributes[name]:
             uses[name] = "optimizer"
         elif name in iterated_in_pairs and not attributes[name]:
