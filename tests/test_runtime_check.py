@@ -537,6 +537,11 @@ HOSTILE = {
         while True:
             pass
     """,
+    # No line of the file runs while it waits: only the job's timeout ends it.
+    "sleeps.py": """
+        import time
+        time.sleep(600)
+    """,
     "memory_bomb.py": """
         hoard = []
         while True:
@@ -678,8 +683,15 @@ def test_hostile_run_finishes_and_reports_every_file(hostile_run) -> None:
 
 
 @needs_torch
-def test_infinite_loop_times_out(hostile_run) -> None:
-    assert hostile_run["verdicts"]["infinite_loop.py"] == "COULD NOT RUN: timeout: timed out after 3 s"
+def test_infinite_loop_is_stopped_at_its_share_of_the_time_limit(hostile_run) -> None:
+    assert re.fullmatch(r"COULD NOT RUN: line 5 never executed \(the run stopped at line 2 with time limit: the run "
+                        r"was stopped after 2\.1 s, its share of the time limit\)",
+                        hostile_run["verdicts"]["infinite_loop.py"]), hostile_run["verdicts"]["infinite_loop.py"]
+
+
+@needs_torch
+def test_a_job_that_runs_none_of_its_lines_times_out(hostile_run) -> None:
+    assert hostile_run["verdicts"]["sleeps.py"] == "COULD NOT RUN: timeout: timed out after 3 s"
 
 
 @needs_torch
@@ -801,6 +813,7 @@ def test_json_has_the_runtime_object(fixtures_run) -> None:
 def test_full_output_shows_runtime_lines_and_summary(hostile_run) -> None:
     stdout = hostile_run["result"].stdout
     assert "  = runtime: COULD NOT RUN: timeout: timed out after 3 s" in stdout
+    assert "its share of the time limit)" in stdout
     assert re.search(r"^Runtime check: \d+ confirmed, \d+ latent, \d+ not reproduced, \d+ could not run\.$",
                      stdout, re.MULTILINE)
 
@@ -1068,3 +1081,46 @@ def test_a_weight_init_function_gets_each_kind_of_layer_it_tests_for(tmp_path) -
     assert all(runtime["verdict"] != COULD_NOT_RUN for runtime in verdicts.values()), verdicts
     assert "m=Conv2d(4, 4, kernel_size=(3, 3)" in verdicts[6]["evidence"]
     assert "m=BatchNorm2d(4," in verdicts[8]["evidence"]
+
+
+# --- training loops: a run is stopped once it has shown what it can ----------------------------
+
+LONG_RUNS = {
+    # Ten million steps: the monitor stops once each flagged line has run three times.
+    "train.py": """
+        import torch
+
+        w = torch.ones(3, requires_grad=True)
+        for step in range(10 ** 7):
+            loss = (w * 2).sum()
+            loss.backward()
+            w.data.sub_(0.1 * w.grad.data)
+            w.grad.data.zero_()
+    """,
+    # A loop that never ends, after the flagged line: stopped at its share of the time limit.
+    "serve.py": """
+        import torch
+
+        x = torch.Tensor(3)
+        print(x.sum())
+        n = 0
+        while True:
+            n += 1
+    """,
+}
+
+
+@needs_torch
+def test_a_long_training_loop_gets_verdicts_not_a_timeout(tmp_path) -> None:
+    for name, text in LONG_RUNS.items():
+        (tmp_path / name).write_text(textwrap.dedent(text).lstrip())
+    started = time.monotonic()
+    result = cli("check", "--isolated", "--no-cache", "--runtime", "--runtime-timeout", "6", "--output-format",
+                 "json", ".", cwd=tmp_path)
+    elapsed = time.monotonic() - started
+    found = by_finding(json.loads(result.stdout), tmp_path)
+    assert all(runtime["verdict"] != COULD_NOT_RUN for runtime in found["train.py"].values()), found["train.py"]
+    [uninitialized] = found["serve.py"].values()
+    assert uninitialized["verdict"] == CONFIRMED, uninitialized
+    assert "read 3 of 3 values this constructor left uninitialized" in uninitialized["evidence"]
+    assert elapsed < 30, elapsed  # no run waited for its timeout

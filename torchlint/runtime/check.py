@@ -297,7 +297,14 @@ class RuntimeCheck:
     def _payload(self, f: _File, indices: list[int], **extra) -> dict:
         # The text that was linted runs (standard input has no file to read).
         return {"path": f.plan.path, "sites": [f.sites[i] for i in indices], "source": f.plan.source,
-                "sys_path": [os.path.dirname(f.plan.path)], "cwd": working_folder(f.plan.path), **extra}
+                "sys_path": [os.path.dirname(f.plan.path)], "cwd": working_folder(f.plan.path),
+                "budget": self._budget, **extra}
+
+    @property
+    def _budget(self) -> float:
+        """The seconds a run may take before the monitor stops it and judges what it reached:
+        most of the job's time limit, leaving time to judge and report."""
+        return round(self.options.timeout * BUDGET_SHARE, 2)
 
     def _submit(self, requests: list[tuple[str, dict]], labels: list[str]) -> list:
         results = []
@@ -319,7 +326,7 @@ class RuntimeCheck:
         # It runs where the user runs it: relative data paths resolve; what it writes there
         # lands in a copy-on-write layer of the job's (read-only where the machine has none).
         payload = {"mode": "entry", "entry": list(entry), "path": entry[0] if entry[0] != "pytest" else "",
-                   "sites": sites, "sys_path": [os.getcwd()], "cwd": os.getcwd()}
+                   "sites": sites, "sys_path": [os.getcwd()], "cwd": os.getcwd(), "budget": self._budget}
         [result] = self._submit([(JOB, payload)], [" ".join(entry)])
         verdicts = self._verdicts(result, len(sites), "entry")
         for (f, i), verdict in zip(owners, verdicts):
@@ -506,6 +513,7 @@ class RuntimeCheck:
 
 
 ENTRY_OUTPUT_LINES = 15
+BUDGET_SHARE = 0.7
 _READ_ONLY = re.compile(r"Read-only file system|Permission denied|Operation not permitted")
 
 
@@ -523,8 +531,8 @@ def _entry_failure(result, verdicts: list[dict]) -> Optional[str]:
         status = result.value.get("entry_status")
         if isinstance(stopped, dict):
             stopped_at = [k for k in stopped.get("sites", ()) if isinstance(k, int) and 0 <= k < len(verdicts)]
-            if any(verdicts[k]["verdict"] == CONFIRMED for k in stopped_at):
-                return None
+            if any(verdicts[k]["verdict"] == CONFIRMED for k in stopped_at) or stopped.get("type") == "time limit":
+                return None  # the bug it was run to show, or stopped by the monitor: not the program's failure
             if stopped.get("type") == "SystemExit":
                 why = f"it exited with status {stopped.get('message')}"
             elif _READ_ONLY.search(str(stopped.get("message"))):
@@ -599,6 +607,8 @@ def _proof(before, after) -> FixProof:
         stopped = None
     if not isinstance(stops, dict):
         stops = None
+    if any(stop is not None and stop.get("type") == "time limit" for stop in (stopped, stops)):
+        return FixProof("not proven: the monitor stopped a run at its time limit")
     if stops is not None and stopped is None:
         return FixProof(_clean(f"the fixed code stops {_where(stops)}, where the file as it is ran to the end"),
                         vetoed=True)
@@ -629,6 +639,9 @@ def _where(stop: dict) -> str:
 
 
 def _compare(original: dict, fixed: dict) -> str:
+    if any(isinstance(run.get("stopped"), dict) and run["stopped"].get("type") == "time limit"
+           for run in (original, fixed)):
+        return ""  # a run the monitor cut short compares with nothing
     if fixed.get("stopped") and not original.get("stopped"):
         stop = fixed["stopped"]
         return f"the fixed version raises {stop['type']}: {stop['message']}"

@@ -37,6 +37,7 @@ import os
 import random
 import re
 import sys
+import time
 import traceback
 import warnings
 import weakref
@@ -255,6 +256,20 @@ class Saved:
                  "swapped_at", "__weakref__")
 
 
+# Runs of a site's statement after which nothing new is learnt: the first saw the write, the
+# second the backward that read what it wrote (a loop's next iteration).
+ENOUGH_HITS = 3
+
+
+class SeenEnough(BaseException):
+    """Every site has run ENOUGH_HITS times: the rest of the run would show nothing new.
+    A BaseException, so that the user's ``except Exception`` lets it through."""
+
+
+class RunOutOfTime(BaseException):
+    """The run's share of the time limit is spent: stop it and judge what it reached."""
+
+
 class Monitor:
     def __init__(self, sites: list[Site]):
         self.sites = sites
@@ -274,6 +289,12 @@ class Monitor:
         self.python_targets: list[int] = []  # the tensor a Python-level in-place call writes (`x[0] = v`)
         self._tracers: dict[str, Any] = {}
         self.seen_errors: set[int] = set()
+        # A training loop runs far longer than its findings need: the run is stopped once
+        # every site has run ENOUGH_HITS times, or when its time is up (``deadline``).
+        self.deadline: Optional[float] = None
+        self.budget: float = 0.0
+        self.stop_when_seen = False
+        self._lines = 0
 
     # -- saved tensors ------------------------------------------------------------------
 
@@ -627,8 +648,14 @@ class Monitor:
                 for site in waiting:
                     self._probe(site, frame)
             if event == "line":
+                self._lines += 1
+                if self.deadline is not None and not self._lines % 512 and time.monotonic() > self.deadline:
+                    self.deadline = time.monotonic() + 1.0  # once more a second later if the code swallowed it
+                    raise RunOutOfTime(f"the run was stopped after {self.budget:g} s, its share of the time limit")
                 here = sites_by_line.get(frame.f_lineno)
                 if here:
+                    if self.stop_when_seen and all(site.hits >= ENOUGH_HITS for site in self.sites):
+                        raise SeenEnough()
                     for site in here:
                         site.hits += 1
                     probed = [site for site in here if site.probe or site.code == "TL304"]
@@ -925,10 +952,15 @@ def run_job(payload: dict) -> dict:
     sites = [Site.of(i, entry) for i, entry in enumerate(payload["sites"])]
     monitor = Monitor(sites)
     MONITOR[0] = monitor
+    mode = payload.get("mode", "module")
+    entry = payload.get("entry") or [""]
+    if payload.get("budget") and entry[0] != "pytest":  # pytest would take either for a failing test
+        monitor.budget = payload["budget"]
+        monitor.deadline = time.monotonic() + payload["budget"]
+        monitor.stop_when_seen = mode != "entry" and bool(sites)
     import tempfile
     tempfile.tempdir = None  # the fork server's cached choice is read-only in a job: use $TMPDIR
     path = payload["path"]
-    mode = payload.get("mode", "module")
     source = payload.get("source")
     if source is None and mode != "entry":
         with open(path, encoding=payload.get("encoding", "utf-8")) as handle:
@@ -962,8 +994,14 @@ def run_job(payload: dict) -> dict:
     except SystemExit as error:
         if error.code not in (None, 0):
             stopped = {"type": "SystemExit", "message": str(error.code), "at": "exit", "sites": []}
+    except SeenEnough as error:
+        outcome["cut_short"] = f"every flagged line had run {ENOUGH_HITS} times"
+        if hasattr(error, "torchlint_arguments"):
+            outcome["arguments"] = error.torchlint_arguments
     except BaseException as error:  # the user's code may raise anything; it is a result here
         stopped = _stopped(error, monitor)
+        if isinstance(error, RunOutOfTime):
+            stopped.update(type="time limit", sites=[])  # no site raised it: it stopped the run there
         if hasattr(error, "torchlint_arguments"):
             outcome["arguments"] = error.torchlint_arguments
         outcome["traceback"] = "".join(traceback.format_exception(type(error), error, error.__traceback__)[-6:])
