@@ -1124,3 +1124,28 @@ def test_a_long_training_loop_gets_verdicts_not_a_timeout(tmp_path) -> None:
     assert uninitialized["verdict"] == CONFIRMED, uninitialized
     assert "read 3 of 3 values this constructor left uninitialized" in uninitialized["evidence"]
     assert elapsed < 30, elapsed  # no run waited for its timeout
+
+
+@needs_torch
+def test_old_cuda_code_runs_on_the_cpu_and_says_so(tmp_path) -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA: the code runs as written")
+    (tmp_path / "old.py").write_text(textwrap.dedent("""
+        import torch
+        import torch.nn as nn
+
+        net = nn.Linear(3, 1).cuda()
+        x = torch.cuda.FloatTensor(2, 3).normal_()
+        assert not isinstance(x, torch.cuda.FloatTensor)
+        loss = net(x.cuda()).sum()
+        loss.backward()
+        print(loss.data[0])
+    """).lstrip())
+    result = cli("check", "--isolated", "--no-cache", "--runtime", "--select", "TL203", "--output-format", "json",
+                 "old.py", cwd=tmp_path)
+    [item] = json.loads(result.stdout)
+    assert item["runtime"]["verdict"] == CONFIRMED, item["runtime"]
+    assert item["runtime"]["evidence"].endswith(
+        "(ran on the CPU: this machine has no CUDA, so `.cuda()` kept tensors there)")

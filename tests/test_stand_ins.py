@@ -37,6 +37,12 @@ def folders(tmp_path: Path, monkeypatch):
             figure.save("a.png")
         class Logger({MISSING}.Writer):
             pass
+        class Folder({MISSING}.ImageFolder):
+            def __init__(self, root, transform=None):
+                super().__init__(root, transform=transform)
+                self.root = root
+        folder = Folder("data", transform=None)
+        SEEN = (folder.root, type(folder.samples).__name__)
         total = board.count + 1
         RAN = True
     """)
@@ -62,6 +68,8 @@ def test_the_project_runs_on_with_stand_ins(folders) -> None:
     with stand_ins.installed([str(project)]) as used:
         module = importlib.import_module("uses_missing")
     assert module.RAN and issubclass(module.Logger, object)
+    # A subclass's `super().__init__(..)` and inherited attributes are the base's to stand in for.
+    assert module.SEEN == ("data", "StandIn")
     assert used == [MISSING]
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module(MISSING)  # gone once the block ends

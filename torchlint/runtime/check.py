@@ -26,6 +26,7 @@ from torchlint.syntax.source import LineIndex, UnreadableSource
 from torchlint.engine.fixer import apply_edits, verify
 from torchlint.engine.notebook import NOTEBOOK_SUFFIX, Notebook, read_notebook
 from torchlint.runtime.plan import UNJUDGED, FilePlan, argparse_defaults, gradient_parameters
+from torchlint.runtime.stand_ins import CUDA_ON_CPU
 
 MAX_EVIDENCE = 2000  # characters of a verdict's evidence
 JOB = "torchlint.runtime.monitor:run_job"
@@ -492,7 +493,10 @@ class RuntimeCheck:
             return [{"verdict": COULD_NOT_RUN, "evidence": _clean(evidence), "run": how} for _ in range(count)]
         used = result.value.get("stand_ins")
         if isinstance(used, list) and used and all(isinstance(name, str) for name in used):
-            note = "; ".join(filter(None, [note, "ran with stand-ins for the missing modules " + ", ".join(used)]))
+            modules = [name for name in used if name != CUDA_ON_CPU]
+            note = "; ".join(filter(None, [
+                note, modules and "ran with stand-ins for the missing modules " + ", ".join(modules),
+                CUDA_ON_CPU in used and "ran on the CPU: this machine has no CUDA, so `.cuda()` kept tensors there"]))
         verdicts = []
         for verdict in result.value.get("verdicts", ()) if isinstance(result.value.get("verdicts"), list) else ():
             if not (isinstance(verdict, dict) and verdict.get("verdict") in VERDICTS

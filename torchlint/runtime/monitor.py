@@ -939,6 +939,49 @@ def monitoring(monitor: Monitor):
     warnings.showwarning = shown
 
 
+@contextlib.contextmanager
+def _cuda_on_cpu(used: list):
+    """On a machine without CUDA, old code's unconditional `.cuda()` and
+    `torch.cuda.FloatTensor(..)` would stop the run before any flagged line: they keep
+    tensors and modules on the CPU instead, and ``used`` records that the run needed it
+    (what autograd saves and writes in place is the same on either device)."""
+    if torch.cuda.is_available():
+        yield
+        return
+
+    def noted(value):
+        if stand_ins.CUDA_ON_CPU not in used:
+            used.append(stand_ins.CUDA_ON_CPU)
+        return value
+
+    def tensor_cuda(self, *args, **kwargs):
+        return noted(self)
+
+    def module_cuda(self, *args, **kwargs):
+        return noted(self)
+
+    class _CpuType(type):
+        def __instancecheck__(cls, value):
+            return False  # no tensor here is on a GPU
+
+    replaced = {}
+    for name in dir(torch.cuda):
+        if name.endswith("Tensor") and isinstance(getattr(torch.cuda, name, None), type) \
+                and hasattr(torch, name):
+            cpu_type = getattr(torch, name)
+            replaced[name] = getattr(torch.cuda, name)
+            setattr(torch.cuda, name, _CpuType(name, (), {
+                "__new__": lambda cls, *args, _cpu=cpu_type, **kwargs: noted(_cpu(*args, **kwargs))}))
+    originals = (torch.Tensor.cuda, torch.nn.Module.cuda)
+    torch.Tensor.cuda, torch.nn.Module.cuda = tensor_cuda, module_cuda
+    try:
+        yield
+    finally:
+        torch.Tensor.cuda, torch.nn.Module.cuda = originals
+        for name, original in replaced.items():
+            setattr(torch.cuda, name, original)
+
+
 def _stopped(error: BaseException, monitor: Monitor) -> dict:
     where = monitor.locator.in_traceback(error.__traceback__)
     message = str(error).split("\n")[0]
@@ -984,7 +1027,7 @@ def run_job(payload: dict) -> dict:
     folders = [*payload.get("sys_path", ()), payload.get("cwd") or ""]
     stood_in: list[str] = []
     try:
-        with stand_ins.installed(folders) as stood_in, monitoring(monitor):
+        with stand_ins.installed(folders) as stood_in, _cuda_on_cpu(stood_in), monitoring(monitor):
             if mode == "entry":
                 outcome = _run_entry(payload)
             else:

@@ -21,6 +21,9 @@ import sys
 import types
 from typing import Iterator
 
+# What a run lists among its stand-ins when it kept `.cuda()` tensors on the CPU (monitor.py).
+CUDA_ON_CPU = "CUDA"
+
 # Never stood in for: what the monitor itself needs, and what must fail loudly if absent.
 _REAL = ("torch", "numpy", "torchlint", "pytest", "_pytest")
 
@@ -68,7 +71,9 @@ class StandIn:
         return False
 
     def __mro_entries__(self, bases) -> tuple:
-        return (object,)  # `class Logger(tensorboardX.SummaryWriter):` still defines a class
+        # `class Logger(tensorboardX.SummaryWriter):` still defines a class, whose
+        # `super().__init__(log_dir)` and inherited attributes the base stands in for.
+        return (StandInBase,)
 
     def __format__(self, spec: str) -> str:
         return repr(self)
@@ -79,6 +84,19 @@ class StandIn:
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _result
     __floordiv__ = __mod__ = __pow__ = __neg__ = __pos__ = __abs__ = _result
     __lt__ = __le__ = __gt__ = __ge__ = _result
+
+
+class StandInBase:
+    """The base of a class built on a missing module's class (`class Folder(ImageFolder)`):
+    it takes any constructor arguments, and an attribute the class lacks is a stand-in."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        pass
+
+    def __getattr__(self, attribute: str) -> StandIn:
+        if attribute.startswith("__") and attribute.endswith("__"):
+            raise AttributeError(attribute)
+        return StandIn(f"{type(self).__name__}.{attribute}")
 
 
 class _StandInModule(types.ModuleType):
