@@ -31,6 +31,7 @@ RULES = {info.code: info for info in (
     RuleInfo("TL203", "data-index-scalar", Applicability.SAFE, True),
     RuleInfo("TL204", "legacy-constructor", Applicability.SAFE, True),
     RuleInfo("TL205", "async-argument", Applicability.SAFE, True),
+    RuleInfo("TL206", "retain-variables", Applicability.SAFE, True),
     RuleInfo("TL301", "detach-inplace", Applicability.UNSAFE, True),
     RuleInfo("TL302", "detach-inplace-method", Applicability.UNSAFE, True),
     RuleInfo("TL303", "view-inplace", Applicability.UNSAFE, True),
