@@ -123,3 +123,15 @@ def test_async_on_something_else_is_named_in_the_note(project) -> None:
     items = result.json()
     assert sorted((item["location"]["row"], item["code"]) for item in items) == [(3, "TL000"), (4, "TL101")]
     assert "`async` as a name (line 3)" in items[0]["message"]
+
+
+def test_a_selection_that_matches_nothing_still_reads_python2(project) -> None:
+    """No selected rule could match the file (nothing to look for): it is still read, and
+    the note is the same as a full run's, not "was not linted"."""
+    project.write("train.py", PYTHON2_SCRIPT)
+    items = project.run("check", "--output-format", "json", "--select", "TL304").json()
+    assert [(item["code"], item["location"]["row"]) for item in items] == [("TL000", 7)]
+    assert items[0]["message"] == (
+        "train.py has syntax that Python 3 refuses: print statement (lines 7, 11); `async` as a name (line 9); "
+        "`except E, e:` (line 10). torchlint read it as Python 3 to lint it; its findings are shown, without fixes")
+    assert "was not linted" not in items[0]["message"]

@@ -16,7 +16,7 @@ from pathlib import Path
 import traceback
 from typing import Callable, Iterator, Optional, Sequence
 
-from torchlint.syntax import cst, parsing
+from torchlint.syntax import cst, legacy, parsing
 from torchlint.syntax.legacy import Repair
 from torchlint.syntax.source import LineIndex, SourceText
 from torchlint.syntax.walk import walk
@@ -63,7 +63,12 @@ def _lint(source: SourceText, display_path: str, rules: Sequence[type[Rule]],
     if rules and not active:
         # Nothing to look for: check that the file is Python, without building its tree.
         problem = _python_syntax_error(source.text, parser_of(project))
-        return [unlintable(display_path, *problem)] if problem is not None else []
+        if problem is None:
+            return []
+        repaired = legacy.repair(source.text)  # Python 2 or `async=`: say so, as a full run would
+        if repaired is not None:
+            return _read_through_repairs(display_path, source.text, [], repaired[1])
+        return [unlintable(display_path, *problem)]
     rules = active
     try:
         module, repairs = parsing.parse_reading_legacy(source.text, parser_of(project))
