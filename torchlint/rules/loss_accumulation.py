@@ -27,8 +27,9 @@ class LossAccumulation(Rule):
     `total = total + loss`, `losses.append(loss)`) when the value added is a loss still
     attached to the autograd graph: a criterion's result, a reduced loss function, a
     full reduction of something computed from parameters. It stays quiet for `.item()`, `.detach()` and `float()` totals,
-    for code under `torch.no_grad()`, and when the total itself is later passed to
-    `backward()` or returned (summing losses to back-propagate them together is fine).
+    for code under `torch.no_grad()`, and when the total, or a value computed from it
+    (`mean = total / n`), is later passed to `backward()` or returned (summing losses to
+    back-propagate them together is fine).
 
     ## Why is this bad?
     A tensor keeps its whole computation graph alive, with the activations it saved.
@@ -100,6 +101,16 @@ class LossAccumulation(Rule):
                 loss = loss + criterion(model(images), labels)
             loss.backward()
             optimizer.step()
+
+        def train_epoch(model: nn.Module, optimizer, batches):
+            for chunks in batches:
+                total = 0
+                for images, labels in chunks:
+                    total = total + criterion(model(images), labels)
+                mean = total / len(chunks)
+                optimizer.zero_grad()
+                mean.backward()
+                optimizer.step()
         """,
     )
 
@@ -190,8 +201,14 @@ class LossAccumulation(Rule):
         return name in cache[key]
 
     def _graph_consumers(self, function: cst.CSTNode) -> set[str]:
+        """The names whose graph is wanted: in what is back-propagated or returned, and in
+        what those names were computed from (`mean = total / n; mean.backward()`)."""
         names: set[str] = set()
+        sources: dict[str, set[str]] = {}
         for node in iter_nodes(function):
+            if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+                sources.setdefault(node.targets[0].target.value, set()).update(
+                    n.value for n in iter_nodes(node.value) if isinstance(n, cst.Name))
             consumed: Optional[cst.CSTNode] = None
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
                     and node.func.attr.value == "backward":
@@ -204,6 +221,12 @@ class LossAccumulation(Rule):
                 consumed = node.value
             if consumed is not None:
                 names.update(n.value for n in iter_nodes(consumed) if isinstance(n, cst.Name))
+        pending = list(names)
+        while pending:
+            for source in sources.get(pending.pop(), ()):
+                if source not in names:
+                    names.add(source)
+                    pending.append(source)
         return names
 
     @classmethod

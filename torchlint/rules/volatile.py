@@ -7,6 +7,9 @@ from torchlint.framework.api import (
     is_store_target, is_true, iter_nodes, torch_api,
 )
 
+_UNDER_NO_GRAD = ("`volatile=` has had no effect since PyTorch 0.4; here `torch.no_grad()` already keeps the graph "
+                  "from being recorded: drop the argument")
+
 # Statements that can be put under `with torch.no_grad():` as they are.
 _WRAPPABLE = (cst.Assign, cst.AnnAssign, cst.Return, cst.Expr)
 
@@ -90,7 +93,10 @@ class Volatile(Rule):
             return
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value == "volatile":
-                self.report(arg, evidence=self.ctx.origin(node.func, torch_api.VARIABLE), fix=self._fix(node, arg))
+                # Under `torch.no_grad()` nothing is recorded anyway: the argument is only dead.
+                message = _UNDER_NO_GRAD if self.ctx.grad_disabled(node) is not None else None
+                self.report(arg, message, evidence=self.ctx.origin(node.func, torch_api.VARIABLE),
+                            fix=self._fix(node, arg))
                 return
 
     def _fix(self, call: cst.Call, arg: cst.Arg) -> Optional[Fix]:
@@ -187,6 +193,9 @@ class Volatile(Rule):
     def judge(cls, run: Observation) -> Verdict:
         warning = run.first("warning")
         if warning is not None and "volatile" in warning["message"]:
+            if warning.get("grad_enabled") is False:
+                return Verdict(NOT_REPRODUCED, f"torch warned \"{warning['message']}\", but the code ran with "
+                                               "gradients disabled (`torch.no_grad()`): no graph was recorded")
             return Verdict(CONFIRMED, f"torch warned \"{warning['message']}\": the argument is ignored, autograd "
                                       "still records the graph")
         return Verdict(NOT_REPRODUCED, "torch gave no volatile warning here")

@@ -365,15 +365,17 @@ class Monitor:
     def on_dispatch(self, func, args, kwargs):
         schema = func._schema
         name = schema.name.split("::")[-1] + ("." + schema.overload_name if schema.overload_name else ".default")
-        written = []
+        written, destinations = [], []
         for index, argument in enumerate(schema.arguments):
             if argument.alias_info is not None and argument.alias_info.is_write:
                 value = args[index] if index < len(args) else kwargs.get(argument.name)
                 if isinstance(value, torch.Tensor):
                     written.append(value)
+                    if argument.is_out:  # `torch.add(a, b, out=buf)`: buf is written, not read
+                        destinations.append(value)
         base = schema.name.split("::")[-1]
         if self.allocations:
-            self._check_sentinel_reads(base, args, kwargs, written)
+            self._check_sentinel_reads(base, args, kwargs, written, destinations)
         before = []
         for target in written:
             span = extent(target)
@@ -450,10 +452,12 @@ class Monitor:
         for site in sites:
             site.add("allocated", numel=out.numel(), dtype=str(out.dtype).replace("torch.", ""))
 
-    def _check_sentinel_reads(self, base: str, args, kwargs, written) -> None:
+    def _check_sentinel_reads(self, base: str, args, kwargs, written, destinations=()) -> None:
         if base in VIEW_OPS:
             return  # a view reads no values
         inputs = [a for a in itertools.chain(args, kwargs.values()) if isinstance(a, torch.Tensor)]
+        for destination in destinations:  # once as `out=` (in `add(a, b, out=a)`, `a` is read too)
+            inputs.pop(next(i for i, a in reversed(list(enumerate(inputs))) if a is destination))
         if base in OVERWRITE_OPS:
             inputs = [a for a in inputs if not any(a is w for w in written)]
         for tensor in inputs:
@@ -622,7 +626,8 @@ class Monitor:
         where = self.locator.here()
         text = str(message)
         for site in self.locator.sites_at(where):
-            site.add("warning", message=text, category=getattr(category, "__name__", str(category)))
+            site.add("warning", message=text, category=getattr(category, "__name__", str(category)),
+                     grad_enabled=torch.is_grad_enabled())
 
     # -- the line tracer --------------------------------------------------------------------
 
