@@ -110,4 +110,5 @@ class NonleafGrad(Rule):
         if warning is not None and "not a leaf" in warning["message"]:
             return Verdict(CONFIRMED, "`.grad` of a non-leaf tensor was read and is None; torch warned \"The .grad "
                                       "attribute of a Tensor that is not a leaf Tensor is being accessed\"")
-        return Verdict(NOT_REPRODUCED, "the tensor was a leaf on this run")
+        return Verdict(NOT_REPRODUCED, "torch gave no non-leaf `.grad` warning on this run: the tensor was a leaf, "
+                                       "or kept its gradient with `retain_grad()`")
