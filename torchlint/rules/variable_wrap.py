@@ -595,6 +595,12 @@ class VariableWrap(Rule):
         return False
 
     @classmethod
+    def runs(cls, diagnostic) -> bool:
+        # Only a call can do something (cut a gradient); the import and the name used as a
+        # type (`isinstance(x, Variable)`) only modernize.
+        return diagnostic.message.startswith("`Variable(")
+
+    @classmethod
     def judge(cls, run: Observation) -> Verdict:
         call = run.first("variable")
         if call is None:
