@@ -31,6 +31,19 @@ _ALIASES = {
 
 VARIABLE = "torch.autograd.Variable"
 
+# Functions torch renamed, which still run but warn on every call: the old qualified name ->
+# (the new function's name in the same module, the release that deprecated the old one,
+# keyword arguments the new function needs to do what the old one did, as source text).
+RENAMED_FUNCTIONS: dict[str, tuple[str, str, tuple[tuple[str, str], ...]]] = {
+    **{f"torch.nn.init.{name}": (f"{name}_", "0.4", ()) for name in (
+        "uniform", "normal", "constant", "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal",
+        "orthogonal", "sparse", "eye", "dirac")},
+    "torch.nn.utils.clip_grad_norm": ("clip_grad_norm_", "0.4", ()),
+    "torch.nn.functional.upsample": ("interpolate", "0.4.1", ()),
+    "torch.nn.functional.upsample_bilinear": ("interpolate", "0.4.1", (("mode", '"bilinear"'), ("align_corners", "True"))),
+    "torch.nn.functional.upsample_nearest": ("interpolate", "0.4.1", (("mode", '"nearest"'),)),
+}
+
 
 def normalize(qualname: str) -> str:
     """One spelling per object: ``torch.nn.modules.linear.Linear`` -> ``torch.nn.Linear``."""
