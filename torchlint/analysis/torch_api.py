@@ -31,6 +31,27 @@ _ALIASES = {
 
 VARIABLE = "torch.autograd.Variable"
 
+# Where the losses take the legacy `size_average` and `reduce` by position (read from torch
+# 2.13's signatures; the order has not changed since the pair was added).
+LEGACY_REDUCTION_POSITIONS: dict[str, tuple[int, Optional[int]]] = {
+    "torch.nn.BCELoss": (1, 2), "torch.nn.BCEWithLogitsLoss": (1, 2), "torch.nn.CosineEmbeddingLoss": (1, 2),
+    "torch.nn.CrossEntropyLoss": (1, 3), "torch.nn.HingeEmbeddingLoss": (1, 2), "torch.nn.KLDivLoss": (0, 1),
+    "torch.nn.L1Loss": (0, 1), "torch.nn.MSELoss": (0, 1), "torch.nn.MarginRankingLoss": (1, 2),
+    "torch.nn.MultiLabelMarginLoss": (0, 1), "torch.nn.MultiLabelSoftMarginLoss": (1, 2),
+    "torch.nn.MultiMarginLoss": (3, 4), "torch.nn.NLLLoss": (1, 3), "torch.nn.NLLLoss2d": (1, 3),
+    "torch.nn.PoissonNLLLoss": (2, 4), "torch.nn.SmoothL1Loss": (0, 1), "torch.nn.SoftMarginLoss": (0, 1),
+    "torch.nn.TripletMarginLoss": (4, 5),
+    "torch.nn.functional.binary_cross_entropy": (3, 4), "torch.nn.functional.binary_cross_entropy_with_logits": (3, 4),
+    "torch.nn.functional.cosine_embedding_loss": (4, 5), "torch.nn.functional.cross_entropy": (3, 5),
+    "torch.nn.functional.hinge_embedding_loss": (3, 4), "torch.nn.functional.kl_div": (2, 3),
+    "torch.nn.functional.l1_loss": (2, 3), "torch.nn.functional.margin_ranking_loss": (4, 5),
+    "torch.nn.functional.mse_loss": (2, 3), "torch.nn.functional.multi_margin_loss": (5, 6),
+    "torch.nn.functional.multilabel_margin_loss": (2, 3), "torch.nn.functional.multilabel_soft_margin_loss": (3, 4),
+    "torch.nn.functional.nll_loss": (3, 5), "torch.nn.functional.poisson_nll_loss": (4, 6),
+    "torch.nn.functional.smooth_l1_loss": (2, 3), "torch.nn.functional.soft_margin_loss": (2, 3),
+    "torch.nn.functional.triplet_margin_loss": (7, 8),
+}
+
 # Functions torch renamed, which still run but warn on every call: the old qualified name ->
 # (the new function's name in the same module, the release that deprecated the old one,
 # keyword arguments the new function needs to do what the old one did, as source text).

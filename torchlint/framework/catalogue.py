@@ -33,6 +33,7 @@ RULES = {info.code: info for info in (
     RuleInfo("TL205", "async-argument", Applicability.SAFE, True),
     RuleInfo("TL206", "retain-variables", Applicability.SAFE, True),
     RuleInfo("TL207", "renamed-function", Applicability.SAFE, True),
+    RuleInfo("TL208", "legacy-reduction", Applicability.SAFE, True),
     RuleInfo("TL301", "detach-inplace", Applicability.UNSAFE, True),
     RuleInfo("TL302", "detach-inplace-method", Applicability.UNSAFE, True),
     RuleInfo("TL303", "view-inplace", Applicability.UNSAFE, True),
