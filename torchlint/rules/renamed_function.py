@@ -6,6 +6,9 @@ from torchlint.framework.api import (
 )
 
 
+_OLD_NAMES = frozenset(qualname.rsplit(".", 1)[1] for qualname in torch_api.RENAMED_FUNCTIONS)
+
+
 class RenamedFunction(Rule):
     code = "TL207"
     name = "renamed-function"
@@ -97,6 +100,10 @@ class RenamedFunction(Rule):
     )
 
     def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        called = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        if called not in _OLD_NAMES:
+            return  # most calls: no need to resolve the name
         qualname = self.ctx.qualname(node.func)
         renamed = torch_api.RENAMED_FUNCTIONS.get(qualname or "")
         if renamed is None:
