@@ -141,6 +141,20 @@ def items_without(ctx: "FileContext", nodes: Sequence[cst.CSTNode], end: int, dr
     return "".join(source + separator for source, separator in kept)
 
 
+def call_text(ctx: "FileContext", call: cst.Call, dropped=lambda arg: False, added: str = "") -> str:
+    """The source of ``call`` (with its own parentheses) without the arguments for which
+    ``dropped(arg)`` is true, and with ``added`` (``name=value, ...``) after the last one
+    kept; the arguments kept keep their layout (items_without)."""
+    start, end = ctx.outer_span(call)
+    close = ctx.span(call)[1] - 1  # the call's `)`
+    opening = ctx.span(call.args[0])[0] if call.args else close
+    arguments = (items_without(ctx, call.args, close, dropped) or "") if call.args else ""
+    if added:
+        body = arguments.rstrip()
+        arguments = f"{body}{'' if not body or body.endswith(',') else ','}{' ' if body else ''}{added}"
+    return ctx.text[start:opening] + arguments + ctx.text[close:end]
+
+
 def has_noqa(ctx: "FileContext", line: cst.SimpleStatementLine) -> bool:
     """Whether ``line`` ends in a ``# noqa`` comment: its findings are kept as they are,
     so no fix (its own or a neighbour's) may rewrite it."""

@@ -58,6 +58,11 @@ class Observation:
     def first(self, *kinds: str) -> Optional[dict[str, Any]]:
         return next((details for kind, details in self.events if kind in kinds), None)
 
+    def warning(self, fragment: str) -> Optional[dict[str, Any]]:
+        """The first warning torch gave here, when its message holds ``fragment``."""
+        warning = self.first("warning")
+        return warning if warning is not None and fragment in warning["message"] else None
+
 
 def where(position: Optional[SourcePosition]) -> str:
     """``line N``, or "torch code" when the event happened outside the user's files."""

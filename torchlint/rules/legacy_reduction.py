@@ -87,17 +87,17 @@ class LegacyReduction(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         legacy = [arg for arg in node.args if arg.keyword is not None and arg.keyword.value in _LEGACY]
+        positional = [arg for arg in node.args if arg.keyword is None]
+        if not legacy and (not positional or any(arg.star for arg in node.args)):
+            return
+        qualname = self.ctx.qualname(node.func)
         positions = None
         if not legacy:
-            positional = [arg for arg in node.args if arg.keyword is None]
-            if not positional or any(arg.star for arg in node.args):
-                return
-            positions = torch_api.LEGACY_REDUCTION_POSITIONS.get(self.ctx.qualname(node.func) or "")
+            positions = torch_api.LEGACY_REDUCTION_POSITIONS.get(qualname or "")
             if positions is None or len(positional) <= positions[0]:
                 return
             # `nn.NLLLoss2d(weight, size_average, ignore_index)`: by position.
             legacy = [positional[index] for index in positions if index is not None and index < len(positional)]
-        qualname = self.ctx.qualname(node.func)
         if qualname is None or not (torch_api.is_loss_module_class(qualname) or (
                 qualname.startswith("torch.nn.functional.") and qualname.rsplit(".", 1)[1] in torch_api.LOSS_FUNCTIONS)):
             return
@@ -114,23 +114,14 @@ class LegacyReduction(Rule):
         if reduction is None or any(arg.keyword is not None and arg.keyword.value == "reduction" for arg in call.args) \
                 or any(arg.star for arg in call.args):
             return Fix(Applicability.DISPLAY_ONLY, "Replace `size_average=`/`reduce=` with `reduction=`", ())
-        start, end = self.ctx.outer_span(call)
-        close = self.ctx.span(call)[1] - 1  # the call's `)`
-        first = self.ctx.span(call.args[0])[0]
-        kept = edits.items_without(self.ctx, call.args, close, lambda arg: any(arg is old for old in legacy))
         replacement = f'reduction="{reduction}"'
-        if kept is None:
-            arguments = replacement
-        else:
-            body = kept.rstrip()
-            arguments = body + ("" if body.endswith(",") else ",") + " " + replacement
-        return Fix(Applicability.SAFE, f"Replace with `{replacement}`",
-                   (edits.replace(call, self.ctx.text[start:first] + arguments + self.ctx.text[close:end]),))
+        rewritten = edits.call_text(self.ctx, call, lambda arg: any(arg is old for old in legacy), replacement)
+        return Fix(Applicability.SAFE, f"Replace with `{replacement}`", (edits.replace(call, rewritten),))
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
-        warning = run.first("warning")
-        if warning is not None and "size_average and reduce" in warning["message"]:
+        warning = run.warning("size_average and reduce")
+        if warning is not None:
             return Verdict(CONFIRMED, f"torch warned \"{warning['message']}\"")
         return Verdict(NOT_REPRODUCED, "torch gave no `size_average`/`reduce` warning here")
 

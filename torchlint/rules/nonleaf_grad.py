@@ -106,8 +106,8 @@ class NonleafGrad(Rule):
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
-        warning = run.first("warning")
-        if warning is not None and "not a leaf" in warning["message"]:
+        warning = run.warning("not a leaf")
+        if warning is not None:
             return Verdict(CONFIRMED, "`.grad` of a non-leaf tensor was read and is None; torch warned \"The .grad "
                                       "attribute of a Tensor that is not a leaf Tensor is being accessed\"")
         return Verdict(NOT_REPRODUCED, "torch gave no non-leaf `.grad` warning on this run: the tensor was a leaf, "

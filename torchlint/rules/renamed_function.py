@@ -121,18 +121,16 @@ class RenamedFunction(Rule):
         if not keywords:
             return Fix(Applicability.SAFE, f"Call `{new}`", (edits.replace(call.func.attr, new),))
         # `F.upsample_bilinear(x, 2)` -> `F.interpolate(x, 2, mode="bilinear", align_corners=True)`
-        start, end = self.ctx.span(call)
-        name_start, name_end = self.ctx.span(call.func.attr)
-        text = self.ctx.text
-        arguments = text[name_end:end - 1].rstrip()  # from the `(` to the last argument
-        separator = "" if arguments.endswith("(") else " " if arguments.endswith(",") else ", "
         added = ", ".join(f"{name}={value}" for name, value in keywords)
-        rewritten = text[start:name_start] + new + arguments + separator + added + ")"
+        rewritten = edits.call_text(self.ctx, call, added=added)
+        start = self.ctx.outer_span(call)[0]
+        name_start, name_end = self.ctx.span(call.func.attr)
+        rewritten = rewritten[:name_start - start] + new + rewritten[name_end - start:]
         return Fix(Applicability.SAFE, f"Call `{new}` with `{added}`", (edits.replace(call, rewritten),))
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
-        warning = run.first("warning")
-        if warning is not None and "deprecated" in warning["message"]:
+        warning = run.warning("deprecated")
+        if warning is not None:
             return Verdict(CONFIRMED, f"torch warned \"{warning['message']}\"")
         return Verdict(NOT_REPRODUCED, "torch gave no deprecation warning here")

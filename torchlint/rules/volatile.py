@@ -191,8 +191,8 @@ class Volatile(Rule):
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
-        warning = run.first("warning")
-        if warning is not None and "volatile" in warning["message"]:
+        warning = run.warning("volatile")
+        if warning is not None:
             if warning.get("grad_enabled") is False:
                 return Verdict(NOT_REPRODUCED, f"torch warned \"{warning['message']}\", but the code ran with "
                                                "gradients disabled (`torch.no_grad()`): no graph was recorded")
@@ -204,8 +204,4 @@ class Volatile(Rule):
 def _without(ctx, call: cst.Call, arg: cst.Arg) -> str:
     """The source of ``call`` without the argument ``arg`` (with its comma; a comma after
     the last argument stays last), continuation lines as indented in the file."""
-    start, end = ctx.outer_span(call)
-    close = ctx.span(call)[1] - 1  # the call's `)`
-    first = ctx.span(call.args[0])[0]
-    arguments = edits.items_without(ctx, call.args, close, lambda other: other is arg) or ""
-    return ctx.text[start:first] + arguments + ctx.text[close:end]
+    return edits.call_text(ctx, call, lambda other: other is arg)
