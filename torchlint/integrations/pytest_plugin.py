@@ -166,7 +166,6 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     unreached = len(state.watched) - len(reached)
     terminalreporter.write_line(f"{len(reached)} of {len(state.watched)} findings reached by the tests"
                                 + (f"; {unreached} not reached" if unreached else "") + ".")
-    from torchlint.runtime.check import runs
+    from torchlint.runtime.check import style_findings
 
-    style = sum(1 for report in state.reports for d in report.diagnostics if not runs(d))
-    terminalreporter.write_line(runtime_summary(state.reports, style=style).splitlines()[0])
+    terminalreporter.write_line(runtime_summary(state.reports, style=style_findings(state.reports)).splitlines()[0])

@@ -151,6 +151,11 @@ def runs(diagnostic: Diagnostic) -> bool:
     return diagnostic.code not in UNJUDGED and (rule is None or rule.runs(diagnostic))
 
 
+def style_findings(reports: list[FileReport]) -> int:
+    """How many findings of ``reports`` are not run: no run could show them wrong."""
+    return sum(1 for report in reports for d in report.diagnostics if not runs(d))
+
+
 def _unplannable(report: FileReport) -> str:
     """Why the file of ``report`` cannot be run: Python refuses it (legacy syntax, which
     torchlint reads but Python does not run), or its source is not at hand."""
@@ -215,7 +220,7 @@ class RuntimeCheck:
         require_torch()
         from torchlint.runtime.sandbox import Limits, Sandbox
 
-        self.style = sum(1 for report in reports for d in report.diagnostics if not runs(d))
+        self.style = style_findings(reports)
         files = []
         for report in reports:
             f = self._file(report)
@@ -297,9 +302,13 @@ class RuntimeCheck:
 
     def _payload(self, f: _File, indices: list[int], **extra) -> dict:
         # The text that was linted runs (standard input has no file to read).
-        return {"path": f.plan.path, "sites": [f.sites[i] for i in indices], "source": f.plan.source,
-                "sys_path": [os.path.dirname(f.plan.path)], "cwd": working_folder(f.plan.path),
-                "budget": self._budget, **extra}
+        return {**self._script(f.plan.path, f.plan.source, [f.sites[i] for i in indices]), **extra}
+
+    def _script(self, path: str, source: str, sites: list[dict]) -> dict:
+        """A job that runs ``source`` as the file at ``path``, the way every run of a file
+        runs: from its working folder, with its folder on the import path, within the budget."""
+        return {"path": path, "sites": sites, "source": source, "sys_path": [os.path.dirname(path)],
+                "cwd": working_folder(path), "budget": self._budget}
 
     @property
     def _budget(self) -> float:
@@ -436,8 +445,7 @@ class RuntimeCheck:
             fixed = self.fix_all(f.report)
             if fixed is None:
                 continue
-            todo.append((f, original, {"path": f.plan.path, "sites": [], "source": fixed,
-                                       "sys_path": [os.path.dirname(f.plan.path)]}))
+            todo.append((f, original, self._script(f.plan.path, fixed, [])))
         self.total += len(todo)
         results = self._submit([(JOB, payload) for _f, _o, payload in todo],
                                [f"{f.report.path} (fixed)" for f, _o, _p in todo])
@@ -466,11 +474,10 @@ class RuntimeCheck:
             if fixed is None:
                 continue
             path = os.path.realpath(report.filename)
-            base = {"path": path, "sites": [], "sys_path": [os.path.dirname(path)], "cwd": working_folder(path)}
             original = module_results.get(id(report))
             if original is None:
-                requests.append((JOB, {**base, "source": report.source.text}))
-            requests.append((JOB, {**base, "source": fixed}))
+                requests.append((JOB, self._script(path, report.source.text, [])))
+            requests.append((JOB, self._script(path, fixed, [])))
             todo.append((report, original))
         self.total += len(requests)
         labels = [f"{report.path} ({'fixed' if i else 'as it is'})" for report, original in todo
