@@ -101,10 +101,10 @@ def combine(values: Iterable[Optional[Value]]) -> Optional[Value]:
     if first.kind is Kind.TENSOR and first.scalar and not all(value.scalar for value in known):
         return first.without_scalar()
     if first.kind is Kind.TENSOR and first.dims_at_most is not None and not first.scalar:
-        bounds = [0 if value.scalar else value.dims_at_most for value in known]
-        if None in bounds:
+        bounds = [(0 if value.scalar else value.dims_at_most, value) for value in known]
+        if any(bound is None for bound, _ in bounds):
             return replace(first, dims_at_most=None, dims_why=None)
-        widest = max(known, key=lambda value: 0 if value.scalar else value.dims_at_most)
+        widest = max(bounds, key=lambda pair: pair[0])[1]
         return replace(first, dims_at_most=widest.dims_at_most, dims_why=widest.dims_why)
     return first
 
@@ -648,7 +648,6 @@ class Inference:
                                          f"(numpy's `view` takes a dtype)"))
             if attribute in MODULE_USE_ATTRIBUTES:
                 return Value(Kind.MODULE, (Step(node, f"`{binding.name}` is used as a torch.nn module: `{{code}}`"),))
-
         total = self._backpropagated_total(binding)
         if total is not None:
             added, backward = total

@@ -18,7 +18,6 @@ import traceback
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, Callable, Optional
 
 import click
@@ -230,7 +229,8 @@ def check(
                 if as_is is None:
                     return
                 runtime = _run_runtime(as_is, runtime_options, resolver, quiet, parser, prove=plan.allowed)
-                vetoed = [report for report in as_is if runtime.proofs.get(report.path, _NO_PROOF).vetoed]
+                vetoed = [report for report in as_is
+                          if report.path in runtime.proofs and runtime.proofs[report.path].vetoed]
             reports = _lint_paths(resolver, list(paths) or ["."], force_exclude, show_files, plan, workers,
                                   cache_folder, keep_source, limits, parser,
                                   skip={report.filename for report in vetoed})
@@ -253,9 +253,9 @@ def check(
     fix_errors = [(report.path, plan.outcomes[id(report)].error) for report in reports
                   if id(report) in plan.outcomes and plan.outcomes[id(report)].error]
     fix_errors += [(path, f"not fixed: {proof.text} (--runtime)") for path, proof in proofs.items() if proof.vetoed]
-    proof_lines = [f"- {path}: {proof.text}" for path, proof in sorted(proofs.items())]
+    proof_lines = "".join(f"\n- {path}: {proof.text}" for path, proof in sorted(proofs.items()))
     if proof_lines and (plan.mode == "diff" or output_format in MACHINE_FORMATS):
-        click.echo("Fixes run as the file was and as fixed (--runtime):\n" + "\n".join(proof_lines), err=True)
+        click.echo(f"{_PROOFS} (--runtime):{proof_lines}", err=True)
     for path, message in fix_errors:
         click.echo(f"torchlint: error: {path}: {message}", err=True)
     if plan.mode == "diff":
@@ -283,7 +283,7 @@ def check(
             out.write(runtime_summary(runtime.judged or reports, runtime_note, entry_given=runtime_options.entry is not None,
                                       style=runtime.style) + "\n")
         if proof_lines:
-            out.write("Fixes run as the file was and as fixed:\n" + "\n".join(proof_lines) + "\n")
+            out.write(f"{_PROOFS}:{proof_lines}\n")
     elif not quiet and fix_only and sum(fixed.values()):
         out.write(f"Fixed {count(sum(fixed.values()), 'finding')}.\n")
     if runtime_note and output_format in MACHINE_FORMATS:
@@ -338,6 +338,10 @@ def _size(text: str, option: str) -> int:
     return int(float(match.group(1)) * scale)
 
 
+# The heading of what --runtime showed of each file's fixes (--fix or --diff).
+_PROOFS = "Fixes run as the file was and as fixed"
+
+
 @dataclass
 class RuntimeOutcome:
     note: str  # what isolation this machine lacked ("" when none)
@@ -345,9 +349,6 @@ class RuntimeOutcome:
     style: int  # findings not run because no run could show them wrong
     proofs: dict  # report.path -> FixProof, with --fix or --diff
     judged: list[FileReport]  # the reports the verdicts were given on
-
-
-_NO_PROOF = SimpleNamespace(vetoed=False)
 
 
 def _run_runtime(reports: list[FileReport], options, resolver: SettingsResolver, quiet: bool,

@@ -959,10 +959,7 @@ def _cuda_on_cpu(used: list):
             used.append(stand_ins.CUDA_ON_CPU)
         return value
 
-    def tensor_cuda(self, *args, **kwargs):
-        return noted(self)
-
-    def module_cuda(self, *args, **kwargs):
+    def kept_here(self, *args, **kwargs):  # `Tensor.cuda` and `Module.cuda`
         return noted(self)
 
     class _CpuType(type):
@@ -978,7 +975,7 @@ def _cuda_on_cpu(used: list):
             setattr(torch.cuda, name, _CpuType(name, (), {
                 "__new__": lambda cls, *args, _cpu=cpu_type, **kwargs: noted(_cpu(*args, **kwargs))}))
     originals = (torch.Tensor.cuda, torch.nn.Module.cuda)
-    torch.Tensor.cuda, torch.nn.Module.cuda = tensor_cuda, module_cuda
+    torch.Tensor.cuda = torch.nn.Module.cuda = kept_here
     try:
         yield
     finally:
@@ -1193,8 +1190,8 @@ def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 
         # `weights_init(m)` branches on the layer's type: each variant reaches another branch.
         return _LAYERS[variant % len(_LAYERS)]()
     if not hint and use is not None:
-        hint = {"module": "Module", "optimizer": "Optimizer", "loader": "DataLoader", "number": "float",
-                "settings": "Namespace"}[use]
+        # "settings" has nothing here: without the project's defaults (_arguments) it is a tensor too.
+        hint = {"module": "Module", "optimizer": "Optimizer", "loader": "DataLoader", "number": "float"}.get(use, "")
     if hint in ("int",) or lowered in ("n", "size", "dim", "batch_size", "epochs", "steps", "k"):
         return 2
     if _SIZE_NAME.search(lowered):

@@ -125,12 +125,10 @@ def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
     read: `def weights_init(m)` applied to every layer), "optimizer" (`opt.step()` and `opt.zero_grad()`),
     "loader" (`for x, y in batches`), "number" (only ever an operand of arithmetic, once
     beside a number: `tau` in `w * (1 - tau) + v * tau`)."""
-    arguments = function.args
-    names = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs} - {"self", "cls"}
+    names = _parameter_names(function) - {"self", "cls"}
     attributes: dict[str, set[str]] = {name: set() for name in names}
     iterated_in_pairs: set[str] = set()
     other_loads: dict[str, int] = {name: 0 for name in names}
-    arithmetic_loads: dict[str, int] = {name: 0 for name in names}
     with_numbers: set[str] = set()  # an operand beside a number literal somewhere: `1 - tau`
     parents = {child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
     type_tested: set[str] = set()  # isinstance(m, nn.Linear), m.__class__.__name__, type(m)
@@ -151,7 +149,6 @@ def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
         if isinstance(parent, ast.Attribute):
             attributes[node.id].add(parent.attr)
         elif isinstance(parent, (ast.BinOp, ast.UnaryOp)):
-            arithmetic_loads[node.id] += 1
             partner = (parent.right if parent.left is node else parent.left) if isinstance(parent, ast.BinOp) else None
             if isinstance(partner, ast.Constant) and isinstance(partner.value, (int, float)):
                 with_numbers.add(node.id)
@@ -242,11 +239,15 @@ def gradient_parameters(function: ast.FunctionDef) -> list[str]:
     `w.backward()`, `w.requires_grad`, `w.register_hook(..)`...): only those may be
     synthesized requiring grad, since a confirmation that rests on a gradient no caller
     asked for is one the real program could not produce."""
-    arguments = function.args
-    names = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
+    names = _parameter_names(function)
     return sorted({node.value.id for node in ast.walk(function)
                    if isinstance(node, ast.Attribute) and node.attr in _GRADIENT_WORDS
                    and isinstance(node.value, ast.Name) and node.value.id in names})
+
+
+def _parameter_names(function: ast.FunctionDef) -> set[str]:
+    arguments = function.args
+    return {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
 
 
 _GRADIENT_WORDS = frozenset({"backward", "grad", "requires_grad", "requires_grad_", "retain_grad", "register_hook",

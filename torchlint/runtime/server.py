@@ -301,12 +301,13 @@ def _copy_on_write(folders: list[str], directory: str) -> None:
     folder mounted below is put back on top, from a handle taken before the overlay hid it,
     and each file mounted below is covered again."""
     layers = os.path.join(directory, ".torchlint-writes")
+    os.makedirs(layers)
     empty = os.path.join(layers, "empty")
+    open(empty, "w").close()
     for index, folder in enumerate(folders):
         upper, work = os.path.join(layers, str(index), "upper"), os.path.join(layers, str(index), "work")
         os.makedirs(upper)
         os.makedirs(work)
-        open(empty, "w").close()
         below = [point for point in _mount_points() if point.startswith(folder.rstrip("/") + "/")]
         # The covers' own empty file is gone (unlinked once mounted): a handle to it cannot be mounted.
         handles = [os.open(point, os.O_PATH | os.O_CLOEXEC) if os.path.isdir(point) else None for point in below]
@@ -318,10 +319,9 @@ def _copy_on_write(folders: list[str], directory: str) -> None:
                 raise
             _mount("overlay", folder, "overlay", MS_NOSUID | MS_NODEV, options + ",userxattr")
         for point, handle in zip(below, handles):
-            if not os.path.lexists(point):
-                continue  # covered by what was put back before it
-            _mount(f"/proc/self/fd/{handle}" if handle is not None else empty, point, None, MS_BIND)
-            _remount(point, MS_RDONLY | MS_NODEV)
+            if os.path.lexists(point):  # else covered by what was put back before it
+                _mount(f"/proc/self/fd/{handle}" if handle is not None else empty, point, None, MS_BIND)
+                _remount(point, MS_RDONLY | MS_NODEV)
             if handle is not None:
                 os.close(handle)
 

@@ -39,9 +39,7 @@ class StandIn:
         return f"<stand-in for {self._standin_name}>"
 
     def __getattr__(self, attribute: str) -> "StandIn":
-        if attribute.startswith("__") and attribute.endswith("__"):
-            raise AttributeError(attribute)
-        return StandIn(f"{self._standin_name}.{attribute}")
+        return _stand_in_for(self._standin_name, attribute)
 
     def __setattr__(self, attribute: str, value) -> None:
         pass
@@ -94,16 +92,20 @@ class StandInBase:
         pass
 
     def __getattr__(self, attribute: str) -> StandIn:
-        if attribute.startswith("__") and attribute.endswith("__"):
-            raise AttributeError(attribute)
-        return StandIn(f"{type(self).__name__}.{attribute}")
+        return _stand_in_for(type(self).__name__, attribute)
 
 
 class _StandInModule(types.ModuleType):
     def __getattr__(self, attribute: str):
-        if attribute.startswith("__") and attribute.endswith("__"):
-            raise AttributeError(attribute)
-        return StandIn(f"{self.__name__}.{attribute}")
+        return _stand_in_for(self.__name__, attribute)
+
+
+def _stand_in_for(owner: str, attribute: str) -> StandIn:
+    """What a missing attribute of a stand-in is: another one; but no dunder, which Python
+    and libraries probe for (``__len__``, ``__array__``...) and must find missing."""
+    if attribute.startswith("__") and attribute.endswith("__"):
+        raise AttributeError(attribute)
+    return StandIn(f"{owner}.{attribute}")
 
 
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
