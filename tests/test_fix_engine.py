@@ -247,3 +247,22 @@ def test_many_files_fix_in_one_run_with_json_of_what_remains(project) -> None:
     remaining = json.loads(result.stdout)
     assert sorted(item["code"] for item in remaining) == ["TL102"] * 3
     assert all((project.root / f"pkg/m{index}.py").read_text() == SAFE_FIXED for index in range(3))
+
+
+def test_a_rewritten_call_keeps_its_own_parentheses_once(project) -> None:
+    """TL202 drops an argument and TL207 adds two, rewriting the whole call: parentheses
+    around the call stay as they were, not doubled."""
+    path = project.write("paren.py", textwrap.dedent("""
+        import torch
+        import torch.nn.functional as F
+        from torch.autograd import Variable
+
+        x = torch.randn(1, 1, 2, 2)
+        with torch.no_grad():
+            y = (Variable(x, volatile=True)).sum()
+        z = (F.upsample_bilinear(x, scale_factor=2)).sum()
+    """).lstrip())
+    project.run("check", "--isolated", "--select", "TL202,TL207", "--fix")
+    lines = path.read_text().splitlines()
+    assert lines[6] == "    y = (Variable(x)).sum()"
+    assert lines[7] == 'z = (F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=True)).sum()'

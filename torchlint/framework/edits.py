@@ -142,11 +142,12 @@ def items_without(ctx: "FileContext", nodes: Sequence[cst.CSTNode], end: int, dr
 
 
 def call_text(ctx: "FileContext", call: cst.Call, dropped=lambda arg: False, added: str = "") -> str:
-    """The source of ``call`` (with its own parentheses) without the arguments for which
-    ``dropped(arg)`` is true, and with ``added`` (``name=value, ...``) after the last one
-    kept; the arguments kept keep their layout (items_without)."""
-    start, end = ctx.outer_span(call)
-    close = ctx.span(call)[1] - 1  # the call's `)`
+    """The source of ``call`` (what ``replace(call, ..)`` replaces: not the parentheses
+    around it) without the arguments for which ``dropped(arg)`` is true, and with ``added``
+    (``name=value, ...``) after the last one kept; the arguments kept keep their layout
+    (items_without)."""
+    start, end = ctx.span(call)
+    close = end - 1  # the call's `)`
     opening = ctx.span(call.args[0])[0] if call.args else close
     arguments = (items_without(ctx, call.args, close, dropped) or "") if call.args else ""
     if added:

@@ -123,7 +123,7 @@ class RenamedFunction(Rule):
         # `F.upsample_bilinear(x, 2)` -> `F.interpolate(x, 2, mode="bilinear", align_corners=True)`
         added = ", ".join(f"{name}={value}" for name, value in keywords)
         rewritten = edits.call_text(self.ctx, call, added=added)
-        start = self.ctx.outer_span(call)[0]
+        start = self.ctx.span(call)[0]
         name_start, name_end = self.ctx.span(call.func.attr)
         rewritten = rewritten[:name_start - start] + new + rewritten[name_end - start:]
         return Fix(Applicability.SAFE, f"Call `{new}` with `{added}`", (edits.replace(call, rewritten),))
