@@ -14,12 +14,12 @@ from torchlint.engine.linter import lint_text
 RULES = list(all_rules().values())
 
 
-def reported_lines(source: str) -> tuple[list[int], list[int]]:
+def reported_lines(source: str, codes=("TL101", "TL102", "TL103", "TL203")) -> tuple[list[int], list[int]]:
     source = textwrap.dedent(source).lstrip("\n")
     report = lint_text(source, rules=RULES)
     assert report.internal_error is None, report.internal_error
     marked = [i for i, line in enumerate(source.splitlines(), start=1) if line.rstrip().endswith("# <-")]
-    found = sorted({d.row for d in report.diagnostics if d.code in ("TL101", "TL102", "TL103", "TL203")})
+    found = sorted({d.row for d in report.diagnostics if d.code in codes})
     return found, marked
 
 
@@ -843,6 +843,42 @@ SCALAR = {
             print(loss.data[0], log_pi.max(1)[1][0].data[0])  # <-
             print(kept[0].data[0], log_pi.sum(1)[0][0].data[0])
     """,
+    "dimensions a docstring gives, through a helper's elementwise arithmetic": """
+        import torch
+        class Glimpse:
+            def extract(self, x, l, size):
+                \"\"\"Crop one patch per image.
+
+                Args
+                ----
+                - x: a 4D Tensor of shape (B, C, H, W).
+                - l: a 2D Tensor of shape (B, 2).
+                - size: a scalar, the width of the patch.
+                \"\"\"
+                coords = self.denormalize(x.shape[2], l)
+                left = coords[:, 0] - size // 2
+                for i in range(x.shape[0]):
+                    print(left[i].data[0], (left[i] + size).data[0], x[i].data[0])  # <-
+            def denormalize(self, T, coords):
+                return (0.5 * ((coords + 1.0) * T)).long()
+    """,
+    "Google and numpy docstrings": """
+        import torch
+        def google(mask, n):
+            \"\"\"Args:
+                mask (torch.Tensor): the mask, of shape (B, T).
+                n (int): how many.
+            \"\"\"
+            print(mask[0, 1].data[0], mask[0].data[0])  # <-
+        def numpy_style(points):
+            \"\"\"
+            Parameters
+            ----------
+            points : torch.Tensor
+                of shape (N, 3)
+            \"\"\"
+            print(points[0, 0].data[0])  # <-
+    """,
 }
 
 
@@ -878,6 +914,71 @@ def test_zero_dim_evidence_says_why() -> None:
         "`total.backward()` without a gradient argument needs a one-element tensor: a loss, 0-dim since PyTorch 0.4",
     ]
     assert [note.row for note in finding.evidence] == [10, 7, 8]
+
+
+DOCSTRINGS_DECLARE_NOTHING = {
+    "a container, alternatives, a failed type check": """
+        import torch
+        def f(xs, y, z, w):
+            \"\"\"Args:
+                xs: a list of 1D tensors.
+                y: Tensor or list of shape (B,).
+                z (Tensor): a 1D tensor
+            \"\"\"
+            print(xs[0].data[0], y[0].data[0])
+            if not isinstance(z, torch.Tensor):
+                print(torch.tensor(z))
+    """,
+    "a caller passes a number where the docstring says tensor": """
+        import torch
+        def f(z):
+            \"\"\"- z: a 1D Tensor.\"\"\"
+            print(z[0].data[0])
+        f(3)
+    """,
+    "a number by docstring may be a tensor: it never cancels a tensor": """
+        import torch
+        def clip(norm=None):
+            \"\"\"Args:
+                norm (float): the norm.
+            \"\"\"
+            if norm is None:
+                norm = torch.ones(3).norm()
+            print(torch.tensor(norm))  # <-
+    """,
+    "the elements of a guarded list are not tensors": """
+        import torch
+        def load(audio: torch.Tensor):
+            if not isinstance(audio[0], torch.Tensor):
+                audio = [torch.tensor(a) for a in audio]
+            elif len(audio) > 1 and not isinstance(audio, torch.Tensor):
+                audio = torch.tensor(audio)
+            return audio
+    """,
+}
+
+
+@pytest.mark.parametrize("source", DOCSTRINGS_DECLARE_NOTHING.values(), ids=DOCSTRINGS_DECLARE_NOTHING.keys())
+def test_what_docstrings_do_not_declare(source) -> None:
+    found, marked = reported_lines(source, codes=("TL101", "TL203", "TL403"))
+    assert found == marked
+
+
+def test_a_docstring_is_quoted_in_the_evidence() -> None:
+    source = textwrap.dedent("""
+        import torch
+        def first(l, size):
+            \"\"\"- l: a 2D Tensor of shape (B, 2).
+            - size: a scalar.\"\"\"
+            return (l[0, 1] + size).data[0]
+    """).lstrip()
+    report = lint_text(source, rules=RULES)
+    (finding,) = [d for d in report.diagnostics if d.code == "TL203"]
+    assert [note.message for note in finding.evidence] == [
+        'the docstring of `first` says `size` is "a scalar"',
+        'the docstring of `first` says `l` is "a 2D Tensor of shape (B, 2)"; integer indices, iterations and '
+        'reductions over one dimension took away each, leaving none',
+    ]
 
 
 def test_a_dimension_bound_says_where_it_comes_from() -> None:

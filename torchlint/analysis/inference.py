@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Iterable, Optional
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import is_true, keyword, looks_like_size, positional_args
 from torchlint.syntax.walk import settle_upward
-from torchlint.analysis import torch_api
+from torchlint.analysis import docstrings, torch_api
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
 from torchlint.analysis.semantic import (
     MODULE_USE_ATTRIBUTES, TENSOR_USE_ATTRIBUTES, Binding, BindingKind, ClassInfo, FunctionInfo, Scope, SemanticModel,
@@ -47,6 +47,10 @@ _NO_GRAD = frozenset({
 # Methods that return the same kind of object: `x.cuda()` is a tensor when `x` is.
 _ARGUMENT_PRESERVING = frozenset({"cuda", "cpu", "to", "float", "double", "half", "contiguous", "detach",
                                   "clone", "type_as", "requires_grad_"})
+# Conversions that keep the shape: `x.long()` has as many dimensions as `x`.
+_DIMS_KEEPING_CONVERSIONS = frozenset({"cuda", "cpu", "float", "double", "half", "long", "int", "short", "byte",
+                                       "bool", "contiguous", "detach", "clone", "abs", "exp", "log", "round",
+                                       "floor", "ceil", "sqrt"})
 _PARAMETER_CONTAINERS = frozenset({"torch.nn.ParameterList", "torch.nn.ParameterDict"})
 _BUILTINS = frozenset(dir(builtins))
 # `isinstance(x, <one of these>)` proves `x` is not a tensor (containers may hold tensors).
@@ -267,6 +271,10 @@ class Inference:
             in_else = negated = isinstance(test, _Negated)
             if negated:
                 test = test.test
+            else:
+                refuted = self._refuted_tensor(test, node)
+                if refuted is not None:
+                    return Value(Kind.OTHER, (refuted,))
             if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
                 test, negated = test.expression, not negated
             kind = self._tested_kind(test, node.value)
@@ -294,19 +302,50 @@ class Inference:
             return [self.qualname(element.value) or "" for element in kinds.elements]
         return [self.qualname(kinds) or ""]
 
-    def _tested_kind(self, test: cst.BaseExpression, name: str) -> Optional[Kind]:
+    def _refuted_tensor(self, test: cst.BaseExpression, node: cst.Name) -> Optional[Step]:
+        """A conjunct ``not isinstance(x, torch.Tensor)`` of a test that held, for ``x``
+        or, when ``x`` iterates over ``xs``, for ``xs[0]``: the evidence that ``x`` is not
+        a tensor."""
+        conjuncts = [test]
+        while conjuncts and isinstance(conjuncts[-1], cst.BooleanOperation) \
+                and isinstance(conjuncts[-1].operator, cst.And):
+            last = conjuncts.pop()
+            conjuncts += [last.left, last.right]
+        iterated = self._iterated_name(node)
+        for conjunct in conjuncts:
+            if not (isinstance(conjunct, cst.UnaryOperation) and isinstance(conjunct.operator, cst.Not)):
+                continue
+            if self._tested_kind(conjunct.expression, node.value) is Kind.TENSOR:
+                return Step(conjunct, f"`{{code}}` holds here: `{node.value}` is not a tensor")
+            if iterated is not None and self._tested_kind(conjunct.expression, iterated, element=True) is Kind.TENSOR:
+                return Step(conjunct, f"`{{code}}` holds here: the elements of `{iterated}` are not tensors")
+        return None
+
+    def _iterated_name(self, node: cst.Name) -> Optional[str]:
+        """``xs`` when every binding of ``node`` is a loop over the name ``xs``."""
+        bindings = self.model.resolve(node)
+        names = {b.value.value if b.kind is BindingKind.FOR and b.iterates and not b.path
+                 and isinstance(b.value, cst.Name) else None for b in bindings}
+        return names.pop() if len(names) == 1 and None not in names else None
+
+    def _tested_kind(self, test: cst.BaseExpression, name: str, element: bool = False) -> Optional[Kind]:
         """TENSOR or MODULE when ``test`` (an isinstance check, possibly inside an ``and``)
         establishes that ``name`` is one; NDARRAY or OTHER when it establishes a numpy
         array, a number or a string."""
         if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
             # Remembered: each operand of `a and b and c ...` is guarded by all those before it.
-            key = (id(test), name)
+            key = (id(test), name, element)
             if key not in self._tested_memo:
-                self._tested_memo[key] = self._tested_kind(test.left, name) or self._tested_kind(test.right, name)
+                self._tested_memo[key] = (self._tested_kind(test.left, name, element)
+                                          or self._tested_kind(test.right, name, element))
             return self._tested_memo[key]
         if not isinstance(test, cst.Call) or not test.args:
             return None
         subject = test.args[0].value
+        if element:  # `isinstance(xs[0], ..)` tests the elements of `xs`
+            if not isinstance(subject, cst.Subscript) or _integer_index(subject) != 0:
+                return None
+            subject = subject.value
         if not (isinstance(subject, cst.Name) and subject.value == name):
             return None
         function = self.qualname(test.func)
@@ -540,7 +579,28 @@ class Inference:
         role = self._role_value(binding, function)
         if role is not None:
             return role
-        return self._passed_value(binding, function)
+        passed = self._passed_value(binding, function)
+        if passed is not None:
+            return passed
+        return self._documented_value(binding, function)
+
+    def _documented_value(self, binding: Binding, function: FunctionInfo) -> Optional[Value]:
+        """What the function's docstring says the parameter is (``- l: a 2D Tensor of shape
+        (B, 2)``), unless a call in this file passes something else."""
+        if not self.uses_torch or not isinstance(binding.node, cst.Param):
+            return None
+        text = docstrings.function_docstring(function.node)
+        found = docstrings.declared(text, binding.name) if text else None
+        if found is None or not found.is_tensor:
+            return None  # numbers: see `_documented_number`
+        if self._passed_non_tensor(binding, function):
+            return None
+        step = Step(binding.node, f"the docstring of `{function.name}` says `{binding.name}` is "
+                                  f"\"{found.phrase}\"")
+        value = tensor(step)
+        if found.dims is not None:
+            value = value.with_dims_at_most(found.dims, step)
+        return value
 
     def _role_value(self, binding: Binding, function: FunctionInfo) -> Optional[Value]:
         """What torch passes a parameter by the function's role: the gradients a
@@ -606,6 +666,39 @@ class Inference:
             argument = _argument(call, binding.name, index)
             passed = self.infer(argument) if argument is not None else None
             if passed is not None and passed.kind in _NOT_TENSOR_KINDS:
+                return True
+        return False
+
+    def _documented_number(self, node: cst.BaseExpression) -> Optional[Step]:
+        """A parameter the docstring calls a number (``- size: a scalar``), never rebound,
+        or arithmetic of such a parameter and integers; the step that says so.  Only for
+        broadcasting: docstrings call 0-dim tensors "float" too, so this never makes a
+        value a number."""
+        if isinstance(node, cst.BinaryOperation):
+            sides = [None if _is_integer(side) else self._documented_number(side) for side in (node.left, node.right)]
+            if any(step is None and not _is_integer(side) for step, side in zip(sides, (node.left, node.right))):
+                return None
+            return next((step for step in sides if step is not None), None)
+        if not isinstance(node, cst.Name) or not self.uses_torch:
+            return None
+        bindings = self.model.resolve(node)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM \
+                or not isinstance(bindings[0].node, cst.Param):
+            return None
+        binding = bindings[0]
+        function: FunctionInfo = binding.definition  # type: ignore[assignment]
+        text = docstrings.function_docstring(function.node)
+        found = docstrings.declared(text, binding.name) if text else None
+        if found is None or found.is_tensor or self._passed_tensor(binding, function):
+            return None
+        return Step(binding.node, f"the docstring of `{function.name}` says `{binding.name}` is \"{found.phrase}\"")
+
+    def _passed_tensor(self, binding: Binding, function: FunctionInfo) -> bool:
+        index = binding.param_index - (1 if function.kind in ("method", "classmethod") else 0)
+        for call in self._call_sites(function):
+            argument = _argument(call, binding.name, index)
+            passed = self.infer(argument) if argument is not None else None
+            if passed is not None and passed.kind is Kind.TENSOR:
                 return True
         return False
 
@@ -1412,12 +1505,9 @@ class Inference:
     def _returned_parameter(self, function: FunctionInfo) -> Optional[int]:
         """The index of the parameter a helper returns, possibly moved or converted:
         ``def to_gpu(x): return x.cuda() if USE_GPU else x`` returns parameter 0."""
-        if function.is_generator or not function.returns or function.scope is None:
+        names = _argument_names(function)
+        if names is None:
             return None
-        params = function.positional_params()
-        if function.kind in ("method", "classmethod", "property"):
-            params = params[1:]
-        names = [p.name.value for p in params]
         found: set[int] = set()
         for expression in function.returns:
             branches = [expression]
@@ -1455,6 +1545,48 @@ class Inference:
         self._return_memo[key] = value
         return value
 
+    def _returned_elementwise(self, function: FunctionInfo) -> Optional[frozenset[int]]:
+        """The parameters a function returns elementwise arithmetic of, with numbers and
+        dtype conversions: ``return (0.5 * ((coords + 1.0) * T)).long()`` ({0, 1}, for
+        ``denormalize(self, T, coords)``).  The result has as many dimensions as the widest
+        tensor among the arguments."""
+        names = _argument_names(function)
+        if names is None:
+            return None
+        used: set[int] = set()
+        for expression in function.returns:
+            pending = [expression]
+            while pending:
+                current = pending.pop()
+                if isinstance(current, cst.BinaryOperation) and not isinstance(current.operator, cst.MatrixMultiply):
+                    pending += [current.left, current.right]
+                elif isinstance(current, cst.UnaryOperation) and not isinstance(current.operator, cst.Not):
+                    pending.append(current.expression)
+                elif isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute) and not current.args \
+                        and current.func.attr.value in _DIMS_KEEPING_CONVERSIONS:
+                    pending.append(current.func.value)
+                elif isinstance(current, cst.Name) and current.value in names:
+                    used.add(names.index(current.value))
+                elif not isinstance(current, (cst.Integer, cst.Float)):
+                    return None
+        return frozenset(used) if used else None
+
+    def _elementwise_result(self, function: FunctionInfo, node: cst.Call) -> Optional[Value]:
+        owner = self._owner(function)
+        used = owner._returned_elementwise(function)
+        arguments = positional_args(node)
+        if used is None or max(used) >= len(arguments) or len(arguments) != len(node.args):
+            return None
+        values = [self.infer(arguments[index].value) for index in sorted(used)]
+        tensors = [v for v in values if v is not None and v.kind is Kind.TENSOR]
+        if not tensors or any(v is None or v.kind not in (Kind.TENSOR, Kind.OTHER) for v in values) \
+                or any(t.dims_at_most is None for t in tensors):
+            return None
+        widest = max(tensors, key=lambda t: t.dims_at_most)
+        step = Step(node, f"`{{code}}` returns elementwise arithmetic of its arguments and numbers "
+                          f"(`{function.name}`): as many dimensions as its widest tensor argument")
+        return Value(Kind.TENSOR, (step,) + widest.why).keeping_dims_of(widest)
+
     def _function_result(self, function: FunctionInfo, node: cst.Call) -> Optional[Value]:
         owner = self._owner(function)
         value = owner._returned_value(function)
@@ -1465,7 +1597,7 @@ class Inference:
                 argument = self.infer(arguments[index].value)
                 if argument is not None and argument.kind is Kind.TENSOR:
                     return argument.because(Step(node, f"`{{code}}` returns its argument (`{function.name}`)"))
-            return None
+            return self._elementwise_result(function, node)
         if owner is not self:
             return self._localize(value, node, f"`{{code}}` returns what `{function.name}` returns", owner)
         if value is not None and value.kind is Kind.TENSOR:
@@ -1594,9 +1726,12 @@ class Inference:
             if not isinstance(current, cst.BinaryOperation) or current.lpar:
                 break
         operands.append(current)
-        values = [self.infer(operand) for operand in reversed(operands)]
+        operands.reverse()
+        values = [self.infer(operand) for operand in operands]
         tensors = [v for v in values if v is not None and v.kind is Kind.TENSOR]
         if tensors:
+            numbers = [self._documented_number(operand) if v is None else None for v, operand in zip(values, operands)]
+            values = [OTHER if number is not None else v for v, number in zip(values, numbers)]
             others = [v for v in values if v is None or v.kind is not Kind.TENSOR]
             scalar = (
                 all(t.scalar for t in tensors)
@@ -1604,6 +1739,9 @@ class Inference:
                 and not matmul
             )
             result = Value(Kind.TENSOR, tensors[0].why).in_graph(_attached(tensors))
+            documented = next((number for number in numbers if number is not None), None)
+            if documented is not None:
+                result = replace(result, why=result.why + (documented,))
             if scalar:
                 return result.with_scalar(tensors[0].scalar_why)
             if not matmul and all(v is not None and v.kind is Kind.OTHER for v in others) \
@@ -1641,6 +1779,17 @@ class Inference:
     def _dict_literal(self, node: cst.Dict) -> Value:
         values = [self.infer(element.value) for element in node.elements if isinstance(element, cst.DictElement)]
         return Value(Kind.DICT, element=combine(values))
+
+
+def _argument_names(function: FunctionInfo) -> Optional[list[str]]:
+    """The names of the positional parameters a call's arguments fill (no ``self``), for a
+    function whose returns are known; None for a generator or a body not read."""
+    if function.is_generator or not function.returns or function.scope is None:
+        return None
+    params = function.positional_params()
+    if function.kind in ("method", "classmethod", "property"):
+        params = params[1:]
+    return [p.name.value for p in params]
 
 
 def _argument(call: cst.Call, name: str, index: int) -> Optional[cst.BaseExpression]:
@@ -1781,8 +1930,8 @@ def unpack(value: Optional[Value], path: tuple[Optional[int], ...]) -> Optional[
             value = _inside(value, value.items[index]) if index < len(value.items) else None
         elif kind in (Kind.SEQUENCE, Kind.TENSOR, Kind.NDARRAY, Kind.MODULE):
             value = element_of(value)
-        elif kind is Kind.DICT:
-            value = OTHER
+        elif kind in (Kind.DICT, Kind.OTHER):
+            value = OTHER  # a dict's keys; what a size, a number or a string holds
         else:
             return None
     return value

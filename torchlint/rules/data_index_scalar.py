@@ -95,7 +95,12 @@ class DataIndexScalar(Rule):
         if found is None or not found[1].scalar:
             return
         access, evidence = found
-        steps = evidence.why + ((evidence.scalar_why,) if evidence.scalar_why else ())
+        steps = evidence.why
+        scalar_why = evidence.scalar_why
+        if scalar_why is not None:
+            # The step that bounded the dimensions may be in the chain already: say once that none are left.
+            steps = tuple(step for step in steps
+                          if step.node is not scalar_why.node or not scalar_why.text.startswith(step.text)) + (scalar_why,)
         item = edits.method_call(self.ctx, node.value, "item()")
         parent = self.ctx.parent(access.subscript)
         # `.item()` is a Python number: safe where the old value is used as one, not where
