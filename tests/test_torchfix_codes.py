@@ -1,8 +1,10 @@
-"""TorchFix's TOR codes in selections and `# noqa` (torchlint/framework/torchfix.py, docs/torchfix.md).
+"""TorchFix's TOR codes in selections, configuration and `# noqa` (torchlint/framework/torchfix.py,
+docs/torchfix.md).
 
-No TorchFix 0.7.0 rule checks what a torchlint rule checks, so every TOR code in a
-selection stops the run with a message that says to keep TorchFix for it, and a
-`# noqa: TOR...` comment is left to TorchFix: it hides no torchlint finding.
+Every TorchFix rule but its TOR9xx ones (for pytorch/pytorch itself) has a torchlint rule that
+names its code: the TOR code selects, ignores and suppresses that rule, so a TorchFix user keeps
+the codes in CI and comments.  A TOR9xx code stops the run with a message that says to keep
+TorchFix for it.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import textwrap
 import pytest
 
 from conftest import REPO
-from torchlint.framework import torchfix
+from torchlint.framework import catalogue, torchfix
 
 DATA_READ = '''
     import torch
@@ -23,32 +25,39 @@ DATA_READ = '''
 '''
 
 
-def test_select_with_a_torchfix_code_says_to_keep_torchfix(project):
-    project.write("train.py", DATA_READ.format(comment=""))
-    result = project.run("check", "--select", "TL2,TOR102", "train.py")
+UNSAFE_LOAD = '''
+    import torch
+
+    state = torch.load("model.pt"){comment}
+    x = torch.rand(3, requires_grad=True)
+    y = x.data
+'''
+
+
+def test_a_torchfix_code_selects_the_rule_that_does_its_work(project):
+    project.write("train.py", UNSAFE_LOAD.format(comment=""))
+    assert project.findings(".", "--select", "TOR102") == [("train.py", 3, 9, "TL507")]
+    assert project.findings(".", "--select", "TL1,TOR102") == [("train.py", 3, 9, "TL507"), ("train.py", 5, 5, "TL101")]
+    assert project.findings(".", "--ignore", "TOR102") == [("train.py", 5, 5, "TL101")]
+
+
+def test_a_prefix_selects_every_rule_it_names(project):
+    expected = {code for rule in torchfix.RULES.values() if rule.code.startswith("TOR1") for code in rule.torchlint}
+    assert torchfix.translate("TOR1") == frozenset(expected) and len(expected) == 8
+    assert torchfix.translate("TOR") == frozenset(
+        code for info in catalogue.RULES.values() if info.torchfix for code in [info.code])
+
+
+def test_the_internal_rules_say_to_keep_torchfix(project):
+    project.write("train.py", UNSAFE_LOAD.format(comment=""))
+    result = project.run("check", "--select", "TL2,TOR901", "train.py")
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr.strip() == (
-        "torchlint: error: the command line: torchlint has no rule for TorchFix's TOR102 "
-        "(`torch.load` without `weights_only`): keep running TorchFix for it "
+        "torchlint: error: the command line: torchlint has no rule for TorchFix's TOR901 "
+        "(`torch.library.Library` in PyTorch's own tests): keep running TorchFix for it "
         "(`pip install torchfix==0.7.0`; `flake8 --select TOR` or `torchfix .`)"
     )
-
-
-@pytest.mark.parametrize("option", ["--select", "--extend-select", "--ignore"])
-def test_every_selection_option_refuses_uncovered_codes(project, option):
-    project.write("train.py", DATA_READ.format(comment=""))
-    result = project.run("check", option, "tor101", "train.py")
-    assert result.returncode == 2
-    assert "TorchFix's TOR101 (use of a deprecated function" in result.stderr
-
-
-def test_a_prefix_names_every_rule_it_covers(project):
-    project.write("train.py", DATA_READ.format(comment=""))
-    result = project.run("check", "--select", "TOR1", "train.py")
-    assert result.returncode == 2
-    assert "TorchFix's TOR101, TOR102, TOR103, TOR104, TOR105, TOR106, TOR107 " in result.stderr
-    assert "keep running TorchFix for them" in result.stderr
 
 
 def test_an_unknown_torchfix_code_lists_the_real_ones(project):
@@ -58,32 +67,31 @@ def test_an_unknown_torchfix_code_lists_the_real_ones(project):
     assert "'TOR999' is not a TorchFix 0.7.0 rule code (those are TOR001, TOR002," in result.stderr
 
 
-@pytest.mark.parametrize("table", [
-    'extend-select = ["TOR2"]',
-    'ignore = ["TOR401"]',
-    '[tool.torchlint.per-file-ignores]\n"tests/*" = ["TOR102"]',
-])
-def test_configuration_files_refuse_them_too(project, table):
-    project.write("pyproject.toml", f"[tool.torchlint]\n{table}\n")
-    project.write("train.py", DATA_READ.format(comment=""))
-    result = project.run("check", "train.py")
-    assert result.returncode == 2
-    assert "pyproject.toml [tool.torchlint]" in result.stderr and "TorchFix's TOR" in result.stderr
+def test_configuration_files_take_them_too(project):
+    project.write("pyproject.toml", '[tool.torchlint]\nextend-select = ["TOR4"]\n'
+                                    '[tool.torchlint.per-file-ignores]\n"tests/*" = ["TOR102"]\n')
+    project.write("train.py", "import torch\nfrom torch.utils.data import DataLoader\n"
+                              "loader = DataLoader(range(3))\nstate = torch.load('m.pt')\n")
+    project.write("tests/test_train.py", "import torch\nstate = torch.load('m.pt')\n")
+    assert project.findings(".") == [("train.py", 3, 10, "TL513"), ("train.py", 4, 9, "TL507")]
 
 
-def test_a_torchfix_noqa_hides_no_torchlint_finding(project):
-    project.write("torchfix_only.py", DATA_READ.format(comment="  # noqa: TOR101"))
-    project.write("both.py", DATA_READ.format(comment="  # noqa: TOR101, TL101"))
-    project.write("file_level.py", "# torchlint: noqa: TOR101\n" + textwrap.dedent(DATA_READ.format(comment="")))
-    assert project.findings(".") == [("file_level.py", 6, 5, "TL101"), ("torchfix_only.py", 4, 5, "TL101")]
+def test_a_torchfix_noqa_suppresses_its_rule(project):
+    project.write("torchfix_only.py", UNSAFE_LOAD.format(comment="  # noqa: TOR102"))
+    project.write("other_code.py", UNSAFE_LOAD.format(comment="  # noqa: TOR101"))
+    project.write("file_level.py", "# torchlint: noqa: TOR102\n" + textwrap.dedent(UNSAFE_LOAD.format(comment="")))
+    assert project.findings(".") == [
+        ("file_level.py", 7, 5, "TL101"),
+        ("other_code.py", 3, 9, "TL507"), ("other_code.py", 5, 5, "TL101"),
+        ("torchfix_only.py", 5, 5, "TL101"),
+    ]
 
 
-def test_every_torchfix_code_is_explained():
-    for code, rule in torchfix.RULES.items():
-        with pytest.raises(torchfix.NotCovered) as raised:
-            torchfix.translate(code)
-        assert f"TorchFix's {code} ({rule.flags})" in str(raised.value)
-        assert torchfix.equivalent_codes(code) == frozenset()
+def test_torchfix_defaults_carry_over():
+    for rule in torchfix.RULES.values():
+        for code in rule.torchlint:
+            assert catalogue.RULES[code].default_enabled is rule.default, code
+    assert [rule.code for rule in torchfix.RULES.values() if not rule.torchlint] == ["TOR901"]
 
 
 def test_the_docs_table_lists_every_torchfix_code():

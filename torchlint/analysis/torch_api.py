@@ -31,6 +31,13 @@ _ALIASES = {
 
 VARIABLE = "torch.autograd.Variable"
 
+# The softmax functions and modules whose `dim` torch guesses when it is not given
+# (`_get_softmax_dim`, deprecated in 0.3), with the position `dim` takes by position.
+IMPLICIT_DIM_SOFTMAX: dict[str, int] = {
+    "torch.nn.functional.softmax": 1, "torch.nn.functional.log_softmax": 1, "torch.nn.functional.softmin": 1,
+    "torch.nn.Softmax": 0, "torch.nn.LogSoftmax": 0, "torch.nn.Softmin": 0,
+}
+
 # Where the losses take the legacy `size_average` and `reduce` by position (read from torch
 # 2.13's signatures; the order has not changed since the pair was added).
 LEGACY_REDUCTION_POSITIONS: dict[str, tuple[int, Optional[int]]] = {
@@ -427,3 +434,107 @@ def tensor_attribute(receiver: Value, attribute: str) -> Optional[Value]:
     if attribute in torch_names.TENSOR_PROPERTIES or attribute in torch_names.TENSOR_METHODS:
         return OTHER
     return None
+
+
+# --- removed and deprecated functions (TL501-TL504) ----------------------------------
+# TorchFix's deprecated_symbols.yaml, and the linear-algebra names of 2017-2020 code that
+# torch 2.13 no longer has (checked with hasattr on the installed torch).  A version is
+# the release that deprecated (or removed) the name, where the release notes, the pull
+# request or torch's own warning establish it; None where they do not.
+
+# qualname -> (deprecated in, removed in, what to use instead, reference)
+REMOVED_FUNCTIONS: dict[str, tuple[Optional[str], Optional[str], str, str]] = {
+    # Deprecated in 1.9; torch still has a stub that raises "This function was deprecated
+    # since version 1.9 and is now removed" (RuntimeError) on every call.
+    "torch.solve": ("1.9", None, "torch.linalg.solve(A, B) (arguments reversed, no LU returned)",
+                    "https://github.com/pytorch/pytorch/pull/70986"),
+    "torch.symeig": ("1.9", None, "torch.linalg.eigh(A) (or torch.linalg.eigvalsh; it reads the lower triangle)",
+                     "https://github.com/pytorch/pytorch/pull/70988"),
+    "torch.matrix_rank": ("1.9", None, "torch.linalg.matrix_rank(A) (`symmetric=` is now `hermitian=`)",
+                          "https://github.com/pytorch/pytorch/pull/70981"),
+    "torch.lstsq": ("1.9", None, "torch.linalg.lstsq(A, B) (arguments reversed)",
+                    "https://github.com/pytorch/pytorch/pull/70980"),
+    "torch.eig": ("1.9", None, "torch.linalg.eig(A) or torch.linalg.eigvals(A) (complex results)",
+                  "https://github.com/pytorch/pytorch/pull/70982"),
+    # The LAPACK-named functions of PyTorch 0.x: gone from the torch module (AttributeError).
+    "torch.gels": ("1.2", "1.3", "torch.linalg.lstsq(A, B) (arguments reversed)",
+                   "https://github.com/pytorch/pytorch/pull/26480"),
+    "torch.gesv": ("1.1", None, "torch.linalg.solve(A, B) (arguments reversed, no LU returned)",
+                   "https://pytorch.org/docs/stable/generated/torch.linalg.solve.html"),
+    "torch.potrf": ("1.0", None, "torch.linalg.cholesky(A) (potrf returned the upper factor by default: "
+                    "torch.linalg.cholesky(A).mH)", "https://github.com/pyro-ppl/pyro/pull/1529"),
+    "torch.potrs": ("1.1", None, "torch.cholesky_solve(B, U, upper=True)",
+                    "https://pytorch.org/docs/stable/generated/torch.cholesky_solve.html"),
+    "torch.potri": ("1.1", None, "torch.cholesky_inverse(U, upper=True)",
+                    "https://pytorch.org/docs/stable/generated/torch.cholesky_inverse.html"),
+    "torch.trtrs": ("1.1", None, "torch.linalg.solve_triangular(A, B, upper=...) (arguments reversed)",
+                    "https://github.com/pytorch/pytorch/pull/18213"),
+    "torch.pstrf": ("1.1", None, "torch.linalg.cholesky(A) (no pivoted Cholesky in torch any more)",
+                    "https://pytorch.org/docs/stable/generated/torch.linalg.cholesky.html"),
+    "torch.btrifact": ("1.2", None, "torch.linalg.lu_factor(A)",
+                       "https://pytorch.org/docs/stable/generated/torch.linalg.lu_factor.html"),
+    "torch.btrifact_with_info": ("1.2", None, "torch.linalg.lu_factor_ex(A)",
+                                 "https://pytorch.org/docs/stable/generated/torch.linalg.lu_factor_ex.html"),
+    "torch.btrisolve": ("1.2", None, "torch.linalg.lu_solve(LU, pivots, B) (arguments reordered)",
+                        "https://pytorch.org/docs/stable/generated/torch.linalg.lu_solve.html"),
+    "torch.btriunpack": ("1.2", None, "torch.lu_unpack(LU, pivots)",
+                         "https://pytorch.org/docs/stable/generated/torch.lu_unpack.html"),
+}
+
+# qualname -> (deprecated in, what to use instead, reference, whether torch 2.13 warns when it is called)
+DEPRECATED_FUNCTIONS: dict[str, tuple[Optional[str], str, str, bool]] = {
+    "torch.qr": ("1.9", "torch.linalg.qr(A) (`some=False` is `mode=\"complete\"`)",
+                 "https://github.com/pytorch/pytorch/pull/57745", True),
+    "torch.chain_matmul": ("1.9", "torch.linalg.multi_dot([a, b, c])",
+                           "https://github.com/pytorch/pytorch/pull/57735", True),
+    "torch.cholesky": ("1.9", "torch.linalg.cholesky(A) (`upper=True`: torch.linalg.cholesky(A).mH)",
+                       "https://github.com/pytorch/pytorch/pull/57725", True),
+    "torch.ger": (None, "torch.outer", "https://pytorch.org/docs/stable/generated/torch.ger.html", False),
+    "torch.lu_solve": ("1.13", "torch.linalg.lu_solve(LU, pivots, B) (arguments reordered)",
+                       "https://github.com/pytorch/pytorch/pull/77637", True),
+    "torch.norm": ("1.9", "torch.linalg.vector_norm, torch.linalg.matrix_norm or torch.linalg.norm",
+                   "https://github.com/pytorch/pytorch/pull/57986", False),
+    "torch.range": (None, "torch.arange (its end is excluded)",
+                    "https://pytorch.org/docs/stable/generated/torch.range.html", True),
+    "torch.svd": ("1.9", "torch.linalg.svd(A, full_matrices=False) (returns Vh, not V)",
+                  "https://pytorch.org/docs/stable/generated/torch.svd.html", False),
+    "torch.triangular_solve": ("1.11", "torch.linalg.solve_triangular(A, B, upper=...) (arguments reversed)",
+                               "https://github.com/pytorch/pytorch/pull/63570", True),
+    "torch.lu": ("1.13", "torch.linalg.lu_factor(A) or torch.linalg.lu_factor_ex(A)",
+                 "https://github.com/pytorch/pytorch/pull/73804", True),
+    "torch.nn.UpsamplingNearest2d": (None, "torch.nn.Upsample(..., mode=\"nearest\")",
+                                     "https://pytorch.org/docs/stable/generated/torch.nn.UpsamplingNearest2d.html",
+                                     False),
+    "torch.nn.UpsamplingBilinear2d": (None, "torch.nn.Upsample(..., mode=\"bilinear\", align_corners=True)",
+                                      "https://pytorch.org/docs/stable/generated/torch.nn.UpsamplingBilinear2d.html",
+                                      False),
+    "torch.testing.assert_allclose": ("1.12", "torch.testing.assert_close",
+                                      "https://pytorch.org/docs/stable/testing.html", True),
+    "torch.nn.utils.weight_norm": ("2.1", "torch.nn.utils.parametrizations.weight_norm",
+                                   "https://github.com/pytorch/pytorch/pull/103001", True),
+    "torch.utils._pytree._register_pytree_node": ("2.2", "torch.utils._pytree.register_pytree_node",
+                                                  "https://github.com/pytorch/pytorch/pull/112111", True),
+    "torch.backends.cuda.sdp_kernel": (None, "torch.nn.attention.sdpa_kernel",
+                                       "https://github.com/pytorch/pytorch/pull/114689", True),
+    "torch.cuda.amp.autocast": ("2.4", "torch.amp.autocast(\"cuda\", ...)",
+                                "https://pytorch.org/docs/stable/amp.html", True),
+    "torch.cuda.amp.custom_fwd": ("2.4", "torch.amp.custom_fwd(..., device_type=\"cuda\")",
+                                  "https://pytorch.org/docs/stable/amp.html", True),
+    "torch.cuda.amp.custom_bwd": ("2.4", "torch.amp.custom_bwd(..., device_type=\"cuda\")",
+                                  "https://pytorch.org/docs/stable/amp.html", True),
+    "torch.cpu.amp.autocast": ("2.4", "torch.amp.autocast(\"cpu\", ...)",
+                               "https://pytorch.org/docs/stable/amp.html", True),
+    **{f"functorch.{name}": ("2.0", f"torch.func.{name}",
+                             "https://pytorch.org/docs/stable/func.migrating.html", True)
+       for name in ("vmap", "grad", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "functionalize")},
+}
+
+# Deprecated names with a drop-in replacement, old -> new: the same arguments, the same
+# result (`torch.utils._pytree._register_pytree_node` differs after its third positional
+# argument, see TL503).
+DROP_IN_REPLACEMENTS: dict[str, str] = {
+    "torch.ger": "torch.outer",
+    "torch.utils._pytree._register_pytree_node": "torch.utils._pytree.register_pytree_node",
+    **{f"functorch.{name}": f"torch.func.{name}"
+       for name in ("vmap", "grad", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "functionalize")},
+}

@@ -6,7 +6,7 @@ light parts (the catalogue of rule codes, the TorchFix table) stays free of the 
 and the inference, which a run whose files are all cached never needs.
 """
 
-from torchlint.analysis import torch_api, torch_facts
+from torchlint.analysis import torch_api, torch_facts, torchvision_weights
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
 from torchlint.analysis.semantic import Binding, BindingKind
 from torchlint.analysis.values import Kind, Step, Value
@@ -21,16 +21,17 @@ from torchlint.framework.verdicts import (
 )
 from torchlint.framework.writes import is_store_target
 from torchlint.syntax import cst
-from torchlint.syntax.nodes import is_false, is_true, keyword, looks_like_size, positional_args
+from torchlint.syntax.nodes import imported_module, is_false, is_true, keyword, looks_like_size, positional_args
 from torchlint.syntax.source import LINE_BREAK, line_start
 from torchlint.syntax.walk import iter_nodes, walk
 
 __all__ = [
     # the syntax tree: libcst's node classes, walked in source order
-    "cst", "iter_nodes", "walk", "is_false", "is_true", "keyword", "looks_like_size", "positional_args",
+    "cst", "iter_nodes", "walk", "imported_module", "is_false", "is_true", "keyword", "looks_like_size", "positional_args",
     "LINE_BREAK", "line_start",
     # what the analysis knows of a value and a name
     "Kind", "Step", "Value", "Binding", "BindingKind", "NOT_PROJECT_ROOTS", "torch_api", "torch_facts",
+    "torchvision_weights",
     # a rule, what it sees, what it reports and how it fixes it
     "Rule", "Bad", "FileContext", "Fix", "Edit", "Applicability", "edits",
     # logic rules share

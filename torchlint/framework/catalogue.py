@@ -19,6 +19,7 @@ class RuleInfo(NamedTuple):
     name: str
     fix: Optional[Applicability]
     default_enabled: bool
+    torchfix: tuple[str, ...] = ()  # the TorchFix codes it stands for
 
 
 # generated: start
@@ -34,6 +35,7 @@ RULES = {info.code: info for info in (
     RuleInfo("TL206", "retain-variables", Applicability.SAFE, True),
     RuleInfo("TL207", "renamed-function", Applicability.SAFE, True),
     RuleInfo("TL208", "legacy-reduction", Applicability.SAFE, True),
+    RuleInfo("TL209", "implicit-softmax-dim", Applicability.SAFE, True),
     RuleInfo("TL301", "detach-inplace", Applicability.UNSAFE, True),
     RuleInfo("TL302", "detach-inplace-method", Applicability.UNSAFE, True),
     RuleInfo("TL303", "view-inplace", Applicability.UNSAFE, True),
@@ -43,6 +45,23 @@ RULES = {info.code: info for info in (
     RuleInfo("TL402", "clone-detach-order", Applicability.SAFE, True),
     RuleInfo("TL403", "tensor-from-tensor", Applicability.SAFE, True),
     RuleInfo("TL404", "nonleaf-grad", Applicability.DISPLAY_ONLY, True),
+    RuleInfo("TL501", "removed-function", Applicability.DISPLAY_ONLY, True, ('TOR001',)),
+    RuleInfo("TL502", "removed-import", Applicability.DISPLAY_ONLY, True, ('TOR004',)),
+    RuleInfo("TL503", "deprecated-function", Applicability.SAFE, True, ('TOR101',)),
+    RuleInfo("TL504", "deprecated-import", Applicability.SAFE, True, ('TOR103',)),
+    RuleInfo("TL505", "require-grad-typo", Applicability.SAFE, True, ('TOR002',)),
+    RuleInfo("TL506", "checkpoint-reentrant", Applicability.UNSAFE, True, ('TOR003',)),
+    RuleInfo("TL507", "unsafe-load", Applicability.UNSAFE, True, ('TOR102',)),
+    RuleInfo("TL508", "nonpublic-function", Applicability.SAFE, True, ('TOR104',)),
+    RuleInfo("TL509", "nonpublic-import", Applicability.SAFE, True, ('TOR105',)),
+    RuleInfo("TL510", "use-log1p", Applicability.UNSAFE, True, ('TOR106',)),
+    RuleInfo("TL511", "use-expm1", Applicability.UNSAFE, True, ('TOR107',)),
+    RuleInfo("TL512", "logsumexp", Applicability.UNSAFE, True, ('TOR108',)),
+    RuleInfo("TL513", "dataloader-workers", None, False, ('TOR401',)),
+    RuleInfo("TL514", "zero-grad-keeps-memory", Applicability.UNSAFE, False, ('TOR402',)),
+    RuleInfo("TL515", "torchvision-pretrained", Applicability.SAFE, True, ('TOR201',)),
+    RuleInfo("TL516", "torchvision-to-tensor", None, True, ('TOR202',)),
+    RuleInfo("TL517", "torchvision-models-import", Applicability.SAFE, True, ('TOR203',)),
 )}
 # generated: end
 

@@ -4,6 +4,7 @@ model, inference), the findings so far, and the helpers rules share."""
 from __future__ import annotations
 
 import io
+import re
 import tokenize
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
@@ -17,6 +18,9 @@ from torchlint.framework.rule import Finding
 if TYPE_CHECKING:
     from torchlint.analysis.inference import Inference
     from torchlint.analysis.semantic import SemanticModel
+
+
+_VERSION_TEST = re.compile(r"version|VERSION|is_torch_|torch_greater|torch_less|hasattr\(\s*torch")
 
 
 class FileContext:
@@ -105,6 +109,21 @@ class FileContext:
         while parent is not None:
             yield parent
             parent = parent.parent
+
+    def version_dispatched(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The test of an ``if`` that picks between torch versions, when ``node`` is in one
+        of its branches: ``if version.parse(torch.__version__) >= version.parse("2.2"):``,
+        ``if hasattr(torch, "vmap")``, ``if is_torch_greater_or_equal("2.4")``.  An old API
+        there is the compatibility branch, kept on purpose."""
+        child = node
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, (cst.If, cst.IfExp)) and child is not ancestor.test \
+                    and _VERSION_TEST.search(self.snippet(ancestor.test, 400)):
+                return ancestor.test
+            if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef)):
+                return None
+            child = ancestor
+        return None
 
     def grad_disabled(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The ``with torch.no_grad():`` block or ``@torch.no_grad()`` decorator that

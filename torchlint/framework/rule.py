@@ -100,6 +100,9 @@ class Rule:
     good: ClassVar[tuple[str, ...]] = ()  # code no rule reports
     fix: ClassVar[Optional[Applicability]] = None  # the best fix this rule can offer
     default_enabled: ClassVar[bool] = True
+    # The TorchFix codes this rule does the work of (``("TOR102",)``): accepted wherever a
+    # code is (``--select``, ``# noqa``, config), see framework/torchfix.py.
+    torchfix: ClassVar[tuple[str, ...]] = ()
     # Regular expressions that must all occur in a file's text for the rule to have
     # anything to report there (e.g. r"volatile"); a file no selected rule may match is
     # not parsed.  Empty: the rule looks at every file.

@@ -1,20 +1,20 @@
-"""TorchFix's rule codes (``TOR...``) and the torchlint rules that cover them.
+"""TorchFix's rule codes (``TOR...``) and the torchlint rules that do their work.
 
-Read from TorchFix 0.7.0's source (every ``TorchError`` of its visitors). None of its
-rules checks what torchlint checks: TorchFix flags deprecated *functions* (``torch.norm``,
-``torch.range``, ``functorch.vmap``...), ``torch.load`` without ``weights_only``,
-checkpoint ``use_reentrant``, the ``require_grad`` typo, DataLoader workers, numerics and
-torchvision; torchlint flags ``.data``, ``Variable``, ``volatile``, ``loss.data[0]``,
-legacy constructors and aliasing.  So no TOR code maps to a TL code yet, and naming one
-in a selection is an error that says to keep TorchFix for it.  When torchlint gains a
-rule that does what a TorchFix rule does, put its code in that entry's ``torchlint``:
-``--select``, ``--ignore`` and ``# noqa`` then accept the TOR code as that rule.
+Read from TorchFix's source (every ``TorchError`` of its visitors, 0.7.0 and its main
+branch after it, which added TOR108 and TOR402).  A torchlint rule names the TorchFix
+codes it stands for in its ``torchfix`` attribute; the catalogue carries them, so
+``--select TOR102``, ``--ignore``, config and ``# noqa: TOR102`` accept the TorchFix
+code as that rule without importing any rule module.  The TOR9xx rules are for
+pytorch/pytorch's own code and have no torchlint rule: a selector that names one says to
+keep TorchFix for it, and a prefix such as ``TOR`` selects the others.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from torchlint.framework import catalogue
 
 PREFIX = "TOR"
 VERSION = "0.7.0"
@@ -29,7 +29,16 @@ class TorchFixRule:
     code: str
     flags: str
     default: bool  # on by default in TorchFix (TOR0, TOR1, TOR2)
-    torchlint: tuple[str, ...] = ()  # the torchlint rules that find the same thing
+
+    @property
+    def torchlint(self) -> tuple[str, ...]:
+        """The torchlint rules that do this rule's work."""
+        return tuple(info.code for info in catalogue.RULES.values() if self.code in info.torchfix)
+
+    @property
+    def internal(self) -> bool:
+        """For pytorch/pytorch itself (TOR9xx): no torchlint rule, and left out of prefixes."""
+        return self.code.startswith(f"{PREFIX}9")
 
 
 RULES: dict[str, TorchFixRule] = {
@@ -46,10 +55,12 @@ RULES: dict[str, TorchFixRule] = {
         TorchFixRule("TOR105", "import of a non-public function (see TOR104)", True),
         TorchFixRule("TOR106", "`torch.log(1 + x)` instead of `torch.log1p(x)`", True),
         TorchFixRule("TOR107", "`torch.exp(x) - 1` instead of `torch.special.expm1(x)`", True),
+        TorchFixRule("TOR108", "`torch.log(torch.sum(torch.exp(x), dim))` instead of `torch.logsumexp(x, dim)`", True),
         TorchFixRule("TOR201", "torchvision's deprecated `pretrained=` / `pretrained_backbone=` parameters", True),
         TorchFixRule("TOR202", "the deprecated `torchvision.transforms.v2.ToTensor`", True),
         TorchFixRule("TOR203", "`import torchvision.models as models` instead of `from torchvision import models`", True),
         TorchFixRule("TOR401", "a `DataLoader` without `num_workers` (synchronous loading)", False),
+        TorchFixRule("TOR402", "`zero_grad(set_to_none=False)` (gradients zeroed instead of freed)", False),
         TorchFixRule("TOR901", "`torch.library.Library` in PyTorch's own tests", False),
     )
 }
@@ -72,7 +83,8 @@ def equivalent_codes(code: str) -> frozenset[str]:
 
 def translate(selector: str) -> frozenset[str]:
     """The torchlint codes for a TOR selector (a code like ``TOR102`` or a prefix like
-    ``TOR1``); raises NotCovered, explaining, unless torchlint covers every rule it names."""
+    ``TOR1``); raises NotCovered, explaining, unless torchlint covers every rule it names
+    (a prefix leaves out the TOR9xx rules, which are for pytorch/pytorch itself)."""
     text = selector.strip().upper()
     named = [rule for code, rule in RULES.items() if code.startswith(text)]
     if not named:
@@ -80,6 +92,8 @@ def translate(selector: str) -> frozenset[str]:
             f"{selector.strip()!r} is not a TorchFix {VERSION} rule code "
             f"(those are {', '.join(RULES)})"
         )
+    if text not in RULES and not all(rule.internal for rule in named):
+        named = [rule for rule in named if not rule.internal]
     uncovered = [rule for rule in named if not rule.torchlint]
     if len(uncovered) == 1:
         rule = uncovered[0]

@@ -47,7 +47,8 @@ def catalogue_table() -> str:
     lines = ["RULES = {info.code: info for info in ("]
     for rule in all_rules().values():
         fix = f"Applicability.{rule.fix.name}" if rule.fix is not None else "None"
-        lines.append(f'    RuleInfo("{rule.code}", "{rule.name}", {fix}, {rule.default_enabled}),')
+        aliases = f", {tuple(rule.torchfix)!r}" if rule.torchfix else ""
+        lines.append(f'    RuleInfo("{rule.code}", "{rule.name}", {fix}, {rule.default_enabled}{aliases}),')
     lines.append(")}")
     return "\n".join(lines) + "\n"
 

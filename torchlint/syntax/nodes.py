@@ -37,6 +37,13 @@ def dotted(node: cst.CSTNode) -> str:
     return ""
 
 
+def imported_module(node: cst.ImportFrom) -> Optional[str]:
+    """The module of ``from torch.nn import init`` (None for a relative or star import)."""
+    if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+        return None
+    return dotted(node.module) or None
+
+
 _SIZE_CALLS = frozenset({"size", "numel", "dim", "nelement"})
 
 
