@@ -85,7 +85,7 @@ CORPORA = {
     "scripts": SCRIPTS + MODERN_SCRIPTS,
 }
 # Where the other families are counted for recall too (labelled by reading every line).
-FAMILY_RECALL_RULES = ("TL205", "TL206", "TL207", "TL208", "TL301", "TL302", "TL303", "TL304", "TL305", "TL401", "TL402", "TL403", "TL404")
+FAMILY_RECALL_RULES = ("TL205", "TL206", "TL207", "TL208", "TL209", "TL301", "TL302", "TL303", "TL304", "TL305", "TL401", "TL402", "TL403", "TL404")
 ALIAS_SOURCES = (".detach()", ".numpy()", "from_numpy(", ".view(", ".view_as(", ".reshape(", ".t()", ".transpose(",
                  ".permute(", ".expand(", ".squeeze(", ".unsqueeze(", ".narrow(", ".select(", ".data")
 
