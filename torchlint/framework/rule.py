@@ -124,7 +124,10 @@ class Rule:
         """False when ``text`` lacks something the rule needs (see ``requires``)."""
         patterns = cls.__dict__.get("_required_patterns")
         if patterns is None:
-            patterns = tuple(re.compile(pattern) for pattern in cls.requires)
+            # A leading `\b` stops `re` from searching for the literal that follows with its
+            # fast string search (ten to thirty times slower on a file without it); without it
+            # the pattern matches a little more, which a filter may.
+            patterns = tuple(re.compile(pattern.removeprefix(r"\b")) for pattern in cls.requires)
             cls._required_patterns = patterns
         return all(pattern.search(text) for pattern in patterns)
 

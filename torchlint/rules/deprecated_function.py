@@ -11,7 +11,7 @@ from torchlint.framework.api import (
 
 _TABLE = torch_api.DEPRECATED_FUNCTIONS
 _NAMES = frozenset(qualname.rsplit(".", 1)[1] for qualname in _TABLE)
-_REQUIRES = r"\b(?:" + "|".join(sorted(_NAMES)) + r")\b"
+_REQUIRES = "|".join(sorted(_NAMES))  # a filter: words inside others may match
 _AUTOCAST = {"torch.cuda.amp.autocast": "cuda", "torch.cpu.amp.autocast": "cpu"}
 _AUTOCAST_POSITIONAL = ("enabled", "dtype", "cache_enabled")  # torch.cuda.amp.autocast's, in order
 _CUSTOM = {"torch.cuda.amp.custom_fwd": "custom_fwd", "torch.cuda.amp.custom_bwd": "custom_bwd"}

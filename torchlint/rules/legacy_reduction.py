@@ -16,7 +16,7 @@ class LegacyReduction(Rule):
     summary = "`size_average=`/`reduce=` of a loss: deprecated since PyTorch 0.4.1 for `reduction=`; it warns"
     message = "the `{arg}` argument of `{loss}` is deprecated since PyTorch 0.4.1; use `reduction={reduction}`"
     fix = Applicability.SAFE
-    requires = (r"size_average|\breduce\s*=",)
+    requires = (r"size_average|reduce\s*=",)
     docs = """
     ## What it does
     Flags `size_average` and `reduce` passed to a torch loss, by keyword or by
