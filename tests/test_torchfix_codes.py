@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 import textwrap
 
-import pytest
 
 from conftest import REPO
 from torchlint.framework import catalogue, torchfix

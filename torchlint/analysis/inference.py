@@ -54,6 +54,7 @@ _DIMS_KEEPING_CONVERSIONS = frozenset({"cuda", "cpu", "float", "double", "half",
 _PARAMETER_CONTAINERS = frozenset({"torch.nn.ParameterList", "torch.nn.ParameterDict"})
 _BUILTINS = frozenset(dir(builtins))
 # `isinstance(x, <one of these>)` proves `x` is not a tensor (containers may hold tensors).
+_TENSOR_KIND = frozenset({Kind.TENSOR})
 _NOT_TENSOR_KINDS = frozenset({Kind.OTHER, Kind.NDARRAY, Kind.SEQUENCE, Kind.TUPLE, Kind.DICT})
 _NOT_TENSOR_TYPES = frozenset({
     "builtins.int", "builtins.float", "builtins.bool", "builtins.complex", "builtins.str", "builtins.bytes",
@@ -565,7 +566,7 @@ class Inference:
             return None  # *args / **kwargs
         if binding.annotation is not None:
             value = self.annotation_value(binding.annotation)
-            if value is not None and value.kind is Kind.TENSOR and self._passed_non_tensor(binding, function):
+            if value is not None and value.kind is Kind.TENSOR and self._passes(binding, function, _NOT_TENSOR_KINDS):
                 return None  # the annotation is loose: a caller in this file passes an int, a list...
             if value is not None:
                 return value.because(Step(binding.annotation, f"`{binding.name}` is annotated `{{code}}`"))
@@ -589,14 +590,11 @@ class Inference:
         (B, 2)``), unless a call in this file passes something else."""
         if not self.uses_torch or not isinstance(binding.node, cst.Param):
             return None
-        text = docstrings.function_docstring(function.node)
-        found = docstrings.declared(text, binding.name) if text else None
+        found, step = self._declared(binding, function)
         if found is None or not found.is_tensor:
             return None  # numbers: see `_documented_number`
-        if self._passed_non_tensor(binding, function):
+        if self._passes(binding, function, _NOT_TENSOR_KINDS):
             return None
-        step = Step(binding.node, f"the docstring of `{function.name}` says `{binding.name}` is "
-                                  f"\"{found.phrase}\"")
         value = tensor(step)
         if found.dims is not None:
             value = value.with_dims_at_most(found.dims, step)
@@ -658,14 +656,14 @@ class Inference:
         return value.because(Step(argument, f"a call of `{function.name}` passes `{{code}}` for its "
                                             f"parameter `{binding.name}`{others}"))
 
-    def _passed_non_tensor(self, binding: Binding, function: FunctionInfo) -> bool:
-        """A call of ``function`` in this file passes something known not to be a tensor
-        (a number, a sequence, an array) for the parameter ``binding``."""
+    def _passes(self, binding: Binding, function: FunctionInfo, kinds: frozenset[Kind]) -> bool:
+        """A call of ``function`` in this file passes a value of one of ``kinds`` for the
+        parameter ``binding`` (``_NOT_TENSOR_KINDS``: a number, a sequence, an array)."""
         index = binding.param_index - (1 if function.kind in ("method", "classmethod") else 0)
         for call in self._call_sites(function):
             argument = _argument(call, binding.name, index)
             passed = self.infer(argument) if argument is not None else None
-            if passed is not None and passed.kind in _NOT_TENSOR_KINDS:
+            if passed is not None and passed.kind in kinds:
                 return True
         return False
 
@@ -687,20 +685,20 @@ class Inference:
             return None
         binding = bindings[0]
         function: FunctionInfo = binding.definition  # type: ignore[assignment]
+        found, step = self._declared(binding, function)
+        if found is None or found.is_tensor or self._passes(binding, function, _TENSOR_KIND):
+            return None
+        return step
+
+    @staticmethod
+    def _declared(binding: Binding, function: FunctionInfo) -> tuple[Optional[docstrings.Declared], Optional[Step]]:
+        """What the function's docstring declares the parameter to be, and the step that quotes it."""
         text = docstrings.function_docstring(function.node)
         found = docstrings.declared(text, binding.name) if text else None
-        if found is None or found.is_tensor or self._passed_tensor(binding, function):
-            return None
-        return Step(binding.node, f"the docstring of `{function.name}` says `{binding.name}` is \"{found.phrase}\"")
-
-    def _passed_tensor(self, binding: Binding, function: FunctionInfo) -> bool:
-        index = binding.param_index - (1 if function.kind in ("method", "classmethod") else 0)
-        for call in self._call_sites(function):
-            argument = _argument(call, binding.name, index)
-            passed = self.infer(argument) if argument is not None else None
-            if passed is not None and passed.kind is Kind.TENSOR:
-                return True
-        return False
+        if found is None:
+            return None, None
+        return found, Step(binding.node, f"the docstring of `{function.name}` says `{binding.name}` is "
+                                         f"\"{found.phrase}\"")
 
     def _call_sites(self, function: FunctionInfo) -> list[cst.Call]:
         """Calls of ``function`` in this file: ``f(..)`` for a function, ``self.f(..)`` for a method."""

@@ -21,13 +21,16 @@ from torchlint.framework.verdicts import (
 )
 from torchlint.framework.writes import is_store_target
 from torchlint.syntax import cst
-from torchlint.syntax.nodes import imported_module, is_false, is_true, keyword, looks_like_size, positional_args
+from torchlint.syntax.nodes import (
+    called_name, dotted, imported_module, is_false, is_true, keyword, looks_like_size, positional_args,
+)
 from torchlint.syntax.source import LINE_BREAK, line_start
 from torchlint.syntax.walk import iter_nodes, walk
 
 __all__ = [
     # the syntax tree: libcst's node classes, walked in source order
-    "cst", "iter_nodes", "walk", "imported_module", "is_false", "is_true", "keyword", "looks_like_size", "positional_args",
+    "cst", "iter_nodes", "walk", "called_name", "dotted", "imported_module", "is_false", "is_true", "keyword",
+    "looks_like_size", "positional_args",
     "LINE_BREAK", "line_start",
     # what the analysis knows of a value and a name
     "Kind", "Step", "Value", "Binding", "BindingKind", "NOT_PROJECT_ROOTS", "torch_api", "torch_facts",

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from torchlint.syntax import cst
 from torchlint.syntax.source import LineIndex, line_start
 from torchlint.analysis.module_analysis import SNIPPET_LENGTH, ModuleAnalysis
+from torchlint.analysis.semantic import BindingKind
 from torchlint.analysis.values import Step, Value
 from torchlint.framework.rule import Finding
 
@@ -109,6 +110,12 @@ class FileContext:
         while parent is not None:
             yield parent
             parent = parent.parent
+
+    def imported_aliases(self, qualnames) -> frozenset[str]:
+        """The module-level names an import binds to one of ``qualnames``, under any name
+        (``from torch import symeig as eigh``): calls of them need a look too."""
+        return frozenset(name for name, bindings in self.model.module_scope.bindings.items()
+                         if any(b.kind is BindingKind.IMPORT and b.qualname in qualnames for b in bindings))
 
     def version_dispatched(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The test of an ``if`` that picks between torch versions, when ``node`` is in one

@@ -63,6 +63,12 @@ class Observation:
         warning = self.first("warning")
         return warning if warning is not None and fragment in warning["message"] else None
 
+    def warned(self, fragment: str, source: str = "torch") -> Optional["Verdict"]:
+        """CONFIRMED, quoting the warning, when the first warning given here holds ``fragment``
+        (the signature of a deprecated API); None otherwise."""
+        warning = self.warning(fragment)
+        return Verdict(CONFIRMED, f"{source} warned \"{warning['message']}\"") if warning is not None else None
+
 
 def where(position: Optional[SourcePosition]) -> str:
     """``line N``, or "torch code" when the event happened outside the user's files."""

@@ -2,7 +2,7 @@
 ``use_reentrant=`` (TorchFix's TOR003)."""
 
 from torchlint.framework.api import (
-    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Verdict, cst, edits,
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Verdict, called_name, cst, edits,
 )
 
 _FUNCTIONS = {
@@ -94,7 +94,7 @@ class CheckpointReentrant(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        called = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        called = called_name(func)
         if called not in _CALLED:
             return
         if any(arg.keyword is not None and arg.keyword.value == "use_reentrant" for arg in node.args) \
@@ -110,9 +110,9 @@ class CheckpointReentrant(Rule):
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
-        warning = run.warning("use_reentrant")
-        if warning is not None:
-            return Verdict(CONFIRMED, f"torch warned \"{warning['message']}\"")
+        confirmed = run.warned("use_reentrant")
+        if confirmed is not None:
+            return confirmed
         raised = run.raised
         if raised is not None and "use_reentrant" in raised["message"]:
             return Verdict(CONFIRMED, f"{raised['type']}: {raised['message']}")

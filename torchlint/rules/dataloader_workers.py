@@ -3,9 +3,7 @@
 
 from typing import Optional
 
-from torchlint.framework.api import (
-    NOT_REPRODUCED, Bad, Observation, Rule, Verdict, cst,
-)
+from torchlint.framework.api import NOT_REPRODUCED, Bad, Observation, Rule, Verdict, called_name, cst
 
 _DATALOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 _NUM_WORKERS_POSITION = 5  # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, ...)
@@ -96,7 +94,7 @@ class DataloaderWorkers(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        called = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        called = called_name(func)
         if called != "DataLoader" or any(arg.star for arg in node.args):
             return
         argument = _num_workers(node)

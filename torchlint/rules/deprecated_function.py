@@ -5,7 +5,7 @@ another (TorchFix's TOR101 and TOR103)."""
 from typing import Optional
 
 from torchlint.framework.api import (
-    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, BindingKind, Edit, Fix, Observation, Rule, Verdict, cst, edits,
+    NOT_REPRODUCED, Applicability, Bad, BindingKind, Edit, Fix, Observation, Rule, Verdict, called_name, cst, edits,
     imported_module, is_false, is_true, iter_nodes, torch_api,
 )
 
@@ -157,9 +157,7 @@ class DeprecatedFunction(Rule):
     )
 
     def visit_Module(self, node: cst.Module) -> None:
-        self.aliases = frozenset(
-            name for name, bindings in self.ctx.model.module_scope.bindings.items()
-            if any(b.kind is BindingKind.IMPORT and b.qualname in _TABLE for b in bindings))
+        self.aliases = self.ctx.imported_aliases(_TABLE)
 
     def visit_Call(self, node: cst.Call) -> None:
         qualname = self._deprecated(node.func)
@@ -178,7 +176,7 @@ class DeprecatedFunction(Rule):
                         qualname=qualname, since=_since(qualname), replacement=_TABLE[qualname][1])
 
     def _deprecated(self, func: cst.BaseExpression) -> Optional[str]:
-        called = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        called = called_name(func)
         if called not in _NAMES and called not in self.aliases:
             return None  # most calls: no need to resolve the name
         qualname = self.ctx.qualname(func)
@@ -375,9 +373,9 @@ class DeprecatedFunction(Rule):
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
-        warning = run.warning("deprecated")
-        if warning is not None:
-            return Verdict(CONFIRMED, f"torch warned \"{warning['message']}\"")
+        confirmed = run.warned("deprecated")
+        if confirmed is not None:
+            return confirmed
         return Verdict(NOT_REPRODUCED, "torch gave no deprecation warning here (`torch.norm`, `torch.svd`, "
                                        "`torch.ger` and `nn.Upsampling*2d` are deprecated in the documentation only)")
 

@@ -4,7 +4,7 @@ guesses the dimension from the input's number of dimensions, and warns."""
 from typing import Optional
 
 from torchlint.framework.api import (
-    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Kind, Observation, Rule, Verdict, cst, edits, torch_api,
+    NOT_REPRODUCED, Applicability, Bad, Fix, Kind, Observation, Rule, Verdict, called_name, cst, edits, torch_api,
 )
 
 _NAMES = frozenset(qualname.rsplit(".", 1)[1] for qualname in torch_api.IMPLICIT_DIM_SOFTMAX)
@@ -96,7 +96,7 @@ class ImplicitSoftmaxDim(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        called = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        called = called_name(func)
         if called not in _NAMES:
             return
         qualname = self.ctx.qualname(func)
@@ -134,9 +134,9 @@ class ImplicitSoftmaxDim(Rule):
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
-        warning = run.warning("Implicit dimension choice")
-        if warning is not None:
-            return Verdict(CONFIRMED, f"torch warned \"{warning['message']}\"")
+        confirmed = run.warned("Implicit dimension choice")
+        if confirmed is not None:
+            return confirmed
         return Verdict(NOT_REPRODUCED, "torch gave no implicit-dimension warning on this line (a module built "
                                        "without `dim` warns where it is called, not where it is built)")
 

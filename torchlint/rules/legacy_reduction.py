@@ -3,7 +3,7 @@
 from typing import Optional
 
 from torchlint.framework.api import (
-    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Verdict, cst, edits, torch_api,
+    NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Verdict, cst, edits, torch_api,
 )
 
 _LEGACY = ("size_average", "reduce")
@@ -120,9 +120,9 @@ class LegacyReduction(Rule):
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
-        warning = run.warning("size_average and reduce")
-        if warning is not None:
-            return Verdict(CONFIRMED, f"torch warned \"{warning['message']}\"")
+        confirmed = run.warned("size_average and reduce")
+        if confirmed is not None:
+            return confirmed
         return Verdict(NOT_REPRODUCED, "torch gave no `size_average`/`reduce` warning here")
 
 

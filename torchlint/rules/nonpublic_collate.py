@@ -6,7 +6,8 @@ import re
 from typing import Optional
 
 from torchlint.framework.api import (
-    BindingKind, Applicability, Bad, Edit, Fix, NOT_REPRODUCED, Observation, Rule, Verdict, cst, edits, iter_nodes,
+    NOT_REPRODUCED, Applicability, Bad, BindingKind, Edit, Fix, Observation, Rule, Verdict, called_name, cst, edits,
+    iter_nodes,
 )
 
 _PRIVATE_MODULE = "torch.utils.data._utils.collate"
@@ -105,7 +106,7 @@ class NonpublicFunction(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        called = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        called = called_name(func)
         if called in _NAMES or isinstance(func, cst.Name) and called in self._imported_as():
             self._check(func, node)
 

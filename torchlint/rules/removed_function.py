@@ -2,11 +2,9 @@
 ``torch.gesv``, ``torch.potrf``...: functions torch no longer has (TorchFix's TOR001 and
 TOR004)."""
 
-from typing import Optional
-
 from torchlint.framework.api import (
-    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, BindingKind, Fix, Observation, Rule, Verdict, cst, imported_module,
-    torch_api,
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Verdict, called_name, cst,
+    imported_module, torch_api,
 )
 
 _NAMES = frozenset(qualname.rsplit(".", 1)[1] for qualname in torch_api.REMOVED_FUNCTIONS)
@@ -23,13 +21,6 @@ def _history(qualname: str) -> str:
 def _advice(qualname: str) -> Fix:
     _, _, replacement, reference = torch_api.REMOVED_FUNCTIONS[qualname]
     return Fix(Applicability.DISPLAY_ONLY, f"Use {replacement}; see {reference}", ())
-
-
-def imported_aliases(ctx, table) -> frozenset[str]:
-    """The module-level names bound by an import of a name of ``table`` under another
-    name (``from torch import symeig as eigh``): calls of them are looked at too."""
-    return frozenset(name for name, bindings in ctx.model.module_scope.bindings.items()
-                     if any(b.kind is BindingKind.IMPORT and b.qualname in table for b in bindings))
 
 
 def _judge(run: Observation) -> Verdict:
@@ -125,11 +116,11 @@ class RemovedFunction(Rule):
     )
 
     def visit_Module(self, node: cst.Module) -> None:
-        self.aliases = imported_aliases(self.ctx, torch_api.REMOVED_FUNCTIONS)
+        self.aliases = self.ctx.imported_aliases(torch_api.REMOVED_FUNCTIONS)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        called = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        called = called_name(func)
         if called not in _NAMES and called not in self.aliases:
             return  # most calls: no need to resolve the name
         qualname = self.ctx.qualname(func)

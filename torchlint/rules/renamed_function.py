@@ -2,7 +2,7 @@
 functions torch renamed, which still run and warn on every call."""
 
 from torchlint.framework.api import (
-    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Verdict, cst, edits, torch_api,
+    NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Verdict, called_name, cst, edits, torch_api,
 )
 
 
@@ -101,7 +101,7 @@ class RenamedFunction(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        called = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        called = called_name(func)
         if called not in _OLD_NAMES:
             return  # most calls: no need to resolve the name
         qualname = self.ctx.qualname(node.func)
@@ -130,7 +130,7 @@ class RenamedFunction(Rule):
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
-        warning = run.warning("deprecated")
-        if warning is not None:
-            return Verdict(CONFIRMED, f"torch warned \"{warning['message']}\"")
+        confirmed = run.warned("deprecated")
+        if confirmed is not None:
+            return confirmed
         return Verdict(NOT_REPRODUCED, "torch gave no deprecation warning here")

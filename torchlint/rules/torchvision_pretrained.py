@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Optional
 
 from torchlint.framework.api import (
-    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, BindingKind, Edit, Fix, Observation, Rule, Verdict, cst,
-    edits, is_false, is_true, torchvision_weights,
+    NOT_REPRODUCED, Applicability, Bad, BindingKind, Edit, Fix, Observation, Rule, Verdict, cst, edits, is_false,
+    is_true, torchvision_weights,
 )
 
 _PREFIX = "torchvision.models."
@@ -213,9 +213,9 @@ class TorchvisionPretrained(Rule):
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
-        warning = run.warning("deprecated since 0.13")
-        if warning is not None:
-            return Verdict(CONFIRMED, f"torchvision warned \"{warning['message']}\"")
+        confirmed = run.warned("deprecated since 0.13", source="torchvision")
+        if confirmed is not None:
+            return confirmed
         return Verdict(NOT_REPRODUCED, "torchvision gave no deprecation warning here (not installed, or a version "
                                        "before 0.13 where the flag is current)")
 

@@ -3,7 +3,7 @@ when built; ``v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])`
 
 from __future__ import annotations
 
-from torchlint.framework.api import CONFIRMED, NOT_REPRODUCED, Bad, Observation, Rule, Verdict, cst
+from torchlint.framework.api import NOT_REPRODUCED, Bad, Observation, Rule, Verdict, cst, dotted, imported_module
 
 _QUALNAME = "torchvision.transforms.v2.ToTensor"
 _REPLACEMENT = "v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])"
@@ -78,11 +78,11 @@ class TorchvisionToTensor(Rule):
     )
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+        module = imported_module(node)
+        if module is None:
             return
-        module = _dotted(node.module)
         for alias in node.names:
-            if f"{module}.{_dotted(alias.name)}" == _QUALNAME:
+            if f"{module}.{dotted(alias.name)}" == _QUALNAME:
                 self.report(alias, name=alias.name)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
@@ -95,16 +95,9 @@ class TorchvisionToTensor(Rule):
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
-        warning = run.warning("ToTensor()")
-        if warning is not None:
-            return Verdict(CONFIRMED, f"torchvision warned \"{warning['message']}\"")
+        confirmed = run.warned("ToTensor()", source="torchvision")
+        if confirmed is not None:
+            return confirmed
         return Verdict(NOT_REPRODUCED, "torchvision gave no deprecation warning here (an import does not warn: "
                                        "building the transform does; torchvision may be missing or older)")
 
-
-def _dotted(node: cst.CSTNode) -> str:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return f"{_dotted(node.value)}.{node.attr.value}"
-    return ""

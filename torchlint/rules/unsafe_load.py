@@ -1,7 +1,8 @@
 """TL507 unsafe-load: ``torch.load(path)`` without ``weights_only=`` (TorchFix's TOR102)."""
 
 from torchlint.framework.api import (
-    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Verdict, cst, edits, positional_args,
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Verdict, called_name, cst, edits,
+    positional_args,
 )
 
 
@@ -99,7 +100,7 @@ class UnsafeLoad(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        called = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        called = called_name(func)
         if called != "load":
             return
         keywords = {arg.keyword.value for arg in node.args if arg.keyword is not None}
@@ -123,8 +124,8 @@ class UnsafeLoad(Rule):
             return Verdict(CONFIRMED, f"{raised['type']}: {raised['message']} -- this torch defaults to "
                                       "`weights_only=True` and refused the file; older torch would have unpickled "
                                       "it in full")
-        warning = run.warning("weights_only")
-        if warning is not None:
-            return Verdict(CONFIRMED, f"torch warned \"{warning['message']}\"")
+        confirmed = run.warned("weights_only")
+        if confirmed is not None:
+            return confirmed
         return Verdict(NOT_REPRODUCED, "the file loaded without a warning: this torch defaults to "
                                        "`weights_only=True`, and the file holds only what that allows")

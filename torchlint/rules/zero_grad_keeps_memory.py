@@ -4,7 +4,7 @@ TOR402)."""
 from typing import Optional
 
 from torchlint.framework.api import (
-    NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Verdict, cst, edits,
+    NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Verdict, called_name, cst, edits,
 )
 
 
@@ -93,7 +93,7 @@ class ZeroGradKeepsMemory(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        called = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        called = called_name(func)
         if called != "zero_grad":
             return
         argument = _set_to_none(node)

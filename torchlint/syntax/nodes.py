@@ -37,6 +37,14 @@ def dotted(node: cst.CSTNode) -> str:
     return ""
 
 
+def called_name(func: cst.BaseExpression) -> str:
+    """The last name of a call's function, ``f`` of ``f(..)`` and ``a.b.f(..)``; "" for
+    anything else.  Rules compare it with their names before resolving any import."""
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else ""
+
+
 def imported_module(node: cst.ImportFrom) -> Optional[str]:
     """The module of ``from torch.nn import init`` (None for a relative or star import)."""
     if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
