@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Optional
 
 from torchlint.syntax import cst
@@ -115,24 +116,35 @@ def _first_clause(text: str) -> str:
     return text[:match.start()].strip() if match else text.strip()
 
 
-def _entry(docstring: str, name: str) -> Optional[tuple[str, str]]:
-    """(stated type, description) of the parameter's entry, the description joined across
-    its continuation lines."""
-    lines = docstring.expandtabs().splitlines()
+@lru_cache(maxsize=1024)
+def _entry_patterns(name: str) -> tuple[re.Pattern, ...]:
+    """The patterns of a parameter's entry (the same names come back: `x`, `input`, `weight`)."""
     escaped = re.escape(name)
-    sphinx_type = None
-    for line in lines:
-        match = re.match(rf"^\s*:type\s+{escaped}\s*:\s*(.+)$", line)
-        if match:
-            sphinx_type = match.group(1).strip()
-    patterns = [
+    return (
+        # :type x: Tensor
+        re.compile(rf"^\s*:type\s+{escaped}\s*:\s*(.+)$"),
         # :param x: desc / :param Tensor x: desc
         re.compile(rf"^(?P<indent>\s*):param\s+(?:(?P<type>[\w.\[\], ]+?)\s+)?{escaped}\s*:\s*(?P<desc>.*)$"),
         # - x: desc / * x (Tensor): desc / x (Tensor): desc / x: desc (Google, after a section header)
-        re.compile(rf"^(?P<indent>\s*)(?:[-*]\s+)?`*{escaped}`*\s*(?:\((?P<type>[^()]*(?:\([^()]*\)[^()]*)*)\))?\s*:(?:\s+|$)(?P<desc>.*)$"),
+        re.compile(rf"^(?P<indent>\s*)(?:[-*]\s+)?`*{escaped}`*\s*(?:\((?P<type>[^()]*(?:\([^()]*\)[^()]*)*)\))?"
+                   rf"\s*:(?:\s+|$)(?P<desc>.*)$"),
         # numpy: x : Tensor
         re.compile(rf"^(?P<indent>\s*){escaped}\s+:\s*(?P<type>.+)$"),
-    ]
+    )
+
+
+def _entry(docstring: str, name: str) -> Optional[tuple[str, str]]:
+    """(stated type, description) of the parameter's entry, the description joined across
+    its continuation lines."""
+    if name not in docstring:
+        return None
+    lines = docstring.expandtabs().splitlines()
+    sphinx, *patterns = _entry_patterns(name)
+    sphinx_type = None
+    for line in lines:
+        match = sphinx.match(line)
+        if match:
+            sphinx_type = match.group(1).strip()
     in_section = False
     for number, line in enumerate(lines):
         if _SECTION.match(line):

@@ -47,6 +47,8 @@ class ModuleAnalysis:
         model = self.model
         for node in iter_nodes(self.module):
             node.parent = None
+        for node in model.unwalked_children:
+            node.parent = None
         for holder in (*model.scopes, *model.functions.values(), *model.classes.values()):
             for slot in type(holder).__slots__:
                 setattr(holder, slot, None)

@@ -260,6 +260,7 @@ class SemanticModel:
         self.classes: dict[int, ClassInfo] = {}
         self.functions: dict[int, FunctionInfo] = {}
         self.star_imports: list[tuple[str, int, cst.ImportFrom]] = []
+        self.unwalked_children: list[cst.CSTNode] = []  # linked to their parent all the same
         self.imports_torch = False
         # Names passed to `<something>.apply(fn)`: fn receives modules.
         self.applied_names: list[cst.Name] = []
@@ -681,6 +682,7 @@ class _Builder:
         outer = self.scope
         cls = outer.class_info if outer.kind is ScopeKind.CLASS else None
         function = FunctionInfo(node, outer, cls, self.model)
+        self._link(node.name, node)
         decorators = {_decorator_name(d.decorator) for d in node.decorators}
         if cls is not None:
             if "staticmethod" in decorators:
@@ -718,6 +720,7 @@ class _Builder:
     def _class_def(self, node: cst.ClassDef) -> None:
         info = ClassInfo(node, self.scope, self.model)
         self.model.classes[id(node)] = info
+        self._link(node.name, node)
         binding = self._bind(node.name.value, BindingKind.CLASS, node)
         binding.definition = info
         info.scope = self._open_scope(ScopeKind.CLASS, node, node.body)
@@ -773,8 +776,15 @@ class _Builder:
                 if isinstance(name, str):
                     self._record_attribute_assignment(func.value, name, node.args[1].value, (), None, node)
 
+    def _link(self, child: cst.CSTNode, node: cst.CSTNode) -> None:
+        """Link a child the walk does not enter (an import's alias, a definition's name),
+        which a finding's evidence may show, to its node."""
+        child.parent = node
+        self.model.unwalked_children.append(child)
+
     def _import(self, node: cst.Import) -> None:
         for alias in node.names:
+            self._link(alias, node)
             module = dotted(alias.name)
             if module.split(".")[0] == "torch":
                 self.model.imports_torch = True
@@ -797,6 +807,7 @@ class _Builder:
                 self.model.star_imports.append((full_module, self.seq, node))
             return
         for alias in node.names:
+            self._link(alias, node)
             imported = dotted(alias.name)
             local = imported
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
