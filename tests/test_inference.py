@@ -1089,6 +1089,46 @@ def test_a_test_folder_without_init_imports_the_package_from_the_project_root(tm
     assert tl203_rows() == [6]
 
 
+def test_a_helper_without_torch_is_known_by_the_torch_code_that_imports_it(tmp_path) -> None:
+    """A test helper that never imports torch: its parameter's `x.data.t_()` is a tensor's
+    only where a module of the package that imports torch takes the helper."""
+    from torchlint.analysis.project import Project
+    from torchlint.engine.files import lint_path
+
+    for folder in ("common", "data"):
+        (tmp_path / "test" / folder).mkdir(parents=True)
+        (tmp_path / "test" / folder / "__init__.py").write_text("")
+    helper = tmp_path / "test" / "common" / "helpers.py"
+    helper.write_text(textwrap.dedent("""
+        def verify(expected, numericalized, batch_first=False):
+            if batch_first:
+                numericalized.data.t_()
+            for i, row in enumerate(numericalized.t()):
+                for j, token in enumerate(row):
+                    assert token.data[0] == expected[i][j]
+    """).lstrip())
+    user = tmp_path / "test" / "data" / "test_field.py"
+    user.write_text(textwrap.dedent("""
+        from ..common.helpers import verify
+
+        def test_numericalize(field):
+            verify([[1]], field.numericalize([["a"]]))
+    """).lstrip())
+
+    def tl203_evidence() -> list[str]:
+        report = lint_path(str(helper), str(helper), RULES, Project())
+        assert report.internal_error is None, report.internal_error
+        return [e.message for d in report.diagnostics if d.code == "TL203" for e in d.evidence]
+
+    assert tl203_evidence() == []  # the importer does not import torch: nothing says tensor
+    user.write_text("import torch\n" + user.read_text())
+    evidence = tl203_evidence()
+    assert any("`verify` is a helper of torch code (`../data/test_field.py` imports torch and "
+               "`from ..common.helpers import verify`)" in message for message in evidence), evidence
+    user.write_text("import torch\n")
+    assert tl203_evidence() == []  # imports torch, but not the helper
+
+
 # --- aliasing, from torch_facts: what each case reports (`# <- CODE` marks the line) -------
 
 ALIASING = {

@@ -20,6 +20,7 @@ expressions give up (``None``) rather than recurse without bound.
 from __future__ import annotations
 
 import builtins
+import os
 import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, Iterable, Optional
@@ -723,10 +724,10 @@ class Inference:
 
     def _usage_value(self, binding: Binding) -> Optional[Value]:
         """Evidence from how a name is used: ``loss.backward()`` means ``loss`` is a tensor."""
-        if not self.uses_torch or binding.kind not in (
-            BindingKind.PARAM, BindingKind.ASSIGN, BindingKind.FOR, BindingKind.WITH
-        ):
+        if binding.kind not in (BindingKind.PARAM, BindingKind.ASSIGN, BindingKind.FOR, BindingKind.WITH):
             return None
+        if not self.uses_torch:
+            return self._helper_parameter(binding)
         for _seq, attribute, node in self.model.uses_of(binding):
             if attribute in TENSOR_USE_ATTRIBUTES:
                 value = tensor(Step(node, f"`{binding.name}` is used as a tensor: `{{code}}`"))
@@ -739,6 +740,12 @@ class Inference:
                                          f"(numpy's `view` takes a dtype)"))
             if attribute in MODULE_USE_ATTRIBUTES:
                 return Value(Kind.MODULE, (Step(node, f"`{binding.name}` is used as a torch.nn module: `{{code}}`"),))
+            if attribute == "data" and not torch_api.is_field_owner(binding.name):
+                used = self.model.parent(node)
+                if isinstance(used, cst.Attribute) and used.value is node \
+                        and used.attr.value in torch_api.DATA_TENSOR_USES:
+                    return tensor(Step(used, f"`{binding.name}` is used as a tensor: `{{code}}` is a tensor's, "
+                                             f"and `{binding.name}.data` has it"))
         total = self._backpropagated_total(binding)
         if total is not None:
             added, backward = total
@@ -751,6 +758,32 @@ class Inference:
             # `L = -elbo(x)`, `J = L + U`, `J.backward()`, then `L.data[0]`: a number has no `.data`.
             operation, backward = operand
             return tensor(operation, scalar=True, scalar_why=backward).in_graph(True)
+        return None
+
+    def _helper_parameter(self, binding: Binding) -> Optional[Value]:
+        """A parameter of a function of a file without torch (a test helper) that a module
+        of the package importing torch takes, used as ``x.data.t_()``: only a tensor's
+        ``.data`` has that method."""
+        function = binding.definition
+        if binding.kind is not BindingKind.PARAM or not isinstance(function, FunctionInfo) \
+                or function.kind != "function" or function.scope is None \
+                or function.scope.parent is not self.model.module_scope \
+                or self.project is None or self.model.analysis is None or torch_api.is_field_owner(binding.name):
+            return None
+        for _seq, attribute, node in binding.scope.attribute_uses.get(binding.name, ()):
+            used = self.model.parent(node) if attribute == "data" else None
+            if not isinstance(used, cst.Attribute) or used.value is not node \
+                    or used.attr.value not in torch_api.TENSOR_ONLY_USES \
+                    or not any(b is binding for b in self.model.resolve(node.value)):
+                continue
+            found = self.project.torch_importer(self.model.analysis.file_path, function.name, self._consumer)
+            if found is None:
+                return None
+            importer, statement = found
+            shown = os.path.relpath(importer, os.path.dirname(self.model.analysis.file_path)).replace(os.sep, "/")
+            return tensor(Step(used, f"`{binding.name}` is used as a tensor: `{{code}}` is a tensor's, and "
+                                     f"`{binding.name}.data` has it; `{function.name}` is a helper of torch code "
+                                     f"(`{shown}` imports torch and `{statement}`)"))
         return None
 
     def _passed_to_torch(self, binding: Binding) -> Optional[Step]:
@@ -826,18 +859,17 @@ class Inference:
         """``loss = nll + kl`` (this binding is ``kl``), then ``loss.backward()`` without a
         gradient: an elementwise result has as many dimensions as its largest operand, so
         a 0-dim result has 0-dim operands.  The steps: the operation, and the call."""
-        if binding.kind not in (BindingKind.ASSIGN, BindingKind.AUGASSIGN):
+        if binding.kind not in (BindingKind.ASSIGN, BindingKind.AUGASSIGN) or not self._mentions_backward():
             return None
         for _seq, load in binding.scope.loads.get(binding.name, ()):
-            if not any(b is binding for b in self.model.resolve(load)):
-                continue
             expression: cst.CSTNode = load
             parent = self.model.parent(load)
             while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)) and not (
                     isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.MatrixMultiply)):
                 expression, parent = parent, self.model.parent(parent)
             if expression is load or not isinstance(parent, cst.Assign) or parent.value is not expression \
-                    or len(parent.targets) != 1 or not isinstance(parent.targets[0].target, cst.Name):
+                    or len(parent.targets) != 1 or not isinstance(parent.targets[0].target, cst.Name) \
+                    or not any(b is binding for b in self.model.resolve(load)):
                 continue
             target = parent.targets[0].target
             result = next((b for b in binding.scope.bindings.get(target.value, ()) if b.node is target), None)

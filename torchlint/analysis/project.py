@@ -286,6 +286,34 @@ class Project:
                         f"(`{statement.text}`){through(importer)}, and may use `{name}` through it")
         return possible[0] if possible else None
 
+    def torch_importer(self, path: Path, name: str, consumer: Optional[Path] = None) -> Optional[tuple[Path, str]]:
+        """A module of the package tree of ``path`` that imports torch and takes the
+        module-level ``name`` from the module at ``path`` (``from ..common.helpers import
+        verify``), with the statement that takes it; None when no such module is seen.
+        ``consumer``'s findings then depend on every file of the tree and its listing."""
+        path = Path(os.path.abspath(path))
+        if path.suffix != ".py":
+            return None
+        folder = package_tree(path)
+        # Tests often sit in packages under a plain folder (`test/common/`, `test/data/`) and
+        # import each other with `from ..common import ..`: look from that folder.
+        for folder in (folder, folder.parent) if os.path.isfile(folder / "__init__.py") else (folder,):
+            tree = self._trees.get(folder)
+            if tree is None:
+                tree = self._trees[folder] = _Tree(folder)
+            if consumer is not None:
+                self._scanned[consumer].add(folder)
+            for other in tree.mentioning(name):
+                if other == path or "torch" not in tree.words[other]:
+                    continue
+                statements = tree.imports(other)
+                if not any(not s.relative and s.module.split(".")[0] == "torch" for s in statements):
+                    continue
+                for statement in statements:
+                    if statement.name == name and str(path) in self._import_candidates(other, statement):
+                        return other, statement.text
+        return None
+
     def _import_candidates(self, importer: Path, statement: Import) -> set[str]:
         """The files the module of ``statement`` in ``importer`` may be taken from: under
         the file's package root for a relative import, else under any of its roots."""

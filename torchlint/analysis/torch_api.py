@@ -10,6 +10,7 @@ written out below is how calls use them, and what no generator can tell.
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 from torchlint.syntax import cst
@@ -148,6 +149,23 @@ MODULE_TENSOR_ATTRIBUTES = frozenset({
     "cls_token", "weight_orig", "weight_g", "weight_v",
 })
 _RNN_PARAMETER_PREFIXES = ("weight_ih_l", "weight_hh_l", "bias_ih_l", "bias_hh_l", "weight_hr_l")
+
+
+# Methods and properties that mark `x.data` as a tensor: those only tensors have (no numpy
+# array, as a CIFAR dataset's `.data` is, nor the memoryview of `ndarray.data`, nor a builtin
+# has them), and the conversions `cpu`, `cuda`, `float`... that nn.Module also has, which has
+# no `.data`.
+TENSOR_ONLY_USES = torch_facts.methods(tensor_only=True) | torch_facts.properties(tensor_only=True)
+DATA_TENSOR_USES = TENSOR_ONLY_USES | {"cpu", "cuda", "double", "float", "half"}
+# Objects whose `.data` is a field of their own, named the way such objects usually are.
+_FIELD_OWNER = re.compile(
+    r"(?i)(data_?set|trainset|testset|valset|loader|packed|response|args|config|cfg|options|opts)$"
+)
+
+
+def is_field_owner(name: str) -> bool:
+    """``args``, ``config``, ``train_loader``: named the way objects with a ``.data`` field of their own are."""
+    return _FIELD_OWNER.search(name) is not None
 
 
 def is_module_tensor_attribute(name: str) -> bool:

@@ -76,20 +76,9 @@ _METADATA = frozenset({"shape", "dtype", "device", "is_cuda", "ndim", "size", "d
                        "nelement", "ndimension", "requires_grad", "layout"})
 
 
-# Methods and properties that mark `x.data` as a tensor: those only tensors have (torch_facts:
-# no numpy array, as a CIFAR dataset's `.data` is, nor the memoryview of `ndarray.data`, nor a
-# builtin has them), and the conversions `cpu`, `cuda`, `float`... that nn.Module also has,
-# which has no `.data`.
-_TENSOR_USE_METHODS = torch_facts.methods(tensor_only=True) | torch_facts.properties(tensor_only=True) | {
-    "cpu", "cuda", "double", "float", "half",
-}
 # Tensor-only methods that return a tensor, whose names user classes are unlikely to have.
 _TENSOR_MAKING_METHODS = frozenset({"detach", "contiguous", "unsqueeze", "index_select", "type_as", "expand_as",
                                     "view_as", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"})
-# Objects whose `.data` is a field of their own, named the way such objects usually are.
-_FIELD_OWNER = re.compile(
-    r"(?i)(data_?set|trainset|testset|valset|loader|packed|response|args|config|cfg|options|opts)$"
-)
 
 
 def base_evidence(ctx: "FileContext", node: cst.Attribute) -> Optional[Value]:
@@ -125,7 +114,7 @@ def base_evidence(ctx: "FileContext", node: cst.Attribute) -> Optional[Value]:
 def _field_owner(node: cst.BaseExpression) -> bool:
     """``args``, ``self.config``, ``train_loader``: named the way objects with fields of their own are."""
     owner = node.attr.value if isinstance(node, cst.Attribute) else getattr(node, "value", "")
-    return isinstance(owner, str) and _FIELD_OWNER.search(owner) is not None
+    return isinstance(owner, str) and torch_api.is_field_owner(owner)
 
 
 def _use_evidence(ctx: "FileContext", node: cst.Attribute, elsewhere: str) -> Optional[Value]:
@@ -167,7 +156,7 @@ def _used_as_tensor(ctx: "FileContext", node: cst.Attribute) -> Optional[tuple[c
     the step (``{code}`` for that node)."""
     parent = ctx.parent(node)
     if isinstance(parent, cst.Attribute) and parent.value is node:
-        if parent.attr.value in _TENSOR_USE_METHODS or _view_with_sizes(ctx, parent):
+        if parent.attr.value in torch_api.DATA_TENSOR_USES or _view_with_sizes(ctx, parent):
             return parent, f"`{{code}}` uses `{ctx.snippet(node)}` as a tensor"
         return None
     if isinstance(parent, cst.Element) and parent.value is node and not _packs_sequences(ctx):
