@@ -68,8 +68,7 @@ def test_importing_the_table_imports_no_torch() -> None:
 def test_hand_picked_tensor_uses_are_tensor_only() -> None:
     """The uses taken as evidence of a tensor are picked by hand, but each must be one that
     no numpy array, memoryview, nn.Module, optimizer or builtin has (torch_facts.tensor_only)."""
-    from torchlint.analysis import semantic
-    from torchlint.framework import data_attribute
+    from torchlint.analysis import semantic, torch_api
 
     def tensor_only(name: str) -> bool:
         fact = torch_facts.method(name)
@@ -82,4 +81,5 @@ def test_hand_picked_tensor_uses_are_tensor_only() -> None:
         "item", "size", "view", "data"}
     # `x.data.cpu()`: nn.Module has cpu/cuda/float/double/half too, but a Module has no `.data`.
     shared_with_modules = {"cpu", "cuda", "float", "double", "half"}
-    assert all(tensor_only(name) for name in data_attribute._TENSOR_USE_METHODS - shared_with_modules)
+    assert torch_api.DATA_TENSOR_USES - torch_api.TENSOR_ONLY_USES == shared_with_modules
+    assert all(tensor_only(name) for name in torch_api.TENSOR_ONLY_USES)
