@@ -60,6 +60,7 @@ from torchlint.syntax.source import LineIndex  # noqa: E402
 from torchlint.syntax.walk import walk  # noqa: E402
 from torchlint.analysis.module_analysis import ModuleAnalysis  # noqa: E402
 from torchlint.analysis.project import Project  # noqa: E402
+from torchlint.analysis import torch_api  # noqa: E402
 from torchlint.analysis.semantic import BindingKind  # noqa: E402
 from torchlint.framework.context import FileContext  # noqa: E402
 from torchlint.framework.data_attribute import DataUse, data_access  # noqa: E402
@@ -85,7 +86,7 @@ CORPORA = {
     "scripts": SCRIPTS + MODERN_SCRIPTS,
 }
 # Where the other families are counted for recall too (labelled by reading every line).
-FAMILY_RECALL_RULES = ("TL205", "TL206", "TL207", "TL208", "TL209", "TL301", "TL302", "TL303", "TL304", "TL305", "TL401", "TL402", "TL403", "TL404")
+FAMILY_RECALL_RULES = ("TL205", "TL206", "TL207", "TL208", "TL209", "TL210", "TL301", "TL302", "TL303", "TL304", "TL305", "TL401", "TL402", "TL403", "TL404")
 ALIAS_SOURCES = (".detach()", ".numpy()", "from_numpy(", ".view(", ".view_as(", ".reshape(", ".t()", ".transpose(",
                  ".permute(", ".expand(", ".squeeze(", ".unsqueeze(", ".narrow(", ".select(", ".data")
 
@@ -191,6 +192,12 @@ def _candidates_in(path: Path, root: Path, project: Project) -> list[dict]:
                 found.append((node, "TL402", ""))
             elif method == "detach_":
                 found.append((node, "TL302", ""))
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                and node.func.attr.value in torch_api.SCALAR_FIRST_OVERLOADS and not any(a.star for a in node.args):
+            method = dotted(node.func.value) != "torch"
+            positional = sum(1 for a in node.args if a.keyword is None)
+            if any(len(s) - method == positional for s in torch_api.SCALAR_FIRST_OVERLOADS[node.func.attr.value]):
+                found.append((node, "TL210", ""))
         if isinstance(node, cst.Call) and dotted(node.func) == "torch.tensor" and node.args and \
                 node.args[0].keyword is None and not _literal(node.args[0].value):
             found.append((node, "TL403", ""))

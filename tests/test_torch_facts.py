@@ -83,3 +83,28 @@ def test_hand_picked_tensor_uses_are_tensor_only() -> None:
     shared_with_modules = {"cpu", "cuda", "float", "double", "half"}
     assert torch_api.DATA_TENSOR_USES - torch_api.TENSOR_ONLY_USES == shared_with_modules
     assert all(tensor_only(name) for name in torch_api.TENSOR_ONLY_USES)
+
+
+def test_scalar_first_overloads_are_the_ones_torch_deprecates() -> None:
+    """TL210's table is torch's own list of deprecated signatures (shipped with torch in
+    torchgen), with the positional parameters in their order."""
+    import importlib.util
+    import re
+    from pathlib import Path
+
+    from torchlint.analysis import torch_api
+
+    spec = importlib.util.find_spec("torchgen")
+    if spec is None or spec.origin is None:
+        pytest.skip("torchgen (shipped with torch) is not installed")
+    listing = Path(spec.origin).parent / "packaged" / "autograd" / "deprecated.yaml"
+    deprecated = set()
+    for name, parameters in re.findall(r"^- name: (\w+)\((.*?)\) ->", listing.read_text(), re.MULTILINE):
+        positional = parameters.split(", *")[0].split(", ")
+        deprecated.add((name, tuple(parameter.split()[-1] for parameter in positional)))
+    ours = {(name, signature) for name, signatures in torch_api.SCALAR_FIRST_OVERLOADS.items()
+            for signature in signatures}
+    assert ours == deprecated
+    assert {p for _, signature in ours for p in signature if p not in ("self",)} - {
+        "other", "tensor1", "tensor2", "mat1", "mat2", "mat", "vec", "vec1", "vec2", "batch1", "batch2"
+    } == torch_api.SCALAR_PARAMETERS

@@ -168,6 +168,24 @@ def is_field_owner(name: str) -> bool:
     return _FIELD_OWNER.search(name) is not None
 
 
+# The overloads that take the scalar multiplier first, deprecated in PyTorch 1.5, as torch
+# lists them in torchgen/packaged/autograd/deprecated.yaml (tests/test_torch_facts.py reads
+# it): the positional parameters of the function form; the method form drops `self`.
+# Today's signatures take the scalars (SCALAR_PARAMETERS) by keyword only.
+_ADD = (("self", "alpha", "other"),)
+_ADDC = (("self", "value", "tensor1", "tensor2"),)
+SCALAR_FIRST_OVERLOADS = {
+    **{name: _ADD for name in ("add", "add_", "sub", "sub_")},
+    **{name: _ADDC for name in ("addcmul", "addcmul_", "addcdiv", "addcdiv_")},
+    **{name: (("beta", "self", "alpha", first, second), ("beta", "self", first, second))
+       for names, (first, second) in (
+           (("addmm", "addmm_", "sspaddmm"), ("mat1", "mat2")), (("addmv", "addmv_"), ("mat", "vec")),
+           (("addr", "addr_"), ("vec1", "vec2")), (("addbmm", "addbmm_", "baddbmm", "baddbmm_"), ("batch1", "batch2")))
+       for name in names},
+}
+SCALAR_PARAMETERS = frozenset({"alpha", "beta", "value"})
+
+
 def is_module_tensor_attribute(name: str) -> bool:
     return name in MODULE_TENSOR_ATTRIBUTES or name.startswith(_RNN_PARAMETER_PREFIXES)
 

@@ -36,6 +36,7 @@ RULES = {info.code: info for info in (
     RuleInfo("TL207", "renamed-function", Applicability.SAFE, True),
     RuleInfo("TL208", "legacy-reduction", Applicability.SAFE, True),
     RuleInfo("TL209", "implicit-softmax-dim", Applicability.SAFE, True),
+    RuleInfo("TL210", "scalar-first-overload", Applicability.SAFE, True),
     RuleInfo("TL301", "detach-inplace", Applicability.UNSAFE, True),
     RuleInfo("TL302", "detach-inplace-method", Applicability.UNSAFE, True),
     RuleInfo("TL303", "view-inplace", Applicability.UNSAFE, True),

@@ -69,6 +69,11 @@ class Observation:
         warning = self.warning(fragment)
         return Verdict(CONFIRMED, f"{source} warned \"{warning['message']}\"") if warning is not None else None
 
+    def warned_or(self, fragment: str, otherwise: str, source: str = "torch") -> "Verdict":
+        """The verdict of a rule whose only signature is a warning: CONFIRMED as ``warned``
+        says, else NOT_REPRODUCED, saying ``otherwise``."""
+        return self.warned(fragment, source) or Verdict(NOT_REPRODUCED, otherwise)
+
 
 def where(position: Optional[SourcePosition]) -> str:
     """``line N``, or "torch code" when the event happened outside the user's files."""

@@ -5,7 +5,7 @@ another (TorchFix's TOR101 and TOR103)."""
 from typing import Optional
 
 from torchlint.framework.api import (
-    NOT_REPRODUCED, Applicability, Bad, BindingKind, Edit, Fix, Observation, Rule, Verdict, called_name, cst, edits,
+    Applicability, Bad, BindingKind, Edit, Fix, Observation, Rule, Verdict, called_name, cst, edits,
     imported_module, is_false, is_true, iter_nodes, torch_api,
 )
 
@@ -373,11 +373,11 @@ class DeprecatedFunction(Rule):
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
-        confirmed = run.warned("deprecated")
-        if confirmed is not None:
-            return confirmed
-        return Verdict(NOT_REPRODUCED, "torch gave no deprecation warning here (`torch.norm`, `torch.svd`, "
-                                       "`torch.ger` and `nn.Upsampling*2d` are deprecated in the documentation only)")
+        return run.warned_or(
+            "deprecated",
+            "torch gave no deprecation warning here (`torch.norm`, `torch.svd`, "
+            "`torch.ger` and `nn.Upsampling*2d` are deprecated in the documentation only)",
+        )
 
 
 class DeprecatedImport(Rule):

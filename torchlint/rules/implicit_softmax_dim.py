@@ -4,7 +4,7 @@ guesses the dimension from the input's number of dimensions, and warns."""
 from typing import Optional
 
 from torchlint.framework.api import (
-    NOT_REPRODUCED, Applicability, Bad, Fix, Kind, Observation, Rule, Verdict, called_name, cst, edits, torch_api,
+    Applicability, Bad, Fix, Kind, Observation, Rule, Verdict, called_name, cst, edits, torch_api,
 )
 
 _NAMES = frozenset(qualname.rsplit(".", 1)[1] for qualname in torch_api.IMPLICIT_DIM_SOFTMAX)
@@ -134,11 +134,11 @@ class ImplicitSoftmaxDim(Rule):
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
-        confirmed = run.warned("Implicit dimension choice")
-        if confirmed is not None:
-            return confirmed
-        return Verdict(NOT_REPRODUCED, "torch gave no implicit-dimension warning on this line (a module built "
-                                       "without `dim` warns where it is called, not where it is built)")
+        return run.warned_or(
+            "Implicit dimension choice",
+            "torch gave no implicit-dimension warning on this line (a module built "
+            "without `dim` warns where it is called, not where it is built)",
+        )
 
 
 def _dim_argument(call: cst.Call, position: int) -> Optional[cst.Arg]:

@@ -3,7 +3,7 @@
 from typing import Optional
 
 from torchlint.framework.api import (
-    NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Verdict, cst, edits, torch_api,
+    Applicability, Bad, Fix, Observation, Rule, Verdict, cst, edits, torch_api,
 )
 
 _LEGACY = ("size_average", "reduce")
@@ -120,10 +120,7 @@ class LegacyReduction(Rule):
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
-        confirmed = run.warned("size_average and reduce")
-        if confirmed is not None:
-            return confirmed
-        return Verdict(NOT_REPRODUCED, "torch gave no `size_average`/`reduce` warning here")
+        return run.warned_or("size_average and reduce", "torch gave no `size_average`/`reduce` warning here")
 
 
 def _reduction(legacy: list[cst.Arg], names: list[str]) -> Optional[str]:

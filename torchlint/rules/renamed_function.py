@@ -2,7 +2,7 @@
 functions torch renamed, which still run and warn on every call."""
 
 from torchlint.framework.api import (
-    NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Verdict, called_name, cst, edits, torch_api,
+    Applicability, Bad, Fix, Observation, Rule, Verdict, called_name, cst, edits, torch_api,
 )
 
 
@@ -130,7 +130,4 @@ class RenamedFunction(Rule):
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
-        confirmed = run.warned("deprecated")
-        if confirmed is not None:
-            return confirmed
-        return Verdict(NOT_REPRODUCED, "torch gave no deprecation warning here")
+        return run.warned_or("deprecated", "torch gave no deprecation warning here")

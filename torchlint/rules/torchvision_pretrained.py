@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Optional
 
 from torchlint.framework.api import (
-    NOT_REPRODUCED, Applicability, Bad, BindingKind, Edit, Fix, Observation, Rule, Verdict, cst, edits, is_false,
+    Applicability, Bad, BindingKind, Edit, Fix, Observation, Rule, Verdict, cst, edits, is_false,
     is_true, torchvision_weights,
 )
 
@@ -213,11 +213,12 @@ class TorchvisionPretrained(Rule):
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
-        confirmed = run.warned("deprecated since 0.13", source="torchvision")
-        if confirmed is not None:
-            return confirmed
-        return Verdict(NOT_REPRODUCED, "torchvision gave no deprecation warning here (not installed, or a version "
-                                       "before 0.13 where the flag is current)")
+        return run.warned_or(
+            "deprecated since 0.13",
+            "torchvision gave no deprecation warning here (not installed, or a version "
+            "before 0.13 where the flag is current)",
+            source="torchvision",
+        )
 
 
 def _argument(call: cst.Call, name: str, position: int) -> Optional[cst.Arg]:

@@ -3,7 +3,7 @@ when built; ``v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])`
 
 from __future__ import annotations
 
-from torchlint.framework.api import NOT_REPRODUCED, Bad, Observation, Rule, Verdict, cst, dotted, imported_module
+from torchlint.framework.api import Bad, Observation, Rule, Verdict, cst, dotted, imported_module
 
 _QUALNAME = "torchvision.transforms.v2.ToTensor"
 _REPLACEMENT = "v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])"
@@ -95,9 +95,10 @@ class TorchvisionToTensor(Rule):
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
-        confirmed = run.warned("ToTensor()", source="torchvision")
-        if confirmed is not None:
-            return confirmed
-        return Verdict(NOT_REPRODUCED, "torchvision gave no deprecation warning here (an import does not warn: "
-                                       "building the transform does; torchvision may be missing or older)")
+        return run.warned_or(
+            "ToTensor()",
+            "torchvision gave no deprecation warning here (an import does not warn: "
+            "building the transform does; torchvision may be missing or older)",
+            source="torchvision",
+        )
 
