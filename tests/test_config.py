@@ -149,3 +149,58 @@ def test_unknown_selector_on_the_command_line(project) -> None:
     result = project.run("check", "--ignore", "TL1O1")  # letter O, not zero
     assert result.returncode == 2
     assert "unknown rule selector 'TL1O1'" in result.stderr
+
+
+# --- target-torch --------------------------------------------------------------------
+
+OLD_OPTIMIZER = """
+    import torch
+
+    def step(p, g, path):
+        p.add_(-0.1, g)
+        return torch.load(path)
+"""
+
+
+def test_target_torch_leaves_out_findings_of_later_releases(project) -> None:
+    """TL210 holds from torch 1.5 (the overload was deprecated there); TL507 on every release."""
+    project.write("opt.py", OLD_OPTIMIZER)
+    assert codes(project.findings("--select", "ALL")) == ["TL210", "TL507"]
+    assert codes(project.findings("--select", "ALL", "--target-torch", "1.4")) == ["TL507"]
+    assert codes(project.findings("--select", "ALL", "--target-torch", "1.5")) == ["TL210", "TL507"]
+    project.write("pyproject.toml", '[tool.torchlint]\ntarget-torch = "1.4.1"\n')
+    assert codes(project.findings("--select", "ALL")) == ["TL507"]
+    assert codes(project.findings("--select", "ALL", "--target-torch", "2.4")) == ["TL210", "TL507"]  # CLI wins
+
+
+def test_target_torch_only_shows_fixes_that_need_a_later_release(project) -> None:
+    """`weights_only=` came in torch 1.13: on 1.10 TL507's fix is shown, never written."""
+    path = project.write("opt.py", OLD_OPTIMIZER)
+    listed = project.run("check", "--select", "TL507", "--target-torch", "1.10", "--output-format", "json").json()
+    assert [item["fix"]["applicability"] for item in listed] == ["display-only"]
+    assert "needs torch 1.13, newer than `target-torch`" in listed[0]["fix"]["message"]
+    result = project.run("check", "--select", "ALL", "--target-torch", "1.10", "--fix", "--unsafe-fixes")
+    assert result.returncode == 1, result.stderr
+    assert "weights_only" not in path.read_text() and "p.add_(g, alpha=-0.1)" in path.read_text()
+    project.run("check", "--select", "ALL", "--target-torch", "2.4", "--fix", "--unsafe-fixes")
+    assert "torch.load(path, weights_only=True)" in path.read_text()
+
+
+def test_target_torch_is_part_of_what_the_cache_remembers(project) -> None:
+    project.write("opt.py", OLD_OPTIMIZER)
+    cache = ["--cache-dir", str(project.root / ".cache"), "--select", "ALL", "--output-format", "json"]
+    assert [item["fix"]["applicability"] for item in project.run("check", *cache).json()
+            if item["code"] == "TL507"] == ["unsafe"]
+    assert [item["fix"]["applicability"] for item in project.run("check", *cache, "--target-torch", "1.10").json()
+            if item["code"] == "TL507"] == ["display-only"]
+    assert [item["fix"]["applicability"] for item in project.run("check", *cache).json()
+            if item["code"] == "TL507"] == ["unsafe"]
+
+
+@pytest.mark.parametrize("value", ['"two"', "2.4", '"2"', '"v2.4"'])
+def test_a_target_torch_that_is_not_a_release_is_an_error(project, value) -> None:
+    project.write("opt.py", OLD_OPTIMIZER)
+    project.write("pyproject.toml", f"[tool.torchlint]\ntarget-torch = {value}\n")
+    result = project.run("check")
+    assert result.returncode == 2
+    assert "[tool.torchlint]: `target-torch` must be a torch release such as" in result.stderr

@@ -87,3 +87,17 @@ def test_documentation_includes_examples(rule) -> None:
     for example in rule.bad:
         if example.fixed is not None:
             assert f"```python\n{example.fixed_source}```" in text
+
+
+def test_torch_releases_of_rules_are_releases() -> None:
+    """`since` and `fix_since` are what `target-torch` compares: each must parse, and a fix
+    needing a later release than the finding holds from would never be applied where it
+    first matters (say so with `fix_since` only when it is the later one)."""
+    from torchlint.engine.config import torch_version
+
+    for rule in all_rules().values():
+        for release in (rule.since, rule.fix_since):
+            if release is not None:
+                torch_version(release)
+        if rule.since is not None and rule.fix_since is not None:
+            assert torch_version(rule.fix_since) > torch_version(rule.since), rule.code

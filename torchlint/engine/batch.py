@@ -38,6 +38,7 @@ class Job:
     codes: tuple[str, ...]  # the rules that run on this file
     roots: tuple[Path, ...]  # where its imports are looked up (part of the cache key)
     parser: str = "auto"  # parsing.py; the same for every job of a run
+    held: tuple[str, ...] = ()  # rules whose fixes are only shown (``Settings.held_fixes``)
 
     @property
     def filename(self) -> str:
@@ -48,7 +49,8 @@ class Job:
         """The cache key of this file when its bytes are ``data``."""
         from torchlint.analysis.project import content_digest
 
-        return entry_key(self.path, self.display, self.codes, self.roots, content_digest(data), self.parser)
+        return entry_key(self.path, self.display, self.codes, self.roots, content_digest(data), self.parser,
+                         self.held)
 
 
 @dataclass(frozen=True)
@@ -115,7 +117,7 @@ def write_fixes(jobs: list[Job], results: list[Result]) -> None:
     names it takes from there), whatever order the workers finished in.  A file that
     cannot be written keeps its original text and findings, and says why."""
     from torchlint.engine.files import lint_bytes
-    from torchlint.engine.fixer import WriteError, write_fixed
+    from torchlint.engine.fixer import WriteError, hold_fixes, write_fixed
 
     for index, (job, (report, outcome)) in enumerate(zip(jobs, results)):
         if outcome is None or not outcome.changed or outcome.error:
@@ -129,8 +131,8 @@ def write_fixes(jobs: list[Job], results: list[Result]) -> None:
             outcome.error = str(error)
             outcome.fixed.clear()
             outcome.text = outcome.source.text
-            outcome.report = lint_bytes(outcome.source.data, job.display, rule_classes(job.codes), job.path,
-                                        _new_project(job.parser))
+            outcome.report = hold_fixes(lint_bytes(outcome.source.data, job.display, rule_classes(job.codes),
+                                                   job.path, _new_project(job.parser)), job.held)
             outcome.report.filename = job.filename
             results[index] = (outcome.report, outcome)
 
@@ -162,7 +164,7 @@ def lint_job(job: Job, fix: Optional[FixMode], cache_folder: Optional[Path],
     The report keeps the file's whole source only with ``keep_source``."""
     from torchlint.engine.config import rule_classes
     from torchlint.engine.files import lint_bytes
-    from torchlint.engine.fixer import fix_source
+    from torchlint.engine.fixer import fix_source, hold_fixes
     from torchlint.engine.notebook import fix_notebook, is_notebook
 
     project = project if project is not None else _new_project(job.parser)
@@ -171,11 +173,11 @@ def lint_job(job: Job, fix: Optional[FixMode], cache_folder: Optional[Path],
     try:
         data = data if data is not None else read_bytes(str(job.path))
         if fix is None:
-            report = lint_bytes(data, job.display, rules, job.path, project)
+            report = hold_fixes(lint_bytes(data, job.display, rules, job.path, project), job.held)
         elif is_notebook(job.path):
-            outcome = fix_notebook(data, job.display, rules, fix.allowed, job.path, project)
+            outcome = fix_notebook(data, job.display, rules, fix.allowed, job.path, project, job.held)
         else:
-            outcome = fix_source(decode(data), job.display, rules, fix.allowed, job.path, project)
+            outcome = fix_source(decode(data), job.display, rules, fix.allowed, job.path, project, job.held)
     except UnreadableSource as error:
         return FileReport(job.display, [unlintable(job.display, error.reason, error.row, error.column)],
                           filename=job.filename), None
@@ -217,7 +219,7 @@ def jobs_for(candidates, parser: str = "auto") -> list[Job]:
     looked up where its project's are."""
     roots = _new_project(parser)  # only to say where each file's imports are looked up
     return [Job(candidate.path, candidate.display, candidate.settings.codes_for(candidate.path),
-                roots.roots_for(candidate.path), parser)
+                roots.roots_for(candidate.path), parser, candidate.settings.held_fixes(candidate.path))
             for candidate in candidates]
 
 

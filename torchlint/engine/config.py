@@ -40,7 +40,7 @@ DEFAULT_EXCLUDE = (
 
 KNOWN_KEYS = (
     "select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
-    "force-exclude", "respect-gitignore",
+    "force-exclude", "respect-gitignore", "target-torch",
 )
 
 
@@ -60,6 +60,7 @@ class Options:
     extend_exclude: tuple[str, ...] = ()
     force_exclude: Optional[bool] = None
     respect_gitignore: Optional[bool] = None
+    target_torch: Optional[str] = None  # "2.4": the torch release the project runs on
     source: str = "the command line"
 
 
@@ -180,6 +181,18 @@ def _bool(table: dict, key: str, source: str) -> Optional[bool]:
     return value
 
 
+_VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?(?:[a-z+].*)?$")
+
+
+def torch_version(text: str, source: str = "the command line") -> tuple[int, int, int]:
+    """``"2.4"``, ``"1.12.1"``, ``"2.4.0+cpu"`` as a comparable (major, minor, patch)."""
+    match = _VERSION.match(text.strip()) if isinstance(text, str) else None
+    if match is None:
+        raise ConfigError(f"{source}: `target-torch` must be a torch release such as \"2.4\" or \"1.13.1\", "
+                          f"got {text!r}")
+    return int(match.group(1)), int(match.group(2)), int(match.group(3) or 0)
+
+
 def options_from_table(table: dict[str, Any], source: str) -> Options:
     unknown = sorted(set(table) - set(KNOWN_KEYS))
     if unknown:
@@ -207,6 +220,7 @@ def options_from_table(table: dict[str, Any], source: str) -> Options:
         extend_exclude=_string_list(table, "extend-exclude", source) or (),
         force_exclude=_bool(table, "force-exclude", source),
         respect_gitignore=_bool(table, "respect-gitignore", source),
+        target_torch=table.get("target-torch"),
         source=source,
     )
     validate(options)
@@ -220,6 +234,8 @@ def validate(options: Options) -> None:
     for pattern, codes in options.per_file_ignores or ():
         for code in codes:
             resolve_selector(code, f"{options.source}: per-file-ignores {pattern!r}")
+    if options.target_torch is not None:
+        torch_version(options.target_torch, options.source)
 
 
 def load_options(path: Path, *, required: bool) -> Options:
@@ -247,6 +263,7 @@ class Settings:
     per_file_ignores: list[tuple[str, pathspec.PathSpec, frozenset[str]]] = field(default_factory=list)
     force_exclude: bool = False
     respect_gitignore: bool = True
+    target_torch: Optional[tuple[int, int, int]] = None
 
     def relative(self, path: Path, anchor: Optional[Path] = None) -> str:
         """``path`` relative to the root (or to ``anchor`` when it is outside the root),
@@ -276,7 +293,18 @@ class Settings:
             for _pattern, spec, ignored in self.per_file_ignores:
                 if spec.match_file(relative):
                     codes -= ignored
+        if self.target_torch is not None:
+            # Findings that hold only from a later release than the project runs on.
+            codes = {code for code in codes if not self._after_target(RULES[code].since)}
         return tuple(sorted(codes))
+
+    def held_fixes(self, path: Optional[Path]) -> tuple[str, ...]:
+        """The rules of ``path`` whose fixes write what the target torch does not have:
+        their fixes are only shown."""
+        return tuple(code for code in self.codes_for(path) if self._after_target(RULES[code].fix_since))
+
+    def _after_target(self, release: Optional[str]) -> bool:
+        return release is not None and self.target_torch is not None and torch_version(release) > self.target_torch
 
     def rules_for(self, path: Optional[Path]) -> list[type[Rule]]:
         return rule_classes(self.codes_for(path))
@@ -289,7 +317,10 @@ def build_settings(root: Path, config_path: Optional[Path], layers: list[Options
     per_file: tuple = ()
     force_exclude = False
     respect_gitignore = True
+    target_torch = None
     for layer in layers:
+        if layer.target_torch is not None:
+            target_torch = torch_version(layer.target_torch, layer.source)
         if layer.exclude is not None:
             exclude = layer.exclude
         extend.extend(layer.extend_exclude)
@@ -313,6 +344,7 @@ def build_settings(root: Path, config_path: Optional[Path], layers: list[Options
         per_file_ignores=per_file_ignores,
         force_exclude=force_exclude,
         respect_gitignore=respect_gitignore,
+        target_torch=target_torch,
     )
 
 

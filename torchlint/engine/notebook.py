@@ -29,7 +29,7 @@ import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple, Optional, Sequence
+from typing import Collection, NamedTuple, Optional, Sequence
 
 from torchlint.syntax import cst, parsing
 from torchlint.syntax.source import LINE_BREAK, LineIndex
@@ -373,15 +373,16 @@ def _report(notebook: Notebook, display_path: str, linted: Optional[FileReport])
 
 def fix_notebook(data: bytes, display_path: str, rules: Sequence[type[Rule]],
                  allowed: frozenset[Applicability], file_path: Optional[Path] = None,
-                 project: Optional[Project] = None) -> FixOutcome:
-    """Fix a notebook's code cells; the outcome's text is the notebook JSON to write.
+                 project: Optional[Project] = None, held: Collection[str] = ()) -> FixOutcome:
+    """Fix a notebook's code cells (not the fixes of the ``held`` rules); the outcome's
+    text is the notebook JSON to write.
     Raises UnreadableSource for a malformed notebook."""
     notebook = read_notebook(data)
     original = SourceText(notebook.text, notebook.encoding, data)
     if not _lintable(notebook) or not rules:
         return FixOutcome(original, notebook.text, _report(notebook, display_path, None))
     module = _module_source(notebook)
-    fixed = fix_source(module, display_path, rules, allowed, file_path, project)
+    fixed = fix_source(module, display_path, rules, allowed, file_path, project, held)
     if not fixed.changed:  # nothing to fix, or fixing failed (then the report is the original's)
         return FixOutcome(original, notebook.text, _report(notebook, display_path, fixed.report),
                           error=fixed.error and _fix_error(notebook, module.text, display_path, fixed.error))

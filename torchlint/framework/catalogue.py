@@ -20,23 +20,25 @@ class RuleInfo(NamedTuple):
     fix: Optional[Applicability]
     default_enabled: bool
     torchfix: tuple[str, ...] = ()  # the TorchFix codes it stands for
+    since: Optional[str] = None  # the torch release from which its findings hold
+    fix_since: Optional[str] = None  # the oldest torch release its fixes' code runs on
 
 
 # generated: start
 RULES = {info.code: info for info in (
-    RuleInfo("TL101", "data-read", Applicability.SAFE, True),
-    RuleInfo("TL102", "data-inplace", Applicability.UNSAFE, True),
-    RuleInfo("TL103", "data-assign", Applicability.UNSAFE, True),
-    RuleInfo("TL201", "variable-wrap", Applicability.SAFE, True),
-    RuleInfo("TL202", "volatile", Applicability.UNSAFE, True),
-    RuleInfo("TL203", "data-index-scalar", Applicability.SAFE, True),
-    RuleInfo("TL204", "legacy-constructor", Applicability.SAFE, True),
-    RuleInfo("TL205", "async-argument", Applicability.SAFE, True),
-    RuleInfo("TL206", "retain-variables", Applicability.SAFE, True),
-    RuleInfo("TL207", "renamed-function", Applicability.SAFE, True),
-    RuleInfo("TL208", "legacy-reduction", Applicability.SAFE, True),
-    RuleInfo("TL209", "implicit-softmax-dim", Applicability.SAFE, True),
-    RuleInfo("TL210", "scalar-first-overload", Applicability.SAFE, True),
+    RuleInfo("TL101", "data-read", Applicability.SAFE, True, since='0.4'),
+    RuleInfo("TL102", "data-inplace", Applicability.UNSAFE, True, since='0.4'),
+    RuleInfo("TL103", "data-assign", Applicability.UNSAFE, True, since='0.4'),
+    RuleInfo("TL201", "variable-wrap", Applicability.SAFE, True, since='0.4'),
+    RuleInfo("TL202", "volatile", Applicability.UNSAFE, True, since='0.4'),
+    RuleInfo("TL203", "data-index-scalar", Applicability.SAFE, True, since='0.5'),
+    RuleInfo("TL204", "legacy-constructor", Applicability.SAFE, True, since='0.4'),
+    RuleInfo("TL205", "async-argument", Applicability.SAFE, True, fix_since='0.4'),
+    RuleInfo("TL206", "retain-variables", Applicability.SAFE, True, since='0.2'),
+    RuleInfo("TL207", "renamed-function", Applicability.SAFE, True, since='0.4.1'),
+    RuleInfo("TL208", "legacy-reduction", Applicability.SAFE, True, since='0.4.1'),
+    RuleInfo("TL209", "implicit-softmax-dim", Applicability.SAFE, True, since='0.3'),
+    RuleInfo("TL210", "scalar-first-overload", Applicability.SAFE, True, since='1.5'),
     RuleInfo("TL301", "detach-inplace", Applicability.UNSAFE, True),
     RuleInfo("TL302", "detach-inplace-method", Applicability.UNSAFE, True),
     RuleInfo("TL303", "view-inplace", Applicability.UNSAFE, True),
@@ -51,17 +53,17 @@ RULES = {info.code: info for info in (
     RuleInfo("TL503", "deprecated-function", Applicability.SAFE, True, ('TOR101',)),
     RuleInfo("TL504", "deprecated-import", Applicability.SAFE, True, ('TOR103',)),
     RuleInfo("TL505", "require-grad-typo", Applicability.SAFE, True, ('TOR002',)),
-    RuleInfo("TL506", "checkpoint-reentrant", Applicability.UNSAFE, True, ('TOR003',)),
-    RuleInfo("TL507", "unsafe-load", Applicability.UNSAFE, True, ('TOR102',)),
+    RuleInfo("TL506", "checkpoint-reentrant", Applicability.UNSAFE, True, ('TOR003',), since='2.1'),
+    RuleInfo("TL507", "unsafe-load", Applicability.UNSAFE, True, ('TOR102',), fix_since='1.13'),
     RuleInfo("TL508", "nonpublic-function", Applicability.SAFE, True, ('TOR104',)),
     RuleInfo("TL509", "nonpublic-import", Applicability.SAFE, True, ('TOR105',)),
     RuleInfo("TL510", "use-log1p", Applicability.UNSAFE, True, ('TOR106',)),
     RuleInfo("TL511", "use-expm1", Applicability.UNSAFE, True, ('TOR107',)),
     RuleInfo("TL512", "logsumexp", Applicability.UNSAFE, True, ('TOR108',)),
     RuleInfo("TL513", "dataloader-workers", None, False, ('TOR401',)),
-    RuleInfo("TL514", "zero-grad-keeps-memory", Applicability.UNSAFE, False, ('TOR402',)),
-    RuleInfo("TL515", "torchvision-pretrained", Applicability.SAFE, True, ('TOR201',)),
-    RuleInfo("TL516", "torchvision-to-tensor", None, True, ('TOR202',)),
+    RuleInfo("TL514", "zero-grad-keeps-memory", Applicability.UNSAFE, False, ('TOR402',), since='2.0'),
+    RuleInfo("TL515", "torchvision-pretrained", Applicability.SAFE, True, ('TOR201',), since='1.12'),
+    RuleInfo("TL516", "torchvision-to-tensor", None, True, ('TOR202',), since='2.1'),
     RuleInfo("TL517", "torchvision-models-import", Applicability.SAFE, True, ('TOR203',)),
 )}
 # generated: end

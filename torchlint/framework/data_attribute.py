@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Optional
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import looks_like_size
 from torchlint.syntax.walk import settle_upward
-from torchlint.analysis import torch_api, torch_facts
+from torchlint.analysis import torch_api
 from torchlint.analysis.values import Kind, Step, Value
 from torchlint.framework.writes import Write, find_write, is_store_target
 

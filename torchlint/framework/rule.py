@@ -103,6 +103,14 @@ class Rule:
     # The TorchFix codes this rule does the work of (``("TOR102",)``): accepted wherever a
     # code is (``--select``, ``# noqa``, config), see framework/torchfix.py.
     torchfix: ClassVar[tuple[str, ...]] = ()
+    # The torch release from which the finding holds (the API was deprecated or removed, or
+    # the behaviour changed, there): with an older ``target-torch`` the rule does not run.
+    # None: on every release.
+    since: ClassVar[Optional[str]] = None
+    # The oldest torch release that has what the rule's fixes write (``weights_only=``:
+    # 1.13): with an older ``target-torch`` its fixes are only shown.  None: any release
+    # the finding holds on.
+    fix_since: ClassVar[Optional[str]] = None
     # Regular expressions that must all occur in a file's text for the rule to have
     # anything to report there (e.g. r"volatile"); a file no selected rule may match is
     # not parsed.  Empty: the rule looks at every file.
@@ -188,6 +196,10 @@ class Rule:
                 parts += _code_block(Example(example).source)
         fix = cls.fix.value if cls.fix is not None else "none"
         parts += ["", f"Fix: {fix}. Enabled by default: {'yes' if cls.default_enabled else 'no'}."]
+        if cls.since is not None or cls.fix_since is not None:
+            holds = f"Holds from torch {cls.since} on" if cls.since else "Holds on every torch release"
+            needs = f"; its fix needs torch {cls.fix_since} or later" if cls.fix_since else ""
+            parts += ["", f"{holds}{needs} (see `target-torch`)."]
         return "\n".join(parts).rstrip() + "\n"
 
 

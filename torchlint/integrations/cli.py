@@ -124,6 +124,7 @@ def _silence_stdout() -> None:
 @click.option("--extend-exclude", multiple=True, metavar="GLOBS", help="Paths to exclude on top of the defaults.")
 @click.option("--force-exclude/--no-force-exclude", default=None, help="Apply exclusions to files named on the command line too.")
 @click.option("--respect-gitignore/--no-respect-gitignore", default=None, help="Skip files ignored by .gitignore (default: on).")
+@click.option("--target-torch", metavar="VERSION", help="The torch release the code runs on (e.g. 2.4): findings that hold only on later releases are not reported, and fixes that need a later one are only shown.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), help="Use this configuration file instead of the nearest pyproject.toml.")
 @click.option("--isolated", is_flag=True, help="Ignore all configuration files.")
 @click.option("--output-format", type=click.Choice(OUTPUT_FORMATS), default=None, help="How to print findings (default: full, or github when GITHUB_ACTIONS=true).")
@@ -159,6 +160,7 @@ def check(
     extend_exclude: tuple[str, ...],
     force_exclude: Optional[bool],
     respect_gitignore: Optional[bool],
+    target_torch: Optional[str],
     config_path: Optional[Path],
     isolated: bool,
     output_format: Optional[str],
@@ -204,6 +206,7 @@ def check(
         extend_exclude=_split(extend_exclude),
         force_exclude=force_exclude,
         respect_gitignore=respect_gitignore,
+        target_torch=target_torch,
     )
     try:
         resolver = SettingsResolver(cli, config=config_path, isolated=isolated)
@@ -361,8 +364,9 @@ def _run_runtime(reports: list[FileReport], options, resolver: SettingsResolver,
     def fixed_with(allowed) -> Callable[[FileReport], Optional[str]]:
         def fixed(report: FileReport) -> Optional[str]:
             path = Path(report.filename)
-            outcome = fix_source(report.source, report.path, resolver.for_file(path).rules_for(path),
-                                 allowed, path, Project(parser=parser))
+            settings = resolver.for_file(path)
+            outcome = fix_source(report.source, report.path, settings.rules_for(path), allowed, path,
+                                 Project(parser=parser), settings.held_fixes(path))
             return outcome.text if outcome.changed and not outcome.error else None
         return fixed
 
@@ -504,7 +508,8 @@ def _lint_stdin(resolver: SettingsResolver, stdin_filename: Optional[str],
             return []
         display = display_path(path, resolver.cwd)
     project = Project(parser=parser)
-    job = batch.Job(path, display, settings.codes_for(path), project.roots_for(path) if path else (), parser)
+    job = batch.Job(path, display, settings.codes_for(path), project.roots_for(path) if path else (), parser,
+                    settings.held_fixes(path))
     fix = batch.FixMode(write=False, allowed=plan.allowed) if plan.mode else None
     (report, outcome), _ = batch.guarded_lint_job(job, fix, None, project, limits, data=data, keep_source=keep_source)
     if outcome is not None:

@@ -47,8 +47,10 @@ def catalogue_table() -> str:
     lines = ["RULES = {info.code: info for info in ("]
     for rule in all_rules().values():
         fix = f"Applicability.{rule.fix.name}" if rule.fix is not None else "None"
-        aliases = f", {tuple(rule.torchfix)!r}" if rule.torchfix else ""
-        lines.append(f'    RuleInfo("{rule.code}", "{rule.name}", {fix}, {rule.default_enabled}{aliases}),')
+        extra = f", {tuple(rule.torchfix)!r}" if rule.torchfix else ""
+        extra += f", since={rule.since!r}" if rule.since else ""
+        extra += f", fix_since={rule.fix_since!r}" if rule.fix_since else ""
+        lines.append(f'    RuleInfo("{rule.code}", "{rule.name}", {fix}, {rule.default_enabled}{extra}),')
     lines.append(")}")
     return "\n".join(lines) + "\n"
 

@@ -14,6 +14,7 @@ class AsyncArgument(Rule):
     summary = "`.cuda(async=True)` is a syntax error since Python 3.7: the whole file fails; use `non_blocking=True`"
     message = "`async=` is a syntax error since Python 3.7 (`async` is a keyword): use `non_blocking=`"
     fix = Applicability.SAFE
+    fix_since = "0.4"
     requires = (r"\basync\b",)
     runtime_signature = False
     docs = """

@@ -18,6 +18,7 @@ class CheckpointReentrant(Rule):
     summary = "`torch.utils.checkpoint.checkpoint(..)` without `use_reentrant=`: it warns, and the default will change"
     message = "pass `use_reentrant=` to `{function}` explicitly (`use_reentrant=False` is recommended)"
     fix = Applicability.UNSAFE
+    since = "2.1"
     torchfix = ("TOR003",)
     requires = (r"checkpoint",)
     docs = """

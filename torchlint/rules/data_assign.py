@@ -19,6 +19,7 @@ class DataAssign(Rule):
         "shape silently; use `with torch.no_grad(): {base}.copy_(...)`"
     )
     fix = Applicability.UNSAFE
+    since = "0.4"
     requires = (r"\.[\s\\]*data\b",)
     docs = """
     ## What it does

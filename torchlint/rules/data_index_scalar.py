@@ -12,6 +12,7 @@ class DataIndexScalar(Rule):
     summary = "`loss.data[0]` on a 0-dim tensor: `IndexError` since PyTorch 0.5"
     message = "`{base}.data[0]` raises IndexError on a 0-dim tensor since PyTorch 0.5; use `{base}.item()`"
     fix = Applicability.SAFE
+    since = "0.5"
     requires = (r"\.[\s\\]*data\b",)
     docs = """
     ## What it does

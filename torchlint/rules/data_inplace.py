@@ -21,6 +21,7 @@ class DataInplace(Rule):
         "computed from `{base}` can be silently wrong; write to `{base}` under `torch.no_grad()`"
     )
     fix = Applicability.UNSAFE
+    since = "0.4"
     requires = (r"\.[\s\\]*data\b",)
     docs = """
     ## What it does

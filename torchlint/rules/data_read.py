@@ -16,6 +16,7 @@ class DataRead(Rule):
     summary = "reading `t.data` of a tensor: an alias autograd does not track"
     message = "`{base}.data` is an alias autograd does not track; use `{base}.detach()`"
     fix = Applicability.SAFE
+    since = "0.4"
     requires = (r"\.[\s\\]*data\b",)
 
     docs = """

@@ -18,6 +18,7 @@ class ImplicitSoftmaxDim(Rule):
     message = ("`{call}` without `dim` is deprecated since PyTorch 0.3: torch picks dim 0 for 0-, 1- and "
                "3-dimensional inputs and 1 otherwise, and warns; pass `dim=`")
     fix = Applicability.SAFE
+    since = "0.3"
     requires = (r"oft(?:max|min)",)  # softmax, LogSoftmax, Softmin...
     docs = """
     ## What it does

@@ -109,6 +109,7 @@ class LegacyConstructor(Rule):
     summary = "`torch.Tensor(3)`, `torch.FloatTensor(2, 3)`, `x.new(..)`, `.type(torch.cuda.FloatTensor)`: legacy constructors (uninitialized memory, hidden dtype)"
     message = "`{call}` is a legacy constructor; use `{modern}`"
     fix = Applicability.SAFE
+    since = "0.4"
     # A legacy type or storage, `set_default_tensor_type`, or `.new(..)` / `.type(..)`.
     requires = (r"Tensor|Storage|set_default|\.[\s\\]*(?:new|type)\b",)
     requires_may_be_imported = True

@@ -16,6 +16,7 @@ class LegacyReduction(Rule):
     summary = "`size_average=`/`reduce=` of a loss: deprecated since PyTorch 0.4.1 for `reduction=`; it warns"
     message = "the `{arg}` argument of `{loss}` is deprecated since PyTorch 0.4.1; use `reduction={reduction}`"
     fix = Applicability.SAFE
+    since = "0.4.1"
     requires = (r"size_average|reduce\s*=",)
     docs = """
     ## What it does

@@ -16,6 +16,7 @@ class RenamedFunction(Rule):
                "on every call")
     message = "`{old}` is deprecated since PyTorch {since}, renamed `{new}`; it warns on every call"
     fix = Applicability.SAFE
+    since = "0.4.1"
     requires = (r"\binit\b|clip_grad_norm\b|upsample",)
     docs = """
     ## What it does

@@ -19,6 +19,7 @@ class RetainVariables(Rule):
         "raises TypeError; use `retain_graph=`"
     )
     fix = Applicability.SAFE
+    since = "0.2"
     requires = (_OLD,)
     docs = """
     ## What it does

@@ -24,6 +24,7 @@ class ScalarFirstOverload(Rule):
     message = ("scalar-first `{name}({old})` is deprecated since PyTorch 1.5 and warns; pass {keywords} by "
                "keyword: `{name}({new})`")
     fix = Applicability.SAFE
+    since = "1.5"
     requires = (r"(?:add|sub)[a-z]*_?\(",)
     docs = """
     ## What it does

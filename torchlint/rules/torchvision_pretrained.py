@@ -25,6 +25,7 @@ class TorchvisionPretrained(Rule):
                "deprecated since torchvision 0.13, use `weights=` and `weights_backbone=`")
     message = "{old} of torchvision's `{builder}` {verb} deprecated since torchvision 0.13: use {new}"
     fix = Applicability.SAFE
+    since = "1.12"
     requires = (r"torchvision", r"pretrained|\(\s*(True|False)\b")
     docs = f"""
     ## What it does

@@ -13,6 +13,7 @@ class TorchvisionToTensor(Rule):
     code = "TL516"
     name = "torchvision-to-tensor"
     torchfix = ("TOR202",)
+    since = "2.1"  # torchvision 0.16
     summary = (f"`torchvision.transforms.v2.ToTensor` is deprecated: use `{_REPLACEMENT}`")
     message = f"`{{name}}` is `{_QUALNAME}`, deprecated: use `{_REPLACEMENT}`"
     requires = (r"torchvision", r"\bToTensor\b")

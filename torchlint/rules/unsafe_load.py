@@ -14,6 +14,7 @@ class UnsafeLoad(Rule):
     message = ("`torch.load` without `weights_only=`: pass `weights_only=True` (or `weights_only=False` only for "
                "files you trust and that need full pickle)")
     fix = Applicability.UNSAFE
+    fix_since = "1.13"
     torchfix = ("TOR102",)
     requires = (r"\bload\b",)
     docs = """

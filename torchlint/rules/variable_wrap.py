@@ -37,6 +37,7 @@ class VariableWrap(Rule):
     summary = "`Variable(t)`, `isinstance(x, Variable)` and its import: a no-op wrapper since PyTorch 0.4"
     message = "`Variable(...)` is a no-op since PyTorch 0.4: tensors track gradients themselves; use the tensor directly"
     fix = Applicability.SAFE
+    since = "0.4"
     requires = (r"Variable",)
     requires_may_be_imported = True
     docs = """

@@ -23,6 +23,7 @@ class Volatile(Rule):
         "memory; run the code under `with torch.no_grad():` instead"
     )
     fix = Applicability.UNSAFE
+    since = "0.4"
     requires = (r"volatile",)
     docs = """
     ## What it does

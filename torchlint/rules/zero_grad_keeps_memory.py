@@ -25,6 +25,7 @@ class ZeroGradKeepsMemory(Rule):
     summary = "`zero_grad(set_to_none=False)`: fills every gradient with zeros instead of freeing it"
     message = "`{call}` writes zeros into every gradient: `set_to_none=True` (the default since PyTorch 2.0) frees them"
     fix = Applicability.UNSAFE
+    since = "2.0"
     torchfix = ("TOR402",)
     default_enabled = False
     requires = (r"zero_grad",)
