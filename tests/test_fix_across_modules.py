@@ -153,6 +153,23 @@ def test_a_cached_safe_fix_becomes_unsafe_when_a_star_importer_appears(project: 
     (project.root / "pkg/sub/lm_rnn.py").unlink()
     assert _import_fixes(project, "pkg/torch_imports.py", cache=cache) == safe
     project.write("pkg/other.py", "from pkg.torch_imports import *\n\nv = Variable\n")
-    assert _import_fixes(project, "pkg/torch_imports.py", cache=cache)[0][0] == "unsafe"
+    # `v = Variable` stays whatever is fixed: removing the import would break other.py.
+    assert _import_fixes(project, "pkg/torch_imports.py", cache=cache)[0][0] == "display-only"
     fixed = project.run("check", "--cache-dir", cache, "--fix", "pkg/")
     assert (project.root / "pkg/torch_imports.py").read_text() == IMPORTS, fixed.stdout
+
+
+def test_an_import_a_star_importer_keeps_using_is_never_removed(project: Project) -> None:
+    """NRI: `utils.py` imports Variable, `train.py` does `from utils import *` and calls
+    `Variable(x, volatile=True)`, which no fix rewrites: removing the import from utils.py,
+    even as an unsafe fix, would be a NameError in train.py."""
+    project.write("utils.py", "import torch\nfrom torch.autograd import Variable\n\n"
+                              "def ones(n):\n    return Variable(torch.ones(n))\n")
+    project.write("train.py", "import torch\nfrom utils import *\n\nx = torch.zeros(2)\n"
+                              "y = Variable(x, volatile=True)\nprint(ones(2) + y)\n")
+    fixed = project.run("check", "--no-cache", "--isolated", "--select", "TL201,TL202", "--fix", "--unsafe-fixes", ".")
+    assert "from torch.autograd import Variable" in (project.root / "utils.py").read_text(), fixed.stdout
+    again = project.run("check", "--no-cache", "--isolated", "--select", "TL201,TL202", "--diff", "--unsafe-fixes", ".")
+    assert again.returncode == 0 and again.stdout == "", again.stdout  # and a second pass has nothing to do
+    run = _python(project.root, "import train")
+    assert run.returncode == 0, run.stderr

@@ -266,3 +266,22 @@ def test_a_rewritten_call_keeps_its_own_parentheses_once(project) -> None:
     lines = path.read_text().splitlines()
     assert lines[6] == "    y = (Variable(x)).sum()"
     assert lines[7] == 'z = (F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=True)).sum()'
+
+
+def test_fixes_are_written_from_the_exact_source_not_the_shortened_message(project) -> None:
+    """Messages shorten long expressions with an ellipsis; a fix built from that text
+    would not parse (TL211's `.bool()` on a long mask, TL210's moved arguments)."""
+    path = project.write("long.py", """
+        import torch
+        mask = (1 - torch.zeros(4, 3).long()).byte()
+        scores, tag_size_of_a_really_long_name_for_this_test = torch.zeros(3, 5), 5
+        scores.masked_fill_(mask[0].view(3, 1).expand(3, tag_size_of_a_really_long_name_for_this_test), 0)
+        p = torch.zeros(3)
+        p.add_(-0.1 * a_really_long_learning_rate_variable_name_for_this_test, torch.ones(3) * a_long_gradient_name)
+    """)
+    result = project.run("check", "--isolated", "--select", "TL210,TL211", "--fix", "long.py")
+    assert result.returncode == 0, result.stdout + result.stderr
+    fixed = path.read_text()
+    assert "expand(3, tag_size_of_a_really_long_name_for_this_test).bool(), 0)" in fixed
+    assert ("p.add_(torch.ones(3) * a_long_gradient_name, "
+            "alpha=-0.1 * a_really_long_learning_rate_variable_name_for_this_test)") in fixed

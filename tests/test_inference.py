@@ -1262,3 +1262,38 @@ def test_tl101_fix_is_safe_when_a_method_only_copies() -> None:
     report = lint_text(source, rules=RULES)
     fixes = {(d.row, d.column): d.fix.applicability.value for d in report.diagnostics if d.code == "TL101"}
     assert fixes == {(3, 7): "safe", (3, 35): "safe", (3, 43): "safe", (4, 5): "unsafe"}
+
+
+def test_a_list_repeated_by_a_tensor_is_a_list() -> None:
+    """`[1] * n` is a list even where `n` is a 0-dim tensor (the list repeats itself
+    `n.__index__()` times): no TL403 `.detach().clone()` on it, and TL204 builds it with
+    `torch.tensor(..)`, not `.to(..)`."""
+    source = textwrap.dedent("""
+        import torch
+        lengths = torch.tensor([3, 1])
+        for idx, seqlen in enumerate(lengths):
+            row = torch.tensor([1] * seqlen, dtype=torch.float32)
+            padded = [[7]] + [[0]] * (seqlen - 1)
+            print(row, torch.LongTensor(padded))
+    """).lstrip()
+    report = lint_text(source, rules=list(all_rules().values()))
+    assert [d.code for d in report.diagnostics if d.code == "TL403"] == []
+    [legacy] = [d for d in report.diagnostics if d.code == "TL204"]
+    assert "torch.tensor(padded, dtype=torch.int64)" in legacy.message  # data, not a tensor to convert
+
+
+def test_an_attribute_read_in_its_own_assignment_is_what_it_held_before() -> None:
+    """`self.c = torch.tensor([self.c])`: the `self.c` inside is the float from `__init__`,
+    not the tensor this very line makes."""
+    source = textwrap.dedent("""
+        import torch
+
+        class Solver:
+            def __init__(self, c_max):
+                self.c_max = c_max
+
+            def train(self):
+                self.c_max = torch.tensor([self.c_max], dtype=torch.float32)
+    """).lstrip()
+    report = lint_text(source, rules=list(all_rules().values()))
+    assert [d.code for d in report.diagnostics] == []

@@ -31,7 +31,8 @@ from torchlint.syntax.walk import settle_upward
 from torchlint.analysis import docstrings, torch_api
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
 from torchlint.analysis.semantic import (
-    MODULE_USE_ATTRIBUTES, TENSOR_USE_ATTRIBUTES, Binding, BindingKind, ClassInfo, FunctionInfo, Scope, SemanticModel,
+    MODULE_USE_ATTRIBUTES, TENSOR_USE_ATTRIBUTES, AttributeAssignment, Binding, BindingKind, ClassInfo, FunctionInfo,
+    Scope, SemanticModel,
 )
 from torchlint.analysis.values import NDARRAY, NONE, OTHER, Kind, Step, Value, sequence_of, tensor
 
@@ -959,17 +960,21 @@ class Inference:
             return Value(Kind.OPTIMIZER, (Step(cls.node.name, "`{code}` is a torch optimizer"),), cls=cls)
         return Value(Kind.INSTANCE, cls=cls)
 
-    def class_attribute(self, cls: ClassInfo, attribute: str, seen: Optional[set] = None) -> Optional[Value]:
-        """What ``self.<attribute>`` holds, from every ``self.<attribute> = ..`` in the class."""
+    def class_attribute(self, cls: ClassInfo, attribute: str, seen: Optional[set] = None,
+                        excluding: Optional[AttributeAssignment] = None) -> Optional[Value]:
+        """What ``self.<attribute>`` holds, from every ``self.<attribute> = ..`` in the class
+        (but ``excluding``)."""
         owner = self._owner(cls)
         if owner is not self:
-            return owner.class_attribute(cls, attribute, seen)
+            return owner.class_attribute(cls, attribute, seen, excluding)
         seen = seen or set()
         if id(cls) in seen:
             return None
         seen.add(id(cls))
         values: list[Optional[Value]] = []
         for assignment in cls.assignments(attribute):
+            if assignment is excluding:
+                continue
             value = None
             if assignment.annotation is not None:
                 value = self.annotation_value(assignment.annotation)
@@ -1107,10 +1112,23 @@ class Inference:
 
     def _class_attribute_here(self, cls: ClassInfo, attribute: str, node: cst.Attribute) -> Optional[Value]:
         owner = self._owner(cls)
-        value = owner.class_attribute(cls, attribute)
+        value = owner.class_attribute(cls, attribute, excluding=self._assignment_around(cls, attribute, node))
         if value is not None and value.kind in (Kind.FUNCTION, Kind.CLASS):
             return value
         return self._localize(value, node, f"`{{code}}` is set in class `{cls.name}`", owner)
+
+    def _assignment_around(self, cls: ClassInfo, attribute: str, node: cst.Attribute) -> Optional[AttributeAssignment]:
+        """The ``self.<attribute> = ..`` whose value reads ``node``: ``self.c = torch.tensor([self.c])``
+        reads what the attribute held before, never what this assignment makes."""
+        if cls.model is not self.model:
+            return None
+        values = {id(a.value): a for a in cls.assignments(attribute) if a.value is not None}
+        current: Optional[cst.CSTNode] = node
+        while current is not None and not isinstance(current, cst.BaseStatement):
+            if id(current) in values:
+                return values[id(current)]
+            current = self.model.parent(current)
+        return None
 
     def _module_attribute(self, base: Value, attribute: str, node: cst.Attribute) -> Optional[Value]:
         cls = base.cls if isinstance(base.cls, ClassInfo) else None
@@ -1758,6 +1776,14 @@ class Inference:
         operands.append(current)
         operands.reverse()
         values = [self.infer(operand) for operand in operands]
+        sequences = [v for operand, v in zip(operands, values)
+                     if isinstance(operand, (cst.List, cst.Tuple, cst.ListComp))
+                     or (v is not None and v.kind in (Kind.SEQUENCE, Kind.TUPLE))]
+        if sequences and not matmul:
+            # `[0] * n`, `xs + [pad] * (n - len(xs))`: a Python list or tuple, even where `n`
+            # is a 0-dim tensor (a list repeats itself `n.__index__()` times).
+            first = sequences[0]
+            return sequence_of(first.element if first is not None and first.kind is Kind.SEQUENCE else None)
         tensors = [v for v in values if v is not None and v.kind is Kind.TENSOR]
         if tensors:
             numbers = [self._documented_number(operand) if v is None else None for v, operand in zip(values, operands)]

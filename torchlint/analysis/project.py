@@ -212,12 +212,7 @@ class Project:
         path = Path(os.path.abspath(path))
         if path.suffix != ".py":
             return None  # a notebook or a stub: no module imports from it
-        folder = package_tree(path)
-        tree = self._trees.get(folder)
-        if tree is None:
-            tree = self._trees[folder] = _Tree(folder)
-        if consumer is not None:
-            self._scanned[consumer].add(folder)
+        tree = self._tree(package_tree(path), consumer)
         mentioning = tree.mentioning(name)
         root = module_identity(path)[2]
 
@@ -286,6 +281,21 @@ class Project:
                         f"(`{statement.text}`){through(importer)}, and may use `{name}` through it")
         return possible[0] if possible else None
 
+    def texts_mentioning(self, path: Path, name: str, consumer: Optional[Path] = None) -> list[tuple[Path, str]]:
+        """The other modules of the package tree of ``path`` whose text has the word
+        ``name``, with their text (``consumer``'s findings then depend on the tree)."""
+        path = Path(os.path.abspath(path))
+        tree = self._tree(package_tree(path), consumer)
+        found = []
+        for other in tree.mentioning(name):
+            if other == path:
+                continue
+            try:
+                found.append((other, decode(read_bytes(str(other))).text))
+            except (UnreadableSource, ValueError, LookupError):
+                found.append((other, ""))
+        return found
+
     def torch_importer(self, path: Path, name: str, consumer: Optional[Path] = None) -> Optional[tuple[Path, str]]:
         """A module of the package tree of ``path`` that imports torch and takes the
         module-level ``name`` from the module at ``path`` (``from ..common.helpers import
@@ -298,11 +308,7 @@ class Project:
         # Tests often sit in packages under a plain folder (`test/common/`, `test/data/`) and
         # import each other with `from ..common import ..`: look from that folder.
         for folder in (folder, folder.parent) if os.path.isfile(folder / "__init__.py") else (folder,):
-            tree = self._trees.get(folder)
-            if tree is None:
-                tree = self._trees[folder] = _Tree(folder)
-            if consumer is not None:
-                self._scanned[consumer].add(folder)
+            tree = self._tree(folder, consumer)
             for other in tree.mentioning(name):
                 if other == path or "torch" not in tree.words[other]:
                     continue
@@ -313,6 +319,16 @@ class Project:
                     if statement.name == name and str(path) in self._import_candidates(other, statement):
                         return other, statement.text
         return None
+
+    def _tree(self, folder: Path, consumer: Optional[Path]) -> "_Tree":
+        """The files of the package tree at ``folder`` (read once per run); ``consumer``'s
+        findings then depend on every one of them and on the listing."""
+        tree = self._trees.get(folder)
+        if tree is None:
+            tree = self._trees[folder] = _Tree(folder)
+        if consumer is not None:
+            self._scanned[consumer].add(folder)
+        return tree
 
     def _import_candidates(self, importer: Path, statement: Import) -> set[str]:
         """The files the module of ``statement`` in ``importer`` may be taken from: under

@@ -124,10 +124,10 @@ class ByteMask(Rule):
         if found is None:
             return
         origin, steps = found
-        rewritten = _bool_mask(self.ctx, mask)
-        fix = Fix(Applicability.SAFE, "Use a bool mask", (edits.replace(mask, rewritten),))
-        self.report(mask, evidence=steps, fix=fix, mask=self.ctx.snippet(mask), origin=origin, what=what,
-                    fixed=rewritten)
+        fix = Fix(Applicability.SAFE, "Use a bool mask", (edits.replace(mask, _bool_mask(self.ctx, mask)),))
+        shown = self.ctx.snippet(mask)
+        self.report(mask, evidence=steps, fix=fix, mask=shown, origin=origin, what=what,
+                    fixed=shown[:-len(".byte()")] + ".bool()" if shown.endswith(".byte()") else f"{shown}.bool()")
 
     def _uint8(self, node: cst.BaseExpression, depth: int) -> Optional[tuple[str, tuple[Step, ...]]]:
         """How ``node`` is shown to be a uint8 tensor: a phrase, and the evidence steps."""
@@ -196,7 +196,7 @@ def _bool_mask(ctx, mask: cst.BaseExpression) -> str:
     """``mask`` as a bool mask: ``c.byte()`` -> ``c.bool()``, anything else ``(..).bool()``."""
     if isinstance(mask, cst.Call) and isinstance(mask.func, cst.Attribute) and mask.func.attr.value == "byte" \
             and not mask.args:
-        return f"{ctx.snippet(mask.func.value)}.bool()"
-    text = ctx.snippet(mask)
+        return f"{ctx.code(mask.func.value)}.bool()"
+    text = ctx.code(mask)
     simple = isinstance(mask, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
     return f"{text}.bool()" if simple else f"({text}).bool()"

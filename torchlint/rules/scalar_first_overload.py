@@ -147,11 +147,15 @@ class ScalarFirstOverload(Rule):
         parameters = [p for p in signature if not (method and p == "self")]
         scalars = [(p, arg) for p, arg in zip(parameters, positional) if p in torch_api.SCALAR_PARAMETERS]
         tensors = [arg for p, arg in zip(parameters, positional) if p not in torch_api.SCALAR_PARAMETERS]
-        keywords = ", ".join(f"{p}={self.ctx.snippet(arg.value)}" for p, arg in scalars)
-        others = [self.ctx.snippet(arg) for arg in node.args if arg.keyword is not None]
-        new = ", ".join([self.ctx.snippet(arg.value) for arg in tensors] + others + [keywords])
+        def arguments(text) -> str:  # `text`: shortened for the message, or exact for the fix
+            keywords = ", ".join(f"{p}={text(arg.value)}" for p, arg in scalars)
+            others = [text(arg) for arg in node.args if arg.keyword is not None]
+            return ", ".join([text(arg.value) for arg in tensors] + others + [keywords])
+
+        new = arguments(self.ctx.snippet)
         old = ", ".join(self.ctx.snippet(arg) for arg in node.args)
-        self.report(node, evidence=evidence, fix=self._fix(node, func, new, scalars, tensors),
+        fix = self._fix(node, func, arguments(self.ctx.code), scalars, tensors)
+        self.report(node, evidence=evidence, fix=fix,
                     name=name if method else self.ctx.snippet(func), old=old, new=new,
                     keywords=" and ".join(f"`{p}`" for p, _ in scalars))
 

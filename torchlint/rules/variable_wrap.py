@@ -1,12 +1,13 @@
 """TL201 variable-wrap: ``torch.autograd.Variable``, a no-op since PyTorch 0.4."""
 
+import ast
 import re
 from typing import Optional
 
 from torchlint.framework.api import (
     CONFIRMED, LINE_BREAK, NOT_PROJECT_ROOTS, NOT_REPRODUCED, Applicability, Bad, BindingKind, Edit, Fix,
     Kind, Observation, Rule, Step, Verdict, cst, edits, is_false, is_true, iter_nodes, keyword, line_start,
-    torch_api,
+    repair_legacy_syntax, torch_api,
 )
 
 _FINAL_LINE_BREAK = re.compile(r"(?:\r\n?|\n)\Z")
@@ -489,6 +490,13 @@ class VariableWrap(Rule):
             star = not local.startswith("_") and (bool(listed) or computed is not None or not self._has_all)
             risk = project.removal_risk(self.ctx.file_path, local, star, consumer=self.ctx.file_path)
             if risk is not None:
+                if not _only_unwrapped_calls(project.texts_mentioning(self.ctx.file_path, local, self.ctx.file_path),
+                                             local):
+                    # Another module takes the name from here and keeps using it after its own
+                    # fixes (NRI's `from utils import *`, then `Variable(x, volatile=True)`):
+                    # removing it would be a NameError there, so only say so.
+                    return Fix(Applicability.DISPLAY_ONLY, f"Remove the unused import of `{local}` once no "
+                                                           f"other module takes it from here: {risk}")
                 risks.append(risk)
         message = f"Remove the unused import of `{local}`"
         if risks:
@@ -630,6 +638,41 @@ def _line_end(ctx, node: cst.CSTNode) -> int:
     compound statement already runs to it)."""
     match = LINE_BREAK.search(ctx.text, ctx.span(node)[1] - 1)
     return match.end() if match else len(ctx.text)
+
+
+def _only_unwrapped_calls(texts: list[tuple[object, str]], name: str) -> bool:
+    """Whether the modules that may take ``name`` from here only use it as a plain
+    ``Variable(x)``, which this rule's safe fix unwraps in the same run, so that no use is
+    left once the whole package is fixed.  A module with its own ``from torch.autograd
+    import Variable`` does not take it from here.  (Read with ``ast``: other modules' trees
+    are not built here.)"""
+    for _path, text in texts:
+        tree = _parsed(text)
+        if tree is None:
+            return False
+        if any(isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "torch" and not node.level
+               and any((alias.asname or alias.name) == name for alias in node.names) for node in tree.body):
+            continue  # its own `from torch.autograd import Variable`
+        unwrapped = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)
+                     and isinstance(node.func, ast.Name) and node.func.id == name and len(node.args) == 1
+                     and not node.keywords and not isinstance(node.args[0], ast.Starred)}
+        if any(isinstance(node, ast.Name) and node.id == name and id(node) not in unwrapped
+               for node in ast.walk(tree)):
+            return False
+    return True
+
+
+def _parsed(text: str) -> Optional[ast.Module]:
+    """``text`` parsed, read as torchlint reads legacy syntax (``async=``, ``print x``)."""
+    for attempt in range(2):
+        try:
+            return ast.parse(text)
+        except (SyntaxError, ValueError):
+            repaired = repair_legacy_syntax(text) if attempt == 0 else None
+            if repaired is None:
+                return None
+            text = repaired[0]
+    return None
 
 
 def _remove_statement(ctx, line: cst.SimpleStatementLine) -> Optional[tuple[Edit, ...]]:
