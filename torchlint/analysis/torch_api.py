@@ -68,6 +68,8 @@ RENAMED_FUNCTIONS: dict[str, tuple[str, str, tuple[tuple[str, str], ...]]] = {
         "uniform", "normal", "constant", "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal",
         "orthogonal", "sparse", "eye", "dirac")},
     "torch.nn.utils.clip_grad_norm": ("clip_grad_norm_", "0.4", ()),
+    "torch.nn.utils.clip_grad.clip_grad_norm": ("clip_grad_norm_", "0.4", ()),
+    "torch.nn.NLLLoss2d": ("NLLLoss", "0.4", ()),  # NLLLoss takes the same arguments and 2-D inputs
     "torch.nn.functional.upsample": ("interpolate", "0.4.1", ()),
     "torch.nn.functional.upsample_bilinear": ("interpolate", "0.4.1", (("mode", '"bilinear"'), ("align_corners", "True"))),
     "torch.nn.functional.upsample_nearest": ("interpolate", "0.4.1", (("mode", '"nearest"'),)),

@@ -17,13 +17,15 @@ class LegacyReduction(Rule):
     message = "the `{arg}` argument of `{loss}` is deprecated since PyTorch 0.4.1; use `reduction={reduction}`"
     fix = Applicability.SAFE
     since = "0.4.1"
-    requires = (r"size_average|reduce\s*=",)
+    requires = (r"size_average|reduce\s*=|elementwise_mean",)
     docs = """
     ## What it does
     Flags `size_average` and `reduce` passed to a torch loss, by keyword or by
     position: a criterion class (`nn.MSELoss(size_average=False)`,
     `nn.NLLLoss2d(weight, False)`) or a functional loss (`F.nll_loss(out, y,
-    reduce=False)`), resolved through the file's imports.
+    reduce=False)`), resolved through the file's imports; and
+    `reduction='elementwise_mean'`, 0.4.1's name for `'mean'`, which 1.0 renamed and
+    which warns too.
 
     ## Why is this bad?
     PyTorch 0.4.1 replaced the pair with one argument, `reduction=`; the old ones
@@ -41,7 +43,7 @@ class LegacyReduction(Rule):
     Where both are literals (`True`, `False`, `None`) or absent and passed by keyword,
     they are replaced by `reduction=` with exactly that value. A computed value, a
     value passed by position, or a call that passes `reduction=` as well, gets the
-    advice without an automatic fix.
+    advice without an automatic fix. `'elementwise_mean'` becomes `'mean'`.
     """
     bad = (
         Bad(
@@ -63,6 +65,19 @@ class LegacyReduction(Rule):
 
             def per_sample(logits, target):
                 return F.nll_loss(logits, target, reduction="none")
+            """,
+        ),
+        Bad(
+            """
+            import torch.nn as nn
+
+            criterion = nn.L1Loss(reduction='elementwise_mean')
+            """,
+            reported=((3, "reduction='elementwise_mean'"),),
+            fixed="""
+            import torch.nn as nn
+
+            criterion = nn.L1Loss(reduction='mean')
             """,
         ),
     )
@@ -87,6 +102,11 @@ class LegacyReduction(Rule):
     )
 
     def visit_Call(self, node: cst.Call) -> None:
+        renamed = next((arg for arg in node.args if arg.keyword is not None and arg.keyword.value == "reduction"
+                        and isinstance(arg.value, cst.SimpleString) and arg.value.evaluated_value == "elementwise_mean"),
+                       None)
+        if renamed is not None:
+            self._elementwise_mean(node, renamed)
         legacy = [arg for arg in node.args if arg.keyword is not None and arg.keyword.value in _LEGACY]
         positional = [arg for arg in node.args if arg.keyword is None]
         if not legacy and (not positional or any(arg.star for arg in node.args)):
@@ -99,8 +119,7 @@ class LegacyReduction(Rule):
                 return
             # `nn.NLLLoss2d(weight, size_average, ignore_index)`: by position.
             legacy = [positional[index] for index in positions if index is not None and index < len(positional)]
-        if qualname is None or not (torch_api.is_loss_module_class(qualname) or (
-                qualname.startswith("torch.nn.functional.") and qualname.rsplit(".", 1)[1] in torch_api.LOSS_FUNCTIONS)):
+        if not self._is_loss(qualname):
             return
         names = [arg.keyword.value if arg.keyword is not None else _LEGACY[i] for i, arg in enumerate(legacy)]
         reduction = _reduction(legacy, names)
@@ -110,6 +129,21 @@ class LegacyReduction(Rule):
                                             f"by position", ())
         self.report(legacy[0], evidence=self.ctx.origin(node.func, qualname), fix=fix,
                     arg=names[0], loss=qualname.rsplit(".", 1)[1], reduction=shown)
+
+    def _elementwise_mean(self, call: cst.Call, argument: cst.Arg) -> None:
+        """`reduction='elementwise_mean'`, 0.4.1's name for what 1.0 calls `'mean'`."""
+        qualname = self.ctx.qualname(call.func)
+        if not self._is_loss(qualname):
+            return
+        quote = self.ctx.code(argument.value)[0] if self.ctx.code(argument.value)[:1] in "'\"" else '"'
+        fix = Fix(Applicability.SAFE, "Replace with `'mean'`", (edits.replace(argument.value, f"{quote}mean{quote}"),))
+        self.report(argument, f"`reduction='elementwise_mean'` of `{qualname.rsplit('.', 1)[1]}` was renamed "
+                              f"`'mean'` in PyTorch 1.0; it warns", evidence=self.ctx.origin(call.func, qualname), fix=fix)
+
+    @staticmethod
+    def _is_loss(qualname: Optional[str]) -> bool:
+        return qualname is not None and (torch_api.is_loss_module_class(qualname) or (
+            qualname.startswith("torch.nn.functional.") and qualname.rsplit(".", 1)[1] in torch_api.LOSS_FUNCTIONS))
 
     def _fix(self, call: cst.Call, legacy: list[cst.Arg], reduction: Optional[str]) -> Fix:
         if reduction is None or any(arg.keyword is not None and arg.keyword.value == "reduction" for arg in call.args) \
@@ -121,7 +155,9 @@ class LegacyReduction(Rule):
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
-        return run.warned_or("size_average and reduce", "torch gave no `size_average`/`reduce` warning here")
+        return run.warned("elementwise_mean") or run.warned_or(
+            "size_average and reduce", "torch gave no `size_average`/`reduce`/`elementwise_mean` warning here (a "
+                                       "loss module built with `'elementwise_mean'` warns where it is called)")
 
 
 def _reduction(legacy: list[cst.Arg], names: list[str]) -> Optional[str]:

@@ -17,15 +17,16 @@ class RenamedFunction(Rule):
     message = "`{old}` is deprecated since PyTorch {since}, renamed `{new}`; it warns on every call"
     fix = Applicability.SAFE
     since = "0.4.1"
-    requires = (r"\binit\b|clip_grad_norm\b|upsample",)
+    requires = (r"\binit\b|clip_grad_norm\b|upsample|NLLLoss2d",)
     docs = """
     ## What it does
     Flags calls of the functions PyTorch renamed but kept, with a warning, for old code:
     the `torch.nn.init` functions without their trailing underscore (`xavier_uniform`,
     `kaiming_normal`, `normal`, `constant`, `orthogonal`... renamed with `_` in 0.4,
     because they fill the tensor in place), `torch.nn.utils.clip_grad_norm`
-    (`clip_grad_norm_`, 0.4), and `F.upsample`, `F.upsample_bilinear` and
-    `F.upsample_nearest` (`F.interpolate`, 0.4.1). The name is resolved through the
+    (`clip_grad_norm_`, 0.4, also from `torch.nn.utils.clip_grad`), `nn.NLLLoss2d`
+    (`nn.NLLLoss`, which takes 2-D inputs and the same arguments, 0.4), and `F.upsample`,
+    `F.upsample_bilinear` and `F.upsample_nearest` (`F.interpolate`, 0.4.1). The name is resolved through the
     file's imports: `from torch.nn import init` then `init.xavier_uniform(..)` is found,
     a function of the project's own called `normal` is not.
 
