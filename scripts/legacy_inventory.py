@@ -21,7 +21,7 @@ SPECIAL = [
      lambda n, c, f: c and c.callee.startswith("torch.nn.init.") and c.short in INIT_NAMES),
     (r"size_average and reduce args", "`size_average=` / `reduce=` of a loss", "TL208", "",
      lambda n, c, f: c and c.callee.startswith("torch.nn.") and bool({"size_average", "reduce"} & set(c.kw))),
-    (r"reduction='elementwise_mean'", "`reduction='elementwise_mean'`", "", "",
+    (r"reduction='elementwise_mean'", "`reduction='elementwise_mean'`", "TL208", "",
      lambda n, c, f: c and c.callee.startswith("torch.nn.") and c.kw.get("reduction") == "elementwise_mean"),
     (r"Implicit dimension choice", "`F.softmax(x)`, `nn.LogSoftmax()`... without `dim`", "TL209", "",  # dim: 2nd, 1st
      lambda n, c, f: c and c.callee.startswith("torch.nn.") and c.kw.get("dim") is None and c.short in ("softmax",
@@ -29,7 +29,7 @@ SPECIAL = [
     (r"epoch parameter in `scheduler\.step", "`scheduler.step(epoch)`", "", "", lambda n, c, f: c and c.name == "step"
      and c.method and "sched" in ast.unparse(n.func.value).lower() and ("epoch" in c.kw or c.args and re.fullmatch(
          r"[\w.]*epoch( [-+] \d+)?", ast.unparse(c.args[-1])))),  # the epoch last: not Plateau's step(metrics)
-    (r"non-static forward", "`autograd.Function` with a non-static `forward`", "", "", lambda n, c, f: isinstance(
+    (r"non-static forward", "`autograd.Function` with a non-static `forward`", "TL212", "", lambda n, c, f: isinstance(
         n, ast.ClassDef) and "torch.autograd.Function" in map(f.resolve, n.bases) and any(d.name == "forward" and
         "staticmethod" not in map(last, d.decorator_list) for d in n.body if isinstance(d, ast.FunctionDef))),
     (r"volatile was removed", "`Variable(x, volatile=True)`, `x.volatile`", "TL202", "", lambda n, c, f: c and c.callee
