@@ -165,6 +165,12 @@ _FIELD_OWNER = re.compile(
 )
 
 
+# In-place methods that change only a tensor object's own metadata (shape, strides, storage,
+# flags): on `x.data`, a new object each time since PyTorch 0.4, they leave `x` as it was.
+# (`share_memory_` is left out: it moves the storage, which `x` shares.)
+METADATA_ONLY_INPLACE = torch_facts.methods(in_place="metadata") - {"share_memory_", "detach_"}
+
+
 def is_field_owner(name: str) -> bool:
     """``args``, ``config``, ``train_loader``: named the way objects with a ``.data`` field of their own are."""
     return _FIELD_OWNER.search(name) is not None

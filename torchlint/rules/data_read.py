@@ -6,7 +6,7 @@ from typing import Optional
 
 from torchlint.framework.api import (
     CONFIRMED, NOT_REPRODUCED, Applicability, Bad, DataUse, FileContext, Fix, Observation, Rule, Verdict, cst,
-    edits, only_read, quote, tensor_data_use,
+    edits, only_read, quote, tensor_data_use, torch_api,
 )
 
 
@@ -37,6 +37,11 @@ class DataRead(Rule):
     dataset, `packed.data` of a `PackedSequence`, `array.data` of numpy and
     `torch.utils.data` are not.
 
+    A statement such as `x.data.t_()` (or `squeeze_`, `unsqueeze_`, `transpose_`,
+    `set_`, `requires_grad_`...) is worse: since PyTorch 0.4 `x.data` is a new tensor
+    object each time, so the method changes that temporary and `x` keeps its shape and
+    flags; the line does nothing. It was written for 0.3, where it changed `x`.
+
     ## What to do instead
     Use `.detach()`, which returns the same alias but lets autograd catch writes.
 
@@ -55,6 +60,10 @@ class DataRead(Rule):
     go unnoticed, since `.detach()` shares `x`'s version counter (autograd then raises
     where `.data` silently corrupted the gradient). It is unsafe too when only the use
     of `x.data` says `x` is a tensor.
+
+    Where such a statement does nothing (`x.data.t_()`), no rewrite is applied:
+    `x.detach().t_()` would do nothing either; the message says to apply the method to
+    `x` itself or rebind it.
 
     For `x.data[0]` the rewrite to `x.detach()[0]` is only shown, not applied, unless
     what `[0]` gives is indexed again or used as a tensor (`x.data[0].cpu()`, written
@@ -97,6 +106,16 @@ class DataRead(Rule):
                 return output.detach().cpu().numpy()
             """,
         ),
+        Bad(
+            """
+            import torch
+
+            def to_batch_first(sequences: torch.Tensor) -> torch.Tensor:
+                sequences.data.t_()
+                return sequences
+            """,
+            reported=((4, "sequences.data"),),
+        ),
     )
     good = (
         """
@@ -135,6 +154,19 @@ class DataRead(Rule):
                 "`{base}.data.{what}` does not need `.data`; use `{base}.{what}`",
                 evidence=evidence, base=node.value, what=what, fix=drop,
             )
+            return
+        parent = self.ctx.parent(node)
+        call = self.ctx.parent(parent) if isinstance(parent, cst.Attribute) else None
+        if isinstance(call, cst.Call) and call.func is parent and parent.attr.value in torch_api.METADATA_ONLY_INPLACE \
+                and isinstance(self.ctx.parent(call), cst.Expr):
+            # `x.data.t_()` as a statement: transposes a temporary and drops it, and
+            # `x.detach().t_()` would do nothing either.  (`y = x.data.squeeze_(0)` uses the result.)
+            self.report(node, "`{base}.data.{method}(..)` changes only the temporary `{base}.data` returns: "
+                              "`{base}` keeps its shape and flags since PyTorch 0.4; apply `{method}` to `{base}` "
+                              "itself (under `torch.no_grad()`), or rebind it",
+                        evidence=evidence, base=node.value, method=parent.attr.value,
+                        fix=Fix(Applicability.DISPLAY_ONLY, f"Apply `{parent.attr.value}` to "
+                                                            f"`{self.ctx.snippet(node.value)}` itself", ()))
             return
         detach = edits.method_call(self.ctx, node.value, "detach()")
         replace = (edits.replace(node, detach),)
