@@ -741,12 +741,10 @@ class Inference:
                                          f"(numpy's `view` takes a dtype)"))
             if attribute in MODULE_USE_ATTRIBUTES:
                 return Value(Kind.MODULE, (Step(node, f"`{binding.name}` is used as a torch.nn module: `{{code}}`"),))
-            if attribute == "data" and not torch_api.is_field_owner(binding.name):
-                used = self.model.parent(node)
-                if isinstance(used, cst.Attribute) and used.value is node \
-                        and used.attr.value in torch_api.DATA_TENSOR_USES:
-                    return tensor(Step(used, f"`{binding.name}` is used as a tensor: `{{code}}` is a tensor's, "
-                                             f"and `{binding.name}.data` has it"))
+            used = self._data_method(attribute, node, torch_api.DATA_TENSOR_USES)
+            if used is not None and not torch_api.is_field_owner(binding.name):
+                return tensor(Step(used, f"`{binding.name}` is used as a tensor: `{{code}}` is a tensor's, "
+                                         f"and `{binding.name}.data` has it"))
         total = self._backpropagated_total(binding)
         if total is not None:
             added, backward = total
@@ -772,10 +770,8 @@ class Inference:
                 or self.project is None or self.model.analysis is None or torch_api.is_field_owner(binding.name):
             return None
         for _seq, attribute, node in binding.scope.attribute_uses.get(binding.name, ()):
-            used = self.model.parent(node) if attribute == "data" else None
-            if not isinstance(used, cst.Attribute) or used.value is not node \
-                    or used.attr.value not in torch_api.TENSOR_ONLY_USES \
-                    or not any(b is binding for b in self.model.resolve(node.value)):
+            used = self._data_method(attribute, node, torch_api.TENSOR_ONLY_USES)
+            if used is None or not any(b is binding for b in self.model.resolve(node.value)):
                 continue
             found = self.project.torch_importer(self.model.analysis.file_path, function.name, self._consumer)
             if found is None:
@@ -786,6 +782,13 @@ class Inference:
                                      f"`{binding.name}.data` has it; `{function.name}` is a helper of torch code "
                                      f"(`{shown}` imports torch and `{statement}`)"))
         return None
+
+    def _data_method(self, attribute: str, node: cst.Attribute, methods: frozenset) -> Optional[cst.Attribute]:
+        """``x.data.t_`` when ``node`` is ``x.data`` and the method follows it is in ``methods``."""
+        if attribute != "data":
+            return None
+        used = self.model.parent(node)
+        return used if isinstance(used, cst.Attribute) and used.value is node and used.attr.value in methods else None
 
     def _passed_to_torch(self, binding: Binding) -> Optional[Step]:
         """``loss = F.nll_loss(pred, target)``: ``pred`` goes where torch takes only a tensor."""

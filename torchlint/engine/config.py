@@ -11,6 +11,7 @@ TorchFix codes (``TOR102``) are accepted for the rules torchlint covers (torchfi
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass, field
@@ -193,6 +194,10 @@ def torch_version(text: str, source: str = "the command line") -> tuple[int, int
     return int(match.group(1)), int(match.group(2)), int(match.group(3) or 0)
 
 
+# The releases rules name (`since`, `fix_since`), parsed once: every file asks of the same few.
+_rule_release = functools.lru_cache(maxsize=None)(torch_version)
+
+
 def options_from_table(table: dict[str, Any], source: str) -> Options:
     unknown = sorted(set(table) - set(KNOWN_KEYS))
     if unknown:
@@ -301,10 +306,12 @@ class Settings:
     def held_fixes(self, path: Optional[Path]) -> tuple[str, ...]:
         """The rules of ``path`` whose fixes write what the target torch does not have:
         their fixes are only shown."""
+        if self.target_torch is None:
+            return ()  # the common case: no second pass over the per-file selection
         return tuple(code for code in self.codes_for(path) if self._after_target(RULES[code].fix_since))
 
     def _after_target(self, release: Optional[str]) -> bool:
-        return release is not None and self.target_torch is not None and torch_version(release) > self.target_torch
+        return release is not None and self.target_torch is not None and _rule_release(release) > self.target_torch
 
     def rules_for(self, path: Optional[Path]) -> list[type[Rule]]:
         return rule_classes(self.codes_for(path))

@@ -135,7 +135,8 @@ class LegacyReduction(Rule):
         qualname = self.ctx.qualname(call.func)
         if not self._is_loss(qualname):
             return
-        quote = self.ctx.code(argument.value)[0] if self.ctx.code(argument.value)[:1] in "'\"" else '"'
+        written = self.ctx.code(argument.value)
+        quote = written[0] if written[:1] in ("'", '"') else '"'
         fix = Fix(Applicability.SAFE, "Replace with `'mean'`", (edits.replace(argument.value, f"{quote}mean{quote}"),))
         self.report(argument, f"`reduction='elementwise_mean'` of `{qualname.rsplit('.', 1)[1]}` was renamed "
                               f"`'mean'` in PyTorch 1.0; it warns", evidence=self.ctx.origin(call.func, qualname), fix=fix)

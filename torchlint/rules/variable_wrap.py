@@ -664,15 +664,14 @@ def _only_unwrapped_calls(texts: list[tuple[object, str]], name: str) -> bool:
 
 def _parsed(text: str) -> Optional[ast.Module]:
     """``text`` parsed, read as torchlint reads legacy syntax (``async=``, ``print x``)."""
-    for attempt in range(2):
-        try:
-            return ast.parse(text)
-        except (SyntaxError, ValueError):
-            repaired = repair_legacy_syntax(text) if attempt == 0 else None
-            if repaired is None:
-                return None
-            text = repaired[0]
-    return None
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError):
+        repaired = repair_legacy_syntax(text)
+    try:
+        return ast.parse(repaired[0]) if repaired is not None else None
+    except (SyntaxError, ValueError):
+        return None
 
 
 def _remove_statement(ctx, line: cst.SimpleStatementLine) -> Optional[tuple[Edit, ...]]:
