@@ -18,6 +18,12 @@ else cloned from github.com.
     python scripts/script_corpus.py                 # rebuild every entry
     python scripts/script_corpus.py owner/name ...  # some of them
     python scripts/script_corpus.py --list          # the entries, one line each
+    python scripts/script_corpus.py --whole         # whole repositories, for the runtime check
+
+``--whole`` rebuilds each repository's whole tree at its commit into corpus/runtime/, as a
+fresh clone has it, less its data files (arrays, weights, archives, images, anything over
+1 MB): the runtime check is measured on what a user who has just cloned the repository
+and has not downloaded its data has (issue 19).
 
 The repositories reserved for independent evaluation (issue 18) are refused here.
 """
@@ -38,6 +44,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 MANIFEST = REPO / "eval" / "script_corpus"
 TARGET = REPO / "corpus" / "scripts"
+WHOLE_TARGET = REPO / "corpus" / "runtime"
+DATA_SUFFIXES = {".npy", ".npz", ".pt", ".pth", ".pkl", ".pickle", ".h5", ".hdf5", ".mat", ".t7", ".bin",
+                 ".caffemodel", ".zip", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".jpg", ".jpeg", ".png",
+                 ".gif", ".bmp", ".tif", ".tiff", ".mp4", ".avi", ".wav", ".mp3", ".ckpt", ".onnx", ".lmdb",
+                 ".csv", ".tsv", ".parquet", ".txt.gz"}
+LARGEST_FILE = 1 << 20
 DEFAULT_MIRROR = Path("/work/.mirror")
 
 # Kept out of this corpus: another evaluation uses them, and must see code torchlint was
@@ -77,14 +89,30 @@ def entries(names: list[str] | None = None) -> list[dict]:
     return found
 
 
-def folder(entry: dict) -> Path:
+def folder(entry: dict, whole: bool = False) -> Path:
     """Where ``entry``'s files are rebuilt (also the name its labels file is keyed by)."""
-    return TARGET / entry["repo"].replace("/", "+")
+    return (WHOLE_TARGET if whole else TARGET) / entry["repo"].replace("/", "+")
 
 
-def rebuild(entry: dict, mirror: Path = DEFAULT_MIRROR) -> Path:
-    """The folder holding ``entry``'s files at its commit, fetched if not there yet."""
-    target = folder(entry)
+def _code_paths(git_dir: Path, commit: str) -> list[str]:
+    """Every file of the tree at ``commit`` but its data files (a mirror may lack those
+    blobs: git lists their size as BAD)."""
+    listing = subprocess.run(["git", "--git-dir", str(git_dir), "ls-tree", "-r", "-l", "-z", commit],
+                             check=True, capture_output=True, text=True).stdout
+    paths = []
+    for record in filter(None, listing.split("\0")):
+        meta, path = record.split("\t", 1)
+        _mode, kind, _object, size = meta.split()
+        if kind == "blob" and size.isdigit() and int(size) <= LARGEST_FILE \
+                and not any(path.lower().endswith(suffix) for suffix in DATA_SUFFIXES):
+            paths.append(path)
+    return paths
+
+
+def rebuild(entry: dict, mirror: Path = DEFAULT_MIRROR, whole: bool = False) -> Path:
+    """The folder holding ``entry``'s files at its commit, fetched if not there yet; with
+    ``whole``, its whole tree less its data files."""
+    target = folder(entry, whole)
     marker = target / ".complete"
     if marker.exists() and marker.read_text().strip() == entry["commit"]:
         return target
@@ -95,15 +123,16 @@ def rebuild(entry: dict, mirror: Path = DEFAULT_MIRROR) -> Path:
             git_dir = Path(scratch) / "clone.git"
             subprocess.run(["git", "clone", "--quiet", "--bare", "--filter=blob:none",
                             f"https://github.com/{entry['repo']}.git", str(git_dir)], check=True)
+        paths = _code_paths(git_dir, entry["commit"]) if whole else entry["paths"]
         archive = subprocess.run(["git", "--git-dir", str(git_dir), "archive", "--format=tar", entry["commit"],
-                                  "--", *entry["paths"]], check=True, capture_output=True).stdout
+                                  "--", *paths], check=True, capture_output=True).stdout
     if target.exists():
         shutil.rmtree(target)
     target.mkdir(parents=True)
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         members = [m for m in tar.getmembers() if m.isfile() and not os.path.isabs(m.name) and ".." not in m.name]
         tar.extractall(target, members=members)
-    missing = [path for path in entry["paths"] if not (target / path).is_file()]
+    missing = [path for path in entry["paths"] if not (target / path).is_file()]  # each labelled file is code
     if missing:
         raise SystemExit(f"{entry['repo']}@{entry['commit'][:12]}: missing {missing[:5]}")
     marker.write_text(entry["commit"] + "\n")
@@ -115,6 +144,8 @@ def main() -> None:
     parser.add_argument("repos", nargs="*", help="owner/name entries to rebuild (default: all)")
     parser.add_argument("--mirror", type=Path, default=DEFAULT_MIRROR, help="folder of local mirrors")
     parser.add_argument("--list", action="store_true", help="list the entries")
+    parser.add_argument("--whole", action="store_true",
+                        help="rebuild whole repositories, less their data files, into corpus/runtime/")
     args = parser.parse_args()
     chosen = entries(args.repos or None)
     for entry in chosen:
@@ -122,8 +153,9 @@ def main() -> None:
             print(f"{entry['repo']:50} {entry['commit'][:12]} {entry['date']} {entry['kind']:7} "
                   f"{len(entry['paths'])} files")
             continue
-        path = rebuild(entry, args.mirror)
-        print(f"{entry['repo']}: {len(entry['paths'])} files -> {path.relative_to(REPO)}", file=sys.stderr)
+        path = rebuild(entry, args.mirror, args.whole)
+        count = sum(1 for item in path.rglob("*") if item.is_file()) - 1 if args.whole else len(entry["paths"])
+        print(f"{entry['repo']}: {count} files -> {path.relative_to(REPO)}", file=sys.stderr)
 
 
 if __name__ == "__main__":

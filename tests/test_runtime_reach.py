@@ -1,0 +1,280 @@
+"""The runtime check on code as a fresh clone has it (issue 19): package modules with
+relative imports, tests that import the project from its root, scripts that need
+required options, torchvision datasets, pretrained weights, Python 2 syntax, unittest
+set-up, and functions whose tensors must be images.  One CLI run over one project, then
+the pieces in-process."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import textwrap
+from importlib.util import find_spec
+from pathlib import Path
+
+import pytest
+
+from torchlint.runtime import stand_ins
+
+from test_runtime_check import CONFIRMED, by_finding, cli, needs_torch
+
+pytestmark = needs_torch
+
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/helpers.py": """
+        def doubled(x):
+            return x * 2
+    """,
+    # Run as `python -m pkg.model` runs it: its relative import works.
+    "pkg/model.py": """
+        import torch
+        from .helpers import doubled
+
+        def total():
+            loss = doubled(torch.ones(3)).sum()
+            return loss.data[0]
+    """,
+    # A test beside the package imports it from the repository's root.
+    "tests/test_total.py": """
+        import torch
+        from pkg.helpers import doubled
+
+        def test_total():
+            loss = doubled(torch.ones(3)).sum()
+            assert loss.data[0] == 6
+    """,
+    "tests/test_case.py": """
+        import unittest
+        import torch
+
+        class TestStep(unittest.TestCase):
+            def setUp(self):
+                self.w = torch.ones(3, requires_grad=True)
+
+            def test_step(self):
+                loss = (self.w * 3).sum()
+                loss.backward()
+                print(loss.data[0])
+    """,
+    # Python 2: runs as torchlint reads it.
+    "old_py2.py": """
+        import torch
+        x = torch.ones(3, requires_grad=True)
+        loss = (x * 2).sum()
+        for i in xrange(2):
+            print "step", i
+        print loss.data[0]
+    """,
+    # Its code unpacks four dimensions: a batch of images is tried.
+    "shapes.py": """
+        import torch
+
+        def brighten_(images: torch.Tensor):
+            b, c, h, w = images.size()
+            images.data.mul_(2)
+            return b * c * h * w
+    """,
+    # Only ever tested for truth: a flag, not a tensor.
+    "flags.py": """
+        import torch
+
+        def prepare(x: torch.Tensor, use_gpu):
+            if use_gpu:
+                x = x.cuda()
+            x.data.zero_()
+            return x
+    """,
+    # Visits the layers of a network it never calls: it gets one of each usual kind.
+    "init.py": """
+        import torch.nn as nn
+
+        def init_weights(net):
+            for m in net.modules():
+                if isinstance(m, nn.ConvTranspose2d):
+                    m.weight.data.normal_(0, 0.02)
+    """,
+}
+
+# Needs torchvision to be missing: its datasets are then synthetic.
+TRAIN = """
+    import argparse
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    from torchvision import datasets, transforms
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument('--dataset', required=True, help='mnist | cifar10')
+    parser.add_argument('--dataroot', required=True, help='path to dataset')
+    opt = parser.parse_args()
+    assert opt.dataset == 'mnist'
+
+    data = datasets.MNIST(opt.dataroot, train=True, download=True,
+                          transform=transforms.Compose([transforms.Resize(32), transforms.ToTensor(),
+                                                        transforms.Normalize((0.5,), (0.5,))]))
+    loader = torch.utils.data.DataLoader(data, batch_size=16, shuffle=True, num_workers=2)
+    model = nn.Linear(32 * 32, 10)
+    model.load_state_dict(torch.load('pretrained/linear.pth'))
+    for images, labels in loader:
+        assert images.shape == (16, 1, 32, 32)
+        loss = F.cross_entropy(model(images.view(16, -1)), labels)
+        loss.backward()
+        print(loss.data[0])
+"""
+
+
+@pytest.fixture(scope="module")
+def reach(tmp_path_factory) -> tuple[dict, Path]:
+    root = tmp_path_factory.mktemp("clone")
+    files = dict(FILES)
+    if find_spec("torchvision") is None:
+        files["train.py"] = TRAIN
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(textwrap.dedent(text).lstrip())
+    (root / ".git").mkdir()  # the repository's root
+    result = cli("check", "--isolated", "--no-cache", "--runtime", "--select", "TL102,TL203", "--output-format",
+                 "json", ".", cwd=root)
+    assert result.returncode in (0, 1), result.stderr
+    return by_finding(json.loads(result.stdout), root), root
+
+
+# (file, finding, verdict, a phrase of its evidence)
+REACHED = [
+    # run as `python -m pkg.model` runs it: its relative import works
+    ("pkg/model.py", "6:12 TL203", CONFIRMED, "`total()` called with synthesized arguments"),
+    # a test beside the package imports it from the repository's root
+    ("tests/test_total.py", "6:12 TL203", CONFIRMED, "`test_total()` called with synthesized arguments: none"),
+    # a unittest method runs after its set-up
+    ("tests/test_case.py", "11:15 TL203", CONFIRMED, "`TestStep.test_step()` called with synthesized arguments: none"),
+    ("old_py2.py", "6:7 TL203", CONFIRMED, "ran the Python 2 code as Python 3 (rewritten: print statement;"),
+    # code that unpacks four dimensions gets a batch of images
+    ("shapes.py", "5:5 TL102", "NOT REPRODUCED", "images=tensor of shape [2, 4, 4, 4]"),
+    # a parameter only tested for truth is a flag
+    ("flags.py", "6:5 TL102", "NOT REPRODUCED", "use_gpu=True"),
+    # a network whose layers are visited has one of each kind
+    ("init.py", "6:13 TL102", "NOT REPRODUCED", "net=Sequential("),
+]
+
+
+@pytest.mark.parametrize(("path", "key", "verdict", "phrase"), REACHED, ids=[item[0] for item in REACHED])
+def test_code_as_a_fresh_clone_has_it_is_reached(reach, path, key, verdict, phrase) -> None:
+    found, _root = reach
+    runtime = found[path][key]
+    assert runtime["verdict"] == verdict and phrase in runtime["evidence"], runtime
+
+
+@pytest.mark.skipif(find_spec("torchvision") is not None, reason="torchvision is installed: its datasets are real")
+def test_a_script_runs_on_synthetic_images_with_made_up_options_and_no_weights(reach) -> None:
+    found, _root = reach
+    runtime = found["train.py"]["23:11 TL203"]
+    assert runtime["verdict"] == CONFIRMED, runtime
+    evidence = runtime["evidence"]
+    assert "with made-up values for the required options --dataset mnist, --dataroot data" in evidence
+    assert "with synthetic torchvision.datasets.MNIST (1x28x28 random images)" in evidence
+    assert "with the initial weights in place of the missing files pretrained/linear.pth" in evidence
+    assert "ran with stand-ins for the missing modules torchvision" in evidence
+
+
+# --- the pieces, in-process -------------------------------------------------------------------
+
+
+def test_synthetic_transforms_give_torchvisions_shapes() -> None:
+    import torch
+
+    from torchlint.runtime import synthetic
+
+    transforms = synthetic.module("torchvision.transforms", [])
+    pipeline = transforms.Compose([transforms.Scale(64), transforms.CenterCrop(48), transforms.Grayscale(3),
+                                   transforms.RandomHorizontalFlip(), transforms.ToTensor(),
+                                   transforms.Normalize((0.5, 0.5, 0.5), (0.5, 0.5, 0.5)),
+                                   transforms.Pad(2), transforms.Lambda(lambda x: x * 2)])
+    image = torch.rand(3, 218, 178)
+    assert pipeline(image).shape == (3, 52, 52)
+    assert transforms.RandomCrop(32, padding=4)(torch.rand(3, 32, 32)).shape == (3, 32, 32)
+    assert transforms.Resize((20, 30))(image).shape == (3, 20, 30)
+    assert "not a tensor" == transforms.ToTensor()("not a tensor")
+
+
+def test_a_synthetic_dataset_is_a_dataset_of_its_shape() -> None:
+    import torch
+
+    from torchlint.runtime import synthetic
+
+    used: list[str] = []
+    datasets = synthetic.module("torchvision.datasets", used)
+    cifar = datasets.CIFAR100("data", train=False, download=True,
+                              target_transform=lambda label: label + 1000)
+    image, label = cifar[3]
+    assert image.shape == (3, 32, 32) and 1000 <= label < 1100
+    assert torch.equal(cifar[3][0], image)  # the same image for the same index
+    folder = datasets.ImageFolder("photos", synthetic.module("torchvision.transforms", []).Resize(16))
+    assert folder[0][0].shape == (3, 16, 16) and len(folder.imgs) == len(folder) > 16
+    batch, labels = next(iter(torch.utils.data.DataLoader(cifar, batch_size=8)))
+    assert batch.shape == (8, 3, 32, 32) and labels.dtype == torch.int64
+    assert used == ["synthetic torchvision.datasets.CIFAR100 (3x32x32 random images)",
+                    "synthetic torchvision.datasets.ImageFolder (3x64x64 random images)"]
+    assert cifar.train_labels.shape == (len(cifar),) and cifar.train_data.shape == (len(cifar), 32, 32)
+
+
+def test_synthetic_models_have_torchvisions_layers() -> None:
+    import torch
+
+    from torchlint.runtime import synthetic
+
+    used: list[str] = []
+    models = synthetic.module("torchvision.models", used)
+    vgg = models.vgg11_bn(pretrained=True)
+    assert len(list(vgg.features.children())) == 29 and vgg.classifier[-1].out_features == 1000
+    resnet = models.resnet50(num_classes=10)
+    assert resnet.fc.in_features == 2048 and len(resnet.layer3) == 6
+    assert resnet(torch.rand(1, 3, 64, 64)).shape == (1, 10)
+    assert models.alexnet()(torch.rand(1, 3, 224, 224)).shape == (1, 1000)
+    assert type(models.inception_v3).__name__ == "StandIn"
+    assert used == ["synthetic torchvision.models.vgg11_bn (random weights)",
+                    "synthetic torchvision.models.resnet50 (random weights)",
+                    "synthetic torchvision.models.alexnet (random weights)"]
+
+
+def test_required_options_get_made_up_values_and_are_recorded() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--dataset", required=True, help="cifar10 | lsun | imagenet")
+    parser.add_argument("--mode", required=True, choices=["train", "test"])
+    parser.add_argument("--epochs", required=True, type=int)
+    parser.add_argument("--root", required=True)
+    parser.add_argument("--lr", type=float, default=0.1)
+    parser.add_argument("config")
+    used: list[str] = []
+    with stand_ins.required_options(used):
+        options = parser.parse_args([])
+        given = parser.parse_args(["--dataset", "lsun", "my.yaml", "--mode=test", "--epochs", "3", "--root", "r"])
+    assert vars(options) == {"dataset": "cifar10", "mode": "train", "epochs": 1, "root": "data", "lr": 0.1,
+                             "config": "data"}
+    assert used == ["option --dataset cifar10", "option --mode train", "option --epochs 1", "option --root data",
+                    "option config data"]
+    assert vars(given) == {"dataset": "lsun", "mode": "test", "epochs": 3, "root": "r", "lr": 0.1, "config": "my.yaml"}
+    with pytest.raises(SystemExit):
+        parser.parse_args([])  # gone once the block ends
+
+
+def test_a_missing_checkpoint_leaves_the_model_as_built(tmp_path) -> None:
+    import torch
+
+    from torchlint.runtime import synthetic
+
+    model = torch.nn.Linear(2, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    before = model.weight.detach().clone()
+    saved = tmp_path / "real.pth"
+    torch.save({"w": torch.ones(1)}, saved)
+    used: list[str] = []
+    with synthetic.missing_checkpoints(used):
+        checkpoint = torch.load(str(tmp_path / "absent.pth"))
+        model.load_state_dict(checkpoint["state_dict"])
+        optimizer.load_state_dict(checkpoint["optimizer"])
+        assert torch.load(saved)["w"].item() == 1  # a file that exists loads as always
+    assert torch.equal(model.weight, before)
+    assert used == [f"checkpoint {tmp_path / 'absent.pth'}"]
+    with pytest.raises(FileNotFoundError):
+        torch.load(str(tmp_path / "absent.pth"))
