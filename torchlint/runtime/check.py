@@ -22,16 +22,17 @@ from typing import Callable, Optional
 from torchlint.framework.diagnostics import Diagnostic, FileReport, TextEdit
 from torchlint.framework.verdicts import CONFIRMED, COULD_NOT_RUN, VERDICTS
 from torchlint.rules import all_rules
+from torchlint.syntax.legacy import repair as repair_legacy_syntax
 from torchlint.syntax.source import LineIndex, UnreadableSource
 from torchlint.engine.fixer import apply_edits, verify
 from torchlint.engine.notebook import NOTEBOOK_SUFFIX, Notebook, read_notebook
-from torchlint.runtime.plan import UNJUDGED, FilePlan, argparse_defaults, gradient_parameters
-from torchlint.runtime.stand_ins import CUDA_ON_CPU
+from torchlint.runtime.plan import UNJUDGED, FilePlan, argparse_defaults, gradient_parameters, package_of
+from torchlint.runtime.stand_ins import CHECKPOINT, CUDA_ON_CPU, OPTION, PORTED, SYNTHETIC
 
 MAX_EVIDENCE = 2000  # characters of a verdict's evidence
 JOB = "torchlint.runtime.monitor:run_job"
 MAX_RERUNS = 5
-ARGUMENT_VARIANTS = 4  # kinds of synthesized arguments tried in turn (monitor.ARGUMENT_VARIANTS)
+ARGUMENT_VARIANTS = 10  # kinds of synthesized arguments tried in turn (monitor.ARGUMENT_VARIANTS)
 # Rules whose bug is a wrong gradient: a gradient that differs from the fixed run's is evidence.
 GRADIENT_RULES = ("TL101", "TL102", "TL103", "TL201", "TL301", "TL303", "TL304", "TL403")
 
@@ -179,6 +180,7 @@ class _File:
     sites: list[dict]
     originals: list[Diagnostic] = field(default_factory=list)  # the reported ones, given the verdicts at the end
     notebook: Optional[Notebook] = None  # a notebook's code cells run joined as one script
+    ported: Optional[str] = None  # Python 2 code, run as rewritten: the constructs rewritten ("print statement")
 
     def __post_init__(self) -> None:
         self.originals = self.originals or self.diagnostics
@@ -228,7 +230,7 @@ class RuntimeCheck:
                 files.append(f)
                 continue
             for d in report.diagnostics:
-                if runs(d):
+                if runs(d) and d.runtime is None:
                     reason = "the notebook's code cells could not be read" if _is_notebook(report) \
                         else _unplannable(report)
                     d.runtime = {"verdict": COULD_NOT_RUN, "evidence": reason, "run": "none"}
@@ -267,11 +269,27 @@ class RuntimeCheck:
         if report.source is None:
             return None
         path = os.path.realpath(report.filename)
+        ported = None
         try:
             plan = FilePlan(path, report.source.text)
         except SyntaxError:
-            return None
-        return _File(report, plan, diagnostics, [plan.site(d) for d in diagnostics])
+            # Python 2 code (`print x`, `except E, e:`, `.cuda(async=True)`) runs as torchlint
+            # reads it: rewritten in place to Python 3 of the same length, so lines and columns hold.
+            repaired = repair_legacy_syntax(report.source.text)
+            if repaired is None:
+                return None
+            plan = FilePlan(path, repaired[0])
+            ported = ", ".join(dict.fromkeys(repair.construct for repair in repaired[1]))
+            # A finding on the rewritten syntax itself (`async=`) is about what Python refuses.
+            index = LineIndex(report.source.text)
+            on_syntax = [d for d in diagnostics if any(
+                repair.start <= index.offset(d.row, d.column) < repair.end for repair in repaired[1])]
+            for d in on_syntax:
+                d.runtime = {"verdict": COULD_NOT_RUN, "evidence": _unplannable(report), "run": "none"}
+            diagnostics = [d for d in diagnostics if d not in on_syntax]
+            if not diagnostics:
+                return None
+        return _File(report, plan, diagnostics, [plan.site(d) for d in diagnostics], ported=ported)
 
     def _notebook(self, report: FileReport, diagnostics: list[Diagnostic]) -> Optional[_File]:
         """A notebook runs as a script: its code cells in order, joined as they were linted
@@ -302,13 +320,23 @@ class RuntimeCheck:
 
     def _payload(self, f: _File, indices: list[int], **extra) -> dict:
         # The text that was linted runs (standard input has no file to read).
-        return {**self._script(f.plan.path, f.plan.source, [f.sites[i] for i in indices]), **extra}
+        extra = {**extra, "ported": f.ported} if f.ported else extra
+        return {**self._script(f.plan.path, f.plan.source, [f.sites[i] for i in indices], f.plan.tree), **extra}
 
-    def _script(self, path: str, source: str, sites: list[dict]) -> dict:
+    def _script(self, path: str, source: str, sites: list[dict], tree: Optional[ast.AST] = None) -> dict:
         """A job that runs ``source`` as the file at ``path``, the way every run of a file
-        runs: from its working folder, with its folder on the import path, within the budget."""
-        return {"path": path, "sites": sites, "source": source, "sys_path": [os.path.dirname(path)],
-                "cwd": working_folder(path), "budget": self._budget}
+        runs: from its working folder, within the budget, with its folder on the import path,
+        then the folder its package name starts in (a file of a package runs as `python -m`
+        runs it: its relative imports work), then the working folder (the repository's root,
+        where `tests/test_x.py` finds the project's own package)."""
+        try:
+            name, start = package_of(path, tree if tree is not None else ast.parse(source))
+        except (SyntaxError, ValueError):
+            name, start = None, None
+        working = working_folder(path)
+        sys_path = list(dict.fromkeys(folder for folder in (os.path.dirname(path), start, working) if folder))
+        return {"path": path, "sites": sites, "source": source, "sys_path": sys_path, "package": name,
+                "cwd": working, "budget": self._budget}
 
     @property
     def _budget(self) -> float:
@@ -500,9 +528,19 @@ class RuntimeCheck:
             return [{"verdict": COULD_NOT_RUN, "evidence": _clean(evidence), "run": how} for _ in range(count)]
         used = result.value.get("stand_ins")
         if isinstance(used, list) and used and all(isinstance(name, str) for name in used):
-            modules = [name for name in used if name != CUDA_ON_CPU]
+            modules = [name for name in used if name != CUDA_ON_CPU and not name.startswith((SYNTHETIC, OPTION,
+                                                                                             CHECKPOINT, PORTED))]
+            ported = [name[len(PORTED):] for name in used if name.startswith(PORTED)]
+            datasets = [name[len(SYNTHETIC):] for name in used if name.startswith(SYNTHETIC)]
+            options = [name[len(OPTION):] for name in used if name.startswith(OPTION)]
+            checkpoints = [name[len(CHECKPOINT):] for name in used if name.startswith(CHECKPOINT)]
             note = "; ".join(filter(None, [
-                note, modules and "ran with stand-ins for the missing modules " + ", ".join(modules),
+                note, ported and f"ran the Python 2 code as Python 3 (rewritten: {ported[0]}; `xrange`, "
+                                 "`unicode`, `raw_input`... as their Python 3 names)",
+                modules and "ran with stand-ins for the missing modules " + ", ".join(modules),
+                options and "with made-up values for the required options " + ", ".join(options),
+                datasets and "with synthetic " + ", ".join(datasets),
+                checkpoints and "with the initial weights in place of the missing files " + ", ".join(checkpoints),
                 CUDA_ON_CPU in used and "ran on the CPU: this machine has no CUDA, so `.cuda()` kept tensors there"]))
         verdicts = []
         for verdict in result.value.get("verdicts", ()) if isinstance(result.value.get("verdicts"), list) else ():

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import inspect
 import itertools
 import linecache
@@ -39,6 +40,7 @@ import re
 import sys
 import time
 import traceback
+import unittest
 import warnings
 import weakref
 from dataclasses import dataclass, field
@@ -52,7 +54,7 @@ from torchlint.framework.verdicts import (
     CONFIRMED, COULD_NOT_RUN, LATENT, NOT_REPRODUCED, Observation, Verdict, quote, where as where_is,
 )
 from torchlint.rules import all_rules
-from torchlint.runtime import stand_ins
+from torchlint.runtime import stand_ins, synthetic
 
 
 SNAPSHOT_ELEMENTS = 1 << 16  # saved tensors up to this size are copied when saved
@@ -1026,16 +1028,24 @@ def run_job(payload: dict) -> dict:
     # A called function's module is imported, not run: its `if __name__ == "__main__":` block stays out.
     name = "__torchlint_target__" if mode == "call" else "__main__"
     namespace = {"__name__": name, "__file__": path, "__builtins__": __builtins__}
+    if payload.get("package"):
+        namespace["__package__"] = payload["package"]  # as `python -m package.module` runs it
+    if payload.get("ported"):
+        namespace.update(stand_ins.PYTHON2_BUILTINS, reduce=functools.reduce)
     folders = [*payload.get("sys_path", ()), payload.get("cwd") or ""]
     stood_in: list[str] = []
     try:
-        with stand_ins.installed(folders) as stood_in, _cuda_on_cpu(stood_in), monitoring(monitor):
+        with stand_ins.installed(folders, synthetic.module) as stood_in, _cuda_on_cpu(stood_in), monitoring(monitor):
+            if payload.get("ported"):
+                stood_in.append(stand_ins.PORTED + payload["ported"])
             if mode == "entry":
-                outcome = _run_entry(payload)
+                outcome = _run_entry(payload)  # the user's own command line
             else:
-                exec(compile(source, path, "exec"), namespace)
-                if mode == "call":
-                    outcome = _call(namespace, payload["call"])
+                porting = stand_ins.ported_imports(folders) if payload.get("ported") else contextlib.nullcontext()
+                with stand_ins.required_options(stood_in), synthetic.missing_checkpoints(stood_in), porting:
+                    exec(compile(source, path, "exec"), namespace)
+                    if mode == "call":
+                        outcome = _call(namespace, payload["call"])
     except SystemExit as error:
         if error.code not in (None, 0):
             stopped = {"type": "SystemExit", "message": str(error.code), "at": "exit", "sites": []}
@@ -1087,6 +1097,12 @@ def _call(namespace: dict, call: dict) -> dict:
             function, params = raw.__func__, call["params"]
         elif isinstance(raw, classmethod):
             function, params = getattr(cls, name), call["params"][1:]
+        elif isinstance(cls, type) and issubclass(cls, unittest.TestCase):
+            # A test runs as unittest runs it: the class's and the test's set-up first.
+            cls.setUpClass()
+            instance = cls(name)
+            instance.setUp()
+            function, params = getattr(instance, name), call["params"][1:]
         else:
             instance, built = _instance(cls, call.get("variant", 0), call.get("init"), call.get("settings"))
             function, params = getattr(instance, name), call["params"][1:]
@@ -1162,7 +1178,12 @@ def _flatten(value: Any) -> list:
     return [value]
 
 
-ARGUMENT_VARIANTS = (((4, 4), True), ((4, 4), False), ((4,), True), ((4,), False))
+# Shapes tried in turn, each first requiring grad (where the function works with the
+# parameter's gradient) and then not: a matrix, a vector, a batch of 4-channel images,
+# a batch of sequences (every size 4, as wide as the layers made here), a batch of RGB images.
+ARGUMENT_VARIANTS = (((4, 4), True), ((4, 4), False), ((4,), True), ((4,), False),
+                     ((2, 4, 4, 4), True), ((2, 4, 4, 4), False), ((2, 4, 4), True), ((2, 4, 4), False),
+                     ((2, 3, 32, 32), True), ((2, 3, 32, 32), False))
 
 
 _SIZE_NAME = re.compile(r"(^|_)(num|n|nb)_|_(size|dim|dims|num|len|length|count|channels|units|features)$|"
@@ -1189,9 +1210,15 @@ def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 
     if use == "layer" and not hint:
         # `weights_init(m)` branches on the layer's type: each variant reaches another branch.
         return _LAYERS[variant % len(_LAYERS)]()
+    if use == "layers" and not hint:
+        # `for m in net.modules(): if isinstance(m, nn.Conv2d): ...`: a layer of each usual kind.
+        return torch.nn.Sequential(torch.nn.Conv2d(4, 4, 3, padding=1), torch.nn.BatchNorm2d(4),
+                                   torch.nn.ConvTranspose2d(4, 4, 3, padding=1), torch.nn.Linear(4, 4),
+                                   torch.nn.BatchNorm1d(4), torch.nn.Embedding(4, 4))
     if not hint and use is not None:
         # "settings" has nothing here: without the project's defaults (_arguments) it is a tensor too.
-        hint = {"module": "Module", "optimizer": "Optimizer", "loader": "DataLoader", "number": "float"}.get(use, "")
+        hint = {"module": "Module", "optimizer": "Optimizer", "loader": "DataLoader", "number": "float",
+                "flag": "bool"}.get(use, "")
     if hint in ("int",) or lowered in ("n", "size", "dim", "batch_size", "epochs", "steps", "k"):
         return 2
     if _SIZE_NAME.search(lowered):
@@ -1215,7 +1242,8 @@ def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 
     if lowered in ("loader", "data_loader", "dataloader", "batches", "dataset") or hint == "DataLoader":
         return [(torch.randn(2, 4), torch.randn(2, 4)) for _ in range(3)]
     # Most flagged code is about autograd, so tensors first require grad; plain ones suit
-    # code that writes its arguments in place; 1-d ones code that reshapes them.
+    # code that writes its arguments in place; 1-d ones code that reshapes them; 4-d and
+    # 3-d ones code that indexes or unpacks their dimensions.
     shape, wants_grad = ARGUMENT_VARIANTS[variant % len(ARGUMENT_VARIANTS)]
     wants_grad = wants_grad and gradients and lowered not in ("target", "targets", "labels", "y")
     return torch.randn(*shape, requires_grad=wants_grad)

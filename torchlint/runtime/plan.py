@@ -9,6 +9,7 @@ carry the expression to inspect.  This runs in the parent and imports no torch.
 from __future__ import annotations
 
 import ast
+import os
 import re
 from typing import Optional
 
@@ -34,6 +35,9 @@ class FilePlan:
         self.lines = source.splitlines()
         self.tree = ast.parse(source)
         self.statements = [node for node in ast.walk(self.tree) if isinstance(node, ast.stmt)]
+
+    def package(self) -> tuple[Optional[str], Optional[str]]:
+        return package_of(self.path, self.tree)
 
     def statement_at(self, row: int, column: int) -> Optional[ast.stmt]:
         line = self.lines[row - 1] if row <= len(self.lines) else ""
@@ -119,12 +123,32 @@ class FilePlan:
         return params
 
 
+def package_of(path: str, tree: ast.AST) -> tuple[Optional[str], Optional[str]]:
+    """The package the file at ``path`` belongs to and the folder its name starts in, as
+    ``python -m pkg.module`` from that folder would import it: its folders with an
+    ``__init__.py``, and at least as many as its deepest relative import climbs (``from
+    ..utils import x`` in ``models/fcn.py`` makes the project folder a namespace package,
+    as the code's author ran it). ``(None, None)`` for a plain script."""
+    depth = 0
+    folder = os.path.dirname(path)
+    while os.path.isfile(os.path.join(folder, *[".."] * depth, "__init__.py")):
+        depth += 1
+    climbs = max((node.level for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)), default=0)
+    depth = max(depth, climbs)
+    parts = os.path.normpath(folder).split(os.sep)
+    if depth == 0 or len(parts) <= depth + 1:
+        return None, None
+    return ".".join(parts[-depth:]), os.sep.join(parts[:-depth]) or os.sep
+
+
 def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
-    """What the function's own code shows a parameter to be, where it shows it: "module"
+    """What the function's own code shows a parameter to be, where it shows it: "layers"
+    (a module whose layers are visited, `for m in net.modules()`, never called), "module"
     (`target.parameters()`, `net.eval()`), "layer" (its type tested, its `weight` or `bias`
     read: `def weights_init(m)` applied to every layer), "optimizer" (`opt.step()` and `opt.zero_grad()`),
     "loader" (`for x, y in batches`), "number" (only ever an operand of arithmetic, once
-    beside a number: `tau` in `w * (1 - tau) + v * tau`)."""
+    beside a number: `tau` in `w * (1 - tau) + v * tau`), "flag" (only ever tested for
+    truth: `if use_gpu:`)."""
     names = _parameter_names(function) - {"self", "cls"}
     attributes: dict[str, set[str]] = {name: set() for name in names}
     iterated_in_pairs: set[str] = set()
@@ -132,6 +156,7 @@ def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
     with_numbers: set[str] = set()  # an operand beside a number literal somewhere: `1 - tau`
     parents = {child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
     type_tested: set[str] = set()  # isinstance(m, nn.Linear), m.__class__.__name__, type(m)
+    truth_tested: set[str] = set()  # `if use_gpu:`, `not bidirectional`, `a and b`
     for node in ast.walk(function):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("isinstance", "type") \
                 and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in names:
@@ -148,6 +173,9 @@ def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
         parent = parents.get(node)
         if isinstance(parent, ast.Attribute):
             attributes[node.id].add(parent.attr)
+        elif isinstance(parent, (ast.If, ast.IfExp, ast.While)) and parent.test is node \
+                or isinstance(parent, ast.BoolOp) or isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+            truth_tested.add(node.id)
         elif isinstance(parent, (ast.BinOp, ast.UnaryOp)):
             partner = (parent.right if parent.left is node else parent.left) if isinstance(parent, ast.BinOp) else None
             if isinstance(partner, ast.Constant) and isinstance(partner.value, (int, float)):
@@ -156,7 +184,9 @@ def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
             other_loads[node.id] += 1
     uses = {}
     for name in names:
-        if attributes[name] & _MODULE_ATTRIBUTES:
+        if attributes[name] & {"modules", "named_modules", "children", "named_children"} and not other_loads[name]:
+            uses[name] = "layers"
+        elif attributes[name] & _MODULE_ATTRIBUTES:
             uses[name] = "module"
         elif (name in type_tested or "__class__" in attributes[name]) and attributes[name] & {"weight", "bias"}:
             uses[name] = "layer"
@@ -166,6 +196,8 @@ def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
             uses[name] = "loader"
         elif name in with_numbers and not attributes[name] and not other_loads[name]:
             uses[name] = "number"
+        elif name in truth_tested and not attributes[name] and not other_loads[name] and name not in with_numbers:
+            uses[name] = "flag"
         elif attributes[name] and _SETTINGS_NAME.match(name):
             uses[name] = "settings"
     return uses

@@ -13,16 +13,32 @@ one invented: it can only let the program reach the real lines.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
+import functools
+import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import os
+import re
 import sys
 import types
-from typing import Iterator
+from typing import Callable, Iterator, Optional
 
 # What a run lists among its stand-ins when it kept `.cuda()` tensors on the CPU (monitor.py).
 CUDA_ON_CPU = "CUDA"
+# How a run lists what synthetic.py made: "synthetic torchvision.datasets.MNIST (1x28x28 random images)".
+SYNTHETIC = "synthetic "
+# How a run lists a file ``torch.load`` could not find (synthetic.missing_checkpoints): "checkpoint vgg16.pth".
+CHECKPOINT = "checkpoint "
+# How a run lists Python 2 code it ran as rewritten (check.py): "python 2 print statement, async keyword".
+PORTED = "python 2 "
+# Python 2's builtins that Python 3 renamed, where a Python 2 file runs.
+PYTHON2_BUILTINS = {"xrange": range, "unicode": str, "basestring": str, "long": int, "raw_input": input,
+                    "unichr": chr}
+# Where torchvision is missing, these of its modules are synthetic.py's, not stand-ins.
+_SYNTHETIC_MODULES = ("torchvision.datasets", "torchvision.transforms", "torchvision.models")
 
 # Never stood in for: what the monitor itself needs, and what must fail loudly if absent.
 _REAL = ("torch", "numpy", "torchlint", "pytest", "_pytest")
@@ -97,6 +113,8 @@ class StandInBase:
 
 class _StandInModule(types.ModuleType):
     def __getattr__(self, attribute: str):
+        if f"{self.__name__}.{attribute}" in _SYNTHETIC_MODULES:  # `from torchvision import datasets`
+            return importlib.import_module(f"{self.__name__}.{attribute}")
         return _stand_in_for(self.__name__, attribute)
 
 
@@ -109,9 +127,10 @@ def _stand_in_for(owner: str, attribute: str) -> StandIn:
 
 
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    def __init__(self, project_folders: list[str]):
+    def __init__(self, project_folders: list[str], synthetic: Optional[Callable[[str, list], types.ModuleType]]):
         self.project_folders = project_folders
         self.used: list[str] = []  # top-level names stood in for, in order
+        self.synthetic = synthetic
 
     def find_spec(self, fullname, path=None, target=None):
         top = fullname.partition(".")[0]
@@ -141,6 +160,8 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
                    for folder in self.project_folders)
 
     def create_module(self, spec):
+        if spec.name.startswith(_SYNTHETIC_MODULES) and self.synthetic is not None:
+            return self.synthetic(spec.name, self.used)
         module = _StandInModule(spec.name)
         module.__path__ = []  # a package: its submodules come here too
         return module
@@ -150,10 +171,13 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 
 @contextlib.contextmanager
-def installed(project_folders: list[str]) -> Iterator[list[str]]:
+def installed(project_folders: list[str],
+              synthetic: Optional[Callable[[str, list], types.ModuleType]] = None) -> Iterator[list[str]]:
     """Stand-ins for missing modules while the block runs; yields the list of the
-    top-level names stood in for (filled as they are imported)."""
-    finder = _Finder([os.path.realpath(folder) for folder in project_folders if folder])
+    top-level names stood in for (filled as they are imported). ``synthetic(name, used)``
+    makes the modules of _SYNTHETIC_MODULES where torchvision is missing (synthetic.module,
+    which a job passes: it imports torch)."""
+    finder = _Finder([os.path.realpath(folder) for folder in project_folders if folder], synthetic)
     sys.meta_path.append(finder)
     try:
         yield finder.used
@@ -161,5 +185,109 @@ def installed(project_folders: list[str]) -> Iterator[list[str]]:
         if finder in sys.meta_path:
             sys.meta_path.remove(finder)
         for name, module in list(sys.modules.items()):
-            if isinstance(module, _StandInModule):
+            if isinstance(module, _StandInModule) or getattr(module, "torchlint_synthetic", False):
                 del sys.modules[name]
+
+
+# How a run lists an option it gave a value: "option --dataset cifar10".
+OPTION = "option "
+_ALTERNATIVES = re.compile(r"^\s*([\w.-]+)\s*\|")  # help='cifar10 | lsun | imagenet'
+
+
+def _invented_value(action: argparse.Action) -> str:
+    """A value for a required option the command line lacks: its first choice, the first
+    alternative its help lists, a number for a number, else a name (a folder that holds
+    nothing: a dataset built from it gets synthetic images)."""
+    if action.choices:
+        return str(next(iter(action.choices)))
+    match = _ALTERNATIVES.match(action.help or "")
+    if match:
+        return match.group(1)
+    if action.type in (int, float):
+        return "1"
+    return "data"
+
+
+@contextlib.contextmanager
+def required_options(used: list[str]) -> Iterator[None]:
+    """A script run as ``python train.py`` with no arguments stops at its first required
+    option (``--dataroot``, ``--dataset``) with exit status 2, before any flagged line:
+    while the block runs, a parse of the command line that lacks a required option gets
+    one (``_invented_value``), and ``used`` records which ("option --dataset cifar10")."""
+    original = argparse.ArgumentParser.parse_known_args
+
+    def parse_known_args(self, args=None, namespace=None):
+        words = list(sys.argv[1:] if args is None else args)
+        given = {word.split("=", 1)[0] for word in words}
+        added: list[str] = []
+        for action in self._actions:
+            if not action.required or given & set(action.option_strings):
+                continue
+            if not action.option_strings and any(not word.startswith("-") for word in words):
+                continue  # the command line has positional words: argparse matches them
+            value = _invented_value(action)
+            added += [action.option_strings[-1], value] if action.option_strings else [value]
+            used.append(f"{OPTION}{action.option_strings[-1] if action.option_strings else action.dest} {value}")
+        return original(self, [*words, *added] if added else args, namespace)
+
+    argparse.ArgumentParser.parse_known_args = parse_known_args
+    try:
+        yield
+    finally:
+        argparse.ArgumentParser.parse_known_args = original
+
+
+class _PortingLoader(importlib.machinery.SourceFileLoader):
+    """A module of the project that Python 3 cannot compile is compiled as torchlint reads
+    it (syntax.legacy: ``print x`` as a tuple, same length), with Python 2's builtin names."""
+
+    ported: Optional[str] = None
+
+    def source_to_code(self, data, path, *, _optimize=-1):
+        try:
+            return super().source_to_code(data, path, _optimize=_optimize)
+        except SyntaxError:
+            from torchlint.syntax.legacy import repair  # what a job needs only for Python 2 code
+
+            repaired = repair(importlib.util.decode_source(data))
+            if repaired is None:
+                raise
+            self.ported = ", ".join(dict.fromkeys(r.construct for r in repaired[1]))
+            return compile(repaired[0], path, "exec", dont_inherit=True)
+
+    def exec_module(self, module) -> None:
+        code = self.get_code(module.__name__)
+        if self.ported:
+            module.__dict__.update(PYTHON2_BUILTINS, reduce=functools.reduce)
+        exec(code, module.__dict__)
+
+    def get_code(self, fullname):
+        # No cached bytecode: whether the file needs porting is decided from its text.
+        source = self.get_data(self.get_filename(fullname))
+        return self.source_to_code(source, self.get_filename(fullname))
+
+
+class _PortingFinder(importlib.abc.MetaPathFinder):
+    def __init__(self, project_folders: list[str]):
+        self.project_folders = project_folders
+
+    def find_spec(self, fullname, path=None, target=None):
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or not isinstance(spec.loader, importlib.machinery.SourceFileLoader) \
+                or not any(os.path.realpath(spec.origin).startswith(folder + os.sep) for folder in self.project_folders):
+            return None
+        spec.loader = _PortingLoader(fullname, spec.origin)
+        return spec
+
+
+@contextlib.contextmanager
+def ported_imports(project_folders: list[str]) -> Iterator[None]:
+    """While the block runs, a Python 2 module of the project imports as it is ported
+    (``_PortingLoader``); the run of a Python 2 file needs it for its Python 2 neighbours."""
+    finder = _PortingFinder([os.path.realpath(folder) for folder in project_folders if folder])
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        if finder in sys.meta_path:
+            sys.meta_path.remove(finder)
