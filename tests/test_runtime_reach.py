@@ -85,6 +85,21 @@ FILES = {
             x.data.zero_()
             return x
     """,
+    # A rate by its name, an array for `from_numpy`, a flag kept on `self` and tested there.
+    "encoder.py": """
+        import torch
+        import torch.nn as nn
+
+        class CharEncoder(nn.Module):
+            def __init__(self, vocab_size, embedding, dropout, gpu):
+                super().__init__()
+                self.drop = nn.Dropout(dropout)
+                self.embed = nn.Embedding(vocab_size, 4)
+                self.embed.weight.data.copy_(torch.from_numpy(embedding))
+                self.gpu = gpu
+                if self.gpu:
+                    self.embed = self.embed.cuda()
+    """,
     # Visits the layers of a network it never calls: it gets one of each usual kind.
     "init.py": """
         import torch.nn as nn
@@ -153,6 +168,8 @@ REACHED = [
     ("shapes.py", "5:5 TL102", "NOT REPRODUCED", "images=tensor of shape [2, 4, 4, 4]"),
     # a parameter only tested for truth is a flag
     ("flags.py", "6:5 TL102", "NOT REPRODUCED", "use_gpu=True"),
+    ("encoder.py", "9:9 TL102", "NOT REPRODUCED",
+     "vocab_size=4, embedding=array of shape [4], dropout=0.5, gpu=True"),
     # a network whose layers are visited has one of each kind
     ("init.py", "6:13 TL102", "NOT REPRODUCED", "net=Sequential("),
 ]

@@ -1186,6 +1186,11 @@ ARGUMENT_VARIANTS = (((4, 4), True), ((4, 4), False), ((4,), True), ((4,), False
                      ((2, 3, 32, 32), True), ((2, 3, 32, 32), False))
 
 
+# Numbers by name: `dropout`, `drop_prob`, `momentum`, `tau`, `std`, `temperature`, `beta1`...
+_RATE_NAME = re.compile(r"(^|_)(dropout|drop|prob|rate|momentum|gamma|tau|temperature|decay|beta\d?|margin|std|"
+                        r"sigma|epsilon|ratio|coef|coeff|lambda|lamb)$")
+
+
 _SIZE_NAME = re.compile(r"(^|_)(num|n|nb)_|_(size|dim|dims|num|len|length|count|channels|units|features)$|"
                         r"^(channels|depth|width|height|layers|classes|features|units|hidden|ngpu)$")
 
@@ -1218,12 +1223,12 @@ def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 
     if not hint and use is not None:
         # "settings" has nothing here: without the project's defaults (_arguments) it is a tensor too.
         hint = {"module": "Module", "optimizer": "Optimizer", "loader": "DataLoader", "number": "float",
-                "flag": "bool"}.get(use, "")
+                "flag": "bool", "array": "ndarray"}.get(use, "")
     if hint in ("int",) or lowered in ("n", "size", "dim", "batch_size", "epochs", "steps", "k"):
         return 2
     if _SIZE_NAME.search(lowered):
         return 4  # `hidden_size`, `input_dim`, `num_classes`, `in_channels`: as wide as the tensors made here
-    if hint == "float" or lowered in ("lr", "learning_rate", "alpha", "scale", "eps"):
+    if hint == "float" or lowered in ("lr", "learning_rate", "alpha", "scale", "eps") or _RATE_NAME.search(lowered):
         return 0.5
     if hint == "bool":
         return True

@@ -117,10 +117,37 @@ class FilePlan:
                     "default": d is not None, "keyword": True}
                    for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults)]
         uses = parameter_uses(function)
+        if function.name == "__init__":
+            owner = next((node for node in ast.walk(self.tree)
+                          if isinstance(node, ast.ClassDef) and function in node.body), None)
+            if owner is not None:
+                uses = {**{name: "flag" for name in _stored_flags(owner, function)}, **uses}
         for param in params:
             if param["name"] in uses:
                 param["use"] = uses[param["name"]]
         return params
+
+
+def _stored_flags(owner: ast.ClassDef, init: ast.FunctionDef) -> set[str]:
+    """The parameters of ``init`` kept as ``self.gpu = gpu`` and, in the class, only ever
+    tested for truth (``if self.gpu:``): flags, like a function's own (parameter_uses)."""
+    kept = {node.targets[0].attr: node.value.id for node in ast.walk(init)
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Name)
+            and isinstance(node.targets[0], ast.Attribute) and isinstance(node.targets[0].value, ast.Name)
+            and node.targets[0].value.id == "self"}
+    parents = {child: node for node in ast.walk(owner) for child in ast.iter_child_nodes(node)}
+    tested, other = set(), set()
+    for node in ast.walk(owner):
+        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+                and node.attr in kept and isinstance(node.ctx, ast.Load)):
+            continue
+        parent = parents.get(node)
+        if isinstance(parent, (ast.If, ast.IfExp, ast.While)) and parent.test is node \
+                or isinstance(parent, ast.BoolOp) or isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+            tested.add(node.attr)
+        else:
+            other.add(node.attr)
+    return {kept[attribute] for attribute in tested - other}
 
 
 def package_of(path: str, tree: ast.AST) -> tuple[Optional[str], Optional[str]]:
@@ -148,7 +175,7 @@ def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
     read: `def weights_init(m)` applied to every layer), "optimizer" (`opt.step()` and `opt.zero_grad()`),
     "loader" (`for x, y in batches`), "number" (only ever an operand of arithmetic, once
     beside a number: `tau` in `w * (1 - tau) + v * tau`), "flag" (only ever tested for
-    truth: `if use_gpu:`)."""
+    truth: `if use_gpu:`), "array" (given to `torch.from_numpy`)."""
     names = _parameter_names(function) - {"self", "cls"}
     attributes: dict[str, set[str]] = {name: set() for name in names}
     iterated_in_pairs: set[str] = set()
@@ -157,6 +184,7 @@ def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
     parents = {child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
     type_tested: set[str] = set()  # isinstance(m, nn.Linear), m.__class__.__name__, type(m)
     truth_tested: set[str] = set()  # `if use_gpu:`, `not bidirectional`, `a and b`
+    arrays: set[str] = set()  # `torch.from_numpy(embedding)`
     for node in ast.walk(function):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("isinstance", "type") \
                 and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in names:
@@ -182,6 +210,9 @@ def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
                 with_numbers.add(node.id)
         else:
             other_loads[node.id] += 1
+            if isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.func, ast.Attribute) \
+                    and parent.func.attr == "from_numpy":
+                arrays.add(node.id)
     uses = {}
     for name in names:
         if attributes[name] & {"modules", "named_modules", "children", "named_children"} and not other_loads[name]:
@@ -198,6 +229,8 @@ def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
             uses[name] = "number"
         elif name in truth_tested and not attributes[name] and not other_loads[name] and name not in with_numbers:
             uses[name] = "flag"
+        elif name in arrays:
+            uses[name] = "array"
         elif attributes[name] and _SETTINGS_NAME.match(name):
             uses[name] = "settings"
     return uses
