@@ -142,6 +142,11 @@ OTHER_BAD = {
         "14:5 TL401": (CONFIRMED, "the autograd graph reachable from `val_loss` grew every iteration"),
         "15:5 TL401": (CONFIRMED, "the autograd graph reachable from `history` grew every iteration"),
     },
+    # The second draw is reached by the rerun with the first one fixed.
+    "TL213-dataloader-next/bad_gan_data_iter.py": {
+        "14:15 TL213": (CONFIRMED, "object has no attribute 'next'"),
+        "17:41 TL213": (CONFIRMED, "object has no attribute 'next' (after fixing line 14)"),
+    },
     "TL302-detach-inplace-method/bad_view_and_saved.py": {
         "7:5 TL302": (CONFIRMED, "Can't detach views in-place"),
         "13:1 TL302": (CONFIRMED, "Trying to use a saved tensor that has been detached in-place"),

@@ -41,6 +41,7 @@ RULES = {info.code: info for info in (
     RuleInfo("TL210", "scalar-first-overload", Applicability.SAFE, True, since='1.5'),
     RuleInfo("TL211", "byte-mask", Applicability.SAFE, True, since='1.2'),
     RuleInfo("TL212", "legacy-autograd-function", None, True, since='0.4'),
+    RuleInfo("TL213", "dataloader-next", Applicability.SAFE, True, since='1.13'),
     RuleInfo("TL301", "detach-inplace", Applicability.UNSAFE, True),
     RuleInfo("TL302", "detach-inplace-method", Applicability.UNSAFE, True),
     RuleInfo("TL303", "view-inplace", Applicability.UNSAFE, True),
