@@ -135,6 +135,8 @@ def rebuild(entry: dict, mirror: Path = DEFAULT_MIRROR, whole: bool = False) -> 
     missing = [path for path in entry["paths"] if not (target / path).is_file()]  # each labelled file is code
     if missing:
         raise SystemExit(f"{entry['repo']}@{entry['commit'][:12]}: missing {missing[:5]}")
+    if whole:
+        (target / ".git").mkdir()  # a clone's root is marked so: the runtime check reads the project from there
     marker.write_text(entry["commit"] + "\n")
     return target
 

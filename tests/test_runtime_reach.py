@@ -57,6 +57,20 @@ FILES = {
                 loss.backward()
                 print(loss.data[0])
     """,
+    # Climbs out of its folder: its author ran it from there.
+    "lib/scale.py": """
+        def tripled(x):
+            return x * 3
+    """,
+    "examples/run.py": """
+        import sys
+        sys.path.append("../lib")
+        import torch
+        from scale import tripled
+
+        loss = torch.ones(3).sum()
+        print(tripled(loss), loss.data[0])
+    """,
     # Python 2: runs as torchlint reads it.
     "old_py2.py": """
         import torch
@@ -99,6 +113,22 @@ FILES = {
                 self.gpu = gpu
                 if self.gpu:
                     self.embed = self.embed.cuda()
+    """,
+    # Its workers' processes would hide the read from the monitor: it loads in the job's.
+    "loader.py": """
+        import torch
+        from torch.utils.data import DataLoader, Dataset
+
+        class Noisy(Dataset):
+            def __len__(self):
+                return 8
+
+            def __getitem__(self, index):
+                sample = torch.Tensor(3)
+                return sample + 1
+
+        for batch in DataLoader(Noisy(), batch_size=4, num_workers=2, persistent_workers=True):
+            print(batch.shape)
     """,
     # Visits the layers of a network it never calls: it gets one of each usual kind.
     "init.py": """
@@ -149,7 +179,7 @@ def reach(tmp_path_factory) -> tuple[dict, Path]:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(textwrap.dedent(text).lstrip())
     (root / ".git").mkdir()  # the repository's root
-    result = cli("check", "--isolated", "--no-cache", "--runtime", "--select", "TL102,TL203", "--output-format",
+    result = cli("check", "--isolated", "--no-cache", "--runtime", "--select", "TL102,TL203,TL204", "--output-format",
                  "json", ".", cwd=root)
     assert result.returncode in (0, 1), result.stderr
     return by_finding(json.loads(result.stdout), root), root
@@ -161,6 +191,8 @@ REACHED = [
     ("pkg/model.py", "6:12 TL203", CONFIRMED, "`total()` called with synthesized arguments"),
     # a test beside the package imports it from the repository's root
     ("tests/test_total.py", "6:12 TL203", CONFIRMED, "`test_total()` called with synthesized arguments: none"),
+    # a script that climbs out of its folder runs from it, its sibling folder found (not stood in for)
+    ("examples/run.py", "7:22 TL203", CONFIRMED, "IndexError: invalid index of a 0-dim tensor"),
     # a unittest method runs after its set-up
     ("tests/test_case.py", "11:15 TL203", CONFIRMED, "`TestStep.test_step()` called with synthesized arguments: none"),
     ("old_py2.py", "6:7 TL203", CONFIRMED, "ran the Python 2 code as Python 3 (rewritten: print statement;"),
@@ -170,6 +202,7 @@ REACHED = [
     ("flags.py", "6:5 TL102", "NOT REPRODUCED", "use_gpu=True"),
     ("encoder.py", "9:9 TL102", "NOT REPRODUCED",
      "vocab_size=4, embedding=array of shape [4], dropout=0.5, gpu=True"),
+    ("loader.py", "9:18 TL204", CONFIRMED, "`sample + 1` (line 10) read 3 of 3 values"),
     # a network whose layers are visited has one of each kind
     ("init.py", "6:13 TL102", "NOT REPRODUCED", "net=Sequential("),
 ]
@@ -180,6 +213,7 @@ def test_code_as_a_fresh_clone_has_it_is_reached(reach, path, key, verdict, phra
     found, _root = reach
     runtime = found[path][key]
     assert runtime["verdict"] == verdict and phrase in runtime["evidence"], runtime
+    assert "stand-ins" not in runtime["evidence"], runtime
 
 
 @pytest.mark.skipif(find_spec("torchvision") is not None, reason="torchvision is installed: its datasets are real")

@@ -131,11 +131,18 @@ def _in_cells(runtime: dict, notebook: Notebook) -> dict:
     return dict(runtime, evidence=re.sub(r"\bline (\d+)\b", cell_line, runtime["evidence"]))
 
 
-def working_folder(path: str) -> str:
+def working_folder(path: str, source: str = "") -> str:
     """Where the file at ``path`` runs, as ``python train.py`` would: the folder torchlint
-    runs in when the file is inside it (a repository's root), else the file's own folder."""
+    runs in when the file is inside it (a repository's root), else the file's own folder;
+    also its own folder when its ``source`` names paths above the folder it runs in
+    (``sys.path.append("../semi-supervised")``, ``open("../data/x.txt")``): its author ran
+    it from there."""
     here = os.path.realpath(os.getcwd())
-    return here if path.startswith(here.rstrip(os.sep) + os.sep) else os.path.dirname(path)
+    inside = path.startswith(here.rstrip(os.sep) + os.sep)
+    return here if inside and not _CLIMBS.search(source) else os.path.dirname(path)
+
+
+_CLIMBS = re.compile(r"""(?<![\w.])[rRbBuU]?["']\.\.[/\\]""")  # a string literal that starts with ../
 
 
 def require_torch() -> None:
@@ -237,7 +244,7 @@ class RuntimeCheck:
         if not files and self.fixes_to_prove is None:
             return
         limits = Limits(timeout=self.options.timeout, memory=self.options.memory)
-        working = sorted({working_folder(f.plan.path) for f in files} | ({os.getcwd()} if self.options.entry else set()))
+        working = sorted({working_folder(f.plan.path, f.plan.source) for f in files} | ({os.getcwd()} if self.options.entry else set()))
         readable = sorted({folder for f in files for folder in project_folders(f.plan.path)} | set(working))
         with Sandbox(limits, jobs=self.options.jobs, preload=("torch", "torchlint.runtime.monitor"),
                      readable=readable, writable=working) as sandbox:
@@ -333,7 +340,7 @@ class RuntimeCheck:
             name, start = package_of(path, tree if tree is not None else ast.parse(source))
         except (SyntaxError, ValueError):
             name, start = None, None
-        working = working_folder(path)
+        working = working_folder(path, source)
         sys_path = list(dict.fromkeys(folder for folder in (os.path.dirname(path), start, working) if folder))
         return {"path": path, "sites": sites, "source": source, "sys_path": sys_path, "package": name,
                 "cwd": working, "budget": self._budget}

@@ -947,6 +947,34 @@ def monitoring(monitor: Monitor):
 
 
 @contextlib.contextmanager
+def _loading_in_this_process():
+    """DataLoaders load in the job's own process (``num_workers=0``): the monitor and its
+    line tracer see only this process, so a flagged line of a ``Dataset.__getitem__`` run
+    by a worker would go unseen, and a job's workers only slow it down. The batches are
+    the same."""
+    loader = torch.utils.data.DataLoader
+    original = loader.__init__
+    signature = inspect.signature(original)
+
+    def __init__(self, *args, **kwargs):
+        try:
+            bound = signature.bind(self, *args, **kwargs)
+        except TypeError:
+            return original(self, *args, **kwargs)  # its own error, as without the monitor
+        if bound.arguments.get("num_workers"):
+            bound.arguments["num_workers"] = 0
+            for worker_only in ("prefetch_factor", "persistent_workers", "multiprocessing_context"):
+                bound.arguments.pop(worker_only, None)
+        original(*bound.args, **bound.kwargs)
+
+    loader.__init__ = __init__
+    try:
+        yield
+    finally:
+        loader.__init__ = original
+
+
+@contextlib.contextmanager
 def _cuda_on_cpu(used: list):
     """On a machine without CUDA, old code's unconditional `.cuda()` and
     `torch.cuda.FloatTensor(..)` would stop the run before any flagged line: they keep
@@ -1035,7 +1063,8 @@ def run_job(payload: dict) -> dict:
     folders = [*payload.get("sys_path", ()), payload.get("cwd") or ""]
     stood_in: list[str] = []
     try:
-        with stand_ins.installed(folders, synthetic.module) as stood_in, _cuda_on_cpu(stood_in), monitoring(monitor):
+        with stand_ins.installed(folders, synthetic.module) as stood_in, _cuda_on_cpu(stood_in), \
+                _loading_in_this_process(), monitoring(monitor):
             if payload.get("ported"):
                 stood_in.append(stand_ins.PORTED + payload["ported"])
             if mode == "entry":
