@@ -35,6 +35,37 @@ FILES = {
             loss = doubled(torch.ones(3)).sum()
             return loss.data[0]
     """,
+    # A package with a module of its own name: `from .models import` finds the package's.
+    "models/__init__.py": "",
+    "models/models.py": """
+        def create():
+            return 1
+    """,
+    "models/net.py": """
+        import torch
+        from .models import create
+
+        def total():
+            create()
+            loss = torch.ones(3).sum()
+            return loss.data[0]
+    """,
+    # An embedding's input: token ids are tried.
+    "embed.py": """
+        import torch
+        import torch.nn as nn
+
+        class Tagger(nn.Module):
+            def __init__(self, vocab_size, d_model, depth):
+                super().__init__()
+                assert (depth - 2) % 6 == 0
+                self.embed = nn.Embedding(vocab_size, d_model)
+
+            def forward(self, tokens):
+                vectors = self.embed(tokens)
+                vectors.data.mul_(2)
+                return vectors
+    """,
     # A test beside the package imports it from the repository's root.
     "tests/test_total.py": """
         import torch
@@ -189,6 +220,9 @@ def reach(tmp_path_factory) -> tuple[dict, Path]:
 REACHED = [
     # run as `python -m pkg.model` runs it: its relative import works
     ("pkg/model.py", "6:12 TL203", CONFIRMED, "`total()` called with synthesized arguments"),
+    ("models/net.py", "7:12 TL203", CONFIRMED, "`total()` called with synthesized arguments"),
+    ("embed.py", "12:9 TL102", "NOT REPRODUCED",
+     "tokens=tensor of shape [2, 4], dtype=int64, on a `Tagger(vocab_size=4, d_model=4, depth=20)`"),
     # a test beside the package imports it from the repository's root
     ("tests/test_total.py", "6:12 TL203", CONFIRMED, "`test_total()` called with synthesized arguments: none"),
     # a script that climbs out of its folder runs from it, its sibling folder found (not stood in for)

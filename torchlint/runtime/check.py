@@ -32,7 +32,7 @@ from torchlint.runtime.stand_ins import CHECKPOINT, CUDA_ON_CPU, OPTION, PORTED,
 MAX_EVIDENCE = 2000  # characters of a verdict's evidence
 JOB = "torchlint.runtime.monitor:run_job"
 MAX_RERUNS = 5
-ARGUMENT_VARIANTS = 10  # kinds of synthesized arguments tried in turn (monitor.ARGUMENT_VARIANTS)
+ARGUMENT_VARIANTS = 12  # kinds of synthesized arguments tried in turn (monitor.ARGUMENT_VARIANTS)
 # Rules whose bug is a wrong gradient: a gradient that differs from the fixed run's is evidence.
 GRADIENT_RULES = ("TL101", "TL102", "TL103", "TL201", "TL301", "TL303", "TL304", "TL403")
 
@@ -332,16 +332,20 @@ class RuntimeCheck:
 
     def _script(self, path: str, source: str, sites: list[dict], tree: Optional[ast.AST] = None) -> dict:
         """A job that runs ``source`` as the file at ``path``, the way every run of a file
-        runs: from its working folder, within the budget, with its folder on the import path,
-        then the folder its package name starts in (a file of a package runs as `python -m`
-        runs it: its relative imports work), then the working folder (the repository's root,
-        where `tests/test_x.py` finds the project's own package)."""
+        runs: from its working folder, within the budget, with its folder on the import path
+        and the working folder (the repository's root, where `tests/test_x.py` finds the
+        project's own package); a file of a package runs as `python -m` runs it, its relative
+        imports working from the folder its package name starts in."""
         try:
             name, start = package_of(path, tree if tree is not None else ast.parse(source))
         except (SyntaxError, ValueError):
             name, start = None, None
         working = working_folder(path, source)
-        sys_path = list(dict.fromkeys(folder for folder in (os.path.dirname(path), start, working) if folder))
+        # A package's file finds its package first, as `python -m` would (its folder may hold a
+        # module of the package's own name, `models/models.py`), then its siblings by their
+        # plain names, as Python 2 code imports them.
+        order = (start, working, os.path.dirname(path)) if name else (os.path.dirname(path), working)
+        sys_path = list(dict.fromkeys(folder for folder in order if folder))
         return {"path": path, "sites": sites, "source": source, "sys_path": sys_path, "package": name,
                 "cwd": working, "budget": self._budget}
 

@@ -1209,10 +1209,11 @@ def _flatten(value: Any) -> list:
 
 # Shapes tried in turn, each first requiring grad (where the function works with the
 # parameter's gradient) and then not: a matrix, a vector, a batch of 4-channel images,
-# a batch of sequences (every size 4, as wide as the layers made here), a batch of RGB images.
+# a batch of sequences (every size 4, as wide as the layers made here), a batch of RGB
+# images; then token ids (integers below 4, for an embedding), which never require grad.
 ARGUMENT_VARIANTS = (((4, 4), True), ((4, 4), False), ((4,), True), ((4,), False),
                      ((2, 4, 4, 4), True), ((2, 4, 4, 4), False), ((2, 4, 4), True), ((2, 4, 4), False),
-                     ((2, 3, 32, 32), True), ((2, 3, 32, 32), False))
+                     ((2, 3, 32, 32), True), ((2, 3, 32, 32), False), ((2, 4), None), ((2, 4), None))
 
 
 # Numbers by name: `dropout`, `drop_prob`, `momentum`, `tau`, `std`, `temperature`, `beta1`...
@@ -1220,8 +1221,9 @@ _RATE_NAME = re.compile(r"(^|_)(dropout|drop|prob|rate|momentum|gamma|tau|temper
                         r"sigma|epsilon|ratio|coef|coeff|lambda|lamb)$")
 
 
-_SIZE_NAME = re.compile(r"(^|_)(num|n|nb)_|_(size|dim|dims|num|len|length|count|channels|units|features)$|"
-                        r"^(channels|depth|width|height|layers|classes|features|units|hidden|ngpu)$")
+_SIZE_NAME = re.compile(r"(^|_)(num|n|nb|d)_|_(size|dim|dims|num|len|length|count|channels|units|features)$|"
+                        r"^(channels|width|height|layers|classes|features|units|hidden|ngpu)$|"
+                        r"^n(token|tokens|hid|inp|layers?|heads?|out|class|classes|z|gf|df|c)$")
 
 
 # The layers a function that tests its argument's type gets, one per variant (with 2-d and
@@ -1255,8 +1257,11 @@ def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 
                 "flag": "bool", "array": "ndarray"}.get(use, "")
     if hint in ("int",) or lowered in ("n", "size", "dim", "batch_size", "epochs", "steps", "k"):
         return 2
+    if lowered == "depth":
+        return 20  # a ResNet's (6n + 2), a ResNeXt's (9n + 2)
     if _SIZE_NAME.search(lowered):
-        return 4  # `hidden_size`, `input_dim`, `num_classes`, `in_channels`: as wide as the tensors made here
+        # `hidden_size`, `input_dim`, `num_classes`, `in_channels`, `d_model`, `nhid`: as wide as the tensors made here
+        return 4
     if hint == "float" or lowered in ("lr", "learning_rate", "alpha", "scale", "eps") or _RATE_NAME.search(lowered):
         return 0.5
     if hint == "bool":
@@ -1279,6 +1284,8 @@ def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 
     # code that writes its arguments in place; 1-d ones code that reshapes them; 4-d and
     # 3-d ones code that indexes or unpacks their dimensions.
     shape, wants_grad = ARGUMENT_VARIANTS[variant % len(ARGUMENT_VARIANTS)]
+    if wants_grad is None:
+        return torch.randint(0, 4, shape)
     wants_grad = wants_grad and gradients and lowered not in ("target", "targets", "labels", "y")
     return torch.randn(*shape, requires_grad=wants_grad)
 
@@ -1292,7 +1299,8 @@ def _describe(value: Any) -> str:
         return "the project's argparse defaults"
     if isinstance(value, torch.Tensor):
         grad = ", requires_grad=True" if value.requires_grad else ""
-        return f"tensor of shape {list(value.shape)}{grad}"
+        dtype = "" if value.is_floating_point() else f", dtype={str(value.dtype).replace('torch.', '')}"
+        return f"tensor of shape {list(value.shape)}{dtype}{grad}"
     if isinstance(value, torch.nn.Module):
         return repr(value).split("\n")[0]
     if isinstance(value, torch.optim.Optimizer):
