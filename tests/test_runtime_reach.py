@@ -102,6 +102,16 @@ FILES = {
         loss = torch.ones(3).sum()
         print(tripled(loss), loss.data[0])
     """,
+    # Runs in a folder inside the one examples/run.py runs in: both folders are writable.
+    "examples/more/deeper.py": """
+        import sys
+        sys.path.append("../../lib")
+        import torch
+        from scale import tripled
+
+        loss = torch.ones(3).sum()
+        print(tripled(loss), loss.data[0])
+    """,
     # Python 2: runs as torchlint reads it.
     "old_py2.py": """
         import torch
@@ -227,6 +237,7 @@ REACHED = [
     ("tests/test_total.py", "6:12 TL203", CONFIRMED, "`test_total()` called with synthesized arguments: none"),
     # a script that climbs out of its folder runs from it, its sibling folder found (not stood in for)
     ("examples/run.py", "7:22 TL203", CONFIRMED, "IndexError: invalid index of a 0-dim tensor"),
+    ("examples/more/deeper.py", "7:22 TL203", CONFIRMED, "IndexError: invalid index of a 0-dim tensor"),
     # a unittest method runs after its set-up
     ("tests/test_case.py", "11:15 TL203", CONFIRMED, "`TestStep.test_step()` called with synthesized arguments: none"),
     ("old_py2.py", "6:7 TL203", CONFIRMED, "ran the Python 2 code as Python 3 (rewritten: print statement;"),

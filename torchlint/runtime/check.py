@@ -145,6 +145,13 @@ def working_folder(path: str, source: str = "") -> str:
 _CLIMBS = re.compile(r"""(?<![\w.])[rRbBuU]?["']\.\.[/\\]""")  # a string literal that starts with ../
 
 
+def outermost(folders: list[str]) -> list[str]:
+    """``folders`` less those inside another of them: a folder made writable (an overlay)
+    makes the folders inside it writable too, and an overlay cannot be mounted inside one."""
+    return [folder for folder in folders
+            if not any(folder != other and folder.startswith(other.rstrip(os.sep) + os.sep) for other in folders)]
+
+
 def require_torch() -> None:
     if importlib.util.find_spec("torch") is None:
         raise RuntimeUnavailable("the runtime check needs torch, which is not installed here: "
@@ -244,10 +251,11 @@ class RuntimeCheck:
         if not files and self.fixes_to_prove is None:
             return
         limits = Limits(timeout=self.options.timeout, memory=self.options.memory)
-        working = sorted({working_folder(f.plan.path, f.plan.source) for f in files} | ({os.getcwd()} if self.options.entry else set()))
+        working = sorted({working_folder(f.plan.path, f.plan.source) for f in files}
+                         | ({os.getcwd()} if self.options.entry else set()))
         readable = sorted({folder for f in files for folder in project_folders(f.plan.path)} | set(working))
         with Sandbox(limits, jobs=self.options.jobs, preload=("torch", "torchlint.runtime.monitor"),
-                     readable=readable, writable=working) as sandbox:
+                     readable=readable, writable=outermost(working)) as sandbox:
             self.isolation_note = sandbox.isolation.note
             self.sandbox = sandbox
             self.total = len(files) + (1 if self.options.entry else 0)
