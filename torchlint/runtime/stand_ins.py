@@ -9,6 +9,12 @@ stand-in that takes any attribute, call, iteration, ``with``, subclassing and ar
 and records its use. The run goes on; each verdict of the run then names the stand-ins
 it ran with. A stand-in never makes a tensor, so no evidence of a bug can rest on a value
 one invented: it can only let the program reach the real lines.
+
+The other things a fresh clone run without arguments lacks are here too, each recorded
+in the run's list the same way: values for required command-line options
+(``required_options``), and Python 3 syntax in the project's Python 2 modules
+(``ported_imports``). torchvision's datasets, transforms and models, which need torch,
+are synthetic.py's.
 """
 
 from __future__ import annotations
