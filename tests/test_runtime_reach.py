@@ -171,6 +171,19 @@ FILES = {
         for batch in DataLoader(Noisy(), batch_size=4, num_workers=2, persistent_workers=True):
             print(batch.shape)
     """,
+    # Unpacks its sizes, the last a list of widths: a list of sizes.
+    "dims.py": """
+        import torch.nn as nn
+
+        class AutoEncoder(nn.Module):
+            def __init__(self, dims):
+                super().__init__()
+                [x_dim, z_dim, h_dim] = dims
+                neurons = [x_dim, *h_dim]
+                self.layers = nn.ModuleList([nn.Linear(a, b) for a, b in zip(neurons, neurons[1:])])
+                for layer in self.layers:
+                    layer.weight.data.normal_(0, 0.01)
+    """,
     # Visits the layers of a network it never calls: it gets one of each usual kind.
     "init.py": """
         import torch.nn as nn
@@ -248,6 +261,7 @@ REACHED = [
     ("encoder.py", "9:9 TL102", "NOT REPRODUCED",
      "vocab_size=4, embedding=array of shape [4], dropout=0.5, gpu=True"),
     ("loader.py", "9:18 TL204", CONFIRMED, "`sample + 1` (line 10) read 3 of 3 values"),
+    ("dims.py", "10:13 TL102", "NOT REPRODUCED", "on a `AutoEncoder(dims=[4, 4, [4, 4]])`"),
     # a network whose layers are visited has one of each kind
     ("init.py", "6:13 TL102", "NOT REPRODUCED", "net=Sequential("),
 ]

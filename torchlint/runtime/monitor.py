@@ -1139,9 +1139,9 @@ def _call(namespace: dict, call: dict) -> dict:
         function, params = namespace[name], call["params"]
     positional, keywords, made = _arguments(params, call.get("variant", 0), call.get("gradients", ()),
                                             call.get("settings"))
-    shown = ", ".join(f"{key}={_describe(value)}" for key, value in made.items()) or "none"
+    shown = _shown(made) or "none"
     if owner and built:
-        shown += f", on a `{owner}({', '.join(f'{key}={_describe(value)}' for key, value in built.items())})`"
+        shown += f", on a `{owner}({_shown(built)})`"
     outcome = {"arguments": shown}
     try:
         returned = function(*positional, **keywords)
@@ -1173,7 +1173,11 @@ def _instance(cls: type, variant: int, params: Optional[list] = None,
                   for param in list(signature.parameters.values())[1:]
                   if param.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
     positional, keywords, made = _arguments(params, variant, (), settings)
-    return cls(*positional, **keywords), made
+    try:
+        return cls(*positional, **keywords), made
+    except BaseException as error:  # the run stopped while the instance was built (SeenEnough too)
+        error.torchlint_arguments = f"none, on a `{cls.__name__}({_shown(made)})` as it was built"
+        raise
 
 
 def _arguments(params: list[dict], variant: int, gradients,
@@ -1246,6 +1250,11 @@ def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 
     if use == "layer" and not hint:
         # `weights_init(m)` branches on the layer's type: each variant reaches another branch.
         return _LAYERS[variant % len(_LAYERS)]()
+    if use and use.startswith("sizes:") and not hint:
+        # `[x_dim, z_dim, h_dim] = dims`: sizes; in every other pair of variants the last is
+        # a list of them (hidden layers' widths).
+        count = int(use.partition(":")[2])
+        return [4] * count if variant // 2 % 2 == 0 else [4] * (count - 1) + [[4, 4]]
     if use == "layers" and not hint:
         # `for m in net.modules(): if isinstance(m, nn.Conv2d): ...`: a layer of each usual kind.
         return torch.nn.Sequential(torch.nn.Conv2d(4, 4, 3, padding=1), torch.nn.BatchNorm2d(4),
@@ -1294,6 +1303,10 @@ class ProjectDefaults(argparse.Namespace):
     """What ``parser.parse_args([])`` gives: every option the project declares, at its default."""
 
 
+def _shown(made: dict) -> str:
+    return ", ".join(f"{key}={_describe(value)}" for key, value in made.items())
+
+
 def _describe(value: Any) -> str:
     if isinstance(value, ProjectDefaults):
         return "the project's argparse defaults"
@@ -1305,6 +1318,8 @@ def _describe(value: Any) -> str:
         return repr(value).split("\n")[0]
     if isinstance(value, torch.optim.Optimizer):
         return type(value).__name__
+    if isinstance(value, list) and all(isinstance(item, (int, list)) for item in value):
+        return repr(value)  # sizes
     if isinstance(value, list):
         return f"a list of {len(value)} batches"
     return repr(value) if not hasattr(value, "shape") else f"array of shape {list(value.shape)}"

@@ -175,7 +175,8 @@ def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
     read: `def weights_init(m)` applied to every layer), "optimizer" (`opt.step()` and `opt.zero_grad()`),
     "loader" (`for x, y in batches`), "number" (only ever an operand of arithmetic, once
     beside a number: `tau` in `w * (1 - tau) + v * tau`), "flag" (only ever tested for
-    truth: `if use_gpu:`), "array" (given to `torch.from_numpy`)."""
+    truth: `if use_gpu:`), "array" (given to `torch.from_numpy`), "sizes:N" (unpacked
+    into N names: `[x_dim, z_dim, h_dim] = dims`)."""
     names = _parameter_names(function) - {"self", "cls"}
     attributes: dict[str, set[str]] = {name: set() for name in names}
     iterated_in_pairs: set[str] = set()
@@ -185,7 +186,12 @@ def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
     type_tested: set[str] = set()  # isinstance(m, nn.Linear), m.__class__.__name__, type(m)
     truth_tested: set[str] = set()  # `if use_gpu:`, `not bidirectional`, `a and b`
     arrays: set[str] = set()  # `torch.from_numpy(embedding)`
+    unpacked: dict[str, int] = {}  # `[x_dim, z_dim, h_dim] = dims`: how many names
     for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in names \
+                and len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List)) \
+                and not any(isinstance(element, ast.Starred) for element in node.targets[0].elts):
+            unpacked[node.value.id] = len(node.targets[0].elts)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("isinstance", "type") \
                 and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in names:
             type_tested.add(node.args[0].id)
@@ -231,6 +237,8 @@ def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
             uses[name] = "flag"
         elif name in arrays:
             uses[name] = "array"
+        elif name in unpacked and not attributes[name]:
+            uses[name] = f"sizes:{unpacked[name]}"
         elif attributes[name] and _SETTINGS_NAME.match(name):
             uses[name] = "settings"
     return uses
