@@ -92,9 +92,11 @@ def main() -> None:
     reasons = collections.Counter()
     by_repo = collections.Counter()
     seconds = 0.0
+    took: dict[str, float] = {}
     for name in names:
         output = keep / f"{name}.json"
-        seconds += run(CORPUS / name, args.source.resolve(), output)
+        took[name] = run(CORPUS / name, args.source.resolve(), output)
+        seconds += took[name]
         try:
             findings = json.loads(output.read_text() or "[]")
         except json.JSONDecodeError:
@@ -124,6 +126,7 @@ def main() -> None:
     for why, n in reasons.most_common():
         print(f"  {n:4}  {why}")
     print("by repository:", ", ".join(f"{name} {n}" for name, n in by_repo.most_common()))
+    print("slowest:", ", ".join(f"{name} {took[name]:.0f} s" for name in sorted(took, key=took.get, reverse=True)[:5]))
     print(f"JSON output in {keep}")
 
 
