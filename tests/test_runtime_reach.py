@@ -184,6 +184,16 @@ FILES = {
                 for layer in self.layers:
                     layer.weight.data.normal_(0, 0.01)
     """,
+    # Reaches into a VGG's features by index, as pruning code does: it gets a VGG.
+    "prune.py": """
+        import torch
+
+        def prune_first(model, layer_index, filter_index):
+            conv = model.features[layer_index]
+            weights = conv.weight.data.cpu().numpy()
+            conv.weight.data = torch.from_numpy(weights[filter_index:])
+            return model.classifier
+    """,
     # Visits the layers of a network it never calls: it gets one of each usual kind.
     "init.py": """
         import torch.nn as nn
@@ -233,7 +243,7 @@ def reach(tmp_path_factory) -> tuple[dict, Path]:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(textwrap.dedent(text).lstrip())
     (root / ".git").mkdir()  # the repository's root
-    result = cli("check", "--isolated", "--no-cache", "--runtime", "--select", "TL102,TL203,TL204", "--output-format",
+    result = cli("check", "--isolated", "--no-cache", "--runtime", "--select", "TL102,TL103,TL203,TL204", "--output-format",
                  "json", ".", cwd=root)
     assert result.returncode in (0, 1), result.stderr
     return by_finding(json.loads(result.stdout), root), root
@@ -262,6 +272,7 @@ REACHED = [
      "vocab_size=4, embedding=array of shape [4], dropout=0.5, gpu=True"),
     ("loader.py", "9:18 TL204", CONFIRMED, "`sample + 1` (line 10) read 3 of 3 values"),
     ("dims.py", "10:13 TL102", "NOT REPRODUCED", "on a `AutoEncoder(dims=[4, 4, [4, 4]])`"),
+    ("prune.py", "6:5 TL103", "NOT REPRODUCED", "model=VGG(...), layer_index=0, filter_index=0"),
     # a network whose layers are visited has one of each kind
     ("init.py", "6:13 TL102", "NOT REPRODUCED", "net=Sequential("),
 ]

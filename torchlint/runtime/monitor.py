@@ -1220,6 +1220,7 @@ ARGUMENT_VARIANTS = (((4, 4), True), ((4, 4), False), ((4,), True), ((4,), False
                      ((2, 3, 32, 32), True), ((2, 3, 32, 32), False), ((2, 4), None), ((2, 4), None))
 
 
+_INDEX_NAME = re.compile(r"(^|_)(index|idx)$")
 # Numbers by name: `dropout`, `drop_prob`, `momentum`, `tau`, `std`, `temperature`, `beta1`...
 _RATE_NAME = re.compile(r"(^|_)(dropout|drop|prob|rate|momentum|gamma|tau|temperature|decay|beta\d?|margin|std|"
                         r"sigma|epsilon|ratio|coef|coeff|lambda|lamb)$")
@@ -1250,6 +1251,10 @@ def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 
     if use == "layer" and not hint:
         # `weights_init(m)` branches on the layer's type: each variant reaches another branch.
         return _LAYERS[variant % len(_LAYERS)]()
+    if use == "vgg" and not hint:
+        return synthetic.vgg11()
+    if _INDEX_NAME.search(lowered) and not hint:
+        return 0  # `layer_index`, `filter_idx`: the first (a VGG's first layer is a convolution)
     if use and use.startswith("sizes:") and not hint:
         # `[x_dim, z_dim, h_dim] = dims`: sizes; in every other pair of variants the last is
         # a list of them (hidden layers' widths).
@@ -1315,7 +1320,8 @@ def _describe(value: Any) -> str:
         dtype = "" if value.is_floating_point() else f", dtype={str(value.dtype).replace('torch.', '')}"
         return f"tensor of shape {list(value.shape)}{dtype}{grad}"
     if isinstance(value, torch.nn.Module):
-        return repr(value).split("\n")[0]
+        first = repr(value).split("\n")[0]
+        return f"{first}...)" if first.endswith("(") else first
     if isinstance(value, torch.optim.Optimizer):
         return type(value).__name__
     if isinstance(value, list) and all(isinstance(item, (int, list)) for item in value):

@@ -169,7 +169,9 @@ def package_of(path: str, tree: ast.AST) -> tuple[Optional[str], Optional[str]]:
 
 
 def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
-    """What the function's own code shows a parameter to be, where it shows it: "layers"
+    """What the function's own code shows a parameter to be, where it shows it: "vgg" (its
+    `features` and `classifier` read: torchvision's VGG, as pruning and style-transfer code
+    takes it), "layers"
     (a module whose layers are visited, `for m in net.modules()`, never called), "module"
     (`target.parameters()`, `net.eval()`), "layer" (its type tested, its `weight` or `bias`
     read: `def weights_init(m)` applied to every layer), "optimizer" (`opt.step()` and `opt.zero_grad()`),
@@ -221,7 +223,10 @@ def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
                 arrays.add(node.id)
     uses = {}
     for name in names:
-        if attributes[name] & {"modules", "named_modules", "children", "named_children"} and not other_loads[name]:
+        if attributes[name] & {"features", "classifier"} and not attributes[name] - _MODULE_ATTRIBUTES - {
+                "features", "classifier", "cuda", "cpu", "to"}:
+            uses[name] = "vgg"  # `model.features[layer_index]`: shaped like torchvision's VGG
+        elif attributes[name] & {"modules", "named_modules", "children", "named_children"} and not other_loads[name]:
             uses[name] = "layers"
         elif attributes[name] & _MODULE_ATTRIBUTES:
             uses[name] = "module"

@@ -254,7 +254,7 @@ _RESNET = {"resnet18": ("basic", [2, 2, 2, 2]), "resnet34": ("basic", [3, 4, 6, 
            "resnet152": ("bottleneck", [3, 8, 36, 3])}
 
 
-class _VGGNet(torch.nn.Module):
+class VGG(torch.nn.Module):
     def __init__(self, layers: list, batch_norm: bool, num_classes: int = 1000):
         super().__init__()
         nn = torch.nn
@@ -277,7 +277,7 @@ class _VGGNet(torch.nn.Module):
         return self.classifier(torch.flatten(self.avgpool(self.features(x)), 1))
 
 
-class _AlexNet(torch.nn.Module):
+class AlexNet(torch.nn.Module):
     def __init__(self, num_classes: int = 1000):
         super().__init__()
         nn = torch.nn
@@ -327,7 +327,7 @@ class _Block(torch.nn.Module):
         return self.relu(out + (x if self.downsample is None else self.downsample(x)))
 
 
-class _ResNet(torch.nn.Module):
+class ResNet(torch.nn.Module):
     def __init__(self, kind: str, counts: list, num_classes: int = 1000):
         super().__init__()
         nn = torch.nn
@@ -352,6 +352,15 @@ class _ResNet(torch.nn.Module):
         return self.fc(torch.flatten(self.avgpool(x), 1))
 
 
+def vgg11() -> torch.nn.Module:
+    """A VGG-11 with random weights, torchvision's own where it is installed."""
+    try:
+        from torchvision.models import vgg11 as torchvision_vgg11
+    except ImportError:
+        return VGG(_VGG["vgg11"], False)
+    return torchvision_vgg11()
+
+
 def model_function(name: str, used: list[str]) -> Any:
     """``torchvision.models.<name>``: a builder of the architecture with random weights
     (``pretrained=``/``weights=`` are taken and ignored), or a stand-in for a name not here."""
@@ -364,10 +373,10 @@ def model_function(name: str, used: list[str]) -> Any:
         if entry not in used:
             used.append(entry)
         if name in _RESNET:
-            return _ResNet(*_RESNET[name], num_classes=num_classes)
+            return ResNet(*_RESNET[name], num_classes=num_classes)
         if name == "alexnet":
-            return _AlexNet(num_classes)
-        return _VGGNet(_VGG[base], name.endswith("_bn"), num_classes)
+            return AlexNet(num_classes)
+        return VGG(_VGG[base], name.endswith("_bn"), num_classes)
 
     build.__name__ = name
     return build
