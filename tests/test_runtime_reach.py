@@ -194,6 +194,15 @@ FILES = {
             conv.weight.data = torch.from_numpy(weights[filter_index:])
             return model.classifier
     """,
+    # No argument gets it through: the call that got furthest says why.
+    "furthest.py": """
+        import torch
+
+        def double_(x: torch.Tensor):
+            assert x.dim() == 2, "wants a matrix"
+            x.data.mul_(2)
+            raise ValueError("the real caller passes more")
+    """,
     # Visits the layers of a network it never calls: it gets one of each usual kind.
     "init.py": """
         import torch.nn as nn
@@ -273,6 +282,8 @@ REACHED = [
     ("loader.py", "9:18 TL204", CONFIRMED, "`sample + 1` (line 10) read 3 of 3 values"),
     ("dims.py", "10:13 TL102", "NOT REPRODUCED", "on a `AutoEncoder(dims=[4, 4, [4, 4]])`"),
     ("prune.py", "6:5 TL103", "NOT REPRODUCED", "model=VGG(...), layer_index=0, filter_index=0"),
+    ("furthest.py", "5:5 TL102", "COULD NOT RUN",
+     "(x=tensor of shape [4, 4]) raised ValueError: the real caller passes more"),
     # a network whose layers are visited has one of each kind
     ("init.py", "6:13 TL102", "NOT REPRODUCED", "net=Sequential("),
 ]

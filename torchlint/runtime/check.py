@@ -456,12 +456,21 @@ class RuntimeCheck:
                     call["settings"] = self._settings(f.plan.path)
                 requests.append((JOB, self._payload(f, indices, mode="call", call=call)))
                 owners.append((f, indices, qualname))
+        furthest: dict[tuple[int, str], int] = {}  # (file, function) -> lines its best failing call ran
         while requests:  # each function with the kinds of arguments of monitor.ARGUMENT_VARIANTS in turn
             self.total += len(requests)
             results = self._submit(requests, [f"{f.report.path}: {qualname}()" for f, _, qualname in owners])
             retry = []
             for (f, indices, qualname), (function, payload), result in zip(owners, requests, results):
                 verdicts = self._verdicts(result, len(indices), "call")
+                # Of the calls that all failed, the one that got furthest says best why.
+                lines = result.value.get("lines", 0) if result.status == "ok" and isinstance(result.value, dict) else 0
+                key = (id(f), qualname)
+                if all(v["verdict"] == COULD_NOT_RUN for v in verdicts) and isinstance(lines, int):
+                    if key in furthest and lines <= furthest[key]:
+                        verdicts = [f.diagnostics[i].runtime for i in indices]
+                    else:
+                        furthest[key] = lines
                 # Without gradients, the variants that differ only in requires_grad are the same.
                 following = payload["call"].get("variant", 0) + (1 if payload["call"]["gradients"] else 2)
                 if following < ARGUMENT_VARIANTS and any(v["verdict"] == COULD_NOT_RUN for v in verdicts):

@@ -296,7 +296,7 @@ class Monitor:
         self.deadline: Optional[float] = None
         self.budget: float = 0.0
         self.stop_when_seen = False
-        self._lines = 0
+        self.lines_run = 0  # line events in the watched files
 
     # -- saved tensors ------------------------------------------------------------------
 
@@ -655,8 +655,8 @@ class Monitor:
                 for site in waiting:
                     self._probe(site, frame)
             if event == "line":
-                self._lines += 1
-                if self.deadline is not None and not self._lines % 512 and time.monotonic() > self.deadline:
+                self.lines_run += 1
+                if self.deadline is not None and not self.lines_run % 512 and time.monotonic() > self.deadline:
                     self.deadline = time.monotonic() + 1.0  # once more a second later if the code swallowed it
                     raise RunOutOfTime(f"the run was stopped after {self.budget:g} s, its share of the time limit")
                 here = sites_by_line.get(frame.f_lineno)
@@ -1098,6 +1098,7 @@ def run_job(payload: dict) -> dict:
         "stopped": stopped,
         "grads": _gradients(namespace),
         "stand_ins": list(stood_in),
+        "lines": monitor.lines_run,
         **outcome,
     }
 
