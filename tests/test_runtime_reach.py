@@ -410,3 +410,22 @@ def test_a_missing_checkpoint_leaves_the_model_as_built(tmp_path) -> None:
     assert used == [f"checkpoint {tmp_path / 'absent.pth'}"]
     with pytest.raises(FileNotFoundError):
         torch.load(str(tmp_path / "absent.pth"))
+
+
+def test_a_call_that_runs_out_of_time_is_judged_on_what_it_reached(tmp_path) -> None:
+    (tmp_path / "spin.py").write_text(textwrap.dedent("""
+        import torch
+
+        def spin(w: torch.Tensor):
+            while w.sum() < float("inf"):
+                w.data.mul_(1.0)
+            w.data.zero_()
+    """).lstrip())
+    result = cli("check", "--isolated", "--no-cache", "--runtime", "--runtime-timeout", "3", "--select", "TL102",
+                 "--output-format", "json", "spin.py", cwd=tmp_path)
+    found = by_finding(json.loads(result.stdout), tmp_path)["spin.py"]
+    in_the_loop, after_it = found["5:9 TL102"], found["6:5 TL102"]
+    assert in_the_loop["verdict"] == "NOT REPRODUCED", in_the_loop
+    assert "`spin()` called with synthesized arguments: w=tensor of shape [4, 4]" in in_the_loop["evidence"]
+    assert after_it["verdict"] == "COULD NOT RUN" and "line 6 never executed" in after_it["evidence"], after_it
+    assert "time limit" in after_it["evidence"]

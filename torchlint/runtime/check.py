@@ -471,9 +471,14 @@ class RuntimeCheck:
                         verdicts = [f.diagnostics[i].runtime for i in indices]
                     else:
                         furthest[key] = lines
-                # Without gradients, the variants that differ only in requires_grad are the same.
+                # Without gradients, the variants that differ only in requires_grad are the same;
+                # a call that ran out of its time fitted its arguments (another kind would too).
                 following = payload["call"].get("variant", 0) + (1 if payload["call"]["gradients"] else 2)
-                if following < ARGUMENT_VARIANTS and any(v["verdict"] == COULD_NOT_RUN for v in verdicts):
+                stopped = result.value.get("stopped") if result.status == "ok" and isinstance(result.value, dict) \
+                    else None
+                timed_out = isinstance(stopped, dict) and stopped.get("type") == "time limit"
+                if following < ARGUMENT_VARIANTS and not timed_out \
+                        and any(v["verdict"] == COULD_NOT_RUN for v in verdicts):
                     call = {**payload["call"], "variant": following}
                     retry.append(((f, indices, qualname), (function, {**payload, "call": call})))
                 self._assign(f, indices, verdicts)

@@ -1105,8 +1105,11 @@ def run_job(payload: dict) -> dict:
 
 def _only_the_signature(verdict: dict, stopped: Optional[dict], outcome: dict, qualname: str) -> dict:
     """With synthesized arguments only the rule's own signature counts: when the call
-    failed any other way, the finding could not be run."""
+    failed any other way, the finding could not be run. A call stopped at its share of
+    the time limit did not fail: what it reached is judged, as in a run of the file."""
     arguments = outcome.get("arguments", "")
+    if stopped is not None and stopped.get("type") == "time limit":
+        stopped = None
     if verdict["verdict"] in (CONFIRMED, LATENT) or (stopped is None and verdict["verdict"] == NOT_REPRODUCED):
         return dict(verdict, evidence=f"{verdict['evidence']} (`{qualname}()` called with synthesized arguments: "
                                       f"{arguments})")
