@@ -52,11 +52,6 @@ SHAPES = {
 }
 PHOTOS = (3, 64, 64, 2)
 
-# Transforms that change nothing a shape depends on.
-_KEEP = ("Flip", "Jitter", "Rotation", "Affine", "Perspective", "Erasing", "ToPILImage", "ConvertImageDtype",
-         "PILToTensor", "Equalize", "Posterize", "Solarize", "Sharpness", "Invert", "AutoAugment", "Blur",
-         "RandomApply", "RandomChoice", "RandomOrder", "AutoContrast", "RandomGrayscale")
-
 
 def _size(value: Any) -> Optional[tuple[int, int]]:
     if isinstance(value, int):
@@ -223,9 +218,8 @@ def dataset_class(name: str, used: list[str]) -> type:
 
 
 class _Module(types.ModuleType):
-    """``torchvision.datasets`` or ``torchvision.transforms``: a class is made on first
-    use and kept; any other name (``transforms.functional``, ``datasets.folder.default_loader``)
-    is a stand-in."""
+    """``torchvision.datasets``, ``transforms`` or ``models``: what ``make`` gives for a
+    name is made on first use and kept."""
 
     torchlint_synthetic = True
 
@@ -237,9 +231,15 @@ class _Module(types.ModuleType):
     def __getattr__(self, attribute: str):
         if attribute.startswith("__"):
             raise AttributeError(attribute)
-        value = self._make(attribute) if attribute[:1].isupper() else StandIn(f"{self.__name__}.{attribute}")
+        value = self._make(attribute)
         setattr(self, attribute, value)
         return value
+
+
+def _classes(make: Callable[[str], Any], owner: str) -> Callable[[str], Any]:
+    """``make`` for class names; any other name (``transforms.functional``,
+    ``datasets.folder.default_loader``) is a stand-in."""
+    return lambda attribute: make(attribute) if attribute[:1].isupper() else StandIn(f"{owner}.{attribute}")
 
 
 # -- torchvision.models: the architectures a script builds on, with random weights ----------
@@ -382,32 +382,14 @@ def model_function(name: str, used: list[str]) -> Any:
     return build
 
 
-class _Models(types.ModuleType):
-    torchlint_synthetic = True
-
-    def __init__(self, name: str, used: list[str]):
-        super().__init__(name)
-        self._used = used
-        self.__path__ = []
-
-    def __getattr__(self, attribute: str):
-        if attribute.startswith("__"):
-            raise AttributeError(attribute)
-        value = model_function(attribute, self._used)
-        setattr(self, attribute, value)
-        return value
-
-
-MODULES = ("torchvision.datasets", "torchvision.transforms", "torchvision.models")
-
-
 def module(name: str, used: list[str]) -> types.ModuleType:
-    """The synthetic module for ``name``, one of MODULES or a submodule of one."""
+    """The synthetic module for ``name``: torchvision's datasets, transforms or models, or
+    a submodule of one (stand_ins routes them here)."""
     if name.startswith("torchvision.datasets"):
-        return _Module(name, lambda attribute: dataset_class(attribute, used))
+        return _Module(name, _classes(lambda attribute: dataset_class(attribute, used), name))
     if name.startswith("torchvision.models"):
-        return _Models(name, used)
-    return _Module(name, _transform_class)
+        return _Module(name, lambda attribute: model_function(attribute, used))
+    return _Module(name, _classes(_transform_class, name))
 
 
 class MissingCheckpoint(StandIn):
