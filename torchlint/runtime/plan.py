@@ -36,9 +36,6 @@ class FilePlan:
         self.tree = ast.parse(source)
         self.statements = [node for node in ast.walk(self.tree) if isinstance(node, ast.stmt)]
 
-    def package(self) -> tuple[Optional[str], Optional[str]]:
-        return package_of(self.path, self.tree)
-
     def statement_at(self, row: int, column: int) -> Optional[ast.stmt]:
         line = self.lines[row - 1] if row <= len(self.lines) else ""
         position = (row, _byte_column(line, column))
@@ -141,13 +138,17 @@ def _stored_flags(owner: ast.ClassDef, init: ast.FunctionDef) -> set[str]:
         if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
                 and node.attr in kept and isinstance(node.ctx, ast.Load)):
             continue
-        parent = parents.get(node)
-        if isinstance(parent, (ast.If, ast.IfExp, ast.While)) and parent.test is node \
-                or isinstance(parent, ast.BoolOp) or isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+        if _tested_for_truth(node, parents.get(node)):
             tested.add(node.attr)
         else:
             other.add(node.attr)
     return {kept[attribute] for attribute in tested - other}
+
+
+def _tested_for_truth(node: ast.expr, parent: Optional[ast.AST]) -> bool:
+    """``node`` is the test of an ``if``/``while``/conditional, an operand of ``and``/``or``, or negated."""
+    return isinstance(parent, (ast.If, ast.IfExp, ast.While)) and parent.test is node \
+        or isinstance(parent, ast.BoolOp) or isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not)
 
 
 def package_of(path: str, tree: ast.AST) -> tuple[Optional[str], Optional[str]]:
@@ -209,8 +210,7 @@ def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
         parent = parents.get(node)
         if isinstance(parent, ast.Attribute):
             attributes[node.id].add(parent.attr)
-        elif isinstance(parent, (ast.If, ast.IfExp, ast.While)) and parent.test is node \
-                or isinstance(parent, ast.BoolOp) or isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+        elif _tested_for_truth(node, parent):
             truth_tested.add(node.id)
         elif isinstance(parent, (ast.BinOp, ast.UnaryOp)):
             partner = (parent.right if parent.left is node else parent.left) if isinstance(parent, ast.BinOp) else None
