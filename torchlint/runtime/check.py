@@ -299,8 +299,9 @@ class RuntimeCheck:
             index = LineIndex(report.source.text)
             on_syntax = [d for d in diagnostics if any(
                 repair.start <= index.offset(d.row, d.column) < repair.end for repair in repaired[1])]
+            reason = _unplannable(report) if on_syntax else ""
             for d in on_syntax:
-                d.runtime = {"verdict": COULD_NOT_RUN, "evidence": _unplannable(report), "run": "none"}
+                d.runtime = {"verdict": COULD_NOT_RUN, "evidence": reason, "run": "none"}
             diagnostics = [d for d in diagnostics if d not in on_syntax]
             if not diagnostics:
                 return None
@@ -463,8 +464,9 @@ class RuntimeCheck:
             retry = []
             for (f, indices, qualname), (function, payload), result in zip(owners, requests, results):
                 verdicts = self._verdicts(result, len(indices), "call")
+                value = result.value if result.status == "ok" and isinstance(result.value, dict) else {}
                 # Of the calls that all failed, the one that got furthest says best why.
-                lines = result.value.get("lines", 0) if result.status == "ok" and isinstance(result.value, dict) else 0
+                lines = value.get("lines", 0)
                 key = (id(f), qualname)
                 if all(v["verdict"] == COULD_NOT_RUN for v in verdicts) and isinstance(lines, int):
                     if key in furthest and lines <= furthest[key]:
@@ -474,8 +476,7 @@ class RuntimeCheck:
                 # Without gradients, the variants that differ only in requires_grad are the same;
                 # a call that ran out of its time fitted its arguments (another kind would too).
                 following = payload["call"].get("variant", 0) + (1 if payload["call"]["gradients"] else 2)
-                stopped = result.value.get("stopped") if result.status == "ok" and isinstance(result.value, dict) \
-                    else None
+                stopped = value.get("stopped")
                 timed_out = isinstance(stopped, dict) and stopped.get("type") == "time limit"
                 if following < ARGUMENT_VARIANTS and not timed_out \
                         and any(v["verdict"] == COULD_NOT_RUN for v in verdicts):
@@ -561,18 +562,18 @@ class RuntimeCheck:
             return [{"verdict": COULD_NOT_RUN, "evidence": _clean(evidence), "run": how} for _ in range(count)]
         used = result.value.get("stand_ins")
         if isinstance(used, list) and used and all(isinstance(name, str) for name in used):
+            def tagged(prefix: str) -> list[str]:
+                return [name[len(prefix):] for name in used if name.startswith(prefix)]
+
             modules = [name for name in used if name != CUDA_ON_CPU and not name.startswith((SYNTHETIC, OPTION,
                                                                                              CHECKPOINT, PORTED))]
-            ported = [name[len(PORTED):] for name in used if name.startswith(PORTED)]
-            datasets = [name[len(SYNTHETIC):] for name in used if name.startswith(SYNTHETIC)]
-            options = [name[len(OPTION):] for name in used if name.startswith(OPTION)]
-            checkpoints = [name[len(CHECKPOINT):] for name in used if name.startswith(CHECKPOINT)]
+            ported, made, options, checkpoints = tagged(PORTED), tagged(SYNTHETIC), tagged(OPTION), tagged(CHECKPOINT)
             note = "; ".join(filter(None, [
                 note, ported and f"ran the Python 2 code as Python 3 (rewritten: {ported[0]}; `xrange`, "
                                  "`unicode`, `raw_input`... as their Python 3 names)",
                 modules and "ran with stand-ins for the missing modules " + ", ".join(modules),
                 options and "with made-up values for the required options " + ", ".join(options),
-                datasets and "with synthetic " + ", ".join(datasets),
+                made and "with synthetic " + ", ".join(made),
                 checkpoints and "with the initial weights in place of the missing files " + ", ".join(checkpoints),
                 CUDA_ON_CPU in used and "ran on the CPU: this machine has no CUDA, so `.cuda()` kept tensors there"]))
         verdicts = []

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import inspect
 import itertools
 import linecache
@@ -1059,7 +1058,7 @@ def run_job(payload: dict) -> dict:
     if payload.get("package"):
         namespace["__package__"] = payload["package"]  # as `python -m package.module` runs it
     if payload.get("ported"):
-        namespace.update(stand_ins.PYTHON2_BUILTINS, reduce=functools.reduce)
+        namespace.update(stand_ins.PYTHON2_BUILTINS)
     folders = [*payload.get("sys_path", ()), payload.get("cwd") or ""]
     stood_in: list[str] = []
     try:

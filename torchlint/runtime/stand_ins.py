@@ -42,7 +42,7 @@ CHECKPOINT = "checkpoint "
 PORTED = "python 2 "
 # Python 2's builtins that Python 3 renamed, where a Python 2 file runs.
 PYTHON2_BUILTINS = {"xrange": range, "unicode": str, "basestring": str, "long": int, "raw_input": input,
-                    "unichr": chr}
+                    "unichr": chr, "reduce": functools.reduce}
 # Where torchvision is missing, these of its modules are synthetic.py's, not stand-ins.
 _SYNTHETIC_MODULES = ("torchvision.datasets", "torchvision.transforms", "torchvision.models")
 
@@ -264,7 +264,7 @@ class _PortingLoader(importlib.machinery.SourceFileLoader):
     def exec_module(self, module) -> None:
         code = self.get_code(module.__name__)
         if self.ported:
-            module.__dict__.update(PYTHON2_BUILTINS, reduce=functools.reduce)
+            module.__dict__.update(PYTHON2_BUILTINS)
         exec(code, module.__dict__)
 
     def get_code(self, fullname):
