@@ -1,7 +1,7 @@
 """TL213 dataloader-next: ``iter(loader).next()``, the Python 2 spelling that DataLoader
 iterators lost in PyTorch 1.13 (an AttributeError today)."""
 
-from typing import Optional
+from typing import Callable, Optional
 
 from torchlint.framework.api import (
     CONFIRMED, NOT_REPRODUCED, Applicability, Bad, BindingKind, Fix, Observation, Rule, Step, Verdict, cst, edits,
@@ -97,42 +97,35 @@ class DataloaderNext(Rule):
     def _dataloader_iterator(self, node: cst.BaseExpression) -> Optional[tuple[Step, ...]]:
         """Why ``node`` is an iterator of a DataLoader: ``iter(loader)``, or a name bound
         only to such iterators."""
-        if isinstance(node, cst.Name):
-            bindings = self.ctx.model.resolve(node)
-            if not bindings or any(b.kind is not BindingKind.ASSIGN or b.value is None or b.path for b in bindings):
-                return None
-            steps: tuple[Step, ...] = ()
-            for binding in bindings:
-                found = self._iter_call(binding.value)
-                if found is None:
-                    return None
-                steps += (Step(binding.value, f"`{node.value}` = `{{code}}`"),) + found
-            return steps
-        return self._iter_call(node)
+        return self._through_names(node, self._iter_call)
 
     def _iter_call(self, node: cst.BaseExpression) -> Optional[tuple[Step, ...]]:
         if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "iter"
                 and len(node.args) == 1 and not node.args[0].star and not self.ctx.model.resolve(node.func)):
             return None
-        loader = self._dataloader(node.args[0].value)
+        loader = self._through_names(node.args[0].value, self._dataloader_call)
         return None if loader is None else (Step(node, "`{code}` is an iterator of a DataLoader"),) + loader
 
-    def _dataloader(self, node: cst.BaseExpression) -> Optional[tuple[Step, ...]]:
-        """Why ``node`` is a DataLoader: built here, or a name bound only to DataLoaders."""
-        if isinstance(node, cst.Call):
-            qualname = self.ctx.qualname(node.func)
-            return self.ctx.origin(node.func, qualname) if qualname in _DATALOADERS else None
-        if not isinstance(node, cst.Name):
+    def _dataloader_call(self, node: cst.BaseExpression) -> Optional[tuple[Step, ...]]:
+        if not isinstance(node, cst.Call):
             return None
+        qualname = self.ctx.qualname(node.func)
+        return self.ctx.origin(node.func, qualname) if qualname in _DATALOADERS else None
+
+    def _through_names(self, node: cst.BaseExpression,
+                       what: Callable[[cst.BaseExpression], Optional[tuple[Step, ...]]]) -> Optional[tuple[Step, ...]]:
+        """Why ``node`` is ``what`` says it is: itself, or a name whose every assignment is."""
+        if not isinstance(node, cst.Name):
+            return what(node)
         bindings = self.ctx.model.resolve(node)
         if not bindings or any(b.kind is not BindingKind.ASSIGN or b.value is None or b.path for b in bindings):
             return None
         steps: tuple[Step, ...] = ()
         for binding in bindings:
-            built = self._dataloader(binding.value) if isinstance(binding.value, cst.Call) else None
-            if built is None:
+            found = what(binding.value)
+            if found is None:
                 return None
-            steps += (Step(binding.value, f"`{node.value}` = `{{code}}`"),) + built
+            steps += (Step(binding.value, f"`{node.value}` = `{{code}}`"),) + found
         return steps
 
     @classmethod
