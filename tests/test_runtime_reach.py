@@ -203,6 +203,52 @@ FILES = {
             x.data.mul_(2)
             raise ValueError("the real caller passes more")
     """,
+    # Its `layers` must be a list: the project's own call gives one; a size stays the one
+    # made here, which the tensors made here fit.
+    "blocks.py": """
+        import torch.nn as nn
+
+        class Stack(nn.Module):
+            def __init__(self, layers, num_classes):
+                super().__init__()
+                self.blocks = nn.ModuleList([nn.Linear(4, 4) for count in layers for _ in range(count)])
+                self.head = nn.Linear(4, num_classes)
+                self.head.weight.data.normal_(0, 0.01)
+
+        def stack50():
+            return Stack([3, 4, 6, 3], 1000)
+    """,
+    # Called from another file with a constant that file binds once.
+    "glimpse.py": """
+        import torch
+
+        class Glimpse:
+            def __init__(self, g, k):
+                assert isinstance(g, int) and g > 4
+                self.patch = torch.zeros(g, k)
+                self.patch.data.fill_(1)
+    """,
+    "demo.py": """
+        import glimpse
+
+        PATCH = 8
+
+        def main():
+            return glimpse.Glimpse(PATCH, 3)
+    """,
+    # Python 2's `gen.next()`.
+    "old_next_py2.py": """
+        import torch
+
+        def batches():
+            while True:
+                yield torch.ones(3)
+
+        gen = batches()
+        first = gen.next()
+        loss = torch.ones(3).sum()
+        print first.sum(), loss.data[0]
+    """,
     # Visits the layers of a network it never calls: it gets one of each usual kind.
     "init.py": """
         import torch.nn as nn
@@ -284,6 +330,11 @@ REACHED = [
     ("prune.py", "6:5 TL103", "NOT REPRODUCED", "model=VGG(...), layer_index=0, filter_index=0"),
     ("furthest.py", "5:5 TL102", "COULD NOT RUN",
      "(x=tensor of shape [4, 4]) raised ValueError: the real caller passes more"),
+    # the project's own calls give the values their text fixes; sizes stay the ones made here
+    ("blocks.py", "8:9 TL102", "NOT REPRODUCED",
+     "on a `Stack(layers=[3, 4, 6, 3] as blocks.py:11 passes it, num_classes=4)`"),
+    ("glimpse.py", "7:9 TL102", "NOT REPRODUCED", "on a `Glimpse(g=8 as demo.py:6 passes it, k=2)`"),
+    ("old_next_py2.py", "10:20 TL203", CONFIRMED, "ran the Python 2 code as Python 3"),
     # a network whose layers are visited has one of each kind
     ("init.py", "6:13 TL102", "NOT REPRODUCED", "net=Sequential("),
 ]

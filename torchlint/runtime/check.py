@@ -26,6 +26,7 @@ from torchlint.syntax.legacy import repair as repair_legacy_syntax
 from torchlint.syntax.source import LineIndex, UnreadableSource
 from torchlint.engine.fixer import apply_edits, verify
 from torchlint.engine.notebook import NOTEBOOK_SUFFIX, Notebook, read_notebook
+from torchlint.runtime.call_sites import CallSites
 from torchlint.runtime.plan import UNJUDGED, FilePlan, argparse_defaults, gradient_parameters, package_of
 from torchlint.runtime.stand_ins import CHECKPOINT, CUDA_ON_CPU, OPTION, PORTED, SYNTHETIC
 
@@ -83,12 +84,14 @@ def project_folders(path: str) -> list[str]:
     pyproject.toml, setup.py, setup.cfg or .git), where its data files usually are."""
     folder = os.path.dirname(path)
     top = folder
-    while os.path.isfile(os.path.join(top, "__init__.py")) and os.path.dirname(top) != top:
+    # A repository whose root has an `__init__.py` (yolo-v3's) still ends at its root.
+    while os.path.isfile(os.path.join(top, "__init__.py")) and os.path.dirname(top) != top \
+            and not _has_marker(top):
         top = os.path.dirname(top)
     folders = [folder, top]
     current = top
     for _level in range(4):
-        if any(os.path.exists(os.path.join(current, marker)) for marker in _PROJECT_MARKERS):
+        if _has_marker(current):
             folders.append(current)
             break
         if os.path.dirname(current) == current:
@@ -98,6 +101,10 @@ def project_folders(path: str) -> list[str]:
 
 
 _PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+
+
+def _has_marker(folder: str) -> bool:
+    return any(os.path.exists(os.path.join(folder, marker)) for marker in _PROJECT_MARKERS)
 
 
 def _python_files(root: str, limit: int = 400) -> list[str]:
@@ -455,6 +462,7 @@ class RuntimeCheck:
                     call["init"] = f.plan.parameters(constructor)[1:]
                 if any(param.get("use") == "settings" for param in [*call["params"], *call.get("init", ())]):
                     call["settings"] = self._settings(f.plan.path)
+                self._given_by_callers(f.plan.path, qualname, call)
                 requests.append((JOB, self._payload(f, indices, mode="call", call=call)))
                 owners.append((f, indices, qualname))
         furthest: dict[tuple[int, str], int] = {}  # (file, function) -> lines its best failing call ran
@@ -478,13 +486,38 @@ class RuntimeCheck:
                 following = payload["call"].get("variant", 0) + (1 if payload["call"]["gradients"] else 2)
                 stopped = value.get("stopped")
                 timed_out = isinstance(stopped, dict) and stopped.get("type") == "time limit"
+                call = None
                 if following < ARGUMENT_VARIANTS and not timed_out \
                         and any(v["verdict"] == COULD_NOT_RUN for v in verdicts):
                     call = {**payload["call"], "variant": following}
+                elif not timed_out and any(v["verdict"] == COULD_NOT_RUN for v in verdicts):
+                    # The values the project's calls fix did not fit with the ones made here:
+                    # every kind of argument once more with all of them made here.
+                    call = _without_given(payload["call"])
+                if call is not None:
                     retry.append(((f, indices, qualname), (function, {**payload, "call": call})))
                 self._assign(f, indices, verdicts)
             owners = [owner for owner, _ in retry]
             requests = [request for _, request in retry]
+
+    def _given_by_callers(self, path: str, qualname: str, call: dict) -> None:
+        """Mark the parameters the project's own calls give a fixed value (call_sites)."""
+        owner, _, name = qualname.rpartition(".")
+        folders = project_folders(path)
+        cache = self.__dict__.setdefault("_call_sites_by_folders", {})
+        key = tuple(folders)
+        if key not in cache:
+            files = list(dict.fromkeys(file for folder in folders for file in _python_files(folder)))
+            cache[key] = CallSites(files, folders[-1])
+        sites = cache[key]
+        targets = [(owner, call.get("init", ()))] if owner else [(name, call["params"])]
+        if owner and name == "__init__":
+            targets.append((owner, call["params"][1:]))
+        for called, params in targets:
+            for param_name, (text, where) in sites.arguments(called, params, path).items():
+                for param in params:
+                    if param["name"] == param_name:
+                        param["given"], param["given_at"] = text, where
 
     def _settings(self, path: str) -> dict:
         """The options the project around ``path`` declares with argparse, at their defaults."""
@@ -598,6 +631,17 @@ class RuntimeCheck:
 ENTRY_OUTPUT_LINES = 15
 BUDGET_SHARE = 0.7
 _READ_ONLY = re.compile(r"Read-only file system|Permission denied|Operation not permitted")
+
+
+def _without_given(call: dict) -> Optional[dict]:
+    """``call`` from its first kind of arguments, without the values of the project's own
+    calls; None where it had none."""
+    def plain(params: list[dict]) -> list[dict]:
+        return [{key: value for key, value in param.items() if key not in ("given", "given_at")} for param in params]
+
+    if not any("given" in param for param in [*call["params"], *call.get("init", ())]):
+        return None
+    return {**call, "variant": 0, "params": plain(call["params"]), **({"init": plain(call["init"])} if "init" in call else {})}
 
 
 def _entry_failure(result, verdicts: list[dict]) -> Optional[str]:

@@ -28,6 +28,7 @@ saved -> output), so outputs are kept as a detached alias plus a weak reference.
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import inspect
 import itertools
@@ -1071,7 +1072,9 @@ def run_job(payload: dict) -> dict:
             else:
                 porting = stand_ins.ported_imports(folders) if payload.get("ported") else contextlib.nullcontext()
                 with stand_ins.required_options(stood_in), synthetic.missing_checkpoints(stood_in), porting:
-                    exec(compile(source, path, "exec"), namespace)
+                    code = stand_ins.compile_ported(source, path) if payload.get("ported") \
+                        else compile(source, path, "exec")
+                    exec(code, namespace)
                     if mode == "call":
                         outcome = _call(namespace, payload["call"])
     except SystemExit as error:
@@ -1188,22 +1191,45 @@ def _arguments(params: list[dict], variant: int, gradients,
     """Positional and keyword arguments synthesized for the parameters without a default,
     and every value made, by name (a later parameter may use an earlier one: an optimizer
     over the model). Only the parameters named in ``gradients`` may require grad; a
-    parameter that holds the program's options gets the project's argparse defaults."""
-    made: dict = {}
+    parameter that holds the program's options gets the project's argparse defaults; one
+    the project's own call fixes (``given``, call_sites) gets that call's value."""
+    made = _Made()
     positional, keywords = [], {}
     for param in params:
         if param["default"]:
+            if "given" in param:  # the project's call passes it: so does this one
+                keywords[param["name"]] = made[param["name"]] = ast.literal_eval(param["given"])
+                made.origins[param["name"]] = param["given_at"]
             continue
         if param.get("use") == "settings" and settings is not None:
             value = made[param["name"]] = ProjectDefaults(**settings)
         else:
             value = made[param["name"]] = synthesize(param["name"], param["annotation"], made, variant,
                                                      gradients=param["name"] in gradients, use=param.get("use"))
+        if "given" in param:
+            # As the project's own call passes it (call_sites); but a size stays the one made
+            # here, which the tensors made here fit (`input_size=256` with a [4, 4] input fails).
+            given = ast.literal_eval(param["given"])
+            if not (_is_number(given) and _is_number(value)):
+                value = made[param["name"]] = given
+                made.origins[param["name"]] = param["given_at"]
         if param["keyword"]:
             keywords[param["name"]] = value
         else:
             positional.append(value)
     return positional, keywords, made
+
+
+class _Made(dict):
+    """Arguments by name, and where the project's own call gave those it gave."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.origins: dict[str, str] = {}
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _flatten(value: Any) -> list:
@@ -1275,8 +1301,10 @@ def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 
     if hint in ("int",) or lowered in ("n", "size", "dim", "batch_size", "epochs", "steps", "k"):
         return 2
     if lowered == "depth":
-        return 20  # a ResNet's (6n + 2), a ResNeXt's (9n + 2)
-    if _SIZE_NAME.search(lowered):
+        # A ResNet's (6n + 2) and a ResNeXt's (9n + 2) with the image shapes; a WideResNet's
+        # (6n + 4) with the vector and sequence shapes, which only its construction needs.
+        return 28 if variant // 2 in (1, 3) else 20
+    if _SIZE_NAME.search(lowered) or lowered.endswith(("width", "cardinality", "groups")):
         # `hidden_size`, `input_dim`, `num_classes`, `in_channels`, `d_model`, `nhid`: as wide as the tensors made here
         return 4
     if hint == "float" or lowered in ("lr", "learning_rate", "alpha", "scale", "eps") or _RATE_NAME.search(lowered):
@@ -1312,7 +1340,14 @@ class ProjectDefaults(argparse.Namespace):
 
 
 def _shown(made: dict) -> str:
-    return ", ".join(f"{key}={_describe(value)}" for key, value in made.items())
+    """The arguments made, each from a project's call marked with where that call is."""
+    origins = getattr(made, "origins", {})
+    return ", ".join(f"{key}={_clipped(repr(value))} as {origins[key]} passes it" if key in origins
+                     else f"{key}={_describe(value)}" for key, value in made.items())
+
+
+def _clipped(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _describe(value: Any) -> str:

@@ -20,6 +20,7 @@ are synthetic.py's.
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import functools
 import importlib
@@ -40,9 +41,39 @@ SYNTHETIC = "synthetic "
 CHECKPOINT = "checkpoint "
 # How a run lists Python 2 code it ran as rewritten (check.py): "python 2 print statement, async keyword".
 PORTED = "python 2 "
+
+
+def _python2_next(value):
+    """Python 2's ``it.next()``: the object's own ``next`` where it has one (a progress bar's),
+    else the iterator's next item, as ``next(it)`` gives it."""
+    method = getattr(value, "next", None)
+    return method() if method is not None else next(value)
+
+
 # Python 2's builtins that Python 3 renamed, where a Python 2 file runs.
 PYTHON2_BUILTINS = {"xrange": range, "unicode": str, "basestring": str, "long": int, "raw_input": input,
-                    "unichr": chr, "reduce": functools.reduce}
+                    "unichr": chr, "reduce": functools.reduce, "__python2_next__": _python2_next}
+
+
+class _Python2Methods(ast.NodeTransformer):
+    """The iterator and dictionary methods Python 3 renamed: ``gen.next()`` (a generator has
+    no ``next`` in Python 3), ``d.iteritems()``. On the tree, so every line and column holds."""
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Attribute) and not node.args and not node.keywords:
+            if node.func.attr == "next":
+                return ast.copy_location(ast.Call(ast.Name("__python2_next__", ast.Load()), [node.func.value], []),
+                                         node)
+            if node.func.attr in ("iteritems", "itervalues", "iterkeys"):
+                node.func.attr = node.func.attr[len("iter"):]
+        return node
+
+
+def compile_ported(source: str, path: str):
+    """Python 2 code, repaired to parse (syntax.legacy), compiled to run as Python 2 ran it."""
+    tree = ast.fix_missing_locations(_Python2Methods().visit(ast.parse(source, path)))
+    return compile(tree, path, "exec", dont_inherit=True)
 # Where torchvision is missing, these of its modules are synthetic.py's, not stand-ins.
 _SYNTHETIC_MODULES = ("torchvision.datasets", "torchvision.transforms", "torchvision.models")
 
@@ -259,7 +290,7 @@ class _PortingLoader(importlib.machinery.SourceFileLoader):
             if repaired is None:
                 raise
             self.ported = ", ".join(dict.fromkeys(r.construct for r in repaired[1]))
-            return compile(repaired[0], path, "exec", dont_inherit=True)
+            return compile_ported(repaired[0], path)
 
     def exec_module(self, module) -> None:
         code = self.get_code(module.__name__)
