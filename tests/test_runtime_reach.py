@@ -236,6 +236,54 @@ FILES = {
         def main():
             return glimpse.Glimpse(PATCH, 3)
     """,
+    # No synthesized argument is a pair of loaders with a sampler: the project's script
+    # that builds them drives the method, and runs again past the error it confirms in ops.py.
+    "driven/ops.py": """
+        import torch
+
+        def total(x):
+            loss = torch.as_tensor(x).sum()
+            return loss.data[0]
+    """,
+    "driven/trainer.py": """
+        import torch
+        from ops import total
+
+        class Trainer:
+            def __init__(self, loaders):
+                self.train_loader, self.valid_loader = loaders
+                self.count = len(self.train_loader.sampler.indices)
+
+            def train(self):
+                for (x,) in self.train_loader:
+                    print(total(x))
+                    loss = torch.as_tensor(x).sum()
+                    print(loss.data[0])
+    """,
+    "driven/main.py": """
+        import torch
+        from torch.utils.data import DataLoader, SubsetRandomSampler, TensorDataset
+        from trainer import Trainer
+
+        def main():
+            loader = DataLoader(TensorDataset(torch.ones(8, 3)), batch_size=4, sampler=SubsetRandomSampler(range(8)))
+            Trainer((loader, loader)).train()
+
+        if __name__ == "__main__":
+            main()
+    """,
+    # The sampler draws its order as the loop starts: not at the line in the loop's body,
+    # which never runs.
+    "unreached_body.py": """
+        import torch
+        from torch.utils.data import DataLoader, SubsetRandomSampler, TensorDataset
+
+        loader = DataLoader(TensorDataset(torch.ones(8, 3)), batch_size=4, sampler=SubsetRandomSampler(range(8)))
+        for (x,) in loader:
+            assert x.shape == (5, 3), "the data is not what the script wants"
+            loss = torch.ones(3).sum()
+            print(loss.data[0])
+    """,
     # Python 2's `gen.next()`.
     "old_next_py2.py": """
         import torch
@@ -335,6 +383,9 @@ REACHED = [
      "on a `Stack(layers=[3, 4, 6, 3] as blocks.py:11 passes it, num_classes=4)`"),
     ("glimpse.py", "7:9 TL102", "NOT REPRODUCED", "on a `Glimpse(g=8 as demo.py:6 passes it, k=2)`"),
     ("old_next_py2.py", "10:20 TL203", CONFIRMED, "ran the Python 2 code as Python 3"),
+    # the project's script that calls it drives it, past the finding it confirms in another file
+    ("driven/trainer.py", "13:19 TL203", CONFIRMED, "reached by running driven/main.py after fixing ops.py:5"),
+    ("unreached_body.py", "8:11 TL203", "COULD NOT RUN", "line 8 never executed (the run stopped at line 6"),
     # a network whose layers are visited has one of each kind
     ("init.py", "6:13 TL102", "NOT REPRODUCED", "net=Sequential("),
 ]

@@ -27,6 +27,7 @@ from torchlint.syntax.source import LineIndex, UnreadableSource
 from torchlint.engine.fixer import apply_edits, verify
 from torchlint.engine.notebook import NOTEBOOK_SUFFIX, Notebook, read_notebook
 from torchlint.runtime.call_sites import CallSites
+from torchlint.runtime.drivers import ProjectImports
 from torchlint.runtime.plan import UNJUDGED, FilePlan, argparse_defaults, gradient_parameters, package_of
 from torchlint.runtime.stand_ins import CHECKPOINT, CUDA_ON_CPU, OPTION, PORTED, SYNTHETIC
 
@@ -258,7 +259,9 @@ class RuntimeCheck:
         if not files and self.fixes_to_prove is None:
             return
         limits = Limits(timeout=self.options.timeout, memory=self.options.memory)
+        drivers = [] if self.options.entry else self._plan_drivers(files)
         working = sorted({working_folder(f.plan.path, f.plan.source) for f in files}
+                         | {working_folder(path, source) for path, source, _files in drivers}
                          | ({os.getcwd()} if self.options.entry else set()))
         readable = sorted({folder for f in files for folder in project_folders(f.plan.path)} | set(working))
         with Sandbox(limits, jobs=self.options.jobs, preload=("torch", "torchlint.runtime.monitor"),
@@ -270,6 +273,7 @@ class RuntimeCheck:
                 self._entry(files)
             self._modules(files)
             self._calls(files)
+            self._drivers(drivers)
             self._differential(files)
             if self.fixes_to_prove is not None:
                 self._prove(reports, files)
@@ -518,6 +522,89 @@ class RuntimeCheck:
                 for param in params:
                     if param["name"] == param_name:
                         param["given"], param["given_at"] = text, where
+
+    def _plan_drivers(self, files: list[_File]) -> list[tuple[str, str, list[_File]]]:
+        """For each project, the scripts of it (drivers.py) that import the flagged files:
+        ``(script, its text, the flagged files it reaches)``."""
+        by_root: dict[str, list[_File]] = {}
+        for f in files:
+            if f.notebook is None:
+                by_root.setdefault(project_folders(f.plan.path)[-1], []).append(f)
+        planned = []
+        for root, flagged in by_root.items():
+            project = ProjectImports(_python_files(root), os.path.realpath(root))
+            by_path = {f.plan.path: f for f in flagged}
+            for script, reached in project.drivers({f.plan.path: len(f.sites) for f in flagged}):
+                try:
+                    with open(script, encoding="utf-8") as handle:
+                        source = handle.read()
+                except (OSError, UnicodeDecodeError):
+                    continue
+                planned.append((script, source, [by_path[path] for path in sorted(reached)]))
+        return planned
+
+    def _drivers(self, drivers: list[tuple[str, str, list[_File]]]) -> None:
+        """Run each planned script as `python script.py` runs it, watching the findings of the
+        files it reaches, where any is not judged yet (those judged are watched too: the run
+        may stop at one); its verdicts say which script ran."""
+        requests, owners = [], []
+        for script, source, reached in drivers:
+            if not any(f.pending() for f in reached):
+                continue
+            targets = [(f, i) for f in reached for i in range(len(f.sites))]
+            payload = self._script(script, source, [f.sites[i] for f, i in targets])
+            requests.append((JOB, payload))
+            owners.append((script, targets))
+        if not requests:
+            return
+        self.total += len(requests)
+        results = self._submit(requests, [script for script, _ in owners])
+        for (script, targets), (_job, payload), result in zip(owners, requests, results):
+            self._judge_driven(script, targets, result, "")
+            self._rerun_driver_past_stops(script, targets, payload, result)
+
+    def _judge_driven(self, script: str, targets: list[tuple[_File, int]], result, fixed: str) -> None:
+        note = f"reached by running {os.path.relpath(script, project_folders(script)[-1])}"
+        note += f" after fixing {fixed}" if fixed else ""
+        for (f, i), verdict in zip(targets, self._verdicts(result, len(targets), "driver", note)):
+            if verdict["verdict"] != COULD_NOT_RUN:  # a failed driver says less than the calls did
+                self._assign(f, [i], [verdict])
+
+    def _rerun_driver_past_stops(self, script: str, targets: list[tuple[_File, int]], payload: dict, result) -> None:
+        """A script that stopped at a finding it confirmed in a module it imports runs again
+        with that module fixed (its text given to the job in place of the file's)."""
+        edits: dict[int, list] = {}  # id(file) -> the fixes applied to it
+        files = {id(f): f for f, _i in targets}
+        fixed: list[str] = []
+        for _round in range(MAX_RERUNS):
+            stopped = result.value.get("stopped") if result.status == "ok" and isinstance(result.value, dict) else None
+            if not isinstance(stopped, dict) or not isinstance(stopped.get("sites"), list):
+                return
+            stoppers = [targets[k] for k in stopped["sites"] if isinstance(k, int) and 0 <= k < len(targets)
+                        and (targets[k][0].diagnostics[targets[k][1]].runtime or {}).get("verdict") == CONFIRMED]
+            new = [(f, edit) for f, i in stoppers for edit in f.diagnostics[i].text_edits]
+            if not new:
+                return
+            for f, edit in new:
+                if edit not in edits.setdefault(id(f), []):
+                    edits[id(f)].append(edit)
+            fixed += [f"{os.path.basename(f.plan.path)}:{f.diagnostics[i].row}" for f, i in stoppers]
+            fixed = list(dict.fromkeys(fixed))
+            patched = {}
+            for key, file_edits in edits.items():
+                f = files[key]
+                source = apply_edits(f.plan.source, file_edits)
+                if verify(source, f.plan.path) is not None or source.count("\n") != f.plan.source.count("\n"):
+                    return  # the lines would move: the sites could no longer be matched
+                patched[f.plan.path] = source
+            shifted = [(f, i, _shifted(f.sites[i], f.plan.source, edits.get(id(f), ()))) for f, i in targets]
+            targets = [(f, i) for f, i, site in shifted if site is not None]
+            if not any(f.diagnostics[i].runtime is None or f.diagnostics[i].runtime["verdict"] == COULD_NOT_RUN
+                       for f, i in targets):
+                return
+            payload = {**payload, "patched": patched, "sites": [site for _f, _i, site in shifted if site is not None]}
+            [result] = self._submit([(JOB, payload)], [script])
+            self._judge_driven(script, targets, result, ", ".join(fixed))
 
     def _settings(self, path: str) -> dict:
         """The options the project around ``path`` declares with argparse, at their defaults."""

@@ -127,8 +127,10 @@ class Position:
     end_col: int
 
     def overlaps(self, site: Site) -> bool:
+        # An instruction that starts before the site's statement is a compound statement's
+        # header (a `for` loop's FOR_ITER spans its whole body): not the site's code.
         return (self.line, self.col) < (site.end_line, site.end_col) and \
-            (site.line, site.col) < (self.end_line, self.end_col)
+            (site.line, site.col) < (self.end_line, self.end_col) and self.line >= site.stmt_line
 
     @property
     def text(self) -> str:
@@ -1071,7 +1073,8 @@ def run_job(payload: dict) -> dict:
                 outcome = _run_entry(payload)  # the user's own command line
             else:
                 porting = stand_ins.ported_imports(folders) if payload.get("ported") else contextlib.nullcontext()
-                with stand_ins.required_options(stood_in), synthetic.missing_checkpoints(stood_in), porting:
+                with stand_ins.required_options(stood_in), synthetic.missing_checkpoints(stood_in), porting, \
+                        stand_ins.patched_imports(payload.get("patched") or {}):
                     code = stand_ins.compile_ported(source, path) if payload.get("ported") \
                         else compile(source, path, "exec")
                     exec(code, namespace)

@@ -27,6 +27,7 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import linecache
 import os
 import re
 import sys
@@ -315,6 +316,48 @@ class _PortingFinder(importlib.abc.MetaPathFinder):
             return None
         spec.loader = _PortingLoader(fullname, spec.origin)
         return spec
+
+
+class _PatchedLoader(importlib.machinery.SourceFileLoader):
+    """A module of the project imported from a text given for its file (its fixed version)."""
+
+    def __init__(self, fullname: str, path: str, source: str):
+        super().__init__(fullname, path)
+        self.source = source
+
+    def get_code(self, fullname):
+        return compile(self.source, self.get_filename(fullname), "exec", dont_inherit=True)
+
+
+class _PatchedFinder(importlib.abc.MetaPathFinder):
+    def __init__(self, sources: dict[str, str]):
+        self.sources = {os.path.realpath(path): source for path, source in sources.items()}
+
+    def find_spec(self, fullname, path=None, target=None):
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or spec.origin is None or os.path.realpath(spec.origin) not in self.sources:
+            return None
+        spec.loader = _PatchedLoader(fullname, spec.origin, self.sources[os.path.realpath(spec.origin)])
+        return spec
+
+
+@contextlib.contextmanager
+def patched_imports(sources: dict[str, str]) -> Iterator[None]:
+    """While the block runs, the project's modules at these paths import from the given
+    texts: a script's rerun past a finding it confirmed in a module it imports runs that
+    module with the finding's fix applied."""
+    if not sources:
+        yield
+        return
+    for path, source in sources.items():
+        linecache.cache[path] = (len(source), None, source.splitlines(True), path)
+    finder = _PatchedFinder(sources)
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        if finder in sys.meta_path:
+            sys.meta_path.remove(finder)
 
 
 @contextlib.contextmanager
