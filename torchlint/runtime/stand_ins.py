@@ -351,20 +351,20 @@ def patched_imports(sources: dict[str, str]) -> Iterator[None]:
         return
     for path, source in sources.items():
         linecache.cache[path] = (len(source), None, source.splitlines(True), path)
-    finder = _PatchedFinder(sources)
-    sys.meta_path.insert(0, finder)
-    try:
+    with _first_finder(_PatchedFinder(sources)):
         yield
-    finally:
-        if finder in sys.meta_path:
-            sys.meta_path.remove(finder)
 
 
 @contextlib.contextmanager
 def ported_imports(project_folders: list[str]) -> Iterator[None]:
     """While the block runs, a Python 2 module of the project imports as it is ported
     (``_PortingLoader``); the run of a Python 2 file needs it for its Python 2 neighbours."""
-    finder = _PortingFinder([os.path.realpath(folder) for folder in project_folders if folder])
+    with _first_finder(_PortingFinder([os.path.realpath(folder) for folder in project_folders if folder])):
+        yield
+
+
+@contextlib.contextmanager
+def _first_finder(finder: importlib.abc.MetaPathFinder) -> Iterator[None]:
     sys.meta_path.insert(0, finder)
     try:
         yield
