@@ -284,6 +284,15 @@ FILES = {
             loss = torch.ones(3).sum()
             print(loss.data[0])
     """,
+    # A mask marks positions: one per position of the batch, no features, booleans.
+    "masks.py": """
+        import torch
+
+        def attend(x, x_mask):
+            scores = x.sum(2)
+            scores.data.masked_fill_(x_mask.data, -float('inf'))
+            return scores.softmax(1)
+    """,
     # Python 2's `gen.next()`.
     "old_next_py2.py": """
         import torch
@@ -386,6 +395,7 @@ REACHED = [
     # the project's script that calls it drives it, past the finding it confirms in another file
     ("driven/trainer.py", "13:19 TL203", CONFIRMED, "reached by running driven/main.py after fixing ops.py:5"),
     ("unreached_body.py", "8:11 TL203", "COULD NOT RUN", "line 8 never executed (the run stopped at line 6"),
+    ("masks.py", "5:5 TL102", "NOT REPRODUCED", "x_mask=tensor of shape [2, 4, 4], dtype=bool"),
     # a network whose layers are visited has one of each kind
     ("init.py", "6:13 TL102", "NOT REPRODUCED", "net=Sequential("),
 ]

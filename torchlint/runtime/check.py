@@ -365,6 +365,9 @@ class RuntimeCheck:
         # module of the package's own name, `models/models.py`), then its siblings by their
         # plain names, as Python 2 code imports them.
         order = (start, working, os.path.dirname(path)) if name else (os.path.dirname(path), working)
+        # Last, the repository's root: `train/voc/train.py` imports the project's `datasets`
+        # and `models` from there (its author set PYTHONPATH), not a stand-in for them.
+        order += (project_folders(path)[-1],)
         sys_path = list(dict.fromkeys(folder for folder in order if folder))
         return {"path": path, "sites": sites, "source": source, "sys_path": sys_path, "package": name,
                 "cwd": working, "budget": self._budget}

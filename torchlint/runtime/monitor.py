@@ -1328,10 +1328,14 @@ def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 
         return torch.nn.MSELoss()
     if lowered in ("loader", "data_loader", "dataloader", "batches", "dataset") or hint == "DataLoader":
         return [(torch.randn(2, 4), torch.randn(2, 4)) for _ in range(3)]
+    shape, wants_grad = ARGUMENT_VARIANTS[variant % len(ARGUMENT_VARIANTS)]
+    if (lowered == "mask" or lowered.endswith("_mask") or lowered.startswith("mask_")) and not hint:
+        # `x_mask`: which positions of a batch of sequences are padding (none), one per
+        # position, without the features' dimension: a [2, 4] mask beside [2, 4, 4] inputs.
+        return torch.zeros(shape[:-1] if len(shape) > 1 and wants_grad is not None else shape, dtype=torch.bool)
     # Most flagged code is about autograd, so tensors first require grad; plain ones suit
     # code that writes its arguments in place; 1-d ones code that reshapes them; 4-d and
     # 3-d ones code that indexes or unpacks their dimensions.
-    shape, wants_grad = ARGUMENT_VARIANTS[variant % len(ARGUMENT_VARIANTS)]
     if wants_grad is None:
         return torch.randint(0, 4, shape)
     wants_grad = wants_grad and gradients and lowered not in ("target", "targets", "labels", "y")
