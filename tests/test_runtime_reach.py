@@ -409,6 +409,18 @@ def test_code_as_a_fresh_clone_has_it_is_reached(reach, path, key, verdict, phra
     assert "stand-ins" not in runtime["evidence"], runtime
 
 
+def test_no_runtime_scripts_runs_only_the_flagged_files(reach) -> None:
+    _found, root = reach
+    result = cli("check", "--isolated", "--no-cache", "--runtime", "--no-runtime-scripts", "--select", "TL203",
+                 "--output-format", "json", "driven", cwd=root)
+    assert result.returncode == 1, result.stderr
+    verdicts = {f"{Path(item['filename']).name}:{item['location']['row']}": item["runtime"]
+                for item in json.loads(result.stdout)}
+    assert verdicts["ops.py:5"]["verdict"] == CONFIRMED
+    assert verdicts["trainer.py:13"]["verdict"] == "COULD NOT RUN", verdicts
+    assert "reached by running" not in verdicts["trainer.py:13"]["evidence"]
+
+
 @pytest.mark.skipif(find_spec("torchvision") is not None, reason="torchvision is installed: its datasets are real")
 def test_a_script_runs_on_synthetic_images_with_made_up_options_and_no_weights(reach) -> None:
     found, _root = reach

@@ -49,6 +49,7 @@ class RuntimeOptions:
     timeout: float = 30.0
     memory: int = 4 << 30
     jobs: int = 1
+    scripts: bool = True  # the project's own scripts drive what no other run reached (drivers.py)
 
 
 def parse_entry(text: str, cwd: str) -> tuple[str, ...]:
@@ -259,7 +260,7 @@ class RuntimeCheck:
         if not files and self.fixes_to_prove is None:
             return
         limits = Limits(timeout=self.options.timeout, memory=self.options.memory)
-        drivers = [] if self.options.entry else self._plan_drivers(files)
+        drivers = self._plan_drivers(files) if self.options.scripts and not self.options.entry else []
         working = sorted({working_folder(f.plan.path, f.plan.source) for f in files}
                          | {working_folder(path, source) for path, source, _files in drivers}
                          | ({os.getcwd()} if self.options.entry else set()))
