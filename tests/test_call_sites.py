@@ -114,3 +114,81 @@ def test_methods_of_values_are_not_calls_of_a_function(tmp_path) -> None:
             loader.dataset.train(5)
     """).arguments("train", params("epochs"), str(tmp_path / "train.py"))
     assert found == {}
+
+
+def test_a_parameter_read_for_its_attributes_is_an_object_of_the_project_class_that_has_them(tmp_path) -> None:
+    found = sites(tmp_path, data="""
+        import torch
+
+        class Alphabet:
+            def __init__(self):
+                self.names = []
+
+            def size(self):
+                return len(self.names)
+
+        class Data:
+            def __init__(self):
+                self.HP_gpu = False
+                self.word_alphabet = Alphabet()
+                self.char_alphabet = Alphabet()
+
+        class MoreData(Data):
+            def __init__(self):
+                super().__init__()
+                self.extra = 1
+    """, rnn="""
+        import torch.nn as nn
+
+        class BaseRNN(nn.Module):
+            def __init__(self, hidden_size):
+                super().__init__()
+                self.hidden_size = hidden_size
+
+        class DecoderRNN(BaseRNN):
+            def __init__(self, vocab_size, hidden_size):
+                super().__init__(hidden_size)
+                self.out = nn.Linear(hidden_size, vocab_size)
+    """, train="""
+        import torch
+        from data import Data
+
+        class Broken:
+            def __init__(self):
+                self.HP_gpu = True
+                self.word_alphabet = None
+
+        data = Data()
+        for epoch in range(3):
+            print(epoch)
+    """)
+    data, rnn = str(tmp_path / "data.py"), str(tmp_path / "rnn.py")
+    # The closest class that has them all; a script's classes are not imported (it would run).
+    assert found.project_class({"HP_gpu", "word_alphabet"}) == (data, "Data")
+    assert found.project_class({"HP_gpu", "extra"}) == (data, "MoreData")
+    # What a base class sets, and what every nn.Module has, count.
+    assert found.project_class({"hidden_size", "out", "parameters"}) == (rnn, "DecoderRNN")
+    # One attribute is not enough to say; none has them all.
+    assert found.project_class({"HP_gpu"}) is None
+    assert found.project_class({"HP_gpu", "vocab"}) is None
+
+
+def test_attributes_read_on_what_init_keeps_are_the_parameters_attributes(tmp_path) -> None:
+    from torchlint.runtime.plan import FilePlan
+
+    source = textwrap.dedent("""
+        class TopKDecoder:
+            def __init__(self, decoder_rnn, k, tokens):
+                self.rnn = decoder_rnn
+                self.k = k
+                self.tokens = tokens
+                self.hidden_size = self.rnn.hidden_size
+
+            def forward(self, inputs):
+                return self.rnn.forward_step(inputs), self.k.bit_length(), self.tokens.size()
+    """)
+    plan = FilePlan(str(tmp_path / "topk.py"), source)
+    init = plan.constructor("TopKDecoder.forward")
+    uses = {param["name"]: param.get("use") for param in plan.parameters(init)}
+    # Two attributes make an object; one says too little.
+    assert uses == {"self": None, "decoder_rnn": "attributes:forward_step,hidden_size", "k": None, "tokens": None}

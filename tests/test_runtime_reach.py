@@ -284,6 +284,25 @@ FILES = {
             loss = torch.ones(3).sum()
             print(loss.data[0])
     """,
+    # Read for its attributes: an object of the project's class that has them all.
+    "vocab.py": """
+        class Vocabulary:
+            def __init__(self):
+                self.words = ["<pad>", "a", "b", "c"]
+                self.embedding_dim = 4
+
+            def size(self):
+                return len(self.words)
+    """,
+    "lookup.py": """
+        import torch.nn as nn
+
+        class Lookup(nn.Module):
+            def __init__(self, vocab):
+                super().__init__()
+                self.embed = nn.Embedding(vocab.size(), vocab.embedding_dim)
+                self.embed.weight.data.uniform_(-0.1, 0.1)
+    """,
     # A mask marks positions: one per position of the batch, no features, booleans.
     "masks.py": """
         import torch
@@ -395,6 +414,7 @@ REACHED = [
     # the project's script that calls it drives it, past the finding it confirms in another file
     ("driven/trainer.py", "13:19 TL203", CONFIRMED, "reached by running driven/main.py after fixing ops.py:5"),
     ("unreached_body.py", "8:11 TL203", "COULD NOT RUN", "line 8 never executed (the run stopped at line 6"),
+    ("lookup.py", "7:9 TL102", "NOT REPRODUCED", "on a `Lookup(vocab=a `Vocabulary` of vocab.py)`"),
     ("masks.py", "5:5 TL102", "NOT REPRODUCED", "x_mask=tensor of shape [2, 4, 4], dtype=bool"),
     # a network whose layers are visited has one of each kind
     ("init.py", "6:13 TL102", "NOT REPRODUCED", "net=Sequential("),

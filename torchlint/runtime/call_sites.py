@@ -89,6 +89,9 @@ class CallSites:
         self.root = root
         self.calls: dict[str, list[tuple[str, ast.Call, dict[str, Any]]]] = {}
         self.defined_in: dict[str, set[str]] = {}
+        # Module-level classes of files that import without running anything: (path, name,
+        # bases, what an instance has: attributes set on self, methods, class attributes).
+        self.classes: list[tuple[str, str, list[str], set[str]]] = []
         # The names a module of the project can be imported by: `import glimpse`, `from drqa import ...`.
         self.project_names = {part for path in paths
                               for part in os.path.splitext(os.path.relpath(path, root))[0].split(os.sep)}
@@ -99,6 +102,7 @@ class CallSites:
             except (OSError, SyntaxError, ValueError):
                 continue
             self._collect(path, tree)
+            self._collect_classes(path, tree)
         order = {path: number for number, path in enumerate(paths)}
         for calls in self.calls.values():  # the first call in the shallowest file first
             calls.sort(key=lambda found: (order[found[0]], found[1].lineno, found[1].col_offset))
@@ -135,6 +139,54 @@ class CallSites:
                         self.calls.setdefault(name, []).append((path, inner, module_names if function is None
                                                                  else _local_names(function, module_names,
                                                                                    inner.lineno)))
+
+    def _collect_classes(self, path: str, tree: ast.Module) -> None:
+        if not all(_runs_nothing(node) for node in tree.body):
+            return
+        for node in tree.body:
+            if not isinstance(node, ast.ClassDef):
+                continue
+            has = {item.name for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            has |= {target.id for item in node.body if isinstance(item, ast.Assign)
+                    for target in item.targets if isinstance(target, ast.Name)}
+            has |= {target.attr for inner in ast.walk(node) if isinstance(inner, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+                    for target in (inner.targets if isinstance(inner, ast.Assign) else [inner.target])
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"}
+            bases = [base.attr if isinstance(base, ast.Attribute) else base.id for base in node.bases
+                     if isinstance(base, (ast.Name, ast.Attribute))]
+            self.classes.append((path, node.name, bases, has))
+
+    def project_class(self, used: set[str]) -> Optional[tuple[str, str]]:
+        """``(path, class name)`` of the one project class whose instances have every
+        attribute in ``used`` (a parameter's `data.HP_gpu`, `data.word_alphabet`...), with the
+        fewest others; None where no class, or more than one equally close, has them all."""
+        if len(used) < 2:
+            return None
+        fitting = []
+        for path, name, _bases, _has in self.classes:
+            has = self._attributes(name, path)
+            if used <= has:
+                fitting.append((len(has), path, name))
+        fitting.sort()
+        if not fitting or len(fitting) > 1 and fitting[0][0] == fitting[1][0]:
+            return None
+        return fitting[0][1], fitting[0][2]
+
+    def _attributes(self, name: str, path: str, depth: int = 3) -> set[str]:
+        """What an instance of the class has, with what its project bases give it."""
+        found = next(((bases, has) for p, n, bases, has in self.classes if n == name and p == path), None) \
+            or next(((bases, has) for _p, n, bases, has in self.classes if n == name), None)
+        if found is None or depth == 0:
+            return set()
+        bases, has = found
+        has = set(has)
+        for base in bases:
+            if base == "Module":
+                has |= _MODULE_MEMBERS
+            else:
+                has |= self._attributes(base, path, depth - 1)
+        return has
 
     def arguments(self, name: str, params: list[dict], defined_in: str) -> dict[str, tuple[str, str]]:
         """``{param: (value as Python text, "file:line")}`` from the project's call of ``name``
@@ -179,6 +231,29 @@ def _local_names(function: ast.FunctionDef, module_names: dict[str, Any], line: 
                               arguments.vararg, arguments.kwarg] if a is not None}
     return {**{name: value for name, value in module_names.items() if name not in local},
             **_bindings(function.body, line)}
+
+
+# What every nn.Module has, beside what its class defines.
+_MODULE_MEMBERS = frozenset({"parameters", "named_parameters", "modules", "named_modules", "children", "named_children",
+                             "state_dict", "load_state_dict", "eval", "train", "apply", "cuda", "cpu", "to", "forward",
+                             "zero_grad", "training", "buffers", "register_buffer", "add_module"})
+
+
+def _runs_nothing(node: ast.stmt) -> bool:
+    """A module-level statement that only defines (an import, a function, a class, a
+    name, a docstring, a `__main__` block, an import fallback): importing its file runs no
+    program."""
+    if isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                         ast.Assign, ast.AnnAssign, ast.Pass)):
+        return True
+    if isinstance(node, ast.Expr):
+        return isinstance(node.value, ast.Constant)
+    if isinstance(node, ast.If):
+        test = ast.unparse(node.test)
+        return "__name__" in test or all(_runs_nothing(item) for item in node.body + node.orelse)
+    if isinstance(node, ast.Try):
+        return all(_runs_nothing(item) for item in node.body + [s for h in node.handlers for s in h.body])
+    return False
 
 
 def _walk_skipping_functions(node: ast.AST, scopes: list, function: Optional[ast.FunctionDef]):

@@ -484,11 +484,11 @@ class RuntimeCheck:
                 # Of the calls that all failed, the one that got furthest says best why.
                 lines = value.get("lines", 0)
                 key = (id(f), qualname)
-                if all(v["verdict"] == COULD_NOT_RUN for v in verdicts) and isinstance(lines, int):
-                    if key in furthest and lines <= furthest[key]:
+                if isinstance(lines, int):
+                    if all(v["verdict"] == COULD_NOT_RUN for v in verdicts) and key in furthest \
+                            and lines <= furthest[key]:
                         verdicts = [f.diagnostics[i].runtime for i in indices]
-                    else:
-                        furthest[key] = lines
+                    furthest[key] = max(furthest.get(key, lines), lines)
                 # Without gradients, the variants that differ only in requires_grad are the same;
                 # a call that ran out of its time fitted its arguments (another kind would too).
                 following = payload["call"].get("variant", 0) + (1 if payload["call"]["gradients"] else 2)
@@ -526,6 +526,13 @@ class RuntimeCheck:
                 for param in params:
                     if param["name"] == param_name:
                         param["given"], param["given_at"] = text, where
+        for param in [*call["params"], *call.get("init", ())]:
+            if "given" not in param and param.get("use", "").startswith("attributes:"):
+                found = sites.project_class(set(param["use"].partition(":")[2].split(",")))
+                importable = found and _importable(found[0])
+                if importable:
+                    param["given_class"] = {"module": importable[0], "folder": importable[1], "name": found[1],
+                                            "at": os.path.relpath(found[0], folders[-1])}
 
     def _plan_drivers(self, files: list[_File]) -> list[tuple[str, str, list[_File]]]:
         """For each project, the scripts of it (drivers.py) that import the flagged files:
@@ -724,13 +731,27 @@ BUDGET_SHARE = 0.7
 _READ_ONLY = re.compile(r"Read-only file system|Permission denied|Operation not permitted")
 
 
+def _importable(path: str) -> Optional[tuple[str, str]]:
+    """The module name of the file at ``path`` and the folder that name starts in."""
+    try:
+        with open(path, "rb") as handle:
+            name, start = package_of(path, ast.parse(handle.read()))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    stem = os.path.splitext(os.path.basename(path))[0]
+    if name is None:
+        return stem, os.path.dirname(path)
+    return (name if stem == "__init__" else f"{name}.{stem}"), start
+
+
 def _without_given(call: dict) -> Optional[dict]:
     """``call`` from its first kind of arguments, without the values of the project's own
     calls; None where it had none."""
     def plain(params: list[dict]) -> list[dict]:
-        return [{key: value for key, value in param.items() if key not in ("given", "given_at")} for param in params]
+        return [{key: value for key, value in param.items() if key not in ("given", "given_at", "given_class")}
+                for param in params]
 
-    if not any("given" in param for param in [*call["params"], *call.get("init", ())]):
+    if not any("given" in param or "given_class" in param for param in [*call["params"], *call.get("init", ())]):
         return None
     return {**call, "variant": 0, "params": plain(call["params"]), **({"init": plain(call["init"])} if "init" in call else {})}
 

@@ -1202,7 +1202,7 @@ def _arguments(params: list[dict], variant: int, gradients,
         if param["default"]:
             if "given" in param:  # the project's call passes it: so does this one
                 keywords[param["name"]] = made[param["name"]] = ast.literal_eval(param["given"])
-                made.origins[param["name"]] = param["given_at"]
+                made.origins[param["name"]] = f"{_clipped(param['given'])} as {param['given_at']} passes it"
             continue
         if param.get("use") == "settings" and settings is not None:
             value = made[param["name"]] = ProjectDefaults(**settings)
@@ -1215,7 +1215,12 @@ def _arguments(params: list[dict], variant: int, gradients,
             given = ast.literal_eval(param["given"])
             if not (_is_number(given) and _is_number(value)):
                 value = made[param["name"]] = given
-                made.origins[param["name"]] = param["given_at"]
+                made.origins[param["name"]] = f"{_clipped(param['given'])} as {param['given_at']} passes it"
+        elif "given_class" in param:
+            built = _project_instance(param["given_class"], variant)
+            if built is not None:
+                value = made[param["name"]] = built
+                made.origins[param["name"]] = f"a `{param['given_class']['name']}` of {param['given_class']['at']}"
         if param["keyword"]:
             keywords[param["name"]] = value
         else:
@@ -1223,8 +1228,25 @@ def _arguments(params: list[dict], variant: int, gradients,
     return positional, keywords, made
 
 
+def _project_instance(found: dict, variant: int) -> Any:
+    """An instance of the project's class ``found`` (call_sites.project_class), built with
+    arguments synthesized for its own parameters; None where it cannot be built."""
+    import importlib
+
+    if found["folder"] not in sys.path:
+        sys.path.append(found["folder"])
+    try:
+        cls = getattr(importlib.import_module(found["module"]), found["name"])
+        return _instance(cls, variant)[0]
+    except (SeenEnough, RunOutOfTime):
+        raise
+    except BaseException:  # noqa: BLE001 - the project's code may raise anything; the plain argument is used then
+        return None
+
+
 class _Made(dict):
-    """Arguments by name, and where the project's own call gave those it gave."""
+    """Arguments by name, and how those the project gave are shown: where its own call
+    passes the value, or which of its classes the object is."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -1252,7 +1274,7 @@ ARGUMENT_VARIANTS = (((4, 4), True), ((4, 4), False), ((4,), True), ((4,), False
                      ((2, 3, 32, 32), True), ((2, 3, 32, 32), False), ((2, 4), None), ((2, 4), None))
 
 
-_INDEX_NAME = re.compile(r"(^|_)(index|idx)$")
+_INDEX_NAME = re.compile(r"(^|_)(index|idx|id)$")
 # Numbers by name: `dropout`, `drop_prob`, `momentum`, `tau`, `std`, `temperature`, `beta1`...
 _RATE_NAME = re.compile(r"(^|_)(dropout|drop|prob|rate|momentum|gamma|tau|temperature|decay|beta\d?|margin|std|"
                         r"sigma|epsilon|ratio|coef|coeff|lambda|lamb)$")
@@ -1349,8 +1371,8 @@ class ProjectDefaults(argparse.Namespace):
 def _shown(made: dict) -> str:
     """The arguments made, each from a project's call marked with where that call is."""
     origins = getattr(made, "origins", {})
-    return ", ".join(f"{key}={_clipped(repr(value))} as {origins[key]} passes it" if key in origins
-                     else f"{key}={_describe(value)}" for key, value in made.items())
+    return ", ".join(f"{key}={origins[key]}" if key in origins else f"{key}={_describe(value)}"
+                     for key, value in made.items())
 
 
 def _clipped(text: str, limit: int = 40) -> str:

@@ -119,6 +119,9 @@ class FilePlan:
                           if isinstance(node, ast.ClassDef) and function in node.body), None)
             if owner is not None:
                 uses = {**{name: "flag" for name in _stored_flags(owner, function)}, **uses}
+                for name, read in _stored_attributes(owner, function).items():
+                    if name not in uses and len(read) >= 2:
+                        uses[name] = "attributes:" + ",".join(sorted(read))
         for param in params:
             if param["name"] in uses:
                 param["use"] = uses[param["name"]]
@@ -143,6 +146,22 @@ def _stored_flags(owner: ast.ClassDef, init: ast.FunctionDef) -> set[str]:
         else:
             other.add(node.attr)
     return {kept[attribute] for attribute in tested - other}
+
+
+def _stored_attributes(owner: ast.ClassDef, init: ast.FunctionDef) -> dict[str, set[str]]:
+    """The parameters of ``init`` kept as ``self.rnn = decoder_rnn``, with the attributes
+    the class reads on them (`self.rnn.hidden_size`)."""
+    kept = {node.targets[0].attr: node.value.id for node in ast.walk(init)
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Name)
+            and isinstance(node.targets[0], ast.Attribute) and isinstance(node.targets[0].value, ast.Name)
+            and node.targets[0].value.id == "self"}
+    read: dict[str, set[str]] = {}
+    for node in ast.walk(owner):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) \
+                and isinstance(node.value.value, ast.Name) and node.value.value.id == "self" \
+                and node.value.attr in kept and isinstance(node.ctx, ast.Load):
+            read.setdefault(kept[node.value.attr], set()).add(node.attr)
+    return read
 
 
 def _tested_for_truth(node: ast.expr, parent: Optional[ast.AST]) -> bool:
@@ -179,7 +198,8 @@ def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
     "loader" (`for x, y in batches`), "number" (only ever an operand of arithmetic, once
     beside a number: `tau` in `w * (1 - tau) + v * tau`), "flag" (only ever tested for
     truth: `if use_gpu:`), "array" (given to `torch.from_numpy`), "sizes:N" (unpacked
-    into N names: `[x_dim, z_dim, h_dim] = dims`)."""
+    into N names: `[x_dim, z_dim, h_dim] = dims`), "attributes:a,b" (two or more other
+    attributes read: an object)."""
     names = _parameter_names(function) - {"self", "cls"}
     attributes: dict[str, set[str]] = {name: set() for name in names}
     iterated_in_pairs: set[str] = set()
@@ -246,6 +266,10 @@ def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
             uses[name] = f"sizes:{unpacked[name]}"
         elif attributes[name] and _SETTINGS_NAME.match(name):
             uses[name] = "settings"
+        elif len(attributes[name]) >= 2:
+            # `data.HP_gpu`, `data.word_alphabet`: an object of some class (call_sites finds
+            # the project's class that has them all).
+            uses[name] = "attributes:" + ",".join(sorted(attributes[name]))
     return uses
 
 
