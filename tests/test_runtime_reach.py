@@ -303,6 +303,27 @@ FILES = {
                 self.embed = nn.Embedding(vocab.size(), vocab.embedding_dim)
                 self.embed.weight.data.uniform_(-0.1, 0.1)
     """,
+    # A ladder's latent sizes are a list too.
+    "ladder.py": """
+        import torch.nn as nn
+
+        class Ladder(nn.Module):
+            def __init__(self, dims):
+                super().__init__()
+                [x_dim, z_dim, h_dim] = dims
+                self.layers = nn.ModuleList([nn.Linear(a, b) for a, b in zip([x_dim, *h_dim], [*h_dim, z_dim[0]])])
+                for layer in self.layers:
+                    layer.weight.data.normal_(0, 0.01)
+    """,
+    # A flow's `objective` is its running log-likelihood, not a criterion.
+    "flow.py": """
+        import torch
+
+        def forward_(x, objective):
+            objective = objective + torch.zeros(x.shape[-1]).sum()
+            x.data.mul_(2)
+            return x, objective
+    """,
     # A mask marks positions: one per position of the batch, no features, booleans.
     "masks.py": """
         import torch
@@ -415,6 +436,8 @@ REACHED = [
     ("driven/trainer.py", "13:19 TL203", CONFIRMED, "reached by running driven/main.py after fixing ops.py:5"),
     ("unreached_body.py", "8:11 TL203", "COULD NOT RUN", "line 8 never executed (the run stopped at line 6"),
     ("lookup.py", "7:9 TL102", "NOT REPRODUCED", "on a `Lookup(vocab=a `Vocabulary` of vocab.py)`"),
+    ("ladder.py", "9:13 TL102", "NOT REPRODUCED", "on a `Ladder(dims=[4, [4, 4], [4, 4]])`"),
+    ("flow.py", "5:5 TL102", "NOT REPRODUCED", "objective=tensor of shape"),
     ("masks.py", "5:5 TL102", "NOT REPRODUCED", "x_mask=tensor of shape [2, 4, 4], dtype=bool"),
     # a network whose layers are visited has one of each kind
     ("init.py", "6:13 TL102", "NOT REPRODUCED", "net=Sequential("),

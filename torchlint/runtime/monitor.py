@@ -1281,6 +1281,7 @@ _RATE_NAME = re.compile(r"(^|_)(dropout|drop|prob|rate|momentum|gamma|tau|temper
 
 
 _SIZE_NAME = re.compile(r"(^|_)(num|n|nb|d)_|_(size|dim|dims|num|len|length|count|channels|units|features)$|"
+                        r"^(channels|features)_(in|out)$|"
                         r"^(channels|width|height|layers|classes|features|units|hidden|ngpu)$|"
                         r"^n(token|tokens|hid|inp|layers?|heads?|out|class|classes|z|gf|df|c)$")
 
@@ -1312,8 +1313,10 @@ def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 
     if use and use.startswith("sizes:") and not hint:
         # `[x_dim, z_dim, h_dim] = dims`: sizes; in every other pair of variants the last is
         # a list of them (hidden layers' widths).
+        # Then the last is a list of them (hidden layers' widths), then all but the first are
+        # (a ladder's latent sizes too).
         count = int(use.partition(":")[2])
-        return [4] * count if variant // 2 % 2 == 0 else [4] * (count - 1) + [[4, 4]]
+        return ([4] * count, [4] * (count - 1) + [[4, 4]], [4] + [[4, 4]] * (count - 1))[variant // 2 % 3]
     if use == "layers" and not hint:
         # `for m in net.modules(): if isinstance(m, nn.Conv2d): ...`: a layer of each usual kind.
         return torch.nn.Sequential(torch.nn.Conv2d(4, 4, 3, padding=1), torch.nn.BatchNorm2d(4),
@@ -1346,7 +1349,7 @@ def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 
     if "optim" in lowered or hint == "Optimizer":
         model = next((v for v in made.values() if isinstance(v, torch.nn.Module)), torch.nn.Linear(4, 4))
         return torch.optim.SGD(model.parameters(), lr=0.1)
-    if lowered in ("criterion", "loss_fn", "loss_function", "objective"):
+    if lowered in ("criterion", "loss_fn", "loss_function"):
         return torch.nn.MSELoss()
     if lowered in ("loader", "data_loader", "dataloader", "batches", "dataset") or hint == "DataLoader":
         return [(torch.randn(2, 4), torch.randn(2, 4)) for _ in range(3)]
