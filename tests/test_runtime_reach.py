@@ -324,6 +324,21 @@ FILES = {
             x.data.mul_(2)
             return x, objective
     """,
+    # Top-5 accuracy needs more than 4 outputs: a classification's model, loss and batches.
+    "classify.py": """
+        import torch.nn.functional as F
+
+        def accuracy(output, target, topk=(1,)):
+            _, pred = output.topk(max(topk), 1, True, True)
+            return pred.eq(target.view(-1, 1)).float().sum(0)
+
+        def validate(val_loader, model):
+            for images, labels in val_loader:
+                output = model(images)
+                accuracy(output, labels, topk=(1, 5))
+                loss = F.cross_entropy(output, labels)
+                print(loss.data[0])
+    """,
     # A mask marks positions: one per position of the batch, no features, booleans.
     "masks.py": """
         import torch
@@ -438,6 +453,7 @@ REACHED = [
     ("lookup.py", "7:9 TL102", "NOT REPRODUCED", "on a `Lookup(vocab=a `Vocabulary` of vocab.py)`"),
     ("ladder.py", "9:13 TL102", "NOT REPRODUCED", "on a `Ladder(dims=[4, [4, 4], [4, 4]])`"),
     ("flow.py", "5:5 TL102", "NOT REPRODUCED", "objective=tensor of shape"),
+    ("classify.py", "12:15 TL203", CONFIRMED, "model=Linear(in_features=4, out_features=10, bias=True)"),
     ("masks.py", "5:5 TL102", "NOT REPRODUCED", "x_mask=tensor of shape [2, 4, 4], dtype=bool"),
     # a network whose layers are visited has one of each kind
     ("init.py", "6:13 TL102", "NOT REPRODUCED", "net=Sequential("),

@@ -1343,16 +1343,21 @@ def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 
         return "x"
     if hint == "ndarray" or "array" in lowered or lowered in ("values_np", "np_values"):
         return numpy.ones(4, dtype=numpy.float32)
+    # A training loop's model, criterion and batches: a regression (4 outputs, MSE, targets
+    # like the outputs), then, in every other pair of variants, a classification (10 classes,
+    # cross-entropy, class indices as targets: `accuracy(output, target, topk=(1, 5))`).
+    classes = 10 if variant // 2 % 2 else 0
     if hint in ("Module", "Linear") or lowered in ("model", "net", "network", "module", "layer", "encoder",
                                                   "decoder", "classifier"):
-        return torch.nn.Linear(4, 4)
+        return torch.nn.Linear(4, classes or 4)
     if "optim" in lowered or hint == "Optimizer":
         model = next((v for v in made.values() if isinstance(v, torch.nn.Module)), torch.nn.Linear(4, 4))
         return torch.optim.SGD(model.parameters(), lr=0.1)
     if lowered in ("criterion", "loss_fn", "loss_function"):
-        return torch.nn.MSELoss()
+        return torch.nn.CrossEntropyLoss() if classes else torch.nn.MSELoss()
     if lowered in ("loader", "data_loader", "dataloader", "batches", "dataset") or hint == "DataLoader":
-        return [(torch.randn(2, 4), torch.randn(2, 4)) for _ in range(3)]
+        return [(torch.randn(2, 4), torch.randint(0, classes, (2,)) if classes else torch.randn(2, 4))
+                for _ in range(3)]
     shape, wants_grad = ARGUMENT_VARIANTS[variant % len(ARGUMENT_VARIANTS)]
     if (lowered == "mask" or lowered.endswith("_mask") or lowered.startswith("mask_")) and not hint:
         # `x_mask`: which positions of a batch of sequences are padding (none), one per
