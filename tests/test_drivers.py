@@ -63,10 +63,10 @@ def test_imports_resolve_to_the_projects_files(tmp_path) -> None:
     def named(paths) -> set[str]:
         return {os.path.relpath(path, root) for path in paths}
 
-    assert named(found.imports[os.path.join(root, "main.py")]) == {"trainer.py", "models/__init__.py",
+    assert named(found.imports(os.path.join(root, "main.py"))) == {"trainer.py", "models/__init__.py",
                                                                    "models/vgg.py"}
-    assert named(found.imports[os.path.join(root, "trainer.py")]) == {"utils/__init__.py", "utils/helpers.py"}
-    assert named(found.imports[os.path.join(root, "utils/helpers.py")]) == {"utils/meters.py"}
+    assert named(found.imports(os.path.join(root, "trainer.py"))) == {"utils/__init__.py", "utils/helpers.py"}
+    assert named(found.imports(os.path.join(root, "utils/helpers.py"))) == {"utils/meters.py"}
     # Scripts have a main block; tests and modules without one are not scripts.
     assert named(found.scripts) == {"main.py", "plot.py"}
     assert named(found.reached(os.path.join(root, "main.py"))) == {

@@ -341,7 +341,8 @@ def test_legacy_data_add_after_backward_is_not_reproduced(fixtures_run) -> None:
 def entry_runs() -> dict[str, dict]:
     """model.py's finding after: no entry, the training script, one pytest test."""
     runs = {}
-    for name, extra in (("none", ()), ("script", ("--entry", "train.py --epochs 1")),
+    for name, extra in (("none", ("--no-runtime-scripts",)), ("driven", ()),
+                        ("script", ("--entry", "train.py --epochs 1")),
                         ("pytest", ("--entry", "pytest tests/test_model.py::test_step"))):
         result = cli("check", "--runtime", "--output-format", "json", *extra, ".", cwd=EXAMPLE)
         assert result.returncode == 1, result.stderr
@@ -365,15 +366,25 @@ def test_entry_confirms_what_only_the_entry_reaches(entry_runs, form) -> None:
 @needs_torch
 def test_without_entry_the_step_cannot_be_reached(entry_runs) -> None:
     """`train_step(model, optimizer, batch: dict)`: the module run only defines it, and a
-    synthesized `batch` is no dict of tensors; only a real entry point reaches the line."""
+    synthesized `batch` is no dict of tensors; without the project's scripts, only a real
+    entry point reaches the line."""
     runtime = entry_runs["none"]
     assert runtime["verdict"] == COULD_NOT_RUN, runtime
     assert runtime["run"] == "call" and "calling `train_step()` with synthesized arguments" in runtime["evidence"]
 
 
 @needs_torch
+def test_without_entry_the_projects_own_script_reaches_the_step(entry_runs) -> None:
+    """By default, train.py, which imports model.py, runs as `python train.py` would."""
+    runtime = entry_runs["driven"]
+    assert runtime["verdict"] == CONFIRMED and runtime["run"] == "driver", runtime
+    assert "a silently wrong gradient (reached by running " in runtime["evidence"]
+    assert runtime["evidence"].endswith("train.py)")
+
+
+@needs_torch
 def test_without_entry_the_summary_says_how_to_reach_more() -> None:
-    result = cli("check", "--runtime", ".", cwd=EXAMPLE)
+    result = cli("check", "--runtime", "--no-runtime-scripts", ".", cwd=EXAMPLE)
     assert result.returncode == 1, result.stderr
     assert "1 finding could not run: its code needs real arguments" in result.stdout
     assert "--entry 'train.py --epochs 1'" in result.stdout

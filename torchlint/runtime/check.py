@@ -543,7 +543,21 @@ class RuntimeCheck:
                 by_root.setdefault(project_folders(f.plan.path)[-1], []).append(f)
         planned = []
         for root, flagged in by_root.items():
-            project = ProjectImports(_python_files(root), os.path.realpath(root))
+            # The scripts beside each flagged file and in the folders above it first: the
+            # project's first 400 files may not reach them (a data or corpus folder).
+            nearby = []
+            for f in flagged:
+                folder = os.path.dirname(f.plan.path)
+                while folder.startswith(os.path.realpath(root)):
+                    try:
+                        nearby += sorted(os.path.join(folder, name) for name in os.listdir(folder)
+                                         if name.endswith(".py"))
+                    except OSError:
+                        pass
+                    if folder == os.path.realpath(root) or os.path.dirname(folder) == folder:
+                        break
+                    folder = os.path.dirname(folder)
+            project = ProjectImports([*nearby, *_python_files(root)], os.path.realpath(root))
             by_path = {f.plan.path: f for f in flagged}
             for script, reached in project.drivers({f.plan.path: len(f.sites) for f in flagged}):
                 try:

@@ -29,21 +29,30 @@ class ProjectImports:
     """Which of the project's files each file imports, and which are scripts."""
 
     def __init__(self, paths: list[str], root: str):
+        """``paths``: the files that may be scripts; what they import is found on disk, under ``root``."""
         self.root = root
-        self.paths = {os.path.realpath(path) for path in paths}
-        self.imports: dict[str, set[str]] = {}
+        self._imports: dict[str, set[str]] = {}
         self.scripts: list[str] = []
-        for path in paths:
-            path = os.path.realpath(path)
-            try:
-                with open(path, "rb") as handle:
-                    tree = ast.parse(handle.read(1 << 20))
-            except (OSError, SyntaxError, ValueError):
-                continue
-            self.imports[path] = self._imported(path, tree)
-            if any(_is_main_guard(node) for node in tree.body) \
+        for path in dict.fromkeys(os.path.realpath(path) for path in paths):
+            tree = self._tree(path)
+            if tree is not None and any(_is_main_guard(node) for node in tree.body) \
                     and not os.path.basename(path).startswith(("test_", "setup.", "conftest")):
                 self.scripts.append(path)
+
+    @staticmethod
+    def _tree(path: str) -> Optional[ast.Module]:
+        try:
+            with open(path, "rb") as handle:
+                return ast.parse(handle.read(1 << 20))
+        except (OSError, SyntaxError, ValueError):
+            return None
+
+    def imports(self, path: str) -> set[str]:
+        """The project's files that ``path`` imports (read once, when first asked)."""
+        if path not in self._imports:
+            tree = self._tree(path)
+            self._imports[path] = set() if tree is None else self._imported(path, tree)
+        return self._imports[path]
 
     def _bases(self, path: str) -> list[str]:
         """The folders an absolute import of ``path`` may start from: its own and those above
@@ -60,8 +69,8 @@ class ProjectImports:
         for end in range(1, len(dotted) + 1):  # `import a.b.c` runs a, a.b and a.b.c
             stem = os.path.join(base, *dotted[:end])
             for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
-                if candidate in self.paths:
-                    found.add(candidate)
+                if candidate.startswith(self.root + os.sep) and os.path.isfile(candidate):
+                    found.add(os.path.realpath(candidate))
         return found
 
     def _imported(self, path: str, tree: ast.Module) -> set[str]:
@@ -91,7 +100,7 @@ class ProjectImports:
         """The project's files that running ``script`` may run: what it imports, and so on."""
         seen, frontier = {script}, {script}
         for _ in range(depth):
-            frontier = {name for file in frontier for name in self.imports.get(file, ())} - seen
+            frontier = {name for file in frontier for name in self.imports(file)} - seen
             seen |= frontier
         return seen
 

@@ -663,7 +663,9 @@ class Monitor:
                     raise RunOutOfTime(f"the run was stopped after {self.budget:g} s, its share of the time limit")
                 here = sites_by_line.get(frame.f_lineno)
                 if here:
-                    if self.stop_when_seen and all(site.hits >= ENOUGH_HITS for site in self.sites):
+                    if self.stop_when_seen and all(site.hits >= ENOUGH_HITS for site in self.sites) \
+                            and (not self._saved_writes_unread() or all(site.hits >= ENOUGH_HITS * 10
+                                                                        for site in self.sites)):
                         raise SeenEnough()
                     for site in here:
                         site.hits += 1
@@ -676,6 +678,12 @@ class Monitor:
             return local
 
         return local
+
+    def _saved_writes_unread(self) -> bool:
+        """A write changed a tensor saved for backward and no backward has read it yet: a
+        loop that writes each parameter (`for p in model.parameters(): p.data.mul_(..)`)
+        hits its line three times before the `loss.backward()` that shows the damage."""
+        return any(site.has("saved-write") and not site.has("corrupted") for site in self.sites)
 
     def _on_exception(self, frame, path: str, error: BaseException) -> None:
         """An exception raised in a watched frame: seen even when the program (or pytest)
