@@ -151,6 +151,28 @@ def test_unknown_selector_on_the_command_line(project) -> None:
     assert "unknown rule selector 'TL1O1'" in result.stderr
 
 
+@pytest.mark.parametrize("args", [["--select="], ["--select", ""], ["--select", " , "]])
+def test_an_empty_select_is_an_error_not_every_rule_off(project, args) -> None:
+    project.write("train.py", LEGACY)
+    result = project.run("check", *args)
+    assert result.returncode == 2, result.stdout
+    assert "--select" in result.stderr and "names no rule" in result.stderr and "--ignore ALL" in result.stderr
+    assert "All checks passed" not in result.stdout
+    # Every rule off is said so.
+    assert project.run("check", "--ignore", "ALL").returncode == 0
+
+
+def test_an_empty_select_in_the_config_is_an_error(project) -> None:
+    project.write("train.py", LEGACY)
+    project.write("pyproject.toml", """
+        [tool.torchlint]
+        select = []
+    """)
+    result = project.run("check")
+    assert result.returncode == 2
+    assert "`select` names no rule" in result.stderr and 'ignore = ["ALL"]' in result.stderr
+
+
 # --- target-torch --------------------------------------------------------------------
 
 OLD_OPTIMIZER = """

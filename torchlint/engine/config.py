@@ -173,6 +173,15 @@ def _string_list(table: dict, key: str, source: str) -> Optional[tuple[str, ...]
     return tuple(value)
 
 
+def _selection(table: dict, source: str) -> Optional[tuple[str, ...]]:
+    """``select``; an empty list is an error, not every rule off (``ignore = ["ALL"]`` is that)."""
+    selected = _string_list(table, "select", source)
+    if selected is not None and not any(item.strip() for item in selected):
+        raise ConfigError(f"{source}: `select` names no rule; give codes (TL101), prefixes (TL1), names or "
+                          "\"ALL\" (to turn every rule off, use ignore = [\"ALL\"])")
+    return selected
+
+
 def _bool(table: dict, key: str, source: str) -> Optional[bool]:
     if key not in table:
         return None
@@ -217,7 +226,7 @@ def options_from_table(table: dict[str, Any], source: str) -> Options:
             entries.append((pattern, tuple(codes)))
         per_file = tuple(entries)
     options = Options(
-        select=_string_list(table, "select", source),
+        select=_selection(table, source),
         extend_select=_string_list(table, "extend-select", source) or (),
         ignore=_string_list(table, "ignore", source) or (),
         per_file_ignores=per_file,

@@ -55,6 +55,17 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
 
 
+def _selection(values: tuple[str, ...]) -> Optional[tuple[str, ...]]:
+    """``--select``'s rules; an empty one (``--select=``) is an error, not every rule off."""
+    if not values:
+        return None
+    selected = _split(values)
+    if not selected:
+        raise click.BadParameter("names no rule; give codes (TL101), prefixes (TL1), names or ALL "
+                                 "(to turn every rule off, use --ignore ALL)", param_hint="--select")
+    return selected
+
+
 def _per_file_ignores(values: tuple[str, ...]) -> Optional[tuple[tuple[str, tuple[str, ...]], ...]]:
     if not values:
         return None
@@ -200,7 +211,7 @@ def check(
     )
     limits = batch.FileLimits(seconds=file_timeout, memory=_size(file_memory, "--file-memory"))
     cli = Options(
-        select=_split(select) if select else None,
+        select=_selection(select),
         extend_select=_split(extend_select),
         ignore=_split(ignore),
         per_file_ignores=_per_file_ignores(per_file_ignores),
