@@ -17,6 +17,8 @@ import operator
 import os
 from typing import Any, Optional
 
+from torchlint.runtime.plan import TreeReader, read_tree
+
 
 class NotFixed(Exception):
     """The expression's value depends on what only a run knows."""
@@ -85,7 +87,7 @@ def _bindings(body: list[ast.stmt], before: Optional[int] = None) -> dict[str, A
 class CallSites:
     """The calls in a project's files, by the name called."""
 
-    def __init__(self, paths: list[str], root: str):
+    def __init__(self, paths: list[str], root: str, read: TreeReader = read_tree):
         self.root = root
         self.calls: dict[str, list[tuple[str, ast.Call, dict[str, Any]]]] = {}
         self.defined_in: dict[str, set[str]] = {}
@@ -96,10 +98,8 @@ class CallSites:
         self.project_names = {part for path in paths
                               for part in os.path.splitext(os.path.relpath(path, root))[0].split(os.sep)}
         for path in paths:
-            try:
-                with open(path, "rb") as handle:
-                    tree = ast.parse(handle.read(1 << 20))
-            except (OSError, SyntaxError, ValueError):
+            tree = read(path)
+            if tree is None:
                 continue
             self._collect(path, tree)
             self._collect_classes(path, tree)

@@ -28,7 +28,7 @@ from torchlint.engine.fixer import apply_edits, verify
 from torchlint.engine.notebook import NOTEBOOK_SUFFIX, Notebook, read_notebook
 from torchlint.runtime.call_sites import CallSites
 from torchlint.runtime.drivers import ProjectImports
-from torchlint.runtime.plan import UNJUDGED, FilePlan, argparse_defaults, gradient_parameters, package_of
+from torchlint.runtime.plan import UNJUDGED, FilePlan, argparse_defaults, gradient_parameters, package_of, read_tree
 from torchlint.runtime.stand_ins import CHECKPOINT, CUDA_ON_CPU, OPTION, PORTED, SYNTHETIC
 
 MAX_EVIDENCE = 2000  # characters of a verdict's evidence
@@ -424,21 +424,19 @@ class RuntimeCheck:
         edits: list = []
         fixed_rows: list[int] = []
         for _round in range(MAX_RERUNS):
-            stopped = result.value.get("stopped") if result.status == "ok" and isinstance(result.value, dict) else None
             pending = f.pending()
-            if not isinstance(stopped, dict) or not isinstance(stopped.get("sites"), list) or not pending:
+            if not pending:
                 return
-            stoppers = [indices[k] for k in stopped["sites"]
-                        if isinstance(k, int) and 0 <= k < len(indices)
-                        and f.diagnostics[indices[k]].runtime["verdict"] == CONFIRMED]
+            stoppers = [indices[k] for k in _stopped_at(result, len(indices))
+                        if f.diagnostics[indices[k]].runtime["verdict"] == CONFIRMED]
             new_edits = [edit for i in stoppers for edit in f.diagnostics[i].text_edits]
             if not new_edits:
                 return
             edits += new_edits
             fixed_rows += [f.diagnostics[i].row for i in stoppers]
-            source = apply_edits(original, edits)
-            if verify(source, f.plan.path) is not None or source.count("\n") != original.count("\n"):
-                return  # the lines would move: the sites could no longer be matched
+            source = _fixed_text(f, edits)
+            if source is None:
+                return
             shifted = {i: _shifted(f.sites[i], original, edits) for i in pending}
             indices = [i for i in pending if shifted[i] is not None]
             if not indices:
@@ -508,16 +506,30 @@ class RuntimeCheck:
             owners = [owner for owner, _ in retry]
             requests = [request for _, request in retry]
 
+    def _tree(self, path: str) -> Optional[ast.Module]:
+        """read_tree, once per file in a run: the call sites, the argparse defaults and the
+        scripts are all read from the same project files."""
+        trees = self.__dict__.setdefault("_trees", {})
+        if path not in trees:
+            trees[path] = read_tree(path)
+        return trees[path]
+
+    def _project_files(self, path: str) -> tuple[tuple[str, ...], list[str]]:
+        """project_folders(path), and the .py files in them (the file's own folder first)."""
+        folders = tuple(project_folders(path))
+        cache = self.__dict__.setdefault("_files_by_folders", {})
+        if folders not in cache:
+            cache[folders] = list(dict.fromkeys(file for folder in folders for file in _python_files(folder)))
+        return folders, cache[folders]
+
     def _given_by_callers(self, path: str, qualname: str, call: dict) -> None:
         """Mark the parameters the project's own calls give a fixed value (call_sites)."""
         owner, _, name = qualname.rpartition(".")
-        folders = project_folders(path)
+        folders, files = self._project_files(path)
         cache = self.__dict__.setdefault("_call_sites_by_folders", {})
-        key = tuple(folders)
-        if key not in cache:
-            files = list(dict.fromkeys(file for folder in folders for file in _python_files(folder)))
-            cache[key] = CallSites(files, folders[-1])
-        sites = cache[key]
+        if folders not in cache:
+            cache[folders] = CallSites(files, folders[-1], self._tree)
+        sites = cache[folders]
         targets = [(owner, call.get("init", ()))] if owner else [(name, call["params"])]
         if owner and name == "__init__":
             targets.append((owner, call["params"][1:]))
@@ -529,7 +541,7 @@ class RuntimeCheck:
         for param in [*call["params"], *call.get("init", ())]:
             if "given" not in param and param.get("use", "").startswith("attributes:"):
                 found = sites.project_class(set(param["use"].partition(":")[2].split(",")))
-                importable = found and _importable(found[0])
+                importable = found and _importable(found[0], self._tree(found[0]))
                 if importable:
                     param["given_class"] = {"module": importable[0], "folder": importable[1], "name": found[1],
                                             "at": os.path.relpath(found[0], folders[-1])}
@@ -557,7 +569,7 @@ class RuntimeCheck:
                     if folder == os.path.realpath(root) or os.path.dirname(folder) == folder:
                         break
                     folder = os.path.dirname(folder)
-            project = ProjectImports([*nearby, *_python_files(root)], os.path.realpath(root))
+            project = ProjectImports([*nearby, *_python_files(root)], os.path.realpath(root), self._tree)
             by_path = {f.plan.path: f for f in flagged}
             for script, reached in project.drivers({f.plan.path: len(f.sites) for f in flagged}):
                 try:
@@ -602,11 +614,8 @@ class RuntimeCheck:
         files = {id(f): f for f, _i in targets}
         fixed: list[str] = []
         for _round in range(MAX_RERUNS):
-            stopped = result.value.get("stopped") if result.status == "ok" and isinstance(result.value, dict) else None
-            if not isinstance(stopped, dict) or not isinstance(stopped.get("sites"), list):
-                return
-            stoppers = [targets[k] for k in stopped["sites"] if isinstance(k, int) and 0 <= k < len(targets)
-                        and (targets[k][0].diagnostics[targets[k][1]].runtime or {}).get("verdict") == CONFIRMED]
+            stoppers = [targets[k] for k in _stopped_at(result, len(targets))
+                        if (targets[k][0].diagnostics[targets[k][1]].runtime or {}).get("verdict") == CONFIRMED]
             new = [(f, edit) for f, i in stoppers for edit in f.diagnostics[i].text_edits]
             if not new:
                 return
@@ -617,11 +626,10 @@ class RuntimeCheck:
             fixed = list(dict.fromkeys(fixed))
             patched = {}
             for key, file_edits in edits.items():
-                f = files[key]
-                source = apply_edits(f.plan.source, file_edits)
-                if verify(source, f.plan.path) is not None or source.count("\n") != f.plan.source.count("\n"):
-                    return  # the lines would move: the sites could no longer be matched
-                patched[f.plan.path] = source
+                source = _fixed_text(files[key], file_edits)
+                if source is None:
+                    return
+                patched[files[key].plan.path] = source
             shifted = [(f, i, _shifted(f.sites[i], f.plan.source, edits.get(id(f), ()))) for f, i in targets]
             targets = [(f, i) for f, i, site in shifted if site is not None]
             if not any(f.diagnostics[i].runtime is None or f.diagnostics[i].runtime["verdict"] == COULD_NOT_RUN
@@ -633,13 +641,11 @@ class RuntimeCheck:
 
     def _settings(self, path: str) -> dict:
         """The options the project around ``path`` declares with argparse, at their defaults."""
-        folders = project_folders(path)  # the file's folder first: its own parser comes first
+        folders, files = self._project_files(path)  # the file's folder first: its own parser comes first
         cache = self.__dict__.setdefault("_settings_by_folders", {})
-        key = tuple(folders)
-        if key not in cache:
-            files = list(dict.fromkeys(name for folder in folders for name in _python_files(folder)))
-            cache[key] = argparse_defaults(files)
-        return cache[key]
+        if folders not in cache:
+            cache[folders] = argparse_defaults(files, read=self._tree)
+        return cache[folders]
 
     def _differential(self, files: list[_File]) -> None:
         """Run the autofixed file beside the original: does the fix raise, or change a gradient?"""
@@ -745,13 +751,28 @@ BUDGET_SHARE = 0.7
 _READ_ONLY = re.compile(r"Read-only file system|Permission denied|Operation not permitted")
 
 
-def _importable(path: str) -> Optional[tuple[str, str]]:
-    """The module name of the file at ``path`` and the folder that name starts in."""
-    try:
-        with open(path, "rb") as handle:
-            name, start = package_of(path, ast.parse(handle.read()))
-    except (OSError, SyntaxError, ValueError):
+def _stopped_at(result, count: int) -> list[int]:
+    """The indices, among the job's ``count`` sites, of the findings its run stopped at."""
+    stopped = result.value.get("stopped") if result.status == "ok" and isinstance(result.value, dict) else None
+    if not isinstance(stopped, dict) or not isinstance(stopped.get("sites"), list):
+        return []
+    return [k for k in stopped["sites"] if isinstance(k, int) and 0 <= k < count]
+
+
+def _fixed_text(f: _File, edits: list) -> Optional[str]:
+    """The file's text with ``edits`` applied, for a rerun; None where it would not parse
+    or its lines would move (the sites could no longer be matched)."""
+    source = apply_edits(f.plan.source, edits)
+    if verify(source, f.plan.path) is not None or source.count("\n") != f.plan.source.count("\n"):
         return None
+    return source
+
+
+def _importable(path: str, tree: Optional[ast.Module]) -> Optional[tuple[str, str]]:
+    """The module name of the file at ``path`` and the folder that name starts in."""
+    if tree is None:
+        return None
+    name, start = package_of(path, tree)
     stem = os.path.splitext(os.path.basename(path))[0]
     if name is None:
         return stem, os.path.dirname(path)

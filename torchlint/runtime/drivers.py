@@ -16,6 +16,8 @@ import ast
 import os
 from typing import Optional
 
+from torchlint.runtime.plan import TreeReader, read_tree
+
 
 def _is_main_guard(node: ast.stmt) -> bool:
     if not (isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and len(node.test.comparators) == 1):
@@ -28,9 +30,10 @@ def _is_main_guard(node: ast.stmt) -> bool:
 class ProjectImports:
     """Which of the project's files each file imports, and which are scripts."""
 
-    def __init__(self, paths: list[str], root: str):
+    def __init__(self, paths: list[str], root: str, read: TreeReader = read_tree):
         """``paths``: the files that may be scripts; what they import is found on disk, under ``root``."""
         self.root = root
+        self._tree = read
         self._imports: dict[str, set[str]] = {}
         self.scripts: list[str] = []
         for path in dict.fromkeys(os.path.realpath(path) for path in paths):
@@ -38,14 +41,6 @@ class ProjectImports:
             if tree is not None and any(_is_main_guard(node) for node in tree.body) \
                     and not os.path.basename(path).startswith(("test_", "setup.", "conftest")):
                 self.scripts.append(path)
-
-    @staticmethod
-    def _tree(path: str) -> Optional[ast.Module]:
-        try:
-            with open(path, "rb") as handle:
-                return ast.parse(handle.read(1 << 20))
-        except (OSError, SyntaxError, ValueError):
-            return None
 
     def imports(self, path: str) -> set[str]:
         """The project's files that ``path`` imports (read once, when first asked)."""

@@ -1209,8 +1209,7 @@ def _arguments(params: list[dict], variant: int, gradients,
     for param in params:
         if param["default"]:
             if "given" in param:  # the project's call passes it: so does this one
-                keywords[param["name"]] = made[param["name"]] = ast.literal_eval(param["given"])
-                made.origins[param["name"]] = f"{_clipped(param['given'])} as {param['given_at']} passes it"
+                keywords[param["name"]] = made.given(param)
             continue
         if param.get("use") == "settings" and settings is not None:
             value = made[param["name"]] = ProjectDefaults(**settings)
@@ -1220,10 +1219,8 @@ def _arguments(params: list[dict], variant: int, gradients,
         if "given" in param:
             # As the project's own call passes it (call_sites); but a size stays the one made
             # here, which the tensors made here fit (`input_size=256` with a [4, 4] input fails).
-            given = ast.literal_eval(param["given"])
-            if not (_is_number(given) and _is_number(value)):
-                value = made[param["name"]] = given
-                made.origins[param["name"]] = f"{_clipped(param['given'])} as {param['given_at']} passes it"
+            if not (_is_number(ast.literal_eval(param["given"])) and _is_number(value)):
+                value = made.given(param)
         elif "given_class" in param:
             built = _project_instance(param["given_class"], variant)
             if built is not None:
@@ -1259,6 +1256,12 @@ class _Made(dict):
     def __init__(self) -> None:
         super().__init__()
         self.origins: dict[str, str] = {}
+
+    def given(self, param: dict) -> Any:
+        """The value the project's own call gives ``param`` (call_sites), kept with where."""
+        value = self[param["name"]] = ast.literal_eval(param["given"])
+        self.origins[param["name"]] = f"{_clipped(param['given'])} as {param['given_at']} passes it"
+        return value
 
 
 def _is_number(value: Any) -> bool:
@@ -1319,9 +1322,8 @@ def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 
     if _INDEX_NAME.search(lowered) and not hint:
         return 0  # `layer_index`, `filter_idx`: the first (a VGG's first layer is a convolution)
     if use and use.startswith("sizes:") and not hint:
-        # `[x_dim, z_dim, h_dim] = dims`: sizes; in every other pair of variants the last is
-        # a list of them (hidden layers' widths).
-        # Then the last is a list of them (hidden layers' widths), then all but the first are
+        # `[x_dim, z_dim, h_dim] = dims`: sizes; in the next pair of variants the last is a
+        # list of them (hidden layers' widths), in the pair after that all but the first are
         # (a ladder's latent sizes too).
         count = int(use.partition(":")[2])
         return ([4] * count, [4] * (count - 1) + [[4, 4]], [4] + [[4, 4]] * (count - 1))[variant // 2 % 3]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import os
 import re
-from typing import Optional
+from typing import Callable, Optional
 
 from torchlint.framework.diagnostics import Diagnostic
 
@@ -128,13 +128,18 @@ class FilePlan:
         return params
 
 
-def _stored_flags(owner: ast.ClassDef, init: ast.FunctionDef) -> set[str]:
-    """The parameters of ``init`` kept as ``self.gpu = gpu`` and, in the class, only ever
-    tested for truth (``if self.gpu:``): flags, like a function's own (parameter_uses)."""
-    kept = {node.targets[0].attr: node.value.id for node in ast.walk(init)
+def _kept_on_self(init: ast.FunctionDef) -> dict[str, str]:
+    """``{attribute: name}`` for each ``self.attribute = name`` in ``init``."""
+    return {node.targets[0].attr: node.value.id for node in ast.walk(init)
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Name)
             and isinstance(node.targets[0], ast.Attribute) and isinstance(node.targets[0].value, ast.Name)
             and node.targets[0].value.id == "self"}
+
+
+def _stored_flags(owner: ast.ClassDef, init: ast.FunctionDef) -> set[str]:
+    """The parameters of ``init`` kept as ``self.gpu = gpu`` and, in the class, only ever
+    tested for truth (``if self.gpu:``): flags, like a function's own (parameter_uses)."""
+    kept = _kept_on_self(init)
     parents = {child: node for node in ast.walk(owner) for child in ast.iter_child_nodes(node)}
     tested, other = set(), set()
     for node in ast.walk(owner):
@@ -151,10 +156,7 @@ def _stored_flags(owner: ast.ClassDef, init: ast.FunctionDef) -> set[str]:
 def _stored_attributes(owner: ast.ClassDef, init: ast.FunctionDef) -> dict[str, set[str]]:
     """The parameters of ``init`` kept as ``self.rnn = decoder_rnn``, with the attributes
     the class reads on them (`self.rnn.hidden_size`)."""
-    kept = {node.targets[0].attr: node.value.id for node in ast.walk(init)
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Name)
-            and isinstance(node.targets[0], ast.Attribute) and isinstance(node.targets[0].value, ast.Name)
-            and node.targets[0].value.id == "self"}
+    kept = _kept_on_self(init)
     read: dict[str, set[str]] = {}
     for node in ast.walk(owner):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) \
@@ -277,18 +279,29 @@ def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
 _SETTINGS_NAME = re.compile(r"^(args|arguments|opts?|options|config|cfg|conf|hparams|hp|flags|FLAGS|settings)$")
 
 
-def argparse_defaults(paths: list[str], limit: int = 400) -> dict[str, object]:
+def read_tree(path: str) -> Optional[ast.Module]:
+    """A project file's syntax tree, from its first megabyte; None where it cannot be read
+    or parsed (Python 2, binary, gone)."""
+    try:
+        with open(path, "rb") as handle:
+            return ast.parse(handle.read(1 << 20))
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
+# How the project's files are read: read_tree, or a run's cache of it (check.py).
+TreeReader = Callable[[str], Optional[ast.Module]]
+
+
+def argparse_defaults(paths: list[str], limit: int = 400, read: TreeReader = read_tree) -> dict[str, object]:
     """What ``parser.parse_args([])`` would give for every option the project's files
     declare (``add_argument('--lr', type=float, default=0.01)`` -> ``lr: 0.01``), read with
     ``ast``: literal defaults only (converted by ``type=int``/``float`` as argparse does),
     ``store_true`` False, ``store_false`` True, and None for an option without a default."""
     found: dict[str, object] = {}
     for path in paths[:limit]:
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read(1 << 20)
-            tree = ast.parse(data)
-        except (OSError, SyntaxError, ValueError):
+        tree = read(path)
+        if tree is None:
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \

@@ -335,9 +335,10 @@ class _PatchedFinder(importlib.abc.MetaPathFinder):
 
     def find_spec(self, fullname, path=None, target=None):
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
-        if spec is None or spec.origin is None or os.path.realpath(spec.origin) not in self.sources:
+        source = self.sources.get(os.path.realpath(spec.origin)) if spec is not None and spec.origin else None
+        if source is None:
             return None
-        spec.loader = _PatchedLoader(fullname, spec.origin, self.sources[os.path.realpath(spec.origin)])
+        spec.loader = _PatchedLoader(fullname, spec.origin, source)
         return spec
 
 
