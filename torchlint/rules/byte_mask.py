@@ -170,9 +170,8 @@ class ByteMask(Rule):
             found = [self._uint8(b.value, depth + 1) for b in bindings]
             if any(f is None for f in found):
                 return None
-            line = self.ctx.analysis.line_index.position(bindings[0].value.start)[0]
             origin, steps = found[0]
-            return origin, (Step(node, f"`{node.value}` = `{self.ctx.snippet(bindings[0].value)}` (line {line})"),
+            return origin, (Step(bindings[0].value, f"`{node.value}` = `{{code}}`"),
                             *steps)
         return None
 
