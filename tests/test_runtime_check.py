@@ -147,6 +147,17 @@ OTHER_BAD = {
         "14:15 TL213": (CONFIRMED, "object has no attribute 'next'"),
         "17:41 TL213": (CONFIRMED, "object has no attribute 'next' (after fixing line 14)"),
     },
+    # The 1-element gradient of a 0-dim output; the second is reached with the first fixed.
+    "TL214-backward-gradient-shape/bad_wgan_critic.py": {
+        "7:7 TL204": STYLE,
+        "15:21 TL214": (CONFIRMED, "Mismatch in shape: grad_output[0] has a shape of torch.Size([1])"),
+        "18:21 TL214": (CONFIRMED, "(after fixing line 15)"),
+        "22:41 TL214": (CONFIRMED, "(after fixing line 15, line 18)"),
+    },
+    "TL215-transposed-view/bad_topk_accuracy.py": {
+        "13:21 TL215": (CONFIRMED, "view size is not compatible with input tensor's size and stride"),
+        "20:12 TL215": (CONFIRMED, "(after fixing line 13)"),
+    },
     "TL302-detach-inplace-method/bad_view_and_saved.py": {
         "7:5 TL302": (CONFIRMED, "Can't detach views in-place"),
         "13:1 TL302": (CONFIRMED, "Trying to use a saved tensor that has been detached in-place"),

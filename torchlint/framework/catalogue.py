@@ -42,6 +42,8 @@ RULES = {info.code: info for info in (
     RuleInfo("TL211", "byte-mask", Applicability.SAFE, True, since='1.2'),
     RuleInfo("TL212", "legacy-autograd-function", None, True, since='0.4'),
     RuleInfo("TL213", "dataloader-next", Applicability.SAFE, True, since='1.13'),
+    RuleInfo("TL214", "backward-gradient-shape", Applicability.SAFE, True, since='1.0'),
+    RuleInfo("TL215", "transposed-view", Applicability.SAFE, True, since='1.7'),
     RuleInfo("TL301", "detach-inplace", Applicability.UNSAFE, True),
     RuleInfo("TL302", "detach-inplace-method", Applicability.UNSAFE, True),
     RuleInfo("TL303", "view-inplace", Applicability.UNSAFE, True),

@@ -76,6 +76,16 @@ class FileContext:
         alias: ``Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor``)."""
         return self.inference.alternatives(node)
 
+    def assigned_values(self, name: cst.Name) -> Optional[tuple[cst.BaseExpression, ...]]:
+        """The values of the plain assignments (``name = value``) that may bind ``name`` here;
+        None when one of its bindings is anything else (a parameter, an import, a loop
+        target, an unpacking), about which a rule following the name cannot say anything."""
+        bindings = self.model.resolve(name)
+        if not bindings or any(b.kind is not BindingKind.ASSIGN or b.value is None or b.path or b.iterates
+                               for b in bindings):
+            return None
+        return tuple(b.value for b in bindings)
+
     def origin(self, node: cst.BaseExpression, what: str) -> tuple[Step, ...]:
         """Evidence that ``node`` names the imported object ``what``: the import it comes
         from (``from torch.autograd import Variable as V``, ``import torch``, or a star import)."""

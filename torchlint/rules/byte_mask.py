@@ -5,7 +5,7 @@
 from typing import Optional
 
 from torchlint.framework.api import (
-    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, BindingKind, Fix, Observation, Rule, Step, Verdict, cst, edits,
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Step, Verdict, cst, edits,
     is_store_target, keyword, positional_args,
 )
 
@@ -163,15 +163,12 @@ class ByteMask(Rule):
                 return inner[0], (keeps, *inner[1])
             return None
         if isinstance(node, cst.Name):
-            bindings = self.ctx.model.resolve(node)
-            if not bindings or any(b.kind is not BindingKind.ASSIGN or b.value is None or b.path or b.iterates
-                                   for b in bindings):
-                return None
-            found = [self._uint8(b.value, depth + 1) for b in bindings]
-            if any(f is None for f in found):
+            values = self.ctx.assigned_values(node)
+            found = [self._uint8(value, depth + 1) for value in values or ()]
+            if not found or any(f is None for f in found):
                 return None
             origin, steps = found[0]
-            return origin, (Step(bindings[0].value, f"`{node.value}` = `{{code}}`"),
+            return origin, (Step(values[0], f"`{node.value}` = `{{code}}`"),
                             *steps)
         return None
 

@@ -4,7 +4,7 @@ iterators lost in PyTorch 1.13 (an AttributeError today)."""
 from typing import Callable, Optional
 
 from torchlint.framework.api import (
-    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, BindingKind, Fix, Observation, Rule, Step, Verdict, cst, edits,
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Step, Verdict, cst, edits,
 )
 
 _DATALOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
@@ -117,15 +117,15 @@ class DataloaderNext(Rule):
         """Why ``node`` is ``what`` says it is: itself, or a name whose every assignment is."""
         if not isinstance(node, cst.Name):
             return what(node)
-        bindings = self.ctx.model.resolve(node)
-        if not bindings or any(b.kind is not BindingKind.ASSIGN or b.value is None or b.path for b in bindings):
+        values = self.ctx.assigned_values(node)
+        if values is None:
             return None
         steps: tuple[Step, ...] = ()
-        for binding in bindings:
-            found = what(binding.value)
+        for value in values:
+            found = what(value)
             if found is None:
                 return None
-            steps += (Step(binding.value, f"`{node.value}` = `{{code}}`"),) + found
+            steps += (Step(value, f"`{node.value}` = `{{code}}`"),) + found
         return steps
 
     @classmethod
