@@ -208,6 +208,38 @@ def test_target_torch_only_shows_fixes_that_need_a_later_release(project) -> Non
     assert "torch.load(path, weights_only=True)" in path.read_text()
 
 
+AMP_AND_LINALG = """
+    import torch
+
+    def solve(A, b, model, x):
+        q, r = torch.qr(A)
+        scaler = torch.cuda.amp.GradScaler()
+        with torch.cuda.amp.autocast():
+            return scaler.scale(model(x)), torch.cuda.memory_cached(), q, r
+"""
+
+
+def test_target_torch_leaves_out_each_api_deprecated_after_it(project) -> None:
+    """TL503 covers APIs deprecated in 1.4 (`memory_cached`), 1.9 (`torch.qr`) and 2.4
+    (`torch.cuda.amp`): a project on 2.0 sees the first two, on 1.8 only the first, and
+    a fix is never written for an API that its target does not deprecate."""
+    path = project.write("amp.py", AMP_AND_LINALG)
+    rows = lambda *args: [row for _, row, _, _ in project.findings("--select", "TL503", *args)]  # noqa: E731
+    assert rows() == [4, 5, 6, 7]
+    assert rows("--target-torch", "2.0") == [4, 7]
+    assert rows("--target-torch", "1.8") == [7]
+    assert rows("--target-torch", "1.3") == []
+    cache = ("--cache-dir", str(project.root / ".cache"))
+    assert rows(*cache, "--target-torch", "1.8") == [7] and rows(*cache) == [4, 5, 6, 7]
+    project.run("check", "--select", "TL503", "--target-torch", "2.0", "--fix")
+    fixed = path.read_text()
+    assert "torch.cuda.memory_reserved()" in fixed and "torch.cuda.amp.GradScaler()" in fixed
+    assert "torch.cuda.amp.autocast()" in fixed
+    project.run("check", "--select", "TL503", "--fix")
+    fixed = path.read_text()
+    assert 'torch.amp.GradScaler("cuda")' in fixed and 'torch.amp.autocast("cuda")' in fixed
+
+
 def test_target_torch_is_part_of_what_the_cache_remembers(project) -> None:
     project.write("opt.py", OLD_OPTIMIZER)
     cache = ["--cache-dir", str(project.root / ".cache"), "--select", "ALL", "--output-format", "json"]

@@ -110,6 +110,21 @@ def test_torchlint_configuration_chooses_the_rules(project):
     assert flake8_positions(result.stdout) == [("train.py", 5, 0, "TL102")]
 
 
+def test_target_torch_applies_under_flake8(project):
+    """The project's target-torch leaves out what only later releases deprecate, as `check` does."""
+    project.write("train.py", """
+        import torch
+
+        scaler = torch.cuda.amp.GradScaler()
+        cached = torch.cuda.memory_cached()
+    """)
+    result = flake8("--select", "TL503", "--format", FORMAT, "train.py", cwd=project.root)
+    assert flake8_positions(result.stdout) == [("train.py", 3, 9, "TL503"), ("train.py", 4, 9, "TL503")]
+    project.write("pyproject.toml", '[tool.torchlint]\ntarget-torch = "2.0"\n')
+    result = flake8("--select", "TL503", "--format", FORMAT, "train.py", cwd=project.root)
+    assert flake8_positions(result.stdout) == [("train.py", 4, 9, "TL503")]
+
+
 def test_bad_torchlint_configuration_is_a_clear_error(project):
     project.write("pyproject.toml", '[tool.torchlint]\nselect = ["TL999"]\n')
     project.write("train.py", DATA_READ_AND_WRITE)

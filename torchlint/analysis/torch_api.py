@@ -525,6 +525,14 @@ REMOVED_FUNCTIONS: dict[str, tuple[Optional[str], Optional[str], str, str]] = {
                          "https://pytorch.org/docs/stable/generated/torch.lu_unpack.html"),
 }
 
+# The per-device autocast state functions, one function with a device argument since 2.4.
+_AUTOCAST_STATE: dict[str, tuple[str, str]] = {
+    **{f"torch.{verb}_autocast_{device}_dtype": (f"torch.{verb}_autocast_dtype", "cuda" if device == "gpu" else device)
+       for verb in ("get", "set") for device in ("gpu", "cpu", "ipu", "xla")},
+    **{f"torch.{verb}_autocast_{device}_enabled": (f"torch.{verb}_autocast_enabled", device)
+       for verb in ("is", "set") for device in ("cpu", "ipu", "xla")},
+}
+
 # qualname -> (deprecated in, what to use instead, reference, whether torch 2.13 warns when it is called)
 DEPRECATED_FUNCTIONS: dict[str, tuple[Optional[str], str, str, bool]] = {
     "torch.qr": ("1.9", "torch.linalg.qr(A) (`some=False` is `mode=\"complete\"`)",
@@ -571,13 +579,30 @@ DEPRECATED_FUNCTIONS: dict[str, tuple[Optional[str], str, str, bool]] = {
     **{f"functorch.{name}": ("2.0", f"torch.func.{name}",
                              "https://pytorch.org/docs/stable/func.migrating.html", True)
        for name in ("vmap", "grad", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "functionalize")},
+    "torch.cuda.amp.GradScaler": ("2.4", "torch.amp.GradScaler(\"cuda\", ...)",
+                                  "https://pytorch.org/docs/stable/amp.html#gradient-scaling", True),
+    **{old: ("2.4", f"{new}(\"{device}\"{', ...' if '.set_' in old else ''})", "https://pytorch.org/docs/stable/amp.html",
+             True)
+       for old, (new, device) in _AUTOCAST_STATE.items()},
+    "torch.cuda.memory_cached": ("1.4", "torch.cuda.memory_reserved",
+                                 "https://pytorch.org/docs/stable/generated/torch.cuda.memory_reserved.html", True),
+    "torch.cuda.max_memory_cached": ("1.4", "torch.cuda.max_memory_reserved",
+                                     "https://pytorch.org/docs/stable/generated/torch.cuda.max_memory_reserved.html", True),
 }
 
+# The deprecated functions that became one function taking the device first: old -> (the
+# new function, its first argument).
+DEVICE_ARGUMENT_REPLACEMENTS: dict[str, tuple[str, str]] = {
+    "torch.cuda.amp.GradScaler": ("torch.amp.GradScaler", "cuda"),
+    **_AUTOCAST_STATE,
+}
 # Deprecated names with a drop-in replacement, old -> new: the same arguments, the same
 # result (`torch.utils._pytree._register_pytree_node` differs after its third positional
 # argument, see TL503).
 DROP_IN_REPLACEMENTS: dict[str, str] = {
     "torch.ger": "torch.outer",
+    "torch.cuda.memory_cached": "torch.cuda.memory_reserved",
+    "torch.cuda.max_memory_cached": "torch.cuda.max_memory_reserved",
     "torch.utils._pytree._register_pytree_node": "torch.utils._pytree.register_pytree_node",
     **{f"functorch.{name}": f"torch.func.{name}"
        for name in ("vmap", "grad", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "functionalize")},

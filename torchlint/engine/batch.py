@@ -28,6 +28,7 @@ from torchlint.engine.guard import FileGuard, LimitExceeded, hard_deadline, time
 
 if TYPE_CHECKING:
     from torchlint.analysis.project import Project
+    from torchlint.engine.config import TorchTarget
     from torchlint.engine.fixer import FixOutcome
 
 
@@ -38,7 +39,8 @@ class Job:
     codes: tuple[str, ...]  # the rules that run on this file
     roots: tuple[Path, ...]  # where its imports are looked up (part of the cache key)
     parser: str = "auto"  # parsing.py; the same for every job of a run
-    held: tuple[str, ...] = ()  # rules whose fixes are only shown (``Settings.held_fixes``)
+    # What target-torch does to its findings (``Settings.torch_target``); None: no target.
+    target: Optional["TorchTarget"] = None
 
     @property
     def filename(self) -> str:
@@ -50,7 +52,7 @@ class Job:
         from torchlint.analysis.project import content_digest
 
         return entry_key(self.path, self.display, self.codes, self.roots, content_digest(data), self.parser,
-                         self.held)
+                         self.target.key() if self.target is not None else None)
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,7 @@ def write_fixes(jobs: list[Job], results: list[Result]) -> None:
     names it takes from there), whatever order the workers finished in.  A file that
     cannot be written keeps its original text and findings, and says why."""
     from torchlint.engine.files import lint_bytes
-    from torchlint.engine.fixer import WriteError, hold_fixes, write_fixed
+    from torchlint.engine.fixer import WriteError, write_fixed
 
     for index, (job, (report, outcome)) in enumerate(zip(jobs, results)):
         if outcome is None or not outcome.changed or outcome.error:
@@ -131,8 +133,8 @@ def write_fixes(jobs: list[Job], results: list[Result]) -> None:
             outcome.error = str(error)
             outcome.fixed.clear()
             outcome.text = outcome.source.text
-            outcome.report = hold_fixes(lint_bytes(outcome.source.data, job.display, rule_classes(job.codes),
-                                                   job.path, _new_project(job.parser)), job.held)
+            outcome.report = _targeted(job, lint_bytes(outcome.source.data, job.display, rule_classes(job.codes),
+                                                       job.path, _new_project(job.parser)))
             outcome.report.filename = job.filename
             results[index] = (outcome.report, outcome)
 
@@ -164,7 +166,7 @@ def lint_job(job: Job, fix: Optional[FixMode], cache_folder: Optional[Path],
     The report keeps the file's whole source only with ``keep_source``."""
     from torchlint.engine.config import rule_classes
     from torchlint.engine.files import lint_bytes
-    from torchlint.engine.fixer import fix_source, hold_fixes
+    from torchlint.engine.fixer import fix_source
     from torchlint.engine.notebook import fix_notebook, is_notebook
 
     project = project if project is not None else _new_project(job.parser)
@@ -173,11 +175,11 @@ def lint_job(job: Job, fix: Optional[FixMode], cache_folder: Optional[Path],
     try:
         data = data if data is not None else read_bytes(str(job.path))
         if fix is None:
-            report = hold_fixes(lint_bytes(data, job.display, rules, job.path, project), job.held)
+            report = _targeted(job, lint_bytes(data, job.display, rules, job.path, project))
         elif is_notebook(job.path):
-            outcome = fix_notebook(data, job.display, rules, fix.allowed, job.path, project, job.held)
+            outcome = fix_notebook(data, job.display, rules, fix.allowed, job.path, project, *_target_of(job))
         else:
-            outcome = fix_source(decode(data), job.display, rules, fix.allowed, job.path, project, job.held)
+            outcome = fix_source(decode(data), job.display, rules, fix.allowed, job.path, project, *_target_of(job))
     except UnreadableSource as error:
         return FileReport(job.display, [unlintable(job.display, error.reason, error.row, error.column)],
                           filename=job.filename), None
@@ -207,6 +209,15 @@ def guarded_lint_job(job: Job, fix: Optional[FixMode], cache_folder: Optional[Pa
         return _unlintable(job, exceeded.reason), True
 
 
+def _targeted(job: Job, report: FileReport) -> FileReport:
+    return job.target.apply(report) if job.target is not None else report
+
+
+def _target_of(job: Job) -> tuple:
+    """The target argument of fix_source and fix_notebook, when the job has one."""
+    return (job.target,) if job.target is not None else ()
+
+
 def _unlintable(job: Job, reason: str, internal: bool = False) -> Result:
     report = FileReport(job.display, [unlintable(job.display, reason)], filename=job.filename)
     if internal:
@@ -219,7 +230,7 @@ def jobs_for(candidates, parser: str = "auto") -> list[Job]:
     looked up where its project's are."""
     roots = _new_project(parser)  # only to say where each file's imports are looked up
     return [Job(candidate.path, candidate.display, candidate.settings.codes_for(candidate.path),
-                roots.roots_for(candidate.path), parser, candidate.settings.held_fixes(candidate.path))
+                roots.roots_for(candidate.path), parser, candidate.settings.torch_target(candidate.path))
             for candidate in candidates]
 
 

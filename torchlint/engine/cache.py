@@ -85,9 +85,9 @@ def _check(key: str, payload: bytes) -> str:
 
 
 def entry_key(path: Path, display: str, codes: Iterable[str], roots: Iterable[Path], digest: str,
-              parser: str = "auto", held: Iterable[str] = ()) -> str:
+              parser: str = "auto", target: Optional[list] = None) -> str:
     material = json.dumps([str(path), display, list(codes), [str(root) for root in roots], digest, parser,
-                           list(held)])
+                           target])
     return hashlib.blake2b(material.encode("utf-8"), digest_size=16).hexdigest()
 
 

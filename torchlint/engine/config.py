@@ -28,8 +28,10 @@ except ModuleNotFoundError:  # Python 3.10
 from torchlint.syntax.source import UnreadableSource, read_bytes
 from torchlint.framework import torchfix
 from torchlint.framework.catalogue import RULES
+from torchlint.framework.diagnostics import Applicability, Fix
 
 if TYPE_CHECKING:
+    from torchlint.framework.diagnostics import FileReport
     from torchlint.framework.rule import Rule
 
 DEFAULT_EXCLUDE = (
@@ -207,6 +209,39 @@ def torch_version(text: str, source: str = "the command line") -> tuple[int, int
 _rule_release = functools.lru_cache(maxsize=None)(torch_version)
 
 
+@dataclass(frozen=True)
+class TorchTarget:
+    """What ``target-torch`` does to one file's findings, beyond leaving out the rules that
+    hold only on a later release (``Settings.codes_for``): a finding that holds from a
+    later release than ``release`` (a rule with a table of APIs, each deprecated in its own
+    release) is dropped, and the fixes of the ``held`` rules, which write what the target
+    does not have, are only shown."""
+
+    release: Optional[tuple[int, int, int]] = None
+    held: tuple[str, ...] = ()
+
+    def key(self) -> list:
+        """Its part of a cache key."""
+        return [list(self.release) if self.release is not None else None, list(self.held)]
+
+    def apply(self, report: "FileReport") -> "FileReport":
+        if self.release is not None:
+            report.diagnostics = [d for d in report.diagnostics
+                                  if d.since is None or _rule_release(d.since) <= self.release]
+        if self.held:
+            for diagnostic in report.diagnostics:
+                if diagnostic.code in self.held and diagnostic.fix is not None \
+                        and diagnostic.fix.applicability is not Applicability.DISPLAY_ONLY:
+                    needs = RULES[diagnostic.code].fix_since
+                    diagnostic.fix = Fix(Applicability.DISPLAY_ONLY,
+                                         f"{diagnostic.fix.message} (not applied: it needs torch {needs}, newer "
+                                         f"than `target-torch`)")
+        return report
+
+
+NO_TARGET = TorchTarget()
+
+
 def options_from_table(table: dict[str, Any], source: str) -> Options:
     unknown = sorted(set(table) - set(KNOWN_KEYS))
     if unknown:
@@ -312,12 +347,12 @@ class Settings:
             codes = {code for code in codes if not self._after_target(RULES[code].since)}
         return tuple(sorted(codes))
 
-    def held_fixes(self, path: Optional[Path]) -> tuple[str, ...]:
-        """The rules of ``path`` whose fixes write what the target torch does not have:
-        their fixes are only shown."""
+    def torch_target(self, path: Optional[Path]) -> "TorchTarget":
+        """What ``target-torch`` does to the findings of ``path``."""
         if self.target_torch is None:
-            return ()  # the common case: no second pass over the per-file selection
-        return tuple(code for code in self.codes_for(path) if self._after_target(RULES[code].fix_since))
+            return NO_TARGET  # the common case: no second pass over the per-file selection
+        held = tuple(code for code in self.codes_for(path) if self._after_target(RULES[code].fix_since))
+        return TorchTarget(self.target_torch, held)
 
     def _after_target(self, release: Optional[str]) -> bool:
         return release is not None and self.target_torch is not None and _rule_release(release) > self.target_torch

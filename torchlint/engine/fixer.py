@@ -20,15 +20,15 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Collection, Optional, Sequence
+from typing import Optional, Sequence
 
 from torchlint.syntax import cst, parsing
 from torchlint.syntax.source import LineIndex, SourceText, UnreadableSource, read_bytes
 from torchlint.analysis.project import Project
-from torchlint.framework.catalogue import RULES
-from torchlint.framework.diagnostics import Applicability, Diagnostic, FileReport, Fix, TextEdit
+from torchlint.framework.diagnostics import Applicability, Diagnostic, FileReport, TextEdit
 from torchlint.framework.rule import Rule
 from torchlint.engine.atomic import install, write_temporary
+from torchlint.engine.config import NO_TARGET, TorchTarget
 from torchlint.engine.linter import lint_source, parser_of
 
 # Nested findings are fixed one level per round (`Variable(Variable(x))`, a chain of 120
@@ -54,25 +54,12 @@ def applicable(diagnostic: Diagnostic, allowed: frozenset[Applicability]) -> boo
     return diagnostic.applicable_fix in allowed
 
 
-def hold_fixes(report: FileReport, held: Collection[str]) -> FileReport:
-    """Only show the fixes of the rules in ``held``: what they write is newer than the
-    project's ``target-torch`` (the rule's ``fix_since``)."""
-    if held:
-        for diagnostic in report.diagnostics:
-            if diagnostic.code in held and diagnostic.fix is not None \
-                    and diagnostic.fix.applicability is not Applicability.DISPLAY_ONLY:
-                needs = RULES[diagnostic.code].fix_since
-                diagnostic.fix = Fix(Applicability.DISPLAY_ONLY, f"{diagnostic.fix.message} (not applied: it needs "
-                                                                 f"torch {needs}, newer than `target-torch`)")
-    return report
-
-
 def fix_source(source: SourceText, display_path: str, rules: Sequence[type[Rule]],
                allowed: frozenset[Applicability], file_path: Optional[Path] = None,
-               project: Optional[Project] = None, held: Collection[str] = ()) -> FixOutcome:
-    """Fix ``source`` as far as the allowed fixes go, leaving those of the ``held`` rules
-    (``hold_fixes``); nothing here touches the disk."""
-    report = hold_fixes(lint_source(source, display_path, rules, file_path, project), held)
+               project: Optional[Project] = None, target: TorchTarget = NO_TARGET) -> FixOutcome:
+    """Fix ``source`` as far as the allowed fixes go and ``target-torch`` lets them
+    (``TorchTarget``); nothing here touches the disk."""
+    report = target.apply(lint_source(source, display_path, rules, file_path, project))
     outcome = FixOutcome(source, source.text, report)
     text = source.text
     seen = {hash(text)}
@@ -104,8 +91,8 @@ def fix_source(source: SourceText, display_path: str, rules: Sequence[type[Rule]
         seen.add(hash(new_text))
         text = new_text
         outcome.fixed.update(d.code for d in chosen)
-        report = hold_fixes(lint_source(SourceText(text, source.encoding, source.data), display_path, rules,
-                                        file_path, project), held)
+        report = target.apply(lint_source(SourceText(text, source.encoding, source.data), display_path, rules,
+                                          file_path, project))
     return _failed(outcome, f"fixes did not settle after {MAX_ROUNDS} rounds")
 
 

@@ -279,6 +279,7 @@ def _diagnostics(context: FileContext, text: str) -> list[Diagnostic]:
                     index.position(edit.start) + index.position(edit.end) + (edit.content,)
                     for edit in text_edits
                 ],
+                since=finding.since,
             )
         )
     diagnostics.sort(key=lambda d: d.sort_key)

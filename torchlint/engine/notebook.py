@@ -29,7 +29,7 @@ import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Collection, NamedTuple, Optional, Sequence
+from typing import NamedTuple, Optional, Sequence
 
 from torchlint.syntax import cst, parsing
 from torchlint.syntax.source import LINE_BREAK, LineIndex
@@ -37,6 +37,7 @@ from torchlint.syntax.source import SourceText, UnreadableSource
 from torchlint.analysis.project import Project
 from torchlint.framework.diagnostics import Applicability, Diagnostic, FileReport, Note, unlintable
 from torchlint.framework.rule import Rule
+from torchlint.engine.config import NO_TARGET, TorchTarget
 from torchlint.engine.fixer import FixOutcome, fix_source
 from torchlint.engine.linter import lint_source, syntax_error_reason
 
@@ -373,8 +374,8 @@ def _report(notebook: Notebook, display_path: str, linted: Optional[FileReport])
 
 def fix_notebook(data: bytes, display_path: str, rules: Sequence[type[Rule]],
                  allowed: frozenset[Applicability], file_path: Optional[Path] = None,
-                 project: Optional[Project] = None, held: Collection[str] = ()) -> FixOutcome:
-    """Fix a notebook's code cells (not the fixes of the ``held`` rules); the outcome's
+                 project: Optional[Project] = None, target: TorchTarget = NO_TARGET) -> FixOutcome:
+    """Fix a notebook's code cells (as ``target-torch`` lets them); the outcome's
     text is the notebook JSON to write.
     Raises UnreadableSource for a malformed notebook."""
     notebook = read_notebook(data)
@@ -382,7 +383,7 @@ def fix_notebook(data: bytes, display_path: str, rules: Sequence[type[Rule]],
     if not _lintable(notebook) or not rules:
         return FixOutcome(original, notebook.text, _report(notebook, display_path, None))
     module = _module_source(notebook)
-    fixed = fix_source(module, display_path, rules, allowed, file_path, project, held)
+    fixed = fix_source(module, display_path, rules, allowed, file_path, project, target)
     if not fixed.changed:  # nothing to fix, or fixing failed (then the report is the original's)
         return FixOutcome(original, notebook.text, _report(notebook, display_path, fixed.report),
                           error=fixed.error and _fix_error(notebook, module.text, display_path, fixed.error))

@@ -15,7 +15,7 @@ from torchlint.framework.aliases import AliasWrite, AliasWriteRule, alias_writes
 from torchlint.framework.context import FileContext
 from torchlint.framework.data_attribute import DataUse, base_evidence, data_access, only_read, tensor_data_use
 from torchlint.framework.diagnostics import Applicability, Fix
-from torchlint.framework.rule import Bad, Edit, Rule
+from torchlint.framework.rule import Bad, Edit, Rule, earliest_release
 from torchlint.framework.verdicts import (
     CONFIRMED, COULD_NOT_RUN, LATENT, NOT_REPRODUCED, Observation, Verdict, quote, where,
 )
@@ -37,7 +37,7 @@ __all__ = [
     "Kind", "Step", "Value", "Binding", "BindingKind", "NOT_PROJECT_ROOTS", "torch_api", "torch_facts",
     "torchvision_weights",
     # a rule, what it sees, what it reports and how it fixes it
-    "Rule", "Bad", "FileContext", "Fix", "Edit", "Applicability", "edits",
+    "Rule", "Bad", "FileContext", "Fix", "Edit", "Applicability", "edits", "earliest_release",
     # logic rules share
     "AliasWrite", "AliasWriteRule", "alias_writes", "view_source", "DataUse", "base_evidence", "data_access",
     "only_read", "tensor_data_use", "is_store_target",

@@ -118,6 +118,9 @@ class Diagnostic:
     # In a notebook: the cell (1-based among all cells, as Jupyter shows them); ``path``
     # then reads "nb.ipynb:cell 3" and row/column count within that cell.
     cell: Optional[int] = None
+    # The torch release from which this finding holds, where it is not the rule's own
+    # (a rule over a table of APIs, each deprecated in its release): see `target-torch`.
+    since: Optional[str] = None
 
     @property
     def applicable_fix(self) -> Optional[Applicability]:
@@ -225,6 +228,7 @@ def _diagnostic_to_data(d: Diagnostic) -> dict:
         "text_edits": [[e.start, e.end, e.content] for e in d.text_edits],
         "fix_edits": [list(e) for e in d.fix_edits],
         "cell": d.cell,
+        "since": d.since,
     }
 
 
@@ -240,4 +244,5 @@ def _diagnostic_from_data(data: dict) -> Diagnostic:
         text_edits=[TextEdit(int(s), int(e), str(t)) for s, e, t in data["text_edits"]],
         fix_edits=[(int(a), int(b), int(c), int(d), str(t)) for a, b, c, d, t in data["fix_edits"]],
         cell=int(data["cell"]) if data["cell"] is not None else None,
+        since=str(data["since"]) if data.get("since") is not None else None,
     )

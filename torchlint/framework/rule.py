@@ -41,6 +41,15 @@ class Edit:
     span: Optional[tuple[int, int]] = None
 
 
+def earliest_release(releases) -> Optional[str]:
+    """The earliest of torch releases such as "0.4.1" and "2.4"; None if one is None (a
+    finding that holds on every release)."""
+    releases = list(releases)
+    if not releases or any(release is None for release in releases):
+        return None
+    return min(releases, key=lambda release: tuple(int(part) for part in release.split(".")))
+
+
 @dataclass
 class Finding:
     """What a rule reports, before the engine has computed positions."""
@@ -51,6 +60,7 @@ class Finding:
     evidence: tuple[Step, ...] = ()
     fix: Optional[Fix] = None
     related: tuple[tuple[cst.CSTNode, str], ...] = ()
+    since: Optional[str] = None  # the torch release it holds from, where not the rule's ``since``
 
 
 @dataclass(frozen=True)
@@ -147,9 +157,13 @@ class Rule:
         evidence: Optional[Value | tuple[Step, ...]] = None,
         fix: Optional[Fix] = None,
         related: tuple[tuple[cst.CSTNode, str], ...] = (),
+        holds_from: Optional[str] = None,
         **values: Any,
     ) -> None:
-        """Report ``node``. Node values in ``values`` are shown as (shortened) source code."""
+        """Report ``node``. Node values in ``values`` are shown as (shortened) source code.
+        ``holds_from`` is the torch release from which this finding holds, for a rule whose
+        findings hold from different releases (a project with an older ``target-torch``
+        does not see it)."""
         if len(self.ctx.findings) >= MAX_FINDINGS_PER_FILE:  # a generated file: memory stays bounded
             self.ctx.findings_over_limit += 1
             return
@@ -164,7 +178,7 @@ class Rule:
             steps = evidence.why
         elif evidence:
             steps = tuple(evidence)
-        self.ctx.findings.append(Finding(type(self), node, text, steps, fix, related))
+        self.ctx.findings.append(Finding(type(self), node, text, steps, fix, related, holds_from))
 
     @classmethod
     def runs(cls, diagnostic) -> bool:

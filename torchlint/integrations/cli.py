@@ -379,7 +379,7 @@ def _run_runtime(reports: list[FileReport], options, resolver: SettingsResolver,
             path = Path(report.filename)
             settings = resolver.for_file(path)
             outcome = fix_source(report.source, report.path, settings.rules_for(path), allowed, path,
-                                 Project(parser=parser), settings.held_fixes(path))
+                                 Project(parser=parser), settings.torch_target(path))
             return outcome.text if outcome.changed and not outcome.error else None
         return fixed
 
@@ -522,7 +522,7 @@ def _lint_stdin(resolver: SettingsResolver, stdin_filename: Optional[str],
         display = display_path(path, resolver.cwd)
     project = Project(parser=parser)
     job = batch.Job(path, display, settings.codes_for(path), project.roots_for(path) if path else (), parser,
-                    settings.held_fixes(path))
+                    settings.torch_target(path))
     fix = batch.FixMode(write=False, allowed=plan.allowed) if plan.mode else None
     (report, outcome), _ = batch.guarded_lint_job(job, fix, None, project, limits, data=data, keep_source=keep_source)
     if outcome is not None:

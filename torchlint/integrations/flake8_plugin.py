@@ -49,16 +49,18 @@ class TorchlintChecker:
         resolver = _settings_resolver()
         if filename in _STDIN_NAMES:
             self.path = None
-            self.rules = resolver.for_directory(resolver.cwd).rules_for(None)
+            settings = resolver.for_directory(resolver.cwd)
         else:
             self.path = Path(os.path.abspath(filename))
-            self.rules = resolver.for_file(self.path).rules_for(self.path)
+            settings = resolver.for_file(self.path)
+        self.rules = settings.rules_for(self.path)
+        self.target = settings.torch_target(self.path)
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         text = "".join(self.lines)
         source = SourceText(text, "utf-8", text.encode("utf-8", errors="surrogatepass"))
         project = _project if self.path is not None else None
-        report = lint_source(source, self.filename, self.rules, self.path, project)
+        report = self.target.apply(lint_source(source, self.filename, self.rules, self.path, project))
         for diagnostic in report.diagnostics:
             # torchlint's columns are 1-based characters; flake8 wants 0-based ones (it adds 1).
             yield diagnostic.row, diagnostic.column - 1, f"{diagnostic.code} {diagnostic.message}", type(self)

@@ -32,8 +32,8 @@ from torchlint.syntax.source import SourceText
 from torchlint.analysis.project import Project
 from torchlint.framework.diagnostics import Applicability, Diagnostic, FileReport, Note, allowed_applicabilities
 from torchlint.framework.noqa import parse_directives
-from torchlint.engine.config import ConfigError, Options, SettingsResolver
-from torchlint.engine.fixer import FixOutcome, apply_edits, fix_source, hold_fixes, verify
+from torchlint.engine.config import NO_TARGET, ConfigError, Options, SettingsResolver
+from torchlint.engine.fixer import FixOutcome, apply_edits, fix_source, verify
 from torchlint.engine.linter import lint_source
 
 SOURCE = "torchlint"
@@ -83,17 +83,17 @@ class _Document:
         self.positions = _Positions(text, server.workspace.position_encoding)
         self.config_error: Optional[str] = None
         self.rules = []
-        self.held: tuple[str, ...] = ()  # rules whose fixes need a newer torch than `target-torch`
+        self.target = NO_TARGET  # what `target-torch` does to the findings
         self.skipped = self.path is not None and self.path.suffix == ".ipynb"  # notebooks are JSON here
         if not self.skipped:
             try:
-                self.rules, self.held = _rules_for(self.path, server.workspace.root_path)
+                self.rules, self.target = _rules_for(self.path, server.workspace.root_path)
             except ConfigError as error:
                 self.config_error = str(error)
                 self.skipped = True
         self.report: FileReport = (
             FileReport(self.display) if self.skipped
-            else hold_fixes(lint_source(self.source(text), self.display, self.rules, self.path, Project()), self.held)
+            else self.target.apply(lint_source(self.source(text), self.display, self.rules, self.path, Project()))
         )
 
     @staticmethod
@@ -178,7 +178,7 @@ class _Document:
     @functools.cached_property
     def _fixed_all(self) -> FixOutcome:
         return fix_source(self.source(self.text), self.display, self.rules, allowed_applicabilities(False),
-                          self.path, Project(), self.held)
+                          self.path, Project(), self.target)
 
     def fix_all_action(self) -> Optional[types.CodeAction]:
         outcome = self._fixed_all
@@ -269,12 +269,12 @@ def _uri_to_path(uri: str) -> Optional[Path]:
 
 
 def _rules_for(path: Optional[Path], root: Optional[str]):
-    """The rules ``torchlint check`` would use for this file, and those whose fixes it
-    would only show (fresh each time, so edits to pyproject.toml apply to the next lint)."""
+    """The rules ``torchlint check`` would use for this file, and what its `target-torch`
+    does to their findings (fresh each time, so edits to pyproject.toml apply to the next lint)."""
     folder = path.parent if path is not None else Path(root or os.getcwd())
     resolver = SettingsResolver(Options(), cwd=folder)
     settings = resolver.for_file(path) if path is not None else resolver.for_directory(folder)
-    return settings.rules_for(path), settings.held_fixes(path)
+    return settings.rules_for(path), settings.torch_target(path)
 
 
 class TorchlintServer(LanguageServer):

@@ -6,7 +6,7 @@ from typing import Optional
 
 from torchlint.framework.api import (
     Applicability, Bad, BindingKind, Edit, Fix, Observation, Rule, Verdict, called_name, cst, edits,
-    imported_module, is_false, is_true, iter_nodes, torch_api,
+    earliest_release, imported_module, is_false, is_true, iter_nodes, torch_api,
 )
 
 _TABLE = torch_api.DEPRECATED_FUNCTIONS
@@ -66,9 +66,13 @@ class DeprecatedFunction(Rule):
     (`nn.utils.parametrizations.weight_norm`, 2.1), `torch.utils._pytree._register_pytree_node`
     (2.2), `torch.backends.cuda.sdp_kernel` (`torch.nn.attention.sdpa_kernel`),
     `torch.cuda.amp.autocast`, `torch.cpu.amp.autocast`, `torch.cuda.amp.custom_fwd` and
-    `custom_bwd` (`torch.amp`, 2.4), and `functorch.vmap`, `grad`, `vjp`, `jvp`,
-    `jacrev`, `jacfwd`, `hessian`, `functionalize` (`torch.func`, 2.0). A bare decorator
-    (`@torch.cuda.amp.custom_fwd`) is a call too.
+    `custom_bwd`, `torch.cuda.amp.GradScaler` (`torch.amp`, 2.4), the per-device autocast
+    state functions `torch.get_autocast_gpu_dtype()`, `torch.is_autocast_cpu_enabled()`,
+    `torch.set_autocast_cpu_dtype(..)`... (one function taking the device, 2.4),
+    `torch.cuda.memory_cached` and `max_memory_cached` (`memory_reserved`, 1.4), and
+    `functorch.vmap`, `grad`, `vjp`, `jvp`, `jacrev`, `jacfwd`, `hessian`, `functionalize`
+    (`torch.func`, 2.0). A bare decorator (`@torch.cuda.amp.custom_fwd`) is a call too.
+    With `target-torch`, an API deprecated after the target release is not reported.
 
     ## Why is this bad?
     Most of them warn when called (`torch.norm`, `torch.svd`, `torch.ger` and the
@@ -87,7 +91,11 @@ class DeprecatedFunction(Rule):
     other `functorch` transforms), `torch.cuda.amp.autocast(..)` ->
     `torch.amp.autocast("cuda", ..)` (positional arguments passed by keyword, as the two
     signatures order them differently), `torch.cuda.amp.custom_fwd` ->
-    `torch.amp.custom_fwd(.., device_type="cuda")`, `torch.chain_matmul(a, b, ..)` ->
+    `torch.amp.custom_fwd(.., device_type="cuda")`, `torch.cuda.amp.GradScaler(..)` ->
+    `torch.amp.GradScaler("cuda", ..)`, `torch.get_autocast_gpu_dtype()` ->
+    `torch.get_autocast_dtype("cuda")` (the device first, the other arguments as they
+    were), `torch.cuda.memory_cached` -> `torch.cuda.memory_reserved`,
+    `torch.chain_matmul(a, b, ..)` ->
     `torch.linalg.multi_dot([a, b, ..])` (two matrices or more: `multi_dot` refuses one).
     Unsafe: `torch.qr(A)` -> `torch.linalg.qr(A)` (`some=False`: `mode="complete"`),
     `torch.cholesky(A)` -> `torch.linalg.cholesky(A)` (`upper=True`: `.mH`, computed from
@@ -163,7 +171,8 @@ class DeprecatedFunction(Rule):
         qualname = self._deprecated(node.func)
         if qualname is not None:
             self.report(node, evidence=self.ctx.origin(node.func, qualname), fix=self._fix(node, node.func, qualname),
-                        qualname=qualname, since=_since(qualname), replacement=_TABLE[qualname][1])
+                        qualname=qualname, since=_since(qualname), replacement=_TABLE[qualname][1],
+                        holds_from=_TABLE[qualname][0])
 
     def visit_Decorator(self, node: cst.Decorator) -> None:
         decorator = node.decorator
@@ -173,7 +182,8 @@ class DeprecatedFunction(Rule):
         if qualname is not None:
             self.report(decorator, evidence=self.ctx.origin(decorator, qualname),
                         fix=self._fix(None, decorator, qualname),
-                        qualname=qualname, since=_since(qualname), replacement=_TABLE[qualname][1])
+                        qualname=qualname, since=_since(qualname), replacement=_TABLE[qualname][1],
+                        holds_from=_TABLE[qualname][0])
 
     def _deprecated(self, func: cst.BaseExpression) -> Optional[str]:
         called = called_name(func)
@@ -218,6 +228,8 @@ class DeprecatedFunction(Rule):
             return self._advice(qualname)
         if qualname in _AUTOCAST:
             return self._autocast(call, func, _AUTOCAST[qualname])
+        if qualname in torch_api.DEVICE_ARGUMENT_REPLACEMENTS:
+            return self._device_first(call, func, qualname)
         if qualname == "torch.range":
             return self._range(call, func)
         if qualname == "torch.cholesky":
@@ -261,6 +273,15 @@ class DeprecatedFunction(Rule):
         text = self._rewritten(call, f"{torch}.amp.autocast", lambda arg: arg.keyword is None, added, f'"{device}"')
         return Fix(Applicability.SAFE, f'Call `torch.amp.autocast("{device}", ...)`',
                    (edits.replace(call, text), *imports))
+
+    def _device_first(self, call: cst.Call, func: cst.Attribute, qualname: str) -> Fix:
+        """``torch.get_autocast_gpu_dtype()`` -> ``torch.get_autocast_dtype("cuda")``, and
+        ``torch.cuda.amp.GradScaler(..)`` -> ``torch.amp.GradScaler("cuda", ..)``: the
+        device first, the other arguments after it as they were."""
+        new, device = torch_api.DEVICE_ARGUMENT_REPLACEMENTS[qualname]
+        torch, imports = self._torch(func)
+        text = self._rewritten(call, torch + new[len("torch"):], first=f'"{device}"')
+        return Fix(Applicability.SAFE, f'Call `{new}("{device}", ...)`', (edits.replace(call, text), *imports))
 
     def _custom(self, call: Optional[cst.Call], func: cst.Attribute, qualname: str) -> Fix:
         name = _CUSTOM[qualname]
@@ -455,7 +476,8 @@ class DeprecatedImport(Rule):
             return
         names = " and ".join(f"`{qualname}` ({_since(qualname)})" for qualname in found)
         replacements = "; ".join(f"{_TABLE[q][1]} for `{q.rsplit('.', 1)[1]}`" for q in found)
-        self.report(node, fix=self._fix(node, module, aliases, found), names=names, replacements=replacements)
+        self.report(node, fix=self._fix(node, module, aliases, found), names=names, replacements=replacements,
+                    holds_from=earliest_release(_TABLE[qualname][0] for qualname in found))
 
     def _fix(self, node: cst.ImportFrom, module: str, aliases: list[cst.ImportAlias], found: list[str]) -> Fix:
         advice = Fix(Applicability.DISPLAY_ONLY, "; ".join(f"Import {_TABLE[q][1]}" for q in found), ())

@@ -2,9 +2,11 @@
 ``torch.gesv``, ``torch.potrf``...: functions torch no longer has (TorchFix's TOR001 and
 TOR004)."""
 
+from typing import Optional
+
 from torchlint.framework.api import (
     CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Verdict, called_name, cst,
-    imported_module, torch_api,
+    earliest_release, imported_module, torch_api,
 )
 
 _NAMES = frozenset(qualname.rsplit(".", 1)[1] for qualname in torch_api.REMOVED_FUNCTIONS)
@@ -16,6 +18,12 @@ def _history(qualname: str) -> str:
     deprecated, removed, _, _ = torch_api.REMOVED_FUNCTIONS[qualname]
     text = f"deprecated in PyTorch {deprecated}" if deprecated else "deprecated"
     return text + (f" and removed in {removed}" if removed else " and has since been removed")
+
+
+def _deprecated_in(qualname: str) -> Optional[str]:
+    """The release from which a finding on ``qualname`` holds: the one that deprecated it."""
+    deprecated, removed, _, _ = torch_api.REMOVED_FUNCTIONS[qualname]
+    return deprecated or removed
 
 
 def _advice(qualname: str) -> Fix:
@@ -127,7 +135,8 @@ class RemovedFunction(Rule):
         if qualname not in torch_api.REMOVED_FUNCTIONS or self.ctx.version_dispatched(func) is not None:
             return  # not removed, or the branch for older torch of a version check
         self.report(node, evidence=self.ctx.origin(func, qualname), fix=_advice(qualname), qualname=qualname,
-                    history=_history(qualname), replacement=torch_api.REMOVED_FUNCTIONS[qualname][2])
+                    history=_history(qualname), replacement=torch_api.REMOVED_FUNCTIONS[qualname][2],
+                    holds_from=_deprecated_in(qualname))
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
@@ -199,7 +208,8 @@ class RemovedImport(Rule):
         replacements = "; ".join(f"{torch_api.REMOVED_FUNCTIONS[q][2]} for `{q.rsplit('.', 1)[1]}`" for q in found)
         advice = Fix(Applicability.DISPLAY_ONLY, "; ".join(
             f"Use {torch_api.REMOVED_FUNCTIONS[q][2]}, see {torch_api.REMOVED_FUNCTIONS[q][3]}" for q in found), ())
-        self.report(node, fix=advice, names=names, replacements=replacements)
+        self.report(node, fix=advice, names=names, replacements=replacements,
+                    holds_from=earliest_release(_deprecated_in(qualname) for qualname in found))
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:

@@ -112,7 +112,7 @@ class RenamedFunction(Rule):
             return
         new, since, keywords = renamed
         self.report(node, evidence=self.ctx.origin(node.func, qualname), fix=self._fix(node, new, keywords),
-                    old=node.func, new=new, since=since)
+                    old=node.func, new=new, since=since, holds_from=since)
 
     def _fix(self, call: cst.Call, new: str, keywords: tuple[tuple[str, str], ...]) -> Fix:
         if not isinstance(call.func, cst.Attribute):
