@@ -120,6 +120,7 @@ FILES = {
         for i in xrange(2):
             print "step", i
         print loss.data[0]
+        print "again", loss.data[0]
     """,
     # Its code unpacks four dimensions: a batch of images is tried.
     "shapes.py": """
@@ -372,6 +373,14 @@ FILES = {
     """,
 }
 
+# The same driver in Python 2: its script runs as rewritten, as a flagged file's run does.
+FILES.update({
+    "driven_py2/ops.py": FILES["driven/ops.py"],
+    "driven_py2/trainer.py": FILES["driven/trainer.py"],
+    "driven_py2/main.py": FILES["driven/main.py"].replace("def main():\n", 'def main():\n            print "training"\n'),
+})
+
+
 # Needs torchvision to be missing: its datasets are then synthetic.
 TRAIN = """
     import argparse
@@ -431,6 +440,8 @@ REACHED = [
     # a unittest method runs after its set-up
     ("tests/test_case.py", "11:15 TL203", CONFIRMED, "`TestStep.test_step()` called with synthesized arguments: none"),
     ("old_py2.py", "6:7 TL203", CONFIRMED, "ran the Python 2 code as Python 3 (rewritten: print statement;"),
+    # the rerun past a confirmed stop fixes the Python 3 rewrite of Python 2 code
+    ("old_py2.py", "7:16 TL203", CONFIRMED, "(after fixing line 6; ran the Python 2 code as Python 3"),
     # code that unpacks four dimensions gets a batch of images
     ("shapes.py", "5:5 TL102", "NOT REPRODUCED", "images=tensor of shape [2, 4, 4, 4]"),
     # a parameter only tested for truth is a flag
@@ -449,6 +460,8 @@ REACHED = [
     ("old_next_py2.py", "10:20 TL203", CONFIRMED, "ran the Python 2 code as Python 3"),
     # the project's script that calls it drives it, past the finding it confirms in another file
     ("driven/trainer.py", "13:19 TL203", CONFIRMED, "reached by running driven/main.py after fixing ops.py:5"),
+    ("driven_py2/trainer.py", "13:19 TL203", CONFIRMED,
+     "reached by running driven_py2/main.py after fixing ops.py:5"),
     ("unreached_body.py", "8:11 TL203", "COULD NOT RUN", "line 8 never executed (the run stopped at line 6"),
     ("lookup.py", "7:9 TL102", "NOT REPRODUCED", "on a `Lookup(vocab=a `Vocabulary` of vocab.py)`"),
     ("ladder.py", "9:13 TL102", "NOT REPRODUCED", "on a `Ladder(dims=[4, [4, 4], [4, 4]])`"),

@@ -17,14 +17,16 @@ import re
 import shlex
 import sys
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Callable, Optional
 
 from torchlint.framework.diagnostics import Diagnostic, FileReport, TextEdit
 from torchlint.framework.verdicts import CONFIRMED, COULD_NOT_RUN, VERDICTS
 from torchlint.rules import all_rules
 from torchlint.syntax.legacy import repair as repair_legacy_syntax
-from torchlint.syntax.source import LineIndex, UnreadableSource
+from torchlint.syntax.source import LineIndex, SourceText, UnreadableSource
 from torchlint.engine.fixer import apply_edits, verify
+from torchlint.engine.linter import lint_source
 from torchlint.engine.notebook import NOTEBOOK_SUFFIX, Notebook, read_notebook
 from torchlint.runtime.call_sites import CallSites
 from torchlint.runtime.drivers import ProjectImports
@@ -212,6 +214,22 @@ class _File:
         return [i for i, d in enumerate(self.diagnostics)
                 if d.runtime is None or d.runtime["verdict"] == COULD_NOT_RUN]
 
+    def fix_edits(self, i: int) -> list[TextEdit]:
+        """The edits of finding ``i``'s fix, for a rerun past it.  The report of Python 2
+        code offers no fix (none could make the file parse); the text the run uses is
+        its Python 3 rewrite, of the same length, so its fixes apply there."""
+        d = self.diagnostics[i]
+        if d.text_edits or self.ported is None:
+            return d.text_edits
+        if not hasattr(self, "_ported_edits"):
+            codes = sorted({found.code for found in self.diagnostics})
+            rules = [all_rules()[code] for code in codes if code in all_rules()]
+            linted = lint_source(SourceText(self.plan.source, "utf-8", self.plan.source.encode("utf-8", "replace")),
+                                 self.report.path, rules, Path(self.plan.path))
+            self._ported_edits = {(found.row, found.column, found.code): found.text_edits
+                                  for found in linted.diagnostics}
+        return self._ported_edits.get((d.row, d.column, d.code), [])
+
 
 @dataclass(frozen=True)
 class FixProof:
@@ -238,6 +256,7 @@ class RuntimeCheck:
         # Why the --entry program failed, with the end of its output; None when it ran through,
         # or stopped at one of the findings it confirmed (the bug it was run to show).
         self.entry_failure: Optional[str] = None
+        self._ported_scripts: dict[str, str] = {}  # a driver script run as rewritten -> what was rewritten
         self.done = 0
         self.total = 0
 
@@ -429,7 +448,7 @@ class RuntimeCheck:
                 return
             stoppers = [indices[k] for k in _stopped_at(result, len(indices))
                         if f.diagnostics[indices[k]].runtime["verdict"] == CONFIRMED]
-            new_edits = [edit for i in stoppers for edit in f.diagnostics[i].text_edits]
+            new_edits = [edit for i in stoppers for edit in f.fix_edits(i)]
             if not new_edits:
                 return
             edits += new_edits
@@ -575,8 +594,17 @@ class RuntimeCheck:
                 try:
                     with open(script, encoding="utf-8") as handle:
                         source = handle.read()
+                    ast.parse(source)
                 except (OSError, UnicodeDecodeError):
                     continue
+                except SyntaxError:
+                    # Python 2 (or `async=`) runs as rewritten, as a flagged file's own run does.
+                    repaired = repair_legacy_syntax(source)
+                    if repaired is None:
+                        continue
+                    source = repaired[0]
+                    self._ported_scripts[script] = ", ".join(
+                        dict.fromkeys(repair.construct for repair in repaired[1]))
                 planned.append((script, source, [by_path[path] for path in sorted(reached)]))
         return planned
 
@@ -590,6 +618,8 @@ class RuntimeCheck:
                 continue
             targets = [(f, i) for f in reached for i in range(len(f.sites))]
             payload = self._script(script, source, [f.sites[i] for f, i in targets])
+            if script in self._ported_scripts:
+                payload["ported"] = self._ported_scripts[script]
             requests.append((JOB, payload))
             owners.append((script, targets))
         if not requests:
@@ -616,7 +646,7 @@ class RuntimeCheck:
         for _round in range(MAX_RERUNS):
             stoppers = [targets[k] for k in _stopped_at(result, len(targets))
                         if (targets[k][0].diagnostics[targets[k][1]].runtime or {}).get("verdict") == CONFIRMED]
-            new = [(f, edit) for f, i in stoppers for edit in f.diagnostics[i].text_edits]
+            new = [(f, edit) for f, i in stoppers for edit in f.fix_edits(i)]
             if not new:
                 return
             for f, edit in new:

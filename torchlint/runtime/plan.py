@@ -14,6 +14,7 @@ import re
 from typing import Callable, Optional
 
 from torchlint.framework.diagnostics import Diagnostic
+from torchlint.syntax.legacy import repair as repair_legacy_syntax
 
 # Findings of these codes mean nothing at run time (the file could not be linted).
 UNJUDGED = ("TL000",)
@@ -281,11 +282,21 @@ _SETTINGS_NAME = re.compile(r"^(args|arguments|opts?|options|config|cfg|conf|hpa
 
 def read_tree(path: str) -> Optional[ast.Module]:
     """A project file's syntax tree, from its first megabyte; None where it cannot be read
-    or parsed (Python 2, binary, gone)."""
+    or parsed (binary, gone).  Python 2 code is read as its runs run it: rewritten to
+    Python 3 of the same length (syntax.legacy)."""
     try:
         with open(path, "rb") as handle:
-            return ast.parse(handle.read(1 << 20))
-    except (OSError, SyntaxError, ValueError):
+            data = handle.read(1 << 20)
+    except OSError:
+        return None
+    try:
+        return ast.parse(data)
+    except (SyntaxError, ValueError):
+        pass
+    try:
+        repaired = repair_legacy_syntax(data.decode("utf-8"))
+        return ast.parse(repaired[0]) if repaired is not None else None
+    except (SyntaxError, ValueError, UnicodeDecodeError):
         return None
 
 
