@@ -24,7 +24,8 @@ from torchlint.analysis.module_analysis import ModuleAnalysis
 from torchlint.analysis.project import Project
 from torchlint.analysis.values import Step
 from torchlint.framework.context import FileContext
-from torchlint.framework.diagnostics import Diagnostic, FileReport, Fix, Note, TextEdit, unlintable
+from torchlint.framework.catalogue import RULES
+from torchlint.framework.diagnostics import Applicability, Diagnostic, FileReport, Fix, Note, TextEdit, unlintable
 from torchlint.framework.noqa import parse_directives
 from torchlint.framework.rule import MAX_FINDINGS_PER_FILE, Edit, Rule
 
@@ -54,6 +55,7 @@ def lint_source(source: SourceText, display_path: str, rules: Sequence[type[Rule
 def _lint(source: SourceText, display_path: str, rules: Sequence[type[Rule]],
           file_path: Optional[Path], project: Optional[Project], report: FileReport) -> list[Diagnostic]:
     """The diagnostics of one file (an internal error is noted on ``report``)."""
+    selected = rules
     by_text = [rule for rule in rules if rule.may_match(source.text)]
     # Rules whose torch name may come from the user's other modules under another name.
     by_import = [rule for rule in rules if rule not in by_text and rule.requires_may_be_imported]
@@ -84,7 +86,12 @@ def _lint(source: SourceText, display_path: str, rules: Sequence[type[Rule]],
         if by_import and not analysis.renames_torch():
             rules = [rule for rule in rules if rule in by_text]
         _run_rules(context, rules)
-        diagnostics = _diagnostics(context, source.text)
+        directives = parse_directives(source.text)
+        diagnostics = _diagnostics(context, source.text, directives)
+        readers = [rule for rule in rules if getattr(rule, "reads_directives", False)]
+        if readers and directives.named:
+            diagnostics = sorted(diagnostics + _directive_findings(readers, selected, directives, source.text,
+                                                                   display_path), key=lambda d: d.sort_key)
         if repairs:
             diagnostics = _read_through_repairs(display_path, source.text, diagnostics, repairs)
         if context.findings_over_limit:
@@ -211,7 +218,28 @@ def _run_rules(context: FileContext, rules: Sequence[type[Rule]]) -> None:
     walk(context.module, enter, leave if leave_table else None)
 
 
-def _diagnostics(context: FileContext, text: str) -> list[Diagnostic]:
+def _directive_findings(readers: Sequence[type[Rule]], selected: Sequence[type[Rule]], directives,
+                        text: str, display_path: str) -> list[Diagnostic]:
+    """The findings of the rules that judge the file's ``# noqa`` directives (TL901),
+    once every other rule's findings were suppressed or not."""
+    index = LineIndex(text)
+    line_starts = [index.offset(row, 1) for row in range(1, text.count("\n") + 2)]
+    judged = frozenset(rule.code for rule in selected)
+    found = []
+    for rule in readers:
+        for directive, message, edit in rule.unused(directives, judged, frozenset(RULES), text, line_starts):
+            row, column = directive.row, directive.column + 1
+            if directives.suppresses(rule.code, (row,)):
+                continue
+            found.append(Diagnostic(
+                code=rule.code, name=rule.name, message=message, path=display_path,
+                row=row, column=column, end_row=row, end_column=column + len(directive.text),
+                fix=Fix(Applicability.SAFE, "Remove the unused codes"), text_edits=[edit],
+                fix_edits=[index.position(edit.start) + index.position(edit.end) + (edit.content,)]))
+    return found
+
+
+def _diagnostics(context: FileContext, text: str, directives) -> list[Diagnostic]:
     findings = context.findings
     if not findings:
         return []
@@ -243,7 +271,6 @@ def _diagnostics(context: FileContext, text: str) -> list[Diagnostic]:
                 continue
         offsets[id(node)] = (node.start, node.end)
     index = LineIndex(text)
-    directives = parse_directives(text)
     diagnostics = []
     seen = set()
     for finding in findings:

@@ -419,6 +419,12 @@ def _fix_error(notebook: Notebook, module: str, display_path: str, error: str) -
     return re.sub(r"fix at (\d+):(\d+)", in_cell, error)
 
 
+def module_text_of(notebook: Notebook) -> Optional[SourceText]:
+    """The notebook's code cells as the one module they are linted as (rows: those of the
+    module; ``notebook.rebuild`` puts an edited module back), or None when it has none."""
+    return _module_source(notebook) if _lintable(notebook) else None
+
+
 def _module_source(notebook: Notebook) -> SourceText:
     text = notebook.module
     return SourceText(text, "utf-8", text.encode("utf-8", "surrogatepass"))

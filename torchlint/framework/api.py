@@ -14,7 +14,8 @@ from torchlint.framework import edits
 from torchlint.framework.aliases import AliasWrite, AliasWriteRule, alias_writes, view_source
 from torchlint.framework.context import FileContext
 from torchlint.framework.data_attribute import DataUse, base_evidence, data_access, only_read, tensor_data_use
-from torchlint.framework.diagnostics import Applicability, Fix
+from torchlint.framework.diagnostics import Applicability, Fix, TextEdit
+from torchlint.framework.noqa import Directive
 from torchlint.framework.rule import Bad, Edit, Rule, earliest_release
 from torchlint.framework.verdicts import (
     CONFIRMED, COULD_NOT_RUN, LATENT, NOT_REPRODUCED, Observation, Verdict, quote, where,
@@ -38,6 +39,8 @@ __all__ = [
     "torchvision_weights",
     # a rule, what it sees, what it reports and how it fixes it
     "Rule", "Bad", "FileContext", "Fix", "Edit", "Applicability", "edits", "earliest_release",
+    # what a rule that reads the file's `# noqa` directives gets (TL901)
+    "Directive", "TextEdit",
     # logic rules share
     "AliasWrite", "AliasWriteRule", "alias_writes", "view_source", "DataUse", "base_evidence", "data_access",
     "only_read", "tensor_data_use", "is_store_target",

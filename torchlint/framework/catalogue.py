@@ -70,6 +70,7 @@ RULES = {info.code: info for info in (
     RuleInfo("TL515", "torchvision-pretrained", Applicability.SAFE, True, ('TOR201',), since='1.12'),
     RuleInfo("TL516", "torchvision-to-tensor", None, True, ('TOR202',), since='2.1'),
     RuleInfo("TL517", "torchvision-models-import", Applicability.SAFE, True, ('TOR203',)),
+    RuleInfo("TL901", "unused-noqa", Applicability.SAFE, False),
 )}
 # generated: end
 

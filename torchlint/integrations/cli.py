@@ -150,6 +150,10 @@ def _silence_stdout() -> None:
 @click.option("--diff", is_flag=True, help="Print the fixes as a unified diff and write nothing (exit 1 if there is one).")
 @click.option("--show-fixes", is_flag=True, help="List the fixes that were applied, per file and rule.")
 @click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when anything was fixed, even if nothing remains.")
+@click.option("--add-noqa", is_flag=True, help="Add a `# noqa: CODES` directive to every line with findings, so that "
+                                                  "only new findings fail.")
+@click.option("--noqa-reason", metavar="TEXT", help="With --add-noqa: a comment after each directive it adds "
+                                                    "(`# noqa: TL101  # TEXT`).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N", help="Lint in N processes (default: the number of CPUs; 1 lints in this process).")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None, envvar="TORCHLINT_CACHE_DIR", help=f"Where to keep results of unchanged files (default: {DEFAULT_CACHE_FOLDER} beside the configuration, else in the current folder).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the cache.")
@@ -187,6 +191,8 @@ def check(
     diff: bool,
     show_fixes: bool,
     exit_non_zero_on_fix: bool,
+    add_noqa: bool,
+    noqa_reason: Optional[str],
     jobs: Optional[int],
     cache_dir: Optional[Path],
     no_cache: bool,
@@ -205,6 +211,16 @@ def check(
     if diff and (fix or fix_only):
         raise click.UsageError("--diff shows fixes without applying them; it cannot be combined with --fix or --fix-only")
     runtime_options = _runtime_options(runtime, entry, runtime_timeout, runtime_memory, runtime_jobs, runtime_scripts)
+    if noqa_reason is not None and not add_noqa:
+        raise click.UsageError("--noqa-reason is the comment --add-noqa writes; give --add-noqa too")
+    if add_noqa:
+        clashing = [flag for flag, given in (("--fix", fix), ("--fix-only", fix_only), ("--diff", diff),
+                                             ("--runtime", runtime), ("--show-files", show_files)) if given]
+        if clashing:
+            raise click.UsageError(f"--add-noqa writes directives for the findings as they are; it cannot be combined "
+                                   f"with {', '.join(clashing)}")
+        if noqa_reason is not None and ("\n" in noqa_reason or "\r" in noqa_reason):
+            raise click.UsageError("--noqa-reason must be one line")
     plan = FixPlan(
         mode="diff" if diff else "fix" if (fix or fix_only) else None,
         allowed=allowed_applicabilities(unsafe_fixes),
@@ -232,6 +248,8 @@ def check(
         if use_stdin:
             if proving:
                 raise click.UsageError("--runtime with --fix or --diff runs files; it cannot read standard input")
+            if add_noqa:
+                raise click.UsageError("--add-noqa edits files; it cannot read standard input")
             reports = _lint_stdin(resolver, stdin_filename, force_exclude, plan, keep_source, limits, parser)
         else:
             cache_folder = None if no_cache else _cache_folder(cache_dir, resolver)
@@ -260,6 +278,9 @@ def check(
         return
 
     reports.sort(key=lambda report: report.path)
+    if add_noqa:
+        _add_noqa(reports, resolver, noqa_reason or "", quiet)
+        return
     if runtime_options is not None and runtime is None:
         runtime = _run_runtime(reports, runtime_options, resolver, quiet, parser)
     runtime_note = runtime.note if runtime is not None else None
@@ -317,6 +338,45 @@ def check(
         sys.exit(EXIT_FINDINGS)
     has_findings = any(report.diagnostics for report in reports) and not fix_only
     sys.exit(EXIT_FINDINGS if has_findings and not exit_zero else EXIT_CLEAN)
+
+
+def _add_noqa(reports: list[FileReport], resolver: SettingsResolver, reason: str, quiet: bool) -> None:
+    """Write a directive for each finding of each file, and say what was done."""
+    from torchlint.syntax.source import UnreadableSource
+    from torchlint.engine.add_noqa import NOT_SUPPRESSED, add_noqa
+    from torchlint.engine.fixer import WriteError, write_fixed
+    from torchlint.engine.guard import uninterrupted
+
+    added = files = 0
+    errors = [report.internal_error for report in reports if report.internal_error]
+    for report in reports:
+        if not any(d.code not in NOT_SUPPRESSED for d in report.diagnostics):
+            continue
+        path = Path(report.filename)
+        settings = resolver.for_file(path)
+        try:
+            outcome = add_noqa(path, report.path, settings.rules_for(path), reason, settings.torch_target(path))
+        except UnreadableSource as error:
+            errors.append(f"{report.path}: {error.reason}; not changed")
+            continue
+        if outcome.error:
+            errors.append(f"{report.path}: {outcome.error}")
+            continue
+        if outcome.outcome is None:
+            continue
+        try:
+            with uninterrupted():
+                write_fixed(str(path), outcome.outcome)
+        except WriteError as error:
+            errors.append(f"{report.path}: {error}")
+            continue
+        added += outcome.added
+        files += 1
+    if not quiet:
+        click.echo(f"Added {count(added, 'noqa directive')} to {count(files, 'file')}.")
+    for message in errors:
+        click.echo(f"torchlint: error: {message}", err=True)
+    sys.exit(EXIT_ERROR if errors else EXIT_CLEAN)
 
 
 def _output_format(given: Optional[str], statistics: bool) -> str:

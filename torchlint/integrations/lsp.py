@@ -31,7 +31,7 @@ from torchlint.syntax.source import LineIndex
 from torchlint.syntax.source import SourceText
 from torchlint.analysis.project import Project
 from torchlint.framework.diagnostics import Applicability, Diagnostic, FileReport, Note, allowed_applicabilities
-from torchlint.framework.noqa import parse_directives
+from torchlint.framework.noqa import comment_rows, parse_directives
 from torchlint.engine.config import NO_TARGET, ConfigError, Options, SettingsResolver
 from torchlint.engine.fixer import FixOutcome, apply_edits, fix_source, verify
 from torchlint.engine.linter import lint_source
@@ -192,9 +192,11 @@ class _Document:
         )
 
     def ignore_action(self, diagnostic: Diagnostic) -> Optional[types.CodeAction]:
-        # noqa counts on the finding's first or last line; the first one that takes a
-        # comment (is not inside a multi-line string) gets it.
-        for row in dict.fromkeys((diagnostic.row, diagnostic.end_row)):
+        # noqa counts on the finding's first or last line, or where the string or statement
+        # that line is inside ends; the first one that takes a comment gets it.
+        moved = comment_rows(self.text)
+        rows = (diagnostic.row, diagnostic.end_row)
+        for row in dict.fromkeys((*rows, *(moved.get(row, row) for row in rows))):
             edit = self._noqa_edit(row, diagnostic.code)
             if edit is None:
                 continue
