@@ -108,6 +108,65 @@ def test_per_file_ignores_on_the_command_line(project) -> None:
     assert codes(found) == ["TL203"]
 
 
+def test_extend_per_file_ignores_adds_to_the_table(project) -> None:
+    project.write("pyproject.toml", """
+        [tool.torchlint]
+        per-file-ignores = { "tests/*" = ["TL101"] }
+        extend-per-file-ignores = { "tests/*" = ["TL203"] }
+    """)
+    project.write("tests/test_train.py", LEGACY)
+    assert codes(project.findings()) == ["TL201"]
+    assert codes(project.findings("--extend-per-file-ignores", "tests/*:TL201")) == []
+    # --per-file-ignores replaces the configured table; --extend-per-file-ignores adds to it.
+    assert codes(project.findings("--per-file-ignores", "tests/*:TL201")) == ["TL101", "TL203"]
+    result = project.run("check", "--extend-per-file-ignores", "TL101")
+    assert result.returncode == 2 and "--extend-per-file-ignores" in result.stderr
+
+
+@pytest.mark.parametrize("name", ["torchlint.toml", ".torchlint.toml"])
+def test_a_dedicated_config_file_has_its_settings_at_the_top_level(project, name) -> None:
+    project.write("pyproject.toml", '[tool.torchlint]\nselect = ["TL203"]\n')
+    project.write(name, 'select = ["TL101"]\n[per-file-ignores]\n"legacy/*" = ["TL101"]\n')
+    project.write("train.py", LEGACY)
+    project.write("legacy/old.py", LEGACY)
+    # It wins over pyproject.toml in the same folder, as ruff.toml does.
+    assert project.findings() == [("train.py", 5, 5, "TL101")]
+    shown = project.run("check", "--show-settings", "train.py")
+    assert shown.returncode == 0, shown.stderr
+    assert f"configuration: {(project.root / name).resolve()}" in shown.stdout
+    assert "select: TL101\n" in shown.stdout and "per-file-ignores: legacy/*: TL101" in shown.stdout
+
+
+def test_dot_torchlint_toml_wins_over_torchlint_toml(project) -> None:
+    project.write("torchlint.toml", 'select = ["TL203"]\n')
+    project.write(".torchlint.toml", 'select = ["TL201"]\n')
+    project.write("train.py", LEGACY)
+    assert codes(project.findings()) == ["TL201"]
+
+
+def test_show_settings_without_config_names_the_defaults(project) -> None:
+    project.write("train.py", LEGACY)
+    shown = project.run("check", "--show-settings", "--select", "TL2", "--target-torch", "1.13")
+    assert shown.returncode == 0, shown.stderr
+    assert "configuration: none (defaults and the command line)" in shown.stdout
+    assert "target-torch: 1.13.0" in shown.stdout and "select: TL201, TL202" in shown.stdout
+    assert "respect-gitignore: true" in shown.stdout
+
+
+def test_output_file_and_short_exit_zero(project) -> None:
+    project.write("train.py", LEGACY)
+    result = project.run("check", "-e", "-o", "report.txt", "--output-format", "concise")
+    assert result.returncode == 0 and result.stdout == ""
+    written = (project.root / "report.txt").read_text()
+    assert written.startswith("train.py:2:28: TL201 ") and "Found 3 findings in 1 file." in written
+    result = project.run("check", "--output-file", "report.json", "--output-format", "json")
+    assert result.returncode == 1 and result.stdout == ""
+    assert [item["code"] for item in __import__("json").loads((project.root / "report.json").read_text())] == \
+        ["TL201", "TL101", "TL203"]
+    result = project.run("check", "-o", str(project.root / "missing" / "r.txt"))
+    assert result.returncode == 2 and "--output-file" in result.stderr
+
+
 def test_config_option_points_at_a_file(project) -> None:
     project.write("train.py", LEGACY)
     project.write("pyproject.toml", '[tool.torchlint]\nselect = ["TL101"]\n')
@@ -123,7 +182,7 @@ def test_config_option_points_at_a_file(project) -> None:
         ('[tool.torchlint]\nselect = ["TL999"]\n', "unknown rule selector 'TL999'"),
         ('[tool.torchlint]\nignore = ["no-such-rule"]\n', "unknown rule selector 'no-such-rule'"),
         ('[tool.torchlint]\nselect = "TL101"\n', "`select` must be a list of strings"),
-        ('[tool.torchlint.per-file-ignores]\n"a.py" = ["TL9"]\n', "unknown rule selector 'TL9'"),
+        ('[tool.torchlint.per-file-ignores]\n"a.py" = ["TL8"]\n', "unknown rule selector 'TL8'"),
         ('[tool.torchlint]\nforce-exclude = "yes"\n', "`force-exclude` must be true or false"),
         ('[tool.torchlint\nselect = []\n', "invalid TOML"),
     ],

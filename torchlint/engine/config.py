@@ -42,9 +42,12 @@ DEFAULT_EXCLUDE = (
 )
 
 KNOWN_KEYS = (
-    "select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
-    "force-exclude", "respect-gitignore", "target-torch",
+    "select", "ignore", "extend-select", "per-file-ignores", "extend-per-file-ignores", "exclude",
+    "extend-exclude", "force-exclude", "respect-gitignore", "target-torch",
 )
+# The files that hold settings, in the order one folder's are preferred: the dedicated
+# ones (settings at their top level, as in ruff.toml), then pyproject.toml's [tool.torchlint].
+CONFIG_NAMES = (".torchlint.toml", "torchlint.toml", "pyproject.toml")
 
 
 class ConfigError(Exception):
@@ -59,6 +62,7 @@ class Options:
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     per_file_ignores: Optional[tuple[tuple[str, tuple[str, ...]], ...]] = None
+    extend_per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     exclude: Optional[tuple[str, ...]] = None
     extend_exclude: tuple[str, ...] = ()
     force_exclude: Optional[bool] = None
@@ -144,7 +148,7 @@ def torchlint_table(path: Path, *, required: bool) -> Optional[dict]:
         return _toml_cache[path]
     data = _read_toml(path)
     table = data.get("tool", {}).get("torchlint") if isinstance(data.get("tool"), dict) else None
-    if table is None and path.name != "pyproject.toml" and required:
+    if table is None and path.name != "pyproject.toml" and (required or path.name in CONFIG_NAMES):
         table = data  # a dedicated torchlint.toml: settings at the top level
     if table is not None and not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.torchlint] must be a table")
@@ -153,10 +157,15 @@ def torchlint_table(path: Path, *, required: bool) -> Optional[dict]:
 
 
 def find_config(directory: Path) -> Optional[Path]:
-    """The nearest pyproject.toml with a ``[tool.torchlint]`` table, from ``directory`` up."""
+    """The nearest settings, from ``directory`` up: a ``.torchlint.toml`` or
+    ``torchlint.toml``, or a pyproject.toml with a ``[tool.torchlint]`` table."""
     for folder in (directory, *directory.parents):
-        candidate = folder / "pyproject.toml"
-        if os.path.isfile(candidate):
+        for name in CONFIG_NAMES:
+            candidate = folder / name
+            if not os.path.isfile(candidate):
+                continue
+            if name != "pyproject.toml":
+                return candidate
             try:
                 text = read_bytes(str(candidate), _MAX_CONFIG_BYTES).decode("utf-8", "replace")
             except UnreadableSource:
@@ -249,22 +258,12 @@ def options_from_table(table: dict[str, Any], source: str) -> Options:
             f"{source}: unknown key{'s' if len(unknown) > 1 else ''} "
             f"{', '.join(repr(k) for k in unknown)}; known keys: {', '.join(KNOWN_KEYS)}"
         )
-    per_file = None
-    if "per-file-ignores" in table:
-        raw = table["per-file-ignores"]
-        if not isinstance(raw, dict):
-            raise ConfigError(f"{source}: `per-file-ignores` must be a table of pattern = [codes]")
-        entries = []
-        for pattern, codes in raw.items():
-            if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
-                raise ConfigError(f"{source}: `per-file-ignores` entry {pattern!r} must be a list of rule codes")
-            entries.append((pattern, tuple(codes)))
-        per_file = tuple(entries)
     options = Options(
         select=_selection(table, source),
         extend_select=_string_list(table, "extend-select", source) or (),
         ignore=_string_list(table, "ignore", source) or (),
-        per_file_ignores=per_file,
+        per_file_ignores=_per_file_table(table, "per-file-ignores", source),
+        extend_per_file_ignores=_per_file_table(table, "extend-per-file-ignores", source) or (),
         exclude=_string_list(table, "exclude", source),
         extend_exclude=_string_list(table, "extend-exclude", source) or (),
         force_exclude=_bool(table, "force-exclude", source),
@@ -276,11 +275,25 @@ def options_from_table(table: dict[str, Any], source: str) -> Options:
     return options
 
 
+def _per_file_table(table: dict[str, Any], key: str, source: str) -> Optional[tuple[tuple[str, tuple[str, ...]], ...]]:
+    if key not in table:
+        return None
+    raw = table[key]
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{source}: `{key}` must be a table of pattern = [codes]")
+    entries = []
+    for pattern, codes in raw.items():
+        if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+            raise ConfigError(f"{source}: `{key}` entry {pattern!r} must be a list of rule codes")
+        entries.append((pattern, tuple(codes)))
+    return tuple(entries)
+
+
 def validate(options: Options) -> None:
     """Fail early, naming the source, on selectors that match no rule."""
     for selector in (*(options.select or ()), *options.extend_select, *options.ignore):
         resolve_selector(selector, options.source)
-    for pattern, codes in options.per_file_ignores or ():
+    for pattern, codes in (*(options.per_file_ignores or ()), *options.extend_per_file_ignores):
         for code in codes:
             resolve_selector(code, f"{options.source}: per-file-ignores {pattern!r}")
     if options.target_torch is not None:
@@ -292,6 +305,21 @@ def load_options(path: Path, *, required: bool) -> Options:
     if table is None:
         return Options(source=str(path))
     return options_from_table(table, f"{path} [tool.torchlint]" if path.name == "pyproject.toml" else str(path))
+
+
+def describe(settings: "Settings") -> list[tuple[str, str]]:
+    """The settings a file is linted with, as (name, value) lines for ``--show-settings``."""
+    return [
+        ("configuration", str(settings.config_path) if settings.config_path else "none (defaults and the command line)"),
+        ("root", str(settings.root)),
+        ("select", ", ".join(sorted(settings.selected)) or "(no rule)"),
+        ("per-file-ignores", "; ".join(f"{pattern}: {', '.join(sorted(codes))}"
+                                       for pattern, _spec, codes in settings.per_file_ignores) or "(none)"),
+        ("exclude", ", ".join(settings.exclude_patterns)),
+        ("force-exclude", str(settings.force_exclude).lower()),
+        ("respect-gitignore", str(settings.respect_gitignore).lower()),
+        ("target-torch", ".".join(map(str, settings.target_torch)) if settings.target_torch else "(today's torch)"),
+    ]
 
 
 # --- effective settings ----------------------------------------------------------------
@@ -313,6 +341,7 @@ class Settings:
     force_exclude: bool = False
     respect_gitignore: bool = True
     target_torch: Optional[tuple[int, int, int]] = None
+    exclude_patterns: tuple[str, ...] = ()  # as given, for --show-settings
 
     def relative(self, path: Path, anchor: Optional[Path] = None) -> str:
         """``path`` relative to the root (or to ``anchor`` when it is outside the root),
@@ -377,6 +406,7 @@ def build_settings(root: Path, config_path: Optional[Path], layers: list[Options
         extend.extend(layer.extend_exclude)
         if layer.per_file_ignores is not None:
             per_file = layer.per_file_ignores
+        per_file = (*per_file, *layer.extend_per_file_ignores)
         if layer.force_exclude is not None:
             force_exclude = layer.force_exclude
         if layer.respect_gitignore is not None:
@@ -392,6 +422,7 @@ def build_settings(root: Path, config_path: Optional[Path], layers: list[Options
         config_path=config_path,
         selected=selected,
         exclude=_spec((*exclude, *extend)),
+        exclude_patterns=(*exclude, *extend),
         per_file_ignores=per_file_ignores,
         force_exclude=force_exclude,
         respect_gitignore=respect_gitignore,

@@ -66,14 +66,15 @@ def _selection(values: tuple[str, ...]) -> Optional[tuple[str, ...]]:
     return selected
 
 
-def _per_file_ignores(values: tuple[str, ...]) -> Optional[tuple[tuple[str, tuple[str, ...]], ...]]:
+def _per_file_ignores(values: tuple[str, ...], option: str = "--per-file-ignores") \
+        -> Optional[tuple[tuple[str, tuple[str, ...]], ...]]:
     if not values:
         return None
     entries = []
     for value in values:
         pattern, separator, codes = value.rpartition(":")
         if not separator or not pattern:
-            raise click.BadParameter(f"{value!r} is not PATTERN:CODE[,CODE...]", param_hint="--per-file-ignores")
+            raise click.BadParameter(f"{value!r} is not PATTERN:CODE[,CODE...]", param_hint=option)
         entries.append((pattern, _split((codes,))))
     return tuple(entries)
 
@@ -131,6 +132,7 @@ def _silence_stdout() -> None:
 @click.option("--extend-select", multiple=True, metavar="RULES", help="Rules to enable on top of the selection.")
 @click.option("--ignore", multiple=True, metavar="RULES", help="Rules to disable.")
 @click.option("--per-file-ignores", multiple=True, metavar="PATTERN:RULES", help="Disable rules for files matching a glob, e.g. 'tests/*:TL101'; replaces the configured table.")
+@click.option("--extend-per-file-ignores", multiple=True, metavar="PATTERN:RULES", help="Like --per-file-ignores, on top of the configured table.")
 @click.option("--exclude", multiple=True, metavar="GLOBS", help="Paths to exclude; replaces the default exclusions.")
 @click.option("--extend-exclude", multiple=True, metavar="GLOBS", help="Paths to exclude on top of the defaults.")
 @click.option("--force-exclude/--no-force-exclude", default=None, help="Apply exclusions to files named on the command line too.")
@@ -140,7 +142,9 @@ def _silence_stdout() -> None:
 @click.option("--isolated", is_flag=True, help="Ignore all configuration files.")
 @click.option("--output-format", type=click.Choice(OUTPUT_FORMATS), default=None, help="How to print findings (default: full, or github when GITHUB_ACTIONS=true).")
 @click.option("--statistics", is_flag=True, help="Print the number of findings per rule instead of the findings.")
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option("-e", "--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option("-o", "--output-file", type=click.Path(dir_okay=False, writable=True, path_type=Path), help="Write the findings (and the summary) to this file instead of standard output.")
+@click.option("--show-settings", is_flag=True, help="Print the settings the first path is linted with (configuration file, rules, exclusions, target-torch), and exit.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
 @click.option("--stdin-filename", metavar="NAME", help="The name to use for source read from standard input ('-').")
 @click.option("--show-files", is_flag=True, help="List the files that would be linted, and exit.")
@@ -172,6 +176,7 @@ def check(
     extend_select: tuple[str, ...],
     ignore: tuple[str, ...],
     per_file_ignores: tuple[str, ...],
+    extend_per_file_ignores: tuple[str, ...],
     exclude: tuple[str, ...],
     extend_exclude: tuple[str, ...],
     force_exclude: Optional[bool],
@@ -182,6 +187,8 @@ def check(
     output_format: Optional[str],
     statistics: bool,
     exit_zero: bool,
+    output_file: Optional[Path],
+    show_settings: bool,
     quiet: bool,
     stdin_filename: Optional[str],
     show_files: bool,
@@ -231,6 +238,7 @@ def check(
         extend_select=_split(extend_select),
         ignore=_split(ignore),
         per_file_ignores=_per_file_ignores(per_file_ignores),
+        extend_per_file_ignores=_per_file_ignores(extend_per_file_ignores, "--extend-per-file-ignores") or (),
         exclude=_split(exclude) if exclude else None,
         extend_exclude=_split(extend_exclude),
         force_exclude=force_exclude,
@@ -239,6 +247,9 @@ def check(
     )
     try:
         resolver = SettingsResolver(cli, config=config_path, isolated=isolated)
+        if show_settings:
+            _show_settings(resolver, paths)
+            return
         keep_source = runtime_options is not None  # the runtime check runs the files' code
         use_stdin = paths == ("-",) or (not paths and stdin_filename is not None)
         if "-" in paths and not use_stdin:
@@ -286,7 +297,7 @@ def check(
     runtime_note = runtime.note if runtime is not None else None
     entry_failure = runtime.entry_failure if runtime is not None else None
     proofs = runtime.proofs if runtime is not None else {}
-    out = sys.stdout
+    out = _open_output(output_file) if output_file is not None else sys.stdout
     fix_errors = [(report.path, plan.outcomes[id(report)].error) for report in reports
                   if id(report) in plan.outcomes and plan.outcomes[id(report)].error]
     fix_errors += [(path, f"not fixed: {proof.text} (--runtime)") for path, proof in proofs.items() if proof.vetoed]
@@ -297,13 +308,15 @@ def check(
         click.echo(f"torchlint: error: {path}: {message}", err=True)
     if plan.mode == "diff":
         _finish_diff(reports, plan, out, quiet)
+        if output_file is not None:
+            out.close()
         return
     if plan.stdin_fixed is not None:
-        # The fixed source is the output; findings go to standard error.
+        # The fixed source is the output; findings go to standard error (or --output-file).
         sys.stdout.flush()
         sys.stdout.buffer.write(plan.stdin_fixed)
         sys.stdout.buffer.flush()
-        out = sys.stderr
+        out = out if output_file is not None else sys.stderr
     fixed = plan.fixed_counts(reports)
     if fix_only:
         pass  # fixes only: what remains is not reported
@@ -326,6 +339,8 @@ def check(
     if runtime_note and output_format in MACHINE_FORMATS:
         # Machine-readable output has no room for it, but the user must see it.
         click.echo(f"torchlint: note: the runtime check ran without full isolation here: {runtime_note}", err=True)
+    if output_file is not None:
+        out.close()
 
     internal_errors = [report.internal_error for report in reports if report.internal_error]
     for message in internal_errors:
@@ -338,6 +353,24 @@ def check(
         sys.exit(EXIT_FINDINGS)
     has_findings = any(report.diagnostics for report in reports) and not fix_only
     sys.exit(EXIT_FINDINGS if has_findings and not exit_zero else EXIT_CLEAN)
+
+
+def _open_output(path: Path):
+    try:
+        return open(path, "w", encoding="utf-8", newline="")
+    except OSError as error:
+        _fail(f"--output-file {path}: {error.strerror or error}")
+
+
+def _show_settings(resolver: SettingsResolver, paths: tuple[str, ...]) -> None:
+    from torchlint.engine.config import describe
+
+    given = next((path for path in paths if path != "-"), ".")
+    target = Path(given).resolve()
+    settings = resolver.for_directory(target) if target.is_dir() else resolver.for_file(target)
+    click.echo(f"Settings for {given}:")
+    for name, value in describe(settings):
+        click.echo(f"  {name}: {value}")
 
 
 def _add_noqa(reports: list[FileReport], resolver: SettingsResolver, reason: str, quiet: bool) -> None:
