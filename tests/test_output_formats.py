@@ -1,7 +1,10 @@
-"""The CI output formats (sarif, github, junit, json-lines) through the real CLI.
+"""The CI output formats (sarif, github, junit, json-lines, gitlab, rdjson, azure, pylint,
+grouped) through the real CLI.
 
 SARIF documents are validated against the official SARIF 2.1.0 schema (with format
-checking), JUnit documents against two published JUnit XML schemas; see tests/data/README.md.
+checking), JUnit documents against two published JUnit XML schemas, rdjson against
+reviewdog's schema and GitLab reports against the fields GitLab documents; see
+tests/data/README.md.
 """
 
 from __future__ import annotations
@@ -77,7 +80,8 @@ def outside_any_git_repository(folder: Path) -> bool:
 
 def test_help_lists_every_format() -> None:
     result = run_torchlint("check", "--help")
-    for name in ("full", "concise", "json", "json-lines", "sarif", "github", "junit"):
+    for name in ("full", "concise", "json", "json-lines", "sarif", "github", "junit", "grouped", "gitlab", "rdjson",
+                 "azure", "pylint"):
         assert name in result.stdout
     assert "GITHUB_ACTIONS" in result.stdout
 
@@ -460,3 +464,95 @@ def test_junit_without_files(project) -> None:
     project.write("notes.txt", "nothing to lint")
     root = junit(project)
     assert root.tag == "testsuites" and list(root) == []
+
+
+# -- gitlab, rdjson, azure, pylint, grouped ----------------------------------------------------
+
+RDJSON_VALIDATOR = jsonschema.Draft4Validator(json.loads((DATA / "rdjson-DiagnosticResult.json").read_text("utf-8")))
+GITLAB_VALIDATOR = jsonschema.Draft7Validator(json.loads((DATA / "gitlab-code-quality.schema.json").read_text("utf-8")))
+
+
+def document(project: Project, output_format: str, validator, *args: str, cwd: Path | None = None):
+    result = project.run("check", "--isolated", "--output-format", output_format, *args, cwd=cwd or project.root)
+    assert result.returncode in (0, 1), result.stderr
+    found = json.loads(result.stdout)  # the whole of standard output
+    errors = list(validator.iter_errors(found))
+    assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors)
+    return found
+
+
+def test_gitlab_code_quality_report(project) -> None:
+    project.write("src/train.py", ALIAS)
+    issues = document(project, "gitlab", GITLAB_VALIDATOR)
+    expected = [(item["code"], item["location"]["row"], item["end_location"]["row"]) for item in json_findings(project)]
+    assert [(issue["check_name"], issue["location"]["lines"]["begin"], issue["location"]["lines"]["end"])
+            for issue in issues] == expected
+    assert {issue["location"]["path"] for issue in issues} == {"src/train.py"}
+    assert len({issue["fingerprint"] for issue in issues}) == len(issues) == 4
+    assert all(issue["description"].startswith(issue["check_name"] + " ") for issue in issues)
+    # Inside GitLab CI the paths are relative to the project directory, wherever torchlint runs.
+    ci = project.run("check", "--isolated", "--output-format", "gitlab", "train.py", cwd=project.root / "src",
+                     env={"CI_PROJECT_DIR": str(project.root)})
+    assert {issue["location"]["path"] for issue in json.loads(ci.stdout)} == {"src/train.py"}
+    assert document(project, "gitlab", GITLAB_VALIDATOR, "--select", "TL205") == []
+
+
+def test_gitlab_fingerprints_survive_line_shifts(project) -> None:
+    project.write("train.py", ALIAS)
+    before = [issue["fingerprint"] for issue in document(project, "gitlab", GITLAB_VALIDATOR)]
+    project.write("train.py", "# a header\n\n" + ALIAS)
+    assert [issue["fingerprint"] for issue in document(project, "gitlab", GITLAB_VALIDATOR)] == before
+
+
+def test_rdjson_has_utf8_columns_and_fixes_as_suggestions(project) -> None:
+    project.write("train.py", ALIAS)
+    found = document(project, "rdjson", RDJSON_VALIDATOR)
+    assert found["source"]["name"] == "torchlint"
+    by_line = {d["location"]["range"]["start"]["line"]: d for d in found["diagnostics"]}
+    # line 6 is `label = "😀"; print(a.data.cpu().numpy())`: the emoji is 4 bytes, 1 character
+    data_read = by_line[6]
+    assert data_read["code"]["value"] == "TL101" and data_read["code"]["url"].endswith("TL101-data-read.md")
+    assert data_read["location"]["range"]["start"]["column"] == 20 + 3
+    (suggestion,) = data_read["suggestions"]
+    line = ALIAS.splitlines()[5].encode("utf-8")
+    start, end = suggestion["range"]["start"]["column"], suggestion["range"]["end"]["column"]
+    fixed = (line[:start - 1] + suggestion["text"].encode("utf-8") + line[end - 1:]).decode("utf-8")
+    assert fixed == 'label = "😀"; print(a.detach().cpu().numpy())'
+    assert document(project, "rdjson", RDJSON_VALIDATOR, "--select", "TL205")["diagnostics"] == []
+
+
+def test_rdjson_schema_check_is_real() -> None:
+    assert list(RDJSON_VALIDATOR.iter_errors({"diagnostics": [{"severity": "LOUD"}]}))
+    assert list(GITLAB_VALIDATOR.iter_errors([{"description": "x", "check_name": "TL101", "fingerprint": "f",
+                                              "severity": "major", "location": {"path": "/abs.py",
+                                                                                "lines": {"begin": 1}}}]))
+
+
+def test_azure_logging_commands(project) -> None:
+    project.write("train.py", ALIAS)
+    result = project.run("check", "--isolated", "--output-format", "azure")
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert len(lines) == len(json_findings(project)) and all(line.startswith("##vso[task.logissue ") for line in lines)
+    assert lines[0] == ("##vso[task.logissue type=error;sourcepath=train.py;linenumber=6;columnnumber=20;code=TL101;]"
+                        "`a.data` is an alias autograd does not track; use `a.detach()`")
+    assert "%0A" not in lines[0] and "Found" not in result.stdout  # no summary after the commands
+
+
+def test_pylint_lines(project) -> None:
+    project.write("train.py", ALIAS)
+    result = project.run("check", "--isolated", "--output-format", "pylint")
+    assert result.returncode == 1
+    assert result.stdout.splitlines()[0].startswith("train.py:6: [TL101] `a.data`")
+    assert all(re.fullmatch(r"train\.py:\d+: \[TL\d{3}\] .+", line) for line in result.stdout.splitlines())
+
+
+def test_grouped_lists_findings_under_their_file(project) -> None:
+    project.write("a.py", ALIAS)
+    project.write("b.py", CLEAN)
+    project.write("c.py", "import torch\nx = torch.ones(1)\ny = x.data\n")
+    result = project.run("check", "--isolated", "--output-format", "grouped")
+    assert result.returncode == 1
+    text = result.stdout
+    assert text.startswith("a.py:\n  6:20 TL101 ") and "\nc.py:\n  3:5 TL101 " in text and "b.py" not in text
+    assert "Found " in text  # a human format: the summary follows

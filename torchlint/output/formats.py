@@ -1,4 +1,5 @@
-"""Output formats for CI systems: SARIF 2.1.0, GitHub workflow commands, JUnit XML.
+"""Output formats for CI systems: SARIF 2.1.0, GitHub workflow commands, JUnit XML, GitLab
+Code Quality, reviewdog's rdjson, Azure Pipelines logging commands, pylint's line format.
 
 SARIF and GitHub annotations name files relative to the source root: the git repository
 that contains the working directory, or the working directory itself outside a repository.
@@ -299,3 +300,98 @@ def _sarif_fix(d: Diagnostic, report: FileReport, location: dict) -> dict:
         "artifactChanges": [{"artifactLocation": location, "replacements": replacements}],
         "properties": {"applicability": d.fix.applicability.value},
     }
+
+
+# -- GitLab Code Quality, reviewdog (rdjson), Azure Pipelines, pylint -------------------------
+
+def _cell_prefix(d: Diagnostic) -> str:
+    """Rows of a notebook's cell are not rows of the notebook file: say where in the cell."""
+    return f"cell {d.cell}:{d.row}:{d.column}: " if d.cell is not None else ""
+
+
+def write_gitlab(reports: Iterable[FileReport], out: TextIO) -> None:
+    """A GitLab Code Quality report: the subset of the Code Climate issue format that
+    GitLab reads (https://docs.gitlab.com/ci/testing/code_quality/), paths relative to
+    the repository root (``CI_PROJECT_DIR`` inside GitLab CI)."""
+    project = os.environ.get("CI_PROJECT_DIR")
+    root = Path(project) if project else source_root()[0]
+    issues = []
+    for report in reports:
+        path = root_relative(report.filename, root) or report.path
+        occurrences: dict[tuple[str, str, str], int] = {}
+        for d in report.diagnostics:
+            lines = {"begin": d.row, "end": d.end_row} if d.cell is None else {"begin": 1}
+            issues.append({
+                "type": "issue",
+                "check_name": d.code,
+                "description": f"{_cell_prefix(d)}{d.code} {d.message}",
+                "content": {"body": d.url},
+                "categories": ["Bug Risk"],
+                "severity": "major" if d.code != UNLINTABLE_FILE else "critical",
+                "fingerprint": _fingerprint(d, report, occurrences),
+                "location": {"path": path, "lines": lines},
+            })
+    json.dump(issues, out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
+def _utf8_column(report: FileReport, row: int, column: int, cell: Optional[int]) -> int:
+    """reviewdog counts columns in UTF-8 bytes, from 1."""
+    line = report.line(row, cell)
+    if line is None:
+        return column
+    return len(line[:column - 1].encode("utf-8", "surrogatepass")) + 1
+
+
+def write_rdjson(reports: Iterable[FileReport], out: TextIO) -> None:
+    """reviewdog's Diagnostic Format (rdjson), with each fix as a suggestion."""
+    diagnostics = []
+    for report in reports:
+        for d in report.diagnostics:
+            def position(row: int, column: int) -> dict:
+                return {"line": row, "column": _utf8_column(report, row, column, d.cell)}
+
+            item = {
+                "message": f"{_cell_prefix(d)}{d.message}",
+                "location": {"path": report.path,
+                             "range": {"start": position(d.row, d.column), "end": position(d.end_row, d.end_column)}},
+                "severity": "WARNING",
+                "code": {"value": d.code, "url": d.url},
+            }
+            if d.fix_edits and d.cell is None:
+                item["suggestions"] = [{"range": {"start": position(row, column), "end": position(end_row, end_column)},
+                                        "text": content}
+                                       for row, column, end_row, end_column, content in d.fix_edits]
+            diagnostics.append(item)
+    json.dump({"source": {"name": "torchlint", "url": INFORMATION_URI}, "severity": "WARNING",
+               "diagnostics": diagnostics}, out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
+def _azure_message(text: str) -> str:
+    return text.replace("%", "%AZP25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _azure_property(text: str) -> str:
+    return _azure_message(text).replace(";", "%3B").replace("]", "%5D")
+
+
+def write_azure(reports: Iterable[FileReport], out: TextIO) -> None:
+    """Azure Pipelines logging commands: ``##vso[task.logissue type=error;sourcepath=F;
+    linenumber=L;columnnumber=C;code=TL102;]message``."""
+    for report in reports:
+        for d in report.diagnostics:
+            properties = {"type": "error", "sourcepath": report.path}
+            if d.cell is None:
+                properties.update(linenumber=d.row, columnnumber=d.column)
+            properties["code"] = d.code
+            rendered = "".join(f"{key}={_azure_property(str(value))};" for key, value in properties.items())
+            out.write(f"##vso[task.logissue {rendered}]{_azure_message(_cell_prefix(d) + d.message)}\n")
+
+
+def write_pylint(reports: Iterable[FileReport], out: TextIO) -> None:
+    """``path:line: [CODE] message``, the line format pylint's parsable output uses."""
+    for report in reports:
+        for d in report.diagnostics:
+            message = f"{_cell_prefix(d)}{d.message}".replace("\n", " ")
+            out.write(f"{report.path}:{d.row}: [{d.code}] {message}\n")

@@ -11,7 +11,9 @@ from typing import Iterable, Optional, TextIO
 
 from torchlint.framework.catalogue import names as rule_names
 from torchlint.framework.diagnostics import Applicability, Diagnostic, FileReport, Note
-from torchlint.output.formats import write_github, write_junit, write_sarif
+from torchlint.output.formats import (
+    write_azure, write_github, write_gitlab, write_junit, write_pylint, write_rdjson, write_sarif,
+)
 
 
 def _marker(diagnostic: Diagnostic) -> str:
@@ -79,6 +81,20 @@ def write_concise(reports: Iterable[FileReport], out: TextIO) -> None:
             out.write(f"{d.path}:{d.row}:{d.column}: {d.code} {_marker(d)}{_shown(d.message)}{verdict}\n")
 
 
+def write_grouped(reports: Iterable[FileReport], out: TextIO) -> None:
+    """The findings under their file's name, one line each, as ruff's grouped format."""
+    for report in reports:
+        if not report.diagnostics:
+            continue
+        out.write(f"{report.path}:\n")
+        width = max(len(f"{d.row}:{d.column}") for d in report.diagnostics)
+        for d in report.diagnostics:
+            where = f"{d.row}:{d.column}" if d.cell is None else f"cell {d.cell}:{d.row}:{d.column}"
+            verdict = f" [{d.runtime['verdict']}]" if d.runtime else ""
+            out.write(f"  {where.ljust(width)} {d.code} {_marker(d)}{_shown(d.message)}{verdict}\n")
+        out.write("\n")
+
+
 def write_full(reports: Iterable[FileReport], out: TextIO) -> None:
     for report in reports:
         for d in report.diagnostics:
@@ -140,10 +156,15 @@ WRITERS = {
     "sarif": write_sarif,
     "github": write_github,
     "junit": write_junit,
+    "grouped": write_grouped,
+    "gitlab": write_gitlab,
+    "rdjson": write_rdjson,
+    "azure": write_azure,
+    "pylint": write_pylint,
 }
 OUTPUT_FORMATS = tuple(WRITERS)
 # Read by programs: nothing but the document goes to standard output.
-MACHINE_FORMATS = ("json", "json-lines", "sarif", "junit")
+MACHINE_FORMATS = ("json", "json-lines", "sarif", "junit", "gitlab", "rdjson", "azure", "pylint")
 # --statistics prints counts per rule, which only these can show.
 STATISTICS_FORMATS = ("full", "concise", "json", "json-lines")
 
