@@ -147,3 +147,61 @@ def test_add_noqa_reports_a_file_it_could_not_read(project) -> None:
     assert result.returncode == 0, result.stderr  # bad.py is a TL000 note: nothing to add there
     assert "Added 1 noqa directive to 1 file." in result.stdout
     assert json.loads(project.run("check", "--output-format", "json", "good.py").stdout) == []
+
+
+BASE = '''\
+import torch
+from torch.autograd import Variable
+
+x = Variable(torch.ones(3))
+y = x.data
+loss = x.sum()
+print(loss.data[0])
+'''
+
+
+def test_a_baseline_records_todays_findings_and_fails_only_on_new_ones(project) -> None:
+    path = project.write("src/train.py", BASE)
+    first = project.run("check", "--baseline", "baseline.json")
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "recorded 4 findings in the baseline baseline.json" in first.stderr
+    recorded = json.loads((project.root / "baseline.json").read_text())
+    assert recorded["torchlint-baseline"] == 1
+    assert [(entry["file"], entry["code"], entry["line"]) for entry in recorded["findings"]] == [
+        ("src/train.py", "TL201", 2), ("src/train.py", "TL201", 4), ("src/train.py", "TL101", 5),
+        ("src/train.py", "TL203", 7)]
+    again = project.run("check", "--baseline", "baseline.json")
+    assert again.returncode == 0 and "4 findings in the baseline baseline.json not shown" in again.stderr
+    # Lines move and are re-indented: the same findings. A new line is a new finding.
+    path.write_text("# a header\n\n" + BASE.replace("y = x.data", "y = x.data  ") + "z = x.data\n")
+    moved = project.run("check", "--baseline", "baseline.json", "--output-format", "json")
+    assert moved.returncode == 1
+    assert [(item["code"], item["location"]["row"]) for item in moved.json()] == [("TL101", 10)]
+    assert json.loads((project.root / "baseline.json").read_text()) == recorded  # nothing gone
+
+
+def test_a_baseline_shrinks_as_findings_are_fixed(project) -> None:
+    path = project.write("train.py", BASE)
+    assert project.run("check", "--baseline", "baseline.json").returncode == 0
+    path.write_text(BASE.replace("print(loss.data[0])", "print(loss.item())"))
+    # A run of other rules says nothing of TL203: its entry stays until a run looks for it.
+    assert project.run("check", "--baseline", "baseline.json", "--select", "TL2", "--ignore", "TL203").returncode == 0
+    assert len(json.loads((project.root / "baseline.json").read_text())["findings"]) == 4
+    shrunk = project.run("check", "--baseline", "baseline.json")
+    assert shrunk.returncode == 0 and "1 finding of the baseline baseline.json is gone" in shrunk.stderr
+    assert [entry["code"] for entry in json.loads((project.root / "baseline.json").read_text())["findings"]] \
+        == ["TL201", "TL201", "TL101"]
+    # The fixed finding cannot come back unnoticed.
+    path.write_text(BASE)
+    back = project.run("check", "--baseline", "baseline.json", "--output-format", "concise")
+    assert back.returncode == 1 and back.stdout.startswith("train.py:7:7: TL203")
+
+
+def test_a_baseline_that_is_not_one_is_a_clear_error(project) -> None:
+    project.write("train.py", BASE)
+    project.write("baseline.json", '{"findings": 3}')
+    result = project.run("check", "--baseline", "baseline.json")
+    assert result.returncode == 2 and "not a torchlint baseline" in result.stderr
+    for flags in (["--diff"], ["--add-noqa"]):
+        assert project.run("check", "--baseline", "b.json", *flags).returncode == 2
+    assert project.run("check", "--baseline", "b.json", "-", stdin=b"import torch\n").returncode == 2

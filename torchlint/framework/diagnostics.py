@@ -8,6 +8,8 @@ files are all cached never imports the parser.
 from __future__ import annotations
 
 import enum
+import functools
+import hashlib
 import textwrap
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
@@ -246,3 +248,31 @@ def _diagnostic_from_data(data: dict) -> Diagnostic:
         cell=int(data["cell"]) if data["cell"] is not None else None,
         since=str(data["since"]) if data.get("since") is not None else None,
     )
+
+
+def fingerprints(report: FileReport) -> list[str]:
+    """One fingerprint per diagnostic of ``report``, in order, stable when lines move: the
+    rule, the finding's source line with whitespace normalized, and how many earlier
+    findings in the file share both (SARIF's partialFingerprints, GitLab's fingerprint,
+    the baseline's entries)."""
+    occurrences: dict[tuple[str, str, str], int] = {}
+    found = []
+    for d in report.diagnostics:
+        line = report.line(d.row, d.cell)
+        key = (d.code, d.name, _normalized(line) if line is not None else "")
+        occurrence = occurrences.get(key, 0)
+        occurrences[key] = occurrence + 1
+        digest = _digest_of(*key).copy()  # a long line with many findings is hashed once
+        digest.update(f"\0{occurrence}".encode())
+        found.append(digest.hexdigest()[:32])
+    return found
+
+
+@functools.lru_cache(maxsize=256)
+def _normalized(line: str) -> str:
+    return " ".join(line.split())
+
+
+@functools.lru_cache(maxsize=256)
+def _digest_of(code: str, name: str, text: str):
+    return hashlib.sha256(f"{code}\0{name}\0{text}".encode("utf-8", "surrogatepass"))

@@ -156,6 +156,7 @@ def _silence_stdout() -> None:
 @click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when anything was fixed, even if nothing remains.")
 @click.option("--add-noqa", is_flag=True, help="Add a `# noqa: CODES` directive to every line with findings, so that "
                                                   "only new findings fail.")
+@click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path), help="Findings recorded in this file fail no run: the first run records them, later runs report only new ones and drop the entries of findings that are gone.")
 @click.option("--noqa-reason", metavar="TEXT", help="With --add-noqa: a comment after each directive it adds "
                                                     "(`# noqa: TL101  # TEXT`).")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N", help="Lint in N processes (default: the number of CPUs; 1 lints in this process).")
@@ -199,6 +200,7 @@ def check(
     show_fixes: bool,
     exit_non_zero_on_fix: bool,
     add_noqa: bool,
+    baseline: Optional[Path],
     noqa_reason: Optional[str],
     jobs: Optional[int],
     cache_dir: Optional[Path],
@@ -218,6 +220,9 @@ def check(
     if diff and (fix or fix_only):
         raise click.UsageError("--diff shows fixes without applying them; it cannot be combined with --fix or --fix-only")
     runtime_options = _runtime_options(runtime, entry, runtime_timeout, runtime_memory, runtime_jobs, runtime_scripts)
+    if baseline is not None and (add_noqa or diff):
+        raise click.UsageError(f"--baseline hides recorded findings; it cannot be combined with "
+                               f"{'--add-noqa' if add_noqa else '--diff'}")
     if noqa_reason is not None and not add_noqa:
         raise click.UsageError("--noqa-reason is the comment --add-noqa writes; give --add-noqa too")
     if add_noqa:
@@ -259,8 +264,9 @@ def check(
         if use_stdin:
             if proving:
                 raise click.UsageError("--runtime with --fix or --diff runs files; it cannot read standard input")
-            if add_noqa:
-                raise click.UsageError("--add-noqa edits files; it cannot read standard input")
+            if add_noqa or baseline is not None:
+                raise click.UsageError(f"{'--add-noqa' if add_noqa else '--baseline'} works on files; it cannot read "
+                                       f"standard input")
             reports = _lint_stdin(resolver, stdin_filename, force_exclude, plan, keep_source, limits, parser)
         else:
             cache_folder = None if no_cache else _cache_folder(cache_dir, resolver)
@@ -292,6 +298,8 @@ def check(
     if add_noqa:
         _add_noqa(reports, resolver, noqa_reason or "", quiet)
         return
+    if baseline is not None:
+        _apply_baseline(baseline, reports, resolver)
     if runtime_options is not None and runtime is None:
         runtime = _run_runtime(reports, runtime_options, resolver, quiet, parser)
     runtime_note = runtime.note if runtime is not None else None
@@ -353,6 +361,29 @@ def check(
         sys.exit(EXIT_FINDINGS)
     has_findings = any(report.diagnostics for report in reports) and not fix_only
     sys.exit(EXIT_FINDINGS if has_findings and not exit_zero else EXIT_CLEAN)
+
+
+def _apply_baseline(path: Path, reports: list[FileReport], resolver: SettingsResolver) -> None:
+    """Record the findings in a new baseline, or hide those an existing one has (and drop
+    its entries whose findings are gone); what was done goes to standard error."""
+    from torchlint.engine.baseline import Baseline, BaselineError
+
+    try:
+        if not path.exists():
+            recorded = Baseline(path).record(reports)
+            click.echo(f"torchlint: recorded {count(recorded, 'finding')} in the baseline {path}; later runs "
+                       f"report only new ones", err=True)
+            return
+        hidden, dropped = Baseline.load(path).apply(
+            reports, lambda file: frozenset(resolver.for_file(file).codes_for(file)))
+    except BaselineError as error:
+        _fail(str(error))
+        return
+    if dropped:
+        click.echo(f"torchlint: {count(dropped, 'finding')} of the baseline {path} {'is' if dropped == 1 else 'are'} "
+                   f"gone: removed from it", err=True)
+    if hidden:
+        click.echo(f"torchlint: {count(hidden, 'finding')} in the baseline {path} not shown", err=True)
 
 
 def _open_output(path: Path):

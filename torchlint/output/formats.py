@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import hashlib
 import json
 import os
 import re
@@ -23,7 +22,7 @@ from urllib.parse import quote
 
 from torchlint import DOCUMENTATION_URL, __version__
 from torchlint.syntax.source import printable
-from torchlint.framework.diagnostics import UNLINTABLE_FILE, Diagnostic, FileReport, Note
+from torchlint.framework.diagnostics import UNLINTABLE_FILE, Diagnostic, FileReport, Note, fingerprints
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -146,9 +145,8 @@ def write_sarif(reports: Iterable[FileReport], out: TextIO) -> None:
     results = []
     for report in reports:
         location = _artifact_location(report, root)
-        occurrences: dict[tuple[str, str, str], int] = {}
-        for d in report.diagnostics:
-            results.append(_sarif_result(d, report, location, rule_index, occurrences))
+        for d, fingerprint in zip(report.diagnostics, fingerprints(report)):
+            results.append(_sarif_result(d, report, location, rule_index, fingerprint))
     errors = [report.internal_error for report in reports if report.internal_error]
     run = {
         "tool": {"driver": {
@@ -232,31 +230,8 @@ def _region(report: FileReport, row: int, column: int, end_row: Optional[int] = 
     return region
 
 
-def _fingerprint(d: Diagnostic, report: FileReport, occurrences: dict[tuple[str, str, str], int]) -> str:
-    """Stable when lines move: the rule, the finding's source line with whitespace
-    normalized, and how many earlier findings in the file share both."""
-    line = report.line(d.row, d.cell)
-    text = _normalized(line) if line is not None else ""
-    key = (d.code, d.name, text)
-    occurrence = occurrences.get(key, 0)
-    occurrences[key] = occurrence + 1
-    digest = _digest_of(*key).copy()  # a long line with many findings is hashed once
-    digest.update(f"\0{occurrence}".encode())
-    return digest.hexdigest()[:32]
-
-
-@functools.lru_cache(maxsize=256)
-def _normalized(line: str) -> str:
-    return " ".join(line.split())
-
-
-@functools.lru_cache(maxsize=256)
-def _digest_of(code: str, name: str, text: str):
-    return hashlib.sha256(f"{code}\0{name}\0{text}".encode("utf-8", "surrogatepass"))
-
-
 def _sarif_result(d: Diagnostic, report: FileReport, location: dict, rule_index: dict[str, int],
-                  occurrences: dict[tuple[str, str, str], int]) -> dict:
+                  fingerprint: str) -> dict:
     def note_location(index: int, note: Note) -> dict:
         return {"id": index, "message": {"text": note.message}, "physicalLocation": {
             "artifactLocation": location, "region": _region(report, note.row, note.column)}}
@@ -274,7 +249,7 @@ def _sarif_result(d: Diagnostic, report: FileReport, location: dict, rule_index:
         "level": "error",
         "message": {"text": message},
         "locations": [{"physicalLocation": physical}],
-        "partialFingerprints": {"torchlintFingerprint/v1": _fingerprint(d, report, occurrences)},
+        "partialFingerprints": {"torchlintFingerprint/v1": fingerprint},
     }
     if d.code in rule_index:
         result["ruleIndex"] = rule_index[d.code]
@@ -318,8 +293,7 @@ def write_gitlab(reports: Iterable[FileReport], out: TextIO) -> None:
     issues = []
     for report in reports:
         path = root_relative(report.filename, root) or report.path
-        occurrences: dict[tuple[str, str, str], int] = {}
-        for d in report.diagnostics:
+        for d, fingerprint in zip(report.diagnostics, fingerprints(report)):
             lines = {"begin": d.row, "end": d.end_row} if d.cell is None else {"begin": 1}
             issues.append({
                 "type": "issue",
@@ -328,7 +302,7 @@ def write_gitlab(reports: Iterable[FileReport], out: TextIO) -> None:
                 "content": {"body": d.url},
                 "categories": ["Bug Risk"],
                 "severity": "major" if d.code != UNLINTABLE_FILE else "critical",
-                "fingerprint": _fingerprint(d, report, occurrences),
+                "fingerprint": fingerprint,
                 "location": {"path": path, "lines": lines},
             })
     json.dump(issues, out, indent=2, ensure_ascii=False)
