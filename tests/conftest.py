@@ -30,7 +30,8 @@ def run_torchlint(*args: str, cwd: Path | str | None = None, stdin: bytes | None
                   env: dict | None = None, without_root_file_access: bool = False) -> Result:
     """Run `python -m torchlint ARGS` and capture what it prints."""
     environment = dict(os.environ)
-    environment.pop("GITHUB_ACTIONS", None)
+    for variable in ("GITHUB_ACTIONS", "FORCE_COLOR", "NO_COLOR"):  # the machine's own must not change the output
+        environment.pop(variable, None)
     if env:
         environment.update(env)
     completed = subprocess.run(

@@ -23,6 +23,27 @@ def test_full_format_shows_location_source_and_caret(project) -> None:
     assert "\nFound 3 findings in 1 file.\n[*] 2 fixable with the `--fix` option (1 more with `--unsafe-fixes`)." in out
 
 
+def test_full_format_shows_context_and_the_fix_as_a_diff(project) -> None:
+    project.write("train.py", LEGACY)
+    out = project.run("check", "train.py", "--select", "TL203").stdout
+    assert out.startswith("train.py:8:7: TL203 [*] `loss.data[0]` raises IndexError")
+    # two lines of context on each side (the file has 8 lines), then the fix as a diff
+    assert "\n6 | loss = (x * 2).sum()\n7 | loss.backward()\n8 | print(loss.data[0])\n  |       ^^^^^^^^^^^^ TL203\n" in out
+    assert "  = fix (safe, --fix): Replace with `loss.item()`\n8 - print(loss.data[0])\n8 + print(loss.item())\n" in out
+    assert "\x1b[" not in out  # not a terminal: no colour
+
+
+def test_colour_follows_force_color_and_no_color(project) -> None:
+    project.write("train.py", LEGACY)
+    forced = project.run("check", "train.py", env={"FORCE_COLOR": "1"}).stdout
+    assert "\x1b[1;31mTL101\x1b[0m" in forced and "\x1b[32m8 + print(loss.item())\x1b[0m" in forced
+    concise = project.run("check", "train.py", "--output-format", "concise", env={"FORCE_COLOR": "1"}).stdout
+    assert "\x1b[1;31mTL203\x1b[0m" in concise
+    assert "\x1b[" not in project.run("check", "train.py", env={"FORCE_COLOR": "1", "NO_COLOR": "1"}).stdout
+    assert "\x1b[" not in project.run("check", "train.py", env={"FORCE_COLOR": "0"}).stdout
+    assert "\x1b[" not in project.run("check", "train.py", "--output-format", "json", env={"FORCE_COLOR": "1"}).stdout
+
+
 def test_concise_format_is_one_line_each(project) -> None:
     project.write("train.py", LEGACY)
     result = project.run("check", "--output-format", "concise", "train.py")

@@ -70,11 +70,13 @@ def test_a_report_holds_the_lines_it_shows_not_the_whole_file(tmp_path) -> None:
     for workers in (1, 2):
         [(report, _)] = batch.run([job, job], workers)[:1]
         assert report.source is None
+        # The findings' lines with two lines of context each, their notes' and their fixes'.
         rows = {row for d in report.diagnostics
-                for row in (d.row, d.end_row, *(note.row for note in (*d.evidence, *d.related)),
+                for row in (*range(d.row - 2, d.end_row + 3), *(note.row for note in (*d.evidence, *d.related)),
                             *(edit[i] for edit in d.fix_edits for i in (0, 2)))}
-        assert set(report.shown_lines) == rows and 500 not in rows
-        assert all(report.line(row) == path.read_text().splitlines()[row - 1] for row in rows)
+        rows &= set(range(1, path.read_text().count("\n") + 2))  # the empty line after the last break too
+        assert set(report.shown_lines) == rows and 400 not in rows
+        assert all(report.line(row) == path.read_text().split("\n")[row - 1] for row in rows)
     [(kept, _)] = batch.run([job], 1, keep_source=True)
     assert kept.source is not None and kept.source.text == path.read_text()
 

@@ -22,6 +22,39 @@ if TYPE_CHECKING:
 
 _WHITESPACE = re.compile(r"\s+")
 SNIPPET_LENGTH = 60
+# Tokens enough to cut code between them: names, numbers, strings (also cut short),
+# two-character operators, any other character.
+_TOKEN = re.compile(r"""[A-Za-z_][A-Za-z0-9_]*|\d[\w.]*|[rbuRBUfF]*(?:'(?:\\.|[^'\\])*'?|"(?:\\.|[^"\\])*"?)"""
+                    r"""|\*\*|//|->|==|!=|<=|>=|\s+|.""")
+_CLOSING = {"(": ")", "[": "]", "{": "}"}
+
+
+def shortened(text: str, limit: int) -> str:
+    """``text`` (one line of code) in at most ``limit`` characters: cut after an opening
+    bracket, a comma or a whole operand, the brackets it leaves open closed after an
+    ellipsis (`criterion(model.decoder.weight, …)`), never inside a name, a number, a
+    string or an attribute chain."""
+    if len(text) <= limit:
+        return text
+    open_brackets: list[str] = []
+    cut, closing = 0, ""
+    for token in _TOKEN.finditer(text):
+        value = token.group()
+        if value in _CLOSING:
+            open_brackets.append(_CLOSING[value])
+        elif value in (")", "]", "}") and open_brackets:
+            open_brackets.pop()
+        closers = "".join(reversed(open_brackets))
+        if token.end() + 2 + len(closers) > limit:
+            break
+        following = text[token.end():token.end() + 1]
+        if value in ("(", "[", "{", ",") or (  # an argument list opens or goes on
+                (value[0].isalnum() or value[0] in "_'\")]}") and following not in (".", "(", "[")):
+            cut, closing = token.end(), closers  # not inside `a.b`, `f(..)`, `x[..]`: a whole operand
+    if cut == 0:
+        return text[: limit - 1].rstrip() + "…"
+    head = text[:cut].rstrip()
+    return head + (" …" if head.endswith(",") else "…") + closing
 
 
 class ModuleAnalysis:
@@ -90,9 +123,7 @@ class ModuleAnalysis:
             if len(text) > limit or start + size >= end:
                 break
             size *= 4
-        if len(text) > limit:
-            text = text[: limit - 1].rstrip() + "…"
-        return text
+        return shortened(text, limit)
 
     def render(self, step: Step) -> str:
         """A step of this file's evidence as text for another file: "... (pkg/mod.py:12)"."""

@@ -140,6 +140,9 @@ class Diagnostic:
         return (self.path, 0, self.row, self.column, self.code)
 
 
+CONTEXT_LINES = 2  # shown above and below a finding by the full format
+
+
 @dataclass
 class FileReport:
     path: str  # as shown to the user (relative to the working directory when inside it)
@@ -172,9 +175,10 @@ class FileReport:
         rows = set()
         for d in self.diagnostics:
             if d.cell is None:
-                rows.update((d.row, d.end_row))
+                # The finding's lines with CONTEXT_LINES around them, and every line a fix edits.
+                rows.update(range(max(1, d.row - CONTEXT_LINES), d.end_row + CONTEXT_LINES + 1))
                 rows.update(note.row for note in (*d.evidence, *d.related))
-                rows.update(row for edit in d.fix_edits for row in (edit[0], edit[2]))
+                rows.update(row for edit in d.fix_edits for row in range(edit[0], edit[2] + 1))
         if not rows:
             self.shown_lines = {}
             return

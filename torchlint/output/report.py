@@ -11,13 +11,10 @@ from typing import Iterable, Optional, TextIO
 
 from torchlint.framework.catalogue import names as rule_names
 from torchlint.framework.diagnostics import Applicability, Diagnostic, FileReport, Note
+from torchlint.output.terminal import Painter, colour_wanted, marker, shown, write_full
 from torchlint.output.formats import (
     write_azure, write_github, write_gitlab, write_junit, write_pylint, write_rdjson, write_sarif,
 )
-
-
-def _marker(diagnostic: Diagnostic) -> str:
-    return "[*] " if diagnostic.applicable_fix is Applicability.SAFE else ""
 
 
 def _location(row: int, column: int) -> dict:
@@ -75,77 +72,28 @@ def write_json_lines(reports: Iterable[FileReport], out: TextIO) -> None:
 
 
 def write_concise(reports: Iterable[FileReport], out: TextIO) -> None:
+    paint = Painter(colour_wanted(out))
     for report in reports:
         for d in report.diagnostics:
             verdict = f" [{d.runtime['verdict']}]" if d.runtime else ""
-            out.write(f"{d.path}:{d.row}:{d.column}: {d.code} {_marker(d)}{_shown(d.message)}{verdict}\n")
+            out.write(f"{paint(f'{d.path}:{d.row}:{d.column}:', 'path')} {paint(d.code, 'code')} "
+                      f"{paint(marker(d), 'marker')}{shown(d.message)}{verdict}\n")
 
 
 def write_grouped(reports: Iterable[FileReport], out: TextIO) -> None:
     """The findings under their file's name, one line each, as ruff's grouped format."""
+    paint = Painter(colour_wanted(out))
     for report in reports:
         if not report.diagnostics:
             continue
-        out.write(f"{report.path}:\n")
+        out.write(f"{paint(report.path + ':', 'path')}\n")
         width = max(len(f"{d.row}:{d.column}") for d in report.diagnostics)
         for d in report.diagnostics:
             where = f"{d.row}:{d.column}" if d.cell is None else f"cell {d.cell}:{d.row}:{d.column}"
             verdict = f" [{d.runtime['verdict']}]" if d.runtime else ""
-            out.write(f"  {where.ljust(width)} {d.code} {_marker(d)}{_shown(d.message)}{verdict}\n")
+            out.write(f"  {where.ljust(width)} {paint(d.code, 'code')} {paint(marker(d), 'marker')}"
+                      f"{shown(d.message)}{verdict}\n")
         out.write("\n")
-
-
-def write_full(reports: Iterable[FileReport], out: TextIO) -> None:
-    for report in reports:
-        for d in report.diagnostics:
-            line = report.line(d.row, d.cell)
-            out.write(f"{d.path}:{d.row}:{d.column}: {d.code} {_marker(d)}{_shown(d.message)}\n")
-            if line is not None:
-                end = d.end_column if d.end_row == d.row else len(line) + 1
-                text, column, end = _excerpt(line, d.column, end)
-                text = _shown(text.expandtabs(1))  # both keep every character's column
-                width = len(str(d.row))
-                gutter = " " * width
-                caret_length = max(1, end - column)
-                out.write(f"{gutter} |\n")
-                out.write(f"{d.row} | {text}\n")
-                out.write(f"{gutter} | {' ' * (column - 1)}{'^' * caret_length} {d.code}\n")
-                out.write(f"{gutter} |\n")
-                for note in d.evidence:
-                    out.write(f"{gutter} = evidence: {_shown(note.message)} (line {note.row})\n")
-                for note in d.related:
-                    out.write(f"{gutter} = related: {_shown(note.message)} (line {note.row})\n")
-                if d.runtime:
-                    out.write(f"{gutter} = runtime: {d.runtime['verdict']}: {_shown(d.runtime['evidence'])}\n")
-            out.write("\n")
-
-
-# A source line is shown whole up to this many characters; a longer one (minified or
-# generated code) around the finding only, so that the output stays proportional to the
-# number of findings, not to findings x line length.
-_SHOWN_LINE = 160
-_CONTEXT = 40  # characters shown on each side of a finding in a long line
-_CONTROL = {code: "\ufffd" for code in (*range(0x20), *range(0x7F, 0xA0))}
-
-
-def _shown(text: str) -> str:
-    """``text`` without control characters, which a terminal would obey (an escape
-    sequence in a string literal of the linted file)."""
-    return text.translate(_CONTROL) if not text.isprintable() else text
-
-
-def _excerpt(text: str, column: int, end: int) -> tuple[str, int, int]:
-    """The part of ``text`` to show for columns ``column`` to ``end`` (1-based), and those
-    columns in it."""
-    if len(text) <= _SHOWN_LINE:
-        return text, column, end
-    end = min(end, column + _SHOWN_LINE - 2 * _CONTEXT)  # a very long span: its start
-    start = max(0, column - 1 - _CONTEXT)
-    stop = min(len(text), end - 1 + _CONTEXT)
-    head = "…" if start > 0 else ""
-    tail = "…" if stop < len(text) else ""
-    shift = start - len(head)
-    return head + text[start:stop] + tail, column - shift, end - shift
 
 
 WRITERS = {
