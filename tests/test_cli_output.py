@@ -224,3 +224,42 @@ def test_a_crashing_rule_is_an_internal_error_not_a_crash(project) -> None:
     assert "internal error in rule TL999 while linting a.py: ValueError: boom" in completed.stderr
     assert "a.py:1:1: TL000 a.py was not linted: internal error in rule TL999: ValueError: boom" in completed.stdout
     assert "b.py:2:7: TL101" in completed.stdout
+
+
+def _with_stderr_on_a_terminal(project, *args: str) -> tuple[str, bytes]:
+    """Run torchlint with standard output a pipe and standard error a pseudo-terminal."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    leader, follower = pty.openpty()
+    environment = {key: value for key, value in os.environ.items()
+                   if key not in ("GITHUB_ACTIONS", "FORCE_COLOR", "NO_COLOR")}
+    environment["TERM"] = "xterm"
+    completed = subprocess.run([sys.executable, "-m", "torchlint", *args], cwd=project.root, stdout=subprocess.PIPE,
+                               stderr=follower, env=environment, timeout=300)
+    os.close(follower)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(leader)
+    return completed.stdout.decode(), seen
+
+
+def test_a_plain_check_of_many_files_shows_progress_on_a_terminal(project) -> None:
+    for index in range(220):
+        project.write(f"pkg/m{index}.py", "import torch\nx = torch.ones(1)\n")
+    stdout, terminal = _with_stderr_on_a_terminal(project, "check", "--isolated", "--no-cache", "-j1", ".")
+    assert stdout == "All checks passed!\n"  # the findings' output is untouched
+    assert b"torchlint: 220 of 220 files" in terminal and terminal.endswith(b"\r\x1b[K")
+    _, quiet_terminal = _with_stderr_on_a_terminal(project, "check", "--isolated", "--no-cache", "-q", ".")
+    assert b"files" not in quiet_terminal
+    # Standard error a pipe (CI logs): no progress line.
+    assert project.run("check", "--isolated", "--no-cache", ".").stderr == ""

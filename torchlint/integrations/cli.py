@@ -284,7 +284,7 @@ def check(
                           if report.path in runtime.proofs and runtime.proofs[report.path].vetoed]
             reports = _lint_paths(resolver, list(paths) or ["."], force_exclude, show_files, plan, workers,
                                   cache_folder, keep_source, limits, parser,
-                                  skip={report.filename for report in vetoed})
+                                  skip={report.filename for report in vetoed}, progress=not quiet)
             if reports is None:
                 return
             if proving:
@@ -606,8 +606,10 @@ def _cache_folder(given: Optional[Path], resolver: SettingsResolver) -> Path:
 def _lint_paths(resolver: SettingsResolver, paths: list[str], force_exclude: Optional[bool],
                 show_files: bool, plan: FixPlan, workers: int,
                 cache_folder: Optional[Path], keep_source: bool,
-                limits: batch.FileLimits, parser: str, skip: frozenset = frozenset()) -> Optional[list[FileReport]]:
-    """``skip``: files (as reports name them) left out of this pass."""
+                limits: batch.FileLimits, parser: str, skip: frozenset = frozenset(),
+                progress: bool = False) -> Optional[list[FileReport]]:
+    """``skip``: files (as reports name them) left out of this pass. With ``progress``, a
+    run of many files shows how far it got on standard error, when that is a terminal."""
     found = discover(paths, resolver, force_exclude)
     if skip:
         found.files = [candidate for candidate in found.files if str(candidate.path) not in skip]
@@ -620,11 +622,50 @@ def _lint_paths(resolver: SettingsResolver, paths: list[str], force_exclude: Opt
         reports.append(FileReport(problem.display, [unlintable(problem.display, problem.reason)],
                                   filename=str(problem.path)))
     jobs = batch.jobs_for(found.files, parser)
+    line = _ProgressLine(len(jobs)) if progress and len(jobs) >= _ProgressLine.FILES and _stderr_is_a_terminal() \
+        else None
     for report, outcome in batch.run(jobs, workers, plan.fix_mode, cache_folder, keep_source, limits):
         if outcome is not None:
             plan.outcomes[id(report)] = outcome
         reports.append(report)
+        if line is not None:
+            line.advance()
+    if line is not None:
+        line.clear()
     return reports
+
+
+def _stderr_is_a_terminal() -> bool:
+    try:
+        return sys.stderr.isatty() and os.environ.get("TERM") != "dumb"
+    except (AttributeError, ValueError):
+        return False
+
+
+class _ProgressLine:
+    """``torchlint: 1,200 of 5,000 files`` on standard error, redrawn at most ten times a
+    second and erased at the end, for a plain check of many files on a terminal."""
+
+    FILES = 200  # fewer files lint in about a second: no line
+
+    def __init__(self, total: int):
+        self.total = total
+        self.done = 0
+        self.shown_at = 0.0
+
+    def advance(self) -> None:
+        import time
+
+        self.done += 1
+        now = time.monotonic()
+        if now - self.shown_at >= 0.1 or self.done == self.total:
+            self.shown_at = now
+            sys.stderr.write(f"\r\x1b[Ktorchlint: {self.done:,} of {self.total:,} files")
+            sys.stderr.flush()
+
+    def clear(self) -> None:
+        sys.stderr.write("\r\x1b[K")
+        sys.stderr.flush()
 
 
 def _lint_stdin(resolver: SettingsResolver, stdin_filename: Optional[str],
