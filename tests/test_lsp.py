@@ -247,6 +247,24 @@ def test_unparsable_buffer_gets_tl000_and_the_server_goes_on(client, workspace):
     assert [d["code"] for d in client.change(uri, BAD, version=2)] == ["TL203"]
 
 
+def test_findings_stay_marked_stale_while_the_buffer_does_not_parse(client, workspace):
+    uri = uri_of(workspace, "typing.py")
+    [finding] = client.open(uri, BAD)
+    assert finding["code"] == "TL203" and finding["severity"] == 2
+    typing = BAD + "def half(:\n"  # the user is typing: the buffer does not parse for a moment
+    found = client.change(uri, typing, version=2)
+    assert sorted(d["code"] for d in found) == ["TL000", "TL203"]
+    [stale] = [d for d in found if d["code"] == "TL203"]
+    assert stale["message"].endswith("(stale: from before the syntax error)")
+    assert stale["severity"] == 3 and stale["range"] == finding["range"]
+    # Parsing again: the fresh findings, nothing stale.
+    [fresh] = client.change(uri, BAD + "def half(x):\n    return x / 2\n", version=3)
+    assert fresh["code"] == "TL203" and "stale" not in fresh["message"]
+    # A file that never parsed has nothing to keep.
+    [only] = client.open(uri_of(workspace, "never.py"), "def f(:\n")
+    assert only["code"] == "TL000"
+
+
 def test_configuration_of_the_files_folder_applies(client, workspace):
     project = workspace / "configured"
     project.mkdir()

@@ -100,8 +100,22 @@ class _Document:
     def source(text: str) -> SourceText:
         return SourceText(text, "utf-8", text.encode("utf-8", "surrogatepass"))
 
-    def lsp_diagnostics(self) -> list[types.Diagnostic]:
+    @property
+    def parses(self) -> bool:
+        """False while the buffer has a syntax error (its report is the TL000 that says so)."""
+        return not any(d.code == "TL000" and "was not linted: syntax error" in d.message
+                       for d in self.report.diagnostics)
+
+    def lsp_diagnostics(self, last_good: Optional["_Document"] = None) -> list[types.Diagnostic]:
+        """The findings; while the buffer does not parse, also the findings of ``last_good``
+        (the last version that parsed), marked stale, so they do not vanish while typing."""
         found = [self._to_lsp(diagnostic) for diagnostic in self.report.diagnostics]
+        if last_good is not None and not self.parses:
+            for diagnostic in last_good.report.diagnostics:
+                stale = last_good._to_lsp(diagnostic)
+                stale.message = f"{diagnostic.message} (stale: from before the syntax error)"
+                stale.severity = types.DiagnosticSeverity.Information
+                found.append(stale)
         if self.config_error:
             found.append(types.Diagnostic(
                 range=types.Range(types.Position(0, 0), types.Position(0, 0)),
@@ -285,6 +299,9 @@ class TorchlintServer(LanguageServer):
         # uri -> the last lint of that buffer: editors ask for code actions on every
         # cursor move, and the text has usually not changed since it was published.
         self.linted: dict[str, _Document] = {}
+        # uri -> the last lint of that buffer that parsed: its findings stay, marked stale,
+        # while the buffer has a syntax error (as ruff keeps reporting while one types).
+        self.last_good: dict[str, _Document] = {}
 
     def lint(self, uri: str, reuse: bool = False) -> _Document:
         text = self.workspace.get_text_document(uri).source
@@ -292,6 +309,8 @@ class TorchlintServer(LanguageServer):
         if reuse and document is not None and document.text == text:
             return document
         document = self.linted[uri] = _Document(self, uri, text)
+        if document.parses and not document.skipped:
+            self.last_good[uri] = document
         if document.report.internal_error:
             self.window_log_message(types.LogMessageParams(types.MessageType.Error, document.report.internal_error))
         return document
@@ -300,7 +319,8 @@ class TorchlintServer(LanguageServer):
         document = self.lint(uri)
         version = self.workspace.get_text_document(uri).version
         self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=document.lsp_diagnostics(), version=version)
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=document.lsp_diagnostics(self.last_good.get(uri)),
+                                           version=version)
         )
 
 
@@ -322,6 +342,7 @@ def create_server() -> TorchlintServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: TorchlintServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.linted.pop(params.text_document.uri, None)
+        ls.last_good.pop(params.text_document.uri, None)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
 
     @server.feature(
