@@ -205,21 +205,21 @@ def test_fix_adds_the_import_to_the_first_cell(project) -> None:
     assert sources == ["Legacy\n", "import numpy as np", "v = np.ones(3)"]
 
 
-def test_diff_is_a_patch_of_the_json(project) -> None:
+def test_diff_is_per_cell(project) -> None:
     path = write(project, "train.ipynb", TRAINING)
     original = path.read_bytes()
     result = project.run("check", "--isolated", "--diff", "train.ipynb")
     assert result.returncode == 1
     assert path.read_bytes() == original  # --diff writes nothing
-    assert result.stdout.startswith("--- train.ipynb\n+++ train.ipynb\n")
-    assert '-    "print(loss.data[0])"\n+    "print(loss.item())"\n' in result.stdout
+    # One unified diff per changed cell, named as the findings name it, of the cell's code.
+    assert result.stdout.startswith("--- train.ipynb:cell 4\n+++ train.ipynb:cell 4\n@@ ")
+    assert "\n-print(loss.data[0])\n+print(loss.item())" in result.stdout
+    assert '"source"' not in result.stdout and result.stdout.count("--- ") == 1
     assert "Would fix 1 finding in 1 file." in result.stderr
-    # The diff applies with patch(1) and gives what --fix writes.
-    subprocess.run(["patch", "-s", "-p0"], input=result.stdout.encode(), cwd=project.root, check=True)
-    patched = path.read_bytes()
-    path.write_bytes(original)
+    # It is what --fix writes into that cell.
     project.run("check", "--isolated", "--fix", "train.ipynb")
-    assert path.read_bytes() == patched
+    fixed = json.loads(path.read_text())
+    assert "".join(fixed["cells"][3]["source"]).endswith("print(loss.item())")
 
 
 def test_stdin_notebook(project) -> None:

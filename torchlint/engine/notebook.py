@@ -157,6 +157,19 @@ def read_notebook(data: bytes) -> Notebook:
     return notebook
 
 
+def changed_cells(before: str, after: str) -> list[tuple[int, str, str]]:
+    """(cell number, source before, source after) of each cell whose source differs
+    between two versions of a notebook's JSON text (the number counts every cell, as
+    Jupyter shows them)."""
+    old, new = json.loads(before), json.loads(after)
+    changed = []
+    for number, (was, now) in enumerate(zip(old.get("cells", []), new.get("cells", [])), start=1):
+        source_before, source_after = _source_text(was, number), _source_text(now, number)
+        if source_before != source_after:
+            changed.append((number, source_before, source_after))
+    return changed
+
+
 def _source_text(raw: dict, number: int) -> str:
     source = raw.get("source")
     if isinstance(source, str):

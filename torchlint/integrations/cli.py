@@ -585,7 +585,15 @@ def _finish_diff(reports: list[FileReport], plan: FixPlan, out, quiet: bool) -> 
     for report in reports:
         outcome = plan.outcomes.get(id(report))
         if outcome is not None and outcome.changed:
-            write_diff(report.path, outcome.source.text, outcome.text, out)
+            if report.filename.lower().endswith(".ipynb"):
+                from torchlint.engine.notebook import changed_cells
+
+                # Per cell, as the notebook shows them, not a diff of its JSON.
+                # A cell's last line has no line break by convention: no "\ No newline" notes.
+                for number, before, after in changed_cells(outcome.source.text, outcome.text):
+                    write_diff(f"{report.path}:cell {number}", _ended(before), _ended(after), out)
+            else:
+                write_diff(report.path, outcome.source.text, outcome.text, out)
             changed += 1
             fixes += sum(outcome.fixed.values())
     if not quiet:
@@ -593,6 +601,10 @@ def _finish_diff(reports: list[FileReport], plan: FixPlan, out, quiet: bool) -> 
         click.echo(message, err=True)
     errors = any(outcome.error for outcome in plan.outcomes.values()) or any(r.internal_error for r in reports)
     sys.exit(EXIT_ERROR if errors else EXIT_FINDINGS if changed else EXIT_CLEAN)
+
+
+def _ended(text: str) -> str:
+    return text if not text or text.endswith(("\n", "\r")) else text + "\n"
 
 
 def _cache_folder(given: Optional[Path], resolver: SettingsResolver) -> Path:
