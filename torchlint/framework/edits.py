@@ -200,13 +200,17 @@ def wrap_in_no_grad(ctx: "FileContext", lines: Sequence[cst.SimpleStatementLine]
     lines between the statements move into the block with them."""
     torch, imports = torch_name(ctx)
     start, end = ctx.span(lines[0])[0], ctx.span(lines[-1])[1]
+    # A compound statement (a loop the block goes around) ends after its last line break:
+    # that break stays after the block, or the next statement would be indented into it.
+    closing = ctx.text[start:end][len(ctx.text[start:end].rstrip("\r\n")):]
+    end -= len(closing)
     strings = [ctx.span(node) for line in lines for node in iter_nodes(line)
                if isinstance(node, (cst.SimpleString, cst.FormattedString))]
     pieces = _pieces(ctx, start, end, replacements)
     text, strings = _assemble(ctx, pieces, strings)
     indent = ctx.line_indent(lines[0])
     body = _indented(text, strings, indent, ctx.indent_unit)
-    code = f"with {torch}.no_grad():{ctx.newline}{indent}{ctx.indent_unit}{body}"
+    code = f"with {torch}.no_grad():{ctx.newline}{indent}{ctx.indent_unit}{body}{closing}"
     end_node = lines[-1] if len(lines) > 1 else None
     return (Edit(lines[0], code, end_node=end_node), *imports)
 

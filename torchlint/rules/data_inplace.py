@@ -52,7 +52,11 @@ class DataInplace(Rule):
 
     ## Fix (unsafe)
     Puts the statement under `with torch.no_grad():` (importing torch if needed) and
-    drops `.data`; under `torch.no_grad()` already, only drops `.data`. It is unsafe
+    drops `.data`; under `torch.no_grad()` already, only drops `.data`. Consecutive
+    writes share one block, and a block that would be a loop's whole body (through `if`s
+    that are) goes around the loop instead, once. A write that records nothing anyway
+    only loses `.data`: a `torch.nn.init` function (each fills its tensor under
+    `torch.no_grad()` itself) and a write to a `.grad` (which requires no grad). It is unsafe
     because the write becomes visible to autograd: code whose gradients were silently
     wrong now raises autograd's in-place error instead, which is the point, but a
     behaviour change all the same. Writes through an alias of `.data` are not fixed.
@@ -88,8 +92,8 @@ class DataInplace(Rule):
             import torch
 
             def sgd_step(model, lr):
-                for p in model.parameters():
-                    with torch.no_grad():
+                with torch.no_grad():
+                    for p in model.parameters():
                         p.add_(-lr, p.grad.data)
             """,
             unsafe=True,
@@ -139,16 +143,37 @@ class DataInplace(Rule):
         line = edits.own_line(self.ctx, node)
         if line is None:
             return None
+        if not self._needs_no_grad(line):
+            return Fix(Applicability.UNSAFE, "Drop `.data`: this write records no graph, without `torch.no_grad()` too",
+                       (edits.replace(node, self.ctx.code(node.value)),))
         fix = self._run_fixes.get(id(line))
         if fix is None:
-            # Consecutive writes through `.data` (an init function) share one block.
-            lines = edits.statement_run(self.ctx, line, lambda other: bool(self._fixable_writes(other)))
+            # Consecutive writes through `.data` (an init function) share one block, and a
+            # block that would hold a loop's whole body goes around the loop.
+            lines = edits.statement_run(self.ctx, line, self._needs_no_grad)
             writes = [write for other in lines for write in self._fixable_writes(other)]
             fix = Fix(Applicability.UNSAFE, "Write under `torch.no_grad()` without `.data`",
-                      edits.wrap_in_no_grad(self.ctx, lines, [(write, write.value) for write in writes]))
+                      edits.wrap_in_no_grad(self.ctx, _around_loop(self.ctx, lines),
+                                            [(write, write.value) for write in writes]))
             for other in lines:
                 self._run_fixes[id(other)] = fix
         return fix
+
+    def _needs_no_grad(self, line: cst.SimpleStatementLine) -> bool:
+        """Whether a write of ``line`` would record in the graph without `.data`: not a
+        `torch.nn.init` function (they write under `no_grad` themselves) nor a write to a
+        `.grad` (which requires no grad)."""
+        return any(not self._records_nothing(write) for write in self._fixable_writes(line))
+
+    def _records_nothing(self, write: cst.Attribute) -> bool:
+        base = write.value
+        if isinstance(base, cst.Attribute) and base.attr.value == "grad":
+            return True
+        argument = self.ctx.parent(write)
+        call = self.ctx.parent(argument) if isinstance(argument, cst.Arg) else None
+        # Every `torch.nn.init` function fills its tensor under `torch.no_grad()` itself.
+        return isinstance(call, cst.Call) and bool(call.args) and call.args[0] is argument \
+            and (self.ctx.qualname(call.func) or "").startswith("torch.nn.init.")
 
     def _fixable_writes(self, line: cst.SimpleStatementLine) -> list[cst.Attribute]:
         """The `.data` writes this rule reports in ``line``, outermost first."""
@@ -202,3 +227,21 @@ class DataInplace(Rule):
             return Verdict(NOT_REPRODUCED, "the write happened but changed no tensor saved for backward "
                                            "(for example an optimizer step after backward())")
         return Verdict(NOT_REPRODUCED, "no write happened on this run")
+
+
+def _around_loop(ctx, lines: list) -> list:
+    """``lines``, or the loop they are the whole body of (through `if`s that are the whole
+    body of it): `with torch.no_grad():` once around `for p in model.parameters():`, not
+    once per iteration inside it."""
+    statements, crossed = list(lines), None
+    while True:
+        block = ctx.parent(statements[0])
+        if not isinstance(block, cst.IndentedBlock) or list(block.body) != statements:
+            break
+        owner = ctx.parent(block)
+        if isinstance(owner, (cst.For, cst.While)) and owner.orelse is None:
+            crossed = [owner]
+        elif not (isinstance(owner, cst.If) and owner.orelse is None):
+            break
+        statements = [owner]
+    return crossed or list(lines)

@@ -170,6 +170,16 @@ class DataRead(Rule):
             return
         detach = edits.method_call(self.ctx, node.value, "detach()")
         replace = (edits.replace(node, detach),)
+        copy = _clone_then_detach(self.ctx, node)
+        if copy is not None:
+            # `x.data.clone().detach()`: one copy outside the graph is `x.detach().clone()`.
+            detach = edits.method_call(self.ctx, node.value, "detach().clone()")
+            replace = (edits.replace(copy, detach),)
+        elif access.use is DataUse.READ and self.ctx.grad_disabled(node) is not None \
+                and isinstance(self.ctx.parent(node), (cst.Arg, cst.BinaryOperation, cst.UnaryOperation)):
+            # An operand under `torch.no_grad()` records nothing: `p.add_(-lr * p.grad)`.
+            detach = self.ctx.code(node.value)
+            replace = (edits.replace(node, detach),)
         if access.use is DataUse.INDEX_ZERO and not _row_used_as_tensor(self.ctx, access.subscript):
             # `x.data[0]` on a 0-dim `x` (a loss) raises IndexError, and so would `x.detach()[0]`.
             item = edits.method_call(self.ctx, node.value, "item()")
@@ -221,4 +231,17 @@ def _needs_no_data(ctx: "FileContext", node: cst.Attribute, metadata) -> Optiona
         call = ctx.parent(parent)
         if isinstance(call, cst.Call) and call.func is parent and not call.args:
             return parent.attr.value + "()"
+    return None
+
+
+def _clone_then_detach(ctx: FileContext, node: cst.Attribute) -> Optional[cst.Call]:
+    """``x.data.clone().detach()``: the outer call, whose whole text the fix replaces."""
+    clone = ctx.parent(node)
+    clone_call = ctx.parent(clone) if isinstance(clone, cst.Attribute) and clone.attr.value == "clone" else None
+    if not (isinstance(clone_call, cst.Call) and clone_call.func is clone and not clone_call.args):
+        return None
+    detach = ctx.parent(clone_call)
+    detach_call = ctx.parent(detach) if isinstance(detach, cst.Attribute) and detach.attr.value == "detach" else None
+    if isinstance(detach_call, cst.Call) and detach_call.func is detach and not detach_call.args:
+        return detach_call
     return None

@@ -134,6 +134,22 @@ class VariableWrap(Rule):
                 return isinstance(x, torch.Tensor)
             """,
         ),
+        Bad(
+            """
+            import torch
+            from torch.autograd import Variable
+
+            batch = Variable(torch.cat([torch.ones(2),
+                                        torch.zeros(2)]))
+            """,
+            reported=((2, "Variable"), (4, "Variable(torch.cat([torch.ones(2),\n                            torch.zeros(2)]))")),
+            fixed="""
+            import torch
+
+            batch = torch.cat([torch.ones(2),
+                               torch.zeros(2)])
+            """,
+        ),
     )
     good = (
         """
@@ -371,6 +387,7 @@ class VariableWrap(Rule):
             text = self._unwrapped(call, wrapped)
         if "\n" in text and not call.lpar and not _bracketed(self.ctx, wrapped):
             text = f"({text})"  # a line break that only the call's parentheses allowed
+        text = self._realigned(call, wrapped, text)
         message = f"Replace with `{_one_line(text)}`"
         if volatile:
             return text, Applicability.DISPLAY_ONLY, f"{message} once `volatile` is dealt with (TL202)"
@@ -382,6 +399,28 @@ class VariableWrap(Rule):
             return text, Applicability.UNSAFE, (
                 f"{message}; this sets `requires_grad` on `{self.ctx.snippet(wrapped)}` itself, not on a copy")
         return text, Applicability.SAFE, message
+
+    def _realigned(self, call: cst.Call, wrapped: cst.BaseExpression, text: str) -> str:
+        """``text`` (``wrapped``'s code where ``call`` stood) with its continuation lines
+        moved left as far as the code moved, so those aligned under an opening bracket
+        stay aligned: `Variable(torch.cat([a,` / `b]))` gives `torch.cat([a,` / `b])` with
+        `b` under `a`.  A line indented less than the code's start (a hanging indent) and
+        the inside of a multi-line string stay as they are."""
+        if "\n" not in text:
+            return text
+        if any(isinstance(node, (cst.SimpleString, cst.FormattedString)) and "\n" in self.ctx.code(node)
+               for node in iter_nodes(wrapped)):
+            return text
+        index = self.ctx.analysis.line_index
+        call_column = index.position(self.ctx.outer_span(call)[0])[1]
+        wrapped_column = index.position(self.ctx.outer_span(wrapped)[0])[1]
+        shift = wrapped_column - (call_column + text.index(self.ctx.code(wrapped)[:1] or text[:1]))
+        if shift <= 0:
+            return text
+        first, *rest = text.split("\n")
+        moved = [line[shift:] if len(line) - len(line.lstrip(" ")) >= wrapped_column - 1 and line[:shift].isspace()
+                 else line for line in rest]
+        return "\n".join([first, *moved])
 
     def _unwrapped(self, call: cst.Call, wrapped: cst.BaseExpression) -> str:
         """``wrapped``'s source where ``call`` stood, in parentheses when it needs them there."""
