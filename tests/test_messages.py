@@ -38,7 +38,7 @@ def test_variable_messages() -> None:
         c = isinstance(a, Variable)
     """)
     assert found[2].startswith("`torch.autograd.Variable` is deprecated")
-    assert found[3].startswith("`Variable(...)` is a no-op since PyTorch 0.4")
+    assert found[3].startswith("`Variable(...)` is deprecated since PyTorch 0.4")
     assert "use `torch.ones(1).requires_grad_()`" in found[4]
     assert found[5] == "`Variable` is `torch.Tensor` since PyTorch 0.4; check against `torch.Tensor`"
 

@@ -1,4 +1,5 @@
-"""TL201 variable-wrap: ``torch.autograd.Variable``, a no-op since PyTorch 0.4."""
+"""TL201 variable-wrap: ``torch.autograd.Variable``, deprecated since PyTorch 0.4: at most a
+``.detach()``."""
 
 import ast
 import re
@@ -35,8 +36,10 @@ _OPEN_CONTEXTS = (cst.Arg, cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return,
 class VariableWrap(Rule):
     code = "TL201"
     name = "variable-wrap"
-    summary = "`Variable(t)`, `isinstance(x, Variable)` and its import: a no-op wrapper since PyTorch 0.4"
-    message = "`Variable(...)` is a no-op since PyTorch 0.4: tensors track gradients themselves; use the tensor directly"
+    summary = ("`Variable(t)`, `isinstance(x, Variable)` and its import: deprecated since PyTorch 0.4, at most a "
+               "`.detach()`")
+    message = ("`Variable(...)` is deprecated since PyTorch 0.4: tensors track gradients themselves, and it only "
+               "returns its argument detached from the graph; use the tensor directly")
     fix = Applicability.SAFE
     since = "0.4"
     requires = (r"Variable",)
@@ -52,9 +55,11 @@ class VariableWrap(Rule):
 
     ## Why is this bad?
     Since PyTorch 0.4, `Variable` and `Tensor` are the same class: `Variable(t)`
-    returns `t` itself (or a tensor sharing its data), `isinstance(x, Variable)` is
-    `isinstance(x, torch.Tensor)`. The wrapper does nothing but suggests that it
-    does, and its extra argument `volatile` is silently ignored (TL202).
+    returns `t.detach()` (a tensor sharing `t`'s data, outside its graph), and
+    `isinstance(x, Variable)` is `isinstance(x, torch.Tensor)`. On a tensor that
+    requires no grad the wrapper does nothing but suggests that it does; on one that
+    requires grad it silently cuts the gradient. Its extra argument `volatile` is
+    ignored (TL202).
 
     ## What to do instead
     Use the tensor directly; `Variable(t, requires_grad=True)` becomes
