@@ -863,7 +863,7 @@ def test_without_torch_the_runtime_check_says_how_to_install_it(python_without_t
     target = str(FIXTURES / "TL102-data-inplace" / "bad_silent_wrong_gradient.py")
     result = cli("check", "--isolated", "--runtime", target, python=python_without_torch)
     assert result.returncode == 2, result.stdout + result.stderr
-    assert "pip install 'torchlint[runtime]'" in result.stderr
+    assert "`pip install torch==2.13.0`" in result.stderr and "pip install -e '.[runtime]'" in result.stderr
     assert "Traceback" not in result.stderr
     # The linter itself needs no torch.
     plain = cli("check", "--isolated", target, python=python_without_torch)

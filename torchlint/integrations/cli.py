@@ -787,6 +787,7 @@ def server_command(stdio: bool) -> None:
     try:
         from torchlint.integrations.lsp import serve
     except ImportError as error:
-        _fail(f"the language server needs pygls ({error}); install it with `pip install 'torchlint[lsp]'`")
+        _fail(f"the language server needs pygls ({error}); install the `lsp` extra: `pip install -e '.[lsp]'` in a "
+              f"checkout of torchlint, or `pip install pygls` (see the README's Installation)")
         return
     serve()

@@ -166,7 +166,8 @@ def outermost(folders: list[str]) -> list[str]:
 def require_torch() -> None:
     if importlib.util.find_spec("torch") is None:
         raise RuntimeUnavailable("the runtime check needs torch, which is not installed here: "
-                                 "pip install 'torchlint[runtime]'")
+                                 "`pip install torch==2.13.0` (a CPU build; any release from 2.1 works), then "
+                                 "`pip install -e '.[runtime]'` in a checkout of torchlint for numpy and rich")
 
 
 def runs(diagnostic: Diagnostic) -> bool:
