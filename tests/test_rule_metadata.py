@@ -31,6 +31,9 @@ def test_metadata(rule) -> None:
     assert all(isinstance(example, Bad) for example in rule.bad)
     assert all(isinstance(example, str) for example in rule.good)
     assert rule.__module__.startswith("torchlint.rules.")
+    # Where a reader can check the docs: torch's documentation, release notes, an issue.
+    assert rule.references and all(title and url.startswith("https://") for title, url in rule.references)
+    assert f"## References\n\n- [{rule.references[0][0]}]({rule.references[0][1]})" in rule.documentation()
 
 
 def test_names_are_unique() -> None:

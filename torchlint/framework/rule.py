@@ -133,6 +133,9 @@ class Rule:
     # False for a rule no run can show wrong (a style rule): its ``judge`` then speaks
     # without looking at whether the finding's code ran.
     runtime_signature: ClassVar[bool] = True
+    # Where a reader can check what the docs say: (title, URL) of torch's documentation,
+    # the release notes, an issue that shows the bug in real code.
+    references: ClassVar[tuple[tuple[str, str], ...]] = ()
 
     def __init__(self, ctx: "FileContext"):
         self.ctx = ctx
@@ -214,6 +217,9 @@ class Rule:
             holds = f"Holds from torch {cls.since} on" if cls.since else "Holds on every torch release"
             needs = f"; its fix needs torch {cls.fix_since} or later" if cls.fix_since else ""
             parts += ["", f"{holds}{needs} (see `target-torch`)."]
+        if cls.references:
+            parts += ["", "## References", ""]
+            parts += [f"- [{title}]({url})" for title, url in cls.references]
         return "\n".join(parts).rstrip() + "\n"
 
 

@@ -16,6 +16,10 @@ class AsyncArgument(Rule):
     fix = Applicability.SAFE
     fix_since = "0.4"
     requires = (r"\basync\b",)
+    references = (
+        ("torch.Tensor.cuda (non_blocking)", "https://pytorch.org/docs/stable/generated/torch.Tensor.cuda.html"),
+        ("PEP 492: async and await are keywords (Python 3.7)", "https://peps.python.org/pep-0492/"),
+    )
     runtime_signature = False
     docs = """
     ## What it does

@@ -28,6 +28,10 @@ class BackwardGradientShape(Rule):
     fix = Applicability.SAFE
     since = "1.0"
     requires = (r"backward\(",)
+    references = (
+        ("torch.Tensor.backward (gradient)", "https://pytorch.org/docs/stable/generated/torch.Tensor.backward.html"),
+        ("caogang/wgan-gp#42: the error in a WGAN-GP training script", "https://github.com/caogang/wgan-gp/issues/42"),
+    )
     docs = """
     ## What it does
     Flags `out.backward(g)` (and `torch.autograd.backward(out, g)`) where `out` is a

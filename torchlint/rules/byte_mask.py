@@ -32,6 +32,10 @@ class ByteMask(Rule):
     fix = Applicability.SAFE
     since = "1.2"
     requires = (r"(?:byte\(|ByteTensor|uint8)",)
+    references = (
+        ("PyTorch 1.2.0 release notes (bool tensors, uint8 masks deprecated)", "https://github.com/pytorch/pytorch/releases/tag/v1.2.0"),
+        ("torch.Tensor.masked_fill_", "https://pytorch.org/docs/stable/generated/torch.Tensor.masked_fill_.html"),
+    )
     docs = """
     ## What it does
     Flags a mask made as `uint8` (`cond.byte()`, `torch.ByteTensor(..)`,

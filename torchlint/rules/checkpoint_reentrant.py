@@ -21,6 +21,10 @@ class CheckpointReentrant(Rule):
     since = "2.1"
     torchfix = ("TOR003",)
     requires = (r"checkpoint",)
+    references = (
+        ("torch.utils.checkpoint", "https://pytorch.org/docs/stable/checkpoint.html"),
+        ("TorchFix (the rules it carries over)", "https://github.com/pytorch-labs/torchfix"),
+    )
     docs = """
     ## What it does
     Flags calls of `torch.utils.checkpoint.checkpoint` and

@@ -13,6 +13,10 @@ class CloneDetachOrder(Rule):
     summary = "`x.clone().detach()` records a useless copy in the autograd graph; use `x.detach().clone()`"
     fix = Applicability.SAFE
     requires = (r"\bclone\b", r"\bdetach\b")
+    references = (
+        ("torch.Tensor.clone", "https://pytorch.org/docs/stable/generated/torch.Tensor.clone.html"),
+        ("torch.Tensor.detach", "https://pytorch.org/docs/stable/generated/torch.Tensor.detach.html"),
+    )
     message = "`{expr}` records the copy in the autograd graph and then detaches it; use `{fixed}`"
     docs = """
     ## What it does

@@ -21,6 +21,10 @@ class DataAssign(Rule):
     fix = Applicability.UNSAFE
     since = "0.4"
     requires = (r"\.[\s\\]*data\b",)
+    references = (
+        ("PyTorch 0.4.0 migration guide", "https://pytorch.org/blog/pytorch-0_4_0-migration-guide/"),
+        ("torch.Tensor.set_", "https://pytorch.org/docs/stable/generated/torch.Tensor.set_.html"),
+    )
     docs = """
     ## What it does
     Flags assignments to the `.data` attribute of a tensor: `w.data = new_w`.

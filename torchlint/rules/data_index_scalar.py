@@ -14,6 +14,10 @@ class DataIndexScalar(Rule):
     fix = Applicability.SAFE
     since = "0.5"
     requires = (r"\.[\s\\]*data\b",)
+    references = (
+        ("PyTorch 0.4.0 migration guide", "https://pytorch.org/blog/pytorch-0_4_0-migration-guide/"),
+        ("torch.Tensor.item", "https://pytorch.org/docs/stable/generated/torch.Tensor.item.html"),
+    )
     docs = """
     ## What it does
     Flags `x.data[0]` where `x` is a 0-dimensional tensor: a loss returned by a

@@ -23,6 +23,11 @@ class DataInplace(Rule):
     fix = Applicability.UNSAFE
     since = "0.4"
     requires = (r"\.[\s\\]*data\b",)
+    references = (
+        ("PyTorch 0.4.0 migration guide", "https://pytorch.org/blog/pytorch-0_4_0-migration-guide/"),
+        ("Autograd mechanics: in-place operations", "https://pytorch.org/docs/stable/notes/autograd.html#in-place-operations-with-autograd"),
+        ("torch.no_grad", "https://pytorch.org/docs/stable/generated/torch.no_grad.html"),
+    )
     docs = """
     ## What it does
     Flags in-place writes into a tensor through its `.data` attribute: in-place

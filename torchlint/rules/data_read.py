@@ -18,6 +18,10 @@ class DataRead(Rule):
     fix = Applicability.SAFE
     since = "0.4"
     requires = (r"\.[\s\\]*data\b",)
+    references = (
+        ("PyTorch 0.4.0 migration guide", "https://pytorch.org/blog/pytorch-0_4_0-migration-guide/"),
+        ("torch.Tensor.detach", "https://pytorch.org/docs/stable/generated/torch.Tensor.detach.html"),
+    )
 
     docs = """
     ## What it does

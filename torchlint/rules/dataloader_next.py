@@ -19,6 +19,9 @@ class DataloaderNext(Rule):
     fix = Applicability.SAFE
     since = "1.13"
     requires = (r"\.next\(\)", r"DataLoader")
+    references = (
+        ("PyTorch 1.13.0 release notes", "https://github.com/pytorch/pytorch/releases/tag/v1.13.0"),
+    )
     docs = """
     ## What it does
     Flags `it.next()` where `it` is `iter(loader)` (or a name bound only to such

@@ -30,6 +30,10 @@ class DataloaderWorkers(Rule):
     torchfix = ("TOR401",)
     default_enabled = False
     requires = (r"DataLoader",)
+    references = (
+        ("torch.utils.data.DataLoader", "https://pytorch.org/docs/stable/data.html"),
+        ("TorchFix (the rules it carries over)", "https://github.com/pytorch-labs/torchfix"),
+    )
     runtime_signature = False
     docs = """
     ## What it does

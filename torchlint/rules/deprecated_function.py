@@ -54,6 +54,9 @@ class DeprecatedFunction(Rule):
     fix = Applicability.SAFE
     torchfix = ("TOR101",)
     requires = (_REQUIRES,)
+    references = (
+        ("TorchFix (the rules it carries over)", "https://github.com/pytorch-labs/torchfix"),
+    )
     docs = """
     ## What it does
     Flags calls of torch functions deprecated in favour of another (TorchFix's list),
@@ -409,6 +412,9 @@ class DeprecatedImport(Rule):
     fix = Applicability.SAFE
     torchfix = ("TOR103",)
     requires = (_REQUIRES,)
+    references = (
+        ("TorchFix (the rules it carries over)", "https://github.com/pytorch-labs/torchfix"),
+    )
     docs = """
     ## What it does
     Flags `from ... import` statements that import a deprecated torch function (the

@@ -19,6 +19,10 @@ class DetachInplace(AliasWriteRule):
     fix = Applicability.UNSAFE
     # A `.detach()` or `.data` alias.
     requires = (r"\bdetach|\.[\s\\]*data\b",)
+    references = (
+        ("torch.Tensor.detach", "https://pytorch.org/docs/stable/generated/torch.Tensor.detach.html"),
+        ("Autograd mechanics: in-place operations", "https://pytorch.org/docs/stable/notes/autograd.html#in-place-operations-with-autograd"),
+    )
     docs = """
     ## What it does
     Flags an in-place write (`y.zero_()`, `y[0] = v`, `y += 1`, `out=y`...) to a name

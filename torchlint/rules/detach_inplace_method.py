@@ -23,6 +23,10 @@ class DetachInplaceMethod(Rule):
     )
     fix = Applicability.UNSAFE
     requires = (r"detach_",)
+    references = (
+        ("torch.Tensor.detach_", "https://pytorch.org/docs/stable/generated/torch.Tensor.detach_.html"),
+        ("Autograd mechanics: in-place operations", "https://pytorch.org/docs/stable/notes/autograd.html#in-place-operations-with-autograd"),
+    )
     docs = """
     ## What it does
     Flags `t.detach_()` when `t` is a view of another tensor (`t = x[0]`,

@@ -28,6 +28,9 @@ class Expm1(Rule):
     fix = Applicability.UNSAFE
     torchfix = ("TOR107",)
     requires = (r"\bexp\b",)
+    references = (
+        ("TorchFix (the rules it carries over)", "https://github.com/pytorch-labs/torchfix"),
+    )
     runtime_signature = False
     docs = """
     ## What it does

@@ -20,6 +20,9 @@ class IdStorageCompare(Rule):
     )
     fix = Applicability.UNSAFE
     requires = (r"\bid\b",)
+    references = (
+        ("torch.Tensor.untyped_storage", "https://pytorch.org/docs/stable/generated/torch.Tensor.untyped_storage.html"),
+    )
     docs = """
     ## What it does
     Flags comparisons of `id()` of tensors (`id(a) == id(b)`, `id(a) != id(b)`,

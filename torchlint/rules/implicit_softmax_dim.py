@@ -20,6 +20,9 @@ class ImplicitSoftmaxDim(Rule):
     fix = Applicability.SAFE
     since = "0.3"
     requires = (r"oft(?:max|min)",)  # softmax, LogSoftmax, Softmin...
+    references = (
+        ("torch.nn.functional.softmax", "https://pytorch.org/docs/stable/generated/torch.nn.functional.softmax.html"),
+    )
     docs = """
     ## What it does
     Flags `F.softmax`, `F.log_softmax` and `F.softmin` called without `dim` (or with

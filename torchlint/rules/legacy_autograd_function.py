@@ -16,6 +16,9 @@ class LegacyAutogradFunction(Rule):
                "taking `ctx` and call `{cls}.apply(..)`")
     since = "0.4"
     requires = (r"Function",)
+    references = (
+        ("Extending torch.autograd", "https://pytorch.org/docs/stable/notes/extending.html#extending-torch-autograd"),
+    )
     docs = """
     ## What it does
     Flags a call of an instance of a class derived from `torch.autograd.Function`

@@ -112,6 +112,10 @@ class LegacyConstructor(Rule):
     since = "0.4"
     # A legacy type or storage, `set_default_tensor_type`, or `.new(..)` / `.type(..)`.
     requires = (r"Tensor|Storage|set_default|\.[\s\\]*(?:new|type)\b",)
+    references = (
+        ("Tensor creation ops", "https://pytorch.org/docs/stable/torch.html#creation-ops"),
+        ("torch.empty", "https://pytorch.org/docs/stable/generated/torch.empty.html"),
+    )
     requires_may_be_imported = True
     docs = """
     ## What it does

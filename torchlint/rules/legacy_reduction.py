@@ -18,6 +18,9 @@ class LegacyReduction(Rule):
     fix = Applicability.SAFE
     since = "0.4.1"
     requires = (r"size_average|reduce\s*=|elementwise_mean",)
+    references = (
+        ("torch.nn.CrossEntropyLoss (reduction)", "https://pytorch.org/docs/stable/generated/torch.nn.CrossEntropyLoss.html"),
+    )
     docs = """
     ## What it does
     Flags `size_average` and `reduce` passed to a torch loss, by keyword or by

@@ -21,6 +21,9 @@ class Log1p(Rule):
     fix = Applicability.UNSAFE
     torchfix = ("TOR106",)
     requires = (r"\blog\b",)
+    references = (
+        ("TorchFix (the rules it carries over)", "https://github.com/pytorch-labs/torchfix"),
+    )
     runtime_signature = False
     docs = """
     ## What it does

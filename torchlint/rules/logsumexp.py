@@ -32,6 +32,9 @@ class Logsumexp(Rule):
     fix = Applicability.UNSAFE
     torchfix = ("TOR108",)
     requires = (r"\blog\b", r"\bsum\b", r"\bexp\b")
+    references = (
+        ("TorchFix (the rules it carries over)", "https://github.com/pytorch-labs/torchfix"),
+    )
     runtime_signature = False
     docs = """
     ## What it does

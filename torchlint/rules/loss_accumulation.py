@@ -21,6 +21,9 @@ class LossAccumulation(Rule):
     fix = Applicability.UNSAFE
     # A loop, and something added or appended.
     requires = (r"\b(?:for|while)\b", r"[-+]|\bappend\b")
+    references = (
+        ("PyTorch FAQ: do not accumulate history across your training loop", "https://pytorch.org/docs/stable/notes/faq.html"),
+    )
     docs = """
     ## What it does
     Flags a running total that persists across loop iterations (`total += loss`,

@@ -18,6 +18,10 @@ class NonleafGrad(Rule):
     )
     fix = Applicability.DISPLAY_ONLY
     requires = (r"\.[\s\\]*grad\b",)
+    references = (
+        ("torch.Tensor.retain_grad", "https://pytorch.org/docs/stable/generated/torch.Tensor.retain_grad.html"),
+        ("torch.Tensor.is_leaf", "https://pytorch.org/docs/stable/generated/torch.Tensor.is_leaf.html"),
+    )
     docs = """
     ## What it does
     Flags reads of `.grad` on a tensor that the autograd graph computed (the result

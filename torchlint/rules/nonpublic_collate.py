@@ -34,6 +34,9 @@ class NonpublicFunction(Rule):
     fix = Applicability.SAFE
     torchfix = ("TOR104",)
     requires = (r"default_co(llate|nvert)",)
+    references = (
+        ("TorchFix (the rules it carries over)", "https://github.com/pytorch-labs/torchfix"),
+    )
     runtime_signature = False
     docs = """
     ## What it does
@@ -202,6 +205,9 @@ class NonpublicImport(Rule):
     fix = Applicability.SAFE
     torchfix = ("TOR105",)
     requires = (r"default_co(llate|nvert)",)
+    references = (
+        ("TorchFix (the rules it carries over)", "https://github.com/pytorch-labs/torchfix"),
+    )
     runtime_signature = False
     docs = """
     ## What it does

@@ -17,6 +17,10 @@ class NumpySharing(AliasWriteRule):
     )
     fix = Applicability.UNSAFE
     requires = (r"numpy",)
+    references = (
+        ("torch.from_numpy", "https://pytorch.org/docs/stable/generated/torch.from_numpy.html"),
+        ("torch.Tensor.numpy", "https://pytorch.org/docs/stable/generated/torch.Tensor.numpy.html"),
+    )
     requires_may_be_imported = True
     docs = """
     ## What it does

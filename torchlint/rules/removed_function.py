@@ -49,6 +49,9 @@ class RemovedFunction(Rule):
     fix = Applicability.DISPLAY_ONLY
     torchfix = ("TOR001",)
     requires = (_REQUIRES,)
+    references = (
+        ("TorchFix (the rules it carries over)", "https://github.com/pytorch-labs/torchfix"),
+    )
     docs = """
     ## What it does
     Flags calls of torch functions that no longer exist, resolved through the file's
@@ -151,6 +154,9 @@ class RemovedImport(Rule):
     fix = Applicability.DISPLAY_ONLY
     torchfix = ("TOR004",)
     requires = (_REQUIRES,)
+    references = (
+        ("TorchFix (the rules it carries over)", "https://github.com/pytorch-labs/torchfix"),
+    )
     docs = """
     ## What it does
     Flags `from torch import ...` statements that import a function torch no longer has

@@ -18,6 +18,10 @@ class RenamedFunction(Rule):
     fix = Applicability.SAFE
     since = "0.4.1"
     requires = (r"\binit\b|clip_grad_norm\b|upsample|NLLLoss2d",)
+    references = (
+        ("torch.nn.init", "https://pytorch.org/docs/stable/nn.init.html"),
+        ("torch.nn.functional.interpolate", "https://pytorch.org/docs/stable/generated/torch.nn.functional.interpolate.html"),
+    )
     docs = """
     ## What it does
     Flags calls of the functions PyTorch renamed but kept, with a warning, for old code:

@@ -16,6 +16,9 @@ class RequireGradTypo(Rule):
     fix = Applicability.SAFE
     torchfix = ("TOR002",)
     requires = (r"\.\s*require_grad\b",)
+    references = (
+        ("TorchFix (the rules it carries over)", "https://github.com/pytorch-labs/torchfix"),
+    )
     # The monitor does not watch attribute writes: a run cannot see that `requires_grad`
     # stayed as it was, so the finding is not run.
     runtime_signature = False

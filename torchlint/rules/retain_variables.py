@@ -21,6 +21,9 @@ class RetainVariables(Rule):
     fix = Applicability.SAFE
     since = "0.2"
     requires = (_OLD,)
+    references = (
+        ("torch.Tensor.backward", "https://pytorch.org/docs/stable/generated/torch.Tensor.backward.html"),
+    )
     docs = """
     ## What it does
     Flags the `retain_variables` argument of `x.backward(...)` and

@@ -26,6 +26,9 @@ class ScalarFirstOverload(Rule):
     fix = Applicability.SAFE
     since = "1.5"
     requires = (r"(?:add|sub)[a-z]*_?\(",)
+    references = (
+        ("torch.Tensor.add_", "https://pytorch.org/docs/stable/generated/torch.Tensor.add_.html"),
+    )
     docs = """
     ## What it does
     Flags the overloads of `add`, `sub`, `addcmul`, `addcdiv`, `addmm`, `addmv`, `addr`,

@@ -14,6 +14,9 @@ class TensorFromTensor(Rule):
     summary = "`torch.tensor(t)` on a tensor: copies it, cuts the gradient, and warns"
     fix = Applicability.SAFE
     requires = (r"\btensor\b",)
+    references = (
+        ("torch.tensor", "https://pytorch.org/docs/stable/generated/torch.tensor.html"),
+    )
     requires_may_be_imported = True
     message = "`{call}` copies a tensor and cuts it from the autograd graph (torch warns); use `{fixed}`"
     docs = """

@@ -17,6 +17,9 @@ class TorchvisionModelsImport(Rule):
     message = "`import torchvision.{module} as {module}` is `from torchvision import {module}`, said plainly"
     fix = Applicability.SAFE
     requires = (r"import\s+torchvision\.(datasets|models|transforms)\s+as\b",)
+    references = (
+        ("TorchFix (the rules it carries over)", "https://github.com/pytorch-labs/torchfix"),
+    )
     runtime_signature = False
     docs = """
     ## What it does

@@ -19,6 +19,10 @@ _BUILDER_NAMES = frozenset(path.rsplit(".", 1)[-1] for path in torchvision_weigh
 
 class TorchvisionPretrained(Rule):
     code = "TL515"
+    references = (
+        ("torchvision: model weights", "https://pytorch.org/vision/stable/models.html"),
+        ("TorchFix (the rules it carries over)", "https://github.com/pytorch-labs/torchfix"),
+    )
     name = "torchvision-pretrained"
     torchfix = ("TOR201",)
     summary = ("`torchvision.models.resnet50(pretrained=True)`: `pretrained=` and `pretrained_backbone=` are "

@@ -11,6 +11,9 @@ _REPLACEMENT = "v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)]
 
 class TorchvisionToTensor(Rule):
     code = "TL516"
+    references = (
+        ("TorchFix (the rules it carries over)", "https://github.com/pytorch-labs/torchfix"),
+    )
     name = "torchvision-to-tensor"
     torchfix = ("TOR202",)
     since = "2.1"  # torchvision 0.16

@@ -26,6 +26,10 @@ class TransposedView(Rule):
     fix = Applicability.SAFE
     since = "1.7"
     requires = (r"\.view\(", r"(?:\.t\(\)|\.transpose\(|\.T\b)")
+    references = (
+        ("torch.Tensor.view", "https://pytorch.org/docs/stable/generated/torch.Tensor.view.html"),
+        ("bearpaw/pytorch-classification#53: the error in the top-k accuracy", "https://github.com/bearpaw/pytorch-classification/issues/53"),
+    )
     docs = """
     ## What it does
     Flags `x[:k].view(...)` where `x` has the memory layout of a transposed 2-d tensor:

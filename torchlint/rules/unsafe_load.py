@@ -17,6 +17,10 @@ class UnsafeLoad(Rule):
     fix_since = "1.13"
     torchfix = ("TOR102",)
     requires = (r"\bload\b",)
+    references = (
+        ("torch.load (weights_only)", "https://pytorch.org/docs/stable/generated/torch.load.html"),
+        ("TorchFix (the rules it carries over)", "https://github.com/pytorch-labs/torchfix"),
+    )
     docs = """
     ## What it does
     Flags calls of `torch.load` that do not pass `weights_only=`, the name resolved

@@ -13,6 +13,9 @@ class UnusedNoqa(Rule):
     fix = Applicability.SAFE
     default_enabled = False
     requires = (r"(?i)noqa",)
+    references = (
+        ("ruff's unused-noqa (RUF100)", "https://docs.astral.sh/ruff/rules/unused-noqa/"),
+    )
     runtime_signature = False
     # The rule reads the file's directives after every other rule has reported (the
     # linter calls ``unused``): it has nothing to visit in the tree.

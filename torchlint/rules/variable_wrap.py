@@ -43,6 +43,9 @@ class VariableWrap(Rule):
     fix = Applicability.SAFE
     since = "0.4"
     requires = (r"Variable",)
+    references = (
+        ("PyTorch 0.4.0 migration guide", "https://pytorch.org/blog/pytorch-0_4_0-migration-guide/"),
+    )
     requires_may_be_imported = True
     docs = """
     ## What it does

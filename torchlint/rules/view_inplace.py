@@ -17,6 +17,10 @@ class ViewInplace(AliasWriteRule):
     fix = Applicability.UNSAFE
     # Some in-place write: a `*_()` call, `+=`..., an item assignment, `out=` or `inplace=`.
     requires = (r"_\s*\(|[-+*/%&|^@<>]=|\]|\bout\b|\binplace\b",)
+    references = (
+        ("Tensor views", "https://pytorch.org/docs/stable/tensor_view.html"),
+        ("Autograd mechanics: in-place operations", "https://pytorch.org/docs/stable/notes/autograd.html#in-place-operations-with-autograd"),
+    )
     docs = """
     ## What it does
     Flags an in-place write to a tensor when a view of it (`y = x.view(4)`,

@@ -25,6 +25,10 @@ class Volatile(Rule):
     fix = Applicability.UNSAFE
     since = "0.4"
     requires = (r"volatile",)
+    references = (
+        ("PyTorch 0.4.0 migration guide", "https://pytorch.org/blog/pytorch-0_4_0-migration-guide/"),
+        ("torch.no_grad", "https://pytorch.org/docs/stable/generated/torch.no_grad.html"),
+    )
     docs = """
     ## What it does
     Flags the `volatile` argument of `torch.autograd.Variable(...)`, and reads or

@@ -29,6 +29,10 @@ class ZeroGradKeepsMemory(Rule):
     torchfix = ("TOR402",)
     default_enabled = False
     requires = (r"zero_grad",)
+    references = (
+        ("torch.optim.Optimizer.zero_grad", "https://pytorch.org/docs/stable/generated/torch.optim.Optimizer.zero_grad.html"),
+        ("TorchFix (the rules it carries over)", "https://github.com/pytorch-labs/torchfix"),
+    )
     runtime_signature = False
     docs = """
     ## What it does
