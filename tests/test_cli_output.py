@@ -263,3 +263,41 @@ def test_a_plain_check_of_many_files_shows_progress_on_a_terminal(project) -> No
     assert b"files" not in quiet_terminal
     # Standard error a pipe (CI logs): no progress line.
     assert project.run("check", "--isolated", "--no-cache", ".").stderr == ""
+
+
+def test_watch_lints_again_when_a_file_changes(project) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    path = project.write("train.py", LEGACY)
+    environment = {key: value for key, value in os.environ.items() if key not in ("FORCE_COLOR", "NO_COLOR")}
+    process = subprocess.Popen([sys.executable, "-m", "torchlint", "check", "--isolated", "--no-cache",
+                                "--output-format", "concise", "--watch"], cwd=project.root, env=environment,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = []
+
+        def wait_for(text: str) -> None:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                line = process.stdout.readline()
+                lines.append(line)
+                if text in line:
+                    return
+            raise AssertionError(f"{text!r} never came: {lines}")
+
+        wait_for("Found 3 findings in 1 file.")
+        time.sleep(0.6)
+        path.write_text(LEGACY.replace("print(loss.data[0])", "print(loss.item())"))
+        wait_for("Found 2 findings in 1 file.")
+        project.write("pyproject.toml", '[tool.torchlint]\nselect = ["TL203"]\n')  # ignored: --isolated
+        project.write("clean.py", "import torch\n")  # a new file is a change too
+        wait_for("Found 2 findings in 1 file.")
+    finally:
+        process.send_signal(signal.SIGINT)
+        code = process.wait(timeout=30)
+    assert code == 0
+    assert project.run("check", "--watch", "--fix").returncode == 2

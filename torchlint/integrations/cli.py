@@ -144,6 +144,7 @@ def _silence_stdout() -> None:
 @click.option("--statistics", is_flag=True, help="Print the number of findings per rule instead of the findings.")
 @click.option("-e", "--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False, writable=True, path_type=Path), help="Write the findings (and the summary) to this file instead of standard output.")
+@click.option("-w", "--watch", is_flag=True, help="Lint again whenever a linted file or a configuration file changes (until Ctrl-C).")
 @click.option("--show-settings", is_flag=True, help="Print the settings the first path is linted with (configuration file, rules, exclusions, target-torch), and exit.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
 @click.option("--stdin-filename", metavar="NAME", help="The name to use for source read from standard input ('-').")
@@ -189,6 +190,7 @@ def check(
     statistics: bool,
     exit_zero: bool,
     output_file: Optional[Path],
+    watch: bool,
     show_settings: bool,
     quiet: bool,
     stdin_filename: Optional[str],
@@ -252,6 +254,16 @@ def check(
     )
     try:
         resolver = SettingsResolver(cli, config=config_path, isolated=isolated)
+        if watch:
+            clashing = [flag for flag, given in (("--fix", fix), ("--fix-only", fix_only), ("--diff", diff),
+                                                 ("--runtime", runtime), ("--add-noqa", add_noqa),
+                                                 ("--baseline", baseline is not None), ("-o", output_file is not None))
+                        if given]
+            if clashing or paths == ("-",):
+                raise click.UsageError(f"--watch lints files again as they change; it cannot be combined with "
+                                       f"{', '.join(clashing) or 'standard input'}")
+            _watch(resolver, paths, force_exclude)
+            return
         if show_settings:
             _show_settings(resolver, paths)
             return
@@ -391,6 +403,43 @@ def _open_output(path: Path):
         return open(path, "w", encoding="utf-8", newline="")
     except OSError as error:
         _fail(f"--output-file {path}: {error.strerror or error}")
+
+
+def _watch(resolver: SettingsResolver, paths: tuple[str, ...], force_exclude: Optional[bool]) -> None:
+    """Run the same check (without --watch) now and after every change of a file it lints
+    or of a configuration file, polling twice a second; Ctrl-C ends it with status 0."""
+    import subprocess
+    import time
+
+    from torchlint.engine.config import CONFIG_NAMES
+
+    arguments = [argument for argument in sys.argv[1:] if argument not in ("-w", "--watch")]
+
+    def state() -> dict[str, tuple[int, int]]:
+        found = discover(list(paths) or ["."], resolver, force_exclude)
+        files = [str(candidate.path) for candidate in found.files]
+        folders = {os.path.dirname(file) for file in files} | {str(folder) for folder in (resolver.cwd,
+                                                                                         *resolver.cwd.parents)}
+        files += [os.path.join(folder, name) for folder in folders for name in CONFIG_NAMES]
+        seen = {}
+        for file in files:
+            try:
+                info = os.stat(file)
+            except OSError:
+                continue
+            seen[file] = (info.st_mtime_ns, info.st_size)
+        return seen
+
+    try:
+        while True:
+            before = state()
+            click.echo(f"[{time.strftime('%H:%M:%S')}] torchlint: checking {count(len(before), 'file')}...", err=True)
+            subprocess.run([sys.executable, "-m", "torchlint", *arguments])
+            click.echo("torchlint: watching for changes (Ctrl-C to stop)", err=True)
+            while state() == before:
+                time.sleep(0.5)
+    except KeyboardInterrupt:
+        sys.exit(EXIT_CLEAN)
 
 
 def _show_settings(resolver: SettingsResolver, paths: tuple[str, ...]) -> None:
