@@ -61,3 +61,20 @@ def test_every_rule_with_a_fix_has_a_fix_fixture() -> None:
 def test_every_fixed_file_has_its_input() -> None:
     for path in FIXTURES.rglob("*.fixed"):
         assert path.with_suffix(".py").exists(), path
+
+
+def test_each_rules_documented_fix_is_the_best_its_fixtures_get() -> None:
+    """The rules table's fix column (``Rule.fix``) says what fixing really offers: the
+    best applicability among the fixes the rule's fixtures get, with edits."""
+    off = ",".join(code for code, rule in all_rules().items() if not rule.default_enabled)
+    result = run_torchlint("check", "--isolated", "--no-cache", "--output-format", "json", "--extend-select", off,
+                           str(FIXTURES))
+    best: dict[str, int] = {}
+    rank = {"safe": 2, "unsafe": 1, "display-only": 0}
+    for item in result.json():
+        fix = item["fix"]
+        offered = rank[fix["applicability"]] if fix and fix["edits"] else 0
+        best[item["code"]] = max(best.get(item["code"], 0), offered)
+    for code, rule in all_rules().items():
+        documented = rank[rule.fix.value] if rule.fix is not None else 0
+        assert best.get(code, 0) == documented, f"{code}: documented {rule.fix}, offered at best {best.get(code, 0)}"

@@ -22,7 +22,7 @@ class Volatile(Rule):
         "`volatile=` has had no effect since PyTorch 0.4: the graph is still built and kept in "
         "memory; run the code under `with torch.no_grad():` instead"
     )
-    fix = Applicability.UNSAFE
+    fix = Applicability.SAFE  # the best it offers: dropping `volatile=False`; most of its fixes are unsafe
     since = "0.4"
     requires = (r"volatile",)
     references = (
@@ -45,7 +45,7 @@ class Volatile(Rule):
     Run inference under `with torch.no_grad():` (or `torch.inference_mode()`), and
     test `torch.is_grad_enabled()` instead of `.volatile`.
 
-    ## Fix (unsafe)
+    ## Fix (unsafe; safe where nothing changes)
     Where the code to run without a graph is plain to see, a statement that passes
     the volatile `Variable` to a model or function (`output =
     model(Variable(x, volatile=True))`, `return net(Variable(x, volatile=True))`), the
