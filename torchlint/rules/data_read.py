@@ -81,6 +81,21 @@ class DataRead(Rule):
             """
             import torch
 
+            w = torch.randn(3, requires_grad=True)
+            snapshot = w.data.clone().detach()
+            """,
+            reported=((4, "w.data"),),
+            fixed="""
+            import torch
+
+            w = torch.randn(3, requires_grad=True)
+            snapshot = w.detach().clone()
+            """,
+        ),
+        Bad(
+            """
+            import torch
+
             x = torch.rand(2, 3, requires_grad=True)
             y = x.data
             """,
