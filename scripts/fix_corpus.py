@@ -7,13 +7,16 @@ Each package is copied from corpus/ (downloaded by pypi_corpus.py) into a tempor
 folder and fixed with `torchlint check --isolated --select ALL --fix --unsafe-fixes`.
 Then, for every file: a file that compiled before must still compile, a file that did
 not compile before must be untouched or compile now (fixing `async=` makes a file
-valid Python 3.7+), and a second `--diff --unsafe-fixes` run must find nothing left to fix.  Prints per package the files changed, fixes applied per rule, and
+valid Python 3.7+), no file may have more findings of a rule after the fixes than before
+(a fix must not create a finding), and a second `--diff --unsafe-fixes` run must find
+nothing left to fix.  Prints per package the files changed, fixes applied per rule, and
 the failures; exits 1 when anything failed.  Nothing from a package is executed.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -43,6 +46,18 @@ def torchlint(*args: str, cwd: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, cwd=cwd)
 
 
+def _findings(folder: Path) -> Counter:
+    """The findings of every rule in ``folder``, counted per (file, rule)."""
+    import json
+
+    result = torchlint("--output-format", "json", "--no-cache", ".", cwd=folder)
+    counts: Counter = Counter()
+    for item in json.loads(result.stdout or "[]"):
+        counts[(os.path.relpath(item["filename"], folder),
+                item["code"])] += 1
+    return counts
+
+
 def fix_package(requirement: str) -> tuple[dict, list[str]]:
     source = download(requirement)
     failures: list[str] = []
@@ -50,6 +65,7 @@ def fix_package(requirement: str) -> tuple[dict, list[str]]:
         copy = Path(temporary) / source.name
         shutil.copytree(source, copy)
         before = {path: path.read_bytes() for path in copy.rglob("*.py")}
+        found_before = _findings(copy)
         first = torchlint("--fix", "--unsafe-fixes", "--show-fixes", "--quiet", ".", cwd=copy)
         if first.returncode not in (0, 1) or "Traceback" in first.stderr:
             failures.append(f"fix run exited {first.returncode}: {first.stderr.strip()[:500]}")
@@ -72,6 +88,12 @@ def fix_package(requirement: str) -> tuple[dict, list[str]]:
                     failures.append(f"{relative}: did not compile before, was changed, and still does not")
             elif not compiles(new, relative):
                 failures.append(f"{relative}: compiled before, does not after the fix")
+        # No fix may create a finding: per file and rule, the count can only go down.
+        found_after = _findings(copy)
+        created = sorted(key for key, number in found_after.items() if number > found_before.get(key, 0))
+        for file, code in created:
+            failures.append(f"{file}: the fixes created {found_after[(file, code)] - found_before.get((file, code), 0)} "
+                            f"new {code} finding(s)")
         second = torchlint("--diff", "--unsafe-fixes", "--quiet", ".", cwd=copy)
         if second.returncode != 0 or second.stdout:
             changed_again = [line[4:] for line in second.stdout.splitlines() if line.startswith("+++ ")]
