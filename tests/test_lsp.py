@@ -279,3 +279,39 @@ def test_shutdown_and_exit(workspace):
     assert lsp.request("shutdown", None) is None
     lsp.notify("exit", None)
     assert lsp.process.wait(timeout=TIMEOUT) == 0
+
+
+def test_a_notebook_open_in_the_editor_gets_findings_on_its_cells(client, workspace):
+    """Notebook documents (LSP 3.17): the code cells are linted as one module, as `check`
+    lints an .ipynb file, and each cell gets its own findings; a markdown cell gets none."""
+    notebook = (workspace / "train.ipynb").as_uri()
+    cells = [f"vscode-notebook-cell:{notebook[len('file:'):]}#cell{index}" for index in range(3)]
+    texts = ["import torch\nx = torch.randn(3, requires_grad=True)\nloss = x.sum()",
+             "# Training\nSome *text*.",
+             "%matplotlib inline\nprint(loss.data[0])\ny = x.data"]
+    client.notify("notebookDocument/didOpen", {
+        "notebookDocument": {"uri": notebook, "notebookType": "jupyter-notebook", "version": 1, "cells": [
+            {"kind": 2, "document": cells[0]}, {"kind": 1, "document": cells[1]}, {"kind": 2, "document": cells[2]}]},
+        "cellTextDocuments": [{"uri": uri, "languageId": "python" if index != 1 else "markdown", "version": 1,
+                               "text": text} for index, (uri, text) in enumerate(zip(cells, texts))],
+    })
+    published = {}
+    for _ in range(2):  # one notification per code cell
+        message = client.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                              and m["params"]["uri"] in cells)
+        published[message["params"]["uri"]] = message["params"]["diagnostics"]
+    assert published[cells[0]] == []
+    found = sorted((d["code"], d["range"]["start"]["line"], d["range"]["start"]["character"])
+                   for d in published[cells[2]])
+    assert found == [("TL101", 2, 4), ("TL203", 1, 6)]  # rows of the cell, the magic line kept
+    # Fixing the cell clears it.
+    client.notify("notebookDocument/didChange", {
+        "notebookDocument": {"uri": notebook, "version": 2},
+        "change": {"cells": {"textContent": [{"document": {"uri": cells[2], "version": 2}, "changes": [
+            {"text": "%matplotlib inline\nprint(loss.item())\ny = x.detach()"}]}]}},
+    })
+    while True:
+        message = client.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                              and m["params"]["uri"] == cells[2])
+        if not message["params"]["diagnostics"]:
+            break

@@ -14,6 +14,7 @@ client offers another), so every position is converted through ``_Positions``.
 from __future__ import annotations
 
 import functools
+import json
 import io
 import os
 import re
@@ -35,6 +36,7 @@ from torchlint.framework.noqa import comment_rows, parse_directives
 from torchlint.engine.config import NO_TARGET, ConfigError, Options, SettingsResolver
 from torchlint.engine.fixer import FixOutcome, apply_edits, fix_source, verify
 from torchlint.engine.linter import lint_source
+from torchlint.engine.notebook import lint_notebook
 
 SOURCE = "torchlint"
 FIX_ALL_KIND = "source.fixAll.torchlint"
@@ -302,6 +304,42 @@ class TorchlintServer(LanguageServer):
         # uri -> the last lint of that buffer that parsed: its findings stay, marked stale,
         # while the buffer has a syntax error (as ruff keeps reporting while one types).
         self.last_good: dict[str, _Document] = {}
+        # notebook uri -> the uris of the cells it last published diagnostics for
+        self.notebook_cells: dict[str, list[str]] = {}
+
+    def publish_notebook(self, notebook_uri: str) -> None:
+        """Lint a notebook open in the editor as `check` lints an .ipynb file (its code cells
+        as one module, magics masked) and publish each cell's findings on that cell."""
+        notebook = self.workspace.get_notebook_document(notebook_uri=notebook_uri)
+        if notebook is None:
+            return
+        cells = [(cell.document, self.workspace.get_text_document(cell.document).source)
+                 for cell in notebook.cells if cell.kind == types.NotebookCellKind.Code]
+        found: dict[str, list[types.Diagnostic]] = {uri: [] for uri, _ in cells}
+        path = _uri_to_path(notebook_uri)
+        try:
+            rules, target = _rules_for(path, self.workspace.root_path)
+        except ConfigError:
+            rules, target = [], NO_TARGET
+        if cells and rules:
+            content = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                                  "source": text} for _, text in cells],
+                       "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+            display = str(path) if path is not None else notebook_uri
+            report = target.apply(lint_notebook(json.dumps(content).encode("utf-8"), display, rules, path, Project()))
+            for diagnostic in report.diagnostics:
+                # Cells count from 1 among the code cells given; a note on the whole notebook goes on the first.
+                uri, text = cells[diagnostic.cell - 1] if diagnostic.cell and diagnostic.cell <= len(cells) else cells[0]
+                positions = _Positions(text, self.workspace.position_encoding)
+                found[uri].append(types.Diagnostic(
+                    range=positions.range(diagnostic.row, diagnostic.column, diagnostic.end_row, diagnostic.end_column),
+                    message=diagnostic.message, severity=types.DiagnosticSeverity.Warning, code=diagnostic.code,
+                    code_description=types.CodeDescription(href=diagnostic.url), source=SOURCE))
+        for uri in self.notebook_cells.get(notebook_uri, []):
+            found.setdefault(uri, [])  # a cell deleted or no longer code: its findings go
+        self.notebook_cells[notebook_uri] = [uri for uri, _ in cells]
+        for uri, diagnostics in found.items():
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
 
     def lint(self, uri: str, reuse: bool = False) -> _Document:
         text = self.workspace.get_text_document(uri).source
@@ -325,7 +363,27 @@ class TorchlintServer(LanguageServer):
 
 
 def create_server() -> TorchlintServer:
-    server = TorchlintServer("torchlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Full)
+    notebooks = types.NotebookDocumentSyncOptions(notebook_selector=[types.NotebookDocumentFilterWithCells(
+        cells=[types.NotebookCellLanguage(language="python")], notebook="jupyter-notebook")])
+    server = TorchlintServer("torchlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Full,
+                             notebook_document_sync=notebooks)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def notebook_did_open(ls: TorchlintServer, params: types.DidOpenNotebookDocumentParams) -> None:
+        ls.publish_notebook(params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def notebook_did_change(ls: TorchlintServer, params: types.DidChangeNotebookDocumentParams) -> None:
+        ls.publish_notebook(params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+    def notebook_did_save(ls: TorchlintServer, params: types.DidSaveNotebookDocumentParams) -> None:
+        ls.publish_notebook(params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def notebook_did_close(ls: TorchlintServer, params: types.DidCloseNotebookDocumentParams) -> None:
+        for uri in ls.notebook_cells.pop(params.notebook_document.uri, []):
+            ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: TorchlintServer, params: types.DidOpenTextDocumentParams) -> None:
