@@ -227,30 +227,38 @@ def test_a_crashing_rule_is_an_internal_error_not_a_crash(project) -> None:
 
 
 def _with_stderr_on_a_terminal(project, *args: str) -> tuple[str, bytes]:
-    """Run torchlint with standard output a pipe and standard error a pseudo-terminal."""
+    """Run torchlint with standard output a pipe and standard error a pseudo-terminal,
+    read as it is written (a full terminal buffer would stop the writer)."""
     import os
     import pty
     import subprocess
     import sys
+    import threading
 
     leader, follower = pty.openpty()
     environment = {key: value for key, value in os.environ.items()
                    if key not in ("GITHUB_ACTIONS", "FORCE_COLOR", "NO_COLOR")}
     environment["TERM"] = "xterm"
+    seen = bytearray()
+
+    def read() -> None:
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            seen.extend(chunk)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
     completed = subprocess.run([sys.executable, "-m", "torchlint", *args], cwd=project.root, stdout=subprocess.PIPE,
                                stderr=follower, env=environment, timeout=300)
     os.close(follower)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        seen += chunk
+    reader.join(10)
     os.close(leader)
-    return completed.stdout.decode(), seen
+    return completed.stdout.decode(), bytes(seen)
 
 
 def test_a_plain_check_of_many_files_shows_progress_on_a_terminal(project) -> None:
@@ -301,3 +309,17 @@ def test_watch_lints_again_when_a_file_changes(project) -> None:
         code = process.wait(timeout=30)
     assert code == 0
     assert project.run("check", "--watch", "--fix").returncode == 2
+
+
+def test_the_runtime_progress_bar_shows_when_only_standard_error_is_a_terminal(project) -> None:
+    import importlib.util
+
+    import pytest
+
+    if importlib.util.find_spec("torch") is None:
+        pytest.skip("the runtime check needs torch")
+    project.write("train.py", LEGACY)
+    stdout, terminal = _with_stderr_on_a_terminal(project, "check", "--isolated", "--no-cache", "--runtime",
+                                                  "--output-format", "json", "train.py")
+    assert b"runtime check" in terminal  # the bar, on standard error
+    assert stdout.startswith("[") and "runtime check" not in stdout  # the JSON, whole
