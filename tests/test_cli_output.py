@@ -310,16 +310,3 @@ def test_watch_lints_again_when_a_file_changes(project) -> None:
     assert code == 0
     assert project.run("check", "--watch", "--fix").returncode == 2
 
-
-def test_the_runtime_progress_bar_shows_when_only_standard_error_is_a_terminal(project) -> None:
-    import importlib.util
-
-    import pytest
-
-    if importlib.util.find_spec("torch") is None:
-        pytest.skip("the runtime check needs torch")
-    project.write("train.py", LEGACY)
-    stdout, terminal = _with_stderr_on_a_terminal(project, "check", "--isolated", "--no-cache", "--runtime",
-                                                  "--output-format", "json", "train.py")
-    assert b"runtime check" in terminal  # the bar, on standard error
-    assert stdout.startswith("[") and "runtime check" not in stdout  # the JSON, whole
