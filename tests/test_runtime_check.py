@@ -162,6 +162,11 @@ OTHER_BAD = {
         "9:10 TL405": (CONFIRMED, "'type' object does not support the context manager protocol"),
         "11:6 TL405": (CONFIRMED, "(after fixing line 9)"),
     },
+    # The fix is advice only, so no rerun gets past the first site.
+    "TL406-nonleaf-requires-grad/bad_freeze_features.py": {
+        "7:1 TL406": (CONFIRMED, "you can only change requires_grad flags of leaf variables"),
+        "11:1 TL406": (COULD_NOT_RUN, "the run stopped at line 7 with RuntimeError"),
+    },
     "TL302-detach-inplace-method/bad_view_and_saved.py": {
         "7:5 TL302": (CONFIRMED, "Can't detach views in-place"),
         "13:1 TL302": (CONFIRMED, "Trying to use a saved tensor that has been detached in-place"),
