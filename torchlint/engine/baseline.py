@@ -71,26 +71,28 @@ class Baseline:
     def record(self, reports: list[FileReport]) -> int:
         """Take every finding of ``reports`` in (a file that cannot be read is not a finding
         to keep), hide them, and write the file. The number recorded."""
-        for report in reports:
-            for key, index in self._keyed(report):
+        keyed = [(report, self._keyed(report)) for report in reports]
+        for report, keys in keyed:
+            for key, index in keys:
                 d = report.diagnostics[index]
                 self.entries[key] = {"file": key[0], "code": key[1], "fingerprint": key[2], "line": d.row,
                                      "message": d.message}
-        self._hide(reports, set(self.entries))
+        self._hide(keyed)
         self.write()
         return len(self.entries)
 
     def apply(self, reports: list[FileReport], codes_for: Callable[[Path], frozenset[str]]) -> tuple[int, int]:
         """Hide the findings the baseline has, and drop its entries that a run of the same
         rules on the same file no longer finds. (hidden, dropped)."""
+        keyed = [(report, self._keyed(report)) for report in reports]
         present: set[Key] = set()
         looked: dict[str, frozenset[str]] = {}
-        for report in reports:
+        for report, keys in keyed:
             if any(d.code == UNLINTABLE_FILE for d in report.diagnostics) or report.internal_error:
                 continue  # nothing can be said of what this file no longer has
             looked[self._file(report)] = codes_for(Path(report.filename))
-            present.update(key for key, _ in self._keyed(report))
-        hidden = self._hide(reports, set(self.entries))
+            present.update(key for key, _ in keys)
+        hidden = self._hide(keyed)
         gone = [key for key in self.entries if key[0] in looked and key[1] in looked[key[0]] and key not in present]
         for key in gone:
             del self.entries[key]
@@ -98,10 +100,12 @@ class Baseline:
             self.write()
         return hidden, len(gone)
 
-    def _hide(self, reports: list[FileReport], keys: set[Key]) -> int:
+    def _hide(self, keyed: list[tuple[FileReport, list[tuple[Key, int]]]]) -> int:
+        """Take the findings the baseline has out of each report (``keyed``: each report with
+        its findings' keys, computed once). The number taken out."""
         hidden = 0
-        for report in reports:
-            kept_indices = {index for key, index in self._keyed(report) if key not in keys}
+        for report, keys in keyed:
+            kept_indices = {index for key, index in keys if key not in self.entries}
             kept = [d for index, d in enumerate(report.diagnostics)
                     if index in kept_indices or d.code == UNLINTABLE_FILE]
             hidden += len(report.diagnostics) - len(kept)

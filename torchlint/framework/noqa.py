@@ -37,7 +37,6 @@ class Directive:
     text: str  # the directive itself: ``# noqa: TL101, TL203``
     codes: tuple[str, ...]  # as written, upper case
     codes_start: int  # where the codes start in ``text``
-    whole_comment: bool  # nothing else is in the comment: removing it removes the comment
     file: bool = False  # ``# torchlint: noqa: ...``
 
 
@@ -155,10 +154,10 @@ def is_noqa_comment(comment: Optional[str]) -> bool:
     return comment is not None and _LINE_DIRECTIVE.search(comment) is not None
 
 
-def _directive(row: int, column: int, comment: str, match: re.Match, file: bool = False) -> Directive:
+def _directive(row: int, column: int, match: re.Match, file: bool = False) -> Directive:
     written = tuple(dict.fromkeys(code.upper() for code in _SPLIT.split(match.group("codes").strip()) if code))
     return Directive(row, column + match.start(), match.group(0), written, match.start("codes") - match.start(),
-                     whole_comment=match.start() == 0 and not comment[match.end():].strip(), file=file)
+                     file=file)
 
 
 def parse_directives(source: str) -> Directives:
@@ -177,13 +176,13 @@ def parse_directives(source: str) -> Directives:
                 file_all = True
             else:
                 file_codes |= codes
-                directives.named.append(_directive(row, column, comment, file_match, file=True))
+                directives.named.append(_directive(row, column, file_match, file=True))
             continue
         match = _LINE_DIRECTIVE.search(comment)
         if match is not None:
             codes = _codes(match)
             if codes is not None:
-                directives.named.append(_directive(row, column, comment, match))
+                directives.named.append(_directive(row, column, match))
             previous = directives.lines.get(row, frozenset())
             if codes is None or previous is None:
                 directives.lines[row] = None

@@ -14,6 +14,7 @@ import os
 import re
 import shlex
 import sys
+import time
 import traceback
 from collections import Counter
 from dataclasses import dataclass
@@ -409,7 +410,6 @@ def _watch(resolver: SettingsResolver, paths: tuple[str, ...], force_exclude: Op
     """Run the same check (without --watch) now and after every change of a file it lints
     or of a configuration file, polling twice a second; Ctrl-C ends it with status 0."""
     import subprocess
-    import time
 
     from torchlint.engine.config import CONFIG_NAMES
 
@@ -715,8 +715,6 @@ class _ProgressLine:
         self.shown_at = 0.0
 
     def advance(self) -> None:
-        import time
-
         self.done += 1
         now = time.monotonic()
         if now - self.shown_at >= 0.1 or self.done == self.total:

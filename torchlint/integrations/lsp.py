@@ -128,15 +128,8 @@ class _Document:
         return found
 
     def _to_lsp(self, diagnostic: Diagnostic) -> types.Diagnostic:
-        return types.Diagnostic(
-            range=self.range_of(diagnostic),
-            message=diagnostic.message,
-            severity=types.DiagnosticSeverity.Warning,
-            code=diagnostic.code,
-            code_description=types.CodeDescription(href=diagnostic.url),
-            source=SOURCE,
-            related_information=[self._related(note) for note in (*diagnostic.related, *diagnostic.evidence)] or None,
-        )
+        return _lsp_diagnostic(diagnostic, self.positions,
+                               [self._related(note) for note in (*diagnostic.related, *diagnostic.evidence)])
 
     def range_of(self, diagnostic: Diagnostic) -> types.Range:
         return self.positions.range(diagnostic.row, diagnostic.column, diagnostic.end_row, diagnostic.end_column)
@@ -256,6 +249,20 @@ class _Document:
         return self.text[:start] + edit.new_text + self.text[end:]
 
 
+def _lsp_diagnostic(diagnostic: Diagnostic, positions: _Positions,
+                    related: Optional[list[types.DiagnosticRelatedInformation]] = None) -> types.Diagnostic:
+    """``diagnostic`` as the editor gets it, placed by ``positions`` (of its buffer or cell)."""
+    return types.Diagnostic(
+        range=positions.range(diagnostic.row, diagnostic.column, diagnostic.end_row, diagnostic.end_column),
+        message=diagnostic.message,
+        severity=types.DiagnosticSeverity.Warning,
+        code=diagnostic.code,
+        code_description=types.CodeDescription(href=diagnostic.url),
+        source=SOURCE,
+        related_information=related or None,
+    )
+
+
 def _comment_on(text: str, row: int) -> Optional[tuple[int, str]]:
     """(0-based column, text) of the comment token on line ``row``, if any."""
     try:
@@ -327,14 +334,13 @@ class TorchlintServer(LanguageServer):
                        "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
             display = str(path) if path is not None else notebook_uri
             report = target.apply(lint_notebook(json.dumps(content).encode("utf-8"), display, rules, path, Project()))
+            positions: dict[str, _Positions] = {}
             for diagnostic in report.diagnostics:
                 # Cells count from 1 among the code cells given; a note on the whole notebook goes on the first.
                 uri, text = cells[diagnostic.cell - 1] if diagnostic.cell and diagnostic.cell <= len(cells) else cells[0]
-                positions = _Positions(text, self.workspace.position_encoding)
-                found[uri].append(types.Diagnostic(
-                    range=positions.range(diagnostic.row, diagnostic.column, diagnostic.end_row, diagnostic.end_column),
-                    message=diagnostic.message, severity=types.DiagnosticSeverity.Warning, code=diagnostic.code,
-                    code_description=types.CodeDescription(href=diagnostic.url), source=SOURCE))
+                if uri not in positions:
+                    positions[uri] = _Positions(text, self.workspace.position_encoding)
+                found[uri].append(_lsp_diagnostic(diagnostic, positions[uri]))
         for uri in self.notebook_cells.get(notebook_uri, []):
             found.setdefault(uri, [])  # a cell deleted or no longer code: its findings go
         self.notebook_cells[notebook_uri] = [uri for uri, _ in cells]

@@ -10,7 +10,7 @@ terminal that is not ``TERM=dumb``.
 from __future__ import annotations
 
 import os
-from typing import Iterable, Optional, TextIO
+from typing import Iterable, TextIO
 
 from torchlint.framework.diagnostics import CONTEXT_LINES, Applicability, Diagnostic, FileReport
 
@@ -163,8 +163,3 @@ def _excerpt(text: str, column: int, end: int) -> tuple[str, int, int]:
     tail = "…" if stop < len(text) else ""
     shift = start - len(head)
     return head + text[start:stop] + tail, column - shift, end - shift
-
-
-def painted_code(out: TextIO) -> Optional[Painter]:
-    """A painter for the one-line formats, or None when the output gets no colour."""
-    return Painter(True) if colour_wanted(out) else None

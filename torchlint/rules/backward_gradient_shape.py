@@ -13,6 +13,8 @@ _AUTOGRAD_BACKWARD = frozenset({"torch.autograd.backward", "torch.autograd.backw
 _VARIABLE = frozenset({torch_api.VARIABLE, "torch.autograd.Variable"})
 _LIST_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor"})
 _SIZE_FACTORIES = frozenset({"torch.ones", "torch.zeros", "torch.empty", "torch.rand", "torch.randn"})
+# Keywords of a constructor that leave its shape as its positional arguments give it.
+_SHAPELESS_KEYWORDS = frozenset({"dtype", "device", "requires_grad"})
 # Methods whose result has the shape of their receiver.
 _SHAPE_KEEPING = frozenset({"cuda", "cpu", "to", "float", "double", "half", "type", "detach", "clone",
                             "fill_", "requires_grad_", "neg", "mul", "div", "contiguous", "pin_memory"})
@@ -192,9 +194,8 @@ class BackwardGradientShape(Rule):
             if func.attr.value in ("mul", "div") and not (len(arguments) == 1 and _is_number(arguments[0].value)):
                 return None
             return self._kept(call, func.value, depth)
-        if any(arg.star for arg in call.args) or len(call.args) != len(arguments) + sum(
-                1 for arg in call.args if arg.keyword is not None and arg.keyword.value in ("dtype", "device",
-                                                                                           "requires_grad")):
+        if any(arg.star or (arg.keyword is not None and arg.keyword.value not in _SHAPELESS_KEYWORDS)
+               for arg in call.args):
             return None  # other keywords (`out=`, `size=`) are not read here
         shape: Optional[tuple[int, ...]] = None
         if (torch_api.is_tensor_type(qualname) and qualname not in _VARIABLE or qualname in _LIST_FACTORIES) \

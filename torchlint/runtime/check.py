@@ -207,6 +207,8 @@ class _File:
     originals: list[Diagnostic] = field(default_factory=list)  # the reported ones, given the verdicts at the end
     notebook: Optional[Notebook] = None  # a notebook's code cells run joined as one script
     ported: Optional[str] = None  # Python 2 code, run as rewritten: the constructs rewritten ("print statement")
+    # Of Python 2 code: the fixes of its rewrite's findings, by (row, column, code), once asked for.
+    ported_edits: Optional[dict[tuple[int, int, str], list[TextEdit]]] = None
 
     def __post_init__(self) -> None:
         self.originals = self.originals or self.diagnostics
@@ -222,14 +224,14 @@ class _File:
         d = self.diagnostics[i]
         if d.text_edits or self.ported is None:
             return d.text_edits
-        if not hasattr(self, "_ported_edits"):
+        if self.ported_edits is None:
             codes = sorted({found.code for found in self.diagnostics})
             rules = [all_rules()[code] for code in codes if code in all_rules()]
             linted = lint_source(SourceText(self.plan.source, "utf-8", self.plan.source.encode("utf-8", "replace")),
                                  self.report.path, rules, Path(self.plan.path))
-            self._ported_edits = {(found.row, found.column, found.code): found.text_edits
+            self.ported_edits = {(found.row, found.column, found.code): found.text_edits
                                   for found in linted.diagnostics}
-        return self._ported_edits.get((d.row, d.column, d.code), [])
+        return self.ported_edits.get((d.row, d.column, d.code), [])
 
 
 @dataclass(frozen=True)
