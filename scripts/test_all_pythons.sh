@@ -13,7 +13,7 @@ versions=("$@")
 main=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 tests=(tests/test_cst.py tests/test_parser_fallback.py tests/test_fixtures.py tests/test_rule_metadata.py
        tests/test_inference.py tests/test_suppression.py tests/test_bad_input.py tests/test_linear_time.py
-       tests/test_legacy_syntax.py)
+       tests/test_legacy_syntax.py tests/test_target_version.py)
 
 interpreter() {
     local version=$1 root

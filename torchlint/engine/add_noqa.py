@@ -20,7 +20,7 @@ from torchlint.syntax.source import SourceText, decode, read_bytes
 from torchlint.framework.diagnostics import Diagnostic
 from torchlint.framework.noqa import comment_rows, parse_directives
 from torchlint.framework.rule import Rule
-from torchlint.engine.config import NO_TARGET, TorchTarget
+from torchlint.engine.config import NO_TARGET, Target
 from torchlint.engine.fixer import FixOutcome, verify
 from torchlint.engine.linter import lint_source
 
@@ -37,7 +37,7 @@ class NoqaOutcome:
 
 
 def add_noqa(path: Path, display: str, rules: Sequence[type[Rule]], reason: str = "",
-             target: TorchTarget = NO_TARGET) -> NoqaOutcome:
+             target: Target = NO_TARGET) -> NoqaOutcome:
     """The file at ``path`` with a directive for each of its findings (read and linted
     again here, so the rows are those of the text written).  A notebook's code cells are
     edited as the one module they are linted as."""

@@ -28,7 +28,7 @@ from torchlint.engine.guard import FileGuard, LimitExceeded, hard_deadline, time
 
 if TYPE_CHECKING:
     from torchlint.analysis.project import Project
-    from torchlint.engine.config import TorchTarget
+    from torchlint.engine.config import Target
     from torchlint.engine.fixer import FixOutcome
 
 
@@ -39,8 +39,8 @@ class Job:
     codes: tuple[str, ...]  # the rules that run on this file
     roots: tuple[Path, ...]  # where its imports are looked up (part of the cache key)
     parser: str = "auto"  # parsing.py; the same for every job of a run
-    # What target-torch does to its findings (``Settings.torch_target``); None: no target.
-    target: Optional["TorchTarget"] = None
+    # What target-torch does to its findings (``Settings.target_for``); None: no target.
+    target: Optional["Target"] = None
 
     @property
     def filename(self) -> str:
@@ -230,7 +230,7 @@ def jobs_for(candidates, parser: str = "auto") -> list[Job]:
     looked up where its project's are."""
     roots = _new_project(parser)  # only to say where each file's imports are looked up
     return [Job(candidate.path, candidate.display, candidate.settings.codes_for(candidate.path),
-                roots.roots_for(candidate.path), parser, candidate.settings.torch_target(candidate.path))
+                roots.roots_for(candidate.path), parser, candidate.settings.target_for(candidate.path))
             for candidate in candidates]
 
 

@@ -11,9 +11,11 @@ TorchFix codes (``TOR102``) are accepted for the rules torchlint covers (torchfi
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
@@ -26,9 +28,10 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
 from torchlint.syntax.source import UnreadableSource, read_bytes
+from torchlint.syntax.versions import NEWEST_TARGET, OLDEST_TARGET, NewerSyntax, newer_syntax
 from torchlint.framework import torchfix
 from torchlint.framework.catalogue import RULES
-from torchlint.framework.diagnostics import Applicability, Fix
+from torchlint.framework.diagnostics import Applicability, Diagnostic, Fix, unlintable
 
 if TYPE_CHECKING:
     from torchlint.framework.diagnostics import FileReport
@@ -43,7 +46,7 @@ DEFAULT_EXCLUDE = (
 
 KNOWN_KEYS = (
     "select", "ignore", "extend-select", "per-file-ignores", "extend-per-file-ignores", "exclude",
-    "extend-exclude", "force-exclude", "respect-gitignore", "target-torch",
+    "extend-exclude", "force-exclude", "respect-gitignore", "target-torch", "target-version",
 )
 # The files that hold settings, in the order one folder's are preferred: the dedicated
 # ones (settings at their top level, as in ruff.toml), then pyproject.toml's [tool.torchlint].
@@ -68,6 +71,9 @@ class Options:
     force_exclude: Optional[bool] = None
     respect_gitignore: Optional[bool] = None
     target_torch: Optional[str] = None  # "2.4": the torch release the project runs on
+    target_version: Optional[str] = None  # "py38": the oldest Python the project runs on
+    # When ``target_version`` is not given: ``[project] requires-python`` of the same folder.
+    requires_python: Optional[str] = None
     source: str = "the command line"
 
 
@@ -219,21 +225,37 @@ _rule_release = functools.lru_cache(maxsize=None)(torch_version)
 
 
 @dataclass(frozen=True)
-class TorchTarget:
-    """What ``target-torch`` does to one file's findings, beyond leaving out the rules that
-    hold only on a later release (``Settings.codes_for``): a finding that holds from a
-    later release than ``release`` (a rule with a table of APIs, each deprecated in its own
-    release) is dropped, and the fixes of the ``held`` rules, which write what the target
-    does not have, are only shown."""
+class Target:
+    """What ``target-torch`` and ``target-version`` do to one file's findings.
+
+    Beyond leaving out the rules that hold only on a later torch release
+    (``Settings.codes_for``): a finding that holds from a later release than ``release``
+    (a rule with a table of APIs, each deprecated in its own release) is dropped, and the
+    fixes of the ``held`` rules, which write what the target does not have, are only
+    shown.  With ``python``, syntax newer than that Python gets a TL000 note (as ruff
+    reports it), and no fix may add such syntax (fixer.py)."""
 
     release: Optional[tuple[int, int, int]] = None
     held: tuple[str, ...] = ()
+    python: Optional[tuple[int, int]] = None
 
     def key(self) -> list:
         """Its part of a cache key."""
-        return [list(self.release) if self.release is not None else None, list(self.held)]
+        return [list(self.release) if self.release is not None else None, list(self.held),
+                list(self.python) if self.python is not None else None]
+
+    def newer_syntax(self, text: str) -> list[NewerSyntax]:
+        """The constructs of ``text`` that the target Python does not have.  Newer syntax
+        than the Python running torchlint does not parse here (it is a TL000 already)."""
+        if self.python is None or self.python >= sys.version_info[:2]:
+            return []
+        return newer_syntax(text, self.python)
 
     def apply(self, report: "FileReport") -> "FileReport":
+        if self.python is not None and report.source is not None and not report.cells:
+            found = self.newer_syntax(report.source.text)
+            if found:
+                report.diagnostics.insert(0, _newer_syntax_note(report.path, found, self.python))
         if self.release is not None:
             report.diagnostics = [d for d in report.diagnostics
                                   if d.since is None or _rule_release(d.since) <= self.release]
@@ -248,7 +270,71 @@ class TorchTarget:
         return report
 
 
-NO_TARGET = TorchTarget()
+NO_TARGET = Target()
+
+
+def _newer_syntax_note(path: str, found: list[NewerSyntax], python: tuple[int, int]) -> Diagnostic:
+    kinds: dict[str, list[NewerSyntax]] = {}
+    for item in found:
+        kinds.setdefault(item.construct, []).append(item)
+    described = "; ".join(f"{construct} (Python {items[0].release}: line{'s' if len(items) > 1 else ''} "
+                          f"{', '.join(str(item.row) for item in items[:5])}{' and more' if len(items) > 5 else ''})"
+                          for construct, items in kinds.items())
+    first = found[0]
+    note = unlintable(path, "", first.row, first.column)
+    return dataclasses.replace(
+        note, message=f"{path} uses syntax newer than `target-version` (Python {python[0]}.{python[1]}): "
+                      f"{described}. It was linted as this Python reads it")
+
+
+# --- target-version -----------------------------------------------------------------------
+
+_PYTHON_TARGET = re.compile(r"^py3(\d+)$")
+PYTHON_TARGETS = tuple(f"py3{minor}" for minor in range(OLDEST_TARGET[1], NEWEST_TARGET[1] + 1))
+
+
+def python_version(text: Any, source: str = "the command line") -> tuple[int, int]:
+    """``"py38"`` as (3, 8)."""
+    match = _PYTHON_TARGET.match(text.strip()) if isinstance(text, str) else None
+    if match is None or not OLDEST_TARGET <= (3, int(match.group(1))) <= NEWEST_TARGET:
+        raise ConfigError(f"{source}: `target-version` must be one of {', '.join(PYTHON_TARGETS)}, got {text!r}")
+    return 3, int(match.group(1))
+
+
+_SPECIFIER = re.compile(r"^\s*(~=|==|!=|<=|>=|<|>|===)\s*(\d+)(?:\.(\d+|\*))?(?:\.(\d+|\*))?(\.\*)?\s*$")
+
+
+def requires_python_floor(specifiers: str) -> Optional[tuple[int, int]]:
+    """The oldest Python 3 release (3, minor) that a ``requires-python`` range allows, as
+    the target when none is given (ruff does the same); None when it cannot be read."""
+    clauses = []
+    for clause in specifiers.split(","):
+        match = _SPECIFIER.match(clause)
+        if match is None:
+            return None
+        operator, major, minor, patch, _wildcard = match.groups()
+        minor_number = int(minor) if minor not in (None, "*") else 0
+        patched = patch not in (None, "*") and int(patch) > 0
+        clauses.append((operator, int(major), minor_number, patched))
+
+    def allows(minor: int) -> bool:
+        version = (3, minor)
+        for operator, major, clause_minor, patched in clauses:
+            bound = (major, clause_minor)
+            if operator in (">=", ">", "~=") and version < bound:
+                return False
+            if operator in ("==", "===") and (version != bound if major == 3 else True):
+                return False
+            if operator == "<" and (version > bound if patched else version >= bound):
+                return False
+            if operator == "<=" and version > bound:
+                return False
+        return True
+
+    for minor in range(OLDEST_TARGET[1] - 7, NEWEST_TARGET[1] + 1):
+        if allows(minor):
+            return 3, max(minor, OLDEST_TARGET[1])
+    return None
 
 
 def options_from_table(table: dict[str, Any], source: str) -> Options:
@@ -269,6 +355,7 @@ def options_from_table(table: dict[str, Any], source: str) -> Options:
         force_exclude=_bool(table, "force-exclude", source),
         respect_gitignore=_bool(table, "respect-gitignore", source),
         target_torch=table.get("target-torch"),
+        target_version=table.get("target-version"),
         source=source,
     )
     validate(options)
@@ -298,13 +385,31 @@ def validate(options: Options) -> None:
             resolve_selector(code, f"{options.source}: per-file-ignores {pattern!r}")
     if options.target_torch is not None:
         torch_version(options.target_torch, options.source)
+    if options.target_version is not None:
+        python_version(options.target_version, options.source)
 
 
 def load_options(path: Path, *, required: bool) -> Options:
     table = torchlint_table(path, required=required)
     if table is None:
-        return Options(source=str(path))
-    return options_from_table(table, f"{path} [tool.torchlint]" if path.name == "pyproject.toml" else str(path))
+        return Options(source=str(path), requires_python=_requires_python(path.parent / "pyproject.toml"))
+    options = options_from_table(table, f"{path} [tool.torchlint]" if path.name == "pyproject.toml" else str(path))
+    if options.target_version is None:
+        options = dataclasses.replace(options, requires_python=_requires_python(path.parent / "pyproject.toml"))
+    return options
+
+
+def _requires_python(pyproject: Path) -> Optional[str]:
+    """``[project] requires-python`` of ``pyproject`` (a settings file's neighbour, or the
+    settings file itself), when it has one."""
+    if not pyproject.is_file():
+        return None
+    try:
+        project = _read_toml(pyproject).get("project")
+    except ConfigError:
+        return None
+    value = project.get("requires-python") if isinstance(project, dict) else None
+    return value if isinstance(value, str) else None
 
 
 def describe(settings: "Settings") -> list[tuple[str, str]]:
@@ -319,7 +424,15 @@ def describe(settings: "Settings") -> list[tuple[str, str]]:
         ("force-exclude", str(settings.force_exclude).lower()),
         ("respect-gitignore", str(settings.respect_gitignore).lower()),
         ("target-torch", ".".join(map(str, settings.target_torch)) if settings.target_torch else "(today's torch)"),
+        ("target-version", _described_python(settings)),
     ]
+
+
+def _described_python(settings: "Settings") -> str:
+    if settings.target_python is None:
+        return "(none: syntax is not checked against an older Python)"
+    shown = f"py{settings.target_python[0]}{settings.target_python[1]}"
+    return f"{shown} (from requires-python {settings.python_from!r})" if settings.python_from else shown
 
 
 # --- effective settings ----------------------------------------------------------------
@@ -341,6 +454,8 @@ class Settings:
     force_exclude: bool = False
     respect_gitignore: bool = True
     target_torch: Optional[tuple[int, int, int]] = None
+    target_python: Optional[tuple[int, int]] = None
+    python_from: Optional[str] = None  # the requires-python range it was read from, if it was
     exclude_patterns: tuple[str, ...] = ()  # as given, for --show-settings
 
     def relative(self, path: Path, anchor: Optional[Path] = None) -> str:
@@ -376,12 +491,13 @@ class Settings:
             codes = {code for code in codes if not self._after_target(RULES[code].since)}
         return tuple(sorted(codes))
 
-    def torch_target(self, path: Optional[Path]) -> "TorchTarget":
+    def target_for(self, path: Optional[Path]) -> "Target":
         """What ``target-torch`` does to the findings of ``path``."""
         if self.target_torch is None:
-            return NO_TARGET  # the common case: no second pass over the per-file selection
+            # The common case: no second pass over the per-file selection.
+            return NO_TARGET if self.target_python is None else Target(python=self.target_python)
         held = tuple(code for code in self.codes_for(path) if self._after_target(RULES[code].fix_since))
-        return TorchTarget(self.target_torch, held)
+        return Target(self.target_torch, held, self.target_python)
 
     def _after_target(self, release: Optional[str]) -> bool:
         return release is not None and self.target_torch is not None and _rule_release(release) > self.target_torch
@@ -398,9 +514,16 @@ def build_settings(root: Path, config_path: Optional[Path], layers: list[Options
     force_exclude = False
     respect_gitignore = True
     target_torch = None
+    target_python = python_from = None
     for layer in layers:
         if layer.target_torch is not None:
             target_torch = torch_version(layer.target_torch, layer.source)
+        if layer.target_version is not None:
+            target_python, python_from = python_version(layer.target_version, layer.source), None
+        elif layer.requires_python is not None and target_python is None:
+            floor = requires_python_floor(layer.requires_python)
+            if floor is not None:
+                target_python, python_from = floor, layer.requires_python
         if layer.exclude is not None:
             exclude = layer.exclude
         extend.extend(layer.extend_exclude)
@@ -427,6 +550,8 @@ def build_settings(root: Path, config_path: Optional[Path], layers: list[Options
         force_exclude=force_exclude,
         respect_gitignore=respect_gitignore,
         target_torch=target_torch,
+        target_python=target_python,
+        python_from=python_from,
     )
 
 

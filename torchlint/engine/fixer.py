@@ -28,7 +28,7 @@ from torchlint.analysis.project import Project
 from torchlint.framework.diagnostics import Applicability, Diagnostic, FileReport, TextEdit
 from torchlint.framework.rule import Rule
 from torchlint.engine.atomic import install, write_temporary
-from torchlint.engine.config import NO_TARGET, TorchTarget
+from torchlint.engine.config import NO_TARGET, Target
 from torchlint.engine.linter import lint_source, parser_of
 
 # Nested findings are fixed one level per round (`Variable(Variable(x))`, a chain of 120
@@ -56,9 +56,9 @@ def applicable(diagnostic: Diagnostic, allowed: frozenset[Applicability]) -> boo
 
 def fix_source(source: SourceText, display_path: str, rules: Sequence[type[Rule]],
                allowed: frozenset[Applicability], file_path: Optional[Path] = None,
-               project: Optional[Project] = None, target: TorchTarget = NO_TARGET) -> FixOutcome:
+               project: Optional[Project] = None, target: Target = NO_TARGET) -> FixOutcome:
     """Fix ``source`` as far as the allowed fixes go and ``target-torch`` lets them
-    (``TorchTarget``); nothing here touches the disk."""
+    (``Target``); nothing here touches the disk."""
     report = target.apply(lint_source(source, display_path, rules, file_path, project))
     outcome = FixOutcome(source, source.text, report)
     text = source.text
@@ -71,6 +71,10 @@ def fix_source(source: SourceText, display_path: str, rules: Sequence[type[Rule]
         chosen = _non_overlapping([d for d in report.diagnostics if applicable(d, allowed)
                                    and _identity(d, text) not in too_deep], LineIndex(text))
         if not chosen:
+            added = _syntax_added(source.text, text, target)
+            if added:
+                return _failed(outcome, f"the fixes for {', '.join(sorted(outcome.fixed))} write {added}, "
+                                        f"newer than `target-version`")
             outcome.text, outcome.report = text, report
             return outcome
         if round_number == MAX_ROUNDS:
@@ -94,6 +98,16 @@ def fix_source(source: SourceText, display_path: str, rules: Sequence[type[Rule]
         report = target.apply(lint_source(SourceText(text, source.encoding, source.data), display_path, rules,
                                           file_path, project))
     return _failed(outcome, f"fixes did not settle after {MAX_ROUNDS} rounds")
+
+
+def _syntax_added(original: str, fixed: str, target: Target) -> Optional[str]:
+    """A construct the target Python does not have, which the fixed text has and the
+    original had nowhere (no rule's fix writes one today: this keeps it so)."""
+    if target.python is None or fixed == original:
+        return None
+    before = {item.construct for item in target.newer_syntax(original)}
+    added = [item for item in target.newer_syntax(fixed) if item.construct not in before]
+    return f"{added[0].construct} (Python {added[0].release})" if added else None
 
 
 def _identity(diagnostic: Diagnostic, text: str) -> tuple:

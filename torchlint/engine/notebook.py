@@ -37,7 +37,7 @@ from torchlint.syntax.source import SourceText, UnreadableSource
 from torchlint.analysis.project import Project
 from torchlint.framework.diagnostics import Applicability, Diagnostic, FileReport, Note, unlintable
 from torchlint.framework.rule import Rule
-from torchlint.engine.config import NO_TARGET, TorchTarget
+from torchlint.engine.config import NO_TARGET, Target
 from torchlint.engine.fixer import FixOutcome, fix_source
 from torchlint.engine.linter import lint_source, syntax_error_reason
 
@@ -387,7 +387,7 @@ def _report(notebook: Notebook, display_path: str, linted: Optional[FileReport])
 
 def fix_notebook(data: bytes, display_path: str, rules: Sequence[type[Rule]],
                  allowed: frozenset[Applicability], file_path: Optional[Path] = None,
-                 project: Optional[Project] = None, target: TorchTarget = NO_TARGET) -> FixOutcome:
+                 project: Optional[Project] = None, target: Target = NO_TARGET) -> FixOutcome:
     """Fix a notebook's code cells (as ``target-torch`` lets them); the outcome's
     text is the notebook JSON to write.
     Raises UnreadableSource for a malformed notebook."""

@@ -29,7 +29,7 @@ from torchlint.analysis.project import Project
 from torchlint.framework.diagnostics import UNLINTABLE_FILE, FileReport, allowed_applicabilities, unlintable
 from torchlint.engine import batch
 from torchlint.engine.cache import DEFAULT_FOLDER as DEFAULT_CACHE_FOLDER
-from torchlint.engine.config import ConfigError, Options, SettingsResolver
+from torchlint.engine.config import PYTHON_TARGETS, ConfigError, Options, SettingsResolver
 from torchlint.engine.discovery import discover, display_path
 from torchlint.output.report import (
     MACHINE_FORMATS,
@@ -139,6 +139,7 @@ def _silence_stdout() -> None:
 @click.option("--force-exclude/--no-force-exclude", default=None, help="Apply exclusions to files named on the command line too.")
 @click.option("--respect-gitignore/--no-respect-gitignore", default=None, help="Skip files ignored by .gitignore (default: on).")
 @click.option("--target-torch", metavar="VERSION", help="The torch release the code runs on (e.g. 2.4): findings that hold only on later releases are not reported, and fixes that need a later one are only shown.")
+@click.option("--target-version", type=click.Choice(PYTHON_TARGETS), metavar="PYTHON", help=f"The oldest Python the code runs on ({PYTHON_TARGETS[0]} to {PYTHON_TARGETS[-1]}; default: from requires-python): syntax newer than it is reported (TL000), and no fix may write such syntax.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), help="Use this configuration file instead of the nearest pyproject.toml.")
 @click.option("--isolated", is_flag=True, help="Ignore all configuration files.")
 @click.option("--output-format", type=click.Choice(OUTPUT_FORMATS), default=None, help="How to print findings (default: full, or github when GITHUB_ACTIONS=true).")
@@ -146,7 +147,7 @@ def _silence_stdout() -> None:
 @click.option("-e", "--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False, writable=True, path_type=Path), help="Write the findings (and the summary) to this file instead of standard output.")
 @click.option("-w", "--watch", is_flag=True, help="Lint again whenever a linted file or a configuration file changes (until Ctrl-C).")
-@click.option("--show-settings", is_flag=True, help="Print the settings the first path is linted with (configuration file, rules, exclusions, target-torch), and exit.")
+@click.option("--show-settings", is_flag=True, help="Print the settings the first path is linted with (configuration file, rules, exclusions, targets), and exit.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
 @click.option("--stdin-filename", metavar="NAME", help="The name to use for source read from standard input ('-').")
 @click.option("--show-files", is_flag=True, help="List the files that would be linted, and exit.")
@@ -185,6 +186,7 @@ def check(
     force_exclude: Optional[bool],
     respect_gitignore: Optional[bool],
     target_torch: Optional[str],
+    target_version: Optional[str],
     config_path: Optional[Path],
     isolated: bool,
     output_format: Optional[str],
@@ -252,6 +254,7 @@ def check(
         force_exclude=force_exclude,
         respect_gitignore=respect_gitignore,
         target_torch=target_torch,
+        target_version=target_version,
     )
     try:
         resolver = SettingsResolver(cli, config=config_path, isolated=isolated)
@@ -468,7 +471,7 @@ def _add_noqa(reports: list[FileReport], resolver: SettingsResolver, reason: str
         path = Path(report.filename)
         settings = resolver.for_file(path)
         try:
-            outcome = add_noqa(path, report.path, settings.rules_for(path), reason, settings.torch_target(path))
+            outcome = add_noqa(path, report.path, settings.rules_for(path), reason, settings.target_for(path))
         except UnreadableSource as error:
             errors.append(f"{report.path}: {error.reason}; not changed")
             continue
@@ -552,7 +555,7 @@ def _run_runtime(reports: list[FileReport], options, resolver: SettingsResolver,
             path = Path(report.filename)
             settings = resolver.for_file(path)
             outcome = fix_source(report.source, report.path, settings.rules_for(path), allowed, path,
-                                 Project(parser=parser), settings.torch_target(path))
+                                 Project(parser=parser), settings.target_for(path))
             return outcome.text if outcome.changed and not outcome.error else None
         return fixed
 
@@ -746,7 +749,7 @@ def _lint_stdin(resolver: SettingsResolver, stdin_filename: Optional[str],
         display = display_path(path, resolver.cwd)
     project = Project(parser=parser)
     job = batch.Job(path, display, settings.codes_for(path), project.roots_for(path) if path else (), parser,
-                    settings.torch_target(path))
+                    settings.target_for(path))
     fix = batch.FixMode(write=False, allowed=plan.allowed) if plan.mode else None
     (report, outcome), _ = batch.guarded_lint_job(job, fix, None, project, limits, data=data, keep_source=keep_source)
     if outcome is not None:

@@ -54,7 +54,7 @@ class TorchlintChecker:
             self.path = Path(os.path.abspath(filename))
             settings = resolver.for_file(self.path)
         self.rules = settings.rules_for(self.path)
-        self.target = settings.torch_target(self.path)
+        self.target = settings.target_for(self.path)
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         text = "".join(self.lines)

@@ -299,7 +299,7 @@ def _rules_for(path: Optional[Path], root: Optional[str]):
     folder = path.parent if path is not None else Path(root or os.getcwd())
     resolver = SettingsResolver(Options(), cwd=folder)
     settings = resolver.for_file(path) if path is not None else resolver.for_directory(folder)
-    return settings.rules_for(path), settings.torch_target(path)
+    return settings.rules_for(path), settings.target_for(path)
 
 
 class TorchlintServer(LanguageServer):
