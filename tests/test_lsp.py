@@ -315,3 +315,43 @@ def test_a_notebook_open_in_the_editor_gets_findings_on_its_cells(client, worksp
                               and m["params"]["uri"] == cells[2])
         if not message["params"]["diagnostics"]:
             break
+
+
+def test_code_actions_on_a_notebook_cell_fix_and_ignore_what_the_cell_shows(client, workspace):
+    """A cell's quick fixes and `# noqa` edit that cell (what `check --fix` would write
+    there); fix-all edits every cell it changes; a finding of another cell offers nothing."""
+    notebook = (workspace / "actions.ipynb").as_uri()
+    cells = [f"vscode-notebook-cell:{notebook[len('file:'):]}#cell{index}" for index in range(2)]
+    texts = ["import torch\nx = torch.randn(3, requires_grad=True)\nprint(x.data)",
+             "%matplotlib inline\nprint(x.data.shape)"]
+    client.notify("notebookDocument/didOpen", {
+        "notebookDocument": {"uri": notebook, "notebookType": "jupyter-notebook", "version": 1, "cells": [
+            {"kind": 2, "document": uri} for uri in cells]},
+        "cellTextDocuments": [{"uri": uri, "languageId": "python", "version": 1, "text": text}
+                              for uri, text in zip(cells, texts)],
+    })
+    published = {}
+    while len(published) < 2:
+        message = client.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                              and m["params"]["uri"] in cells)
+        published[message["params"]["uri"]] = message["params"]["diagnostics"]
+    [in_first] = published[cells[0]]
+    assert in_first["code"] == "TL101"
+    actions = client.code_actions(cells[0], in_first, only=["quickfix"])
+    assert [action["title"] for action in actions] == ["Fix: Replace with `x.detach()`", "Ignore TL101 on this line"]
+    fix, ignore = actions
+    assert list(fix["edit"]["changes"]) == [cells[0]]
+    assert apply_workspace_edit(texts[0], cells[0], fix["edit"]) == texts[0].replace("x.data", "x.detach()")
+    assert apply_workspace_edit(texts[0], cells[0], ignore["edit"]) == texts[0] + "  # noqa: TL101"
+    # The finding of the second cell, asked of the first cell: nothing.
+    [in_second] = published[cells[1]]
+    assert client.code_actions(cells[0], in_second, only=["quickfix"]) == []
+    # Fix-all: both cells change, the magic line stays.
+    [fix_all] = client.code_actions(cells[1], None, only=["source.fixAll.torchlint"])
+    assert fix_all["title"] == "Fix all safe fixes in this notebook"
+    changed = fix_all["edit"]["changes"]
+    assert sorted(changed) == sorted(cells)
+    assert apply_workspace_edit(texts[0], cells[0], {"changes": {cells[0]: changed[cells[0]]}}) == \
+        texts[0].replace("x.data", "x.detach()")
+    second = apply_workspace_edit(texts[1], cells[1], {"changes": {cells[1]: changed[cells[1]]}})
+    assert second == "%matplotlib inline\nprint(x.shape)"

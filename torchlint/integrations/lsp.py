@@ -4,7 +4,9 @@ Every open document is linted from the editor's buffer, not from the disk, with 
 configuration of the file's folder, on open, change and save; its diagnostics are
 cleared on close.  Code actions offer a finding's own fix, every safe fix of the file
 at once (``source.fixAll.torchlint``, what ``torchlint check --fix`` would write), and
-a ``# noqa`` comment for the finding's line.
+a ``# noqa`` comment for the finding's line.  A notebook's code cells (LSP notebook
+documents) are linted together, as ``check`` lints an .ipynb file, and get the same
+actions, each editing the cells it changes.
 
 Positions: torchlint counts 1-based rows and columns in code points; LSP counts
 0-based lines and columns in the negotiated encoding's code units (UTF-16 unless the
@@ -36,7 +38,7 @@ from torchlint.framework.noqa import comment_rows, parse_directives
 from torchlint.engine.config import NO_TARGET, ConfigError, Options, SettingsResolver
 from torchlint.engine.fixer import FixOutcome, apply_edits, fix_source, verify
 from torchlint.engine.linter import lint_source
-from torchlint.engine.notebook import lint_notebook
+from torchlint.engine.notebook import fix_notebook, lint_notebook, read_notebook
 
 SOURCE = "torchlint"
 FIX_ALL_KIND = "source.fixAll.torchlint"
@@ -144,22 +146,12 @@ class _Document:
     # --- code actions ---------------------------------------------------------------
 
     def code_actions(self, wanted: types.Range, kinds: Optional[list[str]]) -> list[types.CodeAction]:
-        actions: list[types.CodeAction] = []
-        if _kind_wanted(types.CodeActionKind.QuickFix, kinds):
+        def per_finding():
             for diagnostic in self.report.diagnostics:
-                if diagnostic.code == "TL000" or not _overlaps(self.range_of(diagnostic), wanted):
-                    continue
-                fix = self.fix_action(diagnostic)
-                if fix is not None:
-                    actions.append(fix)
-                ignore = self.ignore_action(diagnostic)
-                if ignore is not None:
-                    actions.append(ignore)
-        if _kind_wanted(FIX_ALL_KIND, kinds):
-            fix_all = self.fix_all_action()
-            if fix_all is not None:
-                actions.append(fix_all)
-        return actions
+                if diagnostic.code != "TL000" and _overlaps(self.range_of(diagnostic), wanted):
+                    yield self.fix_action(diagnostic), self.ignore_action(diagnostic)
+
+        return _gathered(kinds, per_finding, self.fix_all_action)
 
     def fix_action(self, diagnostic: Diagnostic) -> Optional[types.CodeAction]:
         applicability = diagnostic.applicable_fix
@@ -193,60 +185,87 @@ class _Document:
         outcome = self._fixed_all
         if not outcome.changed or outcome.error:
             return None
-        whole = types.Range(types.Position(0, 0), self.positions.end_of_line(self.positions.index.line_count))
         return types.CodeAction(
             title="Fix all safe fixes in this file",
             kind=FIX_ALL_KIND,
-            edit=types.WorkspaceEdit(changes={self.uri: [types.TextEdit(range=whole, new_text=outcome.text)]}),
+            edit=types.WorkspaceEdit(changes={self.uri: [types.TextEdit(range=_whole(self.positions),
+                                                                        new_text=outcome.text)]}),
         )
 
     def ignore_action(self, diagnostic: Diagnostic) -> Optional[types.CodeAction]:
-        # noqa counts on the finding's first or last line, or where the string or statement
-        # that line is inside ends; the first one that takes a comment gets it.
-        moved = comment_rows(self.text)
-        rows = (diagnostic.row, diagnostic.end_row)
-        for row in dict.fromkeys((*rows, *(moved.get(row, row) for row in rows))):
-            edit = self._noqa_edit(row, diagnostic.code)
-            if edit is None:
-                continue
-            new_text = self._apply(edit)
-            if verify(new_text, self.display) is None and parse_directives(new_text).suppresses(diagnostic.code, (row,)):
-                return types.CodeAction(
-                    title=f"Ignore {diagnostic.code} on this line",
-                    kind=types.CodeActionKind.QuickFix,
-                    diagnostics=[self._to_lsp(diagnostic)],
-                    edit=types.WorkspaceEdit(changes={self.uri: [edit]}),
-                )
-        return None
+        return _ignore_action(self.uri, self.text, self.positions, diagnostic, self._to_lsp(diagnostic),
+                              lambda text: verify(text, self.display) is None)
 
-    def _noqa_edit(self, row: int, code: str) -> Optional[types.TextEdit]:
-        line = self.positions.index.line(row)
-        comment = _comment_on(self.text, row)
-        if comment is not None:
-            column, comment_text = comment
-            match = _NOQA_WITH_CODES.search(comment_text)
-            if match is not None:  # extend `# noqa: TL101` to `# noqa: TL101, TL203`
-                at = self.positions.position(row, column + 1 + match.end())
-                return types.TextEdit(range=types.Range(at, at), new_text=f", {code}")
-        content = line.rstrip()
-        start = self.positions.position(row, len(content) + 1)
-        end = self.positions.end_of_line(row)
-        return types.TextEdit(range=types.Range(start, end), new_text=f"  # noqa: {code}")
 
-    def _apply(self, edit: types.TextEdit) -> str:
-        """``self.text`` with one edit made (positions computed by this class, so exact)."""
-        index = self.positions.index
+def _ignore_action(uri: str, text: str, positions: _Positions, diagnostic: Diagnostic,
+                   shown: types.Diagnostic, usable) -> Optional[types.CodeAction]:
+    """A ``# noqa: CODE`` for ``diagnostic`` in ``text`` (a buffer or a notebook cell), when
+    ``usable(new_text)``.  noqa counts on the finding's first or last line, or where the
+    string or statement that line is inside ends; the first one that takes a comment gets it."""
+    moved = comment_rows(text)
+    rows = (diagnostic.row, diagnostic.end_row)
+    for row in dict.fromkeys((*rows, *(moved.get(row, row) for row in rows))):
+        edit = _noqa_edit(text, positions, row, diagnostic.code)
+        if edit is None:
+            continue
+        new_text = _apply(text, positions, edit)
+        if usable(new_text) and parse_directives(new_text).suppresses(diagnostic.code, (row,)):
+            return types.CodeAction(
+                title=f"Ignore {diagnostic.code} on this line",
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[shown],
+                edit=types.WorkspaceEdit(changes={uri: [edit]}),
+            )
+    return None
 
-        def offset(position: types.Position) -> int:
-            line = index.line(position.line + 1)
-            prefix_units, column = 0, 0
-            while column < len(line) and prefix_units < position.character:
-                prefix_units += self.positions.units(line[column])
-                column += 1
-            return index.offset(position.line + 1, column + 1)
 
-        start, end = offset(edit.range.start), offset(edit.range.end)
-        return self.text[:start] + edit.new_text + self.text[end:]
+def _noqa_edit(text: str, positions: _Positions, row: int, code: str) -> Optional[types.TextEdit]:
+    line = positions.index.line(row)
+    comment = _comment_on(text, row)
+    if comment is not None:
+        column, comment_text = comment
+        match = _NOQA_WITH_CODES.search(comment_text)
+        if match is not None:  # extend `# noqa: TL101` to `# noqa: TL101, TL203`
+            at = positions.position(row, column + 1 + match.end())
+            return types.TextEdit(range=types.Range(at, at), new_text=f", {code}")
+    content = line.rstrip()
+    start = positions.position(row, len(content) + 1)
+    end = positions.end_of_line(row)
+    return types.TextEdit(range=types.Range(start, end), new_text=f"  # noqa: {code}")
+
+
+def _apply(text: str, positions: _Positions, edit: types.TextEdit) -> str:
+    """``text`` with one edit made (positions computed by ``positions``, so exact)."""
+    index = positions.index
+
+    def offset(position: types.Position) -> int:
+        line = index.line(position.line + 1)
+        prefix_units, column = 0, 0
+        while column < len(line) and prefix_units < position.character:
+            prefix_units += positions.units(line[column])
+            column += 1
+        return index.offset(position.line + 1, column + 1)
+
+    start, end = offset(edit.range.start), offset(edit.range.end)
+    return text[:start] + edit.new_text + text[end:]
+
+
+def _gathered(kinds: Optional[list[str]], per_finding, fix_all) -> list[types.CodeAction]:
+    """The actions of the ``kinds`` asked for: each finding's fix and ignore actions
+    (``per_finding()`` yields the pairs), then the fix-all action."""
+    actions: list[types.CodeAction] = []
+    if _kind_wanted(types.CodeActionKind.QuickFix, kinds):
+        for pair in per_finding():
+            actions.extend(action for action in pair if action is not None)
+    if _kind_wanted(FIX_ALL_KIND, kinds):
+        action = fix_all()
+        if action is not None:
+            actions.append(action)
+    return actions
+
+
+def _whole(positions: _Positions) -> types.Range:
+    return types.Range(types.Position(0, 0), positions.end_of_line(positions.index.line_count))
 
 
 def _lsp_diagnostic(diagnostic: Diagnostic, positions: _Positions,
@@ -302,6 +321,118 @@ def _rules_for(path: Optional[Path], root: Optional[str]):
     return settings.rules_for(path), settings.target_for(path)
 
 
+class _Notebook:
+    """A notebook open in the editor, linted once as `check` lints an .ipynb file: the
+    findings of each code cell, and the code actions on them.  A fix is checked as
+    `check --fix` checks a notebook's (the cells, joined, must compile) and edits every
+    cell it changes: adding `import torch` may touch the first one."""
+
+    def __init__(self, server: "TorchlintServer", uri: str, cells: list[tuple[str, str]]):
+        self.uri = uri
+        self.cells = cells
+        self.encoding = server.workspace.position_encoding
+        self.path = _uri_to_path(uri)
+        self.display = str(self.path) if self.path is not None else uri
+        try:
+            self.rules, self.target = _rules_for(self.path, server.workspace.root_path)
+        except ConfigError:
+            self.rules, self.target = [], NO_TARGET
+        content = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                              "source": text} for _, text in cells],
+                   "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+        self.data = json.dumps(content).encode("utf-8")
+        self.report = (self.target.apply(lint_notebook(self.data, self.display, self.rules, self.path, Project()))
+                       if cells and self.rules else FileReport(self.display))
+        self.positions = {uri: _Positions(text, self.encoding) for uri, text in cells}
+
+    def cell_of(self, diagnostic: Diagnostic) -> tuple[str, str]:
+        """The (uri, text) of the cell a finding is on; cells count from 1 among the code
+        cells given, and a note on the whole notebook goes on the first."""
+        number = diagnostic.cell
+        return self.cells[number - 1] if number and number <= len(self.cells) else self.cells[0]
+
+    def lsp_diagnostics(self) -> dict[str, list[types.Diagnostic]]:
+        found: dict[str, list[types.Diagnostic]] = {uri: [] for uri, _ in self.cells}
+        for diagnostic in self.report.diagnostics:
+            uri, _ = self.cell_of(diagnostic)
+            found[uri].append(_lsp_diagnostic(diagnostic, self.positions[uri]))
+        return found
+
+    def code_actions(self, cell_uri: str, wanted: types.Range, kinds: Optional[list[str]]) -> list[types.CodeAction]:
+        def per_finding():
+            for diagnostic in self.report.diagnostics:
+                uri, text = self.cell_of(diagnostic)
+                positions = self.positions[uri]
+                where = positions.range(diagnostic.row, diagnostic.column, diagnostic.end_row, diagnostic.end_column)
+                if uri != cell_uri or diagnostic.code == "TL000" or not _overlaps(where, wanted):
+                    continue
+                shown = _lsp_diagnostic(diagnostic, positions)
+                yield self._fix_action(diagnostic, shown), _ignore_action(
+                    uri, text, positions, diagnostic, shown,
+                    lambda new_text: self._compiles(self._cells_with(uri, new_text)))
+
+        return _gathered(kinds, per_finding, self._fix_all_action)
+
+    def _fix_action(self, diagnostic: Diagnostic, shown: types.Diagnostic) -> Optional[types.CodeAction]:
+        applicability = diagnostic.applicable_fix
+        if applicability not in (Applicability.SAFE, Applicability.UNSAFE):
+            return None
+        notebook = read_notebook(self.data)
+        module = apply_edits(notebook.module, diagnostic.text_edits)
+        if verify(module, self.display) is not None:
+            return None
+        try:
+            texts = _code_cells(notebook.rebuild(module))
+        except ValueError:
+            return None  # the edit would land on a magic line
+        edit = self._edit(texts)
+        if edit is None:
+            return None
+        title = f"Fix: {diagnostic.fix.message}"
+        if applicability is Applicability.UNSAFE:
+            title += " (unsafe: may change behaviour)"
+        return types.CodeAction(title=title, kind=types.CodeActionKind.QuickFix, diagnostics=[shown], edit=edit,
+                                is_preferred=applicability is Applicability.SAFE)
+
+    def _fix_all_action(self) -> Optional[types.CodeAction]:
+        if not self.cells or not self.rules:
+            return None
+        outcome = fix_notebook(self.data, self.display, self.rules, allowed_applicabilities(False), self.path,
+                               Project(), self.target)
+        edit = self._edit(_code_cells(outcome.text)) if outcome.changed and not outcome.error else None
+        if edit is None:
+            return None
+        return types.CodeAction(title="Fix all safe fixes in this notebook", kind=FIX_ALL_KIND, edit=edit)
+
+    def _edit(self, texts: list[str]) -> Optional[types.WorkspaceEdit]:
+        """Each changed cell replaced whole (None when the cells did not come back as given)."""
+        if len(texts) != len(self.cells):
+            return None
+        changes = {uri: [types.TextEdit(range=_whole(self.positions[uri]), new_text=new)]
+                   for (uri, old), new in zip(self.cells, texts) if new != old}
+        return types.WorkspaceEdit(changes=changes) if changes else None
+
+    def _cells_with(self, uri: str, new_text: str) -> list[str]:
+        return [new_text if cell_uri == uri else text for cell_uri, text in self.cells]
+
+    def _compiles(self, texts: list[str]) -> bool:
+        content = json.loads(self.data)
+        for cell, text in zip(content["cells"], texts):
+            cell["source"] = text
+        module = read_notebook(json.dumps(content).encode("utf-8")).module
+        return verify(module, self.display) is None
+
+
+def _code_cells(notebook_json: str) -> list[str]:
+    """The sources of a notebook's code cells, as the editor holds them (one string each)."""
+    sources = []
+    for cell in json.loads(notebook_json)["cells"]:
+        if cell.get("cell_type") == "code":
+            source = cell.get("source", "")
+            sources.append("".join(source) if isinstance(source, list) else source)
+    return sources
+
+
 class TorchlintServer(LanguageServer):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -313,6 +444,8 @@ class TorchlintServer(LanguageServer):
         self.last_good: dict[str, _Document] = {}
         # notebook uri -> the uris of the cells it last published diagnostics for
         self.notebook_cells: dict[str, list[str]] = {}
+        # cell uri -> the last lint of its notebook, which answers the cell's code actions
+        self.notebooks: dict[str, _Notebook] = {}
 
     def publish_notebook(self, notebook_uri: str) -> None:
         """Lint a notebook open in the editor as `check` lints an .ipynb file (its code cells
@@ -322,30 +455,23 @@ class TorchlintServer(LanguageServer):
             return
         cells = [(cell.document, self.workspace.get_text_document(cell.document).source)
                  for cell in notebook.cells if cell.kind == types.NotebookCellKind.Code]
-        found: dict[str, list[types.Diagnostic]] = {uri: [] for uri, _ in cells}
-        path = _uri_to_path(notebook_uri)
-        try:
-            rules, target = _rules_for(path, self.workspace.root_path)
-        except ConfigError:
-            rules, target = [], NO_TARGET
-        if cells and rules:
-            content = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-                                  "source": text} for _, text in cells],
-                       "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
-            display = str(path) if path is not None else notebook_uri
-            report = target.apply(lint_notebook(json.dumps(content).encode("utf-8"), display, rules, path, Project()))
-            positions: dict[str, _Positions] = {}
-            for diagnostic in report.diagnostics:
-                # Cells count from 1 among the code cells given; a note on the whole notebook goes on the first.
-                uri, text = cells[diagnostic.cell - 1] if diagnostic.cell and diagnostic.cell <= len(cells) else cells[0]
-                if uri not in positions:
-                    positions[uri] = _Positions(text, self.workspace.position_encoding)
-                found[uri].append(_lsp_diagnostic(diagnostic, positions[uri]))
+        linted = _Notebook(self, notebook_uri, cells)
+        found = linted.lsp_diagnostics()
         for uri in self.notebook_cells.get(notebook_uri, []):
             found.setdefault(uri, [])  # a cell deleted or no longer code: its findings go
+            self.notebooks.pop(uri, None)
         self.notebook_cells[notebook_uri] = [uri for uri, _ in cells]
+        for uri, _ in cells:
+            self.notebooks[uri] = linted
         for uri, diagnostics in found.items():
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
+
+    def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+        uri = params.text_document.uri
+        notebook = self.notebooks.get(uri)
+        if notebook is not None:
+            return notebook.code_actions(uri, params.range, params.context.only)
+        return self.lint(uri, reuse=True).code_actions(params.range, params.context.only)
 
     def lint(self, uri: str, reuse: bool = False) -> _Document:
         text = self.workspace.get_text_document(uri).source
@@ -389,6 +515,7 @@ def create_server() -> TorchlintServer:
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
     def notebook_did_close(ls: TorchlintServer, params: types.DidCloseNotebookDocumentParams) -> None:
         for uri in ls.notebook_cells.pop(params.notebook_document.uri, []):
+            ls.notebooks.pop(uri, None)
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -414,7 +541,7 @@ def create_server() -> TorchlintServer:
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND]),
     )
     def code_action(ls: TorchlintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        return ls.lint(params.text_document.uri, reuse=True).code_actions(params.range, params.context.only)
+        return ls.code_actions(params)
 
     return server
 
