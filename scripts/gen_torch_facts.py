@@ -28,7 +28,10 @@ What is derived from torch, and how (field by field, see ``Fact`` in the generat
 - tensor_only: not an attribute of numpy arrays/scalars, memoryview, nn.Module, Optimizer or builtins;
 - nn: loss classes (subclasses of ``_Loss``), functional losses (a ``reduction`` parameter),
   functional in-place (an ``inplace`` parameter);
-- legacy types: ``torch.FloatTensor.dtype``...
+- legacy types: ``torch.FloatTensor.dtype``...;
+- saves (what autograd keeps for backward, which an in-place write must not change before
+  ``backward()``): calling the op under ``torch.autograd.graph.saved_tensors_hooks`` and
+  matching what is packed against the inputs and the result (``saves_of``).
 
 What cannot be derived is in OVERRIDES below, each with its reason.
 """
@@ -65,9 +68,14 @@ OUT = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else \
 #              | copy | none (no tensor result)
 # in_place:    none | data (writes the receiver / first argument's elements) | metadata (shape, flags, storage pointer)
 # differentiable: True | False | None (unknown)
+# saves:       what autograd saves for backward, as letters: with tensor arguments (``x * t``), ``o`` the
+#              result, ``i`` an input that requires grad, ``c`` an input that does not (saved because
+#              another input does: ``w * t`` keeps ``t``); with no tensor argument but the receiver or
+#              first input (``x * 2``, ``x.exp()``), ``O`` the result, ``I`` that input.  ``n``: nothing
+#              of these; ``-``: not probed (in place, not differentiable, or no call that worked).
 DEFAULTS = dict(returns="tensor", zero_dim="never", aliasing="copy", in_place="none", out_variant=False,
                 differentiable=None, tensor_only=False, reduction=False, loss=False, legacy_dtype=None,
-                removed=False, factory=False, source="schema")
+                removed=False, factory=False, saves="-", source="schema")
 FIELDS = ("kind",) + tuple(DEFAULTS)
 
 # --- names -------------------------------------------------------------------------------------
@@ -196,6 +204,164 @@ def call(fn, *args):
             return True, fn(*args)
     except Exception:
         return False, None
+
+
+def _saved_during(run):
+    """The tensors autograd packs for backward while ``run()`` runs, and its result."""
+    packed = []
+
+    def pack(tensor):
+        packed.append(tensor)
+        return tensor
+
+    with warnings.catch_warnings(), torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+        warnings.simplefilter("ignore")
+        result = run()
+    return packed, result
+
+
+def _same_tensor(a, b):
+    if not isinstance(a, torch.Tensor) or a.layout != torch.strided or b.layout != torch.strided:
+        return False
+    try:
+        return a.data_ptr() == b.data_ptr() and a.shape == b.shape and a.stride() == b.stride() and a.dtype == b.dtype
+    except RuntimeError:  # no storage (a tensor subclass, a meta tensor)
+        return False
+
+
+def saves_of(call_with, templates):
+    """What the op saves for backward (``DEFAULTS``' ``saves`` letters, for one argument pattern):
+    ``call_with(tensors)`` calls it with fresh copies of the float ``templates`` (receiver or first
+    input first).  All inputs requiring grad: which inputs, and is the result, packed?  Then each
+    input alone not requiring grad (the others do): is it still packed?"""
+    letters = set()
+
+    def attempt(requiring):
+        tensors = [t.detach().clone().requires_grad_(r) for t, r in zip(templates, requiring)]
+        try:
+            packed, result = _saved_during(lambda: call_with(tensors))
+        except Exception:
+            return None
+        outputs = [r for r in (result if isinstance(result, (tuple, list)) else (result,))
+                   if isinstance(r, torch.Tensor)]
+        if not outputs or not any(o.requires_grad for o in outputs):
+            return None
+        return packed, tensors, outputs
+
+    ran = attempt([True] * len(templates))
+    if ran is None:
+        return None
+    packed, tensors, outputs = ran
+    if any(_same_tensor(saved, output) for saved in packed for output in outputs):
+        letters.add("o")
+    if any(_same_tensor(saved, tensor) for saved in packed for tensor in tensors):
+        letters.add("i")
+    for index in range(len(templates) if len(templates) > 1 else 0):
+        ran = attempt([position != index for position in range(len(templates))])
+        if ran is not None and any(_same_tensor(saved, ran[1][index]) for saved in ran[0]):
+            letters.add("c")
+    return letters
+
+
+def saves_letters(with_tensors, alone):
+    """The ``saves`` cell from the letters of a tensor-argument probe and of a probe with the
+    receiver / first input alone (None: that call did not work)."""
+    if with_tensors is None and alone is None:
+        return "-"
+    cell = "".join(sorted(with_tensors or ())) + "".join(sorted(letter.upper() for letter in alone or ()))
+    return cell or "n"
+
+
+METHOD_TENSOR_PATTERNS = [(torch.randn(3, 4),), (torch.randn(4, 3),), (torch.randn(4),), (torch.randn(3, 4), torch.randn(3, 4))]
+METHOD_ALONE_PATTERNS = [(), (2,), (1,), (0,), (-1,), ([12],), (2, 0), (0, 1), ([3, 4], 1.0)]
+
+
+def method_saves(name):
+    if name in NEVER_PROBE or name.endswith("_") or name.startswith("_"):
+        return "-"
+    x = torch.randn(3, 4).abs() + 0.5  # positive: log, sqrt, pow... are defined
+
+    def first(patterns, with_tensors):
+        for extra in patterns:
+            tensors = [e for e in extra if isinstance(e, torch.Tensor)]
+            if with_tensors != bool(tensors):
+                continue
+
+            def call_with(fresh, extra=extra):
+                rest = iter(fresh[1:])
+                return getattr(fresh[0], name)(*(next(rest) if isinstance(e, torch.Tensor) else e for e in extra))
+
+            found = saves_of(call_with, [x, *tensors])
+            if found is not None:
+                return found
+        return None
+
+    return saves_letters(first(METHOD_TENSOR_PATTERNS, True), first(METHOD_ALONE_PATTERNS, False))
+
+
+def function_saves(fn, patterns):
+    """``saves`` of a function, from the first argument pattern of each kind that works."""
+    with_tensors = alone = None
+    for pattern in patterns:
+        tensors = [a for a in pattern if isinstance(a, torch.Tensor)]
+        if (len(tensors) > 1 and with_tensors is not None) or (len(tensors) == 1 and alone is not None):
+            continue
+
+        def call_with(fresh, pattern=pattern):
+            rest = iter(fresh)
+            return fn(*(next(rest) if isinstance(a, torch.Tensor) else a for a in pattern))
+
+        found = saves_of(call_with, tensors)
+        if found is None:
+            continue
+        if len(tensors) > 1:
+            with_tensors = found
+        else:
+            alone = found
+    return saves_letters(with_tensors, alone)
+
+
+def _positive(*shape):
+    return torch.randn(*shape).abs() + 0.5
+
+
+FUNCTION_PATTERNS = [(_positive(3, 4), _positive(3, 4)), (_positive(3, 4), _positive(4, 5)), (_positive(3, 4),),
+                     (_positive(3, 4), 2), (_positive(3, 4), 1), (_positive(3, 4), 0)]
+FUNCTIONAL_PATTERNS = [(_positive(3, 4), _positive(5, 4), _positive(5)), (_positive(1, 2, 5, 5), _positive(3, 2, 3, 3)),
+                       (_positive(1, 2, 5), _positive(3, 2, 3)), (_positive(3, 4), _positive(3, 4)),
+                       (_positive(3, 4), _positive(5, 4)), (_positive(3, 4),), (_positive(1, 2, 5, 5),),
+                       (_positive(1, 2, 5, 5), 2), (_positive(3, 4), 1)]
+MODULE_BUILDS = [((), (_positive(3, 4),)), ((4, 5), (_positive(3, 4),)), ((2, 3, 3), (_positive(1, 2, 5, 5),)),
+                 ((2,), (_positive(3, 2, 5, 5),)), ((2,), (_positive(3, 2, 5),)), ((4,), (_positive(3, 4),)),
+                 ((1,), (_positive(3, 4),)), ((2,), (_positive(1, 2, 5, 5),))]
+
+
+def module_saves(cls):
+    """``saves`` of a module's forward on an input: ``i``/``c`` the input (requiring grad or not:
+    the module's parameters, when it has some, require grad), ``o`` the output."""
+    if getattr(cls, "__module__", "").startswith(("torch.nn.modules.lazy", "torch.ao")) or "Lazy" in cls.__name__:
+        return "-"
+    for arguments, inputs in MODULE_BUILDS:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                module = cls(*arguments)
+        except Exception:
+            continue
+        has_parameters = any(True for _ in module.parameters())
+        letters = saves_of(lambda fresh: module(*fresh), list(inputs))
+        if letters is None:
+            continue
+        if has_parameters:  # the input alone not requiring grad: saved for the weights' gradients?
+            tensor = inputs[0].detach().clone()
+            try:
+                packed, _ = _saved_during(lambda: module(tensor))
+            except Exception:
+                packed = []
+            if any(_same_tensor(saved, tensor) for saved in packed):
+                letters.add("c")
+        return "".join(sorted(letters)) or "n"
+    return "-"
 
 
 def probe_method(name):
@@ -453,6 +619,7 @@ for name in tensor_methods:
     add(f"torch.Tensor.{name}", "method", returns=returns, aliasing=aliasing, in_place=in_place,
         out_variant=bool(sf and sf["out_variant"]), reduction=bool(sf and sf["reduction"]),
         zero_dim=zero_dim_of(sf, probe, returns), differentiable=differentiable,
+        saves=method_saves(name) if differentiable is not False and returns != "other" and in_place == "none" else "-",
         tensor_only=name not in NON_TENSOR_CALLABLES, source="schema+probe" if sf else ("probe" if probe else "none"))
 
 for name in tensor_properties:
@@ -486,6 +653,9 @@ for name in torch_functions:
         zero_dim=zero_dim_of(sf, probe, returns), differentiable=probe.get("differentiable",
                                                                            False if no_tensor_input else None),
         factory=bool(sf and sf["factory"]),
+        saves=function_saves(getattr(torch, name), FUNCTION_PATTERNS)
+        if sf and probe.get("differentiable") is not False and returns != "other" and in_place == "none"
+        and not name.startswith(FUNCTION_NEVER_PROBE) else "-",
         source="schema+probe" if sf else "none")
 
 for name in functional:
@@ -499,6 +669,7 @@ for name in functional:
     add(f"torch.nn.functional.{name}", "function",
         returns="depends" if "return_indices" in params or name.endswith("_with_indices") else "tensor",
         in_place=in_place, loss=loss, zero_dim="no_dim" if loss else "never",
+        saves=function_saves(fn, FUNCTIONAL_PATTERNS) if in_place == "none" else "-",
         source="signature" + (" inplace=" if "inplace" in params else ""))
 
 for name in init:
@@ -516,7 +687,7 @@ for name in nn_modules:
         annotation = ""
     returns = "tuple" if annotation.lower().startswith("tuple") else "tensor"
     add(f"torch.nn.{name}", "module_class", returns=returns, aliasing="none",
-        loss=issubclass(cls, nn.modules.loss._Loss), source="class")
+        loss=issubclass(cls, nn.modules.loss._Loss), saves=module_saves(cls), source="class")
 
 for name in LEGACY_TYPES:
     dtype = torch.get_default_dtype() if name == "Tensor" else getattr(torch, name).dtype
@@ -537,7 +708,7 @@ for key, (fields, reason) in OVERRIDES.items():
 # The fields the linter reads, in the order of a row (the others above only help derive these):
 # torch_facts.Fact's.
 EMITTED = ("kind", "returns", "zero_dim", "aliasing", "in_place", "differentiable", "tensor_only", "loss",
-           "factory", "legacy_dtype")
+           "factory", "legacy_dtype", "saves")
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 from torchlint.analysis.torch_facts import FIELDS  # noqa: E402
 

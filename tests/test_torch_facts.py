@@ -108,3 +108,20 @@ def test_scalar_first_overloads_are_the_ones_torch_deprecates() -> None:
     assert {p for _, signature in ours for p in signature if p not in ("self",)} - {
         "other", "tensor1", "tensor2", "mat1", "mat2", "mat", "vec", "vec1", "vec2", "batch1", "batch2"
     } == torch_api.SCALAR_PARAMETERS
+
+
+def test_what_operations_save_for_backward_comes_from_torch() -> None:
+    """The `saves` column (generated under saved_tensors_hooks): what TL409 and the
+    aliasing rules count as read again by backward."""
+    saves = {name: torch_facts.fact(name).saves for name in (
+        "torch.Tensor.exp", "torch.sigmoid", "torch.nn.functional.relu", "torch.Tensor.log", "torch.Tensor.mul",
+        "torch.matmul", "torch.nn.functional.linear", "torch.Tensor.add", "torch.Tensor.view", "torch.nn.Linear",
+        "torch.nn.ReLU", "torch.nn.Dropout")}
+    assert saves == {
+        "torch.Tensor.exp": "O", "torch.sigmoid": "O", "torch.nn.functional.relu": "O",  # their result
+        "torch.Tensor.log": "I",  # its input
+        # the other operand, whether it requires grad ("i") or not ("c": `w * t` keeps `t`)
+        "torch.Tensor.mul": "ci", "torch.matmul": "ci", "torch.nn.functional.linear": "ci", "torch.nn.Linear": "ci",
+        "torch.Tensor.add": "n", "torch.Tensor.view": "n", "torch.nn.Dropout": "n",  # nothing of these
+        "torch.nn.ReLU": "o",
+    }

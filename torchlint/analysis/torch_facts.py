@@ -41,6 +41,10 @@ class Fact:
     loss: bool  # an nn loss class, or a functional with reduction=
     factory: bool  # makes a new tensor (a leaf unless requires_grad=True)
     legacy_dtype: Optional[str]  # torch.FloatTensor -> "float32"
+    # What autograd saves for backward (scripts/gen_torch_facts.py, DEFAULTS' comment): with a
+    # tensor argument, "o" the result, "i" an input requiring grad, "c" one that does not;
+    # with none, "O" and "I"; "n" none of these; None: not probed.
+    saves: Optional[str]
 
 
 _Allowed = Union[str, bool, None, frozenset, set, tuple]
@@ -53,7 +57,8 @@ def _rows() -> tuple:
     rows = []
     for line in ROWS.splitlines()[1:]:
         cells = line.split()
-        rows.append((cells[0], *cells[1:6], *(_VALUES[c] for c in cells[6:10]), _VALUES.get(cells[10], cells[10])))
+        rows.append((cells[0], *cells[1:6], *(_VALUES[c] for c in cells[6:10]), _VALUES.get(cells[10], cells[10]),
+                     _VALUES.get(cells[11], cells[11])))
     return tuple(rows)
 
 
