@@ -167,6 +167,18 @@ OTHER_BAD = {
         "7:1 TL406": (CONFIRMED, "you can only change requires_grad flags of leaf variables"),
         "11:1 TL406": (COULD_NOT_RUN, "the run stopped at line 7 with RuntimeError"),
     },
+    # Gradients never cleared: each step's `.grad` still holds the previous step's.
+    "TL407-missing-zero-grad/bad_regression_never_converges.py": {
+        "15:5 TL407": (CONFIRMED, "`.grad` of 2 parameters still held the previous step's gradient at line 15: "
+                                  "gradients accumulated across 3 steps"),
+    },
+    "TL407-missing-zero-grad/bad_trainer_class.py": {
+        "19:13 TL407": (CONFIRMED, "`.grad` of 4 parameters still held the previous step's gradient at line 19"),
+    },
+    "TL407-missing-zero-grad/bad_gan_two_optimizers.py": {
+        "21:9 TL407": (CONFIRMED, "`.grad` of 4 parameters still held the previous step's gradient at line 21"),
+        "24:9 TL407": (CONFIRMED, "`.grad` of 4 parameters still held the previous step's gradient at line 24"),
+    },
     "TL302-detach-inplace-method/bad_view_and_saved.py": {
         "7:5 TL302": (CONFIRMED, "Can't detach views in-place"),
         "13:1 TL302": (CONFIRMED, "Trying to use a saved tensor that has been detached in-place"),

@@ -3,7 +3,7 @@
 This module runs inside a sandboxed job (it imports torch); the entry point is
 ``run_job(payload)``.  A payload names the code to run (a file run whole, a user's
 entry point, or one function called with synthesized arguments) and the findings to
-watch ("sites").  While the code runs, four instruments record what torch does:
+watch ("sites").  While the code runs, five instruments record what torch does:
 
 - saved-tensor hooks see every tensor autograd saves for backward, and check it again
   when backward unpacks it;
@@ -12,7 +12,10 @@ watch ("sites").  While the code runs, four instruments record what torch does:
 - a function mode sees the Python-level calls: ``.data`` get/set, ``detach_``,
   ``numpy()``, ``torch.tensor(t)``, and every use of a tensor as an argument;
 - a line tracer (only in the watched files) counts which lines ran, and inspects
-  values after a statement (a loss total's graph, two tensors' storages).
+  values after a statement (a loss total's graph, two tensors' storages);
+- an optimizer step pre-hook (only with a TL407 site) compares each parameter's
+  ``.grad`` at a step with what it held at the previous one plus what backward added
+  since (a hook on the parameter sees each gradient arrive).
 
 Every event is attributed to the innermost frame in a watched file, with the column
 span of the instruction (``co_positions``), and matched to the findings it overlaps.
@@ -299,6 +302,7 @@ class Monitor:
         self.budget: float = 0.0
         self.stop_when_seen = False
         self.lines_run = 0  # line events in the watched files
+        self.grads: dict[int, dict] = {}  # id(parameter) -> its `.grad` at the last step, and what came since
 
     # -- saved tensors ------------------------------------------------------------------
 
@@ -616,6 +620,39 @@ class Monitor:
 
     def _site(self, site_id: int) -> Site:
         return self.sites[site_id]
+
+    # -- optimizer steps (TL407) --------------------------------------------------------------
+
+    def on_optimizer_step(self, optimizer, args, kwargs) -> None:
+        """Before a step at a TL407 site: how many parameters' `.grad` still held the previous
+        step's gradient, with what backward added since on top (nothing cleared it)?"""
+        where = self.locator.here()
+        sites = self.locator.sites_at(where, "TL407")
+        if not sites:
+            return
+        with _internal():
+            kept = sum(self._grad_kept(p) for group in optimizer.param_groups for p in group["params"])
+        for site in sites:
+            site.add("optimizer-step", where=where, kept=kept)
+
+    def _grad_kept(self, p: torch.Tensor) -> bool:
+        record = self.grads.get(id(p))
+        if record is None or record["param"]() is not p:
+            record = self.grads[id(p)] = {"param": weakref.ref(p), "previous": None, "added": None}
+            if p.requires_grad:
+                p.register_hook(lambda grad, record=record: self._grad_arrived(record, grad))
+        grad, previous, added = p.grad, record["previous"], record["added"]
+        usable = grad is not None and grad.layout == torch.strided
+        kept = usable and previous is not None and added is not None and bool(previous.any()) and \
+            bool(added.any()) and torch.allclose(grad, previous + added) and not torch.allclose(grad, added)
+        record["previous"], record["added"] = (grad.detach().clone() if usable else None), None
+        return kept
+
+    def _grad_arrived(self, record: dict, grad: torch.Tensor) -> None:
+        """A parameter's hook: one backward's gradient for it, before it goes into `.grad`."""
+        if grad.layout == torch.strided:
+            with _internal():
+                record["added"] = grad.detach().clone() if record["added"] is None else record["added"] + grad
 
     # -- Variable, warnings ----------------------------------------------------------------
 
@@ -944,6 +981,9 @@ def monitoring(monitor: Monitor):
 
     warnings.showwarning = showwarning
     hooks = torch.autograd.graph.saved_tensors_hooks(monitor.pack, monitor.unpack)
+    from torch.optim.optimizer import register_optimizer_step_pre_hook  # torch.optim does not export it
+
+    steps = register_optimizer_step_pre_hook(monitor.on_optimizer_step) if "TL407" in monitor.codes else None
     with warnings.catch_warnings():
         warnings.simplefilter("always")
         warnings.showwarning = showwarning
@@ -953,6 +993,8 @@ def monitoring(monitor: Monitor):
                 yield
             finally:
                 sys.settrace(None)
+                if steps is not None:
+                    steps.remove()
     warnings.showwarning = shown
 
 
