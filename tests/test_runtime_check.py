@@ -167,6 +167,27 @@ OTHER_BAD = {
         "7:1 TL406": (CONFIRMED, "you can only change requires_grad flags of leaf variables"),
         "11:1 TL406": (COULD_NOT_RUN, "the run stopped at line 7 with RuntimeError"),
     },
+    "TL406-nonleaf-requires-grad/bad_module_output.py": {
+        "11:1 TL406": (CONFIRMED, "you can only change requires_grad flags of leaf variables"),
+        "14:7 TL404": (COULD_NOT_RUN, "the run stopped at line 11 with RuntimeError"),
+    },
+    # Nothing says what `value` is but `value.detach()`; the monitor takes torch's own detach.
+    "TL305-id-storage-compare/bad_unannotated_helper.py": {
+        "8:12 TL305": (CONFIRMED, "`value` and `value.detach()` share memory, yet their ids differ"),
+    },
+    # Reads by backward (issue 22): the write changed a tensor an operation saved.
+    "TL303-view-inplace/bad_view_write_to_saved.py": {
+        "10:1 TL303": (CONFIRMED, "wrote in place into a tensor saved for backward at `weights.exp()` (line 8)"),
+    },
+    "TL304-numpy-sharing/bad_numpy_write_to_saved.py": {
+        "11:1 TL304": (CONFIRMED, "it held [1, 1, 1] when saved, backward used [5, 5, 5]"),
+    },
+    "TL409-saved-tensor-inplace/bad_gate_scaled_in_place.py": {
+        "11:1 TL409": (CONFIRMED, "saved for backward at `torch.sigmoid(layer(inputs))` (line 10)"),
+    },
+    "TL409-saved-tensor-inplace/bad_inplace_activation_after_exp.py": {
+        "12:10 TL409": (CONFIRMED, "saved for backward at `encoder(inputs).exp()` (line 12)"),
+    },
     # Gradients never cleared: each step's `.grad` still holds the previous step's.
     "TL407-missing-zero-grad/bad_regression_never_converges.py": {
         "15:5 TL407": (CONFIRMED, "`.grad` of 2 parameters still held the previous step's gradient at line 15: "

@@ -36,6 +36,7 @@ from torchlint.analysis.semantic import Binding, BindingKind, Scope
 from torchlint.analysis.values import Kind
 from torchlint.framework import edits
 from torchlint.framework.rule import Applicability, Edit, Fix, Rule
+from torchlint.framework.saved import SavedRead, has_backward, saved_read
 from torchlint.framework.verdicts import CONFIRMED, LATENT, NOT_REPRODUCED, Observation, Verdict, quote
 from torchlint.framework.writes import Write, find_write
 
@@ -77,12 +78,22 @@ class AliasWrite:
     written: cst.Name  # the name written through
     through_alias: bool  # True: the alias was written; False: its base was
     reader: Optional[cst.Name]  # the first read of the other side after the write
+    # With no such read: the other side was saved for backward and a backward after the
+    # write reads it (saved.py).
+    saved: Optional[SavedRead] = None
 
     @property
     def related(self) -> tuple[tuple[cst.CSTNode, str], ...]:
         """The related locations every alias finding shows: where the alias was made and read."""
-        return ((self.alias.made_by, f"`{self.alias.name}` is made here"),
-                (self.reader, "and read here, after the write"))
+        made = (self.alias.made_by, f"`{self.alias.name}` is made here")
+        if self.reader is None and self.saved is not None:
+            return (made, *self.saved.related())
+        return made, (self.reader, "and read here, after the write")
+
+    @property
+    def other(self) -> str:
+        """The name on the side that was not written."""
+        return self.alias.base.value if self.through_alias else self.alias.name
 
     @property
     def fields(self) -> dict[str, object]:
@@ -277,13 +288,15 @@ def _writes(ctx: "FileContext", alias: Alias) -> list[AliasWrite]:
         sides.append((base_side, base_side.window(binding.seq),
                       frozenset(id(b) for b in ctx.model.resolve(alias.base))))
     events = []
+    backward = has_backward(ctx, binding.scope)
     for index, (side, window, bindings) in enumerate(sides):
         other = sides[1 - index] if len(sides) == 2 else None
         through_alias = index == 0
-        if not through_alias:
-            # A write to the base matters only if the alias is read after it (no rule uses
-            # one without a reader): the writes after the alias's last read are skipped,
-            # so a base written a thousand times costs nothing for aliases never read.
+        if not through_alias and not backward:
+            # A write to the base matters only if the alias is read after it, by the code
+            # or by a backward (no rule uses one without a reader): the writes after the
+            # alias's last read are skipped, so a base written a thousand times costs
+            # nothing for aliases never read.
             alias_window = sides[0][1]
             if not alias_window:
                 continue
@@ -296,8 +309,12 @@ def _writes(ctx: "FileContext", alias: Alias) -> list[AliasWrite]:
             write = find_write(ctx, node)
             statement = _statement(ctx, write.node)
             reader = _first_reader(ctx, other, side.seqs[position], write, statement) if other else None
-            if through_alias or reader is not None:
-                events.append(AliasWrite(alias, write, node, through_alias, reader))
+            saved = None
+            if backward:
+                other_bindings = ctx.model.resolve(alias.base) if through_alias else [binding]
+                saved = saved_read(ctx, other_bindings, write.node, alias.base.value if through_alias else alias.name)
+            if through_alias or reader is not None or saved is not None:
+                events.append(AliasWrite(alias, write, node, through_alias, reader, saved))
     return events
 
 
@@ -369,14 +386,25 @@ class AliasWriteRule(Rule):
             if message is None:
                 continue
             copy = copy_at_alias(self.ctx, event, events, lambda other: self._message(other) is not None)
+            saved = _saved_fields(self.ctx, event) if message is SAVED_MESSAGE else {}
             self.report(event.write.node, message, evidence=self.ctx.tensor(event.alias.base),
                         related=event.related, fix=self.fix_for(event, copy),
-                        **event.fields, **self.fields_for(event))
+                        **{**event.fields, **self.fields_for(event), **saved})
+
+    # The alias kinds whose writes this rule reports when backward reads the other side
+    # (``covers_saved``); None: the rule reports none.
+    saved_kinds: Optional[tuple[str, ...]] = None
 
     def _message(self, event: AliasWrite) -> Optional[str]:
+        if event.saved is not None and self.covers_saved(event):
+            return SAVED_MESSAGE  # under no_grad too: the write still changes what was saved
         if event.reader is None or self.ctx.grad_disabled(event.write.node) is not None:
             return None
         return self.message_for(event)
+
+    def covers_saved(self, event: AliasWrite) -> bool:
+        """Whether this rule reports ``event`` for its backward read (``event.saved``)."""
+        return self.saved_kinds is not None and event.alias.kind in self.saved_kinds
 
     def message_for(self, event: AliasWrite) -> Optional[str]:
         """The message template for ``event`` when this rule reports it, else None."""
@@ -411,6 +439,23 @@ class AliasWriteRule(Rule):
             return Verdict(NOT_REPRODUCED, "the write did not touch memory another live tensor shares (the alias "
                                            "was a copy)")
         return Verdict(NOT_REPRODUCED, "no write through the alias happened on this run")
+
+
+SAVED_MESSAGE = (
+    "In-place write ({how}) to `{written}` also changes `{other}` (the same memory: `{alias}` = `{made}`), "
+    "which `{saver}` saved for backward; `{backward}` reads it after the write: {outcome}"
+)
+
+
+def _saved_fields(ctx: "FileContext", event: AliasWrite) -> dict[str, object]:
+    saved = event.saved
+    # A write torch sees through a view or a detached alias bumps the shared version
+    # counter, which backward checks; one through numpy or `.data` does not.
+    unseen = event.alias.kind in ("numpy", "from_numpy", "data")
+    outcome = ("the gradient is silently wrong (autograd cannot see this write)" if unseen else
+               "backward raises RuntimeError (\"modified by an inplace operation\")")
+    return {"written": event.written.value, "other": event.other, "saver": ctx.snippet(saved.saver),
+            "backward": ctx.snippet(saved.backward), "outcome": outcome}
 
 
 def _makes_array(ctx: "FileContext", node: cst.BaseExpression) -> bool:

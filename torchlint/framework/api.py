@@ -17,6 +17,7 @@ from torchlint.framework.data_attribute import DataUse, base_evidence, data_acce
 from torchlint.framework.diagnostics import Applicability, Fix, TextEdit
 from torchlint.framework.noqa import Directive
 from torchlint.framework.rule import Bad, Edit, Rule, earliest_release
+from torchlint.framework.saved import SavedRead, SavedWrite, saved_writes
 from torchlint.framework.verdicts import (
     CONFIRMED, COULD_NOT_RUN, LATENT, NOT_REPRODUCED, Observation, Verdict, quote, where,
 )
@@ -43,7 +44,7 @@ __all__ = [
     "Directive", "TextEdit",
     # logic rules share
     "AliasWrite", "AliasWriteRule", "alias_writes", "view_source", "DataUse", "base_evidence", "data_access",
-    "only_read", "tensor_data_use", "is_store_target",
+    "only_read", "tensor_data_use", "is_store_target", "SavedRead", "SavedWrite", "saved_writes",
     # what a rule says of its finding after --runtime ran it
     "Observation", "Verdict", "CONFIRMED", "LATENT", "NOT_REPRODUCED", "COULD_NOT_RUN", "quote", "where",
 ]

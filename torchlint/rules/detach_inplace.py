@@ -29,7 +29,9 @@ class DetachInplace(AliasWriteRule):
     bound to `x.detach()` when `x` is used afterwards, and an in-place write to `x`
     when a `.detach()` (or `.data`) alias of it is read afterwards. The alias is tracked
     through the function in the order the code runs; the place it was made is shown
-    as a related location.
+    as a related location. Backward counts as a reader: a write to either side when an
+    operation saved the other for a `backward()` that runs after the write (TL409
+    says how saved tensors are known) is reported with the saving operation as evidence.
 
     ## Why is this bad?
     `x.detach()` is not a copy: it shares `x`'s memory. Writing to one changes the
@@ -92,6 +94,10 @@ class DetachInplace(AliasWriteRule):
         print(b)
         """,
     )
+
+    def covers_saved(self, event: AliasWrite) -> bool:
+        # A write through a `.data` alias is TL102's, whatever reads it.
+        return event.alias.kind == "detach" or (event.alias.kind == "data" and not event.through_alias)
 
     def message_for(self, event: AliasWrite) -> Optional[str]:
         if event.through_alias and event.alias.kind == "detach":

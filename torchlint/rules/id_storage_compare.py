@@ -3,7 +3,8 @@
 from typing import Optional
 
 from torchlint.framework.api import (
-    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Kind, Observation, Rule, Value, Verdict, cst, edits,
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Kind, Observation, Rule, Step, Value, Verdict, cst, edits,
+    torch_facts,
 )
 
 
@@ -93,7 +94,29 @@ class IdStorageCompare(Rule):
         evidence: Optional[Value] = self.ctx.tensor(left) or self.ctx.tensor(right)
         if evidence is not None:
             subject = left if self.ctx.tensor(left) is not None else right
-            self.report(node, evidence=evidence, expr=node, a=subject, fix=self._fix(node, left, right))
+            self.report(node, evidence=evidence, expr=node, a=self.ctx.receiver(subject),
+                        fix=self._fix(node, left, right))
+            return
+        for subject, other in ((left, right), (right, left)):
+            evidence = self._alias_of_itself(subject, other)
+            if evidence is not None:
+                self.report(node, evidence=evidence, expr=node, a=self.ctx.receiver(subject),
+                        fix=self._fix(node, left, right))
+                return
+
+    def _alias_of_itself(self, subject: cst.BaseExpression, other: cst.BaseExpression) -> Optional[Value]:
+        """``id(a) == id(a.detach())`` where nothing says what ``a`` is (a parameter of an
+        unannotated function): ``other`` calls a method that only tensors have, and that
+        shares memory, on ``subject`` itself."""
+        if not (isinstance(other, cst.Call) and isinstance(other.func, cst.Attribute)):
+            return None
+        method = other.func.attr.value
+        fact = torch_facts.method(method)
+        if fact is None or not fact.tensor_only or fact.aliasing not in ("view", "maybe_self") \
+                or self.ctx.code(other.func.value) != self.ctx.code(subject):
+            return None
+        return Value(Kind.TENSOR, (Step(other, f"`{{code}}` calls `{method}()` on it, which only tensors have "
+                                               f"(and which shares its memory)"),))
 
     def _fix(self, node: cst.Comparison, left: cst.BaseExpression, right: cst.BaseExpression) -> Optional[Fix]:
         if self._not_tensor(left) or self._not_tensor(right):

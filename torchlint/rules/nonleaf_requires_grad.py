@@ -1,8 +1,16 @@
 """TL406 nonleaf-requires-grad: setting ``requires_grad`` on a tensor the graph computed."""
 
+import re
+from typing import Optional
+
 from torchlint.framework.api import (
-    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Kind, Observation, Rule, Verdict, cst, is_store_target,
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Kind, Observation, Rule, Step, Value, Verdict, cst,
+    is_store_target, torch_facts,
 )
+
+# Freezing parameters anywhere in the file: a module's output may then be a leaf.
+_FREEZES = re.compile(r"requires_grad\s*=\s*False|requires_grad_\(\s*(?:requires_grad\s*=\s*)?False|"
+                      r"requires_grad_\(\s*(?:requires_grad\s*=\s*)?(?!True)\w")
 
 
 class NonleafRequiresGrad(Rule):
@@ -24,9 +32,10 @@ class NonleafRequiresGrad(Rule):
     Flags `y.requires_grad = flag` and `y.requires_grad_(..)` where `y` is a tensor
     that the autograd graph computed from a tensor that requires grad (the result of
     an operation on a parameter or on a tensor made with `requires_grad=True`), as the
-    inference shows, with its evidence. A module's output is left alone: its
-    parameters may all be frozen (`backbone.requires_grad_(False)`), and the output is
-    then a leaf whose flag can be set.
+    inference shows, with its evidence. A module's output is left alone (its parameters
+    may all be frozen, `backbone.requires_grad_(False)`, and the output is then a leaf
+    whose flag can be set) unless it is a torch layer with parameters (`nn.Linear`,
+    `nn.Conv2d`...) called outside `no_grad` in a file that freezes nothing.
 
     ## Why is this bad?
     Only leaves carry a settable `requires_grad`. On a computed tensor torch raises
@@ -81,16 +90,35 @@ class NonleafRequiresGrad(Rule):
         evidence = self.ctx.tensor(base)
         if evidence is None or not evidence.attached or evidence.leaf is not False:
             return
-        if any(self._module_output(step.node) for step in evidence.why):
-            return  # a module's parameters may all be frozen: its output is then a leaf
+        outputs = [step.node for step in evidence.why if self._module(step.node) is not None]
+        if outputs:
+            # A module's parameters may all be frozen: its output is then a leaf.  Unless it
+            # is a torch layer whose parameters require grad and nothing in the file freezes any.
+            why = self._trainable_output(outputs[0])
+            if why is None:
+                return
+            evidence = (why, *evidence.why)
         fix = Fix(Applicability.DISPLAY_ONLY, advice[0].upper() + advice[1:], ())
         self.report(node, evidence=evidence, base=base, advice=advice, fix=fix)
 
-    def _module_output(self, node: cst.CSTNode) -> bool:
+    def _module(self, node: cst.CSTNode) -> Optional[Value]:
         if not isinstance(node, cst.Call):
-            return False
+            return None
         callee = self.ctx.infer(node.func)
-        return callee is not None and callee.kind is Kind.MODULE
+        return callee if callee is not None and callee.kind is Kind.MODULE else None
+
+    def _trainable_output(self, call: cst.Call) -> Optional[Step]:
+        """Evidence that the output of the module ``call`` is not a leaf whatever its input:
+        a torch layer with parameters that require grad (torch keeps its input for their
+        gradients: its facts' ``saves`` has ``c``), called outside ``no_grad``, in a file
+        that freezes nothing."""
+        module = self._module(call)
+        fact = torch_facts.fact(module.qualname) if module is not None and module.qualname else None
+        if fact is None or not fact.saves or "c" not in fact.saves or self.ctx.grad_disabled(call) is not None \
+                or _FREEZES.search(self.ctx.text):
+            return None
+        return Step(call, f"`{{code}}` is the output of `{module.qualname}`, whose parameters require grad "
+                          "(nothing in this file freezes them), so it is computed by the graph")
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:

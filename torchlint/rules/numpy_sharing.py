@@ -17,6 +17,7 @@ class NumpySharing(AliasWriteRule):
     )
     fix = Applicability.UNSAFE
     requires = (r"numpy",)
+    saved_kinds = ("numpy", "from_numpy")
     references = (
         ("torch.from_numpy", "https://pytorch.org/docs/stable/generated/torch.from_numpy.html"),
         ("torch.Tensor.numpy", "https://pytorch.org/docs/stable/generated/torch.Tensor.numpy.html"),
@@ -25,7 +26,9 @@ class NumpySharing(AliasWriteRule):
     docs = """
     ## What it does
     Flags an in-place write to either side of `a = t.numpy()` or `t = torch.from_numpy(a)`
-    (`a[0] = 1`, `a += 1`, `t.mul_(2)`...) when the other side is read afterwards.
+    (`a[0] = 1`, `a += 1`, `t.mul_(2)`...) when the other side is read afterwards,
+    by the code or by a `backward()` after the write that reads it because an operation
+    saved it (`loss = (w * t).sum()` keeps `t`; TL409 says how saved tensors are known).
 
     ## Why is this bad?
     On the CPU both functions share memory instead of copying: a write to the array

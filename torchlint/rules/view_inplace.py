@@ -17,6 +17,8 @@ class ViewInplace(AliasWriteRule):
     fix = Applicability.UNSAFE
     # Some in-place write: a `*_()` call, `+=`..., an item assignment, `out=` or `inplace=`.
     requires = (r"_\s*\(|[-+*/%&|^@<>]=|\]|\bout\b|\binplace\b",)
+    # Writing through a view to fill its base is meant, unless autograd saved the base.
+    saved_kinds = ("view", "reshape", "maybe_self")
     references = (
         ("Tensor views", "https://pytorch.org/docs/stable/tensor_view.html"),
         ("Autograd mechanics: in-place operations", "https://pytorch.org/docs/stable/notes/autograd.html#in-place-operations-with-autograd"),
@@ -39,7 +41,10 @@ class ViewInplace(AliasWriteRule):
 
     Writing *through* a `view()` or a slice to fill the base is the intended use of
     views and stays quiet, as do writes under `torch.no_grad()` and slices that are
-    copied right away (`.clone()`).
+    copied right away (`.clone()`), unless autograd saved the base (or the view) for a
+    `backward()` that runs after the write: `e = w.exp(); flat = e.view(-1); flat[0] = 0`
+    before `e.sum().backward()` is reported, with `exp` as the saving operation (TL409
+    says how saved tensors are known).
 
     ## What to do instead
     `.clone()` the view when it should keep its values; use `.view()` when a shared

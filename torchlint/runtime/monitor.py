@@ -365,8 +365,14 @@ class Monitor:
         return self.locator.sites_at(self.detach_calls.get(id(original)), "TL302")
 
     def _numpy_writers(self, record: Saved) -> list[Site]:
-        return [site for ref, span, site in self.arrays if _overlap(span, record.extent) and ref() is not None
-                and site.code == "TL304" and site.has("numpy-write")]
+        """The TL304 sites whose numpy-side writes reached the memory of ``record``: through
+        an array from ``.numpy()``, or the array a ``torch.from_numpy`` tensor shares."""
+        sites = [site for ref, span, site in self.arrays if _overlap(span, record.extent) and ref() is not None
+                 and site.code == "TL304" and site.has("numpy-write")]
+        sites += [site for site in self.sites if site.code == "TL304" and site not in sites and any(
+            kind == "numpy-write" and details.get("span") is not None and _overlap(details["span"], record.extent)
+            for kind, details in site.events)]
+        return sites
 
     # -- writes, allocations, reads (dispatch) --------------------------------------------
 
@@ -569,7 +575,7 @@ class Monitor:
                 continue
             span = extent(tensor)
             where = Position(site.path, site.line, site.col, site.end_line, site.end_col)
-            site.add("numpy-write", where=where)
+            site.add("numpy-write", where=where, span=span)
             others = self._live_on(span)
             self.watches.append({"site": site, "span": span, "others": others | {id(tensor)},
                                  "write": {"where": where, "op": "numpy", "sites": [site]}})
@@ -741,13 +747,25 @@ class Monitor:
                 self.graph_sizes.setdefault(site.id, []).append(_graph_size(value))
         elif site.code == "TL305":
             left, _, right = site.probe.partition("|")
-            a, b = _evaluate(left, frame), _evaluate(right, frame)
+            a, b = _evaluate_detached(left, frame), _evaluate_detached(right, frame)
             if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
                 shared = a.layout == b.layout == torch.strided and _overlap(extent(a), extent(b))
                 site.add("ids", same_id=a is b, shared=shared, left=left, right=right)
 
 
 _MISSING = object()
+
+
+def _evaluate_detached(expression: str, frame) -> Any:
+    """``_evaluate``, and for ``name.detach()`` torch's own ``Tensor.detach`` of the tensor
+    the name holds (a user's class with a ``detach`` method is not called)."""
+    if not expression.endswith(".detach()"):
+        return _evaluate(expression, frame)
+    value = _evaluate(expression[:-len(".detach()")], frame)
+    if not isinstance(value, torch.Tensor):
+        return _MISSING
+    with _internal():
+        return torch.Tensor.detach(value)
 
 
 def _evaluate(expression: Optional[str], frame) -> Any:

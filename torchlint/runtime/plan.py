@@ -71,7 +71,7 @@ class FilePlan:
             calls = [node for node in ast.walk(statement) if isinstance(node, ast.Call)
                      and isinstance(node.func, ast.Name) and node.func.id == "id" and len(node.args) == 1
                      and (node.lineno, node.col_offset) >= (diagnostic.row, 0)]
-            operands = [_dotted(call.args[0]) for call in calls[:2]]
+            operands = [_dotted_or_detached(call.args[0]) for call in calls[:2]]
             if len(operands) == 2 and all(operands):
                 return "|".join(operands)  # type: ignore[arg-type]
         return None
@@ -392,6 +392,16 @@ def _accumulator(statement: ast.stmt) -> Optional[str]:
         if isinstance(func, ast.Attribute):
             return _dotted(func.value)
     return None
+
+
+def _dotted_or_detached(node: ast.expr) -> Optional[str]:
+    """A dotted name, or one with ``.detach()`` after it (``a.detach()``: the monitor takes
+    the tensor's own ``detach``, never a user's method, to look at it)."""
+    if isinstance(node, ast.Call) and not node.args and not node.keywords and isinstance(node.func, ast.Attribute) \
+            and node.func.attr == "detach":
+        inner = _dotted(node.func.value)
+        return f"{inner}.detach()" if inner else None
+    return _dotted(node)
 
 
 def _dotted(node: ast.expr) -> Optional[str]:

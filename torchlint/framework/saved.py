@@ -1,0 +1,321 @@
+"""Reads by ``backward()``: a tensor autograd saved for backward is read again when
+backward runs, so an in-place write to it between the two is a write that something
+reads afterwards, even when the code never mentions the tensor again.
+
+    e = w.exp()            # exp saves its result for backward
+    e[0] = 0.0             # the write changes what was saved
+    e.sum().backward()     # backward reads it: RuntimeError (or, through numpy, a wrong gradient)
+
+Which operations save what is torch_facts' ``saves`` (generated from torch under
+``saved_tensors_hooks``).  A tensor counts as saved by an operation that ran before the
+write, outside ``no_grad``, on graph tensors (the inference says so), when that
+operation's result reaches a ``backward()`` (or ``torch.autograd.grad``) that runs after
+the write: the backward's tensor is computed from it, through assignments in between.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional
+
+from torchlint.syntax import cst
+from torchlint.syntax.walk import iter_nodes
+from torchlint.analysis import torch_facts
+from torchlint.analysis.semantic import Binding, BindingKind
+from torchlint.analysis.values import Kind
+from torchlint.framework.writes import Write, find_write
+
+if TYPE_CHECKING:
+    from torchlint.framework.context import FileContext
+
+_OPERATORS = {cst.Multiply: "mul", cst.Divide: "div", cst.MatrixMultiply: "matmul", cst.Power: "pow",
+              cst.Add: "add", cst.Subtract: "sub"}
+_BACKWARD_FUNCTIONS = ("torch.autograd.backward", "torch.autograd.grad")
+
+
+@dataclass(frozen=True)
+class SavedRead:
+    """``saver`` saved the tensor (``what``: "its result", or the name it took as input)
+    and ``backward``, after the write, reads what it saved."""
+
+    saver: cst.CSTNode
+    what: str
+    backward: cst.CSTNode
+
+    def related(self) -> tuple[tuple[cst.CSTNode, str], ...]:
+        return ((self.saver, f"saves {self.what} for backward here"),
+                (self.backward, "and backward reads it here, after the write"))
+
+
+@dataclass(frozen=True)
+class SavedWrite:
+    """An in-place write to a tensor (``name``, or the expression written) that an
+    operation saved for backward, and the backward that reads it after the write."""
+
+    write: Write
+    written: cst.BaseExpression
+    read: SavedRead
+
+
+def saved_writes(ctx: "FileContext") -> list[SavedWrite]:
+    """Every in-place write to a saved tensor that a later backward reads, made on the
+    tensor itself (a write through a ``.data``, ``.detach()``, view or numpy alias is the
+    aliasing rules'): ``s = torch.sigmoid(h); s.mul_(2)``, ``F.relu(h.exp(), inplace=True)``."""
+    if "saved_writes" in ctx.cache:
+        return ctx.cache["saved_writes"]
+    found = []
+    for scope in ctx.model.scopes:
+        if not has_backward(ctx, scope):
+            continue
+        for name, loads in scope.loads.items():
+            for _seq, load in loads:
+                write = find_write(ctx, load)
+                if write is None or _through_alias(ctx, load, write.node):
+                    continue
+                read = saved_read(ctx, ctx.model.resolve(load), write.node, name)
+                if read is not None:
+                    found.append(SavedWrite(write, load, read))
+    for node in iter_nodes(ctx.module):
+        written = _written_expression(ctx, node)
+        if written is None or not _saves_result(ctx, written):
+            continue
+        scope = _scope_at(ctx, node)
+        if scope is None:
+            continue
+        for backward in _backward_calls(ctx, scope):
+            if backward.start > node.end and _reaches(ctx, scope, written, backward):
+                how = "`inplace=True`" if isinstance(node, cst.Call) and _inplace_keyword(node) else \
+                    f"`{node.func.attr.value}()`"
+                found.append(SavedWrite(Write(node, how), written, SavedRead(written, "its result", backward)))
+                break
+    ctx.cache["saved_writes"] = found
+    return found
+
+
+def _through_alias(ctx: "FileContext", load: cst.Name, write: cst.CSTNode) -> bool:
+    """Whether the write reaches ``load``'s tensor through ``.data`` or ``.detach()``."""
+    current = load
+    while current is not None and current is not write:
+        parent = ctx.parent(current)
+        if isinstance(parent, cst.Attribute) and parent.value is current and parent.attr.value in ("data", "detach"):
+            return True
+        current = parent
+    return False
+
+
+def _inplace_keyword(call: cst.Call) -> bool:
+    return any(arg.keyword is not None and arg.keyword.value == "inplace" and isinstance(arg.value, cst.Name)
+               and arg.value.value == "True" for arg in call.args)
+
+
+def _written_expression(ctx: "FileContext", node: cst.CSTNode) -> Optional[cst.BaseExpression]:
+    """The computed expression ``node`` writes in place (not a name: those are loads):
+    ``h.exp()`` in ``F.relu(h.exp(), inplace=True)`` or ``h.exp().relu_()``."""
+    if not isinstance(node, cst.Call):
+        return None
+    func = node.func
+    if isinstance(func, cst.Attribute) and func.attr.value.endswith("_") and not func.attr.value.endswith("__"):
+        target = func.value
+        fact = torch_facts.method(func.attr.value)
+        if fact is None or fact.in_place != "data" or ctx.tensor(target) is None:
+            return None
+    elif _inplace_keyword(node) and (ctx.qualname(func) or "").startswith("torch.nn.functional.") and node.args \
+            and node.args[0].keyword is None:
+        target = node.args[0].value
+    else:
+        return None
+    return target if isinstance(target, (cst.Call, cst.BinaryOperation)) else None
+
+
+def _scope_at(ctx: "FileContext", node: cst.CSTNode):
+    owner = ctx.enclosing_function(node) or ctx.module
+    for scope in ctx.model.scopes:
+        if scope.node is owner:
+            return scope
+    return None
+
+
+def saved_read(ctx: "FileContext", bindings: list[Binding], write: cst.CSTNode,
+               name: str) -> Optional[SavedRead]:
+    """When the tensor bound by ``bindings`` (the name ``name``) was saved for backward
+    before ``write`` and a backward after ``write`` reads it (module docstring)."""
+    scope = bindings[0].scope if bindings else None
+    if scope is None or any(binding.scope is not scope for binding in bindings):
+        return None
+    backwards = [call for call in _backward_calls(ctx, scope)
+                 if call.start > write.end and not ctx.model.exclusive(write, call)]
+    if not backwards:
+        return None
+    for saver, what in _savers(ctx, bindings, name, write):
+        if ctx.model.exclusive(saver, write):
+            continue
+        for backward in backwards:
+            if _reaches(ctx, scope, saver, backward):
+                return SavedRead(saver, what, backward)
+    return None
+
+
+def _savers(ctx: "FileContext", bindings: list[Binding], name: str, write: cst.CSTNode):
+    """(operation, what it saved) for each operation before ``write`` that saved the tensor."""
+    ids = {id(binding) for binding in bindings}
+    for binding in bindings:
+        value = binding.value
+        if binding.kind is BindingKind.ASSIGN and not binding.path and value is not None \
+                and value.end <= write.start and _saves_result(ctx, value):
+            yield value, "its result"
+    scope = bindings[0].scope
+    for _seq, load in scope.loads.get(name, ()):
+        if load.end > write.start:
+            break
+        if not ids & {id(binding) for binding in ctx.model.resolve(load)} or _rebound(scope, name, load, write):
+            continue
+        operation = _saves_input(ctx, load)
+        if operation is not None:
+            yield operation, f"`{name}`"
+
+
+def _rebound(scope, name: str, load: cst.Name, write: cst.CSTNode) -> bool:
+    """Whether ``name`` is bound again between ``load`` and ``write`` (``h = F.linear(h, w)``:
+    the ``h`` written later is the new tensor, not the one the operation saved)."""
+    return any(load.end <= binding.node.start < write.start and binding.kind is not BindingKind.AUGASSIGN
+               for binding in scope.bindings.get(name, ()))
+
+
+def _letters(ctx: "FileContext", operation: cst.CSTNode) -> Optional[tuple[str, list[cst.BaseExpression]]]:
+    """The ``saves`` letters of ``operation`` and its tensor operands (receiver or first first)."""
+    if isinstance(operation, cst.BinaryOperation):
+        op = _OPERATORS.get(type(operation.operator))
+        fact = torch_facts.method(op) if op is not None else None
+        operands = [operation.left, operation.right]
+    elif isinstance(operation, cst.Call):
+        func = operation.func
+        qualname = ctx.qualname(func)
+        arguments = [arg.value for arg in operation.args if arg.keyword is None and arg.star == ""]
+        if qualname is not None:
+            fact = torch_facts.fact(qualname)
+            if fact is not None and fact.kind == "module_class":
+                return None  # a module's constructor
+            operands = arguments
+        elif isinstance(func, cst.Attribute) and ctx.tensor(func.value) is not None:
+            fact = torch_facts.method(func.attr.value)
+            operands = [func.value, *arguments]
+        else:
+            module = ctx.infer(func)
+            if module is None or module.kind is not Kind.MODULE or module.qualname is None:
+                return None
+            fact = torch_facts.fact(module.qualname)
+            # A module's letters: "i"/"c" its input (requiring grad or not), "o" its output.
+            return (fact.saves.replace("O", "o").replace("I", "i"), arguments[:1]) \
+                if fact is not None and fact.saves and arguments else None
+    else:
+        return None
+    if fact is None or not fact.saves or fact.saves in ("-", "n"):
+        return None
+    tensors = [operand for operand in operands if ctx.tensor(operand) is not None]
+    unknown = [operand for operand in operands if ctx.tensor(operand) is None and not _number(ctx, operand)]
+    if unknown:
+        return None  # whether an operand is a tensor decides which letters apply
+    if len(tensors) > 1:
+        return "".join(letter for letter in fact.saves if letter.islower()), tensors
+    return "".join(letter.lower() for letter in fact.saves if letter.isupper()), tensors
+
+
+def _number(ctx: "FileContext", node: cst.BaseExpression) -> bool:
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.expression, (cst.Integer, cst.Float)):
+        return True
+    inferred = ctx.infer(node)
+    return inferred is not None and inferred.kind is Kind.OTHER
+
+
+def _in_graph(ctx: "FileContext", operation: cst.CSTNode) -> bool:
+    """The operation's result requires grad, and it does not run under ``no_grad``."""
+    result = ctx.tensor(operation)
+    return result is not None and result.attached is True and ctx.grad_disabled(operation) is None
+
+
+def _saves_result(ctx: "FileContext", operation: cst.CSTNode) -> bool:
+    found = _letters(ctx, operation)
+    return found is not None and "o" in found[0] and _in_graph(ctx, operation)
+
+
+def _saves_input(ctx: "FileContext", load: cst.Name) -> Optional[cst.CSTNode]:
+    """The operation that takes ``load`` as an operand and saves it for backward, if any."""
+    parent = ctx.parent(load)
+    if isinstance(parent, cst.Attribute) and parent.value is load:
+        operation = ctx.parent(parent)
+        if not (isinstance(operation, cst.Call) and operation.func is parent):
+            return None
+    elif isinstance(parent, cst.Arg) and parent.value is load:
+        operation = ctx.parent(parent)
+    elif isinstance(parent, cst.BinaryOperation):
+        operation = parent
+    else:
+        return None
+    found = _letters(ctx, operation)
+    if found is None or not any(operand is load for operand in found[1]):
+        return None
+    letters = found[0]
+    value = ctx.tensor(load)
+    if value is None or not _in_graph(ctx, operation):
+        return None
+    if value.attached is True and "i" in letters:
+        return operation
+    if value.attached is False and "c" in letters:
+        return operation
+    return None
+
+
+def has_backward(ctx: "FileContext", scope) -> bool:
+    """Whether the code of ``scope`` calls backward at all (most scopes do not)."""
+    return bool(_backward_calls(ctx, scope))
+
+
+def _backward_calls(ctx: "FileContext", scope) -> list[cst.Call]:
+    """``x.backward(..)``, ``torch.autograd.backward(x)`` and ``torch.autograd.grad(x, ..)``
+    in the code of ``scope`` (not in functions nested in it), in source order."""
+    memo = ctx.cache.setdefault("backward_calls", {})
+    if id(scope) in memo:
+        return memo[id(scope)]
+    found = []
+    root = scope.node
+    for node in iter_nodes(root):
+        if not isinstance(node, cst.Call) or (ctx.enclosing_function(node) or ctx.module) is not root:
+            continue
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "backward" and ctx.tensor(func.value) is not None:
+            found.append(node)
+        elif ctx.qualname(func) in _BACKWARD_FUNCTIONS and node.args:
+            found.append(node)
+    memo[id(scope)] = found
+    return found
+
+
+def _backward_tensor(node: cst.Call) -> cst.BaseExpression:
+    func = node.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "backward":
+        return func.value
+    return node.args[0].value
+
+
+def _reaches(ctx: "FileContext", scope, saver: cst.CSTNode, backward: cst.Call) -> bool:
+    """Whether the tensor ``backward`` differentiates is computed from ``saver``'s result:
+    it contains ``saver``, or a name bound (between the two) to something that does."""
+    tainted: set[int] = set()  # ids of bindings computed from the saver's result
+    bindings = sorted((binding for group in scope.bindings.values() for binding in group
+                       if binding.value is not None and saver.end <= binding.value.end <= backward.start
+                       and binding.kind in (BindingKind.ASSIGN, BindingKind.AUGASSIGN)),
+                      key=lambda binding: binding.seq)
+    for binding in bindings:
+        if _mentions(ctx, binding.value, saver, tainted):
+            tainted.add(id(binding))
+    return _mentions(ctx, _backward_tensor(backward), saver, tainted)
+
+
+def _mentions(ctx: "FileContext", expression: cst.BaseExpression, saver: cst.CSTNode, tainted: set[int]) -> bool:
+    if saver.start >= expression.start and saver.end <= expression.end and \
+            any(node is saver for node in iter_nodes(expression)):
+        return True
+    return any(isinstance(node, cst.Name) and any(id(binding) in tainted for binding in ctx.model.resolve(node))
+               for node in iter_nodes(expression))

@@ -1,0 +1,173 @@
+"""TL409 saved-tensor-inplace: an in-place write to a tensor autograd saved for a
+backward that runs after the write."""
+
+from typing import Optional
+
+from torchlint.framework.api import (
+    CONFIRMED, LATENT, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, SavedWrite, Verdict, cst,
+    edits, quote, saved_writes,
+)
+
+
+class SavedTensorInplace(Rule):
+    code = "TL409"
+    name = "saved-tensor-inplace"
+    summary = "in-place write (`s.mul_(2)`, `inplace=True`) to a tensor autograd saved for a later `backward()`"
+    message = (
+        "In-place write ({how}) to `{written}`, which `{saver}` saved for backward; `{backward}` reads it after "
+        "the write and raises RuntimeError; {advice}"
+    )
+    result_message = (
+        "In-place write ({how}) to the result of `{saver}`, which it saved for backward; `{backward}` reads it "
+        "after the write and raises RuntimeError; {advice}"
+    )
+    fix = Applicability.SAFE
+    requires = (r"backward|autograd\.grad", r"_\s*\(|[-+*/%&|^@<>]=|\]|\binplace\b")
+    references = (
+        ("Autograd mechanics: in-place operations",
+         "https://pytorch.org/docs/stable/notes/autograd.html#in-place-operations-with-autograd"),
+        ("Saved tensors", "https://pytorch.org/docs/stable/notes/autograd.html#saved-tensors"),
+    )
+    docs = """
+    ## What it does
+    Flags an in-place write (`s.mul_(2)`, `s += 1`, `s[0] = 0`, `F.relu(.., inplace=True)`,
+    `h.exp().relu_()`) to a tensor that an operation saved for backward, when a
+    `backward()` (or `torch.autograd.grad`) after the write differentiates something
+    computed from that operation. What each operation saves comes from torch itself
+    (torchlint's table of torch facts, generated under `saved_tensors_hooks`): `exp`,
+    `sigmoid`, `tanh`, `relu`, `softmax` save their result; `pow`, `log`, `abs` their
+    input; `x * t`, `x @ t`, `F.linear` and `F.conv2d` the other operand of one that
+    requires grad. The finding names the saving operation and the backward.
+
+    Writes through a `.data`, `.detach()`, view or numpy alias are reported by TL102,
+    TL301, TL303 and TL304, with the same evidence.
+
+    ## Why is this bad?
+    Backward needs the values the operation saw. torch counts writes to every tensor
+    (its version), and `backward()` raises `RuntimeError: one of the variables needed
+    for gradient computation has been modified by an inplace operation` when a saved
+    tensor changed. `F.relu(x, inplace=True)` after a linear layer is fine (the layer
+    does not save its output); after `exp()` or `sigmoid()` it is not.
+
+    ## What to do instead
+    Write out of place: `s = s * 2`, `F.relu(h.exp())`, or `s = s.clone()` before the
+    write.
+
+    ## Fix (safe for an unnamed result, unsafe for a name)
+    `inplace=True` is dropped and `h.exp().relu_()` becomes `h.exp().relu()`: nothing else
+    holds that result. When the operation saved its result, `s.mul_(2)` as a statement
+    becomes `s = s.mul(2)` and `s += 1` becomes `s = s + 1`, unsafe: another name for the
+    same tensor no longer sees the change. When it saved an input (`y = x ** 2` keeps `x`),
+    the write is often the point (a parameter update) and belongs after the backward: the
+    advice says so, with no fix. An item assignment gets no fix.
+    """
+    bad = (
+        Bad(
+            """
+            import torch
+
+            layer = torch.nn.Linear(3, 3)
+            x = torch.randn(2, 3)
+            s = torch.sigmoid(layer(x))
+            s.mul_(2)
+            s.sum().backward()
+            """,
+            reported=((6, "s.mul_(2)"),),
+            unsafe=True,
+            fixed="""
+            import torch
+
+            layer = torch.nn.Linear(3, 3)
+            x = torch.randn(2, 3)
+            s = torch.sigmoid(layer(x))
+            s = s.mul(2)
+            s.sum().backward()
+            """,
+        ),
+        Bad(
+            """
+            import torch
+            import torch.nn.functional as F
+
+            layer = torch.nn.Linear(3, 3)
+            h = F.relu(layer(torch.randn(2, 3)).exp(), inplace=True)
+            h.sum().backward()
+            """,
+            reported=((5, "F.relu(layer(torch.randn(2, 3)).exp(), inplace=True)"),),
+            fixed="""
+            import torch
+            import torch.nn.functional as F
+
+            layer = torch.nn.Linear(3, 3)
+            h = F.relu(layer(torch.randn(2, 3)).exp())
+            h.sum().backward()
+            """,
+        ),
+    )
+    good = (
+        """
+        import torch
+        import torch.nn.functional as F
+
+        layer = torch.nn.Linear(3, 3)
+        h = F.relu(layer(torch.randn(2, 3)), inplace=True)  # a linear layer keeps its input, not its output
+        s = torch.sigmoid(h)
+        s.sum().backward()
+        s.mul_(2)  # after the backward
+        t = h + 1
+        t.mul_(2)  # `+` saves nothing
+        t.sum().backward()
+        """,
+    )
+
+    def visit_Module(self, node: cst.Module) -> None:
+        for found in saved_writes(self.ctx):
+            written = found.written
+            fix, advice = self._fix(found)
+            message = self.message if isinstance(written, cst.Name) else self.result_message
+            self.report(found.write.node, message, how=found.write.how, written=written,
+                        saver=found.read.saver, backward=found.read.backward, advice=advice,
+                        evidence=self.ctx.tensor(found.read.saver), related=found.read.related(), fix=fix)
+
+    def _fix(self, found: SavedWrite) -> tuple[Optional[Fix], str]:
+        write = found.write.node
+        if isinstance(write, cst.Call) and not isinstance(found.written, cst.Name):
+            if found.write.how == "`inplace=True`":
+                keep = [arg for arg in write.args if not (arg.keyword is not None and arg.keyword.value == "inplace")]
+                text = edits.call_text(self.ctx, write, dropped=lambda arg: arg not in keep)
+                return Fix(Applicability.SAFE, "Drop `inplace=True`", (edits.replace(write, text),)), \
+                    "drop `inplace=True`"
+            method = write.func.attr.value
+            return Fix(Applicability.SAFE, f"Use `{method[:-1]}()`", (edits.replace(write.func.attr, method[:-1]),)), \
+                f"use `{method[:-1]}()`"
+        name = found.written
+        if found.read.what != "its result":
+            # An input was saved (a parameter, a leaf): writing it in place is often the point
+            # (an update); the write belongs after the backward, or the operation needs a copy.
+            return None, f"write to `{name.value}` after the backward, or give `{self.ctx.snippet(found.read.saver)}` " \
+                         f"a copy (`{name.value}.clone()`)"
+        statement = self.ctx.parent(write)
+        if isinstance(write, cst.Call) and isinstance(statement, cst.Expr) and isinstance(write.func, cst.Attribute) \
+                and write.func.value is name:
+            method = write.func.attr.value[:-1]
+            call = self.ctx.code(write)
+            new = f"{name.value} = {name.value}.{method}{call[call.index('('):]}"
+            return Fix(Applicability.UNSAFE, f"Write `{new}`", (edits.replace(write, new),)), \
+                f"write out of place: `{new}`"
+        if isinstance(statement, cst.AugAssign) and statement.target is write and isinstance(write, cst.Name):
+            operator = statement.operator.token[:-1]
+            new = f"{name.value} = {name.value} {operator} {self.ctx.code(statement.value)}"
+            return Fix(Applicability.UNSAFE, f"Write `{new}`", (edits.replace(statement, new),)), \
+                f"write out of place: `{new}`"
+        return None, f"`.clone()` `{name.value}` before writing to it"
+
+    @classmethod
+    def judge(cls, run: Observation) -> Verdict:
+        raised = run.raised
+        if raised is not None and "modified by an inplace operation" in raised["message"]:
+            return Verdict(CONFIRMED, f"backward raised {raised['type']}: {raised['message']}")
+        write = run.first("saved-write")
+        if write is not None:
+            return Verdict(LATENT, f"{quote(write['write']['where'])} changed a tensor saved for backward at "
+                                   f"{quote(write['saved_at'])}, but no backward used it on this run")
+        return Verdict(NOT_REPRODUCED, "the write did not change a tensor saved for backward on this run")
