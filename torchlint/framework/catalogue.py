@@ -56,6 +56,7 @@ RULES = {info.code: info for info in (
     RuleInfo("TL405", "grad-mode-not-called", Applicability.SAFE, True),
     RuleInfo("TL406", "nonleaf-requires-grad", Applicability.DISPLAY_ONLY, True),
     RuleInfo("TL407", "missing-zero-grad", Applicability.UNSAFE, True),
+    RuleInfo("TL408", "backward-without-graph", Applicability.DISPLAY_ONLY, True),
     RuleInfo("TL409", "saved-tensor-inplace", Applicability.SAFE, True),
     RuleInfo("TL501", "removed-function", Applicability.DISPLAY_ONLY, True, ('TOR001',)),
     RuleInfo("TL502", "removed-import", Applicability.DISPLAY_ONLY, True, ('TOR004',)),
