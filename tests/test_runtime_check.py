@@ -187,6 +187,18 @@ OTHER_BAD = {
         "11:1 TL406": (CONFIRMED, "you can only change requires_grad flags of leaf variables"),
         "14:7 TL404": (COULD_NOT_RUN, "the run stopped at line 11 with RuntimeError"),
     },
+    # Gradient cuts (TL410): the tensor still had its grad_fn when its values left torch.
+    "TL410-gradient-cut/bad_numpy_postprocessing.py": {
+        "17:17 TL410": (CONFIRMED, "had grad_fn=ReluBackward0 when `.detach()` cut it from the graph and "
+                                   "`.numpy()` took its values"),
+    },
+    "TL410-gradient-cut/bad_item_temperature.py": {
+        "19:21 TL410": (CONFIRMED, "had grad_fn=SoftplusBackward0 when `.item()` took its values"),
+    },
+    "TL410-gradient-cut/bad_loss_penalty.py": {
+        "9:32 TL410": (CONFIRMED, "had grad_fn=AddmmBackward0 when `.detach()` cut it from the graph and "
+                                  "`.numpy()` took its values"),
+    },
     # Nothing says what `value` is but `value.detach()`; the monitor takes torch's own detach.
     "TL305-id-storage-compare/bad_unannotated_helper.py": {
         "8:12 TL305": (CONFIRMED, "`value` and `value.detach()` share memory, yet their ids differ"),

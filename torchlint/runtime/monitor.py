@@ -74,6 +74,11 @@ VIEW_OPS = {
     "permute", "detach", "alias", "_reshape_alias", "lift_fresh", "unbind", "split", "split_with_sizes",
     "narrow", "diagonal", "unfold", "view_as_real", "view_as_complex", "chunk", "movedim",
 }
+# How a tensor leaves the graph or torch (TL410's sites), by the name the function mode sees.
+GRAPH_EXITS = {
+    "detach": ".detach()", "__get__": ".data", "numpy": ".numpy()", "item": ".item()", "tolist": ".tolist()",
+    "__float__": "float()", "__int__": "int()", "__index__": "int()", "__array__": "numpy", "tensor": "torch.tensor()",
+}
 SENTINELS = {
     torch.float32: (torch.int32, 0x7FDEAD00),
     torch.float64: (torch.int64, 0x7FFDEAD0DEAD0000),
@@ -510,6 +515,8 @@ class Monitor:
                                          "__bool__", "__float__", "__int__"):
             for t in tensors:
                 self._sentinel_read(t, name)
+        if "TL410" in self.codes and name in GRAPH_EXITS and args and isinstance(args[0], torch.Tensor):
+            self._on_graph_exit(func, name, owner, args[0])
         writes = args and isinstance(args[0], torch.Tensor) and (
             name == "__setitem__" or (name.endswith("_") and not name.startswith("__")) or name.startswith("__i"))
         if writes:
@@ -534,6 +541,21 @@ class Monitor:
         if isinstance(result, torch.Tensor) and self.tags:
             self._propagate_tags(tensors, result)
         return result
+
+    def _on_graph_exit(self, func, name: str, owner, tensor: torch.Tensor) -> None:
+        """TL410: at a gradient-cut site a tensor is detached or its values leave torch; was it
+        part of the autograd graph (a grad_fn, or a leaf that requires grad) when they did?"""
+        if name == "__get__" and owner is not torch._C.TensorBase.data or name == "tensor" and func is not torch.tensor:
+            return  # another descriptor than `.data`, another function called `tensor`
+        where = self.locator.here()
+        sites = self.locator.sites_at(where, "TL410")
+        if sites:
+            with _internal():
+                grad_fn = tensor.grad_fn
+                requires_grad = tensor.requires_grad
+            for site in sites:
+                site.add("graph-left", how=GRAPH_EXITS[name], requires_grad=requires_grad, where=where,
+                         grad_fn=type(grad_fn).__name__ if grad_fn is not None else None)
 
     def _on_data_set(self, target: torch.Tensor, value) -> None:
         where = self.locator.here()
