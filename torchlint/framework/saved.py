@@ -63,10 +63,12 @@ def saved_writes(ctx: "FileContext") -> list[SavedWrite]:
     aliasing rules'): ``s = torch.sigmoid(h); s.mul_(2)``, ``F.relu(h.exp(), inplace=True)``."""
     if "saved_writes" in ctx.cache:
         return ctx.cache["saved_writes"]
-    found = []
-    for scope in ctx.model.scopes:
-        if not has_backward(ctx, scope):
-            continue
+    found: list[SavedWrite] = []
+    ctx.cache["saved_writes"] = found
+    scopes = [scope for scope in ctx.model.scopes if has_backward(ctx, scope)]
+    if not scopes:
+        return found
+    for scope in scopes:
         for name, loads in scope.loads.items():
             for _seq, load in loads:
                 write = find_write(ctx, load)
@@ -88,7 +90,6 @@ def saved_writes(ctx: "FileContext") -> list[SavedWrite]:
                     f"`{node.func.attr.value}()`"
                 found.append(SavedWrite(Write(node, how), written, SavedRead(written, "its result", backward)))
                 break
-    ctx.cache["saved_writes"] = found
     return found
 
 
@@ -275,21 +276,28 @@ def has_backward(ctx: "FileContext", scope) -> bool:
 def _backward_calls(ctx: "FileContext", scope) -> list[cst.Call]:
     """``x.backward(..)``, ``torch.autograd.backward(x)`` and ``torch.autograd.grad(x, ..)``
     in the code of ``scope`` (not in functions nested in it), in source order."""
-    memo = ctx.cache.setdefault("backward_calls", {})
-    if id(scope) in memo:
-        return memo[id(scope)]
-    found = []
-    root = scope.node
-    for node in iter_nodes(root):
-        if not isinstance(node, cst.Call) or (ctx.enclosing_function(node) or ctx.module) is not root:
-            continue
-        func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "backward" and ctx.tensor(func.value) is not None:
-            found.append(node)
-        elif ctx.qualname(func) in _BACKWARD_FUNCTIONS and node.args:
-            found.append(node)
-    memo[id(scope)] = found
-    return found
+    if "backward_calls" not in ctx.cache:
+        # One walk of the file for every scope; most calls fail the first, cheap test.
+        found: dict[int, list[cst.Call]] = {}
+        for node in iter_nodes(ctx.module):
+            if not isinstance(node, cst.Call):
+                continue
+            func = node.func
+            if isinstance(func, cst.Attribute):
+                method = func.attr.value
+                if method == "backward":
+                    if ctx.tensor(func.value) is None:
+                        continue
+                elif method not in ("grad", "backward") or ctx.qualname(func) not in _BACKWARD_FUNCTIONS \
+                        or not node.args:
+                    continue
+            elif not (isinstance(func, cst.Name) and func.value in ("grad", "backward")
+                      and ctx.qualname(func) in _BACKWARD_FUNCTIONS and node.args):
+                continue
+            owner = ctx.enclosing_function(node) or ctx.module
+            found.setdefault(id(owner), []).append(node)
+        ctx.cache["backward_calls"] = found
+    return ctx.cache["backward_calls"].get(id(scope.node), [])
 
 
 def _backward_tensor(node: cst.Call) -> cst.BaseExpression:
