@@ -81,6 +81,15 @@ def test_python_3_7_syntax_is_not_reported(name: str) -> None:
     assert newer_syntax(OLD_LOOK_ALIKES[name], (3, 7)) == []
 
 
+def test_rows_are_counted_as_python_counts_them() -> None:
+    """A form feed (old GNU-style files have them on lines of their own) is no line break
+    for Python: the f-string is found on its row, and a byte-order mark shifts no column."""
+    [found] = newer_syntax("x = 1\n\x0c\nprint(f'{x=}')\n", (3, 7))
+    assert (found.row, found.column) == (3, 7)
+    [found] = newer_syntax("\ufeffy = (x := 2)\n", (3, 7))
+    assert (found.row, found.column) == (1, 6)
+
+
 def test_columns_count_characters_not_bytes() -> None:
     [found] = newer_syntax("s = 'ééé'; y = (é := 2)\n", (3, 7))
     assert (found.row, found.column) == (1, 17)

@@ -16,6 +16,8 @@ import warnings
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
+from torchlint.syntax.source import LINE_BREAK
+
 # Oldest and newest releases a target may name (the ones whose syntax is told apart here).
 OLDEST_TARGET = (3, 7)
 NEWEST_TARGET = (3, 14)
@@ -64,13 +66,14 @@ def newer_syntax(text: str, target: tuple[int, int]) -> list[NewerSyntax]:
     (the first of each kind per line); empty when the text does not parse here."""
     if not _may_have_newer_syntax(text):
         return []
+    source = text[1:] if text.startswith("\ufeff") else text
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(text[1:] if text.startswith("\ufeff") else text)
+            tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
-    lines = text.splitlines()
+    lines = LINE_BREAK.split(source)  # as ast numbers them: a form feed is no line break
     found = {}
     for construct, since, node in _constructs(tree, lines):
         if since > target:
@@ -140,13 +143,9 @@ def _in_brackets(node: ast.expr, lines: list[str]) -> bool:
 
 def _segment(lines: list[str], node: ast.AST) -> Optional[str]:
     end_row, end_column = getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None)
-    if end_row is None or end_column is None or end_row > len(lines):
+    if end_row is None or end_column is None:
         return None
-    if node.lineno == end_row:
-        return _characters(lines[node.lineno - 1], node.col_offset, end_column)
-    first = _characters(lines[node.lineno - 1], node.col_offset, None)
-    last = _characters(lines[end_row - 1], 0, end_column)
-    return "\n".join([first, *lines[node.lineno:end_row - 1], last])
+    return _text(lines, (node.lineno, node.col_offset), (end_row, end_column))
 
 
 def _characters(line: str, start: int, end: Optional[int]) -> str:
@@ -229,12 +228,16 @@ def _parenthesized_items(node: ast.With, lines: list[str]) -> bool:
 
 def _between(lines: list[str], start: tuple[int, int], end: tuple[int, int]) -> Optional[str]:
     """The text from ``start`` to ``end`` ((row, byte column) pairs), comments dropped."""
+    text = _text(lines, start, end)
+    return None if text is None else "\n".join(piece.split("#", 1)[0] for piece in text.split("\n"))
+
+
+def _text(lines: list[str], start: tuple[int, int], end: tuple[int, int]) -> Optional[str]:
+    """The text from ``start`` to ``end`` ((row, byte column) pairs)."""
     (start_row, start_column), (end_row, end_column) = start, end
     if start_row > end_row or end_row > len(lines):
         return None
     if start_row == end_row:
-        pieces = [_characters(lines[start_row - 1], start_column, end_column)]
-    else:
-        pieces = [_characters(lines[start_row - 1], start_column, None), *lines[start_row:end_row - 1],
-                  _characters(lines[end_row - 1], 0, end_column)]
-    return "\n".join(piece.split("#", 1)[0] for piece in pieces)
+        return _characters(lines[start_row - 1], start_column, end_column)
+    return "\n".join([_characters(lines[start_row - 1], start_column, None), *lines[start_row:end_row - 1],
+                      _characters(lines[end_row - 1], 0, end_column)])
