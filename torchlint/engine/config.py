@@ -31,7 +31,7 @@ from torchlint.syntax.source import UnreadableSource, read_bytes
 from torchlint.syntax.versions import NEWEST_TARGET, OLDEST_TARGET, NewerSyntax, newer_syntax
 from torchlint.framework import torchfix
 from torchlint.framework.catalogue import RULES
-from torchlint.framework.diagnostics import Applicability, Diagnostic, Fix, unlintable
+from torchlint.framework.diagnostics import Applicability, Diagnostic, Fix, file_note, rows_phrase
 
 if TYPE_CHECKING:
     from torchlint.framework.diagnostics import FileReport
@@ -277,14 +277,10 @@ def _newer_syntax_note(path: str, found: list[NewerSyntax], python: tuple[int, i
     kinds: dict[str, list[NewerSyntax]] = {}
     for item in found:
         kinds.setdefault(item.construct, []).append(item)
-    described = "; ".join(f"{construct} (Python {items[0].release}: line{'s' if len(items) > 1 else ''} "
-                          f"{', '.join(str(item.row) for item in items[:5])}{' and more' if len(items) > 5 else ''})"
+    described = "; ".join(f"{construct} (Python {items[0].release}: {rows_phrase([item.row for item in items])})"
                           for construct, items in kinds.items())
-    first = found[0]
-    note = unlintable(path, "", first.row, first.column)
-    return dataclasses.replace(
-        note, message=f"{path} uses syntax newer than `target-version` (Python {python[0]}.{python[1]}): "
-                      f"{described}. It was linted as this Python reads it")
+    return file_note(path, f"{path} uses syntax newer than `target-version` (Python {python[0]}.{python[1]}): "
+                           f"{described}. It was linted as this Python reads it", found[0].row, found[0].column)
 
 
 # --- target-version -----------------------------------------------------------------------

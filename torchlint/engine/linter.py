@@ -25,7 +25,9 @@ from torchlint.analysis.project import Project
 from torchlint.analysis.values import Step
 from torchlint.framework.context import FileContext
 from torchlint.framework.catalogue import RULES
-from torchlint.framework.diagnostics import Applicability, Diagnostic, FileReport, Fix, Note, TextEdit, unlintable
+from torchlint.framework.diagnostics import (
+    Applicability, Diagnostic, FileReport, Fix, Note, TextEdit, file_note, rows_phrase, unlintable,
+)
 from torchlint.framework.noqa import parse_directives
 from torchlint.framework.rule import MAX_FINDINGS_PER_FILE, Edit, Rule
 
@@ -127,25 +129,18 @@ def _read_through_repairs(display_path: str, text: str, diagnostics: list[Diagno
     kinds: dict[str, list[int]] = {}
     for found in left:
         kinds.setdefault(found.construct, []).append(index.position(found.start)[0])
-    described = "; ".join(f"{construct} ({_lines(rows)})" for construct, rows in kinds.items())
+    described = "; ".join(f"{construct} ({rows_phrase(rows)})" for construct, rows in kinds.items())
     row, column = index.position(left[0].start)
-    note = dataclasses.replace(
-        unlintable(display_path, "", row, column),
-        message=f"{display_path} has syntax that Python 3 refuses: {described}. torchlint read it as Python 3 "
-                "to lint it; its findings are shown, without fixes")
+    note = file_note(display_path, f"{display_path} has syntax that Python 3 refuses: {described}. torchlint "
+                                   "read it as Python 3 to lint it; its findings are shown, without fixes", row, column)
     unfixed = [dataclasses.replace(d, fix=None, text_edits=[], fix_edits=[]) for d in diagnostics]
     return [note, *unfixed]
-
-
-def _lines(rows: list[int]) -> str:
-    shown = ", ".join(str(row) for row in rows[:5])
-    return ("line " if len(rows) == 1 else "lines ") + shown + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
 
 
 def _over_limit(display_path: str, dropped: int) -> Diagnostic:
     message = (f"{display_path}: only its first {MAX_FINDINGS_PER_FILE:,} findings are reported, "
                f"{dropped:,} more were found (a generated file? exclude it with `extend-exclude`)")
-    return dataclasses.replace(unlintable(display_path, ""), message=message)
+    return file_note(display_path, message)
 
 
 def _imports_own_module(text: str, file_path: Optional[Path], project: Optional[Project]) -> bool:

@@ -187,16 +187,28 @@ class FileReport:
 
 
 def unlintable(path: str, reason: str, row: int = 1, column: int = 1) -> Diagnostic:
+    return file_note(path, f"{path} was not linted: {reason}", row, column)
+
+
+def file_note(path: str, message: str, row: int = 1, column: int = 1) -> Diagnostic:
+    """A TL000 that says something about the whole file (it was not linted, or was linted
+    only in part, or as another Python reads it) at ``row``, ``column``."""
     return Diagnostic(
         code=UNLINTABLE_FILE.code,
         name=UNLINTABLE_FILE.name,
-        message=f"{path} was not linted: {reason}",
+        message=message,
         path=path,
         row=row,
         column=column,
         end_row=row,
         end_column=column,
     )
+
+
+def rows_phrase(rows: list[int]) -> str:
+    """``line 4``, ``lines 4, 9``, ``lines 1, 2, 3, 4, 5 and 3 more``."""
+    shown = ", ".join(str(row) for row in rows[:5])
+    return ("line " if len(rows) == 1 else "lines ") + shown + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
 
 
 # --- plain-data form, for the cache ------------------------------------------------------
