@@ -77,18 +77,21 @@ def saved_writes(ctx: "FileContext") -> list[SavedWrite]:
                 read = saved_read(ctx, ctx.model.resolve(load), write.node, name)
                 if read is not None:
                     found.append(SavedWrite(write, load, read))
+    # A computed result written in place (`F.relu(h.exp(), inplace=True)`, `h.exp().relu_()`):
+    # no name to load, so each call or operator is asked, as the loads are.
+    by_owner = {id(scope.node): scope for scope in scopes}
     for node in iter_nodes(ctx.module):
-        written = _written_expression(ctx, node)
-        if written is None or not _saves_result(ctx, written):
+        if not isinstance(node, (cst.Call, cst.BinaryOperation)):
             continue
-        scope = _scope_at(ctx, node)
-        if scope is None:
+        write = find_write(ctx, node)
+        if write is None:
+            continue
+        scope = by_owner.get(id(ctx.enclosing_function(node) or ctx.module))
+        if scope is None or not _saves_result(ctx, node):
             continue
         for backward in _backward_calls(ctx, scope):
-            if backward.start > node.end and _reaches(ctx, scope, written, backward):
-                how = "`inplace=True`" if isinstance(node, cst.Call) and _inplace_keyword(node) else \
-                    f"`{node.func.attr.value}()`"
-                found.append(SavedWrite(Write(node, how), written, SavedRead(written, "its result", backward)))
+            if backward.start > write.node.end and _reaches(ctx, scope, node, backward):
+                found.append(SavedWrite(write, node, SavedRead(node, "its result", backward)))
                 break
     return found
 
@@ -102,38 +105,6 @@ def _through_alias(ctx: "FileContext", load: cst.Name, write: cst.CSTNode) -> bo
             return True
         current = parent
     return False
-
-
-def _inplace_keyword(call: cst.Call) -> bool:
-    return any(arg.keyword is not None and arg.keyword.value == "inplace" and isinstance(arg.value, cst.Name)
-               and arg.value.value == "True" for arg in call.args)
-
-
-def _written_expression(ctx: "FileContext", node: cst.CSTNode) -> Optional[cst.BaseExpression]:
-    """The computed expression ``node`` writes in place (not a name: those are loads):
-    ``h.exp()`` in ``F.relu(h.exp(), inplace=True)`` or ``h.exp().relu_()``."""
-    if not isinstance(node, cst.Call):
-        return None
-    func = node.func
-    if isinstance(func, cst.Attribute) and func.attr.value.endswith("_") and not func.attr.value.endswith("__"):
-        target = func.value
-        fact = torch_facts.method(func.attr.value)
-        if fact is None or fact.in_place != "data" or ctx.tensor(target) is None:
-            return None
-    elif _inplace_keyword(node) and (ctx.qualname(func) or "").startswith("torch.nn.functional.") and node.args \
-            and node.args[0].keyword is None:
-        target = node.args[0].value
-    else:
-        return None
-    return target if isinstance(target, (cst.Call, cst.BinaryOperation)) else None
-
-
-def _scope_at(ctx: "FileContext", node: cst.CSTNode):
-    owner = ctx.enclosing_function(node) or ctx.module
-    for scope in ctx.model.scopes:
-        if scope.node is owner:
-            return scope
-    return None
 
 
 def saved_read(ctx: "FileContext", bindings: list[Binding], write: cst.CSTNode,

@@ -5,7 +5,7 @@ from typing import Optional
 
 from torchlint.framework.api import (
     CONFIRMED, LATENT, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, SavedWrite, Verdict, cst,
-    edits, quote, saved_writes,
+    edits, is_true, keyword, quote, saved_writes,
 )
 
 
@@ -131,15 +131,18 @@ class SavedTensorInplace(Rule):
 
     def _fix(self, found: SavedWrite) -> tuple[Optional[Fix], str]:
         write = found.write.node
-        if isinstance(write, cst.Call) and not isinstance(found.written, cst.Name):
-            if found.write.how == "`inplace=True`":
-                keep = [arg for arg in write.args if not (arg.keyword is not None and arg.keyword.value == "inplace")]
-                text = edits.call_text(self.ctx, write, dropped=lambda arg: arg not in keep)
+        if not isinstance(found.written, cst.Name):
+            if isinstance(write, cst.Call) and is_true(keyword(write, "inplace")):
+                text = edits.call_text(self.ctx, write, dropped=lambda arg: arg.keyword is not None
+                                       and arg.keyword.value == "inplace")
                 return Fix(Applicability.SAFE, "Drop `inplace=True`", (edits.replace(write, text),)), \
                     "drop `inplace=True`"
-            method = write.func.attr.value
-            return Fix(Applicability.SAFE, f"Use `{method[:-1]}()`", (edits.replace(write.func.attr, method[:-1]),)), \
-                f"use `{method[:-1]}()`"
+            if isinstance(write, cst.Call) and isinstance(write.func, cst.Attribute) \
+                    and write.func.value is found.written:
+                method = write.func.attr.value[:-1]
+                return Fix(Applicability.SAFE, f"Use `{method}()`", (edits.replace(write.func.attr, method),)), \
+                    f"use `{method}()`"
+            return None, f"write to a copy: `{self.ctx.snippet(found.written)}.clone()`"
         name = found.written
         if found.read.what != "its result":
             # An input was saved (a parameter, a leaf): writing it in place is often the point
