@@ -38,7 +38,7 @@ from torchlint.framework.noqa import comment_rows, parse_directives
 from torchlint.engine.config import NO_TARGET, ConfigError, Options, SettingsResolver
 from torchlint.engine.fixer import FixOutcome, apply_edits, fix_source, verify
 from torchlint.engine.linter import lint_source
-from torchlint.engine.notebook import fix_notebook, lint_notebook, read_notebook
+from torchlint.engine.notebook import Notebook, fix_notebook, lint_notebook, read_notebook
 
 SOURCE = "torchlint"
 FIX_ALL_KIND = "source.fixAll.torchlint"
@@ -154,27 +154,17 @@ class _Document:
         return _gathered(kinds, per_finding, self.fix_all_action)
 
     def fix_action(self, diagnostic: Diagnostic) -> Optional[types.CodeAction]:
-        applicability = diagnostic.applicable_fix
-        if applicability not in (Applicability.SAFE, Applicability.UNSAFE):
+        if diagnostic.applicable_fix not in (Applicability.SAFE, Applicability.UNSAFE):
             return None
         # The same check `--fix` makes: the fixed text must parse and compile.
         if verify(apply_edits(self.text, diagnostic.text_edits), self.display) is not None:
             return None
-        title = f"Fix: {diagnostic.fix.message}"
-        if applicability is Applicability.UNSAFE:
-            title += " (unsafe: may change behaviour)"
         edits = [
             types.TextEdit(range=types.Range(self.positions.at_offset(edit.start), self.positions.at_offset(edit.end)),
                            new_text=edit.content)
             for edit in sorted(set(diagnostic.text_edits), key=lambda e: (e.start, e.end))
         ]
-        return types.CodeAction(
-            title=title,
-            kind=types.CodeActionKind.QuickFix,
-            diagnostics=[self._to_lsp(diagnostic)],
-            edit=types.WorkspaceEdit(changes={self.uri: edits}),
-            is_preferred=applicability is Applicability.SAFE,
-        )
+        return _fix_action(diagnostic, self._to_lsp(diagnostic), types.WorkspaceEdit(changes={self.uri: edits}))
 
     @functools.cached_property
     def _fixed_all(self) -> FixOutcome:
@@ -248,6 +238,14 @@ def _apply(text: str, positions: _Positions, edit: types.TextEdit) -> str:
 
     start, end = offset(edit.range.start), offset(edit.range.end)
     return text[:start] + edit.new_text + text[end:]
+
+
+def _fix_action(diagnostic: Diagnostic, shown: types.Diagnostic, edit: types.WorkspaceEdit) -> types.CodeAction:
+    """The quick fix that applies ``diagnostic``'s fix by ``edit`` (of a buffer or of cells)."""
+    safe = diagnostic.applicable_fix is Applicability.SAFE
+    title = f"Fix: {diagnostic.fix.message}" + ("" if safe else " (unsafe: may change behaviour)")
+    return types.CodeAction(title=title, kind=types.CodeActionKind.QuickFix, diagnostics=[shown], edit=edit,
+                            is_preferred=safe)
 
 
 def _gathered(kinds: Optional[list[str]], per_finding, fix_all) -> list[types.CodeAction]:
@@ -337,10 +335,7 @@ class _Notebook:
             self.rules, self.target = _rules_for(self.path, server.workspace.root_path)
         except ConfigError:
             self.rules, self.target = [], NO_TARGET
-        content = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-                              "source": text} for _, text in cells],
-                   "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
-        self.data = json.dumps(content).encode("utf-8")
+        self.data = _notebook_json([text for _, text in cells])
         self.report = (self.target.apply(lint_notebook(self.data, self.display, self.rules, self.path, Project()))
                        if cells and self.rules else FileReport(self.display))
         self.positions = {uri: _Positions(text, self.encoding) for uri, text in cells}
@@ -374,10 +369,9 @@ class _Notebook:
         return _gathered(kinds, per_finding, self._fix_all_action)
 
     def _fix_action(self, diagnostic: Diagnostic, shown: types.Diagnostic) -> Optional[types.CodeAction]:
-        applicability = diagnostic.applicable_fix
-        if applicability not in (Applicability.SAFE, Applicability.UNSAFE):
+        if diagnostic.applicable_fix not in (Applicability.SAFE, Applicability.UNSAFE):
             return None
-        notebook = read_notebook(self.data)
+        notebook = self.notebook
         module = apply_edits(notebook.module, diagnostic.text_edits)
         if verify(module, self.display) is not None:
             return None
@@ -386,13 +380,7 @@ class _Notebook:
         except ValueError:
             return None  # the edit would land on a magic line
         edit = self._edit(texts)
-        if edit is None:
-            return None
-        title = f"Fix: {diagnostic.fix.message}"
-        if applicability is Applicability.UNSAFE:
-            title += " (unsafe: may change behaviour)"
-        return types.CodeAction(title=title, kind=types.CodeActionKind.QuickFix, diagnostics=[shown], edit=edit,
-                                is_preferred=applicability is Applicability.SAFE)
+        return _fix_action(diagnostic, shown, edit) if edit is not None else None
 
     def _fix_all_action(self) -> Optional[types.CodeAction]:
         if not self.cells or not self.rules:
@@ -415,12 +403,20 @@ class _Notebook:
     def _cells_with(self, uri: str, new_text: str) -> list[str]:
         return [new_text if cell_uri == uri else text for cell_uri, text in self.cells]
 
+    @functools.cached_property
+    def notebook(self) -> Notebook:
+        return read_notebook(self.data)
+
     def _compiles(self, texts: list[str]) -> bool:
-        content = json.loads(self.data)
-        for cell, text in zip(content["cells"], texts):
-            cell["source"] = text
-        module = read_notebook(json.dumps(content).encode("utf-8")).module
-        return verify(module, self.display) is None
+        return verify(read_notebook(_notebook_json(texts)).module, self.display) is None
+
+
+def _notebook_json(texts: list[str]) -> bytes:
+    """A notebook of these code cells, as `check` would read it from an .ipynb file."""
+    content = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                          "source": text} for text in texts],
+               "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+    return json.dumps(content).encode("utf-8")
 
 
 def _code_cells(notebook_json: str) -> list[str]:
