@@ -270,6 +270,9 @@ def test_configuration_of_the_files_folder_applies(client, workspace):
     project.mkdir()
     (project / "pyproject.toml").write_text('[tool.torchlint]\nignore = ["TL203"]\n')
     assert client.open(uri_of(project, "quiet.py"), BAD) == []
+    # The server runs for hours: an edited configuration applies to the next lint.
+    (project / "pyproject.toml").write_text('[tool.torchlint]\nignore = ["TL101"]\n')
+    assert [d["code"] for d in client.change(uri_of(project, "quiet.py"), BAD, version=2)] == ["TL203"]
 
 
 def test_shutdown_and_exit(workspace):

@@ -131,7 +131,9 @@ def select_rules(layers: list[Options]) -> frozenset[str]:
 
 # --- config files --------------------------------------------------------------------
 
-_toml_cache: dict[Path, Optional[dict]] = {}
+# path -> (its size and modification time when read, its table): a long-running process
+# (the language server) sees an edited configuration; a run reads each file once.
+_toml_cache: dict[Path, tuple[Optional[tuple[int, int]], Optional[dict]]] = {}
 
 
 def _read_toml(path: Path) -> dict:
@@ -150,16 +152,26 @@ _MAX_CONFIG_BYTES = 1 << 20
 
 def torchlint_table(path: Path, *, required: bool) -> Optional[dict]:
     """The ``[tool.torchlint]`` table of a pyproject.toml (or a torchlint.toml's top level)."""
-    if path in _toml_cache:
-        return _toml_cache[path]
+    stamp = _stamp(path)
+    cached = _toml_cache.get(path)
+    if cached is not None and cached[0] == stamp and stamp is not None:
+        return cached[1]
     data = _read_toml(path)
     table = data.get("tool", {}).get("torchlint") if isinstance(data.get("tool"), dict) else None
     if table is None and path.name != "pyproject.toml" and (required or path.name in CONFIG_NAMES):
         table = data  # a dedicated torchlint.toml: settings at the top level
     if table is not None and not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.torchlint] must be a table")
-    _toml_cache[path] = table
+    _toml_cache[path] = (stamp, table)
     return table
+
+
+def _stamp(path: Path) -> Optional[tuple[int, int]]:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None  # reading it will say why
+    return status.st_size, status.st_mtime_ns
 
 
 def find_config(directory: Path) -> Optional[Path]:
