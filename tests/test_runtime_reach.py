@@ -371,6 +371,39 @@ FILES = {
                 if isinstance(m, nn.ConvTranspose2d):
                     m.weight.data.normal_(0, 0.02)
     """,
+    # `mean` fills a tensor: a number, not a tensor.
+    "init_scale.py": """
+        import torch.nn as nn
+
+        def normal_init(m, mean, std):
+            if isinstance(m, (nn.Linear, nn.Conv2d)):
+                m.weight.data.normal_(mean, std)
+    """,
+    # A network given its layers, which it visits by type: it gets a layer of each kind.
+    "visited.py": """
+        import torch.nn as nn
+
+        class VGG(nn.Module):
+            def __init__(self, features):
+                super().__init__()
+                self.features = features
+                for m in self.modules():
+                    if isinstance(m, nn.BatchNorm2d):
+                        m.weight.data.fill_(1)
+
+            def forward(self, x):
+                return self.features(x)
+    """,
+    # `*models`: one of them, as the loop uses it.
+    "varargs.py": """
+        import torch.nn as nn
+
+        def initialize_weights(*models):
+            for model in models:
+                for module in model.modules():
+                    if isinstance(module, nn.Conv2d):
+                        module.bias.data.zero_()
+    """,
 }
 
 # The same driver in Python 2: its script runs as rewritten, as a flagged file's run does.
@@ -470,6 +503,9 @@ REACHED = [
     ("masks.py", "5:5 TL102", "NOT REPRODUCED", "x_mask=tensor of shape [2, 4, 4], dtype=bool"),
     # a network whose layers are visited has one of each kind
     ("init.py", "6:13 TL102", "NOT REPRODUCED", "net=Sequential("),
+    ("init_scale.py", "5:9 TL102", "NOT REPRODUCED", "m=Conv2d(4, 4, kernel_size=(3, 3)"),
+    ("visited.py", "9:17 TL102", "NOT REPRODUCED", "VGG(features=Sequential("),
+    ("varargs.py", "7:17 TL102", "NOT REPRODUCED", "model=Sequential("),
 ]
 
 

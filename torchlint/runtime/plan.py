@@ -119,14 +119,39 @@ class FilePlan:
             owner = next((node for node in ast.walk(self.tree)
                           if isinstance(node, ast.ClassDef) and function in node.body), None)
             if owner is not None:
-                uses = {**{name: "flag" for name in _stored_flags(owner, function)}, **uses}
+                uses = {**{name: "flag" for name in _stored_flags(owner, function)},
+                        **{name: "layers" for name in _visited_layers(owner, function)}, **uses}
                 for name, read in _stored_attributes(owner, function).items():
                     if name not in uses and len(read) >= 2:
                         uses[name] = "attributes:" + ",".join(sorted(read))
         for param in params:
             if param["name"] in uses:
                 param["use"] = uses[param["name"]]
+        # `def initialize_weights(*models): for model in models: ...`: one of them, as the
+        # loop's body uses it.
+        if arguments.vararg is not None:
+            for node in ast.walk(function):
+                if isinstance(node, ast.For) and isinstance(node.iter, ast.Name) \
+                        and node.iter.id == arguments.vararg.arg and isinstance(node.target, ast.Name):
+                    item = node.target.id
+                    use = parameter_uses(function, extra={item}).get(item)
+                    params.append({"name": item, "annotation": None, "default": False, "keyword": False,
+                                   **({"use": use} if use else {})})
+                    break
         return params
+
+
+def _visited_layers(owner: ast.ClassDef, init: ast.FunctionDef) -> set[str]:
+    """The parameters of ``init`` kept on ``self`` as a module the class calls
+    (``self.features(x)``) where the class also visits its layers (``self.modules()``, the
+    weight initialization of a VGG): a network with a layer of each usual kind reaches
+    every branch of that visit."""
+    called = {node.func.attr for node in ast.walk(owner) if isinstance(node, ast.Call)
+              and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+              and node.func.value.id == "self"}
+    if "modules" not in called:
+        return set()
+    return {name for attribute, name in _kept_on_self(init).items() if attribute in called}
 
 
 def _kept_on_self(init: ast.FunctionDef) -> dict[str, str]:
@@ -191,7 +216,7 @@ def package_of(path: str, tree: ast.AST) -> tuple[Optional[str], Optional[str]]:
     return ".".join(parts[-depth:]), os.sep.join(parts[:-depth]) or os.sep
 
 
-def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
+def parameter_uses(function: ast.FunctionDef, extra: frozenset = frozenset()) -> dict[str, str]:
     """What the function's own code shows a parameter to be, where it shows it: "vgg" (its
     `features` and `classifier` read: torchvision's VGG, as pruning and style-transfer code
     takes it), "layers"
@@ -202,8 +227,9 @@ def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
     beside a number: `tau` in `w * (1 - tau) + v * tau`), "flag" (only ever tested for
     truth: `if use_gpu:`), "array" (given to `torch.from_numpy`), "sizes:N" (unpacked
     into N names: `[x_dim, z_dim, h_dim] = dims`), "attributes:a,b" (two or more other
-    attributes read: an object)."""
-    names = _parameter_names(function) - {"self", "cls"}
+    attributes read: an object). ``extra``: other names to read the same way (the loop
+    variable over a ``*models`` parameter)."""
+    names = (_parameter_names(function) | set(extra)) - {"self", "cls"}
     attributes: dict[str, set[str]] = {name: set() for name in names}
     iterated_in_pairs: set[str] = set()
     other_loads: dict[str, int] = {name: 0 for name in names}
@@ -213,7 +239,13 @@ def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
     truth_tested: set[str] = set()  # `if use_gpu:`, `not bidirectional`, `a and b`
     arrays: set[str] = set()  # `torch.from_numpy(embedding)`
     unpacked: dict[str, int] = {}  # `[x_dim, z_dim, h_dim] = dims`: how many names
+    scalars: set[str] = set()  # `m.weight.data.normal_(mean, std)`, `nn.init.constant_(w, value)`
     for node in ast.walk(function):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _FILLS:
+            receiver = _dotted(node.func.value) or ""
+            given = node.args[1:] if receiver.rsplit(".", 1)[-1] == "init" else node.args  # nn.init's take the tensor first
+            scalars.update(arg.id for arg in [*given, *(k.value for k in node.keywords)]
+                           if isinstance(arg, ast.Name) and arg.id in names)
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in names \
                 and len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List)) \
                 and not any(isinstance(element, ast.Starred) for element in node.targets[0].elts):
@@ -259,7 +291,8 @@ def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
             uses[name] = "optimizer"
         elif name in iterated_in_pairs and not attributes[name]:
             uses[name] = "loader"
-        elif name in with_numbers and not attributes[name] and not other_loads[name]:
+        elif name in with_numbers and not attributes[name] and not other_loads[name] or \
+                name in scalars and not attributes[name]:
             uses[name] = "number"
         elif name in truth_tested and not attributes[name] and not other_loads[name] and name not in with_numbers:
             uses[name] = "flag"
@@ -275,6 +308,10 @@ def parameter_uses(function: ast.FunctionDef) -> dict[str, str]:
             uses[name] = "attributes:" + ",".join(sorted(attributes[name]))
     return uses
 
+
+# The methods (and `nn.init` functions) that fill a tensor from numbers: `normal_(mean, std)`.
+_FILLS = frozenset({"normal_", "uniform_", "fill_", "constant_", "log_normal_", "exponential_", "cauchy_",
+                    "geometric_", "trunc_normal_"})
 
 # Parameters that hold a program's options: `Solver(args)`, `Trainer(config)`, `Model(opt)`.
 _SETTINGS_NAME = re.compile(r"^(args|arguments|opts?|options|config|cfg|conf|hparams|hp|flags|FLAGS|settings)$")
