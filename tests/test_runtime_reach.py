@@ -371,6 +371,22 @@ FILES = {
                 if isinstance(m, nn.ConvTranspose2d):
                     m.weight.data.normal_(0, 0.02)
     """,
+    # Building the instance runs the flagged lines; calling the method again then fails.
+    "built.py": """
+        import torch.nn as nn
+
+        class Norm(nn.Module):
+            def __init__(self, module):
+                super().__init__()
+                self.module = module
+                self._make_params()
+
+            def _make_params(self):
+                w = self.module.weight
+                del self.module._parameters["weight"]
+                self.module.register_parameter("weight_bar", nn.Parameter(w.data))
+                w.data.normal_(0, 1)
+    """,
     # `mean` fills a tensor: a number, not a tensor.
     "init_scale.py": """
         import torch.nn as nn
@@ -378,6 +394,51 @@ FILES = {
         def normal_init(m, mean, std):
             if isinstance(m, (nn.Linear, nn.Conv2d)):
                 m.weight.data.normal_(mean, std)
+    """,
+    # A script without a `__main__` guard: its training loop is not run to call its function.
+    "loop_script.py": """
+        import torch
+
+        w = torch.ones(3, requires_grad=True)
+
+
+        def rescale(m):
+            m.data.mul_(2)
+
+
+        for step in range(3):
+            (w * 2).sum().backward()
+            raise RuntimeError("the real data is missing")
+    """,
+    # Its top-level code stops at a confirmed finding: the call runs on the fixed text.
+    "stops_first.py": """
+        import torch
+
+        loss = torch.ones(3).sum()
+        print(loss.data[0])
+
+
+        def rescale(m):
+            m.data.mul_(2)
+    """,
+    # A call that stops at a finding of another file (whose own call cannot reach it) confirms
+    # it there, and runs again with that file fixed.
+    "elsewhere/scoring.py": """
+        import torch
+
+        def score(batch):
+            total = torch.stack(batch["losses"]).sum()
+            return total.data[0]
+    """,
+    "elsewhere/trainer.py": """
+        import torch
+        from scoring import score
+
+        def train(model):
+            out = torch.relu(model(torch.ones(2, 4)))
+            loss = out.sum()
+            print(score({"losses": [loss, loss]}))
+            print(loss.data[0])
     """,
     # A network given its layers, which it visits by type: it gets a layer of each kind.
     "visited.py": """
@@ -503,9 +564,18 @@ REACHED = [
     ("masks.py", "5:5 TL102", "NOT REPRODUCED", "x_mask=tensor of shape [2, 4, 4], dtype=bool"),
     # a network whose layers are visited has one of each kind
     ("init.py", "6:13 TL102", "NOT REPRODUCED", "net=Sequential("),
+    ("built.py", "13:9 TL102", "NOT REPRODUCED",
+     "(ran while the instance was built: none, on a `Norm(module=Linear("),
     ("init_scale.py", "5:9 TL102", "NOT REPRODUCED", "m=Conv2d(4, 4, kernel_size=(3, 3)"),
+    ("loop_script.py", "7:5 TL102", "NOT REPRODUCED", "`rescale()` called with synthesized arguments"),
+    ("stops_first.py", "4:7 TL203", CONFIRMED, "IndexError"),
     ("visited.py", "9:17 TL102", "NOT REPRODUCED", "VGG(features=Sequential("),
     ("varargs.py", "7:17 TL102", "NOT REPRODUCED", "model=Sequential("),
+    ("elsewhere/scoring.py", "5:12 TL203", CONFIRMED,
+     "raised there when `train()` of trainer.py was called with synthesized arguments: model=Linear("),
+    ("elsewhere/trainer.py", "8:11 TL203", CONFIRMED, "(after fixing scoring.py:5)"),
+    ("stops_first.py", "8:5 TL102", "NOT REPRODUCED", "`rescale()` called with synthesized arguments: m=tensor"
+                                                       " of shape [4, 4]) (after fixing line 4)"),
 ]
 
 

@@ -18,10 +18,11 @@ import shlex
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Callable, Optional
 
 from torchlint.framework.diagnostics import Diagnostic, FileReport, TextEdit
-from torchlint.framework.verdicts import CONFIRMED, COULD_NOT_RUN, VERDICTS
+from torchlint.framework.verdicts import CONFIRMED, COULD_NOT_RUN, VERDICTS, Observation
 from torchlint.rules import all_rules
 from torchlint.syntax.legacy import repair as repair_legacy_syntax
 from torchlint.syntax.source import LineIndex, SourceText, UnreadableSource
@@ -209,6 +210,9 @@ class _File:
     ported: Optional[str] = None  # Python 2 code, run as rewritten: the constructs rewritten ("print statement")
     # Of Python 2 code: the fixes of its rewrite's findings, by (row, column, code), once asked for.
     ported_edits: Optional[dict[tuple[int, int, str], list[TextEdit]]] = None
+    # The fixes of the confirmed findings its run stopped at, and their rows: the calls of
+    # its functions run on that text too (a script's top-level code runs when it is imported).
+    stop_fixes: tuple[list, list[int]] = ([], [])
 
     def __post_init__(self) -> None:
         self.originals = self.originals or self.diagnostics
@@ -459,6 +463,7 @@ class RuntimeCheck:
             source = _fixed_text(f, edits)
             if source is None:
                 return
+            f.stop_fixes = (list(edits), list(fixed_rows))
             shifted = {i: _shifted(f.sites[i], original, edits) for i in pending}
             indices = [i for i in pending if shifted[i] is not None]
             if not indices:
@@ -491,15 +496,26 @@ class RuntimeCheck:
                 if any(param.get("use") == "settings" for param in [*call["params"], *call.get("init", ())]):
                     call["settings"] = self._settings(f.plan.path)
                 self._given_by_callers(f.plan.path, qualname, call)
-                requests.append((JOB, self._payload(f, indices, mode="call", call=call)))
+                payload = self._payload(f, indices, mode="call", call=call)
+                edits, fixed_rows = f.stop_fixes
+                if edits:
+                    shifted = {i: _shifted(f.sites[i], f.plan.source, edits) for i in indices}
+                    indices = [i for i in indices if shifted[i] is not None]
+                    if not indices:
+                        continue
+                    payload.update(source=_fixed_text(f, edits), sites=[shifted[i] for i in indices],
+                                   note="after fixing " + ", ".join(f"line {row}" for row in fixed_rows))
+                requests.append((JOB, payload))
                 owners.append((f, indices, qualname))
         furthest: dict[tuple[int, str], int] = {}  # (file, function) -> lines its best failing call ran
+        by_path = {os.path.realpath(f.plan.path): f for f in files if f.notebook is None}
+        stopped_elsewhere: dict[tuple[int, str], tuple] = {}  # calls stopped at a finding of another file
         while requests:  # each function with the kinds of arguments of monitor.ARGUMENT_VARIANTS in turn
             self.total += len(requests)
             results = self._submit(requests, [f"{f.report.path}: {qualname}()" for f, _, qualname in owners])
             retry = []
             for (f, indices, qualname), (function, payload), result in zip(owners, requests, results):
-                verdicts = self._verdicts(result, len(indices), "call")
+                verdicts = self._verdicts(result, len(indices), "call", payload.get("note", ""))
                 value = result.value if result.status == "ok" and isinstance(result.value, dict) else {}
                 # Of the calls that all failed, the one that got furthest says best why.
                 lines = value.get("lines", 0)
@@ -525,8 +541,51 @@ class RuntimeCheck:
                 if call is not None:
                     retry.append(((f, indices, qualname), (function, {**payload, "call": call})))
                 self._assign(f, indices, verdicts)
+                found = _stop_in_other_file(value, f, by_path)
+                if found is not None:
+                    stopped_elsewhere[key] = ((f, indices, qualname), payload, result)
+                    other, i, verdict = found
+                    if verdict is not None:  # the error there is that finding's own signature
+                        shown = os.path.relpath(f.plan.path, os.path.dirname(other.plan.path))
+                        verdict = dict(verdict, evidence=f"{verdict['evidence']} (raised there when `{qualname}()` "
+                                                         f"of {shown} was called with synthesized arguments: "
+                                                         f"{value.get('arguments', '')})")
+                        ran = SimpleNamespace(status="ok", value={**value, "verdicts": [verdict]}, detail=None)
+                        self._assign(other, [i], self._verdicts(ran, 1, "call", payload.get("note", "")))
             owners = [owner for owner, _ in retry]
             requests = [request for _, request in retry]
+        for owner, payload, result in stopped_elsewhere.values():
+            self._rerun_call_past_stops(owner, payload, result, by_path)
+
+    def _rerun_call_past_stops(self, owner: tuple, payload: dict, result, by_path: dict[str, _File]) -> None:
+        """A call that stopped at a finding confirmed in another file (the project's
+        `accuracy()` under the flagged `train()`) runs again with that file fixed, as a
+        script that stopped there does (_rerun_driver_past_stops)."""
+        f, indices, qualname = owner
+        edits: dict[str, list] = {}  # path -> the fixes applied to that file
+        fixed: list[str] = []
+        for _round in range(MAX_RERUNS):
+            if not any(f.diagnostics[i].runtime["verdict"] == COULD_NOT_RUN for i in indices):
+                return
+            value = result.value if result.status == "ok" and isinstance(result.value, dict) else {}
+            found = _stop_in_other_file(value, f, by_path)
+            if found is None:
+                return
+            other, i, _verdict = found
+            new = [edit for edit in other.fix_edits(i) if edit not in edits.get(other.plan.path, [])]
+            if not new:
+                return
+            edits.setdefault(other.plan.path, []).extend(new)
+            fixed.append(f"{os.path.relpath(other.plan.path, os.path.dirname(f.plan.path))}:{other.diagnostics[i].row}")
+            patched = {path: _fixed_text(by_path[os.path.realpath(path)], file_edits)
+                       for path, file_edits in edits.items()}
+            if None in patched.values():
+                return
+            payload = {**payload, "patched": patched}
+            self.total += 1
+            [result] = self._submit([(JOB, payload)], [f"{f.report.path}: {qualname}()"])
+            note = "; ".join(filter(None, [payload.get("note", ""), "after fixing " + ", ".join(fixed)]))
+            self._assign(f, indices, self._verdicts(result, len(indices), "call", note))
 
     def _tree(self, path: str) -> Optional[ast.Module]:
         """read_tree, once per file in a run: the call sites, the argparse defaults and the
@@ -810,6 +869,41 @@ def _importable(path: str, tree: Optional[ast.Module]) -> Optional[tuple[str, st
     if name is None:
         return stem, os.path.dirname(path)
     return (name if stem == "__init__" else f"{name}.{stem}"), start
+
+
+def _stop_in_other_file(value: dict, f: _File,
+                        by_path: dict[str, _File]) -> Optional[tuple[_File, int, Optional[dict]]]:
+    """The finding of another checked file that a job's run stopped at (the innermost frame
+    of the error in a checked file other than ``f`` is on its lines), where it is confirmed
+    or the error is its rule's own signature: then also that verdict, else None."""
+    stopped = value.get("stopped")
+    frames = stopped.get("frames") if isinstance(stopped, dict) else None
+    if not isinstance(frames, list) or not isinstance(stopped.get("type"), str) \
+            or not isinstance(stopped.get("message"), str):
+        return None
+    for frame in reversed(frames):
+        if not (isinstance(frame, list) and len(frame) == 2 and isinstance(frame[0], str)
+                and isinstance(frame[1], int)):
+            return None
+        other = by_path.get(os.path.realpath(frame[0]))
+        if other is None:
+            continue
+        if other is f:
+            return None
+        for i, d in enumerate(other.diagnostics):
+            site = other.sites[i]
+            if not site["stmt_line"] <= frame[1] <= site["end_line"]:
+                continue
+            if d.runtime and d.runtime["verdict"] == CONFIRMED:
+                return other, i, None
+            rule = all_rules().get(d.code)
+            if rule is not None and rule.runtime_signature:
+                raised = {"type": stopped["type"], "message": stopped["message"]}
+                verdict = rule.judge(Observation(raised=raised)).as_dict()
+                if verdict["verdict"] == CONFIRMED:
+                    return other, i, verdict
+        return None
+    return None
 
 
 def _without_given(call: dict) -> Optional[dict]:

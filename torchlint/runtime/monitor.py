@@ -1110,8 +1110,12 @@ def _stopped(error: BaseException, monitor: Monitor) -> dict:
     where = monitor.locator.in_traceback(error.__traceback__)
     message = str(error).split("\n")[0]
     sites = [site.id for site in monitor.locator.sites_at(where)]
+    # Where it was raised, innermost last, in any file: a flagged line of another file may be
+    # where it stopped (check.py reruns past it with that file fixed).
+    frames = [[frame.f_code.co_filename, line] for frame, line in traceback.walk_tb(error.__traceback__)][-20:]
     return {"type": type(error).__name__, "message": message[:300], "at": where_is(where),
-            "sites": sites, "line": where.line if where else None, "col": where.col if where else None}
+            "sites": sites, "line": where.line if where else None, "col": where.col if where else None,
+            "frames": frames}
 
 
 def run_job(payload: dict) -> dict:
@@ -1165,8 +1169,12 @@ def run_job(payload: dict) -> dict:
                 porting = stand_ins.ported_imports(folders) if payload.get("ported") else contextlib.nullcontext()
                 with stand_ins.required_options(stood_in), synthetic.missing_checkpoints(stood_in), porting, \
                         stand_ins.patched_imports(payload.get("patched") or {}):
-                    code = stand_ins.compile_ported(source, path) if payload.get("ported") \
-                        else compile(source, path, "exec")
+                    if mode == "call":
+                        code = stand_ins.compile_ported(source, path, imported=True) if payload.get("ported") \
+                            else stand_ins.compile_imported(source, path)
+                    else:
+                        code = stand_ins.compile_ported(source, path) if payload.get("ported") \
+                            else compile(source, path, "exec")
                     exec(code, namespace)
                     if mode == "call":
                         outcome = _call(namespace, payload["call"])
@@ -1183,11 +1191,14 @@ def run_job(payload: dict) -> dict:
             stopped.update(type="time limit", sites=[])  # no site raised it: it stopped the run there
         if hasattr(error, "torchlint_arguments"):
             outcome["arguments"] = error.torchlint_arguments
+        outcome["ran_before"] = getattr(error, "torchlint_ran_before", [])
         outcome["traceback"] = "".join(traceback.format_exception(type(error), error, error.__traceback__)[-6:])
     verdicts = [judge(site, monitor, stopped) for site in sites]
     if mode == "call":
-        verdicts = [_only_the_signature(verdict, stopped, outcome, payload["call"]["qualname"])
-                    for verdict in verdicts]
+        ran_before = set(outcome.pop("ran_before", ()))
+        verdicts = [_only_the_signature(verdict, stopped, outcome, payload["call"]["qualname"],
+                                        built_first=site.id in ran_before)
+                    for site, verdict in zip(sites, verdicts)]
     return {
         "verdicts": verdicts,
         "stopped": stopped,
@@ -1198,11 +1209,16 @@ def run_job(payload: dict) -> dict:
     }
 
 
-def _only_the_signature(verdict: dict, stopped: Optional[dict], outcome: dict, qualname: str) -> dict:
+def _only_the_signature(verdict: dict, stopped: Optional[dict], outcome: dict, qualname: str,
+                        built_first: bool = False) -> dict:
     """With synthesized arguments only the rule's own signature counts: when the call
     failed any other way, the finding could not be run. A call stopped at its share of
-    the time limit did not fail: what it reached is judged, as in a run of the file."""
+    the time limit did not fail: what it reached is judged, as in a run of the file; so
+    is a line that building the instance ran (``built_first``), a call that returned."""
     arguments = outcome.get("arguments", "")
+    if built_first and stopped is not None and verdict["verdict"] != COULD_NOT_RUN:
+        return dict(verdict, evidence=f"{verdict['evidence']} (ran while the instance was built: {arguments}; "
+                                      f"`{qualname}()` itself then raised {stopped['type']})")
     if stopped is not None and stopped.get("type") == "time limit":
         stopped = None
     if verdict["verdict"] in (CONFIRMED, LATENT) or (stopped is None and verdict["verdict"] == NOT_REPRODUCED):
@@ -1242,10 +1258,14 @@ def _call(namespace: dict, call: dict) -> dict:
     if owner and built:
         shown += f", on a `{owner}({_shown(built)})`"
     outcome = {"arguments": shown}
+    # Flagged lines the instance's construction ran (an `__init__` that calls the method):
+    # a whole call that returned, whatever the method's own call then does.
+    ran_before = [site.id for site in MONITOR[0].sites if site.hits]
     try:
         returned = function(*positional, **keywords)
     except BaseException as error:
         error.torchlint_arguments = shown
+        error.torchlint_ran_before = ran_before
         raise
     # What the function returns is read by its caller.
     MONITOR[0]._check_other_side_reads(_flatten(returned), "return", returned=True)

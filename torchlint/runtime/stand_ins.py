@@ -71,10 +71,32 @@ class _Python2Methods(ast.NodeTransformer):
         return node
 
 
-def compile_ported(source: str, path: str):
-    """Python 2 code, repaired to parse (syntax.legacy), compiled to run as Python 2 ran it."""
-    tree = ast.fix_missing_locations(_Python2Methods().visit(ast.parse(source, path)))
-    return compile(tree, path, "exec", dont_inherit=True)
+def compile_ported(source: str, path: str, imported: bool = False):
+    """Python 2 code, repaired to parse (syntax.legacy), compiled to run as Python 2 ran it
+    (``imported``: as compile_imported gives it)."""
+    tree = _Python2Methods().visit(ast.parse(source, path))
+    return compile(ast.fix_missing_locations(_without_training_loops(tree) if imported else tree), path, "exec",
+                   dont_inherit=True)
+
+
+def compile_imported(source: str, path: str):
+    """A script compiled to define what one of its functions needs, for a call with
+    synthesized arguments: its top-level training loops (a ``for`` or ``while`` whose body
+    calls ``.backward()`` or ``.step()``) are left out, as a ``__main__`` block is; they
+    would spend the run's time before the call."""
+    return compile(ast.fix_missing_locations(_without_training_loops(ast.parse(source, path))), path, "exec",
+                   dont_inherit=True)
+
+
+def _without_training_loops(tree: ast.Module) -> ast.Module:
+    def trains(statement: ast.stmt) -> bool:
+        return isinstance(statement, (ast.For, ast.While)) and any(
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("backward", "step") for node in ast.walk(statement))
+
+    tree.body = [ast.copy_location(ast.Pass(), statement) if trains(statement) else statement
+                 for statement in tree.body]
+    return tree
 # Where torchvision is missing, these of its modules are synthetic.py's, not stand-ins.
 _SYNTHETIC_MODULES = ("torchvision.datasets", "torchvision.transforms", "torchvision.models")
 
