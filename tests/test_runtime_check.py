@@ -158,6 +158,14 @@ OTHER_BAD = {
         "13:21 TL215": (CONFIRMED, "view size is not compatible with input tensor's size and stride"),
         "20:12 TL215": (CONFIRMED, "(after fixing line 13)"),
     },
+    # torch warns of typed storages once per process unless told otherwise: the monitor does.
+    "TL216-typed-storage/bad_meter_growable_buffer.py": {
+        "11:23 TL204": STYLE,
+        "11:41 TL216": (CONFIRMED, "torch warned \"TypedStorage is deprecated."),
+        "14:12 TL216": (CONFIRMED, "torch warned \"TypedStorage is deprecated."),
+        "15:34 TL216": (CONFIRMED, "torch warned \"TypedStorage is deprecated."),
+        "16:13 TL216": (CONFIRMED, "torch warned \"TypedStorage is deprecated."),
+    },
     "TL405-grad-mode-not-called/bad_eval_loop.py": {
         "9:10 TL405": (CONFIRMED, "'type' object does not support the context manager protocol"),
         "11:6 TL405": (CONFIRMED, "(after fixing line 9)"),

@@ -281,8 +281,14 @@ class LegacyConstructor(Rule):
         elif shape == "storage":
             storage = args[0].value
             buffer = _from_buffer_argument(self.ctx, storage)
-            modern = (_call(f"{torch}.frombuffer", [self.ctx.snippet(buffer), spelling.dtype]) if buffer is not None
-                      else f"{torch}.empty(0, {', '.join([spelling.dtype, *spelling.rest])}).set_({spelling.args})")
+            empty = f"{torch}.empty(0, {', '.join([spelling.dtype, *spelling.rest])})"
+            if buffer is not None:
+                modern = _call(f"{torch}.frombuffer", [self.ctx.snippet(buffer), spelling.dtype])
+            elif isinstance(storage, cst.Call) and not storage.args and \
+                    (self.ctx.qualname(storage.func) or "").endswith("Storage"):
+                modern = empty  # `torch.FloatTensor(torch.FloatStorage())`: an empty tensor to grow
+            else:
+                modern = f"{empty}.set_({spelling.args})"
             self.report(node, "`{call}` wraps a storage with a legacy constructor (the tensor shares the "
                               "storage's memory); use `{modern}`", evidence=evidence, call=node, modern=modern)
         else:

@@ -1011,6 +1011,11 @@ def _seed(seed: int = 0) -> None:
 @contextlib.contextmanager
 def monitoring(monitor: Monitor):
     torch.set_warn_always(True)
+    # Typed storages warn once per process by a flag of torch's own, which the call above
+    # leaves alone (TL216 wants every site's warning).
+    always_warn_typed_storage = getattr(torch.storage, "_set_always_warn_typed_storage_removal", None)
+    if always_warn_typed_storage is not None:
+        always_warn_typed_storage(True)
     _patch_variable(monitor)
     if "TL304" in monitor.codes:
         _patch_from_numpy(monitor)
