@@ -166,6 +166,16 @@ OTHER_BAD = {
         "15:34 TL216": (CONFIRMED, "torch warned \"TypedStorage is deprecated."),
         "16:13 TL216": (CONFIRMED, "torch warned \"TypedStorage is deprecated."),
     },
+    # Every scheduler.step(epoch) warns; LRScheduler.step may warn of the step order first.
+    "TL217-scheduler-step-epoch/bad_epoch_loop.py": {
+        "19:20 TL217": (CONFIRMED, "The epoch parameter in `scheduler.step()` was not necessary"),
+        "20:31 TL217": (CONFIRMED, "The epoch parameter in `scheduler.step()` was not necessary"),
+    },
+    "TL217-scheduler-step-epoch/bad_trainer_attribute.py": {
+        "32:25 TL217": (CONFIRMED, "The epoch parameter in `scheduler.step()` was not necessary"),
+        "33:26 TL217": (CONFIRMED, "The epoch parameter in `scheduler.step()` was not necessary"),
+        "35:41 TL217": (CONFIRMED, "The epoch parameter in `scheduler.step()` was not necessary"),
+    },
     "TL405-grad-mode-not-called/bad_eval_loop.py": {
         "9:10 TL405": (CONFIRMED, "'type' object does not support the context manager protocol"),
         "11:6 TL405": (CONFIRMED, "(after fixing line 9)"),
