@@ -176,6 +176,16 @@ OTHER_BAD = {
         "33:26 TL217": (CONFIRMED, "The epoch parameter in `scheduler.step()` was not necessary"),
         "35:41 TL217": (CONFIRMED, "The epoch parameter in `scheduler.step()` was not necessary"),
     },
+    # torch warns once per form, and torch.set_warn_always makes it warn at every call.
+    "TL218-sparse-constructor/bad_gpytorch_dsmm.py": {
+        "9:10 TL218": (CONFIRMED, "torch.sparse.SparseTensor(indices, values, shape, *, device=) is deprecated"),
+        "15:9 TL218": (CONFIRMED, "torch.sparse.SparseTensor(indices, values, shape, *, device=) is deprecated"),
+    },
+    "TL218-sparse-constructor/bad_size_and_dtype_forms.py": {
+        "7:10 TL218": (CONFIRMED, "torch.sparse.SparseTensor(shape, *, device=) is deprecated"),
+        "8:11 TL218": (CONFIRMED, "torch.sparse.SparseTensor() is deprecated"),
+        "11:9 TL218": (CONFIRMED, "torch.sparse.SparseTensor(indices, values, *, device=) is deprecated"),
+    },
     "TL405-grad-mode-not-called/bad_eval_loop.py": {
         "9:10 TL405": (CONFIRMED, "'type' object does not support the context manager protocol"),
         "11:6 TL405": (CONFIRMED, "(after fixing line 9)"),
