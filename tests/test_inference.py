@@ -1297,3 +1297,54 @@ def test_an_attribute_read_in_its_own_assignment_is_what_it_held_before() -> Non
     """).lstrip()
     report = lint_text(source, rules=list(all_rules().values()))
     assert [d.code for d in report.diagnostics] == []
+
+
+GRAD_MODES = """
+    import torch
+
+    model = torch.nn.Linear(2, 1)
+    total = 0
+    with torch.no_grad():
+        for x in torch.randn(3, 2):
+            with torch.enable_grad():
+                loss = model(x).sum()
+                total += loss  # <-
+    quiet = 0
+    with torch.no_grad():
+        for x in torch.randn(3, 2):
+            loss = model(x).sum()
+            quiet += loss
+    inference = 0
+    with torch.inference_mode():
+        for x in torch.randn(3, 2):
+            with torch.enable_grad():  # cannot leave inference mode
+                loss = model(x).sum()
+                inference += loss
+    recorded = 0
+    with torch.inference_mode(False):
+        for x in torch.randn(3, 2):
+            loss = model(x).sum()
+            recorded += loss  # <-
+    mode = 0
+    with torch.set_grad_enabled(False), torch.set_grad_enabled(True):
+        for x in torch.randn(3, 2):
+            loss = model(x).sum()
+            mode += loss  # <-
+
+
+    @torch.no_grad()
+    @torch.enable_grad()
+    def evaluate():
+        kept = 0
+        for x in torch.randn(3, 2):
+            loss = model(x).sum()
+            kept += loss  # <-
+        print(kept)
+"""
+
+
+def test_grad_mode_follows_the_nearest_block_that_sets_it() -> None:
+    """`enable_grad()` inside `no_grad()` records again (checked on torch 2.13: the loss has a
+    `grad_fn`), inside `inference_mode()` it does not; `inference_mode(False)` disables nothing."""
+    found, marked = reported_lines(GRAD_MODES, codes=("TL401",))
+    assert found == marked

@@ -44,8 +44,11 @@ if TYPE_CHECKING:
 _MAX_DEPTH = 120
 _NO_GRAD = frozenset({
     "torch.no_grad", "torch.autograd.no_grad", "torch.inference_mode",
-    "torch.autograd.inference_mode", "torch.autograd.grad_mode.no_grad",
+    "torch.autograd.inference_mode", "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.inference_mode",
 })
+_ENABLE_GRAD = frozenset({"torch.enable_grad", "torch.autograd.enable_grad", "torch.autograd.grad_mode.enable_grad"})
+_SET_GRAD_ENABLED = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled",
+                               "torch.autograd.grad_mode.set_grad_enabled"})
 # Methods that return the same kind of object: `x.cuda()` is a tensor when `x` is.
 _ARGUMENT_PRESERVING = frozenset({"cuda", "cpu", "to", "float", "double", "half", "contiguous", "detach",
                                   "clone", "type_as", "requires_grad_"})
@@ -137,6 +140,7 @@ class Inference:
         self._guard_memo: dict[int, Optional[tuple[cst.BaseExpression, cst.CSTNode]]] = {}
         self._tested_memo: dict[tuple[int, str], Optional[Kind]] = {}  # see _tested_kind
         self._grad_disabled_memo: dict[int, Optional[cst.CSTNode]] = {}
+        self._inference_mode_memo: dict[int, Optional[cst.CSTNode]] = {}
         self._function_memo: dict[int, Optional[cst.FunctionDef]] = {}
         self._same_call_memo: dict[tuple, Optional[tuple[cst.Call, Step, Step]]] = {}  # _backpropagated_same_call
         self._backward_in_text: Optional[bool] = None
@@ -402,22 +406,65 @@ class Inference:
 
     def grad_disabled(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The ``with torch.no_grad():`` block or ``@torch.no_grad()`` decorator that
-        ``node`` runs under, if any (only within the innermost function)."""
+        ``node`` runs under, if any (only within the innermost function). A nearer
+        ``torch.enable_grad()`` (``set_grad_enabled(True)``, ``inference_mode(False)``)
+        turns recording back on, except under ``inference_mode()``, which it cannot leave."""
         return _nearest(self._grad_disabled_memo, node, self._disabling)
 
     def _disabling(self, ancestor: cst.CSTNode, child: cst.CSTNode):
         if isinstance(ancestor, cst.With):
-            for item in ancestor.items:
-                if self._disables_grad(item.item):
+            # Items take effect in order: the last one that changes grad mode decides.
+            for item in reversed(ancestor.items):
+                mode = self._grad_mode(item.item)
+                if mode is False:
                     return ancestor
+                if mode is True:
+                    return _nearest(self._inference_mode_memo, ancestor, self._in_inference_mode)
         elif isinstance(ancestor, cst.FunctionDef):
-            for decorator in ancestor.decorators:
-                if self._disables_grad(decorator.decorator):
+            for decorator in reversed(ancestor.decorators):  # the one nearest the function sets the mode last
+                mode = self._grad_mode(decorator.decorator)
+                if mode is False:
                     return decorator
+                if mode is True:
+                    return None
             return None
         elif isinstance(ancestor, (cst.Lambda, cst.ClassDef)):
             return None
         return _UP
+
+    def _in_inference_mode(self, ancestor: cst.CSTNode, child: cst.CSTNode):
+        """Past a grad-enabling block: only an enclosing ``inference_mode()`` still disables."""
+        if isinstance(ancestor, cst.With):
+            for item in ancestor.items:
+                if self._grad_mode(item.item) is False and "inference_mode" in (self._mode_qualname(item.item) or ""):
+                    return ancestor
+        elif isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            return None
+        return _UP
+
+    def _mode_qualname(self, expression: cst.BaseExpression) -> Optional[str]:
+        return self.qualname(expression.func if isinstance(expression, cst.Call) else expression)
+
+    def _grad_mode(self, expression: cst.BaseExpression) -> Optional[bool]:
+        """False for a context manager or decorator that disables gradient recording
+        (``no_grad()``, ``inference_mode()``, ``set_grad_enabled(False)``), True for one that
+        enables it (``enable_grad()``, ``set_grad_enabled(True)``, ``inference_mode(False)``),
+        None for anything else."""
+        call = expression if isinstance(expression, cst.Call) else None
+        qualname = self._mode_qualname(expression)
+        if qualname in _ENABLE_GRAD:
+            return True
+        flag = None  # the literal mode passed, "?" for an expression
+        if call is not None and call.args and (call.args[0].keyword is None or call.args[0].keyword.value == "mode"):
+            first = call.args[0].value
+            flag = first.value if isinstance(first, cst.Name) and first.value in ("True", "False") else "?"
+        # Rules stay quiet under a disabled mode: `inference_mode(flag)` counts as disabling,
+        # `set_grad_enabled(flag)` as no change, as before enabling blocks were read.
+        if qualname in _NO_GRAD:
+            return "inference_mode" in qualname and flag == "False"
+        if qualname in _SET_GRAD_ENABLED:
+            return {"True": True, "False": False}.get(flag)
+        return None
 
     def runs_without_grad(self, node: cst.CSTNode, _seen: frozenset[int] = frozenset()) -> bool:
         """``node`` runs under a grad-disabling block or decorator, or in a module-level
@@ -439,15 +486,6 @@ class Inference:
         seen = _seen | {id(function)}
         return bool(references) and all(self.runs_without_grad(load, seen) for load in references)
 
-    def _disables_grad(self, expression: cst.BaseExpression) -> bool:
-        call = expression if isinstance(expression, cst.Call) else None
-        qualname = self.qualname(call.func if call is not None else expression)
-        if qualname in _NO_GRAD:
-            return True
-        if qualname in ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled") and call is not None:
-            first = call.args[0].value if call.args else None
-            return isinstance(first, cst.Name) and first.value == "False"
-        return False
 
     def combine_bindings(self, bindings) -> Optional[Value]:
         return combine(self.binding_value(b) for b in bindings)
