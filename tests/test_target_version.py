@@ -185,3 +185,18 @@ def test_a_fix_that_writes_newer_syntax_than_the_target_is_refused() -> None:
     # A file that has the construct already does not run on the target: the fix adds nothing new.
     source = decode(b"y = (x := 1)\ntotal\n")
     assert fix_source(source, "a.py", [_WritesAWalrus], allowed, target=Target(python=(3, 7))).error is None
+
+
+def test_a_pyproject_is_read_once_for_its_table_and_requires_python(tmp_path, monkeypatch) -> None:
+    from torchlint.engine import config
+
+    (tmp_path / "pyproject.toml").write_text('[project]\nrequires-python = ">=3.9"\n\n'
+                                            '[tool.torchlint]\nselect = ["TL1"]\n')
+    reads = []
+    original = config._read_toml
+    monkeypatch.setattr(config, "_read_toml", lambda path: reads.append(path) or original(path))
+    options = config.load_options(tmp_path / "pyproject.toml", required=True)
+    assert options.requires_python == ">=3.9" and len(reads) == 1
+    (tmp_path / "pyproject.toml").write_text('[project]\nrequires-python = ">=3.10"\n')  # edited: read again
+    assert config.load_options(tmp_path / "pyproject.toml", required=True).requires_python == ">=3.10"
+    assert len(reads) == 2

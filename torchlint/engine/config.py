@@ -131,9 +131,10 @@ def select_rules(layers: list[Options]) -> frozenset[str]:
 
 # --- config files --------------------------------------------------------------------
 
-# path -> (its size and modification time when read, its table): a long-running process
-# (the language server) sees an edited configuration; a run reads each file once.
-_toml_cache: dict[Path, tuple[Optional[tuple[int, int]], Optional[dict]]] = {}
+# path -> (its size and modification time when read, its document): a long-running process
+# (the language server) sees an edited configuration; a run reads each file once, its
+# `[tool.torchlint]` table and its `requires-python` alike.
+_toml_cache: dict[Path, tuple[Optional[tuple[int, int]], dict]] = {}
 
 
 def _read_toml(path: Path) -> dict:
@@ -150,19 +151,25 @@ def _read_toml(path: Path) -> dict:
 _MAX_CONFIG_BYTES = 1 << 20
 
 
-def torchlint_table(path: Path, *, required: bool) -> Optional[dict]:
-    """The ``[tool.torchlint]`` table of a pyproject.toml (or a torchlint.toml's top level)."""
+def _document(path: Path) -> dict:
+    """The TOML document at ``path``, read once while it stays the same file."""
     stamp = _stamp(path)
     cached = _toml_cache.get(path)
     if cached is not None and cached[0] == stamp and stamp is not None:
         return cached[1]
     data = _read_toml(path)
+    _toml_cache[path] = (stamp, data)
+    return data
+
+
+def torchlint_table(path: Path, *, required: bool) -> Optional[dict]:
+    """The ``[tool.torchlint]`` table of a pyproject.toml (or a torchlint.toml's top level)."""
+    data = _document(path)
     table = data.get("tool", {}).get("torchlint") if isinstance(data.get("tool"), dict) else None
     if table is None and path.name != "pyproject.toml" and (required or path.name in CONFIG_NAMES):
         table = data  # a dedicated torchlint.toml: settings at the top level
     if table is not None and not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.torchlint] must be a table")
-    _toml_cache[path] = (stamp, table)
     return table
 
 
@@ -413,7 +420,7 @@ def _requires_python(pyproject: Path) -> Optional[str]:
     if not pyproject.is_file():
         return None
     try:
-        project = _read_toml(pyproject).get("project")
+        project = _document(pyproject).get("project")
     except ConfigError:
         return None
     value = project.get("requires-python") if isinstance(project, dict) else None
