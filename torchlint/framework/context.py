@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 
 _VERSION_TEST = re.compile(r"version|VERSION|is_torch_|torch_greater|torch_less|hasattr\(\s*torch")
+# Turning gradients off: `= False`, `requires_grad_(False)`, `requires_grad_(flag)`.
+_FREEZES = re.compile(r"requires_grad\s*=\s*False|requires_grad_\(\s*(?!(?:requires_grad\s*=\s*)?True\b)\w")
 
 
 class FileContext:
@@ -146,6 +148,13 @@ class FileContext:
         """The ``with torch.no_grad():`` block or ``@torch.no_grad()`` decorator that
         ``node`` runs under, if any (only within the innermost function)."""
         return self.inference.grad_disabled(node)
+
+    @property
+    def freezes_parameters(self) -> bool:
+        """The file turns gradients off somewhere (`p.requires_grad = False`,
+        `requires_grad_(False)`, `requires_grad_(flag)`): which layers train is then not
+        known from the text, and rules that rest on a layer training stay quiet."""
+        return _FREEZES.search(self.text) is not None
 
     def enclosing_function(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
         for ancestor in self.ancestors(node):

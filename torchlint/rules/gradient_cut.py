@@ -71,8 +71,6 @@ _PARAMETER_LAYERS = frozenset("torch.nn." + name for name in (
 _SHOWING = frozenset({"print", "log", "info", "debug", "warning", "warn", "add_scalar", "add_histogram", "append_log"})
 # Names of a flag that says the module is training (`self.training`, `is_training`).
 _TRAINING_FLAGS = frozenset({"training", "is_training", "train", "train_mode"})
-# Freezing parameters anywhere in the file: a cut from a frozen network is meant.
-_FREEZES = re.compile(r"requires_grad\s*=\s*False|requires_grad_\(\s*(?:requires_grad\s*=\s*)?False")
 # Layers whose output is not meant to be trained through (a teacher, a target network).
 _NOT_TRAINED = re.compile(r"teacher|target|ema\b|_ema|momentum|frozen|fixed|pretrained|reference|critic_old", re.I)
 # Classes that only run for inference (an export wrapper, a predictor, a post-processor).
@@ -363,7 +361,7 @@ class GradientCut(Rule):
         if flow is None:
             return
         layer, roots, attributes = self._sources(cut.tensor, scope)
-        if (layer is not None and _NOT_TRAINED.search(self.ctx.snippet(layer))) or _FREEZES.search(self.ctx.text):
+        if (layer is not None and _NOT_TRAINED.search(self.ctx.snippet(layer))) or self.ctx.freezes_parameters:
             return  # a teacher, a target network, frozen layers: the cut is meant
         if self._reaches_directly(roots, attributes, cut, function, scope):
             return

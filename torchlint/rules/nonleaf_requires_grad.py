@@ -1,16 +1,11 @@
 """TL406 nonleaf-requires-grad: setting ``requires_grad`` on a tensor the graph computed."""
 
-import re
 from typing import Optional
 
 from torchlint.framework.api import (
     CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Kind, Observation, Rule, Step, Value, Verdict, cst,
     is_store_target, torch_facts,
 )
-
-# Freezing parameters anywhere in the file: a module's output may then be a leaf.
-_FREEZES = re.compile(r"requires_grad\s*=\s*False|requires_grad_\(\s*(?:requires_grad\s*=\s*)?False|"
-                      r"requires_grad_\(\s*(?:requires_grad\s*=\s*)?(?!True)\w")
 
 
 class NonleafRequiresGrad(Rule):
@@ -115,7 +110,7 @@ class NonleafRequiresGrad(Rule):
         module = self._module(call)
         fact = torch_facts.fact(module.qualname) if module is not None and module.qualname else None
         if fact is None or not fact.saves or "c" not in fact.saves or self.ctx.grad_disabled(call) is not None \
-                or _FREEZES.search(self.ctx.text):
+                or self.ctx.freezes_parameters:
             return None
         return Step(call, f"`{{code}}` is the output of `{module.qualname}`, whose parameters require grad "
                           "(nothing in this file freezes them), so it is computed by the graph")
