@@ -1358,3 +1358,23 @@ def test_volatile_under_no_grad_says_the_graph_is_not_recorded(tmp_path) -> None
                  "evaluate.py", cwd=tmp_path)
     assert ("evaluate.py:6:39: TL202 [*] `volatile=` has had no effect since PyTorch 0.4; here `torch.no_grad()` "
             "already keeps the graph from being recorded: drop the argument") in result.stdout
+
+
+@needs_torch
+def test_a_loop_of_slow_lines_is_stopped_at_its_share_of_the_time_limit(tmp_path) -> None:
+    """Each line of a training step may take a good part of a second: the time share is
+    still checked often enough to stop the run before the job's own timeout kills it."""
+    (tmp_path / "slow.py").write_text(textwrap.dedent("""
+        import time
+        import torch
+
+        while True:
+            time.sleep(0.05)
+        loss = torch.ones(3).sum()
+        print(loss.data[0])
+    """).lstrip())
+    result = cli("check", "--isolated", "--no-cache", "--runtime", "--runtime-timeout", "6", "--select", "TL203",
+                 "--output-format", "json", "slow.py", cwd=tmp_path)
+    [item] = json.loads(result.stdout)
+    assert item["runtime"]["verdict"] == COULD_NOT_RUN, item["runtime"]
+    assert "with time limit" in item["runtime"]["evidence"], item["runtime"]

@@ -723,7 +723,8 @@ class Monitor:
                     self._probe(site, frame)
             if event == "line":
                 self.lines_run += 1
-                if self.deadline is not None and not self.lines_run % 512 and time.monotonic() > self.deadline:
+                # Every 16 lines: a training step's lines can each take a good part of a second.
+                if self.deadline is not None and not self.lines_run % 16 and time.monotonic() > self.deadline:
                     self.deadline = time.monotonic() + 1.0  # once more a second later if the code swallowed it
                     raise RunOutOfTime(f"the run was stopped after {self.budget:g} s, its share of the time limit")
                 here = sites_by_line.get(frame.f_lineno)
