@@ -1378,3 +1378,26 @@ def test_a_loop_of_slow_lines_is_stopped_at_its_share_of_the_time_limit(tmp_path
     [item] = json.loads(result.stdout)
     assert item["runtime"]["verdict"] == COULD_NOT_RUN, item["runtime"]
     assert "with time limit" in item["runtime"]["evidence"], item["runtime"]
+
+
+@needs_torch
+def test_the_code_runs_with_its_own_future_imports_not_the_monitors(tmp_path) -> None:
+    """Python evaluates a function's annotations when it defines it: the NameError there
+    stops the program before the line, so the finding cannot be confirmed (the monitor's
+    own `from __future__ import annotations` must not leak into the file's code)."""
+    (tmp_path / "annotated.py").write_text(textwrap.dedent("""
+        import torch
+
+
+        def scale(x: undefined_type) -> None:
+            pass
+
+
+        loss = torch.ones(3).sum()
+        print(loss.data[0])
+    """).lstrip())
+    result = cli("check", "--isolated", "--no-cache", "--runtime", "--select", "TL203", "--output-format", "json",
+                 "annotated.py", cwd=tmp_path)
+    [item] = json.loads(result.stdout)
+    assert item["runtime"]["verdict"] == COULD_NOT_RUN, item["runtime"]
+    assert "NameError: name 'undefined_type' is not defined" in item["runtime"]["evidence"], item["runtime"]

@@ -1180,7 +1180,7 @@ def run_job(payload: dict) -> dict:
                             else stand_ins.compile_imported(source, path)
                     else:
                         code = stand_ins.compile_ported(source, path) if payload.get("ported") \
-                            else compile(source, path, "exec")
+                            else compile(source, path, "exec", dont_inherit=True)
                     exec(code, namespace)
                     if mode == "call":
                         outcome = _call(namespace, payload["call"])
