@@ -465,6 +465,18 @@ FILES = {
                     if isinstance(module, nn.Conv2d):
                         module.bias.data.zero_()
     """,
+    # Defaults that keep the flagged branches from running are turned.
+    "flags_default.py": """
+        import torch
+
+
+        def move(x, use_cuda=False, noise=None):
+            if use_cuda:
+                x.data = x.data.cuda()
+            if noise is not None:
+                x.data.add_(noise)
+            return x
+    """,
 }
 
 # The same driver in Python 2: its script runs as rewritten, as a flagged file's run does.
@@ -571,6 +583,8 @@ REACHED = [
     ("stops_first.py", "4:7 TL203", CONFIRMED, "IndexError"),
     ("visited.py", "9:17 TL102", "NOT REPRODUCED", "VGG(features=Sequential("),
     ("varargs.py", "7:17 TL102", "NOT REPRODUCED", "model=Sequential("),
+    ("flags_default.py", "6:9 TL103", "NOT REPRODUCED", "x=tensor of shape [4, 4], use_cuda=True, noise=tensor"),
+    ("flags_default.py", "8:9 TL102", "NOT REPRODUCED", "use_cuda=True, noise=tensor of shape [4, 4])"),
     ("elsewhere/scoring.py", "5:12 TL203", CONFIRMED,
      "raised there when `train()` of trainer.py was called with synthesized arguments: model=Linear("),
     ("elsewhere/trainer.py", "8:11 TL203", CONFIRMED, "(after fixing scoring.py:5)"),

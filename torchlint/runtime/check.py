@@ -31,7 +31,9 @@ from torchlint.engine.linter import lint_source
 from torchlint.engine.notebook import NOTEBOOK_SUFFIX, Notebook, read_notebook
 from torchlint.runtime.call_sites import CallSites
 from torchlint.runtime.drivers import ProjectImports
-from torchlint.runtime.plan import UNJUDGED, FilePlan, argparse_defaults, gradient_parameters, package_of, read_tree
+from torchlint.runtime.plan import (
+    UNJUDGED, FilePlan, argparse_defaults, gradient_parameters, guarded_by_defaults, package_of, read_tree,
+)
 from torchlint.runtime.stand_ins import CHECKPOINT, CUDA_ON_CPU, OPTION, PORTED, SYNTHETIC
 
 MAX_EVIDENCE = 2000  # characters of a verdict's evidence
@@ -490,6 +492,9 @@ class RuntimeCheck:
             for qualname, indices in by_function.items():
                 call = {"qualname": qualname, "params": f.plan.parameters(functions[qualname]),
                         "gradients": gradient_parameters(functions[qualname])}
+                guards = guarded_by_defaults(functions[qualname])
+                if guards:
+                    call["guards"] = guards
                 constructor = f.plan.constructor(qualname) if "." in qualname else None
                 if constructor is not None:
                     call["init"] = f.plan.parameters(constructor)[1:]
@@ -508,6 +513,7 @@ class RuntimeCheck:
                 requests.append((JOB, payload))
                 owners.append((f, indices, qualname))
         furthest: dict[tuple[int, str], int] = {}  # (file, function) -> lines its best failing call ran
+        fewest: dict[tuple[int, str], tuple[int, int]] = {}  # (file, function) -> (unrun findings, variant)
         by_path = {os.path.realpath(f.plan.path): f for f in files if f.notebook is None}
         stopped_elsewhere: dict[tuple[int, str], tuple] = {}  # calls stopped at a finding of another file
         while requests:  # each function with the kinds of arguments of monitor.ARGUMENT_VARIANTS in turn
@@ -531,13 +537,24 @@ class RuntimeCheck:
                 stopped = value.get("stopped")
                 timed_out = isinstance(stopped, dict) and stopped.get("type") == "time limit"
                 call = None
-                if following < ARGUMENT_VARIANTS and not timed_out \
+                if payload["call"].get("flip"):
+                    pass  # the last try
+                elif following < ARGUMENT_VARIANTS and not timed_out \
                         and any(v["verdict"] == COULD_NOT_RUN for v in verdicts):
                     call = {**payload["call"], "variant": following}
                 elif not timed_out and any(v["verdict"] == COULD_NOT_RUN for v in verdicts):
                     # The values the project's calls fix did not fit with the ones made here:
                     # every kind of argument once more with all of them made here.
                     call = _without_given(payload["call"])
+                unrun = sum(v["verdict"] == COULD_NOT_RUN for v in verdicts)
+                if key not in fewest or unrun < fewest[key][0]:
+                    fewest[key] = (unrun, payload["call"].get("variant", 0))
+                if call is None and not timed_out and not payload["call"].get("flip"):
+                    # The best kind of arguments once more, with the defaults that kept the
+                    # unrun lines' branches from running turned (`use_cuda=True`).
+                    call = _flipped(payload["call"], fewest[key][1],
+                                    [f.sites[i]["stmt_line"] for i, v in zip(indices, verdicts)
+                                     if v["verdict"] == COULD_NOT_RUN and "never executed" in v["evidence"]])
                 if call is not None:
                     retry.append(((f, indices, qualname), (function, {**payload, "call": call})))
                 self._assign(f, indices, verdicts)
@@ -904,6 +921,16 @@ def _stop_in_other_file(value: dict, f: _File,
                     return other, i, verdict
         return None
     return None
+
+
+def _flipped(call: dict, variant: int, unrun_lines: list[int]) -> Optional[dict]:
+    """``call`` with ``variant``'s arguments and the parameters whose default guards one of
+    ``unrun_lines`` given the other value; None where none does, or it was done."""
+    if call.get("flip") or not unrun_lines:
+        return None
+    flip = {name: guard["default"] for name, guard in sorted(call.get("guards", {}).items())
+            if any(start <= line <= end for start, end in guard["lines"] for line in unrun_lines)}
+    return {**call, "variant": variant, "flip": flip} if flip else None
 
 
 def _without_given(call: dict) -> Optional[dict]:

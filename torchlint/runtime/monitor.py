@@ -1259,7 +1259,7 @@ def _call(namespace: dict, call: dict) -> dict:
     else:
         function, params = namespace[name], call["params"]
     positional, keywords, made = _arguments(params, call.get("variant", 0), call.get("gradients", ()),
-                                            call.get("settings"))
+                                            call.get("settings"), call.get("flip"))
     shown = _shown(made) or "none"
     if owner and built:
         shown += f", on a `{owner}({_shown(built)})`"
@@ -1305,19 +1305,25 @@ def _instance(cls: type, variant: int, params: Optional[list] = None,
         raise
 
 
-def _arguments(params: list[dict], variant: int, gradients,
-               settings: Optional[dict] = None) -> tuple[list, dict, dict]:
+def _arguments(params: list[dict], variant: int, gradients, settings: Optional[dict] = None,
+               flip: Optional[dict] = None) -> tuple[list, dict, dict]:
     """Positional and keyword arguments synthesized for the parameters without a default,
     and every value made, by name (a later parameter may use an earlier one: an optimizer
     over the model). Only the parameters named in ``gradients`` may require grad; a
     parameter that holds the program's options gets the project's argparse defaults; one
-    the project's own call fixes (``given``, call_sites) gets that call's value."""
+    the project's own call fixes (``given``, call_sites) gets that call's value; one named
+    in ``flip`` (with its default: plan.guarded_by_defaults) the other value."""
     made = _Made()
     positional, keywords = [], {}
     for param in params:
         if param["default"]:
             if "given" in param:  # the project's call passes it: so does this one
                 keywords[param["name"]] = made.given(param)
+            elif flip and param["name"] in flip:
+                # The other value than the default that kept a flagged branch from running.
+                default = flip[param["name"]]
+                keywords[param["name"]] = made[param["name"]] = (default == "False") if default != "None" else \
+                    synthesize(param["name"], param["annotation"], made, variant, use=param.get("use"))
             continue
         if param.get("use") == "settings" and settings is not None:
             value = made[param["name"]] = ProjectDefaults(**settings)

@@ -408,6 +408,40 @@ def gradient_parameters(function: ast.FunctionDef) -> list[str]:
                    and isinstance(node.value, ast.Name) and node.value.id in names})
 
 
+def guarded_by_defaults(function: ast.FunctionDef) -> dict[str, dict]:
+    """The parameters whose default keeps a branch from running: ``{name: {"default":
+    "False", "lines": [[first, last], ...]}}`` for `if use_cuda:` (default False), `if not
+    keep:` (default True), `if noise is not None:` (default None). A call that never
+    reached a flagged line there is worth a call with the other value."""
+    arguments = function.args
+    positional = arguments.posonlyargs + arguments.args
+    defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]], arguments.defaults))
+    defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
+    literal = {name: value.value for name, value in defaults.items()
+               if isinstance(value, ast.Constant) and value.value in (None, True, False)}
+    guarded: dict[str, dict] = {}
+    for node in ast.walk(function):
+        if not isinstance(node, ast.If) or not node.body:
+            continue
+        test, name, wanted = node.test, None, None
+        if isinstance(test, ast.Name):
+            name, wanted = test.id, True
+        elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Name):
+            name, wanted = test.operand.id, False
+        elif isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and len(test.ops) == 1 \
+                and isinstance(test.ops[0], ast.IsNot) and isinstance(test.comparators[0], ast.Constant) \
+                and test.comparators[0].value is None:
+            name, wanted = test.left.id, "not None"
+        if name not in literal:
+            continue
+        default = literal[name]
+        if wanted == "not None" and default is None or wanted is True and default in (False, None) \
+                or wanted is False and default is True:
+            entry = guarded.setdefault(name, {"default": repr(default), "lines": []})
+            entry["lines"].append([node.body[0].lineno, node.body[-1].end_lineno])
+    return guarded
+
+
 def _parameter_names(function: ast.FunctionDef) -> set[str]:
     arguments = function.args
     return {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
