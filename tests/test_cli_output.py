@@ -282,9 +282,12 @@ def test_watch_lints_again_when_a_file_changes(project) -> None:
 
     path = project.write("train.py", LEGACY)
     environment = {key: value for key, value in os.environ.items() if key not in ("FORCE_COLOR", "NO_COLOR")}
+    # Standard error goes to a file: a pipe nobody reads could fill and block the watcher,
+    # and the file says where it was if it does not stop.
+    errors = open(project.root / "watch-stderr.txt", "w+")  # not a file it lints
     process = subprocess.Popen([sys.executable, "-m", "torchlint", "check", "--isolated", "--no-cache",
                                 "--output-format", "concise", "--watch"], cwd=project.root, env=environment,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=errors, text=True)
     try:
         lines = []
 
@@ -306,7 +309,14 @@ def test_watch_lints_again_when_a_file_changes(project) -> None:
         wait_for("Found 2 findings in 1 file.")
     finally:
         process.send_signal(signal.SIGINT)
-        code = process.wait(timeout=30)
+        try:
+            code = process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            errors.seek(0)
+            raise AssertionError(f"--watch did not stop on Ctrl-C; its standard error: {errors.read()[-3000:]}")
+        finally:
+            errors.close()
     assert code == 0
     assert project.run("check", "--watch", "--fix").returncode == 2
 
