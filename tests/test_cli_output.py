@@ -285,9 +285,12 @@ def test_watch_lints_again_when_a_file_changes(project) -> None:
     # Standard error goes to a file: a pipe nobody reads could fill and block the watcher,
     # and the file says where it was if it does not stop.
     errors = open(project.root / "watch-stderr.txt", "w+")  # not a file it lints
+    # Ctrl-C reaches a program started from a terminal; a test run in the background
+    # (`.ci/run &`) ignores SIGINT, and its children would inherit that.
     process = subprocess.Popen([sys.executable, "-m", "torchlint", "check", "--isolated", "--no-cache",
                                 "--output-format", "concise", "--watch"], cwd=project.root, env=environment,
-                               stdout=subprocess.PIPE, stderr=errors, text=True)
+                               stdout=subprocess.PIPE, stderr=errors, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         lines = []
 
