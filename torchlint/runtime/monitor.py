@@ -1175,13 +1175,8 @@ def run_job(payload: dict) -> dict:
                 porting = stand_ins.ported_imports(folders) if payload.get("ported") else contextlib.nullcontext()
                 with stand_ins.required_options(stood_in), synthetic.missing_checkpoints(stood_in), porting, \
                         stand_ins.patched_imports(payload.get("patched") or {}):
-                    if mode == "call":
-                        code = stand_ins.compile_ported(source, path, imported=True) if payload.get("ported") \
-                            else stand_ins.compile_imported(source, path)
-                    else:
-                        code = stand_ins.compile_ported(source, path) if payload.get("ported") \
-                            else compile(source, path, "exec", dont_inherit=True)
-                    exec(code, namespace)
+                    exec(stand_ins.compile_job(source, path, ported=bool(payload.get("ported")),
+                                               imported=mode == "call"), namespace)
                     if mode == "call":
                         outcome = _call(namespace, payload["call"])
     except SystemExit as error:

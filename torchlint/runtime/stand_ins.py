@@ -71,21 +71,19 @@ class _Python2Methods(ast.NodeTransformer):
         return node
 
 
-def compile_ported(source: str, path: str, imported: bool = False):
-    """Python 2 code, repaired to parse (syntax.legacy), compiled to run as Python 2 ran it
-    (``imported``: as compile_imported gives it)."""
-    tree = _Python2Methods().visit(ast.parse(source, path))
-    return compile(ast.fix_missing_locations(_without_training_loops(tree) if imported else tree), path, "exec",
-                   dont_inherit=True)
-
-
-def compile_imported(source: str, path: str):
-    """A script compiled to define what one of its functions needs, for a call with
-    synthesized arguments: its top-level training loops (a ``for`` or ``while`` whose body
-    calls ``.backward()`` or ``.step()``) are left out, as a ``__main__`` block is; they
-    would spend the run's time before the call."""
-    return compile(ast.fix_missing_locations(_without_training_loops(ast.parse(source, path))), path, "exec",
-                   dont_inherit=True)
+def compile_job(source: str, path: str, *, ported: bool = False, imported: bool = False):
+    """The code a job runs, compiled with its own future flags (never torchlint's).
+    ``ported``: Python 2 code, repaired to parse (syntax.legacy), run as Python 2 ran it.
+    ``imported``: a script compiled to define what one of its functions needs, for a call
+    with synthesized arguments: its top-level training loops (a ``for`` or ``while`` whose
+    body calls ``.backward()`` or ``.step()``) are left out, as a ``__main__`` block is;
+    they would spend the run's time before the call."""
+    tree = ast.parse(source, path)
+    if ported:
+        tree = _Python2Methods().visit(tree)
+    if imported:
+        tree = _without_training_loops(tree)
+    return compile(ast.fix_missing_locations(tree), path, "exec", dont_inherit=True)
 
 
 def _without_training_loops(tree: ast.Module) -> ast.Module:
@@ -313,7 +311,7 @@ class _PortingLoader(importlib.machinery.SourceFileLoader):
             if repaired is None:
                 raise
             self.ported = ", ".join(dict.fromkeys(r.construct for r in repaired[1]))
-            return compile_ported(repaired[0], path)
+            return compile_job(repaired[0], path, ported=True)
 
     def exec_module(self, module) -> None:
         code = self.get_code(module.__name__)
