@@ -579,7 +579,7 @@ class RuntimeCheck:
         `accuracy()` under the flagged `train()`) runs again with that file fixed, as a
         script that stopped there does (_rerun_driver_past_stops)."""
         f, indices, qualname = owner
-        edits: dict[str, list] = {}  # path -> the fixes applied to that file
+        edits: dict[str, tuple[_File, list]] = {}  # path -> the file and the fixes applied to it
         fixed: list[str] = []
         for _round in range(MAX_RERUNS):
             if not any(f.diagnostics[i].runtime["verdict"] == COULD_NOT_RUN for i in indices):
@@ -589,14 +589,11 @@ class RuntimeCheck:
             if found is None:
                 return
             other, i, _verdict = found
-            new = [edit for edit in other.fix_edits(i) if edit not in edits.get(other.plan.path, [])]
-            if not new:
+            if not _add_fixes(edits, other, i):
                 return
-            edits.setdefault(other.plan.path, []).extend(new)
             fixed.append(f"{os.path.relpath(other.plan.path, os.path.dirname(f.plan.path))}:{other.diagnostics[i].row}")
-            patched = {path: _fixed_text(by_path[os.path.realpath(path)], file_edits)
-                       for path, file_edits in edits.items()}
-            if None in patched.values():
+            patched = _patched_sources(edits)
+            if patched is None:
                 return
             payload = {**payload, "patched": patched}
             self.total += 1
@@ -719,27 +716,21 @@ class RuntimeCheck:
     def _rerun_driver_past_stops(self, script: str, targets: list[tuple[_File, int]], payload: dict, result) -> None:
         """A script that stopped at a finding it confirmed in a module it imports runs again
         with that module fixed (its text given to the job in place of the file's)."""
-        edits: dict[int, list] = {}  # id(file) -> the fixes applied to it
-        files = {id(f): f for f, _i in targets}
+        edits: dict[str, tuple[_File, list]] = {}  # path -> the file and the fixes applied to it
         fixed: list[str] = []
         for _round in range(MAX_RERUNS):
             stoppers = [targets[k] for k in _stopped_at(result, len(targets))
                         if (targets[k][0].diagnostics[targets[k][1]].runtime or {}).get("verdict") == CONFIRMED]
-            new = [(f, edit) for f, i in stoppers for edit in f.fix_edits(i)]
-            if not new:
+            added = [_add_fixes(edits, f, i) for f, i in stoppers]  # every one: not `any()`, which stops early
+            if not any(added):
                 return
-            for f, edit in new:
-                if edit not in edits.setdefault(id(f), []):
-                    edits[id(f)].append(edit)
             fixed += [f"{os.path.basename(f.plan.path)}:{f.diagnostics[i].row}" for f, i in stoppers]
             fixed = list(dict.fromkeys(fixed))
-            patched = {}
-            for key, file_edits in edits.items():
-                source = _fixed_text(files[key], file_edits)
-                if source is None:
-                    return
-                patched[files[key].plan.path] = source
-            shifted = [(f, i, _shifted(f.sites[i], f.plan.source, edits.get(id(f), ()))) for f, i in targets]
+            patched = _patched_sources(edits)
+            if patched is None:
+                return
+            shifted = [(f, i, _shifted(f.sites[i], f.plan.source, edits.get(f.plan.path, (f, ()))[1]))
+                       for f, i in targets]
             targets = [(f, i) for f, i, site in shifted if site is not None]
             if not any(f.diagnostics[i].runtime is None or f.diagnostics[i].runtime["verdict"] == COULD_NOT_RUN
                        for f, i in targets):
@@ -886,6 +877,23 @@ def _importable(path: str, tree: Optional[ast.Module]) -> Optional[tuple[str, st
     if name is None:
         return stem, os.path.dirname(path)
     return (name if stem == "__init__" else f"{name}.{stem}"), start
+
+
+def _add_fixes(edits: dict[str, tuple[_File, list]], f: _File, i: int) -> bool:
+    """Add finding ``i``'s fix to the edits of its file, for a rerun past it; False when
+    it brings no edit not already there."""
+    file_edits = edits.get(f.plan.path, (f, []))[1]
+    new = [edit for edit in f.fix_edits(i) if edit not in file_edits]
+    if new:
+        edits[f.plan.path] = (f, file_edits + new)
+    return bool(new)
+
+
+def _patched_sources(edits: dict[str, tuple[_File, list]]) -> Optional[dict[str, str]]:
+    """The text of each file with its fixes applied, by path, for a rerun that imports it
+    in place of the file's; None where one would not parse or its lines would move."""
+    patched = {path: _fixed_text(f, file_edits) for path, (f, file_edits) in edits.items()}
+    return None if None in patched.values() else patched
 
 
 def _stop_in_other_file(value: dict, f: _File,
