@@ -26,7 +26,7 @@ SPECIAL = [
     (r"Implicit dimension choice", "`F.softmax(x)`, `nn.LogSoftmax()`... without `dim`", "TL209", "",  # dim: 2nd, 1st
      lambda n, c, f: c and c.callee.startswith("torch.nn.") and c.kw.get("dim") is None and c.short in ("softmax",
          "log_softmax", "softmin", "Softmax", "LogSoftmax", "Softmin") and len(c.args) < 2 - c.short[0].isupper()),
-    (r"epoch parameter in `scheduler\.step", "`scheduler.step(epoch)`", "", "", lambda n, c, f: c and c.name == "step"
+    (r"epoch parameter in `scheduler\.step", "`scheduler.step(epoch)`", "TL217", "", lambda n, c, f: c and c.name == "step"
      and c.method and "sched" in ast.unparse(n.func.value).lower() and ("epoch" in c.kw or c.args and re.fullmatch(
          r"[\w.]*epoch( [-+] \d+)?", ast.unparse(c.args[-1])))),  # the epoch last: not Plateau's step(metrics)
     (r"non-static forward", "`autograd.Function` with a non-static `forward`", "TL212", "", lambda n, c, f: isinstance(
@@ -46,12 +46,13 @@ SPECIAL = [
     (r"`x\.T`|Tensor\.m?[TH] is deprecated|adjoint\(\) is deprecated", "`x.T` on a tensor not 2-D", "", "", None),
     (r"torch\.cross without specifying the dim", "`torch.cross(a, b)` without `dim`", "", "", None),
     (r"stft with return_complex=False", "`torch.stft` without `return_complex=True`", "", "", None),
-    (r"TypedStorage is deprecated", "typed storages: `torch.FloatStorage`.., `x.storage()`", "", "", lambda n, c, f: c and
+    (r"TypedStorage is deprecated", "typed storages: `torch.FloatStorage`.., `x.storage()`", "TL216", "", lambda n, c, f: c and
      (re.fullmatch(r"torch(\.cuda)?\.(?!Untyped)\w+Storage", c.callee) or c.name == "storage" and c.method and not c.args)),
-    (r"torch\.sparse\.SparseTensor\(", "`torch.sparse.FloatTensor(..)` (legacy sparse constructors)", "", "",
+    (r"torch\.sparse\.SparseTensor\(", "`torch.sparse.FloatTensor(..)` (legacy sparse constructors)", "TL218", "",
      lambda n, c, f: c and re.fullmatch(r"torch(\.cuda)?\.sparse\.\w+Tensor", c.callee)),
 ]
-HAND_RULES = {"torch.cuda.amp.custom_bwd": "TL503"}  # TL503's page: "`torch.cuda.amp.custom_fwd` and `custom_bwd`"
+# TL503's page spells these short: "`torch.cuda.amp.custom_fwd` and `custom_bwd`", "`memory_cached` and `max_memory_cached`"
+HAND_RULES = {"torch.cuda.amp.custom_bwd": "TL503", "torch.cuda.max_memory_cached": "TL503"}
 ENTRIES, INIT_NAMES, DROPPED, public = {}, set(), {}, str  # API -> entry; nn.init's old names; main() sets `public`
 
 def add(key, label, kind, how, message, where, rules="", reaction="", match=None):
@@ -199,10 +200,14 @@ def scalar_like(node):  # -lr, 1 - beta1, 0.9, group['lr'], self.lr, lr
         r"(^|_)(lr|alpha|beta\d?|eps|step_size|weight_decay|momentum|decay|scale|rate|value|gamma)$", name))
 
 def count():
-    """Occurrences in `scripts`, `legacy` (PyPI) and `MODERN` files; files that do not parse even reading `async=`."""
+    """Occurrences in `scripts`, `legacy` (PyPI) and `MODERN` files (not `runtime/`: the script repositories again,
+    whole); files that do not parse even reading `async=`."""
     parsed, skipped, matchers = defaultdict(int), [], [e for e in ENTRIES.values() if e.match]
     for path in sorted((REPO / "corpus").glob("*/**/*.py")):
-        where, tree, source = str(path.relative_to(REPO / "corpus")), None, path.read_text("utf-8", errors="replace")
+        where, tree = str(path.relative_to(REPO / "corpus")), None
+        if where.startswith("runtime/"):  # the same repositories as scripts/, whole, for the runtime check
+            continue
+        source = path.read_text("utf-8", errors="replace")
         top = where.split("/")[where.startswith("scripts/")]  # the package, or the repository of a script
         group = "modern" if top.startswith(MODERN) else "scripts" if where.startswith("scripts/") else "legacy"
         for text in (source, re.sub(r"\basync\b(?![ \t]+(?:def|with|for)\b)", "asyn_", source)):
