@@ -32,6 +32,9 @@ What is derived from torch, and how (field by field, see ``Fact`` in the generat
 - saves (what autograd keeps for backward, which an in-place write must not change before
   ``backward()``): calling the op under ``torch.autograd.graph.saved_tensors_hooks`` and
   matching what is packed against the inputs and the result (``saves_of``).
+- integer (what an integer tensor gives): calling the method or function on an ``int64`` and on a
+  ``float32`` input with the same integer arguments (``integer_of``); functions without a tensor
+  input, with integers only.
 
 What cannot be derived is in OVERRIDES below, each with its reason.
 """
@@ -73,9 +76,14 @@ OUT = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else \
 #              another input does: ``w * t`` keeps ``t``); with no tensor argument but the receiver or
 #              first input (``x * 2``, ``x.exp()``), ``O`` the result, ``I`` that input.  ``n``: nothing
 #              of these; ``-``: not probed (in place, not differentiable, or no call that worked).
+# integer:     keeps (an int64 input gives an int64 result, a float one a float: views, `clone`, `cuda`)
+#              | always (an integer result from a float input too: `argmax`, `nonzero`, `long`, `int`,
+#              `multinomial`; a function without tensor input given integers: `randperm(3)`,
+#              `arange(3)`) | indices (tuples end with int64 indices, their other elements keep
+#              the dtype: `topk`, `sort`, `max(dim)`) | - (other, or no call that worked)
 DEFAULTS = dict(returns="tensor", zero_dim="never", aliasing="copy", in_place="none", out_variant=False,
                 differentiable=None, tensor_only=False, reduction=False, loss=False, legacy_dtype=None,
-                removed=False, factory=False, saves="-", source="schema")
+                removed=False, factory=False, saves="-", integer="-", source="schema")
 FIELDS = ("kind",) + tuple(DEFAULTS)
 
 # --- names -------------------------------------------------------------------------------------
@@ -364,6 +372,59 @@ def module_saves(cls):
     return "-"
 
 
+INTEGER_PATTERNS = [(), (0,), (1,), (2,), (-1,), ([12],), ([4, 3],), (0, 1), (1, 0), (torch.zeros(3, 4),)]
+NO_TENSOR_PATTERNS = [(3,), (5, (3,)), (0, 5, (3,))]
+
+
+def _dtypes(result):
+    """For a tensor result, or each element of a tuple of tensors: "i" an integer dtype, "f" float32,
+    "o" any other; None for anything else."""
+    def letter(tensor):
+        if tensor.dtype == torch.float32:
+            return "f"
+        return "i" if not (tensor.is_floating_point() or tensor.is_complex() or tensor.dtype == torch.bool) else "o"
+    if isinstance(result, torch.Tensor):
+        return letter(result)
+    if isinstance(result, (tuple, list)) and len(result) > 1 and all(isinstance(e, torch.Tensor) for e in result):
+        return "".join(map(letter, result))
+    return None
+
+
+def integer_of(fn_on):
+    """``integer`` of ``fn_on(x)(*args)``: the first argument pattern that works on both an int64 and a
+    float32 input decides, except that a pattern giving a tuple of indices (``max(0)`` after ``max()``)
+    makes it "indices"."""
+    found = []
+    for args in INTEGER_PATTERNS:
+        ok_int, on_int = call(lambda: fn_on(torch.arange(12).reshape(3, 4))(*args))
+        ok_float, on_float = call(lambda: fn_on(torch.randn(3, 4))(*args))
+        from_int, from_float = _dtypes(on_int) if ok_int else None, _dtypes(on_float) if ok_float else None
+        if from_float is None:
+            continue
+        if from_float == "i" and from_int in ("i", None):  # `multinomial` takes floats only
+            found.append("always")
+        elif from_int is None:
+            continue
+        elif from_int == "i" * len(from_int) and from_float == "f" * (len(from_float) - 1) + "i" and len(from_float) > 1:
+            found.append("indices")
+        elif from_int == "i" and from_float == "f":
+            found.append("keeps")
+        else:
+            found.append("-")
+    if not found:
+        return "-"
+    return "indices" if "indices" in found and found[0] in ("keeps", "indices") else found[0]
+
+
+def integer_without_tensors(fn):
+    """``integer`` of a function that takes no tensor, called with integers only (``randperm(3)``)."""
+    for args in NO_TENSOR_PATTERNS:
+        ok, result = call(fn, *args)
+        if ok:
+            return "always" if isinstance(result, torch.Tensor) and _dtypes(result) == "i" else "-"
+    return "-"
+
+
 def probe_method(name):
     """What calling ``x.name(...)`` does on a few float tensors."""
     if name in NEVER_PROBE or name.endswith("_"):
@@ -491,7 +552,8 @@ OVERRIDES = {
     "torch.Tensor.storage": (dict(returns="other", aliasing="view"), "a TypedStorage of the same memory"),
     "torch.Tensor.untyped_storage": (dict(returns="other", aliasing="view"), "an UntypedStorage of the same memory"),
     "torch.Tensor.is_pinned": (dict(returns="other", aliasing="none"), "a bool; not probed (needs CUDA)"),
-    "torch.Tensor.cuda": (dict(returns="tensor", aliasing="maybe_self", differentiable=True, zero_dim="keeps"), "self when already there"),
+    "torch.Tensor.cuda": (dict(returns="tensor", aliasing="maybe_self", differentiable=True, zero_dim="keeps",
+                               integer="keeps"), "self when already there; not probed (no CUDA here)"),
     # always shares: the input itself for a real tensor, a view of a complex one (probes see only the first)
     "torch.Tensor.conj": (dict(aliasing="view"), "self for a real tensor, a lazy conjugate view of a complex one"),
     "torch.conj": (dict(aliasing="view"), "self for a real tensor, a lazy conjugate view of a complex one"),
@@ -620,7 +682,9 @@ for name in tensor_methods:
         out_variant=bool(sf and sf["out_variant"]), reduction=bool(sf and sf["reduction"]),
         zero_dim=zero_dim_of(sf, probe, returns), differentiable=differentiable,
         saves=method_saves(name) if differentiable is not False and returns != "other" and in_place == "none" else "-",
-        tensor_only=name not in NON_TENSOR_CALLABLES, source="schema+probe" if sf else ("probe" if probe else "none"))
+        tensor_only=name not in NON_TENSOR_CALLABLES, source="schema+probe" if sf else ("probe" if probe else "none"),
+        integer=integer_of(lambda x, name=name: getattr(x, name))
+        if returns in ("tensor", "tuple", "depends") and in_place == "none" and name not in NEVER_PROBE else "-")
 
 for name in tensor_properties:
     x = torch.randn(3, 4, requires_grad=True)
@@ -630,7 +694,8 @@ for name in tensor_properties:
         aliasing=PROPERTY_ALIASING.get(name, "none" if returns == "other" else "copy"),
         differentiable=(name not in ("data", "grad")) if returns == "tensor" else None,
         zero_dim="keeps" if name in ("data", "grad", "real", "imag") else ("never" if returns == "tensor" else "unknown"),
-        tensor_only=name not in NON_TENSOR_NAMES, source="probe")
+        tensor_only=name not in NON_TENSOR_NAMES, source="probe",
+        integer=integer_of(lambda x, name=name: lambda: getattr(x, name)) if returns == "tensor" else "-")
 
 FUNCTION_NEVER_PROBE = ("set_", "use_", "manual_seed", "seed", "save", "load", "compile", "cond", "while_loop",
                         "vmap", "fork", "wait", "export", "from_file", "is_", "get_", "init_", "_")
@@ -656,6 +721,10 @@ for name in torch_functions:
         saves=function_saves(getattr(torch, name), FUNCTION_PATTERNS)
         if sf and probe.get("differentiable") is not False and returns != "other" and in_place == "none"
         and not name.startswith(FUNCTION_NEVER_PROBE) else "-",
+        integer=("-" if not sf or returns not in ("tensor", "tuple", "depends") or in_place != "none"
+                 or name.startswith(FUNCTION_NEVER_PROBE)
+                 else integer_without_tensors(getattr(torch, name)) if no_tensor_input
+                 else integer_of(lambda x, name=name: lambda *args: getattr(torch, name)(x, *args))),
         source="schema+probe" if sf else "none")
 
 for name in functional:
@@ -708,7 +777,7 @@ for key, (fields, reason) in OVERRIDES.items():
 # The fields the linter reads, in the order of a row (the others above only help derive these):
 # torch_facts.Fact's.
 EMITTED = ("kind", "returns", "zero_dim", "aliasing", "in_place", "differentiable", "tensor_only", "loss",
-           "factory", "legacy_dtype", "saves")
+           "factory", "legacy_dtype", "saves", "integer")
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 from torchlint.analysis.torch_facts import FIELDS  # noqa: E402
 

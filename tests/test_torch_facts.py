@@ -125,3 +125,23 @@ def test_what_operations_save_for_backward_comes_from_torch() -> None:
         "torch.Tensor.add": "n", "torch.Tensor.view": "n", "torch.nn.Dropout": "n",  # nothing of these
         "torch.nn.ReLU": "o",
     }
+
+
+def test_what_an_integer_tensor_gives_comes_from_torch() -> None:
+    """The `integer` column (an int64 and a float32 input called alike): what TL220 follows
+    from an index tensor to a division."""
+    integer = {name: torch_facts.fact(name).integer for name in (
+        "torch.Tensor.view", "torch.Tensor.squeeze", "torch.Tensor.cuda", "torch.Tensor.data", "torch.Tensor.add",
+        "torch.Tensor.argmax", "torch.Tensor.nonzero", "torch.Tensor.long", "torch.Tensor.int", "torch.randperm",
+        "torch.Tensor.topk", "torch.Tensor.max", "torch.sort", "torch.Tensor.div", "torch.Tensor.float",
+        "torch.Tensor.mean", "torch.Tensor.eq", "torch.Tensor.type_as", "torch.zeros")}
+    assert integer == {
+        "torch.Tensor.view": "keeps", "torch.Tensor.squeeze": "keeps", "torch.Tensor.cuda": "keeps",
+        "torch.Tensor.data": "keeps", "torch.Tensor.add": "keeps",
+        "torch.Tensor.argmax": "always", "torch.Tensor.nonzero": "always", "torch.Tensor.long": "always",
+        "torch.Tensor.int": "always", "torch.randperm": "always",
+        "torch.Tensor.topk": "indices", "torch.Tensor.max": "indices", "torch.sort": "indices",
+        # true division, float conversion, means (refused on integers), bool results, the other's dtype
+        "torch.Tensor.div": None, "torch.Tensor.float": None, "torch.Tensor.mean": None, "torch.Tensor.eq": None,
+        "torch.Tensor.type_as": None, "torch.zeros": None,
+    }

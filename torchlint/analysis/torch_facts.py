@@ -45,6 +45,9 @@ class Fact:
     # tensor argument, "o" the result, "i" an input requiring grad, "c" one that does not;
     # with none, "O" and "I"; "n" none of these; None: not probed.
     saves: Optional[str]
+    # What an integer tensor gives (scripts/gen_torch_facts.py, DEFAULTS' comment): "keeps" its dtype,
+    # "int64" whatever the input, "indices" (tuples ending with int64 indices), None unknown.
+    integer: Optional[str]
 
 
 _Allowed = Union[str, bool, None, frozenset, set, tuple]
@@ -57,8 +60,8 @@ def _rows() -> tuple:
     rows = []
     for line in ROWS.splitlines()[1:]:
         cells = line.split()
-        rows.append((cells[0], *cells[1:6], *(_VALUES[c] for c in cells[6:10]), _VALUES.get(cells[10], cells[10]),
-                     _VALUES.get(cells[11], cells[11])))
+        rows.append((cells[0], *cells[1:6], *(_VALUES[c] for c in cells[6:10]),
+                     *(_VALUES.get(c, c) for c in cells[10:13])))
     return tuple(rows)
 
 

@@ -50,15 +50,15 @@ _ARRAY_LIBRARIES = frozenset({"scipy", "skimage", "cv2", "sklearn", "PIL"})
 _VALUE_BUILTINS = frozenset({"float", "abs", "max", "min", "sum", "complex"})
 # Step functions, integer conversions and indices: their gradient is zero (or none) in torch
 # too, so a value that goes through one loses nothing by leaving torch (`int(t)`,
-# `a.astype(int)`, `np.round(a)`, `h.argmax()`).
+# `a.astype(int)`, `np.round(a)`, `h.argmax()`). The tensor methods whose result is an integer
+# tensor whatever the input (`argmax`, `long`, `nonzero`) come from the torch facts.
 _STEP_NAMES = frozenset({
     "round", "around", "rint", "floor", "ceil", "trunc", "fix", "sign", "signbit", "digitize", "searchsorted",
-    "bucketize", "argmax", "argmin", "argsort", "argwhere", "nonzero", "flatnonzero", "unique", "bincount",
-    "histogram", "histc", "multinomial", "bernoulli", "poisson", "long", "int", "bool", "byte", "short", "char",
-    "floor_divide", "isclose", "isnan", "isinf", "isfinite", "all", "any", "count_nonzero",
-})
+    "bucketize", "flatnonzero", "unique", "bincount", "histogram", "histc", "multinomial", "bernoulli", "poisson",
+    "bool", "floor_divide", "isclose", "isnan", "isinf", "isfinite", "all", "any",
+}) | torch_facts.methods(integer="always")
 # Of the results of these, item 1 holds indices: `h.max(1)[1]`, `_, idx = h.topk(k)`.
-_WITH_INDICES = frozenset({"max", "min", "median", "nanmedian", "mode", "kthvalue", "topk", "sort", "cummax", "cummin"})
+_WITH_INDICES = torch_facts.methods(integer="indices")
 _INTEGER_DTYPE = re.compile(r"\b(?:u?int\d*|long|short|bool\w*|byte)\b")
 # torch layers with parameters of their own whose facts do not say so (their `saves`
 # letters do for `Linear`, `Conv2d`, the norms: `c`, the input kept for the weight's gradient).
