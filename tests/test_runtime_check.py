@@ -191,6 +191,18 @@ OTHER_BAD = {
         "20:13 TL219": (CONFIRMED, "ValueError: too many values to unpack (expected 2)"),
         "45:1 TL219": (CONFIRMED, "too many values to unpack (expected 2) (after fixing line 20)"),
     },
+    # Each quotient stops the run where it is used as an index; the reruns fix them one by one.
+    "TL220-integer-true-division/bad_beam_search.py": {
+        "17:17 TL220": (CONFIRMED, "index_select(): Expected dtype int32 or int64 for index (raised at line 18)"),
+    },
+    "TL220-integer-true-division/bad_index_forms.py": {
+        "9:12 TL220": (CONFIRMED, "tensors used as indices must be long, int, byte or bool tensors (raised at line 9)"),
+        "13:33 TL220": (CONFIRMED, "Expected dtype int32 or int64 for index (raised at line 13) (after fixing line 9)"),
+        "17:29 TL220": (CONFIRMED, "gather(): Expected dtype int32/int64 for index"),
+        "21:1 TL220": (CONFIRMED, "result type Float can't be cast to the desired output type Long"),
+        "24:1 TL220": (CONFIRMED, "result type Float can't be cast to the desired output type Long"),
+        "30:24 TL220": (CONFIRMED, "`index` held int64 integers, and dividing gave the float tensor"),
+    },
     "TL405-grad-mode-not-called/bad_eval_loop.py": {
         "9:10 TL405": (CONFIRMED, "'type' object does not support the context manager protocol"),
         "11:6 TL405": (CONFIRMED, "(after fixing line 9)"),
@@ -355,6 +367,7 @@ def test_every_finding_has_a_runtime_verdict(fixtures_run) -> None:
 # --- correct programs -----------------------------------------------------------------------------
 
 CORRECT_PROGRAMS = {
+    "grid_cell_exact_division.py": "an integer tensor divided by `/` without a remainder",
     "optimizer_step_no_grad.py": "optimizer steps under torch.no_grad()",
     "detach_clone_then_write.py": "detach().clone() then writes",
     "batchnorm_twice.py": "BatchNorm applied twice",

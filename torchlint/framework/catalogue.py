@@ -48,6 +48,7 @@ RULES = {info.code: info for info in (
     RuleInfo("TL217", "scheduler-step-epoch", Applicability.SAFE, True, since='1.4'),
     RuleInfo("TL218", "sparse-constructor", Applicability.SAFE, True, since='2.1'),
     RuleInfo("TL219", "packed-sequence-unpack", Applicability.SAFE, True, since='1.1'),
+    RuleInfo("TL220", "integer-true-division", Applicability.SAFE, True, since='1.5', fix_since='1.8'),
     RuleInfo("TL301", "detach-inplace", Applicability.UNSAFE, True),
     RuleInfo("TL302", "detach-inplace-method", Applicability.UNSAFE, True),
     RuleInfo("TL303", "view-inplace", Applicability.UNSAFE, True),

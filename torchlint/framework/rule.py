@@ -133,6 +133,9 @@ class Rule:
     # False for a rule no run can show wrong (a style rule): its ``judge`` then speaks
     # without looking at whether the finding's code ran.
     runtime_signature: ClassVar[bool] = True
+    # True where the error that shows the bug is raised where the flagged value is used, on
+    # a line the finding names as related, not on its own (TL220's quotient fails as an index).
+    raised_where_used: ClassVar[bool] = False
     # Where a reader can check what the docs say: (title, URL) of torch's documentation,
     # the release notes, an issue that shows the bug in real code.
     references: ClassVar[tuple[tuple[str, str], ...]] = ()

@@ -93,6 +93,11 @@ SENTINELS = {
 # --- where things happen ---------------------------------------------------------------
 
 
+# Findings whose error is raised where their value is used, on a line their finding names as
+# related, not on their own (TL220's quotient fails as an index).
+RAISED_WHERE_USED = frozenset(code for code, rule in all_rules().items() if rule.raised_where_used)
+
+
 @dataclass
 class Site:
     """A finding to judge: its rule, its span (1-based lines and columns, end exclusive)
@@ -205,6 +210,14 @@ class Locator:
             return []
         return [site for site in self.sites_by_path.get(position.path, ())
                 if (not codes or site.code in codes) and position.overlaps(site)]
+
+    def sites_failing_at(self, position: Optional[Position]) -> list[Site]:
+        """The sites whose error comes where their value is used (``RAISED_WHERE_USED``), on one of
+        the lines their finding names as related."""
+        if position is None:
+            return []
+        return [site for site in self.sites_by_path.get(position.path, ())
+                if site.code in RAISED_WHERE_USED and position.line in site.related_lines]
 
 
 # --- values in evidence ------------------------------------------------------------------
@@ -739,6 +752,9 @@ class Monitor:
                     for site in probed:
                         if site.code == "TL304":
                             self.before[site.id] = self._numpy_state()
+                        elif site.code == "TL220":  # the operands, before the statement changes them
+                            self._quotient(site, frame)
+                    probed = [site for site in probed if site.code != "TL220"]
                     if probed:
                         self.pending[frame] = probed
             return local
@@ -760,6 +776,27 @@ class Monitor:
         where = self.locator.position_of(frame.f_code, frame.f_lasti, path)
         for site in self.locator.sites_at(where):
             site.add("raised", type=type(error).__name__, message=str(error).split("\n")[0][:300])
+        for site in self.locator.sites_failing_at(where):
+            site.add("raised", type=type(error).__name__, message=str(error).split("\n")[0][:300], line=where.line)
+
+    def _quotient(self, site: Site, frame) -> None:
+        """A TL220 division's operands: where the dividend holds integers, what true division
+        gives next to what PyTorch 1.4's integer division gave."""
+        left, _, right = (site.probe or "").partition("|")
+        dividend = _evaluate(left, frame)
+        divisor = int(right) if right.isdigit() else _evaluate(right, frame)
+        if not isinstance(dividend, torch.Tensor):
+            return
+        with _internal():
+            integer = not (dividend.is_floating_point() or dividend.is_complex() or dividend.dtype == torch.bool)
+            details = {"dividend": left, "dtype": str(dividend.dtype).replace("torch.", ""), "integer": integer}
+            if integer and (isinstance(divisor, int) and not isinstance(divisor, bool) and divisor != 0
+                            or isinstance(divisor, torch.Tensor) and not divisor.is_floating_point()
+                            and not divisor.is_complex() and bool((divisor != 0).all())):
+                true = torch.true_divide(dividend, divisor)
+                old = torch.div(dividend, divisor, rounding_mode="trunc")
+                details.update(fractional=not torch.equal(true, old.to(true.dtype)), true=fmt(true), old=fmt(old))
+        site.add("quotient", **details)
 
     def _probe(self, site: Site, frame) -> None:
         if site.code == "TL304":
@@ -1115,7 +1152,8 @@ def _cuda_on_cpu(used: list):
 def _stopped(error: BaseException, monitor: Monitor) -> dict:
     where = monitor.locator.in_traceback(error.__traceback__)
     message = str(error).split("\n")[0]
-    sites = [site.id for site in monitor.locator.sites_at(where)]
+    sites = list(dict.fromkeys(site.id for site in [*monitor.locator.sites_at(where),
+                                                    *monitor.locator.sites_failing_at(where)]))
     # Where it was raised, innermost last, in any file: a flagged line of another file may be
     # where it stopped (check.py reruns past it with that file fixed).
     frames = [[frame.f_code.co_filename, line] for frame, line in traceback.walk_tb(error.__traceback__)][-20:]

@@ -74,6 +74,31 @@ class FilePlan:
             operands = [_dotted_or_detached(call.args[0]) for call in calls[:2]]
             if len(operands) == 2 and all(operands):
                 return "|".join(operands)  # type: ignore[arg-type]
+        if diagnostic.code == "TL220":
+            return self._division(diagnostic, statement)
+        return None
+
+    def _division(self, diagnostic: Diagnostic, statement: ast.stmt) -> Optional[str]:
+        """``dividend|divisor`` of a TL220 division, each a dotted name or an integer, for the
+        monitor to read before the statement runs."""
+        line = self.lines[diagnostic.row - 1] if diagnostic.row <= len(self.lines) else ""
+        start = (diagnostic.row, _byte_column(line, diagnostic.column))
+        for node in ast.walk(statement):
+            if (getattr(node, "lineno", None), getattr(node, "col_offset", None)) != start:
+                continue
+            operands: list = []
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+                operands = [node.left, node.right]
+            elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Div):
+                operands = [node.target, node.value]
+            elif isinstance(node, ast.Call) and len(node.args) == 1 and isinstance(node.func, ast.Attribute):
+                operands = [node.func.value, node.args[0]]  # `a.div(b)`, `a.div_(b)`
+            elif isinstance(node, ast.Call) and len(node.args) == 2:
+                operands = list(node.args)  # `torch.div(a, b)`
+            texts = [_dotted(o) or (str(o.value) if isinstance(o, ast.Constant) and type(o.value) is int else None)
+                     for o in operands]
+            if len(texts) == 2 and all(texts):
+                return "|".join(texts)  # type: ignore[arg-type]
         return None
 
     def enclosing_function(self, row: int) -> Optional[ast.FunctionDef]:
