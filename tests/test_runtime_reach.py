@@ -440,6 +440,26 @@ FILES = {
             print(score({"losses": [loss, loss]}))
             print(loss.data[0])
     """,
+    # A beam step whose float quotient (TL220) stops its call where it is used as an index,
+    # in its own file and in a test that calls it: both run again with the division fixed.
+    "beam/step.py": """
+        import torch
+
+        def step(scores, states, vocab_size):
+            top, candidates = scores.topk(2, dim=1)
+            rows = (candidates / vocab_size).view(-1)
+            states = states.index_select(0, rows)
+            states.data.mul_(2)
+            return states
+    """,
+    "beam/test_step.py": """
+        import torch
+        from step import step
+
+        def test_step():
+            total = step(torch.randn(4, 4), torch.randn(4, 4), 4).sum()
+            print(total.data[0])
+    """,
     # A network given its layers, which it visits by type: it gets a layer of each kind.
     "visited.py": """
         import torch.nn as nn
@@ -525,7 +545,7 @@ def reach(tmp_path_factory) -> tuple[dict, Path]:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(textwrap.dedent(text).lstrip())
     (root / ".git").mkdir()  # the repository's root
-    result = cli("check", "--isolated", "--no-cache", "--runtime", "--select", "TL102,TL103,TL203,TL204", "--output-format",
+    result = cli("check", "--isolated", "--no-cache", "--runtime", "--select", "TL102,TL103,TL203,TL204,TL220", "--output-format",
                  "json", ".", cwd=root)
     assert result.returncode in (0, 1), result.stderr
     return by_finding(json.loads(result.stdout), root), root
@@ -590,6 +610,11 @@ REACHED = [
     ("elsewhere/trainer.py", "8:11 TL203", CONFIRMED, "(after fixing scoring.py:5)"),
     ("stops_first.py", "8:5 TL102", "NOT REPRODUCED", "`rescale()` called with synthesized arguments: m=tensor"
                                                        " of shape [4, 4]) (after fixing line 4)"),
+    # a call stopped at a finding of its own file that it confirmed runs again with it fixed
+    ("beam/step.py", "5:13 TL220", CONFIRMED, "Expected dtype int32 or int64 for index (raised at line 6)"),
+    ("beam/step.py", "7:5 TL102", "NOT REPRODUCED", "(after fixing line 5)"),
+    # ... and one stopped where another file uses that finding's value, with that file fixed
+    ("beam/test_step.py", "6:11 TL203", CONFIRMED, "(after fixing step.py:5)"),
 ]
 
 

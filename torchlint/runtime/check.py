@@ -515,7 +515,7 @@ class RuntimeCheck:
         furthest: dict[tuple[int, str], int] = {}  # (file, function) -> lines its best failing call ran
         fewest: dict[tuple[int, str], tuple[int, int]] = {}  # (file, function) -> (unrun findings, variant)
         by_path = {os.path.realpath(f.plan.path): f for f in files if f.notebook is None}
-        stopped_elsewhere: dict[tuple[int, str], tuple] = {}  # calls stopped at a finding of another file
+        stopped_elsewhere: dict[tuple[int, str], tuple] = {}  # calls stopped at a finding (confirmed, or of another file)
         while requests:  # each function with the kinds of arguments of monitor.ARGUMENT_VARIANTS in turn
             self.total += len(requests)
             results = self._submit(requests, [f"{f.report.path}: {qualname}()" for f, _, qualname in owners])
@@ -559,6 +559,10 @@ class RuntimeCheck:
                     retry.append(((f, indices, qualname), (function, {**payload, "call": call})))
                 self._assign(f, indices, verdicts)
                 found = _stop_in_other_file(value, f, by_path)
+                if found is None and any(f.diagnostics[indices[k]].runtime["verdict"] == CONFIRMED
+                                         for k in _stopped_at(result, len(indices))):
+                    # At its own finding: the first call that got there, not a later kind of arguments.
+                    stopped_elsewhere.setdefault(key, ((f, indices, qualname), payload, result))
                 if found is not None:
                     stopped_elsewhere[key] = ((f, indices, qualname), payload, result)
                     other, i, verdict = found
@@ -577,25 +581,43 @@ class RuntimeCheck:
     def _rerun_call_past_stops(self, owner: tuple, payload: dict, result, by_path: dict[str, _File]) -> None:
         """A call that stopped at a finding confirmed in another file (the project's
         `accuracy()` under the flagged `train()`) runs again with that file fixed, as a
-        script that stopped there does (_rerun_driver_past_stops)."""
+        script that stopped there does (_rerun_driver_past_stops); one that stopped at a
+        finding of its own file that it confirmed, with that one fixed (seq2seq's
+        `TopKDecoder.forward()` past its float beam indices)."""
         f, indices, qualname = owner
         edits: dict[str, tuple[_File, list]] = {}  # path -> the file and the fixes applied to it
+        own_edits = list(f.stop_fixes[0])  # the file's own text: what its calls already run on
         fixed: list[str] = []
         for _round in range(MAX_RERUNS):
             if not any(f.diagnostics[i].runtime["verdict"] == COULD_NOT_RUN for i in indices):
                 return
             value = result.value if result.status == "ok" and isinstance(result.value, dict) else {}
             found = _stop_in_other_file(value, f, by_path)
-            if found is None:
-                return
-            other, i, _verdict = found
-            if not _add_fixes(edits, other, i):
-                return
-            fixed.append(f"{os.path.relpath(other.plan.path, os.path.dirname(f.plan.path))}:{other.diagnostics[i].row}")
-            patched = _patched_sources(edits)
-            if patched is None:
-                return
-            payload = {**payload, "patched": patched}
+            if found is not None:
+                other, i, _verdict = found
+                if not _add_fixes(edits, other, i):
+                    return
+                fixed.append(f"{os.path.relpath(other.plan.path, os.path.dirname(f.plan.path))}:"
+                             f"{other.diagnostics[i].row}")
+                patched = _patched_sources(edits)
+                if patched is None:
+                    return
+                payload = {**payload, "patched": patched}
+            else:
+                stopped = [indices[k] for k in _stopped_at(result, len(indices))]
+                own = next((i for i in stopped if f.diagnostics[i].runtime["verdict"] == CONFIRMED), None)
+                new = [edit for edit in f.fix_edits(own) if edit not in own_edits] if own is not None else []
+                text = _fixed_text(f, own_edits + new) if new else None
+                if text is None:
+                    return
+                own_edits += new
+                # The findings the fix touches keep their verdicts; the others are judged again.
+                kept = [(i, _shifted(f.sites[i], f.plan.source, own_edits)) for i in indices]
+                indices = [i for i, site in kept if site is not None]
+                if not indices:
+                    return
+                fixed.append(f"line {f.diagnostics[own].row}")
+                payload = {**payload, "source": text, "sites": [site for _i, site in kept if site is not None]}
             self.total += 1
             [result] = self._submit([(JOB, payload)], [f"{f.report.path}: {qualname}()"])
             note = "; ".join(filter(None, [payload.get("note", ""), "after fixing " + ", ".join(fixed)]))
@@ -917,13 +939,14 @@ def _stop_in_other_file(value: dict, f: _File,
             return None
         for i, d in enumerate(other.diagnostics):
             site = other.sites[i]
-            if not site["stmt_line"] <= frame[1] <= site["end_line"]:
+            rule = all_rules().get(d.code)
+            if not site["stmt_line"] <= frame[1] <= site["end_line"] \
+                    and not (rule is not None and rule.raised_where_used and frame[1] in site["related_lines"]):
                 continue
             if d.runtime and d.runtime["verdict"] == CONFIRMED:
                 return other, i, None
-            rule = all_rules().get(d.code)
             if rule is not None and rule.runtime_signature:
-                raised = {"type": stopped["type"], "message": stopped["message"]}
+                raised = {"type": stopped["type"], "message": stopped["message"], "line": frame[1]}
                 verdict = rule.judge(Observation(raised=raised)).as_dict()
                 if verdict["verdict"] == CONFIRMED:
                     return other, i, verdict
