@@ -415,14 +415,14 @@ class Inference:
         if isinstance(ancestor, cst.With):
             # Items take effect in order: the last one that changes grad mode decides.
             for item in reversed(ancestor.items):
-                mode = self._grad_mode(item.item)
+                mode = self.grad_mode(item.item)
                 if mode is False:
                     return ancestor
                 if mode is True:
                     return _nearest(self._inference_mode_memo, ancestor, self._in_inference_mode)
         elif isinstance(ancestor, cst.FunctionDef):
             for decorator in reversed(ancestor.decorators):  # the one nearest the function sets the mode last
-                mode = self._grad_mode(decorator.decorator)
+                mode = self.grad_mode(decorator.decorator)
                 if mode is False:
                     return decorator
                 if mode is True:
@@ -436,7 +436,7 @@ class Inference:
         """Past a grad-enabling block: only an enclosing ``inference_mode()`` still disables."""
         if isinstance(ancestor, cst.With):
             for item in ancestor.items:
-                if self._grad_mode(item.item) is False and "inference_mode" in (self._mode_qualname(item.item) or ""):
+                if self.grad_mode(item.item) is False and "inference_mode" in (self._mode_qualname(item.item) or ""):
                     return ancestor
         elif isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             return None
@@ -445,11 +445,14 @@ class Inference:
     def _mode_qualname(self, expression: cst.BaseExpression) -> Optional[str]:
         return self.qualname(expression.func if isinstance(expression, cst.Call) else expression)
 
-    def _grad_mode(self, expression: cst.BaseExpression) -> Optional[bool]:
+    def grad_mode(self, expression: cst.BaseExpression, strict: bool = False) -> Optional[bool]:
         """False for a context manager or decorator that disables gradient recording
         (``no_grad()``, ``inference_mode()``, ``set_grad_enabled(False)``), True for one that
         enables it (``enable_grad()``, ``set_grad_enabled(True)``, ``inference_mode(False)``),
-        None for anything else."""
+        None for anything else.  A mode given by an expression (``set_grad_enabled(training)``)
+        is no change, or for ``inference_mode(flag)`` disabling: rules stay quiet under a
+        disabled mode.  ``strict`` (a rule whose finding needs the mode off on every path)
+        reads such a mode as one that may enable."""
         call = expression if isinstance(expression, cst.Call) else None
         qualname = self._mode_qualname(expression)
         if qualname in _ENABLE_GRAD:
@@ -458,12 +461,10 @@ class Inference:
         if call is not None and call.args and (call.args[0].keyword is None or call.args[0].keyword.value == "mode"):
             first = call.args[0].value
             flag = first.value if isinstance(first, cst.Name) and first.value in ("True", "False") else "?"
-        # Rules stay quiet under a disabled mode: `inference_mode(flag)` counts as disabling,
-        # `set_grad_enabled(flag)` as no change, as before enabling blocks were read.
         if qualname in _NO_GRAD:
-            return "inference_mode" in qualname and flag == "False"
+            return "inference_mode" in qualname and (flag == "False" or strict and flag == "?")
         if qualname in _SET_GRAD_ENABLED:
-            return {"True": True, "False": False}.get(flag)
+            return {"True": True, "False": False}.get(flag, True if strict else None)
         return None
 
     def runs_without_grad(self, node: cst.CSTNode, _seen: frozenset[int] = frozenset()) -> bool:

@@ -8,17 +8,9 @@ from typing import Optional
 
 from torchlint.framework.api import (
     CONFIRMED, NOT_REPRODUCED, Applicability, Bad, BindingKind, Fix, Kind, Observation, Rule, Step, Verdict, cst,
-    called_name, is_false, is_true, iter_nodes, keyword, torch_api, torch_facts,
+    called_name, is_false, iter_nodes, keyword, torch_api, torch_facts,
 )
 
-# The context managers and decorators that switch gradient recording, by what they do.
-_DISABLING = frozenset({
-    "torch.no_grad", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad",
-    "torch.inference_mode", "torch.autograd.inference_mode", "torch.autograd.grad_mode.inference_mode",
-})
-_SETTING = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled",
-                      "torch.autograd.grad_mode.set_grad_enabled"})
-_ENABLING = frozenset({"torch.enable_grad", "torch.autograd.enable_grad", "torch.autograd.grad_mode.enable_grad"})
 # `torch.autograd.backward(tensors)` and `torch.autograd.grad(outputs, inputs)`: the tensors
 # whose graph they walk, by keyword.
 _AUTOGRAD_CALLS = {"torch.autograd.backward": "tensors", "torch.autograd.grad": "outputs"}
@@ -279,29 +271,17 @@ class BackwardWithoutGraph(Rule):
             child = ancestor
         return False
 
-    def _grad_mode(self, expression: cst.BaseExpression) -> Optional[bool]:
-        """False when ``expression`` (a `with` item or a decorator) disables gradients, True
-        when it enables them or may, None when it is no grad mode."""
-        call = expression if isinstance(expression, cst.Call) else None
-        qualname = self.ctx.qualname(call.func if call is not None else expression)
-        if qualname in _DISABLING:
-            if qualname.endswith("inference_mode") and call is not None and call.args:
-                return False if is_true(call.args[0].value) else True
-            return False
-        if qualname in _SETTING:
-            return False if call is not None and call.args and is_false(call.args[0].value) else True
-        if qualname in _ENABLING:
-            return True
-        return None
-
     def _disabled(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The `with` item or decorator under which ``node`` runs with gradients disabled
-        (within its function), when nothing in between or inside enables them again."""
+        (within its function), when nothing in between or inside enables them again, nor may
+        (the inference's strict reading of each mode: `set_grad_enabled(flag)` may enable).
+        Stricter than the inference's ``grad_disabled``: a finding here needs the mode off on
+        every path, so any enabling call in the block keeps it quiet."""
         child = node
         for ancestor in self.ctx.ancestors(node):
             if isinstance(ancestor, cst.With) and child is ancestor.body:
                 for item in reversed(ancestor.items):
-                    mode = self._grad_mode(item.item)
+                    mode = self.ctx.inference.grad_mode(item.item, strict=True)
                     if mode is True:
                         return None
                     if mode is False:
@@ -310,7 +290,7 @@ class BackwardWithoutGraph(Rule):
                 if child is not ancestor.body:
                     return None
                 for decorator in reversed(ancestor.decorators):
-                    mode = self._grad_mode(decorator.decorator)
+                    mode = self.ctx.inference.grad_mode(decorator.decorator, strict=True)
                     if mode is True:
                         return None
                     if mode is False:
