@@ -81,9 +81,12 @@ OUT = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else \
 #              `multinomial`; a function without tensor input given integers: `randperm(3)`,
 #              `arange(3)`) | indices (tuples end with int64 indices, their other elements keep
 #              the dtype: `topk`, `sort`, `max(dim)`) | - (other, or no call that worked)
+# parameters:  a module class built with simple arguments has parameters of its own (None: not built,
+#              or no module class); its aliasing says whether its call may give its input itself
+#              (maybe_self: `Identity`, `ReLU(inplace=True)`, `Dropout` in eval mode) or a view of it
 DEFAULTS = dict(returns="tensor", zero_dim="never", aliasing="copy", in_place="none", out_variant=False,
                 differentiable=None, tensor_only=False, reduction=False, loss=False, legacy_dtype=None,
-                removed=False, factory=False, saves="-", integer="-", source="schema")
+                removed=False, factory=False, saves="-", integer="-", parameters=None, source="schema")
 FIELDS = ("kind",) + tuple(DEFAULTS)
 
 # --- names -------------------------------------------------------------------------------------
@@ -372,6 +375,42 @@ def module_saves(cls):
     return "-"
 
 
+# `Unflatten(1, (2, 2))`, `MultiheadAttention(4, 2)`, `AdaptiveLogSoftmaxWithLoss(4, 10, [2])`
+MODULE_INPUT_BUILDS = [*MODULE_BUILDS, ((1, (2, 2)), (_positive(3, 4),)), ((4, 2), (_positive(3, 4),)),
+                       ((4, 10, [2]), (_positive(3, 4),))]
+# What a container's call gives depends on the modules put in it (an empty `Sequential` gives its input).
+CONTAINERS = (nn.Sequential, nn.ModuleList, nn.ModuleDict, nn.ParameterList, nn.ParameterDict)
+
+
+def module_facts(cls):
+    """(parameters, aliasing) of a module class, built as ``MODULE_INPUT_BUILDS`` build it (with
+    ``inplace=True`` too): whether it has parameters of its own, and whether its call may give
+    its input itself ("maybe_self": `Identity`, `ReLU(inplace=True)`, `Dropout` in eval mode) or
+    a view of it ("view": `Unflatten`), in training or eval mode; (None, "none") unbuilt."""
+    if getattr(cls, "__module__", "").startswith(("torch.nn.modules.lazy", "torch.ao")) or "Lazy" in cls.__name__ \
+            or issubclass(cls, CONTAINERS):
+        return None, "none"
+    parameters, found = None, set()
+    for arguments, inputs in MODULE_INPUT_BUILDS:
+        for keywords in ({}, {"inplace": True}):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    module = cls(*arguments, **keywords)
+            except Exception:
+                continue
+            parameters = parameters or any(True for _ in module.parameters())
+            for training in (True, False):
+                x = inputs[0].clone()
+                module.train(training)
+                ok, result = call(module, x)
+                if ok and result is x:
+                    found.add("maybe_self")
+                elif ok and isinstance(result, torch.Tensor) and shares(result, x):
+                    found.add("view")
+    return parameters, "maybe_self" if "maybe_self" in found else "view" if found else "none"
+
+
 INTEGER_PATTERNS = [(), (0,), (1,), (2,), (-1,), ([12],), ([4, 3],), (0, 1), (1, 0), (torch.zeros(3, 4),)]
 NO_TENSOR_PATTERNS = [(3,), (5, (3,)), (0, 5, (3,))]
 
@@ -602,6 +641,9 @@ OVERRIDES = {
     # nn modules whose call returns a tuple (forward has no return annotation for RNN/LSTM/GRU)
     "torch.nn.RNN": (dict(returns="tuple"), "(output, h_n)"),
     "torch.nn.LSTM": (dict(returns="tuple"), "(output, (h_n, c_n))"),
+    # built from a layer (`TransformerEncoder(layer, num_layers)`): the parameters of the layers it stacks
+    "torch.nn.TransformerEncoder": (dict(parameters=True), "the stacked layers' parameters"),
+    "torch.nn.TransformerDecoder": (dict(parameters=True), "the stacked layers' parameters"),
     "torch.nn.GRU": (dict(returns="tuple"), "(output, h_n)"),
     "torch.nn.AdaptiveLogSoftmaxWithLoss": (dict(returns="tuple"), "_ASMoutput(output, loss)"),
 }
@@ -755,7 +797,8 @@ for name in nn_modules:
     except (TypeError, ValueError):
         annotation = ""
     returns = "tuple" if annotation.lower().startswith("tuple") else "tensor"
-    add(f"torch.nn.{name}", "module_class", returns=returns, aliasing="none",
+    parameters, aliasing = module_facts(cls)
+    add(f"torch.nn.{name}", "module_class", returns=returns, aliasing=aliasing, parameters=parameters,
         loss=issubclass(cls, nn.modules.loss._Loss), saves=module_saves(cls), source="class")
 
 for name in LEGACY_TYPES:
@@ -777,7 +820,7 @@ for key, (fields, reason) in OVERRIDES.items():
 # The fields the linter reads, in the order of a row (the others above only help derive these):
 # torch_facts.Fact's.
 EMITTED = ("kind", "returns", "zero_dim", "aliasing", "in_place", "differentiable", "tensor_only", "loss",
-           "factory", "legacy_dtype", "saves", "integer")
+           "factory", "legacy_dtype", "saves", "integer", "parameters")
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 from torchlint.analysis.torch_facts import FIELDS  # noqa: E402
 

@@ -145,3 +145,18 @@ def test_what_an_integer_tensor_gives_comes_from_torch() -> None:
         "torch.Tensor.div": None, "torch.Tensor.float": None, "torch.Tensor.mean": None, "torch.Tensor.eq": None,
         "torch.Tensor.type_as": None, "torch.zeros": None,
     }
+
+
+def test_what_a_module_gives_and_holds_comes_from_torch() -> None:
+    """A module class's aliasing (its call may give its input itself, or a view of it) and
+    `parameters` (its own, when built): what TL408 and TL410 read instead of lists of names."""
+    passing = torch_facts.module_classes(aliasing={"maybe_self", "view"})
+    assert {"Identity", "Dropout", "ReLU", "Flatten", "Unflatten", "Threshold"} <= passing
+    assert not {"Linear", "Sequential", "Conv2d", "Softmax"} & passing  # a container's call depends on its modules
+    assert torch_facts.fact("torch.nn.Unflatten").aliasing == "view"
+    holding = torch_facts.module_classes(parameters=True)
+    assert {"Linear", "Embedding", "LSTM", "MultiheadAttention", "Bilinear", "AdaptiveLogSoftmaxWithLoss",
+            "TransformerEncoder"} <= holding
+    assert not {"ReLU", "Dropout", "CrossEntropyLoss", "MaxPool2d"} & holding
+    assert torch_facts.fact("torch.nn.ReLU").parameters is False
+    assert torch_facts.fact("torch.Tensor.view").parameters is None

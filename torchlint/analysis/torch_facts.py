@@ -34,7 +34,7 @@ class Fact:
     # view (the result, or each tuple element, shares the input's storage) | maybe_view (a view
     # or a copy, depending on the input: reshape) | maybe_self (the input itself or a copy:
     # contiguous, to, float) | self (the in-place result) | copy | none (no tensor result)
-    aliasing: str
+    aliasing: str  # for a module class: maybe_self, view (its call may give its input, a view of it) or none
     in_place: str  # none | data (writes the elements) | metadata (shape, flags, storage pointer only)
     differentiable: Optional[bool]  # the result requires grad when an input does (None: unknown)
     tensor_only: bool  # no numpy array, memoryview, nn.Module, Optimizer or builtin has it
@@ -48,6 +48,7 @@ class Fact:
     # What an integer tensor gives (scripts/gen_torch_facts.py, DEFAULTS' comment): "keeps" its dtype,
     # "int64" whatever the input, "indices" (tuples ending with int64 indices), None unknown.
     integer: Optional[str]
+    parameters: Optional[bool]  # a module class with parameters of its own (None: not built, or not a module)
 
 
 _Allowed = Union[str, bool, None, frozenset, set, tuple]
@@ -61,7 +62,7 @@ def _rows() -> tuple:
     for line in ROWS.splitlines()[1:]:
         cells = line.split()
         rows.append((cells[0], *cells[1:6], *(_VALUES[c] for c in cells[6:10]),
-                     *(_VALUES.get(c, c) for c in cells[10:13])))
+                     *(_VALUES.get(c, c) for c in cells[10:13]), _VALUES[cells[13]]))
     return tuple(rows)
 
 

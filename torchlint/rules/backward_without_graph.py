@@ -42,16 +42,14 @@ _MAYBE_ARGUMENT = frozenset({
     "torch.nn.functional.dropout2d", "torch.nn.functional.dropout3d", "torch.nn.functional.alpha_dropout",
     "torch.nn.functional.feature_alpha_dropout", "torch.dropout", "torch.nn.functional.threshold",
 })
-# torch.nn modules that may return their input itself (in eval mode, with inplace=True, or always).
-_MAYBE_INPUT_MODULES = frozenset("torch.nn." + name for name in (
-    "Identity", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "Flatten",
-    "Unflatten", "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "Hardtanh", "Hardswish", "Hardsigmoid",
-    "SiLU", "Mish", "RReLU", "Threshold",
-))
+# torch.nn modules that may return their input itself or a view of it (in eval mode, with
+# inplace=True, or always), from the torch facts.
+_MAYBE_INPUT_MODULES = frozenset("torch.nn." + name
+                                 for name in torch_facts.module_classes(aliasing={"maybe_self", "view"}))
 # Methods that turn a tensor into plain Python values or numpy: a tensor made from them is cut.
 _TO_PLAIN = frozenset({"item", "tolist", "numpy"})
-# Loss modules of torch.nn with parameters of their own: not transparent.
-_LOSS_WITH_PARAMETERS = frozenset({"torch.nn.AdaptiveLogSoftmaxWithLoss"})
+# Modules of torch.nn with parameters of their own (a loss among them is not transparent).
+_WITH_PARAMETERS = frozenset("torch.nn." + name for name in torch_facts.module_classes(parameters=True))
 _RE_ENABLES = re.compile(r"enable_grad|set_grad_enabled|inference_mode\s*\(\s*(?:mode\s*=\s*)?False")
 _GUARD_TEST = re.compile(r"requires_grad|grad_fn|is_grad_enabled|is_leaf")
 _MAX_DEPTH = 40
@@ -478,7 +476,7 @@ class BackwardWithoutGraph(Rule):
         if callee is None:
             return None
         if callee.kind is Kind.MODULE and callee.qualname and torch_api.is_loss_module_class(callee.qualname) \
-                and callee.qualname not in _LOSS_WITH_PARAMETERS:
+                and callee.qualname not in _WITH_PARAMETERS:
             return self._arguments(node, depth)  # a loss of torch.nn: its input and target attach it, if anything
         if callee.kind is Kind.FUNCTION and callee.function is not None:
             return self._function_result(node, callee.function, depth)

@@ -60,13 +60,6 @@ _STEP_NAMES = frozenset({
 # Of the results of these, item 1 holds indices: `h.max(1)[1]`, `_, idx = h.topk(k)`.
 _WITH_INDICES = torch_facts.methods(integer="indices")
 _INTEGER_DTYPE = re.compile(r"\b(?:u?int\d*|long|short|bool\w*|byte)\b")
-# torch layers with parameters of their own whose facts do not say so (their `saves`
-# letters do for `Linear`, `Conv2d`, the norms: `c`, the input kept for the weight's gradient).
-_PARAMETER_LAYERS = frozenset("torch.nn." + name for name in (
-    "Embedding", "EmbeddingBag", "LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell", "MultiheadAttention",
-    "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer", "TransformerDecoderLayer",
-    "Bilinear",
-))
 # Calls whose arguments are only shown: a use there is no path to the output.
 _SHOWING = frozenset({"print", "log", "info", "debug", "warning", "warn", "add_scalar", "add_histogram", "append_log"})
 # Names of a flag that says the module is training (`self.training`, `is_training`).
@@ -656,10 +649,8 @@ class GradientCut(Rule):
             return False
         if callee.qualname is None:
             return True
-        if callee.qualname in _PARAMETER_LAYERS:
-            return True
         fact = torch_facts.fact(callee.qualname)
-        return fact is not None and bool(fact.saves) and "c" in fact.saves
+        return fact is not None and (fact.parameters is True or bool(fact.saves) and "c" in fact.saves)
 
     def _may_carry(self, name: cst.Name) -> bool:
         value = self.ctx.infer(name)
