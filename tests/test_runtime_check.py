@@ -203,6 +203,10 @@ OTHER_BAD = {
         "24:1 TL220": (CONFIRMED, "result type Float can't be cast to the desired output type Long"),
         "30:24 TL220": (CONFIRMED, "`index` held int64 integers, and dividing gave the float tensor"),
     },
+    # The write is in `forward`; the training loop's backward through its output raises.
+    "TL409-saved-tensor-inplace/bad_forward_gate.py": {
+        "16:9 TL409": (CONFIRMED, "backward raised \"one of the variables needed for gradient computation"),
+    },
     "TL405-grad-mode-not-called/bad_eval_loop.py": {
         "9:10 TL405": (CONFIRMED, "'type' object does not support the context manager protocol"),
         "11:6 TL405": (CONFIRMED, "(after fixing line 9)"),

@@ -443,7 +443,7 @@ class AliasWriteRule(Rule):
 
 SAVED_MESSAGE = (
     "In-place write ({how}) to `{written}` also changes `{other}` (the same memory: `{alias}` = `{made}`), "
-    "which `{saver}` saved for backward; `{backward}` reads it after the write: {outcome}"
+    "which `{saver}` saved for backward; {backward} reads it after the write: {outcome}"
 )
 
 
@@ -455,7 +455,7 @@ def _saved_fields(ctx: "FileContext", event: AliasWrite) -> dict[str, object]:
     outcome = ("the gradient is silently wrong (autograd cannot see this write)" if unseen else
                "backward raises RuntimeError (\"modified by an inplace operation\")")
     return {"written": event.written.value, "other": event.other, "saver": ctx.snippet(saved.saver),
-            "backward": ctx.snippet(saved.backward), "outcome": outcome}
+            "backward": saved.reader(ctx), "outcome": outcome}
 
 
 def _makes_array(ctx: "FileContext", node: cst.BaseExpression) -> bool:

@@ -1,6 +1,8 @@
 """Reads by ``backward()``: a tensor autograd saved for backward is read again when
 backward runs, so an in-place write to it between the two is a write that something
-reads afterwards, even when the code never mentions the tensor again.
+reads afterwards, even when the code never mentions the tensor again.  What the
+``forward`` of an ``nn.Module`` returns counts as differentiated after the method: the
+training step's backward runs through it.
 
     e = w.exp()            # exp saves its result for backward
     e[0] = 0.0             # the write changes what was saved
@@ -43,8 +45,17 @@ class SavedRead:
     backward: cst.CSTNode
 
     def related(self) -> tuple[tuple[cst.CSTNode, str], ...]:
-        return ((self.saver, f"saves {self.what} for backward here"),
-                (self.backward, "and backward reads it here, after the write"))
+        reads = "`forward` returns it here: the backward of a training step reads what was saved" \
+            if isinstance(self.backward, cst.Return) else "and backward reads it here, after the write"
+        return ((self.saver, f"saves {self.what} for backward here"), (self.backward, reads))
+
+    def reader(self, ctx: "FileContext") -> str:
+        """The backward as a message names it: the call, or the backward through what a
+        module's ``forward`` returns."""
+        shown = ctx.snippet(self.backward)
+        if isinstance(self.backward, cst.Return):
+            return f"the backward through `{shown}` (a module's output is differentiated when it trains)"
+        return f"`{shown}`"
 
 
 @dataclass(frozen=True)
@@ -244,9 +255,10 @@ def has_backward(ctx: "FileContext", scope) -> bool:
     return bool(_backward_calls(ctx, scope))
 
 
-def _backward_calls(ctx: "FileContext", scope) -> list[cst.Call]:
+def _backward_calls(ctx: "FileContext", scope) -> list[cst.CSTNode]:
     """``x.backward(..)``, ``torch.autograd.backward(x)`` and ``torch.autograd.grad(x, ..)``
-    in the code of ``scope`` (not in functions nested in it), in source order."""
+    in the code of ``scope`` (not in functions nested in it), in source order, and the
+    ``return`` statements of a module's ``forward``."""
     if "backward_calls" not in ctx.cache:
         # One walk of the file for every scope; most calls fail the first, cheap test.
         found: dict[int, list[cst.Call]] = {}
@@ -267,11 +279,28 @@ def _backward_calls(ctx: "FileContext", scope) -> list[cst.Call]:
                 continue
             owner = ctx.enclosing_function(node) or ctx.module
             found.setdefault(id(owner), []).append(node)
+        # The `return` of a module's `forward`: what it returns is differentiated when the module trains.
+        for candidate in ctx.model.scopes:
+            if _is_module_forward(ctx, candidate):
+                returns = [node for node in iter_nodes(candidate.node) if isinstance(node, cst.Return)
+                           and node.value is not None and ctx.enclosing_function(node) is candidate.node]
+                found.setdefault(id(candidate.node), []).extend(returns)
         ctx.cache["backward_calls"] = found
     return ctx.cache["backward_calls"].get(id(scope.node), [])
 
 
-def _backward_tensor(node: cst.Call) -> cst.BaseExpression:
+def _is_module_forward(ctx: "FileContext", scope) -> bool:
+    """``forward`` of an ``nn.Module`` subclass (not an autograd Function's, run without a graph)."""
+    function = scope.function
+    if function is None or function.name != "forward" or function.cls is None or function.kind != "method":
+        return False
+    base = ctx.inference.torch_base(function.cls)
+    return base is not None and base.startswith("torch.nn.")
+
+
+def _backward_tensor(node) -> cst.BaseExpression:
+    if isinstance(node, cst.Return):
+        return node.value
     func = node.func
     if isinstance(func, cst.Attribute) and func.attr.value == "backward":
         return func.value

@@ -14,15 +14,15 @@ class SavedTensorInplace(Rule):
     name = "saved-tensor-inplace"
     summary = "in-place write (`s.mul_(2)`, `inplace=True`) to a tensor autograd saved for a later `backward()`"
     message = (
-        "In-place write ({how}) to `{written}`, which `{saver}` saved for backward; `{backward}` reads it after "
+        "In-place write ({how}) to `{written}`, which `{saver}` saved for backward; {backward} reads it after "
         "the write and raises RuntimeError; {advice}"
     )
     result_message = (
-        "In-place write ({how}) to the result of `{saver}`, which it saved for backward; `{backward}` reads it "
+        "In-place write ({how}) to the result of `{saver}`, which it saved for backward; {backward} reads it "
         "after the write and raises RuntimeError; {advice}"
     )
     fix = Applicability.SAFE
-    requires = (r"backward|autograd\.grad", r"_\s*\(|[-+*/%&|^@<>]=|\]|\binplace\b")
+    requires = (r"backward|autograd\.grad|\bforward\b", r"_\s*\(|[-+*/%&|^@<>]=|\]|\binplace\b")
     references = (
         ("Autograd mechanics: in-place operations",
          "https://pytorch.org/docs/stable/notes/autograd.html#in-place-operations-with-autograd"),
@@ -38,6 +38,12 @@ class SavedTensorInplace(Rule):
     `sigmoid`, `tanh`, `relu`, `softmax` save their result; `pow`, `log`, `abs` their
     input; `x * t`, `x @ t`, `F.linear` and `F.conv2d` the other operand of one that
     requires grad. The finding names the saving operation and the backward.
+
+    In the `forward` of an `nn.Module` the backward is the training step's: what
+    `forward` returns is differentiated after it, so a write there to a saved tensor
+    whose saving operation reaches the returned value is flagged too (`gate =
+    torch.sigmoid(self.fc(x)); gate.mul_(2); return x * gate`). An autograd Function's
+    `forward` runs without a graph and is left alone.
 
     Writes through a `.data`, `.detach()`, view or numpy alias are reported by TL102,
     TL301, TL303 and TL304, with the same evidence.
@@ -126,7 +132,7 @@ class SavedTensorInplace(Rule):
             fix, advice = self._fix(found)
             message = self.message if isinstance(written, cst.Name) else self.result_message
             self.report(found.write.node, message, how=found.write.how, written=written,
-                        saver=found.read.saver, backward=found.read.backward, advice=advice,
+                        saver=found.read.saver, backward=found.read.reader(self.ctx), advice=advice,
                         evidence=self.ctx.tensor(found.read.saver), related=found.read.related(), fix=fix)
 
     def _fix(self, found: SavedWrite) -> tuple[Optional[Fix], str]:
