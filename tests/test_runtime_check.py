@@ -1176,6 +1176,11 @@ def test_parameter_uses_come_from_the_functions_own_code() -> None:
         def kaiming_init(m):
             if isinstance(m, (nn.Linear, nn.Conv2d)):
                 m.bias.data.fill_(0)
+        def write_results(prediction, confidence, num_classes, epoch, rows):
+            mask = (prediction[:, :, 4] > confidence).float()
+            image_pred = prediction[0]
+            if epoch > 10 and rows[:, 1].sum() > 0:
+                return image_pred[:, 5:5 + num_classes].max(1), prediction.size(0)
     """))
     uses = {function.name: parameter_uses(function) for function in tree.body}
     assert uses == {
@@ -1184,6 +1189,10 @@ def test_parameter_uses_come_from_the_functions_own_code() -> None:
         "train": {"model": "module", "loader": "loader", "opt": "optimizer"},
         "weights_init": {"m": "layer"},
         "kaiming_init": {"m": "layer"},
+        # indexed in three dimensions, an item's columns past 5 + a size (4 here): [4, 4, 9];
+        # only ever compared: numbers; a matrix indexed within the sizes made here: nothing
+        "write_results": {"prediction": "shape:4,4,9", "confidence": "number", "epoch": "number",
+                          "num_classes": "number"},
     }
 
 

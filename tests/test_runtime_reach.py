@@ -460,6 +460,18 @@ FILES = {
             total = step(torch.randn(4, 4), torch.randn(4, 4), 4).sum()
             print(total.data[0])
     """,
+    # Detections indexed in three dimensions, the class scores past column 5 of an item, and
+    # a threshold only ever compared: a [4, 4, 7] tensor and a number.
+    "detect.py": """
+        import torch
+
+        def keep(prediction, confidence):
+            mask = (prediction[:, :, 4] > confidence).float().unsqueeze(2)
+            boxes = torch.FloatTensor(prediction.shape)
+            boxes.copy_(prediction * mask)
+            best = prediction[0]
+            return best[:, 5:5 + 2].max(1), boxes
+    """,
     # A network given its layers, which it visits by type: it gets a layer of each kind.
     "visited.py": """
         import torch.nn as nn
@@ -610,6 +622,8 @@ REACHED = [
     ("elsewhere/trainer.py", "8:11 TL203", CONFIRMED, "(after fixing scoring.py:5)"),
     ("stops_first.py", "8:5 TL102", "NOT REPRODUCED", "`rescale()` called with synthesized arguments: m=tensor"
                                                        " of shape [4, 4]) (after fixing line 4)"),
+    # a tensor gets the shape its indexing needs, a threshold only compared is a number
+    ("detect.py", "5:13 TL204", "NOT REPRODUCED", "prediction=tensor of shape [4, 4, 7], confidence=0.5)"),
     # a call stopped at a finding of its own file that it confirmed runs again with it fixed
     ("beam/step.py", "5:13 TL220", CONFIRMED, "Expected dtype int32 or int64 for index (raised at line 6)"),
     ("beam/step.py", "7:5 TL102", "NOT REPRODUCED", "(after fixing line 5)"),

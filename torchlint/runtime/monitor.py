@@ -1474,6 +1474,11 @@ def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 
         # (a ladder's latent sizes too).
         count = int(use.partition(":")[2])
         return ([4] * count, [4] * (count - 1) + [[4, 4]], [4] + [[4, 4]] * (count - 1))[variant // 2 % 3]
+    if use and use.startswith("shape:") and not hint:
+        # `prediction[:, :, 4]`, `[:, 5:5 + num_classes]`: the shape its indexing needs, in each variant.
+        shape = tuple(int(size) for size in use.partition(":")[2].split(","))
+        wants_grad = ARGUMENT_VARIANTS[variant % len(ARGUMENT_VARIANTS)][1]
+        return torch.randn(*shape, requires_grad=bool(wants_grad and gradients))
     if use == "layers" and not hint:
         # `for m in net.modules(): if isinstance(m, nn.Conv2d): ...`: a layer of each usual kind.
         return torch.nn.Sequential(torch.nn.Conv2d(4, 4, 3, padding=1), torch.nn.BatchNorm2d(4),

@@ -265,7 +265,18 @@ def parameter_uses(function: ast.FunctionDef, extra: frozenset = frozenset()) ->
     arrays: set[str] = set()  # `torch.from_numpy(embedding)`
     unpacked: dict[str, int] = {}  # `[x_dim, z_dim, h_dim] = dims`: how many names
     scalars: set[str] = set()  # `m.weight.data.normal_(mean, std)`, `nn.init.constant_(w, value)`
+    compared: set[str] = set()  # `scores > confidence`
+    shapes: dict[str, list[int]] = {}  # `prediction[:, :, 4]`, `boxes[:, 5:5 + n]`: the least size of each dimension
+    items: dict[str, str] = {}  # `image_pred = prediction[ind]`: an item of a parameter, by name
     for node in ast.walk(function):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and isinstance(node.ctx, ast.Load):
+            needed = _sizes_indexed(node.slice)
+            if needed is not None:
+                _widen(shapes, node.value.id, needed)
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, ast.Subscript) and isinstance(node.value.value, ast.Name) \
+                and node.value.value.id in names and isinstance(node.value.slice, (ast.Name, ast.Constant)):
+            items[node.targets[0].id] = node.value.value.id
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _FILLS:
             receiver = _dotted(node.func.value) or ""
             given = node.args[1:] if receiver.rsplit(".", 1)[-1] == "init" else node.args  # nn.init's take the tensor first
@@ -292,6 +303,9 @@ def parameter_uses(function: ast.FunctionDef, extra: frozenset = frozenset()) ->
             attributes[node.id].add(parent.attr)
         elif _tested_for_truth(node, parent):
             truth_tested.add(node.id)
+        elif isinstance(parent, ast.Compare) and not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn))
+                                                         for op in parent.ops):
+            compared.add(node.id)
         elif isinstance(parent, (ast.BinOp, ast.UnaryOp)):
             partner = (parent.right if parent.left is node else parent.left) if isinstance(parent, ast.BinOp) else None
             if isinstance(partner, ast.Constant) and isinstance(partner.value, (int, float)):
@@ -301,6 +315,9 @@ def parameter_uses(function: ast.FunctionDef, extra: frozenset = frozenset()) ->
             if isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.func, ast.Attribute) \
                     and parent.func.attr == "from_numpy":
                 arrays.add(node.id)
+    for item, container in items.items():
+        if item in shapes:
+            _widen(shapes, container, [0, *shapes[item]])
     uses = {}
     for name in names:
         if attributes[name] & {"features", "classifier"} and not attributes[name] - _MODULE_ATTRIBUTES - {
@@ -321,6 +338,13 @@ def parameter_uses(function: ast.FunctionDef, extra: frozenset = frozenset()) ->
             uses[name] = "number"
         elif name in truth_tested and not attributes[name] and not other_loads[name] and name not in with_numbers:
             uses[name] = "flag"
+        elif name in compared and not attributes[name] and not other_loads[name] and name not in shapes:
+            uses[name] = "number"  # only ever compared: `scores > confidence`, `if loss < best`
+        elif name in shapes and len(shapes[name]) >= 2 and attributes[name] <= _TENSOR_ATTRIBUTES:
+            # Indexed in more dimensions than a matrix, or past the sizes made here: a tensor of that shape.
+            sizes = [max(size, 4) for size in shapes[name]]
+            if len(sizes) > 2 or max(sizes) > 4:
+                uses[name] = "shape:" + ",".join(map(str, sizes))
         elif name in arrays:
             uses[name] = "array"
         elif name in unpacked and not attributes[name]:
@@ -332,6 +356,51 @@ def parameter_uses(function: ast.FunctionDef, extra: frozenset = frozenset()) ->
             # the project's class that has them all).
             uses[name] = "attributes:" + ",".join(sorted(attributes[name]))
     return uses
+
+
+# What code reads of a tensor it indexes (`prediction.size(0)`, `x.new(..)`, `boxes.shape`).
+_TENSOR_ATTRIBUTES = frozenset({"size", "shape", "new", "dim", "view", "reshape", "contiguous", "float", "long",
+                                "cuda", "cpu", "to", "clone", "detach", "data", "unsqueeze", "squeeze", "transpose",
+                                "permute", "sum", "mean", "max", "min", "numel", "type", "type_as", "new_zeros",
+                                "new_ones", "new_full", "dtype", "device", "is_cuda", "half", "expand", "repeat"})
+
+
+def _widen(shapes: dict[str, list[int]], name: str, needed: list[int]) -> None:
+    """Add what one more index shows (``needed``) to the least sizes known of ``name``."""
+    known = shapes.get(name, [])
+    width = max(len(known), len(needed))
+    known, needed = known + [0] * (width - len(known)), needed + [0] * (width - len(needed))
+    shapes[name] = [max(a, b) for a, b in zip(known, needed)]
+
+
+def _sizes_indexed(index: ast.expr) -> Optional[list[int]]:
+    """The least size of each dimension an index shows: ``[:, :, 4]`` needs 3 dimensions, the
+    last more than 4; ``[:, 5:5 + n]`` 2, the last at least 5 + 4 (``n`` a size made here).
+    None for an index that says nothing (a name, an ellipsis)."""
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    needed = []
+    for part in parts:
+        if isinstance(part, ast.Constant) and type(part.value) is int and part.value >= 0:
+            needed.append(part.value + 1)
+        elif isinstance(part, ast.Slice):
+            bounds = [_least(bound) for bound in (part.lower, part.upper)]
+            needed.append(max(bounds[1] or 0, (bounds[0] or 0) + 1 if part.lower is not None else 0))
+        elif isinstance(part, ast.Constant) and part.value is Ellipsis:
+            return None
+        else:
+            needed.append(0)
+    return needed if any(needed) or len(parts) > 1 else None
+
+
+def _least(bound: Optional[ast.expr]) -> Optional[int]:
+    """A slice bound's least value: ``4``, ``5 + num_classes`` (9: sizes made here are 4)."""
+    if isinstance(bound, ast.Constant) and type(bound.value) is int and bound.value >= 0:
+        return bound.value
+    if isinstance(bound, ast.BinOp) and isinstance(bound.op, ast.Add):
+        left, right = _least(bound.left), _least(bound.right)
+        if left is not None or right is not None:
+            return (left if left is not None else 4) + (right if right is not None else 4)
+    return None
 
 
 # The methods (and `nn.init` functions) that fill a tensor from numbers: `normal_(mean, std)`.
