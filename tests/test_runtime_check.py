@@ -371,6 +371,7 @@ def test_every_finding_has_a_runtime_verdict(fixtures_run) -> None:
 # --- correct programs -----------------------------------------------------------------------------
 
 CORRECT_PROGRAMS = {
+    "data_write_read_under_no_grad.py": "a `.data` write read back only under no_grad",
     "grid_cell_exact_division.py": "an integer tensor divided by `/` without a remainder",
     "optimizer_step_no_grad.py": "optimizer steps under torch.no_grad()",
     "detach_clone_then_write.py": "detach().clone() then writes",

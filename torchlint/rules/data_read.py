@@ -212,11 +212,17 @@ class DataRead(Rule):
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
-        read = run.first("other-read")
+        reads = [details for kind, details in run.events if kind == "other-read"]
+        read = next((details for details in reads if details.get("tracked")), None)
         if read is not None:
             return Verdict(CONFIRMED, f"{quote(read['write']['where'])} wrote through the `.data` alias made here, "
                                       f"and {quote(read['where'])} read the original afterwards: the change reached "
                                       "the tensor autograd tracks, with no record of it in the graph")
+        if reads:
+            return Verdict(NOT_REPRODUCED, f"{quote(reads[0]['write']['where'])} wrote through the `.data` alias made "
+                                           f"here and {quote(reads[0]['where'])} read the original afterwards, but "
+                                           "where autograd does not track it (under `no_grad`, as weight "
+                                           "initialization runs, or of a tensor that requires no grad)")
         if run.has("write"):
             return Verdict(NOT_REPRODUCED, "the `.data` alias was written, but no tensor saved for backward was "
                                            "affected")

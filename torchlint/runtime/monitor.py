@@ -636,8 +636,15 @@ class Monitor:
                 written_at = watch["write"]["where"]
                 if not returned and (where is None or (written_at is not None and where.line == written_at.line)):
                     continue  # the write's own statement (`a.data *= 3` stores back into `a.data`)
-                watch["read"] = where
-                watch["site"].add("other-read", where=where, write=watch["write"], how=name)
+                # Whether the read is one autograd tracks: grad mode on and a tensor read that requires
+                # grad (`nn.init` functions read and write under no_grad; `param.data` reads no values).
+                # The first read is kept; an untracked one keeps the watch on for a tracked one.
+                tracked = torch.is_grad_enabled() and name not in ("__get__", "return") and any(
+                    isinstance(value, torch.Tensor) and value.requires_grad for value in values)
+                if not tracked and watch.get("untracked_read"):
+                    continue
+                watch["read" if tracked else "untracked_read"] = where
+                watch["site"].add("other-read", where=where, write=watch["write"], how=name, tracked=tracked)
 
     def _tag(self, tensor: torch.Tensor, site_id: int) -> None:
         key = id(tensor)
