@@ -185,7 +185,10 @@ class IntegerTrueDivision(Rule):
                                f"so the quotient is meant to be an integer")
                 related = ((remainder, "the remainder of the same division"),)
         fix, fixed = self._fix(node, dividend, divisor, in_place)
-        self.report(node, evidence=steps, fix=fix, related=related, division=self.ctx.snippet(node),
+        shown = self.ctx.snippet(node)
+        if _own_parentheses(node) and shown.startswith("(") and shown.endswith(")"):
+            shown = shown[1:-1]  # `(a / b).view(-1)`: the division, not its parentheses
+        self.report(node, evidence=steps, fix=fix, related=related, division=shown,
                     origin=origin, consequence=consequence, fixed=fixed)
 
     # --- the evidence that a tensor holds integers ----------------------------------------
