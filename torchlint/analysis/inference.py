@@ -26,7 +26,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Iterable, Optional
 
 from torchlint.syntax import cst
-from torchlint.syntax.nodes import is_true, keyword, looks_like_size, positional_args
+from torchlint.syntax.nodes import integer_index, is_true, keyword, looks_like_size, positional_args
 from torchlint.syntax.walk import settle_upward
 from torchlint.analysis import docstrings, torch_api
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
@@ -350,7 +350,7 @@ class Inference:
             return None
         subject = test.args[0].value
         if element:  # `isinstance(xs[0], ..)` tests the elements of `xs`
-            if not isinstance(subject, cst.Subscript) or _integer_index(subject) != 0:
+            if not isinstance(subject, cst.Subscript) or integer_index(subject) != 0:
                 return None
             subject = subject.value
         if not (isinstance(subject, cst.Name) and subject.value == name):
@@ -486,7 +486,6 @@ class Inference:
         ]
         seen = _seen | {id(function)}
         return bool(references) and all(self.runs_without_grad(load, seen) for load in references)
-
 
     def combine_bindings(self, bindings) -> Optional[Value]:
         return combine(self.binding_value(b) for b in bindings)
@@ -1745,7 +1744,7 @@ class Inference:
         if kind is Kind.SEQUENCE or kind is Kind.DICT:
             return _inside(base, base.element)
         if kind is Kind.TUPLE:
-            index = _integer_index(node)
+            index = integer_index(node)
             if index is not None and -len(base.items) <= index < len(base.items):
                 return _inside(base, base.items[index])
             return _inside(base, combine(base.items))
@@ -1790,7 +1789,7 @@ class Inference:
                     and _asks_one_dimension(node, func) and self.tensor(func.value) is not None:
                 return True
         if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Attribute) \
-                and node.value.attr.value == "shape" and _integer_index(node) is not None \
+                and node.value.attr.value == "shape" and integer_index(node) is not None \
                 and self.tensor(node.value.value) is not None:
             return True
         if isinstance(node, cst.BinaryOperation) and not isinstance(node.operator, cst.MatrixMultiply):
@@ -2033,20 +2032,6 @@ def unpack(value: Optional[Value], path: tuple[Optional[int], ...]) -> Optional[
         else:
             return None
     return value
-
-
-def _integer_index(node: cst.Subscript) -> Optional[int]:
-    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
-        return None
-    value = node.slice[0].slice.value
-    negative = False
-    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
-        negative = True
-        value = value.expression
-    if isinstance(value, cst.Integer):
-        number = int(value.value, 0)
-        return -number if negative else number
-    return None
 
 
 def _asks_one_dimension(call: Optional[cst.CSTNode], method: cst.Attribute) -> bool:

@@ -25,15 +25,15 @@ from torchlint.framework.writes import is_store_target
 from torchlint.syntax import cst
 from torchlint.syntax.legacy import repair as repair_legacy_syntax
 from torchlint.syntax.nodes import (
-    called_name, dotted, imported_module, is_false, is_true, keyword, looks_like_size, positional_args,
+    called_name, dotted, imported_module, integer_index, is_false, is_true, keyword, looks_like_size, positional_args,
 )
 from torchlint.syntax.source import LINE_BREAK, line_start
 from torchlint.syntax.walk import iter_nodes, walk
 
 __all__ = [
     # the syntax tree: libcst's node classes, walked in source order
-    "cst", "iter_nodes", "walk", "called_name", "dotted", "imported_module", "is_false", "is_true", "keyword",
-    "looks_like_size", "positional_args",
+    "cst", "iter_nodes", "walk", "called_name", "dotted", "imported_module", "integer_index", "is_false", "is_true",
+    "keyword", "looks_like_size", "positional_args",
     "LINE_BREAK", "line_start", "repair_legacy_syntax",
     # what the analysis knows of a value and a name
     "Kind", "Step", "Value", "Binding", "BindingKind", "NOT_PROJECT_ROOTS", "torch_api", "torch_facts",

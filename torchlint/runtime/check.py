@@ -559,8 +559,7 @@ class RuntimeCheck:
                     retry.append(((f, indices, qualname), (function, {**payload, "call": call})))
                 self._assign(f, indices, verdicts)
                 found = _stop_in_other_file(value, f, by_path)
-                if found is None and any(f.diagnostics[indices[k]].runtime["verdict"] == CONFIRMED
-                                         for k in _stopped_at(result, len(indices))):
+                if found is None and _confirmed_stop(f, indices, result) is not None:
                     # At its own finding: the first call that got there, not a later kind of arguments.
                     stopped_elsewhere.setdefault(key, ((f, indices, qualname), payload, result))
                 if found is not None:
@@ -586,7 +585,7 @@ class RuntimeCheck:
         `TopKDecoder.forward()` past its float beam indices)."""
         f, indices, qualname = owner
         edits: dict[str, tuple[_File, list]] = {}  # path -> the file and the fixes applied to it
-        own_edits = list(f.stop_fixes[0])  # the file's own text: what its calls already run on
+        own = {f.plan.path: (f, list(f.stop_fixes[0]))}  # the file's own fixes, from what its calls run on
         fixed: list[str] = []
         for _round in range(MAX_RERUNS):
             if not any(f.diagnostics[i].runtime["verdict"] == COULD_NOT_RUN for i in indices):
@@ -604,19 +603,19 @@ class RuntimeCheck:
                     return
                 payload = {**payload, "patched": patched}
             else:
-                stopped = [indices[k] for k in _stopped_at(result, len(indices))]
-                own = next((i for i in stopped if f.diagnostics[i].runtime["verdict"] == CONFIRMED), None)
-                new = [edit for edit in f.fix_edits(own) if edit not in own_edits] if own is not None else []
-                text = _fixed_text(f, own_edits + new) if new else None
+                stop = _confirmed_stop(f, indices, result)
+                if stop is None or not _add_fixes(own, f, stop):
+                    return
+                own_edits = own[f.plan.path][1]
+                text = _fixed_text(f, own_edits)
                 if text is None:
                     return
-                own_edits += new
                 # The findings the fix touches keep their verdicts; the others are judged again.
                 kept = [(i, _shifted(f.sites[i], f.plan.source, own_edits)) for i in indices]
                 indices = [i for i, site in kept if site is not None]
                 if not indices:
                     return
-                fixed.append(f"line {f.diagnostics[own].row}")
+                fixed.append(f"line {f.diagnostics[stop].row}")
                 payload = {**payload, "source": text, "sites": [site for _i, site in kept if site is not None]}
             self.total += 1
             [result] = self._submit([(JOB, payload)], [f"{f.report.path}: {qualname}()"])
@@ -899,6 +898,13 @@ def _importable(path: str, tree: Optional[ast.Module]) -> Optional[tuple[str, st
     if name is None:
         return stem, os.path.dirname(path)
     return (name if stem == "__init__" else f"{name}.{stem}"), start
+
+
+def _confirmed_stop(f: _File, indices: list[int], result) -> Optional[int]:
+    """The finding of ``f`` (one of a call's ``indices``) its run stopped at, where the run
+    confirmed it; None where it stopped elsewhere or at nothing confirmed."""
+    return next((indices[k] for k in _stopped_at(result, len(indices))
+                 if f.diagnostics[indices[k]].runtime["verdict"] == CONFIRMED), None)
 
 
 def _add_fixes(edits: dict[str, tuple[_File, list]], f: _File, i: int) -> bool:

@@ -72,3 +72,18 @@ def looks_like_size(node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.Subscript):
         return isinstance(node.value, cst.Attribute) and node.value.attr.value == "shape"
     return False
+
+
+def integer_index(node: cst.Subscript) -> Optional[int]:
+    """The integer of ``x[1]`` or ``x[-1]`` (one index, a literal), else None."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    value = node.slice[0].slice.value
+    negative = False
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+        negative = True
+        value = value.expression
+    if isinstance(value, cst.Integer):
+        number = int(value.value, 0)
+        return -number if negative else number
+    return None
