@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from torchlint.syntax import cst
 from torchlint.syntax.source import LineIndex, line_start
+from torchlint.analysis import torch_api
 from torchlint.analysis.module_analysis import SNIPPET_LENGTH, ModuleAnalysis
 from torchlint.analysis.semantic import BindingKind
 from torchlint.analysis.values import Step, Value
@@ -155,6 +156,14 @@ class FileContext:
         `requires_grad_(False)`, `requires_grad_(flag)`): which layers train is then not
         known from the text, and rules that rest on a layer training stay quiet."""
         return _FREEZES.search(self.text) is not None
+
+    def is_module_forward(self, function) -> bool:
+        """``function`` (a FunctionInfo) is the ``forward`` of an ``nn.Module`` subclass, not of
+        an autograd Function (whose forward runs without a graph)."""
+        if function is None or function.name != "forward" or function.cls is None or function.kind != "method":
+            return False
+        base = self.inference.torch_base(function.cls)
+        return base is not None and torch_api.is_module_class(base)
 
     def enclosing_function(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
         for ancestor in self.ancestors(node):

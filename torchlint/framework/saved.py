@@ -91,7 +91,9 @@ def saved_writes(ctx: "FileContext") -> list[SavedWrite]:
     # A computed result written in place (`F.relu(h.exp(), inplace=True)`, `h.exp().relu_()`):
     # no name to load, so each call or operator is asked, as the loads are.
     by_owner = {id(scope.node): scope for scope in scopes}
-    for node in iter_nodes(ctx.module):
+    # Only the code of those scopes: a module's `forward`s are walked, not the rest of the file.
+    roots = [scope.node for scope in scopes if not any(id(a) in by_owner for a in ctx.ancestors(scope.node))]
+    for node in (node for root in roots for node in iter_nodes(root)):
         if not isinstance(node, (cst.Call, cst.BinaryOperation)):
             continue
         write = find_write(ctx, node)
@@ -260,9 +262,10 @@ def _backward_calls(ctx: "FileContext", scope) -> list[cst.CSTNode]:
     in the code of ``scope`` (not in functions nested in it), in source order, and the
     ``return`` statements of a module's ``forward``."""
     if "backward_calls" not in ctx.cache:
-        # One walk of the file for every scope; most calls fail the first, cheap test.
-        found: dict[int, list[cst.Call]] = {}
-        for node in iter_nodes(ctx.module):
+        found: dict[int, list[cst.CSTNode]] = {}
+        # One walk of the file for every scope, where a call looked for can be (a file that
+        # has one says `backward` or `autograd`); most calls fail the first, cheap test.
+        for node in iter_nodes(ctx.module) if "backward" in ctx.text or "autograd" in ctx.text else ():
             if not isinstance(node, cst.Call):
                 continue
             func = node.func
@@ -281,21 +284,11 @@ def _backward_calls(ctx: "FileContext", scope) -> list[cst.CSTNode]:
             found.setdefault(id(owner), []).append(node)
         # The `return` of a module's `forward`: what it returns is differentiated when the module trains.
         for candidate in ctx.model.scopes:
-            if _is_module_forward(ctx, candidate):
-                returns = [node for node in iter_nodes(candidate.node) if isinstance(node, cst.Return)
-                           and node.value is not None and ctx.enclosing_function(node) is candidate.node]
-                found.setdefault(id(candidate.node), []).extend(returns)
+            if ctx.is_module_forward(candidate.function) and candidate.function.returns:
+                found.setdefault(id(candidate.node), []).extend(value.parent for value in candidate.function.returns)
         ctx.cache["backward_calls"] = found
     return ctx.cache["backward_calls"].get(id(scope.node), [])
 
-
-def _is_module_forward(ctx: "FileContext", scope) -> bool:
-    """``forward`` of an ``nn.Module`` subclass (not an autograd Function's, run without a graph)."""
-    function = scope.function
-    if function is None or function.name != "forward" or function.cls is None or function.kind != "method":
-        return False
-    base = ctx.inference.torch_base(function.cls)
-    return base is not None and base.startswith("torch.nn.")
 
 
 def _backward_tensor(node) -> cst.BaseExpression:

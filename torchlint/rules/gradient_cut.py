@@ -258,15 +258,9 @@ class GradientCut(Rule):
         return scopes.get(id(node))
 
     def _is_forward(self, scope) -> bool:
-        """``forward`` of an ``nn.Module`` subclass (not of an autograd Function, whose
-        forward runs without a graph)."""
+        """``forward`` of an ``nn.Module`` subclass that is not an inference-only class."""
         function = scope.function
-        if function is None or function.name != "forward" or function.cls is None or function.kind != "method":
-            return False
-        if _INFERENCE_CLASSES.search(function.cls.name):
-            return False
-        base = self.ctx.inference.torch_base(function.cls)
-        return base is not None and torch_api.is_module_class(base)
+        return self.ctx.is_module_forward(function) and not _INFERENCE_CLASSES.search(function.cls.name)
 
     def _is_differentiated(self, node: cst.FunctionDef) -> bool:
         """A module-level function whose result a ``backward()`` of this file differentiates:

@@ -7,7 +7,7 @@ from typing import Optional
 
 from torchlint.framework.api import (
     CONFIRMED, NOT_REPRODUCED, Applicability, Bad, BindingKind, Edit, Fix, Observation, Rule, Step, Verdict, cst,
-    edits, iter_nodes, keyword, positional_args, torch_facts,
+    edits, integer_index, iter_nodes, keyword, positional_args, torch_facts,
 )
 
 # Where an index tensor goes (position of the index argument, or `index=`): methods, then
@@ -135,6 +135,8 @@ class IntegerTrueDivision(Rule):
         """,
     )
 
+    _aliases: Optional[frozenset[str]] = None  # _div_aliases, once per file
+
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         if isinstance(node.operator, cst.Divide):
             self._check(node, node.left, node.right, in_place=False)
@@ -145,6 +147,11 @@ class IntegerTrueDivision(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        # Most calls are no division: the name first (`torch.div` may be imported under another).
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) \
+            else None
+        if name not in ("div", "div_") and name not in self._div_aliases():
+            return
         if keyword(node, "rounding_mode") is not None:
             return
         arguments = positional_args(node)
@@ -153,6 +160,12 @@ class IntegerTrueDivision(Rule):
             self._check(node, func.value, arguments[0].value, in_place=func.attr.value == "div_")
         elif self.ctx.qualname(func) == "torch.div" and len(arguments) == 2:
             self._check(node, arguments[0].value, arguments[1].value, in_place=False)
+
+    def _div_aliases(self) -> frozenset[str]:
+        """The names `torch.div` is imported under in this file (`from torch import div as d`)."""
+        if self._aliases is None:
+            self._aliases = self.ctx.imported_aliases(("torch.div",))
+        return self._aliases
 
     def _check(self, node: cst.CSTNode, dividend: cst.BaseExpression, divisor: cst.BaseExpression,
                in_place: bool) -> None:
@@ -262,8 +275,7 @@ class IntegerTrueDivision(Rule):
         return None
 
     def _integer_subscript(self, node: cst.Subscript, depth: int) -> Optional[tuple[str, tuple[Step, ...]]]:
-        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) \
-                and _index_number(node.slice[0].slice.value) in (1, -1):
+        if integer_index(node) in (1, -1):
             source = self._indices_of(node.value)
             if source is not None:
                 return f"the indices of `{self.ctx.snippet(node.value)}`", \
@@ -493,15 +505,6 @@ def _integer_literal(node: cst.BaseExpression) -> bool:
     if isinstance(node, (cst.List, cst.Tuple)):
         return bool(node.elements) and all(_integer_literal(e.value) for e in node.elements)
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len"
-
-
-def _index_number(node: cst.BaseExpression) -> Optional[int]:
-    if isinstance(node, cst.Integer):
-        return int(node.value)
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) \
-            and isinstance(node.expression, cst.Integer):
-        return -int(node.expression.value)
-    return None
 
 
 def _integer_type(qualname: str) -> bool:
