@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import textwrap
 from importlib.util import find_spec
 from pathlib import Path
@@ -497,6 +498,21 @@ FILES = {
                     if isinstance(module, nn.Conv2d):
                         module.bias.data.zero_()
     """,
+    # A parameter without a default, given a value, keeps the branch a None takes from
+    # running: the last call gives it None.
+    "pretrained.py": """
+        import torch
+        import torch.nn as nn
+
+        class Embedder(nn.Module):
+            def __init__(self, vocab_size, pretrained):
+                super().__init__()
+                self.embedding = nn.Embedding(vocab_size, 4)
+                if pretrained is not None:
+                    self.embedding.weight.data.copy_(pretrained)
+                else:
+                    self.embedding.weight.data.uniform_(-0.1, 0.1)
+    """,
     # Defaults that keep the flagged branches from running are turned.
     "flags_default.py": """
         import torch
@@ -617,6 +633,7 @@ REACHED = [
     ("varargs.py", "7:17 TL102", "NOT REPRODUCED", "model=Sequential("),
     ("flags_default.py", "6:9 TL103", "NOT REPRODUCED", "x=tensor of shape [4, 4], use_cuda=True, noise=tensor"),
     ("flags_default.py", "8:9 TL102", "NOT REPRODUCED", "use_cuda=True, noise=tensor of shape [4, 4])"),
+    ("pretrained.py", "11:13 TL102", "NOT REPRODUCED", "vocab_size=4, pretrained=None"),
     ("elsewhere/scoring.py", "5:12 TL203", CONFIRMED,
      "raised there when `train()` of trainer.py was called with synthesized arguments: model=Linear("),
     ("elsewhere/trainer.py", "8:11 TL203", CONFIRMED, "(after fixing scoring.py:5)"),
@@ -784,3 +801,88 @@ def test_a_call_that_runs_out_of_time_is_judged_on_what_it_reached(tmp_path) -> 
     assert "`spin()` called with synthesized arguments: w=tensor of shape [4, 4]" in in_the_loop["evidence"]
     assert after_it["verdict"] == "COULD NOT RUN" and "line 6 never executed" in after_it["evidence"], after_it
     assert "time limit" in after_it["evidence"]
+
+
+FRESH_CLONE_SCRIPT = """
+import os
+
+import numpy as np
+import torch
+
+os.mkdir("logs/exp1")
+log = open("logs/exp1/log.txt", "w")
+scale = np.ones(3, dtype=np.float)
+loss = (torch.from_numpy(scale) * 2).sum()
+torch.save(loss, "checkpoints/loss.pt")
+print(loss.data[0], file=log)
+"""
+
+
+def test_a_script_writing_in_folders_a_fresh_clone_lacks_runs_and_leaves_the_tree_alone(tmp_path) -> None:
+    from torchlint.runtime.sandbox import Limits, Sandbox
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "train.py").write_text(FRESH_CLONE_SCRIPT)
+    with Sandbox(Limits(timeout=10), preload=(), writable=[str(tmp_path)]) as box:
+        copy_on_write = box.isolation.copy_on_write
+    result = cli("check", "--isolated", "--no-cache", "--runtime", "--select", "TL203", "--output-format", "json",
+                 ".", cwd=tmp_path)
+    [finding] = json.loads(result.stdout)
+    runtime = finding["runtime"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == [".git", "train.py"]  # nothing made here
+    if not copy_on_write:
+        # Where writes would reach the user's tree, no folder is made: the run stops at the first.
+        assert runtime["verdict"] == "COULD NOT RUN" and "No such file or directory: 'logs/exp1'" in runtime["evidence"]
+        pytest.skip("no copy-on-write layer on this machine: the folders could not be made")
+    assert runtime["verdict"] == CONFIRMED, runtime
+    assert "with the missing output folders logs/, checkpoints/ made" in runtime["evidence"]
+    assert "with `np.float` as the builtin it meant (numpy 1.24 removed it" in runtime["evidence"]
+
+
+def test_output_folders_are_made_only_for_writes(tmp_path, monkeypatch) -> None:
+    import torch
+
+    monkeypatch.chdir(tmp_path)
+    used: list[str] = []
+    with stand_ins.output_folders(used):
+        os.mkdir("logs/exp1")
+        with open("runs/a/loss.txt", "w") as out:
+            out.write("0.5")
+        torch.save(torch.ones(1), "checkpoints/w.pt")
+        with pytest.raises(FileNotFoundError):
+            open("data/train.txt")  # a missing input stays missing
+        with pytest.raises(FileNotFoundError):
+            os.listdir("images")
+    assert used == ["folder logs", "folder runs/a", "folder checkpoints"]
+    assert (tmp_path / "logs" / "exp1").is_dir() and (tmp_path / "checkpoints" / "w.pt").is_file()
+    with pytest.raises(FileNotFoundError):
+        os.mkdir("other/exp")  # gone once the block ends
+
+
+def test_numpys_removed_aliases_are_the_builtins_they_meant_and_recorded() -> None:
+    import numpy as np
+
+    used: list[str] = []
+    with stand_ins.numpy_aliases(used):
+        assert np.float is float and np.array([1.7]).astype(np.int)[0] == 1
+        assert np.float64 is not float  # what numpy has is numpy's
+    assert used == ["numpy np.float", "numpy np.int"]
+    if tuple(int(part) for part in np.__version__.split(".")[:2]) >= (1, 24):
+        with pytest.raises(AttributeError):
+            np.float
+
+
+def test_the_summary_names_the_missing_data_files_that_stopped_the_runs(tmp_path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "train.py").write_text(textwrap.dedent("""
+        import numpy as np
+        import torch
+
+        features = torch.from_numpy(np.load("data/features_train.npy"))
+        loss = features.sum()
+        print(loss.data[0])
+    """))
+    result = cli("check", "--isolated", "--no-cache", "--runtime", "--select", "TL203", ".", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert ("1 finding stopped at a missing file (data/features_train.npy): run where the data is, with --entry"
+            in result.stdout), result.stdout

@@ -193,6 +193,13 @@ def runtime_summary(reports: list[FileReport], note: str = "", entry_given: bool
         text += (f"\n{count(unreached, 'finding')} could not run: {whose} real arguments or is never reached "
                  "by running the file; run your program under the monitor with --entry, e.g. "
                  "--entry 'train.py --epochs 1' or --entry 'pytest tests/'")
+    missing = Counter(match.group(1) for report in reports for d in report.diagnostics
+                      if d.runtime and d.runtime["verdict"] == "COULD NOT RUN"
+                      for match in [_MISSING_FILE.search(d.runtime["evidence"])] if match)
+    if missing:
+        shown = ", ".join(name for name, _ in missing.most_common(3)) + (", ..." if len(missing) > 3 else "")
+        text += (f"\n{count(sum(missing.values()), 'finding')} stopped at a missing file ({shown}): "
+                 "run where the data is, with --entry")
     if note:
         text += f"\nnote: the runtime check ran without full isolation here: {note}"
     return text
@@ -200,6 +207,8 @@ def runtime_summary(reports: list[FileReport], note: str = "", entry_given: bool
 
 # COULD NOT RUN evidence that a real run of the program (--entry) could get past.
 _NEEDS_A_REAL_RUN = re.compile(r"synthesized arguments|not reached by any run|never executed")
+# ... and the file whose absence stopped it: "FileNotFoundError: [Errno 2] No such file or directory: 'data/x.npy'".
+_MISSING_FILE = re.compile(r"FileNotFoundError: \[Errno 2\] No such file or directory: '([^']+)'")
 
 
 def count(number: int, noun: str) -> str:

@@ -34,7 +34,7 @@ from torchlint.runtime.drivers import ProjectImports
 from torchlint.runtime.plan import (
     UNJUDGED, FilePlan, argparse_defaults, gradient_parameters, guarded_by_defaults, package_of, read_tree,
 )
-from torchlint.runtime.stand_ins import CHECKPOINT, CUDA_ON_CPU, OPTION, PORTED, SYNTHETIC
+from torchlint.runtime.stand_ins import CHECKPOINT, CUDA_ON_CPU, FOLDER, NUMPY_ALIAS, OPTION, PORTED, SYNTHETIC
 
 MAX_EVIDENCE = 2000  # characters of a verdict's evidence
 JOB = "torchlint.runtime.monitor:run_job"
@@ -399,7 +399,13 @@ class RuntimeCheck:
         order += (project_folders(path)[-1],)
         sys_path = list(dict.fromkeys(folder for folder in order if folder))
         return {"path": path, "sites": sites, "source": source, "sys_path": sys_path, "package": name,
-                "cwd": working, "budget": self._budget}
+                "cwd": working, **self._job_settings}
+
+    @property
+    def _job_settings(self) -> dict:
+        """What every job is told: its budget, and whether its writes land in a layer of its
+        own, so that it may make the output folders a fresh clone lacks (stand_ins.output_folders)."""
+        return {"budget": self._budget, "make_folders": bool(self.sandbox.isolation.copy_on_write)}
 
     @property
     def _budget(self) -> float:
@@ -427,7 +433,7 @@ class RuntimeCheck:
         # It runs where the user runs it: relative data paths resolve; what it writes there
         # lands in a copy-on-write layer of the job's (read-only where the machine has none).
         payload = {"mode": "entry", "entry": list(entry), "path": entry[0] if entry[0] != "pytest" else "",
-                   "sites": sites, "sys_path": [os.getcwd()], "cwd": os.getcwd(), "budget": self._budget}
+                   "sites": sites, "sys_path": [os.getcwd()], "cwd": os.getcwd(), **self._job_settings}
         [result] = self._submit([(JOB, payload)], [" ".join(entry)])
         verdicts = self._verdicts(result, len(sites), "entry")
         for (f, i), verdict in zip(owners, verdicts):
@@ -837,9 +843,10 @@ class RuntimeCheck:
             def tagged(prefix: str) -> list[str]:
                 return [name[len(prefix):] for name in used if name.startswith(prefix)]
 
-            modules = [name for name in used if name != CUDA_ON_CPU and not name.startswith((SYNTHETIC, OPTION,
-                                                                                             CHECKPOINT, PORTED))]
+            modules = [name for name in used if name != CUDA_ON_CPU and not name.startswith(
+                (SYNTHETIC, OPTION, CHECKPOINT, PORTED, FOLDER, NUMPY_ALIAS))]
             ported, made, options, checkpoints = tagged(PORTED), tagged(SYNTHETIC), tagged(OPTION), tagged(CHECKPOINT)
+            folders, aliases = tagged(FOLDER), tagged(NUMPY_ALIAS)
             note = "; ".join(filter(None, [
                 note, ported and f"ran the Python 2 code as Python 3 (rewritten: {ported[0]}; `xrange`, "
                                  "`unicode`, `raw_input`... as their Python 3 names)",
@@ -847,6 +854,9 @@ class RuntimeCheck:
                 options and "with made-up values for the required options " + ", ".join(options),
                 made and "with synthetic " + ", ".join(made),
                 checkpoints and "with the initial weights in place of the missing files " + ", ".join(checkpoints),
+                folders and "with the missing output folders " + ", ".join(f"{name}/" for name in folders) + " made",
+                aliases and "with " + ", ".join(f"`{name}`" for name in aliases)
+                + " as the builtin it meant (numpy 1.24 removed it: today the program stops there)",
                 CUDA_ON_CPU in used and "ran on the CPU: this machine has no CUDA, so `.cuda()` kept tensors there"]))
         verdicts = []
         for verdict in result.value.get("verdicts", ()) if isinstance(result.value.get("verdicts"), list) else ():

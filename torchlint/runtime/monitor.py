@@ -1210,8 +1210,11 @@ def run_job(payload: dict) -> dict:
     folders = [*payload.get("sys_path", ()), payload.get("cwd") or ""]
     stood_in: list[str] = []
     try:
+        # Folders are made only where the job's writes land in a layer of its own.
+        folders_made = stand_ins.output_folders if payload.get("make_folders") else lambda used: contextlib.nullcontext()
         with stand_ins.installed(folders, synthetic.module) as stood_in, _cuda_on_cpu(stood_in), \
-                _loading_in_this_process(), monitoring(monitor):
+                _loading_in_this_process(), stand_ins.numpy_aliases(stood_in), folders_made(stood_in), \
+                monitoring(monitor):
             if payload.get("ported"):
                 stood_in.append(stand_ins.PORTED + payload["ported"])
             if mode == "entry":
@@ -1365,12 +1368,17 @@ def _arguments(params: list[dict], variant: int, gradients, settings: Optional[d
                 keywords[param["name"]] = made[param["name"]] = (default == "False") if default != "None" else \
                     synthesize(param["name"], param["annotation"], made, variant, use=param.get("use"))
             continue
-        if param.get("use") == "settings" and settings is not None:
+        none = bool(flip) and flip.get(param["name"]) == "required"  # the branch a None takes (guarded_by_defaults)
+        if none:
+            value = made[param["name"]] = None
+        elif param.get("use") == "settings" and settings is not None:
             value = made[param["name"]] = ProjectDefaults(**settings)
         else:
             value = made[param["name"]] = synthesize(param["name"], param["annotation"], made, variant,
                                                      gradients=param["name"] in gradients, use=param.get("use"))
-        if "given" in param:
+        if none:
+            pass
+        elif "given" in param:
             # As the project's own call passes it (call_sites); but a size stays the one made
             # here, which the tensors made here fit (`input_size=256` with a [4, 4] input fails).
             if not (_is_number(ast.literal_eval(param["given"])) and _is_number(value)):

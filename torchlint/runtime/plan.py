@@ -506,13 +506,17 @@ def guarded_by_defaults(function: ast.FunctionDef) -> dict[str, dict]:
     """The parameters whose default keeps a branch from running: ``{name: {"default":
     "False", "lines": [[first, last], ...]}}`` for `if use_cuda:` (default False), `if not
     keep:` (default True), `if noise is not None:` (default None). A call that never
-    reached a flagged line there is worth a call with the other value."""
+    reached a flagged line there is worth a call with the other value. A parameter without
+    a default, which a call is given a value for, guards the branch it takes when None:
+    the `else` of `if pretrained is not None:`, the body of `if pretrained is None:`
+    (``"default": "required"``: the other value is None)."""
     arguments = function.args
     positional = arguments.posonlyargs + arguments.args
     defaults = dict(zip([a.arg for a in positional[len(positional) - len(arguments.defaults):]], arguments.defaults))
     defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
     literal = {name: value.value for name, value in defaults.items()
                if isinstance(value, ast.Constant) and value.value in (None, True, False)}
+    required = {a.arg for a in [*positional, *arguments.kwonlyargs]} - set(defaults) - {"self", "cls"}
     guarded: dict[str, dict] = {}
     for node in ast.walk(function):
         if not isinstance(node, ast.If) or not node.body:
@@ -523,9 +527,15 @@ def guarded_by_defaults(function: ast.FunctionDef) -> dict[str, dict]:
         elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Name):
             name, wanted = test.operand.id, False
         elif isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and len(test.ops) == 1 \
-                and isinstance(test.ops[0], ast.IsNot) and isinstance(test.comparators[0], ast.Constant) \
+                and isinstance(test.ops[0], (ast.Is, ast.IsNot)) and isinstance(test.comparators[0], ast.Constant) \
                 and test.comparators[0].value is None:
-            name, wanted = test.left.id, "not None"
+            name, wanted = test.left.id, "not None" if isinstance(test.ops[0], ast.IsNot) else "None"
+            if name in required:
+                branch = node.orelse if wanted == "not None" else node.body
+                if branch:
+                    entry = guarded.setdefault(name, {"default": "required", "lines": []})
+                    entry["lines"].append([branch[0].lineno, branch[-1].end_lineno])
+                continue
         if name not in literal:
             continue
         default = literal[name]

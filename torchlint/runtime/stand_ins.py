@@ -42,6 +42,10 @@ SYNTHETIC = "synthetic "
 CHECKPOINT = "checkpoint "
 # How a run lists Python 2 code it ran as rewritten (check.py): "python 2 print statement, async keyword".
 PORTED = "python 2 "
+# How a run lists an output folder it made because the fresh clone lacks it: "folder logs".
+FOLDER = "folder "
+# How a run lists a numpy alias it put back: "numpy np.float".
+NUMPY_ALIAS = "numpy "
 
 
 def _python2_next(value):
@@ -392,3 +396,115 @@ def _first_finder(finder: importlib.abc.MetaPathFinder) -> Iterator[None]:
     finally:
         if finder in sys.meta_path:
             sys.meta_path.remove(finder)
+
+
+def _writes(mode: str) -> bool:
+    return any(letter in mode for letter in "wax+")
+
+
+def _make_parent(path, used: list[str]) -> bool:
+    """Make the missing folder ``path`` is to be written in, recording it; False when it
+    exists or cannot be made (outside what the job may write), so the caller's own error
+    stands."""
+    parent = os.path.dirname(os.path.abspath(os.fspath(path)))
+    if os.path.isdir(parent):
+        return False
+    try:
+        os.makedirs(parent)
+    except OSError:
+        return False
+    shown = os.path.relpath(parent) if not os.path.relpath(parent).startswith("..") else parent
+    if FOLDER + shown not in used:
+        used.append(FOLDER + shown)
+    return True
+
+
+@contextlib.contextmanager
+def output_folders(used: list[str]) -> Iterator[None]:
+    """A fresh clone lacks the folders a training run writes in (``logs/``, ``checkpoints/``:
+    git keeps no empty folder, and the author's copy had them), so ``os.mkdir("logs/exp1")``,
+    ``open("logs/run.txt", "w")`` or ``torch.save(model, "ckpt/m.pt")`` stop the run before
+    any flagged line. While the block runs, such a write makes the missing folder first and
+    ``used`` records it ("folder logs"). Only a job whose writes land in a layer of its own
+    uses this: the user's tree never gains a folder."""
+    import builtins
+
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    original_open, original_mkdir = builtins.open, os.mkdir
+    original_save = getattr(torch, "save", None)
+
+    def opened(file, mode="r", *args, **kwargs):
+        try:
+            return original_open(file, mode, *args, **kwargs)
+        except FileNotFoundError:
+            if not (isinstance(file, (str, bytes, os.PathLike)) and isinstance(mode, str) and _writes(mode)
+                    and _make_parent(file, used)):
+                raise
+        return original_open(file, mode, *args, **kwargs)
+
+    def mkdir(path, *args, **kwargs):
+        try:
+            return original_mkdir(path, *args, **kwargs)
+        except FileNotFoundError:
+            if kwargs.get("dir_fd") is not None or not _make_parent(os.path.normpath(os.fspath(path)), used):
+                raise
+        return original_mkdir(path, *args, **kwargs)
+
+    def save(obj, f, *args, **kwargs):
+        if isinstance(f, (str, os.PathLike)):
+            _make_parent(f, used)
+        return original_save(obj, f, *args, **kwargs)
+
+    builtins.open, os.mkdir = opened, mkdir
+    if original_save is not None:
+        torch.save = save
+    try:
+        yield
+    finally:
+        builtins.open, os.mkdir = original_open, original_mkdir
+        if original_save is not None:
+            torch.save = original_save
+
+
+# The aliases of Python's own types numpy 1.24 removed: `np.float` raises AttributeError since.
+_NUMPY_ALIASES = {"float": float, "int": int, "bool": bool, "object": object, "long": int, "complex": complex,
+                  "str": str, "unicode": str}
+
+
+@contextlib.contextmanager
+def numpy_aliases(used: list[str]) -> Iterator[None]:
+    """Code written for numpy before 1.24 says ``dtype=np.float`` and ``x.astype(np.int)``,
+    which raise AttributeError today, stopping the run before the flagged lines. While the
+    block runs those names are the builtins they always meant (``np.float is float`` held),
+    and ``used`` records each one used ("numpy np.float"): the run is the one the author's
+    numpy gave, and the user learns that today's numpy stops the program there."""
+    numpy = sys.modules.get("numpy")
+    if numpy is None:
+        try:
+            import numpy
+        except ImportError:
+            yield
+            return
+    had = "__getattr__" in numpy.__dict__
+    original = numpy.__dict__.get("__getattr__")
+
+    def lookup(name: str):
+        if name in _NUMPY_ALIASES:
+            if NUMPY_ALIAS + "np." + name not in used:
+                used.append(NUMPY_ALIAS + "np." + name)
+            return _NUMPY_ALIASES[name]
+        if original is None:
+            raise AttributeError(f"module 'numpy' has no attribute {name!r}")
+        return original(name)
+
+    numpy.__getattr__ = lookup
+    try:
+        yield
+    finally:
+        if had:
+            numpy.__getattr__ = original
+        else:
+            del numpy.__getattr__
