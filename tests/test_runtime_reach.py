@@ -498,6 +498,28 @@ FILES = {
                     if isinstance(module, nn.Conv2d):
                         module.bias.data.zero_()
     """,
+    # A script imports the root's package `nets`, whose module climbs above it to the root
+    # (research code written inside a package of its author's): taken from the root.
+    "nets/__init__.py": "from .fcn import scale",
+    "nets/fcn.py": """
+        from ..toolbox import doubled
+
+        def scale(x):
+            return doubled(x)
+    """,
+    "experiments/train.py": """
+        import torch
+        from nets import scale
+
+        def train():
+            loss = torch.ones(3).sum()
+            print(scale(loss))
+            return loss.data[0]
+    """,
+    "toolbox.py": """
+        def doubled(x):
+            return x * 2
+    """,
     # A parameter without a default, given a value, keeps the branch a None takes from
     # running: the last call gives it None.
     "pretrained.py": """
@@ -634,6 +656,7 @@ REACHED = [
     ("flags_default.py", "6:9 TL103", "NOT REPRODUCED", "x=tensor of shape [4, 4], use_cuda=True, noise=tensor"),
     ("flags_default.py", "8:9 TL102", "NOT REPRODUCED", "use_cuda=True, noise=tensor of shape [4, 4])"),
     ("pretrained.py", "11:13 TL102", "NOT REPRODUCED", "vocab_size=4, pretrained=None"),
+    ("experiments/train.py", "7:12 TL203", CONFIRMED, "with `from ..toolbox import` taken from the project's root (it climbs"),
     ("elsewhere/scoring.py", "5:12 TL203", CONFIRMED,
      "raised there when `train()` of trainer.py was called with synthesized arguments: model=Linear("),
     ("elsewhere/trainer.py", "8:11 TL203", CONFIRMED, "(after fixing scoring.py:5)"),

@@ -34,7 +34,8 @@ from torchlint.runtime.drivers import ProjectImports
 from torchlint.runtime.plan import (
     UNJUDGED, FilePlan, argparse_defaults, gradient_parameters, guarded_by_defaults, package_of, read_tree,
 )
-from torchlint.runtime.stand_ins import CHECKPOINT, CUDA_ON_CPU, FOLDER, NUMPY_ALIAS, OPTION, PORTED, SYNTHETIC
+from torchlint.runtime.stand_ins import (CHECKPOINT, CLIMBING, CUDA_ON_CPU, FOLDER, NUMPY_ALIAS, OPTION, PORTED,
+                                        SYNTHETIC)
 
 MAX_EVIDENCE = 2000  # characters of a verdict's evidence
 JOB = "torchlint.runtime.monitor:run_job"
@@ -844,9 +845,9 @@ class RuntimeCheck:
                 return [name[len(prefix):] for name in used if name.startswith(prefix)]
 
             modules = [name for name in used if name != CUDA_ON_CPU and not name.startswith(
-                (SYNTHETIC, OPTION, CHECKPOINT, PORTED, FOLDER, NUMPY_ALIAS))]
+                (SYNTHETIC, OPTION, CHECKPOINT, PORTED, FOLDER, NUMPY_ALIAS, CLIMBING))]
             ported, made, options, checkpoints = tagged(PORTED), tagged(SYNTHETIC), tagged(OPTION), tagged(CHECKPOINT)
-            folders, aliases = tagged(FOLDER), tagged(NUMPY_ALIAS)
+            folders, aliases, climbing = tagged(FOLDER), tagged(NUMPY_ALIAS), tagged(CLIMBING)
             note = "; ".join(filter(None, [
                 note, ported and f"ran the Python 2 code as Python 3 (rewritten: {ported[0]}; `xrange`, "
                                  "`unicode`, `raw_input`... as their Python 3 names)",
@@ -857,6 +858,8 @@ class RuntimeCheck:
                 folders and "with the missing output folders " + ", ".join(f"{name}/" for name in folders) + " made",
                 aliases and "with " + ", ".join(f"`{name}`" for name in aliases)
                 + " as the builtin it meant (numpy 1.24 removed it: today the program stops there)",
+                climbing and "with " + ", ".join(f"`from {name} import`" for name in climbing)
+                + " taken from the project's root (it climbs above its package: Python raises ImportError there)",
                 CUDA_ON_CPU in used and "ran on the CPU: this machine has no CUDA, so `.cuda()` kept tensors there"]))
         verdicts = []
         for verdict in result.value.get("verdicts", ()) if isinstance(result.value.get("verdicts"), list) else ():

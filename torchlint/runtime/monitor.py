@@ -1214,7 +1214,7 @@ def run_job(payload: dict) -> dict:
         folders_made = stand_ins.output_folders if payload.get("make_folders") else lambda used: contextlib.nullcontext()
         with stand_ins.installed(folders, synthetic.module) as stood_in, _cuda_on_cpu(stood_in), \
                 _loading_in_this_process(), stand_ins.numpy_aliases(stood_in), folders_made(stood_in), \
-                monitoring(monitor):
+                stand_ins.climbing_imports(stood_in, folders), monitoring(monitor):
             if payload.get("ported"):
                 stood_in.append(stand_ins.PORTED + payload["ported"])
             if mode == "entry":

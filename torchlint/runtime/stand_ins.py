@@ -46,6 +46,8 @@ PORTED = "python 2 "
 FOLDER = "folder "
 # How a run lists a numpy alias it put back: "numpy np.float".
 NUMPY_ALIAS = "numpy "
+# How a run lists a relative import it took from the project's root: "climbing ..utils".
+CLIMBING = "climbing "
 
 
 def _python2_next(value):
@@ -508,3 +510,37 @@ def numpy_aliases(used: list[str]) -> Iterator[None]:
             numpy.__getattr__ = original
         else:
             del numpy.__getattr__
+
+
+@contextlib.contextmanager
+def climbing_imports(used: list[str], project_folders: list[str]) -> Iterator[None]:
+    """Research code often imports its siblings both ways: a training script says ``from models
+    import FCN8s`` with the repository's root on its path, and ``models/fcn8s.py`` says ``from
+    ..utils import initialize_weights``, which climbs above the package ``models`` and raises
+    ImportError (the author's copy sat inside a package of theirs). While the block runs, such
+    an import of a module the project has at its root takes that module, as the author's
+    layout did, and ``used`` records which ("climbing ..utils")."""
+    import builtins
+
+    original = builtins.__import__
+    roots = [folder for folder in project_folders if folder]
+
+    def imported(name, globals=None, locals=None, fromlist=(), level=0):
+        try:
+            return original(name, globals, locals, fromlist, level)
+        except ImportError as error:
+            top = name.partition(".")[0]
+            if level == 0 or not top or "beyond top-level package" not in str(error) or not any(
+                    os.path.exists(os.path.join(folder, top + ".py")) or os.path.isdir(os.path.join(folder, top))
+                    for folder in roots):
+                raise
+        entry = f"{CLIMBING}{'.' * level}{name}"
+        if entry not in used:
+            used.append(entry)
+        return original(name, globals, locals, fromlist, 0)
+
+    builtins.__import__ = imported
+    try:
+        yield
+    finally:
+        builtins.__import__ = original
