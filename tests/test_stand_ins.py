@@ -43,6 +43,13 @@ def folders(tmp_path: Path, monkeypatch):
                 self.root = root
         folder = Folder("data", transform=None)
         SEEN = (folder.root, type(folder.samples).__name__)
+        class Field({MISSING}.Field):
+            def build_vocab(self, *args, **kwargs):
+                super(Field, self).build_vocab(*args, **kwargs)
+                self.built = True
+                return super().numericalize([[1]])
+        field = Field(batch_first=True)
+        BUILT = (type(field.build_vocab([])).__name__, field.built)
         total = board.count + 1
         RAN = True
     """)
@@ -70,6 +77,8 @@ def test_the_project_runs_on_with_stand_ins(folders) -> None:
     assert module.RAN and issubclass(module.Logger, object)
     # A subclass's `super().__init__(..)` and inherited attributes are the base's to stand in for.
     assert module.SEEN == ("data", "StandIn")
+    # ... and so are the base's methods it calls through `super()`, which `__getattr__` never sees.
+    assert module.BUILT == ("StandIn", True)
     assert used == [MISSING]
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module(MISSING)  # gone once the block ends

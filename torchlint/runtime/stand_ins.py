@@ -174,6 +174,49 @@ class StandInBase:
     def __getattr__(self, attribute: str) -> StandIn:
         return _stand_in_for(type(self).__name__, attribute)
 
+    def __init_subclass__(cls, **kwargs) -> None:
+        # `super().build_vocab(...)` looks the method up in the bases' own dictionaries,
+        # never through `__getattr__`: the missing class's methods its subclass calls that
+        # way are put in a base of the subclass's own, each a stand-in's call.
+        super().__init_subclass__(**kwargs)
+        if StandInBase not in cls.__bases__:
+            return
+        called = {name for value in vars(cls).values() for name in _called_on_super(value)} - set(dir(StandInBase))
+        if called:
+            base = type(f"{cls.__name__}StandInBase", (StandInBase,),
+                        {name: _stand_in_method(cls.__name__, name) for name in called})
+            cls.__bases__ = tuple(base if b is StandInBase else b for b in cls.__bases__)
+
+
+def _stand_in_method(owner: str, name: str):
+    def method(self, *args, **kwargs) -> StandIn:
+        return StandIn(f"{owner}.{name}()")
+    return method
+
+
+def _called_on_super(value) -> set[str]:
+    """The attributes a function reads from ``super()``: the name after ``LOAD_SUPER_ATTR``
+    (Python 3.12+), or the first attribute read after ``super`` is loaded and called."""
+    import dis
+
+    function = getattr(value, "__func__", value)
+    code = getattr(function, "__code__", None)
+    names: set[str] = set()
+    pending = [code] if code is not None else []
+    while pending:
+        code = pending.pop()
+        pending += [const for const in code.co_consts if isinstance(const, types.CodeType)]
+        after_super = False
+        for instruction in dis.get_instructions(code):
+            if instruction.opname == "LOAD_SUPER_ATTR":
+                names.add(instruction.argval)
+            elif instruction.opname == "LOAD_GLOBAL" and instruction.argval == "super":
+                after_super = True
+            elif after_super and instruction.opname in ("LOAD_ATTR", "LOAD_METHOD"):
+                names.add(instruction.argval)
+                after_super = False
+    return {name for name in names if not (name.startswith("__") and name.endswith("__"))}
+
 
 class _StandInModule(types.ModuleType):
     def __getattr__(self, attribute: str):
