@@ -520,6 +520,20 @@ FILES = {
         def doubled(x):
             return x * 2
     """,
+    # A script that loads its data before it defines its model: imported for a call, the
+    # load that fails is left out and the class is still defined.
+    "needs_data.py": """
+        import numpy as np
+        import torch.nn as nn
+
+        features = np.load("data/features_train.npy")
+
+        class Baseline(nn.Module):
+            def __init__(self, n_in):
+                super().__init__()
+                self.fc = nn.Linear(n_in, 2)
+                self.fc.weight.data.normal_(0, 0.1)
+    """,
     # A parameter without a default, given a value, keeps the branch a None takes from
     # running: the last call gives it None.
     "pretrained.py": """
@@ -656,6 +670,8 @@ REACHED = [
     ("flags_default.py", "6:9 TL103", "NOT REPRODUCED", "x=tensor of shape [4, 4], use_cuda=True, noise=tensor"),
     ("flags_default.py", "8:9 TL102", "NOT REPRODUCED", "use_cuda=True, noise=tensor of shape [4, 4])"),
     ("pretrained.py", "11:13 TL102", "NOT REPRODUCED", "vocab_size=4, pretrained=None"),
+    ("needs_data.py", "10:9 TL102", "NOT REPRODUCED", "the file imported without its line 4, which raised "
+                                                      "FileNotFoundError: [Errno 2] No such file or directory"),
     ("experiments/train.py", "7:12 TL203", CONFIRMED, "with `from ..toolbox import` taken from the project's root (it climbs"),
     ("elsewhere/scoring.py", "5:12 TL203", CONFIRMED,
      "raised there when `train()` of trainer.py was called with synthesized arguments: model=Linear("),

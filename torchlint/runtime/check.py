@@ -34,8 +34,8 @@ from torchlint.runtime.drivers import ProjectImports
 from torchlint.runtime.plan import (
     UNJUDGED, FilePlan, argparse_defaults, gradient_parameters, guarded_by_defaults, package_of, read_tree,
 )
-from torchlint.runtime.stand_ins import (CHECKPOINT, CLIMBING, CUDA_ON_CPU, FOLDER, NUMPY_ALIAS, OPTION, PORTED,
-                                        SYNTHETIC)
+from torchlint.runtime.stand_ins import (CHECKPOINT, CLIMBING, CUDA_ON_CPU, FOLDER, LEFT_OUT, NUMPY_ALIAS, OPTION,
+                                        PORTED, SYNTHETIC)
 
 MAX_EVIDENCE = 2000  # characters of a verdict's evidence
 JOB = "torchlint.runtime.monitor:run_job"
@@ -845,9 +845,10 @@ class RuntimeCheck:
                 return [name[len(prefix):] for name in used if name.startswith(prefix)]
 
             modules = [name for name in used if name != CUDA_ON_CPU and not name.startswith(
-                (SYNTHETIC, OPTION, CHECKPOINT, PORTED, FOLDER, NUMPY_ALIAS, CLIMBING))]
+                (SYNTHETIC, OPTION, CHECKPOINT, PORTED, FOLDER, NUMPY_ALIAS, CLIMBING, LEFT_OUT))]
             ported, made, options, checkpoints = tagged(PORTED), tagged(SYNTHETIC), tagged(OPTION), tagged(CHECKPOINT)
             folders, aliases, climbing = tagged(FOLDER), tagged(NUMPY_ALIAS), tagged(CLIMBING)
+            left_out = [entry.split(" ", 1) for entry in tagged(LEFT_OUT)]
             note = "; ".join(filter(None, [
                 note, ported and f"ran the Python 2 code as Python 3 (rewritten: {ported[0]}; `xrange`, "
                                  "`unicode`, `raw_input`... as their Python 3 names)",
@@ -858,6 +859,9 @@ class RuntimeCheck:
                 folders and "with the missing output folders " + ", ".join(f"{name}/" for name in folders) + " made",
                 aliases and "with " + ", ".join(f"`{name}`" for name in aliases)
                 + " as the builtin it meant (numpy 1.24 removed it: today the program stops there)",
+                left_out and "the file imported without its line" + ("s " if len(left_out) > 1 else " ")
+                + ", ".join(line for line, _ in left_out) + f", which raised {left_out[0][1]}"
+                + (" first" if len(left_out) > 1 else ""),
                 climbing and "with " + ", ".join(f"`from {name} import`" for name in climbing)
                 + " taken from the project's root (it climbs above its package: Python raises ImportError there)",
                 CUDA_ON_CPU in used and "ran on the CPU: this machine has no CUDA, so `.cuda()` kept tensors there"]))

@@ -1223,6 +1223,11 @@ def run_job(payload: dict) -> dict:
                 porting = stand_ins.ported_imports(folders) if payload.get("ported") else contextlib.nullcontext()
                 with stand_ins.required_options(stood_in), synthetic.missing_checkpoints(stood_in), porting, \
                         stand_ins.patched_imports(payload.get("patched") or {}):
+                    if mode == "call":
+                        def left_out(line: int, error: BaseException, used: list = stood_in) -> None:
+                            used.append(f"{stand_ins.LEFT_OUT}{line} {type(error).__name__}: "
+                                        f"{str(error).splitlines()[0][:200] if str(error) else ''}")
+                        namespace["__torchlint_left_out__"] = left_out
                     exec(stand_ins.compile_job(source, path, ported=bool(payload.get("ported")),
                                                imported=mode == "call"), namespace)
                     if mode == "call":

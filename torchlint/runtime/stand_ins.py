@@ -46,6 +46,9 @@ PORTED = "python 2 "
 FOLDER = "folder "
 # How a run lists a numpy alias it put back: "numpy np.float".
 NUMPY_ALIAS = "numpy "
+# How a run lists a top-level statement of a script imported for a call that raised and was
+# left out: "left out 93 FileNotFoundError: [Errno 2] No such file or directory: 'data/x.npy'".
+LEFT_OUT = "left out "
 # How a run lists a relative import it took from the project's root: "climbing ..utils".
 CLIMBING = "climbing "
 
@@ -83,22 +86,34 @@ def compile_job(source: str, path: str, *, ported: bool = False, imported: bool 
     ``imported``: a script compiled to define what one of its functions needs, for a call
     with synthesized arguments: its top-level training loops (a ``for`` or ``while`` whose
     body calls ``.backward()`` or ``.step()``) are left out, as a ``__main__`` block is;
-    they would spend the run's time before the call."""
+    they would spend the run's time before the call. Any other top-level statement but an
+    import that raises is left out too, the rest of the script still defined: NRI's scripts
+    load their generated data (absent from a fresh clone) before they define the classes
+    and functions a call needs. Each one left out is given to ``__torchlint_left_out__(line,
+    error)`` in the job's namespace, to be named in the verdict (LEFT_OUT)."""
     tree = ast.parse(source, path)
     if ported:
         tree = _Python2Methods().visit(tree)
     if imported:
-        tree = _without_training_loops(tree)
+        tree = _as_imported(tree)
     return compile(ast.fix_missing_locations(tree), path, "exec", dont_inherit=True)
 
 
-def _without_training_loops(tree: ast.Module) -> ast.Module:
+def _as_imported(tree: ast.Module) -> ast.Module:
     def trains(statement: ast.stmt) -> bool:
         return isinstance(statement, (ast.For, ast.While)) and any(
             isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
             and node.func.attr in ("backward", "step") for node in ast.walk(statement))
 
-    tree.body = [ast.copy_location(ast.Pass(), statement) if trains(statement) else statement
+    def guarded(statement: ast.stmt) -> ast.stmt:
+        if isinstance(statement, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return statement
+        report = ast.Call(ast.Name("__torchlint_left_out__", ast.Load()),
+                          [ast.Constant(statement.lineno), ast.Name("__torchlint_error__", ast.Load())], [])
+        handler = ast.ExceptHandler(ast.Name("Exception", ast.Load()), "__torchlint_error__", [ast.Expr(report)])
+        return ast.copy_location(ast.Try([statement], [handler], [], []), statement)
+
+    tree.body = [ast.copy_location(ast.Pass(), statement) if trains(statement) else guarded(statement)
                  for statement in tree.body]
     return tree
 # Where torchvision is missing, these of its modules are synthetic.py's, not stand-ins.
