@@ -523,9 +523,10 @@ FILES = {
     # A script that loads its data before it defines its model: imported for a call, the
     # load that fails is left out and the class is still defined.
     "needs_data.py": """
+        "A baseline, after its data."
+        from __future__ import print_function
         import numpy as np
         import torch.nn as nn
-
         features = np.load("data/features_train.npy")
 
         class Baseline(nn.Module):
@@ -670,7 +671,7 @@ REACHED = [
     ("flags_default.py", "6:9 TL103", "NOT REPRODUCED", "x=tensor of shape [4, 4], use_cuda=True, noise=tensor"),
     ("flags_default.py", "8:9 TL102", "NOT REPRODUCED", "use_cuda=True, noise=tensor of shape [4, 4])"),
     ("pretrained.py", "11:13 TL102", "NOT REPRODUCED", "vocab_size=4, pretrained=None"),
-    ("needs_data.py", "10:9 TL102", "NOT REPRODUCED", "the file imported without its line 4, which raised "
+    ("needs_data.py", "11:9 TL102", "NOT REPRODUCED", "the file imported without its line 5, which raised "
                                                       "FileNotFoundError: [Errno 2] No such file or directory"),
     ("experiments/train.py", "7:12 TL203", CONFIRMED, "with `from ..toolbox import` taken from the project's root (it climbs"),
     ("elsewhere/scoring.py", "5:12 TL203", CONFIRMED,

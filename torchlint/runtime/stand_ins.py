@@ -106,8 +106,9 @@ def _as_imported(tree: ast.Module) -> ast.Module:
             and node.func.attr in ("backward", "step") for node in ast.walk(statement))
 
     def guarded(statement: ast.stmt) -> ast.stmt:
-        if isinstance(statement, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            return statement
+        if isinstance(statement, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                or isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+            return statement  # a docstring stays first, where `from __future__` may follow it
         report = ast.Call(ast.Name("__torchlint_left_out__", ast.Load()),
                           [ast.Constant(statement.lineno), ast.Name("__torchlint_error__", ast.Load())], [])
         handler = ast.ExceptHandler(ast.Name("Exception", ast.Load()), "__torchlint_error__", [ast.Expr(report)])
