@@ -673,7 +673,8 @@ REACHED = [
     ("pretrained.py", "11:13 TL102", "NOT REPRODUCED", "vocab_size=4, pretrained=None"),
     ("needs_data.py", "11:9 TL102", "NOT REPRODUCED", "the file imported without its line 5, which raised "
                                                       "FileNotFoundError: [Errno 2] No such file or directory"),
-    ("experiments/train.py", "7:12 TL203", CONFIRMED, "with `from ..toolbox import` taken from the project's root (it climbs"),
+    ("experiments/train.py", "7:12 TL203", CONFIRMED,
+     "with `from ..toolbox import` taken from the project's root (it climbs"),
     ("elsewhere/scoring.py", "5:12 TL203", CONFIRMED,
      "raised there when `train()` of trainer.py was called with synthesized arguments: model=Linear("),
     ("elsewhere/trainer.py", "8:11 TL203", CONFIRMED, "(after fixing scoring.py:5)"),

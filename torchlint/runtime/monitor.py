@@ -1210,10 +1210,9 @@ def run_job(payload: dict) -> dict:
     folders = [*payload.get("sys_path", ()), payload.get("cwd") or ""]
     stood_in: list[str] = []
     try:
-        # Folders are made only where the job's writes land in a layer of its own.
-        folders_made = stand_ins.output_folders if payload.get("make_folders") else lambda used: contextlib.nullcontext()
         with stand_ins.installed(folders, synthetic.module) as stood_in, _cuda_on_cpu(stood_in), \
-                _loading_in_this_process(), stand_ins.numpy_aliases(stood_in), folders_made(stood_in), \
+                _loading_in_this_process(), stand_ins.numpy_aliases(stood_in), \
+                stand_ins.output_folders(stood_in, made=bool(payload.get("make_folders"))), \
                 stand_ins.climbing_imports(stood_in, folders), monitoring(monitor):
             if payload.get("ported"):
                 stood_in.append(stand_ins.PORTED + payload["ported"])
@@ -1224,10 +1223,7 @@ def run_job(payload: dict) -> dict:
                 with stand_ins.required_options(stood_in), synthetic.missing_checkpoints(stood_in), porting, \
                         stand_ins.patched_imports(payload.get("patched") or {}):
                     if mode == "call":
-                        def left_out(line: int, error: BaseException, used: list = stood_in) -> None:
-                            used.append(f"{stand_ins.LEFT_OUT}{line} {type(error).__name__}: "
-                                        f"{str(error).splitlines()[0][:200] if str(error) else ''}")
-                        namespace["__torchlint_left_out__"] = left_out
+                        namespace["__torchlint_left_out__"] = stand_ins.recording_left_out(stood_in)
                     exec(stand_ins.compile_job(source, path, ported=bool(payload.get("ported")),
                                                imported=mode == "call"), namespace)
                     if mode == "call":
@@ -1373,31 +1369,35 @@ def _arguments(params: list[dict], variant: int, gradients, settings: Optional[d
                 keywords[param["name"]] = made[param["name"]] = (default == "False") if default != "None" else \
                     synthesize(param["name"], param["annotation"], made, variant, use=param.get("use"))
             continue
-        none = bool(flip) and flip.get(param["name"]) == "required"  # the branch a None takes (guarded_by_defaults)
-        if none:
-            value = made[param["name"]] = None
-        elif param.get("use") == "settings" and settings is not None:
-            value = made[param["name"]] = ProjectDefaults(**settings)
+        if flip and flip.get(param["name"]) == "required":
+            value = made[param["name"]] = None  # the branch a None takes (plan.guarded_by_defaults)
         else:
-            value = made[param["name"]] = synthesize(param["name"], param["annotation"], made, variant,
-                                                     gradients=param["name"] in gradients, use=param.get("use"))
-        if none:
-            pass
-        elif "given" in param:
-            # As the project's own call passes it (call_sites); but a size stays the one made
-            # here, which the tensors made here fit (`input_size=256` with a [4, 4] input fails).
-            if not (_is_number(ast.literal_eval(param["given"])) and _is_number(value)):
-                value = made.given(param)
-        elif "given_class" in param:
-            built = _project_instance(param["given_class"], variant)
-            if built is not None:
-                value = made[param["name"]] = built
-                made.origins[param["name"]] = f"a `{param['given_class']['name']}` of {param['given_class']['at']}"
+            value = _made_for(param, made, variant, gradients, settings)
         if param["keyword"]:
             keywords[param["name"]] = value
         else:
             positional.append(value)
     return positional, keywords, made
+
+
+def _made_for(param: dict, made: "_Made", variant: int, gradients, settings: Optional[dict]) -> Any:
+    """The value of a parameter without a default (``_arguments``), recorded in ``made``."""
+    if param.get("use") == "settings" and settings is not None:
+        value = made[param["name"]] = ProjectDefaults(**settings)
+    else:
+        value = made[param["name"]] = synthesize(param["name"], param["annotation"], made, variant,
+                                                 gradients=param["name"] in gradients, use=param.get("use"))
+    if "given" in param:
+        # As the project's own call passes it (call_sites); but a size stays the one made
+        # here, which the tensors made here fit (`input_size=256` with a [4, 4] input fails).
+        if not (_is_number(ast.literal_eval(param["given"])) and _is_number(value)):
+            value = made.given(param)
+    elif "given_class" in param:
+        built = _project_instance(param["given_class"], variant)
+        if built is not None:
+            value = made[param["name"]] = built
+            made.origins[param["name"]] = f"a `{param['given_class']['name']}` of {param['given_class']['at']}"
+    return value
 
 
 def _project_instance(found: dict, variant: int) -> Any:

@@ -99,6 +99,16 @@ def compile_job(source: str, path: str, *, ported: bool = False, imported: bool 
     return compile(ast.fix_missing_locations(tree), path, "exec", dont_inherit=True)
 
 
+def recording_left_out(used: list[str]) -> Callable[[int, BaseException], None]:
+    """The ``__torchlint_left_out__`` of an imported script's namespace (compile_job): it
+    records in ``used`` each top-level line left out and its error ("left out 93
+    FileNotFoundError: ...")."""
+    def left_out(line: int, error: BaseException) -> None:
+        message = str(error).splitlines()[0][:200] if str(error) else ""
+        used.append(f"{LEFT_OUT}{line} {type(error).__name__}: {message}")
+    return left_out
+
+
 def _as_imported(tree: ast.Module) -> ast.Module:
     def trains(statement: ast.stmt) -> bool:
         return isinstance(statement, (ast.For, ast.While)) and any(
@@ -481,14 +491,18 @@ def _make_parent(path, used: list[str]) -> bool:
 
 
 @contextlib.contextmanager
-def output_folders(used: list[str]) -> Iterator[None]:
+def output_folders(used: list[str], made: bool = True) -> Iterator[None]:
     """A fresh clone lacks the folders a training run writes in (``logs/``, ``checkpoints/``:
     git keeps no empty folder, and the author's copy had them), so ``os.mkdir("logs/exp1")``,
     ``open("logs/run.txt", "w")`` or ``torch.save(model, "ckpt/m.pt")`` stop the run before
     any flagged line. While the block runs, such a write makes the missing folder first and
     ``used`` records it ("folder logs"). Only a job whose writes land in a layer of its own
-    uses this: the user's tree never gains a folder."""
+    has them ``made``: the user's tree never gains a folder."""
     import builtins
+
+    if not made:
+        yield
+        return
 
     try:
         import torch
