@@ -535,6 +535,23 @@ FILES = {
                 self.fc = nn.Linear(n_in, 2)
                 self.fc.weight.data.normal_(0, 0.1)
     """,
+    # A training loop that checks its outputs against its dataset's class count: the
+    # synthesized classification has that many classes.
+    "segment/voc_data.py": "num_classes = 21\n",
+    "segment/train_seg.py": """
+        import torch
+        import voc_data
+
+        def train(train_loader, net, criterion, optimizer):
+            for inputs, labels in train_loader:
+                outputs = net(inputs)
+                assert outputs.size()[1] == voc_data.num_classes
+                loss = criterion(outputs, labels)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                print(loss.data[0])
+    """,
     # A parameter without a default, given a value, keeps the branch a None takes from
     # running: the last call gives it None.
     "pretrained.py": """
@@ -671,6 +688,7 @@ REACHED = [
     ("flags_default.py", "6:9 TL103", "NOT REPRODUCED", "x=tensor of shape [4, 4], use_cuda=True, noise=tensor"),
     ("flags_default.py", "8:9 TL102", "NOT REPRODUCED", "use_cuda=True, noise=tensor of shape [4, 4])"),
     ("pretrained.py", "11:13 TL102", "NOT REPRODUCED", "vocab_size=4, pretrained=None"),
+    ("segment/train_seg.py", "12:15 TL203", CONFIRMED, "net=Linear(in_features=4, out_features=21, bias=True)"),
     ("needs_data.py", "11:9 TL102", "NOT REPRODUCED", "the file imported without its line 5, which raised "
                                                       "FileNotFoundError: [Errno 2] No such file or directory"),
     ("experiments/train.py", "7:12 TL203", CONFIRMED,

@@ -32,7 +32,8 @@ from torchlint.engine.notebook import NOTEBOOK_SUFFIX, Notebook, read_notebook
 from torchlint.runtime.call_sites import CallSites
 from torchlint.runtime.drivers import ProjectImports
 from torchlint.runtime.plan import (
-    UNJUDGED, FilePlan, argparse_defaults, gradient_parameters, guarded_by_defaults, package_of, read_tree,
+    UNJUDGED, FilePlan, argparse_defaults, class_count, gradient_parameters, guarded_by_defaults, package_of,
+    read_tree,
 )
 from torchlint.runtime.stand_ins import (CHECKPOINT, CLIMBING, CUDA_ON_CPU, FOLDER, LEFT_OUT, NUMPY_ALIAS, OPTION,
                                         PORTED, SYNTHETIC)
@@ -502,6 +503,9 @@ class RuntimeCheck:
                 guards = guarded_by_defaults(functions[qualname])
                 if guards:
                     call["guards"] = guards
+                classes = class_count(functions[qualname])
+                if classes:
+                    call["classes"] = classes
                 constructor = f.plan.constructor(qualname) if "." in qualname else None
                 if constructor is not None:
                     call["init"] = f.plan.parameters(constructor)[1:]

@@ -1303,7 +1303,8 @@ def _call(namespace: dict, call: dict) -> dict:
     else:
         function, params = namespace[name], call["params"]
     positional, keywords, made = _arguments(params, call.get("variant", 0), call.get("gradients", ()),
-                                            call.get("settings"), call.get("flip"))
+                                            call.get("settings"), call.get("flip"),
+                                            _class_count(call.get("classes"), function))
     shown = _shown(made) or "none"
     if owner and built:
         shown += f", on a `{owner}({_shown(built)})`"
@@ -1350,7 +1351,7 @@ def _instance(cls: type, variant: int, params: Optional[list] = None,
 
 
 def _arguments(params: list[dict], variant: int, gradients, settings: Optional[dict] = None,
-               flip: Optional[dict] = None) -> tuple[list, dict, dict]:
+               flip: Optional[dict] = None, classes: int = 10) -> tuple[list, dict, dict]:
     """Positional and keyword arguments synthesized for the parameters without a default,
     and every value made, by name (a later parameter may use an earlier one: an optimizer
     over the model). Only the parameters named in ``gradients`` may require grad; a
@@ -1372,7 +1373,7 @@ def _arguments(params: list[dict], variant: int, gradients, settings: Optional[d
         if flip and flip.get(param["name"]) == "required":
             value = made[param["name"]] = None  # the branch a None takes (plan.guarded_by_defaults)
         else:
-            value = _made_for(param, made, variant, gradients, settings)
+            value = _made_for(param, made, variant, gradients, settings, classes)
         if param["keyword"]:
             keywords[param["name"]] = value
         else:
@@ -1380,13 +1381,31 @@ def _arguments(params: list[dict], variant: int, gradients, settings: Optional[d
     return positional, keywords, made
 
 
-def _made_for(param: dict, made: "_Made", variant: int, gradients, settings: Optional[dict]) -> Any:
+def _class_count(expression: Optional[str], function: Any) -> int:
+    """The class count the function itself reads (``voc.num_classes``, plan.class_count),
+    evaluated where the function runs, so its synthesized classification has those classes
+    (`assert outputs.size()[1] == voc.num_classes`); 10 where it reads none or it is no count."""
+    if expression:
+        code = getattr(inspect.unwrap(function), "__code__", None) if callable(function) else None
+        namespace = getattr(inspect.unwrap(function), "__globals__", None) if code is not None else None
+        try:
+            count = eval(expression, dict(namespace or {}))  # a name or an attribute of one
+        except Exception:
+            count = None
+        if isinstance(count, int) and not isinstance(count, bool) and 2 <= count <= 100_000:
+            return count
+    return 10
+
+
+def _made_for(param: dict, made: "_Made", variant: int, gradients, settings: Optional[dict],
+              classes: int = 10) -> Any:
     """The value of a parameter without a default (``_arguments``), recorded in ``made``."""
     if param.get("use") == "settings" and settings is not None:
         value = made[param["name"]] = ProjectDefaults(**settings)
     else:
         value = made[param["name"]] = synthesize(param["name"], param["annotation"], made, variant,
-                                                 gradients=param["name"] in gradients, use=param.get("use"))
+                                                 gradients=param["name"] in gradients, use=param.get("use"),
+                                                 classes=classes)
     if "given" in param:
         # As the project's own call passes it (call_sites); but a size stays the one made
         # here, which the tensors made here fit (`input_size=256` with a [4, 4] input fails).
@@ -1472,11 +1491,12 @@ _LAYERS = (lambda: torch.nn.Conv2d(4, 4, 3), lambda: torch.nn.Linear(4, 4),
 
 
 def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 0, gradients: bool = False,
-               use: Optional[str] = None) -> Any:
+               use: Optional[str] = None, classes: int = 10) -> Any:
     """An argument for a parameter: from its annotation, else from how the function uses it
     (``use``: plan.parameter_uses), else from its name, else a small float tensor, which
     requires grad only where the function's code works with this parameter's gradient
-    (``gradients``; most flagged functions take tensors)."""
+    (``gradients``; most flagged functions take tensors). ``classes``: a classification's
+    class count (the one the function reads, ``_class_count``)."""
     import numpy
 
     lowered = name.lower()
@@ -1528,7 +1548,7 @@ def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 
     # A training loop's model, criterion and batches: a regression (4 outputs, MSE, targets
     # like the outputs), then, in every other pair of variants, a classification (10 classes,
     # cross-entropy, class indices as targets: `accuracy(output, target, topk=(1, 5))`).
-    classes = 10 if variant // 2 % 2 else 0
+    classes = classes if variant // 2 % 2 else 0
     if hint in ("Module", "Linear") or lowered in ("model", "net", "network", "module", "layer", "encoder",
                                                   "decoder", "classifier"):
         return torch.nn.Linear(4, classes or 4)

@@ -502,6 +502,26 @@ def gradient_parameters(function: ast.FunctionDef) -> list[str]:
                    and isinstance(node.value, ast.Name) and node.value.id in names})
 
 
+# How code names the classes of its classification: `voc.num_classes`, `n_classes`.
+_CLASS_COUNT_NAMES = frozenset({"num_classes", "n_classes", "nclasses", "num_class", "n_class", "class_num"})
+
+
+def class_count(function: ast.FunctionDef) -> Optional[str]:
+    """The class count a function reads from outside itself, as text to evaluate where it
+    runs: `voc.num_classes`, a module's `NUM_CLASSES`; None where it reads none (a parameter
+    or a local of that name is the caller's or its own)."""
+    own = _parameter_names(function) | {node.id for node in ast.walk(function)
+                                        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Attribute) and node.attr.lower() in _CLASS_COUNT_NAMES \
+                and isinstance(node.value, ast.Name) and node.value.id not in own and node.value.id != "self":
+            return ast.unparse(node)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id.lower() in _CLASS_COUNT_NAMES \
+                and node.id not in own:
+            return node.id
+    return None
+
+
 def guarded_by_defaults(function: ast.FunctionDef) -> dict[str, dict]:
     """The parameters whose default keeps a branch from running: ``{name: {"default":
     "False", "lines": [[first, last], ...]}}`` for `if use_cuda:` (default False), `if not
