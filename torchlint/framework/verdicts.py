@@ -58,6 +58,10 @@ class Observation:
     def first(self, *kinds: str) -> Optional[dict[str, Any]]:
         return next((details for kind, details in self.events if kind in kinds), None)
 
+    def every(self, *kinds: str) -> list[dict[str, Any]]:
+        """The details of each event of ``kinds``, in the order they happened."""
+        return [details for kind, details in self.events if kind in kinds]
+
     def warning(self, fragment: str) -> Optional[dict[str, Any]]:
         """The first warning torch gave here, when its message holds ``fragment``."""
         warning = self.first("warning")

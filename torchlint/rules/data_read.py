@@ -212,7 +212,7 @@ class DataRead(Rule):
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
-        reads = [details for kind, details in run.events if kind == "other-read"]
+        reads = run.every("other-read")
         read = next((details for details in reads if details.get("tracked")), None)
         if read is not None:
             return Verdict(CONFIRMED, f"{quote(read['write']['where'])} wrote through the `.data` alias made here, "

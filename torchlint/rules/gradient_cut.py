@@ -232,7 +232,7 @@ class GradientCut(Rule):
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
-        left = [details for kind, details in run.events if kind == "graph-left"]
+        left = run.every("graph-left")
         attached = next((details for details in left if details["requires_grad"]), None)
         if attached is not None:
             state = f"had grad_fn={attached['grad_fn']}" if attached["grad_fn"] else "was a leaf that requires grad"

@@ -300,7 +300,7 @@ class MissingZeroGrad(Rule):
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
-        steps = [details for kind, details in run.events if kind == "optimizer-step"]
+        steps = run.every("optimizer-step")
         if not steps:
             return Verdict(NOT_REPRODUCED, "no optimizer step was seen here")
         most = max(steps, key=lambda details: details["kept"])
