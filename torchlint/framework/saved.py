@@ -290,7 +290,6 @@ def _backward_calls(ctx: "FileContext", scope) -> list[cst.CSTNode]:
     return ctx.cache["backward_calls"].get(id(scope.node), [])
 
 
-
 def _backward_tensor(node) -> cst.BaseExpression:
     if isinstance(node, cst.Return):
         return node.value

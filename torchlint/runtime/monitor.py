@@ -1127,8 +1127,7 @@ def _cuda_on_cpu(used: list):
         return
 
     def noted(value):
-        if stand_ins.CUDA_ON_CPU not in used:
-            used.append(stand_ins.CUDA_ON_CPU)
+        stand_ins.record(used, stand_ins.CUDA_ON_CPU)
         return value
 
     def kept_here(self, *args, **kwargs):  # `Tensor.cuda` and `Module.cuda`
@@ -1350,8 +1349,12 @@ def _instance(cls: type, variant: int, params: Optional[list] = None,
         raise
 
 
+# A synthesized classification's classes, unless the function reads its own (``_class_count``).
+CLASSES = 10
+
+
 def _arguments(params: list[dict], variant: int, gradients, settings: Optional[dict] = None,
-               flip: Optional[dict] = None, classes: int = 10) -> tuple[list, dict, dict]:
+               flip: Optional[dict] = None, classes: int = CLASSES) -> tuple[list, dict, dict]:
     """Positional and keyword arguments synthesized for the parameters without a default,
     and every value made, by name (a later parameter may use an earlier one: an optimizer
     over the model). Only the parameters named in ``gradients`` may require grad; a
@@ -1384,21 +1387,20 @@ def _arguments(params: list[dict], variant: int, gradients, settings: Optional[d
 def _class_count(expression: Optional[str], function: Any) -> int:
     """The class count the function itself reads (``voc.num_classes``, plan.class_count),
     evaluated where the function runs, so its synthesized classification has those classes
-    (`assert outputs.size()[1] == voc.num_classes`); 10 where it reads none or it is no count."""
-    if expression:
-        code = getattr(inspect.unwrap(function), "__code__", None) if callable(function) else None
-        namespace = getattr(inspect.unwrap(function), "__globals__", None) if code is not None else None
+    (`assert outputs.size()[1] == voc.num_classes`); CLASSES where it reads none or it is no count."""
+    namespace = getattr(inspect.unwrap(function), "__globals__", None)  # a bound method's is its function's
+    if expression and namespace is not None:
         try:
-            count = eval(expression, dict(namespace or {}))  # a name or an attribute of one
+            count = eval(expression, namespace)  # a name or an attribute of one: nothing is assigned
         except Exception:
             count = None
         if isinstance(count, int) and not isinstance(count, bool) and 2 <= count <= 100_000:
             return count
-    return 10
+    return CLASSES
 
 
 def _made_for(param: dict, made: "_Made", variant: int, gradients, settings: Optional[dict],
-              classes: int = 10) -> Any:
+              classes: int = CLASSES) -> Any:
     """The value of a parameter without a default (``_arguments``), recorded in ``made``."""
     if param.get("use") == "settings" and settings is not None:
         value = made[param["name"]] = ProjectDefaults(**settings)
@@ -1491,7 +1493,7 @@ _LAYERS = (lambda: torch.nn.Conv2d(4, 4, 3), lambda: torch.nn.Linear(4, 4),
 
 
 def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 0, gradients: bool = False,
-               use: Optional[str] = None, classes: int = 10) -> Any:
+               use: Optional[str] = None, classes: int = CLASSES) -> Any:
     """An argument for a parameter: from its annotation, else from how the function uses it
     (``use``: plan.parameter_uses), else from its name, else a small float tensor, which
     requires grad only where the function's code works with this parameter's gradient
@@ -1546,7 +1548,7 @@ def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 
     if hint == "ndarray" or "array" in lowered or lowered in ("values_np", "np_values"):
         return numpy.ones(4, dtype=numpy.float32)
     # A training loop's model, criterion and batches: a regression (4 outputs, MSE, targets
-    # like the outputs), then, in every other pair of variants, a classification (10 classes,
+    # like the outputs), then, in every other pair of variants, a classification (CLASSES classes,
     # cross-entropy, class indices as targets: `accuracy(output, target, topk=(1, 5))`).
     classes = classes if variant // 2 % 2 else 0
     if hint in ("Module", "Linear") or lowered in ("model", "net", "network", "module", "layer", "encoder",

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import builtins
 import contextlib
 import functools
 import importlib
@@ -51,6 +52,12 @@ NUMPY_ALIAS = "numpy "
 LEFT_OUT = "left out "
 # How a run lists a relative import it took from the project's root: "climbing ..utils".
 CLIMBING = "climbing "
+
+
+def record(used: list[str], entry: str) -> None:
+    """Add ``entry`` to a run's list of what it made up (``used``), once."""
+    if entry not in used:
+        used.append(entry)
 
 
 def _python2_next(value):
@@ -259,6 +266,12 @@ def _stand_in_for(owner: str, attribute: str) -> StandIn:
     return StandIn(f"{owner}.{attribute}")
 
 
+def _has_module(folders: list[str], name: str) -> bool:
+    """One of ``folders`` holds the top-level module or package ``name``."""
+    return any(os.path.exists(os.path.join(folder, name + ".py")) or os.path.isdir(os.path.join(folder, name))
+               for folder in folders)
+
+
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def __init__(self, project_folders: list[str], synthetic: Optional[Callable[[str, list], types.ModuleType]]):
         self.project_folders = project_folders
@@ -289,8 +302,7 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def _in_project(self, name: str) -> bool:
         """A module of the project that failed to import is an error to see, not to hide."""
-        return any(os.path.exists(os.path.join(folder, name + ".py")) or os.path.isdir(os.path.join(folder, name))
-                   for folder in self.project_folders)
+        return _has_module(self.project_folders, name)
 
     def create_module(self, spec):
         if spec.name.startswith(_SYNTHETIC_MODULES) and self.synthetic is not None:
@@ -484,9 +496,8 @@ def _make_parent(path, used: list[str]) -> bool:
         os.makedirs(parent)
     except OSError:
         return False
-    shown = os.path.relpath(parent) if not os.path.relpath(parent).startswith("..") else parent
-    if FOLDER + shown not in used:
-        used.append(FOLDER + shown)
+    relative = os.path.relpath(parent)
+    record(used, FOLDER + (parent if relative.startswith("..") else relative))
     return True
 
 
@@ -498,8 +509,6 @@ def output_folders(used: list[str], made: bool = True) -> Iterator[None]:
     any flagged line. While the block runs, such a write makes the missing folder first and
     ``used`` records it ("folder logs"). Only a job whose writes land in a layer of its own
     has them ``made``: the user's tree never gains a folder."""
-    import builtins
-
     if not made:
         yield
         return
@@ -568,8 +577,7 @@ def numpy_aliases(used: list[str]) -> Iterator[None]:
 
     def lookup(name: str):
         if name in _NUMPY_ALIASES:
-            if NUMPY_ALIAS + "np." + name not in used:
-                used.append(NUMPY_ALIAS + "np." + name)
+            record(used, NUMPY_ALIAS + "np." + name)
             return _NUMPY_ALIASES[name]
         if original is None:
             raise AttributeError(f"module 'numpy' has no attribute {name!r}")
@@ -593,8 +601,6 @@ def climbing_imports(used: list[str], project_folders: list[str]) -> Iterator[No
     ImportError (the author's copy sat inside a package of theirs). While the block runs, such
     an import of a module the project has at its root takes that module, as the author's
     layout did, and ``used`` records which ("climbing ..utils")."""
-    import builtins
-
     original = builtins.__import__
     roots = [folder for folder in project_folders if folder]
 
@@ -603,13 +609,9 @@ def climbing_imports(used: list[str], project_folders: list[str]) -> Iterator[No
             return original(name, globals, locals, fromlist, level)
         except ImportError as error:
             top = name.partition(".")[0]
-            if level == 0 or not top or "beyond top-level package" not in str(error) or not any(
-                    os.path.exists(os.path.join(folder, top + ".py")) or os.path.isdir(os.path.join(folder, top))
-                    for folder in roots):
+            if level == 0 or not top or "beyond top-level package" not in str(error) or not _has_module(roots, top):
                 raise
-        entry = f"{CLIMBING}{'.' * level}{name}"
-        if entry not in used:
-            used.append(entry)
+        record(used, f"{CLIMBING}{'.' * level}{name}")
         return original(name, globals, locals, fromlist, 0)
 
     builtins.__import__ = imported

@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterator, Optional
 import torch
 import torch.nn.functional as F
 
-from torchlint.runtime.stand_ins import CHECKPOINT, SYNTHETIC, StandIn
+from torchlint.runtime.stand_ins import CHECKPOINT, SYNTHETIC, StandIn, record
 
 SAMPLES = 256  # per dataset: a few batches of any usual size
 
@@ -196,9 +196,7 @@ def dataset_class(name: str, used: list[str]) -> type:
         images = (torch.rand(SAMPLES, height, width, generator=torch.Generator().manual_seed(0)) * 255).to(torch.uint8)
         self.data = self.train_data = self.test_data = images
         self.train_labels = self.test_labels = labels
-        entry = f"{SYNTHETIC}{owner}.{name} ({channels}x{height}x{width} random images)"
-        if entry not in used:
-            used.append(entry)
+        record(used, f"{SYNTHETIC}{owner}.{name} ({channels}x{height}x{width} random images)")
 
     def __getitem__(self, index):
         path, label = self.samples[index]
@@ -369,9 +367,7 @@ def model_function(name: str, used: list[str]) -> Any:
         return StandIn(f"torchvision.models.{name}")
 
     def build(*args, pretrained=False, weights=None, progress=True, num_classes=1000, **kwargs):
-        entry = f"{SYNTHETIC}torchvision.models.{name} (random weights)"
-        if entry not in used:
-            used.append(entry)
+        record(used, f"{SYNTHETIC}torchvision.models.{name} (random weights)")
         if name in _RESNET:
             return ResNet(*_RESNET[name], num_classes=num_classes)
         if name == "alexnet":
@@ -408,9 +404,7 @@ def missing_checkpoints(used: list[str]) -> Iterator[None]:
 
     def load(f, *args, **kwargs):
         if isinstance(f, (str, os.PathLike)) and not os.path.exists(f):
-            entry = f"{CHECKPOINT}{os.fspath(f)}"
-            if entry not in used:
-                used.append(entry)
+            record(used, f"{CHECKPOINT}{os.fspath(f)}")
             return MissingCheckpoint(f"torch.load({os.fspath(f)!r})")
         return original_load(f, *args, **kwargs)
 
