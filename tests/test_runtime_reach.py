@@ -586,6 +586,11 @@ FILES.update({
     "driven_py2/ops.py": FILES["driven/ops.py"],
     "driven_py2/trainer.py": FILES["driven/trainer.py"],
     "driven_py2/main.py": FILES["driven/main.py"].replace("def main():\n", 'def main():\n            print "training"\n'),
+    # Seven stops, one after another: each run gets one line further.
+    "driven_long/ops.py": FILES["driven/ops.py"],
+    "driven_long/trainer.py": FILES["driven/trainer.py"].rstrip() + "".join(
+        f"\n                    print(loss.data[0] + {n})" for n in range(1, 6)),
+    "driven_long/main.py": FILES["driven/main.py"],
 })
 
 
@@ -670,6 +675,8 @@ REACHED = [
     ("driven/trainer.py", "13:19 TL203", CONFIRMED, "reached by running driven/main.py after fixing ops.py:5"),
     ("driven_py2/trainer.py", "13:19 TL203", CONFIRMED,
      "reached by running driven_py2/main.py after fixing ops.py:5"),
+    ("driven_long/trainer.py", "18:19 TL203", CONFIRMED, "reached by running driven_long/main.py after fixing "
+     "ops.py:5, trainer.py:13, trainer.py:14, trainer.py:15, trainer.py:16, trainer.py:17"),
     ("unreached_body.py", "8:11 TL203", "COULD NOT RUN", "line 8 never executed (the run stopped at line 6"),
     ("lookup.py", "7:9 TL102", "NOT REPRODUCED", "on a `Lookup(vocab=a `Vocabulary` of vocab.py)`"),
     ("ladder.py", "9:13 TL102", "NOT REPRODUCED", "on a `Ladder(dims=[4, [4, 4], [4, 4]])`"),

@@ -40,7 +40,7 @@ from torchlint.runtime.stand_ins import (CHECKPOINT, CLIMBING, CUDA_ON_CPU, FOLD
 
 MAX_EVIDENCE = 2000  # characters of a verdict's evidence
 JOB = "torchlint.runtime.monitor:run_job"
-MAX_RERUNS = 5
+MAX_RERUNS = 12  # each rerun gets one confirmed stop further; a driver's loop may hold several in a row
 ARGUMENT_VARIANTS = 12  # kinds of synthesized arguments tried in turn (monitor.ARGUMENT_VARIANTS)
 # Rules whose bug is a wrong gradient: a gradient that differs from the fixed run's is evidence.
 GRADIENT_RULES = ("TL101", "TL102", "TL103", "TL201", "TL301", "TL303", "TL304", "TL403")
