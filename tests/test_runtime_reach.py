@@ -567,6 +567,16 @@ FILES = {
                 else:
                     self.embedding.weight.data.uniform_(-0.1, 0.1)
     """,
+    # A generator's body runs as its items are taken.
+    "generated.py": """
+        import torch
+
+
+        def losses(values):
+            for value in values:
+                loss = torch.as_tensor(value).sum()
+                yield loss.data[0]
+    """,
     # Defaults that keep the flagged branches from running are turned.
     "flags_default.py": """
         import torch
@@ -675,6 +685,8 @@ REACHED = [
     ("driven/trainer.py", "13:19 TL203", CONFIRMED, "reached by running driven/main.py after fixing ops.py:5"),
     ("driven_py2/trainer.py", "13:19 TL203", CONFIRMED,
      "reached by running driven_py2/main.py after fixing ops.py:5"),
+    ("generated.py", "7:15 TL203", CONFIRMED, "called with synthesized arguments: values=tensor of shape [4, 4]; "
+     "then up to 3 of its items taken, as a `for` takes them"),
     ("driven_long/trainer.py", "18:19 TL203", CONFIRMED, "reached by running driven_long/main.py after fixing "
      "ops.py:5, trainer.py:13, trainer.py:14, trainer.py:15, trainer.py:16, trainer.py:17"),
     ("unreached_body.py", "8:11 TL203", "COULD NOT RUN", "line 8 never executed (the run stopped at line 6"),

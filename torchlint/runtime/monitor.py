@@ -284,6 +284,7 @@ class Saved:
 # Runs of a site's statement after which nothing new is learnt: the first saw the write, the
 # second the backward that read what it wrote (a loop's next iteration).
 ENOUGH_HITS = 3
+GENERATOR_ITEMS = 3  # items taken from a called generator: a few batches, as from a loader
 
 
 class SeenEnough(BaseException):
@@ -1313,6 +1314,10 @@ def _call(namespace: dict, call: dict) -> dict:
     ran_before = [site.id for site in MONITOR[0].sites if site.hits]
     try:
         returned = function(*positional, **keywords)
+        if inspect.isgenerator(returned):
+            # A generator's body runs only as its caller's `for` takes its items.
+            shown = outcome["arguments"] = f"{shown}; then up to {GENERATOR_ITEMS} of its items taken, as a `for` takes them"
+            returned = list(itertools.islice(returned, GENERATOR_ITEMS))
     except BaseException as error:
         error.torchlint_arguments = shown
         error.torchlint_ran_before = ran_before
@@ -1481,7 +1486,7 @@ _RATE_NAME = re.compile(r"(^|_)(dropout|drop|prob|rate|momentum|gamma|tau|temper
 
 _SIZE_NAME = re.compile(r"(^|_)(num|n|nb|d)_|_(size|dim|dims|num|len|length|count|channels|units|features)$|"
                         r"^(channels|features)_(in|out)$|"
-                        r"^(channels|width|height|layers|classes|features|units|hidden|ngpu)$|"
+                        r"^(channels|width|height|layers|classes|features|units|hidden|ngpu|bptt)$|"
                         r"^n(token|tokens|hid|inp|layers?|heads?|out|class|classes|z|gf|df|c)$")
 
 
@@ -1530,7 +1535,7 @@ def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 
         # "settings" has nothing here: without the project's defaults (_arguments) it is a tensor too.
         hint = {"module": "Module", "optimizer": "Optimizer", "loader": "DataLoader", "number": "float",
                 "flag": "bool", "array": "ndarray"}.get(use, "")
-    if hint in ("int",) or lowered in ("n", "size", "dim", "batch_size", "epochs", "steps", "k"):
+    if hint in ("int",) or lowered in ("n", "size", "dim", "batch_size", "bsz", "epochs", "steps", "k"):
         return 2
     if lowered == "depth":
         # A ResNet's (6n + 2) and a ResNeXt's (9n + 2) with the image shapes; a WideResNet's
