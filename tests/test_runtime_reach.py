@@ -567,6 +567,20 @@ FILES = {
                 else:
                     self.embedding.weight.data.uniform_(-0.1, 0.1)
     """,
+    # A shape the constructor keeps and a method unpacks: sizes.
+    "prior.py": """
+        import torch
+
+
+        class Prior:
+            def __init__(self, input_shape):
+                self.input_shape = input_shape
+
+            def sample(self):
+                bs, c, h, w = self.input_shape
+                noise = torch.Tensor(bs, c, h, w)
+                return noise + 1
+    """,
     # A generator's body runs as its items are taken.
     "generated.py": """
         import torch
@@ -685,6 +699,7 @@ REACHED = [
     ("driven/trainer.py", "13:19 TL203", CONFIRMED, "reached by running driven/main.py after fixing ops.py:5"),
     ("driven_py2/trainer.py", "13:19 TL203", CONFIRMED,
      "reached by running driven_py2/main.py after fixing ops.py:5"),
+    ("prior.py", "10:17 TL204", CONFIRMED, "on a `Prior(input_shape=[4, 4, 4, 4])`"),
     ("generated.py", "7:15 TL203", CONFIRMED, "called with synthesized arguments: values=tensor of shape [4, 4]; "
      "then up to 3 of its items taken, as a `for` takes them"),
     ("driven_long/trainer.py", "18:19 TL203", CONFIRMED, "reached by running driven_long/main.py after fixing "

@@ -145,6 +145,7 @@ class FilePlan:
                           if isinstance(node, ast.ClassDef) and function in node.body), None)
             if owner is not None:
                 uses = {**{name: "flag" for name in _stored_flags(owner, function)},
+                        **{name: f"sizes:{count}" for name, count in _stored_sizes(owner, function).items()},
                         **{name: "layers" for name in _visited_layers(owner, function)}, **uses}
                 for name, read in _stored_attributes(owner, function).items():
                     if name not in uses and len(read) >= 2:
@@ -202,6 +203,18 @@ def _stored_flags(owner: ast.ClassDef, init: ast.FunctionDef) -> set[str]:
         else:
             other.add(node.attr)
     return {kept[attribute] for attribute in tested - other}
+
+
+def _stored_sizes(owner: ast.ClassDef, init: ast.FunctionDef) -> dict[str, int]:
+    """The parameters of ``init`` kept as ``self.input_shape = input_shape`` and unpacked
+    in the class (``bs, c, h, w = self.input_shape``): sizes, with how many."""
+    kept = _kept_on_self(init)
+    return {kept[node.value.attr]: len(node.targets[0].elts) for node in ast.walk(owner)
+            if isinstance(node, ast.Assign) and len(node.targets) == 1
+            and isinstance(node.targets[0], (ast.Tuple, ast.List))
+            and not any(isinstance(element, ast.Starred) for element in node.targets[0].elts)
+            and isinstance(node.value, ast.Attribute) and isinstance(node.value.value, ast.Name)
+            and node.value.value.id == "self" and node.value.attr in kept}
 
 
 def _stored_attributes(owner: ast.ClassDef, init: ast.FunctionDef) -> dict[str, set[str]]:
