@@ -1340,6 +1340,7 @@ def test_old_cuda_code_runs_on_the_cpu_and_says_so(tmp_path) -> None:
         import torch
         import torch.nn as nn
 
+        CUDA_MAJOR = int(torch.version.cuda.split('.')[0])
         net = nn.Linear(3, 1).cuda()
         x = torch.cuda.FloatTensor(2, 3).normal_()
         assert not isinstance(x, torch.cuda.FloatTensor)
@@ -1352,7 +1353,26 @@ def test_old_cuda_code_runs_on_the_cpu_and_says_so(tmp_path) -> None:
     [item] = json.loads(result.stdout)
     assert item["runtime"]["verdict"] == CONFIRMED, item["runtime"]
     assert item["runtime"]["evidence"].endswith(
-        "(ran on the CPU: this machine has no CUDA, so `.cuda()` kept tensors there)")
+        "(ran on the CPU: this machine has no CUDA, so `.cuda()` kept tensors there; with `torch.version.cuda` "
+        "read as 12.8 (this torch is built without CUDA: None))")
+
+
+@needs_torch
+def test_only_the_project_reads_a_cuda_version_on_the_cpu() -> None:
+    import torch
+
+    from torchlint.runtime.monitor import _cuda_on_cpu
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA: its version is real")
+    inside_torch = os.path.join(os.path.dirname(torch.__file__), "reads_version.py")
+    used: list = []
+    with _cuda_on_cpu(used):
+        namespace = {"torch": torch}
+        exec(compile("version = torch.version.cuda", inside_torch, "exec"), namespace)
+        assert namespace["version"] is None and used == []  # torch's own code sees its build
+        assert torch.version.cuda == "12.8" and used == ["CUDA version"]
+    assert torch.version.cuda is None
 
 
 @needs_torch

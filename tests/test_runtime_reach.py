@@ -581,6 +581,21 @@ FILES = {
                 noise = torch.Tensor(bs, c, h, w)
                 return noise + 1
     """,
+    # A script that adds a folder beside it to its import path runs from its own folder.
+    "pathed/helpers/scale.py": """
+        def double(x):
+            return x * 2
+    """,
+    "pathed/train.py": """
+        import sys
+        import torch
+
+        sys.path.append('helpers')
+        from scale import double
+
+        loss = torch.as_tensor(double(3.0)).sum()
+        print(loss.data[0])
+    """,
     # A generator's body runs as its items are taken.
     "generated.py": """
         import torch
@@ -700,6 +715,7 @@ REACHED = [
     ("driven_py2/trainer.py", "13:19 TL203", CONFIRMED,
      "reached by running driven_py2/main.py after fixing ops.py:5"),
     ("prior.py", "10:17 TL204", CONFIRMED, "on a `Prior(input_shape=[4, 4, 4, 4])`"),
+    ("pathed/train.py", "8:7 TL203", CONFIRMED, "IndexError: invalid index of a 0-dim tensor"),
     ("generated.py", "7:15 TL203", CONFIRMED, "called with synthesized arguments: values=tensor of shape [4, 4]; "
      "then up to 3 of its items taken, as a `for` takes them"),
     ("driven_long/trainer.py", "18:19 TL203", CONFIRMED, "reached by running driven_long/main.py after fixing "

@@ -35,8 +35,8 @@ from torchlint.runtime.plan import (
     UNJUDGED, FilePlan, argparse_defaults, class_count, gradient_parameters, guarded_by_defaults, package_of,
     read_tree,
 )
-from torchlint.runtime.stand_ins import (CHECKPOINT, CLIMBING, CUDA_ON_CPU, FOLDER, LEFT_OUT, NUMPY_ALIAS, OPTION,
-                                        PORTED, SYNTHETIC)
+from torchlint.runtime.stand_ins import (ASSUMED_CUDA, CHECKPOINT, CLIMBING, CUDA_ON_CPU, CUDA_VERSION, FOLDER,
+                                        LEFT_OUT, NUMPY_ALIAS, OPTION, PORTED, SYNTHETIC)
 
 MAX_EVIDENCE = 2000  # characters of a verdict's evidence
 JOB = "torchlint.runtime.monitor:run_job"
@@ -151,14 +151,19 @@ def working_folder(path: str, source: str = "") -> str:
     """Where the file at ``path`` runs, as ``python train.py`` would: the folder torchlint
     runs in when the file is inside it (a repository's root), else the file's own folder;
     also its own folder when its ``source`` names paths above the folder it runs in
-    (``sys.path.append("../semi-supervised")``, ``open("../data/x.txt")``): its author ran
-    it from there."""
+    (``sys.path.append("../semi-supervised")``, ``open("../data/x.txt")``), or adds to
+    its import path a folder found beside it and not there (transformer-xl's
+    ``sys.path.append('utils')``): its author ran it from there."""
     here = os.path.realpath(os.getcwd())
+    own = os.path.dirname(path)
     inside = path.startswith(here.rstrip(os.sep) + os.sep)
-    return here if inside and not _CLIMBS.search(source) else os.path.dirname(path)
+    beside = [folder for folder in _ADDED_TO_PATH.findall(source) if not os.path.isabs(folder)
+              and os.path.isdir(os.path.join(own, folder)) and not os.path.isdir(os.path.join(here, folder))]
+    return here if inside and not _CLIMBS.search(source) and not beside else own
 
 
 _CLIMBS = re.compile(r"""(?<![\w.])[rRbBuU]?["']\.\.[/\\]""")  # a string literal that starts with ../
+_ADDED_TO_PATH = re.compile(r"""sys\.path\.(?:append\(|insert\(\s*\d+\s*,)\s*[rRuU]?["']([^"'\n]+)["']\s*\)""")
 
 
 def outermost(folders: list[str]) -> list[str]:
@@ -848,7 +853,7 @@ class RuntimeCheck:
             def tagged(prefix: str) -> list[str]:
                 return [name[len(prefix):] for name in used if name.startswith(prefix)]
 
-            modules = [name for name in used if name != CUDA_ON_CPU and not name.startswith(
+            modules = [name for name in used if name not in (CUDA_ON_CPU, CUDA_VERSION) and not name.startswith(
                 (SYNTHETIC, OPTION, CHECKPOINT, PORTED, FOLDER, NUMPY_ALIAS, CLIMBING, LEFT_OUT))]
             ported, made, options, checkpoints = tagged(PORTED), tagged(SYNTHETIC), tagged(OPTION), tagged(CHECKPOINT)
             folders, aliases, climbing = tagged(FOLDER), tagged(NUMPY_ALIAS), tagged(CLIMBING)
@@ -868,7 +873,9 @@ class RuntimeCheck:
                 + (" first" if len(left_out) > 1 else ""),
                 climbing and "with " + ", ".join(f"`from {name} import`" for name in climbing)
                 + " taken from the project's root (it climbs above its package: Python raises ImportError there)",
-                CUDA_ON_CPU in used and "ran on the CPU: this machine has no CUDA, so `.cuda()` kept tensors there"]))
+                CUDA_ON_CPU in used and "ran on the CPU: this machine has no CUDA, so `.cuda()` kept tensors there",
+                CUDA_VERSION in used and f"with `torch.version.cuda` read as {ASSUMED_CUDA} (this torch is built "
+                                         "without CUDA: None)"]))
         verdicts = []
         for verdict in result.value.get("verdicts", ()) if isinstance(result.value.get("verdicts"), list) else ():
             if not (isinstance(verdict, dict) and verdict.get("verdict") in VERDICTS

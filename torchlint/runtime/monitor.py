@@ -1146,11 +1146,27 @@ def _cuda_on_cpu(used: list):
             replaced[name] = getattr(torch.cuda, name)
             setattr(torch.cuda, name, _CpuType(name, (), {
                 "__new__": lambda cls, *args, _cpu=cpu_type, **kwargs: noted(_cpu(*args, **kwargs))}))
+    # `CUDA_MAJOR = int(torch.version.cuda.split('.')[0])` at import: the project reads a
+    # version torch is built for; torch's own code still reads None.
+    version = torch.version
+    version_class = type(version)
+    torch_folder = os.path.dirname(torch.__file__)
+
+    class _VersionForTheProject(version_class):
+        @property
+        def cuda(self):
+            if sys._getframe(1).f_code.co_filename.startswith(torch_folder):
+                return None
+            stand_ins.record(used, stand_ins.CUDA_VERSION)
+            return stand_ins.ASSUMED_CUDA
+
     originals = (torch.Tensor.cuda, torch.nn.Module.cuda)
     torch.Tensor.cuda = torch.nn.Module.cuda = kept_here
+    version.__class__ = _VersionForTheProject
     try:
         yield
     finally:
+        version.__class__ = version_class
         torch.Tensor.cuda, torch.nn.Module.cuda = originals
         for name, original in replaced.items():
             setattr(torch.cuda, name, original)
@@ -1316,7 +1332,8 @@ def _call(namespace: dict, call: dict) -> dict:
         returned = function(*positional, **keywords)
         if inspect.isgenerator(returned):
             # A generator's body runs only as its caller's `for` takes its items.
-            shown = outcome["arguments"] = f"{shown}; then up to {GENERATOR_ITEMS} of its items taken, as a `for` takes them"
+            shown = outcome["arguments"] = f"{shown}; then up to {GENERATOR_ITEMS} of its items taken, " \
+                                           "as a `for` takes them"
             returned = list(itertools.islice(returned, GENERATOR_ITEMS))
     except BaseException as error:
         error.torchlint_arguments = shown

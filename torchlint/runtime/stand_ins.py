@@ -37,6 +37,10 @@ from typing import Callable, Iterator, Optional
 
 # What a run lists among its stand-ins when it kept `.cuda()` tensors on the CPU (monitor.py).
 CUDA_ON_CPU = "CUDA"
+# What a run lists when the project read `torch.version.cuda`, None in a CPU build (monitor.py).
+CUDA_VERSION = "CUDA version"
+# The CUDA version a project reads in a CPU build: one torch is built for.
+ASSUMED_CUDA = "12.8"
 # How a run lists what synthetic.py made: "synthetic torchvision.datasets.MNIST (1x28x28 random images)".
 SYNTHETIC = "synthetic "
 # How a run lists a file ``torch.load`` could not find (synthetic.missing_checkpoints): "checkpoint vgg16.pth".
