@@ -115,3 +115,32 @@ def test_a_verdict_names_the_stand_ins_it_ran_with(tmp_path: Path) -> None:
     [runtime] = by_finding(json.loads(result.stdout), tmp_path)["train.py"].values()
     assert runtime["verdict"] == CONFIRMED, runtime
     assert f"ran with stand-ins for the missing modules {MISSING}" in runtime["evidence"]
+
+
+def test_a_script_imported_for_a_call_leaves_out_loops_that_train_through_its_functions() -> None:
+    source = textwrap.dedent("""
+        import torch
+
+        weight = torch.ones(2, requires_grad=True)
+        trained = []
+
+
+        def train(epoch):
+            (weight * epoch).sum().backward()
+            trained.append(epoch)
+
+
+        def describe(epoch):
+            return f"epoch {epoch}"
+
+
+        for epoch in range(3):
+            train(epoch)
+        names = [describe(epoch) for epoch in range(2)]
+        for epoch in range(2):
+            names.append(describe(epoch))
+    """)
+    namespace = {"__name__": "imported", "__torchlint_left_out__": lambda line, error: None}
+    exec(stand_ins.compile_job(source, "train.py", imported=True), namespace)
+    # The loop that trains through `train()` is left out; the others run, as when the script runs.
+    assert namespace["trained"] == [] and namespace["names"] == ["epoch 0", "epoch 1"] * 2

@@ -1283,7 +1283,10 @@ def _only_the_signature(verdict: dict, stopped: Optional[dict], outcome: dict, q
     is a line that building the instance ran (``built_first``), a call that returned."""
     arguments = outcome.get("arguments", "")
     if built_first and stopped is not None and verdict["verdict"] != COULD_NOT_RUN:
-        return dict(verdict, evidence=f"{verdict['evidence']} (ran while the instance was built: {arguments}; "
+        # Before the call: building its instance, or importing the script (its own top-level call of the function).
+        during = f"while the instance was built: {arguments}" if "on a `" in arguments else \
+            "while the file was imported for the call"
+        return dict(verdict, evidence=f"{verdict['evidence']} (ran {during}; "
                                       f"`{qualname}()` itself then raised {stopped['type']})")
     if stopped is not None and stopped.get("type") == "time limit":
         stopped = None

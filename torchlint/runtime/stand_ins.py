@@ -96,7 +96,8 @@ def compile_job(source: str, path: str, *, ported: bool = False, imported: bool 
     ``ported``: Python 2 code, repaired to parse (syntax.legacy), run as Python 2 ran it.
     ``imported``: a script compiled to define what one of its functions needs, for a call
     with synthesized arguments: its top-level training loops (a ``for`` or ``while`` whose
-    body calls ``.backward()`` or ``.step()``) are left out, as a ``__main__`` block is;
+    body calls ``.backward()`` or ``.step()``, or a function of the script that does) are
+    left out, as a ``__main__`` block is;
     they would spend the run's time before the call. Any other top-level statement but an
     import that raises is left out too, the rest of the script still defined: NRI's scripts
     load their generated data (absent from a fresh clone) before they define the classes
@@ -121,10 +122,18 @@ def recording_left_out(used: list[str]) -> Callable[[int, BaseException], None]:
 
 
 def _as_imported(tree: ast.Module) -> ast.Module:
+    def steps(node: ast.AST) -> bool:
+        return any(isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)
+                   and inner.func.attr in ("backward", "step") for inner in ast.walk(node))
+
+    # The script's own functions that train: NRI's `for epoch in range(args.epochs): train(epoch)`.
+    training = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and steps(node)}
+
     def trains(statement: ast.stmt) -> bool:
-        return isinstance(statement, (ast.For, ast.While)) and any(
-            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-            and node.func.attr in ("backward", "step") for node in ast.walk(statement))
+        return isinstance(statement, (ast.For, ast.While)) and (steps(statement) or any(
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in training
+            for node in ast.walk(statement)))
 
     def guarded(statement: ast.stmt) -> ast.stmt:
         if isinstance(statement, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
