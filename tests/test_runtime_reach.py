@@ -567,6 +567,28 @@ FILES = {
                 else:
                     self.embedding.weight.data.uniform_(-0.1, 0.1)
     """,
+    # A default None made for the branch it keeps from running: the project's one class with the method called.
+    "noisy/noise.py": """
+        import numpy as np
+
+
+        class Jitter:
+            def __init__(self, action_dimension):
+                self.state = np.zeros(action_dimension)
+
+            def noise(self):
+                return self.state + 1.0
+    """,
+    "noisy/agent.py": """
+        import torch
+
+
+        def act(mu, action_noise=None):
+            mu = mu.detach()
+            if action_noise is not None:
+                mu += torch.Tensor(action_noise.noise())
+            return mu
+    """,
     # A shape the constructor keeps and a method unpacks: sizes.
     "prior.py": """
         import torch
@@ -714,6 +736,7 @@ REACHED = [
     ("driven/trainer.py", "13:19 TL203", CONFIRMED, "reached by running driven/main.py after fixing ops.py:5"),
     ("driven_py2/trainer.py", "13:19 TL203", CONFIRMED,
      "reached by running driven_py2/main.py after fixing ops.py:5"),
+    ("noisy/agent.py", "7:15 TL204", "NOT REPRODUCED", "action_noise=a `Jitter` of noisy/noise.py"),
     ("prior.py", "10:17 TL204", CONFIRMED, "on a `Prior(input_shape=[4, 4, 4, 4])`"),
     ("pathed/train.py", "8:7 TL203", CONFIRMED, "IndexError: invalid index of a 0-dim tensor"),
     ("generated.py", "7:15 TL203", CONFIRMED, "called with synthesized arguments: values=tensor of shape [4, 4]; "

@@ -160,8 +160,10 @@ class CallSites:
     def project_class(self, used: set[str]) -> Optional[tuple[str, str]]:
         """``(path, class name)`` of the one project class whose instances have every
         attribute in ``used`` (a parameter's `data.HP_gpu`, `data.word_alphabet`...), with the
-        fewest others; None where no class, or more than one equally close, has them all."""
-        if len(used) < 2:
+        fewest others; None where no class, or more than one equally close, has them all.
+        One attribute says less: the class must be the only one with it (`action_noise.noise()`
+        and the project's `OUNoise`), and it must not be what every module has."""
+        if not used or len(used) == 1 and used <= _MODULE_MEMBERS:
             return None
         fitting = []
         for path, name, _bases, _has in self.classes:
@@ -169,7 +171,7 @@ class CallSites:
             if used <= has:
                 fitting.append((len(has), path, name))
         fitting.sort()
-        if not fitting or len(fitting) > 1 and fitting[0][0] == fitting[1][0]:
+        if not fitting or len(fitting) > 1 and (fitting[0][0] == fitting[1][0] or len(used) == 1):
             return None
         return fitting[0][1], fitting[0][2]
 

@@ -1000,12 +1000,16 @@ def _flipped(call: dict, variant: int, unrun_lines: list[int]) -> Optional[dict]
 
 def _without_given(call: dict) -> Optional[dict]:
     """``call`` from its first kind of arguments, without the values of the project's own
-    calls; None where it had none."""
-    def plain(params: list[dict]) -> list[dict]:
-        return [{key: value for key, value in param.items() if key not in ("given", "given_at", "given_class")}
-                for param in params]
+    calls; None where it had none. A parameter with a default keeps its project class: it
+    is made only when the last try turns its default (``_flipped``)."""
+    def given(param: dict) -> bool:
+        return "given" in param or "given_class" in param and not param["default"]
 
-    if not any("given" in param or "given_class" in param for param in [*call["params"], *call.get("init", ())]):
+    def plain(params: list[dict]) -> list[dict]:
+        return [{key: value for key, value in param.items() if key not in ("given", "given_at", "given_class")
+                 or key == "given_class" and not given(param)} for param in params]
+
+    if not any(given(param) for param in [*call["params"], *call.get("init", ())]):
         return None
     return {**call, "variant": 0, "params": plain(call["params"]), **({"init": plain(call["init"])} if "init" in call else {})}
 

@@ -1395,8 +1395,10 @@ def _arguments(params: list[dict], variant: int, gradients, settings: Optional[d
             elif flip and param["name"] in flip:
                 # The other value than the default that kept a flagged branch from running.
                 default = flip[param["name"]]
-                keywords[param["name"]] = made[param["name"]] = (default == "False") if default != "None" else \
-                    synthesize(param["name"], param["annotation"], made, variant, use=param.get("use"))
+                if default != "None":
+                    keywords[param["name"]] = made[param["name"]] = default == "False"
+                else:  # made as a required parameter is: `action_noise.noise()` gets the project's `OUNoise`
+                    keywords[param["name"]] = _made_for(param, made, variant, (), settings, classes)
             continue
         if flip and flip.get(param["name"]) == "required":
             value = made[param["name"]] = None  # the branch a None takes (plan.guarded_by_defaults)
@@ -1504,7 +1506,7 @@ _RATE_NAME = re.compile(r"(^|_)(dropout|drop|prob|rate|momentum|gamma|tau|temper
                         r"sigma|epsilon|ratio|coef|coeff|lambda|lamb)$")
 
 
-_SIZE_NAME = re.compile(r"(^|_)(num|n|nb|d)_|_(size|dim|dims|num|len|length|count|channels|units|features)$|"
+_SIZE_NAME = re.compile(r"(^|_)(num|n|nb|d)_|_(size|dim|dims|dimension|num|len|length|count|channels|units|features)$|"
                         r"^(channels|features)_(in|out)$|"
                         r"^(channels|width|height|layers|classes|features|units|hidden|ngpu|bptt)$|"
                         r"^n(token|tokens|hid|inp|layers?|heads?|out|class|classes|z|gf|df|c)$")

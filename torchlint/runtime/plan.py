@@ -364,9 +364,10 @@ def parameter_uses(function: ast.FunctionDef, extra: frozenset = frozenset()) ->
             uses[name] = f"sizes:{unpacked[name]}"
         elif attributes[name] and _SETTINGS_NAME.match(name):
             uses[name] = "settings"
-        elif len(attributes[name]) >= 2:
+        elif len(attributes[name]) >= 2 or attributes[name] and not attributes[name] <= _TENSOR_ATTRIBUTES:
             # `data.HP_gpu`, `data.word_alphabet`: an object of some class (call_sites finds
-            # the project's class that has them all).
+            # the project's class that has them all; the one class that has it, for one
+            # attribute: `action_noise.noise()`).
             uses[name] = "attributes:" + ",".join(sorted(attributes[name]))
     return uses
 
