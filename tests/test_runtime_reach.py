@@ -567,6 +567,52 @@ FILES = {
                 else:
                     self.embedding.weight.data.uniform_(-0.1, 0.1)
     """,
+    # The data a script of the project makes, from a fresh clone without it: the maker runs
+    # first, its own loops cut short (a full run would take minutes), its writes kept in memory.
+    "made/data/generate.py": """
+        import argparse
+        import time
+        import numpy as np
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument('--num-train', type=int, default=50000)
+        args = parser.parse_args()
+        suffix = '_springs' + str(3)
+
+
+        def simulate(count):
+            runs = []
+            for i in range(count):
+                time.sleep(0.01)
+                runs.append(np.ones((6, 2)))
+            return np.stack(runs)
+
+
+        np.save('loc_train' + suffix + '.npy', simulate(args.num_train))
+    """,
+    "made/train.py": """
+        import numpy as np
+        import torch
+
+        data = torch.from_numpy(np.load('made/data/loc_train_springs3.npy')).float()
+        weight = torch.ones(2, requires_grad=True)
+
+
+        def train(epoch):
+            loss = (data * weight).sum()
+            loss.backward()
+            return loss.data[0]
+
+
+        def test():
+            loss = (data * weight).sum()
+            print(loss.data[0])
+
+
+        for epoch in range(2):
+            train(epoch)
+        test()
+    """,
     # A default None made for the branch it keeps from running: the project's one class with the method called.
     "noisy/noise.py": """
         import numpy as np
@@ -736,6 +782,9 @@ REACHED = [
     ("driven/trainer.py", "13:19 TL203", CONFIRMED, "reached by running driven/main.py after fixing ops.py:5"),
     ("driven_py2/trainer.py", "13:19 TL203", CONFIRMED,
      "reached by running driven_py2/main.py after fixing ops.py:5"),
+    ("made/train.py", "11:12 TL203", CONFIRMED, "(with made/data/loc_train_springs3.npy made by running "
+     "made/data/generate.py first, its own loops cut to 4 passes (a fresh clone has no such file))"),
+    ("made/train.py", "16:11 TL203", CONFIRMED, "made by running made/data/generate.py first"),
     ("noisy/agent.py", "7:15 TL204", "NOT REPRODUCED", "action_noise=a `Jitter` of noisy/noise.py"),
     ("prior.py", "10:17 TL204", CONFIRMED, "on a `Prior(input_shape=[4, 4, 4, 4])`"),
     ("pathed/train.py", "8:7 TL203", CONFIRMED, "IndexError: invalid index of a 0-dim tensor"),
@@ -787,6 +836,12 @@ def test_code_as_a_fresh_clone_has_it_is_reached(reach, path, key, verdict, phra
     runtime = found[path][key]
     assert runtime["verdict"] == verdict and phrase in runtime["evidence"], runtime
     assert "stand-ins" not in runtime["evidence"], runtime
+
+
+def test_what_the_project_makes_stays_in_memory(reach) -> None:
+    _found, root = reach
+    assert not (root / "made" / "data" / "loc_train_springs3.npy").exists()  # made, read, never written
+    assert sorted(path.name for path in (root / "made" / "data").iterdir()) == ["generate.py"]
 
 
 def test_no_runtime_scripts_runs_only_the_flagged_files(reach) -> None:

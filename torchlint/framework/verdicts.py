@@ -10,6 +10,7 @@ plain dicts, and a position only needs ``line`` and ``text``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Optional, Protocol
 
@@ -18,6 +19,9 @@ LATENT = "LATENT"  # the run did the harmful thing, but nothing used its result
 NOT_REPRODUCED = "NOT REPRODUCED"  # the finding's code ran and nothing went wrong
 COULD_NOT_RUN = "COULD NOT RUN"  # the finding's code did not run
 VERDICTS = (CONFIRMED, LATENT, NOT_REPRODUCED, COULD_NOT_RUN)
+# How a verdict's evidence names the file whose absence stopped its run:
+# "FileNotFoundError: [Errno 2] No such file or directory: 'data/x.npy'".
+MISSING_FILE = re.compile(r"FileNotFoundError: \[Errno 2\] No such file or directory: '([^']+)'")
 
 
 @dataclass(frozen=True)

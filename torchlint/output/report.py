@@ -11,6 +11,7 @@ from typing import Iterable, Optional, TextIO
 
 from torchlint.framework.catalogue import names as rule_names
 from torchlint.framework.diagnostics import Applicability, Diagnostic, FileReport, Note
+from torchlint.framework.verdicts import MISSING_FILE
 from torchlint.output.terminal import Painter, colour_wanted, marker, shown, write_full
 from torchlint.output.formats import (
     write_azure, write_github, write_gitlab, write_junit, write_pylint, write_rdjson, write_sarif,
@@ -195,7 +196,7 @@ def runtime_summary(reports: list[FileReport], note: str = "", entry_given: bool
                  "--entry 'train.py --epochs 1' or --entry 'pytest tests/'")
     missing = Counter(match.group(1) for report in reports for d in report.diagnostics
                       if d.runtime and d.runtime["verdict"] == "COULD NOT RUN"
-                      for match in [_MISSING_FILE.search(d.runtime["evidence"])] if match)
+                      for match in [MISSING_FILE.search(d.runtime["evidence"])] if match)
     if missing:
         shown = ", ".join(name for name, _ in missing.most_common(3)) + (", ..." if len(missing) > 3 else "")
         text += (f"\n{count(sum(missing.values()), 'finding')} stopped at a missing file ({shown}): "
@@ -207,8 +208,6 @@ def runtime_summary(reports: list[FileReport], note: str = "", entry_given: bool
 
 # COULD NOT RUN evidence that a real run of the program (--entry) could get past.
 _NEEDS_A_REAL_RUN = re.compile(r"synthesized arguments|not reached by any run|never executed")
-# ... and the file whose absence stopped it: "FileNotFoundError: [Errno 2] No such file or directory: 'data/x.npy'".
-_MISSING_FILE = re.compile(r"FileNotFoundError: \[Errno 2\] No such file or directory: '([^']+)'")
 
 
 def count(number: int, noun: str) -> str:

@@ -29,6 +29,7 @@ from torchlint.syntax.source import LineIndex, SourceText, UnreadableSource
 from torchlint.engine.fixer import apply_edits, verify
 from torchlint.engine.linter import lint_source
 from torchlint.engine.notebook import NOTEBOOK_SUFFIX, Notebook, read_notebook
+from torchlint.runtime import made_inputs
 from torchlint.runtime.call_sites import CallSites
 from torchlint.runtime.drivers import ProjectImports
 from torchlint.runtime.plan import (
@@ -273,6 +274,8 @@ class RuntimeCheck:
         # or stopped at one of the findings it confirmed (the bug it was run to show).
         self.entry_failure: Optional[str] = None
         self._ported_scripts: dict[str, str] = {}  # a driver script run as rewritten -> what was rewritten
+        # The input files scripts of the project made (encoded, by absolute path) and how a run names each.
+        self._made: Optional[tuple[dict[str, str], dict[str, str]]] = None
         self.done = 0
         self.total = 0
 
@@ -310,6 +313,7 @@ class RuntimeCheck:
             self._modules(files)
             self._calls(files)
             self._drivers(drivers)
+            self._make_missing_inputs(files, drivers)
             self._differential(files)
             if self.fixes_to_prove is not None:
                 self._prove(reports, files)
@@ -410,9 +414,11 @@ class RuntimeCheck:
 
     @property
     def _job_settings(self) -> dict:
-        """What every job is told: its budget, and whether its writes land in a layer of its
-        own, so that it may make the output folders a fresh clone lacks (stand_ins.output_folders)."""
-        return {"budget": self._budget, "make_folders": bool(self.sandbox.isolation.copy_on_write)}
+        """What every job is told: its budget, whether its writes land in a layer of its
+        own, so that it may make the output folders a fresh clone lacks (stand_ins.output_folders),
+        and the input files the project's own scripts made (made_inputs), once made."""
+        made = {"made": self._made[0], "makers": self._made[1]} if self._made else {}
+        return {"budget": self._budget, "make_folders": bool(self.sandbox.isolation.copy_on_write), **made}
 
     @property
     def _budget(self) -> float:
@@ -776,6 +782,52 @@ class RuntimeCheck:
             [result] = self._submit([(JOB, payload)], [script])
             self._judge_driven(script, targets, result, ", ".join(fixed))
 
+    def _make_missing_inputs(self, files: list[_File], drivers: list[tuple[str, str, list[_File]]]) -> None:
+        """Where runs stopped at a missing file that a script of the project writes (NRI's
+        `data/generate_dataset.py` writes the arrays `train.py` loads), run that script once,
+        its own loops cut short and its writes kept in memory (made_inputs); then the runs
+        of the files that stopped there again, reading what it made."""
+        wanted: dict[str, list[_File]] = {}  # a missing file's absolute path -> the files stopped at it
+        for f in files:
+            folder = working_folder(f.plan.path, f.plan.source)
+            for i in f.pending():
+                runtime = f.diagnostics[i].runtime or {}
+                for name in made_inputs.missing_files(runtime.get("evidence", "")):
+                    stopped = wanted.setdefault(os.path.normpath(os.path.join(folder, name)), [])
+                    if not any(f is g for g in stopped):
+                        stopped.append(f)
+        makers: dict[tuple[str, str], str] = {}  # (script, folder to run it in) -> the project's root
+        for missing, stopped in wanted.items():
+            root = project_folders(stopped[0].plan.path)[-1]
+            for script, folder in made_inputs.writers(missing, _python_files(root), self._tree)[:2]:
+                makers.setdefault((script, folder), root)
+        made: dict[str, bytes] = {}
+        names: dict[str, str] = {}
+        for (script, folder), root in makers.items():
+            try:
+                with open(script, encoding="utf-8") as handle:
+                    source = handle.read()
+                ast.parse(source)
+            except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+                continue
+            payload = {**self._script(script, source, []), "cwd": folder, "capture": [root]}
+            self.total += 1
+            [result] = self._submit([(JOB, payload)], [f"{script} (making missing inputs)"])
+            value = result.value if result.status == "ok" and isinstance(result.value, dict) else {}
+            for path, data in made_inputs.decoded(value.get("written")).items():
+                if path not in made and sum(map(len, made.values())) + len(data) <= made_inputs.MAX_MADE_BYTES:
+                    made[path] = data
+                    names[path] = f"{os.path.relpath(script, root)}:{os.path.relpath(path, root)}"
+        stopped_at_made = [f for missing, stopped in wanted.items() if missing in made for f in stopped]
+        if not stopped_at_made:
+            return
+        self._made = (made_inputs.encoded(made), names)
+        again = list({id(f): f for f in stopped_at_made}.values())
+        self.total += len(again)
+        self._modules(again)
+        self._calls(again)
+        self._drivers([driver for driver in drivers if any(f is g for f in driver[2] for g in again)])
+
     def _settings(self, path: str) -> dict:
         """The options the project around ``path`` declares with argparse, at their defaults."""
         folders, files = self._project_files(path)  # the file's folder first: its own parser comes first
@@ -854,7 +906,7 @@ class RuntimeCheck:
                 return [name[len(prefix):] for name in used if name.startswith(prefix)]
 
             modules = [name for name in used if name not in (CUDA_ON_CPU, CUDA_VERSION) and not name.startswith(
-                (SYNTHETIC, OPTION, CHECKPOINT, PORTED, FOLDER, NUMPY_ALIAS, CLIMBING, LEFT_OUT))]
+                (SYNTHETIC, OPTION, CHECKPOINT, PORTED, FOLDER, NUMPY_ALIAS, CLIMBING, LEFT_OUT, made_inputs.MADE))]
             ported, made, options, checkpoints = tagged(PORTED), tagged(SYNTHETIC), tagged(OPTION), tagged(CHECKPOINT)
             folders, aliases, climbing = tagged(FOLDER), tagged(NUMPY_ALIAS), tagged(CLIMBING)
             left_out = [entry.split(" ", 1) for entry in tagged(LEFT_OUT)]
@@ -866,6 +918,7 @@ class RuntimeCheck:
                 made and "with synthetic " + ", ".join(made),
                 checkpoints and "with the initial weights in place of the missing files " + ", ".join(checkpoints),
                 folders and "with the missing output folders " + ", ".join(f"{name}/" for name in folders) + " made",
+                _made_note(tagged(made_inputs.MADE)),
                 aliases and "with " + ", ".join(f"`{name}`" for name in aliases)
                 + " as the builtin it meant (numpy 1.24 removed it: today the program stops there)",
                 left_out and "the file imported without its line" + ("s " if len(left_out) > 1 else " ")
@@ -898,6 +951,19 @@ class RuntimeCheck:
 ENTRY_OUTPUT_LINES = 15
 BUDGET_SHARE = 0.7
 _READ_ONLY = re.compile(r"Read-only file system|Permission denied|Operation not permitted")
+
+
+def _made_note(made: list[str]) -> str:
+    """"with data/a.npy and 2 more files made by data/generate.py (...)" for the files a run
+    read that a script of the project made (``script:file`` each)."""
+    by_script: dict[str, list[str]] = {}
+    for entry in made:
+        script, _, name = entry.partition(":")
+        by_script.setdefault(script, []).append(name)
+    return "; ".join(
+        f"with {names[0]}" + (f" and {len(names) - 1} more file{'s' if len(names) > 2 else ''}" if len(names) > 1 else "")
+        + f" made by running {script} first, its own loops cut to {made_inputs.LOOP_PASSES} passes (a fresh clone "
+        "has no such file)" for script, names in by_script.items())
 
 
 def _stopped_at(result, count: int) -> list[int]:

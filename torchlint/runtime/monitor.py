@@ -57,7 +57,7 @@ from torchlint.framework.verdicts import (
     CONFIRMED, COULD_NOT_RUN, LATENT, NOT_REPRODUCED, Observation, Verdict, quote, where as where_is,
 )
 from torchlint.rules import all_rules
-from torchlint.runtime import stand_ins, synthetic
+from torchlint.runtime import made_inputs, stand_ins, synthetic
 
 
 SNAPSHOT_ELEMENTS = 1 << 16  # saved tensors up to this size are copied when saved
@@ -1225,6 +1225,7 @@ def run_job(payload: dict) -> dict:
         namespace.update(stand_ins.PYTHON2_BUILTINS)
     folders = [*payload.get("sys_path", ()), payload.get("cwd") or ""]
     stood_in: list[str] = []
+    written: dict[str, bytes] = {}  # what a script run to make a missing input wrote (made_inputs)
     try:
         with stand_ins.installed(folders, synthetic.module) as stood_in, _cuda_on_cpu(stood_in), \
                 _loading_in_this_process(), stand_ins.numpy_aliases(stood_in), \
@@ -1237,7 +1238,8 @@ def run_job(payload: dict) -> dict:
             else:
                 porting = stand_ins.ported_imports(folders) if payload.get("ported") else contextlib.nullcontext()
                 with stand_ins.required_options(stood_in), synthetic.missing_checkpoints(stood_in), porting, \
-                        stand_ins.patched_imports(payload.get("patched") or {}):
+                        stand_ins.patched_imports(payload.get("patched") or {}), \
+                        _made_inputs(payload, stood_in, namespace, written):
                     if mode == "call":
                         namespace["__torchlint_left_out__"] = stand_ins.recording_left_out(stood_in)
                     exec(stand_ins.compile_job(source, path, ported=bool(payload.get("ported")),
@@ -1271,8 +1273,20 @@ def run_job(payload: dict) -> dict:
         "grads": _gradients(namespace),
         "stand_ins": list(stood_in),
         "lines": monitor.lines_run,
+        **({"written": made_inputs.encoded(written)} if payload.get("capture") else {}),
         **outcome,
     }
+
+
+def _made_inputs(payload: dict, used: list[str], namespace: dict, written: dict[str, bytes]):
+    """A run that reads the files a script of the project made (``made``), or the run of
+    that script, its writes kept in ``written`` and its own loops cut short (``capture``)."""
+    if payload.get("capture"):
+        namespace["range"] = made_inputs.capped_range  # its own code's loops, not its libraries'
+        return made_inputs.captured_writes(written, payload["capture"])
+    if payload.get("made"):
+        return made_inputs.reading_made(used, made_inputs.decoded(payload["made"]), payload.get("makers") or {})
+    return contextlib.nullcontext()
 
 
 def _only_the_signature(verdict: dict, stopped: Optional[dict], outcome: dict, qualname: str,
