@@ -635,6 +635,20 @@ FILES = {
                 mu += torch.Tensor(action_noise.noise())
             return mu
     """,
+    # A periodic branch a short run never reaches is taken on its first pass; the rest of its test holds.
+    "periodic.py": """
+        import torch
+
+        weight = torch.ones(3, requires_grad=True)
+        verbose = False
+        for step in range(1, 4):
+            loss = (weight * step).sum()
+            loss.backward()
+            if step % 1000 == 0:
+                print(loss.data[0])
+            if verbose and step % 1000 == 0:
+                print(loss.data[0] + 1)
+    """,
     # A shape the constructor keeps and a method unpacks: sizes.
     "prior.py": """
         import torch
@@ -786,6 +800,9 @@ REACHED = [
      "made/data/generate.py first, its own loops cut to 4 passes (a fresh clone has no such file))"),
     ("made/train.py", "16:11 TL203", CONFIRMED, "made by running made/data/generate.py first"),
     ("noisy/agent.py", "7:15 TL204", "NOT REPRODUCED", "action_noise=a `Jitter` of noisy/noise.py"),
+    ("periodic.py", "9:15 TL203", CONFIRMED, "(with the periodic `if` at line 8 taken on its first pass (a run "
+     "this short never reaches its period))"),
+    ("periodic.py", "11:15 TL203", "COULD NOT RUN", "line 11 never executed"),
     ("prior.py", "10:17 TL204", CONFIRMED, "on a `Prior(input_shape=[4, 4, 4, 4])`"),
     ("pathed/train.py", "8:7 TL203", CONFIRMED, "IndexError: invalid index of a 0-dim tensor"),
     ("generated.py", "7:15 TL203", CONFIRMED, "called with synthesized arguments: values=tensor of shape [4, 4]; "

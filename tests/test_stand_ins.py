@@ -144,3 +144,19 @@ def test_a_script_imported_for_a_call_leaves_out_loops_that_train_through_its_fu
     exec(stand_ins.compile_job(source, "train.py", imported=True), namespace)
     # The loop that trains through `train()` is left out; the others run, as when the script runs.
     assert namespace["trained"] == [] and namespace["names"] == ["epoch 0", "epoch 1"] * 2
+
+
+def test_a_periodic_test_is_taken_on_its_first_pass_only() -> None:
+    source = textwrap.dedent("""
+        logged, checked = [], []
+        for step in range(1, 6):
+            if step % 1000 == 0:
+                logged.append(step)
+            if checked is None and step % 1000 == 0:
+                checked.append(step)
+    """)
+    used: list = []
+    namespace = {"__torchlint_first_pass__": stand_ins.first_passes(used)}
+    exec(stand_ins.compile_job(source, "train.py", periodic=(4, 6)), namespace)
+    # As at step 1000, once; the other half of the second test still keeps its branch shut.
+    assert namespace["logged"] == [1] and namespace["checked"] == [] and used == ["periodic 4"]

@@ -34,10 +34,10 @@ from torchlint.runtime.call_sites import CallSites
 from torchlint.runtime.drivers import ProjectImports
 from torchlint.runtime.plan import (
     UNJUDGED, FilePlan, argparse_defaults, class_count, gradient_parameters, guarded_by_defaults, package_of,
-    read_tree,
+    periodic_guards, read_tree,
 )
 from torchlint.runtime.stand_ins import (ASSUMED_CUDA, CHECKPOINT, CLIMBING, CUDA_ON_CPU, CUDA_VERSION, FOLDER,
-                                        LEFT_OUT, NUMPY_ALIAS, OPTION, PORTED, SYNTHETIC)
+                                        LEFT_OUT, NUMPY_ALIAS, OPTION, PERIODIC, PORTED, SYNTHETIC)
 
 MAX_EVIDENCE = 2000  # characters of a verdict's evidence
 JOB = "torchlint.runtime.monitor:run_job"
@@ -276,6 +276,7 @@ class RuntimeCheck:
         self._ported_scripts: dict[str, str] = {}  # a driver script run as rewritten -> what was rewritten
         # The input files scripts of the project made (encoded, by absolute path) and how a run names each.
         self._made: Optional[tuple[dict[str, str], dict[str, str]]] = None
+        self._periodic: dict[str, list[int]] = {}  # a file -> its periodic `if`s taken on their first pass
         self.done = 0
         self.total = 0
 
@@ -314,6 +315,7 @@ class RuntimeCheck:
             self._calls(files)
             self._drivers(drivers)
             self._make_missing_inputs(files, drivers)
+            self._periodic_branches(files)
             self._differential(files)
             if self.fixes_to_prove is not None:
                 self._prove(reports, files)
@@ -388,6 +390,7 @@ class RuntimeCheck:
     def _payload(self, f: _File, indices: list[int], **extra) -> dict:
         # The text that was linted runs (standard input has no file to read).
         extra = {**extra, "ported": f.ported} if f.ported else extra
+        extra = {**extra, "periodic": self._periodic[f.plan.path]} if f.plan.path in self._periodic else extra
         return {**self._script(f.plan.path, f.plan.source, [f.sites[i] for i in indices], f.plan.tree), **extra}
 
     def _script(self, path: str, source: str, sites: list[dict], tree: Optional[ast.AST] = None) -> dict:
@@ -828,6 +831,23 @@ class RuntimeCheck:
         self._calls(again)
         self._drivers([driver for driver in drivers if any(f is g for f in driver[2] for g in again)])
 
+    def _periodic_branches(self, files: list[_File]) -> None:
+        """Findings left unrun in the body of a periodic `if` (`if self.global_iter %
+        self.display_step == 0:`, every 10000 steps): the files run again, each such test
+        taken on its first pass (plan.periodic_guards), as it is at step 10000."""
+        again = []
+        for f in files:
+            rows = [f.diagnostics[i].row for i in f.pending()
+                    if "never executed" in (f.diagnostics[i].runtime or {}).get("evidence", "")]
+            guards = periodic_guards(f.plan.tree, rows) if rows else []
+            if guards:
+                self._periodic[f.plan.path] = guards
+                again.append(f)
+        if again:
+            self.total += len(again)
+            self._modules(again)
+            self._calls(again)
+
     def _settings(self, path: str) -> dict:
         """The options the project around ``path`` declares with argparse, at their defaults."""
         folders, files = self._project_files(path)  # the file's folder first: its own parser comes first
@@ -906,7 +926,8 @@ class RuntimeCheck:
                 return [name[len(prefix):] for name in used if name.startswith(prefix)]
 
             modules = [name for name in used if name not in (CUDA_ON_CPU, CUDA_VERSION) and not name.startswith(
-                (SYNTHETIC, OPTION, CHECKPOINT, PORTED, FOLDER, NUMPY_ALIAS, CLIMBING, LEFT_OUT, made_inputs.MADE))]
+                (SYNTHETIC, OPTION, CHECKPOINT, PORTED, FOLDER, NUMPY_ALIAS, CLIMBING, LEFT_OUT, made_inputs.MADE,
+                 PERIODIC))]
             ported, made, options, checkpoints = tagged(PORTED), tagged(SYNTHETIC), tagged(OPTION), tagged(CHECKPOINT)
             folders, aliases, climbing = tagged(FOLDER), tagged(NUMPY_ALIAS), tagged(CLIMBING)
             left_out = [entry.split(" ", 1) for entry in tagged(LEFT_OUT)]
@@ -919,6 +940,8 @@ class RuntimeCheck:
                 checkpoints and "with the initial weights in place of the missing files " + ", ".join(checkpoints),
                 folders and "with the missing output folders " + ", ".join(f"{name}/" for name in folders) + " made",
                 _made_note(tagged(made_inputs.MADE)),
+                tagged(PERIODIC) and "with the periodic `if` at line" + ("s " if len(tagged(PERIODIC)) > 1 else " ")
+                + ", ".join(tagged(PERIODIC)) + " taken on its first pass (a run this short never reaches its period)",
                 aliases and "with " + ", ".join(f"`{name}`" for name in aliases)
                 + " as the builtin it meant (numpy 1.24 removed it: today the program stops there)",
                 left_out and "the file imported without its line" + ("s " if len(left_out) > 1 else " ")

@@ -1242,8 +1242,11 @@ def run_job(payload: dict) -> dict:
                         _made_inputs(payload, stood_in, namespace, written):
                     if mode == "call":
                         namespace["__torchlint_left_out__"] = stand_ins.recording_left_out(stood_in)
+                    periodic = tuple(payload.get("periodic") or ())
+                    if periodic:
+                        namespace["__torchlint_first_pass__"] = stand_ins.first_passes(stood_in)
                     exec(stand_ins.compile_job(source, path, ported=bool(payload.get("ported")),
-                                               imported=mode == "call"), namespace)
+                                               imported=mode == "call", periodic=periodic), namespace)
                     if mode == "call":
                         outcome = _call(namespace, payload["call"])
     except SystemExit as error:

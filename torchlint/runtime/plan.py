@@ -14,6 +14,7 @@ import re
 from typing import Callable, Optional
 
 from torchlint.framework.diagnostics import Diagnostic
+from torchlint.runtime.stand_ins import periodic_test
 from torchlint.syntax.legacy import repair as repair_legacy_syntax
 
 # Findings of these codes mean nothing at run time (the file could not be linted).
@@ -228,6 +229,19 @@ def _stored_attributes(owner: ast.ClassDef, init: ast.FunctionDef) -> dict[str, 
                 and node.value.attr in kept and isinstance(node.ctx, ast.Load):
             read.setdefault(kept[node.value.attr], set()).add(node.attr)
     return read
+
+
+def periodic_guards(tree: ast.AST, rows: list[int]) -> list[int]:
+    """The lines of the ``if`` statements whose body holds one of ``rows`` and whose test
+    checks a step against a period (`step % log_interval == 0`, `(i + 1) % 100 == 0`):
+    logging and checkpointing every N steps, which a short run may never reach."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and any(periodic_test(part) for part in ast.walk(node.test)) and node.body:
+            first, last = node.body[0].lineno, max(getattr(stmt, "end_lineno", stmt.lineno) or 0 for stmt in node.body)
+            if any(first <= row <= last for row in rows):
+                found.add(node.lineno)
+    return sorted(found)
 
 
 def _tested_for_truth(node: ast.expr, parent: Optional[ast.AST]) -> bool:

@@ -54,6 +54,8 @@ NUMPY_ALIAS = "numpy "
 # How a run lists a top-level statement of a script imported for a call that raised and was
 # left out: "left out 93 FileNotFoundError: [Errno 2] No such file or directory: 'data/x.npy'".
 LEFT_OUT = "left out "
+# How a run lists a periodic `if` (`step % log_interval == 0`) it took on its first pass: "periodic 181".
+PERIODIC = "periodic "
 # How a run lists a relative import it took from the project's root: "climbing ..utils".
 CLIMBING = "climbing "
 
@@ -91,7 +93,8 @@ class _Python2Methods(ast.NodeTransformer):
         return node
 
 
-def compile_job(source: str, path: str, *, ported: bool = False, imported: bool = False):
+def compile_job(source: str, path: str, *, ported: bool = False, imported: bool = False,
+                periodic: tuple[int, ...] = ()):
     """The code a job runs, compiled with its own future flags (never torchlint's).
     ``ported``: Python 2 code, repaired to parse (syntax.legacy), run as Python 2 ran it.
     ``imported``: a script compiled to define what one of its functions needs, for a call
@@ -102,13 +105,53 @@ def compile_job(source: str, path: str, *, ported: bool = False, imported: bool 
     import that raises is left out too, the rest of the script still defined: NRI's scripts
     load their generated data (absent from a fresh clone) before they define the classes
     and functions a call needs. Each one left out is given to ``__torchlint_left_out__(line,
-    error)`` in the job's namespace, to be named in the verdict (LEFT_OUT)."""
+    error)`` in the job's namespace, to be named in the verdict (LEFT_OUT).
+    ``periodic``: the lines of ``if`` statements testing a step against a period
+    (`if step % log_interval == 0:`) taken on their first pass, ``__torchlint_first_pass__(line)``
+    saying so (plan.periodic_guards)."""
     tree = ast.parse(source, path)
     if ported:
         tree = _Python2Methods().visit(tree)
     if imported:
         tree = _as_imported(tree)
+    for node in ast.walk(tree) if periodic else ():
+        if isinstance(node, ast.If) and node.lineno in periodic:
+            node.test = _FirstPass(node.lineno).visit(node.test)
     return compile(ast.fix_missing_locations(tree), path, "exec", dont_inherit=True)
+
+
+def periodic_test(node: ast.AST) -> bool:
+    """``step % period == 0`` (either way round)."""
+    return isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq) \
+        and any(isinstance(side, ast.BinOp) and isinstance(side.op, ast.Mod) for side in (node.left, *node.comparators)) \
+        and any(isinstance(side, ast.Constant) and side.value == 0 for side in (node.left, *node.comparators))
+
+
+class _FirstPass(ast.NodeTransformer):
+    """``step % period == 0`` becomes ``__torchlint_first_pass__(line) or step % period == 0``;
+    the rest of the test stays (`self.viz_on and ...` is still false when the option is off)."""
+
+    def __init__(self, line: int):
+        self.line = line
+
+    def visit_Compare(self, node: ast.Compare) -> ast.expr:
+        if not periodic_test(node):
+            return self.generic_visit(node)
+        first = ast.copy_location(ast.Call(ast.Name("__torchlint_first_pass__", ast.Load()),
+                                           [ast.Constant(self.line)], []), node)
+        return ast.copy_location(ast.BoolOp(ast.Or(), [first, node]), node)
+
+
+def first_passes(used: list[str]) -> Callable[[int], bool]:
+    """The ``__torchlint_first_pass__`` of a job's namespace (compile_job): true the first
+    time each periodic test is reached, which ``used`` records ("periodic 181")."""
+    def first_pass(line: int) -> bool:
+        entry = f"{PERIODIC}{line}"
+        if entry in used:
+            return False
+        used.append(entry)
+        return True
+    return first_pass
 
 
 def recording_left_out(used: list[str]) -> Callable[[int, BaseException], None]:
