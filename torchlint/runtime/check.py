@@ -825,11 +825,7 @@ class RuntimeCheck:
         if not stopped_at_made:
             return
         self._made = (made_inputs.encoded(made), names)
-        again = list({id(f): f for f in stopped_at_made}.values())
-        self.total += len(again)
-        self._modules(again)
-        self._calls(again)
-        self._drivers([driver for driver in drivers if any(f is g for f in driver[2] for g in again)])
+        self._run_again(list({id(f): f for f in stopped_at_made}.values()), drivers)
 
     def _periodic_branches(self, files: list[_File]) -> None:
         """Findings left unrun in the body of a periodic `if` (`if self.global_iter %
@@ -844,9 +840,16 @@ class RuntimeCheck:
                 self._periodic[f.plan.path] = guards
                 again.append(f)
         if again:
-            self.total += len(again)
-            self._modules(again)
-            self._calls(again)
+            self._run_again(again)
+
+    def _run_again(self, again: list[_File], drivers: list[tuple[str, str, list[_File]]] = ()) -> None:
+        """The runs of ``again`` once more, for what they left COULD NOT RUN, with what the
+        job settings now add (made inputs, periodic branches): as a file, its calls, and the
+        ``drivers`` that reach it."""
+        self.total += len(again)
+        self._modules(again)
+        self._calls(again)
+        self._drivers([driver for driver in drivers if any(f is g for f in driver[2] for g in again)])
 
     def _settings(self, path: str) -> dict:
         """The options the project around ``path`` declares with argparse, at their defaults."""

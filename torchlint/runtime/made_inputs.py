@@ -22,6 +22,7 @@ import re
 from typing import Callable, Iterator, Optional
 
 from torchlint.framework.verdicts import MISSING_FILE
+from torchlint.runtime.stand_ins import record, writes
 
 # How a run lists a file it read that a script of the project made:
 # "made data/generate_dataset.py:data/loc_train_springs5.npy" (the script, then the file).
@@ -104,7 +105,7 @@ def written_paths(tree: ast.AST) -> list[tuple[re.Pattern, bool]]:
         elif name in ("open", "io.open") and node.args:
             mode = node.args[1] if len(node.args) > 1 else next(
                 (keyword.value for keyword in node.keywords if keyword.arg == "mode"), None)
-            if isinstance(mode, ast.Constant) and isinstance(mode.value, str) and set(mode.value) & set("wax"):
+            if isinstance(mode, ast.Constant) and _creates(mode.value):
                 target = node.args[0]
         if target is None:
             continue
@@ -187,7 +188,8 @@ class _Kept(io.BytesIO):
         super().close()
 
 
-def _writes(mode: object) -> bool:
+def _creates(mode: object) -> bool:
+    """An ``open`` mode that makes or extends a file (not ``"r+"``, which reads what is there)."""
     return isinstance(mode, str) and bool(set(mode) & set("wax"))
 
 
@@ -209,7 +211,7 @@ def captured_writes(files: dict[str, bytes], under: list[str]) -> Iterator[None]
         return path if any(path.startswith(folder) for folder in folders) else None
 
     def opened(file, mode="r", *args, **kwargs):
-        path = kept_path(file) if _writes(mode) else None
+        path = kept_path(file) if _creates(mode) else None
         if path is None:
             return original_open(file, mode, *args, **kwargs)
         kept = _Kept(path, files, room)
@@ -248,13 +250,11 @@ def reading_made(used: list[str], files: dict[str, bytes], makers: dict[str, str
         path = os.path.normpath(os.path.abspath(os.fspath(file)))
         if path not in files:
             return None
-        entry = f"{MADE}{makers.get(path, path)}"
-        if entry not in used:
-            used.append(entry)
+        record(used, f"{MADE}{makers.get(path, path)}")
         return path
 
     def opened(file, mode="r", *args, **kwargs):
-        path = made(file) if isinstance(mode, str) and not _writes(mode) and "+" not in mode else None
+        path = made(file) if isinstance(mode, str) and not writes(mode) else None
         if path is None:
             return original_open(file, mode, *args, **kwargs)
         data = io.BytesIO(files[path])

@@ -147,10 +147,9 @@ def first_passes(used: list[str]) -> Callable[[int], bool]:
     time each periodic test is reached, which ``used`` records ("periodic 181")."""
     def first_pass(line: int) -> bool:
         entry = f"{PERIODIC}{line}"
-        if entry in used:
-            return False
-        used.append(entry)
-        return True
+        first = entry not in used
+        record(used, entry)
+        return first
     return first_pass
 
 
@@ -537,7 +536,8 @@ def _first_finder(finder: importlib.abc.MetaPathFinder) -> Iterator[None]:
             sys.meta_path.remove(finder)
 
 
-def _writes(mode: str) -> bool:
+def writes(mode: str) -> bool:
+    """An ``open`` mode that writes (``"r+"`` too)."""
     return any(letter in mode for letter in "wax+")
 
 
@@ -580,7 +580,7 @@ def output_folders(used: list[str], made: bool = True) -> Iterator[None]:
         try:
             return original_open(file, mode, *args, **kwargs)
         except FileNotFoundError:
-            if not (isinstance(file, (str, bytes, os.PathLike)) and isinstance(mode, str) and _writes(mode)
+            if not (isinstance(file, (str, bytes, os.PathLike)) and isinstance(mode, str) and writes(mode)
                     and _make_parent(file, used)):
                 raise
         return original_open(file, mode, *args, **kwargs)
