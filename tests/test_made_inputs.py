@@ -74,3 +74,21 @@ def test_the_making_script_loops_a_few_times() -> None:
     assert list(made_inputs.capped_range(50000)) == [0, 1, 2, 3]
     assert list(made_inputs.capped_range(1, 3)) == [1, 2]
     assert list(made_inputs.capped_range(10, 0, -3)) == [10, 7, 4, 1]
+
+
+@pytest.mark.parametrize(("missing", "made", "options", "given"), [
+    # the default `_springs` in the name read; the maker wrote `_springs5` in its place
+    ("/p/data/loc_train_springs.npy", ["/p/data/loc_train_springs5.npy", "/p/data/vel_train_springs5.npy"],
+     {"--suffix": "_springs", "--model": "mlp"}, ("--suffix", "_springs5")),
+    # a value holding the default comes first
+    ("/p/data/x_a.npy", ["/p/data/x_b.npy", "/p/data/x_a2.npy"], {"--suffix": "_a"}, ("--suffix", "_a2")),
+    # another folder, another stem, nothing in the default's place, or a default too short: nothing
+    ("/p/data/loc_train_springs.npy", ["/p/other/loc_train_springs5.npy"], {"--suffix": "_springs"}, None),
+    ("/p/data/loc_train_springs.npy", ["/p/data/vel_train_springs5.npy"], {"--suffix": "_springs"}, None),
+    ("/p/data/loc_train_springs.npy", ["/p/data/loc_train.npy"], {"--suffix": "_springs"}, None),
+    ("/p/data/x_a.npy", ["/p/data/x_ab.npy"], {"--suffix": "a"}, None),
+    # a value that reads as another option is not given
+    ("/p/data/x_a.npy", ["/p/data/x-z.npy"], {"--suffix": "_a"}, None),
+])
+def test_an_option_that_names_a_made_file(missing, made, options, given) -> None:
+    assert made_inputs.option_naming(missing, made, options) == given

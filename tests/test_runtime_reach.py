@@ -613,6 +613,45 @@ FILES = {
             train(epoch)
         test()
     """,
+    # A script whose option default names files the project's maker does not write: run with
+    # the value that names the ones it writes, as its user must.
+    "named/data/generate.py": """
+        import argparse
+        import numpy as np
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument('--n-balls', type=int, default=5)
+        args = parser.parse_args()
+        suffix = '_springs' + str(args.n_balls)
+        np.save('pos_train' + suffix + '.npy', np.ones((4, 2)))
+    """,
+    "named/train.py": """
+        import argparse
+        import numpy as np
+        import torch
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument('--suffix', type=str, default='_springs')
+        args = parser.parse_args()
+        data = torch.from_numpy(np.load('named/data/pos_train' + args.suffix + '.npy')).float()
+        weight = torch.ones(2, requires_grad=True)
+        loss = (data * weight).sum()
+        print(loss.data[0])
+    """,
+    # A periodic branch left unrun where the run stopped at a finding it confirmed: its rerun
+    # goes past that finding with its fix, as the first run's rerun did.
+    "periodic_next.py": """
+        import torch
+
+        weight = torch.ones(3, requires_grad=True)
+        batches = iter(torch.utils.data.DataLoader(torch.ones(8, 3), batch_size=2))
+        for step in range(1, 4):
+            batch = batches.next()
+            loss = (weight * batch).sum()
+            loss.backward()
+            if step % 1000 == 0:
+                print(loss.data[0])
+    """,
     # A default None made for the branch it keeps from running: the project's one class with the method called.
     "noisy/noise.py": """
         import numpy as np
@@ -753,8 +792,8 @@ def reach(tmp_path_factory) -> tuple[dict, Path]:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(textwrap.dedent(text).lstrip())
     (root / ".git").mkdir()  # the repository's root
-    result = cli("check", "--isolated", "--no-cache", "--runtime", "--select", "TL102,TL103,TL203,TL204,TL220", "--output-format",
-                 "json", ".", cwd=root)
+    result = cli("check", "--isolated", "--no-cache", "--runtime", "--select", "TL102,TL103,TL203,TL204,TL213,TL220",
+                 "--output-format", "json", ".", cwd=root)
     assert result.returncode in (0, 1), result.stderr
     return by_finding(json.loads(result.stdout), root), root
 
@@ -800,6 +839,11 @@ REACHED = [
      "made/data/generate.py first, its own loops cut to 4 passes (a fresh clone has no such file))"),
     ("made/train.py", "16:11 TL203", CONFIRMED, "made by running made/data/generate.py first"),
     ("noisy/agent.py", "7:15 TL204", "NOT REPRODUCED", "action_noise=a `Jitter` of noisy/noise.py"),
+    ("named/train.py", "11:7 TL203", CONFIRMED, "run with `--suffix _springs5`: the name the project's own "
+     "script gives the files it makes (the default names files it does not); with "
+     "named/data/pos_train_springs5.npy made by running named/data/generate.py first"),
+    ("periodic_next.py", "6:13 TL213", CONFIRMED, "object has no attribute 'next'"),
+    ("periodic_next.py", "10:15 TL203", CONFIRMED, "(after fixing line 6; with the periodic `if` at line 9 taken"),
     ("periodic.py", "9:15 TL203", CONFIRMED, "(with the periodic `if` at line 8 taken on its first pass (a run "
      "this short never reaches its period))"),
     ("periodic.py", "11:15 TL203", "COULD NOT RUN", "line 11 never executed"),
@@ -964,6 +1008,19 @@ def test_required_options_get_made_up_values_and_are_recorded() -> None:
     assert vars(given) == {"dataset": "lsun", "mode": "test", "epochs": 3, "root": "r", "lr": 0.1, "config": "my.yaml"}
     with pytest.raises(SystemExit):
         parser.parse_args([])  # gone once the block ends
+
+
+def test_given_options_reach_only_the_parsers_that_declare_them() -> None:
+    declares, other = argparse.ArgumentParser(), argparse.ArgumentParser()
+    declares.add_argument("--suffix", type=str, default="_springs")
+    other.add_argument("--lr", type=float, default=0.1)
+    used: list[str] = []
+    with stand_ins.required_options(used, {"--suffix": "_springs5"}):
+        assert declares.parse_args([]).suffix == "_springs5"
+        assert declares.parse_args(["--suffix", "_mine"]).suffix == "_mine"  # the command line's own value stays
+        assert vars(other.parse_args([])) == {"lr": 0.1}  # no "unrecognized arguments" exit
+    assert used == ["given --suffix _springs5"]
+    assert declares.parse_args([]).suffix == "_springs"
 
 
 def test_a_missing_checkpoint_leaves_the_model_as_built(tmp_path) -> None:

@@ -34,10 +34,10 @@ from torchlint.runtime.call_sites import CallSites
 from torchlint.runtime.drivers import ProjectImports
 from torchlint.runtime.plan import (
     UNJUDGED, FilePlan, argparse_defaults, class_count, gradient_parameters, guarded_by_defaults, package_of,
-    periodic_guards, read_tree,
+    periodic_guards, read_tree, string_options,
 )
 from torchlint.runtime.stand_ins import (ASSUMED_CUDA, CHECKPOINT, CLIMBING, CUDA_ON_CPU, CUDA_VERSION, FOLDER,
-                                        LEFT_OUT, NUMPY_ALIAS, OPTION, PERIODIC, PORTED, SYNTHETIC)
+                                        GIVEN_OPTION, LEFT_OUT, NUMPY_ALIAS, OPTION, PERIODIC, PORTED, SYNTHETIC)
 
 MAX_EVIDENCE = 2000  # characters of a verdict's evidence
 JOB = "torchlint.runtime.monitor:run_job"
@@ -277,6 +277,7 @@ class RuntimeCheck:
         # The input files scripts of the project made (encoded, by absolute path) and how a run names each.
         self._made: Optional[tuple[dict[str, str], dict[str, str]]] = None
         self._periodic: dict[str, list[int]] = {}  # a file -> its periodic `if`s taken on their first pass
+        self._options: dict[str, dict[str, str]] = {}  # a file -> options naming what the project made
         self.done = 0
         self.total = 0
 
@@ -391,6 +392,7 @@ class RuntimeCheck:
         # The text that was linted runs (standard input has no file to read).
         extra = {**extra, "ported": f.ported} if f.ported else extra
         extra = {**extra, "periodic": self._periodic[f.plan.path]} if f.plan.path in self._periodic else extra
+        extra = {**extra, "options": self._options[f.plan.path]} if f.plan.path in self._options else extra
         return {**self._script(f.plan.path, f.plan.source, [f.sites[i] for i in indices], f.plan.tree), **extra}
 
     def _script(self, path: str, source: str, sites: list[dict], tree: Optional[ast.AST] = None) -> dict:
@@ -458,21 +460,34 @@ class RuntimeCheck:
         self.entry_failure = _entry_failure(result, verdicts)
 
     def _modules(self, files: list[_File]) -> None:
-        todo = [(f, f.pending()) for f in files]
-        todo = [(f, indices) for f, indices in todo if indices]
-        requests = [(JOB, self._payload(f, indices)) for f, indices in todo]
+        todo, requests = [], []
+        for f in files:
+            indices = f.pending()
+            payload = self._payload(f, indices)
+            edits, fixed_rows = f.stop_fixes
+            if edits and indices:
+                # Run again (made inputs, periodic branches): past the findings an earlier run
+                # stopped at and confirmed, with their fixes, as that run's reruns went on.
+                shifted = {i: _shifted(f.sites[i], f.plan.source, edits) for i in indices}
+                indices = [i for i in indices if shifted[i] is not None]
+                payload.update(source=_fixed_text(f, edits), sites=[shifted[i] for i in indices])
+            if indices:
+                todo.append((f, indices))
+                requests.append((JOB, payload))
         results = self._submit(requests, [f.report.path for f, _ in todo])
         for (f, indices), result in zip(todo, results):
-            f.module_result = result
-            self._assign(f, indices, self._verdicts(result, len(indices), "module"))
+            edits, fixed_rows = f.stop_fixes
+            if not edits:
+                f.module_result = result  # the run of the file as it is, for _differential
+            note = "after fixing " + ", ".join(f"line {row}" for row in fixed_rows) if edits else ""
+            self._assign(f, indices, self._verdicts(result, len(indices), "module", note))
             self._rerun_past_stops(f, result, indices)
 
     def _rerun_past_stops(self, f: _File, result, indices: list[int]) -> None:
         """A run that stopped at a confirmed finding (an IndexError, autograd's error) never
         reached the lines after it: run again with that finding's own fix applied."""
         original = f.plan.source
-        edits: list = []
-        fixed_rows: list[int] = []
+        edits, fixed_rows = list(f.stop_fixes[0]), list(f.stop_fixes[1])
         for _round in range(MAX_RERUNS):
             pending = f.pending()
             if not pending:
@@ -822,6 +837,12 @@ class RuntimeCheck:
                     made[path] = data
                     names[path] = f"{os.path.relpath(script, root)}:{os.path.relpath(path, root)}"
         stopped_at_made = [f for missing, stopped in wanted.items() if missing in made for f in stopped]
+        for missing, stopped in wanted.items():
+            for f in stopped if missing not in made else ():
+                given = made_inputs.option_naming(missing, list(made), string_options(f.plan.tree))
+                if given is not None and f.plan.path not in self._options:
+                    self._options[f.plan.path] = dict([given])
+                    stopped_at_made.append(f)
         if not stopped_at_made:
             return
         self._made = (made_inputs.encoded(made), names)
@@ -929,8 +950,8 @@ class RuntimeCheck:
                 return [name[len(prefix):] for name in used if name.startswith(prefix)]
 
             modules = [name for name in used if name not in (CUDA_ON_CPU, CUDA_VERSION) and not name.startswith(
-                (SYNTHETIC, OPTION, CHECKPOINT, PORTED, FOLDER, NUMPY_ALIAS, CLIMBING, LEFT_OUT, made_inputs.MADE,
-                 PERIODIC))]
+                (SYNTHETIC, OPTION, GIVEN_OPTION, CHECKPOINT, PORTED, FOLDER, NUMPY_ALIAS, CLIMBING, LEFT_OUT,
+                 made_inputs.MADE, PERIODIC))]
             ported, made, options, checkpoints = tagged(PORTED), tagged(SYNTHETIC), tagged(OPTION), tagged(CHECKPOINT)
             folders, aliases, climbing = tagged(FOLDER), tagged(NUMPY_ALIAS), tagged(CLIMBING)
             left_out = [entry.split(" ", 1) for entry in tagged(LEFT_OUT)]
@@ -942,6 +963,8 @@ class RuntimeCheck:
                 made and "with synthetic " + ", ".join(made),
                 checkpoints and "with the initial weights in place of the missing files " + ", ".join(checkpoints),
                 folders and "with the missing output folders " + ", ".join(f"{name}/" for name in folders) + " made",
+                tagged(GIVEN_OPTION) and "run with " + ", ".join(f"`{given}`" for given in tagged(GIVEN_OPTION))
+                + ": the name the project's own script gives the files it makes (the default names files it does not)",
                 _made_note(tagged(made_inputs.MADE)),
                 tagged(PERIODIC) and "with the periodic `if` at line" + ("s " if len(tagged(PERIODIC)) > 1 else " ")
                 + ", ".join(tagged(PERIODIC)) + " taken on its first pass (a run this short never reaches its period)",

@@ -136,6 +136,29 @@ def writers(missing: str, scripts: list[str], read: Callable[[str], Optional[ast
     return found
 
 
+def option_naming(missing: str, made: list[str], options: dict[str, str]) -> Optional[tuple[str, str]]:
+    """``(flag, value)`` where the missing file's name holds a string option's default and a
+    made file beside it has the same name with ``value`` in its place: NRI's
+    `lstm_baseline.py` reads `loc_train` + `--suffix` (default `_springs`) + `.npy`, and its
+    generator writes `loc_train_springs5.npy`; run with `--suffix _springs5`, as its user
+    must. A value holding the default is preferred (`_springs5` over `_charged5`)."""
+    folder, name = os.path.split(missing)
+    found = []
+    for flag, default in options.items():
+        if len(default) < 2 or name.count(default) != 1:
+            continue
+        before, after = name.split(default)
+        for path in made:
+            other_folder, other = os.path.split(path)
+            if other_folder != folder or len(other) <= len(before) + len(after) \
+                    or not (other.startswith(before) and other.endswith(after)):
+                continue
+            value = other[len(before):len(other) - len(after)]
+            if value != default and not value.startswith("-"):
+                found.append((default not in value, flag, value))
+    return min(found)[1:] if found else None
+
+
 def missing_files(evidence: str) -> list[str]:
     """The files a COULD NOT RUN verdict's run stopped at (or left out a line at), as the program named them."""
     return MISSING_FILE.findall(evidence)

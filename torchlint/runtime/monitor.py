@@ -1237,7 +1237,8 @@ def run_job(payload: dict) -> dict:
                 outcome = _run_entry(payload)  # the user's own command line
             else:
                 porting = stand_ins.ported_imports(folders) if payload.get("ported") else contextlib.nullcontext()
-                with stand_ins.required_options(stood_in), synthetic.missing_checkpoints(stood_in), porting, \
+                with stand_ins.required_options(stood_in, payload.get("options")), \
+                        synthetic.missing_checkpoints(stood_in), porting, \
                         stand_ins.patched_imports(payload.get("patched") or {}), \
                         _made_inputs(payload, stood_in, namespace, written):
                     if mode == "call":

@@ -482,6 +482,21 @@ def argparse_defaults(paths: list[str], limit: int = 400, read: TreeReader = rea
     return found
 
 
+def string_options(tree: ast.AST) -> dict[str, str]:
+    """The options a file declares with a literal string default, by the flag a command
+    line gives them (``add_argument('--suffix', type=str, default='_springs')`` ->
+    ``{'--suffix': '_springs'}``)."""
+    found: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
+            flags = [arg.value for arg in node.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+                     and arg.value.startswith("-")]
+            option = _declared_option(node)
+            if flags and option is not None and isinstance(option[1], str):
+                found.setdefault(max(flags, key=len), option[1])
+    return found
+
+
 def _declared_option(call: ast.Call) -> Optional[tuple[str, object]]:
     names = [arg.value for arg in call.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
     keywords = {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg}

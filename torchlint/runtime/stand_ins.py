@@ -391,6 +391,9 @@ def installed(project_folders: list[str],
 
 # How a run lists an option it gave a value: "option --dataset cifar10".
 OPTION = "option "
+# How a run lists an option it gave the value that names the files the project made:
+# "given --suffix _springs5" (made_inputs.option_naming).
+GIVEN_OPTION = "given "
 _ALTERNATIVES = re.compile(r"^\s*([\w.-]+)\s*\|")  # help='cifar10 | lsun | imagenet'
 
 
@@ -409,17 +412,24 @@ def _invented_value(action: argparse.Action) -> str:
 
 
 @contextlib.contextmanager
-def required_options(used: list[str]) -> Iterator[None]:
+def required_options(used: list[str], options: Optional[dict[str, str]] = None) -> Iterator[None]:
     """A script run as ``python train.py`` with no arguments stops at its first required
     option (``--dataroot``, ``--dataset``) with exit status 2, before any flagged line:
     while the block runs, a parse of the command line that lacks a required option gets
-    one (``_invented_value``), and ``used`` records which ("option --dataset cifar10")."""
+    one (``_invented_value``), and ``used`` records which ("option --dataset cifar10").
+    ``options`` (flag -> value) are given to a parser that declares them, as the user
+    would type them ("given --suffix _springs5"); a parser without them never sees them."""
     original = argparse.ArgumentParser.parse_known_args
 
     def parse_known_args(self, args=None, namespace=None):
         words = list(sys.argv[1:] if args is None else args)
         given = {word.split("=", 1)[0] for word in words}
         added: list[str] = []
+        for flag, value in (options or {}).items():
+            if flag not in given and any(flag in action.option_strings for action in self._actions):
+                added += [flag, value]
+                given.add(flag)
+                record(used, f"{GIVEN_OPTION}{flag} {value}")
         for action in self._actions:
             if not action.required or given & set(action.option_strings):
                 continue
