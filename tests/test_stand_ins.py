@@ -53,6 +53,25 @@ def folders(tmp_path: Path, monkeypatch):
         total = board.count + 1
         RAN = True
     """)
+    write(project, "own_fallbacks.py", f"""
+        try:
+            import {MISSING} as fast
+        except ImportError:
+            import json as fast
+        try:
+            from {MISSING}_too import amp
+        except (ValueError, Exception):
+            amp = None
+        try:
+            import {MISSING}_needed
+        except ImportError:
+            raise SystemExit("pip install it")
+        try:
+            import {MISSING}_wanted
+        except ImportError:
+            print("no {MISSING}_wanted: its plots are not drawn")
+        FALLBACKS = (fast.__name__, amp, type({MISSING}_needed).__name__, type({MISSING}_wanted).__name__)
+    """)
     write(project, "broken_sibling.py", "import helpers_that_fail\n")
     write(project, "helpers_that_fail.py", f"import {MISSING}_too\nraise RuntimeError('a real error')\n")
     write(library, "optional_dependency.py", f"""
@@ -66,7 +85,8 @@ def folders(tmp_path: Path, monkeypatch):
     monkeypatch.syspath_prepend(str(library))
     yield project, library
     for name in list(sys.modules):
-        if name.startswith((MISSING, "uses_missing", "broken_sibling", "helpers_that_fail", "optional_dependency")):
+        if name.startswith((MISSING, "uses_missing", "broken_sibling", "helpers_that_fail", "optional_dependency",
+                            "own_fallbacks")):
             del sys.modules[name]
 
 
@@ -89,6 +109,16 @@ def test_a_library_keeps_its_fallback(folders) -> None:
     with stand_ins.installed([str(project)]) as used:
         module = importlib.import_module("optional_dependency")
     assert module.FAST is False and used == []
+
+
+def test_the_project_keeps_its_own_fallbacks(folders) -> None:
+    # An import with the project's own fallback takes it, as where the module is missing;
+    # one whose handler stops the program, or binds nothing to go on with, gets a stand-in.
+    project, _library = folders
+    with stand_ins.installed([str(project)]) as used:
+        module = importlib.import_module("own_fallbacks")
+    assert module.FALLBACKS == ("json", None, "_StandInModule", "_StandInModule")
+    assert used == [f"{MISSING}_needed", f"{MISSING}_wanted"]
 
 
 def test_a_project_module_that_fails_still_fails(folders) -> None:

@@ -327,6 +327,38 @@ def _has_module(folders: list[str], name: str) -> bool:
                for folder in folders)
 
 
+@functools.lru_cache(maxsize=256)
+def _import_fallbacks(filename: str) -> frozenset[int]:
+    """The lines of ``try:`` bodies whose handler catches a failed import and binds what
+    the program goes on with (``except ImportError: import pickle``, ``except Exception:
+    amp = None``, ``HAS_APEX = False``): an import there has the program's own fallback. A
+    handler that raises or exits (``raise ImportError("pip install visdom")``), or only
+    passes or prints, is none: the program needs the module, and gets a stand-in."""
+    try:
+        tree = ast.parse("".join(linecache.getlines(filename)))
+    except (SyntaxError, ValueError):
+        return frozenset()
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Try) and any(_falls_back(handler) for handler in node.handlers):
+            for statement in node.body:
+                lines.update(range(statement.lineno, (statement.end_lineno or statement.lineno) + 1))
+    return frozenset(lines)
+
+
+def _falls_back(handler: ast.ExceptHandler) -> bool:
+    caught = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    names = {node.id if isinstance(node, ast.Name) else getattr(node, "attr", None) for node in caught}
+    if handler.type is not None and not names & {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}:
+        return False
+    last = handler.body[-1]
+    stops = isinstance(last, ast.Raise) or isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and (
+        ast.unparse(last.value.func) in ("sys.exit", "exit", "quit", "os._exit"))
+    binds = any(isinstance(node, (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign))
+                for statement in handler.body for node in ast.walk(statement))
+    return binds and not stops
+
+
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def __init__(self, project_folders: list[str], synthetic: Optional[Callable[[str, list], types.ModuleType]]):
         self.project_folders = project_folders
@@ -338,7 +370,9 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if top in _REAL or top in sys.stdlib_module_names or self._in_project(top):
             return None
         if top not in self.used and not self._imported_by_the_project():
-            # A library's optional dependency (`try: import gmpy2`): its ImportError is its fallback.
+            # A library's optional dependency (`try: import gmpy2`), or the project's own
+            # (`try: import cPickle as pickle / except ImportError: import pickle`): its
+            # ImportError is its fallback, the path the program takes where it is missing.
             return None
         if top not in self.used:
             self.used.append(top)
@@ -353,7 +387,8 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if frame is None:
             return False
         filename = os.path.realpath(frame.f_code.co_filename)
-        return any(filename.startswith(folder + os.sep) for folder in self.project_folders)
+        return any(filename.startswith(folder + os.sep) for folder in self.project_folders) \
+            and frame.f_lineno not in _import_fallbacks(frame.f_code.co_filename)
 
     def _in_project(self, name: str) -> bool:
         """A module of the project that failed to import is an error to see, not to hide."""
