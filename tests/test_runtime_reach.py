@@ -652,6 +652,27 @@ FILES = {
             if step % 1000 == 0:
                 print(loss.data[0])
     """,
+    # A call past the file's own confirmed stops, then past its own: one list of fixes.
+    "rerun_notes.py": """
+        import torch
+
+        weight = torch.ones(2, requires_grad=True)
+
+
+        def train():
+            loss = (weight * 2).sum()
+            loss.backward()
+            return loss.data[0]
+
+
+        def test():
+            loss = (weight * 3).sum()
+            print(loss.data[0])
+            print(loss.data[0] + 1)
+
+
+        train()
+    """,
     # A default None made for the branch it keeps from running: the project's one class with the method called.
     "noisy/noise.py": """
         import numpy as np
@@ -843,6 +864,8 @@ REACHED = [
      "script gives the files it makes (the default names files it does not); with "
      "named/data/pos_train_springs5.npy made by running named/data/generate.py first"),
     ("periodic_next.py", "6:13 TL213", CONFIRMED, "object has no attribute 'next'"),
+    ("rerun_notes.py", "14:11 TL203", CONFIRMED, "(after fixing line 9)"),
+    ("rerun_notes.py", "15:11 TL203", CONFIRMED, "(after fixing line 9, line 14)"),
     ("periodic_next.py", "10:15 TL203", CONFIRMED, "(after fixing line 6; with the periodic `if` at line 9 taken"),
     ("periodic.py", "9:15 TL203", CONFIRMED, "(with the periodic `if` at line 8 taken on its first pass (a run "
      "this short never reaches its period))"),

@@ -659,7 +659,9 @@ class RuntimeCheck:
                 payload = {**payload, "source": text, "sites": [site for _i, site in kept if site is not None]}
             self.total += 1
             [result] = self._submit([(JOB, payload)], [f"{f.report.path}: {qualname}()"])
-            note = "; ".join(filter(None, [payload.get("note", ""), "after fixing " + ", ".join(fixed)]))
+            earlier = payload.get("note", "")  # "after fixing line 240" (the file's own reruns): one list
+            note = f"{earlier}, {', '.join(fixed)}" if earlier.startswith("after fixing ") \
+                else "; ".join(filter(None, [earlier, "after fixing " + ", ".join(fixed)]))
             self._assign(f, indices, self._verdicts(result, len(indices), "call", note))
 
     def _tree(self, path: str) -> Optional[ast.Module]:
