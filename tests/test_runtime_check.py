@@ -1182,6 +1182,18 @@ def test_parameter_uses_come_from_the_functions_own_code() -> None:
             image_pred = prediction[0]
             if epoch > 10 and rows[:, 1].sum() > 0:
                 return image_pred[:, 5:5 + num_classes].max(1), prediction.size(0)
+        def clip_gradients(model, clip):
+            for name, p in model.named_parameters():
+                if p.grad is not None:
+                    p.grad.data.mul_(clip / (p.grad.data.norm(2) + 1e-6))
+        def weights_normal_init(model, dev=0.01):
+            if isinstance(model, list):
+                for m in model:
+                    weights_normal_init(m, dev)
+            else:
+                for m in model.modules():
+                    if isinstance(m, nn.Conv2d):
+                        m.weight.data.normal_(0.0, dev)
     """))
     uses = {function.name: parameter_uses(function) for function in tree.body}
     assert uses == {
@@ -1194,6 +1206,10 @@ def test_parameter_uses_come_from_the_functions_own_code() -> None:
         # only ever compared: numbers; a matrix indexed within the sizes made here: nothing
         "write_results": {"prediction": "shape:4,4,9", "confidence": "number", "epoch": "number",
                           "num_classes": "number"},
+        # its parameters' gradients read: a module a backward pass has been through
+        "clip_gradients": {"model": "trained"},
+        # a list of models is handled apart: what is done to one says it is a network of layers
+        "weights_normal_init": {"model": "layers", "dev": "number"},
     }
 
 

@@ -652,6 +652,16 @@ FILES = {
             if step % 1000 == 0:
                 print(loss.data[0])
     """,
+    # A module whose gradients are read has been through a backward pass; a clipping bound is a number.
+    "clipping.py": """
+        import torch
+
+
+        def clip_gradients(model, clip):
+            for name, p in model.named_parameters():
+                if p.grad is not None:
+                    p.grad.data.mul_(clip)
+    """,
     # A call past the file's own confirmed stops, then past its own: one list of fixes.
     "rerun_notes.py": """
         import torch
@@ -865,6 +875,8 @@ REACHED = [
      "named/data/pos_train_springs5.npy made by running named/data/generate.py first"),
     ("periodic_next.py", "6:13 TL213", CONFIRMED, "object has no attribute 'next'"),
     ("rerun_notes.py", "14:11 TL203", CONFIRMED, "(after fixing line 9)"),
+    ("clipping.py", "7:13 TL102", "NOT REPRODUCED", "model=Linear(in_features=4, out_features=4, bias=True) "
+     "after one backward pass on a random batch, clip=0.5"),
     ("rerun_notes.py", "15:11 TL203", CONFIRMED, "(after fixing line 9, line 14)"),
     ("periodic_next.py", "10:15 TL203", CONFIRMED, "(after fixing line 6; with the periodic `if` at line 9 taken"),
     ("periodic.py", "9:15 TL203", CONFIRMED, "(with the periodic `if` at line 8 taken on its first pass (a run "

@@ -1453,6 +1453,8 @@ def _made_for(param: dict, made: "_Made", variant: int, gradients, settings: Opt
         value = made[param["name"]] = synthesize(param["name"], param["annotation"], made, variant,
                                                  gradients=param["name"] in gradients, use=param.get("use"),
                                                  classes=classes)
+    if param.get("use") == "trained" and isinstance(value, torch.nn.Module):
+        made.origins[param["name"]] = f"{_describe(value)} after one backward pass on a random batch"
     if "given" in param:
         # As the project's own call passes it (call_sites); but a size stays the one made
         # here, which the tensors made here fit (`input_size=256` with a [4, 4] input fails).
@@ -1519,9 +1521,10 @@ ARGUMENT_VARIANTS = (((4, 4), True), ((4, 4), False), ((4,), True), ((4,), False
 
 
 _INDEX_NAME = re.compile(r"(^|_)(index|idx|id)$")
-# Numbers by name: `dropout`, `drop_prob`, `momentum`, `tau`, `std`, `temperature`, `beta1`...
+# Numbers by name: `dropout`, `drop_prob`, `momentum`, `tau`, `std`, `temperature`, `beta1`,
+# a gradient clipping bound (`clip`, `grad_clip`, `max_norm`)...
 _RATE_NAME = re.compile(r"(^|_)(dropout|drop|prob|rate|momentum|gamma|tau|temperature|decay|beta\d?|margin|std|"
-                        r"sigma|epsilon|ratio|coef|coeff|lambda|lamb)$")
+                        r"sigma|epsilon|ratio|coef|coeff|lambda|lamb|clip|threshold)$|^(max|clip)_norm$")
 
 
 _SIZE_NAME = re.compile(r"(^|_)(num|n|nb|d)_|_(size|dim|dims|dimension|num|len|length|count|channels|units|features)$|"
@@ -1571,6 +1574,12 @@ def synthesize(name: str, annotation: Optional[str], made: dict, variant: int = 
         return torch.nn.Sequential(torch.nn.Conv2d(4, 4, 3, padding=1), torch.nn.BatchNorm2d(4),
                                    torch.nn.ConvTranspose2d(4, 4, 3, padding=1), torch.nn.Linear(4, 4),
                                    torch.nn.BatchNorm1d(4), torch.nn.Embedding(4, 4))
+    if use == "trained" and not hint:
+        # `clip_gradients(model, clip)` reads each parameter's `.grad`: a module after one
+        # backward pass on a random batch, as a training step leaves it.
+        module = torch.nn.Linear(4, 4)
+        module(torch.randn(2, 4)).sum().backward()
+        return module
     if not hint and use is not None:
         # "settings" has nothing here: without the project's defaults (_arguments) it is a tensor too.
         hint = {"module": "Module", "optimizer": "Optimizer", "loader": "DataLoader", "number": "float",

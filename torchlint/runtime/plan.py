@@ -272,7 +272,8 @@ def parameter_uses(function: ast.FunctionDef, extra: frozenset = frozenset()) ->
     """What the function's own code shows a parameter to be, where it shows it: "vgg" (its
     `features` and `classifier` read: torchvision's VGG, as pruning and style-transfer code
     takes it), "layers"
-    (a module whose layers are visited, `for m in net.modules()`, never called), "module"
+    (a module whose layers are visited, `for m in net.modules()`, never called), "trained"
+    (a module whose parameters' gradients are read: `clip_gradients(model, clip)`), "module"
     (`target.parameters()`, `net.eval()`), "layer" (its type tested, its `weight` or `bias`
     read: `def weights_init(m)` applied to every layer), "optimizer" (`opt.step()` and `opt.zero_grad()`),
     "loader" (`for x, y in batches`), "number" (only ever an operand of arithmetic, once
@@ -295,6 +296,12 @@ def parameter_uses(function: ast.FunctionDef, extra: frozenset = frozenset()) ->
     compared: set[str] = set()  # `scores > confidence`
     shapes: dict[str, list[int]] = {}  # `prediction[:, :, 4]`, `boxes[:, 5:5 + n]`: the least size of each dimension
     items: dict[str, str] = {}  # `image_pred = prediction[ind]`: an item of a parameter, by name
+    # `if isinstance(model, list): for m in model: init(m)`: the other form the parameter may
+    # take, handled apart; what the rest of the code does with it says what it is.
+    as_a_list = {id(name) for node in ast.walk(function) if isinstance(node, ast.If) and _list_test(node.test, names)
+                 for part in [node.test, *node.body] for name in ast.walk(part)
+                 if isinstance(name, ast.Name) and name.id == node.test.args[0].id}
+    reads_gradients = any(isinstance(node, ast.Attribute) and node.attr == "grad" for node in ast.walk(function))
     for node in ast.walk(function):
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and isinstance(node.ctx, ast.Load):
             needed = _sizes_indexed(node.slice)
@@ -323,7 +330,8 @@ def parameter_uses(function: ast.FunctionDef, extra: frozenset = frozenset()) ->
                 iterated = iterated.args[0]
             if isinstance(iterated, ast.Name) and iterated.id in names:
                 iterated_in_pairs.add(iterated.id)
-        if not (isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load)):
+        if not (isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load)) \
+                or id(node) in as_a_list:
             continue
         parent = parents.get(node)
         if isinstance(parent, ast.Attribute):
@@ -352,6 +360,8 @@ def parameter_uses(function: ast.FunctionDef, extra: frozenset = frozenset()) ->
             uses[name] = "vgg"  # `model.features[layer_index]`: shaped like torchvision's VGG
         elif attributes[name] & {"modules", "named_modules", "children", "named_children"} and not other_loads[name]:
             uses[name] = "layers"
+        elif attributes[name] & {"parameters", "named_parameters"} and reads_gradients:
+            uses[name] = "trained"  # `for p in model.parameters(): p.grad.data.mul_(coef)`: it has gradients
         elif attributes[name] & _MODULE_ATTRIBUTES:
             uses[name] = "module"
         elif (name in type_tested or "__class__" in attributes[name]) and attributes[name] & {"weight", "bias"}:
@@ -384,6 +394,15 @@ def parameter_uses(function: ast.FunctionDef, extra: frozenset = frozenset()) ->
             # attribute: `action_noise.noise()`).
             uses[name] = "attributes:" + ",".join(sorted(attributes[name]))
     return uses
+
+
+def _list_test(test: ast.expr, names: set[str]) -> bool:
+    """``isinstance(name, list)`` (or ``tuple``, or both) for a parameter ``name``."""
+    if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
+            and len(test.args) == 2 and isinstance(test.args[0], ast.Name) and test.args[0].id in names):
+        return False
+    kinds = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+    return all(isinstance(kind, ast.Name) and kind.id in ("list", "tuple") for kind in kinds)
 
 
 # What code reads of a tensor it indexes (`prediction.size(0)`, `x.new(..)`, `boxes.shape`).
