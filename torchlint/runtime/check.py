@@ -19,7 +19,7 @@ import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Callable, Optional
+from typing import Callable, Iterable, Optional
 
 from torchlint.framework.diagnostics import Diagnostic, FileReport, TextEdit
 from torchlint.framework.verdicts import CONFIRMED, COULD_NOT_RUN, VERDICTS, Observation
@@ -463,23 +463,17 @@ class RuntimeCheck:
         todo, requests = [], []
         for f in files:
             indices = f.pending()
+            if not indices:
+                continue
             payload = self._payload(f, indices)
-            edits, fixed_rows = f.stop_fixes
-            if edits and indices:
-                # Run again (made inputs, periodic branches): past the findings an earlier run
-                # stopped at and confirmed, with their fixes, as that run's reruns went on.
-                shifted = {i: _shifted(f.sites[i], f.plan.source, edits) for i in indices}
-                indices = [i for i in indices if shifted[i] is not None]
-                payload.update(source=_fixed_text(f, edits), sites=[shifted[i] for i in indices])
+            indices = _past_stop_fixes(f, indices, payload)  # a run again (made inputs, periodic branches)
             if indices:
-                todo.append((f, indices))
+                todo.append((f, indices, payload.get("note", "")))
                 requests.append((JOB, payload))
-        results = self._submit(requests, [f.report.path for f, _ in todo])
-        for (f, indices), result in zip(todo, results):
-            edits, fixed_rows = f.stop_fixes
-            if not edits:
+        results = self._submit(requests, [f.report.path for f, _i, _n in todo])
+        for (f, indices, note), result in zip(todo, results):
+            if not note:
                 f.module_result = result  # the run of the file as it is, for _differential
-            note = "after fixing " + ", ".join(f"line {row}" for row in fixed_rows) if edits else ""
             self._assign(f, indices, self._verdicts(result, len(indices), "module", note))
             self._rerun_past_stops(f, result, indices)
 
@@ -509,7 +503,7 @@ class RuntimeCheck:
                 return
             payload = {**self._payload(f, indices, source=source), "sites": [shifted[i] for i in indices]}
             [result] = self._submit([(JOB, payload)], [f.report.path])
-            note = "after fixing " + ", ".join(f"line {row}" for row in fixed_rows)
+            note = _fixed_note(f"line {row}" for row in fixed_rows)
             self._assign(f, indices, self._verdicts(result, len(indices), "module", note))
 
     def _calls(self, files: list[_File]) -> None:
@@ -542,14 +536,9 @@ class RuntimeCheck:
                     call["settings"] = self._settings(f.plan.path)
                 self._given_by_callers(f.plan.path, qualname, call)
                 payload = self._payload(f, indices, mode="call", call=call)
-                edits, fixed_rows = f.stop_fixes
-                if edits:
-                    shifted = {i: _shifted(f.sites[i], f.plan.source, edits) for i in indices}
-                    indices = [i for i in indices if shifted[i] is not None]
-                    if not indices:
-                        continue
-                    payload.update(source=_fixed_text(f, edits), sites=[shifted[i] for i in indices],
-                                   note="after fixing " + ", ".join(f"line {row}" for row in fixed_rows))
+                indices = _past_stop_fixes(f, indices, payload)
+                if not indices:
+                    continue
                 requests.append((JOB, payload))
                 owners.append((f, indices, qualname))
         furthest: dict[tuple[int, str], int] = {}  # (file, function) -> lines its best failing call ran
@@ -626,7 +615,7 @@ class RuntimeCheck:
         f, indices, qualname = owner
         edits: dict[str, tuple[_File, list]] = {}  # path -> the file and the fixes applied to it
         own = {f.plan.path: (f, list(f.stop_fixes[0]))}  # the file's own fixes, from what its calls run on
-        fixed: list[str] = []
+        fixed = [f"line {row}" for row in f.stop_fixes[1]]
         for _round in range(MAX_RERUNS):
             if not any(f.diagnostics[i].runtime["verdict"] == COULD_NOT_RUN for i in indices):
                 return
@@ -659,10 +648,7 @@ class RuntimeCheck:
                 payload = {**payload, "source": text, "sites": [site for _i, site in kept if site is not None]}
             self.total += 1
             [result] = self._submit([(JOB, payload)], [f"{f.report.path}: {qualname}()"])
-            earlier = payload.get("note", "")  # "after fixing line 240" (the file's own reruns): one list
-            note = f"{earlier}, {', '.join(fixed)}" if earlier.startswith("after fixing ") \
-                else "; ".join(filter(None, [earlier, "after fixing " + ", ".join(fixed)]))
-            self._assign(f, indices, self._verdicts(result, len(indices), "call", note))
+            self._assign(f, indices, self._verdicts(result, len(indices), "call", _fixed_note(fixed)))
 
     def _tree(self, path: str) -> Optional[ast.Module]:
         """read_tree, once per file in a run: the call sites, the argparse defaults and the
@@ -841,8 +827,10 @@ class RuntimeCheck:
         stopped_at_made = [f for missing, stopped in wanted.items() if missing in made for f in stopped]
         for missing, stopped in wanted.items():
             for f in stopped if missing not in made else ():
+                if f.plan.path in self._options:
+                    continue
                 given = made_inputs.option_naming(missing, list(made), string_options(f.plan.tree))
-                if given is not None and f.plan.path not in self._options:
+                if given is not None:
                     self._options[f.plan.path] = dict([given])
                     stopped_at_made.append(f)
         if not stopped_at_made:
@@ -1023,6 +1011,25 @@ def _stopped_at(result, count: int) -> list[int]:
     if not isinstance(stopped, dict) or not isinstance(stopped.get("sites"), list):
         return []
     return [k for k in stopped["sites"] if isinstance(k, int) and 0 <= k < count]
+
+
+def _past_stop_fixes(f: _File, indices: list[int], payload: dict) -> list[int]:
+    """A later run of ``f`` (a call, a run again) goes past the findings its reruns stopped at
+    and confirmed (``f.stop_fixes``), as those reruns went on: ``payload`` runs the text with
+    their fixes, at the sites it still has, its note naming them. The indices of those sites."""
+    edits, fixed_rows = f.stop_fixes
+    if not edits:
+        return indices
+    shifted = {i: _shifted(f.sites[i], f.plan.source, edits) for i in indices}
+    indices = [i for i in indices if shifted[i] is not None]
+    payload.update(source=_fixed_text(f, edits), sites=[shifted[i] for i in indices],
+                   note=_fixed_note(f"line {row}" for row in fixed_rows))
+    return indices
+
+
+def _fixed_note(fixes: Iterable[str]) -> str:
+    """The note of a rerun, naming the fixes it ran with: "after fixing line 240, ops.py:5"."""
+    return "after fixing " + ", ".join(fixes)
 
 
 def _fixed_text(f: _File, edits: list) -> Optional[str]:

@@ -461,7 +461,7 @@ def required_options(used: list[str], options: Optional[dict[str, str]] = None) 
         given = {word.split("=", 1)[0] for word in words}
         added: list[str] = []
         for flag, value in (options or {}).items():
-            if flag not in given and any(flag in action.option_strings for action in self._actions):
+            if flag not in given and flag in self._option_string_actions:
                 added += [flag, value]
                 given.add(flag)
                 record(used, f"{GIVEN_OPTION}{flag} {value}")
