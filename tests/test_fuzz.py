@@ -1,4 +1,4 @@
-"""The fuzz campaign's CI configuration: `scripts/fuzz.py --quick`.
+"""The fuzz campaigns' CI configurations: `scripts/fuzz.py --quick` and `scripts/fuzz_doors.py --quick`.
 
 About 150 inputs made from `fixtures/` by every mutator (byte flips, truncation, bad
 encodings and coding cookies, BOMs, huge lines, deep nesting, legacy and modern syntax,
@@ -38,4 +38,24 @@ def test_fuzz_campaign(tmp_path, configuration) -> None:
     assert summary.exists(), report
     counts = json.loads(summary.read_text())
     assert counts["inputs"] > 0, report
+    assert completed.returncode == 0, report
+
+
+def test_hostile_repository_doors(tmp_path) -> None:
+    """`scripts/fuzz_doors.py --quick`: hostile worlds (symlinks out of the repository, names and
+    source that try to drive a terminal or a CI log, .gitignore lines checked against git, a
+    forged or linked cache, documents sent to the language server, `--runtime` reading through
+    links) must leak, write, run or inject nothing and crash nothing."""
+    summary = tmp_path / "summary.json"
+    environment = dict(os.environ)
+    environment.pop("GITHUB_ACTIONS", None)
+    completed = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "fuzz_doors.py"), "--quick", "--keep", str(tmp_path / "keep"),
+         "--summary-json", str(summary)],
+        cwd=tmp_path, capture_output=True, text=True, env=environment, timeout=900,
+    )
+    report = completed.stdout[-6000:] + completed.stderr[-4000:]
+    assert summary.exists(), report
+    counts = json.loads(summary.read_text())
+    assert sum(counts["worlds"].values()) >= 30, report
     assert completed.returncode == 0, report
