@@ -141,7 +141,7 @@ def write_fixes(jobs: list[Job], results: list[Result]) -> None:
 
 def _cached(cache: Cache, job: Job, fix: Optional[FixMode], keep_source: bool) -> Optional[FileReport]:
     try:
-        data = read_bytes(str(job.path))
+        data = read_bytes(str(job.path), follow_symlinks=False)  # discovery resolved the links
     except UnreadableSource:
         return None  # the worker reports it
     report = cache.load(job.key(data), job.filename)
@@ -173,7 +173,7 @@ def lint_job(job: Job, fix: Optional[FixMode], cache_folder: Optional[Path],
     rules = rule_classes(job.codes)
     outcome = None
     try:
-        data = data if data is not None else read_bytes(str(job.path))
+        data = data if data is not None else read_bytes(str(job.path), follow_symlinks=False)
         if fix is None:
             report = _targeted(job, lint_bytes(data, job.display, rules, job.path, project))
         elif is_notebook(job.path):

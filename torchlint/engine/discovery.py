@@ -7,6 +7,13 @@ Jupyter's ``.ipynb_checkpoints`` (autosaved copies of notebooks).
 Files named explicitly are always linted, unless ``--force-exclude`` applies the
 exclusions to them too.  Problems on the way (a path that does not exist, a folder
 that cannot be read) are returned as ``Problem``s; the walk goes on.
+
+A symbolic link is followed only where it leads inside its project: a file found by a
+walk, or named through a link to it or to a folder above it, whose target is elsewhere
+is a ``Problem`` naming the link (never its target), and is neither read nor written.
+The project of a walk is the folder walked; that of a path named on the command line
+is ``enclosing_project``'s.  A link that stays inside is linted as its target (the
+candidate's ``path`` is the target's real path; reports name the link).
 """
 
 from __future__ import annotations
@@ -18,10 +25,12 @@ from typing import Optional
 
 import pathspec
 
-from torchlint.syntax.source import UnreadableSource, printable, read_bytes
-from torchlint.engine.config import Settings, SettingsResolver
+from torchlint.syntax.source import FILE_NOT_FOUND, SYMLINK_LOOP, UnreadableSource, printable, read_bytes
+from torchlint.engine.config import CONFIG_NAMES, Settings, SettingsResolver
 
 LINTED_SUFFIXES = (".py", ".pyi", ".ipynb")
+OUTSIDE_LINK = "symbolic link to a file outside the project: not read"
+_PROJECT_MARKERS = (".git", *CONFIG_NAMES)
 _MAX_IGNORE_FILE_BYTES = 1 << 20
 
 
@@ -127,28 +136,117 @@ def discover(paths: list[str], resolver: SettingsResolver, force_exclude: Option
     found = Discovery()
     seen: set[Path] = set()
 
-    def add(path: Path, settings: Settings) -> None:
+    def add(path: Path, settings: Settings, shown: Optional[Path] = None) -> None:
+        """Lint the file at ``path``, found as ``shown`` (a link to it) when that is another name."""
         key = path.resolve() if os.path.exists(path) else path
         if key not in seen:
             seen.add(key)
-            found.files.append(Candidate(path, display_path(path, cwd), settings))
+            found.files.append(Candidate(path, display_path(shown or path, cwd), settings))
 
+    named = _NamedPaths(cwd)
     for raw in paths:
         path = Path(raw)
         if not path.is_absolute():
             path = cwd / path
         path = Path(os.path.normpath(path))
-        if os.path.isdir(path):
+        if not os.path.lexists(path):
+            found.problems.append(Problem(path, display_path(path, cwd), "no such file or directory"))
+            continue
+        try:
+            reached = named.resolve(path)
+        except _NotFollowed as refused:
+            found.problems.append(Problem(path, display_path(path, cwd), refused.reason))
+            continue
+        if os.path.isdir(reached):
             _walk(path, resolver, add, found, cwd, force_exclude)
-        elif os.path.lexists(path):
+        else:
             settings = resolver.for_file(path)
             forced = settings.force_exclude if force_exclude is None else force_exclude
             if forced and settings.is_excluded(path, anchor=cwd):
                 continue
-            add(path, settings)
-        else:
-            found.problems.append(Problem(path, display_path(path, cwd), "no such file or directory"))
+            add(reached, settings, path)
     return found
+
+
+def enclosing_project(path: Path, cwd: Path) -> Path:
+    """The project of ``path``, named on the command line (``_NamedPaths.project``)."""
+    return _NamedPaths(cwd).project(path)
+
+
+class _NotFollowed(Exception):
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class _NamedPaths:
+    """What to lint for each path named on the command line.  What is learnt of a folder
+    is kept for the next path: pre-commit names thousands of files."""
+
+    def __init__(self, cwd: Path):
+        self.cwd = cwd
+        self._projects: dict[tuple[Path, bool], Path] = {}
+        self._links: dict[str, bool] = {}
+
+    def resolve(self, path: Path) -> Path:
+        """``path`` itself, or, when it or a folder on its way from its project is a
+        symbolic link, the real path it leads to (_NotFollowed when that is outside)."""
+        root = self.project(path)
+        parts = path.parts
+        on_the_way = [os.path.join(*parts[:length]) for length in range(len(root.parts) + 1, len(parts))]
+        if not os.path.islink(path) and not any(self._is_link(folder) for folder in on_the_way):
+            return path
+        return _follow(path, Path(os.path.realpath(root)))
+
+    def project(self, path: Path) -> Path:
+        """The nearest folder above ``path`` that holds ``.git`` or a configuration file;
+        else the current folder when ``path`` is in it; else the folder holding ``path``.
+        A folder reached through a symbolic link (below the current folder, when ``path``
+        is in it) is passed over, and all below it: where a link leads is not its project."""
+        in_cwd = path == self.cwd or _below(path, self.cwd)
+        key = (path.parent, in_cwd)
+        if key not in self._projects:
+            self._projects[key] = self._marked(path.parent, len(self.cwd.parts) if in_cwd else 1) or \
+                (self.cwd if in_cwd else path.parent)
+        return self._projects[key]
+
+    def _marked(self, folder: Path, trusted: int) -> Optional[Path]:
+        """The nearest of ``folder`` and the folders above it holding a project's marker,
+        among those not reached through a link below the first ``trusted`` parts."""
+        parts = folder.parts
+        candidates = []
+        for length in range(1, len(parts) + 1):  # from the root of the file system down
+            current = os.path.join(*parts[:length])
+            if length > trusted and self._is_link(current):
+                break
+            candidates.append(current)
+        for current in reversed(candidates):
+            if any(os.path.exists(os.path.join(current, marker)) for marker in _PROJECT_MARKERS):
+                return Path(current)
+        return None
+
+    def _is_link(self, folder: str) -> bool:
+        if folder not in self._links:
+            self._links[folder] = os.path.islink(folder)
+        return self._links[folder]
+
+
+def _below(path: Path, folder: Path) -> bool:
+    """``path`` is inside ``folder`` (both absolute and normalized): cheaper than ``.parents``."""
+    return len(path.parts) > len(folder.parts) and path.parts[:len(folder.parts)] == folder.parts
+
+
+def _follow(link: Path, project: Path) -> Path:
+    """The real path ``link`` leads to, when that is inside ``project`` (a real path) and
+    is there; else _NotFollowed, without a word of the target."""
+    real = Path(os.path.realpath(link))
+    if real != project and not _below(real, project):
+        raise _NotFollowed(OUTSIDE_LINK)
+    if os.path.islink(real):  # realpath stops at a link it cannot resolve
+        raise _NotFollowed(SYMLINK_LOOP)
+    if not os.path.lexists(real):
+        raise _NotFollowed(FILE_NOT_FOUND)
+    return real
 
 
 def _walk(start: Path, resolver: SettingsResolver, add, found: Discovery, cwd: Path,
@@ -161,6 +259,7 @@ def _walk(start: Path, resolver: SettingsResolver, add, found: Discovery, cwd: P
     if start_excluded and forced:
         return
     below_start = start if start_excluded else None
+    project = Path(os.path.realpath(start))
     stack = [(start, _GitIgnore.for_folder(start))]
     while stack:
         folder, gitignore = stack.pop()
@@ -188,6 +287,18 @@ def _walk(start: Path, resolver: SettingsResolver, add, found: Discovery, cwd: P
                 if entry.name != ".ipynb_checkpoints" and not _is_virtualenv(path):
                     subfolders.append(path)
             elif entry.name.endswith(LINTED_SUFFIXES):
-                add(path, settings)
+                _add_entry(entry, path, project, settings, add, found, cwd)
         for subfolder in reversed(subfolders):
             stack.append((subfolder, gitignore.descend(subfolder)))
+
+
+def _add_entry(entry: os.DirEntry, path: Path, project: Path, settings: Settings, add, found: Discovery,
+               cwd: Path) -> None:
+    """A file the walk keeps; a symbolic link to one only when it leads inside ``project``."""
+    if not entry.is_symlink():
+        add(path, settings)
+        return
+    try:
+        add(_follow(path, project), settings, path)
+    except _NotFollowed as refused:
+        found.problems.append(Problem(path, display_path(path, cwd), refused.reason))

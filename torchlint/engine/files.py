@@ -18,7 +18,7 @@ def lint_path(path: str, display_path: str, rules: Sequence[type[Rule]],
               project: Optional[Project] = None) -> FileReport:
     """Read, decode and lint the file at ``path``."""
     try:
-        data = read_bytes(path)
+        data = read_bytes(path, follow_symlinks=False)  # discovery resolved the links
     except UnreadableSource as error:
         return FileReport(display_path, [unlintable(display_path, error.reason, error.row, error.column)])
     return lint_bytes(data, display_path, rules, Path(path), project)

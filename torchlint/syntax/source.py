@@ -8,13 +8,14 @@ naming the reason, so one bad file never stops a run.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import errno
 import os
 import re
 import stat
 import tokenize
 from dataclasses import dataclass
-from typing import Optional
+from typing import Iterator, Optional
 
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -37,55 +38,85 @@ class SourceText:
     data: bytes  # the bytes as read, to detect changes before writing back
 
 
-def read_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
+def read_bytes(path: str, limit: int = MAX_FILE_BYTES, follow_symlinks: bool = True) -> bytes:
     """The bytes of the regular file at ``path`` (at most ``limit``), or UnreadableSource.
 
     Anything but a regular file (a FIFO, a socket, a device) is refused before it is
     opened: opening a FIFO blocks until a writer comes, and opening some devices does
     something.  The file is opened non-blocking and checked again once open, so a file
-    swapped for a FIFO after the check cannot block the run either."""
-    try:
-        kind = _special_kind(os.stat(path).st_mode)
+    swapped for a FIFO after the check cannot block the run either.  Without
+    ``follow_symlinks``, a symbolic link is refused too, also one put in its place after
+    the check (``O_NOFOLLOW``): for a path whose links were resolved, and checked, already."""
+    with open_regular(path, limit, follow_symlinks) as descriptor:
+        return read_descriptor(descriptor, limit)
+
+
+@contextlib.contextmanager
+def open_regular(path: str, limit: int = MAX_FILE_BYTES, follow_symlinks: bool = True) -> Iterator[int]:
+    """A read-only descriptor of the regular file at ``path``, opened as ``read_bytes``
+    opens it (UnreadableSource when it cannot be), closed at the end."""
+    with _reasons(follow_symlinks):
+        kind = _special_kind((os.stat if follow_symlinks else os.lstat)(path).st_mode)
         if kind is not None:
             raise UnreadableSource(f"{kind}, not a regular file: skipped without opening it")
-        descriptor = os.open(path, os.O_RDONLY | _OPEN_FLAGS)
-        try:
+        descriptor = os.open(path, os.O_RDONLY | _OPEN_FLAGS | (0 if follow_symlinks else _NO_FOLLOW))
+    try:
+        with _reasons(follow_symlinks):
             info = os.fstat(descriptor)
-            kind = _special_kind(info.st_mode)
-            if kind is not None:
-                raise UnreadableSource(f"{kind}, not a regular file (it was replaced while torchlint ran): skipped")
-            if info.st_size > limit:
-                raise UnreadableSource(_too_large(info.st_size, limit))
-            chunks, size = [], 0
-            while size <= limit:
-                chunk = os.read(descriptor, min(1 << 20, limit + 1 - size))
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                size += len(chunk)
-        finally:
-            os.close(descriptor)
+        kind = _special_kind(info.st_mode)
+        if kind is not None:
+            raise UnreadableSource(f"{kind}, not a regular file (it was replaced while torchlint ran): skipped")
+        if info.st_size > limit:
+            raise UnreadableSource(_too_large(info.st_size, limit))
+        yield descriptor
+    finally:
+        os.close(descriptor)
+
+
+def read_descriptor(descriptor: int, limit: int = MAX_FILE_BYTES) -> bytes:
+    """All the bytes of the file open at ``descriptor``, from its start (at most ``limit``;
+    UnreadableSource past it or when reading fails)."""
+    chunks, size = [], 0
+    with _reasons(True):
+        os.lseek(descriptor, 0, os.SEEK_SET)
+        while size <= limit:
+            chunk = os.read(descriptor, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    if size > limit:
+        raise UnreadableSource(_too_large(size, limit))
+    return b"".join(chunks)
+
+
+@contextlib.contextmanager
+def _reasons(follow_symlinks: bool) -> Iterator[None]:
+    """Turn the OSError of opening or reading a file into an UnreadableSource saying why."""
+    try:
+        yield
     except FileNotFoundError:
-        raise UnreadableSource("file not found (it may have been removed while torchlint was running)")
+        raise UnreadableSource(FILE_NOT_FOUND)
     except NotADirectoryError:
         raise UnreadableSource("file not found: a folder on its path is a file")
     except PermissionError:
         raise UnreadableSource("permission denied: the file cannot be read")
     except OSError as error:
         if error.errno == errno.ELOOP:
-            raise UnreadableSource("too many levels of symbolic links (a symlink loop?)")
+            raise UnreadableSource(SYMLINK_LOOP if follow_symlinks else f"{_LINK}, not a regular file: not followed")
         raise UnreadableSource(f"cannot read the file: {error.strerror or error}")
     except ValueError as error:  # a path with a NUL character
         raise UnreadableSource(f"cannot read the file: {error}")
-    data = b"".join(chunks)
-    if len(data) > limit:
-        raise UnreadableSource(_too_large(len(data), limit))
-    return data
 
 
 # Never block on open, never make a terminal ours, never leak into a child.
 _OPEN_FLAGS = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
+SYMLINK_LOOP = "too many levels of symbolic links (a symlink loop?)"
+FILE_NOT_FOUND = "file not found (it may have been removed while torchlint was running)"
+_LINK = "a symbolic link (it was put in place while torchlint ran)"
 _SPECIAL_KINDS = (
+    (stat.S_ISLNK, _LINK),  # only without following links
     (stat.S_ISDIR, "a directory"),
     (stat.S_ISFIFO, "a named pipe (FIFO)"),
     (stat.S_ISSOCK, "a socket"),
