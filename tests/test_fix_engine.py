@@ -190,9 +190,10 @@ def test_a_crash_between_write_and_replace_leaves_the_original_intact(project) -
     path = project.write("train.py", TRAIN)
     script = textwrap.dedent(f'''
         import os, signal, sys
+        from torchlint.engine import atomic
         def die(*args, **kwargs):
             os.kill(os.getpid(), signal.SIGKILL)
-        os.replace = die
+        os.replace = atomic._exchange = die
         import torchlint.integrations.cli
         sys.argv = ["torchlint", "check", "--isolated", "--fix", {str(path)!r}]
         torchlint.integrations.cli.main()

@@ -6,13 +6,22 @@ system has it), which gets a name only once it is complete and is renamed over t
 target at once: a kill leaves a temporary file only in the instant between the two.
 Such a leftover, named ``.<target name>.<random>.torchlint-tmp``, is removed the next
 time the same file is replaced.  Elsewhere a named temporary file is written instead.
+
+``replace_unchanged`` replaces a file only if it is still the one that was read: an
+editor's save that lands meanwhile, in place or by a rename, is kept and the new bytes
+are not written.  Where Linux swaps two names at once (``renameat2(RENAME_EXCHANGE)``),
+the file swapped out is checked once more and swapped back if a save landed just before.
 """
 
 from __future__ import annotations
 
 import errno
+import functools
 import os
+import sys
 import tempfile
+
+from torchlint.syntax.source import UnreadableSource, read_descriptor
 
 SUFFIX = ".torchlint-tmp"
 
@@ -36,11 +45,85 @@ def install(temporary: str, target: str) -> None:
     try:
         os.replace(temporary, target)
     except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
+        _remove(temporary)
         raise
+
+
+class Changed(Exception):
+    """The file is not the one that was read any more: it was not replaced."""
+
+
+def replace_unchanged(temporary: str, target: str, original: int, expected: bytes) -> None:
+    """Put ``temporary`` in place of ``target`` if ``target`` is still the file open at
+    ``original`` and holds ``expected``; else Changed, ``temporary`` is removed and
+    ``target`` is as it was.  OSError if it cannot be done."""
+    if not _unchanged(target, original, expected):
+        _remove(temporary)
+        raise Changed
+    if not _exchange(temporary, target):
+        install(temporary, target)
+        return
+    if _unchanged(temporary, original, expected):
+        _remove(temporary)  # the file as it was read
+        return
+    _exchange(temporary, target)  # a save landed in between: it goes back in place
+    _remove(temporary)
+    raise Changed
+
+
+def _unchanged(path: str, original: int, expected: bytes) -> bool:
+    """``path`` names the file open at ``original``, which holds ``expected``."""
+    try:
+        named, held = os.lstat(path), os.fstat(original)
+        if (named.st_dev, named.st_ino) != (held.st_dev, held.st_ino) or held.st_size != len(expected):
+            return False
+        return read_descriptor(original, len(expected)) == expected
+    except (OSError, UnreadableSource):
+        return False
+
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+_NO_EXCHANGE = (errno.EINVAL, errno.ENOSYS, errno.EPERM, getattr(errno, "EOPNOTSUPP", errno.EINVAL))
+
+
+def _exchange(first: str, second: str) -> bool:
+    """Swap the files named ``first`` and ``second`` at once; False where the system or
+    the file system cannot."""
+    renameat2 = _renameat2()
+    if renameat2 is None:
+        return False
+    import ctypes
+
+    if renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE) == 0:
+        return True
+    number = ctypes.get_errno()
+    if number in _NO_EXCHANGE:
+        return False
+    raise OSError(number, os.strerror(number), second)
+
+
+@functools.lru_cache(maxsize=None)
+def _renameat2():
+    """The C library's ``renameat2`` (Linux, glibc 2.28 and later), or None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        function = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError, ImportError):
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    function.restype = ctypes.c_int
+    return function
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def remove_leftovers(folder: str, name: str) -> None:
@@ -54,10 +137,7 @@ def remove_leftovers(folder: str, name: str) -> None:
     except OSError:
         return
     for path in leftovers:
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
+        _remove(path)
 
 
 def _write_temporary(folder: str, name: str, data: bytes, mode: int) -> str:

@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from torchlint.syntax import cst, parsing
-from torchlint.syntax.source import LineIndex, SourceText, UnreadableSource, read_bytes
+from torchlint.syntax.source import LineIndex, SourceText, UnreadableSource, open_regular, read_descriptor
 from torchlint.analysis.project import Project
 from torchlint.framework.diagnostics import Applicability, Diagnostic, FileReport, TextEdit
 from torchlint.framework.rule import Rule
-from torchlint.engine.atomic import install, write_temporary
+from torchlint.engine.atomic import Changed, replace_unchanged, write_temporary
 from torchlint.engine.config import NO_TARGET, Target
 from torchlint.engine.linter import lint_source, parser_of
 
@@ -245,26 +245,40 @@ def write_fixed(path: str, outcome: FixOutcome) -> None:
     """Replace the file at ``path`` with the fixed text, atomically: the new bytes go to a
     temporary file in the same folder, which then replaces the original, so a crash
     leaves either the old file or the new one.  Encoding (coding cookie, BOM), newlines
-    (kept by the edits) and permissions stay as they were; a file that changed on disk
-    since it was read is not written."""
+    (kept by the edits) and permissions stay as they were.  Not written: a file that
+    changed on disk since it was read (up to the instant it is replaced: atomic.py), a
+    symbolic link (discovery hands over the real path of a file a link leads to), a file
+    its permissions do not let the user write."""
     source = outcome.source
     try:
         data = outcome.text.encode(source.encoding)
     except Exception as error:  # noqa: BLE001 - a codec may raise anything
         reason = error.reason if isinstance(error, UnicodeEncodeError) else f"{type(error).__name__}: {error}"
         raise WriteError(f"the fixed text cannot be encoded as {source.encoding} ({reason}); not written")
-    target = os.path.realpath(path)  # write through a symlink, never replace the link itself
     try:
-        current = read_bytes(target)
+        with open_regular(path, follow_symlinks=False) as original:
+            _write_over(path, original, source.data, data)
     except UnreadableSource as error:
         raise WriteError(f"cannot re-read the file before writing ({error.reason}); not written")
-    if current != source.data:
-        raise WriteError("the file changed on disk while torchlint was running; not written")
+
+
+def _write_over(path: str, original: int, read: bytes, data: bytes) -> None:
+    """Replace ``path``, open at ``original``, with ``data`` if it still holds ``read``."""
+    if read_descriptor(original) != read:
+        raise WriteError(_CHANGED)
+    info = os.fstat(original)
+    if not info.st_mode & 0o222 or not os.access(path, os.W_OK):
+        raise WriteError("the file is read-only (its permissions do not let you write it); not written")
     try:
-        temporary = write_temporary(target, data, stat.S_IMODE(os.stat(target).st_mode))
+        temporary = write_temporary(path, data, stat.S_IMODE(info.st_mode))
     except OSError as error:
         raise WriteError(f"cannot create a temporary file next to it ({error.strerror or error}); not written")
     try:
-        install(temporary, target)
+        replace_unchanged(temporary, path, original, read)
+    except Changed:
+        raise WriteError(_CHANGED)
     except OSError as error:
         raise WriteError(f"cannot write the fixed file ({error.strerror or error}); the original is unchanged")
+
+
+_CHANGED = "the file changed on disk while torchlint was running; not written"
