@@ -15,7 +15,8 @@ code cell that does not parse on its own is reported as not linted (TL000) and l
 
 ``--fix`` rewrites only the sources of the cells that changed and writes the JSON back
 the way it was written (indentation, key order, ``ensure_ascii``, newlines); a notebook
-whose layout cannot be reproduced byte for byte is not rewritten.
+whose layout cannot be reproduced byte for byte is not rewritten, nor is one whose code
+cells already hold the placeholder or boundary text: it would be taken for torchlint's own.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ _BOUNDARY = "# ---- torchlint notebook cell {} ----\n"
 _BOUNDARY_LINE = re.compile(r"^# ---- torchlint notebook cell (\d+) ----\n", re.MULTILINE)
 _PLACEHOLDER = "pass  # <torchlint magic {}>"
 _PLACEHOLDER_LINE = re.compile(r"([ \t]*)pass  # <torchlint magic (\d+)>(?:\r\n|\r|\n)?")
+_OWN_TEXT = ("<torchlint magic ", "# ---- torchlint notebook cell ")  # what only torchlint may write
 _MAGIC_ASSIGNMENT = re.compile(r"[ \t]*[A-Za-z_][\w.,\s\[\]]*=[ \t]*[%!]")
 _HELP = re.compile(r"[ \t]*[\w.*]+\?{1,2}[ \t]*(?:\r\n|\r|\n)?")
 
@@ -107,6 +109,10 @@ class Notebook:
 
     def rebuild(self, fixed_module: str) -> str:
         """The notebook JSON with each cell's source taken from the fixed module."""
+        forged = next((cell.number for cell in self.cells if any(text in cell.text for text in _OWN_TEXT)), None)
+        if forged is not None:
+            raise ValueError(f"cell {forged} holds the text torchlint marks IPython magics or cell boundaries "
+                             f"with, which it could not tell from its own")
         chunks = _BOUNDARY_LINE.split(fixed_module)
         numbers = [int(n) for n in chunks[1::2]]
         if numbers != [cell.number for cell in self.cells[1:]]:
