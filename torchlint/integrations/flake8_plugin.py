@@ -18,6 +18,7 @@ from torchlint.syntax.source import SourceText
 from torchlint.analysis.project import Project
 from torchlint.engine.config import Options, SettingsResolver
 from torchlint.engine.linter import lint_source
+from torchlint.output.escape import terminal
 
 # flake8 may check many files in one process: share the configuration lookups and the
 # analysed modules that cross-file evidence needs, as one `torchlint check` run does.
@@ -63,4 +64,4 @@ class TorchlintChecker:
         report = self.target.apply(lint_source(source, self.filename, self.rules, self.path, project))
         for diagnostic in report.diagnostics:
             # torchlint's columns are 1-based characters; flake8 wants 0-based ones (it adds 1).
-            yield diagnostic.row, diagnostic.column - 1, f"{diagnostic.code} {diagnostic.message}", type(self)
+            yield diagnostic.row, diagnostic.column - 1, f"{diagnostic.code} {terminal(diagnostic.message)}", type(self)

@@ -155,14 +155,15 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     if state is None:
         return
     from torchlint.framework.verdicts import COULD_NOT_RUN
+    from torchlint.output.escape import terminal
     from torchlint.output.report import runtime_summary
 
     terminalreporter.section("torchlint runtime")
     reached = [(report, d) for report in state.reports for d in report.diagnostics
                if d.runtime and d.runtime["verdict"] != COULD_NOT_RUN]
     for report, d in reached:
-        terminalreporter.write_line(f"{report.path}:{d.row}:{d.column}: {d.code} {d.message}")
-        terminalreporter.write_line(f"    {d.runtime['verdict']}: {d.runtime['evidence']}")
+        terminalreporter.write_line(f"{terminal(report.path)}:{d.row}:{d.column}: {d.code} {terminal(d.message)}")
+        terminalreporter.write_line(f"    {terminal(d.runtime['verdict'])}: {terminal(d.runtime['evidence'])}")
     unreached = len(state.watched) - len(reached)
     terminalreporter.write_line(f"{len(reached)} of {len(state.watched)} findings reached by the tests"
                                 + (f"; {unreached} not reached" if unreached else "") + ".")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import json
 import os
 import re
 import socket
@@ -22,6 +21,9 @@ from urllib.parse import quote
 
 from torchlint import DOCUMENTATION_URL, __version__
 from torchlint.syntax.source import printable
+from torchlint.output.escape import (
+    azure_data, azure_property, github_data, github_property, json_text, terminal,
+)
 from torchlint.framework.diagnostics import UNLINTABLE_FILE, Diagnostic, FileReport, Note, fingerprints
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -53,14 +55,6 @@ def root_relative(filename: str, root: Path) -> Optional[str]:
 
 # -- GitHub workflow commands -------------------------------------------------------------
 
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def write_github(reports: Iterable[FileReport], out: TextIO) -> None:
     """``::error file=F,line=L,col=C,endLine=L,endColumn=C,title=TL102 data-inplace::message``"""
     root, _ = source_root()
@@ -76,20 +70,21 @@ def write_github(reports: Iterable[FileReport], out: TextIO) -> None:
                 properties = {"file": file}
                 where = f"cell {cell}:{d.row}:{d.column}: "
             properties["title"] = f"{d.code} {d.name}"
-            rendered = ",".join(f"{key}={_escape_property(str(value))}" for key, value in properties.items())
+            rendered = ",".join(f"{key}={github_property(str(value))}" for key, value in properties.items())
             verdict = f" [runtime: {d.runtime['verdict']}]" if d.runtime else ""
-            message = _escape_data(f"{where}{d.message}{verdict}\n{d.url}")
+            message = github_data(f"{where}{d.message}{verdict}", d.url)
             out.write(f"::error {rendered}::{message}\n")
 
 
 # -- JUnit XML ----------------------------------------------------------------------------
 
-# Characters XML 1.0 cannot carry at all, not even escaped.
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+# Characters XML 1.0 cannot carry at all, not even escaped (terminal() took the controls).
+_NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
 
 
 def _xml_text(text: str) -> str:
-    return _NOT_XML.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+    """A string from the repository as XML can carry it, and as a terminal can show it."""
+    return _NOT_XML.sub(lambda match: f"\\u{ord(match.group()):04x}", terminal(text))
 
 
 def write_junit(reports: Iterable[FileReport], out: TextIO) -> None:
@@ -111,11 +106,11 @@ def write_junit(reports: Iterable[FileReport], out: TextIO) -> None:
         for d in report.diagnostics:
             place = f"{d.row}:{d.column}" if d.cell is None else f"cell {d.cell}:{d.row}:{d.column}"
             case = ET.SubElement(suite, "testcase", {
-                "name": f"{d.code} {d.name} ({place})", "classname": path, "time": "0",
+                "name": _xml_text(f"{d.code} {d.name} ({place})"), "classname": path, "time": "0",
             })
             kind = "error" if d.code == UNLINTABLE_FILE.code else "failure"
-            problem = ET.SubElement(case, kind, {"message": _xml_text(d.message), "type": d.code})
-            problem.text = _xml_text(_junit_details(d))
+            problem = ET.SubElement(case, kind, {"message": _xml_text(d.message), "type": _xml_text(d.code)})
+            problem.text = _junit_details(d)
         if not report.diagnostics:
             ET.SubElement(suite, "testcase", {"name": "no findings", "classname": path, "time": "0"})
         ET.SubElement(suite, "system-out")
@@ -132,7 +127,7 @@ def _junit_details(d: Diagnostic) -> str:
     if d.runtime:
         lines.append(f"runtime: {d.runtime['verdict']}: {d.runtime['evidence']}")
     lines.append(d.url)
-    return "\n".join(lines)
+    return "\n".join(map(_xml_text, lines))
 
 
 # -- SARIF 2.1.0 --------------------------------------------------------------------------
@@ -165,7 +160,7 @@ def write_sarif(reports: Iterable[FileReport], out: TextIO) -> None:
         "results": results,
     }
     log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
-    out.write(json.dumps(log, indent=2, ensure_ascii=False) + "\n")
+    out.write(json_text(log, indent=2) + "\n")
 
 
 def _sarif_rules(reports: list[FileReport]) -> list[dict]:
@@ -305,8 +300,7 @@ def write_gitlab(reports: Iterable[FileReport], out: TextIO) -> None:
                 "fingerprint": fingerprint,
                 "location": {"path": path, "lines": lines},
             })
-    json.dump(issues, out, indent=2, ensure_ascii=False)
-    out.write("\n")
+    out.write(json_text(issues, indent=2) + "\n")
 
 
 def _utf8_column(report: FileReport, row: int, column: int, cell: Optional[int]) -> int:
@@ -337,17 +331,8 @@ def write_rdjson(reports: Iterable[FileReport], out: TextIO) -> None:
                                         "text": content}
                                        for row, column, end_row, end_column, content in d.fix_edits]
             diagnostics.append(item)
-    json.dump({"source": {"name": "torchlint", "url": INFORMATION_URI}, "severity": "WARNING",
-               "diagnostics": diagnostics}, out, indent=2, ensure_ascii=False)
-    out.write("\n")
-
-
-def _azure_message(text: str) -> str:
-    return text.replace("%", "%AZP25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _azure_property(text: str) -> str:
-    return _azure_message(text).replace(";", "%3B").replace("]", "%5D")
+    out.write(json_text({"source": {"name": "torchlint", "url": INFORMATION_URI}, "severity": "WARNING",
+                         "diagnostics": diagnostics}, indent=2) + "\n")
 
 
 def write_azure(reports: Iterable[FileReport], out: TextIO) -> None:
@@ -359,8 +344,8 @@ def write_azure(reports: Iterable[FileReport], out: TextIO) -> None:
             if d.cell is None:
                 properties.update(linenumber=d.row, columnnumber=d.column)
             properties["code"] = d.code
-            rendered = "".join(f"{key}={_azure_property(str(value))};" for key, value in properties.items())
-            out.write(f"##vso[task.logissue {rendered}]{_azure_message(_cell_prefix(d) + d.message)}\n")
+            rendered = "".join(f"{key}={azure_property(str(value))};" for key, value in properties.items())
+            out.write(f"##vso[task.logissue {rendered}]{azure_data(_cell_prefix(d) + d.message)}\n")
 
 
 def write_pylint(reports: Iterable[FileReport], out: TextIO) -> None:
@@ -368,4 +353,4 @@ def write_pylint(reports: Iterable[FileReport], out: TextIO) -> None:
     for report in reports:
         for d in report.diagnostics:
             message = f"{_cell_prefix(d)}{d.message}".replace("\n", " ")
-            out.write(f"{report.path}:{d.row}: [{d.code}] {message}\n")
+            out.write(f"{terminal(report.path)}:{d.row}: [{d.code}] {terminal(message)}\n")

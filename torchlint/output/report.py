@@ -4,7 +4,6 @@ and ``--statistics``."""
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from collections import Counter
 from typing import Iterable, Optional, TextIO
@@ -12,7 +11,8 @@ from typing import Iterable, Optional, TextIO
 from torchlint.framework.catalogue import names as rule_names
 from torchlint.framework.diagnostics import Applicability, Diagnostic, FileReport, Note
 from torchlint.framework.verdicts import MISSING_FILE
-from torchlint.output.terminal import Painter, colour_wanted, marker, shown, write_full
+from torchlint.output.escape import json_text, source_line, terminal
+from torchlint.output.terminal import Painter, colour_wanted, marker, write_full
 from torchlint.output.formats import (
     write_azure, write_github, write_gitlab, write_junit, write_pylint, write_rdjson, write_sarif,
 )
@@ -62,23 +62,22 @@ def write_json(reports: Iterable[FileReport], out: TextIO) -> None:
     for report in reports:
         for diagnostic in report.diagnostics:
             items.append(diagnostic_json(diagnostic, report.filename))
-    out.write(json.dumps(items, indent=2, ensure_ascii=False) + "\n")
+    out.write(json_text(items, indent=2) + "\n")
 
 
 def write_json_lines(reports: Iterable[FileReport], out: TextIO) -> None:
     """One ``diagnostic_json`` object per line."""
     for report in reports:
         for diagnostic in report.diagnostics:
-            out.write(json.dumps(diagnostic_json(diagnostic, report.filename), ensure_ascii=False) + "\n")
+            out.write(json_text(diagnostic_json(diagnostic, report.filename)) + "\n")
 
 
 def write_concise(reports: Iterable[FileReport], out: TextIO) -> None:
     paint = Painter(colour_wanted(out))
     for report in reports:
         for d in report.diagnostics:
-            verdict = f" [{d.runtime['verdict']}]" if d.runtime else ""
-            out.write(f"{paint(f'{d.path}:{d.row}:{d.column}:', 'path')} {paint(d.code, 'code')} "
-                      f"{paint(marker(d), 'marker')}{shown(d.message)}{verdict}\n")
+            out.write(f"{paint(f'{terminal(d.path)}:{d.row}:{d.column}:', 'path')} {paint(d.code, 'code')} "
+                      f"{paint(marker(d), 'marker')}{terminal(d.message)}{_verdict(d)}\n")
 
 
 def write_grouped(reports: Iterable[FileReport], out: TextIO) -> None:
@@ -87,14 +86,17 @@ def write_grouped(reports: Iterable[FileReport], out: TextIO) -> None:
     for report in reports:
         if not report.diagnostics:
             continue
-        out.write(f"{paint(report.path + ':', 'path')}\n")
+        out.write(f"{paint(terminal(report.path) + ':', 'path')}\n")
         width = max(len(f"{d.row}:{d.column}") for d in report.diagnostics)
         for d in report.diagnostics:
             where = f"{d.row}:{d.column}" if d.cell is None else f"cell {d.cell}:{d.row}:{d.column}"
-            verdict = f" [{d.runtime['verdict']}]" if d.runtime else ""
             out.write(f"  {where.ljust(width)} {paint(d.code, 'code')} {paint(marker(d), 'marker')}"
-                      f"{shown(d.message)}{verdict}\n")
+                      f"{terminal(d.message)}{_verdict(d)}\n")
         out.write("\n")
+
+
+def _verdict(d: Diagnostic) -> str:
+    return f" [{terminal(d.runtime['verdict'])}]" if d.runtime else ""
 
 
 WRITERS = {
@@ -141,15 +143,15 @@ def statistics(reports: Iterable[FileReport]) -> list[dict]:
 def write_statistics(reports: list[FileReport], output_format: str, out: TextIO) -> None:
     rows = statistics(reports)
     if output_format == "json":
-        out.write(json.dumps(rows, indent=2) + "\n")
+        out.write(json_text(rows, indent=2) + "\n")
         return
     if output_format == "json-lines":
-        out.writelines(json.dumps(row) + "\n" for row in rows)
+        out.writelines(json_text(row) + "\n" for row in rows)
         return
     width = max((len(str(row["count"])) for row in rows), default=1)
     for row in rows:
         mark = "*" if row["fixable"] else " "
-        out.write(f"{row['count']:>{width}}\t{row['code']}\t[{mark}] {row['name']}\n")
+        out.write(f"{row['count']:>{width}}\t{terminal(row['code'])}\t[{mark}] {terminal(row['name'])}\n")
 
 
 def summary(reports: list[FileReport], fixed: Optional[Counter] = None, unsafe_fixes: bool = False) -> str:
@@ -198,11 +200,11 @@ def runtime_summary(reports: list[FileReport], note: str = "", entry_given: bool
                       if d.runtime and d.runtime["verdict"] == "COULD NOT RUN"
                       for match in [MISSING_FILE.search(d.runtime["evidence"])] if match)
     if missing:
-        shown = ", ".join(name for name, _ in missing.most_common(3)) + (", ..." if len(missing) > 3 else "")
+        shown = ", ".join(terminal(name) for name, _ in missing.most_common(3)) + (", ..." if len(missing) > 3 else "")
         text += (f"\n{count(sum(missing.values()), 'finding')} stopped at a missing file ({shown}): "
                  "run where the data is, with --entry")
     if note:
-        text += f"\nnote: the runtime check ran without full isolation here: {note}"
+        text += f"\nnote: the runtime check ran without full isolation here: {terminal(note)}"
     return text
 
 
@@ -225,7 +227,7 @@ def write_fixes(fixed_by_file: list[tuple[str, Counter]], out: TextIO) -> None:
     for path, counts in fixed_by_file:
         if not counts:
             continue
-        out.write(f"- {path}:\n")
+        out.write(f"- {terminal(path)}:\n")
         for code, number in sorted(counts.items()):
             out.write(f"    {number} × {code} ({names.get(code, '')})\n")
 
@@ -234,7 +236,9 @@ def write_diff(path: str, before: str, after: str, out: TextIO) -> None:
     """A unified diff of one file's fix, as `--diff` prints it."""
     lines = difflib.unified_diff(
         before.splitlines(keepends=True), after.splitlines(keepends=True),
-        fromfile=path, tofile=path,
+        fromfile=terminal(path), tofile=terminal(path),
     )
     for line in lines:
-        out.write(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n")
+        body = line.rstrip("\r\n")
+        ending = line[len(body):]
+        out.write(source_line(body) + ending if ending else source_line(body) + "\n\\ No newline at end of file\n")

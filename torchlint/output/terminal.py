@@ -13,12 +13,12 @@ import os
 from typing import Iterable, TextIO
 
 from torchlint.framework.diagnostics import CONTEXT_LINES, Applicability, Diagnostic, FileReport
+from torchlint.output.escape import source_line, terminal
 
 _RESET = "\x1b[0m"
 _STYLES = {"path": "1", "code": "1;31", "marker": "36", "gutter": "34", "caret": "1;31", "removed": "31",
            "added": "32", "note": "2", "fix": "36", "verdict": "1;33"}
 _MAX_SPAN_LINES = 6  # a finding over more lines shows its first ones, then "..."
-_CONTROL = {code: "\ufffd" for code in (*range(0x20), *range(0x7F, 0xA0))}
 # A source line is shown whole up to this many characters; a longer one (minified or
 # generated code) around the finding only, so that the output stays proportional to the
 # number of findings, not to findings x line length.
@@ -46,12 +46,6 @@ class Painter:
         return f"\x1b[{_STYLES[style]}m{text}{_RESET}" if self.enabled and text else text
 
 
-def shown(text: str) -> str:
-    """``text`` without control characters, which a terminal would obey (an escape
-    sequence in a string literal of the linted file)."""
-    return text.translate(_CONTROL) if not text.isprintable() else text
-
-
 def marker(diagnostic: Diagnostic) -> str:
     return "[*] " if diagnostic.applicable_fix is Applicability.SAFE else ""
 
@@ -60,8 +54,8 @@ def write_full(reports: Iterable[FileReport], out: TextIO) -> None:
     paint = Painter(colour_wanted(out))
     for report in reports:
         for d in report.diagnostics:
-            out.write(f"{paint(f'{d.path}:{d.row}:{d.column}:', 'path')} {paint(d.code, 'code')} "
-                      f"{paint(marker(d), 'marker')}{shown(d.message)}\n")
+            out.write(f"{paint(f'{terminal(d.path)}:{d.row}:{d.column}:', 'path')} {paint(d.code, 'code')} "
+                      f"{paint(marker(d), 'marker')}{terminal(d.message)}\n")
             if report.line(d.row, d.cell) is not None:
                 _write_source(report, d, out, paint)
             out.write("\n")
@@ -90,22 +84,22 @@ def _write_source(report: FileReport, d: Diagnostic, out: TextIO, paint: Painter
     out.write(f"{gutter}\n")
     pad = " " * width
     if d.fix is not None:
-        out.write(f"{pad} {paint('= fix', 'fix')} ({_applicability(d)}): {shown(d.fix.message)}\n")
+        out.write(f"{pad} {paint('= fix', 'fix')} ({_applicability(d)}): {terminal(d.fix.message)}\n")
         for line in _fix_diff(report, d, width, paint):
             out.write(line + "\n")
     for note in d.evidence:
-        out.write(f"{pad} {paint('= evidence:', 'note')} {shown(note.message)} (line {note.row})\n")
+        out.write(f"{pad} {paint('= evidence:', 'note')} {terminal(note.message)} (line {note.row})\n")
     for note in d.related:
-        out.write(f"{pad} {paint('= related:', 'note')} {shown(note.message)} (line {note.row})\n")
+        out.write(f"{pad} {paint('= related:', 'note')} {terminal(note.message)} (line {note.row})\n")
     if d.runtime:
-        out.write(f"{pad} {paint('= runtime:', 'note')} {paint(d.runtime['verdict'], 'verdict')}: "
-                  f"{shown(d.runtime['evidence'])}\n")
+        out.write(f"{pad} {paint('= runtime:', 'note')} {paint(terminal(d.runtime['verdict']), 'verdict')}: "
+                  f"{terminal(d.runtime['evidence'])}\n")
 
 
 def _source(text: str) -> str:
     """A source line after the gutter: a space, then the line (tabs one column each, as the
     caret counts them); nothing for an empty line."""
-    return " " + shown(text.expandtabs(1)) if text else ""
+    return " " + source_line(text.expandtabs(1)) if text else ""
 
 
 def _applicability(d: Diagnostic) -> str:
@@ -147,7 +141,7 @@ def _fix_diff(report: FileReport, d: Diagnostic, width: int, paint: Painter) -> 
     for sign, style, text in (("-", "removed", old), ("+", "added", new)):
         for row, line in enumerate(text.split("\n"), start=first):
             excerpt, _, _ = _excerpt(line, column if row == first else 1, column if row == first else 1)
-            shown_lines.append(paint(f"{str(row).rjust(width)} {sign} {shown(excerpt.expandtabs(1))}", style))
+            shown_lines.append(paint(f"{str(row).rjust(width)} {sign} {source_line(excerpt.expandtabs(1))}", style))
     return shown_lines
 
 

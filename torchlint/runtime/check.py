@@ -29,6 +29,7 @@ from torchlint.syntax.source import LineIndex, SourceText, UnreadableSource
 from torchlint.engine.fixer import apply_edits, verify
 from torchlint.engine.linter import lint_source
 from torchlint.engine.notebook import NOTEBOOK_SUFFIX, Notebook, read_notebook
+from torchlint.output.escape import terminal
 from torchlint.runtime import made_inputs
 from torchlint.runtime.call_sites import CallSites
 from torchlint.runtime.drivers import ProjectImports
@@ -1170,7 +1171,8 @@ def _entry_failure(result, verdicts: list[dict]) -> Optional[str]:
         else:
             return None
     output = "\n".join(_clean(line) for line in output.splitlines()[-ENTRY_OUTPUT_LINES:])
-    return why + (f"; its output ended with:\n{output}" if output else "; it printed nothing")
+    # The exception's type and message are the program's: escaped as its output is.
+    return terminal(why) + (f"; its output ended with:\n{output}" if output else "; it printed nothing")
 
 
 def _users_frames(traceback_text: str) -> str:
@@ -1190,13 +1192,11 @@ _RUNTIME_FOLDER = os.path.dirname(os.path.abspath(__file__))
 
 
 def _clean(text: str) -> str:
-    """``text`` as one line without control characters (a terminal escape sequence from
-    the job would reach the user's terminal or CI log), at most MAX_EVIDENCE long."""
-    text = _CONTROL.sub(lambda match: repr(match.group())[1:-1], text)
+    """``text`` as one line without control characters or CI workflow commands (a terminal
+    escape sequence or a ``::add-mask::`` from the job would reach the user's terminal or
+    CI log), at most MAX_EVIDENCE long."""
+    text = terminal(text)
     return text if len(text) <= MAX_EVIDENCE else text[:MAX_EVIDENCE - 1] + "…"
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def _shifted(site: dict, source: str, edits) -> Optional[dict]:
