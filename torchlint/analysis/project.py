@@ -74,6 +74,7 @@ class Project:
         # needed]: small, kept for the run
         self._summaries: dict[Path, list] = {}
         self._project_roots: dict[Path, Optional[Path]] = {}
+        self._roots: dict[Path, tuple[Path, ...]] = {}  # file -> roots_for(file)
         # For the cache: file -> the project files it analysed, and the paths it probed in vain.
         self._digests: dict[Path, str] = {}
         self._looked_into: defaultdict[Path, set[Path]] = defaultdict(set)
@@ -81,6 +82,8 @@ class Project:
         # Package trees read for removal_risk (once per run), and which files' fixes read them.
         self._trees: dict[Path, _Tree] = {}
         self._scanned: defaultdict[Path, set[Path]] = defaultdict(set)
+        # The answers of the name resolution under way (see _followed); None between them.
+        self._followed_memo: Optional[dict] = None
 
     # --- finding modules -------------------------------------------------------------
 
@@ -88,6 +91,12 @@ class Project:
         """Where imports of the file at ``path`` are looked up: the folder its package
         starts from, its own folder, and the project's root (a test folder without an
         ``__init__.py`` imports the package by its absolute name, as pytest runs it)."""
+        roots = self._roots.get(path)
+        if roots is None:
+            roots = self._roots[path] = self._find_roots(path)
+        return roots
+
+    def _find_roots(self, path: Path) -> tuple[Path, ...]:
         _, _, root = module_identity(path)
         folder = Path(os.path.abspath(path)).parent
         roots = [root] if folder == root else [root, folder]
@@ -188,8 +197,9 @@ class Project:
         recorded = set(self._analyses).union(*self._looked_into.values())
         for path in [path for path in self._digests if path not in recorded]:
             del self._digests[path]
-        if len(self._files) > _MAX_PROBES:
-            self._files.clear()  # only a memo of what exists on disk
+        for memo in (self._files, self._roots):
+            if len(memo) > _MAX_PROBES:
+                memo.clear()  # only a memo of what exists on disk
 
     # --- other modules that take a name from this one ------------------------------
 
@@ -370,12 +380,36 @@ class Project:
             self._budget += self._sizes.pop(old)
         return analysis
 
+    def _followed(self, step, qualname: str, roots: tuple[Path, ...], depth: int, consumer: Optional[Path]):
+        """``step(qualname, roots, depth, consumer)``, once per arguments while a resolution
+        is under way.  Star imports fan out (a package ``__init__`` star-importing modules
+        that star-import it back), and without this every path of up to 9 steps through
+        them was walked: exponential in the number of star imports.  The depth is part of
+        the key, so the answers are those of the walk, found in polynomial time; the memo
+        lives only as long as the outermost call, as modules may change between calls."""
+        outermost = self._followed_memo is None
+        if outermost:
+            self._followed_memo = {}
+        memo = self._followed_memo
+        key = (step.__name__, qualname, roots, depth, consumer)
+        try:
+            if key not in memo:
+                memo[key] = step(qualname, roots, depth, consumer)
+            return memo[key]
+        finally:
+            if outermost:
+                self._followed_memo = None
+
     def other_name(self, qualname: str, roots: tuple[Path, ...], consumer: Optional[Path] = None,
                    depth: int = 0) -> Optional[str]:
         """The name outside the project that the project's ``qualname`` is another name
         for, through imports and plain aliases (``pyprob.util.Tensor`` is
         ``torch.FloatTensor`` when pyprob/util.py says ``Tensor = torch.FloatTensor``);
         None when it is not one (a class, a function, a value, or not the project's)."""
+        return self._followed(self._other_name, qualname, roots, depth, consumer)
+
+    def _other_name(self, qualname: str, roots: tuple[Path, ...], depth: int,
+                    consumer: Optional[Path]) -> Optional[str]:
         from torchlint.analysis import torch_api
 
         found = self.split(qualname, roots, consumer)
@@ -479,6 +513,9 @@ class Project:
         """What an imported name refers to in the project: ``(analysis, value)`` where the
         value is that module's own inference of the name, or None when it is not a
         project name (or cannot be followed, e.g. an import cycle)."""
+        return self._followed(self._resolve, qualname, roots, depth, consumer)
+
+    def _resolve(self, qualname: str, roots: tuple[Path, ...], depth: int, consumer: Optional[Path]):
         if depth > 8:
             return None
         found = self.split(qualname, roots, consumer)
