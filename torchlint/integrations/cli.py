@@ -10,9 +10,11 @@ Exit codes: 0 no findings, 1 findings, 2 usage, configuration or internal error.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 import shlex
+import stat
 import sys
 import time
 import traceback
@@ -25,12 +27,15 @@ import click
 
 from torchlint import __version__
 from torchlint.syntax.parsing import PARSERS
+from torchlint.syntax.source import MAX_FILE_BYTES
 from torchlint.analysis.project import Project
 from torchlint.framework.diagnostics import UNLINTABLE_FILE, FileReport, allowed_applicabilities, unlintable
 from torchlint.engine import batch
+from torchlint.engine.atomic import replace_file
 from torchlint.engine.cache import DEFAULT_FOLDER as DEFAULT_CACHE_FOLDER
 from torchlint.engine.config import PYTHON_TARGETS, ConfigError, Options, SettingsResolver
 from torchlint.engine.discovery import discover, display_path
+from torchlint.output.escape import terminal, terminal_lines
 from torchlint.output.report import (
     MACHINE_FORMATS,
     OUTPUT_FORMATS,
@@ -81,8 +86,17 @@ def _per_file_ignores(values: tuple[str, ...], option: str = "--per-file-ignores
 
 
 def _fail(message: str) -> None:
-    click.echo(f"torchlint: error: {message}", err=True)
+    _error(message)
     sys.exit(EXIT_ERROR)
+
+
+def _error(message: str) -> None:
+    _say(f"torchlint: error: {message}")
+
+
+def _say(text: str) -> None:
+    """A line (or lines) on standard error, with what came from the repository escaped."""
+    click.echo(terminal_lines(text), err=True)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -100,23 +114,31 @@ def main() -> None:
         except (AttributeError, ValueError):
             pass
     try:
-        status = commands.main(prog_name="torchlint", standalone_mode=False)
+        status = _reporting_errors(lambda: commands.main(prog_name="torchlint", standalone_mode=False))
+    except (click.Abort, KeyboardInterrupt):  # Ctrl-C
+        _say("torchlint: interrupted")
+        sys.exit(EXIT_INTERRUPTED)
+    sys.exit(status)
+
+
+def _reporting_errors(command: Callable[[], Optional[int]]) -> int:
+    """Run ``command``, and give its exit status: a usage error is shown, an error inside
+    torchlint is reported with its traceback. SystemExit and Ctrl-C (click.Abort, or
+    KeyboardInterrupt outside click) go through."""
+    try:
+        return command() or EXIT_CLEAN
     except click.ClickException as error:
         error.show()
-        sys.exit(error.exit_code)
-    except click.Abort:  # Ctrl-C
-        click.echo("torchlint: interrupted", err=True)
-        sys.exit(EXIT_INTERRUPTED)
+        return error.exit_code
     except BrokenPipeError:  # the reader of our output went away (`| head`)
         _silence_stdout()
-        sys.exit(EXIT_ERROR)
-    except SystemExit:
+        return EXIT_ERROR
+    except (SystemExit, KeyboardInterrupt, click.Abort):
         raise
     except BaseException as error:
-        traceback.print_exc()
-        click.echo(f"torchlint: internal error: {type(error).__name__}: {error} (please report this)", err=True)
-        sys.exit(EXIT_ERROR)
-    sys.exit(status or EXIT_CLEAN)
+        _say(traceback.format_exc().rstrip("\n"))
+        _say(f"torchlint: internal error: {type(error).__name__}: {error} (please report this)")
+        return EXIT_ERROR
 
 
 def _silence_stdout() -> None:
@@ -266,7 +288,8 @@ def check(
             if clashing or paths == ("-",):
                 raise click.UsageError(f"--watch lints files again as they change; it cannot be combined with "
                                        f"{', '.join(clashing) or 'standard input'}")
-            _watch(resolver, paths, force_exclude)
+            context = click.get_current_context()
+            _watch(resolver, paths, force_exclude, lambda: context.invoke(check, **{**context.params, "watch": False}))
             return
         if show_settings:
             _show_settings(resolver, paths)
@@ -321,20 +344,21 @@ def check(
     runtime_note = runtime.note if runtime is not None else None
     entry_failure = runtime.entry_failure if runtime is not None else None
     proofs = runtime.proofs if runtime is not None else {}
-    out = _open_output(output_file) if output_file is not None else sys.stdout
+    # The report for --output-file is kept until it is complete, then written at once.
+    out = io.StringIO() if output_file is not None else sys.stdout
     fix_errors = [(report.path, plan.outcomes[id(report)].error) for report in reports
                   if id(report) in plan.outcomes and plan.outcomes[id(report)].error]
     fix_errors += [(path, f"not fixed: {proof.text} (--runtime)") for path, proof in proofs.items() if proof.vetoed]
-    proof_lines = "".join(f"\n- {path}: {proof.text}" for path, proof in sorted(proofs.items()))
+    proof_lines = "".join(f"\n- {terminal(path)}: {terminal(proof.text)}" for path, proof in sorted(proofs.items()))
     if proof_lines and (plan.mode == "diff" or output_format in MACHINE_FORMATS):
-        click.echo(f"{_PROOFS} (--runtime):{proof_lines}", err=True)
+        _say(f"{_PROOFS} (--runtime):{proof_lines}")
     for path, message in fix_errors:
-        click.echo(f"torchlint: error: {path}: {message}", err=True)
+        _error(f"{terminal(path)}: {terminal(message)}")
     if plan.mode == "diff":
-        _finish_diff(reports, plan, out, quiet)
+        status = _finish_diff(reports, plan, out, quiet)
         if output_file is not None:
-            out.close()
-        return
+            _save_report(output_file, out.getvalue())
+        sys.exit(status)
     if plan.stdin_fixed is not None:
         # The fixed source is the output; findings go to standard error (or --output-file).
         sys.stdout.flush()
@@ -362,15 +386,16 @@ def check(
         out.write(f"Fixed {count(sum(fixed.values()), 'finding')}.\n")
     if runtime_note and output_format in MACHINE_FORMATS:
         # Machine-readable output has no room for it, but the user must see it.
-        click.echo(f"torchlint: note: the runtime check ran without full isolation here: {runtime_note}", err=True)
+        _say(f"torchlint: note: the runtime check ran without full isolation here: {terminal(runtime_note)}")
     if output_file is not None:
-        out.close()
+        _save_report(output_file, out.getvalue())
 
     internal_errors = [report.internal_error for report in reports if report.internal_error]
     for message in internal_errors:
-        click.echo(f"torchlint: {message}", err=True)
+        _say(f"torchlint: {terminal(message)}")
     if entry_failure:
-        click.echo(f"torchlint: error: --entry {shlex.quote(entry)} failed: {entry_failure}", err=True)
+        # Its lines: why, then the end of the program's output (escaped line by line).
+        _error(f"--entry {terminal(shlex.quote(entry))} failed: {entry_failure}")
     if internal_errors or fix_errors or entry_failure:
         sys.exit(EXIT_ERROR)
     if exit_non_zero_on_fix and sum(fixed.values()):
@@ -387,8 +412,8 @@ def _apply_baseline(path: Path, reports: list[FileReport], resolver: SettingsRes
     try:
         if not path.exists():
             recorded = Baseline(path).record(reports)
-            click.echo(f"torchlint: recorded {count(recorded, 'finding')} in the baseline {path}; later runs "
-                       f"report only new ones", err=True)
+            _say(f"torchlint: recorded {count(recorded, 'finding')} in the baseline {terminal(str(path))}; later runs "
+                 f"report only new ones")
             return
         hidden, dropped = Baseline.load(path).apply(
             reports, lambda file: frozenset(resolver.for_file(file).codes_for(file)))
@@ -396,27 +421,53 @@ def _apply_baseline(path: Path, reports: list[FileReport], resolver: SettingsRes
         _fail(str(error))
         return
     if dropped:
-        click.echo(f"torchlint: {count(dropped, 'finding')} of the baseline {path} {'is' if dropped == 1 else 'are'} "
-                   f"gone: removed from it", err=True)
+        _say(f"torchlint: {count(dropped, 'finding')} of the baseline {terminal(str(path))} "
+             f"{'is' if dropped == 1 else 'are'} gone: removed from it")
     if hidden:
-        click.echo(f"torchlint: {count(hidden, 'finding')} in the baseline {path} not shown", err=True)
+        _say(f"torchlint: {count(hidden, 'finding')} in the baseline {terminal(str(path))} not shown")
 
 
-def _open_output(path: Path):
+def _save_report(path: Path, text: str) -> None:
+    """Write the report to ``path`` whole: beside it first, then renamed over it, so that a
+    full disk leaves an earlier report as it was, not a truncated one (an error, exit 2).
+    What is not a regular file (``/dev/stdout``, a named pipe) is written to as it is."""
+    data = text.encode("utf-8", "backslashreplace")
     try:
-        return open(path, "w", encoding="utf-8", newline="")
+        info = os.stat(path)
+    except OSError:
+        info = None  # no file yet (or none we can see): a new one
+    try:
+        if info is not None and not stat.S_ISREG(info.st_mode):
+            with open(path, "wb") as handle:
+                handle.write(data)
+            return
+        target = os.path.realpath(path)  # through a symlink, never replacing the link
+        mode = stat.S_IMODE(info.st_mode) if info is not None else 0o666 & ~_umask()
+        try:
+            replace_file(target, data, mode)
+        except PermissionError:
+            if info is None:
+                raise
+            with open(target, "wb") as handle:  # a writable file in a folder we cannot write to
+                handle.write(data)
     except OSError as error:
-        _fail(f"--output-file {path}: {error.strerror or error}")
+        kept = "the earlier report there is unchanged" if info is not None else "no report was written"
+        _fail(f"--output-file {path}: cannot write the report ({error.strerror or error}); {kept}")
 
 
-def _watch(resolver: SettingsResolver, paths: tuple[str, ...], force_exclude: Optional[bool]) -> None:
-    """Run the same check (without --watch) now and after every change of a file it lints
-    or of a configuration file, polling twice a second; Ctrl-C ends it with status 0."""
-    import subprocess
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
+
+def _watch(resolver: SettingsResolver, paths: tuple[str, ...], force_exclude: Optional[bool],
+           check_again: Callable[[], None]) -> None:
+    """Run ``check_again`` (the same check without --watch) now and after every change of a
+    file it lints or of a configuration file, polling twice a second; Ctrl-C ends it with
+    status 0. It runs in this process: a new ``python -m torchlint`` in the linted folder
+    would import that folder's own ``torchlint``, ``click`` or ``tokenize`` first."""
     from torchlint.engine.config import CONFIG_NAMES
-
-    arguments = [argument for argument in sys.argv[1:] if argument not in ("-w", "--watch")]
 
     def state() -> dict[str, tuple[int, int]]:
         found = discover(list(paths) or ["."], resolver, force_exclude)
@@ -433,15 +484,23 @@ def _watch(resolver: SettingsResolver, paths: tuple[str, ...], force_exclude: Op
             seen[file] = (info.st_mtime_ns, info.st_size)
         return seen
 
+    def run_once() -> None:
+        try:
+            _reporting_errors(check_again)
+        except SystemExit:
+            pass  # its exit status: this run's, not the watch's
+        finally:
+            sys.stdout.flush()
+
     try:
         while True:
             before = state()
             click.echo(f"[{time.strftime('%H:%M:%S')}] torchlint: checking {count(len(before), 'file')}...", err=True)
-            subprocess.run([sys.executable, "-m", "torchlint", *arguments])
+            run_once()
             click.echo("torchlint: watching for changes (Ctrl-C to stop)", err=True)
             while state() == before:
                 time.sleep(0.5)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, click.Abort):
         sys.exit(EXIT_CLEAN)
 
 
@@ -451,9 +510,9 @@ def _show_settings(resolver: SettingsResolver, paths: tuple[str, ...]) -> None:
     given = next((path for path in paths if path != "-"), ".")
     target = Path(given).resolve()
     settings = resolver.for_directory(target) if target.is_dir() else resolver.for_file(target)
-    click.echo(f"Settings for {given}:")
+    click.echo(f"Settings for {terminal(given)}:")
     for name, value in describe(settings):
-        click.echo(f"  {name}: {value}")
+        click.echo(f"  {name}: {terminal(str(value))}")
 
 
 def _add_noqa(reports: list[FileReport], resolver: SettingsResolver, reason: str, quiet: bool) -> None:
@@ -491,7 +550,7 @@ def _add_noqa(reports: list[FileReport], resolver: SettingsResolver, reason: str
     if not quiet:
         click.echo(f"Added {count(added, 'noqa directive')} to {count(files, 'file')}.")
     for message in errors:
-        click.echo(f"torchlint: error: {message}", err=True)
+        _error(terminal(message))
     sys.exit(EXIT_ERROR if errors else EXIT_CLEAN)
 
 
@@ -595,6 +654,7 @@ def _progress(quiet: bool):
         return
     try:
         from rich.console import Console
+        from rich.markup import escape
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     except ImportError:
         yield None
@@ -605,7 +665,7 @@ def _progress(quiet: bool):
         task = bar.add_task("starting torch", total=None)
 
         def update(label: str, done: int, total: int) -> None:
-            bar.update(task, description=label, completed=done, total=total)
+            bar.update(task, description=escape(terminal(label)), completed=done, total=total)
 
         yield update
 
@@ -631,7 +691,8 @@ class FixPlan:
         return total
 
 
-def _finish_diff(reports: list[FileReport], plan: FixPlan, out, quiet: bool) -> None:
+def _finish_diff(reports: list[FileReport], plan: FixPlan, out, quiet: bool) -> int:
+    """Print the fixes as a diff; the exit status."""
     changed = 0
     fixes = 0
     for report in reports:
@@ -652,7 +713,7 @@ def _finish_diff(reports: list[FileReport], plan: FixPlan, out, quiet: bool) -> 
         message = f"Would fix {count(fixes, 'finding')} in {count(changed, 'file')}." if fixes else "No fixes available."
         click.echo(message, err=True)
     errors = any(outcome.error for outcome in plan.outcomes.values()) or any(r.internal_error for r in reports)
-    sys.exit(EXIT_ERROR if errors else EXIT_FINDINGS if changed else EXIT_CLEAN)
+    return EXIT_ERROR if errors else EXIT_FINDINGS if changed else EXIT_CLEAN
 
 
 def _ended(text: str) -> str:
@@ -679,7 +740,7 @@ def _lint_paths(resolver: SettingsResolver, paths: list[str], force_exclude: Opt
         found.files = [candidate for candidate in found.files if str(candidate.path) not in skip]
     if show_files:
         for candidate in sorted(found.files, key=lambda c: c.display):
-            click.echo(candidate.display)
+            click.echo(terminal(candidate.display))
         return None
     reports = []
     for problem in found.problems:
@@ -730,10 +791,17 @@ class _ProgressLine:
         sys.stderr.flush()
 
 
+_FILE_LIMIT = f"{MAX_FILE_BYTES / 1024 / 1024:g} MiB"
+
+
 def _lint_stdin(resolver: SettingsResolver, stdin_filename: Optional[str],
                 force_exclude: Optional[bool], plan: FixPlan, keep_source: bool,
                 limits: batch.FileLimits, parser: str) -> list[FileReport]:
-    data = sys.stdin.buffer.read()
+    data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)  # never more than a file may have
+    too_large = len(data) > MAX_FILE_BYTES
+    if too_large and plan.mode == "fix":  # the output would be the source, which was not read whole
+        _fail(f"standard input is larger than {_FILE_LIMIT}, the most torchlint lints in a file: it was not read "
+              f"whole, so nothing was fixed or printed")
     if stdin_filename is None:
         path, display, settings = None, "-", resolver.for_directory(resolver.cwd)
     else:
@@ -747,6 +815,10 @@ def _lint_stdin(resolver: SettingsResolver, stdin_filename: Optional[str],
                 plan.stdin_fixed = data
             return []
         display = display_path(path, resolver.cwd)
+    if too_large:
+        reason = f"standard input is too large (over {_FILE_LIMIT}; torchlint skips files over {_FILE_LIMIT}): " \
+                 f"the rest was not read"
+        return [FileReport(display, [unlintable(display, reason)], filename=str(path) if path else display)]
     project = Project(parser=parser)
     job = batch.Job(path, display, settings.codes_for(path), project.roots_for(path) if path else (), parser,
                     settings.target_for(path))
@@ -775,14 +847,14 @@ def clean_command(cache_dir: Optional[Path], config_path: Optional[Path], isolat
         return
     folder = _cache_folder(cache_dir, resolver)
     if not folder.is_dir():
-        click.echo(f"No cache at {folder}.")
+        click.echo(f"No cache at {terminal(str(folder))}.")
         return
     if not is_cache(folder):
         _fail(f"{folder} is not torchlint's cache (it has no torchlint CACHEDIR.TAG); nothing was removed")
         return
     removed = clean(folder)
     where = "" if not folder.exists() else " (the folder holds other files, which were left)"
-    click.echo(f"Removed {count(removed, 'cached result')} from {folder}{where}.")
+    click.echo(f"Removed {count(removed, 'cached result')} from {terminal(str(folder))}{where}.")
 
 
 @commands.command(name="rule")
