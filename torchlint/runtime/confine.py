@@ -31,6 +31,7 @@ import ctypes
 import errno
 import os
 import platform
+import stat
 import struct
 from typing import Iterable, Iterator, Optional
 
@@ -63,6 +64,9 @@ _REFUSED = {
     "finit_module": (313, 273), "delete_module": (176, 106), "acct": (163, 89), "swapon": (167, 224),
     "swapoff": (168, 225), "reboot": (169, 142), "sethostname": (170, 161), "setdomainname": (171, 162),
     "quotactl": (179, 60),
+    # A user's inotify and fanotify instances are counted across user namespaces: a job would take
+    # them from the user's editor and file watchers.  (AArch64 has inotify_init1 only: 26 twice.)
+    "inotify_init": (253, 26), "inotify_init1": (294, 26), "fanotify_init": (300, 262),
 }
 _ARCHES = {"x86_64": (0xC000003E, 0), "aarch64": (0xC00000B7, 1), "arm64": (0xC00000B7, 1)}
 
@@ -232,11 +236,16 @@ def restrict_filesystem(readable: Iterable[str], writable: Iterable[str],
     try:
         for path, access in rules:
             try:
-                descriptor = os.open(path, os.O_PATH | os.O_CLOEXEC)
+                # A rule is never put on what a link points to: a project's `home -> ~` would
+                # open the home folder to the job.
+                descriptor = os.open(path, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
             except OSError:
                 continue
             try:
-                allowed = access if os.path.isdir(path) else access & _FILE_ACCESS
+                kind = stat.S_IFMT(os.fstat(descriptor).st_mode)
+                if kind == stat.S_IFLNK:
+                    continue
+                allowed = access if kind == stat.S_IFDIR else access & _FILE_ACCESS
                 rule = _PathBeneathAttr(allowed & handled, descriptor)
                 if _libc.syscall(add_rule, ruleset, _RULE_PATH_BENEATH, ctypes.byref(rule), 0) != 0:
                     return f"Landlock rule for {path} refused ({os.strerror(ctypes.get_errno())})"
@@ -270,5 +279,20 @@ def _without(tree: str, hidden: list[str]) -> Iterator[tuple[str, int]]:
 
 
 # What a rule on a file (not a folder) may grant: execute, write, read, truncate, ioctl.
-# What a rule on a file (not a folder) may grant: execute, write, read, truncate, ioctl.
 _FILE_ACCESS = (1 << 0) | (1 << 1) | (1 << 2) | (1 << 14) | (1 << 15)
+
+
+# What of /proc describes the machine rather than a process: the C library, Python and torch
+# read the CPUs (cpuinfo, stat), the memory (meminfo) and kernel settings (sys: overcommit_memory).
+_PROC_MACHINE = ("cpuinfo", "meminfo", "stat", "sys", "filesystems", "version", "uptime", "loadavg")
+
+
+def own_proc() -> list[str]:
+    """What of /proc a job confined by Landlock may read: its own process's folder (and its
+    threads') and what describes the machine, never another process's folder (a command line
+    can carry a token).  The folder is kept open, across exec too: a rule holds the folder as
+    it is now, and /proc makes a new one, which no rule names, once an unused one has been
+    dropped from the kernel's cache."""
+    own = os.path.join("/proc", os.readlink("/proc/self"))  # as /proc numbers it, whatever our pid namespace
+    os.set_inheritable(os.open(own, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW), True)
+    return [own, *(os.path.join("/proc", name) for name in _PROC_MACHINE)]

@@ -697,7 +697,7 @@ def _confine(state: dict, base: str, directory: str) -> None:
     the filesystem of its own, and the system call filter (confine.py)."""
     if state["landlock"]:
         problem = confine.restrict_filesystem(
-            readable=[*state["landlock"], base, "/proc", "/dev/zero", "/dev/urandom", "/dev/random"],
+            readable=[*state["landlock"], base, *confine.own_proc(), "/dev/zero", "/dev/urandom", "/dev/random"],
             writable=[directory, "/dev/null"], hidden=state["hidden"])
         if problem:
             raise OSError(errno.EPERM, problem)
