@@ -11,6 +11,7 @@ torch once); ``monitor.run_job`` is what runs inside it.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.util
 import os
 import re
@@ -30,7 +31,7 @@ from torchlint.engine.fixer import apply_edits, verify
 from torchlint.engine.linter import lint_source
 from torchlint.engine.notebook import NOTEBOOK_SUFFIX, Notebook, read_notebook
 from torchlint.output.escape import terminal
-from torchlint.runtime import made_inputs
+from torchlint.runtime import made_inputs, view
 from torchlint.runtime.call_sites import CallSites
 from torchlint.runtime.drivers import ProjectImports
 from torchlint.runtime.plan import (
@@ -92,20 +93,28 @@ def _absolute(word: str, cwd: str) -> str:
 def project_folders(path: str) -> list[str]:
     """What a job running the file at ``path`` may read: its folder, the folder its package
     imports start from, and the project around it (the nearest folder above with a
-    pyproject.toml, setup.py, setup.cfg or .git), where its data files usually are."""
+    pyproject.toml, setup.py, setup.cfg or .git), where its data files usually are.
+
+    None is above the file's repository (the nearest folder with a ``.git``) nor, for a file
+    in the current folder, above the current folder's repository (``_bound``).  Outside
+    both, a package whose root has an ``__init__.py`` (a download) is exposed without the
+    folder it lies in: that folder holds the user's other files, not the package's."""
     folder = os.path.dirname(path)
-    top = folder
+    bound = _bound(folder)
+    top, package = folder, folder
     # A repository whose root has an `__init__.py` (yolo-v3's) still ends at its root.
-    while os.path.isfile(os.path.join(top, "__init__.py")) and os.path.dirname(top) != top \
+    while top != bound and os.path.isfile(os.path.join(top, "__init__.py")) and os.path.dirname(top) != top \
             and not _has_marker(top):
-        top = os.path.dirname(top)
+        package, top = top, os.path.dirname(top)
+    if bound is None and not _has_marker(top):
+        top = package
     folders = [folder, top]
     current = top
     for _level in range(4):
         if _has_marker(current):
             folders.append(current)
             break
-        if os.path.dirname(current) == current:
+        if current == bound or os.path.dirname(current) == current:
             break
         current = os.path.dirname(current)
     return folders
@@ -115,7 +124,47 @@ _PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 
 
 def _has_marker(folder: str) -> bool:
-    return any(os.path.exists(os.path.join(folder, marker)) for marker in _PROJECT_MARKERS)
+    return any(os.path.lexists(os.path.join(folder, marker)) for marker in _PROJECT_MARKERS)
+
+
+def _bound(folder: str) -> Optional[str]:
+    """The folder that the project around ``folder`` (a real path) stays in: the nearer of
+    its repository and, for a folder in the current one, the current folder's repository
+    or, outside any, the current folder (the folder of it that holds ``folder`` when it holds
+    repositories: a folder of clones is no project).  Never a folder too broad to be a
+    project (the home folder: `torchlint check --runtime Downloads/x` run there)."""
+    here = os.path.realpath(os.getcwd())
+    nearest = [_narrow(_repository(folder))]
+    if view.covered(folder, [here]):
+        clone = here
+        if folder != here and _holds_repositories(here):
+            clone = os.path.join(here, os.path.relpath(folder, here).split(os.sep)[0])
+        nearest.append(_narrow(_repository(here)) or _narrow(clone))
+    return max(filter(None, nearest), key=len, default=None)  # each holds folder: the longer is nearer
+
+
+def _narrow(folder: Optional[str]) -> Optional[str]:
+    return folder if folder and not view.broad(folder, os.path.expanduser("~")) else None
+
+
+def _repository(folder: str) -> Optional[str]:
+    """The nearest folder at or above ``folder`` with a ``.git`` (a folder, or a submodule's file)."""
+    current = folder
+    while not os.path.lexists(os.path.join(current, ".git")):
+        if os.path.dirname(current) == current:
+            return None
+        current = os.path.dirname(current)
+    return current
+
+
+@functools.lru_cache(maxsize=16)
+def _holds_repositories(folder: str) -> bool:
+    try:
+        with os.scandir(folder) as entries:
+            return any(entry.is_dir(follow_symlinks=False) and os.path.lexists(os.path.join(entry.path, ".git"))
+                       for entry in entries)
+    except OSError:
+        return False
 
 
 def _python_files(root: str, limit: int = 400) -> list[str]:
@@ -158,7 +207,8 @@ def working_folder(path: str, source: str = "") -> str:
     ``sys.path.append('utils')``): its author ran it from there."""
     here = os.path.realpath(os.getcwd())
     own = os.path.dirname(path)
-    inside = path.startswith(here.rstrip(os.sep) + os.sep)
+    # Not from a folder above the file's project: a folder of clones would open every clone.
+    inside = path.startswith(here.rstrip(os.sep) + os.sep) and view.covered(here, [_bound(own) or here])
     beside = [folder for folder in _ADDED_TO_PATH.findall(source) if not os.path.isabs(folder)
               and os.path.isdir(os.path.join(own, folder)) and not os.path.isdir(os.path.join(here, folder))]
     return here if inside and not _CLIMBS.search(source) and not beside else own

@@ -15,7 +15,11 @@ A job sees, read-only:
 Nothing else exists for it: no home folder, no ``/tmp`` of the machine, no ``/run`` or
 ``/var`` (where daemons keep their sockets: Docker, D-Bus, ssh-agent, databases).  Inside
 a project folder, sockets and FIFOs (a git fsmonitor socket, say) are covered by an empty
-file, and so is ``.git/config``, which can hold a token (CI checkouts keep one there).
+file, and so is every file that can hold the user's credentials rather than the project's
+code: each git configuration (``.git/config``, where CI checkouts keep a token, the
+submodules' ``.git/modules/**/config``, nested clones' and worktrees'), ``.git`` files,
+``.git-credentials``, ``.netrc``, ``.pypirc``, ``.npmrc``, ``.env``, ``.env.*``, ``.envrc``.
+Symlinks are never followed: in the view they lead nowhere outside it.
 A folder too broad to be a project (``/``, ``/tmp``, the home folder or one above it) is
 not exposed whole: only its own ``.py`` files are.  A project folder too big to be
 searched for sockets in reasonable time is exposed anyway, and the plan says so:
@@ -25,6 +29,7 @@ searched for sockets in reasonable time is exposed anyway, and the plan says so:
 
 from __future__ import annotations
 
+import collections
 import glob
 import os
 import sys
@@ -38,6 +43,9 @@ _ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "p
 _SYS = ("/sys/devices/system/cpu", "/sys/devices/system/node")
 _BROAD = ("/", "/tmp", "/var/tmp", "/dev/shm", "/home", "/root", "/run", "/var", "/srv", "/mnt",
           "/media", "/opt", "/usr", "/etc")
+# Files that hold credentials wherever they are in a project (git configs are found by _secret).
+_SECRET_FILES = (".git", ".git-credentials", ".netrc", "_netrc", ".pypirc", ".npmrc", ".env", ".envrc")
+_GIT_BULK = ("objects", "lfs")
 _SEARCH_ENTRIES = 300_000  # a project folder with more is not searched for sockets
 _SEARCH_SECONDS = 5.0
 
@@ -47,7 +55,7 @@ class Plan:
     trees: list[str] = field(default_factory=list)  # folders exposed with what is mounted below them
     files: list[str] = field(default_factory=list)  # single files exposed
     links: list[tuple[str, str]] = field(default_factory=list)  # symlinks on the way: (path, target)
-    hidden: list[str] = field(default_factory=list)  # covered by an empty file
+    hidden: list[str] = field(default_factory=list)  # covered by an empty file (Landlock: not readable)
     sockets_checked: bool = True
     unchecked: str = ""  # why not, when not
 
@@ -64,12 +72,12 @@ def plan(projects: list[str], home: str) -> Plan:
 
     def expose(path: str, tree: bool) -> None:
         real = _follow(path, result.links)
-        if real is None or real in seen or _covered(real, result.trees):
+        if real is None or real in seen or covered(real, result.trees):
             return
         seen.add(real)
         if tree:
-            result.trees[:] = [other for other in result.trees if not _covered(other, [real])]
-            result.files[:] = [other for other in result.files if not _covered(other, [real])]
+            result.trees[:] = [other for other in result.trees if not covered(other, [real])]
+            result.files[:] = [other for other in result.files if not covered(other, [real])]
             result.trees.append(real)
         else:
             result.files.append(real)
@@ -88,7 +96,7 @@ def plan(projects: list[str], home: str) -> Plan:
     interpreter = {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix,
                    os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))}
     for path in sorted(interpreter | {entry for entry in sys.path if entry}):
-        if os.path.exists(path) and not _broad(os.path.realpath(path), home):
+        if os.path.exists(path) and not broad(os.path.realpath(path), home):
             expose(path, os.path.isdir(path))
     searched: set[str] = set()
     for folder in projects:
@@ -96,19 +104,19 @@ def plan(projects: list[str], home: str) -> Plan:
         if not os.path.isdir(real) or real in searched:
             continue
         searched.add(real)
-        if _broad(real, home):
+        if broad(real, home):
             for entry in _python_files(real):
                 expose(entry, False)
             continue
         expose(folder, True)
-        if not _covered(real, [path for path in searched if path != real]):
+        if not covered(real, [path for path in searched if path != real]):
             _search(real, result)
     result.trees.sort(key=len)
     result.hidden = sorted(set(result.hidden))
     return result
 
 
-def _broad(path: str, home: str) -> bool:
+def broad(path: str, home: str) -> bool:
     """A folder that holds far more than a project: exposing it would expose the machine."""
     home = os.path.realpath(home)
     return path in _BROAD or path == home or (home + os.sep).startswith(path + os.sep)
@@ -123,7 +131,8 @@ def _python_files(folder: str) -> list[str]:
         return []
 
 
-def _covered(path: str, trees: list[str]) -> bool:
+def covered(path: str, trees: list[str]) -> bool:
+    """Whether ``path`` is one of ``trees`` or inside one."""
     return any(path == tree or path.startswith(tree.rstrip(os.sep) + os.sep) for tree in trees)
 
 
@@ -153,15 +162,16 @@ def _follow(path: str, links: list[tuple[str, str]]) -> str | None:
 
 def _search(folder: str, result: Plan) -> None:
     """Add to ``result.hidden`` what in ``folder`` must not reach the job: sockets and FIFOs
-    (an outside process may be listening) and ``.git/config``."""
-    config = os.path.join(folder, ".git", "config")
-    if os.path.isfile(config) and not os.path.islink(config):
-        result.hidden.append(config)
+    (an outside process may be listening) and secrets (``_secret``).  Links are not followed:
+    inside the view they lead nowhere outside it.  ``.git`` folders are searched first, for
+    a folder too big to be searched whole still has its tokens covered."""
     deadline = time.monotonic() + _SEARCH_SECONDS
     budget = _SEARCH_ENTRIES
-    stack = [folder]
-    while stack:
-        current = stack.pop()
+    gits: list[str] = []
+    others = collections.deque([folder])
+    while gits or others:
+        current = gits.pop() if gits else others.popleft()
+        in_git = _in_git(current, folder)
         try:
             with os.scandir(current) as entries:
                 for entry in entries:
@@ -169,15 +179,40 @@ def _search(folder: str, result: Plan) -> None:
                     if entry.is_symlink():
                         continue
                     if entry.is_dir(follow_symlinks=False):
-                        stack.append(entry.path)
-                    elif not entry.is_file(follow_symlinks=False):
-                        result.hidden.append(entry.path)  # a socket, a FIFO, a device
+                        if entry.name == ".git" or in_git:
+                            if not _git_bulk(entry):
+                                gits.append(entry.path)
+                        else:
+                            others.append(entry.path)
+                    elif not entry.is_file(follow_symlinks=False) or _secret(entry.name, in_git):
+                        result.hidden.append(entry.path)
         except OSError as error:
             _give_up(result, f"{current} cannot be searched for sockets ({error.strerror or error})")
             return
         if budget < 0 or time.monotonic() > deadline:
             _give_up(result, f"{folder} is too big to be searched for sockets")
             return
+
+
+def _in_git(path: str, top: str) -> bool:
+    return ".git" in path[len(top):].split(os.sep)
+
+
+def _git_bulk(entry: os.DirEntry) -> bool:
+    """A git folder's contents (its objects), which hold no configuration; not a submodule's
+    folder of that name (``.git/modules/objects``: the folder around has no ``HEAD``)."""
+    return entry.name in _GIT_BULK and os.path.isfile(os.path.join(os.path.dirname(entry.path), "HEAD"))
+
+
+def _secret(name: str, in_git: bool) -> bool:
+    """Whether a file of this name holds the user's credentials rather than the project's
+    code or data: in a ``.git`` folder (the repository's, a submodule's under
+    ``.git/modules``, a nested clone's), its ``config`` (CI checkouts keep a token there);
+    elsewhere, a ``.git`` file (a submodule's or worktree's, naming a folder outside),
+    stored passwords and environment files."""
+    if in_git:
+        return name in ("config", "config.worktree")
+    return name in _SECRET_FILES or name.startswith(".env.")
 
 
 def _give_up(result: Plan, why: str) -> None:
