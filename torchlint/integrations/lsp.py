@@ -8,6 +8,15 @@ a ``# noqa`` comment for the finding's line.  A notebook's code cells (LSP noteb
 documents) are linted together, as ``check`` lints an .ipynb file, and get the same
 actions, each editing the cells it changes.
 
+Limits: every lint (and every fix and quick fix, whose checks take as long) runs in a
+child process forked for it, within the per-file limits of ``check`` (``--file-timeout``
+60 s, ``--file-memory`` 2G; a client may pass others as ``initializationOptions``
+``{"fileTimeout": seconds, "fileMemory": bytes}``) and killed past the hard deadline, so
+a document that is slow to lint gets the TL000 that says so while the server answers
+the rest; a buffer over the size limit of a file (10 MiB) is not linted, and says so.
+The server ends when its input closes, and when the client's process (``processId``)
+is gone.
+
 Positions: torchlint counts 1-based rows and columns in code points; LSP counts
 0-based lines and columns in the negotiated encoding's code units (UTF-16 unless the
 client offers another), so every position is converted through ``_Positions``.
@@ -15,11 +24,16 @@ client offers another), so every position is converted through ``_Positions``.
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import itertools
 import json
 import io
 import os
 import re
+import signal
+import threading
+import time
 import tokenize
 from pathlib import Path
 from typing import Optional
@@ -30,13 +44,17 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from torchlint import __version__
-from torchlint.syntax.source import LineIndex
+from torchlint.syntax.source import MAX_FILE_BYTES, LineIndex
 from torchlint.syntax.source import SourceText
 from torchlint.analysis.project import Project
-from torchlint.framework.diagnostics import Applicability, Diagnostic, FileReport, Note, allowed_applicabilities
+from torchlint.framework.diagnostics import (
+    Applicability, Diagnostic, FileReport, Note, allowed_applicabilities, unlintable,
+)
 from torchlint.framework.noqa import comment_rows, parse_directives
+from torchlint.engine.batch import FileLimits, _context as _fork_context
 from torchlint.engine.config import NO_TARGET, ConfigError, Options, SettingsResolver
 from torchlint.engine.fixer import FixOutcome, apply_edits, fix_source, verify
+from torchlint.engine.guard import FileGuard, LimitExceeded, hard_deadline, time_limit_reason
 from torchlint.engine.linter import lint_source
 from torchlint.engine.notebook import Notebook, fix_notebook, lint_notebook, read_notebook
 
@@ -95,10 +113,23 @@ class _Document:
             except ConfigError as error:
                 self.config_error = str(error)
                 self.skipped = True
-        self.report: FileReport = (
-            FileReport(self.display) if self.skipped
-            else self.target.apply(lint_source(self.source(text), self.display, self.rules, self.path, Project()))
-        )
+        self.version: Optional[int] = None  # of the text linted
+        self.report = FileReport(self.display)
+        self._fixed_all: Optional[tuple[Optional[FixOutcome], Optional[str]]] = None
+
+    async def lint(self, linting: "_Linting") -> bool:
+        """Lint the buffer (in a child process, within the limits); False when a newer
+        lint of it came first.  A buffer too large to lint, or stopped at a limit, gets
+        the TL000 that says why, and nothing to fix."""
+        if self.skipped:
+            return True
+        found = await _report(linting, self.uri, self.display, _lint_text, self.text, self.rules, self.target,
+                              self.path)
+        if found is None:
+            return False
+        self.report, complete = found
+        self.skipped = not complete
+        return True
 
     @staticmethod
     def source(text: str) -> SourceText:
@@ -145,13 +176,13 @@ class _Document:
 
     # --- code actions ---------------------------------------------------------------
 
-    def code_actions(self, wanted: types.Range, kinds: Optional[list[str]]) -> list[types.CodeAction]:
-        def per_finding():
-            for diagnostic in self.report.diagnostics:
-                if diagnostic.code != "TL000" and _overlaps(self.range_of(diagnostic), wanted):
-                    yield self.fix_action(diagnostic), self.ignore_action(diagnostic)
-
-        return _gathered(kinds, per_finding, self.fix_all_action)
+    async def code_actions(self, linting: "_Linting", wanted: types.Range,
+                           kinds: Optional[list[str]]) -> list[types.CodeAction]:
+        findings = [diagnostic for diagnostic in self.report.diagnostics
+                    if diagnostic.code != "TL000" and _overlaps(self.range_of(diagnostic), wanted)]
+        fix_all = await self.fix_all_action(linting) if _kind_wanted(FIX_ALL_KIND, kinds) else None
+        return await _gathered(linting, self.uri, kinds, findings,
+                               lambda diagnostic: (self.fix_action(diagnostic), self.ignore_action(diagnostic)), fix_all)
 
     def fix_action(self, diagnostic: Diagnostic) -> Optional[types.CodeAction]:
         if diagnostic.applicable_fix not in (Applicability.SAFE, Applicability.UNSAFE):
@@ -166,14 +197,14 @@ class _Document:
         ]
         return _fix_action(diagnostic, self._to_lsp(diagnostic), types.WorkspaceEdit(changes={self.uri: edits}))
 
-    @functools.cached_property
-    def _fixed_all(self) -> FixOutcome:
-        return fix_source(self.source(self.text), self.display, self.rules, allowed_applicabilities(False),
-                          self.path, Project(), self.target)
-
-    def fix_all_action(self) -> Optional[types.CodeAction]:
-        outcome = self._fixed_all
-        if not outcome.changed or outcome.error:
+    async def fix_all_action(self, linting: "_Linting") -> Optional[types.CodeAction]:
+        if self.skipped:
+            return None
+        if self._fixed_all is None:  # (outcome, None), or (None, why it was stopped)
+            self._fixed_all = await linting.run(("fix", self.uri), _fix_text, self.text, self.display, self.rules,
+                                                self.target, self.path)
+        outcome = self._fixed_all[0] if self._fixed_all is not None else None
+        if outcome is None or not outcome.changed or outcome.error:
             return None
         return types.CodeAction(
             title="Fix all safe fixes in this file",
@@ -248,18 +279,23 @@ def _fix_action(diagnostic: Diagnostic, shown: types.Diagnostic, edit: types.Wor
                             is_preferred=safe)
 
 
-def _gathered(kinds: Optional[list[str]], per_finding, fix_all) -> list[types.CodeAction]:
-    """The actions of the ``kinds`` asked for: each finding's fix and ignore actions
-    (``per_finding()`` yields the pairs), then the fix-all action."""
+async def _gathered(linting: "_Linting", uri: str, kinds: Optional[list[str]], findings: list[Diagnostic],
+                    actions_of, fix_all: Optional[types.CodeAction]) -> list[types.CodeAction]:
+    """The actions of the ``kinds`` asked for: the fix and ignore actions of each of
+    ``findings`` (``actions_of(finding)`` gives the pair; made in a child process, as
+    checking that an edit compiles takes as long as the text), then the fix-all action
+    (if any, and asked for)."""
     actions: list[types.CodeAction] = []
-    if _kind_wanted(types.CodeActionKind.QuickFix, kinds):
-        for pair in per_finding():
-            actions.extend(action for action in pair if action is not None)
-    if _kind_wanted(FIX_ALL_KIND, kinds):
-        action = fix_all()
-        if action is not None:
-            actions.append(action)
+    if findings and _kind_wanted(types.CodeActionKind.QuickFix, kinds):
+        found = await linting.run(("actions", uri), _each_finding_actions, findings, actions_of)
+        actions.extend(found[0] or () if found is not None else ())
+    if fix_all is not None and _kind_wanted(FIX_ALL_KIND, kinds):
+        actions.append(fix_all)
     return actions
+
+
+def _each_finding_actions(findings: list[Diagnostic], actions_of) -> list[types.CodeAction]:
+    return [action for finding in findings for action in actions_of(finding) if action is not None]
 
 
 def _whole(positions: _Positions) -> types.Range:
@@ -336,9 +372,21 @@ class _Notebook:
         except ConfigError:
             self.rules, self.target = [], NO_TARGET
         self.data = _notebook_json([text for _, text in cells])
-        self.report = (self.target.apply(lint_notebook(self.data, self.display, self.rules, self.path, Project()))
-                       if cells and self.rules else FileReport(self.display))
+        self.report = FileReport(self.display)
         self.positions = {uri: _Positions(text, self.encoding) for uri, text in cells}
+
+    async def lint(self, linting: "_Linting") -> bool:
+        """As ``_Document.lint``, the code cells as one module."""
+        if not self.cells or not self.rules:
+            return True
+        found = await _report(linting, self.uri, self.display, _lint_notebook_data, self.data, self.rules,
+                              self.target, self.path)
+        if found is None:
+            return False
+        self.report, complete = found
+        if not complete:
+            self.rules = []  # nothing to fix
+        return True
 
     def cell_of(self, diagnostic: Diagnostic) -> tuple[str, str]:
         """The (uri, text) of the cell a finding is on; cells count from 1 among the code
@@ -353,20 +401,25 @@ class _Notebook:
             found[uri].append(_lsp_diagnostic(diagnostic, self.positions[uri]))
         return found
 
-    def code_actions(self, cell_uri: str, wanted: types.Range, kinds: Optional[list[str]]) -> list[types.CodeAction]:
-        def per_finding():
-            for diagnostic in self.report.diagnostics:
-                uri, text = self.cell_of(diagnostic)
-                positions = self.positions[uri]
-                where = positions.range(diagnostic.row, diagnostic.column, diagnostic.end_row, diagnostic.end_column)
-                if uri != cell_uri or diagnostic.code == "TL000" or not _overlaps(where, wanted):
-                    continue
-                shown = _lsp_diagnostic(diagnostic, positions)
-                yield self._fix_action(diagnostic, shown), _ignore_action(
-                    uri, text, positions, diagnostic, shown,
-                    lambda new_text: self._compiles(self._cells_with(uri, new_text)))
+    async def code_actions(self, linting: "_Linting", cell_uri: str, wanted: types.Range,
+                           kinds: Optional[list[str]]) -> list[types.CodeAction]:
+        def on_this_cell(diagnostic: Diagnostic) -> bool:
+            uri, _ = self.cell_of(diagnostic)
+            positions = self.positions[uri]
+            where = positions.range(diagnostic.row, diagnostic.column, diagnostic.end_row, diagnostic.end_column)
+            return uri == cell_uri and diagnostic.code != "TL000" and _overlaps(where, wanted)
 
-        return _gathered(kinds, per_finding, self._fix_all_action)
+        def actions_of(diagnostic: Diagnostic):
+            uri, text = self.cell_of(diagnostic)
+            positions = self.positions[uri]
+            shown = _lsp_diagnostic(diagnostic, positions)
+            return self._fix_action(diagnostic, shown), _ignore_action(
+                uri, text, positions, diagnostic, shown,
+                lambda new_text: self._compiles(self._cells_with(uri, new_text)))
+
+        findings = [diagnostic for diagnostic in self.report.diagnostics if on_this_cell(diagnostic)]
+        fix_all = await self._fix_all_action(linting) if _kind_wanted(FIX_ALL_KIND, kinds) else None
+        return await _gathered(linting, cell_uri, kinds, findings, actions_of, fix_all)
 
     def _fix_action(self, diagnostic: Diagnostic, shown: types.Diagnostic) -> Optional[types.CodeAction]:
         if diagnostic.applicable_fix not in (Applicability.SAFE, Applicability.UNSAFE):
@@ -382,11 +435,14 @@ class _Notebook:
         edit = self._edit(texts)
         return _fix_action(diagnostic, shown, edit) if edit is not None else None
 
-    def _fix_all_action(self) -> Optional[types.CodeAction]:
+    async def _fix_all_action(self, linting: "_Linting") -> Optional[types.CodeAction]:
         if not self.cells or not self.rules:
             return None
-        outcome = fix_notebook(self.data, self.display, self.rules, allowed_applicabilities(False), self.path,
-                               Project(), self.target)
+        found = await linting.run(("fix", self.uri), _fix_notebook_data, self.data, self.display, self.rules,
+                                  self.target, self.path)
+        outcome = found[0] if found is not None else None
+        if outcome is None:
+            return None
         edit = self._edit(_code_cells(outcome.text)) if outcome.changed and not outcome.error else None
         if edit is None:
             return None
@@ -430,8 +486,9 @@ def _code_cells(notebook_json: str) -> list[str]:
 
 
 class TorchlintServer(LanguageServer):
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, private_fds: tuple[int, ...] = (), **kwargs):
         super().__init__(*args, **kwargs)
+        self.linting = _Linting(FileLimits(), private_fds)
         # uri -> the last lint of that buffer: editors ask for code actions on every
         # cursor move, and the text has usually not changed since it was published.
         self.linted: dict[str, _Document] = {}
@@ -443,7 +500,13 @@ class TorchlintServer(LanguageServer):
         # cell uri -> the last lint of its notebook, which answers the cell's code actions
         self.notebooks: dict[str, _Notebook] = {}
 
-    def publish_notebook(self, notebook_uri: str) -> None:
+    def configure(self, params: types.InitializeParams) -> None:
+        """The client's limits (``initializationOptions``), and its process to outlive not."""
+        self.linting.limits = _limits(params.initialization_options)
+        if params.process_id is not None:
+            _watch_client(params.process_id, self.linting.stop)
+
+    async def publish_notebook(self, notebook_uri: str) -> None:
         """Lint a notebook open in the editor as `check` lints an .ipynb file (its code cells
         as one module, magics masked) and publish each cell's findings on that cell."""
         notebook = self.workspace.get_notebook_document(notebook_uri=notebook_uri)
@@ -452,6 +515,8 @@ class TorchlintServer(LanguageServer):
         cells = [(cell.document, self.workspace.get_text_document(cell.document).source)
                  for cell in notebook.cells if cell.kind == types.NotebookCellKind.Code]
         linted = _Notebook(self, notebook_uri, cells)
+        if not await linted.lint(self.linting):
+            return  # a newer version is being linted
         found = linted.lsp_diagnostics()
         for uri in self.notebook_cells.get(notebook_uri, []):
             found.setdefault(uri, [])  # a cell deleted or no longer code: its findings go
@@ -462,72 +527,91 @@ class TorchlintServer(LanguageServer):
         for uri, diagnostics in found.items():
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
 
-    def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+    async def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
         uri = params.text_document.uri
         notebook = self.notebooks.get(uri)
         if notebook is not None:
-            return notebook.code_actions(uri, params.range, params.context.only)
-        return self.lint(uri, reuse=True).code_actions(params.range, params.context.only)
+            return await notebook.code_actions(self.linting, uri, params.range, params.context.only)
+        document = await self.lint(uri, reuse=True)
+        if document is None:
+            return []
+        return await document.code_actions(self.linting, params.range, params.context.only)
 
-    def lint(self, uri: str, reuse: bool = False) -> _Document:
+    async def lint(self, uri: str, reuse: bool = False) -> Optional[_Document]:
+        """The buffer's lint (the last one if ``reuse`` and its text is unchanged); None
+        when a newer lint of it came first."""
+        version = self.workspace.get_text_document(uri).version
         text = self.workspace.get_text_document(uri).source
         document = self.linted.get(uri)
         if reuse and document is not None and document.text == text:
             return document
-        document = self.linted[uri] = _Document(self, uri, text)
+        document = _Document(self, uri, text)
+        if not await document.lint(self.linting):
+            return None
+        document.version = version
+        self.linted[uri] = document
         if document.parses and not document.skipped:
             self.last_good[uri] = document
         if document.report.internal_error:
             self.window_log_message(types.LogMessageParams(types.MessageType.Error, document.report.internal_error))
         return document
 
-    def publish(self, uri: str) -> None:
-        document = self.lint(uri)
-        version = self.workspace.get_text_document(uri).version
+    async def publish(self, uri: str) -> None:
+        document = await self.lint(uri)
+        if document is None:
+            return  # a newer version is being linted: its findings will be published
+        version = document.version
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=document.lsp_diagnostics(self.last_good.get(uri)),
                                            version=version)
         )
 
 
-def create_server() -> TorchlintServer:
+def create_server(private_fds: tuple[int, ...] = ()) -> TorchlintServer:
+    """The server; ``private_fds``: descriptors of its channel, which no lint may keep open."""
     notebooks = types.NotebookDocumentSyncOptions(notebook_selector=[types.NotebookDocumentFilterWithCells(
         cells=[types.NotebookCellLanguage(language="python")], notebook="jupyter-notebook")])
     server = TorchlintServer("torchlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Full,
-                             notebook_document_sync=notebooks)
+                             notebook_document_sync=notebooks, private_fds=private_fds)
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: TorchlintServer, params: types.InitializeParams) -> None:
+        ls.configure(params)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
-    def notebook_did_open(ls: TorchlintServer, params: types.DidOpenNotebookDocumentParams) -> None:
-        ls.publish_notebook(params.notebook_document.uri)
+    async def notebook_did_open(ls: TorchlintServer, params: types.DidOpenNotebookDocumentParams) -> None:
+        await ls.publish_notebook(params.notebook_document.uri)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
-    def notebook_did_change(ls: TorchlintServer, params: types.DidChangeNotebookDocumentParams) -> None:
-        ls.publish_notebook(params.notebook_document.uri)
+    async def notebook_did_change(ls: TorchlintServer, params: types.DidChangeNotebookDocumentParams) -> None:
+        await ls.publish_notebook(params.notebook_document.uri)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
-    def notebook_did_save(ls: TorchlintServer, params: types.DidSaveNotebookDocumentParams) -> None:
-        ls.publish_notebook(params.notebook_document.uri)
+    async def notebook_did_save(ls: TorchlintServer, params: types.DidSaveNotebookDocumentParams) -> None:
+        await ls.publish_notebook(params.notebook_document.uri)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
     def notebook_did_close(ls: TorchlintServer, params: types.DidCloseNotebookDocumentParams) -> None:
+        ls.linting.cancel(("lint", params.notebook_document.uri))
         for uri in ls.notebook_cells.pop(params.notebook_document.uri, []):
             ls.notebooks.pop(uri, None)
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(ls: TorchlintServer, params: types.DidOpenTextDocumentParams) -> None:
-        ls.publish(params.text_document.uri)
+    async def did_open(ls: TorchlintServer, params: types.DidOpenTextDocumentParams) -> None:
+        await ls.publish(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(ls: TorchlintServer, params: types.DidChangeTextDocumentParams) -> None:
-        ls.publish(params.text_document.uri)
+    async def did_change(ls: TorchlintServer, params: types.DidChangeTextDocumentParams) -> None:
+        await ls.publish(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
-    def did_save(ls: TorchlintServer, params: types.DidSaveTextDocumentParams) -> None:
-        ls.publish(params.text_document.uri)
+    async def did_save(ls: TorchlintServer, params: types.DidSaveTextDocumentParams) -> None:
+        await ls.publish(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: TorchlintServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.linting.cancel(("lint", params.text_document.uri))
         ls.linted.pop(params.text_document.uri, None)
         ls.last_good.pop(params.text_document.uri, None)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
@@ -536,11 +620,223 @@ def create_server() -> TorchlintServer:
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND]),
     )
-    def code_action(ls: TorchlintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        return ls.code_actions(params)
+    async def code_action(ls: TorchlintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        return await ls.code_actions(params)
 
     return server
 
 
 def serve() -> None:
-    create_server().start_io()
+    """Serve over this process's standard input and output.  The server reads and writes
+    its own copies of them: anything else that prints goes to standard error instead of
+    into the protocol, and the lints it forks find standard input as nobody's (a child
+    forked while a thread reads ``sys.stdin`` would block closing it)."""
+    channel_in, channel_out = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    server = create_server((channel_in, channel_out))
+    _warm_up()
+    try:
+        server.start_io(os.fdopen(channel_in, "rb"), os.fdopen(channel_out, "wb"))
+    finally:
+        server.linting.stop()
+
+
+# --- linting in child processes -----------------------------------------------------------
+
+_AT_ONCE = 2  # lints running at once (each may grow by the memory limit)
+_POLL_SECONDS = 0.02  # how often a lint in flight is looked at, at most
+_CLIENT_POLL_SECONDS = 1.0  # how often the client's process is looked for
+# A forked lint inherits the documents and rules as they are: nothing is pickled to it.
+_CAN_FORK = _fork_context().get_start_method() == "fork"
+
+
+class _Linting:
+    """Every lint of the server, in a child process forked for it: ``FileGuard`` stops it
+    at the CLI's per-file limits (guard.py), and one stuck where the guard cannot reach is
+    killed at the hard deadline, so a document that is slow to lint costs that document a
+    TL000 while the server goes on answering.  At most ``_AT_ONCE`` run at once; a newer
+    call with the same key (the same buffer, a newer text) makes an older one give up."""
+
+    def __init__(self, limits: FileLimits, private_fds: tuple[int, ...] = ()):
+        self.limits = limits
+        self.private_fds = private_fds
+        self.children: set = set()
+        self._slots: Optional[asyncio.Semaphore] = None
+        self._latest: dict[tuple[str, str], int] = {}
+        self._numbers = itertools.count()
+
+    def cancel(self, key: tuple[str, str]) -> None:
+        """Make the calls with ``key`` in flight give up."""
+        if key in self._latest:
+            self._latest[key] = next(self._numbers)
+
+    async def run(self, key: tuple[str, str], function, *args):
+        """``(function(*args), None)`` from a child process, ``(None, why it was stopped)``,
+        or None when a newer call with ``key`` came first."""
+        if not _CAN_FORK:
+            return function(*args), None  # no limits where a lint cannot be forked (Windows)
+        number = self._latest[key] = next(self._numbers)
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(_AT_ONCE)
+        try:
+            async with self._slots:
+                if self._latest.get(key) != number:
+                    return None
+                return await self._in_child(key, number, function, args)
+        finally:
+            if self._latest.get(key) == number:
+                del self._latest[key]
+
+    async def _in_child(self, key, number: int, function, args):
+        context = _fork_context()
+        receiving, sending = context.Pipe(duplex=False)
+        child = context.Process(target=_child, args=(sending, self.limits, self.private_fds, function, args),
+                                daemon=True)
+        child.start()
+        sending.close()
+        self.children.add(child)
+        deadline = time.monotonic() + hard_deadline(self.limits.seconds)
+        try:
+            pause = _POLL_SECONDS / 16  # most lints take milliseconds
+            while not receiving.poll():  # an answer, or the end of the pipe: the child is gone
+                if self._latest.get(key) != number:
+                    return None
+                if time.monotonic() > deadline:
+                    return None, time_limit_reason(self.limits.seconds)
+                await asyncio.sleep(pause)
+                pause = min(2 * pause, _POLL_SECONDS)
+            try:
+                return receiving.recv()
+            except (EOFError, OSError):
+                child.join(timeout=1)
+                return None, f"the process linting it ended without an answer (exit status {child.exitcode})"
+        finally:
+            receiving.close()
+            if child.is_alive():
+                child.kill()
+            child.join()
+            self.children.discard(child)
+
+    def stop(self) -> None:
+        """Kill every lint in flight (the server is going)."""
+        for child in list(self.children):
+            if child.is_alive():
+                child.kill()
+
+
+def _child(connection, limits: FileLimits, private_fds: tuple[int, ...], function, args) -> None:
+    """A forked lint: ``function(*args)`` within ``limits``, its answer sent back."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the editor's Ctrl-C is the server's
+    signal.set_wakeup_fd(-1)  # the server's event loop must not hear this process's timer
+    for descriptor in private_fds:
+        try:
+            os.close(descriptor)  # a lint outliving the server must not hold the client's pipes
+        except OSError:
+            pass
+    try:
+        with FileGuard(limits.seconds, limits.memory):
+            answer = (function(*args), None)
+    except LimitExceeded as exceeded:
+        answer = (None, exceeded.reason)
+    connection.send(answer)
+
+
+async def _report(linting: _Linting, uri: str, display: str, function, content, *args):
+    """``(report, True)`` from ``function(content, display, *args)`` run by ``linting``;
+    ``(the TL000 that says why, False)`` for ``content`` (a buffer's text, a notebook's
+    data) too large to lint or stopped at a limit; None when a newer lint of ``uri`` came first."""
+    refusal = _too_large(content)
+    if refusal is None:
+        found = await linting.run(("lint", uri), function, content, display, *args)
+        if found is None:
+            return None
+        report, refusal = found
+        if refusal is None:
+            return report, True
+    return FileReport(display, [unlintable(display, refusal)]), False
+
+
+def _warm_up() -> None:
+    """Lint a small text here once, so that what the rules build on first use (tables,
+    parsers) is there in every lint forked from this process, instead of being built again
+    in each."""
+    from torchlint.rules import all_rules
+
+    _lint_text("import torch\nx = torch.zeros(2, requires_grad=True)\nprint(x.data[0], x.sum().data)\n",
+               "warm-up.py", list(all_rules().values()), NO_TARGET, None)
+
+
+def _lint_text(text: str, display: str, rules, target, path: Optional[Path]) -> FileReport:
+    report = target.apply(lint_source(_Document.source(text), display, rules, path, Project()))
+    report.source = None  # what goes back is only what is shown
+    return report
+
+
+def _fix_text(text: str, display: str, rules, target, path: Optional[Path]) -> FixOutcome:
+    return fix_source(_Document.source(text), display, rules, allowed_applicabilities(False), path, Project(), target)
+
+
+def _lint_notebook_data(data: bytes, display: str, rules, target, path: Optional[Path]) -> FileReport:
+    return target.apply(lint_notebook(data, display, rules, path, Project()))
+
+
+def _fix_notebook_data(data: bytes, display: str, rules, target, path: Optional[Path]) -> FixOutcome:
+    return fix_notebook(data, display, rules, allowed_applicabilities(False), path, Project(), target)
+
+
+def _too_large(content) -> Optional[str]:
+    """Why a buffer (text) or notebook (bytes) is not linted for its size: over the most
+    ``check`` reads of a file."""
+    size = len(content.encode("utf-8", "surrogatepass") if isinstance(content, str) else content)
+    if size <= MAX_FILE_BYTES:
+        return None
+    return (f"the document is too large ({size / 1024 / 1024:.1f} MiB; torchlint skips files over "
+            f"{MAX_FILE_BYTES / 1024 / 1024:g} MiB)")
+
+
+def _limits(options) -> FileLimits:
+    """The per-file limits the client asked for in ``initializationOptions``:
+    ``{"fileTimeout": seconds, "fileMemory": bytes}``, as ``check --file-timeout`` and
+    ``--file-memory``; the CLI's defaults for what it does not give, or gives wrong."""
+    default = FileLimits()
+    options = options if isinstance(options, dict) else {}
+
+    def number(name: str, least: float, fallback):
+        value = options.get(name)
+        usable = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= least
+        return type(fallback)(value) if usable else fallback
+
+    return FileLimits(seconds=number("fileTimeout", 0.1, default.seconds),
+                      memory=number("fileMemory", 1 << 20, default.memory))
+
+
+def _watch_client(pid: int, stop) -> None:
+    """End this process once the client's process ``pid`` is gone (LSP's ``processId``:
+    an editor that died never closes our input), after ``stop()``."""
+    if os.name != "posix":
+        return  # os.kill(pid, 0) would end that process on Windows
+
+    def watch() -> None:
+        while _alive(pid):
+            time.sleep(_CLIENT_POLL_SECONDS)
+        stop()
+        os._exit(1)
+
+    threading.Thread(target=watch, name="torchlint-client-watch", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"  # a zombie has ended
+    except (OSError, IndexError):
+        return True
