@@ -20,8 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
-import pathspec
-
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
@@ -32,6 +30,7 @@ from torchlint.syntax.versions import NEWEST_TARGET, OLDEST_TARGET, NewerSyntax,
 from torchlint.framework import torchfix
 from torchlint.framework.catalogue import RULES
 from torchlint.framework.diagnostics import Applicability, Diagnostic, Fix, file_note, rows_phrase
+from torchlint.engine.patterns import PatternList, problems
 
 if TYPE_CHECKING:
     from torchlint.framework.diagnostics import FileReport
@@ -392,9 +391,11 @@ def _per_file_table(table: dict[str, Any], key: str, source: str) -> Optional[tu
 
 
 def validate(options: Options) -> None:
-    """Fail early, naming the source, on selectors that match no rule."""
+    """Fail early, naming the source, on selectors that match no rule and on path
+    patterns that match nothing."""
     for selector in (*(options.select or ()), *options.extend_select, *options.ignore):
         resolve_selector(selector, options.source)
+    _validate_patterns(options)
     for pattern, codes in (*(options.per_file_ignores or ()), *options.extend_per_file_ignores):
         for code in codes:
             resolve_selector(code, f"{options.source}: per-file-ignores {pattern!r}")
@@ -402,6 +403,16 @@ def validate(options: Options) -> None:
         torch_version(options.target_torch, options.source)
     if options.target_version is not None:
         python_version(options.target_version, options.source)
+
+
+def _validate_patterns(options: Options) -> None:
+    """Git accepts a pattern such as ``\\`` or ``[z-a]`` and it matches nothing; written in
+    the settings, it is surely a mistake."""
+    per_file = (*(options.per_file_ignores or ()), *options.extend_per_file_ignores)
+    for key, patterns in (("exclude", options.exclude or ()), ("extend-exclude", options.extend_exclude),
+                          ("per-file-ignores", (pattern for pattern, _codes in per_file))):
+        for pattern, problem in problems(patterns):
+            raise ConfigError(f"{options.source}: `{key}` pattern {pattern!r} {problem}")
 
 
 def load_options(path: Path, *, required: bool) -> Options:
@@ -453,8 +464,8 @@ def _described_python(settings: "Settings") -> str:
 # --- effective settings ----------------------------------------------------------------
 
 
-def _spec(patterns) -> pathspec.PathSpec:
-    return pathspec.GitIgnoreSpec.from_lines(list(patterns))
+def _spec(patterns) -> PatternList:
+    return PatternList.from_strings(patterns)
 
 
 @dataclass
@@ -464,8 +475,8 @@ class Settings:
     root: Path
     config_path: Optional[Path]
     selected: frozenset[str]
-    exclude: pathspec.PathSpec
-    per_file_ignores: list[tuple[str, pathspec.PathSpec, frozenset[str]]] = field(default_factory=list)
+    exclude: PatternList
+    per_file_ignores: list[tuple[str, PatternList, frozenset[str]]] = field(default_factory=list)
     force_exclude: bool = False
     respect_gitignore: bool = True
     target_torch: Optional[tuple[int, int, int]] = None
@@ -491,7 +502,7 @@ class Settings:
         relative = path.relative_to(only_below).as_posix() if only_below else self.relative(path, anchor)
         if relative in ("", "."):
             return False
-        return self.exclude.match_file(relative + "/" if is_dir else relative)
+        return self.exclude.covers(relative, is_dir)
 
     def codes_for(self, path: Optional[Path]) -> tuple[str, ...]:
         """The codes of the rules that run on ``path``, sorted."""
@@ -499,7 +510,7 @@ class Settings:
         if path is not None:
             relative = self.relative(path)
             for _pattern, spec, ignored in self.per_file_ignores:
-                if spec.match_file(relative):
+                if spec.covers(relative, is_dir=False):
                     codes -= ignored
         if self.target_torch is not None:
             # Findings that hold only from a later release than the project runs on.

@@ -23,10 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-import pathspec
-
 from torchlint.syntax.source import FILE_NOT_FOUND, SYMLINK_LOOP, UnreadableSource, printable, read_bytes
 from torchlint.engine.config import CONFIG_NAMES, Settings, SettingsResolver
+from torchlint.engine.patterns import PatternList
 
 LINTED_SUFFIXES = (".py", ".pyi", ".ipynb")
 OUTSIDE_LINK = "symbolic link to a file outside the project: not read"
@@ -66,25 +65,24 @@ def display_path(path: Path, cwd: Path) -> str:
 class _GitIgnore:
     """The .gitignore files that apply to a folder, outermost first."""
 
-    def __init__(self, chain: tuple[tuple[Path, pathspec.PathSpec], ...] = ()):
+    def __init__(self, chain: tuple[tuple[Path, PatternList], ...] = ()):
         self.chain = chain
 
     @staticmethod
-    def _load(folder: Path, name: str = ".gitignore") -> Optional[pathspec.PathSpec]:
+    def _load(folder: Path, name: str = ".gitignore") -> Optional[PatternList]:
         try:
-            lines = read_bytes(str(folder / name), _MAX_IGNORE_FILE_BYTES).decode("utf-8", "replace").splitlines()
+            return PatternList.from_gitignore(read_bytes(str(folder / name), _MAX_IGNORE_FILE_BYTES))
         except UnreadableSource:
             return None
-        return pathspec.GitIgnoreSpec.from_lines(lines)
 
     @classmethod
     def for_folder(cls, folder: Path) -> "_GitIgnore":
         """The chain from the enclosing git repository's root (if any) down to ``folder``.
 
         A folder named on the command line is linted even if an outer .gitignore
-        ignores it; then only the .gitignore files inside it apply."""
+        ignores it (or a folder above it); then only the .gitignore files inside it apply."""
         chain = cls._chain(folder)
-        if chain.ignores(folder, is_dir=True):
+        if any(chain.ignores(current, is_dir=True) for current in (*reversed(folder.parents), folder)):
             return cls(tuple(entry for entry in chain.chain if entry[0] == folder))
         return chain
 
@@ -114,15 +112,17 @@ class _GitIgnore:
         return _GitIgnore(self.chain + ((folder, spec),)) if spec is not None else self
 
     def ignores(self, path: Path, is_dir: bool) -> bool:
+        """Whether the deepest .gitignore that has a say on ``path`` ignores it (its
+        folders are not looked at: a walk does not go into an ignored folder)."""
         ignored = False
-        for base, spec in self.chain:
+        for base, patterns in self.chain:
             try:
                 relative = path.relative_to(base).as_posix()
             except ValueError:
                 continue
-            result = spec.check_file(relative + "/" if is_dir else relative)
-            if result.include is not None:
-                ignored = result.include
+            decided = patterns.decide(relative, is_dir) if relative != "." else None
+            if decided is not None:
+                ignored = decided
         return ignored
 
 
