@@ -19,6 +19,7 @@ candidate's ``path`` is the target's real path; reports name the link).
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -131,9 +132,13 @@ def _is_virtualenv(folder: Path) -> bool:
     return os.path.isfile(folder / "pyvenv.cfg") or os.path.isdir(folder / "conda-meta")
 
 
-def discover(paths: list[str], resolver: SettingsResolver, force_exclude: Optional[bool] = None) -> Discovery:
+def discover(paths: list[str], resolver: SettingsResolver, force_exclude: Optional[bool] = None,
+             seconds: Optional[float] = None) -> Discovery:
+    """The files to lint under ``paths``. The search stops after ``seconds`` (a repository's
+    .gitignore files and settings decide its cost), with a problem where it stopped."""
     cwd = resolver.cwd
     found = Discovery()
+    deadline = _Deadline(seconds)
     seen: set[Path] = set()
 
     def add(path: Path, settings: Settings, shown: Optional[Path] = None) -> None:
@@ -157,8 +162,11 @@ def discover(paths: list[str], resolver: SettingsResolver, force_exclude: Option
         except _NotFollowed as refused:
             found.problems.append(Problem(path, display_path(path, cwd), refused.reason))
             continue
+        if deadline.passed():
+            found.problems.append(Problem(path, display_path(path, cwd), deadline.reason()))
+            break
         if os.path.isdir(reached):
-            _walk(path, resolver, add, found, cwd, force_exclude)
+            _walk(path, resolver, add, found, cwd, force_exclude, deadline)
         else:
             settings = resolver.for_file(path)
             forced = settings.force_exclude if force_exclude is None else force_exclude
@@ -249,8 +257,21 @@ def _follow(link: Path, project: Path) -> Path:
     return real
 
 
+class _Deadline:
+    def __init__(self, seconds: Optional[float]):
+        self.seconds = seconds
+        self.at = None if seconds is None else time.monotonic() + seconds
+
+    def passed(self) -> bool:
+        return self.at is not None and time.monotonic() > self.at
+
+    def reason(self) -> str:
+        return (f"the search for files to lint stopped here after {self.seconds:g} s (--file-timeout), so what "
+                "lies further was not searched; a costly .gitignore or exclude pattern may be the cause")
+
+
 def _walk(start: Path, resolver: SettingsResolver, add, found: Discovery, cwd: Path,
-          force_exclude: Optional[bool]) -> None:
+          force_exclude: Optional[bool], deadline: _Deadline = _Deadline(None)) -> None:
     settings = resolver.for_directory(start)
     forced = settings.force_exclude if force_exclude is None else force_exclude
     # A folder named on the command line is walked even if it is excluded (unless
@@ -263,6 +284,9 @@ def _walk(start: Path, resolver: SettingsResolver, add, found: Discovery, cwd: P
     stack = [(start, _GitIgnore.for_folder(start))]
     while stack:
         folder, gitignore = stack.pop()
+        if deadline.passed():
+            found.problems.append(Problem(folder, display_path(folder, cwd), deadline.reason()))
+            return
         settings = resolver.for_directory(folder)
         try:
             with os.scandir(folder) as scan:
@@ -274,6 +298,9 @@ def _walk(start: Path, resolver: SettingsResolver, add, found: Discovery, cwd: P
             continue
         subfolders = []
         for entry in entries:
+            if deadline.passed():
+                found.problems.append(Problem(folder, display_path(folder, cwd), deadline.reason()))
+                return
             path = folder / entry.name
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)

@@ -735,7 +735,7 @@ def _lint_paths(resolver: SettingsResolver, paths: list[str], force_exclude: Opt
                 progress: bool = False) -> Optional[list[FileReport]]:
     """``skip``: files (as reports name them) left out of this pass. With ``progress``, a
     run of many files shows how far it got on standard error, when that is a terminal."""
-    found = discover(paths, resolver, force_exclude)
+    found = discover(paths, resolver, force_exclude, seconds=limits.seconds)
     if skip:
         found.files = [candidate for candidate in found.files if str(candidate.path) not in skip]
     if show_files:
