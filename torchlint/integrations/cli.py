@@ -196,6 +196,7 @@ def _silence_stdout() -> None:
 @click.option("--runtime-memory", default="4G", show_default=True, metavar="SIZE", help="Memory (address space) each runtime job may add, e.g. 2G or 512M.")
 @click.option("--runtime-jobs", type=click.IntRange(min=1), default=None, metavar="N", help="Runtime jobs at once (default: the number of CPUs).")
 @click.option("--runtime-scripts/--no-runtime-scripts", default=True, show_default=True, help="With --runtime: also run the project's own scripts (with a __main__ block) that import the flagged files, to reach what no other run reached.")
+@click.option("--runtime-budget", type=click.FloatRange(min=0.1), default=600.0, show_default=True, metavar="SECONDS", help="Wall-clock limit of all runtime jobs together: findings not run by then are COULD NOT RUN.")
 def check(
     paths: tuple[str, ...],
     select: tuple[str, ...],
@@ -241,12 +242,14 @@ def check(
     runtime_memory: str,
     runtime_jobs: Optional[int],
     runtime_scripts: bool,
+    runtime_budget: float,
 ) -> None:
     """Lint PATHS (files or folders; default: the current folder; '-' for standard input)."""
     output_format = _output_format(output_format, statistics)
     if diff and (fix or fix_only):
         raise click.UsageError("--diff shows fixes without applying them; it cannot be combined with --fix or --fix-only")
-    runtime_options = _runtime_options(runtime, entry, runtime_timeout, runtime_memory, runtime_jobs, runtime_scripts)
+    runtime_options = _runtime_options(runtime, entry, runtime_timeout, runtime_memory, runtime_jobs, runtime_scripts,
+                                       runtime_budget)
     if baseline is not None and (add_noqa or diff):
         raise click.UsageError(f"--baseline hides recorded findings; it cannot be combined with "
                                f"{'--add-noqa' if add_noqa else '--diff'}")
@@ -565,7 +568,7 @@ def _output_format(given: Optional[str], statistics: bool) -> str:
 
 
 def _runtime_options(runtime: bool, entry: Optional[str], timeout: float, memory: str,
-                     jobs: Optional[int], scripts: bool = True):
+                     jobs: Optional[int], scripts: bool = True, budget: float = 600.0):
     if not runtime:
         if entry:
             raise click.UsageError("--entry needs --runtime")
@@ -577,7 +580,7 @@ def _runtime_options(runtime: bool, entry: Optional[str], timeout: float, memory
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--entry")
     return RuntimeOptions(entry=parsed_entry, timeout=timeout, memory=_size(memory, "--runtime-memory"),
-                          jobs=jobs or os.cpu_count() or 1, scripts=scripts)
+                          jobs=jobs or os.cpu_count() or 1, scripts=scripts, budget=budget)
 
 
 def _size(text: str, option: str) -> int:

@@ -60,6 +60,7 @@ class RuntimeOptions:
     memory: int = 4 << 30
     jobs: int = 1
     scripts: bool = True  # the project's own scripts drive what no other run reached (drivers.py)
+    budget: float = 600.0  # seconds all the runs together may take (--runtime-budget)
 
 
 def parse_entry(text: str, cwd: str) -> tuple[str, ...]:
@@ -357,7 +358,7 @@ class RuntimeCheck:
                          | ({os.getcwd()} if self.options.entry else set()))
         readable = sorted({folder for f in files for folder in project_folders(f.plan.path)} | set(working))
         with Sandbox(limits, jobs=self.options.jobs, preload=("torch", "torchlint.runtime.monitor"),
-                     readable=readable, writable=outermost(working)) as sandbox:
+                     readable=readable, writable=outermost(working), budget=self.options.budget) as sandbox:
             self.isolation_note = sandbox.isolation.note
             self.sandbox = sandbox
             self.total = len(files) + (1 if self.options.entry else 0)
@@ -371,10 +372,11 @@ class RuntimeCheck:
             self._differential(files)
             if self.fixes_to_prove is not None:
                 self._prove(reports, files)
+            unreached = self._budget_spent if sandbox.budget_spent else "not reached by any run"
         for f in files:
             for d in f.diagnostics:
                 if d.runtime is None:
-                    d.runtime = {"verdict": COULD_NOT_RUN, "evidence": "not reached by any run"}
+                    d.runtime = {"verdict": COULD_NOT_RUN, "evidence": unreached}
             for original, judged in zip(f.originals, f.diagnostics):
                 original.runtime = judged.runtime if f.notebook is None else _in_cells(judged.runtime, f.notebook)
 
@@ -481,6 +483,12 @@ class RuntimeCheck:
         """The seconds a run may take before the monitor stops it and judges what it reached:
         most of the job's time limit, leaving time to judge and report."""
         return round(self.options.timeout * BUDGET_SHARE, 2)
+
+    @property
+    def _budget_spent(self) -> str:
+        from torchlint.runtime.sandbox import BUDGET_SPENT
+
+        return f"{BUDGET_SPENT} (--runtime-budget {self.options.budget:g} s)"
 
     def _submit(self, requests: list[tuple[str, dict]], labels: list[str]) -> list:
         results = []
@@ -980,9 +988,11 @@ class RuntimeCheck:
         """The verdicts a job's result gives.  The job ran untrusted code, which may have
         rewritten what it returns: anything not shaped like verdicts is COULD NOT RUN, and
         every text is cut to one line of printable characters."""
+        if result.status == "budget":
+            return [{"verdict": COULD_NOT_RUN, "evidence": self._budget_spent, "run": how} for _ in range(count)]
         if result.status != "ok" or not isinstance(result.value, dict):
-            reason = {"timeout": "timeout", "memory": "memory limit", "processes": "process limit"}.get(
-                result.status, "the run failed")
+            reason = {"timeout": "timeout", "memory": "memory limit", "processes": "process limit",
+                      "disk": "disk limit"}.get(result.status, "the run failed")
             evidence = f"{reason}: {result.detail}" if result.detail else reason
             return [{"verdict": COULD_NOT_RUN, "evidence": _clean(evidence), "run": how} for _ in range(count)]
         used = result.value.get("stand_ins")

@@ -34,6 +34,7 @@ import signal
 import sys
 import time
 import traceback
+from typing import Optional
 
 from torchlint.runtime import confine, view
 
@@ -45,9 +46,14 @@ PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER =
 # Set (to anything) in the environment of the program that starts a Sandbox: build no view
 # of the filesystem, as on a machine without mount namespaces (to test the Landlock way).
 NO_MOUNT_NAMESPACE = "TORCHLINT_SANDBOX_NO_MOUNT_NAMESPACE"
+# The file of the sandbox's folder that names the jobs' cgroup (sandbox.remove_stale reads it).
+CGROUP_RECORD = "cgroup"
 KEPT_FLAGS = MS_NOEXEC | 1024 | 2048 | 4096  # noexec, noatime, nodiratime, relatime: as they are
 DEVICES = ("null", "zero", "full", "random", "urandom")
 SHM_BYTES = 256 << 20
+# Without a tmpfs of its own (Landlock), how often a job's folder is measured against the disk
+# quota: a job is stopped within this long of passing it, having written what it could meanwhile.
+DISK_POLL = 0.1
 TAIL = 20_000
 MAX_RESULT = 64 << 20
 
@@ -82,11 +88,6 @@ def _remount(path: str, flags: int) -> None:
     """Change the per-mount flags of the mount at `path` (a bind remount touches only this mount)."""
     kept = os.statvfs(path).f_flag & KEPT_FLAGS  # statvfs's ST_* flags have the MS_* values
     _mount(None, path, None, MS_REMOUNT | MS_BIND | MS_NOSUID | kept | flags)
-
-
-def _bind(path: str, flags: int) -> None:
-    _mount(path, path, None, MS_BIND)
-    _remount(path, flags)
 
 
 def _mount_points() -> list[str]:
@@ -180,6 +181,7 @@ def isolate_server(base: str, readable: list[str], home: str, mount_namespace: b
         pass  # best effort: not part of the report
     try:
         state["cgroup"] = _pids_cgroup(f"torchlint-{os.getpid()}")
+        _write(os.path.join(base, CGROUP_RECORD), state["cgroup"])  # for the next run, if this one is killed
     except OSError as e:
         if not state["nproc"]:
             state["missing"].append(f"no process-count limit (no writable pids cgroup: {e.strerror}; "
@@ -286,9 +288,11 @@ def _plan_copy_on_write(state: dict, base: str, plan: "view.Plan", writable: lis
 
 
 def _try_copy_on_write(base: str, folder: str) -> None:
+    """The jobs' way (an overlay whose upper layer is on a tmpfs), on a folder gone with the trial."""
     _unshare(CLONE_NEWNS)
     trial = os.path.join(base, ".copy-on-write-trial")
     os.makedirs(trial, exist_ok=True)
+    _job_folder(trial, 1 << 20)
     _copy_on_write([folder], trial)
 
 
@@ -324,6 +328,13 @@ def _copy_on_write(folders: list[str], directory: str) -> None:
                 _remount(point, MS_RDONLY | MS_NODEV)
             if handle is not None:
                 os.close(handle)
+
+
+def _job_folder(directory: str, size: int) -> None:
+    """Make ``directory`` a tmpfs of ``size`` bytes: what the job writes there (its files,
+    its overlays' upper layers and work folders) fails with ENOSPC past it, never reaches
+    the host's disk, and is gone with the job's mount namespace, whoever runs torchlint."""
+    _mount("tmpfs", directory, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},mode=700")
 
 
 def _escaped(path: str) -> str:
@@ -441,7 +452,7 @@ def _kill_descendants(deadline: float) -> None:
         time.sleep(0.005)
 
 
-def _kill_cgroup(path: str, deadline: float) -> None:
+def kill_cgroup(path: str, deadline: float) -> None:
     """SIGKILL the cgroup's processes until it is empty (setsid cannot leave it); remove it."""
     while time.monotonic() < deadline:
         try:
@@ -485,12 +496,14 @@ def supervise(request: dict, config: dict, state: dict) -> dict:
     """Run one job to completion or to its deadline; clean up; return the result message."""
     limits, base, job_id = config["limits"], config["base"], request["id"]
     start = time.monotonic()
-    deadline = start + limits["timeout"]
+    timeout = request.get("timeout", limits["timeout"])  # shorter where the run's budget ends first
+    deadline = start + timeout
     directory = os.path.join(base, str(job_id))
     out_path, err_path = directory + ".stdout", directory + ".stderr"
     cgroup = state["cgroup"] and os.path.join(state["cgroup"], f"job-{job_id}")
     os.mkdir(directory, 0o700)
-    _write_files(directory, request.get("files", {}))
+    if not state["view"]:  # else init writes them into the job's tmpfs
+        _write_files(directory, request.get("files", {}))
     out = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     err = os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     if cgroup:
@@ -512,14 +525,16 @@ def supervise(request: dict, config: dict, state: dict) -> dict:
     os.close(result_w)
     os.close(status_w)
 
-    data, timed_out = _collect(result_r, init, deadline)
+    # Without a view of its own the job's folder is on the host's disk: it is measured instead.
+    over_quota = None if state["view"] else lambda: _disk_usage(directory) > limits["disk"]
+    data, stopped = _collect(result_r, init, deadline, over_quota)
     hit_process_limit = cgroup and _process_limit_hit(cgroup)
-    if timed_out:
+    if stopped:
         os.kill(init, signal.SIGKILL)  # as pid 1 of the namespace, its death kills the whole job
     cleanup_deadline = time.monotonic() + 5
     if not state["pidns"]:  # else nothing of the job can outlive its init, reaped below
         if cgroup:
-            _kill_cgroup(cgroup, cleanup_deadline)
+            kill_cgroup(cgroup, cleanup_deadline)
         _kill_descendants(cleanup_deadline)
     try:
         os.waitpid(init, 0)
@@ -531,7 +546,7 @@ def supervise(request: dict, config: dict, state: dict) -> dict:
         init_report = f.read()
     wall = time.monotonic() - start
 
-    result = _classify(data, init_report, timed_out, limits)
+    result = _classify(data, init_report, stopped, limits, timeout)
     if hit_process_limit and result["status"] != "ok":
         result = {"status": "processes", "value": None,
                   "detail": f"hit the {limits['processes']}-process limit ({result['detail']})"}
@@ -543,31 +558,56 @@ def supervise(request: dict, config: dict, state: dict) -> dict:
             pass
     shutil.rmtree(directory, ignore_errors=True)
     if cgroup:
-        _kill_cgroup(cgroup, cleanup_deadline)
+        kill_cgroup(cgroup, cleanup_deadline)
     return result
 
 
-def _collect(result_r: int, init: int, deadline: float) -> tuple[bytes, bool]:
-    """Read the job's result while waiting for init to exit; True when the deadline passed."""
+def _collect(result_r: int, init: int, deadline: float, over_quota=None) -> tuple[bytes, Optional[str]]:
+    """Read the job's result while waiting for init to exit; with why it must be stopped:
+    "timeout" when the deadline passed, "disk" when ``over_quota()`` (asked every
+    DISK_POLL seconds) says its folder grew past the quota; None when it ended by itself."""
     pidfd = os.pidfd_open(init)
     selector = selectors.DefaultSelector()
     selector.register(result_r, selectors.EVENT_READ)
     selector.register(pidfd, selectors.EVENT_READ)
     data = b""
+    measure = time.monotonic() + DISK_POLL if over_quota else math.inf
     try:
         while (left := deadline - time.monotonic()) > 0:
-            for key, _ in selector.select(left):
+            for key, _ in selector.select(max(0.0, min(left, measure - time.monotonic()))):
                 if key.fd == pidfd:
-                    return data, False
+                    return data, None
                 chunk = os.read(result_r, 1 << 20)
                 if not chunk:
                     selector.unregister(result_r)
                 elif len(data) <= MAX_RESULT:
                     data += chunk
-        return data, True
+            if time.monotonic() >= measure:  # never more often: a job's output must not make us walk its folder
+                if over_quota():
+                    return data, "disk"
+                measure = time.monotonic() + DISK_POLL
+        return data, "timeout"
     finally:
         selector.close()
         os.close(pidfd)
+
+
+def _disk_usage(directory: str) -> int:
+    """Bytes the files under ``directory`` take on disk (links are not followed)."""
+    total, stack = 0, [directory]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as entries:
+                for entry in entries:
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            stack.append(entry.path)
+                        total += entry.stat(follow_symlinks=False).st_blocks * 512
+                    except OSError:
+                        pass
+        except OSError:
+            pass
+    return total
 
 
 def _process_limit_hit(cgroup: str) -> bool:
@@ -578,9 +618,11 @@ def _process_limit_hit(cgroup: str) -> bool:
         return False
 
 
-def _classify(data: bytes, init_report: str, timed_out: bool, limits: dict) -> dict:
-    if timed_out:
-        return {"status": "timeout", "value": None, "detail": f"timed out after {limits['timeout']:g} s"}
+def _classify(data: bytes, init_report: str, stopped: Optional[str], limits: dict, timeout: float) -> dict:
+    if stopped == "timeout":
+        return {"status": "timeout", "value": None, "detail": f"timed out after {timeout:g} s"}
+    if stopped == "disk":
+        return {"status": "disk", "value": None, "detail": f"wrote more than {_size(limits['disk'])} to its folder"}
     report = json.loads(init_report) if init_report else {}
     if "setup_error" in report:
         return {"status": "error", "value": None, "detail": f"sandbox setup failed: {report['setup_error']}"}
@@ -613,7 +655,8 @@ def _init(request, config, state, directory, cgroup, out, err, result_w, status_
             _remount(config["base"], MS_RDONLY | MS_NODEV)
             if state["cgroup"]:
                 _remount(state["cgroup"], MS_RDONLY | MS_NODEV | MS_NOEXEC)
-            _bind(directory, MS_NODEV)
+            _job_folder(directory, config["limits"]["disk"])
+            _write_files(directory, request.get("files", {}))
             if state["copy_on_write"]:
                 _copy_on_write(state["copy_on_write"], directory)
             # Shared memory of the job's own (multiprocessing's locks, DataLoader workers' tensors).
@@ -864,7 +907,7 @@ def _shut_down(running: dict, state: dict) -> None:
     if state["cgroup"]:  # the Sandbox removes the (bind-mounted, so busy here) cgroup itself
         for name in os.listdir(state["cgroup"]):
             if name.startswith("job-"):
-                _kill_cgroup(os.path.join(state["cgroup"], name), time.monotonic() + 2)
+                kill_cgroup(os.path.join(state["cgroup"], name), time.monotonic() + 2)
 
 
 def _run_fresh_job(spec_path: str, result_w: int) -> None:
