@@ -14,7 +14,7 @@ evidence, verdicts, tracebacks), escaped for where it is printed: one function p
   with a line break still names its file), other controls as ``terminal`` shows them.
 - ``azure_data`` / ``azure_property``: the same for an Azure Pipelines logging command.
 - ``json_text``: a JSON document (json, sarif, gitlab, rdjson), whose strings keep every
-  character: the C1 controls and the "#" of a command are written as ``\\u`` escapes,
+  character: DEL, the C1 controls and the "#" of a command are written as ``\\u`` escapes,
   which decode to the same text but show nothing to a terminal or a runner that prints it.
 
 GitLab's collapsible sections need ESC and CR, which none of these lets through.
@@ -90,7 +90,7 @@ def _escaped(match: re.Match) -> str:
 
 
 # Outside its strings a JSON document is ASCII without "#": what these match is in a string.
-_JSON_UNSAFE = re.compile(r"[\x80-\x9f]|(?<=#)#(?=(?:vso)?\[)", re.IGNORECASE)
+_JSON_UNSAFE = re.compile(r"[\x7f-\x9f]|(?<=#)#(?=(?:vso)?\[)", re.IGNORECASE)
 
 
 def json_text(value: Any, indent: Optional[int] = None) -> str:
