@@ -105,6 +105,9 @@ class World:
     canary: str
     rng: random.Random
     commands: list[str] = field(default_factory=list)
+    # Secrets the repository itself holds (a token in its .git/config): never printed, but
+    # they may stay where they are.
+    inside_secrets: list[str] = field(default_factory=list)
 
     @property
     def repo(self) -> Path:
@@ -251,8 +254,9 @@ def judge_world(world: World, run: Run, output_format: str, before: dict[str, st
     elif expect_finding and "good.py" not in run.stdout:
         fail("lost neighbour", f"good.py's finding is missing from the {output_format} output: {run.stdout[:600]!r}")
     both = run.stdout + "\n" + run.stderr
-    if world.canary in both:
-        fail("leak", "the canary was printed: " + _around(both, world.canary))
+    for secret in (world.canary, *world.inside_secrets):
+        if secret in both:
+            fail("leak", "a secret was printed: " + _around(both, secret))
     for secret_path in (str(world.outside / "secret_dir"), str(world.outside / "secret.txt"),
                         str(world.outside / ".git-credentials")):
         if secret_path in both:
@@ -442,7 +446,9 @@ class RuntimeLinks(Door):
             "    except OSError as error:\n"
             "        pass\n"
             "raise RuntimeError('read: ' + repr(found))\n"))
-        world.write(".git/config", f"[http]\n\textraheader = AUTHORIZATION: basic {world.canary}\n")
+        token = f"TOKEN-{world.rng.getrandbits(64):016x}"
+        world.inside_secrets.append(token)
+        world.write(".git/config", f"[http]\n\textraheader = AUTHORIZATION: basic {token}\n")
         return self.run_and_judge(world, "--runtime", "--no-cache", "reader.py", output_format="full",
                                   timeout=max(self.campaign.args.timeout, 120))[1]
 
@@ -488,6 +494,12 @@ class Patterns(Door):
             return "a*" * rng.randint(8, 20) + "b"
         return "".join(rng.choice(self.PIECES) for _ in range(rng.randint(1, 5)))
 
+    @staticmethod
+    def git_is_an_oracle(lines: list[str]) -> bool:
+        """Whether the git here answers these lines as git 2.52 does: before 2.41 its wildmatch
+        backtracks on `a*a*...b` (minutes), and before 2.52 `foo**/bar` matched `foobar`."""
+        return not any("a*a*a*a*" in line or re.search(r"[^/]\*\*", line) for line in lines)
+
     def one(self, world: World) -> list[Finding]:
         rng = world.rng
         for trap in TRAPS:  # this door compares file sets: the traps stay out of the way
@@ -506,8 +518,10 @@ class Patterns(Door):
         if rng.random() < 0.2:
             world.write("a" * 60 + ".py", FINDING)
         folders = {""} | {str(Path(f).parent) for f in files if "/" in f}
+        every_line: list[str] = []
         for folder in rng.sample(sorted(folders), min(len(folders), rng.randint(1, 3))):
             lines = [self.pattern(rng) for _ in range(rng.randint(1, 6))]
+            every_line += lines
             (world.repo / folder / ".gitignore").write_text("\n".join(lines) + "\n")
         configured = rng.random() < 0.4
         if configured:
@@ -523,11 +537,11 @@ class Patterns(Door):
         if run.seconds > self.campaign.args.pattern_timeout / 2:
             found.append(Finding(self.name, "hang", f"{run.seconds:.1f} s for {len(files)} files", world.root,
                                  world.commands[-1]))
-        if configured:
+        if configured or not self.git_is_an_oracle(every_line):
             return found  # torchlint's own exclude semantics: no oracle but "no crash, no hang"
-        linted = {name for name in (reported(run) or {})}
+        linted = {os.path.relpath(name, world.repo) for name in (reported(run) or {})}
         listed = subprocess.run(["git", "-c", "core.quotepath=off", "ls-files", "-z", "--others",
-                                 "--exclude-standard"], cwd=world.repo, capture_output=True)
+                                 "--exclude-standard"], cwd=world.repo, capture_output=True, timeout=60)
         expected = {name for name in listed.stdout.decode("utf-8", "surrogateescape").split("\0")
                     if name.endswith(".py")}
         if linted != expected:
