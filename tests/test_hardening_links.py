@@ -74,6 +74,22 @@ def test_fix_never_writes_through_a_link_that_leaves_the_project(repository, unp
     assert os.readlink(repository.root / "innocent.py") == "../other_project/model.py"
 
 
+def test_an_imported_module_linked_from_outside_is_not_read_by_the_analysis(repository) -> None:
+    """The analysis follows imports into other modules: `util.py -> ../elsewhere/util.py` is
+    not one of the project's modules, so what it returns is not known (it is not read)."""
+    elsewhere = repository.root.parent / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "util.py").write_text("import torch\ndef make():\n    return torch.zeros(3)\n")
+    repository.write("main.py", "from util import make\ny = make().data\n")
+    os.symlink("../elsewhere/util.py", repository.root / "util.py")
+    linked = repository.run("check", "--no-cache", "--output-format", "json", "main.py")
+    assert linked.returncode == 0 and linked.json() == [], linked.stdout
+    (repository.root / "util.py").unlink()
+    (repository.root / "util.py").write_text((elsewhere / "util.py").read_text())
+    copied = repository.run("check", "--no-cache", "--output-format", "json", "main.py")
+    assert [item["code"] for item in copied.json()] == ["TL101"], copied.stdout
+
+
 def test_a_named_path_through_a_linked_folder_outside_is_not_followed(repository) -> None:
     (repository.root.parent / "other_project" / ".git").mkdir()  # a project of its own: still not this one
     os.symlink("../other_project", repository.root / "vendored")

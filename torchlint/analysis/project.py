@@ -63,6 +63,17 @@ _ABSOLUTE_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import\b|impor
 _PROJECT_MARKERS = ("setup.py", "setup.cfg", "pyproject.toml", ".git")
 
 
+def _module_bytes(path: Path) -> bytes:
+    """The bytes of a module the analysis looks into, never through a symbolic link that
+    leads out of the folder its imports start from: a repository's ``util.py -> ~/.netrc``
+    (or a linked package folder) is not read, as discovery does not read it either."""
+    real = os.path.realpath(path)
+    start = os.path.realpath(module_identity(path)[2])
+    if os.path.commonpath([real, start]) != start:
+        raise UnreadableSource("a symbolic link to a file outside the project: not read")
+    return read_bytes(str(path))
+
+
 class Project:
     def __init__(self, cache_characters: int = _CACHE_CHARACTERS, parser: str = "auto"):
         self.parser = parser  # parsing.py: which parser builds the trees of this project's files
@@ -301,7 +312,7 @@ class Project:
             if other == path:
                 continue
             try:
-                found.append((other, decode(read_bytes(str(other))).text))
+                found.append((other, decode(_module_bytes(other)).text))
             except (UnreadableSource, ValueError, LookupError):
                 found.append((other, ""))
         return found
@@ -362,7 +373,7 @@ class Project:
         size = 0
         digest = None
         try:
-            data = read_bytes(str(path))
+            data = _module_bytes(path)
             digest = content_digest(data)
             if len(data) <= _MAX_FILE_BYTES:
                 text = decode(data).text
@@ -468,7 +479,7 @@ class Project:
         if summary is None:
             digest = None
             try:
-                data = read_bytes(str(path))
+                data = _module_bytes(path)
                 digest = content_digest(data)
                 text = decode(data).text if len(data) <= _MAX_FILE_BYTES else None
             except UnreadableSource:
@@ -484,7 +495,7 @@ class Project:
             # the first time the module is looked into.
             try:
                 if text is None:
-                    text = decode(read_bytes(str(path))).text
+                    text = decode(_module_bytes(path)).text
                 module_name, is_package, _ = module_identity(path)
                 summary[2] = summarize(text, module_name, is_package) or Exports()
             except UnreadableSource:
@@ -628,7 +639,7 @@ class _Tree:
     def _texts(self):
         for path in self.paths:
             try:
-                data = read_bytes(str(path))
+                data = _module_bytes(path)
             except UnreadableSource:
                 self.files.setdefault(path, None)
                 continue
@@ -671,7 +682,7 @@ class _Tree:
         """Every import of the file at ``path`` (read again: only files that mention a name asked for)."""
         if path not in self._imports:
             try:
-                text = decode(read_bytes(str(path))).text
+                text = decode(_module_bytes(path)).text
                 module_name, is_package, _ = module_identity(path)
                 self._imports[path] = imports_of(text, module_name, is_package) or []
             except (UnreadableSource, ValueError, LookupError):
