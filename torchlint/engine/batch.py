@@ -242,7 +242,8 @@ def _new_project(parser: str = "auto") -> "Project":
 
 # --- the pool ---------------------------------------------------------------------------
 
-def _context():
+def fork_context():
+    """The multiprocessing context workers start from: fork where there is one."""
     import multiprocessing
 
     # fork: workers start at once with what this process imported (the rules, the parser).
@@ -330,7 +331,7 @@ def _run_pool(jobs: list[Job], pending: list[int], results: list, workers: int,
     # Big files first, so that no worker is left with one at the end.
     queue = sorted(pending, key=lambda index: -_size(jobs[index].path))
     queue.reverse()  # popped from the end
-    context = _context()
+    context = fork_context()
     parser = jobs[pending[0]].parser
     gc.freeze()  # what the workers inherit stays out of their collections: fewer pages copied
     pool: list[_Worker] = []

@@ -44,14 +44,14 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from torchlint import __version__
-from torchlint.syntax.source import MAX_FILE_BYTES, LineIndex
+from torchlint.syntax.source import MAX_FILE_BYTES, LineIndex, too_large
 from torchlint.syntax.source import SourceText
 from torchlint.analysis.project import Project
 from torchlint.framework.diagnostics import (
     Applicability, Diagnostic, FileReport, Note, allowed_applicabilities, unlintable,
 )
 from torchlint.framework.noqa import comment_rows, parse_directives
-from torchlint.engine.batch import FileLimits, _context as _fork_context
+from torchlint.engine.batch import FileLimits, fork_context
 from torchlint.engine.config import NO_TARGET, ConfigError, Options, SettingsResolver
 from torchlint.engine.fixer import FixOutcome, apply_edits, fix_source, verify
 from torchlint.engine.guard import FileGuard, LimitExceeded, hard_deadline, time_limit_reason
@@ -650,7 +650,7 @@ _AT_ONCE = 2  # lints running at once (each may grow by the memory limit)
 _POLL_SECONDS = 0.02  # how often a lint in flight is looked at, at most
 _CLIENT_POLL_SECONDS = 1.0  # how often the client's process is looked for
 # A forked lint inherits the documents and rules as they are: nothing is pickled to it.
-_CAN_FORK = _fork_context().get_start_method() == "fork"
+_CAN_FORK = fork_context().get_start_method() == "fork"
 
 
 class _Linting:
@@ -691,7 +691,7 @@ class _Linting:
                 del self._latest[key]
 
     async def _in_child(self, key, number: int, function, args):
-        context = _fork_context()
+        context = fork_context()
         receiving, sending = context.Pipe(duplex=False)
         child = context.Process(target=_child, args=(sending, self.limits, self.private_fds, function, args),
                                 daemon=True)
@@ -748,7 +748,7 @@ async def _report(linting: _Linting, uri: str, display: str, function, content, 
     """``(report, True)`` from ``function(content, display, *args)`` run by ``linting``;
     ``(the TL000 that says why, False)`` for ``content`` (a buffer's text, a notebook's
     data) too large to lint or stopped at a limit; None when a newer lint of ``uri`` came first."""
-    refusal = _too_large(content)
+    refusal = _size_refusal(content)
     if refusal is None:
         found = await linting.run(("lint", uri), function, content, display, *args)
         if found is None:
@@ -787,14 +787,13 @@ def _fix_notebook_data(data: bytes, display: str, rules, target, path: Optional[
     return fix_notebook(data, display, rules, allowed_applicabilities(False), path, Project(), target)
 
 
-def _too_large(content) -> Optional[str]:
+def _size_refusal(content) -> Optional[str]:
     """Why a buffer (text) or notebook (bytes) is not linted for its size: over the most
     ``check`` reads of a file."""
     size = len(content.encode("utf-8", "surrogatepass") if isinstance(content, str) else content)
     if size <= MAX_FILE_BYTES:
         return None
-    return (f"the document is too large ({size / 1024 / 1024:.1f} MiB; torchlint skips files over "
-            f"{MAX_FILE_BYTES / 1024 / 1024:g} MiB)")
+    return "the document" + too_large(size, MAX_FILE_BYTES).removeprefix("file")
 
 
 def _limits(options) -> FileLimits:

@@ -67,7 +67,7 @@ def open_regular(path: str, limit: int = MAX_FILE_BYTES, follow_symlinks: bool =
         if kind is not None:
             raise UnreadableSource(f"{kind}, not a regular file (it was replaced while torchlint ran): skipped")
         if info.st_size > limit:
-            raise UnreadableSource(_too_large(info.st_size, limit))
+            raise UnreadableSource(too_large(info.st_size, limit))
         yield descriptor
     finally:
         os.close(descriptor)
@@ -86,7 +86,7 @@ def read_descriptor(descriptor: int, limit: int = MAX_FILE_BYTES) -> bytes:
             chunks.append(chunk)
             size += len(chunk)
     if size > limit:
-        raise UnreadableSource(_too_large(size, limit))
+        raise UnreadableSource(too_large(size, limit))
     return b"".join(chunks)
 
 
@@ -135,7 +135,8 @@ def _special_kind(mode: int) -> Optional[str]:
     return "a special file"
 
 
-def _too_large(size: int, limit: int) -> str:
+def too_large(size: int, limit: int) -> str:
+    """Why a file of ``size`` bytes is not read, as every way in says it."""
     return f"file is too large ({size / 1024 / 1024:.1f} MiB; torchlint skips files over {limit / 1024 / 1024:g} MiB)"
 
 
