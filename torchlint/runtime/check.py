@@ -1206,7 +1206,8 @@ def _entry_failure(result, verdicts: list[dict]) -> Optional[str]:
     output = "\n".join((result.stdout + result.stderr).rstrip().splitlines()[-ENTRY_OUTPUT_LINES:])
     if result.status != "ok" or not isinstance(result.value, dict):
         reason = {"timeout": "it timed out", "memory": "it ran out of memory",
-                  "processes": "it started too many processes"}.get(result.status, "it crashed")
+                  "processes": "it started too many processes", "disk": "it wrote more than its disk limit",
+                  "budget": "the run's time budget was spent before it ended"}.get(result.status, "it crashed")
         why = f"{reason} ({result.detail})" if result.detail else reason
     else:
         stopped = result.value.get("stopped")
