@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run the tests that touch syntax (the tree, the libcst fallback, every rule's fixtures and
-# examples) on each supported Python other than the one the main suite ran on, each in
+# examples), and those of what a hostile repository reaches without torch (links, patterns,
+# output, the language server's limits), on each supported Python other than the one the main suite ran on, each in
 # its own virtual environment (.venv-3.X, reused).  torch has a local wheel for one
 # Python only, so these environments have no runtime extra: no test here needs torch.
 #
@@ -13,7 +14,9 @@ versions=("$@")
 main=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 tests=(tests/test_cst.py tests/test_parser_fallback.py tests/test_fixtures.py tests/test_rule_metadata.py
        tests/test_inference.py tests/test_suppression.py tests/test_bad_input.py tests/test_linear_time.py
-       tests/test_legacy_syntax.py tests/test_target_version.py)
+       tests/test_legacy_syntax.py tests/test_target_version.py
+       tests/test_hardening_links.py tests/test_hardening_patterns.py tests/test_hardening_output.py
+       tests/test_hardening_dos.py)
 
 interpreter() {
     local version=$1 root
