@@ -289,7 +289,7 @@ def workflow_problems(run: Run, output_format: str) -> list[tuple[str, str]]:
                 continue
             own = stream == "stdout" and (output_format == "github" and _GITHUB_LINE.match(line)
                                           or output_format == "azure" and _AZURE_LINE.match(line))
-            if not own or line.count("::") > 2 or line.count("##vso[") > 1:
+            if not own or line.count("##vso[") > 1 or "##[" in line:
                 problems.append(("injection", f"a workflow command on {stream} ({output_format}): {line[:300]!r}"))
                 break
     return problems
