@@ -179,6 +179,18 @@ def test_a_cache_folder_of_another_user_or_writable_by_others_is_not_used(reposi
         os.chmod(cache, 0o755)
 
 
+def test_a_cache_folder_writable_by_the_users_own_group_is_used(repository, secret_home) -> None:
+    """Under a umask of 002 (each user's own group) every folder is group-writable: entries
+    are signed, so only a group other than the user's, or everyone, is refused."""
+    cache = repository.root / ".torchlint_cache"
+    cache.mkdir()
+    os.chmod(cache, 0o775)
+    os.chown(cache, -1, os.getegid())
+    result = repository.run("check", "--output-format", "json", ".", env=secret_home)
+    assert result.returncode == 1 and "without the cache" not in result.stderr, result.stderr
+    assert any(path.is_file() for path in cache.rglob("*"))
+
+
 def test_a_forged_cache_entry_is_a_miss(repository, secret_home) -> None:
     import hashlib
 

@@ -226,7 +226,10 @@ def _unsafe_folder(root: Path, folder: Path) -> Optional[str]:
             return "it is a symbolic link" if part == root else f"{part.name} in it is a symbolic link"
         if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
             return "it belongs to another user"
-        if info.st_mode & 0o022:
+        # Group write is the norm under a umask of 002 (each user's own group): refused
+        # only for a group other than the user's, and writing by everyone always.
+        shared_group = hasattr(os, "getegid") and info.st_gid != os.getegid()
+        if info.st_mode & 0o002 or info.st_mode & 0o020 and shared_group:
             return f"other users can write in it (`chmod go-w {printable(str(part))}` to use it)"
     return None
 
