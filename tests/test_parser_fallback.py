@@ -49,6 +49,20 @@ def test_rule_examples_report_the_same_on_both_trees(text: str) -> None:
     assert _report(text, "libcst") == _report(text, "fast")
 
 
+# Form feeds in indentation (Python counts a line's indentation from after the last one):
+# libcst's tokenizer miscounted such lines and its code generation dropped the form feed,
+# so a 3.12 file holding one was TL000 on 3.11 (a fuzz campaign found it).
+FORM_FEEDS = ("import torch\nclass A:\n    @classmethod\n\f    def f(cls):\n\f        x = torch.zeros(3); y = x.data\n"
+              "  \f\f        return x.data\n\fz = torch.ones(2)\nw = z.data  # c\n\f\n")
+
+
+def test_form_feeds_in_indentation_give_the_same_findings_and_fixes_on_both_trees() -> None:
+    fast = _report(FORM_FEEDS, "fast")
+    assert [(row, column, code) for row, column, _, _, code, *_ in fast] == \
+        [(5, 34, "TL101"), (6, 20, "TL101"), (8, 5, "TL101")]
+    assert _report(FORM_FEEDS, "libcst") == fast
+
+
 def test_fixtures_report_the_same_on_both_trees_through_the_cli(tmp_path: Path) -> None:
     outputs = {}
     for parser in ("fast", "libcst"):

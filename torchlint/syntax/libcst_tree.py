@@ -14,6 +14,7 @@ where the fast tree cannot be built (parsing.py) or when asked (``--parser libcs
 
 from __future__ import annotations
 
+import bisect
 import faulthandler
 import json
 import os
@@ -56,6 +57,7 @@ class Unsupported(Exception):
 
 def check(text: str) -> None:
     """``cst.ParserSyntaxError`` unless libcst parses ``text`` (no tree is built)."""
+    text, _ = _without_form_feed_indents(text)
     problem = _trial_parse(text)
     if problem is not None:
         raise problem
@@ -66,26 +68,56 @@ def check(text: str) -> None:
 def parse_module(text: str) -> cst.Module:
     """Parse ``text`` with libcst into torchlint's tree; ``cst.ParserSyntaxError`` when
     libcst cannot parse it, or when its tree cannot be mirrored exactly."""
-    problem = _trial_parse(text)
+    given, removed = _without_form_feed_indents(text)
+    problem = _trial_parse(given)
     if problem is not None:
         raise problem
-    theirs = _libcst_parse(text)
+    theirs = _libcst_parse(given)
     state = _OffsetState(theirs)
     try:
         theirs._codegen(state)
     except RecursionError as error:
         raise _too_deep(error) from None
     written = "".join(state.tokens)
-    if written != text and written != text + theirs.default_newline:
+    if written != given and written != given + theirs.default_newline:
         # libcst drops some whitespace it does not model; its offsets would be off.
         raise cst.ParserSyntaxError("libcst's tree does not reproduce the text", syntax=False)
+    found, outer = (state.found, state.outer) if not removed else \
+        (_shifted(state.found, removed), _shifted(state.outer, removed))
     try:
-        return _Mirror(text, state.found, state.outer).module(theirs)
+        return _Mirror(text, found, outer).module(theirs)
     except RecursionError as error:
         raise _too_deep(error) from None
     except Unsupported as error:
         raise cst.ParserSyntaxError(f"libcst node {error} has no counterpart in torchlint's tree",
                                     syntax=False) from None
+
+
+# Python counts a line's indentation from after the last form feed in it; libcst's tokenizer
+# miscounts such lines, and its code generation drops a form feed that starts one.
+_FORM_FEED_INDENT = re.compile(r"^[ \t\f]*\f", re.MULTILINE)
+
+
+def _without_form_feed_indents(text: str) -> tuple[str, list[int]]:
+    """``text`` without what comes up to the last form feed of each line's indentation (the
+    same code to Python), and where characters were left out, as offsets of what is left."""
+    if "\f" not in text:
+        return text, []
+    pieces, removed, taken, kept = [], [], 0, 0
+    for match in _FORM_FEED_INDENT.finditer(text):
+        pieces.append(text[taken:match.start()])
+        kept += match.start() - taken
+        removed.extend([kept] * (match.end() - match.start()))
+        taken = match.end()
+    pieces.append(text[taken:])
+    return "".join(pieces), removed
+
+
+def _shifted(ranges: dict[int, tuple[int, int]], removed: list[int]) -> dict[int, tuple[int, int]]:
+    """Node ranges in offsets of the text libcst was given, as offsets of the original text:
+    a start where characters were left out comes after them, an end there before them."""
+    return {key: (start + bisect.bisect_right(removed, start), end + bisect.bisect_left(removed, end))
+            for key, (start, end) in ranges.items()}
 
 
 def _libcst_parse(text: str) -> libcst.Module:
