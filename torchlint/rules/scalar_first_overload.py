@@ -115,6 +115,13 @@ class ScalarFirstOverload(Rule):
         """
         import torch
 
+        def attention(ops, scores, query, key, norm):
+            # `beta=` is given: three positional tensors are not the scalar-first overload.
+            return ops.baddbmm(scores, query, key.transpose(1, 2), beta=1.0, alpha=1.0 / norm)
+        """,
+        """
+        import torch
+
         class Meter:
             def add(self, value, n):
                 self.total = value * n
@@ -149,6 +156,9 @@ class ScalarFirstOverload(Rule):
             return
         parameters = [p for p in signature if not (method and p == "self")]
         scalars = [(p, arg) for p, arg in zip(parameters, positional) if p in torch_api.SCALAR_PARAMETERS]
+        given = {arg.keyword.value for arg in node.args if arg.keyword is not None}
+        if any(p in given for p, _ in scalars):
+            return  # `beta=` given already: not the scalar-first overload (it would be given twice)
         tensors = [arg for p, arg in zip(parameters, positional) if p not in torch_api.SCALAR_PARAMETERS]
         def arguments(text) -> str:  # `text`: shortened for the message, or exact for the fix
             keywords = ", ".join(f"{p}={text(arg.value)}" for p, arg in scalars)
