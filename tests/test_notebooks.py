@@ -193,6 +193,16 @@ def test_fix_rewrites_only_the_code_cells(project) -> None:
     assert project.run("check", "--isolated", "train.ipynb").returncode == 0
 
 
+def test_a_first_cell_that_starts_with_a_byte_order_mark_is_fixed_as_it_is_linted(project) -> None:
+    """Linting skips one leading U+FEFF as Python skips it in a file; the check of the fix
+    compiled the cells with it and refused every fix of such a notebook (a fuzz campaign)."""
+    path = write(project, "bom.ipynb", notebook(code("\ufeffimport torch\nx = torch.zeros(3)\ny = x.data")))
+    result = project.run("check", "--isolated", "--fix", "--unsafe-fixes", "bom.ipynb")
+    assert result.returncode == 0, result.stdout + result.stderr
+    [cell] = assert_valid_notebook(path)["cells"]
+    assert "".join(cell["source"]) == "\ufeffimport torch\nx = torch.zeros(3)\ny = x.detach()"
+
+
 def test_fix_adds_the_import_to_the_first_cell(project) -> None:
     path = write(project, "nb.ipynb", notebook(
         markdown("Legacy\n"),

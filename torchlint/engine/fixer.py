@@ -216,7 +216,7 @@ def verify(text: str, display_path: str, parser: str = "auto") -> Optional[Unusa
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            compile(text, display_path, "exec", dont_inherit=True)
+            compile(cst.without_byte_order_mark(text), display_path, "exec", dont_inherit=True)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
         if parsed_by == "libcst" and isinstance(error, SyntaxError) and sys.version_info[:2] < parsing.NEWEST_SYNTAX:
             return None  # syntax newer than this Python: libcst's grammar is the only check here

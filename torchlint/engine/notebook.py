@@ -425,7 +425,7 @@ def _fix_error(notebook: Notebook, module: str, display_path: str, error: str) -
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            compile(module, display_path, "exec", dont_inherit=True)
+            compile(cst.without_byte_order_mark(module), display_path, "exec", dont_inherit=True)
     except SyntaxError as problem:
         cell, row = notebook.locate(problem.lineno or 1)
         return (f"not fixed, file left unchanged: fixes are checked by compiling the code cells as one "

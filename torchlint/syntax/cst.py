@@ -494,6 +494,12 @@ def _without_collector(build):
             gc.enable()
 
 
+def without_byte_order_mark(text: str) -> str:
+    """``text`` as Python reads a file: one leading byte-order mark skipped (``compile`` and
+    ``ast`` refuse it in a string)."""
+    return text[1:] if text.startswith("\ufeff") else text
+
+
 def parse_ast(text: str) -> ast.Module:
     """``ast.parse(text)``, or ``ParserSyntaxError`` when it is not Python this
     interpreter parses.  A leading byte-order mark is skipped (ast refuses it)."""
@@ -501,7 +507,7 @@ def parse_ast(text: str) -> ast.Module:
         # Under the recursion limit `python file.py` has: a nesting too deep for Python
         # (a chain of 3,000 attributes on 3.11) is refused here as it is there.
         with _recursion_limit(_PYTHON_RECURSION_LIMIT + _stack_depth()):
-            return ast.parse(text[1:] if text.startswith("\ufeff") else text, type_comments=False)
+            return ast.parse(without_byte_order_mark(text), type_comments=False)
     except SyntaxError as error:
         raise ParserSyntaxError.of(error) from None
     except RecursionError as error:
@@ -545,7 +551,7 @@ def _check_compiles(text: str) -> None:
     try:
         with _recursion_limit(_PYTHON_RECURSION_LIMIT + _stack_depth()), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            compile(text[1:] if text.startswith("\ufeff") else text, "<file>", "exec", dont_inherit=True)
+            compile(without_byte_order_mark(text), "<file>", "exec", dont_inherit=True)
     except SyntaxError as error:
         refused = ParserSyntaxError.of(error)
         if refused.too_deep:
