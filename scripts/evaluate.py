@@ -13,6 +13,7 @@ syntactically, independently of torchlint's inference:
     python scripts/evaluate.py candidates owner/name # one script repository
     python scripts/evaluate.py score                 # precision/recall per rule (downloads packages)
     python scripts/evaluate.py score --corpus scripts  # on the script corpus only
+    python scripts/evaluate.py score --corpus threads --runtime  # bugs as people hit them, per kind
     python scripts/evaluate.py score --unlabelled    # also list findings missing from the labels
     python scripts/evaluate.py sample                # draw findings on modern code to label
 
@@ -84,6 +85,7 @@ MODERN_SCRIPTS = [entry["repo"] for entry in script_corpus.entries() if entry["k
 CORPORA = {
     "pypi": LEGACY + MORE_LEGACY,
     "scripts": SCRIPTS + MODERN_SCRIPTS,
+    "threads": [],  # eval/threads/: scored per kind by scripts/thread_corpus.py
 }
 # Where the other families are counted for recall too (labelled by reading every line).
 FAMILY_RECALL_RULES = ("TL205", "TL206", "TL207", "TL208", "TL209", "TL210", "TL301", "TL302", "TL303", "TL304", "TL305", "TL401", "TL402", "TL403", "TL404")
@@ -460,6 +462,8 @@ def main() -> None:
     sc.add_argument("--unlabelled", action="store_true")
     sc.add_argument("--misses", action="store_true")
     sc.add_argument("--no-sampled", action="store_true", help="skip the sampled check of other packages")
+    sc.add_argument("--runtime", action="store_true", help="threads: also count --runtime verdicts")
+    sc.add_argument("--split", choices=("dev", "held-out", "all"), default="all", help="threads: which half")
     sm = sub.add_parser("sample")
     sm.add_argument("packages", nargs="*", default=LEGACY + MORE_LEGACY + GRAPH_RULE_EXTRAS + MODERN)
     args = parser.parse_args()
@@ -467,6 +471,12 @@ def main() -> None:
         candidates(args.packages)
     elif args.command == "sample":
         sample(args.packages)
+    elif args.corpus == "threads":
+        import thread_corpus
+
+        cases = [case for case in thread_corpus.load_cases(args.packages or None)
+                 if args.split in ("all", case.split)]
+        thread_corpus.score(cases, args.runtime, args.misses)
     else:
         packages = args.packages or CORPORA[args.corpus]
         failed = score(packages, args.unlabelled, args.misses,
