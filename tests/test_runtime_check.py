@@ -259,6 +259,12 @@ OTHER_BAD = {
     "TL304-numpy-sharing/bad_numpy_write_to_saved.py": {
         "11:1 TL304": (CONFIRMED, "it held [1, 1, 1] when saved, backward used [5, 5, 5]"),
     },
+    "TL409-saved-tensor-inplace/bad_gan_discriminator_steps_first.py": {
+        "22:5 TL409": (CONFIRMED, "backward raised \"one of the variables needed for gradient computation"),
+    },
+    "TL409-saved-tensor-inplace/bad_retained_graph_in_loop.py": {
+        "16:5 TL409": (CONFIRMED, "backward raised \"one of the variables needed for gradient computation"),
+    },
     "TL409-saved-tensor-inplace/bad_gate_scaled_in_place.py": {
         "11:1 TL409": (CONFIRMED, "saved for backward at `torch.sigmoid(layer(inputs))` (line 10)"),
     },

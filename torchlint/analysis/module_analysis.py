@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Optional
 from torchlint.syntax import cst
 from torchlint.syntax.source import LineIndex
 from torchlint.syntax.walk import iter_nodes
+from torchlint.analysis.autograd import AutogradModel
 from torchlint.analysis.inference import Inference
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS, module_identity
 from torchlint.analysis.semantic import BindingKind, SemanticModel
@@ -72,6 +73,14 @@ class ModuleAnalysis:
         roots = project.roots_for(file_path) if project is not None and file_path is not None else ()
         self.inference = Inference(self.model, project, roots)
         self._line_index: Optional[LineIndex] = None
+        self._autograd: Optional[AutogradModel] = None
+
+    @property
+    def autograd(self) -> AutogradModel:
+        """The autograd model of this module (built on first use)."""
+        if self._autograd is None:
+            self._autograd = AutogradModel(self)
+        return self._autograd
 
     def dispose(self) -> None:
         """Break the reference cycles of this analysis (the tree's parent links, scopes

@@ -18,6 +18,7 @@ from torchlint.analysis.values import Step, Value
 from torchlint.framework.rule import Finding
 
 if TYPE_CHECKING:
+    from torchlint.analysis.autograd import AutogradModel
     from torchlint.analysis.inference import Inference
     from torchlint.analysis.semantic import SemanticModel
 
@@ -48,6 +49,11 @@ class FileContext:
     @property
     def inference(self) -> "Inference":
         return self.analysis.inference
+
+    @property
+    def autograd(self) -> "AutogradModel":
+        """What the code does to autograd graphs: forwards, optimizer steps, backwards."""
+        return self.analysis.autograd
 
     @property
     def path(self) -> str:

@@ -5,14 +5,15 @@ from typing import Optional
 
 from torchlint.framework.api import (
     CONFIRMED, LATENT, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, SavedWrite, Verdict, cst,
-    edits, is_true, keyword, quote, saved_writes,
+    StaleForward, edits, is_true, keyword, quote, saved_writes,
 )
 
 
 class SavedTensorInplace(Rule):
     code = "TL409"
     name = "saved-tensor-inplace"
-    summary = "in-place write (`s.mul_(2)`, `inplace=True`) to a tensor autograd saved for a later `backward()`"
+    summary = ("in-place write (`s.mul_(2)`, `inplace=True`, `optimizer.step()`) to a tensor autograd saved for a "
+               "later `backward()`")
     message = (
         "In-place write ({how}) to `{written}`, which `{saver}` saved for backward; {backward} reads it after "
         "the write and raises RuntimeError; {advice}"
@@ -21,8 +22,12 @@ class SavedTensorInplace(Rule):
         "In-place write ({how}) to the result of `{saver}`, which it saved for backward; {backward} reads it "
         "after the write and raises RuntimeError; {advice}"
     )
+    step_message = (
+        "`{step}` writes every parameter of `{module}` in place, and `{forward}` saved them for backward ({why}); "
+        "{backward} goes back through `{forward}` after the step and raises RuntimeError; {advice}"
+    )
     fix = Applicability.SAFE
-    requires = (r"backward|autograd\.grad|\bforward\b", r"_\s*\(|[-+*/%&|^@<>]=|\]|\binplace\b")
+    requires = (r"backward|autograd\.grad|\bforward\b", r"_\s*\(|[-+*/%&|^@<>]=|\]|\binplace\b|\.step\s*\(")
     references = (
         ("Autograd mechanics: in-place operations",
          "https://pytorch.org/docs/stable/notes/autograd.html#in-place-operations-with-autograd"),
@@ -45,6 +50,15 @@ class SavedTensorInplace(Rule):
     torch.sigmoid(self.fc(x)); gate.mul_(2); return x * gate`). An autograd Function's
     `forward` runs without a graph and is left alone.
 
+    `optimizer.step()` is an in-place write too, to every parameter the optimizer was given
+    (`Adam(netD.parameters())`), and a forward through a module saves its parameters for
+    the gradient of its input (`netD(fake)` with `fake` from a generator, or any stack of
+    layers). A step between that forward and a backward through it is flagged: the GAN
+    that steps D before G's backward through the same `netD(fake)`, the actor-critic
+    that updates the critic before the actor's loss (computed through the critic) is
+    differentiated, a `retain_graph=True` backward in a loop over a forward computed
+    once above it. The finding names the step, the forward and the backward.
+
     Writes through a `.data`, `.detach()`, view or numpy alias are reported by TL102,
     TL301, TL303 and TL304, with the same evidence.
 
@@ -57,7 +71,9 @@ class SavedTensorInplace(Rule):
 
     ## What to do instead
     Write out of place: `s = s * 2`, `F.relu(h.exp())`, or `s = s.clone()` before the
-    write.
+    write. Call `optimizer.step()` after every backward through the forwards of the
+    modules it updates (both backwards first, then both steps), or compute the forward
+    again after the step (`netD(fake)` once more for the generator's loss).
 
     ## Fix (safe for an unnamed result, unsafe for a name)
     `inplace=True` is dropped and `h.exp().relu_()` becomes `h.exp().relu()`: nothing else
@@ -65,7 +81,8 @@ class SavedTensorInplace(Rule):
     becomes `s = s.mul(2)` and `s += 1` becomes `s = s + 1`, unsafe: another name for the
     same tensor no longer sees the change. When it saved an input (`y = x ** 2` keeps `x`),
     the write is often the point (a parameter update) and belongs after the backward: the
-    advice says so, with no fix. An item assignment gets no fix.
+    advice says so, with no fix. An item assignment gets no fix, and neither does a step:
+    which order the updates need is the author's choice.
     """
     bad = (
         Bad(
@@ -109,6 +126,24 @@ class SavedTensorInplace(Rule):
             h.sum().backward()
             """,
         ),
+        Bad(
+            """
+            import torch
+            from torch import nn
+
+            netG = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+            netD = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 1))
+            optD = torch.optim.Adam(netD.parameters())
+            fake = netG(torch.randn(16, 4))
+            score = netD(fake)
+            loss_d = score.mean()
+            loss_g = -score.mean()
+            loss_d.backward(retain_graph=True)
+            optD.step()
+            loss_g.backward()
+            """,
+            reported=((12, "optD.step()"),),
+        ),
     )
     good = (
         """
@@ -127,6 +162,8 @@ class SavedTensorInplace(Rule):
     )
 
     def visit_Module(self, node: cst.Module) -> None:
+        for stale in self.ctx.autograd.stale_forwards():
+            self._report_step(stale)
         for found in saved_writes(self.ctx):
             written = found.written
             fix, advice = self._fix(found)
@@ -134,6 +171,22 @@ class SavedTensorInplace(Rule):
             self.report(found.write.node, message, how=found.write.how, written=written,
                         saver=found.read.saver, backward=found.read.reader(self.ctx), advice=advice,
                         evidence=self.ctx.tensor(found.read.saver), related=found.read.related(), fix=fix)
+
+    def _report_step(self, stale: StaleForward) -> None:
+        forward, backward = stale.forward.node, stale.backward.node
+        if stale.next_iteration:
+            reads = "and the next iteration's backward reads them here, through the graph `retain_graph=True` kept"
+            advice = f"compute `{self.ctx.snippet(forward)}` inside the loop, on every iteration"
+            shown = f"on the next iteration, `{self.ctx.snippet(backward)}`"
+        else:
+            reads = "and this backward reads them, after the step"
+            advice = f"call `{self.ctx.snippet(stale.step.node)}` after `{self.ctx.snippet(backward)}`, or compute " \
+                     f"`{self.ctx.snippet(forward)}` again after the step"
+            shown = f"`{self.ctx.snippet(backward)}`"
+        related = ((forward, f"`{stale.forward.module}` saves its parameters for backward here"),
+                   (stale.step.built, "the optimizer is given those parameters here"), (backward, reads))
+        self.report(stale.step.node, self.step_message, step=stale.step.node, module=stale.forward.module,
+                    forward=forward, why=stale.forward.saves, backward=shown, advice=advice, related=related)
 
     def _fix(self, found: SavedWrite) -> tuple[Optional[Fix], str]:
         write = found.write.node
