@@ -47,6 +47,13 @@ class Backward:
     node: cst.Call
     tensor: cst.BaseExpression
     retains: bool
+    via: Optional[cst.Call] = None  # the call of this file's function whose body runs it
+    index: int = 0  # its place among the events of that call
+
+    @property
+    def at(self) -> cst.CSTNode:
+        """Where it happens in the code of the scope asked about."""
+        return self.via or self.node
 
 
 @dataclass(frozen=True)
@@ -58,6 +65,12 @@ class OptimizerStep:
     optimizer: cst.BaseExpression
     updates: tuple[str, ...]
     built: cst.CSTNode  # the optimizer's construction
+    via: Optional[cst.Call] = None
+    index: int = 0
+
+    @property
+    def at(self) -> cst.CSTNode:
+        return self.via or self.node
 
 
 @dataclass(frozen=True)
@@ -69,6 +82,14 @@ class ModuleForward:
     node: cst.Call
     module: str
     saves: Optional[str]
+    via: Optional[cst.Call] = None
+    index: int = 0
+    # Lifted from a function returning a tuple: the positions of the elements it flows into.
+    elements: Optional[frozenset[int]] = None
+
+    @property
+    def at(self) -> cst.CSTNode:
+        return self.via or self.node
 
 
 @dataclass(frozen=True)
@@ -111,11 +132,13 @@ class AutogradModel:
 
     def _collect(self) -> dict[int, tuple[list, list, list]]:
         """One walk of the file: every backward, step and module forward, by the scope whose
-        code runs it (a function's, or the module's)."""
+        code runs it (a function's, or the module's); then, one level deep, the events of this
+        file's functions where they are called (``update(optimizer, loss)``, ``self.compute_loss()``)."""
         found: dict[int, tuple[list, list, list]] = {}
         text = self.analysis.text
         if "backward" not in text and "autograd" not in text:
             return found
+        calls: list[tuple[cst.Call, object]] = []
         for node in iter_nodes(self.analysis.module):
             if not isinstance(node, cst.Call):
                 continue
@@ -126,9 +149,97 @@ class AutogradModel:
             if event is None:
                 event, slot = self._forward(node), 2
             if event is not None:
-                owner = _owner(node)
-                found.setdefault(id(owner), ([], [], []))[slot].append(event)
+                found.setdefault(id(_owner(node)), ([], [], []))[slot].append(event)
+                continue
+            value = self.inference.infer(node.func)
+            if value is not None and value.kind is Kind.FUNCTION and value.function is not None \
+                    and value.function.model is self.model and isinstance(value.function.node, cst.FunctionDef):
+                calls.append((node, value.function))
+        direct = {key: (list(b), list(st), list(f)) for key, (b, st, f) in found.items()}
+        for call, function in calls:
+            events = direct.get(id(function.node))
+            if events is None or _owner(call) is function.node:
+                continue
+            lifted = self._lifted(call, function, events)
+            if any(lifted):
+                slots = found.setdefault(id(_owner(call)), ([], [], []))
+                for slot, items in enumerate(lifted):
+                    slots[slot].extend(items)
+        for slots in found.values():
+            for items in slots:
+                items.sort(key=lambda event: (event.at.start, event.index))
         return found
+
+    def _lifted(self, call: cst.Call, function, events: tuple[list, list, list]) -> tuple[list, list, list]:
+        """The events of ``function``'s body as they happen at ``call``: a backward of the
+        tensor passed for its parameter, a step of the optimizer passed or held on the
+        instance, a forward whose result the function returns."""
+        backwards, steps, forwards = events
+        # The body's order: a forward counts where it ends, a step or backward where it starts.
+        order = sorted([*backwards, *steps, *forwards],
+                       key=lambda event: event.node.end if isinstance(event, ModuleForward) else event.node.start)
+        indices = {id(event): index for index, event in enumerate(order, start=1)}
+        arguments = _arguments(call, function)
+        receiver = dotted(call.func.value) if isinstance(call.func, cst.Attribute) else ""
+        lifted: tuple[list, list, list] = ([], [], [])
+        for index, event in enumerate(order, start=1):
+            if isinstance(event, ModuleForward):
+                continue
+            if isinstance(event, Backward):
+                tensor = _parameter_argument(event.tensor, function, arguments)
+                if tensor is not None:
+                    retains = self._retains(event.node, function, arguments)
+                    lifted[0].append(Backward(event.node, tensor, retains, call, index))
+            else:
+                optimizer = _parameter_argument(event.optimizer, function, arguments)
+                if optimizer is not None:
+                    for built in self._constructions(optimizer):
+                        updates = self._updated_modules(built)
+                        if updates:
+                            lifted[1].append(OptimizerStep(event.node, optimizer, updates, built, call, index))
+                            break
+                elif _rooted_at(event.optimizer, function.self_name) and receiver:
+                    updates = tuple(_rebased(module, function.self_name, receiver) for module in event.updates)
+                    lifted[1].append(OptimizerStep(event.node, event.optimizer, updates, event.built, call, index))
+        scope = function.scope
+        for forward in forwards:
+            module = forward.module
+            root = module.split(".")[0]
+            if root == function.self_name:
+                if not receiver:
+                    continue
+                module = _rebased(module, root, receiver)
+            elif root in arguments:
+                argument = dotted(arguments[root])
+                if not argument:
+                    continue
+                module = argument + module[len(root):]
+            if scope is None:
+                continue
+            elements: set[int] = set()
+            whole = False
+            for value in function.returns:
+                if isinstance(value, cst.Tuple):
+                    elements.update(position for position, element in enumerate(value.elements)
+                                    if self.flows_into(scope, forward.node, element.value, value))
+                elif self.flows_into(scope, forward.node, value, value):
+                    whole = True
+            if whole or elements:
+                lifted[2].append(ModuleForward(forward.node, module, forward.saves, call, indices[id(forward)],
+                                               None if whole else frozenset(elements)))
+        return lifted
+
+    def _retains(self, backward: cst.Call, function, arguments: dict) -> bool:
+        """``retain_graph=`` of a backward in ``function``, where it may be one of the
+        function's parameters (``retain_graph=retain_graph``): the argument given, or its default."""
+        value = _retain_argument(backward)
+        if isinstance(value, cst.Name) and value.value in _parameter_names(function):
+            given = arguments.get(value.value)
+            if given is None:
+                given = next((param.default for param in function.node.params.params + function.node.params.kwonly_params
+                              if param.name.value == value.value), None)
+            value = given
+        return value is not None and is_true(value)
 
     def _backward(self, call: cst.Call) -> Optional[Backward]:
         func = call.func
@@ -142,10 +253,7 @@ class AutogradModel:
             tensor = call.args[0].value
         else:
             return None
-        retain = keyword(call, "retain_graph")
-        if retain is None and isinstance(func, cst.Attribute) and func.attr.value == "backward":
-            positional = [arg for arg in call.args if arg.keyword is None]
-            retain = positional[1].value if len(positional) > 1 else None
+        retain = _retain_argument(call)
         return Backward(call, tensor, retain is not None and is_true(retain))
 
     def _step(self, call: cst.Call) -> Optional[OptimizerStep]:
@@ -259,17 +367,23 @@ class AutogradModel:
 
     # --- flow ---------------------------------------------------------------------------------
 
-    def flows_into(self, scope: Scope, source: cst.CSTNode, target: cst.BaseExpression, before: cst.CSTNode) -> bool:
+    def flows_into(self, scope: Scope, source: cst.CSTNode, target: cst.BaseExpression, before: cst.CSTNode,
+                   elements: Optional[frozenset[int]] = None) -> bool:
         """Whether ``target`` (read at ``before``) is computed from the result of ``source``,
         in the graph: it contains ``source``, or reads a name bound between the two to
         something computed from it, not through ``.detach()``, ``.item()``, ``.data``, a
-        numpy array or a ``no_grad`` block."""
+        numpy array or a ``no_grad`` block.  With ``elements``, only those positions of the
+        tuple ``source`` gives carry it (``loss, _ = source`` with ``elements={0}``)."""
         tainted: set[int] = set()
         bindings = sorted((binding for group in scope.bindings.values() for binding in group
                            if binding.value is not None and source.end <= binding.value.end <= before.start
                            and binding.kind in (BindingKind.ASSIGN, BindingKind.AUGASSIGN)),
                           key=lambda binding: binding.seq)
         for binding in bindings:
+            if elements is not None and binding.value is source and binding.path:
+                if binding.path[0] in elements:
+                    tainted.add(id(binding))
+                continue
             if self.inference.grad_disabled(binding.node) is None and self._carries(binding.value, source, tainted):
                 tainted.add(id(binding))
         return self._carries(target, source, tainted)
@@ -302,26 +416,25 @@ class AutogradModel:
     def _stale(self, scope: Scope, step: OptimizerStep, backward: Backward,
                forwards: list[ModuleForward]) -> Optional[StaleForward]:
         exclusive = self.model.exclusive
-        if exclusive(step.node, backward.node):
+        if exclusive(step.at, backward.at):
             return None
-        shared_loop = _common_loop(step.node, backward.node)
-        next_iteration = step.node.start > backward.node.end
+        next_iteration = _before(backward, step)
+        shared_loop = _common_loop(step.at, backward.at)
         if next_iteration and (shared_loop is None or not backward.retains):
             return None
         for forward in forwards:
-            if forward.saves is None or not any(_related(forward.module, module) for module in step.updates):
+            if forward.saves is None or not _updated_by(forward.module, step.updates):
                 continue
-            if forward.node.end > backward.node.start or exclusive(forward.node, step.node) \
-                    or exclusive(forward.node, backward.node):
+            if not _before(forward, backward) or exclusive(forward.at, step.at) or exclusive(forward.at, backward.at):
                 continue
             if next_iteration:
-                if _inside(forward.node, shared_loop):
+                if _inside(forward.at, shared_loop):
                     continue  # computed again on every iteration, after the step
-            elif not forward.node.end <= step.node.start:
+            elif not _before(forward, step):
                 continue
-            elif _common_loop(forward.node, backward.node) is not shared_loop:
+            elif _common_loop(forward.at, backward.at) is not shared_loop:
                 continue  # the forward runs again (an inner loop) between the step and the backward
-            if self.flows_into(scope, forward.node, backward.tensor, backward.node):
+            if self.flows_into(scope, forward.at, backward.tensor, backward.at, forward.elements):
                 return StaleForward(step, forward, backward, next_iteration)
         return None
 
@@ -361,9 +474,71 @@ def _inside(node: cst.CSTNode, container: Optional[cst.CSTNode]) -> bool:
     return container is not None and container.start <= node.start and node.end <= container.end
 
 
-def _related(one: str, other: str) -> bool:
-    """One module is the other or contains it (``model`` and ``model.encoder``)."""
-    return one == other or one.startswith(other + ".") or other.startswith(one + ".")
+def _updated_by(module: str, updates: tuple[str, ...]) -> bool:
+    """Every parameter of ``module`` is among those of ``updates``: it is one of them or
+    inside one (``model.encoder`` when the optimizer has ``model.parameters()``).  A module
+    that only contains an updated one (``critic`` when the step is ``critic.q1``'s) is not:
+    whether a backward through it reaches that part is not known."""
+    return any(module == updated or module.startswith(updated + ".") for updated in updates)
+
+
+def _before(one, other) -> bool:
+    """Event ``one`` is over before ``other`` starts, in source order (arguments run before
+    the call they are passed to; the events of one call in the order its body runs them)."""
+    if one.at is other.at:
+        return one.index < other.index
+    if other.at.start <= one.at.start and one.at.end <= other.at.end:
+        return True
+    return one.at.end <= other.at.start
+
+
+def _arguments(call: cst.Call, function) -> dict[str, cst.BaseExpression]:
+    """Parameter name -> the expression ``call`` passes for it (no starred arguments)."""
+    names = [param.name.value for param in function.positional_params()]
+    if function.kind == "method" and names and isinstance(call.func, cst.Attribute):
+        names = names[1:]  # `obj.method(a)`: `a` is the parameter after `self`
+    found: dict[str, cst.BaseExpression] = {}
+    position = 0
+    for arg in call.args:
+        if arg.star:
+            return found
+        if arg.keyword is not None:
+            found[arg.keyword.value] = arg.value
+        elif position < len(names):
+            found[names[position]] = arg.value
+            position += 1
+    return found
+
+
+def _parameter_names(function) -> set[str]:
+    params = function.node.params
+    return {param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)}
+
+
+def _parameter_argument(expression: cst.BaseExpression, function, arguments: dict) -> Optional[cst.BaseExpression]:
+    """What the call passes for ``expression`` when it is a parameter of ``function``."""
+    if isinstance(expression, cst.Name) and expression.value in _parameter_names(function):
+        return arguments.get(expression.value)
+    return None
+
+
+def _rooted_at(expression: cst.BaseExpression, name: Optional[str]) -> bool:
+    return name is not None and dotted(expression).split(".")[0] == name
+
+
+def _rebased(module: str, root: str, receiver: str) -> str:
+    """``self.critic`` seen from a call on ``agent``: ``agent.critic``."""
+    return receiver + module[len(root):]
+
+
+def _retain_argument(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """The ``retain_graph`` a backward call passes (by keyword, or second to ``t.backward``)."""
+    retain = keyword(call, "retain_graph")
+    func = call.func
+    if retain is None and isinstance(func, cst.Attribute) and func.attr.value == "backward":
+        positional = [arg for arg in call.args if arg.keyword is None]
+        retain = positional[1].value if len(positional) > 1 else None
+    return retain
 
 
 def _exits_graph(node: cst.CSTNode, top: cst.BaseExpression) -> bool:

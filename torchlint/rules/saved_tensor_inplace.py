@@ -162,8 +162,9 @@ class SavedTensorInplace(Rule):
     )
 
     def visit_Module(self, node: cst.Module) -> None:
+        reported: set[int] = set()
         for stale in self.ctx.autograd.stale_forwards():
-            self._report_step(stale)
+            self._report_step(stale, reported)
         for found in saved_writes(self.ctx):
             written = found.written
             fix, advice = self._fix(found)
@@ -172,21 +173,31 @@ class SavedTensorInplace(Rule):
                         saver=found.read.saver, backward=found.read.reader(self.ctx), advice=advice,
                         evidence=self.ctx.tensor(found.read.saver), related=found.read.related(), fix=fix)
 
-    def _report_step(self, stale: StaleForward) -> None:
-        forward, backward = stale.forward.node, stale.backward.node
+    def _report_step(self, stale: StaleForward, reported: set[int]) -> None:
+        step, forward, backward = stale.step, stale.forward, stale.backward
+        # Both lifted from one call (a `backward(self, ..)` method that steps, then differentiates):
+        # the order to change is inside it; otherwise it is where the calls are.
+        where = step.node if step.via is not None and step.via is backward.via else step.at
+        if id(where) in reported:
+            return  # one finding per step, with the first backward it breaks
+        reported.add(id(where))
+        shown_backward = backward.node if where is step.node and backward.via is not None else backward.at
+        snippet = self.ctx.snippet
         if stale.next_iteration:
             reads = "and the next iteration's backward reads them here, through the graph `retain_graph=True` kept"
-            advice = f"compute `{self.ctx.snippet(forward)}` inside the loop, on every iteration"
-            shown = f"on the next iteration, `{self.ctx.snippet(backward)}`"
+            advice = f"compute `{snippet(forward.at)}` inside the loop, on every iteration"
+            shown = f"on the next iteration, `{snippet(shown_backward)}`"
         else:
             reads = "and this backward reads them, after the step"
-            advice = f"call `{self.ctx.snippet(stale.step.node)}` after `{self.ctx.snippet(backward)}`, or compute " \
-                     f"`{self.ctx.snippet(forward)}` again after the step"
-            shown = f"`{self.ctx.snippet(backward)}`"
-        related = ((forward, f"`{stale.forward.module}` saves its parameters for backward here"),
-                   (stale.step.built, "the optimizer is given those parameters here"), (backward, reads))
-        self.report(stale.step.node, self.step_message, step=stale.step.node, module=stale.forward.module,
-                    forward=forward, why=stale.forward.saves, backward=shown, advice=advice, related=related)
+            advice = f"call `{snippet(where)}` after `{snippet(shown_backward)}`, or compute " \
+                     f"`{snippet(forward.at)}` again after the step"
+            shown = f"`{snippet(shown_backward)}`"
+        related = [(forward.node, f"`{forward.module}` saves its parameters for backward here")]
+        if forward.via is not None:
+            related.append((forward.via, "this call runs that forward and returns its result"))
+        related += [(step.built, "the optimizer is given those parameters here"), (shown_backward, reads)]
+        self.report(where, self.step_message, step=where, module=forward.module, forward=forward.at,
+                    why=forward.saves, backward=shown, advice=advice, related=tuple(related))
 
     def _fix(self, found: SavedWrite) -> tuple[Optional[Fix], str]:
         write = found.write.node
