@@ -259,6 +259,15 @@ OTHER_BAD = {
     "TL304-numpy-sharing/bad_numpy_write_to_saved.py": {
         "11:1 TL304": (CONFIRMED, "it held [1, 1, 1] when saved, backward used [5, 5, 5]"),
     },
+    "TL411-backward-twice/bad_forward_above_loop.py": {
+        "15:5 TL411": (CONFIRMED, "Trying to backward through the graph a second time"),
+    },
+    "TL411-backward-twice/bad_gan_fake_not_detached.py": {
+        "25:5 TL411": (CONFIRMED, "Trying to backward through the graph a second time"),
+    },
+    "TL411-backward-twice/bad_hidden_state_carried.py": {
+        "31:5 TL411": (CONFIRMED, "Trying to backward through the graph a second time"),
+    },
     "TL409-saved-tensor-inplace/bad_gan_discriminator_steps_first.py": {
         "22:5 TL409": (CONFIRMED, "backward raised \"one of the variables needed for gradient computation"),
     },

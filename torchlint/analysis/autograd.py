@@ -105,6 +105,22 @@ class StaleForward:
     next_iteration: bool
 
 
+@dataclass(frozen=True)
+class ReusedGraph:
+    """``first`` (without ``retain_graph``) frees the buffers that ``forward`` saved, and
+    ``second`` goes back through ``forward`` again: autograd raises "Trying to backward
+    through the graph a second time".  ``how``: ``later``, a second backward after the
+    first; ``next-iteration``, the forward runs above the loop whose backward frees it on
+    the first iteration; ``carried``, the forward's result is carried by ``carrier`` (a
+    hidden state) into the next iteration's forward."""
+
+    first: Backward
+    second: Backward
+    forward: ModuleForward
+    how: str
+    carrier: Optional[cst.CSTNode] = None
+
+
 class AutogradModel:
     """The events of every scope of one module, computed on first use."""
 
@@ -374,26 +390,51 @@ class AutogradModel:
         something computed from it, not through ``.detach()``, ``.item()``, ``.data``, a
         numpy array or a ``no_grad`` block.  With ``elements``, only those positions of the
         tuple ``source`` gives carry it (``loss, _ = source`` with ``elements={0}``)."""
-        tainted: set[int] = set()
+        tainted = self._tainted(scope, source, before, elements)
+        return self._carries(target, source, {id(binding) for binding in tainted})
+
+    def _tainted(self, scope: Scope, source: cst.CSTNode, before: cst.CSTNode,
+                 elements: Optional[frozenset[int]] = None) -> list:
+        """The bindings between ``source`` and ``before`` whose values carry its result."""
+        tainted: list = []
+        ids: set[int] = set()
         bindings = sorted((binding for group in scope.bindings.values() for binding in group
                            if binding.value is not None and source.end <= binding.value.end <= before.start
-                           and binding.kind in (BindingKind.ASSIGN, BindingKind.AUGASSIGN)),
+                           and binding.kind in (BindingKind.ASSIGN, BindingKind.AUGASSIGN, BindingKind.FOR)),
                           key=lambda binding: binding.seq)
         for binding in bindings:
             if elements is not None and binding.value is source and binding.path:
-                if binding.path[0] in elements:
-                    tainted.add(id(binding))
-                continue
-            if self.inference.grad_disabled(binding.node) is None and self._carries(binding.value, source, tainted):
-                tainted.add(id(binding))
-        return self._carries(target, source, tainted)
+                carries = binding.path[0] in elements
+            else:
+                carries = self.inference.grad_disabled(binding.node) is None \
+                    and self._carries(binding.value, source, ids)
+            if not carries and binding.kind is BindingKind.AUGASSIGN:  # `loss += part` keeps what `loss` held
+                prior = self.model.prior_binding(binding)
+                carries = prior is not None and id(prior) in ids
+            if carries:
+                tainted.append(binding)
+                ids.add(id(binding))
+        return tainted
 
     def _carries(self, expression: cst.BaseExpression, source: cst.CSTNode, tainted: set[int]) -> bool:
         for node in iter_nodes(expression):
             hit = node is source or (isinstance(node, cst.Name)
                                      and any(id(b) in tainted for b in self.model.resolve(node)))
-            if hit and not _exits_graph(node, expression):
+            if hit and not _exits_graph(node, expression) and not _detaching_comprehension(node, expression) \
+                    and not self._inside_gradient(node, expression):
                 return True
+        return False
+
+    def _inside_gradient(self, node: cst.CSTNode, top: cst.CSTNode) -> bool:
+        """``node`` is differentiated by a ``torch.autograd.grad(..)`` inside ``top`` that
+        does not build a graph of its own: the gradients it gives are out of the graph."""
+        current = node
+        while current is not top and current.parent is not None:
+            current = current.parent
+            if isinstance(current, cst.Call) and isinstance(current.func, (cst.Name, cst.Attribute)) \
+                    and dotted(current.func).endswith("grad") and self.inference.qualname(current.func) == "torch.autograd.grad":
+                create = keyword(current, "create_graph")
+                return create is None or not is_true(create)
         return False
 
     # --- queries ------------------------------------------------------------------------------
@@ -437,6 +478,211 @@ class AutogradModel:
             if self.flows_into(scope, forward.at, backward.tensor, backward.at, forward.elements):
                 return StaleForward(step, forward, backward, next_iteration)
         return None
+
+
+    def reused_graphs(self) -> list[ReusedGraph]:
+        """Backwards through a graph an earlier backward freed (``ReusedGraph``)."""
+        found = []
+        for scope in self.model.scopes:
+            backwards, forwards = self.backwards(scope), self.forwards(scope)
+            if not (backwards and forwards):
+                continue
+            for second in backwards:
+                reused = self._reused(scope, second, backwards, forwards)
+                if reused is not None:
+                    found.append(reused)
+        return found
+
+    def _reused(self, scope: Scope, second: Backward, backwards: list[Backward],
+                forwards: list[ModuleForward]) -> Optional[ReusedGraph]:
+        exclusive = self.model.exclusive
+        for forward in forwards:
+            if not _before(forward, second) or exclusive(forward.at, second.at) or not self.flows_into(
+                    scope, forward.at, second.tensor, second.at, forward.elements):
+                continue
+            for first in backwards:
+                if first is second or first.retains or not _before(forward, first) or not _before(first, second) \
+                        or exclusive(first.at, second.at) or exclusive(forward.at, first.at):
+                    continue
+                if not {id(loop) for loop in _loops(forward.at)} <= {id(loop) for loop in _loops(first.at)} \
+                        & {id(loop) for loop in _loops(second.at)}:
+                    continue  # the forward runs again between them
+                if self._share(scope, forward, first, second):
+                    return ReusedGraph(first, second, forward, "later")
+            if second.retains:
+                continue
+            loop = _loops(second.at)[0] if _loops(second.at) else None
+            if loop is None:
+                continue
+            if not _inside(forward.at, loop):
+                tainted = self._tainted(scope, forward.at, second.at, forward.elements)
+                if any(_bound_in(scope, binding.name, loop) for binding in tainted if not _inside(binding.node, loop)):
+                    continue  # the loop binds the name again: a later iteration may see a new value
+                targets = [binding for binding in tainted if binding.kind is BindingKind.FOR and binding.value is loop.iter]
+                if targets and not self._one_graph_per_element(scope, forward, loop.iter):
+                    continue
+                return ReusedGraph(second, second, forward, "next-iteration")
+            carrier = self._carrier(scope, forward, loop)
+            if carrier is not None:
+                return ReusedGraph(second, second, forward, "carried", carrier)
+        return None
+
+    def _one_graph_per_element(self, scope: Scope, forward: ModuleForward, iterable: cst.BaseExpression) -> bool:
+        """Whether the elements a loop takes from ``iterable`` share ``forward``'s graph: the
+        rows of its result, or two values of a list or tuple computed from it, but not a
+        list of values of which only one is."""
+        while isinstance(iterable, cst.Call) and len(iterable.args) == 1 and not isinstance(iterable.func, cst.Attribute) \
+                and self.inference.infer(iterable.func) is None or (isinstance(iterable, cst.Call) and
+                                                                     dotted(iterable.func) in ("tuple", "list")):
+            if not iterable.args:
+                return False
+            iterable = iterable.args[0].value  # `ensure_tuple(losses)`, `tuple(losses)`
+        if isinstance(iterable, (cst.List, cst.Tuple)):
+            reached = [element for element in iterable.elements
+                       if self.flows_into(scope, forward.at, element.value, iterable, forward.elements)]
+            return len(reached) > 1
+        return forward.elements is None or len(forward.elements) > 1
+
+    def _share(self, scope: Scope, forward: ModuleForward, first: Backward, second: Backward) -> bool:
+        """Both backwards go through one part of ``forward``'s graph.  The elements of a
+        tuple that separate modules compute (``return self.q1(x), self.q2(x)``) are separate
+        graphs: freeing one leaves the other."""
+        parts = self._separate_outputs(forward)
+        if forward.via is not None and parts is not None:
+            return False  # which part reaches which returned value is not followed through the call
+        if parts is None:
+            return self.flows_into(scope, forward.at, first.tensor, first.at, forward.elements)
+        return any(self.flows_into(scope, forward.at, first.tensor, first.at, frozenset({part}))
+                   and self.flows_into(scope, forward.at, second.tensor, second.at, frozenset({part}))
+                   for part in parts)
+
+    def _separate_outputs(self, forward: ModuleForward) -> Optional[frozenset[int]]:
+        """The tuple positions of ``forward``'s result that are separate graphs, or None."""
+        value = self.inference.infer(forward.node.func)
+        cls = value.cls if value is not None else None
+        method = cls.methods.get("forward") if isinstance(cls, ClassInfo) else None
+        if method is None or method.scope is None or len(method.returns) != 1 \
+                or not isinstance(method.returns[0], cst.Tuple):
+            return None
+        returned = method.returns[0]
+        inner = self.forwards(method.scope)
+        sources = [{id(f) for f in inner if self.flows_into(method.scope, f.at, element.value, returned)}
+                   for element in returned.elements]
+        if not all(sources) or any(a & b for i, a in enumerate(sources) for b in sources[i + 1:]):
+            return None
+        return frozenset(range(len(sources)))
+
+    def _carrier(self, scope: Scope, forward: ModuleForward, loop: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The name that carries ``forward``'s result into its own arguments on the next
+        iteration of ``loop`` (``out, hidden = rnn(x, hidden)``), still in the graph: the
+        last binding of that name in the loop is computed from the forward, and nothing
+        detaches it in place afterwards."""
+        call = forward.at
+        if not isinstance(call, cst.Call):
+            return None
+        for arg in call.args:
+            for node in iter_nodes(arg.value):
+                if not isinstance(node, cst.Name) or _exits_graph(node, arg.value):
+                    continue
+                inside = [b for b in scope.bindings.get(node.value, ()) if _inside(b.node, loop)
+                          and b.kind in (BindingKind.ASSIGN, BindingKind.AUGASSIGN) and b.value is not None]
+                if not inside:
+                    continue
+                if any(b.node.start < call.start for b in inside if b.value is not call) \
+                        and not self._carried_through(node, scope, inside, call):
+                    continue  # rebound in the loop before the forward: `hidden = repackage_hidden(hidden)`
+                last = max(inside, key=lambda binding: binding.node.start)
+                if last.value is not call and not self.flows_into(scope, call, last.value, last.value, forward.elements):
+                    continue
+                if last.value is call and forward.elements is not None and last.path and last.path[0] not in forward.elements:
+                    continue
+                if _detached_in_place(node.value, last.node, loop):
+                    continue
+                return last.node
+        return None
+
+
+    def _carried_through(self, load: cst.Name, scope: Scope, inside: list, call: cst.CSTNode) -> bool:
+        """Whether the value bound to ``load``'s name in the loop, before ``call``, still
+        carries the previous iteration's graph: it reads the name, and not through a graph
+        exit or a function of this file that detaches what it returns."""
+        for binding in (b for b in inside if b.node.start < call.start and b.value is not call):
+            value = binding.value
+            reads = [node for node in iter_nodes(value) if isinstance(node, cst.Name) and node.value == load.value
+                     and not _exits_graph(node, value)]
+            if not reads:
+                return False
+            if isinstance(value, cst.Call):
+                callee = self.inference.infer(value.func)
+                if callee is not None and callee.kind is Kind.FUNCTION and callee.function is not None \
+                        and _returns_detached(callee.function):
+                    return False
+        return True
+
+
+def _returns_detached(function) -> bool:
+    """Every value ``function`` returns is out of the graph: its parameters are read only
+    through a graph exit (``h.detach()``, ``Variable(h.data)``), or handed to the function
+    itself (``tuple(repackage_hidden(v) for v in h)``)."""
+    parameters = _parameter_names(function)
+    returns = function.returns
+    if not returns:
+        return False
+    for value in returns:
+        for node in iter_nodes(value):
+            if not isinstance(node, cst.Name) or _exits_graph(node, value):
+                continue
+            if node.value in parameters and not _recursive_use(node, value, function):
+                return False
+    return True
+
+
+def _recursive_use(node: cst.CSTNode, top: cst.CSTNode, function) -> bool:
+    """``node`` is an argument of a call of ``function`` itself, or the iterable of a
+    comprehension whose element is such a call."""
+    current = node
+    while current is not top and current.parent is not None:
+        parent = current.parent
+        if isinstance(parent, cst.Call) and current is not parent.func and isinstance(parent.func, cst.Name) \
+                and parent.func.value == function.name:
+            return True
+        if isinstance(parent, cst.CompFor) and current is parent.iter:
+            element = getattr(parent.parent, "elt", None)
+            if isinstance(element, cst.Call) and isinstance(element.func, cst.Name) \
+                    and element.func.value == function.name:
+                return True
+        current = parent
+    return _detaching_comprehension(node, top)
+
+
+def _detaching_comprehension(node: cst.CSTNode, top: cst.CSTNode) -> bool:
+    """``node`` is the iterable of a comprehension whose element takes each item out of the
+    graph: ``tuple(h.detach() for h in hidden)``."""
+    current = node
+    while current is not top and current.parent is not None:
+        parent = current.parent
+        if isinstance(parent, cst.CompFor) and current is parent.iter:
+            element = getattr(parent.parent, "elt", None)
+            targets = {n.value for n in iter_nodes(parent.target) if isinstance(n, cst.Name)}
+            uses = [n for n in iter_nodes(element) if isinstance(n, cst.Name) and n.value in targets] \
+                if element is not None else []
+            return bool(uses) and all(_exits_graph(n, element) for n in uses)
+        current = parent
+    return False
+
+
+def _bound_in(scope: Scope, name: str, container: cst.CSTNode) -> bool:
+    return any(_inside(binding.node, container) for binding in scope.bindings.get(name, ()))
+
+
+def _detached_in_place(name: str, after: cst.CSTNode, loop: cst.CSTNode) -> bool:
+    """``name.detach_()`` (or ``name.requires_grad_(False)``) in ``loop`` after ``after``."""
+    for node in iter_nodes(loop):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.start > after.start \
+                and isinstance(node.func.value, cst.Name) and node.func.value.value == name \
+                and node.func.attr.value == "detach_":
+            return True
+    return False
 
 
 class _Unknown:
@@ -532,13 +778,14 @@ def _rebased(module: str, root: str, receiver: str) -> str:
 
 
 def _retain_argument(call: cst.Call) -> Optional[cst.BaseExpression]:
-    """The ``retain_graph`` a backward call passes (by keyword, or second to ``t.backward``)."""
+    """The ``retain_graph`` a backward call passes (by keyword, or second to ``t.backward``);
+    without one, ``create_graph``, its default."""
     retain = keyword(call, "retain_graph")
     func = call.func
     if retain is None and isinstance(func, cst.Attribute) and func.attr.value == "backward":
         positional = [arg for arg in call.args if arg.keyword is None]
         retain = positional[1].value if len(positional) > 1 else None
-    return retain
+    return retain if retain is not None else keyword(call, "create_graph")
 
 
 def _exits_graph(node: cst.CSTNode, top: cst.BaseExpression) -> bool:

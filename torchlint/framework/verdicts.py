@@ -83,6 +83,15 @@ class Observation:
         return self.warned(fragment, source) or Verdict(NOT_REPRODUCED, otherwise)
 
 
+    def raised_or(self, kind: str, fragment: str, otherwise: str) -> "Verdict":
+        """CONFIRMED, quoting the exception, when the code raised ``kind`` with ``fragment`` in
+        its message (the signature of the bug); else NOT_REPRODUCED, saying ``otherwise``."""
+        raised = self.raised
+        if raised is not None and raised["type"] == kind and fragment in raised["message"]:
+            return Verdict(CONFIRMED, f"{kind}: {raised['message']}")
+        return Verdict(NOT_REPRODUCED, otherwise)
+
+
 def where(position: Optional[SourcePosition]) -> str:
     """``line N``, or "torch code" when the event happened outside the user's files."""
     return f"line {position.line}" if position is not None else "torch code"

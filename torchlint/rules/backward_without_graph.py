@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from torchlint.framework.api import (
-    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, BindingKind, Fix, Kind, Observation, Rule, Step, Verdict, cst,
+    Applicability, Bad, BindingKind, Fix, Kind, Observation, Rule, Step, Verdict, cst,
     called_name, is_false, iter_nodes, keyword, torch_api, torch_facts,
 )
 
@@ -585,10 +585,7 @@ class BackwardWithoutGraph(Rule):
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
-        raised = run.raised
-        if raised is not None and raised["type"] == "RuntimeError" \
-                and "does not require grad and does not have a grad_fn" in raised["message"]:
-            return Verdict(CONFIRMED, f"RuntimeError: {raised['message']}")
-        return Verdict(NOT_REPRODUCED, "backward ran: the value had a graph on this run")
+        return run.raised_or("RuntimeError", "does not require grad and does not have a grad_fn",
+                             "backward ran: the value had a graph on this run")
 
 

@@ -153,7 +153,7 @@ class SavedTensorInplace(Rule):
         layer = torch.nn.Linear(3, 3)
         h = F.relu(layer(torch.randn(2, 3)), inplace=True)  # a linear layer keeps its input, not its output
         s = torch.sigmoid(h)
-        s.sum().backward()
+        s.sum().backward(retain_graph=True)
         s.mul_(2)  # after the backward
         t = h + 1
         t.mul_(2)  # `+` saves nothing

@@ -1,0 +1,169 @@
+"""TL411 backward-twice: a backward through a graph that an earlier backward freed."""
+
+from torchlint.framework.api import (
+    Applicability, Bad, Fix, Observation, ReusedGraph, Rule, Verdict, cst,
+)
+
+
+class BackwardTwice(Rule):
+    code = "TL411"
+    name = "backward-twice"
+    summary = ("a backward through a graph an earlier backward freed: hidden state carried into the next batch, "
+               "a forward above the loop, two losses of one forward: RuntimeError")
+    message = (
+        "`{second}` goes back through `{forward}`, {how}: RuntimeError \"Trying to backward through the graph a "
+        "second time\"; {advice}"
+    )
+    fix = Applicability.DISPLAY_ONLY
+    requires = (r"backward|autograd\.grad",)
+    references = (
+        ("Autograd mechanics: saved tensors are freed after backward",
+         "https://pytorch.org/docs/stable/notes/autograd.html#saved-tensors"),
+        ("torch.Tensor.backward: retain_graph", "https://pytorch.org/docs/stable/generated/torch.Tensor.backward.html"),
+        ("Truncated backpropagation: detach the hidden state (word_language_model)",
+         "https://github.com/pytorch/examples/blob/main/word_language_model/main.py"),
+    )
+    docs = """
+    ## What it does
+    Flags a `backward()` (or `torch.autograd.grad`) that goes through the graph of a
+    module's forward after another backward freed it:
+
+    - **state carried into the next batch**: `output, hidden = rnn(x, hidden)` in a loop
+      whose backward runs every iteration, with nothing detaching `hidden`: the next
+      iteration's forward starts from the previous iteration's graph;
+    - **a forward above the loop**: `out = model(x)` computed once, and `loss(out).backward()`
+      on every iteration;
+    - **two backwards through one forward**: two losses computed from one forward (a GAN's
+      fake used by the discriminator's loss without `detach()` and again by the
+      generator's), each given its own `backward()`, the first without `retain_graph=True`.
+
+    The analysis follows the values from the forward to each backward through
+    assignments, `+=`, tuple elements, loop variables and calls of this file's functions
+    (`update(loss)`, a method computing the losses), stops at `.detach()`, `.item()`,
+    `.data` and `no_grad` blocks, and knows a `repackage_hidden(h)` that returns
+    `h.detach()` cuts the graph. The finding names the forward and both backwards.
+
+    ## Why is this bad?
+    `backward()` frees the buffers autograd saved for it as it goes, unless asked to
+    keep them with `retain_graph=True`. A second backward through the same forward finds
+    them gone and raises `RuntimeError: Trying to backward through the graph a second
+    time (or directly access saved tensors after they have already been freed)`.
+    `retain_graph=True` is rarely the fix: carried hidden state then grows a graph
+    through every batch seen so far, and the loop slows down and runs out of memory.
+
+    ## What to do instead
+    Detach state carried between batches once per iteration (`hidden = hidden.detach()`,
+    `tuple(h.detach() for h in hidden)` for an LSTM); compute the forward inside the
+    loop; sum the losses and call `backward()` once, or `detach()` the part the second
+    loss must not differentiate (`netD(fake.detach())` for the discriminator).
+
+    ## Fix
+    None automatic: which of these the code means is the author's choice. The finding
+    says which applies.
+    """
+    bad = (
+        Bad(
+            """
+            import torch
+            from torch import nn
+
+            rnn = nn.GRU(3, 4)
+            h = torch.zeros(1, 2, 4)
+            for x in [torch.randn(5, 2, 3), torch.randn(5, 2, 3)]:
+                out, h = rnn(x, h)
+                out.pow(2).mean().backward()
+            """,
+            reported=((8, "out.pow(2).mean().backward()"),),
+        ),
+        Bad(
+            """
+            import torch
+            from torch import nn
+
+            model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+            prediction = model(torch.randn(8, 3))
+            for epoch in range(3):
+                loss = prediction.pow(2).mean()
+                loss.backward()
+            """,
+            reported=((8, "loss.backward()"),),
+        ),
+        Bad(
+            """
+            import torch
+            from torch import nn
+
+            G, D = nn.Linear(2, 3), nn.Linear(3, 1)
+            fake = G(torch.randn(4, 2))
+            d_loss = D(fake).mean()
+            d_loss.backward()
+            g_loss = -D(fake).mean()
+            g_loss.backward()
+            """,
+            reported=((9, "g_loss.backward()"),),
+        ),
+    )
+    good = (
+        """
+        import torch
+        from torch import nn
+
+        rnn = nn.GRU(3, 4)
+        h = torch.zeros(1, 2, 4)
+        for x in [torch.randn(5, 2, 3), torch.randn(5, 2, 3)]:
+            h = h.detach()
+            out, h = rnn(x, h)
+            out.pow(2).mean().backward()
+
+        G, D = nn.Linear(2, 3), nn.Linear(3, 1)
+        fake = G(torch.randn(4, 2))
+        d_loss = D(fake.detach()).mean()
+        d_loss.backward()
+        g_loss = -D(fake).mean()
+        g_loss.backward()
+
+        out = G(torch.randn(4, 2))
+        first, second = out.sum(), out.pow(2).sum()
+        first.backward(retain_graph=True)
+        second.backward()
+        for loss in [D(G(torch.randn(4, 2))).mean(), D(G(torch.randn(4, 2))).sum()]:
+            loss.backward()
+        """,
+    )
+
+    def visit_Module(self, node: cst.Module) -> None:
+        reported: set[int] = set()
+        for reused in self.ctx.autograd.reused_graphs():
+            if id(reused.second.at) not in reported:
+                reported.add(id(reused.second.at))
+                self._report(reused)
+
+    def _report(self, reused: ReusedGraph) -> None:
+        snippet = self.ctx.snippet
+        forward, first, second = reused.forward, reused.first, reused.second
+        related = [(forward.node, f"`{forward.module}`'s forward saves tensors for backward here")]
+        if forward.via is not None:
+            related.append((forward.via, "this call runs that forward and returns its result"))
+        if reused.how == "carried":
+            name = snippet(reused.carrier)
+            how = (f"which `{name}` carries from the previous iteration, and the previous iteration's backward freed "
+                   f"that graph")
+            advice = f"detach it once per iteration before the forward: `{name} = {name}.detach()` (for a tuple of " \
+                     f"states, `tuple(h.detach() for h in {name})`)"
+            related.append((reused.carrier, f"`{name}` keeps the forward's graph for the next iteration here"))
+        elif reused.how == "next-iteration":
+            how = "which runs once, above the loop, while this backward runs on every iteration and frees its graph " \
+                  "on the first"
+            advice = f"compute `{snippet(forward.at)}` inside the loop"
+        else:
+            how = f"whose graph `{snippet(first.at)}` freed (it has no `retain_graph=True`)"
+            advice = "call `backward()` once on the sum of the losses, or `detach()` what the second loss must not " \
+                     "differentiate"
+            related.append((first.at, "this backward frees the forward's graph"))
+        self.report(second.at, second=second.at, forward=forward.at, how=how, advice=advice, related=tuple(related),
+                    fix=Fix(Applicability.DISPLAY_ONLY, advice[0].upper() + advice[1:], ()))
+
+    @classmethod
+    def judge(cls, run: Observation) -> Verdict:
+        return run.raised_or("RuntimeError", "backward through the graph a second time",
+                             "every backward on this run found the graph it went through")
