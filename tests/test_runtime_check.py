@@ -259,6 +259,14 @@ OTHER_BAD = {
     "TL304-numpy-sharing/bad_numpy_write_to_saved.py": {
         "11:1 TL304": (CONFIRMED, "it held [1, 1, 1] when saved, backward used [5, 5, 5]"),
     },
+    "TL417-leaf-inplace/bad_bias_slice_init.py": {
+        "17:9 TL417": (CONFIRMED, "a view of a leaf Variable that requires grad is being used in an in-place"),
+    },
+    # The first update stops the run: the second is never reached.
+    "TL417-leaf-inplace/bad_manual_sgd.py": {
+        "15:5 TL417": (CONFIRMED, "a leaf Variable that requires grad is being used in an in-place operation"),
+        "16:5 TL417": (COULD_NOT_RUN, "line 16 never executed (the run stopped at line 15"),
+    },
     "TL411-backward-twice/bad_forward_above_loop.py": {
         "15:5 TL411": (CONFIRMED, "Trying to backward through the graph a second time"),
     },

@@ -1182,6 +1182,9 @@ class Inference:
         if torch_api.is_module_tensor_attribute(attribute) and (
             cls is None or self.torch_base(cls) not in (None, "torch.nn.Module")
         ):
+            if attribute in torch_api.MODULE_BUFFER_ATTRIBUTES:
+                return Value(Kind.TENSOR, (Step(node, "`{code}` is a buffer of a torch.nn module"),) + base.why,
+                             attached=False, leaf=True)
             return Value(Kind.TENSOR, (Step(node, "`{code}` is a parameter of a torch.nn module"),) + base.why,
                          attached=True, leaf=True)
         return None

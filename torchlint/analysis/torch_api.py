@@ -151,6 +151,8 @@ MODULE_TENSOR_ATTRIBUTES = frozenset({
     "cls_token", "weight_orig", "weight_g", "weight_v",
 })
 _RNN_PARAMETER_PREFIXES = ("weight_ih_l", "weight_hh_l", "bias_ih_l", "bias_hh_l", "weight_hr_l")
+# The buffers among them: tensors of the module that do not require grad.
+MODULE_BUFFER_ATTRIBUTES = frozenset({"running_mean", "running_var"})
 
 
 # Methods and properties that mark `x.data` as a tensor: those only tensors have (no numpy

@@ -25,7 +25,7 @@ from torchlint.syntax.walk import iter_nodes
 from torchlint.analysis import torch_facts
 from torchlint.analysis.semantic import Binding, BindingKind
 from torchlint.analysis.values import Kind
-from torchlint.framework.writes import Write, find_write
+from torchlint.framework.writes import Write, find_write, written_through_alias
 
 if TYPE_CHECKING:
     from torchlint.framework.context import FileContext
@@ -83,7 +83,7 @@ def saved_writes(ctx: "FileContext") -> list[SavedWrite]:
         for name, loads in scope.loads.items():
             for _seq, load in loads:
                 write = find_write(ctx, load)
-                if write is None or _through_alias(ctx, load, write.node):
+                if write is None or written_through_alias(ctx, load, write.node):
                     continue
                 read = saved_read(ctx, ctx.model.resolve(load), write.node, name)
                 if read is not None:
@@ -107,17 +107,6 @@ def saved_writes(ctx: "FileContext") -> list[SavedWrite]:
                 found.append(SavedWrite(write, node, SavedRead(node, "its result", backward)))
                 break
     return found
-
-
-def _through_alias(ctx: "FileContext", load: cst.Name, write: cst.CSTNode) -> bool:
-    """Whether the write reaches ``load``'s tensor through ``.data`` or ``.detach()``."""
-    current = load
-    while current is not None and current is not write:
-        parent = ctx.parent(current)
-        if isinstance(parent, cst.Attribute) and parent.value is current and parent.attr.value in ("data", "detach"):
-            return True
-        current = parent
-    return False
 
 
 def saved_read(ctx: "FileContext", bindings: list[Binding], write: cst.CSTNode,

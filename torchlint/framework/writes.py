@@ -41,6 +41,18 @@ def is_store_target(ctx: "FileContext", node: cst.CSTNode) -> bool:
     return False
 
 
+def written_through_alias(ctx: "FileContext", node: cst.CSTNode, write: cst.CSTNode) -> bool:
+    """Whether the write at ``write`` reaches ``node``'s tensor through ``.data`` or
+    ``.detach()`` (an alias autograd does not track: the aliasing rules report those)."""
+    current = node
+    while current is not None and current is not write:
+        parent = ctx.parent(current)
+        if isinstance(parent, cst.Attribute) and parent.value is current and parent.attr.value in ("data", "detach"):
+            return True
+        current = parent
+    return False
+
+
 def _augmented_operator(node: cst.AugAssign) -> str:
     return getattr(node.operator, "token", None) or "augmented assignment"
 

@@ -1,0 +1,185 @@
+"""TL417 leaf-inplace: an in-place write to a leaf tensor that requires grad, outside ``no_grad``."""
+
+from typing import Optional
+
+from torchlint.framework.api import (
+    Applicability, Bad, BindingKind, Fix, Observation, Rule, Verdict, cst, edits, find_write, iter_nodes,
+    torch_facts, view_source, written_through_alias,
+)
+
+
+class LeafInplace(Rule):
+    code = "TL417"
+    name = "leaf-inplace"
+    summary = ("in-place write to a leaf tensor that requires grad (a parameter, `requires_grad=True`) outside "
+               "`torch.no_grad()`: RuntimeError")
+    message = (
+        "In-place write ({how}) to `{target}`, {what} that requires grad, outside `torch.no_grad()`: RuntimeError "
+        "\"a leaf Variable that requires grad is being used in an in-place operation\"; write under "
+        "`with torch.no_grad():`"
+    )
+    fix = Applicability.UNSAFE
+    requires = (r"_\s*\(|[-+*/%&|^@<>]=|\]\s*=",)
+    references = (
+        ("Autograd mechanics: in-place operations",
+         "https://pytorch.org/docs/stable/notes/autograd.html#in-place-operations-with-autograd"),
+        ("torch.no_grad", "https://pytorch.org/docs/stable/generated/torch.no_grad.html"),
+    )
+    docs = """
+    ## What it does
+    Flags an in-place write (`w -= lr * w.grad`, `p.add_(..)`, `table[:] += noise`,
+    `b[:, 4] += bias` on a view of a parameter) to a leaf tensor that requires grad: a
+    parameter of a module (`for p in model.parameters()`, `conv.bias`), an
+    `nn.Parameter`, or a tensor made with `requires_grad=True`, when the write does not
+    run under `torch.no_grad()` (a `with` block or a decorator) and does not go through
+    `.data` or `.detach()` (TL102 and TL301 report those). A module's buffers
+    (`running_mean`) require no grad and are left alone. `torch.nn.init` functions are
+    left alone: they write under `no_grad` themselves. A file that turns gradients off
+    for some parameters (`p.requires_grad = False`) is not judged on its parameters.
+
+    ## Why is this bad?
+    A leaf that requires grad is where autograd accumulates gradients; an in-place
+    write to it would change a value the graph may have used, so torch refuses it:
+    `RuntimeError: a leaf Variable that requires grad is being used in an in-place
+    operation` (or "a view of a leaf Variable..."). A hand-written SGD step, an
+    initialization of a parameter's slice, or a noise added to an embedding table stops
+    the program there.
+
+    ## What to do instead
+    Do the update under `with torch.no_grad():`, as optimizers do: it is not part of
+    the model's computation.
+
+    ## Fix (unsafe)
+    Puts the statement under `with torch.no_grad():`. Unsafe: when the write was meant
+    to be differentiated, the graph no longer sees it (but that code could not run).
+    """
+    bad = (
+        Bad(
+            """
+            import torch
+
+            fc = torch.nn.Linear(4, 1)
+            loss = fc(torch.randn(8, 4)).pow(2).mean()
+            loss.backward()
+            for param in fc.parameters():
+                param.add_(-0.1 * param.grad)
+            """,
+            reported=((7, "param.add_(-0.1 * param.grad)"),),
+            unsafe=True,
+            fixed="""
+            import torch
+
+            fc = torch.nn.Linear(4, 1)
+            loss = fc(torch.randn(8, 4)).pow(2).mean()
+            loss.backward()
+            for param in fc.parameters():
+                with torch.no_grad():
+                    param.add_(-0.1 * param.grad)
+            """,
+        ),
+        Bad(
+            """
+            import torch
+
+            w = torch.randn(3, requires_grad=True)
+            (w * 2).sum().backward()
+            w -= 0.1 * w.grad
+            """,
+            reported=((5, "w"),),
+            unsafe=True,
+            fixed="""
+            import torch
+
+            w = torch.randn(3, requires_grad=True)
+            (w * 2).sum().backward()
+            with torch.no_grad():
+                w -= 0.1 * w.grad
+            """,
+        ),
+    )
+    good = (
+        """
+        import torch
+
+        fc = torch.nn.Linear(4, 1)
+        fc(torch.randn(8, 4)).pow(2).mean().backward()
+        with torch.no_grad():
+            for param in fc.parameters():
+                param.add_(-0.1 * param.grad)
+        for param in fc.parameters():
+            param.grad.zero_()
+        torch.nn.init.zeros_(fc.bias)
+        h = fc(torch.randn(8, 4))
+        h += 1  # a computed tensor, not a leaf
+        w = torch.randn(3)
+        w += 1  # does not require grad
+        """,
+    )
+
+    def visit_Module(self, node: cst.Module) -> None:
+        seen: set[int] = set()
+        for candidate in iter_nodes(node):
+            if not isinstance(candidate, (cst.Name, cst.Attribute)):
+                continue
+            write = find_write(self.ctx, candidate)
+            if write is None or id(write.node) in seen or not self._writes_data(write):
+                continue
+            what = self._leaf(candidate)
+            if what is None or written_through_alias(self.ctx, candidate, write.node):
+                continue
+            if self.ctx.grad_disabled(write.node) is not None or self.ctx.inference.runs_without_grad(write.node):
+                continue
+            seen.add(id(write.node))
+            self.report(write.node, how=write.how, target=candidate, what=what, evidence=self.ctx.tensor(candidate),
+                        fix=self._fix(write.node))
+
+    def _leaf(self, node: cst.BaseExpression) -> Optional[str]:
+        """What kind of leaf requiring grad ``node`` is ("a leaf tensor", "a view of a leaf
+        tensor"), or None."""
+        value = self.ctx.tensor(node)
+        if value is None or value.attached is not True:
+            return None
+        if value.leaf is True:
+            return None if self._maybe_frozen(node) else "a leaf tensor"
+        if isinstance(node, cst.Name):
+            bindings = self.ctx.model.resolve(node)
+            if len(bindings) == 1 and bindings[0].kind is BindingKind.ASSIGN and not bindings[0].path \
+                    and bindings[0].value is not None:
+                base = view_source(self.ctx, bindings[0].value)
+                if base is not None and not written_through_alias(self.ctx, base, bindings[0].value):
+                    base_value = self.ctx.tensor(base)
+                    if base_value is not None and base_value.attached is True and base_value.leaf is True \
+                            and not self._maybe_frozen(base):
+                        return "a view of a leaf tensor"
+        return None
+
+    def _maybe_frozen(self, node: cst.BaseExpression) -> bool:
+        """A parameter in a file that turns gradients off somewhere may not require grad."""
+        value = self.ctx.tensor(node)
+        made_here = any("requires_grad" in self.ctx.render(step) for step in value.why) if value else False
+        return self.ctx.freezes_parameters and not made_here
+
+    def _writes_data(self, write) -> bool:
+        """An in-place method that changes values (not `requires_grad_()`, `detach_()`), or
+        an assignment; `torch.nn.init` functions write under `no_grad` themselves."""
+        node = write.node
+        if isinstance(node, cst.Call):
+            func = node.func
+            if (self.ctx.qualname(func) or "").startswith("torch.nn.init."):
+                return False
+            if isinstance(func, cst.Attribute):
+                fact = torch_facts.method(func.attr.value)
+                return fact is not None and fact.in_place == "data"
+            return False
+        return True
+
+    def _fix(self, write: cst.CSTNode) -> Optional[Fix]:
+        line = edits.own_line(self.ctx, write)
+        if line is None:
+            return None
+        return Fix(Applicability.UNSAFE, "Write under `torch.no_grad()`", edits.wrap_in_no_grad(self.ctx, [line]))
+
+    @classmethod
+    def judge(cls, run: Observation) -> Verdict:
+        return run.raised_or("RuntimeError", "leaf Variable that requires grad is being used in an in-place operation",
+                             "the write ran: the tensor was not a leaf that requires grad on this run")
