@@ -160,3 +160,20 @@ def test_what_a_module_gives_and_holds_comes_from_torch() -> None:
     assert not {"ReLU", "Dropout", "CrossEntropyLoss", "MaxPool2d"} & holding
     assert torch_facts.fact("torch.nn.ReLU").parameters is False
     assert torch_facts.fact("torch.Tensor.view").parameters is None
+
+
+def test_inplace_argument_positions_match_torch():
+    """torch_api.INPLACE_ARGUMENT_POSITION is where each torch.nn module takes `inplace`."""
+    torch = pytest.importorskip("torch")
+    import inspect
+
+    from torchlint.analysis import torch_api
+
+    found = {}
+    for name in dir(torch.nn):
+        cls = getattr(torch.nn, name)
+        if isinstance(cls, type) and issubclass(cls, torch.nn.Module):
+            parameters = list(inspect.signature(cls.__init__).parameters)[1:]
+            if "inplace" in parameters:
+                found[name] = parameters.index("inplace")
+    assert torch_api.INPLACE_ARGUMENT_POSITION == found

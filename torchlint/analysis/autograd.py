@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Optional
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import dotted, is_true, keyword
 from torchlint.syntax.walk import iter_nodes
-from torchlint.analysis import torch_facts
+from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.semantic import BindingKind, ClassInfo, Scope
 from torchlint.analysis.values import Kind
 
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 _BACKWARD_FUNCTIONS = ("torch.autograd.backward", "torch.autograd.grad")
 _PARAMETER_METHODS = ("parameters", "named_parameters")
 _LOOPS = (cst.For, cst.While)
+_MAX_MODULE_DEPTH = 24  # modules built of modules, through names, attributes and functions
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)
 
 
@@ -121,6 +122,31 @@ class ReusedGraph:
     carrier: Optional[cst.CSTNode] = None
 
 
+@dataclass(frozen=True)
+class ModuleBehaviour:
+    """What calling a module does to autograd: ``saves_output`` says why its output is
+    saved for backward (its last layer saves its result: `nn.ReLU`, `nn.Sigmoid`, a block
+    ending in one), ``writes_input`` is the construction (``inplace=True``) through which it
+    writes its input in place."""
+
+    saves_output: Optional[str] = None
+    saver: Optional[cst.CSTNode] = None  # the layer whose result is saved
+    writes_input: Optional[cst.Call] = None
+
+
+@dataclass(frozen=True)
+class InplaceOverSaved:
+    """The module built by ``writer`` (with ``inplace=True``) runs on the output of
+    ``saver``, which autograd saved: the backward through them raises "modified by an
+    inplace operation".  ``at`` is where they meet: the ``nn.Sequential`` that chains
+    them, or the call that gives one's output to the other."""
+
+    writer: cst.Call
+    saver: cst.CSTNode
+    at: cst.CSTNode
+    why: str
+
+
 class AutogradModel:
     """The events of every scope of one module, computed on first use."""
 
@@ -129,6 +155,7 @@ class AutogradModel:
         self.model = analysis.model
         self.inference = analysis.inference
         self._events: Optional[dict[int, tuple[list, list, list]]] = None
+        self._behaviours: dict[int, Optional[ModuleBehaviour]] = {}
 
     # --- events -----------------------------------------------------------------------
 
@@ -480,6 +507,158 @@ class AutogradModel:
         return None
 
 
+    # --- modules: what calling one does --------------------------------------------------------
+
+    def inplace_over_saved(self) -> list[InplaceOverSaved]:
+        """In-place modules (``nn.ReLU(inplace=True)``, ``nn.Dropout(p, inplace=True)``) run on
+        the saved output of the layer before them: next to it in an ``nn.Sequential`` (built
+        from arguments or from a list of appended layers), or called on a value a module or
+        function returned (``x = self.block(x); x = self.dropout(x)``)."""
+        found: dict[int, InplaceOverSaved] = {}
+        if "inplace" not in self.analysis.text and "True" not in self.analysis.text:
+            return []
+        for node in iter_nodes(self.analysis.module):
+            if not isinstance(node, cst.Call):
+                continue
+            if self.inference.qualname(node.func) == "torch.nn.Sequential":
+                layers = [self._behaviour(element) for element in self._sequence(node)]
+                for before, after in zip(layers, layers[1:]):
+                    if before is not None and after is not None and after.writes_input is not None \
+                            and before.saves_output is not None:
+                        found.setdefault(id(after.writes_input), InplaceOverSaved(
+                            after.writes_input, before.saver, node, before.saves_output))
+                continue
+            if not isinstance(node.func, (cst.Name, cst.Attribute)) or not node.args or node.args[0].keyword:
+                continue
+            writer = self._behaviour(node.func)
+            if writer is None or writer.writes_input is None or self.inference.grad_disabled(node) is not None:
+                continue
+            source = self._output_behaviour(node.args[0].value)
+            if source is not None and source.saves_output is not None:
+                found.setdefault(id(writer.writes_input), InplaceOverSaved(
+                    writer.writes_input, source.saver, node, source.saves_output))
+        return list(found.values())
+
+    def _sequence(self, sequential: cst.Call) -> list[cst.BaseExpression]:
+        """The layers an ``nn.Sequential(..)`` chains, in order: its arguments, or the items
+        of a list built in the same function (``layers = [..]; layers.append(..)``,
+        ``nn.Sequential(*layers)``)."""
+        args = sequential.args
+        if len(args) == 1 and args[0].star == "*" and isinstance(args[0].value, cst.Name):
+            return self._list_items(args[0].value)
+        if any(arg.star or arg.keyword for arg in args):
+            return []
+        return [arg.value for arg in args]
+
+    def _list_items(self, name: cst.Name) -> list[cst.BaseExpression]:
+        bindings = self.model.resolve(name)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN \
+                or not isinstance(bindings[0].value, cst.List):
+            return []
+        binding = bindings[0]
+        items = [element.value for element in binding.value.elements if not isinstance(element, cst.StarredElement)]
+        for call in iter_nodes(binding.scope.node):
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "append" \
+                    and isinstance(call.func.value, cst.Name) and call.func.value.value == name.value \
+                    and binding.node.start < call.start and call.end < name.start and len(call.args) == 1 \
+                    and binding in self.model.resolve(call.func.value):
+                items.append(call.args[0].value)
+        return items
+
+    def _behaviour(self, expression: cst.BaseExpression, depth: int = 0) -> Optional[ModuleBehaviour]:
+        """What calling the module ``expression`` evaluates to does (None: unknown)."""
+        key = id(expression)
+        if key in self._behaviours:
+            return self._behaviours[key]
+        if depth > _MAX_MODULE_DEPTH:
+            return None
+        self._behaviours[key] = None  # a module built from itself says nothing
+        found = self._find_behaviour(expression, depth)
+        self._behaviours[key] = found
+        return found
+
+    def _find_behaviour(self, expression: cst.BaseExpression, depth: int) -> Optional[ModuleBehaviour]:
+        if isinstance(expression, cst.Call):
+            return self._construction_behaviour(expression, depth)
+        values: list[cst.BaseExpression] = []
+        if isinstance(expression, cst.Name):
+            bindings = self.model.resolve(expression)
+            if not bindings or any(b.kind is not BindingKind.ASSIGN or b.value is None or b.path for b in bindings):
+                return None
+            values = [b.value for b in bindings]
+        elif isinstance(expression, cst.Attribute) and isinstance(expression.value, cst.Name):
+            cls = self._self_class(expression.value)
+            if cls is None:
+                return None
+            values = [a.value for a in cls.assignments(expression.attr.value) if a.value is not None and not a.path]
+        return _agreed([self._behaviour(value, depth + 1) for value in values])
+
+    def _construction_behaviour(self, call: cst.Call, depth: int) -> Optional[ModuleBehaviour]:
+        qualname = self.inference.qualname(call.func)
+        if qualname == "torch.nn.Sequential":
+            layers = [self._behaviour(element, depth + 1) for element in self._sequence(call)]
+            if not layers or any(layer is None for layer in layers):
+                return None
+            return ModuleBehaviour(layers[-1].saves_output, layers[-1].saver, layers[0].writes_input)
+        if qualname is not None and torch_api.is_module_class(qualname):
+            fact = torch_facts.fact(qualname)
+            inplace = torch_api.inplace_argument(call, qualname) is not None
+            if fact is None or fact.saves is None:  # what it saves is not known: not its output, then
+                return ModuleBehaviour(None, None, call if inplace else None)
+            name = qualname.rsplit(".", 1)[-1]
+            if "o" in fact.saves.lower() or inplace and "i" in fact.saves.lower():
+                why = f"`nn.{name}` saves its output for backward" if "o" in fact.saves.lower() else \
+                    f"`nn.{name}` working in place saves its output for backward"
+                return ModuleBehaviour(why, call, call if inplace else None)
+            return ModuleBehaviour(None, None, call if inplace else None)
+        value = self.inference.infer(call.func)
+        if value is None:
+            return None
+        if value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo):
+            return self._class_behaviour(value.cls, depth)
+        if value.kind is Kind.FUNCTION and value.function is not None and value.function.model is self.model:
+            return _agreed([self._behaviour(returned, depth + 1) for returned in value.function.returns])
+        return None
+
+    def _class_behaviour(self, cls: ClassInfo, depth: int) -> Optional[ModuleBehaviour]:
+        """A module class of this file: its output is saved when every value its
+        ``forward`` returns is the result of a layer or function that saves its result."""
+        forward = cls.methods.get("forward")
+        if forward is None or not forward.returns:
+            return None
+        outputs = [self._output_behaviour(value, depth + 1) for value in forward.returns]
+        if all(output is not None and output.saves_output for output in outputs):
+            first = outputs[0]
+            return ModuleBehaviour(f"`{cls.name}`'s forward returns a result that is saved ({first.saves_output})",
+                                   first.saver, None)
+        return ModuleBehaviour(None, None, None)
+
+    def _output_behaviour(self, value: cst.BaseExpression, depth: int = 0) -> Optional[ModuleBehaviour]:
+        """Whether the tensor ``value`` is the saved output of the call that made it."""
+        if depth > _MAX_MODULE_DEPTH:
+            return None
+        if isinstance(value, cst.Name):
+            bindings = self.model.resolve(value)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
+                    or bindings[0].value is None:
+                return None
+            return self._output_behaviour(bindings[0].value, depth + 1)
+        if not isinstance(value, cst.Call):
+            return None
+        func = value.func
+        qualname = self.inference.qualname(func)
+        fact = torch_facts.fact(qualname) if qualname else None
+        if fact is None and isinstance(func, cst.Attribute) and self.inference.tensor(func.value) is not None:
+            fact = torch_facts.method(func.attr.value)
+        if fact is not None and fact.kind != "module_class":
+            if fact.saves and "o" in fact.saves.lower() and self.inference.tensor(value) is not None:
+                return ModuleBehaviour(f"`{self.analysis.snippet(func)}` saves its result for backward", value, None)
+            return None
+        module = self.inference.infer(func)
+        if module is None or module.kind is not Kind.MODULE:
+            return None
+        return self._behaviour(func, depth + 1)
+
     def reused_graphs(self) -> list[ReusedGraph]:
         """Backwards through a graph an earlier backward freed (``ReusedGraph``)."""
         found = []
@@ -669,6 +848,18 @@ def _detaching_comprehension(node: cst.CSTNode, top: cst.CSTNode) -> bool:
             return bool(uses) and all(_exits_graph(n, element) for n in uses)
         current = parent
     return False
+
+
+def _agreed(behaviours: list) -> Optional[ModuleBehaviour]:
+    """What every one of ``behaviours`` does (a name bound in several places, a function
+    with several returns): a property holds only when it holds for all."""
+    if not behaviours or any(b is None for b in behaviours):
+        return None
+    saves = all(b.saves_output for b in behaviours)
+    writes = all(b.writes_input is not None for b in behaviours)
+    first = behaviours[0]
+    return ModuleBehaviour(first.saves_output if saves else None, first.saver if saves else None,
+                           first.writes_input if writes else None)
 
 
 def _bound_in(scope: Scope, name: str, container: cst.CSTNode) -> bool:

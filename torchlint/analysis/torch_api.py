@@ -151,6 +151,14 @@ MODULE_TENSOR_ATTRIBUTES = frozenset({
     "cls_token", "weight_orig", "weight_g", "weight_v",
 })
 _RNN_PARAMETER_PREFIXES = ("weight_ih_l", "weight_hh_l", "bias_ih_l", "bias_hh_l", "weight_hr_l")
+# Where each torch.nn module that can work in place takes `inplace` among its positional
+# arguments (`nn.ReLU(True)`, `nn.LeakyReLU(0.2, True)`); tests/test_torch_facts.py checks it
+# against torch's signatures.
+INPLACE_ARGUMENT_POSITION = {
+    "AlphaDropout": 1, "CELU": 1, "Dropout": 1, "Dropout1d": 1, "Dropout2d": 1, "Dropout3d": 1, "ELU": 1,
+    "FeatureAlphaDropout": 1, "Hardsigmoid": 0, "Hardswish": 0, "Hardtanh": 2, "LeakyReLU": 1, "Mish": 0,
+    "RReLU": 2, "ReLU": 0, "ReLU6": 0, "SELU": 0, "SiLU": 0, "Threshold": 2,
+}
 # The buffers among them: tensors of the module that do not require grad.
 MODULE_BUFFER_ATTRIBUTES = frozenset({"running_mean", "running_var"})
 
@@ -609,3 +617,18 @@ DROP_IN_REPLACEMENTS: dict[str, str] = {
     **{f"functorch.{name}": f"torch.func.{name}"
        for name in ("vmap", "grad", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "functionalize")},
 }
+
+
+def inplace_argument(call: cst.Call, qualname: str) -> Optional[cst.Arg]:
+    """The argument that builds the torch.nn module ``qualname`` in place (``inplace=True``,
+    or ``True`` at its position: ``nn.ReLU(True)``), if ``call`` passes one that is true."""
+    position = INPLACE_ARGUMENT_POSITION.get(qualname.rsplit(".", 1)[-1]) if qualname.startswith("torch.nn.") else None
+    if position is None:
+        return None
+    positional = [arg for arg in call.args if arg.keyword is None]
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "inplace":
+            return arg if is_true(arg.value) else None
+    if len(positional) > position and not positional[position].star and is_true(positional[position].value):
+        return positional[position]
+    return None

@@ -7,7 +7,9 @@ and the inference, which a run whose files are all cached never needs.
 """
 
 from torchlint.analysis import torch_api, torch_facts, torchvision_weights
-from torchlint.analysis.autograd import Backward, ModuleForward, OptimizerStep, ReusedGraph, StaleForward
+from torchlint.analysis.autograd import (
+    Backward, InplaceOverSaved, ModuleForward, OptimizerStep, ReusedGraph, StaleForward,
+)
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
 from torchlint.analysis.semantic import Binding, BindingKind
 from torchlint.analysis.values import Kind, Step, Value
@@ -40,7 +42,7 @@ __all__ = [
     "Kind", "Step", "Value", "Binding", "BindingKind", "NOT_PROJECT_ROOTS", "torch_api", "torch_facts",
     "torchvision_weights",
     # what the code does to autograd graphs (ctx.autograd)
-    "Backward", "ModuleForward", "OptimizerStep", "ReusedGraph", "StaleForward",
+    "Backward", "InplaceOverSaved", "ModuleForward", "OptimizerStep", "ReusedGraph", "StaleForward",
     # a rule, what it sees, what it reports and how it fixes it
     "Rule", "Bad", "FileContext", "Fix", "Edit", "Applicability", "edits", "earliest_release",
     # what a rule that reads the file's `# noqa` directives gets (TL901)

@@ -4,8 +4,8 @@ backward that runs after the write."""
 from typing import Optional
 
 from torchlint.framework.api import (
-    CONFIRMED, LATENT, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, SavedWrite, Verdict, cst,
-    StaleForward, edits, is_true, keyword, quote, saved_writes,
+    CONFIRMED, LATENT, NOT_REPRODUCED, Applicability, Bad, Fix, InplaceOverSaved, Observation, Rule, SavedWrite,
+    StaleForward, Verdict, cst, edits, is_true, keyword, quote, saved_writes, torch_api,
 )
 
 
@@ -25,6 +25,10 @@ class SavedTensorInplace(Rule):
     step_message = (
         "`{step}` writes every parameter of `{module}` in place, and `{forward}` saved them for backward ({why}); "
         "{backward} goes back through `{forward}` after the step and raises RuntimeError; {advice}"
+    )
+    module_message = (
+        "`{writer}` works in place on its input, the output of `{saver}`, which autograd saved ({why}); the "
+        "backward through them raises RuntimeError \"modified by an inplace operation\"; drop `inplace=True`"
     )
     fix = Applicability.SAFE
     requires = (r"backward|autograd\.grad|\bforward\b", r"_\s*\(|[-+*/%&|^@<>]=|\]|\binplace\b|\.step\s*\(")
@@ -59,6 +63,13 @@ class SavedTensorInplace(Rule):
     differentiated, a `retain_graph=True` backward in a loop over a forward computed
     once above it. The finding names the step, the forward and the backward.
 
+    A module built to work in place (`nn.ReLU(inplace=True)`, `nn.Dropout(p, inplace=True)`,
+    `nn.LeakyReLU(0.2, True)`) writes its input: flagged, at its construction, when it runs
+    on the saved output of the layer before it, next to it in an `nn.Sequential` (also one
+    built from a list of appended layers) or called on what a module returned in a
+    `forward` (`x = self.block(x); x = self.dropout(x)`, where `self.block` ends with a
+    ReLU). What a module of the project returns is followed through its `forward`.
+
     Writes through a `.data`, `.detach()`, view or numpy alias are reported by TL102,
     TL301, TL303 and TL304, with the same evidence.
 
@@ -75,8 +86,8 @@ class SavedTensorInplace(Rule):
     modules it updates (both backwards first, then both steps), or compute the forward
     again after the step (`netD(fake)` once more for the generator's loss).
 
-    ## Fix (safe for an unnamed result, unsafe for a name)
-    `inplace=True` is dropped and `h.exp().relu_()` becomes `h.exp().relu()`: nothing else
+    ## Fix (safe for an unnamed result or a module, unsafe for a name)
+    `inplace=True` is dropped (from a module's construction too) and `h.exp().relu_()` becomes `h.exp().relu()`: nothing else
     holds that result. When the operation saved its result, `s.mul_(2)` as a statement
     becomes `s = s.mul(2)` and `s += 1` becomes `s = s + 1`, unsafe: another name for the
     same tensor no longer sees the change. When it saved an input (`y = x ** 2` keeps `x`),
@@ -162,6 +173,8 @@ class SavedTensorInplace(Rule):
     )
 
     def visit_Module(self, node: cst.Module) -> None:
+        for found in self.ctx.autograd.inplace_over_saved():
+            self._report_module(found)
         reported: set[int] = set()
         for stale in self.ctx.autograd.stale_forwards():
             self._report_step(stale, reported)
@@ -172,6 +185,20 @@ class SavedTensorInplace(Rule):
             self.report(found.write.node, message, how=found.write.how, written=written,
                         saver=found.read.saver, backward=found.read.reader(self.ctx), advice=advice,
                         evidence=self.ctx.tensor(found.read.saver), related=found.read.related(), fix=fix)
+
+    def _report_module(self, found: InplaceOverSaved) -> None:
+        writer = found.writer
+        qualname = self.ctx.qualname(writer.func) or ""
+        inplace = torch_api.inplace_argument(writer, qualname)
+        fix = None
+        positional = [arg for arg in writer.args if arg.keyword is None]
+        if inplace is not None and (inplace.keyword is not None or positional[-1] is inplace):
+            text = edits.call_text(self.ctx, writer, dropped=lambda arg: arg is inplace)
+            fix = Fix(Applicability.SAFE, "Drop `inplace=True`", (edits.replace(writer, text),))
+        related = ((found.saver, "saves its output for backward here"),
+                   (found.at, "the in-place layer runs on that output here"))
+        self.report(writer, self.module_message, writer=writer, saver=found.saver, why=found.why,
+                    related=related, fix=fix)
 
     def _report_step(self, stale: StaleForward, reported: set[int]) -> None:
         step, forward, backward = stale.step, stale.forward, stale.backward

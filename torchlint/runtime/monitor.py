@@ -322,6 +322,10 @@ class Monitor:
         self.stop_when_seen = False
         self.lines_run = 0  # line events in the watched files
         self.grads: dict[int, dict] = {}  # id(parameter) -> its `.grad` at the last step, and what came since
+        # Layers built on a flagged line (TL409's `nn.Dropout(p, inplace=True)`): id -> (the layer, its
+        # sites), and the layers whose forward runs now, innermost last.
+        self.module_sites: dict[int, tuple[weakref.ref, list[Site]]] = {}
+        self.module_stack: list[int] = []
 
     # -- saved tensors ------------------------------------------------------------------
 
@@ -432,6 +436,10 @@ class Monitor:
         # A `.data` read (TL101) is written only through the alias it made (its tag): in
         # `p.data.add_(p.grad.data)` the statement overlaps the read, but the write goes to `p`.
         sites = [site for site in self.locator.sites_at(where) if site.code != "TL101"]
+        if self.module_stack:  # a write inside a flagged layer's forward is that layer's
+            layer = self.module_sites.get(self.module_stack[-1])
+            if layer is not None and layer[0]() is not None:
+                sites += [site for site in layer[1] if site not in sites]
         tagged = set(self._tags_of(target))
         for python_target in self.python_targets:
             entry = self.tags.get(python_target)
@@ -1075,6 +1083,7 @@ def monitoring(monitor: Monitor):
     from torch.optim.optimizer import register_optimizer_step_pre_hook  # torch.optim does not export it
 
     steps = register_optimizer_step_pre_hook(monitor.on_optimizer_step) if "TL407" in monitor.codes else None
+    layers = _watch_layers(monitor) if "TL409" in monitor.codes else None
     with warnings.catch_warnings():
         warnings.simplefilter("always")
         warnings.showwarning = showwarning
@@ -1086,7 +1095,41 @@ def monitoring(monitor: Monitor):
                 sys.settrace(None)
                 if steps is not None:
                     steps.remove()
+                if layers is not None:
+                    layers()
     warnings.showwarning = shown
+
+
+def _watch_layers(monitor: Monitor):
+    """An in-place layer (`nn.Dropout(p, inplace=True)`) writes inside torch's code, below
+    the line that calls it: its writes are credited to the sites of the line that built it
+    (where TL409 reports it).  Returns what undoes the watch."""
+    from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
+
+    original = torch.nn.Module.__init__
+
+    def init(module, *args, **kwargs):
+        original(module, *args, **kwargs)
+        sites = [site for site in monitor.locator.sites_at(monitor.locator.here()) if site.code == "TL409"]
+        if sites:
+            monitor.module_sites[id(module)] = (weakref.ref(module), sites)
+
+    def entered(module, _inputs):
+        monitor.module_stack.append(id(module))
+
+    def left(module, _inputs, _output):
+        if monitor.module_stack and monitor.module_stack[-1] == id(module):
+            monitor.module_stack.pop()
+
+    torch.nn.Module.__init__ = init
+    before, after = register_module_forward_pre_hook(entered), register_module_forward_hook(left, always_call=True)
+
+    def undo():
+        torch.nn.Module.__init__ = original
+        before.remove()
+        after.remove()
+
+    return undo
 
 
 @contextlib.contextmanager
