@@ -28,7 +28,7 @@ class SavedTensorInplace(Rule):
     )
     module_message = (
         "`{writer}` works in place on its input, the output of `{saver}`, which autograd saved ({why}); the "
-        "backward through them raises RuntimeError \"modified by an inplace operation\"; drop `inplace=True`"
+        "backward through them raises RuntimeError \"modified by an inplace operation\"{when}; drop `inplace=True`"
     )
     fix = Applicability.SAFE
     requires = (r"backward|autograd\.grad|\bforward\b", r"_\s*\(|[-+*/%&|^@<>]=|\]|\binplace\b|\.step\s*\(")
@@ -197,7 +197,9 @@ class SavedTensorInplace(Rule):
             fix = Fix(Applicability.SAFE, "Drop `inplace=True`", (edits.replace(writer, text),))
         related = ((found.saver, "saves its output for backward here"),
                    (found.at, "the in-place layer runs on that output here"))
-        self.report(writer, self.module_message, writer=writer, saver=found.saver, why=found.why,
+        # A dropout writes only when it drops something: in training, with p > 0.
+        when = " in training (when it drops anything)" if "Dropout" in qualname else ""
+        self.report(writer, self.module_message, writer=writer, saver=found.saver, why=found.why, when=when,
                     related=related, fix=fix)
 
     def _report_step(self, stale: StaleForward, reported: set[int]) -> None:
