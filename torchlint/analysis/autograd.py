@@ -515,12 +515,21 @@ class AutogradModel:
         from arguments or from a list of appended layers), or called on a value a module or
         function returned (``x = self.block(x); x = self.dropout(x)``)."""
         found: dict[int, InplaceOverSaved] = {}
-        if "inplace" not in self.analysis.text and "True" not in self.analysis.text:
+        calls = [node for node in iter_nodes(self.analysis.module) if isinstance(node, cst.Call)]
+        # The layers that may work in place are built here (by their names, checked below), and
+        # the names they are kept under: only the calls of those can write their input.
+        writers = [call for call in calls if _called(call) in torch_api.INPLACE_ARGUMENT_POSITION
+                   and torch_api.inplace_argument(call, "torch.nn." + _called(call)) is not None]
+        if not writers:
             return []
-        for node in iter_nodes(self.analysis.module):
-            if not isinstance(node, cst.Call):
+        holders = {_called(call) for call in calls if _called(call) == "Sequential"}
+        for writer in writers:
+            holders.update(_holder_names(writer))
+        for node in calls:
+            called = _called(node)
+            if called not in holders:
                 continue
-            if self.inference.qualname(node.func) == "torch.nn.Sequential":
+            if called == "Sequential" and self.inference.qualname(node.func) == "torch.nn.Sequential":
                 layers = [self._behaviour(element) for element in self._sequence(node)]
                 for before, after in zip(layers, layers[1:]):
                     if before is not None and after is not None and after.writes_input is not None \
@@ -848,6 +857,35 @@ def _detaching_comprehension(node: cst.CSTNode, top: cst.CSTNode) -> bool:
             return bool(uses) and all(_exits_graph(n, element) for n in uses)
         current = parent
     return False
+
+
+def _called(call: cst.Call) -> str:
+    """The last name of what ``call`` calls (``Dropout`` of ``nn.Dropout(..)``), or ""."""
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else ""
+
+
+def _holder_names(construction: cst.Call) -> set[str]:
+    """The last names of what keeps ``construction``, or the layers built around it:
+    ``self.drop = nn.Dropout(p, inplace=True)`` gives ``drop``; inside
+    ``self.e2 = nn.Sequential(..)`` or a function that returns it, ``e2`` or the function."""
+    names: set[str] = set()
+    current: Optional[cst.CSTNode] = construction
+    while current is not None and not isinstance(current, (cst.ClassDef, cst.Module)):
+        parent = current.parent
+        if isinstance(parent, cst.Assign):
+            for target in parent.targets:
+                last = dotted(target.target).rsplit(".", 1)[-1]
+                if last:
+                    names.add(last)
+            break
+        if isinstance(parent, cst.FunctionDef):
+            names.add(parent.name.value)
+            break
+        current = parent
+    return names
 
 
 def _agreed(behaviours: list) -> Optional[ModuleBehaviour]:
