@@ -277,6 +277,9 @@ OTHER_BAD = {
         "31:5 TL411": (CONFIRMED, "Trying to backward through the graph a second time"),
     },
     # The in-place layer writes inside torch's code; the monitor credits it to the line that built it.
+    "TL303-view-inplace/bad_chunk_written_in_place.py": {
+        "10:1 TL303": (CONFIRMED, "is a view and is being modified inplace"),
+    },
     "TL409-saved-tensor-inplace/bad_dropout_after_relu.py": {
         "14:23 TL409": (CONFIRMED, "wrote in place into a tensor saved for backward"),
     },

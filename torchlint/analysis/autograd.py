@@ -36,6 +36,12 @@ if TYPE_CHECKING:
 _BACKWARD_FUNCTIONS = ("torch.autograd.backward", "torch.autograd.grad")
 _PARAMETER_METHODS = ("parameters", "named_parameters")
 _LOOPS = (cst.For, cst.While)
+# Methods and functions that return several views of their input (`split`, `chunk`, `unbind`).
+# (`unsafe_split`, `unsafe_chunk` exist to allow writing them.)
+_MULTI_VIEW_METHODS = frozenset(name for name in torch_facts.methods(aliasing="view", returns="tuple")
+                                if not name.startswith("unsafe_"))
+_MULTI_VIEW_FUNCTIONS = frozenset("torch." + name for name in torch_facts.functions(aliasing="view", returns="tuple")
+                                  if not name.startswith("unsafe_"))
 _MAX_MODULE_DEPTH = 24  # modules built of modules, through names, attributes and functions
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)
 
@@ -667,6 +673,64 @@ class AutogradModel:
         if module is None or module.kind is not Kind.MODULE:
             return None
         return self._behaviour(func, depth + 1)
+
+    # --- views autograd will not let be written --------------------------------------------------
+
+    def multi_output_view(self, name: cst.Name) -> Optional[tuple[cst.CSTNode, cst.BaseExpression]]:
+        """When ``name`` holds one of several views a call returned of a tensor that requires
+        grad (``a, b = x.chunk(2)``, ``x.split(3)[0]``, ``for row in x`` which unbinds ``x``):
+        (the call or the loop that made it, the tensor it views).  Autograd refuses an
+        in-place write to such a view."""
+        bindings = self.model.resolve(name)
+        if not bindings:
+            return None
+        found = None
+        for binding in bindings:
+            made = self._multi_view_source(binding)
+            if made is None:
+                return None
+            found = found or made
+        return found
+
+    def _multi_view_source(self, binding) -> Optional[tuple[cst.CSTNode, cst.BaseExpression]]:
+        value = binding.value
+        if value is None:
+            return None
+        if binding.kind is BindingKind.FOR and binding.iterates and not binding.path:
+            if self._multi_view_call(value) is not None:
+                return binding.node.parent if isinstance(binding.node.parent, cst.For) else value, \
+                    self._multi_view_call(value)
+            tensor = self.inference.tensor(value)
+            if tensor is not None and tensor.attached is True and not tensor.scalar:
+                return value, value  # iterating a tensor unbinds it
+            return None
+        if binding.kind is not BindingKind.ASSIGN:
+            return None
+        if binding.path:
+            base = self._multi_view_call(value)
+            return (value, base) if base is not None else None
+        if isinstance(value, cst.Subscript) and len(value.slice) == 1 \
+                and isinstance(value.slice[0].slice, cst.Index) \
+                and isinstance(value.slice[0].slice.value, (cst.Integer, cst.UnaryOperation)):
+            base = self._multi_view_call(value.value)
+            return (value.value, base) if base is not None else None
+        return None
+
+    def _multi_view_call(self, call: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        """The tensor requiring grad that ``call`` returns several views of, if it does."""
+        if not isinstance(call, cst.Call):
+            return None
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _MULTI_VIEW_METHODS:
+            base = func.value
+        elif self.inference.qualname(func) in _MULTI_VIEW_FUNCTIONS and call.args:
+            base = call.args[0].value
+        else:
+            return None
+        tensor = self.inference.tensor(base)
+        if tensor is None or tensor.attached is not True or self.inference.grad_disabled(call) is not None:
+            return None
+        return base
 
     def reused_graphs(self) -> list[ReusedGraph]:
         """Backwards through a graph an earlier backward freed (``ReusedGraph``)."""

@@ -24,7 +24,9 @@ from torchlint.framework.saved import SavedRead, SavedWrite, saved_writes
 from torchlint.framework.verdicts import (
     CONFIRMED, COULD_NOT_RUN, LATENT, NOT_REPRODUCED, Observation, Verdict, quote, where,
 )
-from torchlint.framework.writes import Write, find_write, is_store_target, written_through_alias
+from torchlint.framework.writes import (
+    Write, find_write, is_store_target, written_expressions, written_through_alias,
+)
 from torchlint.syntax import cst
 from torchlint.syntax.legacy import repair as repair_legacy_syntax
 from torchlint.syntax.nodes import (
@@ -49,8 +51,8 @@ __all__ = [
     "Directive", "TextEdit",
     # logic rules share
     "AliasWrite", "AliasWriteRule", "alias_writes", "view_source", "DataUse", "base_evidence", "data_access",
-    "only_read", "tensor_data_use", "is_store_target", "Write", "find_write", "written_through_alias", "SavedRead",
-    "SavedWrite", "saved_writes",
+    "only_read", "tensor_data_use", "is_store_target", "Write", "find_write", "written_expressions",
+    "written_through_alias", "SavedRead", "SavedWrite", "saved_writes",
     # what a rule says of its finding after --runtime ran it
     "Observation", "Verdict", "CONFIRMED", "LATENT", "NOT_REPRODUCED", "COULD_NOT_RUN", "quote", "where",
 ]

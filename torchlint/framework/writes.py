@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import is_true, keyword, positional_args
-from torchlint.syntax.walk import settle_upward
+from torchlint.syntax.walk import iter_nodes, settle_upward
 from torchlint.analysis import torch_api
 
 if TYPE_CHECKING:
@@ -117,3 +117,22 @@ def _argument_write(ctx: "FileContext", arg: cst.Arg) -> Optional[Write]:
         if is_true(keyword(call, "inplace")):
             return Write(call, f"`{qualname}(inplace=True)`")
     return None
+
+
+def written_expressions(module: cst.Module):
+    """The names and attributes that in-place writes may reach, found from the writes' side
+    (an augmented assignment, an item assignment, an in-place method, `out=`): every
+    name and attribute inside their targets and receivers, most files having few writes."""
+    for node in iter_nodes(module):
+        if isinstance(node, cst.AugAssign):
+            roots = [node.target]
+        elif isinstance(node, cst.Assign):
+            roots = [target.target for target in node.targets if isinstance(target.target, cst.Subscript)]
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value.endswith("_"):
+            roots = [node.func.value]
+        elif isinstance(node, cst.Arg) and node.keyword is not None and node.keyword.value == "out":
+            roots = [node.value]
+        else:
+            continue
+        for root in roots:
+            yield from (inner for inner in iter_nodes(root) if isinstance(inner, (cst.Name, cst.Attribute)))

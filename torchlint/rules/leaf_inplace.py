@@ -3,8 +3,8 @@
 from typing import Optional
 
 from torchlint.framework.api import (
-    Applicability, Bad, BindingKind, Fix, Observation, Rule, Verdict, cst, edits, find_write, iter_nodes,
-    torch_facts, view_source, written_through_alias,
+    Applicability, Bad, BindingKind, Fix, Observation, Rule, Verdict, cst, edits, find_write, torch_facts,
+    view_source, written_expressions, written_through_alias,
 )
 
 
@@ -118,7 +118,7 @@ class LeafInplace(Rule):
 
     def visit_Module(self, node: cst.Module) -> None:
         seen: set[int] = set()
-        for candidate in _written_expressions(node):
+        for candidate in written_expressions(node):
             write = find_write(self.ctx, candidate)
             if write is None or id(write.node) in seen or not self._writes_data(write):
                 continue
@@ -182,21 +182,3 @@ class LeafInplace(Rule):
         return run.raised_or("RuntimeError", "leaf Variable that requires grad is being used in an in-place operation",
                              "the write ran: the tensor was not a leaf that requires grad on this run")
 
-
-def _written_expressions(module: cst.Module):
-    """The names and attributes that in-place writes may reach, found from the writes' side
-    (an augmented assignment, an item assignment, an in-place method, `out=`): every
-    name and attribute inside their targets and receivers, most files having few writes."""
-    for node in iter_nodes(module):
-        if isinstance(node, cst.AugAssign):
-            roots = [node.target]
-        elif isinstance(node, cst.Assign):
-            roots = [target.target for target in node.targets if isinstance(target.target, cst.Subscript)]
-        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value.endswith("_"):
-            roots = [node.func.value]
-        elif isinstance(node, cst.Arg) and node.keyword is not None and node.keyword.value == "out":
-            roots = [node.value]
-        else:
-            continue
-        for root in roots:
-            yield from (inner for inner in iter_nodes(root) if isinstance(inner, (cst.Name, cst.Attribute)))

@@ -3,7 +3,10 @@ through a ``reshape`` that may or may not be a view."""
 
 from typing import Optional
 
-from torchlint.framework.api import AliasWrite, AliasWriteRule, Applicability, Bad, Edit, Fix
+from torchlint.framework.api import (
+    CONFIRMED, AliasWrite, AliasWriteRule, Applicability, Bad, Edit, Fix, Observation, Verdict, cst, find_write,
+    written_expressions, written_through_alias,
+)
 
 
 class ViewInplace(AliasWriteRule):
@@ -46,9 +49,16 @@ class ViewInplace(AliasWriteRule):
     before `e.sum().backward()` is reported, with `exp` as the saving operation (TL409
     says how saved tensors are known).
 
+    A function that returns several views (`a, b = x.chunk(2)`, `x.split(3)`,
+    `x.unbind()`, and a `for row in x` loop, which unbinds `x`) gives views autograd will
+    not let be written at all when `x` requires grad: an in-place write to one of them,
+    outside `no_grad`, is flagged whatever is read afterwards (torch raises "Output 0 of
+    SplitBackward0 is a view and is being modified inplace").
+
     ## What to do instead
     `.clone()` the view when it should keep its values; use `.view()` when a shared
-    view is meant and `.clone()` when a copy is.
+    view is meant and `.clone()` when a copy is. Write one of several views out of place
+    (`u = u * scale`), or `.clone()` it first.
     """
     bad = (
         Bad(
@@ -87,6 +97,38 @@ class ViewInplace(AliasWriteRule):
         print(out)
         """,
     )
+
+    multi_view_message = (
+        "In-place write ({how}) to `{name}`, one of the views `{made}` returns of `{base}`, which requires grad: "
+        "autograd refuses it (RuntimeError \"is a view and is being modified inplace\"); write out of place or "
+        "`.clone()` the view first"
+    )
+
+    def visit_Module(self, node: cst.Module) -> None:
+        super().visit_Module(node)
+        seen: set[int] = set()
+        for candidate in written_expressions(node):
+            if not isinstance(candidate, cst.Name):
+                continue
+            write = find_write(self.ctx, candidate)
+            if write is None or id(write.node) in seen or written_through_alias(self.ctx, candidate, write.node):
+                continue
+            if self.ctx.grad_disabled(write.node) is not None or self.ctx.inference.runs_without_grad(write.node):
+                continue
+            made = self.ctx.autograd.multi_output_view(candidate)
+            if made is None:
+                continue
+            seen.add(id(write.node))
+            self.report(write.node, self.multi_view_message, how=write.how, name=candidate, made=made[0],
+                        base=made[1], evidence=self.ctx.tensor(made[1]))
+
+    @classmethod
+    def judge(cls, run: Observation) -> Verdict:
+        raised = run.raised
+        if raised is not None and raised["type"] == "RuntimeError" and "is a view and is being modified inplace" \
+                in raised["message"]:
+            return Verdict(CONFIRMED, f"RuntimeError: {raised['message']}")
+        return super().judge(run)
 
     def fix_for(self, event: AliasWrite, copy: Optional[Edit]) -> Optional[Fix]:
         if copy is not None and event.through_alias:  # a reshape: a copy is one of two readings
