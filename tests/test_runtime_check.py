@@ -277,6 +277,10 @@ OTHER_BAD = {
         "31:5 TL411": (CONFIRMED, "Trying to backward through the graph a second time"),
     },
     # The in-place layer writes inside torch's code; the monitor credits it to the line that built it.
+    # Reported on the conversion; the warning comes from the `.grad` read, a related line.
+    "TL404-nonleaf-grad/bad_grad_of_converted_copy.py": {
+        "8:10 TL404": (CONFIRMED, "torch warned \"The .grad attribute of a Tensor that is not a leaf"),
+    },
     "TL303-view-inplace/bad_chunk_written_in_place.py": {
         "10:1 TL303": (CONFIRMED, "is a view and is being modified inplace"),
     },

@@ -4,8 +4,12 @@ from typing import Optional
 
 from torchlint.framework.api import (
     CONFIRMED, NOT_REPRODUCED, Applicability, Bad, BindingKind, Edit, Fix, Observation, Rule, Verdict, cst,
-    edits, is_store_target,
+    edits, is_store_target, torch_facts,
 )
+
+# Conversions that return the tensor itself or a copy (`to`, `cuda`, `double`, `type`): a copy
+# of a leaf that requires grad is computed from it, so it is not a leaf.
+_CONVERSIONS = torch_facts.methods(aliasing="maybe_self")
 
 
 class NonleafGrad(Rule):
@@ -16,7 +20,14 @@ class NonleafGrad(Rule):
         "`{expr}` is always None: `{base}` is not a leaf of the autograd graph, so backward() does not "
         "store its gradient; call `{base}.retain_grad()` before backward(), or read the leaf's `.grad`"
     )
+    copy_message = (
+        "`{conversion}` converts a tensor that requires grad, and the converted copy is not a leaf: "
+        "`{read}` (line {line}) stays None; make the tensor where it is used (`device=`, `dtype=`, "
+        "`requires_grad=True` in one call), or call `.requires_grad_()` after the conversion"
+    )
     fix = Applicability.DISPLAY_ONLY
+    # Warnings come from the `.grad` read, a line the finding names as related when it is on the conversion.
+    raised_where_used = True
     requires = (r"\.[\s\\]*grad\b",)
     references = (
         ("torch.Tensor.retain_grad", "https://pytorch.org/docs/stable/generated/torch.Tensor.retain_grad.html"),
@@ -35,9 +46,16 @@ class NonleafGrad(Rule):
     Tensor is being accessed"), so code that reads it gets `None`, or crashes on
     `None.norm()`, or silently skips an update guarded by `if t.grad is not None`.
 
+    When the tensor is a converted copy of one made with `requires_grad=True`
+    (`x = torch.randn(3, requires_grad=True).to(device)`, `.cuda()`, `.double()`,
+    `.type(..)`), the finding is on the conversion, which is what must change: the
+    copy is computed from the leaf, so only the leaf gets a gradient.
+
     ## What to do instead
     Read the gradient of the leaf it was computed from, or call `t.retain_grad()`
-    before `backward()` if the intermediate gradient is really wanted.
+    before `backward()` if the intermediate gradient is really wanted. Make a tensor to
+    optimize on its device and dtype in one call (`torch.randn(3, device=device,
+    requires_grad=True)`), or convert first and call `.requires_grad_()` after.
 
     ## Fix (display-only)
     Shows `t.retain_grad()` on the line after `t` is assigned (when `t` is a name
@@ -56,6 +74,16 @@ class NonleafGrad(Rule):
             """,
             reported=((6, "a_.grad"),),
         ),
+        Bad(
+            """
+            import torch
+
+            x = torch.randn(3, requires_grad=True).double()
+            (x * 2).sum().backward()
+            print(x.grad)  # None: x is the converted copy
+            """,
+            reported=((3, "torch.randn(3, requires_grad=True).double()"),),
+        ),
     )
     good = (
         """
@@ -69,6 +97,9 @@ class NonleafGrad(Rule):
         """,
     )
 
+    def visit_Module(self, node: cst.Module) -> None:
+        self._conversions: set[int] = set()
+
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value != "grad" or is_store_target(self.ctx, node):
             return
@@ -77,7 +108,36 @@ class NonleafGrad(Rule):
             return
         if self._retains_grad(node.value):
             return
+        conversion = self._converted_leaf(node.value)
+        if conversion is not None:
+            if id(conversion) not in self._conversions:
+                self._conversions.add(id(conversion))
+                self.report(conversion, self.copy_message, evidence=evidence, conversion=conversion, read=node,
+                            line=self._line(node), related=((node, "`.grad` is read here: None"),),
+                            fix=Fix(Applicability.DISPLAY_ONLY, "Make the tensor where it is used, with "
+                                    "`requires_grad=True`, or call `.requires_grad_()` after the conversion", ()))
+            return
         self.report(node, evidence=evidence, expr=node, base=node.value, fix=self._fix(node.value))
+
+    def _converted_leaf(self, base: cst.BaseExpression) -> Optional[cst.Call]:
+        """The conversion whose copy ``base`` holds (``x = leaf.to(device)``), when what it
+        converts is a leaf that requires grad."""
+        if not isinstance(base, cst.Name):
+            return None
+        bindings = self.ctx.model.resolve(base)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path:
+            return None
+        value = bindings[0].value
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+                and value.func.attr.value in _CONVERSIONS):
+            return None
+        converted = self.ctx.tensor(value.func.value)
+        if converted is None or converted.attached is not True or converted.leaf is not True:
+            return None
+        return value
+
+    def _line(self, node: cst.CSTNode) -> int:
+        return self.ctx.text.count("\n", 0, node.start) + 1
 
     def _fix(self, base: cst.BaseExpression) -> Fix:
         retain = self._retain_grad_edit(base)

@@ -723,7 +723,10 @@ class Monitor:
     def on_warning(self, message, category) -> None:
         where = self.locator.here()
         text = str(message)
-        for site in self.locator.sites_at(where):
+        # A finding whose symptom shows where its value is used (TL404 on a conversion, whose
+        # `.grad` read warns) also gets the warnings given on the lines it names as related.
+        sites = self.locator.sites_at(where)
+        for site in sites + [site for site in self.locator.sites_failing_at(where) if site not in sites]:
             site.add("warning", message=text, category=getattr(category, "__name__", str(category)),
                      grad_enabled=torch.is_grad_enabled())
 
