@@ -281,6 +281,12 @@ OTHER_BAD = {
     "TL404-nonleaf-grad/bad_grad_of_converted_copy.py": {
         "8:10 TL404": (CONFIRMED, "torch warned \"The .grad attribute of a Tensor that is not a leaf"),
     },
+    "TL418-module-list/bad_blocks_appended.py": {
+        "11:9 TL418": (CONFIRMED, "`blocks` held 3 layers with 6 parameter tensors"),
+    },
+    "TL418-module-list/bad_layers_in_a_list.py": {
+        "12:9 TL418": (CONFIRMED, "`convs` held 3 layers with 6 parameter tensors"),
+    },
     "TL303-view-inplace/bad_chunk_written_in_place.py": {
         "10:1 TL303": (CONFIRMED, "is a view and is being modified inplace"),
     },

@@ -153,6 +153,18 @@ class InplaceOverSaved:
     why: str
 
 
+@dataclass(frozen=True)
+class UnregisteredLayers:
+    """``assignment`` (``self.layers = [..]``) keeps layers built here (``layer`` is one) in a
+    plain list, tuple or dict of an ``nn.Module``: the module does not register them, so
+    their parameters are not its parameters."""
+
+    assignment: cst.Assign
+    target: cst.Attribute
+    layer: cst.CSTNode
+    container: str  # "list", "tuple", "dict"
+
+
 class AutogradModel:
     """The events of every scope of one module, computed on first use."""
 
@@ -673,6 +685,143 @@ class AutogradModel:
         if module is None or module.kind is not Kind.MODULE:
             return None
         return self._behaviour(func, depth + 1)
+
+    # --- layers a module does not register -----------------------------------------------------
+
+    def unregistered_layers(self) -> list[UnregisteredLayers]:
+        """Layers built into a plain container held by an ``nn.Module`` subclass of this file
+        (``self.layers = [nn.Linear(..) for ..]``, ``self.heads = []`` then
+        ``self.heads.append(nn.Linear(..))``), in a class that registers nothing by hand
+        (``add_module``, ``register_module``, ``setattr``) and never turns the attribute
+        into an ``nn.ModuleList``/``nn.ModuleDict``."""
+        found = []
+        for cls in self.model.classes.values():
+            if cls.model is not self.model:
+                continue
+            base = self.inference.torch_base(cls)
+            if base is None or not torch_api.is_module_class(base):
+                continue
+            source = self.analysis.text[cls.node.start:cls.node.end]
+            if any(word in source for word in ("add_module", "register_module", "setattr(")):
+                continue
+            for method in list(cls.methods.values()):
+                if method.scope is None or method.self_name is None:
+                    continue
+                for node in iter_nodes(method.node):
+                    if not (isinstance(node, cst.Assign) and len(node.targets) == 1):
+                        continue
+                    target = node.targets[0].target
+                    if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                            and target.value.value == method.self_name):
+                        continue
+                    layer = self._layer_in(node.value, cls, target.attr.value, method)
+                    if layer is None or self._registered_later(cls, target.attr.value):
+                        continue
+                    container = "dict" if isinstance(node.value, (cst.Dict, cst.DictComp)) else \
+                        "tuple" if isinstance(node.value, cst.Tuple) else "list"
+                    found.append(UnregisteredLayers(node, target, layer, container))
+        return found
+
+    def _layer_in(self, value: cst.BaseExpression, cls: ClassInfo, attribute: str, method,
+                  depth: int = 0) -> Optional[cst.CSTNode]:
+        """A layer built into the container ``value`` (directly, nested, or appended to it
+        later through ``self.<attribute>``), if any."""
+        if depth > 4:
+            return None
+        if isinstance(value, (cst.List, cst.Tuple, cst.Set)):
+            for element in value.elements:
+                found = self._layer_or_container(element.value, cls, attribute, method, depth)
+                if found is not None:
+                    return found
+            if not value.elements:
+                return self._appended_layer(cls, attribute, method, depth)
+            return None
+        if isinstance(value, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+            return self._layer_or_container(value.elt, cls, attribute, method, depth)
+        if isinstance(value, cst.Dict):
+            for element in value.elements:
+                found = self._layer_or_container(getattr(element, "value", None), cls, attribute, method, depth)
+                if found is not None:
+                    return found
+            return self._appended_layer(cls, attribute, method, depth) if not value.elements else None
+        if isinstance(value, cst.DictComp):
+            return self._layer_or_container(value.value, cls, attribute, method, depth)
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply):
+            return self._layer_in(value.left, cls, attribute, method, depth + 1)  # `[nn.Linear(..)] * n`
+        if isinstance(value, cst.Name):
+            bindings = self.model.resolve(value)
+            if len(bindings) == 1 and bindings[0].kind is BindingKind.ASSIGN and bindings[0].value is not None \
+                    and not bindings[0].path:
+                found = self._layer_in(bindings[0].value, cls, attribute, method, depth + 1)
+                if found is not None:
+                    return found
+                return self._appended_to_name(value.value, bindings[0], cls, attribute, method, depth)
+        return None
+
+    def _layer_or_container(self, value, cls, attribute, method, depth) -> Optional[cst.CSTNode]:
+        if value is None:
+            return None
+        if self._builds_layer(value):
+            return value
+        if isinstance(value, (cst.List, cst.Tuple, cst.ListComp, cst.Dict)):
+            return self._layer_in(value, cls, attribute, method, depth + 1)
+        return None
+
+    def _builds_layer(self, value: cst.BaseExpression) -> bool:
+        """``value`` makes a new module with parameters of its own or of its layers (not a
+        reference to one the module already holds)."""
+        if not isinstance(value, cst.Call):
+            return False
+        built = self.inference.infer(value)
+        if built is None or built.kind is not Kind.MODULE:
+            return False
+        qualname = self.inference.qualname(value.func)
+        fact = torch_facts.fact(qualname) if qualname else None
+        return fact is None or fact.parameters is not False
+
+    def _appended_layer(self, cls: ClassInfo, attribute: str, method, depth: int) -> Optional[cst.CSTNode]:
+        """A layer appended (or stored by key) into ``self.<attribute>`` in the class's methods."""
+        for other in cls.methods.values():
+            if other.self_name is None:
+                continue
+            for node in iter_nodes(other.node):
+                item = None
+                if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                        and node.func.attr.value in ("append", "insert") and node.args \
+                        and dotted(node.func.value) == f"{other.self_name}.{attribute}":
+                    item = node.args[-1].value
+                elif isinstance(node, cst.Assign) and len(node.targets) == 1 \
+                        and isinstance(node.targets[0].target, cst.Subscript) \
+                        and dotted(node.targets[0].target.value) == f"{other.self_name}.{attribute}":
+                    item = node.value
+                found = self._layer_or_container(item, cls, attribute, method, depth)
+                if found is not None:
+                    return found
+        return None
+
+    def _appended_to_name(self, name: str, binding, cls, attribute, method, depth) -> Optional[cst.CSTNode]:
+        """A layer appended to the local list ``name`` before it is kept on the instance."""
+        for node in iter_nodes(binding.scope.node):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                    and node.func.attr.value in ("append", "insert") and node.args \
+                    and isinstance(node.func.value, cst.Name) and node.func.value.value == name \
+                    and binding in self.model.resolve(node.func.value):
+                found = self._layer_or_container(node.args[-1].value, cls, attribute, method, depth)
+                if found is not None:
+                    return found
+        return None
+
+    def _registered_later(self, cls: ClassInfo, attribute: str) -> bool:
+        """Some assignment of ``self.<attribute>`` in the class makes a module of it
+        (``nn.ModuleList(self.layers)``)."""
+        for assignment in cls.assignments(attribute):
+            value = assignment.value
+            if value is None:
+                continue
+            inferred = self.inference.infer(value)
+            if inferred is not None and inferred.kind is Kind.MODULE:
+                return True
+        return False
 
     # --- views autograd will not let be written --------------------------------------------------
 

@@ -66,6 +66,7 @@ RULES = {info.code: info for info in (
     RuleInfo("TL410", "gradient-cut", Applicability.DISPLAY_ONLY, True),
     RuleInfo("TL411", "backward-twice", Applicability.DISPLAY_ONLY, True),
     RuleInfo("TL417", "leaf-inplace", Applicability.UNSAFE, True),
+    RuleInfo("TL418", "module-list", Applicability.UNSAFE, True),
     RuleInfo("TL501", "removed-function", Applicability.DISPLAY_ONLY, True, ('TOR001',)),
     RuleInfo("TL502", "removed-import", Applicability.DISPLAY_ONLY, True, ('TOR004',)),
     RuleInfo("TL503", "deprecated-function", Applicability.SAFE, True, ('TOR101',)),

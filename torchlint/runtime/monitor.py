@@ -284,6 +284,7 @@ class Saved:
 # Runs of a site's statement after which nothing new is learnt: the first saw the write, the
 # second the backward that read what it wrote (a loop's next iteration).
 ENOUGH_HITS = 3
+_COMPREHENSION_FRAMES = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"})
 GENERATOR_ITEMS = 3  # items taken from a called generator: a few batches, as from a loader
 
 
@@ -326,6 +327,7 @@ class Monitor:
         # sites), and the layers whose forward runs now, innermost last.
         self.module_sites: dict[int, tuple[weakref.ref, list[Site]]] = {}
         self.module_stack: list[int] = []
+        self.layer_holders: list[tuple[Site, Any, str]] = []  # TL418: (site, the module, its attribute)
 
     # -- saved tensors ------------------------------------------------------------------
 
@@ -760,7 +762,9 @@ class Monitor:
                     self.deadline = time.monotonic() + 1.0  # once more a second later if the code swallowed it
                     raise RunOutOfTime(f"the run was stopped after {self.budget:g} s, its share of the time limit")
                 here = sites_by_line.get(frame.f_lineno)
-                if here:
+                # Before Python 3.12 a comprehension runs in a frame of its own whose every element
+                # is a line event of the statement: the statement's own frame counts it once.
+                if here and frame.f_code.co_name not in _COMPREHENSION_FRAMES:
                     if self.stop_when_seen and all(site.hits >= ENOUGH_HITS for site in self.sites) \
                             and (not self._saved_writes_unread() or all(site.hits >= ENOUGH_HITS * 10
                                                                         for site in self.sites)):
@@ -817,6 +821,18 @@ class Monitor:
                 details.update(fractional=not torch.equal(true, old.to(true.dtype)), true=fmt(true), old=fmt(old))
         site.add("quotient", **details)
 
+    def check_layer_holders(self) -> None:
+        """TL418, at the end of the run: the layers each flagged attribute holds (in lists,
+        tuples and dicts, nested) whose parameters the module that holds them does not list."""
+        for site, module, attribute in self.layer_holders:
+            with _internal():
+                registered = {id(parameter) for parameter in module.parameters()}
+                layers = [layer for layer in _layers_in(getattr(module, attribute, None))
+                          if any(True for _ in layer.parameters())]
+                missing = [p for layer in layers for p in layer.parameters() if id(p) not in registered]
+            if missing:
+                site.add("unregistered", attribute=attribute, layers=len(layers), parameters=len(missing))
+
     def _probe(self, site: Site, frame) -> None:
         if site.code == "TL304":
             self._numpy_written(site, self.before.pop(site.id, []))
@@ -824,6 +840,11 @@ class Monitor:
             value = _evaluate(site.probe, frame)
             if value is not _MISSING:
                 self.graph_sizes.setdefault(site.id, []).append(_graph_size(value))
+        elif site.code == "TL418":
+            owner, _, attribute = site.probe.partition("|")
+            value = _evaluate(owner, frame)
+            if isinstance(value, torch.nn.Module):
+                self.layer_holders.append((site, value, attribute))
         elif site.code == "TL305":
             left, _, right = site.probe.partition("|")
             a, b = _evaluate_detached(left, frame), _evaluate_detached(right, frame)
@@ -833,6 +854,16 @@ class Monitor:
 
 
 _MISSING = object()
+
+
+def _layers_in(value: Any, depth: int = 0) -> list:
+    """The ``nn.Module`` instances in a plain list, tuple or dict (nested a few levels)."""
+    if isinstance(value, torch.nn.Module):
+        return [value]
+    if depth > 3:
+        return []
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
+    return [layer for item in items for layer in _layers_in(item, depth + 1)]
 
 
 def _evaluate_detached(expression: str, frame) -> Any:
@@ -1311,6 +1342,7 @@ def run_job(payload: dict) -> dict:
             outcome["arguments"] = error.torchlint_arguments
         outcome["ran_before"] = getattr(error, "torchlint_ran_before", [])
         outcome["traceback"] = "".join(traceback.format_exception(type(error), error, error.__traceback__)[-6:])
+    monitor.check_layer_holders()
     verdicts = [judge(site, monitor, stopped) for site in sites]
     if mode == "call":
         ran_before = set(outcome.pop("ran_before", ()))

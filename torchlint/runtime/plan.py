@@ -77,6 +77,10 @@ class FilePlan:
                 return "|".join(operands)  # type: ignore[arg-type]
         if diagnostic.code == "TL220":
             return self._division(diagnostic, statement)
+        if diagnostic.code == "TL418" and isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target = statement.targets[0]  # `self.layers = [..]`: the module, and the attribute to look at
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                return f"{target.value.id}|{target.attr}"
         return None
 
     def _division(self, diagnostic: Diagnostic, statement: ast.stmt) -> Optional[str]:
