@@ -281,6 +281,10 @@ OTHER_BAD = {
     "TL404-nonleaf-grad/bad_grad_of_converted_copy.py": {
         "8:10 TL404": (CONFIRMED, "torch warned \"The .grad attribute of a Tensor that is not a leaf"),
     },
+    # The backward fails inside the function called, on a line the finding names as related.
+    "TL408-backward-without-graph/bad_attack_under_no_grad.py": {
+        "22:27 TL408": (CONFIRMED, "element 0 of tensors does not require grad"),
+    },
     "TL418-module-list/bad_blocks_appended.py": {
         "11:9 TL418": (CONFIRMED, "`blocks` held 3 layers with 6 parameter tensors"),
     },

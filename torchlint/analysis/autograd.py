@@ -165,6 +165,17 @@ class UnregisteredLayers:
     container: str  # "list", "tuple", "dict"
 
 
+@dataclass(frozen=True)
+class BackwardWithoutGrad:
+    """``call`` runs, while ``disabled`` turns gradients off, a function of this file that
+    computes a loss and calls ``backward`` on it: nothing it computes has a graph, and the
+    backward raises "element 0 of tensors does not require grad"."""
+
+    call: cst.Call
+    disabled: cst.CSTNode
+    backward: cst.Call
+
+
 class AutogradModel:
     """The events of every scope of one module, computed on first use."""
 
@@ -686,6 +697,61 @@ class AutogradModel:
             return None
         return self._behaviour(func, depth + 1)
 
+    # --- training code called while gradients are off ------------------------------------------
+
+    def backward_without_grad(self) -> list[BackwardWithoutGrad]:
+        """Calls made under ``no_grad`` (``set_grad_enabled(False)``, ``inference_mode``) of
+        this file's functions that, themselves or through the functions they call (three
+        deep), differentiate what they compute without turning gradients back on: an
+        adversarial attack run inside an evaluation's ``no_grad`` block."""
+        found = []
+        if "backward" not in self.analysis.text and "autograd" not in self.analysis.text:
+            return found
+        for node in iter_nodes(self.analysis.module):
+            if not isinstance(node, cst.Call):
+                continue
+            disabled = self.inference.grad_disabled(node)
+            if disabled is None:
+                continue
+            function = self._local_function(node)
+            backward = self._runs_backward(function, 0, set()) if function is not None else None
+            if backward is not None:
+                found.append(BackwardWithoutGrad(node, disabled, backward))
+        return found
+
+    def _local_function(self, call: cst.Call):
+        value = self.inference.infer(call.func)
+        if value is None or value.kind is not Kind.FUNCTION or value.function is None \
+                or value.function.model is not self.model or not isinstance(value.function.node, cst.FunctionDef):
+            return None
+        return value.function
+
+    def _runs_backward(self, function, depth: int, seen: set[int]) -> Optional[cst.Call]:
+        """A backward that ``function`` (or a function of this file it calls) runs on a value
+        it computes, with gradients not turned back on around it."""
+        if id(function.node) in seen or depth > 3 or function.scope is None:
+            return None
+        seen.add(id(function.node))
+        if _enables_grad(function.node, self.inference):
+            return None
+        parameters = _parameter_names(function)
+        for backward in self.backwards(function.scope):
+            if backward.via is not None or _enables_grad(backward.node, self.inference, stop=function.node) \
+                    or _conditional(backward.node, function.node):
+                continue  # `if train: loss.backward()`: the call under no_grad may not reach it
+            if isinstance(backward.tensor, cst.Name) and backward.tensor.value in parameters:
+                continue  # a loss computed by the caller, before gradients went off, has its graph
+            return backward.node
+        for node in iter_nodes(function.node):
+            if isinstance(node, cst.Call) and not _enables_grad(node, self.inference, stop=function.node) \
+                    and not _conditional(node, function.node):
+                callee = self._local_function(node)
+                if callee is not None:
+                    found = self._runs_backward(callee, depth + 1, seen)
+                    if found is not None:
+                        return found
+        return None
+
     # --- layers a module does not register -----------------------------------------------------
 
     def unregistered_layers(self) -> list[UnregisteredLayers]:
@@ -1068,6 +1134,34 @@ def _detaching_comprehension(node: cst.CSTNode, top: cst.CSTNode) -> bool:
             uses = [n for n in iter_nodes(element) if isinstance(n, cst.Name) and n.value in targets] \
                 if element is not None else []
             return bool(uses) and all(_exits_graph(n, element) for n in uses)
+        current = parent
+    return False
+
+
+def _enables_grad(node: cst.CSTNode, inference, stop: Optional[cst.CSTNode] = None) -> bool:
+    """``node`` runs under ``torch.enable_grad()`` (a ``with`` block up to ``stop``, or the
+    decorator of the function ``node`` is)."""
+    current = node
+    while current is not None:
+        if isinstance(current, cst.With) and any(inference.grad_mode(item.item) is True for item in current.items):
+            return True
+        if isinstance(current, cst.FunctionDef):
+            return any(inference.grad_mode(decorator.decorator) is True for decorator in current.decorators)
+        if current is stop:
+            return False
+        current = current.parent
+    return False
+
+
+def _conditional(node: cst.CSTNode, function: cst.CSTNode) -> bool:
+    """``node`` is in a branch of ``function`` that may not run (an ``if``, a ``try``'s
+    handler, a conditional expression, a short-circuit operand)."""
+    current = node
+    while current is not None and current is not function:
+        parent = current.parent
+        if isinstance(parent, (cst.If, cst.IfExp, cst.BooleanOperation, cst.ExceptHandler)) and current is not \
+                getattr(parent, "test", None):
+            return True
         current = parent
     return False
 

@@ -94,7 +94,14 @@ class BackwardWithoutGraph(Rule):
     name = "backward-without-graph"
     summary = "`backward()` on a value computed under `no_grad` or only from detached tensors: RuntimeError"
     message = "{cause}: it has no autograd graph, so `{call}` raises RuntimeError"
+    call_message = (
+        "`{call}` runs under {disabled}, and it calls `{backward}` (line {line}) on what it computes: with "
+        "gradients off nothing has a graph, and backward raises RuntimeError \"element 0 of tensors does not "
+        "require grad\"; call it outside the block, or wrap its body in `with torch.enable_grad():`"
+    )
     fix = Applicability.DISPLAY_ONLY
+    # A backward run by a function called under no_grad fails inside it, on a related line.
+    raised_where_used = True
     requires = (r"(?:backward|grad)\s*\(",
                 r"no_grad|inference_mode|set_grad_enabled|detach|\.data\b|\.item\(|numpy|tolist")
     references = (
@@ -115,7 +122,10 @@ class BackwardWithoutGraph(Rule):
     reported when anything on the way may attach it: a module with parameters called
     outside `no_grad`, a value the inference does not know, `torch.enable_grad()`,
     `requires_grad_()` or an in-place write on one of the names, or a test of
-    `requires_grad` around the call. `backward()` inside `no_grad` on a value computed
+    `requires_grad` around the call. A call made under `no_grad` of a function of the
+    file that (itself, or through the functions it calls) computes a loss and calls
+    `backward()` on it, outside any `if` and without `torch.enable_grad()`, is flagged
+    at the call: an adversarial attack run in an evaluation's `no_grad` block. `backward()` inside `no_grad` on a value computed
     outside it is left alone (it works), and so is a view made under `no_grad` (`x[0]`,
     `x.view(..)`), which may still reach the graph of what it views.
 
@@ -198,6 +208,17 @@ class BackwardWithoutGraph(Rule):
         super().__init__(ctx)
         self._memo: dict[int, Optional[_Proof]] = {}
         self._changed_memo: dict[tuple[int, str], bool] = {}
+
+    def visit_Module(self, node: cst.Module) -> None:
+        for found in self.ctx.autograd.backward_without_grad():
+            disabled = found.disabled
+            shown = disabled.items[0].item if isinstance(disabled, cst.With) else disabled
+            where = f"`{self.ctx.snippet(shown)}` (line {self.ctx.text.count(chr(10), 0, disabled.start) + 1})"
+            self.report(found.call, self.call_message, call=found.call, disabled=where, backward=found.backward,
+                        line=self.ctx.text.count("\n", 0, found.backward.start) + 1,
+                        related=((found.backward, "the backward it runs"), (disabled, "gradients are off here")),
+                        fix=Fix(Applicability.DISPLAY_ONLY, "Call it outside the `no_grad` block, or turn gradients "
+                                                            "back on with `torch.enable_grad()` inside it", ()))
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
