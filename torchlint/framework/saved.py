@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 
 _OPERATORS = {cst.Multiply: "mul", cst.Divide: "div", cst.MatrixMultiply: "matmul", cst.Power: "pow",
               cst.Add: "add", cst.Subtract: "sub"}
-_BACKWARD_FUNCTIONS = ("torch.autograd.backward", "torch.autograd.grad")
 
 
 @dataclass(frozen=True)
@@ -247,36 +246,17 @@ def has_backward(ctx: "FileContext", scope) -> bool:
 
 
 def _backward_calls(ctx: "FileContext", scope) -> list[cst.CSTNode]:
-    """``x.backward(..)``, ``torch.autograd.backward(x)`` and ``torch.autograd.grad(x, ..)``
-    in the code of ``scope`` (not in functions nested in it), in source order, and the
-    ``return`` statements of a module's ``forward``."""
-    if "backward_calls" not in ctx.cache:
+    """The backward calls in the code of ``scope`` (the autograd model's, not those run
+    by the functions it calls), in source order, and the ``return`` statements of a
+    module's ``forward``: what it returns is differentiated when the module trains."""
+    if "forward_returns" not in ctx.cache:
         found: dict[int, list[cst.CSTNode]] = {}
-        # One walk of the file for every scope, where a call looked for can be (a file that
-        # has one says `backward` or `autograd`); most calls fail the first, cheap test.
-        for node in iter_nodes(ctx.module) if "backward" in ctx.text or "autograd" in ctx.text else ():
-            if not isinstance(node, cst.Call):
-                continue
-            func = node.func
-            if isinstance(func, cst.Attribute):
-                method = func.attr.value
-                if method == "backward":
-                    if ctx.tensor(func.value) is None:
-                        continue
-                elif method not in ("grad", "backward") or ctx.qualname(func) not in _BACKWARD_FUNCTIONS \
-                        or not node.args:
-                    continue
-            elif not (isinstance(func, cst.Name) and func.value in ("grad", "backward")
-                      and ctx.qualname(func) in _BACKWARD_FUNCTIONS and node.args):
-                continue
-            owner = ctx.enclosing_function(node) or ctx.module
-            found.setdefault(id(owner), []).append(node)
-        # The `return` of a module's `forward`: what it returns is differentiated when the module trains.
         for candidate in ctx.model.scopes:
             if ctx.is_module_forward(candidate.function) and candidate.function.returns:
                 found.setdefault(id(candidate.node), []).extend(value.parent for value in candidate.function.returns)
-        ctx.cache["backward_calls"] = found
-    return ctx.cache["backward_calls"].get(id(scope.node), [])
+        ctx.cache["forward_returns"] = found
+    calls = [backward.node for backward in ctx.autograd.backwards(scope) if backward.via is None]
+    return calls + ctx.cache["forward_returns"].get(id(scope.node), [])
 
 
 def _backward_tensor(node) -> cst.BaseExpression:
