@@ -13,9 +13,19 @@ The events are the forwards through modules (``ModuleForward``), the optimizer s
 modules whose parameters they update (``OptimizerStep``), and the backward calls with the
 tensor they differentiate (``Backward``); ``flows_into`` says whether a tensor is computed from
 a forward's result (through assignments, and not through a graph exit such as ``.detach()``,
-``.item()`` or a ``no_grad`` block); the queries at the end combine them
-(``stale_forwards``).  What an operation or a torch module saves comes from the torch facts;
-this module only knows where things run.
+``.item()`` or a ``no_grad`` block).  The events of this file's functions are lifted to
+their calls, one level deep.  The questions rules ask combine them:
+
+- ``stale_forwards``: an optimizer step between a forward and a backward through it (TL409);
+- ``reused_graphs``: a backward through a graph an earlier one freed (TL411);
+- ``inplace_over_saved``: what calling a module does (``ModuleBehaviour``: saves its output,
+  writes its input), and in-place layers run on a saved output (TL409);
+- ``unregistered_layers``: layers kept in plain containers of a module (TL418);
+- ``multi_output_view``: a name holding one of several views of a tensor (TL303);
+- ``backward_without_grad``: training code called while gradients are off (TL408).
+
+What an operation or a torch module saves comes from the torch facts; this module only
+knows where things run and what flows where.
 """
 
 from __future__ import annotations
