@@ -285,6 +285,9 @@ OTHER_BAD = {
     "TL408-backward-without-graph/bad_attack_under_no_grad.py": {
         "22:27 TL408": (CONFIRMED, "element 0 of tensors does not require grad"),
     },
+    "TL407-missing-zero-grad/bad_other_optimizer_cleared.py": {
+        "16:5 TL407": (CONFIRMED, "still held the previous step's gradient at line 16"),
+    },
     "TL418-module-list/bad_blocks_appended.py": {
         "11:9 TL418": (CONFIRMED, "`blocks` held 3 layers with 6 parameter tensors"),
     },

@@ -379,6 +379,15 @@ class AutogradModel:
 
     # --- optimizers and modules -----------------------------------------------------------
 
+    def optimizer_updates(self, optimizer: cst.BaseExpression) -> tuple[str, ...]:
+        """The modules whose parameters the optimizer ``optimizer`` names was given, as written
+        where it was built (``netD`` for ``Adam(netD.parameters())``); () when not known."""
+        for built in self._constructions(optimizer):
+            updates = self._updated_modules(built)
+            if updates:
+                return updates
+        return ()
+
     def _constructions(self, expression: cst.BaseExpression) -> list[cst.Call]:
         """The calls that built the object ``expression`` names: the values assigned to the
         name, or to ``self.<attribute>`` in the methods of the class."""
@@ -1264,6 +1273,12 @@ def _common_loop(one: cst.CSTNode, other: cst.CSTNode) -> Optional[cst.CSTNode]:
 
 def _inside(node: cst.CSTNode, container: Optional[cst.CSTNode]) -> bool:
     return container is not None and container.start <= node.start and node.end <= container.end
+
+
+def modules_overlap(one: tuple[str, ...], other: tuple[str, ...]) -> bool:
+    """Two sets of modules (as written: ``model``, ``model.encoder``) share parameters: one
+    is, contains or is inside one of the other."""
+    return any(a == b or a.startswith(b + ".") or b.startswith(a + ".") for a in one for b in other)
 
 
 def _updated_by(module: str, updates: tuple[str, ...]) -> bool:

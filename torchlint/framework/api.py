@@ -9,6 +9,7 @@ and the inference, which a run whose files are all cached never needs.
 from torchlint.analysis import torch_api, torch_facts, torchvision_weights
 from torchlint.analysis.autograd import (
     Backward, InplaceOverSaved, ModuleForward, OptimizerStep, ReusedGraph, StaleForward, UnregisteredLayers,
+    modules_overlap,
 )
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
 from torchlint.analysis.semantic import Binding, BindingKind
@@ -45,7 +46,7 @@ __all__ = [
     "torchvision_weights",
     # what the code does to autograd graphs (ctx.autograd)
     "Backward", "InplaceOverSaved", "ModuleForward", "OptimizerStep", "ReusedGraph", "StaleForward",
-    "UnregisteredLayers",
+    "UnregisteredLayers", "modules_overlap",
     # a rule, what it sees, what it reports and how it fixes it
     "Rule", "Bad", "FileContext", "Fix", "Edit", "Applicability", "edits", "earliest_release",
     # what a rule that reads the file's `# noqa` directives gets (TL901)

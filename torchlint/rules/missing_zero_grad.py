@@ -8,7 +8,7 @@ from typing import Optional
 
 from torchlint.framework.api import (
     CONFIRMED, NOT_REPRODUCED, Applicability, Bad, BindingKind, Fix, Kind, Observation, Rule, Step, Value,
-    Verdict, called_name, cst, dotted, edits, iter_nodes, where,
+    Verdict, called_name, cst, dotted, edits, iter_nodes, modules_overlap, where,
 )
 
 # In-place methods that can clear a gradient they are called on (`p.grad.zero_()`,
@@ -55,7 +55,9 @@ class MissingZeroGrad(Rule):
     result or the calls that pass it), while nothing in the loop clears gradients.
 
     Anything that may clear them keeps it quiet: a `zero_grad` of any object (the
-    optimizer's, a model's, in a branch, in a nested function or closure), `p.grad =
+    optimizer's, a model's, in a branch, in a nested function or closure) but another
+    optimizer or module whose parameters are known to be others (`optimizer_E.zero_grad()`
+    does not clear what `optimizer_D` steps when they were built over `E` and `D`), `p.grad =
     None` or any other assignment or `del` of a `.grad`, an in-place `zero_()`,
     `fill_()`, `mul_()`, `detach_()` on a gradient, a call of this file's functions that
     does one of these, and a call the analysis cannot see into (a function of another
@@ -154,9 +156,13 @@ class MissingZeroGrad(Rule):
                  for value in (self._stepped_optimizer(call, loop),) if value is not None]
         if not steps:
             return
-        receivers = [call.func.value for call, _ in steps]
-        if self._may_clear(loop, receivers, depth=0, seen=set()):
+        # Each optimizer on its own: a `zero_grad()` of another optimizer, over other modules,
+        # leaves its gradients to accumulate.
+        steps = [(call, optimizer) for call, optimizer in steps
+                 if not self._may_clear(loop, [call.func.value], depth=0, seen=set())]
+        if not steps:
             return
+        receivers = [call.func.value for call, _ in steps]
         fix = self._fix(loop, receivers)
         for call, optimizer in steps:
             # The backward that feeds this step: the last one before it (else the loop's first).
@@ -197,7 +203,7 @@ class MissingZeroGrad(Rule):
         given = {self.ctx.code(optimizer) for optimizer in optimizers}
         for node in iter_nodes(root):
             if isinstance(node, cst.Attribute):
-                if node.attr.value == "zero_grad":
+                if node.attr.value == "zero_grad" and not (depth == 0 and self._clears_others(node.value, optimizers)):
                     return True
                 if node.attr.value == "grad" and _assigned(node):
                     return True
@@ -205,9 +211,27 @@ class MissingZeroGrad(Rule):
                 return True
         return False
 
+    def _clears_others(self, receiver: cst.BaseExpression, optimizers: list[cst.BaseExpression]) -> bool:
+        """``receiver.zero_grad()`` clears the parameters of other modules than those of every
+        one of ``optimizers``: an optimizer (or a module) whose modules are known and share no
+        parameter with the known modules of each stepped optimizer (`optimizer_E.zero_grad()`
+        in a loop that steps `optimizer_D` over `D`)."""
+        value = self.ctx.infer(receiver)
+        if value is not None and value.kind is Kind.OPTIMIZER:
+            cleared = self.ctx.autograd.optimizer_updates(receiver)
+        elif value is not None and value.kind is Kind.MODULE and dotted(receiver):
+            cleared = (dotted(receiver),)
+        else:
+            return False
+        stepped = [self.ctx.autograd.optimizer_updates(optimizer) for optimizer in optimizers]
+        return bool(cleared) and all(stepped) and not any(modules_overlap(cleared, one) for one in stepped)
+
     def _call_may_clear(self, call: cst.Call, optimizers, given: set[str], depth: int, seen: set[int]) -> bool:
         func = call.func
         name = called_name(func)
+        if name == "zero_grad" and isinstance(func, cst.Attribute) and depth == 0 \
+                and self._clears_others(func.value, optimizers):
+            return False
         if isinstance(func, cst.Attribute) and name in _CLEARING_METHODS and _mentions_grad(func.value):
             return True  # p.grad.zero_(), p.grad.data.mul_(0), grad.detach_()
         # The function called, and the callables it is given (`opt.step(closure)`, `model.apply(reset)`).
