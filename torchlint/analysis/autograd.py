@@ -30,6 +30,7 @@ knows where things run and what flows where.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
@@ -53,6 +54,8 @@ _MULTI_VIEW_METHODS = frozenset(name for name in torch_facts.methods(aliasing="v
 _MULTI_VIEW_FUNCTIONS = frozenset("torch." + name for name in torch_facts.functions(aliasing="view", returns="tuple")
                                   if not name.startswith("unsafe_"))
 _MAX_MODULE_DEPTH = 24  # modules built of modules, through names, attributes and functions
+# `self.<name> = [`, `= {`, `= (` or `= <name>`: an attribute that may be given a plain container.
+_CONTAINER_ASSIGNMENT = re.compile(r"\bself\.(\w+)\s*=\s*(?:[\[{(]|[A-Za-z_]\w*\s*$)", re.MULTILINE)
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)
 
 
@@ -196,6 +199,11 @@ class AutogradModel:
         self._events: Optional[dict[int, tuple[list, list, list]]] = None
         self._behaviours: dict[int, Optional[ModuleBehaviour]] = {}
 
+    @property
+    def calls(self) -> list[cst.Call]:
+        """Every call of the module, in source order (one walk, shared by the questions)."""
+        return self.analysis.nodes_of(cst.Call)
+
     # --- events -----------------------------------------------------------------------
 
     def backwards(self, scope: Scope) -> list[Backward]:
@@ -221,9 +229,7 @@ class AutogradModel:
         if "backward" not in text and "autograd" not in text:
             return found
         calls: list[tuple[cst.Call, object]] = []
-        for node in iter_nodes(self.analysis.module):
-            if not isinstance(node, cst.Call):
-                continue
+        for node in self.calls:
             event = self._backward(node)
             slot = 0
             if event is None:
@@ -563,7 +569,7 @@ class AutogradModel:
         from arguments or from a list of appended layers), or called on a value a module or
         function returned (``x = self.block(x); x = self.dropout(x)``)."""
         found: dict[int, InplaceOverSaved] = {}
-        calls = [node for node in iter_nodes(self.analysis.module) if isinstance(node, cst.Call)]
+        calls = self.calls
         # The layers that may work in place are built here (by their names, checked below), and
         # the names they are kept under: only the calls of those can write their input.
         writers = [call for call in calls if _called(call) in torch_api.INPLACE_ARGUMENT_POSITION
@@ -726,9 +732,7 @@ class AutogradModel:
         found = []
         if "backward" not in self.analysis.text and "autograd" not in self.analysis.text:
             return found
-        for node in iter_nodes(self.analysis.module):
-            if not isinstance(node, cst.Call):
-                continue
+        for node in self.calls:
             disabled = self.inference.grad_disabled(node)
             if disabled is None:
                 continue
@@ -789,18 +793,17 @@ class AutogradModel:
             source = self.analysis.text[cls.node.start:cls.node.end]
             if any(word in source for word in ("add_module", "register_module", "setattr(")):
                 continue
-            for method in list(cls.methods.values()):
-                if method.scope is None or method.self_name is None:
-                    continue
-                for node in iter_nodes(method.node):
-                    if not (isinstance(node, cst.Assign) and len(node.targets) == 1):
+            # Only attributes assigned a container or a name can hold one: found in the text first.
+            for attribute in dict.fromkeys(_CONTAINER_ASSIGNMENT.findall(source)):
+                for assignment in cls.assignments(attribute):
+                    node = assignment.value.parent if assignment.value is not None else None
+                    if not (isinstance(node, cst.Assign) and len(node.targets) == 1) or assignment.path:
                         continue
                     target = node.targets[0].target
-                    if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
-                            and target.value.value == method.self_name):
+                    if not isinstance(target, cst.Attribute):
                         continue
-                    layer = self._layer_in(node.value, cls, target.attr.value, method)
-                    if layer is None or self._registered_later(cls, target.attr.value):
+                    layer = self._layer_in(node.value, cls, attribute, assignment.function)
+                    if layer is None or self._registered_later(cls, attribute):
                         continue
                     container = "dict" if isinstance(node.value, (cst.Dict, cst.DictComp)) else \
                         "tuple" if isinstance(node.value, cst.Tuple) else "list"

@@ -74,6 +74,18 @@ class ModuleAnalysis:
         self.inference = Inference(self.model, project, roots)
         self._line_index: Optional[LineIndex] = None
         self._autograd: Optional[AutogradModel] = None
+        self._nodes: Optional[list] = None
+        self._nodes_by_type: dict[tuple, list] = {}
+
+    def nodes_of(self, *types: type) -> list:
+        """Every node of the module of one of ``types``, in evaluation order: one walk of the
+        tree per file, shared by the analyses and rules that look at all calls or writes."""
+        if self._nodes is None:
+            self._nodes = iter_nodes(self.module)
+        key = types
+        if key not in self._nodes_by_type:
+            self._nodes_by_type[key] = [node for node in self._nodes if isinstance(node, types)]
+        return self._nodes_by_type[key]
 
     @property
     def autograd(self) -> AutogradModel:

@@ -119,11 +119,15 @@ def _argument_write(ctx: "FileContext", arg: cst.Arg) -> Optional[Write]:
     return None
 
 
-def written_expressions(module: cst.Module):
+def written_expressions(ctx: "FileContext") -> list[cst.CSTNode]:
     """The names and attributes that in-place writes may reach, found from the writes' side
     (an augmented assignment, an item assignment, an in-place method, `out=`): every
-    name and attribute inside their targets and receivers, most files having few writes."""
-    for node in iter_nodes(module):
+    name and attribute inside their targets and receivers, most files having few writes.
+    Computed once per file."""
+    if "written_expressions" in ctx.cache:
+        return ctx.cache["written_expressions"]
+    found: list[cst.CSTNode] = []
+    for node in ctx.analysis.nodes_of(cst.AugAssign, cst.Assign, cst.Call, cst.Arg):
         if isinstance(node, cst.AugAssign):
             roots = [node.target]
         elif isinstance(node, cst.Assign):
@@ -135,4 +139,6 @@ def written_expressions(module: cst.Module):
         else:
             continue
         for root in roots:
-            yield from (inner for inner in iter_nodes(root) if isinstance(inner, (cst.Name, cst.Attribute)))
+            found.extend(inner for inner in iter_nodes(root) if isinstance(inner, (cst.Name, cst.Attribute)))
+    ctx.cache["written_expressions"] = found
+    return found

@@ -118,7 +118,7 @@ class LeafInplace(Rule):
 
     def visit_Module(self, node: cst.Module) -> None:
         seen: set[int] = set()
-        for candidate in written_expressions(node):
+        for candidate in written_expressions(self.ctx):
             write = find_write(self.ctx, candidate)
             if write is None or id(write.node) in seen or not self._writes_data(write):
                 continue

@@ -107,7 +107,7 @@ class ViewInplace(AliasWriteRule):
     def visit_Module(self, node: cst.Module) -> None:
         super().visit_Module(node)
         seen: set[int] = set()
-        for candidate in written_expressions(node):
+        for candidate in written_expressions(self.ctx):
             if not isinstance(candidate, cst.Name):
                 continue
             write = find_write(self.ctx, candidate)
