@@ -189,3 +189,26 @@ def test_a_long_or_chain_assigned_to_a_name_variable_is_compared_with(tmp_path: 
     assert completed.returncode == 1, completed.stdout + completed.stderr
     assert "internal error" not in completed.stdout + completed.stderr
     assert "TL201" in completed.stdout
+
+
+def test_full_output_of_a_large_notebook_cell(tmp_path: Path) -> None:
+    """The full format shows lines around every finding: in a notebook each cell's lines
+    are indexed once, not once per line shown (found by the fuzz campaign: a 300 KB cell's
+    full output took five times as long as its JSON)."""
+    import json
+
+    paths = {}
+    for size in (300, 2400):
+        lines = ["import torch\n", "x = torch.ones(3, requires_grad=True)\n"] + [f"y{i} = x.data\n" for i in range(size)]
+        notebook = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                               "source": lines}],
+                    "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+        paths[size] = tmp_path / f"cell_{size}.ipynb"
+        paths[size].write_text(json.dumps(notebook), encoding="utf-8")
+    small_seconds, small_run = _timed(paths[300], "--output-format", "full")
+    many_seconds, many_run = _timed(paths[2400], "--output-format", "full")
+    assert many_run.stdout.count("TL101") >= 2400
+    if many_seconds > 10 * small_seconds + 0.5:
+        small_seconds = min(small_seconds, _timed(paths[300], "--output-format", "full")[0])
+        many_seconds = min(many_seconds, _timed(paths[2400], "--output-format", "full")[0])
+    assert many_seconds <= 10 * small_seconds + 0.5, f"{many_seconds:.2f} s against {small_seconds:.2f} s"

@@ -155,6 +155,7 @@ class FileReport:
     # The source lines the diagnostics point at (findings, their notes, their fixes), by
     # row, without line breaks: enough to show a report without holding the whole file.
     shown_lines: dict[int, str] = field(default_factory=dict)
+    _cell_lines: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.filename:
@@ -164,10 +165,13 @@ class FileReport:
         """Line ``row`` of the source (of a notebook: of the cell), if it is known."""
         if cell is None:
             return self.shown_lines.get(row)
-        text = self.cells.get(cell)
-        if text is None:
-            return None
-        index = LineIndex(text)
+        index = self._cell_lines.get(cell)
+        if index is None:
+            text = self.cells.get(cell)
+            if text is None:
+                return None
+            # Indexed once per cell: a report asks for several lines around every finding.
+            index = self._cell_lines[cell] = LineIndex(text)
         return index.line(row) if 1 <= row <= index.line_count else None
 
     def keep_shown_lines(self, text: str) -> None:
