@@ -13,8 +13,9 @@ where the thread is, what kind of bug it is, how the bad program shows it and wh
 
 Cases are split in two halves by a hash of their URL: rules are developed on `dev` and the
 result is reported on `held-out` as well, so that what is tuned on one half is measured on
-code it was not tuned on.  Threads reserved for independent evaluation are refused by the
-hash of their normalized URL (reserved.sha256); the URLs themselves are not kept here.
+code it was not tuned on.  Threads reserved for independent evaluation, and the threads of
+reserved repositories, are refused by the hash of their normalized URL or repository
+(reserved.sha256); the names themselves are not kept here.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ CASES = THREADS / "cases"
 KINDS = THREADS / "kinds.toml"
 RESERVED_HASHES = THREADS / "reserved.sha256"
 RESERVED_SOURCE = REPO.parent / "shared" / "reserved" / "threads.txt"
+RESERVED_REPOSITORIES = REPO.parent / "shared" / "reserved" / "repos.txt"
 SHOWS = ("raises", "warns", "wrong-value")
 FIELDS = {"url", "title", "kind", "shows", "expect", "lines"}
 OPTIONAL = {"note", "fixed_ok", "source"}
@@ -77,6 +79,15 @@ def normalized_url(url: str) -> str:
 
 def url_hash(url: str) -> str:
     return hashlib.sha256(normalized_url(url).encode()).hexdigest()
+
+
+def repository_hash(url: str) -> Optional[str]:
+    """The hash of the GitHub repository a thread is in (``github.com/owner/name``), if it is
+    one: a thread of a repository reserved for independent evaluation is reserved too."""
+    parts = normalized_url(url).split("/")
+    if parts[0] != "github.com" or len(parts) < 3:
+        return None
+    return hashlib.sha256("/".join(parts[:3]).encode()).hexdigest()
 
 
 def reserved_hashes() -> set[str]:
@@ -144,7 +155,7 @@ def load_cases(names: Optional[list[str]] = None) -> list[Case]:
         if meta["shows"] not in SHOWS:
             raise SystemExit(f"{folder.name}: shows must be one of {SHOWS}")
         digest = url_hash(meta["url"])
-        if digest in reserved:
+        if digest in reserved or repository_hash(meta["url"]) in reserved:
             raise SystemExit(f"{folder.name}: {meta['url']} is reserved for independent evaluation")
         if digest in seen:
             raise SystemExit(f"{folder.name}: the same thread as {seen[digest]}")
@@ -322,11 +333,14 @@ def reserve() -> int:
         raise SystemExit(f"{RESERVED_SOURCE} not found")
     urls = [line.strip() for line in RESERVED_SOURCE.read_text().splitlines()
             if line.strip() and not line.startswith("#")]
+    repositories = [line.strip() for line in RESERVED_REPOSITORIES.read_text().splitlines()
+                    if line.strip() and not line.startswith("#")] if RESERVED_REPOSITORIES.exists() else []
+    digests = {url_hash(u) for u in urls} | {repository_hash(f"https://github.com/{r}") for r in repositories}
     RESERVED_HASHES.write_text(
-        "# sha256 of the normalized URLs of the threads reserved for independent evaluation\n"
-        "# (scripts/thread_corpus.py reserve); a case built from one of them is refused\n"
-        + "".join(f"{digest}\n" for digest in sorted({url_hash(u) for u in urls})))
-    print(f"{len(urls)} reserved threads -> {RESERVED_HASHES.relative_to(REPO)}")
+        "# sha256 of the normalized URLs of the threads, and of the GitHub repositories, reserved for\n"
+        "# independent evaluation (scripts/thread_corpus.py reserve); a case from one of them is refused\n"
+        + "".join(f"{digest}\n" for digest in sorted(digests)))
+    print(f"{len(urls)} reserved threads, {len(repositories)} repositories -> {RESERVED_HASHES.relative_to(REPO)}")
     return 0
 
 

@@ -55,6 +55,22 @@ def test_a_reserved_thread_is_refused(tmp_path, monkeypatch):
     assert [c.name for c in thread_corpus.load_cases()] == ["volatile--discuss-424242"]
 
 
+def test_a_thread_of_a_reserved_repository_is_refused(tmp_path, monkeypatch):
+    cases = tmp_path / "cases"
+    case = cases / "volatile--gh-someone-project-7"
+    case.mkdir(parents=True)
+    (case / "bad.py").write_text("import torch\nx = torch.autograd.Variable(torch.ones(1), volatile=True)\n")
+    (case / "fixed.py").write_text("import torch\nx = torch.ones(1)\n")
+    (case / "case.toml").write_text('url = "https://github.com/Someone/Project/issues/7"\ntitle = "t"\n'
+                                    'kind = "volatile"\nshows = "warns"\nexpect = "volatile"\nlines = [2]\n')
+    reserved = tmp_path / "reserved.sha256"
+    reserved.write_text(hashlib.sha256(b"github.com/someone/project").hexdigest() + "\n")
+    monkeypatch.setattr(thread_corpus, "CASES", cases)
+    monkeypatch.setattr(thread_corpus, "RESERVED_HASHES", reserved)
+    with pytest.raises(SystemExit, match="reserved for independent evaluation"):
+        thread_corpus.load_cases()
+
+
 def test_the_reserved_hashes_cover_the_shared_list():
     """reserved.sha256 is refreshed from ../shared/reserved whenever that list is there."""
     if not thread_corpus.RESERVED_SOURCE.exists():
@@ -62,6 +78,11 @@ def test_the_reserved_hashes_cover_the_shared_list():
     urls = [line.strip() for line in thread_corpus.RESERVED_SOURCE.read_text().splitlines()
             if line.strip() and not line.startswith("#")]
     assert {thread_corpus.url_hash(url) for url in urls} <= thread_corpus.reserved_hashes()
+    if thread_corpus.RESERVED_REPOSITORIES.exists():
+        repositories = [line.strip() for line in thread_corpus.RESERVED_REPOSITORIES.read_text().splitlines()
+                        if line.strip() and not line.startswith("#")]
+        assert {thread_corpus.repository_hash(f"https://github.com/{r}") for r in repositories} \
+            <= thread_corpus.reserved_hashes()
 
 
 def _one_case_per_kind() -> list[str]:

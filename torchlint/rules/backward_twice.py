@@ -20,8 +20,8 @@ class BackwardTwice(Rule):
         ("Autograd mechanics: saved tensors are freed after backward",
          "https://pytorch.org/docs/stable/notes/autograd.html#saved-tensors"),
         ("torch.Tensor.backward: retain_graph", "https://pytorch.org/docs/stable/generated/torch.Tensor.backward.html"),
-        ("Truncated backpropagation: detach the hidden state (word_language_model)",
-         "https://github.com/pytorch/examples/blob/main/word_language_model/main.py"),
+        ("torch.Tensor.detach: a new tensor, detached from the current graph",
+         "https://pytorch.org/docs/stable/generated/torch.Tensor.detach.html"),
     )
     docs = """
     ## What it does
