@@ -365,7 +365,8 @@ class AutogradModel:
         if value is None or value.kind is not Kind.MODULE:
             return None
         first = next((arg.value for arg in call.args if arg.keyword is None and not arg.star), None)
-        attached = first is not None and (self.inference.tensor(first) or _UNKNOWN).attached is True
+        tensor = self.inference.tensor(first) if first is not None else None
+        attached = tensor is not None and tensor.attached is True
         if value.qualname and not isinstance(value.cls, ClassInfo):
             fact = torch_facts.fact(value.qualname)
             if fact is not None and fact.kind == "module_class" and fact.parameters is not None:
@@ -934,9 +935,9 @@ class AutogradModel:
         if value is None:
             return None
         if binding.kind is BindingKind.FOR and binding.iterates and not binding.path:
-            if self._multi_view_call(value) is not None:
-                return binding.node.parent if isinstance(binding.node.parent, cst.For) else value, \
-                    self._multi_view_call(value)
+            base = self._multi_view_call(value)
+            if base is not None:
+                return value, base  # `for c in x.chunk(3)`
             tensor = self.inference.tensor(value)
             if tensor is not None and tensor.attached is True and not tensor.scalar:
                 return value, value  # iterating a tensor unbinds it
@@ -1241,13 +1242,6 @@ def _detached_in_place(name: str, after: cst.CSTNode, loop: cst.CSTNode) -> bool
                 and node.func.attr.value == "detach_":
             return True
     return False
-
-
-class _Unknown:
-    attached = None
-
-
-_UNKNOWN = _Unknown()
 
 
 def _owner(node: cst.CSTNode) -> cst.CSTNode:

@@ -142,3 +142,21 @@ def written_expressions(ctx: "FileContext") -> list[cst.CSTNode]:
             found.extend(inner for inner in iter_nodes(root) if isinstance(inner, (cst.Name, cst.Attribute)))
     ctx.cache["written_expressions"] = found
     return found
+
+
+def writes_with_grad(ctx: "FileContext") -> list[tuple[cst.CSTNode, Write]]:
+    """(the name or attribute written, the write) for every in-place write the file makes on
+    a tensor itself (not through ``.data`` or ``.detach()``), outside ``no_grad``: the writes
+    autograd checks.  Computed once per file."""
+    if "writes_with_grad" in ctx.cache:
+        return ctx.cache["writes_with_grad"]
+    found = []
+    for candidate in written_expressions(ctx):
+        write = find_write(ctx, candidate)
+        if write is None or written_through_alias(ctx, candidate, write.node):
+            continue
+        if ctx.grad_disabled(write.node) is not None or ctx.inference.runs_without_grad(write.node):
+            continue
+        found.append((candidate, write))
+    ctx.cache["writes_with_grad"] = found
+    return found

@@ -213,9 +213,9 @@ class BackwardWithoutGraph(Rule):
         for found in self.ctx.autograd.backward_without_grad():
             disabled = found.disabled
             shown = disabled.items[0].item if isinstance(disabled, cst.With) else disabled
-            where = f"`{self.ctx.snippet(shown)}` (line {self.ctx.text.count(chr(10), 0, disabled.start) + 1})"
+            where = f"`{self.ctx.snippet(shown)}` (line {self._line(disabled)})"
             self.report(found.call, self.call_message, call=found.call, disabled=where, backward=found.backward,
-                        line=self.ctx.text.count("\n", 0, found.backward.start) + 1,
+                        line=self._line(found.backward),
                         related=((found.backward, "the backward it runs"), (disabled, "gradients are off here")),
                         fix=Fix(Applicability.DISPLAY_ONLY, "Call it outside the `no_grad` block, or turn gradients "
                                                             "back on with `torch.enable_grad()` inside it", ()))

@@ -3,8 +3,8 @@
 from typing import Optional
 
 from torchlint.framework.api import (
-    Applicability, Bad, BindingKind, Fix, Observation, Rule, Verdict, cst, edits, find_write, torch_facts,
-    view_source, written_expressions, written_through_alias,
+    Applicability, Bad, BindingKind, Fix, Observation, Rule, Verdict, cst, edits, torch_facts, view_source,
+    writes_with_grad, written_through_alias,
 )
 
 
@@ -118,14 +118,11 @@ class LeafInplace(Rule):
 
     def visit_Module(self, node: cst.Module) -> None:
         seen: set[int] = set()
-        for candidate in written_expressions(self.ctx):
-            write = find_write(self.ctx, candidate)
-            if write is None or id(write.node) in seen or not self._writes_data(write):
+        for candidate, write in writes_with_grad(self.ctx):
+            if id(write.node) in seen or not self._writes_data(write):
                 continue
             what = self._leaf(candidate)
-            if what is None or written_through_alias(self.ctx, candidate, write.node):
-                continue
-            if self.ctx.grad_disabled(write.node) is not None or self.ctx.inference.runs_without_grad(write.node):
+            if what is None:
                 continue
             seen.add(id(write.node))
             self.report(write.node, how=write.how, target=candidate, what=what, evidence=self.ctx.tensor(candidate),

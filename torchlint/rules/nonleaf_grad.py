@@ -113,7 +113,7 @@ class NonleafGrad(Rule):
             if id(conversion) not in self._conversions:
                 self._conversions.add(id(conversion))
                 self.report(conversion, self.copy_message, evidence=evidence, conversion=conversion, read=node,
-                            line=self._line(node), related=((node, "`.grad` is read here: None"),),
+                            line=self.ctx.line_index.position(node.start)[0], related=((node, "`.grad` is read here: None"),),
                             fix=Fix(Applicability.DISPLAY_ONLY, "Make the tensor where it is used, with "
                                     "`requires_grad=True`, or call `.requires_grad_()` after the conversion", ()))
             return
@@ -135,9 +135,6 @@ class NonleafGrad(Rule):
         if converted is None or converted.attached is not True or converted.leaf is not True:
             return None
         return value
-
-    def _line(self, node: cst.CSTNode) -> int:
-        return self.ctx.text.count("\n", 0, node.start) + 1
 
     def _fix(self, base: cst.BaseExpression) -> Fix:
         retain = self._retain_grad_edit(base)

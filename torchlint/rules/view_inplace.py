@@ -4,8 +4,8 @@ through a ``reshape`` that may or may not be a view."""
 from typing import Optional
 
 from torchlint.framework.api import (
-    CONFIRMED, AliasWrite, AliasWriteRule, Applicability, Bad, Edit, Fix, Observation, Verdict, cst, find_write,
-    written_expressions, written_through_alias,
+    CONFIRMED, AliasWrite, AliasWriteRule, Applicability, Bad, Edit, Fix, Observation, Verdict, cst,
+    writes_with_grad,
 )
 
 
@@ -107,13 +107,8 @@ class ViewInplace(AliasWriteRule):
     def visit_Module(self, node: cst.Module) -> None:
         super().visit_Module(node)
         seen: set[int] = set()
-        for candidate in written_expressions(self.ctx):
-            if not isinstance(candidate, cst.Name):
-                continue
-            write = find_write(self.ctx, candidate)
-            if write is None or id(write.node) in seen or written_through_alias(self.ctx, candidate, write.node):
-                continue
-            if self.ctx.grad_disabled(write.node) is not None or self.ctx.inference.runs_without_grad(write.node):
+        for candidate, write in writes_with_grad(self.ctx):
+            if not isinstance(candidate, cst.Name) or id(write.node) in seen:
                 continue
             made = self.ctx.autograd.multi_output_view(candidate)
             if made is None:
