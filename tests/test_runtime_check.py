@@ -142,6 +142,13 @@ OTHER_BAD = {
         "14:5 TL401": (CONFIRMED, "the autograd graph reachable from `val_loss` grew every iteration"),
         "15:5 TL401": (CONFIRMED, "the autograd graph reachable from `history` grew every iteration"),
     },
+    # Kept after backward: the proof of the graph is the backward itself (of an item, of a
+    # returned value, one call deep); a statistic added into in place outlives each call.
+    "TL401-loss-accumulation/bad_kept_after_backward.py": {
+        "42:9 TL401": (CONFIRMED, "the autograd graph reachable from `history` grew every iteration"),
+        "43:9 TL401": (CONFIRMED, "the autograd graph reachable from `running` grew every iteration"),
+        "52:5 TL401": (CONFIRMED, "the autograd graph reachable from `stats.loss_sum` grew every iteration"),
+    },
     # The second draw is reached by the rerun with the first one fixed.
     "TL213-dataloader-next/bad_gan_data_iter.py": {
         "14:15 TL213": (CONFIRMED, "object has no attribute 'next'"),

@@ -38,6 +38,7 @@ from torchlint.syntax import cst
 from torchlint.syntax.nodes import dotted, is_true, keyword
 from torchlint.syntax.walk import iter_nodes
 from torchlint.analysis import torch_api, torch_facts
+from torchlint.analysis.graph_lifetime import GraphLifetime
 from torchlint.analysis.semantic import BindingKind, ClassInfo, Scope
 from torchlint.analysis.values import Kind
 
@@ -198,6 +199,14 @@ class AutogradModel:
         self.inference = analysis.inference
         self._events: Optional[dict[int, tuple[list, list, list]]] = None
         self._behaviours: dict[int, Optional[ModuleBehaviour]] = {}
+        self._lifetime: Optional[GraphLifetime] = None
+
+    @property
+    def lifetime(self) -> GraphLifetime:
+        """Which values keep a graph alive past their iteration (``graph_lifetime``)."""
+        if self._lifetime is None:
+            self._lifetime = GraphLifetime(self)
+        return self._lifetime
 
     @property
     def calls(self) -> list[cst.Call]:

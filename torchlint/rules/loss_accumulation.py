@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 from torchlint.framework.api import (
-    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, BindingKind, Fix, Observation, Rule, Verdict, cst, edits,
-    iter_nodes,
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Verdict, cst, edits,
 )
 
 
@@ -16,7 +13,7 @@ class LossAccumulation(Rule):
     summary = "`total += loss` of a graph-attached tensor in a loop: every iteration's graph stays alive"
     message = (
         "`{stmt}` keeps the autograd graph of every iteration alive through `{total}` (memory grows with "
-        "each step); accumulate `{value}.item()` (or `{value}.detach()`)"
+        "each step); {instead}"
     )
     fix = Applicability.UNSAFE
     # A loop, and something added or appended.
@@ -27,10 +24,19 @@ class LossAccumulation(Rule):
     docs = """
     ## What it does
     Flags a running total that persists across loop iterations (`total += loss`,
-    `total = total + loss`, `losses.append(loss)`) when the value added is a loss still
-    attached to the autograd graph: a criterion's result, a reduced loss function, a
-    full reduction of something computed from parameters. It stays quiet for `.item()`, `.detach()` and `float()` totals,
-    for code under `torch.no_grad()`, and when the total, or a value computed from it
+    `total = total + loss`, `losses.append(loss)`, `stats.loss_sum.add_(loss)`) when the
+    value added is a loss still attached to the autograd graph: a criterion's result, a
+    reduced loss function, a full reduction of something computed from parameters; or a
+    value that was back-propagated in the same iteration, which proves it carries a graph:
+    `loss.backward()`, `losses["total"].backward()` of the dict kept, `history[-1].backward()`
+    of the list appended to, or a backward inside this file's function that returned it
+    (`losses = trainer.train_step(batch)`, also through `self.loss.backward()` in a method
+    it calls). A total reset every few steps under an `if` still keeps the graphs in
+    between; a function that adds into a tensor reached from `self` or a parameter keeps
+    them across its calls when this file calls it in a loop. It stays quiet for `.item()`,
+    `.detach()` and `float()` totals, for code under `torch.no_grad()`, when what was
+    back-propagated is replaced (`out["loss"] = out["loss"].detach()`) before it is kept,
+    and, for a loss not yet back-propagated, when the total, or a value computed from it
     (`mean = total / n`), is later passed to `backward()` or returned (summing losses to
     back-propagate them together is fine).
 
@@ -52,7 +58,7 @@ class LossAccumulation(Rule):
     afterwards keeps working (`total.item()`, `total / n`, formatting,
     `torch.stack(losses)`), and no device sync is added to the loop. `.item()` would
     make it a Python number and break exactly those tensor uses, so it is left to the
-    author. The fix is unsafe because a total that is back-propagated through some other
+    author. A dict or list of losses gets the advice only. The fix is unsafe because a total that is back-propagated through some other
     name (`mean = sum(losses) / n; mean.backward()`) loses its gradient, and because
     the total no longer shows a `grad_fn`.
     """
@@ -133,104 +139,58 @@ class LossAccumulation(Rule):
             self._check(node, value.left, value.right)  # the read of `total` resolves to its bindings
 
     def visit_Call(self, node: cst.Call) -> None:
-        # losses.append(loss)
+        # losses.append(loss); statistic.add_(loss)
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "append" and len(node.args) == 1 \
-                and isinstance(func.value, cst.Name):
+        if not (isinstance(func, cst.Attribute) and len(node.args) == 1 and node.args[0].keyword is None):
+            return
+        if func.attr.value == "append" and isinstance(func.value, cst.Name):
             self._check(node, func.value, node.args[0].value, appended=True)
+        elif func.attr.value in ("add_", "sub_"):
+            self._check(node, func.value, node.args[0].value, in_place=True)
 
     def _check(self, statement: cst.CSTNode, total: cst.BaseExpression, added: cst.BaseExpression,
-               appended: bool = False) -> None:
+               appended: bool = False, in_place: bool = False) -> None:
+        if self.ctx.grad_disabled(statement) is not None:
+            return
+        lifetime = self.ctx.autograd.lifetime
+        loop = lifetime.keeping_loop(statement)
+        if loop is None:
+            return
+        if in_place:
+            if not lifetime.outlives(total, loop):
+                return
+        elif isinstance(total, cst.Name):
+            if not lifetime.persists(total, loop):
+                return
+        elif not (isinstance(total, cst.Attribute) and isinstance(total.value, cst.Name)):
+            return
         value = self.ctx.tensor(added)
         # A loss: in the graph, and 0-dimensional. Collecting per-step outputs of a decoder
         # in a list to concatenate them is how recurrent models are unrolled, not a leak.
-        if value is None or not value.attached or not value.scalar:
-            return
-        if self.ctx.grad_disabled(statement) is not None:
-            return
-        loop = self._innermost_loop(statement)
-        if loop is None:
-            return
-        if isinstance(total, cst.Name):
-            if not self._persists(total, loop):
+        # Or anything back-propagated in the same iteration: it carries the graph it kept.
+        backward = lifetime.backpropagated(added, loop, total if appended else None)
+        if backward is None:
+            if in_place and self.ctx.tensor(total) is None:
                 return
-            if self._feeds_backward_or_escapes(total.value, statement):
+            if value is None or not value.attached or not value.scalar or isinstance(loop, cst.FunctionDef):
                 return
-        elif not (isinstance(total, cst.Attribute) and isinstance(total.value, cst.Name)):
+        # A total back-propagated or returned may be summed to be differentiated, unless
+        # every iteration already back-propagated what it adds.
+        if isinstance(total, cst.Name) and lifetime.graph_wanted(total.value, statement) \
+                and (backward is None or not lifetime.runs_unconditionally(backward, statement, loop)):
+            return
+        related = ((backward, "back-propagated here: it holds that graph"),) if backward is not None else ()
+        if value is None and not lifetime.is_backpropagated_tensor(added, backward):
+            # A dict or list of losses: each tensor in it needs `.item()`; no edit does that.
+            self.report(statement, stmt=statement, total=total, related=related,
+                        instead="keep numbers instead (`.item()` of the tensor, or of each tensor a container holds)")
             return
         detached = edits.method_call(self.ctx, added, "detach()")
         fix = Fix(Applicability.UNSAFE, f"Accumulate `{self.ctx.receiver(added)}.detach()`",
                   (edits.replace(added, detached),))
-        self.report(statement, evidence=value, stmt=statement, total=total, value=added, fix=fix)
-
-    def _innermost_loop(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-        child = node
-        for ancestor in self.ctx.ancestors(node):
-            if isinstance(ancestor, (cst.For, cst.While)) and child is ancestor.body:
-                return ancestor
-            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-                return None
-            child = ancestor
-        return None
-
-    def _persists(self, total: cst.Name, loop: cst.CSTNode) -> bool:
-        """The total was set before the loop and is not reset inside it."""
-        bindings = self.ctx.model.resolve(total)
-        if not bindings:
-            return False
-        scope = bindings[0].scope
-        for binding in scope.bindings.get(total.value, ()):
-            if binding.kind in (BindingKind.ASSIGN, BindingKind.FOR, BindingKind.WITH) \
-                    and self._inside(binding.node, loop) and not self._is_accumulation(binding):
-                return False
-        return True
-
-    def _is_accumulation(self, binding) -> bool:
-        value = binding.value
-        return isinstance(value, cst.BinaryOperation) and isinstance(value.left, cst.Name) \
-            and value.left.value == binding.name
-
-    def _inside(self, node: cst.CSTNode, container: cst.CSTNode) -> bool:
-        return any(ancestor is container for ancestor in self.ctx.ancestors(node))
-
-    def _feeds_backward_or_escapes(self, name: str, statement: cst.CSTNode) -> bool:
-        """`total.backward()`, `(total / n).backward()`, `torch.autograd.backward(total)`,
-        `sum(losses).backward()` or `return total`: the graph is wanted."""
-        function = self.ctx.enclosing_function(statement) or self.ctx.module
-        cache = self.ctx.cache.setdefault("loss_accumulation", {})
-        key = id(function)
-        if key not in cache:
-            cache[key] = self._graph_consumers(function)
-        return name in cache[key]
-
-    def _graph_consumers(self, function: cst.CSTNode) -> set[str]:
-        """The names whose graph is wanted: in what is back-propagated or returned, and in
-        what those names were computed from (`mean = total / n; mean.backward()`)."""
-        names: set[str] = set()
-        sources: dict[str, set[str]] = {}
-        for node in iter_nodes(function):
-            if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-                sources.setdefault(node.targets[0].target.value, set()).update(
-                    n.value for n in iter_nodes(node.value) if isinstance(n, cst.Name))
-            consumed: Optional[cst.CSTNode] = None
-            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
-                    and node.func.attr.value == "backward":
-                consumed = node.func.value
-            elif isinstance(node, cst.Call) and self.ctx.qualname(node.func) in (
-                "torch.autograd.backward", "torch.autograd.grad"
-            ):
-                consumed = node
-            elif isinstance(node, (cst.Return, cst.Yield)) and node.value is not None:
-                consumed = node.value
-            if consumed is not None:
-                names.update(n.value for n in iter_nodes(consumed) if isinstance(n, cst.Name))
-        pending = list(names)
-        while pending:
-            for source in sources.get(pending.pop(), ()):
-                if source not in names:
-                    names.add(source)
-                    pending.append(source)
-        return names
+        receiver = self.ctx.receiver(added)
+        self.report(statement, evidence=value, stmt=statement, total=total, fix=fix, related=related,
+                    instead=f"accumulate `{receiver}.item()` (or `{receiver}.detach()`)")
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:

@@ -284,7 +284,10 @@ class Saved:
 # Runs of a site's statement after which nothing new is learnt: the first saw the write, the
 # second the backward that read what it wrote (a loop's next iteration).
 ENOUGH_HITS = 3
-_COMPREHENSION_FRAMES = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"})
+# Frames of code nested in a statement's line: a comprehension (before Python 3.12), or a
+# lambda (`reduce(lambda x, y: x + y, parts)`), whose every call is a line event of the
+# statement's line.  A statement is never inside a lambda, so its frame is not one of these.
+_NESTED_FRAMES = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>", "<lambda>"})
 GENERATOR_ITEMS = 3  # items taken from a called generator: a few batches, as from a loader
 
 
@@ -762,9 +765,8 @@ class Monitor:
                     self.deadline = time.monotonic() + 1.0  # once more a second later if the code swallowed it
                     raise RunOutOfTime(f"the run was stopped after {self.budget:g} s, its share of the time limit")
                 here = sites_by_line.get(frame.f_lineno)
-                # Before Python 3.12 a comprehension runs in a frame of its own whose every element
-                # is a line event of the statement: the statement's own frame counts it once.
-                if here and frame.f_code.co_name not in _COMPREHENSION_FRAMES:
+                # The statement's own frame counts it once (see _NESTED_FRAMES).
+                if here and frame.f_code.co_name not in _NESTED_FRAMES:
                     if self.stop_when_seen and all(site.hits >= ENOUGH_HITS for site in self.sites) \
                             and (not self._saved_writes_unread() or all(site.hits >= ENOUGH_HITS * 10
                                                                         for site in self.sites)):

@@ -1,0 +1,416 @@
+"""Graph lifetime: which values keep an autograd graph alive past the iteration that built it.
+
+A training loop builds one graph per iteration and lets it go once ``backward()`` has run.
+A value that is kept (added into a running total, appended to a history, added in place
+into a statistic that outlives the step) keeps its graph, and the graphs of every iteration
+before it, alive:
+
+    for batch in loader:
+        loss = criterion(model(batch.x), batch.y)
+        loss.backward()                # the proof that `loss` carries a graph
+        history.append(loss)           # kept: every iteration's graph stays reachable
+
+This module answers, on top of the events of ``AutogradModel``:
+
+- ``keeping_loop``: the loop a statement repeats in, or for a function called in a loop of
+  this file, the function (one call, one iteration);
+- ``persists``: a name bound before the loop that no unconditional statement of the loop
+  binds again;
+- ``backpropagated``: the backward that proves a value carries a graph: a backward of it, of
+  an item of it (``loss["total"]``, ``losses[-1]``), in the same iteration, or one run by
+  the function of this file whose result it is (``loss, stats = trainer.step(batch)``);
+- ``graph_wanted``: the names whose graph a function still uses (back-propagated or returned,
+  and what they were computed from).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
+
+from torchlint.analysis import torch_facts
+from torchlint.analysis.semantic import BindingKind, Scope
+from torchlint.analysis.values import Kind
+from torchlint.syntax import cst
+from torchlint.syntax.nodes import dotted
+from torchlint.syntax.walk import iter_nodes
+
+if TYPE_CHECKING:
+    from torchlint.analysis.autograd import AutogradModel
+
+_LOOPS = (cst.For, cst.While)
+_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)
+
+
+class GraphLifetime:
+    """The questions above, for one module; results cached per function."""
+
+    def __init__(self, autograd: "AutogradModel"):
+        self.autograd = autograd
+        self.model = autograd.model
+        self.inference = autograd.inference
+        self._scopes: Optional[dict[int, Scope]] = None
+        self._returned: dict[int, Optional[frozenset[int] | bool]] = {}
+        self._wanted: dict[int, set[str]] = {}
+        self._called_in_loop: Optional[set[int]] = None
+        self._backward_calls: Optional[dict[int, list[cst.Call]]] = None
+
+    # --- where a statement repeats ------------------------------------------------------
+
+    def keeping_loop(self, statement: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The innermost loop of ``statement``'s function around it; without one, the
+        function itself when this file calls it inside a loop (each call an iteration)."""
+        child = statement
+        for ancestor in _ancestors(statement):
+            if isinstance(ancestor, _LOOPS) and child is ancestor.body:
+                return ancestor
+            if isinstance(ancestor, (cst.Lambda, cst.ClassDef)):
+                return None
+            if isinstance(ancestor, cst.FunctionDef):
+                return ancestor if id(ancestor) in self._functions_called_in_loops() else None
+            child = ancestor
+        return None
+
+    def _functions_called_in_loops(self) -> set[int]:
+        if self._called_in_loop is None:
+            self._called_in_loop = set()
+            for call in self.autograd.calls:
+                if not _loops_around(call):
+                    continue
+                value = self.inference.infer(call.func)
+                if value is not None and value.kind is Kind.FUNCTION and value.function is not None \
+                        and value.function.model is self.model and isinstance(value.function.node, cst.FunctionDef):
+                    self._called_in_loop.add(id(value.function.node))
+        return self._called_in_loop
+
+    def persists(self, total: cst.Name, loop: cst.CSTNode) -> bool:
+        """``total`` keeps its value from one iteration of ``loop`` to the next: it is not
+        bound anew by a statement the loop runs on every iteration (a reset under an ``if``,
+        every few steps, keeps it between resets; ``total = total + x`` keeps it)."""
+        bindings = self.model.resolve(total)
+        if not bindings:
+            return False
+        if isinstance(loop, cst.FunctionDef):
+            # One call is one iteration: only what outlives the call persists.
+            return all(binding.scope.node is not loop or binding.kind is BindingKind.PARAM for binding in bindings)
+        scope = bindings[0].scope
+        for binding in scope.bindings.get(total.value, ()):
+            if binding.kind not in (BindingKind.ASSIGN, BindingKind.FOR, BindingKind.WITH) \
+                    or not _inside(binding.node, loop) or _accumulates(binding):
+                continue
+            if not _conditional_in(binding.node, loop):
+                return False
+        return True
+
+    def outlives(self, target: cst.BaseExpression, loop: cst.CSTNode) -> bool:
+        """A tensor written in place (``target.add_(x)``) that outlives an iteration of
+        ``loop``: reached from ``self``, a parameter or a name bound outside the loop."""
+        root = target
+        while isinstance(root, (cst.Attribute, cst.Subscript, cst.Call)):
+            root = root.func if isinstance(root, cst.Call) else root.value
+        if not isinstance(root, cst.Name):
+            return False
+        bindings = self.model.resolve(root)
+        if not bindings:
+            return False
+        if root is target:
+            return self.persists(root, loop)
+        return all(not _inside(binding.node, loop) or binding.kind is BindingKind.PARAM for binding in bindings)
+
+    # --- what carries a graph -----------------------------------------------------------
+
+    def backpropagated(self, expression: cst.BaseExpression, loop: cst.CSTNode,
+                       container: Optional[cst.BaseExpression] = None) -> Optional[cst.Call]:
+        """The backward call proving that ``expression`` (read inside ``loop``) holds a
+        tensor in a graph (see the module docstring), or None.  ``container``: what the value
+        is added to; a backward of one of its items (``losses[-1].backward()``) counts."""
+        scope = self._scope_of(expression)
+        if scope is None:
+            return None
+        backwards = [(tensor, call) for tensor, call, at in self._backwards(scope) if _inside(at, loop)]
+        held = _dotted_root(container) if container is not None else None
+        for tensor, call in backwards:
+            if held is not None and _dotted_root(tensor) == held and isinstance(tensor, cst.Subscript) \
+                    and not self._rebound_between(tensor, call, expression, loop):
+                return call
+        for root, node in _roots(expression):
+            for tensor, call in backwards:
+                if _dotted_root(tensor) == root and not self._rebound_between(tensor, call, expression, loop):
+                    return call
+            if isinstance(node, cst.Name):
+                found = self._returned_by_call(node)
+                if found is not None:
+                    return found
+        return None
+
+    def runs_unconditionally(self, backward: cst.Call, statement: cst.CSTNode, loop: cst.CSTNode) -> bool:
+        """Whenever ``statement`` runs in an iteration of ``loop``, so does ``backward`` (of a
+        function, when one call is the iteration, only its own code counts): no ``if``,
+        ``try`` or inner loop holds the backward that does not hold the statement too."""
+        for ancestor in _ancestors(backward):
+            if ancestor is loop or isinstance(ancestor, _SCOPES):
+                return True
+            if isinstance(ancestor, (cst.If, cst.ExceptHandler, cst.Try, *_LOOPS)) and not _inside(statement, ancestor):
+                return False
+        return True
+
+    def is_backpropagated_tensor(self, expression: cst.BaseExpression, backward: Optional[cst.Call]) -> bool:
+        """``expression`` is, as written, the tensor ``backward`` differentiates (``loss``
+        for ``loss.backward()``), not a container holding it."""
+        if backward is None or not isinstance(backward.func, cst.Attribute) or backward.func.attr.value != "backward":
+            return False
+        text = self.autograd.analysis.text
+        receiver = backward.func.value
+        return text[receiver.start:receiver.end] == text[expression.start:expression.end]
+
+    def _rebound_between(self, tensor: cst.BaseExpression, backward: cst.Call, read: cst.CSTNode,
+                         loop: cst.CSTNode) -> bool:
+        """What was back-propagated is assigned again between the backward and the read
+        (``out["loss"] = out["loss"].detach()``, ``loss = next_loss``): the read is of
+        another value."""
+        text = self.autograd.analysis.text
+        written = {text[tensor.start:tensor.end], _dotted_root(tensor)}
+        low, high = min(backward.end, read.start), max(backward.start, read.start)
+        for assignment in self.autograd.analysis.nodes_of(cst.Assign):
+            if not (low <= assignment.start < high and _inside(assignment, loop)):
+                continue
+            if any(text[target.target.start:target.target.end] in written for target in assignment.targets):
+                return True
+        return False
+
+    def _returned_by_call(self, name: cst.Name) -> Optional[cst.Call]:
+        """``name`` is bound (directly, or through one name) to the result of a call of this
+        file's function whose returned value, at that position, it back-propagated."""
+        bindings = [binding for binding in self.model.resolve(name) if binding.kind is BindingKind.ASSIGN]
+        position: Optional[int] = None  # the element of the call's result `name` holds, if one
+        for _ in range(2):
+            if len(bindings) != 1 or bindings[0].value is None:
+                return None
+            binding = bindings[0]
+            if binding.path:
+                if position is not None:
+                    return None
+                position = binding.path[0]
+            value = binding.value
+            if isinstance(value, cst.Name):
+                bindings = [b for b in self.model.resolve(value) if b.kind is BindingKind.ASSIGN]
+                continue
+            if not isinstance(value, cst.Call):
+                return None
+            function = self._local_function(value)
+            proof = self._returns_backpropagated(function) if function is not None else None
+            if proof is None:
+                return None
+            positions, backward = proof
+            return backward if positions is True or position in positions else None
+        return None
+
+    def _returns_backpropagated(self, function) -> Optional[tuple[frozenset[int] | bool, cst.Call]]:
+        """What ``function`` returns that it back-propagated first: True for the whole
+        value, or the positions of a returned tuple; with the backward call."""
+        key = id(function.node)
+        if key in self._returned:
+            return self._returned[key]  # type: ignore[return-value]
+        self._returned[key] = None
+        scope = function.scope
+        if scope is None:
+            return None
+        roots: dict[str, cst.Call] = {}
+        for tensor, call, _ in self._backwards(scope):
+            root = _dotted_root(tensor)
+            if root:
+                roots.setdefault(root, call)
+        roots.update((root, node) for root, node in self._self_backwards(function).items() if root not in roots)
+        result = None
+        for value in function.returns:
+            if isinstance(value, cst.Tuple):
+                positions = frozenset(position for position, element in enumerate(value.elements)
+                                      if any(root in roots for root, _ in _roots(element.value)))
+                hit = next((roots[root] for element in value.elements for root, _ in _roots(element.value)
+                            if root in roots), None)
+                if positions and hit is not None:
+                    result = (positions, hit)
+            else:
+                hit = next((roots[root] for root, _ in _roots(value) if root in roots), None)
+                if hit is not None:
+                    result = (True, hit)
+        self._returned[key] = result
+        return result
+
+    def _self_backwards(self, function) -> dict[str, cst.Call]:
+        """``self.<attr>`` back-propagated by a method ``function`` calls on ``self``
+        (``self.update()`` running ``self.loss.backward()``), as ``function`` names it."""
+        found: dict[str, cst.Call] = {}
+        name = function.self_name
+        if name is None:
+            return found
+        for node in iter_nodes(function.node):
+            if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                    and isinstance(node.func.value, cst.Name) and node.func.value.value == name):
+                continue
+            callee = self._local_function(node)
+            if callee is None or callee.self_name is None or callee.scope is None or callee.node is function.node:
+                continue
+            for tensor, call, _ in self._backwards(callee.scope):
+                root = _dotted_root(tensor)
+                if root and root.startswith(callee.self_name + "."):
+                    found.setdefault(name + root[len(callee.self_name):], call)
+        return found
+
+    def _backwards(self, scope: Scope) -> list[tuple[cst.BaseExpression, cst.Call, cst.CSTNode]]:
+        """(tensor, backward call, where it runs in ``scope``): the model's backward events,
+        and ``x.backward()`` calls whose receiver the inference does not know as a tensor
+        (``losses[-1].backward()`` of a list it cannot see into) but which pass no
+        positional argument, as only ``Tensor.backward`` of a loss is called."""
+        found = [(backward.tensor, backward.node, backward.at) for backward in self.autograd.backwards(scope)]
+        known = {id(call) for _, call, _ in found}
+        if self._backward_calls is None:
+            self._backward_calls = {}
+            for node in self.autograd.calls:
+                if isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward" \
+                        and all(arg.keyword is not None for arg in node.args):
+                    self._backward_calls.setdefault(id(_function_of(node)), []).append(node)
+        found.extend((call.func.value, call, call) for call in self._backward_calls.get(id(scope.node), ())
+                     if id(call) not in known)
+        return found
+
+    def _local_function(self, call: cst.Call):
+        value = self.inference.infer(call.func)
+        if value is None or value.kind is not Kind.FUNCTION or value.function is None:
+            return None
+        function = value.function
+        if function.model is not self.model or not isinstance(function.node, cst.FunctionDef):
+            return None
+        return function
+
+    # --- what a function still needs the graph of ------------------------------------------
+
+    def graph_wanted(self, name: str, statement: cst.CSTNode) -> bool:
+        """``name`` (or a value computed from it) is back-propagated or returned by the
+        function of ``statement``: a total summed to be differentiated together."""
+        function = _function_of(statement)
+        key = id(function)
+        if key not in self._wanted:
+            self._wanted[key] = self._graph_consumers(function)
+        return name in self._wanted[key]
+
+    def _graph_consumers(self, function: cst.CSTNode) -> set[str]:
+        names: set[str] = set()
+        sources: dict[str, set[str]] = {}
+        for node in iter_nodes(function):
+            if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+                sources.setdefault(node.targets[0].target.value, set()).update(
+                    n.value for n in iter_nodes(node.value) if isinstance(n, cst.Name))
+            consumed: Optional[cst.CSTNode] = None
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                    and node.func.attr.value == "backward":
+                consumed = node.func.value
+            elif isinstance(node, cst.Call) and self.inference.qualname(node.func) in (
+                "torch.autograd.backward", "torch.autograd.grad"
+            ):
+                consumed = node
+            elif isinstance(node, (cst.Return, cst.Yield)) and node.value is not None:
+                consumed = node.value
+            if consumed is not None:
+                names.update(n.value for n in iter_nodes(consumed) if isinstance(n, cst.Name))
+        pending = list(names)
+        while pending:
+            for source in sources.get(pending.pop(), ()):
+                if source not in names:
+                    names.add(source)
+                    pending.append(source)
+        return names
+
+    def _scope_of(self, node: cst.CSTNode) -> Optional[Scope]:
+        if self._scopes is None:
+            self._scopes = {id(scope.node): scope for scope in self.model.scopes}
+        return self._scopes.get(id(_function_of(node)))
+
+
+def _ancestors(node: cst.CSTNode):
+    parent = node.parent
+    while parent is not None:
+        yield parent
+        parent = parent.parent
+
+
+def _function_of(node: cst.CSTNode) -> cst.CSTNode:
+    for ancestor in _ancestors(node):
+        if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.Module)):
+            return ancestor
+    return node
+
+
+def _loops_around(node: cst.CSTNode) -> bool:
+    child = node
+    for ancestor in _ancestors(node):
+        if isinstance(ancestor, _LOOPS) and child is ancestor.body:
+            return True
+        if isinstance(ancestor, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+            return True
+        if isinstance(ancestor, _SCOPES):
+            return False
+        child = ancestor
+    return False
+
+
+def _inside(node: cst.CSTNode, container: cst.CSTNode) -> bool:
+    return container.start <= node.start and node.end <= container.end
+
+
+def _conditional_in(node: cst.CSTNode, loop: cst.CSTNode) -> bool:
+    """``node`` runs only on some iterations of ``loop``: under an ``if``, ``try`` handler
+    or inner loop of its body."""
+    for ancestor in _ancestors(node):
+        if ancestor is loop:
+            return False
+        if isinstance(ancestor, (cst.If, cst.ExceptHandler, *_LOOPS)):
+            return True
+    return False
+
+
+def _accumulates(binding) -> bool:
+    value = binding.value
+    return isinstance(value, cst.BinaryOperation) and isinstance(value.left, cst.Name) \
+        and value.left.value == binding.name
+
+
+def _dotted_root(expression: Optional[cst.BaseExpression]) -> Optional[str]:
+    """``loss`` of ``loss["total"]`` and ``loss[-1].mean()``; ``self.loss`` of ``self.loss``."""
+    node = expression
+    while True:
+        if isinstance(node, cst.Subscript):
+            node = node.value
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and _keeps_graph(node.func.attr.value):
+            node = node.func.value
+        else:
+            break
+    if isinstance(node, (cst.Name, cst.Attribute)):
+        return dotted(node) or None
+    return None
+
+
+def _roots(expression: cst.BaseExpression) -> list[tuple[str, cst.BaseExpression]]:
+    """The names whose tensors ``expression`` is computed from in the graph (``a / n + b``:
+    ``a`` and ``b``), with the node that reads each; nothing through ``.item()``, calls of
+    other functions, or comparisons."""
+    if isinstance(expression, cst.BinaryOperation):
+        return _roots(expression.left) + _roots(expression.right)
+    if isinstance(expression, cst.UnaryOperation):
+        return _roots(expression.expression)
+    if isinstance(expression, cst.Call):
+        func = expression.func
+        if isinstance(func, cst.Attribute) and _keeps_graph(func.attr.value):
+            return _roots(func.value)
+        return []
+    if isinstance(expression, cst.Subscript):
+        return _roots(expression.value)
+    if isinstance(expression, (cst.Name, cst.Attribute)):
+        name = dotted(expression)
+        return [(name, expression)] if name else []
+    return []
+
+
+def _keeps_graph(method: str) -> bool:
+    """A tensor method whose result stays in the graph of its receiver (``mean``, ``sum``, ``view``)."""
+    fact = torch_facts.method(method)
+    return fact is not None and fact.differentiable is True and fact.returns not in ("other", "ndarray")
