@@ -159,3 +159,46 @@ def test_runtime_confirms_the_fixtures():
     found = json.loads(result.stdout)
     verdicts = {(Path(item["filename"]).name, item["runtime"]["verdict"]) for item in found}
     assert verdicts == {("bad_metrics_helper.py", "CONFIRMED"), ("bad_plot_weights.py", "CONFIRMED")}, found
+
+
+def test_a_list_of_graph_tensors_copied_into_a_new_leaf(tmp_path):
+    found = findings(tmp_path, """
+        import torch
+        import torch.nn as nn
+        from torch.distributions import Categorical
+
+        class Agent:
+            def __init__(self):
+                self.actor = nn.Linear(4, 2)
+                self.log_probs = []
+
+            def act(self, state):
+                dist = Categorical(logits=self.actor(state))
+                action = dist.sample()
+                self.log_probs.append(dist.log_prob(action))
+                return action.item()
+
+            def loss(self, advantages):
+                log_probs = torch.tensor(self.log_probs, requires_grad=True)
+                return -(log_probs * advantages).mean()
+
+        agent = Agent()
+        actions = [agent.act(s) for s in torch.randn(5, 4)]
+        agent.loss(torch.ones(5)).backward()
+        """, "TL403")
+    assert rows(found) == [(18, "TL403")]
+    assert "the output of `self.actor`, line 12" in found[0]["message"]
+
+
+def test_numbers_taken_out_first_are_not_a_cut(tmp_path):
+    found = findings(tmp_path, """
+        import torch
+        import torch.nn as nn
+
+        net = nn.Linear(2, 1)
+        x = torch.randn(8, 2)
+        values = [net(x).sum().item(), net(x).mean().item()]
+        a = torch.tensor(values)
+        b = torch.as_tensor([net(x).detach(), net(x).detach()])
+        """, "TL403")
+    assert rows(found) == []

@@ -44,6 +44,8 @@ _NO_GRAD_FUNCTIONS = frozenset("torch." + name for name in
 # torch functions that make a new tensor from values: a new leaf (unless requires_grad=True).
 _NEW_LEAF_FUNCTIONS = frozenset({"torch.tensor", "torch.from_numpy", "torch.as_tensor", "torch.asarray",
                                  "torch.autograd.Variable"})
+# Methods of a torch.distributions object whose result is differentiable in its parameters.
+_DISTRIBUTION_METHODS = frozenset({"log_prob", "entropy", "rsample", "cdf", "icdf"})
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.MatrixMultiply, cst.Power, cst.Modulo)
 # Attributes of a tensor that are tensors of the same graph.
 _SAME_GRAPH_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag"})
@@ -84,6 +86,92 @@ class GradFlow:
         """The evidence that ``node`` (a tensor, or a list or tuple holding one) requires
         grad where it is evaluated, or None when that is not shown."""
         return self._requires(node, 0, 0)
+
+    def container_requires_grad(self, node: cst.BaseExpression) -> Optional[GradSource]:
+        """The evidence that ``node`` is a list or tuple (written out here, or bound or passed
+        to a name) holding a tensor that requires grad, or None."""
+        found = self._container(node, 0)
+        if found is None or self._type_tested(node):
+            return None
+        container, steps = found
+        values = container if isinstance(container, list) else [container]
+        source = next((found for found in (self._requires(value, 0, 0 if not steps else 1) for value in values)
+                       if found is not None), None)
+        if source is None:
+            return None
+        for step in reversed(steps):
+            source = source.then(step)
+        return source
+
+    def _container(self, node: cst.BaseExpression, calls: int):
+        """(the list or tuple written out that ``node`` is, the steps to it)."""
+        if isinstance(node, (cst.List, cst.Tuple, cst.ListComp)):
+            return node, ()
+        if isinstance(node, cst.Attribute) and dotted(node):
+            return self._appended(node)
+        if not isinstance(node, cst.Name) or calls >= _MAX_CALLS:
+            return None
+        bindings = self.model.resolve(node)
+        if len(bindings) != 1:
+            return None
+        binding = bindings[0]
+        if binding.kind is BindingKind.ASSIGN and binding.value is not None and not binding.path:
+            found = self._container(binding.value, calls)
+            if found is not None:
+                return found[0], (Step(binding.value, f"`{binding.name}` = `{{code}}`"),) + found[1]
+            return None
+        function = binding.definition
+        if binding.kind is not BindingKind.PARAM or not isinstance(function, FunctionInfo) \
+                or not isinstance(binding.node, cst.Param):
+            return None
+        index = binding.param_index - (1 if function.kind in ("method", "classmethod") else 0)
+        for call in self.call_sites(function):
+            argument = _argument(call, binding.name, index) if index >= 0 else None
+            found = self._container(argument, calls + 1) if argument is not None else None
+            if found is not None and self.grad_off(call) is None:
+                step = Step(argument, f"a call of `{function.name}` passes `{{code}}` for its parameter "
+                                      f"`{binding.name}`")
+                return found[0], (step,) + found[1]
+        return None
+
+    def _type_tested(self, node: cst.BaseExpression) -> bool:
+        """``node`` is a name whose type its function tests before (``if isinstance(data,
+        (list, tuple)): return torch.stack(data)``): which branch it takes is not known."""
+        if not isinstance(node, cst.Name):
+            return False
+        bindings = set(map(id, self.model.resolve(node)))
+        function = next((a for a in _ancestors(node) if isinstance(a, (cst.FunctionDef, cst.Module))), None)
+        if function is None or not bindings:
+            return False
+        for call in self.analysis.nodes_of(cst.Call):
+            if call.start >= node.start or call.start < function.start or call.end > function.end:
+                continue
+            if isinstance(call.func, cst.Name) and call.func.value == "isinstance" and call.args \
+                    and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == node.value \
+                    and bindings & set(map(id, self.model.resolve(call.args[0].value))):
+                return True
+        return False
+
+    def _appended(self, node: cst.Attribute):
+        """``self.body.log_probs``: a list attribute filled by ``.append(value)`` calls on the
+        same expression in the methods of this class: (the values appended, as a list)."""
+        name = dotted(node)
+        root = name.split(".")[0]
+        cls = self._self_class(node_root(node)) if root else None
+        if cls is None:
+            return None
+        appended = []
+        for call in self.analysis.nodes_of(cst.Call):
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "append" and len(call.args) == 1 \
+                    and dotted(func.value) == name:
+                receiver_root = node_root(func.value)
+                if self._self_class(receiver_root) is cls:
+                    appended.append(call.args[0])
+        if not appended:
+            return None
+        return [arg.value for arg in appended], (Step(appended[0], f"`{name}` holds what is appended to it: "
+                                                                     f"`{{code}}`"),)
 
     def grad_off(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The ``no_grad`` block, decorator or ``torch.set_grad_enabled(False)`` statement
@@ -354,6 +442,8 @@ class GradFlow:
         qualname = self.inference.qualname(func)
         if qualname is not None:
             return self._function(node, qualname, depth, calls)
+        if isinstance(func, cst.Attribute) and func.attr.value in _DISTRIBUTION_METHODS:
+            return self._distribution(node, func, depth, calls)
         callee = self.value_of(func)
         if callee is None:
             return None
@@ -408,6 +498,25 @@ class GradFlow:
             found = self._requires(arg.value, depth, calls)
             if found is not None:
                 return found
+        return None
+
+    def _distribution(self, node: cst.Call, func: cst.Attribute, depth: int, calls: int) -> Optional[GradSource]:
+        """``dist.log_prob(a)`` of a ``torch.distributions`` object built from tensors that
+        require grad (``Categorical(logits=self.actor(state))``): differentiable in them."""
+        if not isinstance(func.value, cst.Name) or self.grad_off(node) is not None:
+            return None
+        bindings = self.model.resolve(func.value)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
+                or not isinstance(bindings[0].value, cst.Call):
+            return None
+        built = bindings[0].value
+        if not (self.inference.qualname(built.func) or "").startswith("torch.distributions."):
+            return None
+        for arg in built.args:
+            if not arg.star:
+                found = self._requires(arg.value, depth, calls)
+                if found is not None:
+                    return found.then(Step(built, f"`{func.value.value}` = `{{code}}`"))
         return None
 
     def _module_call(self, node: cst.Call, module, depth: int, calls: int) -> Optional[GradSource]:
@@ -507,6 +616,13 @@ class GradFlow:
                     and function.self_name == name.value and function.kind == "method":
                 return function.cls
         return None
+
+
+def node_root(node: cst.BaseExpression) -> cst.BaseExpression:
+    """The name an attribute chain starts from (``self`` of ``self.body.log_probs``)."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node
 
 
 def _ancestors(node: cst.CSTNode):
