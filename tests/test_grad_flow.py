@@ -200,5 +200,7 @@ def test_numbers_taken_out_first_are_not_a_cut(tmp_path):
         values = [net(x).sum().item(), net(x).mean().item()]
         a = torch.tensor(values)
         b = torch.as_tensor([net(x).detach(), net(x).detach()])
+        lengths = [part.size(0) for part in [net(x), net(x + 1)]]
+        c = torch.tensor(lengths, dtype=torch.long)
         """, "TL403")
     assert rows(found) == []

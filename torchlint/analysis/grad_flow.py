@@ -462,6 +462,9 @@ class GradFlow:
             return None
         if method in CUT_METHODS or method in _NO_GRAD_METHODS or method.startswith("new_"):
             return None
+        fact = torch_facts.method(method)
+        if fact is not None and fact.returns in ("other", "none", "ndarray"):
+            return None  # `h.size(0)`, `h.dim()`: not a tensor
         if self.grad_off(node) is not None and not _may_be_self(method):
             return None
         found = self._requires(receiver, depth, calls)
