@@ -448,6 +448,10 @@ class AutogradModel:
                         found.append(receiver)
         return tuple(found)
 
+    def parameter_layers(self, cls: ClassInfo) -> Optional[int]:
+        """How many layers with parameters a module class of this file builds, None when unknown."""
+        return self._parameter_layers(cls)
+
     def _parameter_layers(self, cls: ClassInfo, depth: int = 0) -> Optional[int]:
         """How many layers with parameters a module class of this file builds (``self.x =
         nn.Linear(..)``, a ``Sequential`` of them, a module of this file), None when unknown."""

@@ -740,6 +740,10 @@ class Inference:
         return found, Step(binding.node, f"the docstring of `{function.name}` says `{binding.name}` is "
                                          f"\"{found.phrase}\"")
 
+    def calls_of(self, function: FunctionInfo) -> list[cst.Call]:
+        """Calls of ``function`` in this file: ``f(..)`` for a function, ``self.f(..)`` for a method."""
+        return self._call_sites(function)
+
     def _call_sites(self, function: FunctionInfo) -> list[cst.Call]:
         """Calls of ``function`` in this file: ``f(..)`` for a function, ``self.f(..)`` for a method."""
         if function.model is not self.model or not isinstance(function.node, cst.FunctionDef):

@@ -19,6 +19,7 @@ from torchlint.framework.rule import Finding
 
 if TYPE_CHECKING:
     from torchlint.analysis.autograd import AutogradModel
+    from torchlint.analysis.grad_flow import GradFlow
     from torchlint.analysis.inference import Inference
     from torchlint.analysis.semantic import SemanticModel
 
@@ -54,6 +55,11 @@ class FileContext:
     def autograd(self) -> "AutogradModel":
         """What the code does to autograd graphs: forwards, optimizer steps, backwards."""
         return self.analysis.autograd
+
+    @property
+    def grad_flow(self) -> "GradFlow":
+        """Which tensors require grad, and where the gradient comes from."""
+        return self.analysis.grad_flow
 
     @property
     def path(self) -> str:

@@ -19,6 +19,11 @@ class TensorFromTensor(Rule):
     )
     requires_may_be_imported = True
     message = "`{call}` copies a tensor and cuts it from the autograd graph (torch warns); use `{fixed}`"
+    list_message = (
+        "`{call}` copies the values of `{data}`, which holds tensors that require grad ({source}, line {line}), "
+        "into a new leaf: no gradient flows back to them (`requires_grad=True` on the copy does not help); use "
+        "`torch.stack(..)` or `torch.cat(..)` of the tensors"
+    )
     docs = """
     ## What it does
     Flags `torch.tensor(t)` where `t` is already a tensor, and `torch.tensor([a, b])`
@@ -81,12 +86,17 @@ class TensorFromTensor(Rule):
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.ctx.qualname(node.func) != "torch.tensor":
+        qualname = self.ctx.qualname(node.func)
+        if qualname not in ("torch.tensor", "torch.as_tensor"):
             return
         args = positional_args(node)
         if len(args) != 1 or any(arg.star for arg in node.args):
             return
         data = args[0].value
+        if self._copies_graph_tensors(node, data):
+            return
+        if qualname != "torch.tensor":
+            return
         evidence = self.ctx.tensor(data)
         if evidence is not None:
             fixed = _copy(node, data, self.ctx.snippet, self.ctx.receiver)
@@ -111,9 +121,23 @@ class TensorFromTensor(Rule):
                     fixed=f"torch.stack({self.ctx.snippet(data)})",
                 )
 
+    def _copies_graph_tensors(self, node: cst.Call, data: cst.BaseExpression) -> bool:
+        """``torch.tensor(losses)``, ``torch.as_tensor((a, b))``: a list or tuple of tensors
+        that require grad, as the requires-grad analysis shows, copied into a new leaf."""
+        source = self.ctx.grad_flow.container_requires_grad(data)
+        if source is None:
+            return False
+        line = self.ctx.line_index.position(source.node.start)[0]
+        self.report(node, self.list_message, call=node, data=data, source=source.what, line=line,
+                    evidence=source.steps, related=((source.node, "the gradient comes from here"),))
+        return True
+
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
         call = run.first("copy-construct")
+        if call is not None and call["requires_grad"] and call.get("new_leaf"):
+            return Verdict(CONFIRMED, "the tensors given required grad, and what was made of their values is a new "
+                                      "leaf without their graph: the gradient is cut here")
         if call is not None and call["requires_grad"] and not call["result_requires_grad"]:
             return Verdict(CONFIRMED, "torch.tensor() copied a tensor that requires grad into one that does not: "
                                       "the gradient is cut here (torch warned: \"To copy construct from a tensor, it "

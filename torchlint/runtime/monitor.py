@@ -565,6 +565,12 @@ class Monitor:
             for site in self.locator.sites_at(self.locator.here(), "TL403"):
                 site.add("copy-construct", requires_grad=args[0].requires_grad,
                          result_requires_grad=isinstance(result, torch.Tensor) and result.requires_grad)
+        elif func in (torch.tensor, torch.as_tensor) and args and isinstance(args[0], (list, tuple)) \
+                and isinstance(result, torch.Tensor):
+            given = [item for item in args[0] if isinstance(item, torch.Tensor)]
+            for site in self.locator.sites_at(self.locator.here(), "TL403"):
+                site.add("copy-construct", requires_grad=any(item.requires_grad for item in given),
+                         result_requires_grad=result.requires_grad, new_leaf=result.grad_fn is None)
         if isinstance(result, torch.Tensor) and self.tags:
             self._propagate_tags(tensors, result)
         return result

@@ -1,0 +1,670 @@
+"""Which tensors require grad, and why: the graph-attachment analysis rules share.
+
+A tensor requires grad when it is a parameter (``model.fc.weight``, ``model.parameters()``),
+was made with ``requires_grad=True`` (or ``requires_grad_()``), is the output of a module
+with parameters called while gradients are on (``model(x)``, ``self.net(x)``), or is
+computed by differentiable operations from such a tensor.  The graph is cut by
+``.detach()``, ``.data``, ``.item()``, ``.tolist()``, ``.numpy()``, a new tensor made
+from values (``torch.tensor(..)``, ``torch.from_numpy(..)``), integer-valued operations
+(``argmax``, comparisons, the indices of ``max(dim)``), and ``no_grad`` regions.
+
+``GradFlow.requires_grad(expression)`` answers with the evidence, a ``GradSource``: the
+place the gradient comes from (a ``related`` location for findings) and the steps from the
+expression back to it.  The answer is only "yes, shown" or "not shown": rules report only
+what it shows.  Values cross one or two calls of this file's functions: a function's
+returns, and a parameter that a call site passes a tensor requiring grad (the helper
+receives it on that call); ``self.<attr>`` across the methods of a class.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional
+
+from torchlint.syntax import cst
+from torchlint.syntax.nodes import dotted, is_false, keyword
+from torchlint.analysis import torch_api, torch_facts
+from torchlint.analysis.semantic import BindingKind, ClassInfo, FunctionInfo
+from torchlint.analysis.values import Kind, Step, Value
+
+if TYPE_CHECKING:
+    from torchlint.analysis.module_analysis import ModuleAnalysis
+
+# Methods that take values out of the graph.
+CUT_METHODS = frozenset({"detach", "detach_", "item", "tolist", "numpy"})
+# Methods whose result has no gradient whatever the input: integer-valued results and
+# the ones torch marks not differentiable (`argmax`, `long`, `nonzero`, `sign`...).
+_NO_GRAD_METHODS = (torch_facts.methods(integer="always") | torch_facts.methods(differentiable=False)) - {
+    "requires_grad_"}
+# Of the results of these, item 1 holds indices: `h.max(1)[1]`, `_, idx = h.topk(k)`.
+_WITH_INDICES = torch_facts.methods(integer="indices")
+_NO_GRAD_FUNCTIONS = frozenset("torch." + name for name in
+                               torch_facts.functions(integer="always") | torch_facts.functions(differentiable=False))
+# torch functions that make a new tensor from values: a new leaf (unless requires_grad=True).
+_NEW_LEAF_FUNCTIONS = frozenset({"torch.tensor", "torch.from_numpy", "torch.as_tensor", "torch.asarray",
+                                 "torch.autograd.Variable"})
+# Methods of a torch.distributions object whose result is differentiable in its parameters.
+_DISTRIBUTION_METHODS = frozenset({"log_prob", "entropy", "rsample", "cdf", "icdf"})
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.MatrixMultiply, cst.Power, cst.Modulo)
+# Attributes of a tensor that are tensors of the same graph.
+_SAME_GRAPH_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag"})
+_MAX_DEPTH = 30
+# Turning gradients off: `= False`, `requires_grad_(False)`, `requires_grad_(flag)`.
+_FREEZES = re.compile(r"requires_grad\s*=\s*False|requires_grad_\(\s*(?!(?:requires_grad\s*=\s*)?True\b)\w")
+_MAX_CALLS = 3  # parameters followed back through this many call sites
+
+
+@dataclass(frozen=True)
+class GradSource:
+    """Why a tensor requires grad: ``node`` is where the gradient comes from (a module's
+    output, a parameter, a tensor made with ``requires_grad=True``), ``what`` says it in a
+    few words ("the output of `model`"), ``steps`` lead from the expression asked about to it."""
+
+    node: cst.CSTNode
+    what: str
+    steps: tuple[Step, ...] = ()
+
+    def then(self, step: Step) -> "GradSource":
+        return GradSource(self.node, self.what, (step,) + self.steps)
+
+
+class GradFlow:
+    """The requires-grad analysis of one module, answers remembered."""
+
+    def __init__(self, analysis: "ModuleAnalysis"):
+        self.analysis = analysis
+        self.model = analysis.model
+        self.inference = analysis.inference
+        self._memo: dict[tuple[int, int], Optional[GradSource]] = {}
+        self._freezes: Optional[bool] = None
+        self._call_sites: dict[int, list[cst.Call]] = {}
+
+    # --- questions -------------------------------------------------------------------
+
+    def requires_grad(self, node: cst.BaseExpression) -> Optional[GradSource]:
+        """The evidence that ``node`` (a tensor, or a list or tuple holding one) requires
+        grad where it is evaluated, or None when that is not shown."""
+        return self._requires(node, 0, 0)
+
+    def container_requires_grad(self, node: cst.BaseExpression) -> Optional[GradSource]:
+        """The evidence that ``node`` is a list or tuple (written out here, or bound or passed
+        to a name) holding a tensor that requires grad, or None."""
+        found = self._container(node, 0)
+        if found is None or self._type_tested(node):
+            return None
+        container, steps = found
+        values = container if isinstance(container, list) else [container]
+        source = next((found for found in (self._requires(value, 0, 0 if not steps else 1) for value in values)
+                       if found is not None), None)
+        if source is None:
+            return None
+        for step in reversed(steps):
+            source = source.then(step)
+        return source
+
+    def _container(self, node: cst.BaseExpression, calls: int):
+        """(the list or tuple written out that ``node`` is, the steps to it)."""
+        if isinstance(node, (cst.List, cst.Tuple, cst.ListComp)):
+            return node, ()
+        if isinstance(node, cst.Attribute) and dotted(node):
+            return self._appended(node)
+        if not isinstance(node, cst.Name) or calls >= _MAX_CALLS:
+            return None
+        bindings = self.model.resolve(node)
+        if len(bindings) != 1:
+            return None
+        binding = bindings[0]
+        if binding.kind is BindingKind.ASSIGN and binding.value is not None and not binding.path:
+            found = self._container(binding.value, calls)
+            if found is not None:
+                return found[0], (Step(binding.value, f"`{binding.name}` = `{{code}}`"),) + found[1]
+            return None
+        function = binding.definition
+        if binding.kind is not BindingKind.PARAM or not isinstance(function, FunctionInfo) \
+                or not isinstance(binding.node, cst.Param):
+            return None
+        index = binding.param_index - (1 if function.kind in ("method", "classmethod") else 0)
+        for call in self.call_sites(function):
+            argument = _argument(call, binding.name, index) if index >= 0 else None
+            found = self._container(argument, calls + 1) if argument is not None else None
+            if found is not None and self.grad_off(call) is None:
+                step = Step(argument, f"a call of `{function.name}` passes `{{code}}` for its parameter "
+                                      f"`{binding.name}`")
+                return found[0], (step,) + found[1]
+        return None
+
+    def _type_tested(self, node: cst.BaseExpression) -> bool:
+        """``node`` is a name whose type its function tests before (``if isinstance(data,
+        (list, tuple)): return torch.stack(data)``): which branch it takes is not known."""
+        if not isinstance(node, cst.Name):
+            return False
+        bindings = set(map(id, self.model.resolve(node)))
+        function = next((a for a in _ancestors(node) if isinstance(a, (cst.FunctionDef, cst.Module))), None)
+        if function is None or not bindings:
+            return False
+        for call in self.analysis.nodes_of(cst.Call):
+            if call.start >= node.start or call.start < function.start or call.end > function.end:
+                continue
+            if isinstance(call.func, cst.Name) and call.func.value == "isinstance" and call.args \
+                    and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == node.value \
+                    and bindings & set(map(id, self.model.resolve(call.args[0].value))):
+                return True
+        return False
+
+    def _appended(self, node: cst.Attribute):
+        """``self.body.log_probs``: a list attribute filled by ``.append(value)`` calls on the
+        same expression in the methods of this class: (the values appended, as a list)."""
+        name = dotted(node)
+        root = name.split(".")[0]
+        cls = self._self_class(node_root(node)) if root else None
+        if cls is None:
+            return None
+        appended = []
+        for call in self.analysis.nodes_of(cst.Call):
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "append" and len(call.args) == 1 \
+                    and dotted(func.value) == name:
+                receiver_root = node_root(func.value)
+                if self._self_class(receiver_root) is cls:
+                    appended.append(call.args[0])
+        if not appended:
+            return None
+        return [arg.value for arg in appended], (Step(appended[0], f"`{name}` holds what is appended to it: "
+                                                                     f"`{{code}}`"),)
+
+    def grad_off(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The ``no_grad`` block, decorator or ``torch.set_grad_enabled(False)`` statement
+        under which ``node`` runs (in its own function), or None."""
+        found = self.inference.grad_disabled(node)
+        if found is not None:
+            return found
+        return self._disabled_by_statement(node)
+
+    def runs_without_grad(self, node: cst.CSTNode) -> bool:
+        """``node`` runs with gradients off: under a ``no_grad`` region, or in a function
+        that this file calls only from such regions (one level)."""
+        if self.grad_off(node) is not None or self.inference.runs_without_grad(node):
+            return True
+        function = self._function_of(node)
+        if function is None:
+            return False
+        calls = self.call_sites(function)
+        return bool(calls) and all(self.grad_off(call) is not None for call in calls)
+
+    def call_sites(self, function: FunctionInfo) -> list[cst.Call]:
+        """The calls of ``function`` in this file: ``f(..)``, ``self.f(..)``, ``obj.f(..)`` on
+        an instance of its class (``self.logger.log(..)``), ``Cls(..)`` for ``__init__``."""
+        key = id(function)
+        if key in self._call_sites:
+            return self._call_sites[key]
+        self._call_sites[key] = []  # while they are looked for
+        calls = list(self.inference.calls_of(function))
+        cls = function.cls
+        if function.kind == "method" and cls is not None and function.model is self.model:
+            seen = {id(call) for call in calls}
+            for call in self.analysis.nodes_of(cst.Call):
+                func = call.func
+                if id(call) in seen:
+                    continue
+                if function.name == "__init__":
+                    callee = self.inference.infer(func)
+                    if callee is not None and callee.kind is Kind.CLASS and callee.cls is cls:
+                        calls.append(call)
+                elif isinstance(func, cst.Attribute) and func.attr.value == function.name:
+                    receiver = self.value_of(func.value)
+                    if receiver is not None and receiver.kind in (Kind.INSTANCE, Kind.MODULE) and receiver.cls is cls:
+                        calls.append(call)
+        self._call_sites[key] = calls
+        return calls
+
+    def value_of(self, node: cst.BaseExpression, calls: int = 0) -> Optional[Value]:
+        """What the inference knows of ``node``, or else of what it is given: a parameter
+        annotated with a class of this file, or passed a known value by a call; an attribute
+        ``self.<name>`` by the values assigned to it."""
+        value = self.inference.infer(node)
+        if value is not None or calls >= _MAX_CALLS:
+            return value
+        if isinstance(node, cst.Name):
+            bindings = self.model.resolve(node)
+            if len(bindings) != 1:
+                return None
+            binding = bindings[0]
+            if binding.kind is BindingKind.ASSIGN and binding.value is not None and not binding.path:
+                return self.value_of(binding.value, calls)
+            if binding.kind is not BindingKind.PARAM or not isinstance(binding.definition, FunctionInfo):
+                return None
+            if isinstance(binding.annotation, cst.Name):
+                annotated = self.inference.infer(binding.annotation)
+                if annotated is not None and annotated.kind is Kind.CLASS and isinstance(annotated.cls, ClassInfo):
+                    return Value(Kind.INSTANCE, cls=annotated.cls)
+            function = binding.definition
+            index = binding.param_index - (1 if function.kind in ("method", "classmethod") else 0)
+            for call in self.call_sites(function):
+                argument = _argument(call, binding.name, index) if index >= 0 else None
+                passed = self.value_of(argument, calls + 1) if argument is not None else None
+                if passed is not None:
+                    return passed
+            return None
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+            cls = self._self_class(node.value)
+            if cls is not None:
+                assignments = cls.assignments(node.attr.value)
+                if len(assignments) == 1:
+                    value = _element(assignments[0].value, assignments[0].path)
+                    return self.value_of(value, calls) if value is not None else None
+        return None
+
+    # --- the analysis ------------------------------------------------------------------
+
+    def _requires(self, node: cst.BaseExpression, depth: int, calls: int) -> Optional[GradSource]:
+        key = (id(node), calls)
+        if key in self._memo:
+            return self._memo[key]
+        if depth > _MAX_DEPTH:
+            return None
+        self._memo[key] = None  # a cycle shows nothing
+        found = self._requires_uncached(node, depth + 1, calls)
+        self._memo[key] = found
+        return found
+
+    def _requires_uncached(self, node: cst.BaseExpression, depth: int, calls: int) -> Optional[GradSource]:
+        if isinstance(node, cst.Name):
+            return self._name(node, depth, calls)
+        if isinstance(node, cst.Attribute):
+            return self._attribute(node, depth, calls)
+        if isinstance(node, cst.Call):
+            return self._call(node, depth, calls)
+        if isinstance(node, cst.BinaryOperation):
+            if not isinstance(node.operator, _ARITHMETIC) or self.grad_off(node) is not None:
+                return None
+            return self._requires(node.left, depth, calls) or self._requires(node.right, depth, calls)
+        if isinstance(node, cst.UnaryOperation):
+            if not isinstance(node.operator, (cst.Minus, cst.Plus)) or self.grad_off(node) is not None:
+                return None
+            return self._requires(node.expression, depth, calls)
+        if isinstance(node, cst.Subscript):
+            return self._subscript(node, depth, calls)
+        if isinstance(node, cst.IfExp):
+            body = self._requires(node.body, depth, calls)
+            return body if body is not None and self._requires(node.orelse, depth, calls) is not None else None
+        if isinstance(node, (cst.List, cst.Tuple)):
+            for element in node.elements:
+                if not isinstance(element, cst.StarredElement):
+                    found = self._requires(element.value, depth, calls)
+                    if found is not None:
+                        return found
+            return None
+        if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+            return self._requires(node.elt, depth, calls)
+        return None
+
+    def _name(self, node: cst.Name, depth: int, calls: int) -> Optional[GradSource]:
+        bindings = self.model.resolve(node)
+        if not bindings:
+            return None
+        found: Optional[GradSource] = None
+        for binding in bindings:
+            here = self._binding(binding, depth, calls)
+            if here is None:
+                return None  # on one path it is not shown to require grad
+            found = found or here
+        return found
+
+    def _binding(self, binding, depth: int, calls: int) -> Optional[GradSource]:
+        kind = binding.kind
+        if kind is BindingKind.PARAM:
+            return self._parameter(binding, depth, calls)
+        if binding.value is None or kind not in (BindingKind.ASSIGN, BindingKind.AUGASSIGN, BindingKind.FOR):
+            return None
+        value = binding.value
+        if kind is BindingKind.FOR or binding.iterates:
+            found = self._iterated(value, depth, calls)
+        elif binding.path:
+            found = self._unpacked(value, binding.path, depth, calls)
+        else:
+            found = self._requires(value, depth, calls)
+        if found is None and kind is BindingKind.AUGASSIGN:
+            prior = self.model.prior_binding(binding)
+            found = self._binding(prior, depth, calls) if prior is not None else None
+        if found is None:
+            return None
+        return found.then(Step(value, f"`{binding.name}` = `{{code}}`"))
+
+    def _iterated(self, iterable: cst.BaseExpression, depth: int, calls: int) -> Optional[GradSource]:
+        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) \
+                and iterable.func.attr.value == "parameters":
+            module = self.inference.infer(iterable.func.value)
+            if module is not None and module.kind is Kind.MODULE and not self.freezes_parameters:
+                return GradSource(iterable, f"a parameter of `{self.analysis.snippet(iterable.func.value)}`")
+            return None
+        return self._requires(iterable, depth, calls)
+
+    def _unpacked(self, value: cst.BaseExpression, path, depth: int, calls: int) -> Optional[GradSource]:
+        if None in path:
+            return None
+        if isinstance(value, (cst.Tuple, cst.List)) and path[0] < len(value.elements):
+            element = value.elements[path[0]]
+            if isinstance(element, cst.StarredElement):
+                return None
+            rest = path[1:]
+            return self._unpacked(element.value, rest, depth, calls) if rest else \
+                self._requires(element.value, depth, calls)
+        if _indices_of(value) and path[0] == 1:
+            return None  # `values, indices = h.max(1)`
+        return self._requires(value, depth, calls)
+
+    def _parameter(self, binding, depth: int, calls: int) -> Optional[GradSource]:
+        """A parameter that a call of this file passes a tensor requiring grad, on that call."""
+        function = binding.definition
+        if calls >= _MAX_CALLS or not isinstance(function, FunctionInfo) or binding.param_index < 0 \
+                or binding.path == (None,) or not isinstance(binding.node, cst.Param):
+            return None
+        index = binding.param_index - (1 if function.kind in ("method", "classmethod") else 0)
+        if index < 0:
+            return None
+        for call in self.call_sites(function):
+            if self.grad_off(call) is not None:
+                continue
+            argument = _argument(call, binding.name, index)
+            if argument is None:
+                continue
+            found = self._requires(argument, depth, calls + 1)
+            if found is not None:
+                return found.then(Step(argument, f"a call of `{function.name}` passes `{{code}}` for its "
+                                                 f"parameter `{binding.name}`"))
+        return None
+
+    def _attribute(self, node: cst.Attribute, depth: int, calls: int) -> Optional[GradSource]:
+        attribute = node.attr.value
+        if attribute in ("data", "grad"):
+            return None
+        if attribute in _SAME_GRAPH_ATTRIBUTES:
+            return self._requires(node.value, depth, calls)
+        owner = self.value_of(node.value)
+        if owner is not None and owner.kind is Kind.MODULE:
+            if not self.freezes_parameters and self._is_parameter(owner, attribute, node):
+                return GradSource(node, f"a parameter of `{self.analysis.snippet(node.value)}`")
+            return None
+        if isinstance(node.value, cst.Name):
+            cls = self._self_class(node.value)
+            if cls is not None:
+                values = [_element(a.value, a.path) for a in cls.assignments(attribute)]
+                if not values or None in values:
+                    return None
+                found = None
+                for value in values:
+                    here = self._requires(value, depth, calls)
+                    if here is None:
+                        return None
+                    found = found or here.then(Step(value, f"`self.{attribute}` = `{{code}}`"))
+                return found
+        return None
+
+    def _is_parameter(self, owner, attribute: str, node: cst.Attribute) -> bool:
+        """``owner.<attribute>`` is a parameter: a torch layer's ``weight``/``bias`` (or a
+        module of this file with ``nn.Parameter`` assigned to it)."""
+        if owner.qualname:
+            fact = torch_facts.fact(owner.qualname)
+            return fact is not None and fact.parameters is True and attribute in ("weight", "bias")
+        cls = owner.cls
+        if isinstance(cls, ClassInfo):
+            return any(a.value is not None and isinstance(a.value, cst.Call)
+                       and (self.inference.qualname(a.value.func) or "").endswith("nn.Parameter")
+                       and not is_false(keyword(a.value, "requires_grad") or cst.Name("True"))
+                       for a in cls.assignments(attribute))
+        return False
+
+    def _subscript(self, node: cst.Subscript, depth: int, calls: int) -> Optional[GradSource]:
+        if _indices_of(node.value) and len(node.slice) == 1:
+            index = node.slice[0].slice
+            if isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.value.value != "0":
+                return None  # `h.max(1)[1]`
+        value = self.inference.infer(node.value)
+        if value is not None and value.kind in (Kind.DICT, Kind.OTHER, Kind.NDARRAY, Kind.NONE):
+            return None
+        return self._requires(node.value, depth, calls)
+
+    def _call(self, node: cst.Call, depth: int, calls: int) -> Optional[GradSource]:
+        requires = keyword(node, "requires_grad")
+        func = node.func
+        if requires is not None:
+            if isinstance(requires, cst.Name) and requires.value == "True":
+                return GradSource(node, f"`{self.analysis.snippet(node)}`, made with requires_grad=True")
+            return None
+        if isinstance(func, cst.Attribute):
+            receiver = self.inference.infer(func.value)
+            if receiver is not None and receiver.kind is Kind.TENSOR:
+                return self._method(node, func.attr.value, depth, calls)
+            if receiver is None and torch_facts.method(func.attr.value) is not None \
+                    and self.inference.qualname(func) is None:
+                return self._method(node, func.attr.value, depth, calls)  # a tensor if it requires grad
+        qualname = self.inference.qualname(func)
+        if qualname is not None:
+            return self._function(node, qualname, depth, calls)
+        if isinstance(func, cst.Attribute) and func.attr.value in _DISTRIBUTION_METHODS:
+            return self._distribution(node, func, depth, calls)
+        callee = self.value_of(func)
+        if callee is None:
+            return None
+        if callee.kind is Kind.MODULE:
+            return self._module_call(node, callee, depth, calls)
+        if callee.kind is Kind.FUNCTION and isinstance(callee.function, FunctionInfo):
+            return self._function_result(node, callee.function, depth, calls)
+        return None
+
+    def _method(self, node: cst.Call, method: str, depth: int, calls: int) -> Optional[GradSource]:
+        receiver = node.func.value  # type: ignore[attr-defined]
+        if method == "requires_grad_":
+            flag = node.args[0].value if node.args else None
+            if flag is None or (isinstance(flag, cst.Name) and flag.value == "True"):
+                return GradSource(node, f"`{self.analysis.snippet(node)}`, which sets requires_grad")
+            return None
+        if method in CUT_METHODS or method in _NO_GRAD_METHODS or method.startswith("new_"):
+            return None
+        fact = torch_facts.method(method)
+        if fact is not None and fact.returns in ("other", "none", "ndarray"):
+            return None  # `h.size(0)`, `h.dim()`: not a tensor
+        if self.grad_off(node) is not None and not _may_be_self(method):
+            return None
+        found = self._requires(receiver, depth, calls)
+        if found is not None:
+            return found
+        for arg in node.args:
+            if arg.keyword is None and not arg.star:
+                found = self._requires(arg.value, depth, calls)
+                if found is not None:
+                    return found
+        return None
+
+    def _function(self, node: cst.Call, qualname: str, depth: int, calls: int) -> Optional[GradSource]:
+        if qualname == "torch.autograd.grad":
+            create = keyword(node, "create_graph")
+            if create is None or not (isinstance(create, cst.Name) and create.value == "True") or not node.args:
+                return None  # gradients made without a graph of their own
+            return self._requires(node.args[0].value, depth, calls)
+        if not qualname.startswith("torch.") or qualname in _NEW_LEAF_FUNCTIONS or qualname in _NO_GRAD_FUNCTIONS \
+                or torch_api.is_tensor_type(qualname):
+            if qualname == "torch.autograd.Variable" and node.args:
+                return self._requires(node.args[0].value, depth, calls)  # `Variable(t)` is `t`
+            return None
+        fact = torch_facts.fact(qualname)
+        if fact is not None and (fact.factory or fact.differentiable is False or fact.returns in ("other", "none")):
+            return None
+        if self.grad_off(node) is not None:
+            return None
+        if fact is not None and fact.kind == "module_class":
+            return None  # the construction of a layer
+        for arg in node.args:
+            if arg.star or (arg.keyword is not None and arg.keyword.value not in ("input", "other", "tensors")):
+                continue
+            found = self._requires(arg.value, depth, calls)
+            if found is not None:
+                return found
+        return None
+
+    def _distribution(self, node: cst.Call, func: cst.Attribute, depth: int, calls: int) -> Optional[GradSource]:
+        """``dist.log_prob(a)`` of a ``torch.distributions`` object built from tensors that
+        require grad (``Categorical(logits=self.actor(state))``): differentiable in them."""
+        if not isinstance(func.value, cst.Name) or self.grad_off(node) is not None:
+            return None
+        bindings = self.model.resolve(func.value)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
+                or not isinstance(bindings[0].value, cst.Call):
+            return None
+        built = bindings[0].value
+        if not (self.inference.qualname(built.func) or "").startswith("torch.distributions."):
+            return None
+        for arg in built.args:
+            if not arg.star:
+                found = self._requires(arg.value, depth, calls)
+                if found is not None:
+                    return found.then(Step(built, f"`{func.value.value}` = `{{code}}`"))
+        return None
+
+    def _module_call(self, node: cst.Call, module, depth: int, calls: int) -> Optional[GradSource]:
+        if self.grad_off(node) is not None:
+            return None
+        name = self.analysis.snippet(node.func)
+        qualname = module.qualname
+        fact = torch_facts.fact(qualname) if qualname else None
+        has_parameters = fact.parameters if fact is not None else None
+        if isinstance(module.cls, ClassInfo):
+            # A class of this file: the layers its `__init__` builds (a class of another
+            # file, whose layers are not read here, is not known to have parameters).
+            layers = self.analysis.autograd.parameter_layers(module.cls) if module.cls.model is self.model else 0
+            has_parameters = layers is None or layers > 0
+        elif qualname in ("torch.nn.Module", "torch.nn.Sequential"):
+            has_parameters = True  # a model (`model: nn.Module`), a stack of layers
+        if has_parameters:
+            if not self.freezes_parameters:
+                return GradSource(node, f"the output of `{name}`")
+        # A layer without parameters (or frozen ones): its output requires grad when an input does.
+        for arg in node.args:
+            if not arg.star:
+                found = self._requires(arg.value, depth, calls)
+                if found is not None:
+                    return found
+        return None
+
+    def _function_result(self, node: cst.Call, function: FunctionInfo, depth: int,
+                         calls: int) -> Optional[GradSource]:
+        """A call of this file's function: every value it returns requires grad."""
+        if function.model is not self.model or not isinstance(function.node, cst.FunctionDef) \
+                or function.is_generator or not function.returns or calls >= _MAX_CALLS or self.grad_off(node):
+            return None
+        if any(self.inference.grad_disabled(returned) is not None for returned in function.returns):
+            return None
+        found = None
+        for returned in function.returns:
+            here = self._requires(returned, depth, calls + 1)
+            if here is None:
+                return None
+            found = found or here
+        return found.then(Step(node, f"`{{code}}` returns what `{function.name}` returns")) if found else None
+
+    # --- regions and facts of the file ---------------------------------------------------
+
+    @property
+    def freezes_parameters(self) -> bool:
+        """The file turns gradients of parameters off somewhere (``requires_grad = False``,
+        ``requires_grad_(False)``): which layers train is then not known from the text."""
+        if self._freezes is None:
+            self._freezes = _FREEZES.search(self.analysis.text) is not None
+        return self._freezes
+
+    def _disabled_by_statement(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """A ``torch.set_grad_enabled(False)`` statement earlier in a block ``node`` is in
+        (up to its function), not turned back on in between."""
+        child = node
+        for ancestor in _ancestors(node):
+            if isinstance(ancestor, (cst.IndentedBlock, cst.Module)):
+                found = self._last_mode(ancestor, child)
+                if found is not None:
+                    return found
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return None
+            child = ancestor
+        return None
+
+    def _last_mode(self, block, child) -> Optional[cst.CSTNode]:
+        last = None
+        for statement in block.body:
+            if statement is child:
+                break
+            call = self._statement_mode(statement)
+            if call is not None:
+                last = call if self.inference.grad_mode(call) is False else None
+        return last
+
+    def _statement_mode(self, statement: cst.CSTNode) -> Optional[cst.Call]:
+        """``torch.set_grad_enabled(flag)`` written as a statement of its own."""
+        if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+                and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.Call):
+            call = statement.body[0].value
+            if (self.inference.qualname(call.func) or "").endswith("set_grad_enabled"):
+                return call
+        return None
+
+    def _function_of(self, node: cst.CSTNode) -> Optional[FunctionInfo]:
+        for ancestor in _ancestors(node):
+            if isinstance(ancestor, cst.FunctionDef):
+                return self.model.functions.get(id(ancestor))
+        return None
+
+    def _self_class(self, name: cst.Name) -> Optional[ClassInfo]:
+        for binding in self.model.resolve(name):
+            function = binding.scope.function
+            if binding.kind is BindingKind.PARAM and function is not None and function.cls is not None \
+                    and function.self_name == name.value and function.kind == "method":
+                return function.cls
+        return None
+
+
+def node_root(node: cst.BaseExpression) -> cst.BaseExpression:
+    """The name an attribute chain starts from (``self`` of ``self.body.log_probs``)."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node
+
+
+def _ancestors(node: cst.CSTNode):
+    current = node.parent
+    while current is not None:
+        yield current
+        current = current.parent
+
+
+def _indices_of(value: cst.BaseExpression) -> bool:
+    """``h.max(1)``, ``h.topk(k)``, ``torch.sort(h)``: a (values, indices) pair."""
+    return isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+        and value.func.attr.value in _WITH_INDICES and bool(value.args)
+
+
+def _may_be_self(method: str) -> bool:
+    """Under ``no_grad``, a method that may give its receiver itself (``.cpu()`` on a CPU
+    tensor, ``.to(device)``) or a view keeps a parameter's ``requires_grad``."""
+    return method in _MAYBE_SELF
+
+
+_MAYBE_SELF = torch_facts.methods(aliasing={"maybe_self", "view", "maybe_view"})
+
+
+def _element(value: Optional[cst.BaseExpression], path) -> Optional[cst.BaseExpression]:
+    """The part of ``value`` that a target at ``path`` of a tuple assignment gets, when written out."""
+    for index in path:
+        if index is None or not isinstance(value, (cst.Tuple, cst.List)) or index >= len(value.elements) \
+                or isinstance(value.elements[index], cst.StarredElement):
+            return None
+        value = value.elements[index].value
+    return value
+
+
+def _argument(call: cst.Call, name: str, index: int) -> Optional[cst.BaseExpression]:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    positional = [arg for arg in call.args if arg.keyword is None]
+    if any(arg.star for arg in positional[: index + 1]):
+        return None
+    return positional[index].value if index < len(positional) else None

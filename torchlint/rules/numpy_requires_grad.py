@@ -1,0 +1,172 @@
+"""TL415 numpy-requires-grad: ``.numpy()`` on a tensor that requires grad."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from torchlint.framework.api import (
+    Applicability, Bad, Fix, Observation, Rule, Verdict, cst, edits,
+)
+
+# numpy functions that convert their argument with ``Tensor.__array__``, which calls ``.numpy()``.
+_NUMPY_CONVERSIONS = frozenset({"numpy.array", "numpy.asarray"})
+
+
+class NumpyRequiresGrad(Rule):
+    code = "TL415"
+    name = "numpy-requires-grad"
+    summary = ("`.numpy()` (or `np.asarray`) on a tensor that requires grad: a model output, a loss, a parameter, "
+               "or something computed from one: RuntimeError")
+    message = (
+        "`{tensor}` requires grad (it comes from {source}, line {line}): `{call}` raises RuntimeError \"Can't call "
+        "numpy() on Tensor that requires grad\"; call `.detach()` before `.numpy()`"
+    )
+    fix = Applicability.SAFE
+    requires = (r"numpy\(|np\.(?:as)?array\(|numpy\.(?:as)?array\(",)
+    references = (
+        ("torch.Tensor.numpy", "https://pytorch.org/docs/stable/generated/torch.Tensor.numpy.html"),
+        ("torch.Tensor.detach", "https://pytorch.org/docs/stable/generated/torch.Tensor.detach.html"),
+        ("Autograd mechanics", "https://pytorch.org/docs/stable/notes/autograd.html"),
+    )
+    docs = """
+    ## What it does
+    Flags `t.numpy()` (also `t.cpu().numpy()`, `np.asarray(t)`, `np.array(t)`) where
+    `t` requires grad, as the analysis shows with the place the gradient comes from:
+    the output of a module with parameters (`model(x)`, `self.net(x)`), a parameter
+    (`layer.weight`, `model.parameters()`), a tensor made with `requires_grad=True`,
+    or anything computed from them by differentiable operations, also across the
+    functions of the file (a logging or metrics helper whose parameter a call passes a
+    model output, a function that returns one). Nothing is reported after `.detach()`,
+    `.data`, `.item()`, an integer operation (`argmax`, a comparison), under
+    `torch.no_grad()` / `torch.inference_mode()` (or in a function this file calls
+    only there), or in a file that turns parameters' gradients off
+    (`requires_grad = False`, `requires_grad_(False)`), where which layers train is not
+    known from the text.
+
+    ## Why is this bad?
+    A numpy array shares the tensor's memory and has no autograd history, so torch
+    refuses to hand out the values of a tensor that requires grad: `RuntimeError:
+    Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy()
+    instead.` It is the usual crash of logging, plotting and metrics code written
+    against a model's output during training.
+
+    ## What to do instead
+    Detach first: `t.detach().cpu().numpy()`; or compute the values under
+    `with torch.no_grad():` when no gradient is needed at all (evaluation).
+
+    ## Fix (safe)
+    Inserts `.detach()` before `.numpy()` (for `np.asarray(t)`, after `t`): the values
+    are the same, and the array no longer asks for the graph.
+    """
+    bad = (
+        Bad(
+            """
+            import torch
+            import torch.nn as nn
+
+            model = nn.Linear(4, 1)
+            x = torch.randn(8, 4)
+            pred = model(x)
+            values = pred.cpu().numpy()
+            """,
+            reported=((7, "pred.cpu().numpy()"),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+            model = nn.Linear(4, 1)
+            x = torch.randn(8, 4)
+            pred = model(x)
+            values = pred.cpu().detach().numpy()
+            """,
+        ),
+        Bad(
+            """
+            import torch
+            import torch.nn as nn
+
+            def log_scalar(history, value):
+                history.append(float(value.numpy()))
+
+            model = nn.Linear(4, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            history = []
+            for _ in range(2):
+                loss = model(torch.randn(8, 4)).pow(2).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                log_scalar(history, loss)
+            """,
+            reported=((5, "value.numpy()"),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+            def log_scalar(history, value):
+                history.append(float(value.detach().numpy()))
+
+            model = nn.Linear(4, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            history = []
+            for _ in range(2):
+                loss = model(torch.randn(8, 4)).pow(2).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                log_scalar(history, loss)
+            """,
+        ),
+    )
+    good = (
+        """
+        import numpy as np
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(4, 1)
+        x = torch.randn(8, 4)
+        pred = model(x)
+        values = pred.detach().cpu().numpy()
+        labels = pred.argmax(1).numpy()
+        with torch.no_grad():
+            again = model(x).numpy()
+        inputs = np.asarray(x)
+        total = pred.sum().item()
+        """,
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "numpy" and not node.args:
+            tensor: cst.BaseExpression = func.value
+        elif isinstance(func, (cst.Attribute, cst.Name)) and self.ctx.qualname(func) in _NUMPY_CONVERSIONS \
+                and node.args and node.args[0].keyword is None and not node.args[0].star and len(node.args) == 1:
+            tensor = node.args[0].value
+        else:
+            return
+        flow = self.ctx.grad_flow
+        source = flow.requires_grad(tensor)
+        if source is None or flow.runs_without_grad(node):
+            return
+        self.report(node, tensor=tensor, call=node, source=source.what, line=self._line(source.node),
+                    evidence=source.steps,
+                    related=((source.node, "the gradient comes from here"),),
+                    fix=self._fix(node, tensor))
+
+    def _line(self, node: cst.CSTNode) -> int:
+        return self.ctx.line_index.position(node.start)[0]
+
+    def _fix(self, call: cst.Call, tensor: cst.BaseExpression) -> Optional[Fix]:
+        if isinstance(call.func, cst.Attribute) and call.func.value is tensor:
+            return Fix(Applicability.SAFE, "Call `.detach()` before `.numpy()`",
+                       (edits.insert_after(tensor, ".detach()"),))
+        if isinstance(tensor, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+            return Fix(Applicability.SAFE, "Detach the tensor before converting it",
+                       (edits.insert_after(tensor, ".detach()"),))
+        return None
+
+    @classmethod
+    def judge(cls, run: Observation) -> Verdict:
+        return run.raised_or("RuntimeError", "Can't call numpy() on Tensor that requires grad",
+                             "the conversion ran: the tensor did not require grad on this run")
