@@ -14,6 +14,7 @@ from torchlint.syntax.source import LineIndex
 from torchlint.syntax.walk import iter_nodes
 from torchlint.analysis.autograd import AutogradModel
 from torchlint.analysis.inference import Inference
+from torchlint.analysis.placement import Placement
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS, module_identity
 from torchlint.analysis.semantic import BindingKind, SemanticModel
 from torchlint.analysis.values import Step
@@ -74,6 +75,7 @@ class ModuleAnalysis:
         self.inference = Inference(self.model, project, roots)
         self._line_index: Optional[LineIndex] = None
         self._autograd: Optional[AutogradModel] = None
+        self._placement: Optional[Placement] = None
         self._nodes: Optional[list] = None
         self._nodes_by_type: dict[tuple, list] = {}
 
@@ -93,6 +95,13 @@ class ModuleAnalysis:
         if self._autograd is None:
             self._autograd = AutogradModel(self)
         return self._autograd
+
+    @property
+    def placement(self) -> Placement:
+        """Where knowable, the dtype and device of tensors (built on first use)."""
+        if self._placement is None:
+            self._placement = Placement(self)
+        return self._placement
 
     def dispose(self) -> None:
         """Break the reference cycles of this analysis (the tree's parent links, scopes

@@ -20,6 +20,7 @@ from torchlint.framework.rule import Finding
 if TYPE_CHECKING:
     from torchlint.analysis.autograd import AutogradModel
     from torchlint.analysis.inference import Inference
+    from torchlint.analysis.placement import Placement
     from torchlint.analysis.semantic import SemanticModel
 
 
@@ -54,6 +55,11 @@ class FileContext:
     def autograd(self) -> "AutogradModel":
         """What the code does to autograd graphs: forwards, optimizer steps, backwards."""
         return self.analysis.autograd
+
+    @property
+    def placement(self) -> "Placement":
+        """Where knowable, the dtype and device of tensors: float64 from numpy, tensors a move leaves behind."""
+        return self.analysis.placement
 
     @property
     def path(self) -> str:
