@@ -361,8 +361,8 @@ class Placement:
         value = self.inference.infer(node.func)
         if value is None or value.kind is not Kind.MODULE:
             return None
-        if value.qualname in torch_api.FLOAT32_WEIGHT_LAYERS and value.qualname not in (
-                "torch.nn.RNN", "torch.nn.LSTM", "torch.nn.GRU"):
+        if value.qualname in torch_api.FLOAT32_WEIGHT_LAYERS and "RNN" not in value.qualname and \
+                "LSTM" not in value.qualname and "GRU" not in value.qualname:
             return Dtype("float32", "tensor", node, f"`{_short(self.analysis, node)}` is the output of a float32 layer")
         if isinstance(value.cls, ClassInfo) and value.cls.model is self.model:
             forward = value.cls.methods.get("forward")

@@ -727,7 +727,7 @@ TORCH_SIZED_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "
 FLOAT32_WEIGHT_LAYERS = frozenset({
     "torch.nn.Linear", "torch.nn.Bilinear", "torch.nn.Conv1d", "torch.nn.Conv2d", "torch.nn.Conv3d",
     "torch.nn.ConvTranspose1d", "torch.nn.ConvTranspose2d", "torch.nn.ConvTranspose3d",
-    "torch.nn.RNN", "torch.nn.LSTM", "torch.nn.GRU",
+    "torch.nn.RNN", "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNNCell", "torch.nn.LSTMCell", "torch.nn.GRUCell",
 })
 # Losses whose class weights must have the dtype of the input ("expected scalar type Float
 # but found Double"): where `weight` goes by position (the module's constructor, the function).
