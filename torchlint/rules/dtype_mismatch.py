@@ -48,7 +48,8 @@ class DtypeMismatch(Rule):
     module (`model.double()`) or changes the default dtype is not judged.
 
     ## Why is this bad?
-    torch does not promote dtypes inside these operations: `RuntimeError: expected scalar
+    torch does not promote dtypes inside these operations (the RNNs raise `ValueError: RNN
+    input dtype (torch.float64) does not match weight dtype`): `RuntimeError: expected scalar
     type Float but found Double`, `mat1 and mat2 must have the same dtype`, `Found dtype Long
     but expected Float`, at the first batch.
 
@@ -195,7 +196,7 @@ class DtypeMismatch(Rule):
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
         raised = run.raised
-        if raised is not None and raised["type"] == "RuntimeError" and any(
-                signature in raised["message"] for signature in _SIGNATURES):
-            return Verdict(CONFIRMED, f"RuntimeError: {raised['message']}")
+        if raised is not None and raised["type"] in ("RuntimeError", "ValueError") and any(
+                signature in raised["message"] for signature in _SIGNATURES):  # the RNNs raise ValueError
+            return Verdict(CONFIRMED, f"{raised['type']}: {raised['message']}")
         return Verdict(NOT_REPRODUCED, "no operation raised on the dtype on this run")
