@@ -15,6 +15,7 @@ from torchlint.syntax.walk import iter_nodes
 from torchlint.analysis.autograd import AutogradModel
 from torchlint.analysis.grad_flow import GradFlow
 from torchlint.analysis.inference import Inference
+from torchlint.analysis.placement import Placement
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS, module_identity
 from torchlint.analysis.semantic import BindingKind, SemanticModel
 from torchlint.analysis.values import Step
@@ -76,6 +77,7 @@ class ModuleAnalysis:
         self._line_index: Optional[LineIndex] = None
         self._autograd: Optional[AutogradModel] = None
         self._grad_flow: Optional[GradFlow] = None
+        self._placement: Optional[Placement] = None
         self._nodes: Optional[list] = None
         self._nodes_by_type: dict[tuple, list] = {}
 
@@ -102,6 +104,13 @@ class ModuleAnalysis:
         if self._grad_flow is None:
             self._grad_flow = GradFlow(self)
         return self._grad_flow
+
+    @property
+    def placement(self) -> Placement:
+        """Where knowable, the dtype and device of tensors (built on first use)."""
+        if self._placement is None:
+            self._placement = Placement(self)
+        return self._placement
 
     def dispose(self) -> None:
         """Break the reference cycles of this analysis (the tree's parent links, scopes

@@ -632,3 +632,123 @@ def inplace_argument(call: cst.Call, qualname: str) -> Optional[cst.Arg]:
     if len(positional) > position and not positional[position].star and is_true(positional[position].value):
         return positional[position]
     return None
+
+
+# --- dtypes and devices (the placement analysis: TL413, TL416) ----------------------
+# Measured on torch 2.13 / numpy 2 (tests/test_placement.py runs each): what dtype a call
+# gives, and which operations raise on a dtype they do not take.
+
+# torch's names of dtypes (`torch.float`, `torch.double`...) -> the dtype.
+TORCH_DTYPES: dict[str, str] = {
+    "float32": "float32", "float": "float32", "float64": "float64", "double": "float64",
+    "float16": "float16", "half": "float16", "bfloat16": "bfloat16",
+    "int64": "int64", "long": "int64", "int32": "int32", "int": "int32", "int16": "int16", "short": "int16",
+    "int8": "int8", "uint8": "uint8", "bool": "bool",
+}
+# numpy's names of dtypes, as `np.<name>` or a string given to `astype`/`dtype=`.
+NUMPY_DTYPES: dict[str, str] = {
+    "float32": "float32", "single": "float32", "float64": "float64", "double": "float64", "float_": "float64",
+    "float": "float64", "float16": "float16", "half": "float16",
+    "int64": "int64", "int_": "int64", "int": "int64", "int32": "int32", "int16": "int16", "int8": "int8",
+    "uint8": "uint8", "bool": "bool", "bool_": "bool",
+}
+# Tensor methods that convert to one dtype.
+DTYPE_METHODS: dict[str, str] = {
+    "float": "float32", "double": "float64", "half": "float16", "bfloat16": "bfloat16", "long": "int64",
+    "int": "int32", "short": "int16", "char": "int8", "byte": "uint8", "bool": "bool",
+}
+# The legacy tensor types and the dtype they make (`torch.DoubleTensor(..)`, `.type(torch.DoubleTensor)`).
+LEGACY_TYPE_DTYPES: dict[str, str] = {
+    "Tensor": "float32", "FloatTensor": "float32", "DoubleTensor": "float64", "HalfTensor": "float16",
+    "LongTensor": "int64", "IntTensor": "int32", "ShortTensor": "int16", "CharTensor": "int8",
+    "ByteTensor": "uint8", "BoolTensor": "bool",
+}
+# numpy functions whose result is float64 whatever their (numeric) arguments, when no
+# `dtype=` is given: random floats, files of numbers, grids, and the statistics of arrays.
+NUMPY_FLOAT64_FUNCTIONS = frozenset({
+    "numpy.random.rand", "numpy.random.randn", "numpy.random.random", "numpy.random.random_sample",
+    "numpy.random.uniform", "numpy.random.normal", "numpy.random.standard_normal", "numpy.random.sample",
+    "numpy.random.beta", "numpy.random.exponential", "numpy.random.gamma", "numpy.random.laplace",
+    "numpy.loadtxt", "numpy.genfromtxt", "numpy.linspace", "numpy.logspace",
+    "numpy.zeros", "numpy.ones", "numpy.empty", "numpy.eye", "numpy.identity",
+    "numpy.mean", "numpy.std", "numpy.var", "numpy.average",
+})
+# numpy functions whose result is int64 (on the platforms torch supports).
+NUMPY_INT64_FUNCTIONS = frozenset({
+    "numpy.random.randint", "numpy.random.choice", "numpy.random.permutation", "numpy.bincount", "numpy.argmax",
+    "numpy.argmin", "numpy.argsort", "numpy.arange",
+})
+# numpy functions whose result has the dtype of their arrays (promoted between them).
+NUMPY_DTYPE_KEEPING_FUNCTIONS = frozenset({
+    "numpy.cumsum", "numpy.cumprod", "numpy.abs", "numpy.maximum", "numpy.minimum", "numpy.clip", "numpy.sum",
+    "numpy.triu", "numpy.tril", "numpy.concatenate", "numpy.stack", "numpy.vstack", "numpy.hstack",
+    "numpy.transpose", "numpy.reshape", "numpy.squeeze", "numpy.expand_dims", "numpy.asarray", "numpy.array",
+    "numpy.copy", "numpy.where", "numpy.max", "numpy.min",
+})
+# numpy functions that are float64 on integer arrays and keep the dtype of float arrays.
+NUMPY_FLOATING_FUNCTIONS = frozenset({"numpy.exp", "numpy.log", "numpy.sqrt", "numpy.sin", "numpy.cos",
+                                      "numpy.tanh", "numpy.log1p"})
+# Array methods: those that keep the dtype, and the statistics (float64 on integer arrays).
+ARRAY_DTYPE_KEEPING_METHODS = frozenset({
+    "sum", "max", "min", "cumsum", "copy", "reshape", "transpose", "squeeze", "flatten", "ravel", "clip",
+    "repeat", "take",
+})
+ARRAY_FLOATING_METHODS = frozenset({"mean", "std", "var"})
+# Tensor methods that keep the dtype of the tensor they are called on.
+TENSOR_DTYPE_KEEPING_METHODS = frozenset({
+    "view", "reshape", "squeeze", "unsqueeze", "flatten", "transpose", "permute", "contiguous", "clone", "detach",
+    "cpu", "cuda", "expand", "repeat", "t", "narrow", "select", "index_select", "requires_grad_", "pin_memory",
+    "sum", "clamp", "abs", "neg", "relu", "sigmoid", "tanh", "exp", "log", "sqrt", "pow", "max", "min",
+})
+# torch functions whose result has the dtype of their (floating) first argument.
+TORCH_DTYPE_KEEPING_FUNCTIONS = frozenset({
+    "torch.relu", "torch.sigmoid", "torch.tanh", "torch.exp", "torch.log", "torch.abs", "torch.sqrt",
+    "torch.nn.functional.relu", "torch.nn.functional.gelu", "torch.nn.functional.leaky_relu",
+    "torch.nn.functional.dropout", "torch.nn.functional.softmax", "torch.nn.functional.log_softmax",
+})
+# torch functions that read a tensor or array and keep its dtype when given no `dtype=`.
+TORCH_CONVERTERS = frozenset({"torch.from_numpy", "torch.tensor", "torch.as_tensor", "torch.asarray"})
+# torch factories whose result is float32 (the default dtype) unless `dtype=` says otherwise;
+# and those whose default is int64.
+TORCH_FLOAT_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.rand", "torch.randn",
+                                   "torch.eye", "torch.linspace", "torch.normal"})
+TORCH_INT64_FACTORIES = frozenset({"torch.randint", "torch.randperm"})
+# Factories that take the dtype of their fill value (`torch.full((n,), 1)` is int64) or of
+# their bounds (`torch.arange(5)` is int64, `torch.arange(0., 1., .1)` float32).
+TORCH_VALUE_TYPED_FACTORIES: dict[str, tuple[int, ...]] = {"torch.full": (1,), "torch.arange": (0, 1, 2)}
+# Factories that make a tensor of a given size on the default device (CPU) without `device=`.
+TORCH_SIZED_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.rand", "torch.randn",
+                                   "torch.full", "torch.arange", "torch.eye", "torch.randint", "torch.linspace",
+                                   "torch.randperm"})
+
+# Layers whose weights are float32 when built: an input of another dtype raises
+# ("mat1 and mat2 must have the same dtype", "Input type (double) and bias type (float)
+# should be the same", "RNN input dtype (torch.float64) does not match weight dtype").
+FLOAT32_WEIGHT_LAYERS = frozenset({
+    "torch.nn.Linear", "torch.nn.Bilinear", "torch.nn.Conv1d", "torch.nn.Conv2d", "torch.nn.Conv3d",
+    "torch.nn.ConvTranspose1d", "torch.nn.ConvTranspose2d", "torch.nn.ConvTranspose3d",
+    "torch.nn.RNN", "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNNCell", "torch.nn.LSTMCell", "torch.nn.GRUCell",
+})
+# Losses whose class weights must have the dtype of the input ("expected scalar type Float
+# but found Double"): where `weight` goes by position (the module's constructor, the function).
+WEIGHT_MATCHING_LOSSES: dict[str, int] = {
+    "torch.nn.CrossEntropyLoss": 0, "torch.nn.NLLLoss": 0,
+    "torch.nn.functional.cross_entropy": 2, "torch.nn.functional.nll_loss": 2,
+}
+# Losses whose target must be floating ("Found dtype Long but expected Float", "result type
+# Float can't be cast to the desired output type Long"), with the target's position in the
+# call of the module or function; the value says whether a float64 target raises too
+# (binary_cross_entropy: "Found dtype Double but expected Float").
+FLOAT_TARGET_LOSSES: dict[str, tuple[int, bool]] = {
+    "torch.nn.BCELoss": (1, True), "torch.nn.BCEWithLogitsLoss": (1, False),
+    "torch.nn.functional.binary_cross_entropy": (1, True),
+    "torch.nn.functional.binary_cross_entropy_with_logits": (1, False),
+}
+# Matrix products whose operands must have one dtype ("expected m1 and m2 to have the same dtype").
+SAME_DTYPE_PRODUCTS = frozenset({"torch.mm", "torch.bmm", "torch.matmul"})
+# Functions that change the default dtype of the process: after them, factories are not float32.
+DEFAULT_DTYPE_SETTERS = frozenset({"torch.set_default_dtype", "torch.set_default_tensor_type"})
+# What reading a tensor for its metadata or moving it is (not a computation with it).
+PLACEMENT_NEUTRAL_USES = frozenset({"to", "cuda", "cpu", "type_as", "device", "shape", "size", "dtype", "dim",
+                                    "numel", "ndim", "is_cuda", "data_ptr", "new_zeros", "new_ones", "new_empty",
+                                    "new_full", "new_tensor"})

@@ -12,6 +12,7 @@ from torchlint.analysis.autograd import (
     modules_overlap,
 )
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
+from torchlint.analysis.placement import DeviceMismatch, DtypeMismatch
 from torchlint.analysis.semantic import Binding, BindingKind
 from torchlint.analysis.values import Kind, Step, Value
 from torchlint.framework import edits
@@ -47,6 +48,8 @@ __all__ = [
     # what the code does to autograd graphs (ctx.autograd)
     "Backward", "InplaceOverSaved", "ModuleForward", "OptimizerStep", "ReusedGraph", "StaleForward",
     "UnregisteredLayers", "modules_overlap",
+    # where knowable, dtypes and devices (ctx.placement)
+    "DtypeMismatch", "DeviceMismatch",
     # a rule, what it sees, what it reports and how it fixes it
     "Rule", "Bad", "FileContext", "Fix", "Edit", "Applicability", "edits", "earliest_release",
     # what a rule that reads the file's `# noqa` directives gets (TL901)

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from torchlint.analysis.autograd import AutogradModel
     from torchlint.analysis.grad_flow import GradFlow
     from torchlint.analysis.inference import Inference
+    from torchlint.analysis.placement import Placement
     from torchlint.analysis.semantic import SemanticModel
 
 
@@ -60,6 +61,11 @@ class FileContext:
     def grad_flow(self) -> "GradFlow":
         """Which tensors require grad, and where the gradient comes from."""
         return self.analysis.grad_flow
+
+    @property
+    def placement(self) -> "Placement":
+        """Where knowable, the dtype and device of tensors: float64 from numpy, tensors a move leaves behind."""
+        return self.analysis.placement
 
     @property
     def path(self) -> str:

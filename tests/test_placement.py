@@ -1,0 +1,227 @@
+"""The placement analysis (dtypes and devices) and its rules, TL413 and TL416: the facts it
+holds measured under real torch and numpy, near misses through the real CLI, and the runtime
+verdicts of the fixtures."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, run_torchlint
+from torchlint.analysis import torch_api
+
+torch = pytest.importorskip("torch")
+np = pytest.importorskip("numpy")
+
+
+# --- the facts, as torch 2.13 and numpy behave -------------------------------------------
+
+def _numpy(qualname: str):
+    target = np
+    for part in qualname.split(".")[1:]:
+        target = getattr(target, part)
+    return target
+
+
+@pytest.mark.parametrize("qualname", sorted(torch_api.NUMPY_FLOAT64_FUNCTIONS))
+def test_numpy_float64_functions_are_float64(qualname: str) -> None:
+    function = _numpy(qualname)
+    if qualname in ("numpy.loadtxt", "numpy.genfromtxt"):
+        import io
+        result = function(io.StringIO("1 2\n3 4"))
+    elif qualname in ("numpy.mean", "numpy.std", "numpy.var", "numpy.average"):
+        result = function(np.arange(4))  # integers in, float64 out
+    elif qualname in ("numpy.linspace", "numpy.logspace", "numpy.random.uniform", "numpy.random.normal",
+                      "numpy.random.beta", "numpy.random.gamma", "numpy.random.laplace"):
+        result = function(1, 2, 3)
+    elif qualname in ("numpy.random.exponential",):
+        result = function(1.0, 3)
+    else:
+        result = function(3)
+    assert np.asarray(result).dtype == np.float64, qualname
+
+
+@pytest.mark.parametrize("qualname", sorted(torch_api.NUMPY_INT64_FUNCTIONS))
+def test_numpy_int64_functions_are_int64(qualname: str) -> None:
+    function = _numpy(qualname)
+    arguments = {"numpy.random.randint": (0, 3, 4), "numpy.bincount": (np.arange(3),),
+                 "numpy.argmax": (np.ones(3),), "numpy.argmin": (np.ones(3),), "numpy.argsort": (np.ones(3),)}
+    result = function(*arguments.get(qualname, (3,)))
+    assert np.asarray(result).dtype == np.int64, qualname
+
+
+def test_numpy_true_division_of_integers_is_float64() -> None:
+    counts = np.bincount(np.array([0, 1, 1]), minlength=2)
+    assert (counts.sum() / (2 * np.maximum(counts, 1))).dtype == np.float64
+
+
+@pytest.mark.parametrize("qualname", sorted(torch_api.FLOAT32_WEIGHT_LAYERS))
+def test_float32_layers_refuse_float64(qualname: str) -> None:
+    layer = getattr(torch.nn, qualname.rsplit(".", 1)[1])
+    shapes = {"Bilinear": ((3, 3, 2), [(2, 3), (2, 3)]), "Conv1d": ((3, 2, 1), [(1, 3, 4)]),
+              "Conv2d": ((3, 2, 1), [(1, 3, 4, 4)]), "Conv3d": ((3, 2, 1), [(1, 3, 4, 4, 4)]),
+              "ConvTranspose1d": ((3, 2, 1), [(1, 3, 4)]), "ConvTranspose2d": ((3, 2, 1), [(1, 3, 4, 4)]),
+              "ConvTranspose3d": ((3, 2, 1), [(1, 3, 4, 4, 4)])}
+    built, inputs = shapes.get(layer.__name__, ((3, 2), [(2, 3)]))
+    module = layer(*built)
+    assert next(module.parameters()).dtype == torch.float32
+    with pytest.raises((RuntimeError, ValueError)):  # the RNNs raise ValueError
+        module(*[torch.randn(*shape, dtype=torch.float64) for shape in inputs])
+
+
+@pytest.mark.parametrize("qualname", sorted(torch_api.WEIGHT_MATCHING_LOSSES))
+def test_losses_refuse_float64_class_weights(qualname: str) -> None:
+    weight = torch.ones(3, dtype=torch.float64)
+    logits, target = torch.randn(4, 3), torch.randint(0, 3, (4,))
+    name = qualname.rsplit(".", 1)[1]
+    with pytest.raises(RuntimeError, match="expected scalar type Float but found Double"):
+        if qualname.startswith("torch.nn.functional."):
+            getattr(torch.nn.functional, name)(logits, target, weight)
+        else:
+            getattr(torch.nn, name)(weight=weight)(logits, target)
+
+
+@pytest.mark.parametrize("qualname", sorted(torch_api.FLOAT_TARGET_LOSSES))
+def test_binary_losses_refuse_integer_targets(qualname: str) -> None:
+    name = qualname.rsplit(".", 1)[1]
+    loss = getattr(torch.nn.functional, name) if qualname.startswith("torch.nn.functional.") \
+        else getattr(torch.nn, name)()
+    probabilities = torch.rand(4)
+    float64_raises = torch_api.FLOAT_TARGET_LOSSES[qualname][1]
+    with pytest.raises(RuntimeError):
+        loss(probabilities, torch.ones(4, dtype=torch.long))
+    if float64_raises:
+        with pytest.raises(RuntimeError):
+            loss(probabilities, torch.ones(4, dtype=torch.float64))
+    else:
+        loss(probabilities, torch.ones(4, dtype=torch.float64))
+
+
+def test_value_typed_factories_take_the_dtype_of_their_values() -> None:
+    assert torch.full((2,), 1).dtype == torch.int64
+    assert torch.full((2,), 1.0).dtype == torch.float32
+    assert torch.arange(3).dtype == torch.int64
+    assert torch.from_numpy(np.random.randn(2)).dtype == torch.float64
+    assert torch.tensor(np.ones(2)).dtype == torch.float64
+
+
+def test_products_refuse_mixed_dtypes() -> None:
+    for name in sorted(torch_api.SAME_DTYPE_PRODUCTS):
+        a, b = torch.ones(1, 2, 2, dtype=torch.long), torch.ones(1, 2, 2)
+        if name == "torch.mm":
+            a, b = a[0], b[0]
+        with pytest.raises(RuntimeError):
+            getattr(torch, name.rsplit(".", 1)[1])(a, b)
+
+
+def test_a_plain_tensor_attribute_is_not_moved() -> None:
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.mask = torch.ones(2)
+            self.register_buffer("kept", torch.ones(2))
+
+    block = Block().to("meta")
+    assert block.mask.device.type == "cpu" and block.kept.device.type == "meta"
+
+
+# --- near misses, through the real CLI -------------------------------------------------------
+
+NEAR_MISSES = {
+    "converted model": """
+        import numpy as np
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 1).double()
+        out = model(torch.from_numpy(np.random.randn(8, 4)))
+    """,
+    "default dtype changed": """
+        import numpy as np
+        import torch
+        from torch import nn
+        torch.set_default_dtype(torch.float64)
+        out = nn.Linear(4, 1)(torch.from_numpy(np.random.randn(8, 4)))
+    """,
+    "float32 array": """
+        import numpy as np
+        import torch
+        from torch import nn
+        x = torch.from_numpy(np.random.randn(8, 4).astype(np.float32))
+        out = nn.Linear(4, 1)(x)
+        labels = torch.from_numpy(np.random.randint(0, 3, 8))
+        out2 = nn.Embedding(3, 2)(labels)
+    """,
+    "moved to the cpu": """
+        import torch
+        from torch import nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(3, 3)
+                self.scale = torch.ones(3)
+            def forward(self, x):
+                return self.fc(x) * self.scale
+        model = Net().to("cpu")
+    """,
+    "attribute moved in forward": """
+        import torch
+        from torch import nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(3, 3)
+                self.scale = torch.ones(3)
+            def forward(self, x):
+                h = torch.zeros(x.shape[0], 3).to(x.device)
+                return self.fc(x + h) * self.scale.to(x.device)
+        model = Net().to(torch.device("cuda"))
+    """,
+    "scalar attribute and device given": """
+        import torch
+        from torch import nn
+        device = torch.device("cuda")
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(3, 3)
+                self.scale = torch.ones(3, device=device)
+            def forward(self, x):
+                h = torch.zeros(x.shape[0], 3, device=x.device)
+                return self.fc(x + h) * self.scale
+        model = Net().to(device)
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEAR_MISSES))
+def test_near_misses_are_not_reported(name: str, tmp_path: Path) -> None:
+    path = tmp_path / "example.py"
+    path.write_text(textwrap.dedent(NEAR_MISSES[name]))
+    result = run_torchlint("check", "--isolated", "--no-cache", "--select", "TL413,TL416", str(path))
+    assert result.returncode == 0, result.stdout
+
+
+def test_the_finding_names_where_the_dtype_comes_from() -> None:
+    path = FIXTURES / "TL413-dtype-mismatch" / "bad_numpy_features.py"
+    result = run_torchlint("check", "--isolated", "--no-cache", "--select", "TL413", "--output-format", "full",
+                           str(path))
+    assert "np.random.randn(64, 5)" in result.stdout and "returns float64" in result.stdout
+    assert "the input of `nn.Linear`" in result.stdout
+
+
+# --- the runtime check confirms the fixtures ---------------------------------------------------
+
+@pytest.mark.parametrize("fixture", [
+    "TL413-dtype-mismatch/bad_class_weights.py", "TL413-dtype-mismatch/bad_int_labels.py",
+    "TL416-device-mismatch/bad_mask_attribute.py",
+])
+def test_runtime_confirms(fixture: str) -> None:
+    code = fixture[:5]
+    result = run_torchlint("check", "--isolated", "--no-cache", "--runtime", "--select", code,
+                           "--output-format", "json", str(FIXTURES / fixture))
+    [finding] = json.loads(result.stdout)
+    assert finding["runtime"]["verdict"] == "CONFIRMED", finding["runtime"]
+    assert "RuntimeError" in finding["runtime"]["evidence"]

@@ -1,0 +1,953 @@
+"""Where knowable, the dtype and the device of a tensor: the placement analysis.
+
+Two mistakes people make while writing training code, both a RuntimeError at the first batch:
+
+    weight = torch.tensor(counts.sum() / counts)     # numpy division: float64
+    criterion = nn.CrossEntropyLoss(weight=weight)   # "expected scalar type Float but found Double"
+
+    class Decoder(nn.Module):
+        def __init__(self):
+            self.mask = torch.triu(torch.ones(9, 9))   # a plain attribute: not a buffer
+    model = Decoder().to(device)                       # moves parameters and buffers only
+
+The dtype side follows a value back through names, attributes of ``self`` and of instances
+of this file's classes, returns of this file's functions, parameters (from their call sites,
+one level), loops over literal sequences and numpy arithmetic, to the call that fixed its
+dtype (``np.random.randn``: float64; ``torch.full((n,), 1)``: int64), and says so in
+``Dtype.why``.  It answers only when every way the value can come gives the same dtype.
+
+The device side knows which of this file's ``nn.Module`` classes are moved (``.to(device)``,
+``.cuda()``; a class whose instance is a submodule of a moved one is moved with it) and finds,
+in those classes, tensors that the move leaves behind: plain tensor attributes made while
+the module is built, and tensors made in ``forward`` without ``device=`` that meet the
+module's layers.
+
+What a call gives (which numpy functions are float64, which layers hold float32 weights)
+comes from the facts in ``torch_api``; this module knows only what flows where.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Optional
+
+from torchlint.syntax import cst
+from torchlint.syntax.nodes import keyword
+from torchlint.analysis import torch_api
+from torchlint.analysis.semantic import Binding, BindingKind, ClassInfo, FunctionInfo
+from torchlint.analysis.values import Kind
+
+if TYPE_CHECKING:
+    from torchlint.analysis.module_analysis import ModuleAnalysis
+
+_MAX_DEPTH = 24
+_FLOATS = ("float16", "bfloat16", "float32", "float64")
+_INTEGERS = ("bool", "uint8", "int8", "int16", "int32", "int64")
+
+
+@dataclass(frozen=True)
+class Dtype:
+    """What is known of a value's dtype: ``name`` (``float64``, ``int64``...), what holds it
+    (``tensor``, ``array``, ``number`` for a Python int/float, ``none`` for None), the call
+    that fixed it and why."""
+
+    name: str
+    holder: str
+    origin: Optional[cst.CSTNode] = None
+    why: str = ""
+    # The dtype was chosen at ``origin`` (a `dtype=`, a conversion, a fill value), so a fix
+    # belongs there; not for calls whose dtype is their nature (`torch.randint`: class ids).
+    chosen: bool = False
+
+    @property
+    def floating(self) -> bool:
+        return self.name in _FLOATS
+
+    @property
+    def integer(self) -> bool:
+        return self.name in _INTEGERS
+
+
+_NONE = Dtype("none", "none")
+
+
+@dataclass(frozen=True)
+class DtypeMismatch:
+    """``value`` (of dtype ``dtype``) reaches ``sink``, which needs ``needed``: ``what``
+    says which argument of which operation (``the class weights of nn.CrossEntropyLoss``)."""
+
+    value: cst.BaseExpression
+    dtype: Dtype
+    sink: cst.CSTNode
+    what: str
+    needed: str
+
+
+@dataclass(frozen=True)
+class DeviceMismatch:
+    """A tensor that moving the module leaves on the CPU: ``node`` (the assignment of a plain
+    attribute, or the call that makes a tensor in ``forward`` without ``device=``), ``made``
+    the call that makes it, ``moved`` the ``.to(..)``/``.cuda()`` that moves the module,
+    ``used`` where the module computes with it; ``attribute`` is set for a plain attribute."""
+
+    node: cst.CSTNode
+    made: cst.CSTNode
+    cls: ClassInfo
+    moved: cst.Call
+    used: cst.CSTNode
+    attribute: Optional[str] = None
+    device_of: Optional[str] = None  # a parameter of the function whose `.device` fits, if any
+
+
+class Placement:
+    def __init__(self, analysis: "ModuleAnalysis"):
+        self.analysis = analysis
+        self.model = analysis.model
+        self.inference = analysis.inference
+        self._memo: dict[int, Optional[Dtype]] = {}
+        self._active: set[int] = set()
+        self._moved: Optional[dict[int, tuple[ClassInfo, cst.Call]]] = None
+        self._calls: Optional[list[cst.Call]] = None
+        self._default_float32: Optional[bool] = None
+        self._called: dict[int, Optional[ClassInfo]] = {}
+
+    # --- the dtype of an expression ---------------------------------------------------
+
+    def dtype(self, node: cst.CSTNode, depth: int = 0) -> Optional[Dtype]:
+        """The dtype ``node`` evaluates to, when every way it can come agrees."""
+        key = id(node)
+        if key in self._memo:
+            return self._memo[key]
+        if depth > _MAX_DEPTH or key in self._active:
+            return None
+        self._active.add(key)
+        try:
+            found = self._dtype(node, depth + 1)
+        finally:
+            self._active.discard(key)
+        self._memo[key] = found
+        return found
+
+    def _dtype(self, node: cst.CSTNode, depth: int) -> Optional[Dtype]:
+        if isinstance(node, cst.Integer):
+            return Dtype("int64", "number", node, "a Python int")
+        if isinstance(node, cst.Float):
+            return Dtype("float64", "number", node, "a Python float")
+        if isinstance(node, cst.UnaryOperation):
+            return self.dtype(node.expression, depth)
+        if isinstance(node, cst.Name):
+            if node.value == "None":
+                return _NONE
+            return self._combine([self._binding(binding, depth) for binding in self.model.resolve(node)])
+        if isinstance(node, cst.Attribute):
+            return self._attribute(node, depth)
+        if isinstance(node, cst.Call):
+            return self._call(node, depth)
+        if isinstance(node, cst.Subscript):
+            found = self.dtype(node.value, depth)
+            return found if found is not None and found.holder in ("array", "tensor") else None
+        if isinstance(node, cst.BinaryOperation):
+            return self._binary(node, depth)
+        if isinstance(node, cst.IfExp):
+            return self._combine([self.dtype(node.body, depth), self.dtype(node.orelse, depth)])
+        return None
+
+    @staticmethod
+    def _combine(found: list[Optional[Dtype]]) -> Optional[Dtype]:
+        """The one dtype all of ``found`` give (None values aside), or None."""
+        known = [item for item in found if item is not _NONE]
+        if not known or any(item is None for item in known):
+            return _NONE if found and not known else None
+        first = known[0]
+        if all(item.name == first.name and item.holder == first.holder for item in known):
+            return first
+        return None
+
+    def _binding(self, binding: Binding, depth: int) -> Optional[Dtype]:
+        if binding.kind is BindingKind.ASSIGN and binding.value is not None:
+            value = binding.value
+            if binding.iterates:
+                return self._element(value, binding.path, depth)
+            for index in binding.path:
+                if index is None or not isinstance(value, (cst.Tuple, cst.List)) or index >= len(value.elements):
+                    return None
+                value = value.elements[index].value
+            return self.dtype(value, depth)
+        if binding.kind is BindingKind.FOR and binding.value is not None:
+            return self._element(binding.value, binding.path, depth)
+        if binding.kind is BindingKind.PARAM:
+            return self._parameter(binding, depth)
+        return None
+
+    def _element(self, iterable: cst.BaseExpression, path: tuple, depth: int) -> Optional[Dtype]:
+        """The dtype of the elements of ``iterable`` at ``path`` (`for x, y in pairs`), where
+        the iterable is a list comprehension or list literal of this file, through names and
+        parameters."""
+        for _ in range(4):
+            if isinstance(iterable, cst.Name):
+                bindings = self.model.resolve(iterable)
+                if len(bindings) != 1:
+                    return None
+                binding = bindings[0]
+                if binding.kind is BindingKind.ASSIGN and binding.value is not None and not binding.path \
+                        and not binding.iterates:
+                    iterable = binding.value
+                    continue
+                if binding.kind is BindingKind.PARAM:
+                    passed = self._passed(binding)
+                    if passed is None or len(passed) != 1 or passed[0] is None:
+                        return None
+                    iterable = passed[0]
+                    continue
+                return None
+            break
+        if isinstance(iterable, (cst.ListComp, cst.GeneratorExp)):
+            element = iterable.elt
+        elif isinstance(iterable, cst.List) and len(iterable.elements) == 1:
+            element = iterable.elements[0].value
+        else:
+            return None
+        for index in path:
+            if index is None or not isinstance(element, (cst.Tuple, cst.List)) or index >= len(element.elements):
+                return None
+            element = element.elements[index].value
+        return self.dtype(element, depth)
+
+    # --- parameters: what the call sites pass -----------------------------------------
+
+    def _function_of(self, binding: Binding) -> Optional[FunctionInfo]:
+        scope = binding.scope
+        return scope.function if scope is not None else None
+
+    def _passed(self, binding: Binding) -> Optional[list[Optional[cst.BaseExpression]]]:
+        """What each call site of the function passes for the parameter ``binding`` (None
+        where it passes nothing and the default is None), or None when unknown."""
+        function = self._function_of(binding)
+        if function is None or not isinstance(function.node, cst.FunctionDef):
+            return None
+        params = function.positional_params()
+        names = [param.name.value for param in params]
+        if binding.name not in names and binding.name not in [p.name.value for p in function.node.params.kwonly_params]:
+            return None
+        offset = 1 if function.kind in ("method", "classmethod") else 0
+        position = names.index(binding.name) - offset if binding.name in names else None
+        default = next((param.default for param in (*params, *function.node.params.kwonly_params)
+                        if param.name.value == binding.name), None)
+        calls = self._call_sites(function)
+        if not calls:
+            return None
+        passed: list[Optional[cst.BaseExpression]] = []
+        for call in calls:
+            if any(arg.star for arg in call.args):
+                return None
+            given = keyword(call, binding.name)
+            if given is None and position is not None and position >= 0:
+                positional = [arg for arg in call.args if arg.keyword is None]
+                if position < len(positional):
+                    given = positional[position].value
+            if given is None:
+                if default is None or not (isinstance(default, cst.Name) and default.value == "None"):
+                    if default is None:
+                        return None
+                    passed.append(default)
+                    continue
+                passed.append(None)
+            else:
+                passed.append(given)
+        return passed
+
+    def _call_sites(self, function: FunctionInfo) -> list[cst.Call]:
+        if function.name == "forward" and function.cls is not None and self._is_module_class(function.cls):
+            return [call for call in self._all_calls() if self._class_called(call) is function.cls]
+        if function.name == "__init__" and function.cls is not None:
+            return [call for call in self._all_calls()
+                    if isinstance(call.func, cst.Name) and any(
+                        binding.definition is function.cls for binding in self.model.resolve(call.func))]
+        return self.inference._call_sites(function)
+
+    def _class_called(self, call: cst.Call) -> Optional[ClassInfo]:
+        """The module class of this file whose instance ``call`` calls (`model(x)`, `self.block(x)`)."""
+        key = id(call)
+        if key not in self._called:
+            func = call.func
+            found = None
+            if isinstance(func, (cst.Name, cst.Attribute)) and self.inference.qualname(func) is None:
+                value = self.inference.infer(func)
+                if value is not None and value.kind is Kind.MODULE and isinstance(value.cls, ClassInfo):
+                    found = value.cls
+            self._called[key] = found
+        return self._called[key]
+
+    def _parameter(self, binding: Binding, depth: int) -> Optional[Dtype]:
+        passed = self._passed(binding)
+        if passed is None:
+            return None
+        return self._combine([_NONE if value is None else self.dtype(value, depth) for value in passed])
+
+    # --- attributes -------------------------------------------------------------------
+
+    def _attribute(self, node: cst.Attribute, depth: int) -> Optional[Dtype]:
+        name = node.attr.value
+        if name == "T" or name == "mT":
+            found = self.dtype(node.value, depth)
+            return found if found is not None and found.holder in ("array", "tensor") else None
+        qualname = self.inference.qualname(node)
+        if qualname is not None:
+            return None
+        cls = self._class_of(node.value)
+        if cls is None:
+            return None
+        assignments = cls.assignments(name)
+        if not assignments:
+            return self._class_level(cls, name, depth)
+        return self._combine([self.dtype(assignment.value, depth) if assignment.value is not None
+                              and not assignment.path else None for assignment in assignments])
+
+    def _class_of(self, node: cst.BaseExpression, depth: int = 0) -> Optional[ClassInfo]:
+        """The class of this file that ``node`` is an instance of: by inference, or for a
+        parameter, by its annotation or what every call site passes."""
+        value = self.inference.infer(node)
+        if value is not None and value.kind in (Kind.INSTANCE, Kind.MODULE) and isinstance(value.cls, ClassInfo):
+            return value.cls if value.cls.model is self.model else None
+        if not isinstance(node, cst.Name) or depth > 2:
+            return None
+        bindings = self.model.resolve(node)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM:
+            return None
+        annotation = bindings[0].annotation
+        if isinstance(annotation, cst.Annotation):
+            annotation = annotation.annotation
+        if isinstance(annotation, cst.Name):
+            for binding in self.model.resolve(annotation):
+                if isinstance(binding.definition, ClassInfo):
+                    return binding.definition
+        passed = self._passed(bindings[0])
+        if not passed or any(value is None for value in passed):
+            return None
+        classes = {id(found): found for found in (self._class_of(value, depth + 1) for value in passed)}
+        return next(iter(classes.values())) if len(classes) == 1 and None not in classes.values() else None
+
+    def _class_level(self, cls: ClassInfo, name: str, depth: int) -> Optional[Dtype]:
+        """``name = <number>`` in the class body."""
+        scope = cls.scope
+        bindings = scope.bindings.get(name, []) if scope is not None else []
+        if len(bindings) != 1:
+            return None
+        found = self._binding(bindings[0], depth)
+        return found if found is not None and found.holder == "number" else None
+
+    # --- calls ------------------------------------------------------------------------
+
+    def _call(self, node: cst.Call, depth: int) -> Optional[Dtype]:
+        func = node.func
+        qualname = self.inference.qualname(func)
+        if qualname is not None:
+            return self._external(qualname, node, depth)
+        module = self._module_called(node, depth)
+        if module is not None:
+            return module
+        if isinstance(func, cst.Attribute):
+            return self._method(func.attr.value, func.value, node, depth)
+        if isinstance(func, cst.Name):
+            for binding in self.model.resolve(func):
+                if isinstance(binding.definition, FunctionInfo):
+                    return self._returns(binding.definition, depth)
+        return None
+
+    def _module_called(self, node: cst.Call, depth: int) -> Optional[Dtype]:
+        """The output of a torch layer with float32 weights is float32, as the weights (the
+        file converts no module: see ``dtype_mismatches``); a module of this file gives what
+        its ``forward`` returns."""
+        value = self.inference.infer(node.func)
+        if value is None or value.kind is not Kind.MODULE:
+            return None
+        if value.qualname in torch_api.FLOAT32_WEIGHT_LAYERS and "RNN" not in value.qualname and \
+                "LSTM" not in value.qualname and "GRU" not in value.qualname:
+            return Dtype("float32", "tensor", node, f"`{_short(self.analysis, node)}` is the output of a float32 layer")
+        if isinstance(value.cls, ClassInfo) and value.cls.model is self.model:
+            forward = value.cls.methods.get("forward")
+            return self._returns(forward, depth) if forward is not None else None
+        return None
+
+    def _returns(self, function: FunctionInfo, depth: int) -> Optional[Dtype]:
+        returns = function.returns
+        if not returns or function.is_generator:
+            return None
+        return self._combine([self.dtype(value, depth) for value in returns])
+
+    def _explicit(self, node: cst.Call, numpy: bool) -> Optional[str]:
+        """The dtype a `dtype=` argument names, if any is given and known."""
+        given = keyword(node, "dtype")
+        if given is None:
+            return None
+        return self._dtype_name(given, numpy) or "unknown"
+
+    def _dtype_name(self, node: cst.BaseExpression, numpy: bool) -> Optional[str]:
+        if isinstance(node, cst.SimpleString):
+            text = node.value.strip("\"'")
+            return torch_api.NUMPY_DTYPES.get(text)
+        if isinstance(node, cst.Name) and node.value in ("float", "int", "bool"):
+            return torch_api.NUMPY_DTYPES.get(node.value) if numpy else None
+        qualname = self.inference.qualname(node)
+        if qualname is None:
+            return None
+        module, _, name = qualname.rpartition(".")
+        if module == "torch":
+            return torch_api.TORCH_DTYPES.get(name)
+        if module == "numpy":
+            return torch_api.NUMPY_DTYPES.get(name)
+        return None
+
+    def _external(self, qualname: str, node: cst.Call, depth: int) -> Optional[Dtype]:
+        code = f"`{_short(self.analysis, node)}`"
+        args = [arg for arg in node.args if arg.keyword is None]
+        if qualname.startswith("numpy."):
+            explicit = self._explicit(node, True)
+            if explicit is not None:
+                return Dtype(explicit, "array", node, f"{code} is {explicit}", True) if explicit != "unknown" else None
+            if qualname in torch_api.NUMPY_FLOAT64_FUNCTIONS:
+                if qualname in ("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.eye", "numpy.identity",
+                                "numpy.linspace", "numpy.loadtxt", "numpy.genfromtxt") or qualname.startswith(
+                                    "numpy.random."):
+                    return Dtype("float64", "array", node, f"{code} returns float64 (numpy's default)")
+                first = self.dtype(args[0].value, depth) if args else None
+                if first is not None and first.holder in ("array", "number") and first.name in ("float64", "int64"):
+                    return Dtype("float64", "array", node, f"{code} of a {first.name} array is float64")
+                return None
+            if qualname in torch_api.NUMPY_INT64_FUNCTIONS:
+                return Dtype("int64", "array", node, f"{code} returns int64")
+            if qualname in torch_api.NUMPY_FLOATING_FUNCTIONS and args:
+                first = self.dtype(args[0].value, depth)
+                if first is not None and first.holder == "array":
+                    return _as(first, "float64" if first.integer else first.name, "array") if \
+                        first.name != "float64" else first
+                return None
+            if qualname in torch_api.NUMPY_DTYPE_KEEPING_FUNCTIONS and args:
+                if qualname in ("numpy.array", "numpy.asarray") and isinstance(args[0].value, (cst.List, cst.Tuple)):
+                    return None
+                found = [self.dtype(arg.value, depth) for arg in args[:2]
+                         if not isinstance(arg.value, (cst.Integer, cst.Float))] or [None]
+                if qualname in ("numpy.where",):
+                    found = [self.dtype(arg.value, depth) for arg in args[1:3]]
+                arrays = [item for item in found if item is not None and item.holder == "array"]
+                if arrays and len(arrays) == len(found):
+                    if any(item.name == "float64" for item in arrays):
+                        return next(item for item in arrays if item.name == "float64")
+                    if all(item.name == arrays[0].name for item in arrays):
+                        return arrays[0]
+                return None
+            return None
+        if not qualname.startswith("torch."):
+            return None
+        if qualname in torch_api.TORCH_DTYPE_KEEPING_FUNCTIONS and args:
+            found = self.dtype(args[0].value, depth)
+            return found if found is not None and found.holder == "tensor" and found.floating else None
+        name = qualname.rsplit(".", 1)[1]
+        explicit = self._explicit(node, False)
+        if explicit is not None:
+            return Dtype(explicit, "tensor", node, f"{code} is {explicit}", True) if explicit != "unknown" else None
+        if qualname in torch_api.TORCH_CONVERTERS and args:
+            source = self.dtype(args[0].value, depth)
+            if source is None:
+                return None
+            if source.holder == "array":
+                text = f"{code} keeps the dtype of the numpy array it is given, {source.name}"
+                return Dtype(source.name, "tensor", node, text + (f" ({source.why})" if source.why else ""), True)
+            if source.holder == "tensor" and qualname != "torch.from_numpy":
+                return source
+            return None
+        if qualname.startswith("torch.") and qualname.count(".") == 1 and name in torch_api.LEGACY_TYPE_DTYPES:
+            found = torch_api.LEGACY_TYPE_DTYPES[name]
+            if found == "float32" and not self._default_is_float32():
+                return None
+            return Dtype(found, "tensor", node, f"{code} is {found}", True)
+        if qualname in torch_api.TORCH_INT64_FACTORIES:
+            return Dtype("int64", "tensor", node, f"{code} is int64")
+        if qualname in torch_api.TORCH_FLOAT_FACTORIES:
+            return Dtype("float32", "tensor", node, f"{code} is float32 (the default dtype)") \
+                if self._default_is_float32() else None
+        positions = torch_api.TORCH_VALUE_TYPED_FACTORIES.get(qualname)
+        if positions is not None:
+            values = [args[index].value for index in positions if index < len(args)]
+            if not values:
+                return None
+            found = [self.dtype(value, depth) for value in values]
+            if all(item is not None and item.holder == "number" and item.name == "int64" for item in found):
+                fill = " fill value" if qualname == "torch.full" else ""
+                named = [value for value in values if not isinstance(value, cst.Integer)]
+                where = f" (`{_short(self.analysis, named[0])}`, an int)" if named else ""
+                return Dtype("int64", "tensor", node, f"{code} takes the dtype of its{fill} Python int{where}: int64",
+                             True)
+            return None
+        return None
+
+    def _method(self, method: str, receiver: cst.BaseExpression, node: cst.Call, depth: int) -> Optional[Dtype]:
+        code = f"`{_short(self.analysis, node)}`"
+        if method in torch_api.DTYPE_METHODS and not node.args:
+            source = self.dtype(receiver, depth)
+            holder = source.holder if source is not None and source.holder in ("tensor", "array") else None
+            if holder is None:
+                value = self.inference.tensor(receiver)
+                holder = "tensor" if value is not None else None
+            if holder != "tensor":
+                return None
+            name = torch_api.DTYPE_METHODS[method]
+            return Dtype(name, "tensor", node, f"{code} is {name}", name in _FLOATS)
+        if method == "astype" and node.args:
+            found = self._dtype_name(node.args[0].value, True)
+            return Dtype(found, "array", node, f"{code} is {found}") if found else None
+        if method in ("to", "type"):
+            given = keyword(node, "dtype") or (node.args[0].value if node.args and node.args[0].keyword is None
+                                               else None)
+            if given is None:
+                return None
+            found = self._dtype_name(given, False)
+            if found is None and method == "type":
+                qualname = self.inference.qualname(given) or ""
+                found = torch_api.LEGACY_TYPE_DTYPES.get(qualname.rsplit(".", 1)[-1]) if qualname.startswith(
+                    "torch.") else None
+            if found is not None:
+                return Dtype(found, "tensor", node, f"{code} is {found}", found in _FLOATS)
+            if method == "to" and keyword(node, "dtype") is None and self._is_device(given):
+                return self.dtype(receiver, depth)
+            return None
+        source = self.dtype(receiver, depth)
+        if source is None or source.holder not in ("tensor", "array"):
+            return None
+        if source.holder == "tensor" and method in torch_api.TENSOR_DTYPE_KEEPING_METHODS:
+            return source
+        if source.holder == "array":
+            if method in torch_api.ARRAY_DTYPE_KEEPING_METHODS:
+                return source
+            if method in torch_api.ARRAY_FLOATING_METHODS and source.name in ("float64", "int64", "int32"):
+                return Dtype("float64", "array", node, f"{code} is float64") if source.integer else source
+            if method == "numpy":
+                return None
+        if source.holder == "tensor" and method == "numpy":
+            return replace(source, holder="array")
+        return None
+
+    def _is_device(self, node: cst.BaseExpression) -> bool:
+        if isinstance(node, cst.SimpleString):
+            return node.value.strip("\"'").split(":")[0] in ("cpu", "cuda", "meta", "mps", "xpu")
+        if isinstance(node, cst.Attribute) and node.attr.value == "device":
+            return True
+        if isinstance(node, cst.Name):
+            return node.value in ("device", "dev") or node.value.endswith("_device")
+        return False
+
+    def _binary(self, node: cst.BinaryOperation, depth: int) -> Optional[Dtype]:
+        if isinstance(node.operator, cst.MatrixMultiply):
+            return None
+        left, right = self.dtype(node.left, depth), self.dtype(node.right, depth)
+        if left is None or right is None or _NONE in (left, right):
+            return None
+        divides = isinstance(node.operator, cst.Divide)
+        holders = {left.holder, right.holder}
+        if holders == {"number"}:
+            name = "float64" if divides or "float64" in (left.name, right.name) else "int64"
+            return Dtype(name, "number", node, "")
+        if holders <= {"array", "number"}:
+            # numpy: float64 wins, and true division of integers is float64.
+            if "float64" in (left.name, right.name):
+                origin = left if left.name == "float64" else right
+                return Dtype("float64", "array", origin.origin, origin.why)
+            if divides and left.integer and right.integer:
+                return Dtype("float64", "array", node,
+                             f"`{_short(self.analysis, node)}` divides integers with numpy's true division: float64")
+            if left.name == right.name or "number" in holders:
+                array = left if left.holder == "array" else right
+                return array if array.integer else None
+            return None
+        if holders <= {"tensor", "number"}:
+            tensor = left if left.holder == "tensor" else right
+            other = right if tensor is left else left
+            if other.holder == "number":
+                if tensor.floating:
+                    return tensor
+                if divides or other.name == "float64":
+                    return None  # the default float dtype
+                return tensor
+            if left.name == right.name and not divides:
+                return left
+            if {left.name, right.name} <= {"float32", *_INTEGERS} and "float32" in (left.name, right.name):
+                return left if left.name == "float32" else right
+            if "float64" in (left.name, right.name) and (left.floating or left.integer) and (
+                    right.floating or right.integer):
+                return left if left.name == "float64" else right
+        return None
+
+    def _default_is_float32(self) -> bool:
+        if self._default_float32 is None:
+            self._default_float32 = not any(
+                (self.inference.qualname(call.func) or "") in torch_api.DEFAULT_DTYPE_SETTERS
+                for call in self._all_calls())
+        return self._default_float32
+
+    def _all_calls(self) -> list[cst.Call]:
+        if self._calls is None:
+            self._calls = self.analysis.nodes_of(cst.Call)
+        return self._calls
+
+    # --- the dtype mistakes ------------------------------------------------------------
+
+    def dtype_mismatches(self) -> list[DtypeMismatch]:
+        """Values of a dtype an operation does not take, where the analysis shows the dtype:
+        float64 or integer tensors into float32 layers, float64 class weights of a loss,
+        integer targets of the binary cross entropies, mixed dtypes in a matrix product."""
+        found: list[DtypeMismatch] = []
+        if not self._default_is_float32() or self._converts_modules():
+            return found
+        for call in self._all_calls():
+            mismatch = self._call_mismatch(call)
+            if mismatch is not None:
+                found.append(mismatch)
+        return found
+
+    def _converts_modules(self) -> bool:
+        """Some module of the file is made float64 (`model.double()`): its layers then take float64."""
+        for call in self._all_calls():
+            func = call.func
+            if not isinstance(func, cst.Attribute) or func.attr.value not in ("double", "to", "type", "half"):
+                continue
+            if func.attr.value in ("to", "type") and not any(
+                    self._dtype_name(arg.value, False) not in (None, "float32") for arg in call.args):
+                continue
+            value = self.inference.infer(func.value)
+            if value is not None and value.kind is Kind.MODULE:
+                return True
+        return False
+
+    def _call_mismatch(self, call: cst.Call) -> Optional[DtypeMismatch]:
+        qualname = self.inference.qualname(call.func)
+        module = None
+        if qualname is None:
+            value = self.inference.infer(call.func)
+            if value is not None and value.kind is Kind.MODULE and value.qualname:
+                module = value.qualname
+        if any(arg.star == "*" for arg in call.args):
+            return None
+        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+        # a loss built with class weights, or a functional loss given them
+        position = torch_api.WEIGHT_MATCHING_LOSSES.get(qualname or "")
+        if position is not None:
+            weight = keyword(call, "weight") or (positional[position] if position < len(positional) else None)
+            found = self.dtype(weight) if weight is not None else None
+            if found is not None and found.holder == "tensor" and found.name == "float64":
+                return DtypeMismatch(weight, found, call, f"the class weights of `{_last(qualname)}`", "float32")
+        # a loss module or function whose target must be floating
+        target = torch_api.FLOAT_TARGET_LOSSES.get(module or qualname or "")
+        if target is not None:
+            index, float64_raises = target
+            given = (keyword(call, "target") if qualname else None) or (
+                positional[index] if index < len(positional) else None)
+            found = self.dtype(given) if given is not None else None
+            if found is not None and found.holder == "tensor" and (
+                    found.integer or (float64_raises and found.name == "float64")):
+                return DtypeMismatch(given, found, call, f"the target of `{_last(module or qualname)}`",
+                                     "a floating dtype (float32, as its input)")
+        # a float32 layer
+        if module in torch_api.FLOAT32_WEIGHT_LAYERS and positional:
+            found = self.dtype(positional[0])
+            if found is not None and found.holder == "tensor" and found.name != "float32" and (
+                    found.integer or found.floating):
+                return DtypeMismatch(positional[0], found, call, f"the input of `{_last(module)}` (float32 weights)",
+                                     "float32")
+        if qualname in torch_api.SAME_DTYPE_PRODUCTS and len(positional) >= 2:
+            return self._product(call, positional[0], positional[1], qualname)
+        return None
+
+    def _product(self, call, left, right, qualname) -> Optional[DtypeMismatch]:
+        first, second = self.dtype(left), self.dtype(right)
+        if first is None or second is None or first.holder != "tensor" or second.holder != "tensor":
+            return None
+        if first.name == second.name:
+            return None
+        odd, odd_node, other = (first, left, second) if first.name != "float32" else (second, right, first)
+        if other.name != "float32":
+            return None
+        return DtypeMismatch(odd_node, odd, call, f"an operand of `{_last(qualname)}` (the other is float32)",
+                             "float32")
+
+    # --- devices -------------------------------------------------------------------------
+
+    def moved_classes(self) -> dict[int, tuple[ClassInfo, cst.Call]]:
+        """This file's module classes whose instances are moved to a device that may not be
+        the CPU (``.to(device)``, ``.cuda()``), directly or as a submodule of a moved module:
+        ``id(ClassInfo)`` -> (the class, the move)."""
+        if self._moved is not None:
+            return self._moved
+        moved: dict[int, tuple[ClassInfo, cst.Call]] = {}
+        for call in self._all_calls():
+            func = call.func
+            if not isinstance(func, cst.Attribute) or func.attr.value not in ("to", "cuda"):
+                continue
+            if func.attr.value == "to":
+                target = keyword(call, "device") or (call.args[0].value if call.args and call.args[0].keyword is None
+                                                     else None)
+                if target is None or self._is_cpu(target) or self._dtype_name(target, False) is not None:
+                    continue
+            cls = self._class_of(func.value)
+            if cls is not None and self._is_module_class(cls):
+                moved.setdefault(id(cls), (cls, call))
+        pending = list(moved.values())
+        while pending:
+            cls, call = pending.pop()
+            for sub in self._submodule_classes(cls):
+                if id(sub) not in moved:
+                    moved[id(sub)] = (sub, call)
+                    pending.append((sub, call))
+        self._moved = moved
+        return moved
+
+    def _is_module_class(self, cls: ClassInfo) -> bool:
+        base = self.inference.torch_base(cls)
+        return base is not None and torch_api.is_module_class(base)
+
+    def _is_cpu(self, node: cst.BaseExpression, depth: int = 0) -> bool:
+        if isinstance(node, cst.SimpleString):
+            return node.value.strip("\"'") == "cpu"
+        if isinstance(node, cst.Call) and self.inference.qualname(node.func) == "torch.device" and node.args:
+            return self._is_cpu(node.args[0].value, depth + 1)
+        if isinstance(node, cst.Name) and depth < 4:
+            bindings = self.model.resolve(node)
+            return bool(bindings) and all(binding.kind is BindingKind.ASSIGN and binding.value is not None
+                                          and not binding.path and self._is_cpu(binding.value, depth + 1)
+                                          for binding in bindings)
+        return False
+
+    def _submodule_classes(self, cls: ClassInfo) -> list[ClassInfo]:
+        found = []
+        for method in cls.methods.values():
+            scope = method.scope
+            if scope is None:
+                continue
+            for call in self._calls_in(method.node):
+                if isinstance(call.func, cst.Name):
+                    for binding in self.model.resolve(call.func):
+                        sub = binding.definition
+                        if isinstance(sub, ClassInfo) and sub is not cls and self._is_module_class(sub):
+                            found.append(sub)
+        return found
+
+    def _calls_in(self, node: cst.CSTNode) -> list[cst.Call]:
+        return [call for call in self._all_calls() if node.start <= call.start and call.end <= node.end]
+
+    def device_mismatches(self) -> list[DeviceMismatch]:
+        found: list[DeviceMismatch] = []
+        for cls, move in self.moved_classes().values():
+            if any(name in cls.methods for name in ("to", "cuda", "_apply")):
+                continue
+            found.extend(self._left_attributes(cls, move))
+            found.extend(self._made_in_forward(cls, move))
+        found.sort(key=lambda mismatch: mismatch.node.start)
+        return found
+
+    def _init_methods(self, cls: ClassInfo) -> list[FunctionInfo]:
+        """``__init__`` and the methods it calls through ``self`` (one level)."""
+        init = cls.methods.get("__init__")
+        return [init, *self._self_callees(init)] if init is not None else []
+
+    def _forward_methods(self, cls: ClassInfo) -> list[FunctionInfo]:
+        forward = cls.methods.get("forward")
+        return [forward, *self._self_callees(forward)] if forward is not None else []
+
+    def _self_callees(self, function: FunctionInfo) -> list[FunctionInfo]:
+        cls = function.cls
+        found = []
+        for call in self._calls_in(function.node):
+            func = call.func
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and \
+                    func.value.value == function.self_name:
+                method = cls.methods.get(func.attr.value)
+                if method is not None and method is not function and method not in found:
+                    found.append(method)
+        return found
+
+    def _left_attributes(self, cls: ClassInfo, move: cst.Call) -> list[DeviceMismatch]:
+        """Plain tensor attributes made while the module is built, read in ``forward``."""
+        found = []
+        source = self.analysis.text[cls.node.start:cls.node.end]
+        init_methods = self._init_methods(cls)
+        forward_methods = self._forward_methods(cls)
+        if not init_methods or not forward_methods:
+            return found
+        for method in init_methods:
+            for statement in self._assignments_in(method):
+                target = statement.targets[0].target
+                if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                        and target.value.value == method.self_name):
+                    continue
+                name = target.attr.value
+                if f'"{name}"' in source or f"'{name}'" in source:
+                    continue  # register_buffer("name", ..), setattr(self, "name", ..)
+                made = self._fresh_cpu_tensor(statement.value, method)
+                if made is None:
+                    continue
+                used = self._first_use(cls, name, forward_methods)
+                if used is None:
+                    continue
+                found.append(DeviceMismatch(statement, made, cls, move, used, attribute=name))
+        return found
+
+    def _assignments_in(self, method: FunctionInfo) -> list[cst.Assign]:
+        return [node for node in self.analysis.nodes_of(cst.Assign)
+                if method.node.start <= node.start and node.end <= method.node.end and len(node.targets) == 1]
+
+    def _fresh_cpu_tensor(self, value: cst.BaseExpression, method: FunctionInfo,
+                          depth: int = 0) -> Optional[cst.Call]:
+        """The call that makes ``value`` a new tensor of at least one dimension on the CPU
+        (or on the device of a tensor passed to the constructor), if it is one."""
+        if depth > 3 or not isinstance(value, cst.Call):
+            return None
+        func = value.func
+        qualname = self.inference.qualname(func)
+        if qualname in torch_api.TORCH_SIZED_FACTORIES or qualname == "torch.from_numpy":
+            device = keyword(value, "device")
+            if device is None or self._device_of_parameter(device, method):
+                return value
+            return None
+        if qualname in ("torch.tril", "torch.triu") and value.args:
+            return self._fresh_cpu_tensor(value.args[0].value, method, depth + 1)
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and \
+                func.value.value == method.self_name and method.cls is not None:
+            callee = method.cls.methods.get(func.attr.value)
+            if callee is not None and len(callee.returns) == 1:
+                inner = callee.returns[0]
+                if isinstance(inner, cst.Name):
+                    bindings = self.model.resolve(inner)
+                    inner = bindings[0].value if len(bindings) == 1 and bindings[0].kind is BindingKind.ASSIGN \
+                        and not bindings[0].path else None
+                return self._fresh_cpu_tensor(inner, callee, depth + 1) if inner is not None else None
+        return None
+
+    def _device_of_parameter(self, device: cst.BaseExpression, method: FunctionInfo) -> bool:
+        """``device=x.device`` for a parameter ``x`` of the method building the module: the
+        device of an example input at construction, which the move does not follow."""
+        if not (isinstance(device, cst.Attribute) and device.attr.value == "device"
+                and isinstance(device.value, cst.Name)):
+            return False
+        bindings = self.model.resolve(device.value)
+        return len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM and \
+            bindings[0].name != method.self_name and method.name == "__init__" or (
+                len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM and method.name != "forward")
+
+    def _first_use(self, cls: ClassInfo, name: str, methods: list[FunctionInfo]) -> Optional[cst.CSTNode]:
+        """The first read of ``self.<name>`` in ``methods`` that computes with the tensor
+        (not ``.to(..)``, ``.device``...), before ``forward`` assigns it; None when it is
+        moved or replaced first."""
+        for method in methods:
+            first_assignment = None
+            for node in self.analysis.nodes_of(cst.Attribute):
+                if not (method.node.start <= node.start and node.end <= method.node.end):
+                    continue
+                if node.attr.value != name or not isinstance(node.value, cst.Name) or \
+                        node.value.value != method.self_name:
+                    continue
+                parent = node.parent
+                if isinstance(parent, cst.AssignTarget) or (isinstance(parent, cst.Assign) and node is not
+                                                            parent.value):
+                    first_assignment = first_assignment or node
+                    continue
+                if first_assignment is not None and first_assignment.start < node.start:
+                    break
+                outer = parent
+                while isinstance(outer, (cst.Subscript, cst.SubscriptElement, cst.Index, cst.Slice)):
+                    outer = outer.parent
+                if isinstance(outer, cst.Attribute) and outer.attr.value in torch_api.PLACEMENT_NEUTRAL_USES:
+                    return None
+                return node
+        return None
+
+    def _made_in_forward(self, cls: ClassInfo, move: cst.Call) -> list[DeviceMismatch]:
+        """Tensors made in ``forward`` (or a method it calls) without ``device=`` and given to
+        one of the module's layers."""
+        found = []
+        forward = cls.methods.get("forward")
+        if forward is None:
+            return found
+        for method in self._forward_methods(cls):
+            for call in self._calls_in(method.node):
+                qualname = self.inference.qualname(call.func)
+                if qualname not in torch_api.TORCH_SIZED_FACTORIES or keyword(call, "device") is not None:
+                    continue
+                if any(arg.star for arg in call.args):
+                    continue
+                holder = call.parent
+                if isinstance(holder, cst.Attribute) and holder.attr.value in torch_api.PLACEMENT_NEUTRAL_USES:
+                    continue
+                name = self._bound_name(call)
+                if name is None:
+                    continue
+                used = self._layer_use(name, method, forward)
+                if used is None:
+                    continue
+                found.append(DeviceMismatch(call, call, cls, move, used, device_of=self._tensor_parameter(call, method)))
+        return found
+
+    def _bound_name(self, call: cst.Call) -> Optional[str]:
+        statement = call.parent
+        if isinstance(statement, cst.Assign) and len(statement.targets) == 1 and \
+                isinstance(statement.targets[0].target, cst.Name):
+            return statement.targets[0].target.value
+        return None
+
+    def _layer_use(self, name: str, method: FunctionInfo, forward: FunctionInfo) -> Optional[cst.CSTNode]:
+        """A call of one of the module's layers (`self.<layer>(.., name, ..)`) given the tensor
+        bound to ``name`` in ``method`` (in ``forward``, through the helper's return)."""
+        if method is not forward:
+            if not any(isinstance(value, cst.Name) and value.value == name for value in method.returns):
+                return None
+            names = set()
+            for call in self._calls_in(forward.node):
+                func = call.func
+                if isinstance(func, cst.Attribute) and func.attr.value == method.name and \
+                        isinstance(call.parent, cst.Assign) and isinstance(call.parent.targets[0].target, cst.Name):
+                    names.add(call.parent.targets[0].target.value)
+            return next((use for bound in names for use in [self._layer_use(bound, forward, forward)] if use), None)
+        for call in self._calls_in(method.node):
+            func = call.func
+            if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                    and func.value.value == method.self_name):
+                continue
+            layer = self.inference.infer(func)
+            if layer is None or layer.kind is not Kind.MODULE:
+                continue
+            if layer.qualname is not None and not self._has_weights(layer.qualname):
+                continue
+            for arg in call.args:
+                if isinstance(arg.value, cst.Name) and arg.value.value == name and self._made_here(arg.value, name):
+                    return call
+        return None
+
+    def _made_here(self, use: cst.Name, name: str) -> bool:
+        """Some binding of ``use`` is a call that makes a tensor (not a parameter or a move)."""
+        return any(binding.kind is BindingKind.ASSIGN and isinstance(binding.value, cst.Call)
+                   for binding in self.model.resolve(use))
+
+    @staticmethod
+    def _has_weights(qualname: str) -> bool:
+        return qualname in torch_api.FLOAT32_WEIGHT_LAYERS or qualname.rsplit(".", 1)[-1].endswith(
+            ("Norm1d", "Norm2d", "Norm3d", "LayerNorm", "Embedding"))
+
+    def _tensor_parameter(self, call: cst.Call, method: FunctionInfo) -> Optional[str]:
+        """A parameter of ``method`` whose shape the call reads (`torch.zeros(x.shape[0], ..)`,
+        `x.size(0)`): a tensor whose `.device` the new one can take."""
+        params = {param.name.value for param in method.positional_params()} - {method.self_name}
+        for node in self.analysis.nodes_of(cst.Attribute):
+            if call.start <= node.start and node.end <= call.end and node.attr.value in ("shape", "size") and \
+                    isinstance(node.value, cst.Name) and node.value.value in params:
+                return node.value.value
+        return None
+
+
+def _as(found: Dtype, name: str, holder: str) -> Dtype:
+    return replace(found, name=name, holder=holder)
+
+
+def _last(qualname: str) -> str:
+    return qualname.replace("torch.nn.functional.", "F.").replace("torch.nn.", "nn.")
+
+
+def _short(analysis: "ModuleAnalysis", node: cst.CSTNode) -> str:
+    return analysis.snippet(node, 50)

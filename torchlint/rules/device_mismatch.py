@@ -1,0 +1,207 @@
+"""TL416 device-mismatch: a tensor that moving its module to a device leaves behind."""
+
+from typing import Optional
+
+from torchlint.framework.api import (
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, DeviceMismatch as Found, Fix, Observation, Rule, Verdict, cst,
+    edits,
+)
+
+# What torch 2.13 says when an operation mixes devices (the meta device stands in for a GPU on CPU torch).
+_SIGNATURES = ("is not on the expected device", "Expected all tensors to be on the same device",
+               "must be on the same device", "should be the same device", "Tensor for argument")
+
+
+class DeviceMismatch(Rule):
+    code = "TL416"
+    name = "device-mismatch"
+    summary = ("a tensor a module's `.to(device)`/`.cuda()` leaves behind: a plain tensor attribute (not a "
+               "buffer) or a tensor made in `forward` without `device=`")
+    message = "{what}; {advice}"
+    fix = Applicability.UNSAFE
+    raised_where_used = True
+    requires = (r"\.to\(|\.cuda\(", r"\bnn\b|Module")
+    references = (
+        ("torch.nn.Module.register_buffer",
+         "https://pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.register_buffer"),
+        ("CUDA semantics: device-agnostic code", "https://pytorch.org/docs/stable/notes/cuda.html#best-practices"),
+    )
+    docs = """
+    ## What it does
+    In an `nn.Module` subclass whose instances the file moves to a device (`model.to(device)`,
+    `.cuda()`; also a module built as a submodule of a moved one), flags:
+
+    - a plain tensor attribute made while the module is built (`self.mask = torch.ones(..)`
+      in `__init__` or a method it calls, `torch.zeros(.., device=x_example.device)`), that
+      `forward` computes with before replacing it;
+    - a tensor made in `forward` (or a method it calls) by a factory without `device=`
+      (`torch.zeros(..)`), given to one of the module's layers.
+
+    A move to `"cpu"`, a class that defines `to`/`cuda`/`_apply`, an attribute registered by
+    name (`register_buffer("mask", ..)`) and a use that moves or reads metadata
+    (`self.mask.to(x.device)`, `.shape`) are not flagged. The finding names the move and the use.
+
+    ## Why is this bad?
+    `Module.to()` moves parameters and buffers, the tensors the module registered; a tensor
+    kept in a plain attribute stays where it was made, and a tensor made without `device=`
+    is made on the CPU. At the first batch on the GPU: `RuntimeError: Expected all tensors to
+    be on the same device`.
+
+    ## What to do instead
+    Register the attribute: `self.register_buffer("mask", torch.ones(..), persistent=False)`
+    (moved with the module, left out of `state_dict`); make tensors in `forward` on the
+    device of the input: `torch.zeros(.., device=x.device)`.
+
+    ## Fix (unsafe)
+    For an attribute, `self.register_buffer("<name>", <value>, persistent=False)`: unsafe,
+    as `model.half()`/`.double()` now convert it too. For a tensor made in `forward` from the
+    shape of a parameter (`torch.zeros(x.shape[0], ..)`), adds `device=x.device`: unsafe,
+    as it assumes that parameter is on the module's device.
+    """
+    bad = (
+        Bad(
+            """
+            import torch
+            from torch import nn
+
+            class Decoder(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.proj = nn.Linear(8, 8)
+                    self.mask = torch.ones(8)
+
+                def forward(self, x):
+                    return self.proj(x) * self.mask
+
+            device = torch.device("cuda" if torch.cuda.is_available() else "meta")
+            model = Decoder().to(device)
+            out = model(torch.randn(2, 8, device=device))
+            """,
+            reported=((8, "self.mask = torch.ones(8)"),),
+            unsafe=True,
+            fixed="""
+            import torch
+            from torch import nn
+
+            class Decoder(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.proj = nn.Linear(8, 8)
+                    self.register_buffer("mask", torch.ones(8), persistent=False)
+
+                def forward(self, x):
+                    return self.proj(x) * self.mask
+
+            device = torch.device("cuda" if torch.cuda.is_available() else "meta")
+            model = Decoder().to(device)
+            out = model(torch.randn(2, 8, device=device))
+            """,
+        ),
+        Bad(
+            """
+            import torch
+            from torch import nn
+
+            class Cell(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.rnn = nn.GRUCell(4, 8)
+                    self.out = nn.Linear(8, 1)
+
+                def forward(self, x):
+                    h = torch.zeros(x.shape[0], 8)
+                    return self.out(self.rnn(x, h))
+
+            device = torch.device("cuda" if torch.cuda.is_available() else "meta")
+            model = Cell().to(device)
+            """,
+            reported=((11, "torch.zeros(x.shape[0], 8)"),),
+            unsafe=True,
+            fixed="""
+            import torch
+            from torch import nn
+
+            class Cell(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.rnn = nn.GRUCell(4, 8)
+                    self.out = nn.Linear(8, 1)
+
+                def forward(self, x):
+                    h = torch.zeros(x.shape[0], 8, device=x.device)
+                    return self.out(self.rnn(x, h))
+
+            device = torch.device("cuda" if torch.cuda.is_available() else "meta")
+            model = Cell().to(device)
+            """,
+        ),
+    )
+    good = (
+        """
+        import torch
+        from torch import nn
+
+        class Decoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(8, 8)
+                self.register_buffer("mask", torch.ones(8))
+                self.scale = torch.ones(8)
+
+            def forward(self, x):
+                h = torch.zeros(x.shape[0], 8, device=x.device)
+                return self.proj(x + h) * self.mask * self.scale.to(x.device)
+
+        model = Decoder().to("cpu")
+        other = Decoder().to(torch.device("cuda"))
+        """,
+    )
+
+    def visit_Module(self, node: cst.Module) -> None:
+        if not self.ctx.inference.uses_torch:
+            return
+        for found in self.ctx.placement.device_mismatches():
+            related = [(found.moved, "the module is moved here: parameters and buffers only"),
+                       (found.used, "it meets the module's tensors here")]
+            if found.made is not found.node and found.attribute is not None and \
+                    not (found.node.start <= found.made.start and found.made.end <= found.node.end):
+                related.insert(0, (found.made, "the tensor is made here"))
+            move = self.ctx.snippet(found.moved)
+            if found.attribute is not None:
+                what = (f"`self.{found.attribute}` of `{found.cls.name}` is a plain tensor attribute, not a buffer: "
+                        f"`{move}` does not move it, and `forward` computes with it on the device it was made on")
+                advice = f"register it with `self.register_buffer(\"{found.attribute}\", ..)`"
+                fix = self._buffer_fix(found)
+            else:
+                what = (f"`{self.ctx.snippet(found.node)}` makes a tensor on the CPU (no `device=`) in a method of "
+                        f"`{found.cls.name}`, which `{move}` moves, and gives it to the module's layers")
+                advice = f"make it with `device={found.device_of}.device`" if found.device_of else \
+                    "make it on the device of the module's input (`device=x.device`)"
+                fix = self._device_fix(found)
+            self.report(found.node, what=what, advice=advice, related=tuple(related), fix=fix)
+
+    def _buffer_fix(self, found: Found) -> Optional[Fix]:
+        statement = found.node
+        line = edits.own_line(self.ctx, statement)
+        if not isinstance(statement, cst.Assign) or line is None:
+            return None
+        target = statement.targets[0].target
+        receiver = self.ctx.snippet(target.value)
+        value = self.ctx.text[self.ctx.span(statement.value)[0]:self.ctx.span(statement.value)[1]]
+        text = f"{receiver}.register_buffer(\"{found.attribute}\", {value}, persistent=False)"
+        return Fix(Applicability.UNSAFE, "Register it as a buffer", (edits.replace(statement, text),))
+
+    def _device_fix(self, found: Found) -> Optional[Fix]:
+        call = found.node
+        if found.device_of is None or not isinstance(call, cst.Call) or any(arg.star for arg in call.args):
+            return None
+        text = edits.call_text(self.ctx, call, added=f"device={found.device_of}.device")
+        return Fix(Applicability.UNSAFE, f"Make it on `{found.device_of}.device`", (edits.replace(call, text),))
+
+    @classmethod
+    def judge(cls, run: Observation) -> Verdict:
+        raised = run.raised
+        if raised is not None and raised["type"] == "RuntimeError" and any(
+                signature in raised["message"] for signature in _SIGNATURES):
+            return Verdict(CONFIRMED, f"RuntimeError: {raised['message']}")
+        return Verdict(NOT_REPRODUCED, "no operation mixed devices on this run")

@@ -1,0 +1,202 @@
+"""TL413 dtype-mismatch: a tensor whose dtype (shown from where it was made) an operation does not take."""
+
+from typing import Optional
+
+from torchlint.framework.api import (
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, DtypeMismatch as Found, Fix, Kind, Observation, Rule, Verdict, cst, edits,
+    keyword,
+)
+
+# What torch 2.13 says when an operation gets a dtype it does not take.
+_SIGNATURES = (
+    "expected scalar type", "but expected Float", "can't be cast to the desired output type",
+    "must have the same dtype", "should be the same", "does not match weight dtype",
+    "mixed dtype", "to have the same dtype",
+)
+
+
+class DtypeMismatch(Rule):
+    code = "TL413"
+    name = "dtype-mismatch"
+    summary = ("a tensor of the wrong dtype for the operation it reaches (float64 from numpy into float32 layers "
+               "or class weights, integer targets of a binary cross entropy, mixed matrix products): RuntimeError")
+    message = "{lead}; it reaches {what}, which takes {needed}: RuntimeError at the first batch; {advice}"
+    fix = Applicability.SAFE
+    raised_where_used = True
+    requires = (r"numpy|np\.|dtype|torch\.(full|arange|tensor|as_tensor|from_numpy|randint)|\.(double|long)\(",)
+    references = (
+        ("Tensor attributes: torch.dtype", "https://pytorch.org/docs/stable/tensor_attributes.html#torch-dtype"),
+        ("torch.from_numpy", "https://pytorch.org/docs/stable/generated/torch.from_numpy.html"),
+        ("torch.nn.BCELoss", "https://pytorch.org/docs/stable/generated/torch.nn.BCELoss.html"),
+    )
+    docs = """
+    ## What it does
+    Flags a tensor whose dtype the analysis can show, from the call that made it, when it
+    reaches an operation that does not take that dtype:
+
+    - float64 or integer input to a layer with float32 weights (`nn.Linear`, `nn.Conv*d`,
+      `nn.RNN`/`LSTM`/`GRU`): a numpy array is float64 by default (`np.random.randn`,
+      `np.loadtxt`, the true division of integer counts), and `torch.from_numpy`,
+      `torch.tensor` and `torch.as_tensor` keep its dtype;
+    - float64 class weights of `nn.CrossEntropyLoss`/`nn.NLLLoss`/`F.cross_entropy`/`F.nll_loss`;
+    - an integer target of `nn.BCELoss`/`nn.BCEWithLogitsLoss` and their functions
+      (`torch.full((n,), 1)` takes the dtype of its fill value: int64; `torch.randint` class ids),
+      and a float64 target of `BCELoss`;
+    - operands of different dtypes in `torch.mm`/`bmm`/`matmul` (one of them float32).
+
+    The finding says where the dtype comes from (a related location). A file that converts a
+    module (`model.double()`) or changes the default dtype is not judged.
+
+    ## Why is this bad?
+    torch does not promote dtypes inside these operations (the RNNs raise `ValueError: RNN
+    input dtype (torch.float64) does not match weight dtype`): `RuntimeError: expected scalar
+    type Float but found Double`, `mat1 and mat2 must have the same dtype`, `Found dtype Long
+    but expected Float`, at the first batch.
+
+    ## What to do instead
+    Make the tensor float32 where its dtype is chosen: `dtype=torch.float32` in
+    `torch.tensor`/`torch.as_tensor`/`torch.full`, `.float()` after `torch.from_numpy`,
+    `.astype(np.float32)` on the array; or convert it where it is used (`target.float()`).
+
+    ## Fix
+    Where the dtype is chosen in a torch call of the file (a conversion of a numpy array, a
+    `dtype=`, a fill value), asks for float32 there: unsafe, as every other use of the
+    tensor gets float32 too. Otherwise converts the value where it is used with `.float()`
+    (safe: that use raised before).
+    """
+    bad = (
+        Bad(
+            """
+            import numpy as np
+            import torch
+            import torch.nn.functional as F
+
+            counts = np.bincount(np.random.randint(0, 3, 64), minlength=3)
+            weight = torch.tensor(counts.sum() / (3 * counts))
+            logits = torch.randn(8, 3, requires_grad=True)
+            loss = F.cross_entropy(logits, torch.randint(0, 3, (8,)), weight)
+            """,
+            reported=((6, "torch.tensor(counts.sum() / (3 * counts))"),),
+            unsafe=True,
+            fixed="""
+            import numpy as np
+            import torch
+            import torch.nn.functional as F
+
+            counts = np.bincount(np.random.randint(0, 3, 64), minlength=3)
+            weight = torch.tensor(counts.sum() / (3 * counts), dtype=torch.float32)
+            logits = torch.randn(8, 3, requires_grad=True)
+            loss = F.cross_entropy(logits, torch.randint(0, 3, (8,)), weight)
+            """,
+        ),
+        Bad(
+            """
+            import torch
+            from torch import nn
+
+            model = nn.Linear(4, 1)
+            criterion = nn.BCEWithLogitsLoss()
+            labels = torch.randint(0, 2, (8,))
+            loss = criterion(model(torch.randn(8, 4)).squeeze(1), labels)
+            """,
+            reported=((7, "labels"),),
+            fixed="""
+            import torch
+            from torch import nn
+
+            model = nn.Linear(4, 1)
+            criterion = nn.BCEWithLogitsLoss()
+            labels = torch.randint(0, 2, (8,))
+            loss = criterion(model(torch.randn(8, 4)).squeeze(1), labels.float())
+            """,
+        ),
+    )
+    good = (
+        """
+        import numpy as np
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+
+        x = torch.from_numpy(np.random.randn(8, 4).astype(np.float32))
+        out = nn.Linear(4, 3)(x)
+        weight = torch.tensor(np.ones(3), dtype=torch.float32)
+        loss = F.cross_entropy(out, torch.randint(0, 3, (8,)), weight)
+        labels = torch.full((8,), 1.0)
+        loss2 = nn.BCEWithLogitsLoss()(out[:, 0], labels)
+        double = nn.Linear(4, 3).double()
+        y = double(torch.from_numpy(np.random.randn(8, 4)))
+        """,
+    )
+
+    def visit_Module(self, node: cst.Module) -> None:
+        if not self.ctx.inference.uses_torch:
+            return
+        reported: set[int] = set()
+        for found in self.ctx.placement.dtype_mismatches():
+            origin = found.dtype.origin
+            at_origin = found.dtype.chosen and isinstance(origin, cst.Call) and self._torch_call(origin)
+            where = origin if at_origin else found.value
+            if id(where) in reported:
+                continue
+            reported.add(id(where))
+            related = []
+            if origin is not None and origin is not where:
+                related.append((origin, f"the dtype comes from here: {found.dtype.why}"))
+            related.append((found.sink, f"it reaches {found.what} here"))
+            for call in self._loss_calls(found):
+                related.append((call, "the loss is computed here"))
+            advice = "make it float32 where it is made" if at_origin else "convert it with `.float()` here"
+            lead = found.dtype.why if at_origin else \
+                f"`{self.ctx.snippet(found.value)}` is {found.dtype.name} ({found.dtype.why})"
+            self.report(where, lead=lead, what=found.what, needed=found.needed, advice=advice, related=tuple(related),
+                        fix=self._origin_fix(origin) if at_origin else self._use_fix(found.value))
+
+    def _torch_call(self, call: cst.Call) -> bool:
+        qualname = self.ctx.qualname(call.func) or ""
+        return qualname.startswith("torch.") or (isinstance(call.func, cst.Attribute) and
+                                                 call.func.attr.value in ("double", "to", "type"))
+
+    def _loss_calls(self, found: Found) -> list[cst.Call]:
+        """For class weights given to a loss module's constructor: the calls of such losses,
+        where the error comes."""
+        sink = found.sink
+        if not isinstance(sink, cst.Call) or keyword(sink, "weight") is None and not sink.args:
+            return []
+        qualname = self.ctx.qualname(sink.func)
+        if qualname not in ("torch.nn.CrossEntropyLoss", "torch.nn.NLLLoss"):
+            return []
+        calls = []
+        for call in self.ctx.analysis.nodes_of(cst.Call):
+            value = self.ctx.infer(call.func) if isinstance(call.func, (cst.Name, cst.Attribute)) else None
+            if value is not None and value.kind is Kind.MODULE and value.qualname == qualname and call is not sink:
+                calls.append(call)
+        return calls[:3]
+
+    def _origin_fix(self, origin: cst.Call) -> Optional[Fix]:
+        torch, imports = edits.torch_name(self.ctx)
+        func = origin.func
+        qualname = self.ctx.qualname(func) or ""
+        if isinstance(func, cst.Attribute) and func.attr.value == "double" and not origin.args:
+            return Fix(Applicability.UNSAFE, "Use `.float()`", (edits.replace(func.attr, "float"),))
+        if qualname == "torch.from_numpy":
+            return Fix(Applicability.UNSAFE, "Convert to float32 with `.float()`",
+                       (edits.insert_after(origin, ".float()"),))
+        if not qualname.startswith("torch.") or any(arg.star for arg in origin.args):
+            return None
+        text = edits.call_text(self.ctx, origin, dropped=lambda arg: arg.keyword is not None
+                               and arg.keyword.value == "dtype", added=f"dtype={torch}.float32")
+        return Fix(Applicability.UNSAFE, "Make it float32 (`dtype=torch.float32`)",
+                   (edits.replace(origin, text), *imports))
+
+    def _use_fix(self, value: cst.BaseExpression) -> Optional[Fix]:
+        return Fix(Applicability.SAFE, "Convert with `.float()`",
+                   (edits.replace(value, edits.method_call(self.ctx, value, "float()")),))
+
+    @classmethod
+    def judge(cls, run: Observation) -> Verdict:
+        raised = run.raised
+        if raised is not None and raised["type"] in ("RuntimeError", "ValueError") and any(
+                signature in raised["message"] for signature in _SIGNATURES):  # the RNNs raise ValueError
+            return Verdict(CONFIRMED, f"{raised['type']}: {raised['message']}")
+        return Verdict(NOT_REPRODUCED, "no operation raised on the dtype on this run")
