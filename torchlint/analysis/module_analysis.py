@@ -16,6 +16,7 @@ from torchlint.analysis.autograd import AutogradModel
 from torchlint.analysis.inference import Inference
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS, module_identity
 from torchlint.analysis.semantic import BindingKind, SemanticModel
+from torchlint.analysis.train_mode import TrainModeModel
 from torchlint.analysis.values import Step
 
 if TYPE_CHECKING:
@@ -74,6 +75,7 @@ class ModuleAnalysis:
         self.inference = Inference(self.model, project, roots)
         self._line_index: Optional[LineIndex] = None
         self._autograd: Optional[AutogradModel] = None
+        self._train_mode: Optional[TrainModeModel] = None
         self._nodes: Optional[list] = None
         self._nodes_by_type: dict[tuple, list] = {}
 
@@ -93,6 +95,13 @@ class ModuleAnalysis:
         if self._autograd is None:
             self._autograd = AutogradModel(self)
         return self._autograd
+
+    @property
+    def train_mode(self) -> TrainModeModel:
+        """Where models are evaluated in training mode (built on first use)."""
+        if self._train_mode is None:
+            self._train_mode = TrainModeModel(self)
+        return self._train_mode
 
     def dispose(self) -> None:
         """Break the reference cycles of this analysis (the tree's parent links, scopes

@@ -13,6 +13,7 @@ from torchlint.analysis.autograd import (
 )
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
 from torchlint.analysis.semantic import Binding, BindingKind
+from torchlint.analysis.train_mode import TrainModeEvaluation
 from torchlint.analysis.values import Kind, Step, Value
 from torchlint.framework import edits
 from torchlint.framework.aliases import AliasWrite, AliasWriteRule, alias_writes, view_source
@@ -47,6 +48,8 @@ __all__ = [
     # what the code does to autograd graphs (ctx.autograd)
     "Backward", "InplaceOverSaved", "ModuleForward", "OptimizerStep", "ReusedGraph", "StaleForward",
     "UnregisteredLayers", "modules_overlap",
+    # where a model is evaluated in training mode (ctx.train_mode)
+    "TrainModeEvaluation",
     # a rule, what it sees, what it reports and how it fixes it
     "Rule", "Bad", "FileContext", "Fix", "Edit", "Applicability", "edits", "earliest_release",
     # what a rule that reads the file's `# noqa` directives gets (TL901)

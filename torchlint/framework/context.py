@@ -19,6 +19,7 @@ from torchlint.framework.rule import Finding
 
 if TYPE_CHECKING:
     from torchlint.analysis.autograd import AutogradModel
+    from torchlint.analysis.train_mode import TrainModeModel
     from torchlint.analysis.inference import Inference
     from torchlint.analysis.semantic import SemanticModel
 
@@ -54,6 +55,11 @@ class FileContext:
     def autograd(self) -> "AutogradModel":
         """What the code does to autograd graphs: forwards, optimizer steps, backwards."""
         return self.analysis.autograd
+
+    @property
+    def train_mode(self) -> "TrainModeModel":
+        """Where models with Dropout/BatchNorm are evaluated while in training mode."""
+        return self.analysis.train_mode
 
     @property
     def path(self) -> str:
