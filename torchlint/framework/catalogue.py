@@ -65,6 +65,7 @@ RULES = {info.code: info for info in (
     RuleInfo("TL409", "saved-tensor-inplace", Applicability.SAFE, True),
     RuleInfo("TL410", "gradient-cut", Applicability.DISPLAY_ONLY, True),
     RuleInfo("TL411", "backward-twice", Applicability.DISPLAY_ONLY, True),
+    RuleInfo("TL412", "uninitialized-parameter", Applicability.UNSAFE, True),
     RuleInfo("TL414", "missing-eval", Applicability.UNSAFE, True),
     RuleInfo("TL417", "leaf-inplace", Applicability.UNSAFE, True),
     RuleInfo("TL418", "module-list", Applicability.UNSAFE, True),

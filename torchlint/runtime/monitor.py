@@ -430,7 +430,7 @@ class Monitor:
                 self._on_write(target, span, version, where, name)
         if self.codes & {"TL301", "TL303", "TL304", "TL101"}:
             self._register_outputs(out)
-        if "TL204" in self.codes and name in EMPTY_OPS and isinstance(out, torch.Tensor):
+        if self.codes & {"TL204", "TL412"} and name in EMPTY_OPS and isinstance(out, torch.Tensor):
             self._maybe_fill(out)
         return out
 
@@ -484,7 +484,7 @@ class Monitor:
 
     def _maybe_fill(self, out: torch.Tensor) -> None:
         where = self.locator.here()
-        sites = self.locator.sites_at(where, "TL204")
+        sites = self.locator.sites_at(where, "TL204", "TL412")
         if not sites or out.dtype not in SENTINELS:
             return
         int_dtype, pattern = SENTINELS[out.dtype]
