@@ -18,6 +18,7 @@ from torchlint.analysis.inference import Inference
 from torchlint.analysis.placement import Placement
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS, module_identity
 from torchlint.analysis.semantic import BindingKind, SemanticModel
+from torchlint.analysis.train_mode import TrainModeModel
 from torchlint.analysis.values import Step
 
 if TYPE_CHECKING:
@@ -78,6 +79,7 @@ class ModuleAnalysis:
         self._autograd: Optional[AutogradModel] = None
         self._grad_flow: Optional[GradFlow] = None
         self._placement: Optional[Placement] = None
+        self._train_mode: Optional[TrainModeModel] = None
         self._nodes: Optional[list] = None
         self._nodes_by_type: dict[tuple, list] = {}
 
@@ -111,6 +113,13 @@ class ModuleAnalysis:
         if self._placement is None:
             self._placement = Placement(self)
         return self._placement
+
+    @property
+    def train_mode(self) -> TrainModeModel:
+        """Where models are evaluated in training mode (built on first use)."""
+        if self._train_mode is None:
+            self._train_mode = TrainModeModel(self)
+        return self._train_mode
 
     def dispose(self) -> None:
         """Break the reference cycles of this analysis (the tree's parent links, scopes

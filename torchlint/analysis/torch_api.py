@@ -162,6 +162,38 @@ INPLACE_ARGUMENT_POSITION = {
 # The buffers among them: tensors of the module that do not require grad.
 MODULE_BUFFER_ATTRIBUTES = frozenset({"running_mean", "running_var"})
 
+# The torch.nn layers whose forward depends on the module's `training` flag (what
+# `model.train()` / `model.eval()` change): Dropout draws a new mask each call, BatchNorm
+# normalizes with the batch's statistics and updates its running ones.  For each, the
+# argument that turns the difference off or on (its name, its position, and whether the
+# default leaves it on): `nn.Dropout(0)` and `nn.BatchNorm1d(n, track_running_stats=False)`
+# behave the same in both modes, `nn.MultiheadAttention(d, h)` has no dropout unless given
+# one.  Read from torch 2.13's signatures and forwards; tests/test_train_mode.py checks the
+# positions against the signatures.
+TRAIN_MODE_LAYERS: dict[str, tuple[str, Optional[int], bool]] = {
+    **{f"torch.nn.{name}": ("p", 0, True) for name in (
+        "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout")},
+    **{f"torch.nn.{name}": ("track_running_stats", 4, True) for name in (
+        "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm")},
+    **{f"torch.nn.{name}": ("track_running_stats", 3, True) for name in (
+        "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d")},
+    "torch.nn.TransformerEncoderLayer": ("dropout", 3, True),
+    "torch.nn.TransformerDecoderLayer": ("dropout", 3, True),
+    "torch.nn.Transformer": ("dropout", 5, True),
+    "torch.nn.MultiheadAttention": ("dropout", 2, False),
+    **{f"torch.nn.{name}": ("dropout", None, False) for name in ("RNN", "LSTM", "GRU")},
+}
+# Containers of torch.nn whose mode is that of the layers they are built from.
+TRAIN_MODE_CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict",
+                                   "torch.nn.TransformerEncoder", "torch.nn.TransformerDecoder"})
+# The functionals that behave like those layers when given `training=self.training`: the
+# position of `training`.
+TRAIN_MODE_FUNCTIONS: dict[str, int] = {
+    **{f"torch.nn.functional.{name}": 2 for name in (
+        "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout")},
+    "torch.nn.functional.batch_norm": 5,
+}
+
 
 # Methods and properties that mark `x.data` as a tensor: those only tensors have (no numpy
 # array, as a CIFAR dataset's `.data` is, nor the memoryview of `ndarray.data`, nor a builtin

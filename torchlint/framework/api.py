@@ -14,6 +14,8 @@ from torchlint.analysis.autograd import (
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
 from torchlint.analysis.placement import DeviceMismatch, DtypeMismatch
 from torchlint.analysis.semantic import Binding, BindingKind
+from torchlint.analysis.train_mode import TrainModeEvaluation
+from torchlint.analysis.initialization import Uninitialized, uninitialized
 from torchlint.analysis.values import Kind, Step, Value
 from torchlint.framework import edits
 from torchlint.framework.aliases import AliasWrite, AliasWriteRule, alias_writes, view_source
@@ -24,7 +26,7 @@ from torchlint.framework.noqa import Directive
 from torchlint.framework.rule import Bad, Edit, Rule, earliest_release
 from torchlint.framework.saved import SavedRead, SavedWrite, saved_writes
 from torchlint.framework.verdicts import (
-    CONFIRMED, COULD_NOT_RUN, LATENT, NOT_REPRODUCED, Observation, Verdict, quote, where,
+    CONFIRMED, COULD_NOT_RUN, LATENT, NOT_REPRODUCED, Observation, Verdict, quote, uninitialized_read, where,
 )
 from torchlint.framework.writes import (
     Write, find_write, is_store_target, writes_with_grad, written_through_alias,
@@ -50,6 +52,10 @@ __all__ = [
     "UnregisteredLayers", "modules_overlap",
     # where knowable, dtypes and devices (ctx.placement)
     "DtypeMismatch", "DeviceMismatch",
+    # where a model is evaluated in training mode (ctx.train_mode)
+    "TrainModeEvaluation",
+    # parameters and buffers allocated with torch.empty that nothing fills
+    "Uninitialized", "uninitialized",
     # a rule, what it sees, what it reports and how it fixes it
     "Rule", "Bad", "FileContext", "Fix", "Edit", "Applicability", "edits", "earliest_release",
     # what a rule that reads the file's `# noqa` directives gets (TL901)
@@ -60,4 +66,5 @@ __all__ = [
     "written_through_alias", "SavedRead", "SavedWrite", "saved_writes",
     # what a rule says of its finding after --runtime ran it
     "Observation", "Verdict", "CONFIRMED", "LATENT", "NOT_REPRODUCED", "COULD_NOT_RUN", "quote", "where",
+    "uninitialized_read",
 ]

@@ -20,6 +20,7 @@ from torchlint.framework.rule import Finding
 if TYPE_CHECKING:
     from torchlint.analysis.autograd import AutogradModel
     from torchlint.analysis.grad_flow import GradFlow
+    from torchlint.analysis.train_mode import TrainModeModel
     from torchlint.analysis.inference import Inference
     from torchlint.analysis.placement import Placement
     from torchlint.analysis.semantic import SemanticModel
@@ -66,6 +67,11 @@ class FileContext:
     def placement(self) -> "Placement":
         """Where knowable, the dtype and device of tensors: float64 from numpy, tensors a move leaves behind."""
         return self.analysis.placement
+
+    @property
+    def train_mode(self) -> "TrainModeModel":
+        """Where models with Dropout/BatchNorm are evaluated while in training mode."""
+        return self.analysis.train_mode
 
     @property
     def path(self) -> str:

@@ -100,3 +100,20 @@ def where(position: Optional[SourcePosition]) -> str:
 def quote(position: Optional[SourcePosition]) -> str:
     """The source at ``position`` and its line, as evidence shows them."""
     return f"`{position.text}` ({where(position)})" if position is not None else "torch code"
+
+
+def uninitialized_read(run: Observation, what: str) -> Optional[Verdict]:
+    """The verdict of an uninitialized allocation (``what``: "this constructor"): the monitor
+    filled it with a NaN sentinel and saw it read (CONFIRMED), or saw it allocated and every
+    value written first (NOT_REPRODUCED); None when the allocation was not seen."""
+    read = run.first("uninitialized-read")
+    if read is not None:
+        how = f" (`{read['how']}`)" if read.get("how") else ""
+        return Verdict(CONFIRMED, f"{quote(read['where'])}{how} read {read['count']} of {read['total']} values "
+                                  f"{what} left uninitialized (torchlint filled them with a NaN sentinel; a plain "
+                                  "run reads whatever was in memory)")
+    allocated = run.first("allocated")
+    if allocated is not None:
+        return Verdict(NOT_REPRODUCED, f"{allocated['numel']} uninitialized {allocated['dtype']} values, all "
+                                       "written before they were read")
+    return None

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from torchlint.framework.api import (
-    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, FileContext, Fix, Kind, Observation, Rule, Step, Verdict,
-    base_evidence, cst, edits, iter_nodes, looks_like_size, positional_args, quote, torch_api, torch_facts,
+    NOT_REPRODUCED, Applicability, Bad, FileContext, Fix, Kind, Observation, Rule, Step, Verdict,
+    base_evidence, cst, edits, iter_nodes, looks_like_size, positional_args, torch_api, torch_facts, uninitialized_read,
 )
 
 
@@ -468,16 +468,9 @@ class LegacyConstructor(Rule):
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
-        read = run.first("uninitialized-read")
-        if read is not None:
-            how = f" (`{read['how']}`)" if read.get("how") else ""
-            return Verdict(CONFIRMED, f"{quote(read['where'])}{how} read {read['count']} of {read['total']} values "
-                                      "this constructor left uninitialized (torchlint filled them with a NaN "
-                                      "sentinel; a plain run reads whatever was in memory)")
-        allocated = run.first("allocated")
-        if allocated is not None:
-            return Verdict(NOT_REPRODUCED, f"{allocated['numel']} uninitialized {allocated['dtype']} values, all "
-                                           "written before they were read")
+        verdict = uninitialized_read(run, "this constructor")
+        if verdict is not None:
+            return verdict
         return Verdict(NOT_REPRODUCED, "the constructor initialized its values (the finding is about the spelling "
                                        "and dtype)")
 

@@ -433,7 +433,7 @@ class Monitor:
                 self._on_write(target, span, version, where, name)
         if self.codes & {"TL301", "TL303", "TL304", "TL101"}:
             self._register_outputs(out)
-        if "TL204" in self.codes and name in EMPTY_OPS and isinstance(out, torch.Tensor):
+        if self.codes & {"TL204", "TL412"} and name in EMPTY_OPS and isinstance(out, torch.Tensor):
             self._maybe_fill(out)
         return out
 
@@ -487,7 +487,7 @@ class Monitor:
 
     def _maybe_fill(self, out: torch.Tensor) -> None:
         where = self.locator.here()
-        sites = self.locator.sites_at(where, "TL204")
+        sites = self.locator.sites_at(where, "TL204", "TL412")
         if not sites or out.dtype not in SENTINELS:
             return
         int_dtype, pattern = SENTINELS[out.dtype]
@@ -785,7 +785,9 @@ class Monitor:
                             self.before[site.id] = self._numpy_state()
                         elif site.code == "TL220":  # the operands, before the statement changes them
                             self._quotient(site, frame)
-                    probed = [site for site in probed if site.code != "TL220"]
+                        elif site.code == "TL414":  # the module's mode as the forward starts
+                            self._module_mode(site, frame)
+                    probed = [site for site in probed if site.code not in ("TL220", "TL414")]
                     if probed:
                         self.pending[frame] = probed
             return local
@@ -829,6 +831,20 @@ class Monitor:
                 details.update(fractional=not torch.equal(true, old.to(true.dtype)), true=fmt(true), old=fmt(old))
         site.add("quotient", **details)
 
+    def _module_mode(self, site: Site, frame) -> None:
+        """TL414: the ``training`` flag of the module a flagged forward runs, and which of its
+        Dropout/BatchNorm layers are in training mode (where they behave differently)."""
+        if site.has("module-mode"):
+            return
+        module = _evaluate(site.probe, frame)
+        if not isinstance(module, torch.nn.Module):
+            return
+        with _internal():
+            layers = [name or type(layer).__name__ for name, layer in module.named_modules()
+                      if layer.training and _mode_dependent(layer)]
+        site.add("module-mode", model=site.probe, training=module.training, count=len(layers),
+                 layers=", ".join(f"`{name}`" for name in layers[:4]) + (" …" if len(layers) > 4 else ""))
+
     def check_layer_holders(self) -> None:
         """TL418, at the end of the run: the layers each flagged attribute holds (in lists,
         tuples and dicts, nested) whose parameters the module that holds them does not list."""
@@ -862,6 +878,18 @@ class Monitor:
 
 
 _MISSING = object()
+
+
+def _mode_dependent(layer: torch.nn.Module) -> bool:
+    """A layer whose forward differs in training mode: dropout with p > 0, BatchNorm keeping
+    running statistics, attention and recurrent layers with dropout."""
+    if isinstance(layer, torch.nn.modules.dropout._DropoutNd):
+        return layer.p > 0
+    if isinstance(layer, torch.nn.modules.batchnorm._BatchNorm):
+        return layer.track_running_stats
+    if isinstance(layer, (torch.nn.MultiheadAttention, torch.nn.RNNBase)):
+        return float(getattr(layer, "dropout", 0) or 0) > 0
+    return False
 
 
 def _layers_in(value: Any, depth: int = 0) -> list:

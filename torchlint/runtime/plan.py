@@ -77,10 +77,23 @@ class FilePlan:
                 return "|".join(operands)  # type: ignore[arg-type]
         if diagnostic.code == "TL220":
             return self._division(diagnostic, statement)
+        if diagnostic.code == "TL414":  # `model(x)` / `model.forward(x)`: the module, read before the forward
+            return self._forward_module(diagnostic, statement)
         if diagnostic.code == "TL418" and isinstance(statement, ast.Assign) and len(statement.targets) == 1:
             target = statement.targets[0]  # `self.layers = [..]`: the module, and the attribute to look at
             if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
                 return f"{target.value.id}|{target.attr}"
+        return None
+
+    def _forward_module(self, diagnostic: Diagnostic, statement: ast.stmt) -> Optional[str]:
+        line = self.lines[diagnostic.row - 1] if diagnostic.row <= len(self.lines) else ""
+        start = (diagnostic.row, _byte_column(line, diagnostic.column))
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Call) and (node.lineno, node.col_offset) == start:
+                func = node.func
+                if isinstance(func, ast.Attribute) and func.attr == "forward":
+                    func = func.value
+                return _dotted(func)
         return None
 
     def _division(self, diagnostic: Diagnostic, statement: ast.stmt) -> Optional[str]:

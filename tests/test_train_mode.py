@@ -1,0 +1,160 @@
+"""TL414 (a model with Dropout/BatchNorm evaluated in training mode) and TL412 (torch.empty
+parameters and buffers nothing fills): real files through the real CLI, real torch for the
+runtime verdicts, and the torch API table checked against torch's signatures."""
+
+from __future__ import annotations
+
+import inspect
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, run_torchlint
+from torchlint.analysis import torch_api
+
+
+def findings(tmp_path: Path, source: str, code: str, *extra: str) -> list[dict]:
+    path = tmp_path / "train.py"
+    path.write_text(textwrap.dedent(source))
+    result = run_torchlint("check", "--isolated", "--no-cache", "--select", code, "--output-format", "json",
+                           *extra, str(path))
+    assert result.returncode in (0, 1), result.stderr
+    return result.json()
+
+
+LOOP = """
+    import torch
+    from torch import nn
+
+    model = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.Dropout(0.3), nn.Linear(8, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    data = [(torch.randn(16, 4), torch.randn(16, 1))] * 3
+    for epoch in range(2):
+        {before_train}
+        for x, y in data:
+            opt.zero_grad()
+            nn.functional.mse_loss(model(x), y).backward()
+            opt.step()
+        {before_eval}
+        with torch.no_grad():
+            val = model(data[0][0])
+"""
+
+
+@pytest.mark.parametrize("before_train, before_eval, reported", [
+    ("model.train()", "pass", True),  # the loop's training step puts it back in training mode
+    ("pass", "pass", True),  # built in training mode, never changed
+    ("model.train()", "model.eval()", False),
+    ("pass", "model.eval()", False),
+    ("model.train()", "if epoch: model.eval()", False),  # one arm leaves the mode unknown
+    ("model.train()", "evaluate_elsewhere(model)", False),  # handed to code not seen
+])
+def test_mode_through_a_training_loop(tmp_path, before_train, before_eval, reported) -> None:
+    source = LOOP.format(before_train=before_train, before_eval=before_eval)
+    found = findings(tmp_path, source, "TL414")
+    assert [f["location"]["row"] for f in found] == ([16] if reported else [])
+
+
+def test_no_dropout_or_batchnorm_no_finding(tmp_path) -> None:
+    source = LOOP.format(before_train="model.train()", before_eval="pass").replace(
+        "nn.BatchNorm1d(8), nn.Dropout(0.3)", "nn.ReLU(), nn.Dropout(0.0)")
+    assert findings(tmp_path, source, "TL414") == []
+
+
+def test_monte_carlo_dropout_is_left_alone(tmp_path) -> None:
+    source = """
+        import torch
+        from torch import nn
+
+        net = nn.Sequential(nn.Linear(3, 3), nn.Dropout(0.5))
+        net.eval()
+        net.train()
+        with torch.no_grad():
+            samples = [net(torch.randn(1, 3)) for _ in range(5)]
+    """
+    assert findings(tmp_path, source, "TL414") == []
+
+
+def test_the_evidence_names_the_mode_and_the_layer() -> None:
+    result = run_torchlint("check", "--isolated", "--no-cache", "--select", "TL414", "--output-format", "json",
+                           str(FIXTURES / "TL414-missing-eval" / "bad_validate_in_trainer.py"))
+    (finding,) = result.json()
+    assert "`self.model.train()` put it there" in finding["message"]
+    notes = [note["message"] for note in finding["related"]] if "related" in finding else []
+    assert not notes or any("training mode" in note for note in notes)
+
+
+def test_runtime_confirms_the_training_flag(tmp_path) -> None:
+    source = LOOP.format(before_train="model.train()", before_eval="pass")
+    (finding,) = findings(tmp_path, source, "TL414", "--runtime")
+    assert finding["runtime"]["verdict"] == "CONFIRMED", finding["runtime"]
+    assert "training mode" in finding["runtime"]["evidence"]
+
+
+def test_runtime_confirms_an_uninitialized_buffer_read(tmp_path) -> None:
+    source = """
+        import torch
+        from torch import nn
+
+        class Affine(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.register_buffer("shift", torch.empty(n))
+                self.scale = nn.Parameter(torch.ones(n))
+
+            def forward(self, x):
+                return x * self.scale + self.shift
+
+        print(Affine(3)(torch.randn(2, 3)))
+    """
+    (finding,) = findings(tmp_path, source, "TL412", "--runtime")
+    assert finding["location"]["row"] == 8
+    assert finding["runtime"]["verdict"] == "CONFIRMED", finding["runtime"]
+
+
+def test_filled_or_loaded_parameters_are_not_reported(tmp_path) -> None:
+    source = """
+        import torch
+        from torch import nn
+
+        class A(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = nn.Parameter(torch.empty(3))
+                for p in self.parameters():
+                    nn.init.normal_(p)
+
+            def forward(self, x):
+                return x * self.w
+
+        class B(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.v = nn.Parameter(torch.empty(3))
+                self.v.data.uniform_()
+
+            def forward(self, x):
+                return x * self.v
+    """
+    assert findings(tmp_path, source, "TL412") == []
+
+
+@pytest.mark.parametrize("qualname", sorted(torch_api.TRAIN_MODE_LAYERS))
+def test_train_mode_argument_positions_match_torch(qualname) -> None:
+    torch = pytest.importorskip("torch")
+    cls = torch
+    for part in qualname.split(".")[1:]:
+        cls = getattr(cls, part)
+    name, position, _default = torch_api.TRAIN_MODE_LAYERS[qualname]
+    if position is None:
+        return  # RNN/LSTM/GRU take their arguments as *args: by keyword only here
+    parameters = [p for p in inspect.signature(cls.__init__).parameters][1:]
+    assert parameters[position] == name
+
+
+@pytest.mark.parametrize("qualname", sorted(torch_api.TRAIN_MODE_FUNCTIONS))
+def test_training_argument_positions_match_torch(qualname) -> None:
+    functional = pytest.importorskip("torch.nn.functional")
+    function = getattr(functional, qualname.rsplit(".", 1)[-1])
+    assert list(inspect.signature(function).parameters)[torch_api.TRAIN_MODE_FUNCTIONS[qualname]] == "training"

@@ -1,0 +1,794 @@
+"""Train and eval mode: where a module with Dropout or BatchNorm is evaluated while the code
+shows it is still in training mode.
+
+An ``nn.Module`` starts in training mode and stays there until ``eval()`` (or
+``train(False)``); in training mode Dropout draws a new mask on every call and BatchNorm
+normalizes with the batch's statistics (and updates its running ones), so predictions made
+then are neither the trained model's nor repeatable:
+
+    model = Net()                   # built: in training mode
+    model.train()                   # or put there explicitly, then trained
+    for x, y in loader: ...backward(); step()
+    with torch.no_grad():
+        prediction = model(x_test)  # still in training mode: dropout is on
+
+The mode of each model is followed through the statements of a scope in the order they run
+(both arms of an ``if``, a loop's body twice, a ``with``'s body), keyed by the expression that
+holds the model (``model``, ``self.model``).  A construction or ``.train()`` puts it in
+training mode; ``.eval()``, ``.train(flag)``, a new binding, or handing the model (or its
+owner) to code the analysis cannot see into makes the mode unknown.  A call of this file's
+functions and methods is followed through a summary of its body (two levels deep): what it
+evaluates in the caller's mode, and the mode it leaves behind.
+
+Evaluation is a forward of the model under ``no_grad``/``inference_mode`` or in a function
+whose name says it predicts, evaluates, validates or tests (and that runs no backward).  A
+mode set by an explicit ``.train()`` counts only once training (a backward or an optimizer
+step) has run since: ``model.train()`` just before predictions under ``no_grad`` is how
+Monte Carlo dropout is written.
+
+Which layers behave differently comes from the torch API tables (``TRAIN_MODE_LAYERS``);
+modules of this file are searched through the layers their classes and helper functions build.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Optional
+
+from torchlint.syntax import cst
+from torchlint.syntax.nodes import dotted, keyword
+from torchlint.syntax.walk import iter_nodes
+from torchlint.analysis import torch_api
+from torchlint.analysis.semantic import BindingKind, ClassInfo, FunctionInfo
+from torchlint.analysis.values import Kind
+
+if TYPE_CHECKING:
+    from torchlint.analysis.module_analysis import ModuleAnalysis
+
+# A function whose name says it evaluates: `predict`, `evaluate`, `validate`, `test`, `infer`.
+_EVALUATING_NAME = re.compile(r"^_*(?:predict|eval|valid|test|infer|inference|score)(?:_|[a-z]*$)", re.IGNORECASE)
+# nn.Module methods that leave the training flag as it is.
+_MODE_KEEPING = frozenset({
+    "parameters", "named_parameters", "buffers", "named_buffers", "children", "named_children", "modules",
+    "named_modules", "state_dict", "load_state_dict", "to", "cuda", "cpu", "float", "double", "half", "bfloat16",
+    "type", "zero_grad", "requires_grad_", "register_buffer", "register_parameter", "register_forward_hook",
+    "register_forward_pre_hook", "register_full_backward_hook", "share_memory", "extra_repr", "add_module",
+    "get_submodule", "get_parameter", "get_buffer", "__repr__", "size", "count_parameters",
+})
+# Methods returning the module itself: `model = model.to(device)` keeps its mode.
+_RETURNS_SELF = frozenset({"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "type", "requires_grad_",
+                           "train", "share_memory"})
+_MAX_DEPTH = 2  # calls of this file's functions followed into, below the scope asked about
+_MAX_LAYER_DEPTH = 6
+
+
+@dataclass(frozen=True)
+class Train:
+    """A model known to be in training mode: ``node`` put it there (a construction, or a
+    ``.train()`` call), ``via`` the calls of this file's functions through which that
+    happened; ``trained`` when a backward or optimizer step ran since."""
+
+    node: cst.CSTNode
+    built: bool
+    via: tuple[cst.Call, ...] = ()
+    trained: bool = False
+
+
+_CALLER = "caller"  # in a summary: whatever mode the caller's model is in
+
+
+@dataclass(frozen=True)
+class TrainModeEvaluation:
+    """``node`` runs a forward of ``model`` in ``context`` (under ``no_grad``, in a function
+    named ``validate``) while ``mode`` shows it is in training mode; ``calls`` are the calls
+    of this file's functions (outermost first) that bring the model there; ``layer`` a layer
+    of the model that behaves differently in training mode."""
+
+    node: cst.Call
+    model: str  # as written at node
+    mode: Train
+    context: str
+    context_node: Optional[cst.CSTNode]
+    calls: tuple[cst.Call, ...]
+    layer: cst.CSTNode
+    layer_text: str
+    scope_node: cst.CSTNode  # the function (or module) whose code holds the evaluation
+
+
+@dataclass
+class _Summary:
+    """What a function does to the models it can reach (by parameter, or through ``self``):
+    ``evaluates`` (relative key -> (evaluating node, context, context node, calls)) in the
+    caller's mode; ``exits``: the mode each key it changed is left in (None: unknown);
+    ``trains``: it runs a backward or an optimizer step."""
+
+    evaluates: dict[str, tuple] = field(default_factory=dict)
+    exits: dict[str, Optional[object]] = field(default_factory=dict)
+    trains: bool = False
+
+
+class _State:
+    """The modes known at one point: key -> Train or _CALLER; ``changed``: keys written."""
+
+    def __init__(self, modes: Optional[dict] = None, changed: Optional[set] = None):
+        self.modes: dict[str, object] = dict(modes or {})
+        self.changed: set[str] = set(changed or ())
+
+    def copy(self) -> "_State":
+        return _State(self.modes, self.changed)
+
+    def lookup(self, key: str) -> Optional[object]:
+        """The mode of ``key``: its own, or that of the nearest module holding it."""
+        while True:
+            if key in self.modes:
+                return self.modes[key]
+            if "." not in key:
+                return None
+            key = key.rsplit(".", 1)[0]
+
+    def forget(self, key: str) -> None:
+        """``key`` (and what it holds, and what holds it) is in an unknown mode now."""
+        for other in list(self.modes):
+            if other == key or other.startswith(key + ".") or key.startswith(other + "."):
+                del self.modes[other]
+        self.changed.add(key)
+
+    def set(self, key: str, mode: object) -> None:
+        self.forget(key)
+        self.modes[key] = mode
+
+    def join(self, other: "_State") -> "_State":
+        modes = {}
+        for key, mode in self.modes.items():
+            theirs = other.modes.get(key)
+            if theirs is None:
+                continue
+            if mode == theirs:
+                modes[key] = mode
+            elif isinstance(mode, Train) and isinstance(theirs, Train) and mode.built == theirs.built:
+                modes[key] = Train(mode.node, mode.built, mode.via, mode.trained or theirs.trained)
+        return _State(modes, self.changed | other.changed)
+
+
+class TrainModeModel:
+    """The train-mode evaluations of one module, computed on first use."""
+
+    def __init__(self, analysis: "ModuleAnalysis"):
+        self.analysis = analysis
+        self.model = analysis.model
+        self.inference = analysis.inference
+        self._summaries: dict[int, Optional[_Summary]] = {}
+        self._layers: dict[int, Optional[tuple]] = {}
+        self._training_calls: Optional[set[int]] = None
+        self._found: Optional[list[TrainModeEvaluation]] = None
+
+    # --- the question ----------------------------------------------------------------------
+
+    def evaluations(self) -> list[TrainModeEvaluation]:
+        """Forwards of a model with Dropout/BatchNorm layers, in an evaluation, while the
+        model is shown to be in training mode (one per evaluating call)."""
+        if self._found is not None:
+            return self._found
+        self._found = []
+        text = self.analysis.text
+        if ".train(" not in text and not re.search(r"\bno_grad|inference_mode|def _*(?:predict|eval|valid|test|infer)",
+                                                   text):
+            return self._found
+        self._seen: set[int] = set()
+        self._walk_scope(self.analysis.module, self.analysis.module.body, None, _State())
+        for function in self.model.functions.values():
+            if function.model is not self.model or not isinstance(function.node, cst.FunctionDef) \
+                    or function.scope is None:
+                continue
+            self._walk_scope(function.node, _body(function.node), function, _State())
+        return self._found
+
+    # --- walking a scope -------------------------------------------------------------------------
+
+    def _walk_scope(self, scope_node, body, function: Optional[FunctionInfo], state: _State,
+                    summary: Optional[_Summary] = None, depth: int = 0) -> _State:
+        walker = _Walker(self, scope_node, function, summary, depth)
+        return walker.block(body, state)
+
+    def report(self, walker: "_Walker", call: cst.Call, key: str, mode: Train, context: str,
+               context_node, calls: tuple[cst.Call, ...], inner: cst.Call, inner_key: str) -> None:
+        if id(inner) in self._seen:
+            return
+        if not mode.built and not mode.trained:
+            return  # `model.train()` then predictions: Monte Carlo dropout
+        layer = self.layer_of(cst_expression(inner), inner, key_node=_key_node(call, key))
+        if layer is None:
+            return
+        self._seen.add(id(inner))
+        scope_node = _owner(inner)
+        self._found.append(TrainModeEvaluation(inner, inner_key, mode, context, context_node, calls, layer[0],
+                                               layer[1], scope_node))
+
+    def training_call(self, call: cst.Call) -> bool:
+        """``call`` runs a backward or an optimizer step (itself or, one level deep, through
+        a function of this file: the autograd model's events)."""
+        if self._training_calls is None:
+            found: set[int] = set()
+            autograd = self.analysis.autograd
+            for scope in self.model.scopes:
+                for event in (*autograd.backwards(scope), *autograd.steps(scope)):
+                    found.add(id(event.at))
+                    found.add(id(event.node))
+            self._training_calls = found
+        if id(call) in self._training_calls:
+            return True
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in ("backward", "step"):
+            if func.attr.value == "backward":
+                return self.inference.tensor(func.value) is not None
+            value = self.inference.infer(func.value)
+            return value is not None and value.kind is Kind.OPTIMIZER
+        return False
+
+    # --- summaries of this file's functions -------------------------------------------------------
+
+    def summary(self, function: FunctionInfo, depth: int) -> Optional[_Summary]:
+        key = id(function.node)
+        if key in self._summaries:
+            return self._summaries[key]
+        if depth > _MAX_DEPTH or not isinstance(function.node, cst.FunctionDef) or function.scope is None:
+            return None
+        self._summaries[key] = None  # recursion: unknown
+        roots = {param.name.value for param in (*function.node.params.posonly_params, *function.node.params.params,
+                                                *function.node.params.kwonly_params)}
+        state = _State({root: _CALLER for root in roots})
+        found = _Summary()
+        end = self._walk_scope(function.node, _body(function.node), function, state, found, depth + 1)
+        for changed in end.changed:
+            if changed.split(".")[0] in roots:
+                mode = end.lookup(changed)
+                found.exits[changed] = mode
+        self._summaries[key] = found
+        return found
+
+    # --- which models behave differently in training mode ------------------------------------------
+
+    def layer_of(self, expression: Optional[cst.BaseExpression], at: cst.CSTNode,
+                 key_node: Optional[cst.BaseExpression] = None) -> Optional[tuple[cst.CSTNode, str]]:
+        """A layer of the model ``expression`` holds that behaves differently in training mode
+        (its construction, and how it reads), or None when none is known."""
+        for candidate in (expression, key_node):
+            if candidate is None:
+                continue
+            found = self._expression_layer(candidate, 0)
+            if found is not None:
+                return found
+        return None
+
+    def _expression_layer(self, expression: cst.BaseExpression, depth: int) -> Optional[tuple]:
+        if depth > _MAX_LAYER_DEPTH:
+            return None
+        if isinstance(expression, cst.Call):
+            return self._construction_layer(expression, depth)
+        value = self.inference.infer(expression)
+        if value is not None and value.kind is Kind.MODULE and isinstance(value.cls, ClassInfo):
+            found = self._class_layer(value.cls, depth + 1)
+            if found is not None:
+                return found
+        for built in self._constructions(expression, depth):
+            found = self._expression_layer(built, depth + 1)
+            if found is not None:
+                return found
+        return None
+
+    def _constructions(self, expression: cst.BaseExpression, depth: int) -> list[cst.BaseExpression]:
+        """The values the name or ``self.<attribute>`` was given (for a parameter of
+        ``__init__`` kept on the instance, what the class's constructions in this file pass)."""
+        if isinstance(expression, cst.Name):
+            values = []
+            for binding in self.model.resolve(expression):
+                if binding.kind is BindingKind.ASSIGN and not binding.iterates:
+                    value = _unpacked(binding.value, binding.path)
+                    if value is not None:
+                        values.append(value)
+                elif binding.kind is BindingKind.PARAM:
+                    values.extend(self._passed(binding))
+            return values
+        if isinstance(expression, cst.Attribute) and isinstance(expression.value, cst.Name):
+            cls = _self_class(self.model, expression.value)
+            if cls is None:
+                return []
+            values = []
+            for assignment in cls.assignments(expression.attr.value):
+                value = _unpacked(assignment.value, assignment.path)
+                if value is not None:
+                    values.append(value)
+            return values
+        return []
+
+    def _passed(self, binding) -> list[cst.BaseExpression]:
+        """What the calls of this file pass for the parameter ``binding`` of a function or of
+        a class's ``__init__``."""
+        function = binding.scope.function
+        if function is None or binding.param_index < 0:
+            return []
+        found = []
+        for call in self.analysis.nodes_of(cst.Call):
+            value = self.inference.infer(call.func)
+            if value is None:
+                continue
+            if value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo) and function.name == "__init__" \
+                    and value.cls is function.cls:
+                offset = 1
+            elif value.kind is Kind.FUNCTION and value.function is function:
+                offset = 1 if function.self_name is not None and isinstance(call.func, cst.Attribute) else 0
+            else:
+                continue
+            argument = keyword(call, binding.name)
+            if argument is None:
+                positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+                index = binding.param_index - offset
+                if 0 <= index < len(positional):
+                    argument = positional[index]
+            if argument is not None:
+                found.append(argument)
+        return found
+
+    def _construction_layer(self, call: cst.Call, depth: int) -> Optional[tuple]:
+        key = id(call)
+        if key in self._layers:
+            return self._layers[key]
+        self._layers[key] = None
+        found = self._find_construction_layer(call, depth)
+        self._layers[key] = found
+        return found
+
+    def _find_construction_layer(self, call: cst.Call, depth: int) -> Optional[tuple]:
+        qualname = self.inference.qualname(call.func)
+        if qualname is not None:
+            qualname = torch_api.normalize(qualname)
+            if qualname in torch_api.TRAIN_MODE_LAYERS:
+                return (call, self.analysis.snippet(call)) if _layer_on(call, qualname) else None
+            if qualname in torch_api.TRAIN_MODE_FUNCTIONS:
+                return (call, self.analysis.snippet(call)) if _reads_training(call, qualname) else None
+            if qualname in torch_api.TRAIN_MODE_CONTAINERS:
+                for arg in call.args:
+                    for node in _elements(arg.value, self):
+                        found = self._expression_layer(node, depth + 1)
+                        if found is not None:
+                            return found
+                return None
+        value = self.inference.infer(call.func)
+        if value is None:
+            return None
+        if value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo):
+            return self._class_layer(value.cls, depth + 1)
+        if value.kind is Kind.FUNCTION and value.function is not None and value.function.model is self.model \
+                and isinstance(value.function.node, cst.FunctionDef):
+            return self._code_layer(value.function.node, depth + 1)
+        return None
+
+    def _class_layer(self, cls: ClassInfo, depth: int) -> Optional[tuple]:
+        if depth > _MAX_LAYER_DEPTH or cls.model is not self.model:
+            return None
+        key = id(cls.node)
+        if key in self._layers:
+            return self._layers[key]
+        self._layers[key] = None
+        found = self._code_layer(cls.node, depth)
+        if found is None:
+            for base in cls.node.bases:
+                value = self.inference.infer(base.value)
+                if value is not None and value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo):
+                    found = self._class_layer(value.cls, depth + 1)
+                    if found is not None:
+                        break
+        self._layers[key] = found
+        return found
+
+    def _code_layer(self, node: cst.CSTNode, depth: int) -> Optional[tuple]:
+        """A layer that behaves differently in training mode built (or a functional dropout
+        reading ``self.training`` called) in the code of a class or function."""
+        for call in iter_nodes(node):
+            if isinstance(call, cst.Call) and isinstance(call.func, (cst.Name, cst.Attribute)):
+                found = self._construction_layer(call, depth)
+                if found is not None:
+                    return found
+        return None
+
+
+class _Walker:
+    """One pass over the statements of a scope, in the order they run."""
+
+    def __init__(self, owner: TrainModeModel, scope_node, function: Optional[FunctionInfo],
+                 summary: Optional[_Summary], depth: int):
+        self.owner = owner
+        self.scope_node = scope_node
+        self.function = function
+        self.summary = summary
+        self.depth = depth
+        self.inference = owner.inference
+        self.evaluating_name = function is not None and bool(_EVALUATING_NAME.match(function.name)) \
+            and not _runs_backward(function.node)
+
+    # --- statements -------------------------------------------------------------------------------
+
+    def block(self, statements, state: _State) -> _State:
+        for statement in statements:
+            state = self.statement(statement, state)
+        return state
+
+    def statement(self, statement, state: _State) -> _State:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                state = self.small(small, state)
+            return state
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            return state
+        if isinstance(statement, cst.If):
+            self.expression(statement.test, state)
+            then = self.block(_body(statement), state.copy())
+            other = self.statement_or_block(statement.orelse, state.copy())
+            return then.join(other)
+        if isinstance(statement, (cst.For, cst.While)):
+            head = statement.iter if isinstance(statement, cst.For) else statement.test
+            self.expression(head, state)
+            if isinstance(statement, cst.For):
+                self.assigned(statement.target, None, state)
+            first = self.block(_body(statement), state.copy())
+            top = state.join(first)
+            again = self.block(_body(statement), top.copy())
+            end = top.join(again)
+            if statement.orelse is not None:
+                end = self.statement_or_block(statement.orelse, end)
+            return end
+        if isinstance(statement, cst.With):
+            for item in statement.items:
+                self.expression(item.item, state)
+                if item.asname is not None:
+                    self.assigned(item.asname.name, None, state)
+            return self.block(_body(statement), state)
+        if isinstance(statement, cst.Try):
+            body = self.block(_body(statement), state.copy())
+            end = body
+            for handler in statement.handlers:
+                end = end.join(self.block(_body(handler), state.join(body)))
+            if statement.orelse is not None:
+                end = self.statement_or_block(statement.orelse, end)
+            if statement.finalbody is not None:
+                end = self.statement_or_block(statement.finalbody, end)
+            return end
+        # match and anything else: its expressions, then an unknown mode for what it binds
+        for node in iter_nodes(statement):
+            if isinstance(node, cst.Call):
+                self.call(node, state)
+        return state
+
+    def statement_or_block(self, node, state: _State) -> _State:
+        if node is None:
+            return state
+        if isinstance(node, cst.If):
+            return self.statement(node, state)
+        return self.block(_body(node), state)
+
+    def small(self, small, state: _State) -> _State:
+        if isinstance(small, cst.Assign):
+            self.expression(small.value, state)
+            for target in small.targets:
+                self.assigned(target.target, small.value, state)
+            return state
+        if isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+            if small.value is not None:
+                self.expression(small.value, state)
+            self.assigned(small.target, small.value if isinstance(small, cst.AnnAssign) else None, state)
+            return state
+        self.expression(small, state)
+        return state
+
+    def assigned(self, target, value, state: _State) -> None:
+        key = dotted(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
+        if key is None:
+            for node in iter_nodes(target):
+                if isinstance(node, (cst.Name, cst.Attribute)) and dotted(node):
+                    state.forget(dotted(node))
+            return
+        mode = self.value_mode(value, state)
+        if mode is None:
+            state.forget(key)
+        else:
+            state.set(key, mode)
+
+    def value_mode(self, value, state: _State) -> Optional[object]:
+        """The mode of what ``value`` evaluates to: a new module (training mode), the same
+        module as a tracked key (``model.to(device)``), or unknown."""
+        if not isinstance(value, cst.Call):
+            key = dotted(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+            return state.lookup(key) if key else None
+        func = value.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _RETURNS_SELF:
+            receiver = dotted(func.value)
+            if receiver and func.attr.value != "train":
+                return state.lookup(receiver)
+            return None
+        built = self.inference.infer(value)
+        if built is None or built.kind is not Kind.MODULE:
+            return None
+        called = self.inference.infer(func)
+        qualname = self.inference.qualname(func)
+        if called is not None and called.kind is Kind.CLASS or qualname is not None and \
+                torch_api.is_module_class(torch_api.normalize(qualname)):
+            return Train(value, True)
+        return None
+
+    # --- calls ------------------------------------------------------------------------------------
+
+    def expression(self, node, state: _State) -> None:
+        for child in iter_nodes(node):
+            if isinstance(child, cst.Call):
+                self.call(child, state)
+
+    def call(self, call: cst.Call, state: _State) -> None:
+        func = call.func
+        if self.owner.training_call(call):
+            for key, mode in list(state.modes.items()):
+                if isinstance(mode, Train) and not mode.trained:
+                    state.modes[key] = Train(mode.node, mode.built, mode.via, True)
+            if self.summary is not None:
+                self.summary.trains = True
+        name = func.attr.value if isinstance(func, cst.Attribute) else None
+        receiver = dotted(func.value) if isinstance(func, cst.Attribute) else None
+        value = self.inference.infer(func)
+        function = value.function if value is not None and value.kind is Kind.FUNCTION else None
+        if name in ("train", "eval") and receiver and function is None:
+            if name == "train" and (not call.args or _literal(call.args[0].value) is True):
+                state.set(receiver, Train(call, False))
+            else:
+                state.forget(receiver)
+            return
+        # A forward of a tracked model (or of one of its layers).
+        key = dotted(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
+        if name == "forward" and receiver:
+            key = receiver
+        if key is not None and function is None:
+            mode = state.lookup(key)
+            if mode is not None:
+                context = self.context(call)
+                if context is not None:
+                    self.evaluated(call, key, mode, context)
+                return
+        # A function or method of this file: through its summary.
+        if function is not None and function.model is self.owner.model and isinstance(function.node, cst.FunctionDef):
+            summary = self.owner.summary(function, self.depth)
+            if summary is not None:
+                self.apply(call, function, summary, state)
+                return
+        # Anything else that is handed a model, or its owner, may change its mode.
+        if name in _MODE_KEEPING and receiver is not None and state.lookup(receiver) is not None:
+            return
+        handed = [arg.value for arg in call.args]
+        if isinstance(func, cst.Attribute) and not self._instance_attribute(func):
+            handed.append(func.value)  # a method: it may change what its object holds
+        for handed in handed:
+            text = dotted(handed) if isinstance(handed, (cst.Name, cst.Attribute)) else None
+            if text is None:
+                continue
+            for key in list(state.modes):
+                if key == text or key.startswith(text + ".") or text.startswith(key + "."):
+                    state.forget(key)
+
+    def _instance_attribute(self, func: cst.Attribute) -> bool:
+        """``self.criterion`` of ``self.criterion(out, y)``: an attribute the instances are
+        given (a callable held, not a method that could reach the other attributes)."""
+        if not isinstance(func.value, cst.Name):
+            return False
+        cls = _self_class(self.owner.model, func.value)
+        return cls is not None and bool(cls.assignments(func.attr.value))
+
+    def context(self, call: cst.Call) -> Optional[tuple[str, Optional[cst.CSTNode]]]:
+        disabled = self.inference.grad_disabled(call)
+        if disabled is not None:
+            code = self.owner.analysis.snippet(disabled.decorator if isinstance(disabled, cst.Decorator) else
+                                               disabled.items[0].item if isinstance(disabled, cst.With) else disabled)
+            return f"under `{code}`", disabled
+        if self.evaluating_name:
+            return f"in `{self.function.name}()`", self.function.node.name
+        return None
+
+    def evaluated(self, call: cst.Call, key: str, mode, context) -> None:
+        if mode is _CALLER:
+            if self.summary is not None:
+                self.summary.evaluates.setdefault(key, (call, context[0], context[1], ()))
+            return
+        if isinstance(mode, Train):
+            self.owner.report(self, call, key, mode, context[0], context[1], (), call, key)
+
+    def apply(self, call: cst.Call, function: FunctionInfo, summary: _Summary, state: _State) -> None:
+        arguments = _arguments(call, function)
+        if summary.trains:
+            for key, mode in list(state.modes.items()):
+                if isinstance(mode, Train) and not mode.trained:
+                    state.modes[key] = Train(mode.node, mode.built, mode.via, True)
+            if self.summary is not None:
+                self.summary.trains = True
+        for relative, (inner, context, context_node, calls) in summary.evaluates.items():
+            key = _rebased(relative, arguments)
+            if key is None:
+                continue
+            mode = state.lookup(key)
+            if mode is _CALLER and self.summary is not None:
+                self.summary.evaluates.setdefault(key, (inner, context, context_node, (call, *calls)))
+            elif isinstance(mode, Train):
+                self.owner.report(self, call, key, mode, context, context_node, (call, *calls), inner,
+                                  _inner_key(inner))
+        for relative, mode in summary.exits.items():
+            key = _rebased(relative, arguments)
+            if key is None:
+                continue
+            if isinstance(mode, Train):
+                state.set(key, Train(mode.node, mode.built, (call, *mode.via), mode.trained))
+            elif mode is _CALLER:
+                continue
+            else:
+                state.forget(key)
+        # What the function was handed and its summary does not know (an unknown callee) is
+        # in the summary's exits as unknown; a root handed without a key of its own keeps its mode.
+
+
+# --- helpers --------------------------------------------------------------------------------------
+
+def cst_expression(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """The module a forward call runs: ``model`` of ``model(x)`` or ``model.forward(x)``."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+        return func.value
+    return func
+
+
+def _key_node(call: cst.Call, key: str) -> Optional[cst.BaseExpression]:
+    """The argument (or receiver) of ``call`` written as ``key``: the model at the call site."""
+    candidates = [arg.value for arg in call.args]
+    if isinstance(call.func, cst.Attribute):
+        candidates.append(call.func.value)
+    candidates.append(call.func)
+    for node in candidates:
+        for inner in iter_nodes(node):
+            if isinstance(inner, (cst.Name, cst.Attribute)) and dotted(inner) == key:
+                return inner
+    return None
+
+
+def _inner_key(call: cst.Call) -> str:
+    expression = cst_expression(call)
+    return dotted(expression) or ""
+
+
+def _arguments(call: cst.Call, function: FunctionInfo) -> dict[str, str]:
+    """The function's parameter names (and ``self``) -> the dotted expressions the call passes."""
+    found: dict[str, str] = {}
+    params = [*function.node.params.posonly_params, *function.node.params.params]
+    names = [param.name.value for param in params]
+    if function.self_name is not None and names and names[0] == function.self_name:
+        if isinstance(call.func, cst.Attribute):
+            receiver = dotted(call.func.value)
+            if receiver:
+                found[function.self_name] = receiver
+        names = names[1:]
+    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    for name, value in zip(names, positional):
+        text = dotted(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+        if text:
+            found[name] = text
+    for arg in call.args:
+        if arg.keyword is not None and isinstance(arg.value, (cst.Name, cst.Attribute)) and dotted(arg.value):
+            found[arg.keyword.value] = dotted(arg.value)
+    return found
+
+
+def _rebased(relative: str, arguments: dict[str, str]) -> Optional[str]:
+    root, _, rest = relative.partition(".")
+    given = arguments.get(root)
+    if given is None:
+        return None
+    return f"{given}.{rest}" if rest else given
+
+
+def _layer_on(call: cst.Call, qualname: str) -> bool:
+    """Whether the layer ``call`` builds behaves differently in training mode."""
+    name, position, default = torch_api.TRAIN_MODE_LAYERS[qualname]
+    argument = keyword(call, name)
+    if argument is None and position is not None:
+        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+        if any(arg.star for arg in call.args):
+            return default
+        argument = positional[position] if position < len(positional) else None
+    if argument is None:
+        return default
+    literal = _literal(argument)
+    if literal is None:
+        return default
+    return bool(literal)
+
+
+def _reads_training(call: cst.Call, qualname: str) -> bool:
+    """``F.dropout(x, p, training=self.training)``: dropout exactly when the module trains."""
+    argument = keyword(call, "training")
+    position = torch_api.TRAIN_MODE_FUNCTIONS[qualname]
+    if argument is None:
+        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+        argument = positional[position] if position < len(positional) else None
+    return argument is not None and any(isinstance(node, cst.Attribute) and node.attr.value == "training"
+                                        for node in iter_nodes(argument))
+
+
+def _literal(node: cst.BaseExpression):
+    """The value of a literal number or boolean (None: not a literal)."""
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return node.value == "True"
+    if isinstance(node, (cst.Integer, cst.Float)):
+        try:
+            return float(node.value.replace("_", ""))
+        except ValueError:
+            return None
+    return None
+
+
+def _elements(value: cst.BaseExpression, owner: TrainModeModel) -> list[cst.BaseExpression]:
+    """The layers a container argument names: itself, the items of a list/tuple/dict
+    literal, or of a list built in the same function (``*layers``)."""
+    if isinstance(value, (cst.List, cst.Tuple)):
+        return [element.value for element in value.elements]
+    if isinstance(value, cst.Dict):
+        return [element.value for element in value.elements if getattr(element, "value", None) is not None]
+    if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+        return [value.elt]
+    if isinstance(value, cst.Name):
+        found = []
+        for binding in owner.model.resolve(value):
+            if binding.kind is BindingKind.ASSIGN and binding.value is not None and not binding.path:
+                if isinstance(binding.value, (cst.List, cst.Tuple, cst.ListComp)):
+                    found.extend(_elements(binding.value, owner))
+                    scope = binding.scope.node
+                    for node in iter_nodes(scope):
+                        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                                and node.func.attr.value in ("append", "extend", "insert") and node.args \
+                                and isinstance(node.func.value, cst.Name) and node.func.value.value == value.value:
+                            found.append(node.args[-1].value)
+                else:
+                    found.append(binding.value)
+        return found
+    return [value]
+
+
+def _unpacked(value, path) -> Optional[cst.BaseExpression]:
+    """The element of the tuple ``value`` that ``path`` names (``a, b = x, y``), or ``value``."""
+    for index in path:
+        if index is None or not isinstance(value, (cst.Tuple, cst.List)) or index >= len(value.elements) \
+                or isinstance(value.elements[index], cst.StarredElement):
+            return None
+        value = value.elements[index].value
+    return value
+
+
+def _self_class(model, name: cst.Name) -> Optional[ClassInfo]:
+    for binding in model.resolve(name):
+        function = binding.scope.function
+        if binding.kind is BindingKind.PARAM and function is not None and function.cls is not None \
+                and function.self_name == name.value:
+            return function.cls
+    return None
+
+
+def _runs_backward(node: cst.CSTNode) -> bool:
+    return any(isinstance(child, cst.Attribute) and child.attr.value in ("backward", "step")
+               for child in iter_nodes(node))
+
+
+def _body(node) -> list:
+    body = node.body
+    if isinstance(body, cst.IndentedBlock) or hasattr(body, "body"):
+        inner = body.body
+        return list(inner) if isinstance(inner, (list, tuple)) else [inner]
+    return list(body) if isinstance(body, (list, tuple)) else [body]
+
+
+def _owner(node: cst.CSTNode) -> cst.CSTNode:
+    parent = node.parent
+    while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Module)):
+        parent = parent.parent
+    return parent if parent is not None else node

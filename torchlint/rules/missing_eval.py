@@ -1,0 +1,201 @@
+"""TL414 missing-eval: a model with Dropout or BatchNorm evaluated while it is still in training mode."""
+
+from typing import Optional
+
+from torchlint.framework.api import (
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, TrainModeEvaluation, Verdict, cst, edits,
+)
+
+
+class MissingEval(Rule):
+    code = "TL414"
+    name = "missing-eval"
+    summary = ("a model with Dropout/BatchNorm evaluated (under `no_grad`, in `predict`/`validate`) while the code "
+               "shows it is in training mode: `model.eval()` never called on the way")
+    message = (
+        "`{model}` is evaluated {context} while in training mode ({how}); its `{layer}` {behaviour} in training "
+        "mode, so the predictions are not the trained model's and change from call to call; call "
+        "`{model}.eval()` before evaluating (and `.train()` before training again)"
+    )
+    fix = Applicability.UNSAFE
+    requires = (r"\.train\(|no_grad|inference_mode|def _*(?:predict|eval|valid|test|infer)", r"Dropout|dropout|BatchNorm")
+    references = (
+        ("torch.nn.Module.eval", "https://pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.eval"),
+        ("Autograd mechanics: locally disabling gradient computation (no_grad is not eval mode)",
+         "https://pytorch.org/docs/stable/notes/autograd.html#locally-disabling-gradient-computation"),
+        ("torch.nn.Dropout", "https://pytorch.org/docs/stable/generated/torch.nn.Dropout.html"),
+        ("torch.nn.BatchNorm2d", "https://pytorch.org/docs/stable/generated/torch.nn.BatchNorm2d.html"),
+    )
+    docs = """
+    ## What it does
+    Flags the forward of a model that has Dropout or BatchNorm layers, run to evaluate or
+    predict (under `torch.no_grad()`/`torch.inference_mode()`, or in a function whose name
+    says it predicts, evaluates, validates or tests and that runs no backward), while the
+    code shows the model is in training mode:
+
+    - it was built on the way there (`model = Net()`; a module starts in training mode,
+      and `load_state_dict` does not change that), or
+    - `model.train()` was called, training ran (a backward or an optimizer step), and no
+      `eval()` came after: after the training loop, or in a loop whose training step
+      calls `model.train()` and whose evaluation does not call `eval()`.
+
+    The mode is followed through the statements in the order they run, through both arms
+    of an `if` (both must leave the model in training mode), through loops, and into this
+    file's functions and methods (`self.validate(loader)`, `run_inference(model, data)`,
+    `model.predict(x)`). Anything that may change the mode unseen keeps it quiet:
+    `eval()`, `train(flag)`, handing the model (or the object holding it) to a function of
+    another module. The layers come from the model's class: `nn.Dropout*`,
+    `nn.BatchNorm*` (not with `track_running_stats=False`), the Transformer layers,
+    `nn.MultiheadAttention`/`nn.LSTM` given a dropout, `F.dropout(x, training=self.training)`,
+    through `nn.Sequential`, this file's module classes and helper functions.
+
+    `model.train()` followed by predictions without training in between is how Monte Carlo
+    dropout is written, and is not flagged.
+
+    The finding is on the forward; the evidence shows where the model was built or put in
+    training mode, the calls that lead there, and a layer that behaves differently.
+
+    ## Why is this bad?
+    `torch.no_grad()` only stops recording the graph: it does not change how layers behave.
+    In training mode Dropout zeroes a random part of the activations on every call (and
+    scales the rest), and BatchNorm normalizes with the current batch's statistics (and
+    updates its running averages with the evaluation data). Validation losses come out
+    worse and noisy, two predictions of the same input differ, a batch of one gives
+    garbage, and the running statistics learn the test set. Nothing raises.
+
+    ## What to do instead
+    Call `model.eval()` before evaluating, and `model.train()` before training again (at the
+    top of the training step, where a loop alternates the two).
+
+    ## Fix (unsafe)
+    Inserts `model.eval()` at the start of the evaluating function (after its docstring),
+    or before the `with torch.no_grad():` block. Unsafe: the model stays in eval mode after
+    it, and code that trains afterwards without calling `model.train()` would then train
+    with dropout off and BatchNorm frozen.
+    """
+    bad = (
+        Bad(
+            """
+            import torch
+            from torch import nn
+
+            model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Dropout(0.5), nn.Linear(8, 1))
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            model.train()
+            for x, y in [(torch.randn(16, 4), torch.randn(16, 1))] * 5:
+                optimizer.zero_grad()
+                nn.functional.mse_loss(model(x), y).backward()
+                optimizer.step()
+            with torch.no_grad():
+                prediction = model(torch.randn(2, 4))
+            """,
+            reported=((12, "model(torch.randn(2, 4))"),),
+            unsafe=True,
+            fixed="""
+            import torch
+            from torch import nn
+
+            model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Dropout(0.5), nn.Linear(8, 1))
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            model.train()
+            for x, y in [(torch.randn(16, 4), torch.randn(16, 1))] * 5:
+                optimizer.zero_grad()
+                nn.functional.mse_loss(model(x), y).backward()
+                optimizer.step()
+            model.eval()
+            with torch.no_grad():
+                prediction = model(torch.randn(2, 4))
+            """,
+        ),
+    )
+    good = (
+        """
+        import torch
+        from torch import nn
+
+        def fit(net, batches, epochs=3):
+            opt = torch.optim.Adam(net.parameters())
+            for epoch in range(epochs):
+                net.train()
+                for inputs, targets in batches:
+                    opt.zero_grad()
+                    nn.functional.mse_loss(net(inputs), targets).backward()
+                    opt.step()
+                net.eval()
+                with torch.no_grad():
+                    print(epoch, net(batches[0][0]).mean().item())
+
+        net = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.Dropout(0.5), nn.Linear(8, 1))
+        fit(net, [(torch.randn(16, 4), torch.randn(16, 1))])
+        net.train()  # Monte Carlo dropout: several stochastic predictions on purpose
+        with torch.no_grad():
+            samples = torch.stack([net(torch.randn(2, 4)) for _ in range(10)])
+        """,
+    )
+
+    def visit_Module(self, node: cst.Module) -> None:
+        for found in self.ctx.train_mode.evaluations():
+            self._report(found)
+
+    def _report(self, found: TrainModeEvaluation) -> None:
+        mode = found.mode
+        snippet = self.ctx.snippet
+        if mode.built:
+            how = f"built by `{snippet(mode.node)}`, and modules start in training mode"
+            related = [(mode.node, "the model is built here, in training mode")]
+        else:
+            how = f"`{snippet(mode.node)}` put it there and training ran since"
+            related = [(mode.node, "this puts the model in training mode")]
+        for call in mode.via:
+            related.append((call, "this call leaves the model in training mode"))
+        for call in found.calls:
+            related.append((call, "this call runs the evaluation with the model in training mode"))
+        related.append((found.layer, "this layer behaves differently in training mode"))
+        layer = snippet(found.layer, 40)
+        behaviour = "normalizes with each batch's statistics" if "Norm" in layer or "norm" in layer else \
+            "drops a random part of the activations"
+        model = found.model or "model"
+        self.report(found.node, model=model, context=found.context, how=how, layer=layer, behaviour=behaviour,
+                    related=tuple(related), fix=self._fix(found, model))
+
+    def _fix(self, found: TrainModeEvaluation, model: str) -> Fix:
+        call = f"{model}.eval()"
+        advice = f"Call `{call}` before evaluating"
+        context = found.context_node
+        anchor: Optional[cst.CSTNode] = None
+        if isinstance(context, cst.With):
+            anchor = context
+        elif isinstance(context, (cst.Decorator, cst.Name)):  # the function itself evaluates
+            function = context.parent
+            while function is not None and not isinstance(function, cst.FunctionDef):
+                function = function.parent
+            if function is not None and isinstance(function.body, cst.IndentedBlock) and function.body.body:
+                statements = function.body.body
+                anchor = statements[0]
+                if _is_docstring(anchor):
+                    anchor = statements[1] if len(statements) > 1 else None
+        if anchor is None or not model.replace(".", "").replace("_", "").isalnum():
+            return Fix(Applicability.DISPLAY_ONLY, advice, ())
+        indent = self.ctx.line_indent(anchor)
+        return Fix(Applicability.UNSAFE, f"Insert `{call}` before the evaluation",
+                   (edits.insert_before(anchor, call + self.ctx.newline + indent),))
+
+    @classmethod
+    def judge(cls, run: Observation) -> Verdict:
+        mode = run.first("module-mode")
+        if mode is None:
+            return Verdict(NOT_REPRODUCED, "the model's mode could not be read at the evaluation")
+        if mode["training"] and mode["layers"]:
+            return Verdict(CONFIRMED, f"`{mode['model']}` was in training mode when the evaluation ran, with "
+                                      f"{mode['count']} layer(s) that behave differently in training mode also in "
+                                      f"training mode: {mode['layers']}")
+        if mode["training"]:
+            return Verdict(NOT_REPRODUCED, f"`{mode['model']}` was in training mode, but no Dropout/BatchNorm layer "
+                                           f"of it was")
+        return Verdict(NOT_REPRODUCED, f"`{mode['model']}` was in eval mode when the evaluation ran")
+
+
+def _is_docstring(statement: cst.CSTNode) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+        and isinstance(statement.body[0], cst.Expr) \
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
