@@ -58,6 +58,11 @@ _MAX_MODULE_DEPTH = 24  # modules built of modules, through names, attributes an
 # `self.<name> = [`, `= {`, `= (` or `= <name>`: an attribute that may be given a plain container.
 _CONTAINER_ASSIGNMENT = re.compile(r"\bself\.(\w+)\s*=\s*(?:[\[{(]|[A-Za-z_]\w*\s*$)", re.MULTILINE)
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)
+# Gradients of all of a module's parameters turned off: `owner.requires_grad_(False)`, or a
+# loop over `owner.parameters()` setting `requires_grad = False` / `requires_grad_(False)`.
+_FREEZES_ALL = (r"(?<![\w.]){owner}\.requires_grad_\(\s*(?:requires_grad\s*=\s*)?False\s*\)"
+                r"|for\s+(\w+)\s+in\s+(?<![\w.]){owner}\.parameters\(\)\s*:\s*\n?\s*\1\.requires_grad"
+                r"(?:_\(\s*(?:requires_grad\s*=\s*)?False\s*\)|\s*=\s*False)")
 
 
 @dataclass(frozen=True)
@@ -388,10 +393,25 @@ class AutogradModel:
                                      "weights of each layer after the first")
         if attached:
             return ModuleForward(call, module, "its input requires grad, so its layers save their weights")
+        if self._frozen(module, value.cls):
+            return None  # no parameter requires grad: nothing of this forward is in a graph
         layers = self._parameter_layers(value.cls) if isinstance(value.cls, ClassInfo) else None
         if layers is not None and layers < 2:
             return ModuleForward(call, module, None)
         return ModuleForward(call, module, "each layer after the first saves its weights for the gradient of its input")
+
+    def _frozen(self, module: str, cls) -> bool:
+        """Every parameter of ``module`` has gradients off: its class turns off its own in
+        ``__init__``, or the file does it for this module (``model.requires_grad_(False)``,
+        ``for p in model.parameters(): p.requires_grad = False``)."""
+        text = self.analysis.text
+        if "requires_grad" not in text:
+            return False
+        if isinstance(cls, ClassInfo) and cls.model is self.model:
+            if re.search(_FREEZES_ALL.format(owner="self"),
+                                                               text[cls.node.start:cls.node.end]):
+                return True
+        return re.search(_FREEZES_ALL.format(owner=re.escape(module)), text) is not None
 
     # --- optimizers and modules -----------------------------------------------------------
 
