@@ -142,6 +142,13 @@ OTHER_BAD = {
         "14:5 TL401": (CONFIRMED, "the autograd graph reachable from `val_loss` grew every iteration"),
         "15:5 TL401": (CONFIRMED, "the autograd graph reachable from `history` grew every iteration"),
     },
+    # A step skipped on some iterations, a scaler's step in the branch that does not clear,
+    # a step function called once per epoch: the gradients pile up all the same.
+    "TL407-missing-zero-grad/bad_skipped_steps_and_helpers.py": {
+        "21:13 TL407": (CONFIRMED, "still held the previous step's gradient at line 21"),
+        "34:13 TL407": (CONFIRMED, "still held the previous step's gradient at line 34"),
+        "41:5 TL407": (CONFIRMED, "still held the previous step's gradient at line 41"),
+    },
     # Kept after backward: the proof of the graph is the backward itself (of an item, of a
     # returned value, one call deep); a statistic added into in place outlives each call.
     "TL401-loss-accumulation/bad_kept_after_backward.py": {

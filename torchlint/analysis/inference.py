@@ -756,14 +756,30 @@ class Inference:
         elif function.kind in ("method", "classmethod") and function.cls is not None:
             for scope in self.model.scopes_mentioning(function.name):
                 caller = scope.function
-                if caller is None or caller.cls is not function.cls or not caller.self_name:
-                    continue
-                for _seq, load in scope.loads.get(caller.self_name, ()):
-                    attribute = self.model.parent(load)
-                    if isinstance(attribute, cst.Attribute) and attribute.attr.value == function.name:
-                        callees.append(attribute)
+                own = caller is not None and caller.cls is function.cls and caller.self_name
+                for name, loads in scope.loads.items():
+                    for _seq, load in loads:
+                        attribute = self.model.parent(load)
+                        if not (isinstance(attribute, cst.Attribute) and attribute.value is load
+                                and attribute.attr.value == function.name):
+                            continue
+                        if own and name == caller.self_name:
+                            callees.append(attribute)
+                        elif name != "self" and function.kind == "method" and self._instance_of(load, function.cls):
+                            callees.append(attribute)  # `trainer.fit(..)` on `trainer = Trainer(..)`
         calls = (self.model.parent(callee) for callee in callees)
         return [call for call, callee in zip(calls, callees) if isinstance(call, cst.Call) and call.func is callee]
+
+    def _instance_of(self, name: cst.Name, cls) -> bool:
+        """``name`` holds an instance of ``cls`` (a class of this file), known from a
+        construction this inference sees without following call sites (no cycles)."""
+        bindings = self.model.resolve(name)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path:
+            return False
+        value = bindings[0].value
+        if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name):
+            return False
+        return any(binding.definition is cls for binding in self.model.resolve(value.func))
 
     def _usage_value(self, binding: Binding) -> Optional[Value]:
         """Evidence from how a name is used: ``loss.backward()`` means ``loss`` is a tensor."""

@@ -48,21 +48,29 @@ class MissingZeroGrad(Rule):
     )
     docs = """
     ## What it does
-    Flags `optimizer.step()` in a `for` or `while` loop whose body, on every
-    iteration, calls both `backward()` (`loss.backward()`, `torch.autograd.backward(..)`)
-    and `step()` of an object the inference shows to be a torch optimizer (built from
-    `torch.optim` in this file, through an assignment, an attribute, a function's
-    result or the calls that pass it), while nothing in the loop clears gradients.
+    Flags `optimizer.step()` (or a gradient scaler's `scaler.step(optimizer)`) in a
+    `for` or `while` loop whose body calls `backward()` (`loss.backward()`,
+    `torch.autograd.backward(..)`) and `step()` of an object the inference shows to be
+    a torch optimizer (built from `torch.optim` in this file, through an assignment, an
+    attribute, a function's result or the calls that pass it, also `trainer.fit(opt)`
+    on an instance of this file's class), while nothing on the way clears gradients. The
+    step may be skipped on some iterations (`if torch.isfinite(norm): optimizer.step()`),
+    but not by a condition on the iteration count (`if (i + 1) % k == 0`, accumulation
+    on purpose); a function of this file that the loop calls on every iteration and that
+    runs the backward and the step counts as the loop's body (`loss = train_step(model,
+    opt, x, y)`, advice only: the names there are its parameters).
 
     Anything that may clear them keeps it quiet: a `zero_grad` of any object (the
-    optimizer's, a model's, in a branch, in a nested function or closure) but another
+    optimizer's, a model's, in a branch, in a nested function or closure; not in the
+    other arm of an `if` than the step's, which never runs when it does) but another
     optimizer or module whose parameters are known to be others (`optimizer_E.zero_grad()`
     does not clear what `optimizer_D` steps when they were built over `E` and `D`), `p.grad =
     None` or any other assignment or `del` of a `.grad`, an in-place `zero_()`,
     `fill_()`, `mul_()`, `detach_()` on a gradient, a call of this file's functions that
     does one of these, and a call the analysis cannot see into (a function of another
     module, an inherited method) whose name says it clears (`zero_grads(model)`,
-    `reset_grad()`), that is given the optimizer or the model, or that is a method of
+    `reset_grad()`), that is given the optimizer or the model (not a method of what
+    steps it: `scaler.unscale_(optimizer)`), or that is a method of
     the object holding the optimizer (`self.on_batch_start()` with `self.optimizer`):
     any of those may call `zero_grad()`. Gradient accumulation written on purpose (`if (i + 1) % accum ==
     0: optimizer.step(); optimizer.zero_grad()`) has its `zero_grad` and steps only in
@@ -148,30 +156,61 @@ class MissingZeroGrad(Rule):
     # --- the loop ------------------------------------------------------------------------
 
     def _check_loop(self, loop: cst.CSTNode) -> None:
-        calls = list(_calls(_every_iteration(loop.body)))
-        backwards = [call for call in calls if self._is_backward(call)]
+        # Backwards and steps anywhere in the body: a step may be skipped on some iterations
+        # (`if torch.isfinite(norm): optimizer.step()`), and a branch may run backward and
+        # step with a scaler while the other clears; the gradients still pile up where
+        # nothing clears them on the way.
+        anywhere = _loop_calls(loop.body)
+        backwards = [call for call in anywhere if self._is_backward(call)]
+        lifted = False
         if not backwards:
-            return
-        steps = [(call, value) for call in calls
-                 for value in (self._stepped_optimizer(call, loop),) if value is not None]
+            # One level down: a function of this file that the loop calls on every iteration
+            # and that runs the backward (`loss = train_step(model, opt, x, y)`).
+            for call in _calls(_every_iteration(loop.body)):
+                body = self._local_body(call)
+                if body is not None:
+                    inner = list(_calls(_every_iteration(body)))
+                    if any(self._is_backward(node) for node in inner):
+                        backwards = [node for node in inner if self._is_backward(node)]
+                        anywhere = _loop_calls(body)
+                        lifted = True
+                        break
+            if not backwards:
+                return
+        exclusive = self.ctx.model.exclusive
+        steps = [(call, found) for call in anywhere
+                 for found in (self._stepped_optimizer(call, loop),) if found is not None
+                 and not _counted_step(call, loop) and any(not exclusive(b, call) for b in backwards)]
         if not steps:
             return
         # Each optimizer on its own: a `zero_grad()` of another optimizer, over other modules,
-        # leaves its gradients to accumulate.
-        steps = [(call, optimizer) for call, optimizer in steps
-                 if not self._may_clear(loop, [call.func.value], depth=0, seen=set())]
+        # leaves its gradients to accumulate; one in the other arm of an `if` never runs
+        # on the iterations that step.
+        steps = [(call, found) for call, found in steps
+                 if not self._may_clear(loop, [found[1]], depth=0, seen=set(), step=call)]
         if not steps:
             return
-        receivers = [call.func.value for call, _ in steps]
-        fix = self._fix(loop, receivers)
-        for call, optimizer in steps:
+        receivers = [receiver for _, (_, receiver) in steps]
+        fix = self._fix(loop, receivers, advice_only=lifted)
+        for call, (optimizer, receiver) in steps:
+            reported = self.ctx.cache.setdefault("missing_zero_grad", set())
+            if id(call) in reported:
+                continue
+            reported.add(id(call))
             # The backward that feeds this step: the last one before it (else the loop's first).
-            before = [other for other in backwards if other.start < call.start]
-            backward = before[-1] if before else backwards[0]
+            feeding = [other for other in backwards if not exclusive(other, call)]
+            before = [other for other in feeding if other.start < call.start]
+            backward = before[-1] if before else feeding[0]
             evidence = optimizer.why + (
                 Step(backward, "`{code}` adds each iteration's gradients into `.grad`"),)
             self.report(call, evidence=evidence, fix=fix, step=call, backward=backward,
-                        optimizer=self.ctx.receiver(call.func.value))
+                        optimizer=self.ctx.receiver(receiver))
+
+    def _local_body(self, call: cst.Call) -> Optional[cst.CSTNode]:
+        value = self.ctx.infer(call.func)
+        if value is None or value.kind is not Kind.FUNCTION or not _defined_in(value, self.ctx.model):
+            return None
+        return value.function.node.body
 
     def _is_backward(self, call: cst.Call) -> bool:
         func = call.func
@@ -182,26 +221,42 @@ class MissingZeroGrad(Rule):
         value = self.ctx.infer(func)
         return value is None or value.kind is not Kind.FUNCTION  # a method of this file's: looked into
 
-    def _stepped_optimizer(self, call: cst.Call, loop: cst.CSTNode) -> Optional[Value]:
-        """The optimizer whose `step()` ``call`` is, built outside ``loop``."""
+    def _stepped_optimizer(self, call: cst.Call,
+                           loop: cst.CSTNode) -> Optional[tuple[Value, cst.BaseExpression]]:
+        """The optimizer whose `step()` ``call`` is (`optimizer.step()`, or a gradient
+        scaler's `scaler.step(optimizer)`), built outside ``loop``, with its expression."""
         func = call.func
         if not (isinstance(func, cst.Attribute) and func.attr.value == "step"):
             return None
-        value = self.ctx.infer(func.value)
+        receiver = func.value
+        value = self.ctx.infer(receiver)
         if value is None or value.kind is not Kind.OPTIMIZER:
-            return None
+            positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+            if len(positional) != 1:
+                return None
+            receiver = positional[0]
+            value = self.ctx.infer(receiver)
+            if value is None or value.kind is not Kind.OPTIMIZER:
+                return None
         # An optimizer (re)made in the loop: it may be over new parameters every iteration.
-        if any(_inside(step.node, loop) for step in value.why):
+        # (A name passed at a call in the loop, `train_step(model, optimizer)`, is not a making.)
+        if any(_inside(step.node, loop) and not isinstance(step.node, cst.Name) for step in value.why):
             return None
-        return value
+        return value, receiver
 
     # --- what may clear the gradients --------------------------------------------------------
 
     def _may_clear(self, root: cst.CSTNode, optimizers: list[cst.BaseExpression], depth: int,
-                   seen: set[int]) -> bool:
+                   seen: set[int], step: Optional[cst.Call] = None) -> bool:
         """Whether anything in ``root`` (a loop, or a function it calls) may clear gradients."""
         given = {self.ctx.code(optimizer) for optimizer in optimizers}
+        if step is not None and isinstance(step.func, cst.Attribute):
+            # What steps the optimizer (`scaler.step(opt)`): its methods (`scaler.unscale_(opt)`,
+            # `scaler.update()`) drive the step, as the optimizer's own do.
+            given.add(self.ctx.code(step.func.value))
         for node in iter_nodes(root):
+            if step is not None and self.ctx.model.exclusive(node, step):
+                continue
             if isinstance(node, cst.Attribute):
                 if node.attr.value == "zero_grad" and not (depth == 0 and self._clears_others(node.value, optimizers)):
                     return True
@@ -295,12 +350,12 @@ class MissingZeroGrad(Rule):
 
     # --- the fix ----------------------------------------------------------------------------
 
-    def _fix(self, loop: cst.CSTNode, receivers: list[cst.BaseExpression]) -> Fix:
+    def _fix(self, loop: cst.CSTNode, receivers: list[cst.BaseExpression], advice_only: bool = False) -> Fix:
         names = list(dict.fromkeys(self.ctx.receiver_code(receiver) for receiver in receivers))
         calls = [f"{name}.zero_grad()" for name in names]
         advice = "Clear the gradients once per step: " + ", ".join(f"`{call}`" for call in calls)
         body = loop.body
-        if not isinstance(body, cst.IndentedBlock) or not body.body or \
+        if advice_only or not isinstance(body, cst.IndentedBlock) or not body.body or \
                 not all(self._bound_before(receiver, loop) for receiver in receivers):
             return Fix(Applicability.DISPLAY_ONLY, advice, ())
         first = body.body[0]
@@ -355,6 +410,32 @@ def _every_iteration(suite: cst.CSTNode):
             yield from _every_iteration(statement.body)
             if statement.finalbody is not None:
                 yield from _every_iteration(statement.finalbody.body)
+
+
+def _loop_calls(body: cst.CSTNode) -> list[cst.Call]:
+    """The calls a loop body makes, not those of functions, lambdas or classes defined in it."""
+    return [node for node in iter_nodes(body) if isinstance(node, cst.Call)
+            and not any(isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+                        for ancestor in _up_to(node, body))]
+
+
+def _counted_step(step: cst.Call, loop: cst.CSTNode) -> bool:
+    """``step`` runs under a condition on the iteration count (`if (i + 1) % k == 0`,
+    `if index == len(batches) - 1`, `if steps >= n`): gradients accumulated over several
+    backwards on purpose.  A condition on anything else (`if torch.isfinite(norm)`) lets
+    the step run on most iterations."""
+    counters = set()
+    if isinstance(loop, cst.For):
+        counters.update(node.value for node in iter_nodes(loop.target) if isinstance(node, cst.Name))
+    counters.update(node.target.value for node in iter_nodes(loop.body)
+                    if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name))
+    parent = step.parent
+    while parent is not None and parent is not loop:
+        if isinstance(parent, cst.If) and any(isinstance(node, cst.Name) and node.value in counters
+                                              for node in iter_nodes(parent.test)):
+            return True
+        parent = parent.parent
+    return False
 
 
 def _calls(statements):
