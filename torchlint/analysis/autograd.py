@@ -937,7 +937,7 @@ class AutogradModel:
             return None
         if binding.kind is BindingKind.FOR and binding.iterates:
             if binding.path:  # `for c, m in zip(x, means)`: `c` iterates `x`
-                value = self._zipped(value, binding.path)
+                value = zipped_iterable(self.model, value, binding.path)
                 if value is None:
                     return None
             base = self._multi_view_call(value)
@@ -961,21 +961,6 @@ class AutogradModel:
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
                 and isinstance(value.func.value, cst.Name) and value.func.attr.value in _SINGLE_VIEW_METHODS:
             return self._multi_view_name(value.func.value, seen)
-        return None
-
-    def _zipped(self, value: cst.BaseExpression, path: tuple) -> Optional[cst.BaseExpression]:
-        """What the loop target at ``path`` iterates, in ``for a, b in zip(x, y)`` (``x`` for
-        ``a``) and ``for i, a in enumerate(x)`` (``x`` for ``a``)."""
-        if len(path) != 1 or not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name) \
-                or self.model.resolve(value.func):
-            return None
-        args = value.args
-        if any(arg.keyword is not None or arg.star for arg in args):
-            return None
-        if value.func.value == "zip" and path[0] < len(args):
-            return args[path[0]].value
-        if value.func.value == "enumerate" and path[0] == 1 and len(args) == 1:
-            return args[0].value
         return None
 
     def _multi_view_call(self, call: cst.BaseExpression) -> Optional[cst.BaseExpression]:
@@ -1386,3 +1371,16 @@ def _exits_graph(node: cst.CSTNode, top: cst.BaseExpression) -> bool:
                 return True
         current = parent
     return False
+
+
+def zipped_iterable(model, value: cst.BaseExpression, path: tuple) -> Optional[cst.BaseExpression]:
+    """What the loop target at ``path`` iterates, in ``for a, b in zip(x, y)`` (``x`` for
+    ``a``) and ``for i, a in enumerate(x)`` (``x`` for ``a``); None otherwise."""
+    if len(path) != 1 or not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name) \
+            or model.resolve(value.func) or any(arg.keyword is not None or arg.star for arg in value.args):
+        return None
+    if value.func.value == "zip" and path[0] < len(value.args):
+        return value.args[path[0]].value
+    if value.func.value == "enumerate" and path[0] == 1 and len(value.args) == 1:
+        return value.args[0].value
+    return None
