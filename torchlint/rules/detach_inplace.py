@@ -34,6 +34,14 @@ class DetachInplace(AliasWriteRule):
     operation saved the other for a `backward()` that runs after the write (TL409
     says how saved tensors are known) is reported with the saving operation as evidence.
 
+    A write inside a helper of the file is followed back to the caller: when the
+    written name is (a view of) the helper's parameter on some paths and a new tensor on
+    others (`if ..: t = torch.cat(..)`, or the result of another helper that returns its
+    argument for a single image and a new tensor otherwise), and a caller passes
+    `w.data`/`w.detach()` or a tensor it reads afterwards, the write is reported where it
+    is made, with the call and the later read as related locations. A helper that
+    writes its argument on every path (`init_(w)`) means to.
+
     ## Why is this bad?
     `x.detach()` is not a copy: it shares `x`'s memory. Writing to one changes the
     other, which surprises code that treated the detached tensor as a snapshot. When
