@@ -147,22 +147,21 @@ def test_quiet(tmp_path, name):
     assert found == []
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_bad_programs_show_the_bug(tmp_path, name):
+def _run(tmp_path, source: str) -> subprocess.CompletedProcess:
     pytest.importorskip("torch")
-    _, source = CASES[name]
     path = tmp_path / "case.py"
     path.write_text(textwrap.dedent(source).lstrip("\n"))
-    completed = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_bad_programs_show_the_bug(tmp_path, name):
+    completed = _run(tmp_path, CASES[name][1])
     assert completed.returncode != 0, completed.stdout
     assert "RuntimeError" in completed.stderr or "BUG:" in completed.stderr, completed.stderr[-500:]
 
 
 @pytest.mark.parametrize("name", sorted(QUIET))
 def test_quiet_programs_run(tmp_path, name):
-    pytest.importorskip("torch")
-    _, source = QUIET[name]
-    path = tmp_path / "case.py"
-    path.write_text(textwrap.dedent(source).lstrip("\n"))
-    completed = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+    completed = _run(tmp_path, QUIET[name][1])
     assert completed.returncode == 0, completed.stderr[-500:]
