@@ -48,12 +48,9 @@ if TYPE_CHECKING:
 _BACKWARD_FUNCTIONS = ("torch.autograd.backward", "torch.autograd.grad")
 _PARAMETER_METHODS = ("parameters", "named_parameters")
 _LOOPS = (cst.For, cst.While)
-# Methods and functions that return several views of their input (`split`, `chunk`, `unbind`).
-# (`unsafe_split`, `unsafe_chunk` exist to allow writing them.)
-_MULTI_VIEW_METHODS = frozenset(name for name in torch_facts.methods(aliasing="view", returns="tuple")
-                                if not name.startswith("unsafe_"))
-_MULTI_VIEW_FUNCTIONS = frozenset("torch." + name for name in torch_facts.functions(aliasing="view", returns="tuple")
-                                  if not name.startswith("unsafe_"))
+# Methods that return one view of their receiver (`view`, `reshape` when it can, `flatten`...).
+# (`detach()` is a view autograd does not track: writing it is allowed.)
+_SINGLE_VIEW_METHODS = torch_facts.methods(aliasing={"view", "maybe_view"}, returns="tensor") - {"detach"}
 _MAX_MODULE_DEPTH = 24  # modules built of modules, through names, attributes and functions
 # `self.<name> = [`, `= {`, `= (` or `= <name>`: an attribute that may be given a plain container.
 _CONTAINER_ASSIGNMENT = re.compile(r"\bself\.(\w+)\s*=\s*(?:[\[{(]|[A-Za-z_]\w*\s*$)", re.MULTILINE)
@@ -952,22 +949,30 @@ class AutogradModel:
         grad (``a, b = x.chunk(2)``, ``x.split(3)[0]``, ``for row in x`` which unbinds ``x``):
         (the call or the loop that made it, the tensor it views).  Autograd refuses an
         in-place write to such a view."""
+        return self._multi_view_name(name, set())
+
+    def _multi_view_name(self, name: cst.Name, seen: set[int]) -> Optional[tuple[cst.CSTNode, cst.BaseExpression]]:
         bindings = self.model.resolve(name)
-        if not bindings:
+        if not bindings or any(id(binding) in seen for binding in bindings):
             return None
+        seen.update(id(binding) for binding in bindings)
         found = None
         for binding in bindings:
-            made = self._multi_view_source(binding)
+            made = self._multi_view_source(binding, seen)
             if made is None:
                 return None
             found = found or made
         return found
 
-    def _multi_view_source(self, binding) -> Optional[tuple[cst.CSTNode, cst.BaseExpression]]:
+    def _multi_view_source(self, binding, seen: set[int]) -> Optional[tuple[cst.CSTNode, cst.BaseExpression]]:
         value = binding.value
         if value is None:
             return None
-        if binding.kind is BindingKind.FOR and binding.iterates and not binding.path:
+        if binding.kind is BindingKind.FOR and binding.iterates:
+            if binding.path:  # `for c, m in zip(x, means)`: `c` iterates `x`
+                value = zipped_iterable(self.model, value, binding.path)
+                if value is None:
+                    return None
             base = self._multi_view_call(value)
             if base is not None:
                 return value, base  # `for c in x.chunk(3)`
@@ -985,6 +990,10 @@ class AutogradModel:
                 and isinstance(value.slice[0].slice.value, (cst.Integer, cst.UnaryOperation)):
             base = self._multi_view_call(value.value)
             return (value.value, base) if base is not None else None
+        # A view of one of them (`flat = u.view(-1)`, `u.reshape(-1)` when it is one) is one too.
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                and isinstance(value.func.value, cst.Name) and value.func.attr.value in _SINGLE_VIEW_METHODS:
+            return self._multi_view_name(value.func.value, seen)
         return None
 
     def _multi_view_call(self, call: cst.BaseExpression) -> Optional[cst.BaseExpression]:
@@ -992,10 +1001,13 @@ class AutogradModel:
         if not isinstance(call, cst.Call):
             return None
         func = call.func
-        if isinstance(func, cst.Attribute) and func.attr.value in _MULTI_VIEW_METHODS:
-            base = func.value
-        elif self.inference.qualname(func) in _MULTI_VIEW_FUNCTIONS and call.args:
+        qualname = self.inference.qualname(func)
+        if qualname is not None and qualname.startswith("torch."):  # `torch.split(x, ..)`, not a method
+            if qualname not in torch_api.MULTI_OUTPUT_VIEW_FUNCTIONS or not call.args:
+                return None
             base = call.args[0].value
+        elif isinstance(func, cst.Attribute) and func.attr.value in torch_api.MULTI_OUTPUT_VIEW_METHODS:
+            base = func.value
         else:
             return None
         tensor = self.inference.tensor(base)
@@ -1392,3 +1404,16 @@ def _exits_graph(node: cst.CSTNode, top: cst.BaseExpression) -> bool:
                 return True
         current = parent
     return False
+
+
+def zipped_iterable(model, value: cst.BaseExpression, path: tuple) -> Optional[cst.BaseExpression]:
+    """What the loop target at ``path`` iterates, in ``for a, b in zip(x, y)`` (``x`` for
+    ``a``) and ``for i, a in enumerate(x)`` (``x`` for ``a``); None otherwise."""
+    if len(path) != 1 or not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name) \
+            or model.resolve(value.func) or any(arg.keyword is not None or arg.star for arg in value.args):
+        return None
+    if value.func.value == "zip" and path[0] < len(value.args):
+        return value.args[path[0]].value
+    if value.func.value == "enumerate" and path[0] == 1 and len(value.args) == 1:
+        return value.args[0].value
+    return None

@@ -741,8 +741,17 @@ class Inference:
                                          f"\"{found.phrase}\"")
 
     def calls_of(self, function: FunctionInfo) -> list[cst.Call]:
-        """Calls of ``function`` in this file: ``f(..)`` for a function, ``self.f(..)`` for a method."""
+        """Calls of ``function`` in this file (``f(..)``, ``self.f(..)`` for a method)."""
         return self._call_sites(function)
+
+    @staticmethod
+    def passed_argument(call: cst.Call, function: FunctionInfo, param: cst.Param) -> Optional[cst.BaseExpression]:
+        """What ``call`` (a call of ``function``) passes for its parameter ``param``, if known."""
+        params = function.positional_params()
+        index = params.index(param) if param in params else -1
+        if index >= 0 and function.kind in ("method", "classmethod"):
+            index -= 1
+        return _argument(call, param.name.value, index)
 
     def _call_sites(self, function: FunctionInfo) -> list[cst.Call]:
         """Calls of ``function`` in this file: ``f(..)`` for a function, ``self.f(..)`` for a method."""

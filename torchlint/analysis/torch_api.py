@@ -441,6 +441,13 @@ TENSOR_ATTRIBUTES = torch_facts.properties(returns="tensor")
 # `t`, `split`'s tuple of views), results that are a view or a copy (`reshape`), and results
 # that are the receiver itself or a copy (`contiguous`, `to`, `float`).
 VIEW_METHODS = torch_facts.methods(aliasing={"view", "maybe_view", "maybe_self"}, returns={"tensor", "tuple"})
+# Methods (and `torch.` functions) whose tuple of views autograd marks as made by one call
+# with several outputs: an in-place write to one of them, where the input requires grad,
+# raises "Output 0 of SplitBackward0 is a view and is being modified inplace" (measured on
+# torch 2.13; `tensor_split`, `hsplit`, `vsplit`, `dsplit` slice instead and allow the write,
+# `unsafe_split`/`unsafe_chunk` exist to allow it).
+MULTI_OUTPUT_VIEW_METHODS = frozenset({"chunk", "split", "split_with_sizes", "unbind"})
+MULTI_OUTPUT_VIEW_FUNCTIONS = frozenset("torch." + name for name in MULTI_OUTPUT_VIEW_METHODS)
 # Attributes that are the receiver's storage: `data`, `T`, `mT`, `H`, `mH`, `real`, `imag`.
 VIEW_ATTRIBUTES = torch_facts.properties(aliasing="view")
 # Methods and torch functions that write the elements of their receiver (first argument) in

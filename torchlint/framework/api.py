@@ -28,6 +28,7 @@ from torchlint.framework.saved import SavedRead, SavedWrite, saved_writes
 from torchlint.framework.verdicts import (
     CONFIRMED, COULD_NOT_RUN, LATENT, NOT_REPRODUCED, Observation, Verdict, quote, uninitialized_read, where,
 )
+from torchlint.framework.argument_writes import argument_writes
 from torchlint.framework.writes import (
     Write, find_write, is_store_target, writes_with_grad, written_through_alias,
 )
@@ -62,7 +63,7 @@ __all__ = [
     "Directive", "TextEdit",
     # logic rules share
     "AliasWrite", "AliasWriteRule", "alias_writes", "view_source", "DataUse", "base_evidence", "data_access",
-    "only_read", "tensor_data_use", "is_store_target", "Write", "find_write", "writes_with_grad",
+    "only_read", "tensor_data_use", "argument_writes", "is_store_target", "Write", "find_write", "writes_with_grad",
     "written_through_alias", "SavedRead", "SavedWrite", "saved_writes",
     # what a rule says of its finding after --runtime ran it
     "Observation", "Verdict", "CONFIRMED", "LATENT", "NOT_REPRODUCED", "COULD_NOT_RUN", "quote", "where",

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 from torchlint.syntax import cst
+from torchlint.syntax.nodes import is_false
+from torchlint.syntax.walk import iter_nodes
 from torchlint.syntax.source import LineIndex, line_start
 from torchlint.analysis import torch_api
 from torchlint.analysis.module_analysis import SNIPPET_LENGTH, ModuleAnalysis
@@ -180,6 +182,52 @@ class FileContext:
         `requires_grad_(False)`, `requires_grad_(flag)`): which layers train is then not
         known from the text, and rules that rest on a layer training stay quiet."""
         return _FREEZES.search(self.text) is not None
+
+    def frozen_only_afterwards(self, target: cst.Name, write: cst.CSTNode) -> bool:
+        """Every place the file may turn gradients off is ``target``'s own flag
+        (``target.requires_grad = False``, ``target.requires_grad_(False)``), set by a
+        statement after the one that holds ``write``, in the same block, with no loop
+        around them: ``target`` still required grad when it was written (an "initialize,
+        then freeze" helper that forgot ``no_grad``)."""
+        freezes = len(_FREEZES.findall(self.text))
+        statement = self.statement_of(write)
+        if not freezes or statement is None:
+            return False
+        block = self.parent(statement)
+        body = list(getattr(block, "body", ()))
+        if statement not in body:
+            return False
+        for ancestor in self.ancestors(block):
+            if isinstance(ancestor, (cst.For, cst.While)):
+                return False
+            if isinstance(ancestor, (cst.FunctionDef, cst.Module)):
+                break
+        bindings = {id(binding) for binding in self.model.resolve(target)}
+        if not bindings:
+            return False
+        later = 0
+        for following in body[body.index(statement) + 1:]:
+            for node in iter_nodes(following):
+                receiver = None
+                if isinstance(node, cst.Assign) and len(node.targets) == 1 and is_false(node.value):
+                    attribute = node.targets[0].target
+                    if isinstance(attribute, cst.Attribute) and attribute.attr.value == "requires_grad":
+                        receiver = attribute.value
+                elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                        and node.func.attr.value == "requires_grad_" and len(node.args) == 1 \
+                        and is_false(node.args[0].value):
+                    receiver = node.func.value
+                if isinstance(receiver, cst.Name) and receiver.value == target.value \
+                        and {id(binding) for binding in self.model.resolve(receiver)} == bindings:
+                    later += 1
+        return later == freezes
+
+    def statement_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The statement (a line of simple statements, or a compound one) that holds ``node``."""
+        for ancestor in (node, *self.ancestors(node)):
+            if isinstance(ancestor, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                return ancestor
+        return None
 
     def is_module_forward(self, function) -> bool:
         """``function`` (a FunctionInfo) is the ``forward`` of an ``nn.Module`` subclass, not of

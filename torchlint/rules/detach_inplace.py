@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from torchlint.framework.api import AliasWrite, AliasWriteRule, Applicability, Bad
+from torchlint.framework.api import AliasWrite, AliasWriteRule, Applicability, Bad, argument_writes, cst
 
 
 class DetachInplace(AliasWriteRule):
@@ -18,7 +18,8 @@ class DetachInplace(AliasWriteRule):
     )
     fix = Applicability.UNSAFE
     # A `.detach()` or `.data` alias.
-    requires = (r"\bdetach|\.[\s\\]*data\b",)
+    # A `.detach()` or `.data` alias, or an in-place write (one in a helper may reach its caller's tensor).
+    requires = (r"detach|\.[\s\\]*data\b|_\s*\(|[-+*/]=|\]\s*=",)
     references = (
         ("torch.Tensor.detach", "https://pytorch.org/docs/stable/generated/torch.Tensor.detach.html"),
         ("Autograd mechanics: in-place operations", "https://pytorch.org/docs/stable/notes/autograd.html#in-place-operations-with-autograd"),
@@ -32,6 +33,14 @@ class DetachInplace(AliasWriteRule):
     as a related location. Backward counts as a reader: a write to either side when an
     operation saved the other for a `backward()` that runs after the write (TL409
     says how saved tensors are known) is reported with the saving operation as evidence.
+
+    A write inside a helper of the file is followed back to the caller: when the
+    written name is (a view of) the helper's parameter on some paths and a new tensor on
+    others (`if ..: t = torch.cat(..)`, or the result of another helper that returns its
+    argument for a single image and a new tensor otherwise), and a caller passes
+    `w.data`/`w.detach()` or a tensor it reads afterwards, the write is reported where it
+    is made, with the call and the later read as related locations. A helper that
+    writes its argument on every path (`init_(w)`) means to.
 
     ## Why is this bad?
     `x.detach()` is not a copy: it shares `x`'s memory. Writing to one changes the
@@ -94,6 +103,29 @@ class DetachInplace(AliasWriteRule):
         print(b)
         """,
     )
+
+    argument_message = (
+        "In-place write ({how}) to `{name}` changes the caller's `{argument}` (passed at line {line}){path}: "
+        "{reader}; write out of place or `.clone()` first"
+    )
+
+    def visit_Module(self, node: cst.Module) -> None:
+        super().visit_Module(node)
+        for found in argument_writes(self.ctx):
+            related = [(found.call, "the call that passes it")]
+            if found.via is not None:
+                related.append((found.via, "where it is an alias on some paths only"))
+            if found.read is not None:
+                related.append((found.read, "read afterwards"))
+                reader = f"the caller reads `{self.ctx.snippet(found.argument)}` afterwards"
+            else:
+                base = found.argument.value if isinstance(found.argument, cst.Attribute) else found.argument.func.value
+                reader = f"it is the memory of `{self.ctx.snippet(base)}`, which is still used"
+            path = "" if found.via is None else \
+                f" on the paths where `{found.written.value}` is (a view of) it, not a new tensor"
+            self.report(found.write.node, self.argument_message, how=found.write.how, name=found.written,
+                        argument=found.argument, line=self.ctx.line_index.position(self.ctx.span(found.call)[0])[0],
+                        path=path, reader=reader, related=tuple(related))
 
     def covers_saved(self, event: AliasWrite) -> bool:
         # A write through a `.data` alias is TL102's, whatever reads it.

@@ -121,21 +121,21 @@ class LeafInplace(Rule):
         for candidate, write in writes_with_grad(self.ctx):
             if id(write.node) in seen or not self._writes_data(write):
                 continue
-            what = self._leaf(candidate)
+            what = self._leaf(candidate, write.node)
             if what is None:
                 continue
             seen.add(id(write.node))
             self.report(write.node, how=write.how, target=candidate, what=what, evidence=self.ctx.tensor(candidate),
                         fix=self._fix(write.node))
 
-    def _leaf(self, node: cst.BaseExpression) -> Optional[str]:
+    def _leaf(self, node: cst.BaseExpression, write: cst.CSTNode) -> Optional[str]:
         """What kind of leaf requiring grad ``node`` is ("a leaf tensor", "a view of a leaf
         tensor"), or None."""
         value = self.ctx.tensor(node)
         if value is None or value.attached is not True:
             return None
         if value.leaf is True:
-            return None if self._maybe_frozen(node) else "a leaf tensor"
+            return None if self._maybe_frozen(node, write) else "a leaf tensor"
         if isinstance(node, cst.Name):
             bindings = self.ctx.model.resolve(node)
             if len(bindings) == 1 and bindings[0].kind is BindingKind.ASSIGN and not bindings[0].path \
@@ -144,15 +144,18 @@ class LeafInplace(Rule):
                 if base is not None and not written_through_alias(self.ctx, base, bindings[0].value):
                     base_value = self.ctx.tensor(base)
                     if base_value is not None and base_value.attached is True and base_value.leaf is True \
-                            and not self._maybe_frozen(base):
+                            and not self._maybe_frozen(base, write):
                         return "a view of a leaf tensor"
         return None
 
-    def _maybe_frozen(self, node: cst.BaseExpression) -> bool:
-        """A parameter in a file that turns gradients off somewhere may not require grad."""
+    def _maybe_frozen(self, node: cst.BaseExpression, write: cst.CSTNode) -> bool:
+        """A parameter in a file that turns gradients off somewhere may not require grad
+        (unless what turns them off is its own flag, set after the write)."""
         value = self.ctx.tensor(node)
         made_here = any("requires_grad" in self.ctx.render(step) for step in value.why) if value else False
-        return self.ctx.freezes_parameters and not made_here
+        if not self.ctx.freezes_parameters or made_here:
+            return False
+        return not (isinstance(node, cst.Name) and self.ctx.frozen_only_afterwards(node, write))
 
     def _writes_data(self, write) -> bool:
         """An in-place method that changes values (not `requires_grad_()`, `detach_()`), or

@@ -53,7 +53,9 @@ class ViewInplace(AliasWriteRule):
     `x.unbind()`, and a `for row in x` loop, which unbinds `x`) gives views autograd will
     not let be written at all when `x` requires grad: an in-place write to one of them,
     outside `no_grad`, is flagged whatever is read afterwards (torch raises "Output 0 of
-    SplitBackward0 is a view and is being modified inplace").
+    SplitBackward0 is a view and is being modified inplace"). So is a view of one of them
+    (`flat = u.reshape(-1)`) and a loop target of `zip(x, ..)`. (`tensor_split`,
+    `hsplit`, `vsplit`, `dsplit` slice instead: their outputs may be written.)
 
     ## What to do instead
     `.clone()` the view when it should keep its values; use `.view()` when a shared
