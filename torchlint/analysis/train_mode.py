@@ -94,6 +94,10 @@ class TrainModeEvaluation:
     layer: cst.CSTNode
     layer_text: str
     scope_node: cst.CSTNode  # the function (or module) whose code holds the evaluation
+    # When the function that evaluates was handed the model itself (``predict(model, x)``,
+    # ``model.predict(x)``), it evaluates whatever mode its caller gives: the finding is
+    # then on that call (``node``), and ``forward`` is the forward inside it.
+    forward: Optional[cst.Call] = None
 
 
 @dataclass
@@ -192,18 +196,25 @@ class TrainModeModel:
         return walker.block(body, state)
 
     def report(self, walker: "_Walker", call: cst.Call, key: str, mode: Train, context: str,
-               context_node, calls: tuple[cst.Call, ...], inner: cst.Call, inner_key: str) -> None:
-        if id(inner) in self._seen:
+               context_node, calls: tuple[cst.Call, ...], inner: cst.Call, inner_key: str,
+               handed: bool = False) -> None:
+        """``handed``: ``call`` hands the model itself to the function that evaluates it; the
+        finding goes on ``call``, where the mode is the caller's choice."""
+        seen = (id(inner), id(mode.node)) if handed else id(inner)
+        if seen in self._seen or id(inner) in self._seen:
             return
         if not mode.built and not mode.trained:
             return  # `model.train()` then predictions: Monte Carlo dropout
         layer = self.layer_of(cst_expression(inner), inner, key_node=_key_node(call, key))
         if layer is None:
             return
-        self._seen.add(id(inner))
-        scope_node = _owner(inner)
+        self._seen.add(seen)
+        if handed:
+            self._found.append(TrainModeEvaluation(call, key, mode, context, context_node, calls[1:], layer[0],
+                                                   layer[1], _owner(call), forward=inner))
+            return
         self._found.append(TrainModeEvaluation(inner, inner_key, mode, context, context_node, calls, layer[0],
-                                               layer[1], scope_node))
+                                               layer[1], _owner(inner)))
 
     def training_call(self, call: cst.Call) -> bool:
         """``call`` runs a backward or an optimizer step (itself or, one level deep, through
@@ -225,6 +236,27 @@ class TrainModeModel:
             value = self.inference.infer(func.value)
             return value is not None and value.kind is Kind.OPTIMIZER
         return False
+
+    def constructs(self, call: cst.Call, depth: int = 0) -> bool:
+        """``call`` builds a new module, which starts in training mode: a class of torch.nn
+        or of this file, or a function of this file every ``return`` of which builds one
+        (``def bagnet8(): return nn.Sequential(...)``)."""
+        built = self.inference.infer(call)
+        if built is None or built.kind is not Kind.MODULE:
+            return False
+        func = call.func
+        called = self.inference.infer(func)
+        qualname = self.inference.qualname(func)
+        if called is not None and called.kind is Kind.CLASS or qualname is not None and \
+                torch_api.is_module_class(torch_api.normalize(qualname)):
+            return True
+        function = called.function if called is not None and called.kind is Kind.FUNCTION else None
+        if function is None or function.model is not self.model or depth >= _MAX_DEPTH \
+                or not isinstance(function.node, cst.FunctionDef) or function.is_generator:
+            return False
+        returns = function.returns
+        return bool(returns) and _returns_always(function.node) and all(
+            isinstance(value, cst.Call) and self.constructs(value, depth + 1) for value in returns)
 
     # --- summaries of this file's functions -------------------------------------------------------
 
@@ -506,15 +538,7 @@ class _Walker:
             if receiver and func.attr.value != "train":
                 return state.lookup(receiver)
             return None
-        built = self.inference.infer(value)
-        if built is None or built.kind is not Kind.MODULE:
-            return None
-        called = self.inference.infer(func)
-        qualname = self.inference.qualname(func)
-        if called is not None and called.kind is Kind.CLASS or qualname is not None and \
-                torch_api.is_module_class(torch_api.normalize(qualname)):
-            return Train(value, True)
-        return None
+        return Train(value, True) if self.owner.constructs(value) else None
 
     # --- calls ------------------------------------------------------------------------------------
 
@@ -615,7 +639,7 @@ class _Walker:
                 self.summary.evaluates.setdefault(key, (inner, context, context_node, (call, *calls)))
             elif isinstance(mode, Train):
                 self.owner.report(self, call, key, mode, context, context_node, (call, *calls), inner,
-                                  _inner_key(inner))
+                                  _inner_key(inner), handed="." not in relative)
         for relative, mode in summary.exits.items():
             key = _rebased(relative, arguments)
             if key is None:
@@ -772,6 +796,18 @@ def _self_class(model, name: cst.Name) -> Optional[ClassInfo]:
                 and function.self_name == name.value:
             return function.cls
     return None
+
+
+def _returns_always(function: cst.FunctionDef) -> bool:
+    """The function's body ends in a ``return`` with a value (it cannot fall off its end
+    and return None), and no bare ``return`` is in it."""
+    body = _body(function)
+    last = body[-1] if body else None
+    if not (isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return)
+            and last.body[-1].value is not None):
+        return False
+    return not any(isinstance(node, cst.Return) and node.value is None and _owner(node) is function
+                   for node in iter_nodes(function))
 
 
 def _runs_backward(node: cst.CSTNode) -> bool:

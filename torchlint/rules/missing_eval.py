@@ -150,12 +150,16 @@ class MissingEval(Rule):
             related.append((call, "this call leaves the model in training mode"))
         for call in found.calls:
             related.append((call, "this call runs the evaluation with the model in training mode"))
+        context = found.context
+        if found.forward is not None:
+            context = f"by `{snippet(found.node.func)}()` (its forward runs {found.context})"
+            related.append((found.forward, f"the forward runs here, {found.context}"))
         related.append((found.layer, "this layer behaves differently in training mode"))
         layer = snippet(found.layer, 40)
         behaviour = "normalizes with each batch's statistics" if "Norm" in layer or "norm" in layer else \
             "drops a random part of the activations"
         model = found.model or "model"
-        self.report(found.node, model=model, context=found.context, how=how, layer=layer, behaviour=behaviour,
+        self.report(found.node, model=model, context=context, how=how, layer=layer, behaviour=behaviour,
                     related=tuple(related), fix=self._fix(found, model))
 
     def _fix(self, found: TrainModeEvaluation, model: str) -> Fix:
@@ -163,7 +167,9 @@ class MissingEval(Rule):
         advice = f"Call `{call}` before evaluating"
         context = found.context_node
         anchor: Optional[cst.CSTNode] = None
-        if isinstance(context, cst.With):
+        if found.forward is not None:  # before the statement that hands the model over
+            anchor = _statement(found.node)
+        elif isinstance(context, cst.With):
             anchor = context
         elif isinstance(context, (cst.Decorator, cst.Name)):  # the function itself evaluates
             function = context.parent
@@ -193,6 +199,18 @@ class MissingEval(Rule):
             return Verdict(NOT_REPRODUCED, f"`{mode['model']}` was in training mode, but no Dropout/BatchNorm layer "
                                            f"of it was")
         return Verdict(NOT_REPRODUCED, f"`{mode['model']}` was in eval mode when the evaluation ran")
+
+
+def _statement(node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    """The statement ``node`` is part of, when code can be inserted before it (not an
+    ``elif``, not a lambda's or a decorator's)."""
+    while node is not None and not isinstance(node, cst.BaseStatement):
+        if isinstance(node, (cst.Lambda, cst.Decorator)):
+            return None
+        node = node.parent
+    if node is None or isinstance(node, cst.If) and isinstance(node.parent, cst.If):
+        return None
+    return node
 
 
 def _is_docstring(statement: cst.CSTNode) -> bool:

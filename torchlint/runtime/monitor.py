@@ -836,13 +836,16 @@ class Monitor:
         Dropout/BatchNorm layers are in training mode (where they behave differently)."""
         if site.has("module-mode"):
             return
-        module = _evaluate(site.probe, frame)
-        if not isinstance(module, torch.nn.Module):
+        for name in (site.probe or "").split("|"):  # the forward's module, or the model handed to a call
+            module = _evaluate(name, frame)
+            if isinstance(module, torch.nn.Module):
+                break
+        else:
             return
         with _internal():
             layers = [name or type(layer).__name__ for name, layer in module.named_modules()
                       if layer.training and _mode_dependent(layer)]
-        site.add("module-mode", model=site.probe, training=module.training, count=len(layers),
+        site.add("module-mode", model=name, training=module.training, count=len(layers),
                  layers=", ".join(f"`{name}`" for name in layers[:4]) + (" …" if len(layers) > 4 else ""))
 
     def check_layer_holders(self) -> None:

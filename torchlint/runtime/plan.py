@@ -93,7 +93,16 @@ class FilePlan:
                 func = node.func
                 if isinstance(func, ast.Attribute) and func.attr == "forward":
                     func = func.value
-                return _dotted(func)
+                # `model(x)`; or, for a call that hands the model to the function that
+                # evaluates it (`predict(model, x)`, `model.predict(x)`), the first of its
+                # receiver and arguments that holds a module when the line starts.
+                candidates = [func]
+                if isinstance(func, ast.Attribute):
+                    candidates.append(func.value)
+                candidates += [arg for arg in node.args if not isinstance(arg, ast.Starred)]
+                candidates += [keyword.value for keyword in node.keywords if keyword.arg is not None]
+                names = [name for name in map(_dotted, candidates) if name]
+                return "|".join(dict.fromkeys(names)) or None
         return None
 
     def _division(self, diagnostic: Diagnostic, statement: ast.stmt) -> Optional[str]:
