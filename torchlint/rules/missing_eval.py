@@ -148,6 +148,8 @@ class MissingEval(Rule):
             related = [(mode.node, "this puts the model in training mode")]
         for call in mode.via:
             related.append((call, "this call leaves the model in training mode"))
+        if mode.loaded is not None:
+            related.append((mode.loaded, "trained weights are loaded here: the mode stays as it was"))
         for call in found.calls:
             related.append((call, "this call runs the evaluation with the model in training mode"))
         context = found.context
@@ -169,6 +171,8 @@ class MissingEval(Rule):
         anchor: Optional[cst.CSTNode] = None
         if found.forward is not None:  # before the statement that hands the model over
             anchor = _statement(found.node)
+        elif isinstance(context, cst.Call):  # a prediction read out: before its loop, or its statement
+            anchor = _outermost_loop(found.node, found.scope_node) or _statement(found.node)
         elif isinstance(context, cst.With):
             anchor = context
         elif isinstance(context, (cst.Decorator, cst.Name)):  # the function itself evaluates
@@ -211,6 +215,16 @@ def _statement(node: cst.CSTNode) -> Optional[cst.CSTNode]:
     if node is None or isinstance(node, cst.If) and isinstance(node.parent, cst.If):
         return None
     return node
+
+
+def _outermost_loop(node: cst.CSTNode, scope: cst.CSTNode) -> Optional[cst.CSTNode]:
+    """The outermost ``for``/``while`` statement around ``node`` within ``scope``."""
+    found = None
+    while node is not None and node is not scope:
+        if isinstance(node, (cst.For, cst.While)):
+            found = node
+        node = node.parent
+    return found
 
 
 def _is_docstring(statement: cst.CSTNode) -> bool:
