@@ -199,6 +199,11 @@ class MissingEval(Rule):
             return Verdict(CONFIRMED, f"`{mode['model']}` was in training mode when the evaluation ran, with "
                                       f"{mode['count']} layer(s) that behave differently in training mode also in "
                                       f"training mode: {mode['layers']}")
+        functional = run.first("functional-mode")
+        if mode["training"] and functional is not None:
+            line = f" (line {functional['line']})" if functional.get("line") else ""
+            return Verdict(CONFIRMED, f"`{mode['model']}` was in training mode when the evaluation ran, and its "
+                                      f"forward called `{functional['function']}` with `training=True`{line}")
         if mode["training"]:
             return Verdict(NOT_REPRODUCED, f"`{mode['model']}` was in training mode, but no Dropout/BatchNorm layer "
                                            f"of it was")
