@@ -183,8 +183,8 @@ class TrainModeModel:
             return self._found
         self._found = []
         text = self.analysis.text
-        if ".train(" not in text and not re.search(r"\bno_grad|inference_mode|def _*(?:predict|eval|valid|test|infer)",
-                                                   text):
+        if ".train(" not in text and not re.search(
+                r"\bno_grad|inference_mode|def _*(?:predict|eval|valid|test|infer)|load_state_dict|backward", text):
             return self._found
         self._seen: set[int] = set()
         self._walk_scope(self.analysis.module, self.analysis.module.body, None, _State())

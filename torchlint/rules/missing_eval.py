@@ -18,7 +18,8 @@ class MissingEval(Rule):
         "`{model}.eval()` before evaluating (and `.train()` before training again)"
     )
     fix = Applicability.UNSAFE
-    requires = (r"\.train\(|no_grad|inference_mode|def _*(?:predict|eval|valid|test|infer)", r"Dropout|dropout|BatchNorm")
+    requires = (r"\.train\(|no_grad|inference_mode|def _*(?:predict|eval|valid|test|infer)|load_state_dict|backward",
+                r"Dropout|dropout|BatchNorm")
     references = (
         ("torch.nn.Module.eval", "https://pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.eval"),
         ("Autograd mechanics: locally disabling gradient computation (no_grad is not eval mode)",
@@ -29,12 +30,15 @@ class MissingEval(Rule):
     docs = """
     ## What it does
     Flags the forward of a model that has Dropout or BatchNorm layers, run to evaluate or
-    predict (under `torch.no_grad()`/`torch.inference_mode()`, or in a function whose name
-    says it predicts, evaluates, validates or tests and that runs no backward), while the
-    code shows the model is in training mode:
+    predict (under `torch.no_grad()`/`torch.inference_mode()`, in a function whose name
+    says it predicts, evaluates, validates or tests and that runs no backward, or, for a
+    model holding trained weights, a forward whose output is read out of the graph with
+    `.detach()`, `.item()`, `.numpy()` or `argmax` in code that runs no backward and lets
+    no graph of it out), while the code shows the model is in training mode:
 
-    - it was built on the way there (`model = Net()`; a module starts in training mode,
-      and `load_state_dict` does not change that), or
+    - it was built on the way there (`model = Net()`, or a function of the file that always
+      returns a new module; a module starts in training mode, and `load_state_dict` does
+      not change that), or
     - `model.train()` was called, training ran (a backward or an optimizer step), and no
       `eval()` came after: after the training loop, or in a loop whose training step
       calls `model.train()` and whose evaluation does not call `eval()`.
@@ -52,8 +56,11 @@ class MissingEval(Rule):
     `model.train()` followed by predictions without training in between is how Monte Carlo
     dropout is written, and is not flagged.
 
-    The finding is on the forward; the evidence shows where the model was built or put in
-    training mode, the calls that lead there, and a layer that behaves differently.
+    The finding is on the forward; where the model itself is handed to a function that
+    evaluates it (`predict(model, x)`, `model.predict(x)`), that function runs whatever mode
+    it is given, and the finding is on the call. The evidence shows where the model was
+    built or put in training mode (and its weights loaded), the calls that lead there, and
+    a layer that behaves differently.
 
     ## Why is this bad?
     `torch.no_grad()` only stops recording the graph: it does not change how layers behave.
@@ -69,7 +76,8 @@ class MissingEval(Rule):
 
     ## Fix (unsafe)
     Inserts `model.eval()` at the start of the evaluating function (after its docstring),
-    or before the `with torch.no_grad():` block. Unsafe: the model stays in eval mode after
+    before the `with torch.no_grad():` block, before the call that hands the model over, or
+    before the loop that makes the predictions. Unsafe: the model stays in eval mode after
     it, and code that trains afterwards without calling `model.train()` would then train
     with dropout off and BatchNorm frozen.
     """
