@@ -33,7 +33,7 @@ modules of this file are searched through the layers their classes and helper fu
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
@@ -59,6 +59,10 @@ _MODE_KEEPING = frozenset({
 # Methods returning the module itself: `model = model.to(device)` keeps its mode.
 _RETURNS_SELF = frozenset({"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "type", "requires_grad_",
                            "train", "share_memory"})
+# Methods that take a value out of the graph to read it as a prediction.
+_READ_OUT = frozenset({"detach", "item", "numpy", "tolist", "argmax"})
+# Methods that keep their argument in a container that outlives the statement.
+_STORING = frozenset({"append", "extend", "insert", "add", "put", "update", "setdefault", "__setitem__"})
 _MAX_DEPTH = 2  # calls of this file's functions followed into, below the scope asked about
 _MAX_LAYER_DEPTH = 6
 
@@ -67,12 +71,14 @@ _MAX_LAYER_DEPTH = 6
 class Train:
     """A model known to be in training mode: ``node`` put it there (a construction, or a
     ``.train()`` call), ``via`` the calls of this file's functions through which that
-    happened; ``trained`` when a backward or optimizer step ran since."""
+    happened; ``trained`` when a backward or optimizer step ran since; ``loaded`` the
+    ``load_state_dict`` call that gave it trained weights since."""
 
     node: cst.CSTNode
     built: bool
     via: tuple[cst.Call, ...] = ()
     trained: bool = False
+    loaded: Optional[cst.Call] = None
 
 
 _CALLER = "caller"  # in a summary: whatever mode the caller's model is in
@@ -94,6 +100,10 @@ class TrainModeEvaluation:
     layer: cst.CSTNode
     layer_text: str
     scope_node: cst.CSTNode  # the function (or module) whose code holds the evaluation
+    # When the function that evaluates was handed the model itself (``predict(model, x)``,
+    # ``model.predict(x)``), it evaluates whatever mode its caller gives: the finding is
+    # then on that call (``node``), and ``forward`` is the forward inside it.
+    forward: Optional[cst.Call] = None
 
 
 @dataclass
@@ -147,7 +157,8 @@ class _State:
             if mode == theirs:
                 modes[key] = mode
             elif isinstance(mode, Train) and isinstance(theirs, Train) and mode.built == theirs.built:
-                modes[key] = Train(mode.node, mode.built, mode.via, mode.trained or theirs.trained)
+                modes[key] = replace(mode, trained=mode.trained or theirs.trained,
+                                     loaded=mode.loaded if theirs.loaded is not None else None)
         return _State(modes, self.changed | other.changed)
 
 
@@ -172,8 +183,8 @@ class TrainModeModel:
             return self._found
         self._found = []
         text = self.analysis.text
-        if ".train(" not in text and not re.search(r"\bno_grad|inference_mode|def _*(?:predict|eval|valid|test|infer)",
-                                                   text):
+        if ".train(" not in text and not re.search(
+                r"\bno_grad|inference_mode|def _*(?:predict|eval|valid|test|infer)|load_state_dict|backward", text):
             return self._found
         self._seen: set[int] = set()
         self._walk_scope(self.analysis.module, self.analysis.module.body, None, _State())
@@ -192,18 +203,25 @@ class TrainModeModel:
         return walker.block(body, state)
 
     def report(self, walker: "_Walker", call: cst.Call, key: str, mode: Train, context: str,
-               context_node, calls: tuple[cst.Call, ...], inner: cst.Call, inner_key: str) -> None:
-        if id(inner) in self._seen:
+               context_node, calls: tuple[cst.Call, ...], inner: cst.Call, inner_key: str,
+               handed: bool = False) -> None:
+        """``handed``: ``call`` hands the model itself to the function that evaluates it; the
+        finding goes on ``call``, where the mode is the caller's choice."""
+        seen = (id(inner), id(mode.node)) if handed else id(inner)
+        if seen in self._seen or id(inner) in self._seen:
             return
         if not mode.built and not mode.trained:
             return  # `model.train()` then predictions: Monte Carlo dropout
         layer = self.layer_of(cst_expression(inner), inner, key_node=_key_node(call, key))
         if layer is None:
             return
-        self._seen.add(id(inner))
-        scope_node = _owner(inner)
+        self._seen.add(seen)
+        if handed:
+            self._found.append(TrainModeEvaluation(call, key, mode, context, context_node, calls[1:], layer[0],
+                                                   layer[1], _owner(call), forward=inner))
+            return
         self._found.append(TrainModeEvaluation(inner, inner_key, mode, context, context_node, calls, layer[0],
-                                               layer[1], scope_node))
+                                               layer[1], _owner(inner)))
 
     def training_call(self, call: cst.Call) -> bool:
         """``call`` runs a backward or an optimizer step (itself or, one level deep, through
@@ -225,6 +243,27 @@ class TrainModeModel:
             value = self.inference.infer(func.value)
             return value is not None and value.kind is Kind.OPTIMIZER
         return False
+
+    def constructs(self, call: cst.Call, depth: int = 0) -> bool:
+        """``call`` builds a new module, which starts in training mode: a class of torch.nn
+        or of this file, or a function of this file every ``return`` of which builds one
+        (``def bagnet8(): return nn.Sequential(...)``)."""
+        built = self.inference.infer(call)
+        if built is None or built.kind is not Kind.MODULE:
+            return False
+        func = call.func
+        called = self.inference.infer(func)
+        qualname = self.inference.qualname(func)
+        if called is not None and called.kind is Kind.CLASS or qualname is not None and \
+                torch_api.is_module_class(torch_api.normalize(qualname)):
+            return True
+        function = called.function if called is not None and called.kind is Kind.FUNCTION else None
+        if function is None or function.model is not self.model or depth >= _MAX_DEPTH \
+                or not isinstance(function.node, cst.FunctionDef) or function.is_generator:
+            return False
+        returns = function.returns
+        return bool(returns) and _returns_always(function.node) and all(
+            isinstance(value, cst.Call) and self.constructs(value, depth + 1) for value in returns)
 
     # --- summaries of this file's functions -------------------------------------------------------
 
@@ -506,15 +545,7 @@ class _Walker:
             if receiver and func.attr.value != "train":
                 return state.lookup(receiver)
             return None
-        built = self.inference.infer(value)
-        if built is None or built.kind is not Kind.MODULE:
-            return None
-        called = self.inference.infer(func)
-        qualname = self.inference.qualname(func)
-        if called is not None and called.kind is Kind.CLASS or qualname is not None and \
-                torch_api.is_module_class(torch_api.normalize(qualname)):
-            return Train(value, True)
-        return None
+        return Train(value, True) if self.owner.constructs(value) else None
 
     # --- calls ------------------------------------------------------------------------------------
 
@@ -528,7 +559,7 @@ class _Walker:
         if self.owner.training_call(call):
             for key, mode in list(state.modes.items()):
                 if isinstance(mode, Train) and not mode.trained:
-                    state.modes[key] = Train(mode.node, mode.built, mode.via, True)
+                    state.modes[key] = replace(mode, trained=True)
             if self.summary is not None:
                 self.summary.trains = True
         name = func.attr.value if isinstance(func, cst.Attribute) else None
@@ -541,6 +572,11 @@ class _Walker:
             else:
                 state.forget(receiver)
             return
+        if name == "load_state_dict" and receiver and function is None:
+            mode = state.modes.get(receiver)
+            if isinstance(mode, Train):  # trained weights: what follows uses the model, not its initialization
+                state.modes[receiver] = replace(mode, loaded=call)
+            return
         # A forward of a tracked model (or of one of its layers).
         key = dotted(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
         if name == "forward" and receiver:
@@ -549,6 +585,8 @@ class _Walker:
             mode = state.lookup(key)
             if mode is not None:
                 context = self.context(call)
+                if context is None and isinstance(mode, Train):
+                    context = self.prediction(call, mode)
                 if context is not None:
                     self.evaluated(call, key, mode, context)
                 return
@@ -590,6 +628,43 @@ class _Walker:
             return f"in `{self.function.name}()`", self.function.node.name
         return None
 
+    def prediction(self, call: cst.Call, mode: Train) -> Optional[tuple[str, cst.CSTNode]]:
+        """A forward of a model holding trained weights (loaded, or trained since it was
+        built) whose output is read out of the graph (``.detach()``, ``.item()``,
+        ``.numpy()``, ``argmax``) in a scope that runs no backward and lets no graph of it
+        out (not returned, not stored, not appended): a prediction, even without ``no_grad``."""
+        if not mode.built or not (mode.trained or mode.loaded is not None) or _runs_backward(self.scope_node):
+            return None
+        scope = self.function.scope if self.function is not None else self.owner.model.module_scope
+        if scope is None:
+            return None
+        autograd = self.owner.analysis.autograd
+        read_out = None
+        for node in iter_nodes(self.scope_node):
+            if node.start < call.end:
+                continue
+            if isinstance(node, cst.Return) and node.value is not None \
+                    and autograd.flows_into(scope, call, node.value, node):
+                return None  # the caller may back-propagate through it
+            if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and node.value is not None:
+                targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+                if any(not isinstance(t, cst.Name) for t in targets) and autograd.flows_into(scope, call, node.value,
+                                                                                             node):
+                    return None  # stored on an object or into a container
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                    and node.func.attr.value in _STORING and any(
+                        autograd.flows_into(scope, call, arg.value, node) for arg in node.args):
+                return None
+            if read_out is None and isinstance(node, cst.Attribute) and node.attr.value in _READ_OUT \
+                    and isinstance(node.parent, cst.Call) and node.parent.func is node \
+                    and (autograd.flows_into(scope, call, node.value, node)):
+                read_out = node.parent
+        if read_out is None:
+            return None
+        code = self.owner.analysis.snippet(read_out, 40)
+        return f"as a prediction (its output is read out by `{code}`, and nothing back-propagates through it)", \
+            read_out
+
     def evaluated(self, call: cst.Call, key: str, mode, context) -> None:
         if mode is _CALLER:
             if self.summary is not None:
@@ -603,7 +678,7 @@ class _Walker:
         if summary.trains:
             for key, mode in list(state.modes.items()):
                 if isinstance(mode, Train) and not mode.trained:
-                    state.modes[key] = Train(mode.node, mode.built, mode.via, True)
+                    state.modes[key] = replace(mode, trained=True)
             if self.summary is not None:
                 self.summary.trains = True
         for relative, (inner, context, context_node, calls) in summary.evaluates.items():
@@ -615,13 +690,13 @@ class _Walker:
                 self.summary.evaluates.setdefault(key, (inner, context, context_node, (call, *calls)))
             elif isinstance(mode, Train):
                 self.owner.report(self, call, key, mode, context, context_node, (call, *calls), inner,
-                                  _inner_key(inner))
+                                  _inner_key(inner), handed="." not in relative)
         for relative, mode in summary.exits.items():
             key = _rebased(relative, arguments)
             if key is None:
                 continue
             if isinstance(mode, Train):
-                state.set(key, Train(mode.node, mode.built, (call, *mode.via), mode.trained))
+                state.set(key, replace(mode, via=(call, *mode.via)))
             elif mode is _CALLER:
                 continue
             else:
@@ -772,6 +847,18 @@ def _self_class(model, name: cst.Name) -> Optional[ClassInfo]:
                 and function.self_name == name.value:
             return function.cls
     return None
+
+
+def _returns_always(function: cst.FunctionDef) -> bool:
+    """The function's body ends in a ``return`` with a value (it cannot fall off its end
+    and return None), and no bare ``return`` is in it."""
+    body = _body(function)
+    last = body[-1] if body else None
+    if not (isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return)
+            and last.body[-1].value is not None):
+        return False
+    return not any(isinstance(node, cst.Return) and node.value is None and _owner(node) is function
+                   for node in iter_nodes(function))
 
 
 def _runs_backward(node: cst.CSTNode) -> bool:

@@ -18,7 +18,8 @@ class MissingEval(Rule):
         "`{model}.eval()` before evaluating (and `.train()` before training again)"
     )
     fix = Applicability.UNSAFE
-    requires = (r"\.train\(|no_grad|inference_mode|def _*(?:predict|eval|valid|test|infer)", r"Dropout|dropout|BatchNorm")
+    requires = (r"\.train\(|no_grad|inference_mode|def _*(?:predict|eval|valid|test|infer)|load_state_dict|backward",
+                r"Dropout|dropout|BatchNorm")
     references = (
         ("torch.nn.Module.eval", "https://pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.eval"),
         ("Autograd mechanics: locally disabling gradient computation (no_grad is not eval mode)",
@@ -29,12 +30,15 @@ class MissingEval(Rule):
     docs = """
     ## What it does
     Flags the forward of a model that has Dropout or BatchNorm layers, run to evaluate or
-    predict (under `torch.no_grad()`/`torch.inference_mode()`, or in a function whose name
-    says it predicts, evaluates, validates or tests and that runs no backward), while the
-    code shows the model is in training mode:
+    predict (under `torch.no_grad()`/`torch.inference_mode()`, in a function whose name
+    says it predicts, evaluates, validates or tests and that runs no backward, or, for a
+    model holding trained weights, a forward whose output is read out of the graph with
+    `.detach()`, `.item()`, `.numpy()` or `argmax` in code that runs no backward and lets
+    no graph of it out), while the code shows the model is in training mode:
 
-    - it was built on the way there (`model = Net()`; a module starts in training mode,
-      and `load_state_dict` does not change that), or
+    - it was built on the way there (`model = Net()`, or a function of the file that always
+      returns a new module; a module starts in training mode, and `load_state_dict` does
+      not change that), or
     - `model.train()` was called, training ran (a backward or an optimizer step), and no
       `eval()` came after: after the training loop, or in a loop whose training step
       calls `model.train()` and whose evaluation does not call `eval()`.
@@ -52,8 +56,11 @@ class MissingEval(Rule):
     `model.train()` followed by predictions without training in between is how Monte Carlo
     dropout is written, and is not flagged.
 
-    The finding is on the forward; the evidence shows where the model was built or put in
-    training mode, the calls that lead there, and a layer that behaves differently.
+    The finding is on the forward; where the model itself is handed to a function that
+    evaluates it (`predict(model, x)`, `model.predict(x)`), that function runs whatever mode
+    it is given, and the finding is on the call. The evidence shows where the model was
+    built or put in training mode (and its weights loaded), the calls that lead there, and
+    a layer that behaves differently.
 
     ## Why is this bad?
     `torch.no_grad()` only stops recording the graph: it does not change how layers behave.
@@ -69,7 +76,8 @@ class MissingEval(Rule):
 
     ## Fix (unsafe)
     Inserts `model.eval()` at the start of the evaluating function (after its docstring),
-    or before the `with torch.no_grad():` block. Unsafe: the model stays in eval mode after
+    before the `with torch.no_grad():` block, before the call that hands the model over, or
+    before the loop that makes the predictions. Unsafe: the model stays in eval mode after
     it, and code that trains afterwards without calling `model.train()` would then train
     with dropout off and BatchNorm frozen.
     """
@@ -148,14 +156,20 @@ class MissingEval(Rule):
             related = [(mode.node, "this puts the model in training mode")]
         for call in mode.via:
             related.append((call, "this call leaves the model in training mode"))
+        if mode.loaded is not None:
+            related.append((mode.loaded, "trained weights are loaded here: the mode stays as it was"))
         for call in found.calls:
             related.append((call, "this call runs the evaluation with the model in training mode"))
+        context = found.context
+        if found.forward is not None:
+            context = f"by `{snippet(found.node.func)}()` (its forward runs {found.context})"
+            related.append((found.forward, f"the forward runs here, {found.context}"))
         related.append((found.layer, "this layer behaves differently in training mode"))
         layer = snippet(found.layer, 40)
         behaviour = "normalizes with each batch's statistics" if "Norm" in layer or "norm" in layer else \
             "drops a random part of the activations"
         model = found.model or "model"
-        self.report(found.node, model=model, context=found.context, how=how, layer=layer, behaviour=behaviour,
+        self.report(found.node, model=model, context=context, how=how, layer=layer, behaviour=behaviour,
                     related=tuple(related), fix=self._fix(found, model))
 
     def _fix(self, found: TrainModeEvaluation, model: str) -> Fix:
@@ -163,7 +177,11 @@ class MissingEval(Rule):
         advice = f"Call `{call}` before evaluating"
         context = found.context_node
         anchor: Optional[cst.CSTNode] = None
-        if isinstance(context, cst.With):
+        if found.forward is not None:  # before the statement that hands the model over
+            anchor = _statement(found.node)
+        elif isinstance(context, cst.Call):  # a prediction read out: before its loop, or its statement
+            anchor = _outermost_loop(found.node, found.scope_node) or _statement(found.node)
+        elif isinstance(context, cst.With):
             anchor = context
         elif isinstance(context, (cst.Decorator, cst.Name)):  # the function itself evaluates
             function = context.parent
@@ -189,10 +207,37 @@ class MissingEval(Rule):
             return Verdict(CONFIRMED, f"`{mode['model']}` was in training mode when the evaluation ran, with "
                                       f"{mode['count']} layer(s) that behave differently in training mode also in "
                                       f"training mode: {mode['layers']}")
+        functional = run.first("functional-mode")
+        if mode["training"] and functional is not None:
+            line = f" (line {functional['line']})" if functional.get("line") else ""
+            return Verdict(CONFIRMED, f"`{mode['model']}` was in training mode when the evaluation ran, and its "
+                                      f"forward called `{functional['function']}` with `training=True`{line}")
         if mode["training"]:
             return Verdict(NOT_REPRODUCED, f"`{mode['model']}` was in training mode, but no Dropout/BatchNorm layer "
                                            f"of it was")
         return Verdict(NOT_REPRODUCED, f"`{mode['model']}` was in eval mode when the evaluation ran")
+
+
+def _statement(node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    """The statement ``node`` is part of, when code can be inserted before it (not an
+    ``elif``, not a lambda's or a decorator's)."""
+    while node is not None and not isinstance(node, cst.BaseStatement):
+        if isinstance(node, (cst.Lambda, cst.Decorator)):
+            return None
+        node = node.parent
+    if node is None or isinstance(node, cst.If) and isinstance(node.parent, cst.If):
+        return None
+    return node
+
+
+def _outermost_loop(node: cst.CSTNode, scope: cst.CSTNode) -> Optional[cst.CSTNode]:
+    """The outermost ``for``/``while`` statement around ``node`` within ``scope``."""
+    found = None
+    while node is not None and node is not scope:
+        if isinstance(node, (cst.For, cst.While)):
+            found = node
+        node = node.parent
+    return found
 
 
 def _is_docstring(statement: cst.CSTNode) -> bool:

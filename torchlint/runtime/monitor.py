@@ -305,6 +305,7 @@ class Monitor:
         self.sites = sites
         self.locator = Locator(sites)
         self.codes = {site.code for site in sites}
+        self.mode_reads: list = []  # TL414: (frame, site) of the forwards whose module was read in training mode
         self.saved: dict[int, weakref.WeakSet] = {}  # storage pointer -> live Saved records
         self.live: dict[int, dict[int, weakref.ref]] = {}  # storage pointer -> id(tensor) -> tensor
         self.tags: dict[int, tuple[weakref.ref, set[int]]] = {}  # id(tensor) -> sites it is an alias of
@@ -542,6 +543,8 @@ class Monitor:
                                          "__bool__", "__float__", "__int__"):
             for t in tensors:
                 self._sentinel_read(t, name)
+        if self.mode_reads and name in _TRAINING_FUNCTIONALS:
+            self._functional_mode(name, args, kwargs)
         if "TL410" in self.codes and name in GRAPH_EXITS and args and isinstance(args[0], torch.Tensor):
             self._on_graph_exit(func, name, owner, args[0])
         writes = args and isinstance(args[0], torch.Tensor) and (
@@ -836,14 +839,39 @@ class Monitor:
         Dropout/BatchNorm layers are in training mode (where they behave differently)."""
         if site.has("module-mode"):
             return
-        module = _evaluate(site.probe, frame)
-        if not isinstance(module, torch.nn.Module):
+        for name in (site.probe or "").split("|"):  # the forward's module, or the model handed to a call
+            module = _evaluate(name, frame)
+            if isinstance(module, torch.nn.Module):
+                break
+        else:
             return
         with _internal():
             layers = [name or type(layer).__name__ for name, layer in module.named_modules()
                       if layer.training and _mode_dependent(layer)]
-        site.add("module-mode", model=site.probe, training=module.training, count=len(layers),
+        if module.training and not layers and len(self.mode_reads) < 64:
+            self.mode_reads.append((frame, site))  # a functional dropout reading `self.training` may show it
+        site.add("module-mode", model=name, training=module.training, count=len(layers),
                  layers=", ".join(f"`{name}`" for name in layers[:4]) + (" …" if len(layers) > 4 else ""))
+
+    def _functional_mode(self, name: str, args, kwargs) -> None:
+        """TL414: ``F.dropout(x, p, training=True)`` (or ``F.batch_norm`` with ``training=True``)
+        running below a flagged statement whose module was read in training mode: the
+        module's own forward passes ``self.training`` on, so it behaves as in training."""
+        position, p_position = _TRAINING_FUNCTIONALS[name]
+        training = kwargs.get("training", args[position] if len(args) > position else name != "batch_norm")
+        p = kwargs.get("p", args[p_position] if p_position is not None and len(args) > p_position else 0.5)
+        if training is not True or p_position is not None and not (isinstance(p, (int, float)) and p > 0):
+            return
+        stack = set()
+        frame = sys._getframe(1)
+        while frame is not None:
+            stack.add(id(frame))
+            frame = frame.f_back
+        where = self.locator.here()
+        for frame, site in self.mode_reads:
+            if id(frame) in stack and site.stmt_line <= frame.f_lineno <= site.end_line \
+                    and not site.has("functional-mode"):
+                site.add("functional-mode", function=f"F.{name}", line=where.line if where is not None else None)
 
     def check_layer_holders(self) -> None:
         """TL418, at the end of the run: the layers each flagged attribute holds (in lists,
@@ -878,6 +906,15 @@ class Monitor:
 
 
 _MISSING = object()
+
+
+# The functionals that act as in training mode when given `training=True`: the position of
+# `training`, and of the drop probability (None: none).
+_TRAINING_FUNCTIONALS = {
+    **{name: (2, 1) for name in ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
+                                  "feature_alpha_dropout")},
+    "batch_norm": (5, None),
+}
 
 
 def _mode_dependent(layer: torch.nn.Module) -> bool:

@@ -88,13 +88,30 @@ class FilePlan:
     def _forward_module(self, diagnostic: Diagnostic, statement: ast.stmt) -> Optional[str]:
         line = self.lines[diagnostic.row - 1] if diagnostic.row <= len(self.lines) else ""
         start = (diagnostic.row, _byte_column(line, diagnostic.column))
-        for node in ast.walk(statement):
-            if isinstance(node, ast.Call) and (node.lineno, node.col_offset) == start:
-                func = node.func
-                if isinstance(func, ast.Attribute) and func.attr == "forward":
-                    func = func.value
-                return _dotted(func)
-        return None
+        # `model(x).argmax(1)` starts where `model(x)` does: the call that also ends where
+        # the finding ends, else the innermost one.
+        calls = [node for node in ast.walk(statement) if isinstance(node, ast.Call)
+                 and (node.lineno, node.col_offset) == start]
+        end_line = self.lines[diagnostic.end_row - 1] if diagnostic.end_row <= len(self.lines) else ""
+        end = (diagnostic.end_row, _byte_column(end_line, diagnostic.end_column))
+        calls.sort(key=lambda node: ((node.end_lineno, node.end_col_offset) != end,
+                                     (node.end_lineno or 0, node.end_col_offset or 0)))
+        if not calls:
+            return None
+        node = calls[0]
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "forward":
+            func = func.value
+        # `model(x)`; or, for a call that hands the model to the function that evaluates it
+        # (`predict(model, x)`, `model.predict(x)`), the first of its receiver and arguments
+        # that holds a module when the line starts.
+        candidates = [func]
+        if isinstance(func, ast.Attribute):
+            candidates.append(func.value)
+        candidates += [arg for arg in node.args if not isinstance(arg, ast.Starred)]
+        candidates += [keyword.value for keyword in node.keywords if keyword.arg is not None]
+        names = [name for name in map(_dotted, candidates) if name]
+        return "|".join(dict.fromkeys(names)) or None
 
     def _division(self, diagnostic: Diagnostic, statement: ast.stmt) -> Optional[str]:
         """``dividend|divisor`` of a TL220 division, each a dotted name or an integer, for the
