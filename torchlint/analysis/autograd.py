@@ -157,6 +157,9 @@ class ModuleBehaviour:
     saves_output: Optional[str] = None
     saver: Optional[cst.CSTNode] = None  # the layer whose result is saved
     writes_input: Optional[cst.Call] = None
+    # What its first layer keeps of its input (the torch facts' letters): "i" the input when it
+    # requires grad, "c" when it does not (a layer with parameters saves it for their gradients).
+    saves_input: str = ""
 
 
 @dataclass(frozen=True)
@@ -662,6 +665,11 @@ class AutogradModel:
                 items.append(call.args[0].value)
         return items
 
+    def module_behaviour(self, module: cst.BaseExpression) -> Optional[ModuleBehaviour]:
+        """What calling the module ``module`` (``self.block``, a name, a construction) does to
+        autograd: whether it saves its output, keeps its input, writes its input (None: unknown)."""
+        return self._behaviour(module)
+
     def _behaviour(self, expression: cst.BaseExpression, depth: int = 0) -> Optional[ModuleBehaviour]:
         """What calling the module ``expression`` evaluates to does (None: unknown)."""
         key = id(expression)
@@ -687,7 +695,7 @@ class AutogradModel:
             cls = self._self_class(expression.value)
             if cls is None:
                 return None
-            values = [a.value for a in cls.assignments(expression.attr.value) if a.value is not None and not a.path]
+            values = [a.value for a in _held(cls, expression)]
         return _agreed([self._behaviour(value, depth + 1) for value in values])
 
     def _construction_behaviour(self, call: cst.Call, depth: int) -> Optional[ModuleBehaviour]:
@@ -696,18 +704,21 @@ class AutogradModel:
             layers = [self._behaviour(element, depth + 1) for element in self._sequence(call)]
             if not layers or any(layer is None for layer in layers):
                 return None
-            return ModuleBehaviour(layers[-1].saves_output, layers[-1].saver, layers[0].writes_input)
+            return ModuleBehaviour(layers[-1].saves_output, layers[-1].saver, layers[0].writes_input,
+                                   layers[0].saves_input)
         if qualname is not None and torch_api.is_module_class(qualname):
             fact = torch_facts.fact(qualname)
             inplace = torch_api.inplace_argument(call, qualname) is not None
             if fact is None or fact.saves is None:  # what it saves is not known: not its output, then
                 return ModuleBehaviour(None, None, call if inplace else None)
             name = qualname.rsplit(".", 1)[-1]
+            # Working in place, what it would keep of its input is its output.
+            keeps = "" if inplace else "".join(letter for letter in "ic" if letter in fact.saves.lower())
             if "o" in fact.saves.lower() or inplace and "i" in fact.saves.lower():
                 why = f"`nn.{name}` saves its output for backward" if "o" in fact.saves.lower() else \
                     f"`nn.{name}` working in place saves its output for backward"
-                return ModuleBehaviour(why, call, call if inplace else None)
-            return ModuleBehaviour(None, None, call if inplace else None)
+                return ModuleBehaviour(why, call, call if inplace else None, keeps)
+            return ModuleBehaviour(None, None, call if inplace else None, keeps)
         value = self.inference.infer(call.func)
         if value is None:
             return None
@@ -1258,9 +1269,36 @@ def _agreed(behaviours: list) -> Optional[ModuleBehaviour]:
         return None
     saves = all(b.saves_output for b in behaviours)
     writes = all(b.writes_input is not None for b in behaviours)
+    keeps = "".join(letter for letter in "ic" if all(letter in b.saves_input for b in behaviours))
     first = behaviours[0]
     return ModuleBehaviour(first.saves_output if saves else None, first.saver if saves else None,
-                           first.writes_input if writes else None)
+                           first.writes_input if writes else None, keeps)
+
+
+def _held(cls: ClassInfo, attribute: cst.Attribute) -> list:
+    """The assignments whose value ``self.<name>`` may hold where ``attribute`` reads it: inside
+    ``self.conv = nn.Sequential(self.conv, ..)`` the one before; when every assignment is a
+    plain statement of one method (``__init__`` building, then wrapping a layer) the last one;
+    else all of them."""
+    assignments = [a for a in cls.assignments(attribute.attr.value) if a.value is not None and not a.path]
+    for index, assignment in enumerate(assignments):
+        if assignment.value.start <= attribute.start < assignment.value.end:
+            return assignments[index - 1:index] if index else []
+    if len(assignments) > 1 and all(a.function is assignments[0].function and _plain_statement(a.node)
+                                    for a in assignments):
+        return assignments[-1:]
+    return assignments
+
+
+def _plain_statement(node: cst.CSTNode) -> bool:
+    """``node`` is (in) a statement of its function's own body, not under ``if``/``for``/``try``."""
+    current = node
+    while current is not None and not isinstance(current, cst.SimpleStatementLine):
+        current = current.parent
+    if current is None:
+        return False
+    block = current.parent
+    return isinstance(block, cst.IndentedBlock) and isinstance(block.parent, cst.FunctionDef)
 
 
 def _bound_in(scope: Scope, name: str, container: cst.CSTNode) -> bool:

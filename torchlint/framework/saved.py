@@ -25,11 +25,15 @@ from torchlint.syntax.walk import iter_nodes
 from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.semantic import Binding, BindingKind
 from torchlint.analysis.values import Kind
-from torchlint.framework.writes import Write, find_write, written_through_alias
+from torchlint.framework.writes import Write, basic_index, find_write, written_through_alias
 
 if TYPE_CHECKING:
     from torchlint.framework.context import FileContext
 
+# Methods and attributes whose result is a view of the receiver, that autograd tracks (not
+# `.detach()`, `.data`: writes through those are the aliasing rules').
+_VIEW_METHODS = torch_facts.methods(aliasing="view", returns="tensor") - {"detach"}
+_VIEW_ATTRIBUTES = torch_facts.properties(aliasing="view") - {"data"}
 _OPERATORS = {cst.Multiply: "mul", cst.Divide: "div", cst.MatrixMultiply: "matmul", cst.Power: "pow",
               cst.Add: "add", cst.Subtract: "sub"}
 
@@ -191,12 +195,17 @@ def _letters(ctx: "FileContext", operation: cst.CSTNode) -> Optional[tuple[str, 
             operands = [func.value, *arguments]
         else:
             module = ctx.infer(func)
-            if module is None or module.kind is not Kind.MODULE or module.qualname is None:
+            if module is None or module.kind is not Kind.MODULE or not arguments:
                 return None
-            fact = torch_facts.fact(module.qualname)
+            fact = torch_facts.fact(module.qualname) if module.qualname is not None else None
             # A module's letters: "i"/"c" its input (requiring grad or not), "o" its output.
-            return (fact.saves.replace("O", "o").replace("I", "i"), arguments[:1]) \
-                if fact is not None and fact.saves and arguments else None
+            if fact is not None and fact.saves and module.qualname != "torch.nn.Sequential":
+                return fact.saves.replace("O", "o").replace("I", "i"), arguments[:1]
+            # A container or a module of the project: what its layers do, as built.
+            behaviour = ctx.autograd.module_behaviour(func)
+            if behaviour is None or not (behaviour.saves_output or behaviour.saves_input):
+                return None
+            return ("o" if behaviour.saves_output else "") + behaviour.saves_input, arguments[:1]
     else:
         return None
     if fact is None or not fact.saves or fact.saves in ("-", "n"):
@@ -233,23 +242,26 @@ def _saves_result(ctx: "FileContext", operation: cst.CSTNode) -> bool:
 def _view_of(ctx: "FileContext", load: cst.Name) -> cst.BaseExpression:
     """The outermost expression around ``load`` that is a view of its tensor (``x[0, :]``,
     ``x.transpose(1, 2)``, ``x.t()[0]``), or ``load`` itself: a view shares the tensor's
-    storage and its version counter, so an operation that saves the view saves ``load``."""
-    from torchlint.framework.aliases import alias_of  # aliases builds on this module
-
+    storage and its version counter, so an operation that saves the view saves ``load``.
+    When ``load`` is not known to be a tensor (a parameter), only what a layer is then
+    called on asks this: a tensor, then."""
     current: cst.BaseExpression = load
     while True:
         parent = ctx.parent(current)
         if isinstance(parent, cst.Attribute) and parent.value is current:
             call = ctx.parent(parent)
-            candidate = call if isinstance(call, cst.Call) and call.func is parent else parent
-        elif isinstance(parent, cst.Subscript) and parent.value is current:
-            candidate = parent
+            if isinstance(call, cst.Call) and call.func is parent:
+                if parent.attr.value not in _VIEW_METHODS:
+                    return current
+                current = call
+            elif parent.attr.value in _VIEW_ATTRIBUTES:
+                current = parent
+            else:
+                return current
+        elif isinstance(parent, cst.Subscript) and parent.value is current and basic_index(ctx, parent):
+            current = parent
         else:
             return current
-        alias = alias_of(ctx, candidate)
-        if alias is None or alias[0] is not load or alias[1] != "view":
-            return current
-        current = candidate
 
 
 def _saves_input(ctx: "FileContext", load: cst.Name) -> Optional[cst.CSTNode]:
@@ -272,13 +284,24 @@ def _saves_input(ctx: "FileContext", load: cst.Name) -> Optional[cst.CSTNode]:
         return None
     letters = found[0]
     value = ctx.tensor(operand)
-    if value is None or not _in_graph(ctx, operation):
+    if not _in_graph(ctx, operation):
         return None
+    if value is None:
+        # A layer that keeps its input whether it requires grad or not (its parameters need
+        # it): what it is called on is a tensor, and it is kept.
+        return operation if "i" in letters and "c" in letters and _module_call(ctx, operation) else None
     if value.attached is True and "i" in letters:
         return operation
     if value.attached is False and "c" in letters:
         return operation
     return None
+
+
+def _module_call(ctx: "FileContext", operation: cst.CSTNode) -> bool:
+    if not isinstance(operation, cst.Call):
+        return False
+    module = ctx.infer(operation.func)
+    return module is not None and module.kind is Kind.MODULE
 
 
 def has_backward(ctx: "FileContext", scope) -> bool:
@@ -293,8 +316,15 @@ def _backward_calls(ctx: "FileContext", scope) -> list[cst.CSTNode]:
     if "forward_returns" not in ctx.cache:
         found: dict[int, list[cst.CSTNode]] = {}
         for candidate in ctx.model.scopes:
-            if _trained_method(ctx, candidate.function) and candidate.function.returns:
-                found.setdefault(id(candidate.node), []).extend(value.parent for value in candidate.function.returns)
+            function = candidate.function
+            if not _trained_method(ctx, function) or not function.returns:
+                continue
+            found.setdefault(id(candidate.node), []).extend(value.parent for value in function.returns)
+            # `return self.extract_features(x)`: what that method returns is the module's output.
+            for value in function.returns:
+                method = _own_method(function, value)
+                if method is not None and method.returns:
+                    found.setdefault(id(method.node), []).extend(inner.parent for inner in method.returns)
         ctx.cache["forward_returns"] = found
     calls = [backward.node for backward in ctx.autograd.backwards(scope) if backward.via is None]
     return calls + ctx.cache["forward_returns"].get(id(scope.node), [])
@@ -309,6 +339,15 @@ def _trained_method(ctx: "FileContext", function) -> bool:
         return False
     base = ctx.inference.torch_base(function.cls)
     return base is not None and torch_api.is_module_class(base)
+
+
+def _own_method(function, value: cst.BaseExpression):
+    """The method of ``function``'s class that ``value`` calls on ``self`` (``self.encode(x)``)."""
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+            and isinstance(value.func.value, cst.Name) and value.func.value.value == function.self_name):
+        return None
+    method = function.cls.methods.get(value.func.attr.value)
+    return method if method is not None and method is not function and method.kind == "method" else None
 
 
 def _backward_tensor(node) -> cst.BaseExpression:
