@@ -698,8 +698,22 @@ class AutogradModel:
             values = [a.value for a in _held(cls, expression)]
         return _agreed([self._behaviour(value, depth + 1) for value in values])
 
-    def _construction_behaviour(self, call: cst.Call, depth: int) -> Optional[ModuleBehaviour]:
-        qualname = self.inference.qualname(call.func)
+    def _construction_behaviour(self, call: cst.Call, depth: int,
+                                func: Optional[cst.BaseExpression] = None) -> Optional[ModuleBehaviour]:
+        """What the module ``call`` builds does; ``func`` is the class called when ``call.func``
+        names it indirectly (an entry of a dict of classes)."""
+        func = call.func if func is None else func
+        if isinstance(func, cst.Subscript):
+            keys, classes = self._keyed_classes(func)
+            found = _agreed([self._construction_behaviour(call, depth + 1, cls) for cls in classes]) \
+                if classes and depth < _MAX_MODULE_DEPTH else None
+            if found is None or not found.saves_output:
+                return found
+            said = " or ".join(f'"{key}"' for key in keys)
+            why = f"{found.saves_output}: `{self.analysis.snippet(func)}` is that class, the key being {said} " \
+                  f"where it is built"
+            return ModuleBehaviour(why, found.saver, found.writes_input, found.saves_input)
+        qualname = self.inference.qualname(func)
         if qualname == "torch.nn.Sequential":
             layers = [self._behaviour(element, depth + 1) for element in self._sequence(call)]
             if not layers or any(layer is None for layer in layers):
@@ -719,7 +733,7 @@ class AutogradModel:
                     f"`nn.{name}` working in place saves its output for backward"
                 return ModuleBehaviour(why, call, call if inplace else None, keeps)
             return ModuleBehaviour(None, None, call if inplace else None, keeps)
-        value = self.inference.infer(call.func)
+        value = self.inference.infer(func)
         if value is None:
             return None
         if value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo):
@@ -727,6 +741,56 @@ class AutogradModel:
         if value.kind is Kind.FUNCTION and value.function is not None and value.function.model is self.model:
             return _agreed([self._behaviour(returned, depth + 1) for returned in value.function.returns])
         return None
+
+    def _keyed_classes(self, entry: cst.Subscript) -> tuple[list[str], list[cst.BaseExpression]]:
+        """``ACTIVATIONS[activation]``: the entries of a dict written out in this module under the
+        keys ``activation`` can be (a string, or a parameter given strings by every call of its
+        function, or else its default), with those keys; nothing when not known."""
+        table = self._string_dict(entry.value)
+        if table is None or len(entry.slice) != 1 or not isinstance(entry.slice[0].slice, cst.Index):
+            return [], []
+        keys = sorted(self._strings(entry.slice[0].slice.value))
+        if not keys or any(key not in table for key in keys):
+            return [], []
+        return keys, [table[key] for key in keys]
+
+    def _string_dict(self, expression: cst.BaseExpression) -> Optional[dict[str, cst.BaseExpression]]:
+        if not isinstance(expression, cst.Name):
+            return None
+        bindings = self.model.resolve(expression)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
+                or not isinstance(bindings[0].value, cst.Dict):
+            return None
+        table: dict[str, cst.BaseExpression] = {}
+        for element in bindings[0].value.elements:
+            if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.SimpleString):
+                return None
+            table[element.key.evaluated_value] = element.value
+        return table
+
+    def _strings(self, expression: cst.BaseExpression) -> set[str]:
+        """The strings ``expression`` can be: a literal, or a parameter as its calls give it."""
+        if isinstance(expression, cst.SimpleString):
+            return {expression.evaluated_value}
+        if not isinstance(expression, cst.Name):
+            return set()
+        bindings = self.model.resolve(expression)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM or not isinstance(bindings[0].node, cst.Param):
+            return set()
+        param, function = bindings[0].node, bindings[0].definition
+        calls = self.analysis.grad_flow.call_sites(function) if function is not None else []
+        if not calls:
+            return set()  # never called here: what it is given is not known
+        found: set[str] = set()
+        for call in calls:
+            if any(arg.star for arg in call.args):
+                return set()
+            passed = _passed(call, function, param.name.value)
+            value = passed if passed is not None else param.default
+            if not isinstance(value, cst.SimpleString):
+                return set()
+            found.add(value.evaluated_value)
+        return found
 
     def _class_behaviour(self, cls: ClassInfo, depth: int) -> Optional[ModuleBehaviour]:
         """A module class of this file: its output is saved when every value its
@@ -763,8 +827,10 @@ class AutogradModel:
                 return ModuleBehaviour(f"`{self.analysis.snippet(func)}` saves its result for backward", value, None)
             return None
         module = self.inference.infer(func)
-        if module is None or module.kind is not Kind.MODULE:
+        if module is not None and module.kind is not Kind.MODULE:
             return None
+        # A module the inference does not follow (`self.act = ACTIVATIONS[name]()`) is known
+        # by its construction, when that is.
         return self._behaviour(func, depth + 1)
 
     # --- training code called while gradients are off ------------------------------------------
@@ -1383,6 +1449,24 @@ def _arguments(call: cst.Call, function) -> dict[str, cst.BaseExpression]:
             found[names[position]] = arg.value
             position += 1
     return found
+
+
+def _passed(call: cst.Call, function, name: str) -> Optional[cst.BaseExpression]:
+    """What ``call`` passes for the parameter ``name`` of ``function`` (``Cls(..)`` for an
+    ``__init__``, ``obj.method(..)``: after ``self``)."""
+    names = [param.name.value for param in function.positional_params()]
+    if function.kind == "method" and names:
+        names = names[1:]
+    position = 0
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value == name:
+                return arg.value
+        elif position < len(names):
+            if names[position] == name:
+                return arg.value
+            position += 1
+    return None
 
 
 def _parameter_names(function) -> set[str]:
