@@ -258,8 +258,9 @@ def _view_of(ctx: "FileContext", load: cst.Name) -> cst.BaseExpression:
                 current = parent
             else:
                 return current
-        elif isinstance(parent, cst.Subscript) and parent.value is current and basic_index(ctx, parent):
-            current = parent
+        elif isinstance(parent, cst.Subscript) and parent.value is current and basic_index(ctx, parent) \
+                and (ctx.tensor(current) is not None or all(isinstance(e.slice, cst.Slice) for e in parent.slice)):
+            current = parent  # (a dict's `d["key"]` is no view: unknown, only slices say tensor)
         else:
             return current
 

@@ -31,7 +31,7 @@ class SavedTensorInplace(Rule):
         "backward through them raises RuntimeError \"modified by an inplace operation\"{when}; drop `inplace=True`"
     )
     fix = Applicability.SAFE
-    requires = (r"backward|autograd\.grad|\bforward\b", r"_\s*\(|[-+*/%&|^@<>]=|\]|\binplace\b|\.step\s*\(")
+    requires = (r"backward|autograd\.grad|\bforward\b|\b__call__\b", r"_\s*\(|[-+*/%&|^@<>]=|\]|\binplace\b|\.step\s*\(")
     references = (
         ("Autograd mechanics: in-place operations",
          "https://pytorch.org/docs/stable/notes/autograd.html#in-place-operations-with-autograd"),
