@@ -344,7 +344,11 @@ FUNCTIONAL_PATTERNS = [(_positive(3, 4), _positive(5, 4), _positive(5)), (_posit
                        (_positive(1, 2, 5, 5), 2), (_positive(3, 4), 1)]
 MODULE_BUILDS = [((), (_positive(3, 4),)), ((4, 5), (_positive(3, 4),)), ((2, 3, 3), (_positive(1, 2, 5, 5),)),
                  ((2,), (_positive(3, 2, 5, 5),)), ((2,), (_positive(3, 2, 5),)), ((4,), (_positive(3, 4),)),
-                 ((1,), (_positive(3, 4),)), ((2,), (_positive(1, 2, 5, 5),))]
+                 ((1,), (_positive(3, 4),)), ((2,), (_positive(1, 2, 5, 5),)),
+                 # 1-d and 3-d layers (`Conv1d`, `Conv3d`, `BatchNorm3d`): what they save decides
+                 # whether an in-place write to their input breaks the backward
+                 ((2, 3, 3), (_positive(1, 2, 5),)), ((2, 3, 3), (_positive(1, 2, 5, 5, 5),)),
+                 ((2,), (_positive(1, 2, 5, 5, 5),))]
 
 
 def module_saves(cls):

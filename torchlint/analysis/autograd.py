@@ -154,6 +154,9 @@ class ModuleBehaviour:
     saves_output: Optional[str] = None
     saver: Optional[cst.CSTNode] = None  # the layer whose result is saved
     writes_input: Optional[cst.Call] = None
+    # What its first layer keeps of its input (the torch facts' letters): "i" the input when it
+    # requires grad, "c" when it does not (a layer with parameters saves it for their gradients).
+    saves_input: str = ""
 
 
 @dataclass(frozen=True)
@@ -659,6 +662,11 @@ class AutogradModel:
                 items.append(call.args[0].value)
         return items
 
+    def module_behaviour(self, module: cst.BaseExpression) -> Optional[ModuleBehaviour]:
+        """What calling the module ``module`` (``self.block``, a name, a construction) does to
+        autograd: whether it saves its output, keeps its input, writes its input (None: unknown)."""
+        return self._behaviour(module)
+
     def _behaviour(self, expression: cst.BaseExpression, depth: int = 0) -> Optional[ModuleBehaviour]:
         """What calling the module ``expression`` evaluates to does (None: unknown)."""
         key = id(expression)
@@ -684,28 +692,45 @@ class AutogradModel:
             cls = self._self_class(expression.value)
             if cls is None:
                 return None
-            values = [a.value for a in cls.assignments(expression.attr.value) if a.value is not None and not a.path]
+            values = [a.value for a in _held(cls, expression)]
         return _agreed([self._behaviour(value, depth + 1) for value in values])
 
-    def _construction_behaviour(self, call: cst.Call, depth: int) -> Optional[ModuleBehaviour]:
-        qualname = self.inference.qualname(call.func)
+    def _construction_behaviour(self, call: cst.Call, depth: int,
+                                func: Optional[cst.BaseExpression] = None) -> Optional[ModuleBehaviour]:
+        """What the module ``call`` builds does; ``func`` is the class called when ``call.func``
+        names it indirectly (an entry of a dict of classes)."""
+        func = call.func if func is None else func
+        if isinstance(func, cst.Subscript):
+            keys, classes = self._keyed_classes(func)
+            found = _agreed([self._construction_behaviour(call, depth + 1, cls) for cls in classes]) \
+                if classes and depth < _MAX_MODULE_DEPTH else None
+            if found is None or not found.saves_output:
+                return found
+            said = " or ".join(f'"{key}"' for key in keys)
+            why = f"{found.saves_output}: `{self.analysis.snippet(func)}` is that class, the key being {said} " \
+                  f"where it is built"
+            return ModuleBehaviour(why, found.saver, found.writes_input, found.saves_input)
+        qualname = self.inference.qualname(func)
         if qualname == "torch.nn.Sequential":
             layers = [self._behaviour(element, depth + 1) for element in self._sequence(call)]
             if not layers or any(layer is None for layer in layers):
                 return None
-            return ModuleBehaviour(layers[-1].saves_output, layers[-1].saver, layers[0].writes_input)
+            return ModuleBehaviour(layers[-1].saves_output, layers[-1].saver, layers[0].writes_input,
+                                   layers[0].saves_input)
         if qualname is not None and torch_api.is_module_class(qualname):
             fact = torch_facts.fact(qualname)
             inplace = torch_api.inplace_argument(call, qualname) is not None
             if fact is None or fact.saves is None:  # what it saves is not known: not its output, then
                 return ModuleBehaviour(None, None, call if inplace else None)
             name = qualname.rsplit(".", 1)[-1]
+            # Working in place, what it would keep of its input is its output.
+            keeps = "" if inplace else "".join(letter for letter in "ic" if letter in fact.saves.lower())
             if "o" in fact.saves.lower() or inplace and "i" in fact.saves.lower():
                 why = f"`nn.{name}` saves its output for backward" if "o" in fact.saves.lower() else \
                     f"`nn.{name}` working in place saves its output for backward"
-                return ModuleBehaviour(why, call, call if inplace else None)
-            return ModuleBehaviour(None, None, call if inplace else None)
-        value = self.inference.infer(call.func)
+                return ModuleBehaviour(why, call, call if inplace else None, keeps)
+            return ModuleBehaviour(None, None, call if inplace else None, keeps)
+        value = self.inference.infer(func)
         if value is None:
             return None
         if value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo):
@@ -713,6 +738,56 @@ class AutogradModel:
         if value.kind is Kind.FUNCTION and value.function is not None and value.function.model is self.model:
             return _agreed([self._behaviour(returned, depth + 1) for returned in value.function.returns])
         return None
+
+    def _keyed_classes(self, entry: cst.Subscript) -> tuple[list[str], list[cst.BaseExpression]]:
+        """``ACTIVATIONS[activation]``: the entries of a dict written out in this module under the
+        keys ``activation`` can be (a string, or a parameter given strings by every call of its
+        function, or else its default), with those keys; nothing when not known."""
+        table = self._string_dict(entry.value)
+        if table is None or len(entry.slice) != 1 or not isinstance(entry.slice[0].slice, cst.Index):
+            return [], []
+        keys = sorted(self._strings(entry.slice[0].slice.value))
+        if not keys or any(key not in table for key in keys):
+            return [], []
+        return keys, [table[key] for key in keys]
+
+    def _string_dict(self, expression: cst.BaseExpression) -> Optional[dict[str, cst.BaseExpression]]:
+        if not isinstance(expression, cst.Name):
+            return None
+        bindings = self.model.resolve(expression)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
+                or not isinstance(bindings[0].value, cst.Dict):
+            return None
+        table: dict[str, cst.BaseExpression] = {}
+        for element in bindings[0].value.elements:
+            if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.SimpleString):
+                return None
+            table[element.key.evaluated_value] = element.value
+        return table
+
+    def _strings(self, expression: cst.BaseExpression) -> set[str]:
+        """The strings ``expression`` can be: a literal, or a parameter as its calls give it."""
+        if isinstance(expression, cst.SimpleString):
+            return {expression.evaluated_value}
+        if not isinstance(expression, cst.Name):
+            return set()
+        bindings = self.model.resolve(expression)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM or not isinstance(bindings[0].node, cst.Param):
+            return set()
+        param, function = bindings[0].node, bindings[0].definition
+        calls = self.analysis.grad_flow.call_sites(function) if function is not None else []
+        if not calls:
+            return set()  # never called here: what it is given is not known
+        found: set[str] = set()
+        for call in calls:
+            if any(arg.star for arg in call.args):
+                return set()
+            passed = _passed(call, function, param.name.value)
+            value = passed if passed is not None else param.default
+            if not isinstance(value, cst.SimpleString):
+                return set()
+            found.add(value.evaluated_value)
+        return found
 
     def _class_behaviour(self, cls: ClassInfo, depth: int) -> Optional[ModuleBehaviour]:
         """A module class of this file: its output is saved when every value its
@@ -749,8 +824,10 @@ class AutogradModel:
                 return ModuleBehaviour(f"`{self.analysis.snippet(func)}` saves its result for backward", value, None)
             return None
         module = self.inference.infer(func)
-        if module is None or module.kind is not Kind.MODULE:
+        if module is not None and module.kind is not Kind.MODULE:
             return None
+        # A module the inference does not follow (`self.act = ACTIVATIONS[name]()`) is known
+        # by its construction, when that is.
         return self._behaviour(func, depth + 1)
 
     # --- training code called while gradients are off ------------------------------------------
@@ -1270,9 +1347,36 @@ def _agreed(behaviours: list) -> Optional[ModuleBehaviour]:
         return None
     saves = all(b.saves_output for b in behaviours)
     writes = all(b.writes_input is not None for b in behaviours)
+    keeps = "".join(letter for letter in "ic" if all(letter in b.saves_input for b in behaviours))
     first = behaviours[0]
     return ModuleBehaviour(first.saves_output if saves else None, first.saver if saves else None,
-                           first.writes_input if writes else None)
+                           first.writes_input if writes else None, keeps)
+
+
+def _held(cls: ClassInfo, attribute: cst.Attribute) -> list:
+    """The assignments whose value ``self.<name>`` may hold where ``attribute`` reads it: inside
+    ``self.conv = nn.Sequential(self.conv, ..)`` the one before; when every assignment is a
+    plain statement of one method (``__init__`` building, then wrapping a layer) the last one;
+    else all of them."""
+    assignments = [a for a in cls.assignments(attribute.attr.value) if a.value is not None and not a.path]
+    for index, assignment in enumerate(assignments):
+        if assignment.value.start <= attribute.start < assignment.value.end:
+            return assignments[index - 1:index] if index else []
+    if len(assignments) > 1 and all(a.function is assignments[0].function and _plain_statement(a.node)
+                                    for a in assignments):
+        return assignments[-1:]
+    return assignments
+
+
+def _plain_statement(node: cst.CSTNode) -> bool:
+    """``node`` is (in) a statement of its function's own body, not under ``if``/``for``/``try``."""
+    current = node
+    while current is not None and not isinstance(current, cst.SimpleStatementLine):
+        current = current.parent
+    if current is None:
+        return False
+    block = current.parent
+    return isinstance(block, cst.IndentedBlock) and isinstance(block.parent, cst.FunctionDef)
 
 
 def _bound_in(scope: Scope, name: str, container: cst.CSTNode) -> bool:
@@ -1357,6 +1461,24 @@ def _arguments(call: cst.Call, function) -> dict[str, cst.BaseExpression]:
             found[names[position]] = arg.value
             position += 1
     return found
+
+
+def _passed(call: cst.Call, function, name: str) -> Optional[cst.BaseExpression]:
+    """What ``call`` passes for the parameter ``name`` of ``function`` (``Cls(..)`` for an
+    ``__init__``, ``obj.method(..)``: after ``self``)."""
+    names = [param.name.value for param in function.positional_params()]
+    if function.kind == "method" and names:
+        names = names[1:]
+    position = 0
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value == name:
+                return arg.value
+        elif position < len(names):
+            if names[position] == name:
+                return arg.value
+            position += 1
+    return None
 
 
 def _parameter_names(function) -> set[str]:

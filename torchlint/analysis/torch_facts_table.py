@@ -1117,7 +1117,7 @@ torch.nn.BCELoss                                        module_class tensor  nev
 torch.nn.BCEWithLogitsLoss                              module_class tensor  never   none       none     - 0 1 0 -        -    -       0
 torch.nn.BatchNorm1d                                    module_class tensor  never   none       none     - 0 0 0 -        ci   -       1
 torch.nn.BatchNorm2d                                    module_class tensor  never   none       none     - 0 0 0 -        ci   -       1
-torch.nn.BatchNorm3d                                    module_class tensor  never   none       none     - 0 0 0 -        -    -       1
+torch.nn.BatchNorm3d                                    module_class tensor  never   none       none     - 0 0 0 -        ci   -       1
 torch.nn.Bilinear                                       module_class tensor  never   none       none     - 0 0 0 -        -    -       1
 torch.nn.CELU                                           module_class tensor  never   maybe_self none     - 0 0 0 -        i    -       0
 torch.nn.CTCLoss                                        module_class tensor  never   none       none     - 0 1 0 -        -    -       0
@@ -1129,12 +1129,12 @@ torch.nn.ConstantPad1d                                  module_class tensor  nev
 torch.nn.ConstantPad2d                                  module_class tensor  never   none       none     - 0 0 0 -        n    -       0
 torch.nn.ConstantPad3d                                  module_class tensor  never   none       none     - 0 0 0 -        -    -       0
 torch.nn.Container                                      module_class tensor  never   none       none     - 0 0 0 -        -    -       0
-torch.nn.Conv1d                                         module_class tensor  never   none       none     - 0 0 0 -        -    -       1
+torch.nn.Conv1d                                         module_class tensor  never   none       none     - 0 0 0 -        ci   -       1
 torch.nn.Conv2d                                         module_class tensor  never   none       none     - 0 0 0 -        ci   -       1
-torch.nn.Conv3d                                         module_class tensor  never   none       none     - 0 0 0 -        -    -       1
-torch.nn.ConvTranspose1d                                module_class tensor  never   none       none     - 0 0 0 -        -    -       1
+torch.nn.Conv3d                                         module_class tensor  never   none       none     - 0 0 0 -        ci   -       1
+torch.nn.ConvTranspose1d                                module_class tensor  never   none       none     - 0 0 0 -        ci   -       1
 torch.nn.ConvTranspose2d                                module_class tensor  never   none       none     - 0 0 0 -        ci   -       1
-torch.nn.ConvTranspose3d                                module_class tensor  never   none       none     - 0 0 0 -        -    -       1
+torch.nn.ConvTranspose3d                                module_class tensor  never   none       none     - 0 0 0 -        ci   -       1
 torch.nn.CosineEmbeddingLoss                            module_class tensor  never   none       none     - 0 1 0 -        -    -       0
 torch.nn.CosineSimilarity                               module_class tensor  never   none       none     - 0 0 0 -        -    -       0
 torch.nn.CrossEntropyLoss                               module_class tensor  never   none       none     - 0 1 0 -        -    -       0
@@ -1170,9 +1170,9 @@ torch.nn.InstanceNorm2d                                 module_class tensor  nev
 torch.nn.InstanceNorm3d                                 module_class tensor  never   none       none     - 0 0 0 -        n    -       0
 torch.nn.KLDivLoss                                      module_class tensor  never   none       none     - 0 1 0 -        -    -       0
 torch.nn.L1Loss                                         module_class tensor  never   none       none     - 0 1 0 -        -    -       0
-torch.nn.LPPool1d                                       module_class tensor  never   none       none     - 0 0 0 -        -    -       0
+torch.nn.LPPool1d                                       module_class tensor  never   none       none     - 0 0 0 -        i    -       0
 torch.nn.LPPool2d                                       module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.LPPool3d                                       module_class tensor  never   none       none     - 0 0 0 -        -    -       0
+torch.nn.LPPool3d                                       module_class tensor  never   none       none     - 0 0 0 -        i    -       0
 torch.nn.LSTM                                           module_class tuple   never   none       none     - 0 0 0 -        n    -       1
 torch.nn.LSTMCell                                       module_class tuple   never   none       none     - 0 0 0 -        ci   -       1
 torch.nn.LayerNorm                                      module_class tensor  never   none       none     - 0 0 0 -        ci   -       1
@@ -1230,7 +1230,7 @@ torch.nn.ReLU                                           module_class tensor  nev
 torch.nn.ReLU6                                          module_class tensor  never   maybe_self none     - 0 0 0 -        i    -       0
 torch.nn.ReflectionPad1d                                module_class tensor  never   none       none     - 0 0 0 -        i    -       0
 torch.nn.ReflectionPad2d                                module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.ReflectionPad3d                                module_class tensor  never   none       none     - 0 0 0 -        -    -       0
+torch.nn.ReflectionPad3d                                module_class tensor  never   none       none     - 0 0 0 -        i    -       0
 torch.nn.ReplicationPad1d                               module_class tensor  never   none       none     - 0 0 0 -        i    -       0
 torch.nn.ReplicationPad2d                               module_class tensor  never   none       none     - 0 0 0 -        i    -       0
 torch.nn.ReplicationPad3d                               module_class tensor  never   none       none     - 0 0 0 -        i    -       0

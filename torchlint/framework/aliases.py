@@ -38,7 +38,7 @@ from torchlint.framework import edits
 from torchlint.framework.rule import Applicability, Edit, Fix, Rule
 from torchlint.framework.saved import SavedRead, has_backward, saved_read
 from torchlint.framework.verdicts import CONFIRMED, LATENT, NOT_REPRODUCED, Observation, Verdict, quote
-from torchlint.framework.writes import Write, find_write
+from torchlint.framework.writes import Write, basic_index as _basic_index, find_write
 
 if TYPE_CHECKING:
     from torchlint.framework.context import FileContext
@@ -185,26 +185,6 @@ def _tuple_of_views(node: cst.BaseExpression) -> bool:
     """``x.split(2)``, ``x.chunk(2)``, ``x.unbind()``: a tuple of views of ``x``."""
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
         and node.func.attr.value in _TUPLE_VIEW_METHODS
-
-
-def _basic_index(ctx: "FileContext", node: cst.Subscript) -> bool:
-    """Integers, slices, `...` and `None` index a view; anything else may copy."""
-    for element in node.slice:
-        index = element.slice
-        if isinstance(index, cst.Slice):
-            continue
-        value = index.value
-        if isinstance(value, (cst.Integer, cst.Ellipsis)):
-            continue
-        if isinstance(value, cst.Name) and value.value == "None":
-            continue
-        if isinstance(value, cst.UnaryOperation) and isinstance(value.expression, cst.Integer):
-            continue
-        inferred = ctx.infer(value)
-        if inferred is not None and inferred.kind is Kind.OTHER:
-            continue  # an int (a loop counter over range(), a len())
-        return False
-    return True
 
 
 def _aliases(ctx: "FileContext") -> list[Alias]:

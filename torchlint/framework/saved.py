@@ -22,14 +22,18 @@ from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
 from torchlint.syntax.walk import iter_nodes
-from torchlint.analysis import torch_facts
+from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.semantic import Binding, BindingKind
 from torchlint.analysis.values import Kind
-from torchlint.framework.writes import Write, find_write, written_through_alias
+from torchlint.framework.writes import Write, basic_index, find_write, written_through_alias
 
 if TYPE_CHECKING:
     from torchlint.framework.context import FileContext
 
+# Methods and attributes whose result is a view of the receiver, that autograd tracks (not
+# `.detach()`, `.data`: writes through those are the aliasing rules').
+_VIEW_METHODS = torch_facts.methods(aliasing="view", returns="tensor") - {"detach"}
+_VIEW_ATTRIBUTES = torch_facts.properties(aliasing="view") - {"data"}
 _OPERATORS = {cst.Multiply: "mul", cst.Divide: "div", cst.MatrixMultiply: "matmul", cst.Power: "pow",
               cst.Add: "add", cst.Subtract: "sub"}
 
@@ -80,12 +84,14 @@ def saved_writes(ctx: "FileContext") -> list[SavedWrite]:
         return found
     for scope in scopes:
         for name, loads in scope.loads.items():
+            shown: set[int] = set()  # the savers already reported: their first write is the one to change
             for _seq, load in loads:
                 write = find_write(ctx, load)
                 if write is None or written_through_alias(ctx, load, write.node):
                     continue
                 read = saved_read(ctx, ctx.model.resolve(load), write.node, name)
-                if read is not None:
+                if read is not None and id(read.saver) not in shown:
+                    shown.add(id(read.saver))
                     found.append(SavedWrite(write, load, read))
     # A computed result written in place (`F.relu(h.exp(), inplace=True)`, `h.exp().relu_()`):
     # no name to load, so each call or operator is asked, as the loads are.
@@ -137,14 +143,29 @@ def _savers(ctx: "FileContext", bindings: list[Binding], name: str, write: cst.C
                 and value.end <= write.start and _saves_result(ctx, value):
             yield value, "its result"
     scope = bindings[0].scope
+    value = _assigned_value(ctx, write)
     for _seq, load in scope.loads.get(name, ()):
-        if load.end > write.start:
-            break
+        # The value of `x[0] = f(x)` or `x += f(x)` runs before its write, though written after.
+        if load.end > write.start and not (value is not None and value.start <= load.start < value.end):
+            if value is None or load.start >= value.end:
+                break
+            continue
         if not ids & {id(binding) for binding in ctx.model.resolve(load)} or _rebound(scope, name, load, write):
             continue
         operation = _saves_input(ctx, load)
         if operation is not None:
-            yield operation, f"`{name}`"
+            yield operation, f"`{ctx.snippet(_view_of(ctx, load))}`"
+
+
+def _assigned_value(ctx: "FileContext", write: cst.CSTNode) -> Optional[cst.BaseExpression]:
+    """The value of the assignment whose target ``write`` is (``x[0] = v``, ``x += v``)."""
+    parent = ctx.parent(write)
+    if isinstance(parent, cst.AssignTarget):
+        parent = ctx.parent(parent)
+        return parent.value if isinstance(parent, cst.Assign) else None
+    if isinstance(parent, cst.AugAssign) and parent.target is write:
+        return parent.value
+    return None
 
 
 def _rebound(scope, name: str, load: cst.Name, write: cst.CSTNode) -> bool:
@@ -174,12 +195,17 @@ def _letters(ctx: "FileContext", operation: cst.CSTNode) -> Optional[tuple[str, 
             operands = [func.value, *arguments]
         else:
             module = ctx.infer(func)
-            if module is None or module.kind is not Kind.MODULE or module.qualname is None:
+            if module is None or module.kind is not Kind.MODULE or not arguments:
                 return None
-            fact = torch_facts.fact(module.qualname)
+            fact = torch_facts.fact(module.qualname) if module.qualname is not None else None
             # A module's letters: "i"/"c" its input (requiring grad or not), "o" its output.
-            return (fact.saves.replace("O", "o").replace("I", "i"), arguments[:1]) \
-                if fact is not None and fact.saves and arguments else None
+            if fact is not None and fact.saves and module.qualname != "torch.nn.Sequential":
+                return fact.saves.replace("O", "o").replace("I", "i"), arguments[:1]
+            # A container or a module of the project: what its layers do, as built.
+            behaviour = ctx.autograd.module_behaviour(func)
+            if behaviour is None or not (behaviour.saves_output or behaviour.saves_input):
+                return None
+            return ("o" if behaviour.saves_output else "") + behaviour.saves_input, arguments[:1]
     else:
         return None
     if fact is None or not fact.saves or fact.saves in ("-", "n"):
@@ -213,31 +239,70 @@ def _saves_result(ctx: "FileContext", operation: cst.CSTNode) -> bool:
     return found is not None and "o" in found[0] and _in_graph(ctx, operation)
 
 
+def _view_of(ctx: "FileContext", load: cst.Name) -> cst.BaseExpression:
+    """The outermost expression around ``load`` that is a view of its tensor (``x[0, :]``,
+    ``x.transpose(1, 2)``, ``x.t()[0]``), or ``load`` itself: a view shares the tensor's
+    storage and its version counter, so an operation that saves the view saves ``load``.
+    When ``load`` is not known to be a tensor (a parameter), only what a layer is then
+    called on asks this: a tensor, then."""
+    current: cst.BaseExpression = load
+    while True:
+        parent = ctx.parent(current)
+        if isinstance(parent, cst.Attribute) and parent.value is current:
+            call = ctx.parent(parent)
+            if isinstance(call, cst.Call) and call.func is parent:
+                if parent.attr.value not in _VIEW_METHODS:
+                    return current
+                current = call
+            elif parent.attr.value in _VIEW_ATTRIBUTES:
+                current = parent
+            else:
+                return current
+        elif isinstance(parent, cst.Subscript) and parent.value is current and basic_index(ctx, parent) \
+                and (ctx.tensor(current) is not None or all(isinstance(e.slice, cst.Slice) for e in parent.slice)):
+            current = parent  # (a dict's `d["key"]` is no view: unknown, only slices say tensor)
+        else:
+            return current
+
+
 def _saves_input(ctx: "FileContext", load: cst.Name) -> Optional[cst.CSTNode]:
-    """The operation that takes ``load`` as an operand and saves it for backward, if any."""
-    parent = ctx.parent(load)
-    if isinstance(parent, cst.Attribute) and parent.value is load:
+    """The operation that takes ``load`` (or a view of it) as an operand and saves it for
+    backward, if any."""
+    operand = _view_of(ctx, load)
+    parent = ctx.parent(operand)
+    if isinstance(parent, cst.Attribute) and parent.value is operand:
         operation = ctx.parent(parent)
         if not (isinstance(operation, cst.Call) and operation.func is parent):
             return None
-    elif isinstance(parent, cst.Arg) and parent.value is load:
+    elif isinstance(parent, cst.Arg) and parent.value is operand:
         operation = ctx.parent(parent)
     elif isinstance(parent, cst.BinaryOperation):
         operation = parent
     else:
         return None
     found = _letters(ctx, operation)
-    if found is None or not any(operand is load for operand in found[1]):
+    if found is None or not any(each is operand for each in found[1]):
         return None
     letters = found[0]
-    value = ctx.tensor(load)
-    if value is None or not _in_graph(ctx, operation):
+    value = ctx.tensor(operand)
+    if not _in_graph(ctx, operation):
         return None
+    if value is None:
+        # A layer that keeps its input whether it requires grad or not (its parameters need
+        # it): what it is called on is a tensor, and it is kept.
+        return operation if "i" in letters and "c" in letters and _module_call(ctx, operation) else None
     if value.attached is True and "i" in letters:
         return operation
     if value.attached is False and "c" in letters:
         return operation
     return None
+
+
+def _module_call(ctx: "FileContext", operation: cst.CSTNode) -> bool:
+    if not isinstance(operation, cst.Call):
+        return False
+    module = ctx.infer(operation.func)
+    return module is not None and module.kind is Kind.MODULE
 
 
 def has_backward(ctx: "FileContext", scope) -> bool:
@@ -252,11 +317,38 @@ def _backward_calls(ctx: "FileContext", scope) -> list[cst.CSTNode]:
     if "forward_returns" not in ctx.cache:
         found: dict[int, list[cst.CSTNode]] = {}
         for candidate in ctx.model.scopes:
-            if ctx.is_module_forward(candidate.function) and candidate.function.returns:
-                found.setdefault(id(candidate.node), []).extend(value.parent for value in candidate.function.returns)
+            function = candidate.function
+            if not _trained_method(ctx, function) or not function.returns:
+                continue
+            found.setdefault(id(candidate.node), []).extend(value.parent for value in function.returns)
+            # `return self.extract_features(x)`: what that method returns is the module's output.
+            for value in function.returns:
+                method = _own_method(function, value)
+                if method is not None and method.returns:
+                    found.setdefault(id(method.node), []).extend(inner.parent for inner in method.returns)
         ctx.cache["forward_returns"] = found
     calls = [backward.node for backward in ctx.autograd.backwards(scope) if backward.via is None]
     return calls + ctx.cache["forward_returns"].get(id(scope.node), [])
+
+
+def _trained_method(ctx: "FileContext", function) -> bool:
+    """``function`` is what calling an ``nn.Module`` runs: its ``forward``, or a ``__call__``
+    the class defines in its place (``module(x)`` then runs that, with a graph)."""
+    if ctx.is_module_forward(function):
+        return True
+    if function is None or function.name != "__call__" or function.cls is None or function.kind != "method":
+        return False
+    base = ctx.inference.torch_base(function.cls)
+    return base is not None and torch_api.is_module_class(base)
+
+
+def _own_method(function, value: cst.BaseExpression):
+    """The method of ``function``'s class that ``value`` calls on ``self`` (``self.encode(x)``)."""
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+            and isinstance(value.func.value, cst.Name) and value.func.value.value == function.self_name):
+        return None
+    method = function.cls.methods.get(value.func.attr.value)
+    return method if method is not None and method is not function and method.kind == "method" else None
 
 
 def _backward_tensor(node) -> cst.BaseExpression:
@@ -270,16 +362,37 @@ def _backward_tensor(node) -> cst.BaseExpression:
 
 def _reaches(ctx: "FileContext", scope, saver: cst.CSTNode, backward: cst.Call) -> bool:
     """Whether the tensor ``backward`` differentiates is computed from ``saver``'s result:
-    it contains ``saver``, or a name bound (between the two) to something that does."""
+    it contains ``saver``, or a name bound (between the two) to something that does, or
+    written with it (``x[0] = saver``: the result is copied into ``x``, and the gradient of
+    ``x`` flows through it)."""
     tainted: set[int] = set()  # ids of bindings computed from the saver's result
-    bindings = sorted((binding for group in scope.bindings.values() for binding in group
-                       if binding.value is not None and saver.end <= binding.value.end <= backward.start
-                       and binding.kind in (BindingKind.ASSIGN, BindingKind.AUGASSIGN)),
-                      key=lambda binding: binding.seq)
-    for binding in bindings:
-        if _mentions(ctx, binding.value, saver, tainted):
-            tainted.add(id(binding))
+    bindings = [(binding.value.end, binding) for group in scope.bindings.values() for binding in group
+                if binding.value is not None and saver.end <= binding.value.end <= backward.start
+                and binding.kind in (BindingKind.ASSIGN, BindingKind.AUGASSIGN)]
+    stores = [(node.value.end, node) for node in _item_assignments(ctx, scope)
+              if saver.end <= node.value.end <= backward.start]
+    for _end, event in sorted(bindings + stores, key=lambda pair: pair[0]):
+        if isinstance(event, cst.Assign):
+            if _mentions(ctx, event.value, saver, tainted):
+                for target in event.targets:
+                    root = target.target
+                    while isinstance(root, cst.Subscript):
+                        root = root.value
+                    if isinstance(root, cst.Name):
+                        tainted.update(id(binding) for binding in ctx.model.resolve(root))
+        elif _mentions(ctx, event.value, saver, tainted):
+            tainted.add(id(event))
     return _mentions(ctx, _backward_tensor(backward), saver, tainted)
+
+
+def _item_assignments(ctx: "FileContext", scope) -> list[cst.Assign]:
+    """The assignments to items of a name (``x[0] = v``) in the code of ``scope``."""
+    key = ("item_assignments", id(scope.node))
+    if key not in ctx.cache:
+        ctx.cache[key] = [node for node in ctx.analysis.nodes_of(cst.Assign)
+                          if any(isinstance(target.target, cst.Subscript) for target in node.targets)
+                          and (ctx.enclosing_function(node) or ctx.module) is scope.node]
+    return ctx.cache[key]
 
 
 def _mentions(ctx: "FileContext", expression: cst.BaseExpression, saver: cst.CSTNode, tainted: set[int]) -> bool:

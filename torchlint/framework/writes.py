@@ -15,6 +15,7 @@ from torchlint.syntax import cst
 from torchlint.syntax.nodes import is_true, keyword, positional_args
 from torchlint.syntax.walk import iter_nodes, settle_upward
 from torchlint.analysis import torch_api
+from torchlint.analysis.values import Kind
 
 if TYPE_CHECKING:
     from torchlint.framework.context import FileContext
@@ -92,6 +93,26 @@ def _write_step(ctx: "FileContext", current: cst.CSTNode) -> tuple[Optional[cst.
     if isinstance(parent, cst.Arg) and parent.value is current:
         return None, _argument_write(ctx, parent)
     return None, None
+
+
+def basic_index(ctx: "FileContext", node: cst.Subscript) -> bool:
+    """Integers, slices, `...` and `None` index a view; anything else may copy."""
+    for element in node.slice:
+        index = element.slice
+        if isinstance(index, cst.Slice):
+            continue
+        value = index.value
+        if isinstance(value, (cst.Integer, cst.Ellipsis)):
+            continue
+        if isinstance(value, cst.Name) and value.value == "None":
+            continue
+        if isinstance(value, cst.UnaryOperation) and isinstance(value.expression, cst.Integer):
+            continue
+        inferred = ctx.infer(value)
+        if inferred is not None and inferred.kind is Kind.OTHER:
+            continue  # an int (a loop counter over range(), a len())
+        return False
+    return True
 
 
 def _argument_write(ctx: "FileContext", arg: cst.Arg) -> Optional[Write]:

@@ -31,7 +31,7 @@ class SavedTensorInplace(Rule):
         "backward through them raises RuntimeError \"modified by an inplace operation\"{when}; drop `inplace=True`"
     )
     fix = Applicability.SAFE
-    requires = (r"backward|autograd\.grad|\bforward\b", r"_\s*\(|[-+*/%&|^@<>]=|\]|\binplace\b|\.step\s*\(")
+    requires = (r"backward|autograd\.grad|\bforward\b|\b__call__\b", r"_\s*\(|[-+*/%&|^@<>]=|\]|\binplace\b|\.step\s*\(")
     references = (
         ("Autograd mechanics: in-place operations",
          "https://pytorch.org/docs/stable/notes/autograd.html#in-place-operations-with-autograd"),
@@ -247,7 +247,7 @@ class SavedTensorInplace(Rule):
             # An input was saved (a parameter, a leaf): writing it in place is often the point
             # (an update); the write belongs after the backward, or the operation needs a copy.
             return None, f"write to `{name.value}` after the backward, or give `{self.ctx.snippet(found.read.saver)}` " \
-                         f"a copy (`{name.value}.clone()`)"
+                         f"a copy (`{found.read.what[1:-1]}.clone()`)"
         statement = self.ctx.parent(write)
         if isinstance(write, cst.Call) and isinstance(statement, cst.Expr) and isinstance(write.func, cst.Attribute) \
                 and write.func.value is name:
