@@ -68,7 +68,13 @@ class SavedTensorInplace(Rule):
     on the saved output of the layer before it, next to it in an `nn.Sequential` (also one
     built from a list of appended layers) or called on what a module returned in a
     `forward` (`x = self.block(x); x = self.dropout(x)`, where `self.block` ends with a
-    ReLU). What a module of the project returns is followed through its `forward`.
+    ReLU). What a module of the project returns is followed through its `forward` (or its
+    `__call__` where it defines one, and a method whose result `forward` returns); an
+    activation picked from a dict of classes by a constant key (`ACTS["relu"]()`) is that
+    class. A view of a saved tensor (`x.transpose(1, 2)`, `x[0]`) shares its version
+    counter: saving the view saves the tensor, and a write to the tensor is flagged; in
+    `x[i] = f(x)` and `x += f(x)` the right side runs first. A saved tensor written several
+    times is reported once, at its first write.
 
     Writes through a `.data`, `.detach()`, view or numpy alias are reported by TL102,
     TL301, TL303 and TL304, with the same evidence.
