@@ -149,6 +149,15 @@ OTHER_BAD = {
         "34:13 TL407": (CONFIRMED, "still held the previous step's gradient at line 34"),
         "41:5 TL407": (CONFIRMED, "still held the previous step's gradient at line 41"),
     },
+    # The Q networks' steps run in a function the agent calls: the write is credited to the
+    # call; the first step's write is LATENT (the backward raised on the second's first).
+    "TL409-saved-tensor-inplace/bad_twin_critic_updated_first.py": {
+        "51:9 TL409": (LATENT, "changed a tensor saved for backward"),
+        "52:9 TL409": (CONFIRMED, "backward raised \"one of the variables needed for gradient computation"),
+    },
+    "TL411-backward-twice/bad_each_loss_of_one_forward.py": {
+        "35:13 TL411": (CONFIRMED, "Trying to backward through the graph a second time"),
+    },
     # Kept after backward: the proof of the graph is the backward itself (of an item, of a
     # returned value, one call deep); a statistic added into in place outlives each call.
     "TL401-loss-accumulation/bad_kept_after_backward.py": {

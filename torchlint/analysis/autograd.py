@@ -369,6 +369,10 @@ class AutogradModel:
             updates = self._updated_modules(built)
             if updates:
                 return OptimizerStep(call, func.value, updates, built)
+        if isinstance(func.value, cst.Name) and any(binding.kind is BindingKind.PARAM
+                                                   for binding in self.model.resolve(func.value)):
+            # The optimizer a function is given: what it updates is known at each call (lifted).
+            return OptimizerStep(call, func.value, (), call)
         return None
 
     def _forward(self, call: cst.Call) -> Optional[ModuleForward]:
@@ -422,6 +426,18 @@ class AutogradModel:
             updates = self._updated_modules(built)
             if updates:
                 return updates
+        if isinstance(optimizer, cst.Attribute) and not (isinstance(optimizer.value, cst.Name)
+                                                         and self._self_class(optimizer.value) is not None):
+            # `self.discriminator.optimizer`, built in the module's class over `self.parameters()`.
+            owner = self.inference.infer(optimizer.value)
+            cls = owner.cls if owner is not None else None
+            receiver = dotted(optimizer.value)
+            if isinstance(cls, ClassInfo) and cls.model is self.model and receiver:
+                for assignment in cls.assignments(optimizer.attr.value):
+                    if isinstance(assignment.value, cst.Call) and not assignment.path:
+                        updates = self._updated_modules(assignment.value)
+                        if updates and all(module.split(".")[0] == "self" for module in updates):
+                            return tuple(_rebased(module, "self", receiver) for module in updates)
         return ()
 
     def _constructions(self, expression: cst.BaseExpression) -> list[cst.Call]:
@@ -579,7 +595,9 @@ class AutogradModel:
         if next_iteration and (shared_loop is None or not backward.retains):
             return None
         for forward in forwards:
-            if forward.saves is None or not _updated_by(forward.module, step.updates):
+            if forward.saves is None:
+                continue
+            if not _updated_by(forward.module, step.updates) and not self._updated_part(scope, forward, step, backward):
                 continue
             if not _before(forward, backward) or exclusive(forward.at, step.at) or exclusive(forward.at, backward.at):
                 continue
@@ -594,6 +612,49 @@ class AutogradModel:
                 return StaleForward(step, forward, backward, next_iteration)
         return None
 
+
+    def _updated_part(self, scope: Scope, forward: ModuleForward, step: OptimizerStep, backward: Backward) -> bool:
+        """``step`` updates a part of ``forward``'s module (``critic.Q1`` of ``critic``) whose
+        own forward computes an element of the tuple ``forward`` returns (``return
+        self.Q1(x), self.Q2(x)``), and ``backward`` differentiates that element."""
+        parts = self._part_modules(forward)
+        updated = [position for position, modules in enumerate(parts or ())
+                   if any(_updated_by(module, step.updates) for module in modules)]
+        if not updated:
+            return False
+        if forward.via is None:
+            return any(self.flows_into(scope, forward.at, backward.tensor, backward.at, frozenset({position}))
+                       for position in updated)
+        function = self._local_function(forward.via)  # the element, through what the function returns
+        inner = function.scope if function is not None else None
+        if inner is None:
+            return False
+        for position in updated:
+            for value in function.returns:
+                if isinstance(value, cst.Tuple):
+                    carried = frozenset(index for index, element in enumerate(value.elements) if self.flows_into(
+                        inner, forward.node, element.value, value, frozenset({position})))
+                    if carried and self.flows_into(scope, forward.at, backward.tensor, backward.at, carried):
+                        return True
+                elif self.flows_into(inner, forward.node, value, value, frozenset({position})) \
+                        and self.flows_into(scope, forward.at, backward.tensor, backward.at):
+                    return True
+        return False
+
+    def _part_modules(self, forward: ModuleForward) -> Optional[list[set[str]]]:
+        """For a module whose ``forward`` returns a tuple, the submodules (as ``forward``'s
+        module names them: ``critic.Q1``) whose forwards compute each element."""
+        value = self.inference.infer(forward.node.func)
+        cls = value.cls if value is not None else None
+        method = cls.methods.get("forward") if isinstance(cls, ClassInfo) else None
+        if method is None or method.scope is None or not method.self_name or len(method.returns) != 1 \
+                or not isinstance(method.returns[0], cst.Tuple):
+            return None
+        returned = method.returns[0]
+        inner = [f for f in self.forwards(method.scope) if f.module.split(".")[0] == method.self_name]
+        return [{_rebased(f.module, method.self_name, forward.module) for f in inner
+                 if self.flows_into(method.scope, f.at, element.value, returned, f.elements)}
+                for element in returned.elements]
 
     # --- modules: what calling one does --------------------------------------------------------
 
@@ -1126,7 +1187,7 @@ class AutogradModel:
             loop = _loops(second.at)[0] if _loops(second.at) else None
             if loop is None:
                 continue
-            if not _inside(forward.at, loop):
+            if not _inside(forward.at, loop.body):  # above the loop, or in its header (run once)
                 tainted = self._tainted(scope, forward.at, second.at, forward.elements)
                 if any(_bound_in(scope, binding.name, loop) for binding in tainted if not _inside(binding.node, loop)):
                     continue  # the loop binds the name again: a later iteration may see a new value
@@ -1144,8 +1205,8 @@ class AutogradModel:
         rows of its result, or two values of a list or tuple computed from it, but not a
         list of values of which only one is."""
         while isinstance(iterable, cst.Call) and len(iterable.args) == 1 and not isinstance(iterable.func, cst.Attribute) \
-                and self.inference.infer(iterable.func) is None or (isinstance(iterable, cst.Call) and
-                                                                     dotted(iterable.func) in ("tuple", "list")):
+                and (self.inference.infer(iterable.func) is None or self._passes_through(iterable)) \
+                or (isinstance(iterable, cst.Call) and dotted(iterable.func) in ("tuple", "list")):
             if not iterable.args:
                 return False
             iterable = iterable.args[0].value  # `ensure_tuple(losses)`, `tuple(losses)`
@@ -1154,6 +1215,23 @@ class AutogradModel:
                        if self.flows_into(scope, forward.at, element.value, iterable, forward.elements)]
             return len(reached) > 1
         return forward.elements is None or len(forward.elements) > 1
+
+    def _passes_through(self, call: cst.Call) -> bool:
+        """``call`` is of a function of this file that returns its one argument, as it is or
+        as the one element of a tuple or list (``ensure_tuple(x)``)."""
+        function = self._local_function(call)
+        if function is None or len(function.positional_params()) != 1 or not function.returns:
+            return False
+        name = function.positional_params()[0].name.value
+
+        def same(value: cst.BaseExpression) -> bool:
+            if isinstance(value, cst.IfExp):
+                return same(value.body) and same(value.orelse)
+            if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == 1:
+                value = value.elements[0].value
+            return isinstance(value, cst.Name) and value.value == name
+
+        return all(same(value) for value in function.returns)
 
     def _share(self, scope: Scope, forward: ModuleForward, first: Backward, second: Backward) -> bool:
         """Both backwards go through one part of ``forward``'s graph.  The elements of a

@@ -776,6 +776,12 @@ class Inference:
                             callees.append(attribute)
                         elif name != "self" and function.kind == "method" and self._instance_of(load, function.cls):
                             callees.append(attribute)  # `trainer.fit(..)` on `trainer = Trainer(..)`
+        if function.kind == "method" and function.name == "__init__" and function.cls is not None:
+            # `Trainer(model, optimizer)` passes `model` and `optimizer` to `__init__`.
+            name = function.cls.name
+            callees += [load for scope in self.model.scopes_mentioning(name)
+                        for _seq, load in scope.loads.get(name, ())
+                        if any(b.definition is function.cls for b in self.model.resolve(load))]
         calls = (self.model.parent(callee) for callee in callees)
         return [call for call, callee in zip(calls, callees) if isinstance(call, cst.Call) and call.func is callee]
 

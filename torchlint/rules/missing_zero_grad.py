@@ -64,7 +64,9 @@ class MissingZeroGrad(Rule):
     optimizer's, a model's, in a branch, in a nested function or closure; not in the
     other arm of an `if` than the step's, which never runs when it does) but another
     optimizer or module whose parameters are known to be others (`optimizer_E.zero_grad()`
-    does not clear what `optimizer_D` steps when they were built over `E` and `D`), `p.grad =
+    does not clear what `optimizer_D` steps when they were built over `E` and `D`; an
+    optimizer a module's class builds over `self.parameters()`, `self.discriminator.optimizer`,
+    is over that module), `p.grad =
     None` or any other assignment or `del` of a `.grad`, an in-place `zero_()`,
     `fill_()`, `mul_()`, `detach_()` on a gradient, a call of this file's functions that
     does one of these, and a call the analysis cannot see into (a function of another
@@ -162,7 +164,7 @@ class MissingZeroGrad(Rule):
         # nothing clears them on the way.
         anywhere = _loop_calls(loop.body)
         backwards = [call for call in anywhere if self._is_backward(call)]
-        lifted = False
+        lifted: Optional[cst.Call] = None
         if not backwards:
             # One level down: a function of this file that the loop calls on every iteration
             # and that runs the backward (`loss = train_step(model, opt, x, y)`).
@@ -173,7 +175,7 @@ class MissingZeroGrad(Rule):
                     if any(self._is_backward(node) for node in inner):
                         backwards = [node for node in inner if self._is_backward(node)]
                         anywhere = _loop_calls(body)
-                        lifted = True
+                        lifted = call
                         break
             if not backwards:
                 return
@@ -187,11 +189,11 @@ class MissingZeroGrad(Rule):
         # leaves its gradients to accumulate; one in the other arm of an `if` never runs
         # on the iterations that step.
         steps = [(call, found) for call, found in steps
-                 if not self._may_clear(loop, [found[1]], depth=0, seen=set(), step=call)]
+                 if not self._may_clear_around(loop, lifted, found[1], call)]
         if not steps:
             return
         receivers = [receiver for _, (_, receiver) in steps]
-        fix = self._fix(loop, receivers, advice_only=lifted)
+        fix = self._fix(loop, receivers, advice_only=lifted is not None)
         for call, (optimizer, receiver) in steps:
             reported = self.ctx.cache.setdefault("missing_zero_grad", set())
             if id(call) in reported:
@@ -205,6 +207,17 @@ class MissingZeroGrad(Rule):
                 Step(backward, "`{code}` adds each iteration's gradients into `.grad`"),)
             self.report(call, evidence=evidence, fix=fix, step=call, backward=backward,
                         optimizer=self.ctx.receiver(receiver))
+
+    def _may_clear_around(self, loop: cst.CSTNode, lifted: Optional[cst.Call], optimizer: cst.BaseExpression,
+                          step: cst.Call) -> bool:
+        """Whether anything may clear ``optimizer``'s gradients on an iteration of ``loop``
+        that runs ``step``; when the step is in the body of a function the loop calls
+        (``lifted``), that body is read in the step's own names, the rest of the loop apart."""
+        if lifted is None:
+            return self._may_clear(loop, [optimizer], depth=0, seen=set(), step=step)
+        body = self._local_body(lifted)
+        return self._may_clear(body, [optimizer], depth=0, seen=set(), step=step) or \
+            self._may_clear(loop, [optimizer], depth=0, seen=set(), skip=lifted)
 
     def _local_body(self, call: cst.Call) -> Optional[cst.CSTNode]:
         value = self.ctx.infer(call.func)
@@ -247,7 +260,7 @@ class MissingZeroGrad(Rule):
     # --- what may clear the gradients --------------------------------------------------------
 
     def _may_clear(self, root: cst.CSTNode, optimizers: list[cst.BaseExpression], depth: int,
-                   seen: set[int], step: Optional[cst.Call] = None) -> bool:
+                   seen: set[int], step: Optional[cst.Call] = None, skip: Optional[cst.CSTNode] = None) -> bool:
         """Whether anything in ``root`` (a loop, or a function it calls) may clear gradients."""
         given = {self.ctx.code(optimizer) for optimizer in optimizers}
         if step is not None and isinstance(step.func, cst.Attribute):
@@ -256,6 +269,8 @@ class MissingZeroGrad(Rule):
             given.add(self.ctx.code(step.func.value))
         for node in iter_nodes(root):
             if step is not None and self.ctx.model.exclusive(node, step):
+                continue
+            if skip is not None and (node is skip or _inside(node, skip)):
                 continue
             if isinstance(node, cst.Attribute):
                 if node.attr.value == "zero_grad" and not (depth == 0 and self._clears_others(node.value, optimizers)):

@@ -196,6 +196,18 @@ class Locator:
             frame = frame.f_back
         return None
 
+    def callers(self) -> list[Position]:
+        """Where the watched frames of the stack are, innermost first: a write inside
+        ``update(optimizer, loss)`` happens at the call's line of the caller too."""
+        found = []
+        frame = sys._getframe(1)
+        while frame is not None:
+            path = self.watched(frame.f_code.co_filename)
+            if path is not None:
+                found.append(self.position_of(frame.f_code, frame.f_lasti, path))
+            frame = frame.f_back
+        return found
+
     def in_traceback(self, tb) -> Optional[Position]:
         found = None
         while tb is not None:
@@ -442,6 +454,11 @@ class Monitor:
         # A `.data` read (TL101) is written only through the alias it made (its tag): in
         # `p.data.add_(p.grad.data)` the statement overlaps the read, but the write goes to `p`.
         sites = [site for site in self.locator.sites_at(where) if site.code != "TL101"]
+        if "TL409" in self.codes:
+            # An optimizer step in a function this file calls (`update(opt, loss)`) is reported
+            # at the call: the write happens there as well.
+            for outer in self.locator.callers()[1:]:
+                sites += [site for site in self.locator.sites_at(outer, "TL409") if site not in sites]
         if self.module_stack:  # a write inside a flagged layer's forward is that layer's
             layer = self.module_sites.get(self.module_stack[-1])
             if layer is not None and layer[0]() is not None:
