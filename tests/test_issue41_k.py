@@ -69,3 +69,39 @@ def test_an_inplace_module_on_a_parameter_is_confirmed_at_runtime(tmp_path) -> N
     found = findings(tmp_path, source, "TL417", "--runtime")
     assert len(found) == 1
     assert found[0]["runtime"]["verdict"] == "CONFIRMED", found[0]["runtime"]
+
+
+HOOKS = """
+    import torch
+    import torch.nn as nn
+
+    def train(model, batches, hooks):
+        state = {{"loss": None}}
+        for x in batches:
+            loss = model(x).pow(2).mean()
+            state["loss"] = {stored}
+            loss.backward()
+            hooks["on_forward"](state)
+            state["loss"] = None
+
+    def on_forward(state):
+        print(state["loss"].data[0])
+
+    train(nn.Linear(3, 1), [torch.randn(4, 3)], {{"on_forward": on_forward}})
+"""
+
+
+@pytest.mark.parametrize("stored, reported", [
+    ("loss", True),
+    ("loss.detach()", True),
+    ("model(x)", False),  # a batch of outputs: not 0-dim
+])
+def test_a_0_dim_loss_read_back_by_its_key_in_a_hook(tmp_path, stored, reported) -> None:
+    found = findings(tmp_path, HOOKS.format(stored=stored), "TL203")
+    assert [f["location"]["row"] for f in found] == ([15] if reported else [])
+
+
+def test_a_0_dim_loss_read_back_by_its_key_is_confirmed_at_runtime(tmp_path) -> None:
+    found = findings(tmp_path, HOOKS.format(stored="loss"), "TL203", "--runtime")
+    assert len(found) == 1
+    assert found[0]["runtime"]["verdict"] == "CONFIRMED", found[0]["runtime"]
