@@ -204,6 +204,7 @@ class AutogradModel:
         self.inference = analysis.inference
         self._events: Optional[dict[int, tuple[list, list, list]]] = None
         self._behaviours: dict[int, Optional[ModuleBehaviour]] = {}
+        self._switches: Optional[dict[str, cst.Assign]] = None
         self._lifetime: Optional[GraphLifetime] = None
 
     @property
@@ -697,6 +698,54 @@ class AutogradModel:
                     writer.writes_input, source.saver, node, source.saves_output))
         return list(found.values())
 
+    def inplace_switches(self) -> dict[str, cst.Assign]:
+        """The torch.nn classes whose instances this file switches to work in place after they
+        are built, with the switch: ``m.inplace = True`` in a loop over ``model.modules()``
+        (``children()``, ``named_modules()``), for the classes the type tests around it name
+        (``isinstance(m, nn.ReLU)``, ``type(m) in [nn.ReLU, ..]``, ``t is nn.ReLU`` with
+        ``t = type(m)``), or for every class with an ``inplace`` flag when none names one."""
+        if self._switches is not None:
+            return self._switches
+        self._switches = {}
+        if ".inplace" not in self.analysis.text:
+            return self._switches
+        for assign in self.analysis.nodes_of(cst.Assign):
+            if len(assign.targets) != 1 or not is_true(assign.value):
+                continue
+            target = assign.targets[0].target
+            if not (isinstance(target, cst.Attribute) and target.attr.value == "inplace"
+                    and isinstance(target.value, cst.Name) and self._iterates_modules(target.value)):
+                continue
+            named = self._tested_classes(assign, target.value.value)
+            for name, position in torch_api.INPLACE_ARGUMENT_POSITION.items():
+                qualname = "torch.nn." + name
+                if named is None or qualname in named:
+                    self._switches.setdefault(qualname, assign)
+        return self._switches
+
+    def _iterates_modules(self, name: cst.Name) -> bool:
+        bindings = self.model.resolve(name)
+        return bool(bindings) and all(
+            binding.kind is BindingKind.FOR and isinstance(binding.value, cst.Call)
+            and isinstance(binding.value.func, cst.Attribute)
+            and binding.value.func.attr.value in ("modules", "children", "named_modules", "named_children")
+            for binding in bindings)
+
+    def _tested_classes(self, assign: cst.Assign, name: str) -> Optional[set[str]]:
+        """The torch classes the ``if`` tests around ``assign`` name (None: no test names one)."""
+        named: set[str] = set()
+        current = assign.parent
+        while current is not None and not isinstance(current, (cst.For, cst.FunctionDef, cst.Module)):
+            if isinstance(current, cst.If):
+                for node in iter_nodes(current.test):
+                    if isinstance(node, (cst.Attribute, cst.Name)):
+                        qualname = self.inference.qualname(node)
+                        if qualname is not None and qualname.startswith("torch.nn.") \
+                                and qualname.rsplit(".", 1)[-1] in torch_api.INPLACE_ARGUMENT_POSITION:
+                            named.add("torch.nn." + qualname.rsplit(".", 1)[-1])
+            current = current.parent
+        return named or None
+
     def _sequence(self, sequential: cst.Call) -> list[cst.BaseExpression]:
         """The layers an ``nn.Sequential(..)`` chains, in order: its arguments, or the items
         of a list built in the same function (``layers = [..]; layers.append(..)``,
@@ -727,6 +776,13 @@ class AutogradModel:
         """What calling the module ``module`` (``self.block``, a name, a construction) does to
         autograd: whether it saves its output, keeps its input, writes its input (None: unknown)."""
         return self._behaviour(module)
+
+    def writes_input(self, module: cst.BaseExpression) -> Optional[cst.Call]:
+        """The construction through which calling the module ``module`` evaluates to writes
+        its input in place (``nn.ReLU(inplace=True)``, or one an ``inplace_switches`` loop
+        switches), or None."""
+        behaviour = self._behaviour(module)
+        return behaviour.writes_input if behaviour is not None else None
 
     def _behaviour(self, expression: cst.BaseExpression, depth: int = 0) -> Optional[ModuleBehaviour]:
         """What calling the module ``expression`` evaluates to does (None: unknown)."""
@@ -780,7 +836,7 @@ class AutogradModel:
                                    layers[0].saves_input)
         if qualname is not None and torch_api.is_module_class(qualname):
             fact = torch_facts.fact(qualname)
-            inplace = torch_api.inplace_argument(call, qualname) is not None
+            inplace = torch_api.inplace_argument(call, qualname) is not None or qualname in self.inplace_switches()
             if fact is None or fact.saves is None:  # what it saves is not known: not its output, then
                 return ModuleBehaviour(None, None, call if inplace else None)
             name = qualname.rsplit(".", 1)[-1]

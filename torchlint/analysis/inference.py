@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Iterable, Optional
 
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import integer_index, is_true, keyword, looks_like_size, positional_args
-from torchlint.syntax.walk import settle_upward
+from torchlint.syntax.walk import iter_nodes, settle_upward
 from torchlint.analysis import docstrings, torch_api
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
 from torchlint.analysis.semantic import (
@@ -145,6 +145,7 @@ class Inference:
         self._same_call_memo: dict[tuple, Optional[tuple[cst.Call, Step, Step]]] = {}  # _backpropagated_same_call
         self._backward_in_text: Optional[bool] = None
         self._usage_in_progress: set[int] = set()  # _own_usage: parameters passed on to each other
+        self._keyed: Optional[dict[str, list[cst.Assign]]] = None  # keyed_item: stores by constant key
         self._depth = 0
         self._dispatch = {
             cst.Name: self._name,
@@ -1801,6 +1802,40 @@ class Inference:
             return OTHER  # `x.size()[-1]`, `"abc"[0]`: never a tensor
         return None
 
+    def keyed_item(self, node: cst.Subscript) -> Optional[Value]:
+        """``state['loss']`` read from a mapping the inference knows nothing of (a hook's
+        ``state`` parameter), when every value this file stores under that constant key
+        (``state['loss'] = loss``, ``None`` aside) is a 0-dim tensor: that tensor, with the
+        store as evidence.  Asked by rules only where a 0-dim value is what they are about."""
+        key = _constant_key(node)
+        if key is None or self.infer(node.value) is not None:
+            return None
+        stored: list[tuple[cst.Assign, Value]] = []
+        for assign in self._keyed_stores().get(key, ()):
+            if isinstance(assign.value, cst.Name) and assign.value.value == "None":
+                continue
+            value = self.tensor(assign.value)
+            if value is None or not value.scalar:
+                return None
+            stored.append((assign, value))
+        if not stored:
+            return None
+        assign, value = stored[0]
+        return value.because(Step(assign.targets[0].target, "`{code}` stores a 0-dim tensor under the same key, "
+                                                            "as every store of it in this file does"))
+
+    def _keyed_stores(self) -> dict[str, list[cst.Assign]]:
+        """The item assignments of this file by their constant string key (one walk)."""
+        if self._keyed is None:
+            self._keyed = {}
+            for assign in iter_nodes(self.model.module):
+                if isinstance(assign, cst.Assign) and len(assign.targets) == 1 \
+                        and isinstance(assign.targets[0].target, cst.Subscript):
+                    key = _constant_key(assign.targets[0].target)
+                    if key is not None:
+                        self._keyed.setdefault(key, []).append(assign)
+        return self._keyed
+
     def _integer_positions(self, node: cst.Subscript) -> Optional[int]:
         """How many dimensions ``t[i, :, 0]`` takes away (2), where every index is an integer
         or a plain slice; None where an index may be a tensor, a list, None or ``...``."""
@@ -1960,6 +1995,17 @@ def _attached(values: list[Value]) -> Optional[bool]:
         return True
     if values and all(value.attached is False for value in values):
         return False
+    return None
+
+
+def _constant_key(node: cst.Subscript) -> Optional[str]:
+    """``'loss'`` of ``state['loss']``: the one index, a constant string."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    key = node.slice[0].slice.value
+    if isinstance(key, cst.SimpleString):
+        value = key.evaluated_value
+        return value if isinstance(value, str) else None
     return None
 
 

@@ -1,7 +1,7 @@
 """TL203 data-index-scalar: ``loss.data[0]`` on a 0-dim tensor."""
 
 from torchlint.framework.api import (
-    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, DataUse, Fix, Observation, Rule, Verdict, cst, edits,
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, DataUse, Fix, Observation, Rule, Verdict, cst, data_access, edits,
     tensor_data_use,
 )
 
@@ -28,7 +28,10 @@ class DataIndexScalar(Rule):
     `total.backward()`); a function or method returns it (alone or inside a tuple);
     `self.loss(..)` is 0-dim wherever its class calls it when the class back-propagates
     the result of another `self.loss(..)` call; and a module whose `forward` returns a
-    full reduction on every path gives 0-dim outputs. The number of dimensions is
+    full reduction on every path gives 0-dim outputs. A value read back by its key
+    from a mapping the code does not show (`state['loss']` in a hook given the
+    engine's state) is 0-dim when every value the file stores under that key is (None
+    aside); the store is shown. The number of dimensions is
     counted where the code shows it: `torch.zeros(3, 4)`, `x.view(n, -1)` and
     `x.repeat(1, k)` have one per size given, `x.t()` at most 2, `x.nonzero()` 2;
     an integer index (`t[i, 0]` with `i` from `range`), an iteration and a reduction
@@ -97,6 +100,12 @@ class DataIndexScalar(Rule):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         found = tensor_data_use(self.ctx, node, (DataUse.INDEX_ZERO,))
+        if found is None and isinstance(node.value, cst.Subscript) and node.attr.value == "data":
+            # `state['loss'].data[0]` in a hook: the file stores only 0-dim tensors under 'loss'.
+            stored = self.ctx.inference.keyed_item(node.value)
+            access = data_access(self.ctx, node)
+            if stored is not None and access.use is DataUse.INDEX_ZERO:
+                found = (access, stored)
         if found is None or not found[1].scalar:
             return
         access, evidence = found

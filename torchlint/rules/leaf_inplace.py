@@ -18,8 +18,13 @@ class LeafInplace(Rule):
         "\"a leaf Variable that requires grad is being used in an in-place operation\"; write under "
         "`with torch.no_grad():`"
     )
+    module_message = (
+        "`{module}` writes its input in place ({how}), and `{target}` is {what} that requires grad: calling it "
+        "outside `torch.no_grad()` raises RuntimeError \"a leaf Variable that requires grad is being used in an "
+        "in-place operation\"; pass `{target}.clone()`"
+    )
     fix = Applicability.UNSAFE
-    requires = (r"_\s*\(|[-+*/%&|^@<>]=|\]\s*=",)
+    requires = (r"_\s*\(|[-+*/%&|^@<>]=|\]\s*=|inplace",)
     references = (
         ("Autograd mechanics: in-place operations",
          "https://pytorch.org/docs/stable/notes/autograd.html#in-place-operations-with-autograd"),
@@ -36,6 +41,10 @@ class LeafInplace(Rule):
     (`running_mean`) require no grad and are left alone. `torch.nn.init` functions are
     left alone: they write under `no_grad` themselves. A file that turns gradients off
     for some parameters (`p.requires_grad = False`) is not judged on its parameters.
+    A module that writes its input in place, built with `inplace=True` or switched on
+    afterwards by `m.inplace = True` in a loop over `model.modules()` (for the classes
+    the type tests around it name), is such a write when called on a leaf that requires
+    grad (`self.act(self.weight)`); the switch is shown.
 
     ## Why is this bad?
     A leaf that requires grad is where autograd accumulates gradients; an in-place
@@ -50,7 +59,8 @@ class LeafInplace(Rule):
     the model's computation.
 
     ## Fix (unsafe)
-    Puts the statement under `with torch.no_grad():`. Unsafe: when the write was meant
+    Puts the statement under `with torch.no_grad():`; for an in-place module, passes
+    `weight.clone()` to it instead. Unsafe: when the write was meant
     to be differentiated, the graph no longer sees it (but that code could not run).
     """
     bad = (
@@ -127,6 +137,41 @@ class LeafInplace(Rule):
             seen.add(id(write.node))
             self.report(write.node, how=write.how, target=candidate, what=what, evidence=self.ctx.tensor(candidate),
                         fix=self._fix(write.node))
+        if "inplace" in self.ctx.text:
+            self._module_writes()
+
+    def _module_writes(self) -> None:
+        """A module that writes its input in place (`nn.ReLU(inplace=True)`, or switched by
+        `m.inplace = True`) called on a leaf that requires grad (`self.act(self.weight)`)."""
+        autograd = self.ctx.autograd
+        for call in autograd.calls:
+            if len(call.args) != 1 or call.args[0].keyword or call.args[0].star \
+                    or not isinstance(call.func, (cst.Name, cst.Attribute)):
+                continue
+            argument = call.args[0].value
+            if not isinstance(argument, (cst.Name, cst.Attribute)) or self.ctx.grad_disabled(call) is not None \
+                    or self.ctx.inference.runs_without_grad(call):
+                continue
+            construction = autograd.writes_input(call.func)
+            if construction is None:
+                continue
+            what = self._leaf(argument, call)
+            if what is None or what != "a leaf tensor":
+                continue
+            switch = autograd.inplace_switches().get(self.ctx.qualname(construction.func) or "")
+            explicit = any(arg.keyword is not None and arg.keyword.value == "inplace" or arg.keyword is None
+                           for arg in construction.args)
+            if switch is not None and not explicit:
+                how = f"`{switch.targets[0].target.value.value}.inplace = True` switches it on, line " \
+                      f"{self.ctx.line_index.position(switch.start)[0]}"
+                related = ((switch, "switches the module to work in place"), (construction, "the module is built here"))
+            else:
+                how = "built with `inplace=True`"
+                related = ((construction, "the module is built here"),)
+            fix = Fix(Applicability.UNSAFE, f"Pass `{self.ctx.receiver(argument)}.clone()`",
+                      (edits.replace(argument, f"{self.ctx.receiver_code(argument)}.clone()"),))
+            self.report(call, self.module_message, module=call.func, how=how, target=argument, what=what,
+                        evidence=self.ctx.tensor(argument), related=related, fix=fix)
 
     def _leaf(self, node: cst.BaseExpression, write: cst.CSTNode) -> Optional[str]:
         """What kind of leaf requiring grad ``node`` is ("a leaf tensor", "a view of a leaf
