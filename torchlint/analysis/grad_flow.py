@@ -176,10 +176,7 @@ class GradFlow:
     def grad_off(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The ``no_grad`` block, decorator or ``torch.set_grad_enabled(False)`` statement
         under which ``node`` runs (in its own function), or None."""
-        found = self.inference.grad_disabled(node)
-        if found is not None:
-            return found
-        return self._disabled_by_statement(node)
+        return self.inference.grad_disabled(node)
 
     def runs_without_grad(self, node: cst.CSTNode) -> bool:
         """``node`` runs with gradients off: under a ``no_grad`` region, or in a function
@@ -572,39 +569,6 @@ class GradFlow:
         if self._freezes is None:
             self._freezes = _FREEZES.search(self.analysis.text) is not None
         return self._freezes
-
-    def _disabled_by_statement(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-        """A ``torch.set_grad_enabled(False)`` statement earlier in a block ``node`` is in
-        (up to its function), not turned back on in between."""
-        child = node
-        for ancestor in _ancestors(node):
-            if isinstance(ancestor, (cst.IndentedBlock, cst.Module)):
-                found = self._last_mode(ancestor, child)
-                if found is not None:
-                    return found
-            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-                return None
-            child = ancestor
-        return None
-
-    def _last_mode(self, block, child) -> Optional[cst.CSTNode]:
-        last = None
-        for statement in block.body:
-            if statement is child:
-                break
-            call = self._statement_mode(statement)
-            if call is not None:
-                last = call if self.inference.grad_mode(call) is False else None
-        return last
-
-    def _statement_mode(self, statement: cst.CSTNode) -> Optional[cst.Call]:
-        """``torch.set_grad_enabled(flag)`` written as a statement of its own."""
-        if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
-                and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.Call):
-            call = statement.body[0].value
-            if (self.inference.qualname(call.func) or "").endswith("set_grad_enabled"):
-                return call
-        return None
 
     def _function_of(self, node: cst.CSTNode) -> Optional[FunctionInfo]:
         for ancestor in _ancestors(node):
