@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Optional
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import dotted, is_false, keyword
 from torchlint.analysis import torch_api, torch_facts
+from torchlint.analysis.no_graph import NoGraph
 from torchlint.analysis.semantic import BindingKind, ClassInfo, FunctionInfo
 from torchlint.analysis.values import Kind, Step, Value
 
@@ -41,11 +42,6 @@ _NO_GRAD_METHODS = (torch_facts.methods(integer="always") | torch_facts.methods(
 _WITH_INDICES = torch_facts.methods(integer="indices")
 _NO_GRAD_FUNCTIONS = frozenset("torch." + name for name in
                                torch_facts.functions(integer="always") | torch_facts.functions(differentiable=False))
-# torch functions that make a new tensor from values: a new leaf (unless requires_grad=True).
-_NEW_LEAF_FUNCTIONS = frozenset({"torch.tensor", "torch.from_numpy", "torch.as_tensor", "torch.asarray",
-                                 "torch.autograd.Variable"})
-# Methods of a torch.distributions object whose result is differentiable in its parameters.
-_DISTRIBUTION_METHODS = frozenset({"log_prob", "entropy", "rsample", "cdf", "icdf"})
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.MatrixMultiply, cst.Power, cst.Modulo)
 # Attributes of a tensor that are tensors of the same graph.
 _SAME_GRAPH_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag"})
@@ -79,6 +75,14 @@ class GradFlow:
         self._memo: dict[tuple[int, int], Optional[GradSource]] = {}
         self._freezes: Optional[bool] = None
         self._call_sites: dict[int, list[cst.Call]] = {}
+        self._no_graph: Optional[NoGraph] = None
+
+    @property
+    def no_graph(self) -> NoGraph:
+        """The other side: values shown to have no graph, and where it was cut."""
+        if self._no_graph is None:
+            self._no_graph = NoGraph(self.analysis)
+        return self._no_graph
 
     # --- questions -------------------------------------------------------------------
 
@@ -439,7 +443,7 @@ class GradFlow:
         qualname = self.inference.qualname(func)
         if qualname is not None:
             return self._function(node, qualname, depth, calls)
-        if isinstance(func, cst.Attribute) and func.attr.value in _DISTRIBUTION_METHODS:
+        if isinstance(func, cst.Attribute) and func.attr.value in torch_api.DISTRIBUTION_METHODS:
             return self._distribution(node, func, depth, calls)
         callee = self.value_of(func)
         if callee is None:
@@ -480,7 +484,7 @@ class GradFlow:
             if create is None or not (isinstance(create, cst.Name) and create.value == "True") or not node.args:
                 return None  # gradients made without a graph of their own
             return self._requires(node.args[0].value, depth, calls)
-        if not qualname.startswith("torch.") or qualname in _NEW_LEAF_FUNCTIONS or qualname in _NO_GRAD_FUNCTIONS \
+        if not qualname.startswith("torch.") or qualname in torch_api.NEW_LEAF_FUNCTIONS or qualname in _NO_GRAD_FUNCTIONS \
                 or torch_api.is_tensor_type(qualname):
             if qualname == "torch.autograd.Variable" and node.args:
                 return self._requires(node.args[0].value, depth, calls)  # `Variable(t)` is `t`

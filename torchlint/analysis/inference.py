@@ -416,7 +416,7 @@ class Inference:
 
     def _disabling(self, ancestor: cst.CSTNode, child: cst.CSTNode):
         if isinstance(ancestor, (cst.IndentedBlock, cst.Module)):
-            statement = self._mode_statement_before(ancestor, child)
+            statement = self.mode_statement_before(ancestor, child)
             if statement is not None:
                 if self.grad_mode(statement) is False:
                     return statement
@@ -441,7 +441,7 @@ class Inference:
             return None
         return _UP
 
-    def _mode_statement_before(self, block, child: cst.CSTNode) -> Optional[cst.Call]:
+    def mode_statement_before(self, block, child: cst.CSTNode) -> Optional[cst.Call]:
         """The last ``torch.set_grad_enabled(flag)`` written as a statement of its own (with a
         literal flag) in ``block`` before its statement ``child``."""
         known = self._mode_statements.get(id(block))

@@ -791,3 +791,51 @@ DEFAULT_DTYPE_SETTERS = frozenset({"torch.set_default_dtype", "torch.set_default
 PLACEMENT_NEUTRAL_USES = frozenset({"to", "cuda", "cpu", "type_as", "device", "shape", "size", "dtype", "dim",
                                     "numel", "ndim", "is_cuda", "data_ptr", "new_zeros", "new_ones", "new_empty",
                                     "new_full", "new_tensor"})
+
+
+# --- where the autograd graph is kept or cut (analysis.no_graph, analysis.grad_flow) ---------
+
+# Methods that may return their receiver itself (`w.to(device)` when it is there already):
+# under no_grad they compute nothing, and a parameter stays one.
+MAYBE_SELF_METHODS = torch_facts.methods(aliasing="maybe_self") | {"requires_grad_", "view_as", "expand_as",
+                                                                   "reshape_as"}
+# Methods whose arguments are sizes, dimensions, dtypes or devices, never a tensor whose
+# graph the result would join (`x.view(b, -1)`, `x.sum(dim)`, `x.to(other)`, `x.type_as(y)`).
+SHAPE_ARGUMENT_METHODS = frozenset({
+    "view", "reshape", "permute", "transpose", "t", "to", "cuda", "cpu", "float", "double", "half", "bfloat16",
+    "long", "int", "bool", "type", "type_as", "contiguous", "sum", "mean", "amax", "amin", "prod",
+    "std", "var", "logsumexp", "norm", "softmax", "log_softmax", "squeeze", "unsqueeze", "flatten", "expand",
+    "expand_as", "view_as", "reshape_as", "repeat", "narrow", "select", "clone", "abs", "exp", "log", "sqrt",
+    "sigmoid", "tanh", "relu", "neg", "cumsum", "flip", "roll", "square",
+})
+# Keyword arguments of torch functions and methods that never carry a gradient.
+PLAIN_KEYWORDS = frozenset({
+    "dim", "keepdim", "dtype", "device", "reduction", "ignore_index", "size_average", "reduce", "inplace", "p",
+    "training", "non_blocking", "memory_format", "layout", "pin_memory", "copy", "label_smoothing", "eps",
+    "beta", "delta", "log_target", "full", "margin", "out",
+})
+# Views: made under no_grad, they still reach the graph of the tensor they view.
+VIEWING_METHODS = torch_facts.methods(aliasing={"view", "maybe_view"})
+VIEWING_FUNCTIONS = torch_facts.functions(aliasing={"view", "maybe_view", "maybe_self"})
+# torch functions that may return their (tensor) argument itself.
+ARGUMENT_RETURNING_FUNCTIONS = frozenset({
+    "torch.as_tensor", "torch.asarray", "torch.nn.functional.dropout", "torch.nn.functional.dropout1d",
+    "torch.nn.functional.dropout2d", "torch.nn.functional.dropout3d", "torch.nn.functional.alpha_dropout",
+    "torch.nn.functional.feature_alpha_dropout", "torch.dropout", "torch.nn.functional.threshold",
+})
+# torch.nn modules that may return their input itself or a view of it (in eval mode, with
+# inplace=True, or always).
+INPUT_RETURNING_MODULES = frozenset("torch.nn." + name
+                                    for name in torch_facts.module_classes(aliasing={"maybe_self", "view"}))
+# Methods that turn a tensor into plain Python values or numpy: a tensor made from them is cut.
+TO_PLAIN_METHODS = frozenset({"item", "tolist", "numpy"})
+# Modules of torch.nn with parameters of their own.
+PARAMETER_MODULES = frozenset("torch.nn." + name for name in torch_facts.module_classes(parameters=True))
+# torch functions that make a new tensor from values: a new leaf (unless requires_grad=True).
+NEW_LEAF_FUNCTIONS = frozenset({"torch.tensor", "torch.from_numpy", "torch.as_tensor", "torch.asarray",
+                                "torch.autograd.Variable"})
+# Methods of a torch.distributions object whose result is differentiable in its parameters.
+DISTRIBUTION_METHODS = frozenset({"log_prob", "entropy", "rsample", "cdf", "icdf"})
+# `torch.autograd.backward(tensors)` and `torch.autograd.grad(outputs, inputs)`: the keyword
+# of the tensors whose graph they walk.
+AUTOGRAD_ENTRY_POINTS = {"torch.autograd.backward": "tensors", "torch.autograd.grad": "outputs"}
