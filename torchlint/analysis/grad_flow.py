@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Optional
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import dotted, is_false, keyword
 from torchlint.analysis import torch_api, torch_facts
+from torchlint.analysis.graph_exits import GraphExits
 from torchlint.analysis.no_graph import NoGraph
 from torchlint.analysis.semantic import BindingKind, ClassInfo, FunctionInfo
 from torchlint.analysis.values import Kind, Step, Value
@@ -76,6 +77,7 @@ class GradFlow:
         self._freezes: Optional[bool] = None
         self._call_sites: dict[int, list[cst.Call]] = {}
         self._no_graph: Optional[NoGraph] = None
+        self._graph_exits: Optional[GraphExits] = None
 
     @property
     def no_graph(self) -> NoGraph:
@@ -83,6 +85,13 @@ class GradFlow:
         if self._no_graph is None:
             self._no_graph = NoGraph(self.analysis)
         return self._no_graph
+
+    @property
+    def graph_exits(self) -> GraphExits:
+        """Where values of the graph leave torch in a function, and reach its result."""
+        if self._graph_exits is None:
+            self._graph_exits = GraphExits(self.analysis)
+        return self._graph_exits
 
     # --- questions -------------------------------------------------------------------
 
@@ -484,8 +493,8 @@ class GradFlow:
             if create is None or not (isinstance(create, cst.Name) and create.value == "True") or not node.args:
                 return None  # gradients made without a graph of their own
             return self._requires(node.args[0].value, depth, calls)
-        if not qualname.startswith("torch.") or qualname in torch_api.NEW_LEAF_FUNCTIONS or qualname in _NO_GRAD_FUNCTIONS \
-                or torch_api.is_tensor_type(qualname):
+        if not qualname.startswith("torch.") or qualname in torch_api.NEW_LEAF_FUNCTIONS \
+                or qualname in _NO_GRAD_FUNCTIONS or torch_api.is_tensor_type(qualname):
             if qualname == "torch.autograd.Variable" and node.args:
                 return self._requires(node.args[0].value, depth, calls)  # `Variable(t)` is `t`
             return None
