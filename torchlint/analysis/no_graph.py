@@ -44,6 +44,9 @@ class Cut:
     noun: str  # "`out.detach()` (line 5), detached from the graph"
     predicate: str  # "is `out.detach()` (line 5), detached from the graph"
     advice: str  # what to write instead, for the fix's text
+    # A round trip through plain values (`torch.tensor(loss.item())`, `torch.from_numpy(
+    # out.data.numpy())`): taken out of torch on purpose, on this line, which is what to change.
+    round_trip: bool = False
 
 
 @dataclass(frozen=True)
@@ -417,7 +420,7 @@ class NoGraph:
                     and self.inference.tensor(inner.func.value) is not None:
                 return self._cut(node, f"a new tensor made from the plain values of `{self.analysis.snippet(inner)}`",
                                  "Combine the tensors themselves (not their `.item()`, `.tolist()` or numpy values), "
-                                 "so that the result keeps their graph")
+                                 "so that the result keeps their graph", round_trip=True)
         value = self.inference.infer(source)
         if self.inference.qualname(node.func) not in ("torch.tensor", "torch.from_numpy"):
             # `torch.Tensor(t)` of a tensor keeps its graph; numbers, lists and arrays have none.
@@ -427,10 +430,10 @@ class NoGraph:
                              f"Use `{self.analysis.snippet(source)}` itself, not a copy made by `torch.tensor`")
         return Proof()
 
-    def _cut(self, node: cst.BaseExpression, what: str, advice: str) -> Proof:
+    def _cut(self, node: cst.BaseExpression, what: str, advice: str, round_trip: bool = False) -> Proof:
         line = self._line(node)
         shown = self.analysis.snippet(node)
-        cut = Cut(node, f"`{shown}` (line {line}), {what}", f"is `{shown}` (line {line}), {what}", advice)
+        cut = Cut(node, f"`{shown}` (line {line}), {what}", f"is `{shown}` (line {line}), {what}", advice, round_trip)
         return Proof((Step(node, f"`{{code}}` is {what}"),), (cut,))
 
     def _function_result(self, node: cst.Call, function, depth: int) -> Optional[Proof]:

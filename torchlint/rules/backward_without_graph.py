@@ -42,7 +42,10 @@ class BackwardWithoutGraph(Rule):
     it is computed from was cut from the graph (`.detach()`, `.data`, a new tensor made
     from `.item()`, `.tolist()` or numpy) or made without `requires_grad`, through the
     functions of the file that return it and the losses without parameters (of `torch.nn`,
-    or a module of the file that builds nothing and calls only torch in `forward`). Nothing is
+    or a module of the file that builds nothing and calls only torch in `forward`). Where
+    every cut is a round trip through plain values (`torch.tensor(loss.item())`,
+    `torch.from_numpy(out.data.numpy())`) written before the backward in its function,
+    the finding is on the first round trip, the line to change, and names the backward. Nothing is
     reported when anything on the way may attach it: a module with parameters called
     outside `no_grad`, a value the inference does not know, `torch.enable_grad()`,
     `requires_grad_()` or an in-place write on one of the names, or a test of
@@ -172,8 +175,14 @@ class BackwardWithoutGraph(Rule):
             return False
         cause = self._cause(target, proof)
         advice = "; ".join(dict.fromkeys(cut.advice for cut in proof.cuts[:2]))
+        related = ()
+        first = min(proof.cuts, key=lambda cut: cut.node.start)
+        if all(cut.round_trip for cut in proof.cuts) and first.node.end <= call.start \
+                and self.ctx.enclosing_function(first.node) is self.ctx.enclosing_function(call):
+            # Values taken out of torch and put back: the line to change is the round trip.
+            reported, related = first.node, ((call, "backward raises here"),)
         self.report(reported, evidence=proof.steps, fix=Fix(Applicability.DISPLAY_ONLY, advice, ()),
-                    cause=cause, call=call)
+                    cause=cause, call=call, related=related)
         return True
 
     def _cause(self, target: cst.BaseExpression, proof) -> str:
