@@ -26,7 +26,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Iterable, Optional
 
 from torchlint.syntax import cst
-from torchlint.syntax.nodes import integer_index, is_true, keyword, looks_like_size, positional_args
+from torchlint.syntax.nodes import called_name, integer_index, is_true, keyword, looks_like_size, positional_args
 from torchlint.syntax.walk import settle_upward
 from torchlint.analysis import docstrings, torch_api
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
@@ -453,7 +453,10 @@ class Inference:
                 if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
                         and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.Call):
                     call = statement.body[0].value
-                    if self._mode_qualname(call) in _SET_GRAD_ENABLED and self.grad_mode(call) is not None:
+                    # Only a call spelled `set_grad_enabled` is resolved: inferring any other
+                    # statement here could re-enter an inference in progress.
+                    if called_name(call.func) == "set_grad_enabled" and self._mode_qualname(call) in _SET_GRAD_ENABLED \
+                            and self.grad_mode(call) is not None:
                         last = call
         return known.get(id(child))
 
