@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Optional
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import dotted, is_false, keyword
 from torchlint.analysis import torch_api, torch_facts
+from torchlint.analysis.graph_exits import GraphExits
+from torchlint.analysis.no_graph import NoGraph
 from torchlint.analysis.semantic import BindingKind, ClassInfo, FunctionInfo
 from torchlint.analysis.values import Kind, Step, Value
 
@@ -41,11 +43,6 @@ _NO_GRAD_METHODS = (torch_facts.methods(integer="always") | torch_facts.methods(
 _WITH_INDICES = torch_facts.methods(integer="indices")
 _NO_GRAD_FUNCTIONS = frozenset("torch." + name for name in
                                torch_facts.functions(integer="always") | torch_facts.functions(differentiable=False))
-# torch functions that make a new tensor from values: a new leaf (unless requires_grad=True).
-_NEW_LEAF_FUNCTIONS = frozenset({"torch.tensor", "torch.from_numpy", "torch.as_tensor", "torch.asarray",
-                                 "torch.autograd.Variable"})
-# Methods of a torch.distributions object whose result is differentiable in its parameters.
-_DISTRIBUTION_METHODS = frozenset({"log_prob", "entropy", "rsample", "cdf", "icdf"})
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.MatrixMultiply, cst.Power, cst.Modulo)
 # Attributes of a tensor that are tensors of the same graph.
 _SAME_GRAPH_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag"})
@@ -79,6 +76,22 @@ class GradFlow:
         self._memo: dict[tuple[int, int], Optional[GradSource]] = {}
         self._freezes: Optional[bool] = None
         self._call_sites: dict[int, list[cst.Call]] = {}
+        self._no_graph: Optional[NoGraph] = None
+        self._graph_exits: Optional[GraphExits] = None
+
+    @property
+    def no_graph(self) -> NoGraph:
+        """The other side: values shown to have no graph, and where it was cut."""
+        if self._no_graph is None:
+            self._no_graph = NoGraph(self.analysis)
+        return self._no_graph
+
+    @property
+    def graph_exits(self) -> GraphExits:
+        """Where values of the graph leave torch in a function, and reach its result."""
+        if self._graph_exits is None:
+            self._graph_exits = GraphExits(self.analysis)
+        return self._graph_exits
 
     # --- questions -------------------------------------------------------------------
 
@@ -176,10 +189,7 @@ class GradFlow:
     def grad_off(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The ``no_grad`` block, decorator or ``torch.set_grad_enabled(False)`` statement
         under which ``node`` runs (in its own function), or None."""
-        found = self.inference.grad_disabled(node)
-        if found is not None:
-            return found
-        return self._disabled_by_statement(node)
+        return self.inference.grad_disabled(node)
 
     def runs_without_grad(self, node: cst.CSTNode) -> bool:
         """``node`` runs with gradients off: under a ``no_grad`` region, or in a function
@@ -442,7 +452,7 @@ class GradFlow:
         qualname = self.inference.qualname(func)
         if qualname is not None:
             return self._function(node, qualname, depth, calls)
-        if isinstance(func, cst.Attribute) and func.attr.value in _DISTRIBUTION_METHODS:
+        if isinstance(func, cst.Attribute) and func.attr.value in torch_api.DISTRIBUTION_METHODS:
             return self._distribution(node, func, depth, calls)
         callee = self.value_of(func)
         if callee is None:
@@ -483,8 +493,8 @@ class GradFlow:
             if create is None or not (isinstance(create, cst.Name) and create.value == "True") or not node.args:
                 return None  # gradients made without a graph of their own
             return self._requires(node.args[0].value, depth, calls)
-        if not qualname.startswith("torch.") or qualname in _NEW_LEAF_FUNCTIONS or qualname in _NO_GRAD_FUNCTIONS \
-                or torch_api.is_tensor_type(qualname):
+        if not qualname.startswith("torch.") or qualname in torch_api.NEW_LEAF_FUNCTIONS \
+                or qualname in _NO_GRAD_FUNCTIONS or torch_api.is_tensor_type(qualname):
             if qualname == "torch.autograd.Variable" and node.args:
                 return self._requires(node.args[0].value, depth, calls)  # `Variable(t)` is `t`
             return None
@@ -572,39 +582,6 @@ class GradFlow:
         if self._freezes is None:
             self._freezes = _FREEZES.search(self.analysis.text) is not None
         return self._freezes
-
-    def _disabled_by_statement(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-        """A ``torch.set_grad_enabled(False)`` statement earlier in a block ``node`` is in
-        (up to its function), not turned back on in between."""
-        child = node
-        for ancestor in _ancestors(node):
-            if isinstance(ancestor, (cst.IndentedBlock, cst.Module)):
-                found = self._last_mode(ancestor, child)
-                if found is not None:
-                    return found
-            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-                return None
-            child = ancestor
-        return None
-
-    def _last_mode(self, block, child) -> Optional[cst.CSTNode]:
-        last = None
-        for statement in block.body:
-            if statement is child:
-                break
-            call = self._statement_mode(statement)
-            if call is not None:
-                last = call if self.inference.grad_mode(call) is False else None
-        return last
-
-    def _statement_mode(self, statement: cst.CSTNode) -> Optional[cst.Call]:
-        """``torch.set_grad_enabled(flag)`` written as a statement of its own."""
-        if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
-                and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.Call):
-            call = statement.body[0].value
-            if (self.inference.qualname(call.func) or "").endswith("set_grad_enabled"):
-                return call
-        return None
 
     def _function_of(self, node: cst.CSTNode) -> Optional[FunctionInfo]:
         for ancestor in _ancestors(node):

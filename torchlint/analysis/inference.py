@@ -26,7 +26,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Iterable, Optional
 
 from torchlint.syntax import cst
-from torchlint.syntax.nodes import integer_index, is_true, keyword, looks_like_size, positional_args
+from torchlint.syntax.nodes import called_name, integer_index, is_true, keyword, looks_like_size, positional_args
 from torchlint.syntax.walk import iter_nodes, settle_upward
 from torchlint.analysis import docstrings, torch_api
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
@@ -141,6 +141,7 @@ class Inference:
         self._tested_memo: dict[tuple[int, str], Optional[Kind]] = {}  # see _tested_kind
         self._grad_disabled_memo: dict[int, Optional[cst.CSTNode]] = {}
         self._inference_mode_memo: dict[int, Optional[cst.CSTNode]] = {}
+        self._mode_statements: dict[int, dict[int, Optional[cst.Call]]] = {}
         self._function_memo: dict[int, Optional[cst.FunctionDef]] = {}
         self._same_call_memo: dict[tuple, Optional[tuple[cst.Call, Step, Step]]] = {}  # _backpropagated_same_call
         self._backward_in_text: Optional[bool] = None
@@ -406,14 +407,22 @@ class Inference:
         return False
 
     def grad_disabled(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-        """The ``with torch.no_grad():`` block or ``@torch.no_grad()`` decorator that
-        ``node`` runs under, if any (only within the innermost function). A nearer
-        ``torch.enable_grad()`` (``set_grad_enabled(True)``, ``inference_mode(False)``)
-        turns recording back on, except under ``inference_mode()``, which it cannot leave."""
+        """The ``with torch.no_grad():`` block, ``@torch.no_grad()`` decorator or
+        ``torch.set_grad_enabled(False)`` statement (earlier in a block ``node`` is in, not
+        turned back on in between) that ``node`` runs under, if any (only within the
+        innermost function). A nearer ``torch.enable_grad()`` (``set_grad_enabled(True)``,
+        ``inference_mode(False)``) turns recording back on, except under
+        ``inference_mode()``, which it cannot leave."""
         return _nearest(self._grad_disabled_memo, node, self._disabling)
 
     def _disabling(self, ancestor: cst.CSTNode, child: cst.CSTNode):
-        if isinstance(ancestor, cst.With):
+        if isinstance(ancestor, (cst.IndentedBlock, cst.Module)):
+            statement = self.mode_statement_before(ancestor, child)
+            if statement is not None:
+                if self.grad_mode(statement) is False:
+                    return statement
+                return _nearest(self._inference_mode_memo, ancestor, self._in_inference_mode)
+        elif isinstance(ancestor, cst.With):
             # Items take effect in order: the last one that changes grad mode decides.
             for item in reversed(ancestor.items):
                 mode = self.grad_mode(item.item)
@@ -432,6 +441,25 @@ class Inference:
         elif isinstance(ancestor, (cst.Lambda, cst.ClassDef)):
             return None
         return _UP
+
+    def mode_statement_before(self, block, child: cst.CSTNode) -> Optional[cst.Call]:
+        """The last ``torch.set_grad_enabled(flag)`` written as a statement of its own (with a
+        literal flag) in ``block`` before its statement ``child``."""
+        known = self._mode_statements.get(id(block))
+        if known is None:
+            known = self._mode_statements[id(block)] = {}
+            last = None
+            for statement in block.body:
+                known[id(statement)] = last
+                if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+                        and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.Call):
+                    call = statement.body[0].value
+                    # Only a call spelled `set_grad_enabled` is resolved: inferring any other
+                    # statement here could re-enter an inference in progress.
+                    if called_name(call.func) == "set_grad_enabled" and self._mode_qualname(call) in _SET_GRAD_ENABLED \
+                            and self.grad_mode(call) is not None:
+                        last = call
+        return known.get(id(child))
 
     def _in_inference_mode(self, ancestor: cst.CSTNode, child: cst.CSTNode):
         """Past a grad-enabling block: only an enclosing ``inference_mode()`` still disables."""

@@ -791,3 +791,103 @@ DEFAULT_DTYPE_SETTERS = frozenset({"torch.set_default_dtype", "torch.set_default
 PLACEMENT_NEUTRAL_USES = frozenset({"to", "cuda", "cpu", "type_as", "device", "shape", "size", "dtype", "dim",
                                     "numel", "ndim", "is_cuda", "data_ptr", "new_zeros", "new_ones", "new_empty",
                                     "new_full", "new_tensor"})
+
+
+# --- where the autograd graph is kept or cut (analysis.no_graph, analysis.grad_flow) ---------
+
+# Methods that may return their receiver itself (`w.to(device)` when it is there already):
+# under no_grad they compute nothing, and a parameter stays one.
+MAYBE_SELF_METHODS = torch_facts.methods(aliasing="maybe_self") | {"requires_grad_", "view_as", "expand_as",
+                                                                   "reshape_as"}
+# Methods whose arguments are sizes, dimensions, dtypes or devices, never a tensor whose
+# graph the result would join (`x.view(b, -1)`, `x.sum(dim)`, `x.to(other)`, `x.type_as(y)`).
+SHAPE_ARGUMENT_METHODS = frozenset({
+    "view", "reshape", "permute", "transpose", "t", "to", "cuda", "cpu", "float", "double", "half", "bfloat16",
+    "long", "int", "bool", "type", "type_as", "contiguous", "sum", "mean", "amax", "amin", "prod",
+    "std", "var", "logsumexp", "norm", "softmax", "log_softmax", "squeeze", "unsqueeze", "flatten", "expand",
+    "expand_as", "view_as", "reshape_as", "repeat", "narrow", "select", "clone", "abs", "exp", "log", "sqrt",
+    "sigmoid", "tanh", "relu", "neg", "cumsum", "flip", "roll", "square",
+})
+# Keyword arguments of torch functions and methods that never carry a gradient.
+PLAIN_KEYWORDS = frozenset({
+    "dim", "keepdim", "dtype", "device", "reduction", "ignore_index", "size_average", "reduce", "inplace", "p",
+    "training", "non_blocking", "memory_format", "layout", "pin_memory", "copy", "label_smoothing", "eps",
+    "beta", "delta", "log_target", "full", "margin", "out",
+})
+# Views: made under no_grad, they still reach the graph of the tensor they view.
+VIEWING_METHODS = torch_facts.methods(aliasing={"view", "maybe_view"})
+VIEWING_FUNCTIONS = torch_facts.functions(aliasing={"view", "maybe_view", "maybe_self"})
+# torch functions that may return their (tensor) argument itself.
+ARGUMENT_RETURNING_FUNCTIONS = frozenset({
+    "torch.as_tensor", "torch.asarray", "torch.nn.functional.dropout", "torch.nn.functional.dropout1d",
+    "torch.nn.functional.dropout2d", "torch.nn.functional.dropout3d", "torch.nn.functional.alpha_dropout",
+    "torch.nn.functional.feature_alpha_dropout", "torch.dropout", "torch.nn.functional.threshold",
+})
+# torch.nn modules that may return their input itself or a view of it (in eval mode, with
+# inplace=True, or always).
+INPUT_RETURNING_MODULES = frozenset("torch.nn." + name
+                                    for name in torch_facts.module_classes(aliasing={"maybe_self", "view"}))
+# Methods that turn a tensor into plain Python values or numpy: a tensor made from them is cut.
+TO_PLAIN_METHODS = frozenset({"item", "tolist", "numpy"})
+# Modules of torch.nn with parameters of their own.
+PARAMETER_MODULES = frozenset("torch.nn." + name for name in torch_facts.module_classes(parameters=True))
+# torch functions that make a new tensor from values: a new leaf (unless requires_grad=True).
+NEW_LEAF_FUNCTIONS = frozenset({"torch.tensor", "torch.from_numpy", "torch.as_tensor", "torch.asarray",
+                                "torch.autograd.Variable"})
+# Methods of a torch.distributions object whose result is differentiable in its parameters.
+DISTRIBUTION_METHODS = frozenset({"log_prob", "entropy", "rsample", "cdf", "icdf"})
+# `torch.autograd.backward(tensors)` and `torch.autograd.grad(outputs, inputs)`: the keyword
+# of the tensors whose graph they walk.
+AUTOGRAD_ENTRY_POINTS = {"torch.autograd.backward": "tensors", "torch.autograd.grad": "outputs"}
+
+
+# --- values leaving torch (analysis.graph_exits) ----------------------------------------------
+
+# Methods that move or convert a tensor and keep its values (and its graph): stripped from
+# `h.detach().cpu().numpy()` down to the tensor whose values are taken, `h`.
+VALUE_KEEPING_MOVES = frozenset({
+    "cpu", "cuda", "to", "float", "double", "half", "bfloat16", "clone",
+    "contiguous", "squeeze", "unsqueeze", "flatten", "view", "reshape", "type", "type_as", "view_as", "t",
+})
+# Methods that keep a value's values (a numpy array's, a Python number's, a new tensor's):
+# what they give still carries what the cut took.
+VALUE_CARRYING_METHODS = frozenset({
+    "astype", "float", "double", "half", "to", "cuda", "cpu", "reshape", "view", "view_as", "unsqueeze",
+    "squeeze", "transpose", "permute", "copy", "clone", "contiguous", "expand", "expand_as", "repeat", "type",
+    "type_as", "flatten", "ravel", "mean", "sum", "prod", "exp", "log", "sqrt", "tanh", "sigmoid", "clip",
+    "clamp", "abs", "neg", "mul", "add", "sub", "div", "pow", "requires_grad_", "float_", "unsqueeze_",
+    "squeeze_", "T",
+})
+# Tensor methods whose tensor arguments are values the result is computed from.
+ARITHMETIC_METHODS = frozenset({
+    "add", "sub", "mul", "div", "true_divide", "pow", "matmul", "mm", "bmm", "add_", "sub_", "mul_", "div_",
+    "pow_", "lerp", "lerp_", "addcmul", "addcdiv", "where", "new_tensor",
+})
+# torch and numpy functions whose every positional argument is a value of the result.
+ARITHMETIC_FUNCTION_NAMES = frozenset({
+    "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "pow", "power", "matmul",
+    "mm", "bmm", "dot", "where", "maximum", "minimum", "fmax", "fmin", "lerp", "addcmul", "addcdiv",
+})
+# torch and numpy functions that make a tensor from sizes (`torch.zeros(n)`, `np.arange(k)`):
+# a value passed there is a size, not something the result is computed from.
+SIZE_FUNCTION_NAMES = frozenset({
+    "zeros", "ones", "empty", "full", "arange", "linspace", "logspace", "eye", "rand", "randn", "randint",
+    "randperm", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randint_like",
+    "tril_indices", "triu_indices", "identity", "indices",
+})
+# Libraries computing on numpy arrays: what they give is computed from their first argument.
+ARRAY_LIBRARIES = frozenset({"scipy", "skimage", "cv2", "sklearn", "PIL"})
+# Builtins whose result is computed from the value they are given.
+VALUE_BUILTINS = frozenset({"float", "abs", "max", "min", "sum", "complex"})
+# Step functions, integer conversions and indices: their gradient is zero (or none) in torch
+# too, so a value that goes through one loses nothing by leaving torch (`int(t)`,
+# `a.astype(int)`, `np.round(a)`, `h.argmax()`). The tensor methods whose result is an integer
+# tensor whatever the input (`argmax`, `long`, `nonzero`) come from the torch facts.
+STEP_FUNCTION_NAMES = frozenset({
+    "round", "around", "rint", "floor", "ceil", "trunc", "fix", "sign", "signbit", "digitize", "searchsorted",
+    "bucketize", "flatnonzero", "unique", "bincount", "histogram", "histc", "multinomial", "bernoulli", "poisson",
+    "bool", "floor_divide", "isclose", "isnan", "isinf", "isfinite", "all", "any",
+}) | torch_facts.methods(integer="always")
+# Of the results of these, item 1 holds indices: `h.max(1)[1]`, `_, idx = h.topk(k)`.
+WITH_INDICES_METHODS = torch_facts.methods(integer="indices")
+INTEGER_DTYPE = re.compile(r"\b(?:u?int\d*|long|short|bool\w*|byte)\b")

@@ -1,0 +1,92 @@
+"""TL408 on the shared graph-absence analysis (torchlint/analysis/no_graph.py): real files
+through the real CLI, and the runtime verdict under real torch."""
+
+from __future__ import annotations
+
+import pytest
+
+FROZEN_EVALUATION = '''
+import torch
+import torch.nn as nn
+
+
+def attack(model, x, y):
+    x = x.clone().requires_grad_(True)
+    loss = nn.functional.cross_entropy(model(x), y)
+    loss.backward()
+    return x.grad.sign()
+
+
+def evaluate(model, batches):
+    torch.set_grad_enabled(False)
+    model.eval()
+    for x, y in batches:
+        noise = attack(model, x, y)
+        print((model(x + 0.1 * noise).argmax(1) == y).float().mean().item())
+    torch.set_grad_enabled(True)
+
+
+model = nn.Sequential(nn.Linear(4, 3))
+evaluate(model, [(torch.randn(5, 4), torch.randint(0, 3, (5,)))])
+'''
+
+ROUND_TRIP = '''
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class PairLoss(nn.Module):
+    def __init__(self, margin):
+        super().__init__()
+        self.margin = margin
+
+    def forward(self, a, b):
+        return torch.clamp(self.margin - F.pairwise_distance(a, b), min=0.0).mean()
+
+
+model = nn.Linear(4, 2)
+criterion = PairLoss(1.0)
+x = torch.randn(6, 4)
+out = model(x)
+picked = torch.from_numpy(out.data.numpy()[:3])
+loss = criterion(picked, torch.from_numpy(out.data.numpy()[3:]))
+loss.backward()
+'''
+
+
+def test_a_set_grad_enabled_false_statement_turns_gradients_off_for_what_follows(project) -> None:
+    project.write("attack.py", FROZEN_EVALUATION)
+    assert project.findings("--select", "TL408") == [("attack.py", 16, 17, "TL408")]
+    # Turned back on before the call: nothing to report.
+    turned_on = "        torch.set_grad_enabled(True)\n        noise = attack"
+    project.write("attack.py", FROZEN_EVALUATION.replace("        noise = attack", turned_on))
+    assert project.findings("--select", "TL408") == []
+
+
+def test_a_round_trip_through_numpy_into_a_loss_of_the_file_is_reported_where_it_is_made(project) -> None:
+    project.write("pairs.py", ROUND_TRIP)
+    assert project.findings("--select", "TL408") == [("pairs.py", 19, 10, "TL408")]
+    # Indexing the output itself keeps the graph.
+    project.write("pairs.py", ROUND_TRIP.replace("torch.from_numpy(out.data.numpy()[:3])", "out[:3]")
+                  .replace("torch.from_numpy(out.data.numpy()[3:])", "out[3:]"))
+    assert project.findings("--select", "TL408") == []
+
+
+@pytest.mark.parametrize("forward", [
+    "return (a - b).pow(2).mean() * self.scale",  # a parameter of its own
+    "return self.helper(a, b)",  # something the analysis does not follow
+])
+def test_a_module_of_the_file_that_may_attach_its_output_proves_nothing(project, forward) -> None:
+    source = ROUND_TRIP.replace("return torch.clamp(self.margin - F.pairwise_distance(a, b), min=0.0).mean()", forward)
+    if "scale" in forward:
+        scale = "self.margin = margin\n        self.scale = nn.Parameter(torch.ones(()))"
+        source = source.replace("self.margin = margin", scale)
+    project.write("pairs.py", source)
+    assert project.findings("--select", "TL408") == []
+
+
+def test_the_round_trip_is_confirmed_at_runtime(project) -> None:
+    project.write("pairs.py", ROUND_TRIP)
+    result = project.run("check", "--select", "TL408", "--runtime", "pairs.py")
+    assert "CONFIRMED: RuntimeError: element 0 of tensors does not require grad" in result.stdout

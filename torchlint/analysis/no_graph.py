@@ -1,0 +1,481 @@
+"""Values without an autograd graph, and why: the evidence ``backward()`` on them fails.
+
+``NoGraph.graphless(expression)`` answers with a ``Proof`` when the analysis can show that
+the tensor ``expression`` has no graph where it is evaluated: it is computed under
+``no_grad``/``inference_mode`` (a ``with`` block, a decorator, a ``set_grad_enabled(False)``
+statement, the strict reading: anything that may turn gradients back on proves nothing),
+or every tensor it is computed from was cut (``.detach()``, ``.data``, a new tensor made
+from ``.item()``/``.tolist()``/numpy values) or made without ``requires_grad``, through
+assignments, the functions of the file that return it, and layers without parameters (a
+torch loss, a module of this file whose ``__init__`` builds no layer).  Something unknown
+on the way proves nothing.  The proof names the places the graph is cut (``Cut``), with
+the steps from the expression to them, for a finding's evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional
+
+from torchlint.analysis import torch_api
+from torchlint.analysis.semantic import BindingKind, ClassInfo
+from torchlint.analysis.values import Kind, Step
+from torchlint.syntax import cst
+from torchlint.syntax.nodes import is_false, keyword
+from torchlint.syntax.walk import iter_nodes
+
+if TYPE_CHECKING:
+    from torchlint.analysis.module_analysis import ModuleAnalysis
+
+_RE_ENABLES = re.compile(r"enable_grad|set_grad_enabled|inference_mode\s*\(\s*(?:mode\s*=\s*)?False")
+# A module class that may attach its output to a graph of its own.
+_RE_ATTACHES = re.compile(r"requires_grad|Parameter|register_|enable_grad|set_grad_enabled|inference_mode")
+_GUARD_TEST = re.compile(r"requires_grad|grad_fn|is_grad_enabled|is_leaf")
+_MAX_DEPTH = 40
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A place where the graph is cut: the expression, a sentence about it, and what a name
+    bound to it is ("is computed under `torch.no_grad()` (line 7)")."""
+
+    node: cst.CSTNode
+    noun: str  # "`out.detach()` (line 5), detached from the graph"
+    predicate: str  # "is `out.detach()` (line 5), detached from the graph"
+    advice: str  # what to write instead, for the fix's text
+    # A round trip through plain values (`torch.tensor(loss.item())`, `torch.from_numpy(
+    # out.data.numpy())`): taken out of torch on purpose, on this line, which is what to change.
+    round_trip: bool = False
+
+
+@dataclass(frozen=True)
+class Proof:
+    """Evidence that an expression is a tensor without a graph: the steps from it to the
+    places the graph is cut (``cuts``), which are empty when it is only made of new
+    tensors that never required grad."""
+
+    steps: tuple[Step, ...] = ()
+    cuts: tuple[Cut, ...] = ()
+
+    def then(self, step: Step) -> "Proof":
+        return Proof((step,) + self.steps, self.cuts) if self.cuts else self
+
+
+def _join(proofs: list[Proof], step: Optional[Step] = None) -> Proof:
+    """Several proofs together; only those with a cut add their evidence."""
+    steps: list[Step] = [step] if step else []
+    cuts: list[Cut] = []
+    for proof in proofs:
+        steps += [s for s in proof.steps if s not in steps]
+        cuts += [c for c in proof.cuts if c not in cuts]
+    return Proof(tuple(steps) if cuts else (), tuple(cuts))
+
+
+class NoGraph:
+    """The graph-absence analysis of one module, answers remembered."""
+
+    def __init__(self, analysis: "ModuleAnalysis"):
+        self.analysis = analysis
+        self.model = analysis.model
+        self.inference = analysis.inference
+        self._memo: dict[int, Optional[Proof]] = {}
+        self._changed_memo: dict[tuple[int, str], bool] = {}
+
+    def _code(self, node: cst.CSTNode) -> str:
+        start, end = self.analysis.outer_span(node)
+        return self.analysis.text[start:end]
+
+    def _line(self, node: cst.CSTNode) -> int:
+        return self.analysis.line_index.position(node.start)[0]
+
+    def graphless(self, node: cst.BaseExpression) -> Optional[Proof]:
+        """The evidence that the tensor ``node`` has no autograd graph because it was cut
+        somewhere (a proof with ``cuts``), or None when that is not shown."""
+        if self.inference.tensor(node) is None:
+            return None
+        proof = self._graphless(node, 0)
+        return proof if proof is not None and proof.cuts else None
+
+    def expects_no_graph(self, call: cst.Call) -> bool:
+        """The call sits under a test of `requires_grad` (or `grad_fn`, `is_grad_enabled()`),
+        or in a `try` that catches the RuntimeError: the code expects a value without graph."""
+        child: cst.CSTNode = call
+        for ancestor in _ancestors(call):
+            if isinstance(ancestor, (cst.If, cst.While, cst.IfExp)) and child is not ancestor.test \
+                    and _GUARD_TEST.search(self._code(ancestor.test)):
+                return True
+            if isinstance(ancestor, cst.Try) and child is ancestor.body:
+                for handler in ancestor.handlers:
+                    if handler.type is None or re.search(r"RuntimeError|Exception", self._code(handler.type)):
+                        return True
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return False
+            child = ancestor
+        return False
+
+    def _disabled(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The `with` item, decorator or `set_grad_enabled(False)` statement under which
+        ``node`` runs with gradients disabled (within its function), when nothing in between
+        or inside enables them again, nor may (the inference's strict reading of each mode:
+        `set_grad_enabled(flag)` may enable).
+        Stricter than the inference's ``grad_disabled``: a finding here needs the mode off on
+        every path, so any enabling call in the block keeps it quiet."""
+        child = node
+        for ancestor in _ancestors(node):
+            if isinstance(ancestor, (cst.IndentedBlock, cst.Module)):
+                statement = self.inference.mode_statement_before(ancestor, child)
+                if statement is not None:
+                    if self.inference.grad_mode(statement, strict=True) is not False:
+                        return None
+                    rest = self.analysis.text[statement.end:ancestor.end]
+                    return None if _RE_ENABLES.search(rest) else statement
+            elif isinstance(ancestor, cst.With) and child is ancestor.body:
+                for item in reversed(ancestor.items):
+                    mode = self.inference.grad_mode(item.item, strict=True)
+                    if mode is True:
+                        return None
+                    if mode is False:
+                        return None if _RE_ENABLES.search(self._code(ancestor.body)) else item.item
+            elif isinstance(ancestor, cst.FunctionDef):
+                if child is not ancestor.body:
+                    return None
+                for decorator in reversed(ancestor.decorators):
+                    mode = self.inference.grad_mode(decorator.decorator, strict=True)
+                    if mode is True:
+                        return None
+                    if mode is False:
+                        return None if _RE_ENABLES.search(self._code(ancestor.body)) else decorator
+                return None
+            elif isinstance(ancestor, (cst.Lambda, cst.ClassDef, cst.GeneratorExp)):
+                return None  # runs later, in whatever mode its caller has
+            child = ancestor
+        return None
+
+    def _under_no_grad(self, node: cst.BaseExpression) -> Optional[Proof]:
+        """``node``, an operation, runs under no_grad: its result has no graph."""
+        manager = self._disabled(node)
+        if manager is None:
+            return None
+        line = self._line(manager)
+        if isinstance(manager, cst.Decorator):
+            function = next(a for a in _ancestors(manager) if isinstance(a, cst.FunctionDef))
+            where = f"in `{function.name.value}`, decorated `@{self.analysis.snippet(manager.decorator)}` (line {line})"
+            step = Step(manager.decorator, f"`{function.name.value}` runs with gradients disabled: `@{{code}}`")
+        else:
+            where = f"under `{self.analysis.snippet(manager)}` (line {line})"
+            step = Step(manager, "`{code}` disables gradient recording")
+        manager_code = f"@{self.analysis.snippet(manager.decorator)}" if isinstance(manager, cst.Decorator) \
+            else self.analysis.snippet(manager)
+        advice = f"Compute `{self.analysis.snippet(node)}` outside `{manager_code}` (line {line})"
+        if "inference_mode" not in manager_code:  # enable_grad does not leave inference mode
+            advice += ", or inside `with torch.enable_grad():`"
+        advice += ", so that its graph is recorded"
+        cut = Cut(node, f"`{self.analysis.snippet(node)}`, computed {where}", f"is computed {where}", advice)
+        return Proof((step,), (cut,))
+
+    def _graphless(self, node: cst.BaseExpression, depth: int) -> Optional[Proof]:
+        key = id(node)
+        if key in self._memo:
+            return self._memo[key]
+        if depth > _MAX_DEPTH:
+            return None
+        self._memo[key] = None  # a cycle proves nothing
+        proof = self._graphless_uncached(node, depth + 1)
+        self._memo[key] = proof
+        return proof
+
+    def _graphless_uncached(self, node: cst.BaseExpression, depth: int) -> Optional[Proof]:
+        if isinstance(node, cst.Name):
+            return self._name(node, depth)
+        if isinstance(node, (cst.Call, cst.BinaryOperation)):
+            if self._computes_under_no_grad(node):
+                proof = self._under_no_grad(node)
+                if proof is not None:
+                    return proof
+        if isinstance(node, cst.Call):
+            return self._call(node, depth)
+        if isinstance(node, cst.BinaryOperation):
+            return self._operands([node.left, node.right], depth)
+        if isinstance(node, cst.UnaryOperation):
+            return self._graphless(node.expression, depth)
+        if isinstance(node, cst.Subscript):
+            if self.inference.tensor(node.value) is None:
+                return None
+            return self._graphless(node.value, depth)
+        if isinstance(node, cst.Attribute):
+            return self._attribute(node, depth)
+        if isinstance(node, cst.IfExp):
+            return self._all([node.body, node.orelse], depth)
+        if isinstance(node, (cst.Tuple, cst.List)):
+            if any(isinstance(element, cst.StarredElement) for element in node.elements):
+                return None
+            return self._all([element.value for element in node.elements], depth)
+        return None
+
+    def _computes_under_no_grad(self, node: cst.BaseExpression) -> bool:
+        """``node`` makes a new tensor when it runs: not a view (a view made under no_grad
+        still reaches the graph of its base), nor a call that may hand back an existing
+        tensor (`w.to(device)`, `F.dropout(x, training=False)`, an in-place method, a
+        function of the user's)."""
+        if isinstance(node, cst.Subscript) or self.inference.tensor(node) is None:
+            return False
+        if isinstance(node, cst.BinaryOperation):
+            return True
+        func = node.func
+        if any(arg.keyword is not None and arg.keyword.value == "inplace" and not is_false(arg.value)
+               for arg in node.args):
+            return False
+        if isinstance(func, cst.Attribute):
+            receiver = self.inference.infer(func.value)
+            if receiver is not None and receiver.kind is Kind.TENSOR:
+                method = func.attr.value
+                return method not in torch_api.MAYBE_SELF_METHODS and method not in torch_api.VIEWING_METHODS \
+                    and not method.endswith("_")
+        qualname = self.inference.qualname(func)
+        if qualname is not None:
+            name = qualname.rsplit(".", 1)[-1]
+            return qualname.startswith("torch.") and qualname not in torch_api.ARGUMENT_RETURNING_FUNCTIONS \
+                and not name.endswith("_") and not (qualname.count(".") == 1 and name in torch_api.VIEWING_FUNCTIONS)
+        callee = self.inference.infer(func)
+        if callee is None:
+            # A callable the inference knows only by its result (a loss criterion called with
+            # a prediction and a target): it computes from its arguments.
+            return len(node.args) >= 2
+        if callee.kind is Kind.MODULE:
+            if callee.qualname in torch_api.INPUT_RETURNING_MODULES:
+                return False
+            forward = getattr(callee.cls, "methods", {}).get("forward")  # a class of the user's
+            return forward is None or forward.model is not self.model \
+                or not _RE_ENABLES.search(self._code(forward.node))
+        return False
+
+    def _name(self, node: cst.Name, depth: int) -> Optional[Proof]:
+        bindings = self.model.resolve(node)
+        if not bindings or any(b.kind is not BindingKind.ASSIGN or b.value is None or b.iterates
+                               for b in bindings):
+            return None
+        proofs = []
+        for binding in bindings:
+            if self._changed_later(binding):
+                return None
+            proof = self._graphless(binding.value, depth)
+            if proof is None:
+                return None
+            proofs.append(proof.then(Step(binding.value, f"`{node.value}` = `{{code}}`")))
+        return _join(proofs)
+
+    def _changed_later(self, binding) -> bool:
+        """The name's scope sets its `requires_grad`, writes into it in place (which may
+        attach it: `total.add_(loss)`, `out[0] = y`) or tests its graph."""
+        scope = binding.scope.node
+        memo = self._changed_memo
+        key = (id(scope), binding.name)
+        if key not in memo:
+            name = re.escape(binding.name)
+            pattern = re.compile(
+                rf"(?<![\w.]){name}\s*(?:\.\s*(?:requires_grad|retain_grad|grad_fn|is_leaf|\w*[^\W_]_)\b"
+                rf"|\[[^\]\n]*\]\s*(?:[-+*/@%&|^]|//|\*\*)?=(?!=))")
+            memo[key] = bool(pattern.search(self._code(scope)))
+        return memo[key]
+
+    def _operands(self, operands: list[cst.BaseExpression], depth: int) -> Optional[Proof]:
+        """Every tensor among ``operands`` has no graph; numbers and other plain values are
+        left out; something unknown (perhaps a tensor in the graph) proves nothing."""
+        proofs = []
+        for operand in operands:
+            value = self.inference.infer(operand)
+            if value is not None and (value.kind in (Kind.OTHER, Kind.NONE) or value.kind is Kind.EXTERNAL
+                                      and (value.qualname or "").startswith(("torch.", "builtins."))):
+                continue  # a number, a string, a dtype
+            if value is not None and value.kind is not Kind.TENSOR \
+                    and not isinstance(operand, (cst.List, cst.Tuple)):
+                return None
+            proof = self._graphless(operand, depth)
+            if proof is None:
+                return None
+            proofs.append(proof)
+        return _join(proofs)  # with no tensor among them, nothing attaches either
+
+    def _all(self, nodes: list[cst.BaseExpression], depth: int) -> Optional[Proof]:
+        proofs = [self._graphless(node, depth) for node in nodes]
+        if not proofs or any(proof is None for proof in proofs):
+            return None
+        return _join(proofs)
+
+    def _attribute(self, node: cst.Attribute, depth: int) -> Optional[Proof]:
+        attribute = node.attr.value
+        if self.inference.tensor(node.value) is None:
+            return None
+        if attribute == "data":
+            return self._cut(node, "the tensor's data, outside the graph",
+                             f"Use `{self.analysis.snippet(node.value)}` itself, not its `.data`, in what is "
+                             f"back-propagated")
+        if attribute in ("T", "mT", "H", "mH", "real", "imag"):
+            return self._graphless(node.value, depth)
+        return None
+
+    def _call(self, node: cst.Call, depth: int) -> Optional[Proof]:
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            receiver = self.inference.infer(func.value)
+            if receiver is not None and receiver.kind is Kind.TENSOR:
+                return self._method(node, func.value, func.attr.value, depth)
+        qualname = self.inference.qualname(func)
+        if qualname is not None:
+            return self._torch_call(node, qualname, depth)
+        callee = self.inference.infer(func)
+        if callee is None:
+            return None
+        if callee.kind is Kind.MODULE and callee.qualname and torch_api.is_loss_module_class(callee.qualname) \
+                and callee.qualname not in torch_api.PARAMETER_MODULES:
+            return self._arguments(node, depth)  # a loss of torch.nn: its input and target attach it, if anything
+        if callee.kind is Kind.MODULE and isinstance(callee.cls, ClassInfo) and self._computes_from_inputs(callee.cls):
+            return self._arguments(node, depth)  # a loss written in this file, without parameters
+        if callee.kind is Kind.FUNCTION and callee.function is not None:
+            return self._function_result(node, callee.function, depth)
+        return None
+
+    def _computes_from_inputs(self, cls: ClassInfo) -> bool:
+        """A module class of this file whose output is computed only from its inputs: a direct
+        ``nn.Module`` subclass whose ``__init__`` calls nothing but ``super().__init__()``
+        (it builds no layer and no parameter) and whose ``forward`` calls only torch
+        functions and tensor methods, never turning gradients on or setting requires_grad."""
+        if cls.model is not self.model or len(cls.node.bases) != 1 \
+                or self.inference.qualname(cls.node.bases[0].value) != "torch.nn.Module":
+            return False
+        init, forward = cls.methods.get("__init__"), cls.methods.get("forward")
+        if forward is None or _RE_ATTACHES.search(self._code(cls.node)):
+            return False
+        if init is not None and not all(_is_super_init(call) for call in iter_nodes(init.node.body)
+                                        if isinstance(call, cst.Call)):
+            return False
+        for call in iter_nodes(forward.node.body):
+            if not isinstance(call, cst.Call):
+                continue
+            qualname = self.inference.qualname(call.func)
+            if qualname is not None and qualname.startswith("torch.") and not torch_api.is_module_class(qualname):
+                continue
+            if isinstance(call.func, cst.Attribute) and self.inference.tensor(call.func.value) is not None:
+                continue
+            return False
+        return True
+
+    def _method(self, node: cst.Call, receiver: cst.BaseExpression, method: str,
+                depth: int) -> Optional[Proof]:
+        if method in ("detach", "detach_"):
+            return self._cut(node, "detached from the graph",
+                             f"Compute it from `{self.analysis.snippet(receiver)}`, not "
+                             f"`{self.analysis.snippet(node)}`; detach only the copy kept for logging or metrics")
+        requires_grad = keyword(node, "requires_grad")
+        if method.endswith("_") or method.startswith("_") \
+                or (requires_grad is not None and not is_false(requires_grad)):
+            return None  # in place, `requires_grad_()`, `new_zeros(.., requires_grad=True)`: may attach it
+        if method in torch_api.NOT_DIFFERENTIABLE_METHODS:
+            return Proof()
+        if self.inference.tensor(node) is None:
+            return None
+        proof = self._graphless(receiver, depth)
+        if proof is None:
+            return None
+        if method in torch_api.SHAPE_ARGUMENT_METHODS:
+            return proof
+        if any(arg.star for arg in node.args):
+            return None
+        plain = torch_api.PLAIN_KEYWORDS
+        rest = self._operands([arg.value for arg in node.args
+                               if not (arg.keyword is not None and arg.keyword.value in plain)], depth)
+        return _join([proof, rest]) if rest is not None else None
+
+    def _torch_call(self, node: cst.Call, qualname: str, depth: int) -> Optional[Proof]:
+        requires_grad = keyword(node, "requires_grad")
+        if not qualname.startswith("torch.") or qualname in torch_api.ARGUMENT_RETURNING_FUNCTIONS \
+                or (requires_grad is not None and not is_false(requires_grad)):
+            return None
+        name = qualname.rsplit(".", 1)[-1]
+        if qualname in ("torch.tensor", "torch.from_numpy") or torch_api.is_tensor_type(qualname):
+            return self._new_tensor(node)
+        if name in torch_api.CREATION_FUNCTIONS and qualname.count(".") == 1 and not name.endswith("_like"):
+            return Proof()
+        if self.inference.tensor(node) is None:
+            return None
+        return self._arguments(node, depth)
+
+    def _arguments(self, node: cst.Call, depth: int) -> Optional[Proof]:
+        arguments = [arg for arg in node.args if not arg.star
+                     and not (arg.keyword is not None and arg.keyword.value in torch_api.PLAIN_KEYWORDS)]
+        if any(arg.star for arg in node.args) or not arguments:
+            return None
+        return self._operands([arg.value for arg in arguments], depth)
+
+    def _new_tensor(self, node: cst.Call) -> Optional[Proof]:
+        """`torch.tensor(..)`, `torch.from_numpy(..)`, `torch.FloatTensor(..)`: a new leaf that
+        does not require grad; a cut when what it is made from is a tensor's values."""
+        if not node.args or node.args[0].keyword is not None or node.args[0].star:
+            return None
+        source = node.args[0].value
+        for inner in iter_nodes(source):
+            if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) \
+                    and inner.func.attr.value in torch_api.TO_PLAIN_METHODS \
+                    and self.inference.tensor(inner.func.value) is not None:
+                return self._cut(node, f"a new tensor made from the plain values of `{self.analysis.snippet(inner)}`",
+                                 "Combine the tensors themselves (not their `.item()`, `.tolist()` or numpy values), "
+                                 "so that the result keeps their graph", round_trip=True)
+        value = self.inference.infer(source)
+        if self.inference.qualname(node.func) not in ("torch.tensor", "torch.from_numpy"):
+            # `torch.Tensor(t)` of a tensor keeps its graph; numbers, lists and arrays have none.
+            return Proof() if value is not None and value.kind in (Kind.OTHER, Kind.NDARRAY) else None
+        if value is not None and value.kind is Kind.TENSOR:
+            return self._cut(node, "a copy of the values in a new tensor, outside the graph",
+                             f"Use `{self.analysis.snippet(source)}` itself, not a copy made by `torch.tensor`")
+        return Proof()
+
+    def _cut(self, node: cst.BaseExpression, what: str, advice: str, round_trip: bool = False) -> Proof:
+        line = self._line(node)
+        shown = self.analysis.snippet(node)
+        cut = Cut(node, f"`{shown}` (line {line}), {what}", f"is `{shown}` (line {line}), {what}", advice, round_trip)
+        return Proof((Step(node, f"`{{code}}` is {what}"),), (cut,))
+
+    def _function_result(self, node: cst.Call, function, depth: int) -> Optional[Proof]:
+        """A function of this file: every value it returns has no graph."""
+        definition = function.node
+        if function.model is not self.model or not isinstance(definition, cst.FunctionDef) \
+                or function.is_generator or not function.returns:
+            return None
+        proofs = []
+        for returned in function.returns:
+            proof = self._graphless(returned, depth)
+            if proof is None:
+                return None
+            proofs.append(proof)
+        decorator = self._disabled(function.returns[0])
+        if isinstance(decorator, cst.Decorator) and all(self._disabled(r) is decorator for r in function.returns):
+            # The whole function runs without gradients: that is the reason, said once.
+            runs = f"which runs under `@{self.analysis.snippet(decorator.decorator)}` (line {self._line(decorator)})"
+            shown = self.analysis.snippet(node)
+            advice = (f"For training, call a version of `{function.name}` without "
+                      f"`@{self.analysis.snippet(decorator.decorator)}`: the decorator disables gradients whatever "
+                      f"the caller does")
+            cut = Cut(node, f"`{shown}` (line {self._line(node)}), {runs}", f"is returned by `{shown}`, {runs}",
+                      advice)
+            steps = (Step(node, f"`{{code}}` is what `{function.name}` returns"),
+                     Step(decorator.decorator, f"`{function.name}` runs with gradients disabled: `@{{code}}`"))
+            return Proof(steps, (cut,))
+        step = Step(node, f"`{{code}}` returns what `{function.name}` returns")
+        return _join(proofs, step)
+
+
+def _is_super_init(call: cst.Call) -> bool:
+    """``super().__init__()`` (or ``super(Cls, self).__init__()``) and the ``super(..)`` in it."""
+    func = call.func
+    if isinstance(func, cst.Name):
+        return func.value == "super"
+    return isinstance(func, cst.Attribute) and func.attr.value == "__init__" and isinstance(func.value, cst.Call) \
+        and isinstance(func.value.func, cst.Name) and func.value.func.value == "super"
+
+
+def _ancestors(node: cst.CSTNode):
+    current = node.parent
+    while current is not None:
+        yield current
+        current = current.parent
