@@ -155,6 +155,9 @@ OTHER_BAD = {
         "51:9 TL409": (LATENT, "changed a tensor saved for backward"),
         "52:9 TL409": (CONFIRMED, "backward raised \"one of the variables needed for gradient computation"),
     },
+    "TL411-backward-twice/bad_targets_computed_once.py": {
+        "18:5 TL411": (CONFIRMED, "Trying to backward through the graph a second time"),
+    },
     "TL411-backward-twice/bad_each_loss_of_one_forward.py": {
         "35:13 TL411": (CONFIRMED, "Trying to backward through the graph a second time"),
     },

@@ -100,9 +100,11 @@ class OptimizerStep:
 class ModuleForward:
     """``module(x)``: a forward through a module whose parameters require grad; ``saves``
     says why it saves parameters for backward, or is None when it may not (one layer of
-    torch applied to a tensor that does not require grad saves only that tensor)."""
+    torch applied to a tensor that does not require grad saves only that tensor).  With
+    ``module`` empty: a computation outside loops from a tensor that requires grad
+    (``_graph_sources``), which builds a graph the same way."""
 
-    node: cst.Call
+    node: cst.BaseExpression  # the call, or a computation of `_graph_sources`
     module: str
     saves: Optional[str]
     via: Optional[cst.Call] = None
@@ -258,6 +260,9 @@ class AutogradModel:
             if value is not None and value.kind is Kind.FUNCTION and value.function is not None \
                     and value.function.model is self.model and isinstance(value.function.node, cst.FunctionDef):
                 calls.append((node, value.function))
+        for source in self._graph_sources():
+            found.setdefault(id(_owner(source)), ([], [], []))[2].append(
+                ModuleForward(source, "", "it is computed from a tensor that requires grad"))
         direct = {key: (list(b), list(st), list(f)) for key, (b, st, f) in found.items()}
         for call, function in calls:
             events = direct.get(id(function.node))
@@ -272,6 +277,32 @@ class AutogradModel:
             for items in slots:
                 items.sort(key=lambda event: (event.at.start, event.index))
         return found
+
+    def _graph_sources(self) -> list[cst.BaseExpression]:
+        """Values computed, outside any loop, from a tensor that requires grad by torch
+        operations (not a module's forward, an event already): `Y = X @ true_w + true_b`
+        with `true_w` made with `requires_grad=True`.  They carry a graph like a forward's
+        output, and a backward through them frees it."""
+        found = []
+        for assignment in self.analysis.nodes_of(cst.Assign):
+            value = assignment.value
+            if len(assignment.targets) != 1 or not isinstance(assignment.targets[0].target, cst.Name) \
+                    or not isinstance(value, (cst.Call, cst.BinaryOperation)) or _loops(assignment):
+                continue
+            if isinstance(value, cst.Call) and self._local_function(value):
+                continue
+            tensor = self.inference.tensor(value)
+            if tensor is None or tensor.attached is not True or tensor.leaf is not False \
+                    or self.inference.grad_disabled(assignment) is not None:
+                continue
+            if any(isinstance(node, cst.Call) and self._module_call(node) for node in iter_nodes(value)):
+                continue  # a module's forward: an event of its own when its parameters require grad
+            found.append(value)
+        return found
+
+    def _module_call(self, call: cst.Call) -> bool:
+        value = self.inference.infer(call.func)
+        return value is not None and value.kind is Kind.MODULE
 
     def _lifted(self, call: cst.Call, function, events: tuple[list, list, list]) -> tuple[list, list, list]:
         """The events of ``function``'s body as they happen at ``call``: a backward of the
@@ -645,6 +676,8 @@ class AutogradModel:
     def _part_modules(self, forward: ModuleForward) -> Optional[list[set[str]]]:
         """For a module whose ``forward`` returns a tuple, the submodules (as ``forward``'s
         module names them: ``critic.Q1``) whose forwards compute each element."""
+        if not isinstance(forward.node, cst.Call) or not forward.module:
+            return None
         value = self.inference.infer(forward.node.func)
         cls = value.cls if value is not None else None
         method = cls.methods.get("forward") if isinstance(cls, ClassInfo) else None
@@ -1304,6 +1337,8 @@ class AutogradModel:
 
     def _separate_outputs(self, forward: ModuleForward) -> Optional[frozenset[int]]:
         """The tuple positions of ``forward``'s result that are separate graphs, or None."""
+        if not isinstance(forward.node, cst.Call) or not forward.module:
+            return None
         value = self.inference.infer(forward.node.func)
         cls = value.cls if value is not None else None
         method = cls.methods.get("forward") if isinstance(cls, ClassInfo) else None

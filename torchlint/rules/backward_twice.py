@@ -32,7 +32,10 @@ class BackwardTwice(Rule):
       whose backward runs every iteration, with nothing detaching `hidden`: the next
       iteration's forward starts from the previous iteration's graph;
     - **a forward above the loop**: `out = model(x)` computed once, and `loss(out).backward()`
-      on every iteration;
+      on every iteration; also a value computed once by torch operations from a tensor that
+      requires grad (`targets = features @ true_w` with `true_w` made with
+      `requires_grad=True`), and the losses of one forward back-propagated one by one in a
+      loop over them (`for loss in model.losses(x): loss.backward()`);
     - **two backwards through one forward**: two losses computed from one forward (a GAN's
       fake used by the discriminator's loss without `detach()` and again by the
       generator's), each given its own `backward()`, the first without `retain_graph=True`.
@@ -141,7 +144,8 @@ class BackwardTwice(Rule):
     def _report(self, reused: ReusedGraph) -> None:
         snippet = self.ctx.snippet
         forward, first, second = reused.forward, reused.first, reused.second
-        related = [(forward.node, f"`{forward.module}`'s forward saves tensors for backward here")]
+        related = [(forward.node, f"`{forward.module}`'s forward saves tensors for backward here" if forward.module
+                    else "this computation, from a tensor that requires grad, saves tensors for backward here")]
         if forward.via is not None:
             related.append((forward.via, "this call runs that forward and returns its result"))
         if reused.how == "carried":
