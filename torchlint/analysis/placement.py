@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import keyword
-from torchlint.analysis import torch_api
+from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.semantic import Binding, BindingKind, ClassInfo, FunctionInfo
 from torchlint.analysis.values import Kind
 
@@ -163,25 +163,59 @@ class Placement:
             return first
         return None
 
-    def _binding(self, binding: Binding, depth: int) -> Optional[Dtype]:
+    def _binding(self, binding: Binding, depth: int, path: tuple = ()) -> Optional[Dtype]:
+        """The dtype of the name ``binding`` binds (of its item at ``path``, for a tuple)."""
         if binding.kind is BindingKind.ASSIGN and binding.value is not None:
-            value = binding.value
             if binding.iterates:
-                return self._element(value, binding.path, depth)
-            for index in binding.path:
-                if index is None or not isinstance(value, (cst.Tuple, cst.List)) or index >= len(value.elements):
-                    return None
-                value = value.elements[index].value
-            return self.dtype(value, depth)
+                return self._element(binding.value, binding.path + path, depth)
+            return self._part(binding.value, binding.path + path, depth)
         if binding.kind is BindingKind.FOR and binding.value is not None:
-            return self._element(binding.value, binding.path, depth)
+            return self._element(binding.value, binding.path + path, depth)
         if binding.kind is BindingKind.PARAM:
+            if path:
+                passed = self._passed(binding)
+                if passed is None or any(value is None for value in passed):
+                    return None
+                return self._combine([self._part(value, path, depth + 1) for value in passed])
             return self._parameter(binding, depth)
+        return None
+
+    def _part(self, value: cst.BaseExpression, path: tuple, depth: int) -> Optional[Dtype]:
+        """The dtype of the item at ``path`` of ``value``: a tuple written out, a name bound to
+        one, what a function of this file returns, `next(iter(loader))`."""
+        if not path:
+            return self.dtype(value, depth)
+        if path[0] is None or depth > _MAX_DEPTH:
+            return None
+        if isinstance(value, (cst.Tuple, cst.List)):
+            if path[0] >= len(value.elements) or isinstance(value.elements[path[0]], cst.StarredElement):
+                return None
+            return self._part(value.elements[path[0]].value, path[1:], depth + 1)
+        if isinstance(value, cst.Name):
+            bindings = self.model.resolve(value)
+            if not bindings:
+                return None
+            return self._combine([self._binding(binding, depth + 1, path) for binding in bindings])
+        if isinstance(value, cst.Call):
+            func = value.func
+            if isinstance(func, cst.Name) and func.value == "next" and len(value.args) == 1 and \
+                    self.inference.qualname(func) in (None, "builtins.next"):
+                inner = value.args[0].value
+                if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name) and inner.func.value == "iter" \
+                        and len(inner.args) == 1:
+                    return self._element(inner.args[0].value, path, depth + 1)
+                return None
+            if isinstance(func, cst.Name) and self.inference.qualname(func) is None:
+                for binding in self.model.resolve(func):
+                    function = binding.definition
+                    if isinstance(function, FunctionInfo) and function.returns and not function.is_generator:
+                        return self._combine([self._part(returned, path, depth + 1) for returned in function.returns])
         return None
 
     def _element(self, iterable: cst.BaseExpression, path: tuple, depth: int) -> Optional[Dtype]:
         """The dtype of the elements of ``iterable`` at ``path`` (`for x, y in pairs`), where
-        the iterable is a list comprehension or list literal of this file, through names and
+        the iterable is a list comprehension or list literal of this file, a `DataLoader`
+        (its dataset's items, batched), `enumerate`/`zip` of those, through names and
         parameters."""
         for _ in range(4):
             if isinstance(iterable, cst.Name):
@@ -200,18 +234,96 @@ class Placement:
                     iterable = passed[0]
                     continue
                 return None
+            if isinstance(iterable, cst.Attribute):
+                cls = self._class_of(iterable.value)
+                assignments = cls.assignments(iterable.attr.value) if cls is not None else []
+                if len(assignments) != 1 or assignments[0].value is None or assignments[0].path:
+                    return None
+                iterable = assignments[0].value
+                continue
             break
+        if isinstance(iterable, cst.Call):
+            return self._produced(iterable, path, depth)
         if isinstance(iterable, (cst.ListComp, cst.GeneratorExp)):
             element = iterable.elt
         elif isinstance(iterable, cst.List) and len(iterable.elements) == 1:
             element = iterable.elements[0].value
         else:
             return None
-        for index in path:
-            if index is None or not isinstance(element, (cst.Tuple, cst.List)) or index >= len(element.elements):
+        return self._part(element, path, depth + 1)
+
+    def _produced(self, call: cst.Call, path: tuple, depth: int) -> Optional[Dtype]:
+        """The dtype at ``path`` of what iterating ``call`` gives: the batches of a
+        `DataLoader`, the pairs of `enumerate`, the tuples of `zip`."""
+        func = call.func
+        args = [arg for arg in call.args if arg.keyword is None]
+        if any(arg.star for arg in call.args):
+            return None
+        if isinstance(func, cst.Name) and func.value in ("enumerate", "zip") and \
+                self.inference.qualname(func) in (None, f"builtins.{func.value}"):
+            if not path or path[0] is None or path[0] >= len(args):
                 return None
-            element = element.elements[index].value
-        return self.dtype(element, depth)
+            if func.value == "enumerate":
+                if len(args) != 1:
+                    return None
+                return Dtype("int64", "number", call, "a count") if path[0] == 0 and len(path) == 1 else \
+                    self._element(args[0].value, path[1:], depth + 1) if path[0] == 1 else None
+            return self._element(args[path[0]].value, path[1:], depth + 1)
+        qualname = self.inference.qualname(func)
+        if qualname not in torch_api.DATA_LOADERS or keyword(call, "collate_fn") is not None:
+            return None
+        batch_size = keyword(call, "batch_size")
+        if batch_size is not None and isinstance(batch_size, cst.Name) and batch_size.value == "None":
+            return None
+        dataset = keyword(call, "dataset") or (args[0].value if args else None)
+        found = self._item(dataset, path, depth + 1) if dataset is not None else None
+        return self._batched(found, call)
+
+    def _item(self, dataset: cst.BaseExpression, path: tuple, depth: int) -> Optional[Dtype]:
+        """The dtype at ``path`` of an item of ``dataset``: a row of a `TensorDataset`'s
+        tensor, what a `Dataset` class of this file returns from `__getitem__`."""
+        for _ in range(4):
+            if not isinstance(dataset, cst.Name):
+                break
+            bindings = self.model.resolve(dataset)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].value is None \
+                    or bindings[0].path or bindings[0].iterates:
+                return None
+            dataset = bindings[0].value
+        if not isinstance(dataset, cst.Call) or any(arg.star for arg in dataset.args) or depth > _MAX_DEPTH:
+            return None
+        qualname = self.inference.qualname(dataset.func)
+        args = [arg.value for arg in dataset.args if arg.keyword is None]
+        if qualname in torch_api.TENSOR_DATASETS:
+            if not path or path[0] is None or path[0] >= len(args):
+                return None
+            found = self.dtype(args[path[0]], depth)
+            return found if found is not None and found.holder == "tensor" and len(path) == 1 else None
+        if qualname in torch_api.DATASET_VIEWS:
+            return self._item(args[0], path, depth + 1) if args else None
+        if qualname is not None or not isinstance(dataset.func, cst.Name):
+            return None
+        cls = next((binding.definition for binding in self.model.resolve(dataset.func)
+                    if isinstance(binding.definition, ClassInfo)), None)
+        getitem = cls.methods.get("__getitem__") if cls is not None else None
+        if getitem is None or not getitem.returns or getitem.is_generator:
+            return None
+        return self._combine([self._part(returned, path, depth + 1) for returned in getitem.returns])
+
+    def _batched(self, found: Optional[Dtype], loader: cst.Call) -> Optional[Dtype]:
+        """What `default_collate` makes of items of dtype ``found``: a tensor of that dtype
+        (Python floats: float64, ints: int64)."""
+        if found is None or found is _NONE or found.holder not in ("tensor", "array", "number"):
+            return None
+        code = _short(self.analysis, loader)
+        if found.holder == "tensor":
+            return found
+        if found.holder == "array":
+            why = f"{found.why}; `{code}` stacks the arrays into a {found.name} tensor"
+        else:
+            why = f"{found.why or 'Python numbers'}; `{code}` collates Python {'floats' if found.floating else 'ints'} " \
+                  f"into a {found.name} tensor"
+        return replace(found, holder="tensor", why=why)
 
     # --- parameters: what the call sites pass -----------------------------------------
 
@@ -300,8 +412,8 @@ class Placement:
         assignments = cls.assignments(name)
         if not assignments:
             return self._class_level(cls, name, depth)
-        return self._combine([self.dtype(assignment.value, depth) if assignment.value is not None
-                              and not assignment.path else None for assignment in assignments])
+        return self._combine([self._part(assignment.value, assignment.path, depth) if assignment.value is not None
+                              and None not in assignment.path else None for assignment in assignments])
 
     def _class_of(self, node: cst.BaseExpression, depth: int = 0) -> Optional[ClassInfo]:
         """The class of this file that ``node`` is an instance of: by inference, or for a
@@ -646,7 +758,9 @@ class Placement:
                     found.integer or (float64_raises and found.name == "float64")):
                 return DtypeMismatch(given, found, call, f"the target of `{_last(module or qualname)}`",
                                      "a floating dtype (float32, as its input)")
-        # a float32 layer
+        # a float32 layer, or an `nn.Sequential` that starts with one
+        if module == "torch.nn.Sequential" and positional:
+            module = self._first_layer(call.func)
         if module in torch_api.FLOAT32_WEIGHT_LAYERS and positional:
             found = self.dtype(positional[0])
             if found is not None and found.holder == "tensor" and found.name != "float32" and (
@@ -655,6 +769,39 @@ class Placement:
                                      "float32")
         if qualname in torch_api.SAME_DTYPE_PRODUCTS and len(positional) >= 2:
             return self._product(call, positional[0], positional[1], qualname)
+        return None
+
+    def _first_layer(self, module: cst.BaseExpression, depth: int = 0) -> Optional[str]:
+        """The torch layer that first computes with the input of the `nn.Sequential`
+        ``module`` (a name or `self.<attr>` bound to its construction in this file), past
+        layers without parameters (activations, dropout, flatten: they keep a float dtype)."""
+        constructions: list[Optional[cst.BaseExpression]] = []
+        if isinstance(module, cst.Call):
+            constructions = [module]
+        elif isinstance(module, cst.Name):
+            constructions = [binding.value if binding.kind is BindingKind.ASSIGN and not binding.path else None
+                             for binding in self.model.resolve(module)]
+        elif isinstance(module, cst.Attribute):
+            cls = self._class_of(module.value)
+            constructions = [assignment.value if not assignment.path else None
+                             for assignment in (cls.assignments(module.attr.value) if cls is not None else [])]
+        if len(constructions) != 1 or not isinstance(constructions[0], cst.Call) or depth > 4:
+            return None
+        construction = constructions[0]
+        qualname = self.inference.qualname(construction.func)
+        if qualname != "torch.nn.Sequential":
+            return qualname
+        for arg in construction.args:
+            if arg.star or arg.keyword is not None:
+                return None
+            layer = arg.value if not isinstance(arg.value, cst.Call) else arg.value
+            found = self._first_layer(layer, depth + 1)
+            if found is None:
+                return None
+            fact = torch_facts.fact(found)
+            if fact is not None and fact.kind == "module_class" and fact.parameters is False:
+                continue
+            return found
         return None
 
     def _product(self, call, left, right, qualname) -> Optional[DtypeMismatch]:
