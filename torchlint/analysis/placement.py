@@ -92,11 +92,17 @@ class DeviceMismatch:
 
     node: cst.CSTNode
     made: cst.CSTNode
-    cls: ClassInfo
+    cls: Optional[ClassInfo]
     moved: cst.Call
     used: cst.CSTNode
     attribute: Optional[str] = None
     device_of: Optional[str] = None  # a parameter of the function whose `.device` fits, if any
+    # "input": a CPU tensor given to a moved module (``node`` the argument); "weight": the CPU
+    # class weights of a loss that meets a moved module's output; "met": a tensor made in
+    # `forward` without `device=` meeting the module's input or a layer's output (``used``).
+    kind: str = ""
+    why: str = ""  # how the tensor is known to be on the CPU
+    device: Optional[cst.BaseExpression] = None  # the device the module is moved to
 
 
 class Placement:
@@ -326,10 +332,6 @@ class Placement:
         return replace(found, holder="tensor", why=why)
 
     # --- parameters: what the call sites pass -----------------------------------------
-
-    def _function_of(self, binding: Binding) -> Optional[FunctionInfo]:
-        scope = binding.scope
-        return scope.function if scope is not None else None
 
     def _passed(self, binding: Binding) -> Optional[list[Optional[cst.BaseExpression]]]:
         """What each call site of the function passes for the parameter ``binding`` (None
@@ -887,8 +889,306 @@ class Placement:
                 continue
             found.extend(self._left_attributes(cls, move))
             found.extend(self._made_in_forward(cls, move))
+        found.extend(self._unmoved_inputs())
         found.sort(key=lambda mismatch: mismatch.node.start)
         return found
+
+    # --- what stays on the CPU while the module goes ------------------------------------
+
+    def cpu_origin(self, node: cst.BaseExpression, depth: int = 0) -> Optional[tuple[cst.CSTNode, str]]:
+        """(the node that shows ``node`` is a tensor on the CPU, how), when every way it can
+        come shows it: a factory or conversion without `device=`, `.cpu()`, a batch of a
+        `DataLoader`, and what keeps the device of those (methods, arithmetic among them)."""
+        if depth > _MAX_DEPTH:
+            return None
+        if isinstance(node, cst.Name):
+            bindings = self.model.resolve(node)
+            found = [self._cpu_binding(binding, depth + 1) for binding in bindings]
+            return found[0] if found and all(item is not None for item in found) else None
+        if isinstance(node, cst.Call):
+            func = node.func
+            qualname = self.inference.qualname(func)
+            if qualname in torch_api.TORCH_SIZED_FACTORIES or qualname in torch_api.TORCH_CONVERTERS:
+                if keyword(node, "device") is not None or any(arg.star for arg in node.args):
+                    return None
+                if qualname in torch_api.TORCH_CONVERTERS and qualname != "torch.from_numpy" and node.args:
+                    source = self.dtype(node.args[0].value)
+                    if source is None or source.holder not in ("array", "number"):
+                        if not isinstance(node.args[0].value, (cst.List, cst.Tuple, cst.ListComp)):
+                            return None  # `torch.tensor(t)` of a tensor: wherever `t` is
+                return node, f"`{_short(self.analysis, node)}` makes it on the CPU (no `device=`)"
+            if isinstance(func, cst.Attribute) and qualname is None:
+                method = func.attr.value
+                if method == "cpu" and not node.args:
+                    return node, f"`{_short(self.analysis, node)}` is on the CPU"
+                if method in ("to", "cuda", "type", "type_as", "pin_memory") or method.startswith("new_"):
+                    if method == "to" and node.args and self._dtype_name(node.args[0].value, False) is not None \
+                            and len(node.args) == 1:
+                        return self.cpu_origin(func.value, depth + 1)
+                    return None
+                if method in torch_api.TENSOR_DTYPE_KEEPING_METHODS or method in torch_api.DTYPE_METHODS:
+                    return self.cpu_origin(func.value, depth + 1)
+            function = self._file_function(func) if qualname is None else None
+            if function is not None and function.returns and not function.is_generator:
+                found = [self.cpu_origin(returned, depth + 1) for returned in function.returns]
+                if all(item is not None for item in found):
+                    origin, why = found[0]
+                    return origin, f"{why}; `{_short(self.analysis, node)}` returns it"
+            return None
+        if isinstance(node, cst.Subscript):
+            return self.cpu_origin(node.value, depth + 1)
+        if isinstance(node, cst.Tuple) and node.elements:
+            found = [self.cpu_origin(element.value, depth + 1) if not isinstance(element, cst.StarredElement) else None
+                     for element in node.elements]
+            return found[0] if all(item is not None for item in found) else None
+        if isinstance(node, cst.BinaryOperation):
+            left, right = self.cpu_origin(node.left, depth + 1), self.cpu_origin(node.right, depth + 1)
+            if left is not None and (right is not None or isinstance(node.right, (cst.Integer, cst.Float))):
+                return left
+            if right is not None and isinstance(node.left, (cst.Integer, cst.Float)):
+                return right
+        return None
+
+    def _cpu_binding(self, binding: Binding, depth: int) -> Optional[tuple[cst.CSTNode, str]]:
+        if binding.kind is BindingKind.ASSIGN and binding.value is not None and not binding.path \
+                and not binding.iterates:
+            return self.cpu_origin(binding.value, depth)
+        if binding.kind in (BindingKind.ASSIGN, BindingKind.FOR) and binding.value is not None and \
+                (binding.kind is BindingKind.FOR or binding.iterates):
+            loader = self._loader(binding.value, binding.path)
+            if loader is not None:
+                return loader, f"`{_short(self.analysis, loader)}` yields batches on the CPU"
+        return None
+
+    def _loader(self, iterable: cst.BaseExpression, path: tuple) -> Optional[cst.Call]:
+        """The `DataLoader` whose batch (part) a loop target at ``path`` over ``iterable`` is,
+        when its dataset's items are not on a device (`TensorDataset` of CPU tensors, a
+        `Dataset` class whose `__getitem__` moves nothing)."""
+        if isinstance(iterable, cst.Name):
+            bindings = self.model.resolve(iterable)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
+                    or bindings[0].iterates or bindings[0].value is None:
+                return None
+            iterable = bindings[0].value
+        if not isinstance(iterable, cst.Call):
+            return None
+        if isinstance(iterable.func, cst.Name) and iterable.func.value == "enumerate" and len(iterable.args) == 1:
+            return self._loader(iterable.args[0].value, path[1:]) if path and path[0] == 1 else None
+        if self.inference.qualname(iterable.func) not in torch_api.DATA_LOADERS or \
+                keyword(iterable, "collate_fn") is not None:
+            return None
+        args = [arg.value for arg in iterable.args if arg.keyword is None]
+        dataset = keyword(iterable, "dataset") or (args[0] if args else None)
+        for _ in range(3):
+            if not isinstance(dataset, cst.Name):
+                break
+            bindings = self.model.resolve(dataset)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path:
+                return None
+            dataset = bindings[0].value
+        if not isinstance(dataset, cst.Call):
+            return None
+        qualname = self.inference.qualname(dataset.func)
+        if qualname in torch_api.TENSOR_DATASETS:
+            tensors = [arg.value for arg in dataset.args if arg.keyword is None and not arg.star]
+            if not path or path[0] is None or path[0] >= len(tensors) or len(tensors) != len(dataset.args):
+                return None
+            return iterable if self.cpu_origin(tensors[path[0]]) is not None else None
+        if qualname is not None or not isinstance(dataset.func, cst.Name):
+            return None
+        cls = next((binding.definition for binding in self.model.resolve(dataset.func)
+                    if isinstance(binding.definition, ClassInfo)), None)
+        if cls is None or "__getitem__" not in cls.methods:
+            return None
+        text = self.analysis.text[cls.node.start:cls.node.end]
+        if any(word in text for word in (".to(", ".cuda(", "device")):
+            return None
+        return iterable
+
+    def _move_of(self, module: cst.BaseExpression, use: cst.CSTNode, depth: int = 0) -> Optional[cst.Call]:
+        """The `.to(device)`/`.cuda()` (not to the CPU) that moves the module ``module`` names
+        before ``use``: in the assignment that binds it (`model = Net().to(device)`), or a
+        statement `model.to(device)` of the same binding earlier in its scope; for a
+        parameter, what every call site passes."""
+        if not isinstance(module, cst.Name) or depth > 2:
+            return None
+        bindings = self.model.resolve(module)
+        if len(bindings) != 1:
+            return None
+        binding = bindings[0]
+        if binding.kind is BindingKind.PARAM:
+            function = self._function_of(binding)
+            if function is None or function.name == "forward":
+                return None
+            passed = self._passed(binding)
+            if not passed or any(value is None for value in passed):
+                return None
+            moves = [self._move_of(value, call, depth + 1) for value, call in zip(passed, self._call_sites(function))]
+            return moves[0] if moves and all(move is not None for move in moves) else None
+        if binding.kind is not BindingKind.ASSIGN or binding.path or binding.value is None:
+            return None
+        value = binding.value
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+            if self._is_move(value):
+                return value
+            if value.func.attr.value not in ("train", "eval", "float", "half", "double"):
+                break
+            value = value.func.value
+        for call in self._all_calls():
+            if call.start >= use.start or not self._is_move(call):
+                continue
+            target = call.func.value  # type: ignore[attr-defined]
+            if isinstance(target, cst.Name) and target.value == module.value and \
+                    self.model.resolve(target) == bindings and binding.node.start < call.start:
+                return call
+        return None
+
+    def _is_move(self, call: cst.Call) -> bool:
+        func = call.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in ("to", "cuda"):
+            return False
+        if func.attr.value == "cuda":
+            return True
+        target = keyword(call, "device") or (call.args[0].value if call.args and call.args[0].keyword is None
+                                             else None)
+        return target is not None and not self._is_cpu(target) and self._dtype_name(target, False) is None
+
+    @staticmethod
+    def _move_target(move: cst.Call) -> Optional[cst.BaseExpression]:
+        if move.func.attr.value == "cuda":  # type: ignore[attr-defined]
+            return None
+        return keyword(move, "device") or (move.args[0].value if move.args else None)
+
+    def _holds_tuple(self, node: cst.BaseExpression, depth: int = 0) -> bool:
+        """``node`` may be a tuple (of tensors): `(h0, c0)`, a name bound to one, a function's return."""
+        if isinstance(node, cst.Tuple):
+            return True
+        if depth > 4:
+            return False
+        if isinstance(node, cst.Name):
+            return any(binding.value is not None and not binding.path and self._holds_tuple(binding.value, depth + 1)
+                       for binding in self.model.resolve(node))
+        if isinstance(node, cst.Call):
+            function = self._file_function(node.func)
+            return function is not None and any(self._holds_tuple(value, depth + 1) for value in function.returns)
+        return False
+
+    def _file_function(self, func: cst.BaseExpression) -> Optional[FunctionInfo]:
+        """The function or method of this file ``func`` calls (`make_hidden`, `model.init_hidden`)."""
+        if isinstance(func, cst.Name):
+            return next((binding.definition for binding in self.model.resolve(func)
+                         if isinstance(binding.definition, FunctionInfo)), None)
+        if isinstance(func, cst.Attribute):
+            cls = self._class_of(func.value)
+            method = cls.methods.get(func.attr.value) if cls is not None else None
+            return method if method is not None and method.kind == "method" else None
+        return None
+
+    def _is_module(self, func: cst.BaseExpression, depth: int = 0) -> bool:
+        if isinstance(func, cst.Name) and depth < 2:
+            bindings = self.model.resolve(func)
+            if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM:
+                passed = self._passed(bindings[0])
+                return bool(passed) and all(value is not None and self._is_module(value, depth + 1)
+                                            for value in passed)
+        value = self.inference.infer(func)
+        if value is None or value.kind is not Kind.MODULE:
+            return False
+        if isinstance(value.cls, ClassInfo):
+            return self._is_module_class(value.cls)
+        return value.qualname is not None and (value.qualname in torch_api.FLOAT32_WEIGHT_LAYERS or
+                                               self._has_weights(value.qualname) or
+                                               value.qualname == "torch.nn.Sequential")
+
+    def _unmoved_inputs(self) -> list[DeviceMismatch]:
+        """Tensors shown on the CPU given to a module moved to a device before the call, and
+        CPU class weights of a loss given the output of such a module."""
+        found: list[DeviceMismatch] = []
+        for call in self._all_calls():
+            func = call.func
+            if not isinstance(func, cst.Name) or any(arg.star for arg in call.args):
+                continue
+            if self._is_module(func):
+                move = self._move_of(func, call)
+                if move is None:
+                    continue
+                for arg in call.args:
+                    if arg.keyword is not None:
+                        continue
+                    origin = self.cpu_origin(arg.value)
+                    if origin is not None:
+                        value = self.inference.infer(func)
+                        cls = value.cls if value is not None and isinstance(value.cls, ClassInfo) else None
+                        found.append(DeviceMismatch(arg.value, origin[0], cls, move, call, kind="input",
+                                                    why=origin[1], device=self._move_target(move),
+                                                    attribute="()" if self._holds_tuple(arg.value) else None))
+                        break
+        found.extend(self._unmoved_weights())
+        return found
+
+    def _unmoved_weights(self) -> list[DeviceMismatch]:
+        found: list[DeviceMismatch] = []
+        for call in self._all_calls():
+            func = call.func
+            qualname = self.inference.qualname(func)
+            weight = None
+            if qualname is None and isinstance(func, cst.Name):
+                value = self.inference.infer(func)
+                if value is not None and value.kind is Kind.MODULE and value.qualname in torch_api.WEIGHT_MATCHING_LOSSES:
+                    construction = self._construction(func)
+                    if construction is None or self._move_of(func, call) is not None:
+                        continue
+                    position = torch_api.WEIGHT_MATCHING_LOSSES[value.qualname]
+                    positional = [arg.value for arg in construction.args if arg.keyword is None]
+                    weight = keyword(construction, "weight") or (
+                        positional[position] if position < len(positional) else None)
+            elif qualname in torch_api.WEIGHT_MATCHING_LOSSES and qualname.startswith("torch.nn.functional."):
+                position = torch_api.WEIGHT_MATCHING_LOSSES[qualname]
+                positional = [arg.value for arg in call.args if arg.keyword is None]
+                weight = keyword(call, "weight") or (positional[position] if position < len(positional) else None)
+            if weight is None or not call.args or call.args[0].keyword is not None:
+                continue
+            origin = self.cpu_origin(weight)
+            if origin is None:
+                continue
+            output = self._moved_output(call.args[0].value)
+            if output is None:
+                continue
+            move, module_call = output
+            found.append(DeviceMismatch(weight, origin[0], None, move, call, kind="weight", why=origin[1],
+                                        device=self._move_target(move)))
+        return found
+
+    def _construction(self, name: cst.Name) -> Optional[cst.Call]:
+        bindings = self.model.resolve(name)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path:
+            return None
+        value = bindings[0].value
+        return value if isinstance(value, cst.Call) else None
+
+    def _moved_output(self, node: cst.BaseExpression, depth: int = 0) -> Optional[tuple[cst.Call, cst.Call]]:
+        """(the move, the call) when ``node`` is the output of a module moved to a device
+        (`model(x)`, through names and shape methods)."""
+        if depth > 6:
+            return None
+        if isinstance(node, cst.Name):
+            bindings = self.model.resolve(node)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
+                    or bindings[0].value is None or bindings[0].iterates:
+                return None
+            return self._moved_output(bindings[0].value, depth + 1)
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+                node.func.attr.value in torch_api.TENSOR_DTYPE_KEEPING_METHODS and \
+                node.func.attr.value not in ("cpu", "cuda"):
+            return self._moved_output(node.func.value, depth + 1)
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and self._is_module(node.func):
+            move = self._move_of(node.func, node)
+            return (move, node) if move is not None else None
+        return None
+
+    def _function_of(self, binding: Binding) -> Optional[FunctionInfo]:
+        scope = binding.scope
+        return scope.function if scope is not None else None
 
     def _init_methods(self, cls: ClassInfo) -> list[FunctionInfo]:
         """``__init__`` and the methods it calls through ``self`` (one level)."""
@@ -929,6 +1229,14 @@ class Placement:
                 if f'"{name}"' in source or f"'{name}'" in source:
                     continue  # register_buffer("name", ..), setattr(self, "name", ..)
                 made = self._fresh_cpu_tensor(statement.value, method)
+                if made is None and not isinstance(statement.value, cst.Call) or (
+                        isinstance(statement.value, cst.Call) and isinstance(statement.value.func, cst.Attribute)):
+                    origin = self.cpu_origin(statement.value)  # `pe = torch.zeros(..); ..; self.pe = pe.unsqueeze(0)`
+                    if origin is not None and isinstance(origin[0], cst.Call) and (
+                            self.inference.qualname(origin[0].func) in torch_api.TORCH_SIZED_FACTORIES or
+                            self.inference.qualname(origin[0].func) in torch_api.TORCH_CONVERTERS) and \
+                            method.node.start <= origin[0].start and origin[0].end <= method.node.end:
+                        made = made or origin[0]
                 if made is None:
                     continue
                 used = self._first_use(cls, name, forward_methods)
@@ -1024,13 +1332,195 @@ class Placement:
                 if isinstance(holder, cst.Attribute) and holder.attr.value in torch_api.PLACEMENT_NEUTRAL_USES:
                     continue
                 name = self._bound_name(call)
-                if name is None:
-                    continue
-                used = self._layer_use(name, method, forward)
+                used = self._layer_use(name, method, forward) if name is not None else None
+                kind = ""
+                if used is None and self._has_dimensions(call, qualname):
+                    top = self._carrier(call)
+                    name = self._bound_name(top)
+                    used = self._direct_layer_use(top, method)
+                    if used is None:
+                        used = self._met(top, method) if name is None else self._met_name(name, top, method)
+                        kind = "met"
                 if used is None:
                     continue
-                found.append(DeviceMismatch(call, call, cls, move, used, device_of=self._tensor_parameter(call, method)))
+                found.append(DeviceMismatch(call, call, cls, move, used, device_of=self._tensor_parameter(call, method),
+                                            kind=kind))
         return found
+
+    @staticmethod
+    def _has_dimensions(call: cst.Call, qualname: Optional[str]) -> bool:
+        """The factory makes a tensor of at least one dimension (a 0-dim CPU tensor mixes
+        with tensors on any device)."""
+        args = [arg.value for arg in call.args if arg.keyword is None]
+        if qualname in ("torch.arange", "torch.randperm", "torch.linspace", "torch.eye"):
+            return bool(args)
+        size = keyword(call, "size")
+        first = size if size is not None else (args[1] if qualname in ("torch.full", "torch.randint") and
+                                               len(args) > 1 and qualname == "torch.full" else None)
+        if qualname == "torch.full":
+            first = size if size is not None else (args[0] if args else None)
+        elif qualname == "torch.randint":
+            first = size if size is not None else (args[-1] if args else None)
+        elif first is None:
+            first = args[0] if args else None
+        if first is None:
+            return False
+        return not (isinstance(first, (cst.Tuple, cst.List)) and not first.elements)
+
+    def _carrier(self, call: cst.Call) -> cst.BaseExpression:
+        """The expression that carries the tensor ``call`` makes on, with its device:
+        `torch.tril(torch.ones(t, t))`, `.float()`, `== 0` around it."""
+        current: cst.BaseExpression = call
+        for _ in range(6):
+            parent = current.parent
+            if isinstance(parent, cst.Attribute) and parent.value is current and isinstance(parent.parent, cst.Call) \
+                    and parent.parent.func is parent and self._keeps_device(parent.attr.value):
+                current = parent.parent
+                continue
+            if isinstance(parent, cst.Arg) and isinstance(parent.parent, cst.Call) and \
+                    parent.parent.args and parent.parent.args[0] is parent and \
+                    self.inference.qualname(parent.parent.func) in ("torch.tril", "torch.triu"):
+                current = parent.parent
+                continue
+            if isinstance(parent, cst.Comparison) and parent.left is current:
+                current = parent
+                continue
+            break
+        return current
+
+    @staticmethod
+    def _keeps_device(method: str) -> bool:
+        return (method in torch_api.TENSOR_DTYPE_KEEPING_METHODS or method in torch_api.DTYPE_METHODS) and \
+            method not in ("cpu", "cuda")
+
+    def _direct_layer_use(self, node: cst.BaseExpression, method: FunctionInfo) -> Optional[cst.Call]:
+        """``node`` is given as it is to one of the module's layers with weights
+        (`self.pos(torch.arange(t))`)."""
+        parent = node.parent
+        if not isinstance(parent, cst.Arg) or not isinstance(parent.parent, cst.Call):
+            return None
+        call = parent.parent
+        func = call.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == method.self_name:
+            layer = self.inference.infer(func)
+            if layer is not None and layer.kind is Kind.MODULE and layer.qualname is not None and \
+                    self._has_weights(layer.qualname):
+                return call
+        return None
+
+    def _met(self, node: cst.CSTNode, method: FunctionInfo) -> Optional[cst.CSTNode]:
+        """Where ``node`` (a tensor made on the CPU) meets, by arithmetic or `torch.cat`, a
+        tensor on the module's device: the output of one of its layers, or an input of
+        `forward` that a layer is given."""
+        current = node
+        for _ in range(6):
+            parent = current.parent
+            if isinstance(parent, cst.Attribute) and parent.value is current and isinstance(parent.parent, cst.Call) \
+                    and parent.parent.func is parent and (parent.attr.value in torch_api.TENSOR_DTYPE_KEEPING_METHODS
+                                                         or parent.attr.value in torch_api.DTYPE_METHODS) \
+                    and parent.attr.value not in ("cpu", "cuda"):
+                current = parent.parent
+                continue
+            if isinstance(parent, cst.Comparison) and parent.left is current:
+                current = parent
+                continue
+            if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, (
+                    cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.MatrixMultiply)):
+                other = parent.right if parent.left is current else parent.left
+                return parent if self._on_device(other, method) else None
+            if isinstance(parent, cst.Arg) and isinstance(parent.parent, cst.Call) and parent.keyword is None:
+                call = parent.parent
+                func = call.func
+                others = [arg.value for arg in call.args if arg is not parent and not arg.star]
+                qualname = self.inference.qualname(func)
+                if qualname is None and isinstance(func, cst.Attribute) and \
+                        torch_facts.method(func.attr.value) is not None:
+                    others.append(func.value)  # `scores.masked_fill(mask, ..)`
+                elif qualname is None or not qualname.startswith("torch.") or \
+                        torch_api.is_module_class(qualname) or qualname in ("torch.cat", "torch.stack"):
+                    return None
+                return call if any(self._on_device(other, method) for other in others) else None
+            if isinstance(parent, cst.Element) and isinstance(parent.parent, (cst.List, cst.Tuple)):
+                holder = parent.parent
+                call = holder.parent.parent if isinstance(holder.parent, cst.Arg) else None
+                if isinstance(call, cst.Call) and self.inference.qualname(call.func) in ("torch.cat", "torch.stack") \
+                        and call.args[0].value is holder:
+                    others = [element.value for element in holder.elements if element is not parent
+                              and not isinstance(element, cst.StarredElement)]
+                    return call if any(self._on_device(other, method) for other in others) else None
+            return None
+        return None
+
+    def _met_name(self, name: str, call: cst.Call, method: FunctionInfo) -> Optional[cst.CSTNode]:
+        for node in self.analysis.nodes_of(cst.Name):
+            if node.value != name or not (method.node.start <= node.start and node.end <= method.node.end) \
+                    or node.start <= call.end:
+                continue
+            bindings = self.model.resolve(node)
+            if len(bindings) == 1 and bindings[0].kind is BindingKind.ASSIGN and bindings[0].value is call:
+                met = self._met(node, method)
+                if met is not None:
+                    return met
+        return None
+
+    def _on_device(self, node: cst.BaseExpression, method: FunctionInfo, depth: int = 0) -> bool:
+        """``node`` is on the module's device: the output of one of its layers with weights
+        (`self.fc(h)`), an input of `forward` given to one of them, or computed from those."""
+        if depth > 8:
+            return False
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and \
+                    func.value.value == method.self_name:
+                layer = self.inference.infer(func)
+                if layer is not None and layer.kind is Kind.MODULE and (
+                        (layer.qualname is not None and self._has_weights(layer.qualname)) or
+                        isinstance(layer.cls, ClassInfo)):
+                    return True
+                return False
+            if isinstance(func, cst.Attribute) and (func.attr.value in torch_api.TENSOR_DTYPE_KEEPING_METHODS or
+                                                    func.attr.value in torch_api.DTYPE_METHODS) \
+                    and func.attr.value not in ("cpu",):
+                return self._on_device(func.value, method, depth + 1)
+            return False
+        if isinstance(node, cst.Subscript):
+            return self._on_device(node.value, method, depth + 1)
+        if isinstance(node, cst.BinaryOperation):
+            return self._on_device(node.left, method, depth + 1) or self._on_device(node.right, method, depth + 1)
+        if isinstance(node, cst.Name):
+            bindings = self.model.resolve(node)
+            if not bindings:
+                return False
+            for binding in bindings:
+                if binding.kind is BindingKind.PARAM:
+                    if binding.name == method.self_name or not self._given_to_layer(binding, method):
+                        return False
+                elif binding.kind is BindingKind.ASSIGN and binding.value is not None and not binding.path \
+                        and not binding.iterates:
+                    if not self._on_device(binding.value, method, depth + 1):
+                        return False
+                else:
+                    return False
+            return True
+        return False
+
+    def _given_to_layer(self, binding: Binding, method: FunctionInfo) -> bool:
+        """The parameter ``binding`` of ``method`` is given as it is to a layer of the module
+        with weights (so it is on the module's device for the code to run)."""
+        for call in self._calls_in(method.node):
+            func = call.func
+            if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                    and func.value.value == method.self_name):
+                continue
+            layer = self.inference.infer(func)
+            if layer is None or layer.kind is not Kind.MODULE or layer.qualname is None or \
+                    not self._has_weights(layer.qualname):
+                continue
+            for arg in call.args:
+                if isinstance(arg.value, cst.Name) and arg.value.value == binding.name and \
+                        self.model.resolve(arg.value) == [binding]:
+                    return True
+        return False
 
     def _bound_name(self, call: cst.Call) -> Optional[str]:
         statement = call.parent
@@ -1063,8 +1553,11 @@ class Placement:
             if layer.qualname is not None and not self._has_weights(layer.qualname):
                 continue
             for arg in call.args:
-                if isinstance(arg.value, cst.Name) and arg.value.value == name and self._made_here(arg.value, name):
-                    return call
+                values = [element.value for element in arg.value.elements] if isinstance(arg.value, cst.Tuple) \
+                    else [arg.value]
+                for value in values:
+                    if isinstance(value, cst.Name) and value.value == name and self._made_here(value, name):
+                        return call
         return None
 
     def _made_here(self, use: cst.Name, name: str) -> bool:
