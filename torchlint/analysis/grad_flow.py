@@ -467,10 +467,22 @@ class GradFlow:
                         return found.then(Step(element.value, f"the entry {element.key.value} is `{{code}}`"))
         return None
 
-    def _dict_literals(self, node: cst.BaseExpression) -> list:
+    def _dict_literals(self, node: cst.BaseExpression, calls: int = 0) -> list:
+        """The dicts written out that ``node`` may be: bound to a name, assigned to an
+        attribute of an instance of this file's class, passed for a parameter (one level)."""
         values = []
         if isinstance(node, cst.Name):
-            values = [b.value for b in self.model.resolve(node) if b.kind is BindingKind.ASSIGN and not b.path]
+            for binding in self.model.resolve(node):
+                if binding.kind is BindingKind.ASSIGN and not binding.path:
+                    values.append(binding.value)
+                elif binding.kind is BindingKind.PARAM and isinstance(binding.definition, FunctionInfo) \
+                        and calls < 1 and binding.param_index >= 0:
+                    function = binding.definition
+                    index = binding.param_index - (1 if function.kind in ("method", "classmethod") else 0)
+                    for call in self.call_sites(function):
+                        argument = _argument(call, binding.name, index) if index >= 0 else None
+                        if argument is not None:
+                            values.extend(self._dict_literals(argument, calls + 1))
         elif isinstance(node, cst.Attribute):
             owner = None
             if isinstance(node.value, cst.Name):

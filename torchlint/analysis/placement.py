@@ -267,7 +267,7 @@ class Placement:
             return None
         if isinstance(func, cst.Name) and func.value in ("enumerate", "zip") and \
                 self.inference.qualname(func) in (None, f"builtins.{func.value}"):
-            if not path or path[0] is None or path[0] >= len(args):
+            if not path or path[0] is None or (func.value == "zip" and path[0] >= len(args)):
                 return None
             if func.value == "enumerate":
                 if len(args) != 1:
@@ -1413,7 +1413,7 @@ class Placement:
         tensor on the module's device: the output of one of its layers, or an input of
         `forward` that a layer is given."""
         current = node
-        for _ in range(6):
+        for _ in range(8):
             parent = current.parent
             if isinstance(parent, cst.Attribute) and parent.value is current and isinstance(parent.parent, cst.Call) \
                     and parent.parent.func is parent and (parent.attr.value in torch_api.TENSOR_DTYPE_KEEPING_METHODS
@@ -1427,7 +1427,10 @@ class Placement:
             if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, (
                     cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.MatrixMultiply)):
                 other = parent.right if parent.left is current else parent.left
-                return parent if self._on_device(other, method) else None
+                if self._on_device(other, method):
+                    return parent
+                current = parent  # `sigma * torch.randn(..)`: still on the CPU (or raising there)
+                continue
             if isinstance(parent, cst.Arg) and isinstance(parent.parent, cst.Call) and parent.keyword is None:
                 call = parent.parent
                 func = call.func
@@ -1478,6 +1481,12 @@ class Placement:
                         isinstance(layer.cls, ClassInfo)):
                     return True
                 return False
+            qualname = self.inference.qualname(func)
+            if qualname is not None:  # `torch.relu(self.fc(x))`: where its tensors are
+                return qualname.startswith("torch.") and qualname not in torch_api.TORCH_SIZED_FACTORIES and \
+                    qualname not in torch_api.TORCH_CONVERTERS and not torch_api.is_module_class(qualname) and \
+                    any(self._on_device(arg.value, method, depth + 1) for arg in node.args
+                        if arg.keyword is None and not arg.star)
             if isinstance(func, cst.Attribute) and (func.attr.value in torch_api.TENSOR_DTYPE_KEEPING_METHODS or
                                                     func.attr.value in torch_api.DTYPE_METHODS) \
                     and func.attr.value not in ("cpu",):
