@@ -950,9 +950,14 @@ class Placement:
         return None
 
     def _cpu_binding(self, binding: Binding, depth: int) -> Optional[tuple[cst.CSTNode, str]]:
-        if binding.kind is BindingKind.ASSIGN and binding.value is not None and not binding.path \
-                and not binding.iterates:
-            return self.cpu_origin(binding.value, depth)
+        if binding.kind is BindingKind.ASSIGN and binding.value is not None and not binding.iterates:
+            value: Optional[cst.BaseExpression] = binding.value
+            for index in binding.path:  # `xb, yb = xb, yb.to(device)`
+                if index is None or not isinstance(value, cst.Tuple) or index >= len(value.elements) or \
+                        isinstance(value.elements[index], cst.StarredElement):
+                    return None
+                value = value.elements[index].value
+            return self.cpu_origin(value, depth) if value is not None else None
         if binding.kind in (BindingKind.ASSIGN, BindingKind.FOR) and binding.value is not None and \
                 (binding.kind is BindingKind.FOR or binding.iterates):
             loader = self._loader(binding.value, binding.path)
@@ -960,12 +965,16 @@ class Placement:
                 return loader, f"`{_short(self.analysis, loader)}` yields batches on the CPU"
         return None
 
-    def _loader(self, iterable: cst.BaseExpression, path: tuple) -> Optional[cst.Call]:
+    def _loader(self, iterable: cst.BaseExpression, path: tuple, depth: int = 0) -> Optional[cst.Call]:
         """The `DataLoader` whose batch (part) a loop target at ``path`` over ``iterable`` is,
         when its dataset's items are not on a device (`TensorDataset` of CPU tensors, a
         `Dataset` class whose `__getitem__` moves nothing)."""
         if isinstance(iterable, cst.Name):
             bindings = self.model.resolve(iterable)
+            if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM and depth < 2:  # `train(model, loader)`
+                passed = self._passed(bindings[0])
+                found = [self._loader(value, path, depth + 1) if value is not None else None for value in passed or ()]
+                return found[0] if found and all(item is not None for item in found) else None
             if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
                     or bindings[0].iterates or bindings[0].value is None:
                 return None
@@ -973,7 +982,7 @@ class Placement:
         if not isinstance(iterable, cst.Call):
             return None
         if isinstance(iterable.func, cst.Name) and iterable.func.value == "enumerate" and len(iterable.args) == 1:
-            return self._loader(iterable.args[0].value, path[1:]) if path and path[0] == 1 else None
+            return self._loader(iterable.args[0].value, path[1:], depth) if path and path[0] == 1 else None
         if self.inference.qualname(iterable.func) not in torch_api.DATA_LOADERS or \
                 keyword(iterable, "collate_fn") is not None:
             return None
