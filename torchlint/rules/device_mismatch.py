@@ -35,7 +35,15 @@ class DeviceMismatch(Rule):
       in `__init__` or a method it calls, `torch.zeros(.., device=x_example.device)`), that
       `forward` computes with before replacing it;
     - a tensor made in `forward` (or a method it calls) by a factory without `device=`
-      (`torch.zeros(..)`), given to one of the module's layers.
+      (`torch.zeros(..)`), given to one of the module's layers, or meeting the module's
+      input or a layer's output through arithmetic, `torch.cat`, a torch function or a
+      tensor method (`x + 0.1 * torch.randn(x.shape)`, `scores.masked_fill(mask, ..)`);
+    - a tensor shown on the CPU given to a module moved before the call: a batch of a
+      `DataLoader` (of a `TensorDataset` or a `Dataset` whose `__getitem__` moves nothing),
+      a factory or conversion without `device=`, the tuple an `init_hidden` helper returns,
+      also through the parameters of a `train(model, loader)` function;
+    - class weights shown on the CPU of a loss (`nn.CrossEntropyLoss(weight=..)`,
+      `F.cross_entropy(.., weight)`) that gets the output of a moved module.
 
     A move to `"cpu"`, a class that defines `to`/`cuda`/`_apply`, an attribute registered by
     name (`register_buffer("mask", ..)`) and a use that moves or reads metadata
@@ -50,13 +58,16 @@ class DeviceMismatch(Rule):
     ## What to do instead
     Register the attribute: `self.register_buffer("mask", torch.ones(..), persistent=False)`
     (moved with the module, left out of `state_dict`); make tensors in `forward` on the
-    device of the input: `torch.zeros(.., device=x.device)`.
+    device of the input: `torch.zeros(.., device=x.device)`; move the batches and the class
+    weights with `.to(device)` (or the loss module: `criterion.to(device)` moves its weights).
 
     ## Fix (unsafe)
     For an attribute, `self.register_buffer("<name>", <value>, persistent=False)`: unsafe,
     as `model.half()`/`.double()` now convert it too. For a tensor made in `forward` from the
     shape of a parameter (`torch.zeros(x.shape[0], ..)`), adds `device=x.device`: unsafe,
-    as it assumes that parameter is on the module's device.
+    as it assumes that parameter is on the module's device. For a batch or class weights
+    given to a module moved to `device`, appends `.to(device)`: unsafe, as it assumes the
+    name still means that device there.
     """
     bad = (
         Bad(

@@ -39,7 +39,10 @@ class NumpyRequiresGrad(Rule):
     (`layer.weight`, `model.parameters()`), a tensor made with `requires_grad=True`,
     or anything computed from them by differentiable operations, also across the
     functions of the file (a logging or metrics helper whose parameter a call passes a
-    model output, a function that returns one). Nothing is reported after `.detach()`,
+    model output, a function that returns one), lists filled with `.append(out)` and
+    joined by `torch.cat`/`torch.stack` or `np.concatenate`/`np.stack`, and the entries of
+    a dict written out (`state = {"pred": out}`) read by their key or by a loop over keys,
+    also as another object's attribute or a helper's parameter. Nothing is reported after `.detach()`,
     `.data`, `.item()`, an integer operation (`argmax`, a comparison), under
     `torch.no_grad()` / `torch.inference_mode()` (or in a function this file calls
     only there), or in a file that turns parameters' gradients off
