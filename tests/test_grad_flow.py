@@ -158,7 +158,8 @@ def test_runtime_confirms_the_fixtures():
                            str(FIXTURES))
     found = json.loads(result.stdout)
     verdicts = {(Path(item["filename"]).name, item["runtime"]["verdict"]) for item in found}
-    assert verdicts == {("bad_metrics_helper.py", "CONFIRMED"), ("bad_plot_weights.py", "CONFIRMED")}, found
+    assert verdicts == {("bad_metrics_helper.py", "CONFIRMED"), ("bad_plot_weights.py", "CONFIRMED"),
+                        ("bad_collected_predictions.py", "CONFIRMED")}, found
 
 
 def test_a_list_of_graph_tensors_copied_into_a_new_leaf(tmp_path):

@@ -50,6 +50,8 @@ _MAX_DEPTH = 30
 # Turning gradients off: `= False`, `requires_grad_(False)`, `requires_grad_(flag)`.
 _FREEZES = re.compile(r"requires_grad\s*=\s*False|requires_grad_\(\s*(?!(?:requires_grad\s*=\s*)?True\b)\w")
 _MAX_CALLS = 3  # parameters followed back through this many call sites
+# torch functions that join a sequence of tensors: their result requires grad when an item does.
+_JOINS = frozenset({"torch.cat", "torch.stack", "torch.concat", "torch.concatenate", "torch.vstack", "torch.hstack"})
 
 
 @dataclass(frozen=True)
@@ -128,6 +130,13 @@ class GradFlow:
         if len(bindings) != 1:
             return None
         binding = bindings[0]
+        literal = _element(binding.value, binding.path) if binding.kind is BindingKind.ASSIGN else None
+        if isinstance(literal, cst.List) and not binding.iterates:  # `preds, targets = [], []`
+            appended = self._appended_to_name(binding)
+            if appended:
+                items = [element.value for element in literal.elements
+                         if not isinstance(element, cst.StarredElement)] + [arg.value for arg in appended]
+                return items, (Step(appended[0], f"`{binding.name}` holds what is appended to it: `{{code}}`"),)
         if binding.kind is BindingKind.ASSIGN and binding.value is not None and not binding.path:
             found = self._container(binding.value, calls)
             if found is not None:
@@ -146,6 +155,17 @@ class GradFlow:
                                       f"`{binding.name}`")
                 return found[0], (step,) + found[1]
         return None
+
+    def _appended_to_name(self, binding) -> list:
+        """The arguments of ``name.append(value)`` calls on the list ``binding`` binds."""
+        found = []
+        for call in self.analysis.nodes_of(cst.Call):
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "append" and len(call.args) == 1 \
+                    and isinstance(func.value, cst.Name) and func.value.value == binding.name \
+                    and not call.args[0].star and binding in self.model.resolve(func.value):
+                found.append(call.args[0])
+        return found
 
     def _type_tested(self, node: cst.BaseExpression) -> bool:
         """``node`` is a name whose type its function tests before (``if isinstance(data,
@@ -430,10 +450,60 @@ class GradFlow:
             index = node.slice[0].slice
             if isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.value.value != "0":
                 return None  # `h.max(1)[1]`
+        entry = self._dict_entry(node, depth, calls)
+        if entry is not None:
+            return entry
         value = self.inference.infer(node.value)
         if value is not None and value.kind in (Kind.DICT, Kind.OTHER, Kind.NDARRAY, Kind.NONE):
             return None
         return self._requires(node.value, depth, calls)
+
+    def _dict_entry(self, node: cst.Subscript, depth: int, calls: int) -> Optional[GradSource]:
+        """``states[key]`` of a dict written out (`self.states = {"pred": out, ..}`, read as
+        `trainer.states[name]` too), where the key is a string or a loop over strings: the
+        entry of one of those keys requires grad (the loop reaches it)."""
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return None
+        key = node.slice[0].slice.value
+        keys = _literal_keys(key, self.model)
+        if not keys:
+            return None
+        for literal in self._dict_literals(node.value):
+            for element in literal.elements:
+                if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString) \
+                        and element.key.value[1:-1] in keys:
+                    found = self._requires(element.value, depth, calls)
+                    if found is not None:
+                        return found.then(Step(element.value, f"the entry {element.key.value} is `{{code}}`"))
+        return None
+
+    def _dict_literals(self, node: cst.BaseExpression, calls: int = 0) -> list:
+        """The dicts written out that ``node`` may be: bound to a name, assigned to an
+        attribute of an instance of this file's class, passed for a parameter (one level)."""
+        values = []
+        if isinstance(node, cst.Name):
+            for binding in self.model.resolve(node):
+                if binding.kind is BindingKind.ASSIGN and not binding.path:
+                    values.append(binding.value)
+                elif binding.kind is BindingKind.PARAM and isinstance(binding.definition, FunctionInfo) \
+                        and calls < 1 and binding.param_index >= 0:
+                    function = binding.definition
+                    index = binding.param_index - (1 if function.kind in ("method", "classmethod") else 0)
+                    for call in self.call_sites(function):
+                        argument = _argument(call, binding.name, index) if index >= 0 else None
+                        if argument is not None:
+                            values.extend(self._dict_literals(argument, calls + 1))
+        elif isinstance(node, cst.Attribute):
+            owner = None
+            if isinstance(node.value, cst.Name):
+                owner = self._self_class(node.value)
+            if owner is None:
+                value = self.value_of(node.value)
+                owner = value.cls if value is not None and value.kind is Kind.INSTANCE and \
+                    isinstance(value.cls, ClassInfo) else None
+            if owner is not None:
+                values = [_element(a.value, a.path) for a in owner.assignments(node.attr.value)]
+        return [value for value in values if isinstance(value, cst.Dict) and value.elements]
 
     def _call(self, node: cst.Call, depth: int, calls: int) -> Optional[GradSource]:
         requires = keyword(node, "requires_grad")
@@ -509,6 +579,9 @@ class GradFlow:
             if arg.star or (arg.keyword is not None and arg.keyword.value not in ("input", "other", "tensors")):
                 continue
             found = self._requires(arg.value, depth, calls)
+            if found is None and qualname in _JOINS and arg is node.args[0] and \
+                    isinstance(arg.value, (cst.Name, cst.Attribute)):
+                found = self.container_requires_grad(arg.value)  # `torch.cat(preds)` of appended outputs
             if found is not None:
                 return found
         return None
@@ -635,6 +708,23 @@ def _element(value: Optional[cst.BaseExpression], path) -> Optional[cst.BaseExpr
             return None
         value = value.elements[index].value
     return value
+
+
+def _literal_keys(key: cst.BaseExpression, model) -> set[str]:
+    """The strings ``key`` is: a string, or a loop variable over a tuple or list of strings."""
+    if isinstance(key, cst.SimpleString):
+        return {key.value[1:-1]}
+    if not isinstance(key, cst.Name):
+        return set()
+    bindings = model.resolve(key)
+    if len(bindings) != 1 or bindings[0].kind is not BindingKind.FOR or bindings[0].path:
+        return set()
+    iterable = bindings[0].value
+    if not isinstance(iterable, (cst.Tuple, cst.List)) or not all(
+            isinstance(element.value, cst.SimpleString) for element in iterable.elements
+            if not isinstance(element, cst.StarredElement)):
+        return set()
+    return {element.value.value[1:-1] for element in iterable.elements}
 
 
 def _argument(call: cst.Call, name: str, index: int) -> Optional[cst.BaseExpression]:

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import keyword
-from torchlint.analysis import torch_api
+from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.semantic import Binding, BindingKind, ClassInfo, FunctionInfo
 from torchlint.analysis.values import Kind
 
@@ -92,11 +92,17 @@ class DeviceMismatch:
 
     node: cst.CSTNode
     made: cst.CSTNode
-    cls: ClassInfo
+    cls: Optional[ClassInfo]
     moved: cst.Call
     used: cst.CSTNode
     attribute: Optional[str] = None
     device_of: Optional[str] = None  # a parameter of the function whose `.device` fits, if any
+    # "input": a CPU tensor given to a moved module (``node`` the argument); "weight": the CPU
+    # class weights of a loss that meets a moved module's output; "met": a tensor made in
+    # `forward` without `device=` meeting the module's input or a layer's output (``used``).
+    kind: str = ""
+    why: str = ""  # how the tensor is known to be on the CPU
+    device: Optional[cst.BaseExpression] = None  # the device the module is moved to
 
 
 class Placement:
@@ -163,25 +169,59 @@ class Placement:
             return first
         return None
 
-    def _binding(self, binding: Binding, depth: int) -> Optional[Dtype]:
+    def _binding(self, binding: Binding, depth: int, path: tuple = ()) -> Optional[Dtype]:
+        """The dtype of the name ``binding`` binds (of its item at ``path``, for a tuple)."""
         if binding.kind is BindingKind.ASSIGN and binding.value is not None:
-            value = binding.value
             if binding.iterates:
-                return self._element(value, binding.path, depth)
-            for index in binding.path:
-                if index is None or not isinstance(value, (cst.Tuple, cst.List)) or index >= len(value.elements):
-                    return None
-                value = value.elements[index].value
-            return self.dtype(value, depth)
+                return self._element(binding.value, binding.path + path, depth)
+            return self._part(binding.value, binding.path + path, depth)
         if binding.kind is BindingKind.FOR and binding.value is not None:
-            return self._element(binding.value, binding.path, depth)
+            return self._element(binding.value, binding.path + path, depth)
         if binding.kind is BindingKind.PARAM:
+            if path:
+                passed = self._passed(binding)
+                if passed is None or any(value is None for value in passed):
+                    return None
+                return self._combine([self._part(value, path, depth + 1) for value in passed])
             return self._parameter(binding, depth)
+        return None
+
+    def _part(self, value: cst.BaseExpression, path: tuple, depth: int) -> Optional[Dtype]:
+        """The dtype of the item at ``path`` of ``value``: a tuple written out, a name bound to
+        one, what a function of this file returns, `next(iter(loader))`."""
+        if not path:
+            return self.dtype(value, depth)
+        if path[0] is None or depth > _MAX_DEPTH:
+            return None
+        if isinstance(value, (cst.Tuple, cst.List)):
+            if path[0] >= len(value.elements) or isinstance(value.elements[path[0]], cst.StarredElement):
+                return None
+            return self._part(value.elements[path[0]].value, path[1:], depth + 1)
+        if isinstance(value, cst.Name):
+            bindings = self.model.resolve(value)
+            if not bindings:
+                return None
+            return self._combine([self._binding(binding, depth + 1, path) for binding in bindings])
+        if isinstance(value, cst.Call):
+            func = value.func
+            if isinstance(func, cst.Name) and func.value == "next" and len(value.args) == 1 and \
+                    self.inference.qualname(func) in (None, "builtins.next"):
+                inner = value.args[0].value
+                if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name) and inner.func.value == "iter" \
+                        and len(inner.args) == 1:
+                    return self._element(inner.args[0].value, path, depth + 1)
+                return None
+            if isinstance(func, cst.Name) and self.inference.qualname(func) is None:
+                for binding in self.model.resolve(func):
+                    function = binding.definition
+                    if isinstance(function, FunctionInfo) and function.returns and not function.is_generator:
+                        return self._combine([self._part(returned, path, depth + 1) for returned in function.returns])
         return None
 
     def _element(self, iterable: cst.BaseExpression, path: tuple, depth: int) -> Optional[Dtype]:
         """The dtype of the elements of ``iterable`` at ``path`` (`for x, y in pairs`), where
-        the iterable is a list comprehension or list literal of this file, through names and
+        the iterable is a list comprehension or list literal of this file, a `DataLoader`
+        (its dataset's items, batched), `enumerate`/`zip` of those, through names and
         parameters."""
         for _ in range(4):
             if isinstance(iterable, cst.Name):
@@ -200,24 +240,98 @@ class Placement:
                     iterable = passed[0]
                     continue
                 return None
+            if isinstance(iterable, cst.Attribute):
+                cls = self._class_of(iterable.value)
+                assignments = cls.assignments(iterable.attr.value) if cls is not None else []
+                if len(assignments) != 1 or assignments[0].value is None or assignments[0].path:
+                    return None
+                iterable = assignments[0].value
+                continue
             break
+        if isinstance(iterable, cst.Call):
+            return self._produced(iterable, path, depth)
         if isinstance(iterable, (cst.ListComp, cst.GeneratorExp)):
             element = iterable.elt
         elif isinstance(iterable, cst.List) and len(iterable.elements) == 1:
             element = iterable.elements[0].value
         else:
             return None
-        for index in path:
-            if index is None or not isinstance(element, (cst.Tuple, cst.List)) or index >= len(element.elements):
+        return self._part(element, path, depth + 1)
+
+    def _produced(self, call: cst.Call, path: tuple, depth: int) -> Optional[Dtype]:
+        """The dtype at ``path`` of what iterating ``call`` gives: the batches of a
+        `DataLoader`, the pairs of `enumerate`, the tuples of `zip`."""
+        func = call.func
+        args = [arg for arg in call.args if arg.keyword is None]
+        if any(arg.star for arg in call.args):
+            return None
+        if isinstance(func, cst.Name) and func.value in ("enumerate", "zip") and \
+                self.inference.qualname(func) in (None, f"builtins.{func.value}"):
+            if not path or path[0] is None or (func.value == "zip" and path[0] >= len(args)):
                 return None
-            element = element.elements[index].value
-        return self.dtype(element, depth)
+            if func.value == "enumerate":
+                if len(args) != 1:
+                    return None
+                return Dtype("int64", "number", call, "a count") if path[0] == 0 and len(path) == 1 else \
+                    self._element(args[0].value, path[1:], depth + 1) if path[0] == 1 else None
+            return self._element(args[path[0]].value, path[1:], depth + 1)
+        qualname = self.inference.qualname(func)
+        if qualname not in torch_api.DATA_LOADERS or keyword(call, "collate_fn") is not None:
+            return None
+        batch_size = keyword(call, "batch_size")
+        if batch_size is not None and isinstance(batch_size, cst.Name) and batch_size.value == "None":
+            return None
+        dataset = keyword(call, "dataset") or (args[0].value if args else None)
+        found = self._item(dataset, path, depth + 1) if dataset is not None else None
+        return self._batched(found, call)
+
+    def _item(self, dataset: cst.BaseExpression, path: tuple, depth: int) -> Optional[Dtype]:
+        """The dtype at ``path`` of an item of ``dataset``: a row of a `TensorDataset`'s
+        tensor, what a `Dataset` class of this file returns from `__getitem__`."""
+        for _ in range(4):
+            if not isinstance(dataset, cst.Name):
+                break
+            bindings = self.model.resolve(dataset)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].value is None \
+                    or bindings[0].path or bindings[0].iterates:
+                return None
+            dataset = bindings[0].value
+        if not isinstance(dataset, cst.Call) or any(arg.star for arg in dataset.args) or depth > _MAX_DEPTH:
+            return None
+        qualname = self.inference.qualname(dataset.func)
+        args = [arg.value for arg in dataset.args if arg.keyword is None]
+        if qualname in torch_api.TENSOR_DATASETS:
+            if not path or path[0] is None or path[0] >= len(args):
+                return None
+            found = self.dtype(args[path[0]], depth)
+            return found if found is not None and found.holder == "tensor" and len(path) == 1 else None
+        if qualname in torch_api.DATASET_VIEWS:
+            return self._item(args[0], path, depth + 1) if args else None
+        if qualname is not None or not isinstance(dataset.func, cst.Name):
+            return None
+        cls = next((binding.definition for binding in self.model.resolve(dataset.func)
+                    if isinstance(binding.definition, ClassInfo)), None)
+        getitem = cls.methods.get("__getitem__") if cls is not None else None
+        if getitem is None or not getitem.returns or getitem.is_generator:
+            return None
+        return self._combine([self._part(returned, path, depth + 1) for returned in getitem.returns])
+
+    def _batched(self, found: Optional[Dtype], loader: cst.Call) -> Optional[Dtype]:
+        """What `default_collate` makes of items of dtype ``found``: a tensor of that dtype
+        (Python floats: float64, ints: int64)."""
+        if found is None or found is _NONE or found.holder not in ("tensor", "array", "number"):
+            return None
+        code = _short(self.analysis, loader)
+        if found.holder == "tensor":
+            return found
+        if found.holder == "array":
+            why = f"{found.why}; `{code}` stacks the arrays into a {found.name} tensor"
+        else:
+            why = f"{found.why or 'Python numbers'}; `{code}` collates Python {'floats' if found.floating else 'ints'} " \
+                  f"into a {found.name} tensor"
+        return replace(found, holder="tensor", why=why)
 
     # --- parameters: what the call sites pass -----------------------------------------
-
-    def _function_of(self, binding: Binding) -> Optional[FunctionInfo]:
-        scope = binding.scope
-        return scope.function if scope is not None else None
 
     def _passed(self, binding: Binding) -> Optional[list[Optional[cst.BaseExpression]]]:
         """What each call site of the function passes for the parameter ``binding`` (None
@@ -300,8 +414,8 @@ class Placement:
         assignments = cls.assignments(name)
         if not assignments:
             return self._class_level(cls, name, depth)
-        return self._combine([self.dtype(assignment.value, depth) if assignment.value is not None
-                              and not assignment.path else None for assignment in assignments])
+        return self._combine([self._part(assignment.value, assignment.path, depth) if assignment.value is not None
+                              and None not in assignment.path else None for assignment in assignments])
 
     def _class_of(self, node: cst.BaseExpression, depth: int = 0) -> Optional[ClassInfo]:
         """The class of this file that ``node`` is an instance of: by inference, or for a
@@ -646,7 +760,9 @@ class Placement:
                     found.integer or (float64_raises and found.name == "float64")):
                 return DtypeMismatch(given, found, call, f"the target of `{_last(module or qualname)}`",
                                      "a floating dtype (float32, as its input)")
-        # a float32 layer
+        # a float32 layer, or an `nn.Sequential` that starts with one
+        if module == "torch.nn.Sequential" and positional:
+            module = self._first_layer(call.func)
         if module in torch_api.FLOAT32_WEIGHT_LAYERS and positional:
             found = self.dtype(positional[0])
             if found is not None and found.holder == "tensor" and found.name != "float32" and (
@@ -655,6 +771,39 @@ class Placement:
                                      "float32")
         if qualname in torch_api.SAME_DTYPE_PRODUCTS and len(positional) >= 2:
             return self._product(call, positional[0], positional[1], qualname)
+        return None
+
+    def _first_layer(self, module: cst.BaseExpression, depth: int = 0) -> Optional[str]:
+        """The torch layer that first computes with the input of the `nn.Sequential`
+        ``module`` (a name or `self.<attr>` bound to its construction in this file), past
+        layers without parameters (activations, dropout, flatten: they keep a float dtype)."""
+        constructions: list[Optional[cst.BaseExpression]] = []
+        if isinstance(module, cst.Call):
+            constructions = [module]
+        elif isinstance(module, cst.Name):
+            constructions = [binding.value if binding.kind is BindingKind.ASSIGN and not binding.path else None
+                             for binding in self.model.resolve(module)]
+        elif isinstance(module, cst.Attribute):
+            cls = self._class_of(module.value)
+            constructions = [assignment.value if not assignment.path else None
+                             for assignment in (cls.assignments(module.attr.value) if cls is not None else [])]
+        if len(constructions) != 1 or not isinstance(constructions[0], cst.Call) or depth > 4:
+            return None
+        construction = constructions[0]
+        qualname = self.inference.qualname(construction.func)
+        if qualname != "torch.nn.Sequential":
+            return qualname
+        for arg in construction.args:
+            if arg.star or arg.keyword is not None:
+                return None
+            layer = arg.value if not isinstance(arg.value, cst.Call) else arg.value
+            found = self._first_layer(layer, depth + 1)
+            if found is None:
+                return None
+            fact = torch_facts.fact(found)
+            if fact is not None and fact.kind == "module_class" and fact.parameters is False:
+                continue
+            return found
         return None
 
     def _product(self, call, left, right, qualname) -> Optional[DtypeMismatch]:
@@ -740,8 +889,315 @@ class Placement:
                 continue
             found.extend(self._left_attributes(cls, move))
             found.extend(self._made_in_forward(cls, move))
+        found.extend(self._unmoved_inputs())
         found.sort(key=lambda mismatch: mismatch.node.start)
         return found
+
+    # --- what stays on the CPU while the module goes ------------------------------------
+
+    def cpu_origin(self, node: cst.BaseExpression, depth: int = 0) -> Optional[tuple[cst.CSTNode, str]]:
+        """(the node that shows ``node`` is a tensor on the CPU, how), when every way it can
+        come shows it: a factory or conversion without `device=`, `.cpu()`, a batch of a
+        `DataLoader`, and what keeps the device of those (methods, arithmetic among them)."""
+        if depth > _MAX_DEPTH:
+            return None
+        if isinstance(node, cst.Name):
+            bindings = self.model.resolve(node)
+            found = [self._cpu_binding(binding, depth + 1) for binding in bindings]
+            return found[0] if found and all(item is not None for item in found) else None
+        if isinstance(node, cst.Call):
+            func = node.func
+            qualname = self.inference.qualname(func)
+            if qualname in torch_api.TORCH_SIZED_FACTORIES or qualname in torch_api.TORCH_CONVERTERS:
+                if keyword(node, "device") is not None or any(arg.star for arg in node.args):
+                    return None
+                if qualname in torch_api.TORCH_CONVERTERS and qualname != "torch.from_numpy" and node.args:
+                    source = self.dtype(node.args[0].value)
+                    if source is None or source.holder not in ("array", "number"):
+                        if not isinstance(node.args[0].value, (cst.List, cst.Tuple, cst.ListComp)):
+                            return None  # `torch.tensor(t)` of a tensor: wherever `t` is
+                return node, f"`{_short(self.analysis, node)}` makes it on the CPU (no `device=`)"
+            if isinstance(func, cst.Attribute) and qualname is None:
+                method = func.attr.value
+                if method == "cpu" and not node.args:
+                    return node, f"`{_short(self.analysis, node)}` is on the CPU"
+                if method in ("to", "cuda", "type", "type_as", "pin_memory") or method.startswith("new_"):
+                    if method == "to" and node.args and self._dtype_name(node.args[0].value, False) is not None \
+                            and len(node.args) == 1:
+                        return self.cpu_origin(func.value, depth + 1)
+                    return None
+                if method in torch_api.TENSOR_DTYPE_KEEPING_METHODS or method in torch_api.DTYPE_METHODS:
+                    return self.cpu_origin(func.value, depth + 1)
+            function = self._file_function(func) if qualname is None else None
+            if function is not None and function.returns and not function.is_generator:
+                found = [self.cpu_origin(returned, depth + 1) for returned in function.returns]
+                if all(item is not None for item in found):
+                    origin, why = found[0]
+                    return origin, f"{why}; `{_short(self.analysis, node)}` returns it"
+            return None
+        if isinstance(node, cst.Subscript):
+            return self.cpu_origin(node.value, depth + 1)
+        if isinstance(node, cst.Tuple) and node.elements:
+            found = [self.cpu_origin(element.value, depth + 1) if not isinstance(element, cst.StarredElement) else None
+                     for element in node.elements]
+            return found[0] if all(item is not None for item in found) else None
+        if isinstance(node, cst.BinaryOperation):
+            left, right = self.cpu_origin(node.left, depth + 1), self.cpu_origin(node.right, depth + 1)
+            if left is not None and (right is not None or isinstance(node.right, (cst.Integer, cst.Float))):
+                return left
+            if right is not None and isinstance(node.left, (cst.Integer, cst.Float)):
+                return right
+        return None
+
+    def _cpu_binding(self, binding: Binding, depth: int) -> Optional[tuple[cst.CSTNode, str]]:
+        if binding.kind is BindingKind.ASSIGN and binding.value is not None and not binding.iterates:
+            value: Optional[cst.BaseExpression] = binding.value
+            for index in binding.path:  # `xb, yb = xb, yb.to(device)`
+                if index is None or not isinstance(value, cst.Tuple) or index >= len(value.elements) or \
+                        isinstance(value.elements[index], cst.StarredElement):
+                    return None
+                value = value.elements[index].value
+            return self.cpu_origin(value, depth) if value is not None else None
+        if binding.kind in (BindingKind.ASSIGN, BindingKind.FOR) and binding.value is not None and \
+                (binding.kind is BindingKind.FOR or binding.iterates):
+            loader = self._loader(binding.value, binding.path)
+            if loader is not None:
+                return loader, f"`{_short(self.analysis, loader)}` yields batches on the CPU"
+        return None
+
+    def _loader(self, iterable: cst.BaseExpression, path: tuple, depth: int = 0) -> Optional[cst.Call]:
+        """The `DataLoader` whose batch (part) a loop target at ``path`` over ``iterable`` is,
+        when its dataset's items are not on a device (`TensorDataset` of CPU tensors, a
+        `Dataset` class whose `__getitem__` moves nothing)."""
+        if isinstance(iterable, cst.Name):
+            bindings = self.model.resolve(iterable)
+            if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM and depth < 2:  # `train(model, loader)`
+                passed = self._passed(bindings[0])
+                found = [self._loader(value, path, depth + 1) if value is not None else None for value in passed or ()]
+                return found[0] if found and all(item is not None for item in found) else None
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
+                    or bindings[0].iterates or bindings[0].value is None:
+                return None
+            iterable = bindings[0].value
+        if not isinstance(iterable, cst.Call):
+            return None
+        if isinstance(iterable.func, cst.Name) and iterable.func.value == "enumerate" and len(iterable.args) == 1:
+            return self._loader(iterable.args[0].value, path[1:], depth) if path and path[0] == 1 else None
+        if self.inference.qualname(iterable.func) not in torch_api.DATA_LOADERS or \
+                keyword(iterable, "collate_fn") is not None:
+            return None
+        args = [arg.value for arg in iterable.args if arg.keyword is None]
+        dataset = keyword(iterable, "dataset") or (args[0] if args else None)
+        for _ in range(3):
+            if not isinstance(dataset, cst.Name):
+                break
+            bindings = self.model.resolve(dataset)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path:
+                return None
+            dataset = bindings[0].value
+        if not isinstance(dataset, cst.Call):
+            return None
+        qualname = self.inference.qualname(dataset.func)
+        if qualname in torch_api.TENSOR_DATASETS:
+            tensors = [arg.value for arg in dataset.args if arg.keyword is None and not arg.star]
+            if not path or path[0] is None or path[0] >= len(tensors) or len(tensors) != len(dataset.args):
+                return None
+            return iterable if self.cpu_origin(tensors[path[0]]) is not None else None
+        if qualname is not None or not isinstance(dataset.func, cst.Name):
+            return None
+        cls = next((binding.definition for binding in self.model.resolve(dataset.func)
+                    if isinstance(binding.definition, ClassInfo)), None)
+        if cls is None or "__getitem__" not in cls.methods:
+            return None
+        text = self.analysis.text[cls.node.start:cls.node.end]
+        if any(word in text for word in (".to(", ".cuda(", "device")):
+            return None
+        return iterable
+
+    def _move_of(self, module: cst.BaseExpression, use: cst.CSTNode, depth: int = 0) -> Optional[cst.Call]:
+        """The `.to(device)`/`.cuda()` (not to the CPU) that moves the module ``module`` names
+        before ``use``: in the assignment that binds it (`model = Net().to(device)`), or a
+        statement `model.to(device)` of the same binding earlier in its scope; for a
+        parameter, what every call site passes."""
+        if not isinstance(module, cst.Name) or depth > 2:
+            return None
+        bindings = self.model.resolve(module)
+        if len(bindings) != 1:
+            return None
+        binding = bindings[0]
+        if binding.kind is BindingKind.PARAM:
+            function = self._function_of(binding)
+            if function is None or function.name == "forward":
+                return None
+            passed = self._passed(binding)
+            if not passed or any(value is None for value in passed):
+                return None
+            moves = [self._move_of(value, call, depth + 1) for value, call in zip(passed, self._call_sites(function))]
+            return moves[0] if moves and all(move is not None for move in moves) else None
+        if binding.kind is not BindingKind.ASSIGN or binding.path or binding.value is None:
+            return None
+        value = binding.value
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+            if self._is_move(value):
+                return value
+            if value.func.attr.value not in ("train", "eval", "float", "half", "double"):
+                break
+            value = value.func.value
+        for call in self._all_calls():
+            if call.start >= use.start or not self._is_move(call):
+                continue
+            target = call.func.value  # type: ignore[attr-defined]
+            if isinstance(target, cst.Name) and target.value == module.value and \
+                    self.model.resolve(target) == bindings and binding.node.start < call.start:
+                return call
+        return None
+
+    def _is_move(self, call: cst.Call) -> bool:
+        func = call.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in ("to", "cuda"):
+            return False
+        if func.attr.value == "cuda":
+            return True
+        target = keyword(call, "device") or (call.args[0].value if call.args and call.args[0].keyword is None
+                                             else None)
+        return target is not None and not self._is_cpu(target) and self._dtype_name(target, False) is None
+
+    @staticmethod
+    def _move_target(move: cst.Call) -> Optional[cst.BaseExpression]:
+        if move.func.attr.value == "cuda":  # type: ignore[attr-defined]
+            return None
+        return keyword(move, "device") or (move.args[0].value if move.args else None)
+
+    def _holds_tuple(self, node: cst.BaseExpression, depth: int = 0) -> bool:
+        """``node`` may be a tuple (of tensors): `(h0, c0)`, a name bound to one, a function's return."""
+        if isinstance(node, cst.Tuple):
+            return True
+        if depth > 4:
+            return False
+        if isinstance(node, cst.Name):
+            return any(binding.value is not None and not binding.path and self._holds_tuple(binding.value, depth + 1)
+                       for binding in self.model.resolve(node))
+        if isinstance(node, cst.Call):
+            function = self._file_function(node.func)
+            return function is not None and any(self._holds_tuple(value, depth + 1) for value in function.returns)
+        return False
+
+    def _file_function(self, func: cst.BaseExpression) -> Optional[FunctionInfo]:
+        """The function or method of this file ``func`` calls (`make_hidden`, `model.init_hidden`)."""
+        if isinstance(func, cst.Name):
+            return next((binding.definition for binding in self.model.resolve(func)
+                         if isinstance(binding.definition, FunctionInfo)), None)
+        if isinstance(func, cst.Attribute):
+            cls = self._class_of(func.value)
+            method = cls.methods.get(func.attr.value) if cls is not None else None
+            return method if method is not None and method.kind == "method" else None
+        return None
+
+    def _is_module(self, func: cst.BaseExpression, depth: int = 0) -> bool:
+        if isinstance(func, cst.Name) and depth < 2:
+            bindings = self.model.resolve(func)
+            if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM:
+                passed = self._passed(bindings[0])
+                return bool(passed) and all(value is not None and self._is_module(value, depth + 1)
+                                            for value in passed)
+        value = self.inference.infer(func)
+        if value is None or value.kind is not Kind.MODULE:
+            return False
+        if isinstance(value.cls, ClassInfo):
+            return self._is_module_class(value.cls)
+        return value.qualname is not None and (value.qualname in torch_api.FLOAT32_WEIGHT_LAYERS or
+                                               self._has_weights(value.qualname) or
+                                               value.qualname == "torch.nn.Sequential")
+
+    def _unmoved_inputs(self) -> list[DeviceMismatch]:
+        """Tensors shown on the CPU given to a module moved to a device before the call, and
+        CPU class weights of a loss given the output of such a module."""
+        found: list[DeviceMismatch] = []
+        for call in self._all_calls():
+            func = call.func
+            if not isinstance(func, cst.Name) or any(arg.star for arg in call.args):
+                continue
+            if self._is_module(func):
+                move = self._move_of(func, call)
+                if move is None:
+                    continue
+                for arg in call.args:
+                    if arg.keyword is not None:
+                        continue
+                    origin = self.cpu_origin(arg.value)
+                    if origin is not None:
+                        value = self.inference.infer(func)
+                        cls = value.cls if value is not None and isinstance(value.cls, ClassInfo) else None
+                        found.append(DeviceMismatch(arg.value, origin[0], cls, move, call, kind="input",
+                                                    why=origin[1], device=self._move_target(move),
+                                                    attribute="()" if self._holds_tuple(arg.value) else None))
+                        break
+        found.extend(self._unmoved_weights())
+        return found
+
+    def _unmoved_weights(self) -> list[DeviceMismatch]:
+        found: list[DeviceMismatch] = []
+        for call in self._all_calls():
+            func = call.func
+            qualname = self.inference.qualname(func)
+            weight = None
+            if qualname is None and isinstance(func, cst.Name):
+                value = self.inference.infer(func)
+                if value is not None and value.kind is Kind.MODULE and value.qualname in torch_api.WEIGHT_MATCHING_LOSSES:
+                    construction = self._construction(func)
+                    if construction is None or self._move_of(func, call) is not None:
+                        continue
+                    position = torch_api.WEIGHT_MATCHING_LOSSES[value.qualname]
+                    positional = [arg.value for arg in construction.args if arg.keyword is None]
+                    weight = keyword(construction, "weight") or (
+                        positional[position] if position < len(positional) else None)
+            elif qualname in torch_api.WEIGHT_MATCHING_LOSSES and qualname.startswith("torch.nn.functional."):
+                position = torch_api.WEIGHT_MATCHING_LOSSES[qualname]
+                positional = [arg.value for arg in call.args if arg.keyword is None]
+                weight = keyword(call, "weight") or (positional[position] if position < len(positional) else None)
+            if weight is None or not call.args or call.args[0].keyword is not None:
+                continue
+            origin = self.cpu_origin(weight)
+            if origin is None:
+                continue
+            output = self._moved_output(call.args[0].value)
+            if output is None:
+                continue
+            move, module_call = output
+            found.append(DeviceMismatch(weight, origin[0], None, move, call, kind="weight", why=origin[1],
+                                        device=self._move_target(move)))
+        return found
+
+    def _construction(self, name: cst.Name) -> Optional[cst.Call]:
+        bindings = self.model.resolve(name)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path:
+            return None
+        value = bindings[0].value
+        return value if isinstance(value, cst.Call) else None
+
+    def _moved_output(self, node: cst.BaseExpression, depth: int = 0) -> Optional[tuple[cst.Call, cst.Call]]:
+        """(the move, the call) when ``node`` is the output of a module moved to a device
+        (`model(x)`, through names and shape methods)."""
+        if depth > 6:
+            return None
+        if isinstance(node, cst.Name):
+            bindings = self.model.resolve(node)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
+                    or bindings[0].value is None or bindings[0].iterates:
+                return None
+            return self._moved_output(bindings[0].value, depth + 1)
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+                node.func.attr.value in torch_api.TENSOR_DTYPE_KEEPING_METHODS and \
+                node.func.attr.value not in ("cpu", "cuda"):
+            return self._moved_output(node.func.value, depth + 1)
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and self._is_module(node.func):
+            move = self._move_of(node.func, node)
+            return (move, node) if move is not None else None
+        return None
+
+    def _function_of(self, binding: Binding) -> Optional[FunctionInfo]:
+        scope = binding.scope
+        return scope.function if scope is not None else None
 
     def _init_methods(self, cls: ClassInfo) -> list[FunctionInfo]:
         """``__init__`` and the methods it calls through ``self`` (one level)."""
@@ -782,6 +1238,14 @@ class Placement:
                 if f'"{name}"' in source or f"'{name}'" in source:
                     continue  # register_buffer("name", ..), setattr(self, "name", ..)
                 made = self._fresh_cpu_tensor(statement.value, method)
+                if made is None and not isinstance(statement.value, cst.Call) or (
+                        isinstance(statement.value, cst.Call) and isinstance(statement.value.func, cst.Attribute)):
+                    origin = self.cpu_origin(statement.value)  # `pe = torch.zeros(..); ..; self.pe = pe.unsqueeze(0)`
+                    if origin is not None and isinstance(origin[0], cst.Call) and (
+                            self.inference.qualname(origin[0].func) in torch_api.TORCH_SIZED_FACTORIES or
+                            self.inference.qualname(origin[0].func) in torch_api.TORCH_CONVERTERS) and \
+                            method.node.start <= origin[0].start and origin[0].end <= method.node.end:
+                        made = made or origin[0]
                 if made is None:
                     continue
                 used = self._first_use(cls, name, forward_methods)
@@ -877,13 +1341,204 @@ class Placement:
                 if isinstance(holder, cst.Attribute) and holder.attr.value in torch_api.PLACEMENT_NEUTRAL_USES:
                     continue
                 name = self._bound_name(call)
-                if name is None:
-                    continue
-                used = self._layer_use(name, method, forward)
+                used = self._layer_use(name, method, forward) if name is not None else None
+                kind = ""
+                if used is None and self._has_dimensions(call, qualname):
+                    top = self._carrier(call)
+                    name = self._bound_name(top)
+                    used = self._direct_layer_use(top, method)
+                    if used is None:
+                        used = self._met(top, method) if name is None else self._met_name(name, top, method)
+                        kind = "met"
                 if used is None:
                     continue
-                found.append(DeviceMismatch(call, call, cls, move, used, device_of=self._tensor_parameter(call, method)))
+                found.append(DeviceMismatch(call, call, cls, move, used, device_of=self._tensor_parameter(call, method),
+                                            kind=kind))
         return found
+
+    @staticmethod
+    def _has_dimensions(call: cst.Call, qualname: Optional[str]) -> bool:
+        """The factory makes a tensor of at least one dimension (a 0-dim CPU tensor mixes
+        with tensors on any device)."""
+        args = [arg.value for arg in call.args if arg.keyword is None]
+        if qualname in ("torch.arange", "torch.randperm", "torch.linspace", "torch.eye"):
+            return bool(args)
+        size = keyword(call, "size")
+        first = size if size is not None else (args[1] if qualname in ("torch.full", "torch.randint") and
+                                               len(args) > 1 and qualname == "torch.full" else None)
+        if qualname == "torch.full":
+            first = size if size is not None else (args[0] if args else None)
+        elif qualname == "torch.randint":
+            first = size if size is not None else (args[-1] if args else None)
+        elif first is None:
+            first = args[0] if args else None
+        if first is None:
+            return False
+        return not (isinstance(first, (cst.Tuple, cst.List)) and not first.elements)
+
+    def _carrier(self, call: cst.Call) -> cst.BaseExpression:
+        """The expression that carries the tensor ``call`` makes on, with its device:
+        `torch.tril(torch.ones(t, t))`, `.float()`, `== 0` around it."""
+        current: cst.BaseExpression = call
+        for _ in range(6):
+            parent = current.parent
+            if isinstance(parent, cst.Attribute) and parent.value is current and isinstance(parent.parent, cst.Call) \
+                    and parent.parent.func is parent and self._keeps_device(parent.attr.value):
+                current = parent.parent
+                continue
+            if isinstance(parent, cst.Arg) and isinstance(parent.parent, cst.Call) and \
+                    parent.parent.args and parent.parent.args[0] is parent and \
+                    self.inference.qualname(parent.parent.func) in ("torch.tril", "torch.triu"):
+                current = parent.parent
+                continue
+            if isinstance(parent, cst.Comparison) and parent.left is current:
+                current = parent
+                continue
+            break
+        return current
+
+    @staticmethod
+    def _keeps_device(method: str) -> bool:
+        return (method in torch_api.TENSOR_DTYPE_KEEPING_METHODS or method in torch_api.DTYPE_METHODS) and \
+            method not in ("cpu", "cuda")
+
+    def _direct_layer_use(self, node: cst.BaseExpression, method: FunctionInfo) -> Optional[cst.Call]:
+        """``node`` is given as it is to one of the module's layers with weights
+        (`self.pos(torch.arange(t))`)."""
+        parent = node.parent
+        if not isinstance(parent, cst.Arg) or not isinstance(parent.parent, cst.Call):
+            return None
+        call = parent.parent
+        func = call.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == method.self_name:
+            layer = self.inference.infer(func)
+            if layer is not None and layer.kind is Kind.MODULE and layer.qualname is not None and \
+                    self._has_weights(layer.qualname):
+                return call
+        return None
+
+    def _met(self, node: cst.CSTNode, method: FunctionInfo) -> Optional[cst.CSTNode]:
+        """Where ``node`` (a tensor made on the CPU) meets, by arithmetic or `torch.cat`, a
+        tensor on the module's device: the output of one of its layers, or an input of
+        `forward` that a layer is given."""
+        current = node
+        for _ in range(8):
+            parent = current.parent
+            if isinstance(parent, cst.Attribute) and parent.value is current and isinstance(parent.parent, cst.Call) \
+                    and parent.parent.func is parent and (parent.attr.value in torch_api.TENSOR_DTYPE_KEEPING_METHODS
+                                                         or parent.attr.value in torch_api.DTYPE_METHODS) \
+                    and parent.attr.value not in ("cpu", "cuda"):
+                current = parent.parent
+                continue
+            if isinstance(parent, cst.Comparison) and parent.left is current:
+                current = parent
+                continue
+            if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, (
+                    cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.MatrixMultiply)):
+                other = parent.right if parent.left is current else parent.left
+                if self._on_device(other, method):
+                    return parent
+                current = parent  # `sigma * torch.randn(..)`: still on the CPU (or raising there)
+                continue
+            if isinstance(parent, cst.Arg) and isinstance(parent.parent, cst.Call) and parent.keyword is None:
+                call = parent.parent
+                func = call.func
+                others = [arg.value for arg in call.args if arg is not parent and not arg.star]
+                qualname = self.inference.qualname(func)
+                if qualname is None and isinstance(func, cst.Attribute) and \
+                        torch_facts.method(func.attr.value) is not None:
+                    others.append(func.value)  # `scores.masked_fill(mask, ..)`
+                elif qualname is None or not qualname.startswith("torch.") or \
+                        torch_api.is_module_class(qualname) or qualname in ("torch.cat", "torch.stack"):
+                    return None
+                return call if any(self._on_device(other, method) for other in others) else None
+            if isinstance(parent, cst.Element) and isinstance(parent.parent, (cst.List, cst.Tuple)):
+                holder = parent.parent
+                call = holder.parent.parent if isinstance(holder.parent, cst.Arg) else None
+                if isinstance(call, cst.Call) and self.inference.qualname(call.func) in ("torch.cat", "torch.stack") \
+                        and call.args[0].value is holder:
+                    others = [element.value for element in holder.elements if element is not parent
+                              and not isinstance(element, cst.StarredElement)]
+                    return call if any(self._on_device(other, method) for other in others) else None
+            return None
+        return None
+
+    def _met_name(self, name: str, call: cst.Call, method: FunctionInfo) -> Optional[cst.CSTNode]:
+        for node in self.analysis.nodes_of(cst.Name):
+            if node.value != name or not (method.node.start <= node.start and node.end <= method.node.end) \
+                    or node.start <= call.end:
+                continue
+            bindings = self.model.resolve(node)
+            if len(bindings) == 1 and bindings[0].kind is BindingKind.ASSIGN and bindings[0].value is call:
+                met = self._met(node, method)
+                if met is not None:
+                    return met
+        return None
+
+    def _on_device(self, node: cst.BaseExpression, method: FunctionInfo, depth: int = 0) -> bool:
+        """``node`` is on the module's device: the output of one of its layers with weights
+        (`self.fc(h)`), an input of `forward` given to one of them, or computed from those."""
+        if depth > 8:
+            return False
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and \
+                    func.value.value == method.self_name:
+                layer = self.inference.infer(func)
+                if layer is not None and layer.kind is Kind.MODULE and (
+                        (layer.qualname is not None and self._has_weights(layer.qualname)) or
+                        isinstance(layer.cls, ClassInfo)):
+                    return True
+                return False
+            qualname = self.inference.qualname(func)
+            if qualname is not None:  # `torch.relu(self.fc(x))`: where its tensors are
+                return qualname.startswith("torch.") and qualname not in torch_api.TORCH_SIZED_FACTORIES and \
+                    qualname not in torch_api.TORCH_CONVERTERS and not torch_api.is_module_class(qualname) and \
+                    any(self._on_device(arg.value, method, depth + 1) for arg in node.args
+                        if arg.keyword is None and not arg.star)
+            if isinstance(func, cst.Attribute) and (func.attr.value in torch_api.TENSOR_DTYPE_KEEPING_METHODS or
+                                                    func.attr.value in torch_api.DTYPE_METHODS) \
+                    and func.attr.value not in ("cpu",):
+                return self._on_device(func.value, method, depth + 1)
+            return False
+        if isinstance(node, cst.Subscript):
+            return self._on_device(node.value, method, depth + 1)
+        if isinstance(node, cst.BinaryOperation):
+            return self._on_device(node.left, method, depth + 1) or self._on_device(node.right, method, depth + 1)
+        if isinstance(node, cst.Name):
+            bindings = self.model.resolve(node)
+            if not bindings:
+                return False
+            for binding in bindings:
+                if binding.kind is BindingKind.PARAM:
+                    if binding.name == method.self_name or not self._given_to_layer(binding, method):
+                        return False
+                elif binding.kind is BindingKind.ASSIGN and binding.value is not None and not binding.path \
+                        and not binding.iterates:
+                    if not self._on_device(binding.value, method, depth + 1):
+                        return False
+                else:
+                    return False
+            return True
+        return False
+
+    def _given_to_layer(self, binding: Binding, method: FunctionInfo) -> bool:
+        """The parameter ``binding`` of ``method`` is given as it is to a layer of the module
+        with weights (so it is on the module's device for the code to run)."""
+        for call in self._calls_in(method.node):
+            func = call.func
+            if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                    and func.value.value == method.self_name):
+                continue
+            layer = self.inference.infer(func)
+            if layer is None or layer.kind is not Kind.MODULE or layer.qualname is None or \
+                    not self._has_weights(layer.qualname):
+                continue
+            for arg in call.args:
+                if isinstance(arg.value, cst.Name) and arg.value.value == binding.name and \
+                        self.model.resolve(arg.value) == [binding]:
+                    return True
+        return False
 
     def _bound_name(self, call: cst.Call) -> Optional[str]:
         statement = call.parent
@@ -916,8 +1571,11 @@ class Placement:
             if layer.qualname is not None and not self._has_weights(layer.qualname):
                 continue
             for arg in call.args:
-                if isinstance(arg.value, cst.Name) and arg.value.value == name and self._made_here(arg.value, name):
-                    return call
+                values = [element.value for element in arg.value.elements] if isinstance(arg.value, cst.Tuple) \
+                    else [arg.value]
+                for value in values:
+                    if isinstance(value, cst.Name) and value.value == name and self._made_here(value, name):
+                        return call
         return None
 
     def _made_here(self, use: cst.Name, name: str) -> bool:

@@ -760,6 +760,14 @@ TORCH_SIZED_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "
                                    "torch.full", "torch.arange", "torch.eye", "torch.randint", "torch.linspace",
                                    "torch.randperm"})
 
+# Loading data: a `DataLoader` (without `collate_fn=`) yields its dataset's items collated by
+# `default_collate`: tensors and numpy arrays stacked with their dtype, Python floats as a
+# float64 tensor, Python ints as int64; a `TensorDataset`'s items are rows of its tensors.
+DATA_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+TENSOR_DATASETS = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
+# Datasets whose items are the items of the dataset they are given first (`Subset(ds, idx)`).
+DATASET_VIEWS = frozenset({"torch.utils.data.Subset", "torch.utils.data.dataset.Subset"})
+
 # Layers whose weights are float32 when built: an input of another dtype raises
 # ("mat1 and mat2 must have the same dtype", "Input type (double) and bias type (float)
 # should be the same", "RNN input dtype (torch.float64) does not match weight dtype").

@@ -35,7 +35,15 @@ class DeviceMismatch(Rule):
       in `__init__` or a method it calls, `torch.zeros(.., device=x_example.device)`), that
       `forward` computes with before replacing it;
     - a tensor made in `forward` (or a method it calls) by a factory without `device=`
-      (`torch.zeros(..)`), given to one of the module's layers.
+      (`torch.zeros(..)`), given to one of the module's layers, or meeting the module's
+      input or a layer's output through arithmetic, `torch.cat`, a torch function or a
+      tensor method (`x + 0.1 * torch.randn(x.shape)`, `scores.masked_fill(mask, ..)`);
+    - a tensor shown on the CPU given to a module moved before the call: a batch of a
+      `DataLoader` (of a `TensorDataset` or a `Dataset` whose `__getitem__` moves nothing),
+      a factory or conversion without `device=`, the tuple an `init_hidden` helper returns,
+      also through the parameters of a `train(model, loader)` function;
+    - class weights shown on the CPU of a loss (`nn.CrossEntropyLoss(weight=..)`,
+      `F.cross_entropy(.., weight)`) that gets the output of a moved module.
 
     A move to `"cpu"`, a class that defines `to`/`cuda`/`_apply`, an attribute registered by
     name (`register_buffer("mask", ..)`) and a use that moves or reads metadata
@@ -50,13 +58,16 @@ class DeviceMismatch(Rule):
     ## What to do instead
     Register the attribute: `self.register_buffer("mask", torch.ones(..), persistent=False)`
     (moved with the module, left out of `state_dict`); make tensors in `forward` on the
-    device of the input: `torch.zeros(.., device=x.device)`.
+    device of the input: `torch.zeros(.., device=x.device)`; move the batches and the class
+    weights with `.to(device)` (or the loss module: `criterion.to(device)` moves its weights).
 
     ## Fix (unsafe)
     For an attribute, `self.register_buffer("<name>", <value>, persistent=False)`: unsafe,
     as `model.half()`/`.double()` now convert it too. For a tensor made in `forward` from the
     shape of a parameter (`torch.zeros(x.shape[0], ..)`), adds `device=x.device`: unsafe,
-    as it assumes that parameter is on the module's device.
+    as it assumes that parameter is on the module's device. For a batch or class weights
+    given to a module moved to `device`, appends `.to(device)`: unsafe, as it assumes the
+    name still means that device there.
     """
     bad = (
         Bad(
@@ -161,6 +172,9 @@ class DeviceMismatch(Rule):
         if not self.ctx.inference.uses_torch:
             return
         for found in self.ctx.placement.device_mismatches():
+            if found.kind in ("input", "weight"):
+                self._report_unmoved(found)
+                continue
             related = [(found.moved, "the module is moved here: parameters and buffers only"),
                        (found.used, "it meets the module's tensors here")]
             if found.made is not found.node and found.attribute is not None and \
@@ -174,11 +188,40 @@ class DeviceMismatch(Rule):
                 fix = self._buffer_fix(found)
             else:
                 what = (f"`{self.ctx.snippet(found.node)}` makes a tensor on the CPU (no `device=`) in a method of "
-                        f"`{found.cls.name}`, which `{move}` moves, and gives it to the module's layers")
+                        f"`{found.cls.name}`, which `{move}` moves, and " +
+                        ("computes with it and the module's input or a layer's output" if found.kind == "met"
+                         else "gives it to the module's layers"))
                 advice = f"make it with `device={found.device_of}.device`" if found.device_of else \
                     "make it on the device of the module's input (`device=x.device`)"
                 fix = self._device_fix(found)
             self.report(found.node, what=what, advice=advice, related=tuple(related), fix=fix)
+
+    def _report_unmoved(self, found: Found) -> None:
+        """A CPU tensor given to a moved module, or CPU class weights meeting its output."""
+        move = self.ctx.snippet(found.moved)
+        tensor = self.ctx.snippet(found.node)
+        related = [(found.moved, "the module is moved here")]
+        if found.made is not found.node:
+            related.insert(0, (found.made, f"it is on the CPU: {found.why}"))
+        if found.kind == "input":
+            what = (f"`{tensor}` is on the CPU ({found.why}), but the module it is given to was moved with "
+                    f"`{move}`")
+            related.append((found.used, "they meet here"))
+        else:
+            what = (f"the class weights `{tensor}` are on the CPU ({found.why}), but the loss gets the output of a "
+                    f"module moved with `{move}`")
+            related.append((found.used, "the loss is computed here"))
+        device = self.ctx.snippet(found.device) if found.device is not None else None
+        advice = f"move it with `.to({device})`" if device else "move it to the module's device"
+        fix = None
+        if found.attribute == "()":  # a tuple of tensors: each is moved
+            advice = f"make its tensors with `device={device}`" if device else "make its tensors on the module's device"
+        elif device and isinstance(found.device, cst.Name) and isinstance(found.node, (cst.Name, cst.Attribute,
+                                                                                    cst.Call, cst.Subscript)):
+            fix = Fix(Applicability.UNSAFE, f"Move it with `.to({device})`",
+                      (edits.insert_after(found.node, f".to({device})"),))
+        self.report(found.node, what=what + ": RuntimeError at the first batch", advice=advice,
+                    related=tuple(related), fix=fix)
 
     def _buffer_fix(self, found: Found) -> Optional[Fix]:
         statement = found.node

@@ -44,6 +44,13 @@ class DtypeMismatch(Rule):
       and a float64 target of `BCELoss`;
     - operands of different dtypes in `torch.mm`/`bmm`/`matmul` (one of them float32).
 
+    The dtype is followed through names, attributes, the functions of the file and the
+    data pipeline: the batches of a `DataLoader` have the dtype of its dataset's items (the
+    rows of a `TensorDataset`'s tensors, what a `Dataset` class's `__getitem__` returns;
+    `default_collate` stacks numpy arrays with their dtype and Python floats as float64),
+    also through `enumerate` and `next(iter(loader))`; an `nn.Sequential` takes its input in
+    its first layer with weights.
+
     The finding says where the dtype comes from (a related location). A file that converts a
     module (`model.double()`) or changes the default dtype is not judged.
 

@@ -10,6 +10,9 @@ from torchlint.framework.api import (
 
 # numpy functions that convert their argument with ``Tensor.__array__``, which calls ``.numpy()``.
 _NUMPY_CONVERSIONS = frozenset({"numpy.array", "numpy.asarray"})
+# numpy functions that convert every tensor of the sequence they are given the same way.
+_NUMPY_JOINS = frozenset({"numpy.concatenate", "numpy.stack", "numpy.vstack", "numpy.hstack", "numpy.array",
+                          "numpy.asarray"})
 
 
 class NumpyRequiresGrad(Rule):
@@ -36,7 +39,10 @@ class NumpyRequiresGrad(Rule):
     (`layer.weight`, `model.parameters()`), a tensor made with `requires_grad=True`,
     or anything computed from them by differentiable operations, also across the
     functions of the file (a logging or metrics helper whose parameter a call passes a
-    model output, a function that returns one). Nothing is reported after `.detach()`,
+    model output, a function that returns one), lists filled with `.append(out)` and
+    joined by `torch.cat`/`torch.stack` or `np.concatenate`/`np.stack`, and the entries of
+    a dict written out (`state = {"pred": out}`) read by their key or by a loop over keys,
+    also as another object's attribute or a helper's parameter. Nothing is reported after `.detach()`,
     `.data`, `.item()`, an integer operation (`argmax`, a comparison), under
     `torch.no_grad()` / `torch.inference_mode()` (or in a function this file calls
     only there), or in a file that turns parameters' gradients off
@@ -143,6 +149,16 @@ class NumpyRequiresGrad(Rule):
         elif isinstance(func, (cst.Attribute, cst.Name)) and self.ctx.qualname(func) in _NUMPY_CONVERSIONS \
                 and node.args and node.args[0].keyword is None and not node.args[0].star and len(node.args) == 1:
             tensor = node.args[0].value
+        elif isinstance(func, (cst.Attribute, cst.Name)) and self.ctx.qualname(func) in _NUMPY_JOINS \
+                and node.args and node.args[0].keyword is None and not node.args[0].star \
+                and isinstance(node.args[0].value, (cst.Name, cst.Attribute)):
+            flow = self.ctx.grad_flow
+            source = flow.container_requires_grad(node.args[0].value)
+            if source is None or flow.runs_without_grad(node):
+                return
+            self.report(node, tensor=node.args[0].value, call=node, source=source.what, line=self._line(source.node),
+                        evidence=source.steps, related=((source.node, "the gradient comes from here"),))
+            return
         else:
             return
         flow = self.ctx.grad_flow
