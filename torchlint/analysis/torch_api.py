@@ -891,3 +891,15 @@ STEP_FUNCTION_NAMES = frozenset({
 # Of the results of these, item 1 holds indices: `h.max(1)[1]`, `_, idx = h.topk(k)`.
 WITH_INDICES_METHODS = torch_facts.methods(integer="indices")
 INTEGER_DTYPE = re.compile(r"\b(?:u?int\d*|long|short|bool\w*|byte)\b")
+
+# --- names the rules ask about --------------------------------------------------------
+# Tables that one rule reads, kept here with the rest of what torchlint knows of torch so
+# that no rule module holds names of its own (tests/test_rule_modules.py checks it).
+
+# In-place tensor methods that can clear a gradient they are called on (`p.grad.zero_()`,
+# `p.grad.data.mul_(0)`, `p.grad.detach_()`, `p.grad.set_()`); clipping ones (`clamp_`) keep
+# it (TL407, framework/gradient_clearing.py).
+GRADIENT_CLEARING_METHODS = frozenset({"zero_", "fill_", "mul_", "detach_", "copy_", "set_", "resize_"})
+# Tensor constructors and methods whose names hold "zero" but that clear no gradient: a
+# call named so is not taken for a gradient-clearing helper (TL407).
+ZERO_NAMED_NON_CLEARING = frozenset({"zeros", "zeros_like", "new_zeros", "zero_"})
