@@ -4,10 +4,8 @@ iterators lost in PyTorch 1.13 (an AttributeError today)."""
 from typing import Callable, Optional
 
 from torchlint.framework.api import (
-    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Step, Verdict, cst, edits,
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Step, Verdict, cst, edits, torch_api,
 )
-
-_DATALOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 
 
 class DataloaderNext(Rule):
@@ -113,7 +111,7 @@ class DataloaderNext(Rule):
         if not isinstance(node, cst.Call):
             return None
         qualname = self.ctx.qualname(node.func)
-        return self.ctx.origin(node.func, qualname) if qualname in _DATALOADERS else None
+        return self.ctx.origin(node.func, qualname) if qualname in torch_api.DATALOADER_CLASSES else None
 
     def _through_names(self, node: cst.BaseExpression,
                        what: Callable[[cst.BaseExpression], Optional[tuple[Step, ...]]]) -> Optional[tuple[Step, ...]]:
