@@ -79,14 +79,11 @@ KNOWN_FLOW: dict[str, str] = {
     # bound to it; the queries these need belong in the analysis layer (a "value of a name
     # before this statement", "is this name rebound in this loop" query), and were not
     # moved in issue 41's first pass for want of time, not because they must stay.
-    "backward_without_graph.py": "resolve(): the tensor a name holds at backward()",
-    "dataloader_next.py": "resolve(): the DataLoader a name was bound to",
     "deprecated_function.py": "scope bindings: whether a deprecated name imported is used before being rebound",
     "detach_inplace_method.py": "resolve() and Binding: the tensor a detach_() receiver was assigned from",
     "gradient_cut.py": "scope.assignments: the values assigned to a name that reaches the loss",
     "integer_division.py": "resolve() and BindingKind: the assignments that make a name an index",
     "leaf_inplace.py": "resolve() and BindingKind: the leaf tensor a name was created as",
-    "legacy_constructor.py": "resolve(): the assignments of a name used as a legacy constructor's argument",
     "nonleaf_grad.py": "resolve() and scope: the assignments that make a tensor a non-leaf",
     "nonpublic_collate.py": "bindings: the imports of default_collate and their uses",
     "packed_sequence_unpack.py": "resolve(): the PackedSequence a name was bound to",

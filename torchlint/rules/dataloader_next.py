@@ -102,7 +102,7 @@ class DataloaderNext(Rule):
 
     def _iter_call(self, node: cst.BaseExpression) -> Optional[tuple[Step, ...]]:
         if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "iter"
-                and len(node.args) == 1 and not node.args[0].star and not self.ctx.model.resolve(node.func)):
+                and len(node.args) == 1 and not node.args[0].star and not self.ctx.binding_values(node.func)):
             return None
         loader = self._through_names(node.args[0].value, self._dataloader_call)
         return None if loader is None else (Step(node, "`{code}` is an iterator of a DataLoader"),) + loader

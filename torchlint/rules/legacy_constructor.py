@@ -487,8 +487,8 @@ def _alias_evidence(ctx: "FileContext", node: cst.BaseExpression, switched: tupl
     if value is not None and value.why:
         return value.why
     if isinstance(node, cst.Name):
-        steps = tuple(Step(binding.value, f"`{node.value}` = `{{code}}`")
-                      for binding in ctx.model.resolve(node) if binding.value is not None)
+        steps = tuple(Step(value, f"`{node.value}` = `{{code}}`")
+                      for value in ctx.binding_values(node) if value is not None)
         if steps:
             return steps
     return (Step(node, f"`{{code}}` is {_either(switched)}, depending on the path the code takes"),)
