@@ -899,3 +899,140 @@ STEP_FUNCTION_NAMES = frozenset({
 # Of the results of these, item 1 holds indices: `h.max(1)[1]`, `_, idx = h.topk(k)`.
 WITH_INDICES_METHODS = torch_facts.methods(integer="indices")
 INTEGER_DTYPE = re.compile(r"\b(?:u?int\d*|long|short|bool\w*|byte)\b")
+
+# --- names the rules ask about --------------------------------------------------------
+# Tables that one rule reads, kept here with the rest of what torchlint knows of torch so
+# that no rule module holds names of its own (tests/test_rule_modules.py checks it).
+
+# In-place tensor methods that can clear a gradient they are called on (`p.grad.zero_()`,
+# `p.grad.data.mul_(0)`, `p.grad.detach_()`, `p.grad.set_()`); clipping ones (`clamp_`) keep
+# it (TL407, framework/gradient_clearing.py).
+GRADIENT_CLEARING_METHODS = frozenset({"zero_", "fill_", "mul_", "detach_", "copy_", "set_", "resize_"})
+# Tensor constructors and methods whose names hold "zero" but that clear no gradient: a
+# call named so is not taken for a gradient-clearing helper (TL407).
+ZERO_NAMED_NON_CLEARING = frozenset({"zeros", "zeros_like", "new_zeros", "zero_"})
+
+# The tensor methods whose `async=` argument PyTorch 0.4 renamed `non_blocking=` (async_argument).
+NON_BLOCKING_METHODS = frozenset({"cuda", "to", "copy_", "type"})
+# The spellings of `torch.autograd.backward` (backward_gradient_shape).
+AUTOGRAD_BACKWARD_FUNCTIONS = frozenset({"torch.autograd.backward", "torch.autograd.backward.backward"})
+# Factories that make a tensor from data (a list, a number) (backward_gradient_shape).
+DATA_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor"})
+# Factories whose positional arguments are the shape of the tensor they make (backward_gradient_shape).
+SHAPE_FACTORIES = frozenset({"torch.ones", "torch.zeros", "torch.empty", "torch.rand", "torch.randn"})
+# Keywords of a constructor that leave its shape as its positional arguments give it (backward_gradient_shape).
+SHAPELESS_FACTORY_KEYWORDS = frozenset({"dtype", "device", "requires_grad"})
+# Methods whose result has the shape of their receiver (backward_gradient_shape).
+SHAPE_KEEPING_METHODS = frozenset({"cuda", "cpu", "to", "float", "double", "half", "type", "detach", "clone",
+                                   "fill_", "requires_grad_", "neg", "mul", "div", "contiguous", "pin_memory"})
+# Methods whose first argument (or `mask=`) is a mask (byte_mask).
+MASKING_METHODS = frozenset({"masked_fill", "masked_fill_", "masked_select", "masked_scatter", "masked_scatter_"})
+# torch functions and the position of their mask (byte_mask).
+MASKING_FUNCTIONS = {"torch.masked_select": 1, "torch.masked_fill": 1, "torch.masked_scatter": 1, "torch.where": 0}
+# The legacy tensor types of dtype uint8 (byte_mask).
+UINT8_TENSOR_TYPES = frozenset({"torch.ByteTensor", "torch.cuda.ByteTensor"})
+# Factories that take a `dtype` (byte_mask).
+DTYPE_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor", "torch.zeros", "torch.ones", "torch.empty",
+                             "torch.full", "torch.zeros_like", "torch.ones_like", "torch.empty_like",
+                             "torch.full_like", "torch.randint"})
+# Methods that give a tensor of their receiver's dtype (byte_mask).
+MASK_DTYPE_KEEPING_METHODS = frozenset({"cuda", "cpu", "detach", "clone", "contiguous", "view", "view_as", "reshape",
+                                        "reshape_as", "unsqueeze", "squeeze", "expand", "expand_as", "t", "transpose",
+                                        "permute", "repeat", "flatten", "pin_memory"})
+# The activation checkpointing functions, by qualified name and short name (checkpoint_reentrant).
+CHECKPOINT_FUNCTIONS = {
+    "torch.utils.checkpoint.checkpoint": "checkpoint",
+    "torch.utils.checkpoint.checkpoint_sequential": "checkpoint_sequential",
+}
+# Tensor methods whose result requires grad when the tensor does (and keeps the layer's values)
+# (clone_detach_order).
+GRAD_KEEPING_METHODS = frozenset({"index_select", "narrow", "view", "reshape", "t", "transpose", "contiguous",
+                                  "to", "float", "half", "double", "squeeze", "unsqueeze", "flatten"})
+# Element-wise methods that keep the shape, and the dtype of a floating-point tensor (data_assign).
+ELEMENTWISE_METHODS = frozenset({
+    "clamp", "clamp_min", "clamp_max", "clip", "abs", "neg", "exp", "expm1", "log", "log1p",
+    "sqrt", "rsqrt", "sigmoid", "tanh", "relu", "sign", "sgn", "sin", "cos", "floor", "ceil",
+    "round", "trunc", "frac", "reciprocal", "square", "pow", "mul", "add", "sub", "div", "fmod",
+    "remainder", "erf", "nan_to_num",
+})
+# Copies of the receiver, for any dtype (data_assign).
+PLAIN_COPY_METHODS = frozenset({"clone", "detach", "contiguous"})
+# The `*_like` factories: a tensor of the shape of their first argument (data_assign).
+LIKE_FACTORIES = frozenset({"torch.zeros_like", "torch.ones_like", "torch.empty_like", "torch.rand_like",
+                            "torch.randn_like", "torch.full_like"})
+# What a Python number has too: `x.data[0].real` says nothing of `x`'s dimensions (data_read).
+NUMBER_ATTRIBUTES = frozenset({"real", "imag", "conjugate", "is_integer", "hex", "as_integer_ratio",
+                               "bit_length", "numerator", "denominator", "item", "tolist"})
+# The spellings of `torch.utils.data.DataLoader` (dataloader_next).
+DATALOADER_CLASSES = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+# The deprecated per-device autocasts, with the device `torch.amp.autocast` takes (deprecated_function).
+DEVICE_AUTOCASTS = {"torch.cuda.amp.autocast": "cuda", "torch.cpu.amp.autocast": "cpu"}
+# The deprecated `torch.cuda.amp` custom autograd decorators, with their `torch.amp` names (deprecated_function).
+DEVICE_CUSTOM_AUTOGRAD_DECORATORS = {"torch.cuda.amp.custom_fwd": "custom_fwd",
+                                     "torch.cuda.amp.custom_bwd": "custom_bwd"}
+# The grad-mode context managers, each a class that must be called to be one (grad_mode_not_called).
+GRAD_MODE_CONTEXTS = frozenset({
+    "torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.set_grad_enabled",
+    "torch.autograd.no_grad", "torch.autograd.enable_grad", "torch.autograd.inference_mode",
+    "torch.autograd.set_grad_enabled", "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.enable_grad",
+    "torch.autograd.grad_mode.inference_mode", "torch.autograd.grad_mode.set_grad_enabled",
+})
+# Where an index tensor goes (position of the index argument, or `index=`): methods, then
+# torch functions; a float tensor there raises (integer_division).
+INDEX_TAKING_METHODS = {"index_select": 1, "gather": 1, "scatter": 1, "scatter_": 1, "scatter_add": 1,
+                        "scatter_add_": 1, "scatter_reduce": 1, "scatter_reduce_": 1, "index_add": 1, "index_add_": 1,
+                        "index_copy": 1, "index_copy_": 1, "index_fill": 1, "index_fill_": 1, "take": 0,
+                        "take_along_dim": 0, "put": 0, "put_": 0}
+# torch functions that take an index tensor, with its position (integer_division).
+INDEX_TAKING_FUNCTIONS = {"torch.index_select": 2, "torch.gather": 2, "torch.scatter": 2, "torch.scatter_add": 2,
+                          "torch.index_add": 2, "torch.index_copy": 2, "torch.index_fill": 2, "torch.take": 1,
+                          "torch.take_along_dim": 1, "torch.nn.functional.embedding": 0,
+                          "torch.nn.functional.one_hot": 0}
+# The integer dtypes, by qualified name (integer_division).
+INTEGER_DTYPE_NAMES = frozenset({"torch.long", "torch.int64", "torch.int", "torch.int32", "torch.int16", "torch.short",
+                                 "torch.int8", "torch.uint8"})
+# The legacy sparse types (torch.sparse.Tensor is the dense torch.Tensor: not one of them) (sparse_constructor).
+_SPARSE_TYPE_NAMES = ("FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor",
+                      "ShortTensor", "IntTensor", "LongTensor")
+# The legacy sparse types: qualified name -> (type name, on CUDA) (sparse_constructor).
+LEGACY_SPARSE_TYPES = {f"{module}.{name}": (name, module == "torch.cuda.sparse")
+                       for module in ("torch.sparse", "torch.cuda.sparse") for name in _SPARSE_TYPE_NAMES}
+# A file that makes the factories allocate elsewhere than the CPU, which the legacy CPU types
+# ignore (sparse_constructor).
+DEFAULT_DEVICE_SETTING = re.compile(r"set_default_device|set_default_tensor_type|with\s+[\w.]*device\(")
+# Keyword arguments of `torch.tensor` that `.to()`/`.requires_grad_()` apply to an existing tensor (tensor_from_tensor).
+TENSOR_CONVERSION_KEYWORDS = ("dtype", "device", "requires_grad")
+# Elementwise methods whose result takes the memory layout of their receiver (TensorIterator,
+# since PyTorch 1.7), and the comparison operators that are the same operations (transposed_view).
+LAYOUT_KEEPING_METHODS = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "float", "double", "half", "long", "int",
+                                    "byte", "bool", "type_as", "logical_not", "abs", "neg", "mul", "add", "sub", "div"})
+# The dtypes of the legacy typed storages, `torch.FloatStorage`... (typed_storage).
+_STORAGE_DTYPES = ("Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte", "Bool",
+                   "ComplexFloat", "ComplexDouble")
+# The quantized ones, CPU only (typed_storage).
+_QUANTIZED_STORAGE_DTYPES = ("QInt8", "QUInt8", "QInt32", "QUInt4x2", "QUInt2x4")
+# Every class whose instances are typed storages; `torch.Storage` is `torch.FloatStorage` (typed_storage).
+TYPED_STORAGE_CLASSES = frozenset(
+    {f"torch.{dtype}Storage" for dtype in _STORAGE_DTYPES + _QUANTIZED_STORAGE_DTYPES}
+    | {f"torch.cuda.{dtype}Storage" for dtype in _STORAGE_DTYPES}
+    | {"torch.Storage", "torch.TypedStorage", "torch.storage.TypedStorage"}
+)
+# Their class methods that build a typed storage (calling the class does too) (typed_storage).
+STORAGE_BUILDERS = frozenset({"from_buffer", "from_file", "_new_shared"})
+# What a typed storage and the untyped one under it give alike: numbers of bytes or flags,
+# never a count or an index of elements (typed_storage).
+STORAGE_BYTE_METHODS = frozenset({"data_ptr", "nbytes", "is_shared", "is_pinned"})
+STORAGE_BYTE_PROPERTIES = frozenset({"device", "is_cuda"})
+# Methods that return a new tensor that does not require grad, whatever their receiver (variable_wrap).
+NEW_TENSOR_METHODS = frozenset({"detach", "new", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"})
+# Methods whose result requires grad only if their receiver does (not `long`, `int`, `byte`,
+# `bool`: integer and boolean results never do) (variable_wrap).
+VARIABLE_SHAPING_METHODS = frozenset({
+    "fill_", "zero_", "resize_", "resize_as_", "view", "view_as", "reshape", "expand", "expand_as", "contiguous",
+    "squeeze", "unsqueeze", "t", "transpose", "permute", "clone", "float", "double", "half", "cuda", "cpu", "to",
+    "type", "type_as",
+})
+# Of the scalar-first overloads, the names whose receiver may be taken for a tensor without
+# other evidence in a torch file: in-place methods and names no other common library uses
+# (`add`/`sub` are too common) (scalar_first_overload).
+TORCH_ONLY_SCALAR_FIRST_OVERLOADS = frozenset(name for name in SCALAR_FIRST_OVERLOADS if name not in ("add", "sub"))

@@ -24,6 +24,9 @@ from torchlint.framework.data_attribute import DataUse, base_evidence, data_acce
 from torchlint.framework.diagnostics import Applicability, Fix, TextEdit
 from torchlint.framework.noqa import Directive
 from torchlint.framework.rule import Bad, Edit, Rule, earliest_release
+from torchlint.framework.gradient_clearing import (
+    GradientClearing, counted_step, every_iteration, inside, loop_calls, unconditional_calls,
+)
 from torchlint.framework.saved import SavedRead, SavedWrite, saved_writes
 from torchlint.framework.verdicts import (
     CONFIRMED, COULD_NOT_RUN, LATENT, NOT_REPRODUCED, Observation, Verdict, quote, uninitialized_read, where,
@@ -65,6 +68,8 @@ __all__ = [
     "AliasWrite", "AliasWriteRule", "alias_writes", "view_source", "DataUse", "base_evidence", "data_access",
     "only_read", "tensor_data_use", "argument_writes", "is_store_target", "Write", "find_write", "writes_with_grad",
     "written_through_alias", "SavedRead", "SavedWrite", "saved_writes",
+    # what may clear the gradients an optimizer steps with, and the shape of a training loop
+    "GradientClearing", "counted_step", "every_iteration", "inside", "loop_calls", "unconditional_calls",
     # what a rule says of its finding after --runtime ran it
     "Observation", "Verdict", "CONFIRMED", "LATENT", "NOT_REPRODUCED", "COULD_NOT_RUN", "quote", "where",
     "uninitialized_read",

@@ -105,6 +105,13 @@ class FileContext:
         alias: ``Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor``)."""
         return self.inference.alternatives(node)
 
+    def binding_values(self, name: cst.Name) -> tuple[Optional[cst.BaseExpression], ...]:
+        """What each binding of ``name`` that may reach here binds it to, one entry per
+        binding: the value assigned, or None for a binding without one (a parameter, an
+        import, a loop target...).  Empty when nothing of this file binds ``name`` (a builtin,
+        or a global of another module)."""
+        return tuple(binding.value for binding in self.model.resolve(name))
+
     def assigned_values(self, name: cst.Name) -> Optional[tuple[cst.BaseExpression, ...]]:
         """The values of the plain assignments (``name = value``) that may bind ``name`` here;
         None when one of its bindings is anything else (a parameter, an import, a loop

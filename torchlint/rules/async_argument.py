@@ -1,11 +1,8 @@
 """TL205 async-argument: ``x.cuda(async=True)``, a syntax error since Python 3.7."""
 
 from torchlint.framework.api import (
-    COULD_NOT_RUN, Applicability, Bad, Fix, Observation, Rule, Step, Verdict, cst, edits,
+    COULD_NOT_RUN, Applicability, Bad, Fix, Observation, Rule, Step, Verdict, cst, edits, torch_api,
 )
-
-# The tensor methods whose `async=` argument PyTorch 0.4 renamed `non_blocking=`.
-_RENAMED_IN = frozenset({"cuda", "to", "copy_", "type"})
 
 
 class AsyncArgument(Rule):
@@ -74,7 +71,7 @@ class AsyncArgument(Rule):
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not isinstance(node.func, cst.Attribute) or node.func.attr.value not in _RENAMED_IN:
+        if not isinstance(node.func, cst.Attribute) or node.func.attr.value not in torch_api.NON_BLOCKING_METHODS:
             return
         for arg in node.args:
             if arg.keyword is not None and self.ctx.code(arg.keyword) == "async":

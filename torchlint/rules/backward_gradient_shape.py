@@ -9,15 +9,7 @@ from torchlint.framework.api import (
     keyword, positional_args, torch_api,
 )
 
-_AUTOGRAD_BACKWARD = frozenset({"torch.autograd.backward", "torch.autograd.backward.backward"})
 _VARIABLE = frozenset({torch_api.VARIABLE, "torch.autograd.Variable"})
-_LIST_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor"})
-_SIZE_FACTORIES = frozenset({"torch.ones", "torch.zeros", "torch.empty", "torch.rand", "torch.randn"})
-# Keywords of a constructor that leave its shape as its positional arguments give it.
-_SHAPELESS_KEYWORDS = frozenset({"dtype", "device", "requires_grad"})
-# Methods whose result has the shape of their receiver.
-_SHAPE_KEEPING = frozenset({"cuda", "cpu", "to", "float", "double", "half", "type", "detach", "clone",
-                            "fill_", "requires_grad_", "neg", "mul", "div", "contiguous", "pin_memory"})
 
 
 class BackwardGradientShape(Rule):
@@ -152,7 +144,7 @@ class BackwardGradientShape(Rule):
         if any(arg.star for arg in call.args):
             return None
         arguments = positional_args(call)
-        if self.ctx.qualname(call.func) in _AUTOGRAD_BACKWARD:
+        if self.ctx.qualname(call.func) in torch_api.AUTOGRAD_BACKWARD_FUNCTIONS:
             output = arguments[0].value if arguments else keyword(call, "tensors")
             gradient = arguments[1].value if len(arguments) > 1 else keyword(call, "grad_tensors")
             if isinstance(output, (cst.List, cst.Tuple)) or isinstance(gradient, (cst.List, cst.Tuple)):
@@ -190,20 +182,21 @@ class BackwardGradientShape(Rule):
         arguments = positional_args(call)
         if qualname in _VARIABLE and arguments:
             return self._kept(call, arguments[0].value, depth)
-        if isinstance(func, cst.Attribute) and not qualname and func.attr.value in _SHAPE_KEEPING:
+        if isinstance(func, cst.Attribute) and not qualname and func.attr.value in torch_api.SHAPE_KEEPING_METHODS:
             if func.attr.value in ("mul", "div") and not (len(arguments) == 1 and _is_number(arguments[0].value)):
                 return None
             return self._kept(call, func.value, depth)
-        if any(arg.star or (arg.keyword is not None and arg.keyword.value not in _SHAPELESS_KEYWORDS)
+        if any(arg.star or (arg.keyword is not None and arg.keyword.value not in torch_api.SHAPELESS_FACTORY_KEYWORDS)
                for arg in call.args):
             return None  # other keywords (`out=`, `size=`) are not read here
         shape: Optional[tuple[int, ...]] = None
-        if (torch_api.is_tensor_type(qualname) and qualname not in _VARIABLE or qualname in _LIST_FACTORIES) \
+        if (torch_api.is_tensor_type(qualname) and qualname not in _VARIABLE or qualname in torch_api.DATA_FACTORIES) \
                 and len(arguments) == 1 and isinstance(arguments[0].value, cst.List):
             elements = arguments[0].value.elements
             if elements and all(_is_number(e.value) and not isinstance(e, cst.StarredElement) for e in elements):
                 shape = (len(elements),)
-        elif torch_api.creates_from_sizes(qualname) and qualname not in _VARIABLE or qualname in _SIZE_FACTORIES:
+        elif torch_api.creates_from_sizes(qualname) and qualname not in _VARIABLE \
+                or qualname in torch_api.SHAPE_FACTORIES:
             shape = _sizes(arguments)
         if not shape:
             return None

@@ -191,7 +191,7 @@ class BackwardWithoutGraph(Rule):
         if any(cut.node is target for cut in cuts):
             return next(f"`{shown}` {cut.predicate}" for cut in cuts if cut.node is target)
         if isinstance(target, cst.Name):
-            values = [binding.value for binding in self.ctx.model.resolve(target)]
+            values = self.ctx.binding_values(target)
             direct = [cut for cut in cuts if any(cut.node is value for value in values)]
             if len(direct) == len(values) == len(cuts) == 1:
                 return f"`{shown}` {direct[0].predicate}"

@@ -6,21 +6,8 @@ from typing import Optional
 
 from torchlint.framework.api import (
     CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Step, Verdict, cst, edits,
-    is_store_target, keyword, positional_args,
+    is_store_target, keyword, positional_args, torch_api,
 )
-
-# Methods whose first argument (or `mask=`) is a mask.
-_MASKING_METHODS = frozenset({"masked_fill", "masked_fill_", "masked_select", "masked_scatter", "masked_scatter_"})
-# torch functions and the position of their mask.
-_MASKING_FUNCTIONS = {"torch.masked_select": 1, "torch.masked_fill": 1, "torch.masked_scatter": 1, "torch.where": 0}
-_UINT8_TYPES = frozenset({"torch.ByteTensor", "torch.cuda.ByteTensor"})
-_UINT8_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor", "torch.zeros", "torch.ones", "torch.empty",
-                              "torch.full", "torch.zeros_like", "torch.ones_like", "torch.empty_like",
-                              "torch.full_like", "torch.randint"})
-# Methods that give a tensor of their receiver's dtype.
-_DTYPE_KEEPING = frozenset({"cuda", "cpu", "detach", "clone", "contiguous", "view", "view_as", "reshape",
-                            "reshape_as", "unsqueeze", "squeeze", "expand", "expand_as", "t", "transpose",
-                            "permute", "repeat", "flatten", "pin_memory"})
 
 
 class ByteMask(Rule):
@@ -99,13 +86,13 @@ class ByteMask(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         mask: Optional[cst.BaseExpression] = None
-        if isinstance(func, cst.Attribute) and func.attr.value in _MASKING_METHODS \
+        if isinstance(func, cst.Attribute) and func.attr.value in torch_api.MASKING_METHODS \
                 and self.ctx.qualname(func) is None:
             arguments = positional_args(node)
             mask = keyword(node, "mask") or (arguments[0].value if arguments else None)
             what = f"`{func.attr.value}` raises RuntimeError on it"
         else:
-            position = _MASKING_FUNCTIONS.get(self.ctx.qualname(func) or "")
+            position = torch_api.MASKING_FUNCTIONS.get(self.ctx.qualname(func) or "")
             if position is None:
                 return
             arguments = positional_args(node)
@@ -147,17 +134,17 @@ class ByteMask(Rule):
             dtype = keyword(node, "dtype")
             if method == "to" and dtype is not None and self._names_uint8(dtype):
                 return "`.to(dtype=torch.uint8)`", (Step(node, "`{code}` is a uint8 tensor"),)
-            if method in _DTYPE_KEEPING and self.ctx.qualname(node.func) is None:
+            if method in torch_api.MASK_DTYPE_KEEPING_METHODS and self.ctx.qualname(node.func) is None:
                 inner = self._uint8(node.func.value, depth + 1)
                 if inner is not None:
                     keeps = Step(node, f"`{{code}}` keeps the dtype of `{self.ctx.snippet(node.func.value)}`")
                     return inner[0], (keeps, *inner[1])
         if isinstance(node, cst.Call):
             qualname = self.ctx.qualname(node.func) or ""
-            if qualname in _UINT8_TYPES:
+            if qualname in torch_api.UINT8_TENSOR_TYPES:
                 return f"`{qualname}`", (Step(node, "`{code}` is a uint8 tensor"),)
             dtype = keyword(node, "dtype")
-            if qualname in _UINT8_FACTORIES and dtype is not None and self._names_uint8(dtype):
+            if qualname in torch_api.DTYPE_FACTORIES and dtype is not None and self._names_uint8(dtype):
                 return "`dtype=torch.uint8`", (Step(node, "`{code}` is a uint8 tensor"),)
             return None
         if isinstance(node, cst.Subscript):  # `mask[:, None]`: the same dtype
@@ -179,7 +166,7 @@ class ByteMask(Rule):
     def _names_uint8(self, node: cst.BaseExpression) -> bool:
         if isinstance(node, cst.SimpleString):
             return node.evaluated_value in ("torch.ByteTensor", "torch.cuda.ByteTensor")
-        return (self.ctx.qualname(node) or "") in ("torch.uint8", *_UINT8_TYPES)
+        return (self.ctx.qualname(node) or "") in ("torch.uint8", *torch_api.UINT8_TENSOR_TYPES)
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:

@@ -3,13 +3,10 @@
 
 from torchlint.framework.api import (
     CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Verdict, called_name, cst, edits,
+    torch_api,
 )
 
-_FUNCTIONS = {
-    "torch.utils.checkpoint.checkpoint": "checkpoint",
-    "torch.utils.checkpoint.checkpoint_sequential": "checkpoint_sequential",
-}
-_CALLED = frozenset(_FUNCTIONS.values())
+_CALLED = frozenset(torch_api.CHECKPOINT_FUNCTIONS.values())
 
 
 class CheckpointReentrant(Rule):
@@ -106,7 +103,7 @@ class CheckpointReentrant(Rule):
                 or any(arg.star == "**" for arg in node.args):
             return
         qualname = self.ctx.qualname(func)
-        function = _FUNCTIONS.get(qualname or "")
+        function = torch_api.CHECKPOINT_FUNCTIONS.get(qualname or "")
         if function is None:
             return
         fix = Fix(Applicability.UNSAFE, "Pass `use_reentrant=False`",

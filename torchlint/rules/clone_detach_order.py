@@ -4,6 +4,7 @@ from typing import Callable, Optional
 
 from torchlint.framework.api import (
     NOT_REPRODUCED, Applicability, Bad, FileContext, Fix, Kind, Observation, Rule, Step, Verdict, cst, edits,
+    torch_api,
 )
 
 
@@ -129,7 +130,7 @@ def _layer_parameter(ctx: FileContext, source: cst.BaseExpression) -> Optional[S
         if isinstance(current, cst.Subscript):
             current = current.value
         elif isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute) \
-                and current.func.attr.value in _GRAD_KEEPING_METHODS:
+                and current.func.attr.value in torch_api.GRAD_KEEPING_METHODS:
             current = current.func.value
         else:
             break
@@ -141,10 +142,6 @@ def _layer_parameter(ctx: FileContext, source: cst.BaseExpression) -> Optional[S
     return Step(current, f"`{{code}}`: `{current.attr.value}` is what torch.nn layers call their parameter, "
                          "which requires grad")
 
-
-# Tensor methods whose result requires grad when the tensor does (and keeps the layer's values).
-_GRAD_KEEPING_METHODS = frozenset({"index_select", "narrow", "view", "reshape", "t", "transpose", "contiguous",
-                                   "to", "float", "half", "double", "squeeze", "unsqueeze", "flatten"})
 
 
 def _swapped(source: cst.BaseExpression, clone_args: list[cst.Arg], text: Callable[[cst.CSTNode], str],

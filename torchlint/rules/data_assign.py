@@ -6,7 +6,7 @@ from typing import Optional
 
 from torchlint.framework.api import (
     LATENT, NOT_REPRODUCED, Applicability, Bad, DataUse, FileContext, Fix, Kind, Observation, Rule, Verdict,
-    base_evidence, cst, data_access, edits, iter_nodes, only_read, quote, tensor_data_use,
+    base_evidence, cst, data_access, edits, iter_nodes, only_read, quote, tensor_data_use, torch_api,
 )
 
 
@@ -238,17 +238,6 @@ def _plain_reference(ctx: "FileContext", node: cst.BaseExpression) -> bool:
 
 
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
-# Element-wise methods that keep the shape, and the dtype of a floating-point tensor.
-_ELEMENTWISE = frozenset({
-    "clamp", "clamp_min", "clamp_max", "clip", "abs", "neg", "exp", "expm1", "log", "log1p",
-    "sqrt", "rsqrt", "sigmoid", "tanh", "relu", "sign", "sgn", "sin", "cos", "floor", "ceil",
-    "round", "trunc", "frac", "reciprocal", "square", "pow", "mul", "add", "sub", "div", "fmod",
-    "remainder", "erf", "nan_to_num",
-})
-# Copies of the receiver, for any dtype.
-_COPIES = frozenset({"clone", "detach", "contiguous"})
-_LIKE = frozenset({"torch.zeros_like", "torch.ones_like", "torch.empty_like", "torch.rand_like",
-                   "torch.randn_like", "torch.full_like"})
 
 
 def _like(ctx: "FileContext", x: cst.BaseExpression, node: cst.BaseExpression, floating: bool) -> bool:
@@ -266,10 +255,11 @@ def _like(ctx: "FileContext", x: cst.BaseExpression, node: cst.BaseExpression, f
         return False
     func = node.func
     if isinstance(func, cst.Attribute) and _like(ctx, x, func.value, floating):
-        if func.attr.value in _COPIES:
+        if func.attr.value in torch_api.PLAIN_COPY_METHODS:
             return not node.args
-        return floating and func.attr.value in _ELEMENTWISE and all(_number(ctx, a.value) for a in node.args)
-    if ctx.qualname(func) in _LIKE:
+        return floating and func.attr.value in torch_api.ELEMENTWISE_METHODS \
+            and all(_number(ctx, a.value) for a in node.args)
+    if ctx.qualname(func) in torch_api.LIKE_FACTORIES:
         args = node.args
         return bool(args) and args[0].keyword is None and _like(ctx, x, args[0].value, floating) \
             and all(a.keyword is None and _number(ctx, a.value) for a in args[1:])

@@ -229,10 +229,6 @@ class DataRead(Rule):
         return Verdict(NOT_REPRODUCED, "the `.data` alias was only read: nothing went wrong on this run")
 
 
-# What a Python number has too: `x.data[0].real` says nothing of `x`'s dimensions.
-_NUMBER_ATTRIBUTES = frozenset({"real", "imag", "conjugate", "is_integer", "hex", "as_integer_ratio",
-                                "bit_length", "numerator", "denominator", "item", "tolist"})
-
 
 def _row_used_as_tensor(ctx: "FileContext", subscript: cst.Subscript) -> bool:
     """`x.data[0][i]`, `x.data[0].cpu()`: the code indexes or calls tensor methods on what
@@ -242,7 +238,7 @@ def _row_used_as_tensor(ctx: "FileContext", subscript: cst.Subscript) -> bool:
     if isinstance(parent, cst.Subscript) and parent.value is subscript:
         return True
     return isinstance(parent, cst.Attribute) and parent.value is subscript \
-        and parent.attr.value not in _NUMBER_ATTRIBUTES
+        and parent.attr.value not in torch_api.NUMBER_ATTRIBUTES
 
 
 def _needs_no_data(ctx: "FileContext", node: cst.Attribute, metadata) -> Optional[str]:

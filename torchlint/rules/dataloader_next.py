@@ -4,10 +4,8 @@ iterators lost in PyTorch 1.13 (an AttributeError today)."""
 from typing import Callable, Optional
 
 from torchlint.framework.api import (
-    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Step, Verdict, cst, edits,
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Step, Verdict, cst, edits, torch_api,
 )
-
-_DATALOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 
 
 class DataloaderNext(Rule):
@@ -104,7 +102,7 @@ class DataloaderNext(Rule):
 
     def _iter_call(self, node: cst.BaseExpression) -> Optional[tuple[Step, ...]]:
         if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "iter"
-                and len(node.args) == 1 and not node.args[0].star and not self.ctx.model.resolve(node.func)):
+                and len(node.args) == 1 and not node.args[0].star and not self.ctx.binding_values(node.func)):
             return None
         loader = self._through_names(node.args[0].value, self._dataloader_call)
         return None if loader is None else (Step(node, "`{code}` is an iterator of a DataLoader"),) + loader
@@ -113,7 +111,7 @@ class DataloaderNext(Rule):
         if not isinstance(node, cst.Call):
             return None
         qualname = self.ctx.qualname(node.func)
-        return self.ctx.origin(node.func, qualname) if qualname in _DATALOADERS else None
+        return self.ctx.origin(node.func, qualname) if qualname in torch_api.DATALOADER_CLASSES else None
 
     def _through_names(self, node: cst.BaseExpression,
                        what: Callable[[cst.BaseExpression], Optional[tuple[Step, ...]]]) -> Optional[tuple[Step, ...]]:

@@ -3,9 +3,8 @@
 
 from typing import Optional
 
-from torchlint.framework.api import NOT_REPRODUCED, Bad, Observation, Rule, Verdict, called_name, cst
+from torchlint.framework.api import NOT_REPRODUCED, Bad, Observation, Rule, Verdict, called_name, cst, torch_api
 
-_DATALOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 _NUM_WORKERS_POSITION = 5  # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, ...)
 
 
@@ -105,7 +104,7 @@ class DataloaderWorkers(Rule):
         if argument is not None and not (isinstance(argument.value, cst.Integer) and argument.value.value == "0"):
             return
         qualname = self.ctx.qualname(func)
-        if qualname not in _DATALOADERS:
+        if qualname not in torch_api.DATALOADER_CLASSES:
             return
         why = "no `num_workers`" if argument is None else "`num_workers` is 0"
         self.report(node, evidence=self.ctx.origin(func, qualname), why=why)

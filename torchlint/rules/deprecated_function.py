@@ -12,9 +12,7 @@ from torchlint.framework.api import (
 _TABLE = torch_api.DEPRECATED_FUNCTIONS
 _NAMES = frozenset(qualname.rsplit(".", 1)[1] for qualname in _TABLE)
 _REQUIRES = "|".join(sorted(_NAMES))  # a filter: words inside others may match
-_AUTOCAST = {"torch.cuda.amp.autocast": "cuda", "torch.cpu.amp.autocast": "cpu"}
 _AUTOCAST_POSITIONAL = ("enabled", "dtype", "cache_enabled")  # torch.cuda.amp.autocast's, in order
-_CUSTOM = {"torch.cuda.amp.custom_fwd": "custom_fwd", "torch.cuda.amp.custom_bwd": "custom_bwd"}
 # Drop-in replacements whose signature is not quite the same: the fix is unsafe.
 _UNSAFE_DROP_IN = frozenset({"torch.utils._pytree._register_pytree_node"})
 # What an operand must be to take `+ 1` without parentheses: an atom or arithmetic.
@@ -225,12 +223,12 @@ class DeprecatedFunction(Rule):
             return self._advice(qualname)
         if qualname in torch_api.DROP_IN_REPLACEMENTS:
             return self._rename(func, qualname)
-        if qualname in _CUSTOM:
+        if qualname in torch_api.DEVICE_CUSTOM_AUTOGRAD_DECORATORS:
             return self._custom(call, func, qualname)
         if call is None:
             return self._advice(qualname)
-        if qualname in _AUTOCAST:
-            return self._autocast(call, func, _AUTOCAST[qualname])
+        if qualname in torch_api.DEVICE_AUTOCASTS:
+            return self._autocast(call, func, torch_api.DEVICE_AUTOCASTS[qualname])
         if qualname in torch_api.DEVICE_ARGUMENT_REPLACEMENTS:
             return self._device_first(call, func, qualname)
         if qualname == "torch.range":
@@ -287,7 +285,7 @@ class DeprecatedFunction(Rule):
         return Fix(Applicability.SAFE, f'Call `{new}("{device}", ...)`', (edits.replace(call, text), *imports))
 
     def _custom(self, call: Optional[cst.Call], func: cst.Attribute, qualname: str) -> Fix:
-        name = _CUSTOM[qualname]
+        name = torch_api.DEVICE_CUSTOM_AUTOGRAD_DECORATORS[qualname]
         torch, imports = self._torch(func)
         if call is None:  # @torch.cuda.amp.custom_fwd
             text = f'{torch}.amp.{name}(device_type="cuda")'

@@ -1,16 +1,8 @@
 """TL405 grad-mode-not-called: ``with torch.no_grad:`` without the call, a TypeError."""
 
 from torchlint.framework.api import (
-    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Verdict, cst, edits,
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Verdict, cst, edits, torch_api,
 )
-
-# The grad-mode context managers, each a class that must be called to be one.
-_GRAD_MODES = frozenset({
-    "torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.set_grad_enabled",
-    "torch.autograd.no_grad", "torch.autograd.enable_grad", "torch.autograd.inference_mode",
-    "torch.autograd.set_grad_enabled", "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.enable_grad",
-    "torch.autograd.grad_mode.inference_mode", "torch.autograd.grad_mode.set_grad_enabled",
-})
 
 
 class GradModeNotCalled(Rule):
@@ -82,7 +74,7 @@ class GradModeNotCalled(Rule):
         if isinstance(manager, cst.Call):
             return
         qualname = self.ctx.qualname(manager)
-        if qualname not in _GRAD_MODES:
+        if qualname not in torch_api.GRAD_MODE_CONTEXTS:
             return
         called = f"{self.ctx.code(manager)}()"
         if qualname.endswith("set_grad_enabled"):

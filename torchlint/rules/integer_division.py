@@ -7,21 +7,9 @@ from typing import Optional
 
 from torchlint.framework.api import (
     CONFIRMED, NOT_REPRODUCED, Applicability, Bad, BindingKind, Edit, Fix, Observation, Rule, Step, Verdict, cst,
-    edits, integer_index, iter_nodes, keyword, positional_args, torch_facts,
+    edits, integer_index, iter_nodes, keyword, positional_args, torch_facts, torch_api,
 )
 
-# Where an index tensor goes (position of the index argument, or `index=`): methods, then
-# torch functions; a float tensor there raises.
-_INDEX_METHODS = {"index_select": 1, "gather": 1, "scatter": 1, "scatter_": 1, "scatter_add": 1,
-                  "scatter_add_": 1, "scatter_reduce": 1, "scatter_reduce_": 1, "index_add": 1, "index_add_": 1,
-                  "index_copy": 1, "index_copy_": 1, "index_fill": 1, "index_fill_": 1, "take": 0,
-                  "take_along_dim": 0, "put": 0, "put_": 0}
-_INDEX_FUNCTIONS = {"torch.index_select": 2, "torch.gather": 2, "torch.scatter": 2, "torch.scatter_add": 2,
-                    "torch.index_add": 2, "torch.index_copy": 2, "torch.index_fill": 2, "torch.take": 1,
-                    "torch.take_along_dim": 1, "torch.nn.functional.embedding": 0,
-                    "torch.nn.functional.one_hot": 0}
-_INTEGER_DTYPES = frozenset({"torch.long", "torch.int64", "torch.int", "torch.int32", "torch.int16", "torch.short",
-                             "torch.int8", "torch.uint8"})
 # What an integer stays through (the other operand an integer too).
 _INTEGER_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Modulo, cst.FloorDivide)
 _INTEGER_AUGMENTED = (cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.ModuloAssign,
@@ -241,7 +229,7 @@ class IntegerTrueDivision(Rule):
             integer = fact.integer if fact is not None else None
             if method in ("to", "type"):
                 named = [self.ctx.qualname(a.value) or "" for a in node.args]
-                if any(name in _INTEGER_DTYPES or _integer_type(name) for name in named):
+                if any(name in torch_api.INTEGER_DTYPE_NAMES or _integer_type(name) for name in named):
                     return f"`.{method}({self.ctx.snippet(node.args[0].value)})`", \
                         (Step(node, "`{code}` is an integer tensor"),)
                 if node.args and not all(name.startswith("torch.device") or self._is_device(a.value)
@@ -259,7 +247,7 @@ class IntegerTrueDivision(Rule):
             return None
         dtype = keyword(node, "dtype")
         if dtype is not None:
-            if (self.ctx.qualname(dtype) or "") in _INTEGER_DTYPES:
+            if (self.ctx.qualname(dtype) or "") in torch_api.INTEGER_DTYPE_NAMES:
                 return f"`dtype={self.ctx.snippet(dtype)}`", (Step(node, "`{code}` is an integer tensor"),)
             return None
         if fact.kind == "type" and fact.legacy_dtype is not None and "int" in fact.legacy_dtype:
@@ -402,7 +390,7 @@ class IntegerTrueDivision(Rule):
             call, method = parent.parent, parent.attr.value
             fact = torch_facts.method(method)
             if method in ("to", "type"):
-                return any((self.ctx.qualname(a.value) or "") in _INTEGER_DTYPES
+                return any((self.ctx.qualname(a.value) or "") in torch_api.INTEGER_DTYPE_NAMES
                            or _integer_type(self.ctx.qualname(a.value) or "") for a in call.args)
             if fact is None or fact.integer not in ("always", "keeps") and method not in ("floor", "trunc", "round"):
                 return False
@@ -426,9 +414,9 @@ class IntegerTrueDivision(Rule):
         func = call.func
         if isinstance(func, cst.Attribute) and self.ctx.qualname(func) is None:
             fact = torch_facts.method(func.attr.value)
-            return _INDEX_METHODS.get(func.attr.value) == position and fact is not None \
+            return torch_api.INDEX_TAKING_METHODS.get(func.attr.value) == position and fact is not None \
                 and (fact.tensor_only or self.ctx.tensor(func.value) is not None)
-        return _INDEX_FUNCTIONS.get(self.ctx.qualname(func) or "") == position
+        return torch_api.INDEX_TAKING_FUNCTIONS.get(self.ctx.qualname(func) or "") == position
 
     def _remainder(self, node: cst.CSTNode, dividend: cst.BaseExpression,
                    divisor: cst.BaseExpression) -> Optional[cst.BinaryOperation]:

@@ -17,7 +17,6 @@ from torchlint.framework.api import (
 # float32 unless changed).
 DTYPES = {name: torch_facts.fact(f"torch.{name}").legacy_dtype for name in torch_facts.types()}
 FLOATING = frozenset({"float32", "float64", "float16", "bfloat16"})
-_DEFAULT_DTYPE_SETTERS = frozenset({"torch.set_default_dtype", "torch.set_default_tensor_type"})
 
 Text = Callable[[cst.CSTNode], str]
 
@@ -326,7 +325,7 @@ class LegacyConstructor(Rule):
         """This file calls `torch.set_default_dtype` or `torch.set_default_tensor_type`."""
         if not hasattr(self, "_changes_dtype"):
             self._changes_dtype = "set_default_" in self.ctx.text and any(
-                isinstance(node, cst.Call) and self.ctx.qualname(node.func) in _DEFAULT_DTYPE_SETTERS
+                isinstance(node, cst.Call) and self.ctx.qualname(node.func) in torch_api.DEFAULT_DTYPE_SETTERS
                 for node in iter_nodes(self.ctx.module))
         return self._changes_dtype
 
@@ -488,8 +487,8 @@ def _alias_evidence(ctx: "FileContext", node: cst.BaseExpression, switched: tupl
     if value is not None and value.why:
         return value.why
     if isinstance(node, cst.Name):
-        steps = tuple(Step(binding.value, f"`{node.value}` = `{{code}}`")
-                      for binding in ctx.model.resolve(node) if binding.value is not None)
+        steps = tuple(Step(value, f"`{node.value}` = `{{code}}`")
+                      for value in ctx.binding_values(node) if value is not None)
         if steps:
             return steps
     return (Step(node, f"`{{code}}` is {_either(switched)}, depending on the path the code takes"),)

@@ -2,29 +2,12 @@
 
 from __future__ import annotations
 
-import re
-import sys
 from typing import Optional
 
 from torchlint.framework.api import (
-    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, BindingKind, Fix, Kind, Observation, Rule, Step, Value,
-    Verdict, called_name, cst, dotted, edits, iter_nodes, modules_overlap, where,
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, GradientClearing, Kind, Observation, Rule, Step, Value,
+    Verdict, counted_step, cst, edits, every_iteration, inside, loop_calls, unconditional_calls, where,
 )
-
-# In-place methods that can clear a gradient they are called on (`p.grad.zero_()`,
-# `p.grad.data.mul_(0)`, `p.grad.detach_()`); clipping ones (`clamp_`) keep it.
-_CLEARING_METHODS = frozenset({"zero_", "fill_", "mul_", "detach_", "copy_", "set_", "resize_"})
-# Tensor constructors whose names hold "zero" but that clear nothing.
-_ZERO_CONSTRUCTORS = frozenset({"zeros", "zeros_like", "new_zeros", "zero_"})
-# A function the analysis cannot see into whose name says it may clear gradients:
-# `zero_grads(model)`, `torch._foreach_zero_(grads)`, `self.reset_gradients()`.
-_CLEARING_NAME = re.compile(r"(?<![a-z])zero|grads?_?(?:reset|clear|none|free|init)|(?:reset|clear|free|init)\w*grad",
-                            re.IGNORECASE)
-# Expressions whose parts may not run: what is inside them is not on every iteration's path.
-_MAY_SKIP = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.IfExp, cst.BooleanOperation)
-# How far calls to this file's functions are followed when looking for a clearing.
-_MAX_DEPTH = 4
-
 
 class MissingZeroGrad(Rule):
     code = "TL407"
@@ -155,6 +138,11 @@ class MissingZeroGrad(Rule):
     def visit_While(self, node: cst.While) -> None:
         self._check_loop(node)
 
+    @property
+    def _clearing(self) -> GradientClearing:
+        """What may clear gradients in this file (framework/gradient_clearing.py)."""
+        return GradientClearing(self.ctx)
+
     # --- the loop ------------------------------------------------------------------------
 
     def _check_loop(self, loop: cst.CSTNode) -> None:
@@ -162,19 +150,19 @@ class MissingZeroGrad(Rule):
         # (`if torch.isfinite(norm): optimizer.step()`), and a branch may run backward and
         # step with a scaler while the other clears; the gradients still pile up where
         # nothing clears them on the way.
-        anywhere = _loop_calls(loop.body)
+        anywhere = loop_calls(loop.body)
         backwards = [call for call in anywhere if self._is_backward(call)]
         lifted: Optional[cst.Call] = None
         if not backwards:
             # One level down: a function of this file that the loop calls on every iteration
             # and that runs the backward (`loss = train_step(model, opt, x, y)`).
-            for call in _calls(_every_iteration(loop.body)):
-                body = self._local_body(call)
+            for call in unconditional_calls(every_iteration(loop.body)):
+                body = self._clearing.local_body(call)
                 if body is not None:
-                    inner = list(_calls(_every_iteration(body)))
+                    inner = list(unconditional_calls(every_iteration(body)))
                     if any(self._is_backward(node) for node in inner):
                         backwards = [node for node in inner if self._is_backward(node)]
-                        anywhere = _loop_calls(body)
+                        anywhere = loop_calls(body)
                         lifted = call
                         break
             if not backwards:
@@ -182,14 +170,14 @@ class MissingZeroGrad(Rule):
         exclusive = self.ctx.model.exclusive
         steps = [(call, found) for call in anywhere
                  for found in (self._stepped_optimizer(call, loop),) if found is not None
-                 and not _counted_step(call, loop) and any(not exclusive(b, call) for b in backwards)]
+                 and not counted_step(call, loop) and any(not exclusive(b, call) for b in backwards)]
         if not steps:
             return
         # Each optimizer on its own: a `zero_grad()` of another optimizer, over other modules,
         # leaves its gradients to accumulate; one in the other arm of an `if` never runs
         # on the iterations that step.
         steps = [(call, found) for call, found in steps
-                 if not self._may_clear_around(loop, lifted, found[1], call)]
+                 if not self._clearing.may_clear_around(loop, lifted, found[1], call)]
         if not steps:
             return
         receivers = [receiver for _, (_, receiver) in steps]
@@ -207,23 +195,6 @@ class MissingZeroGrad(Rule):
                 Step(backward, "`{code}` adds each iteration's gradients into `.grad`"),)
             self.report(call, evidence=evidence, fix=fix, step=call, backward=backward,
                         optimizer=self.ctx.receiver(receiver))
-
-    def _may_clear_around(self, loop: cst.CSTNode, lifted: Optional[cst.Call], optimizer: cst.BaseExpression,
-                          step: cst.Call) -> bool:
-        """Whether anything may clear ``optimizer``'s gradients on an iteration of ``loop``
-        that runs ``step``; when the step is in the body of a function the loop calls
-        (``lifted``), that body is read in the step's own names, the rest of the loop apart."""
-        if lifted is None:
-            return self._may_clear(loop, [optimizer], depth=0, seen=set(), step=step)
-        body = self._local_body(lifted)
-        return self._may_clear(body, [optimizer], depth=0, seen=set(), step=step) or \
-            self._may_clear(loop, [optimizer], depth=0, seen=set(), skip=lifted)
-
-    def _local_body(self, call: cst.Call) -> Optional[cst.CSTNode]:
-        value = self.ctx.infer(call.func)
-        if value is None or value.kind is not Kind.FUNCTION or not _defined_in(value, self.ctx.model):
-            return None
-        return value.function.node.body
 
     def _is_backward(self, call: cst.Call) -> bool:
         func = call.func
@@ -253,115 +224,9 @@ class MissingZeroGrad(Rule):
                 return None
         # An optimizer (re)made in the loop: it may be over new parameters every iteration.
         # (A name passed at a call in the loop, `train_step(model, optimizer)`, is not a making.)
-        if any(_inside(step.node, loop) and not isinstance(step.node, cst.Name) for step in value.why):
+        if any(inside(step.node, loop) and not isinstance(step.node, cst.Name) for step in value.why):
             return None
         return value, receiver
-
-    # --- what may clear the gradients --------------------------------------------------------
-
-    def _may_clear(self, root: cst.CSTNode, optimizers: list[cst.BaseExpression], depth: int,
-                   seen: set[int], step: Optional[cst.Call] = None, skip: Optional[cst.CSTNode] = None) -> bool:
-        """Whether anything in ``root`` (a loop, or a function it calls) may clear gradients."""
-        given = {self.ctx.code(optimizer) for optimizer in optimizers}
-        if step is not None and isinstance(step.func, cst.Attribute):
-            # What steps the optimizer (`scaler.step(opt)`): its methods (`scaler.unscale_(opt)`,
-            # `scaler.update()`) drive the step, as the optimizer's own do.
-            given.add(self.ctx.code(step.func.value))
-        for node in iter_nodes(root):
-            if step is not None and self.ctx.model.exclusive(node, step):
-                continue
-            if skip is not None and (node is skip or _inside(node, skip)):
-                continue
-            if isinstance(node, cst.Attribute):
-                if node.attr.value == "zero_grad" and not (depth == 0 and self._clears_others(node.value, optimizers)):
-                    return True
-                if node.attr.value == "grad" and _assigned(node):
-                    return True
-            elif isinstance(node, cst.Call) and self._call_may_clear(node, optimizers, given, depth, seen):
-                return True
-        return False
-
-    def _clears_others(self, receiver: cst.BaseExpression, optimizers: list[cst.BaseExpression]) -> bool:
-        """``receiver.zero_grad()`` clears the parameters of other modules than those of every
-        one of ``optimizers``: an optimizer (or a module) whose modules are known and share no
-        parameter with the known modules of each stepped optimizer (`optimizer_E.zero_grad()`
-        in a loop that steps `optimizer_D` over `D`)."""
-        value = self.ctx.infer(receiver)
-        if value is not None and value.kind is Kind.OPTIMIZER:
-            cleared = self.ctx.autograd.optimizer_updates(receiver)
-        elif value is not None and value.kind is Kind.MODULE and dotted(receiver):
-            cleared = (dotted(receiver),)
-        else:
-            return False
-        stepped = [self.ctx.autograd.optimizer_updates(optimizer) for optimizer in optimizers]
-        return bool(cleared) and all(stepped) and not any(modules_overlap(cleared, one) for one in stepped)
-
-    def _call_may_clear(self, call: cst.Call, optimizers, given: set[str], depth: int, seen: set[int]) -> bool:
-        func = call.func
-        name = called_name(func)
-        if name == "zero_grad" and isinstance(func, cst.Attribute) and depth == 0 \
-                and self._clears_others(func.value, optimizers):
-            return False
-        if isinstance(func, cst.Attribute) and name in _CLEARING_METHODS and _mentions_grad(func.value):
-            return True  # p.grad.zero_(), p.grad.data.mul_(0), grad.detach_()
-        # The function called, and the callables it is given (`opt.step(closure)`, `model.apply(reset)`).
-        for callee in (func, *(arg.value for arg in call.args)):
-            value = self.ctx.infer(callee)
-            if value is not None and value.kind is Kind.FUNCTION and _defined_in(value, self.ctx.model):
-                if self._function_may_clear(value, optimizers, depth, seen):
-                    return True
-            elif callee is func and self._unseen_may_clear(call, value, name, optimizers, given):
-                return True
-        return False
-
-    def _function_may_clear(self, value: Value, optimizers, depth: int, seen: set[int]) -> bool:
-        """A function of this file: its name, and what its body does."""
-        info = value.function
-        node = info.node
-        if id(node) in seen:
-            return False
-        if depth >= _MAX_DEPTH:
-            return True
-        seen.add(id(node))
-        return _CLEARING_NAME.search(info.name) is not None or \
-            self._may_clear(node, optimizers, depth + 1, seen)
-
-    def _unseen_may_clear(self, call: cst.Call, value: Optional[Value], name: str, optimizers,
-                          given: set[str]) -> bool:
-        """A call the analysis cannot see into may clear when its name says so, and when it can
-        reach the optimizer or the model: given one of them (`callback(optimizer)`,
-        `train_step(model, batch)`), or a method of the object that holds the optimizer
-        (`self.backward_step()` inherited from another module, for `self.optimizer`)."""
-        qualname = self.ctx.qualname(call.func)
-        root = qualname.split(".")[0] if qualname else None
-        if root in ("torch", "numpy", "builtins") or root in sys.stdlib_module_names:
-            return qualname.rsplit(".", 1)[-1].startswith("_foreach_zero")
-        if value is not None and value.kind in (Kind.MODULE, Kind.CLASS):
-            return False  # a forward pass, or building an object
-        if name and name not in _ZERO_CONSTRUCTORS and _CLEARING_NAME.search(name):
-            return True
-        if isinstance(call.func, cst.Attribute):
-            receiver = self.ctx.code(call.func.value)
-            if receiver in given:
-                return False  # the optimizer's own methods: step(), add_param_group()...
-            holders = {self.ctx.code(o.value) for o in optimizers if isinstance(o, cst.Attribute)}
-            if isinstance(call.func.value, cst.Name) and receiver in holders and not self._stored(call.func):
-                return True
-        for arg in call.args:
-            if self.ctx.code(arg.value) in given:
-                return True
-            argument = self.ctx.infer(arg.value)
-            if argument is not None and argument.kind in (Kind.OPTIMIZER, Kind.MODULE):
-                return True
-        return False
-
-    def _stored(self, attribute: cst.Attribute) -> bool:
-        """``self.net`` that a method of the class assigns: a stored callable (a network, a
-        loss), not a method inherited from a class the analysis cannot see."""
-        function = self.ctx.enclosing_function(attribute)
-        info = self.ctx.model.functions.get(id(function)) if function is not None else None
-        cls = getattr(info, "cls", None)
-        return cls is not None and bool(cls.assignments(attribute.attr.value))
 
     # --- the fix ----------------------------------------------------------------------------
 
@@ -371,24 +236,13 @@ class MissingZeroGrad(Rule):
         advice = "Clear the gradients once per step: " + ", ".join(f"`{call}`" for call in calls)
         body = loop.body
         if advice_only or not isinstance(body, cst.IndentedBlock) or not body.body or \
-                not all(self._bound_before(receiver, loop) for receiver in receivers):
+                not all(self._clearing.bound_before(receiver, loop) for receiver in receivers):
             return Fix(Applicability.DISPLAY_ONLY, advice, ())
         first = body.body[0]
         indent = self.ctx.line_indent(first)
         text = "".join(call + self.ctx.newline + indent for call in calls)
         return Fix(Applicability.UNSAFE, f"Insert {', '.join(f'`{call}`' for call in calls)} at the start of "
                                          "the loop body", (edits.insert_before(first, text),))
-
-    def _bound_before(self, receiver: cst.BaseExpression, loop: cst.CSTNode) -> bool:
-        """``receiver`` is a dotted name whose root no statement of ``loop`` rebinds."""
-        if not dotted(receiver):
-            return False
-        root = receiver
-        while isinstance(root, cst.Attribute):
-            root = root.value
-        bindings = self.ctx.model.resolve(root)
-        return bool(bindings) and not any(_inside(binding.node, loop) for binding in bindings
-                                          if binding.kind is not BindingKind.IMPORT)
 
     # --- the runtime check --------------------------------------------------------------------
 
@@ -412,97 +266,3 @@ class MissingZeroGrad(Rule):
             return Verdict(NOT_REPRODUCED, "the optimizer stepped once here: there was nothing to accumulate")
         return Verdict(NOT_REPRODUCED, f"`.grad` was cleared between the {len(steps)} steps seen here")
 
-
-def _every_iteration(suite: cst.CSTNode):
-    """The simple statements of a loop body that run on every iteration: not those in an
-    `if`, a nested loop or an `except`, which may be skipped."""
-    for statement in getattr(suite, "body", ()):
-        if isinstance(statement, cst.SimpleStatementLine) or isinstance(suite, cst.SimpleStatementSuite):
-            yield statement
-        elif isinstance(statement, cst.With):
-            yield from _every_iteration(statement.body)
-        elif isinstance(statement, (cst.Try, cst.TryStar)):
-            yield from _every_iteration(statement.body)
-            if statement.finalbody is not None:
-                yield from _every_iteration(statement.finalbody.body)
-
-
-def _loop_calls(body: cst.CSTNode) -> list[cst.Call]:
-    """The calls a loop body makes, not those of functions, lambdas or classes defined in it."""
-    return [node for node in iter_nodes(body) if isinstance(node, cst.Call)
-            and not any(isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
-                        for ancestor in _up_to(node, body))]
-
-
-def _counted_step(step: cst.Call, loop: cst.CSTNode) -> bool:
-    """``step`` runs under a condition on the iteration count (`if (i + 1) % k == 0`,
-    `if index == len(batches) - 1`, `if steps >= n`): gradients accumulated over several
-    backwards on purpose.  A condition on anything else (`if torch.isfinite(norm)`) lets
-    the step run on most iterations."""
-    counters = set()
-    if isinstance(loop, cst.For):
-        counters.update(node.value for node in iter_nodes(loop.target) if isinstance(node, cst.Name))
-    counters.update(node.target.value for node in iter_nodes(loop.body)
-                    if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name))
-    parent = step.parent
-    while parent is not None and parent is not loop:
-        if isinstance(parent, cst.If) and any(isinstance(node, cst.Name) and node.value in counters
-                                              for node in iter_nodes(parent.test)):
-            return True
-        parent = parent.parent
-    return False
-
-
-def _calls(statements):
-    """The calls that ``statements`` make whenever they run: not those in a lambda, a
-    comprehension, a conditional expression or a short-circuit operand."""
-    for statement in statements:
-        for node in iter_nodes(statement):
-            if isinstance(node, cst.Call) and not any(isinstance(a, _MAY_SKIP) for a in _up_to(node, statement)):
-                yield node
-
-
-def _up_to(node: cst.CSTNode, top: cst.CSTNode):
-    parent = node.parent
-    while parent is not None and parent is not top:
-        yield parent
-        parent = parent.parent
-
-
-def _defined_in(value: Value, model) -> bool:
-    """``value`` is a function defined in the file of ``model`` (its body is there to read)."""
-    info = value.function
-    return info is not None and getattr(info, "model", None) is model and isinstance(info.node, cst.FunctionDef) \
-        and isinstance(info.node.body, cst.BaseSuite)
-
-
-def _inside(node: cst.CSTNode, container: cst.CSTNode) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if parent is container:
-            return True
-        parent = parent.parent
-    return False
-
-
-def _assigned(node: cst.Attribute) -> bool:
-    """``node`` is assigned, augmented or deleted: `p.grad = None`, `p.grad *= 0`, `del p.grad`."""
-    current, parent = node, node.parent
-    while isinstance(parent, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
-        current, parent = parent, parent.parent
-    if isinstance(parent, cst.AssignTarget):
-        return parent.target is current
-    if isinstance(parent, (cst.AnnAssign, cst.AugAssign, cst.Del)):
-        return parent.target is current
-    return False
-
-
-def _mentions_grad(node: cst.BaseExpression) -> bool:
-    """``node`` reads a `.grad` or a name that says it holds one (`grad`, `grads[i]`, `p_grad`)."""
-    for part in iter_nodes(node):
-        if isinstance(part, cst.Attribute) and "grad" in part.attr.value.lower() \
-                and part.attr.value != "requires_grad":
-            return True
-        if isinstance(part, cst.Name) and "grad" in part.value.lower():
-            return True
-    return False

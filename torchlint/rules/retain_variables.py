@@ -3,11 +3,10 @@
 from typing import Optional
 
 from torchlint.framework.api import (
-    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Step, Verdict, cst, edits,
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Step, Verdict, cst, edits, torch_api,
 )
 
 _OLD, _NEW = "retain_variables", "retain_graph"
-_BACKWARD = ("torch.autograd.backward", "torch.autograd.backward.backward")
 
 
 class RetainVariables(Rule):
@@ -93,7 +92,7 @@ class RetainVariables(Rule):
         method of a tensor (or, in a file that uses torch, of what only a tensor's
         ``backward`` would be called with ``retain_variables``)."""
         qualname = self.ctx.qualname(call.func)
-        if qualname in _BACKWARD:
+        if qualname in torch_api.AUTOGRAD_BACKWARD_FUNCTIONS:
             return self.ctx.origin(call.func, qualname)
         func = call.func
         if not isinstance(func, cst.Attribute) or func.attr.value != "backward":

@@ -8,9 +8,6 @@ from torchlint.framework.api import (
     edits, torch_api, walk,
 )
 
-# Names whose receiver may be taken for a tensor without other evidence in a torch file:
-# in-place methods and names no other common library uses (`add`/`sub` are too common).
-_TORCH_SPECIFIC = frozenset(name for name in torch_api.SCALAR_FIRST_OVERLOADS if name not in ("add", "sub"))
 # Argument expressions whose evaluation may have effects: moving them after another
 # argument changes the order they run in.
 _EFFECTFUL = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr)
@@ -180,7 +177,7 @@ class ScalarFirstOverload(Rule):
             value = base_evidence(self.ctx, receiver)
             if value is not None:
                 return value
-        if name in _TORCH_SPECIFIC and self.ctx.inference.uses_torch and self.ctx.infer(receiver) is None:
+        if name in torch_api.TORCH_ONLY_SCALAR_FIRST_OVERLOADS and self.ctx.inference.uses_torch and self.ctx.infer(receiver) is None:
             return Value(Kind.TENSOR, (Step(receiver, f"`{{code}}.{name}(..)` with {count} positional arguments: "
                                                       f"torch's scalar-first overload, and nothing says `{{code}}` "
                                                       f"is anything but a tensor"),))

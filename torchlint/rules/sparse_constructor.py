@@ -3,20 +3,13 @@ legacy sparse tensor types, deprecated for ``torch.sparse_coo_tensor`` (they war
 
 from __future__ import annotations
 
-import re
 from typing import Optional
 
 from torchlint.framework.api import (
     Applicability, Bad, Fix, Observation, Rule, Verdict, cst, edits, looks_like_size, positional_args, torch_facts,
+    torch_api,
 )
 
-# The legacy sparse types (torch.sparse.Tensor is the dense torch.Tensor: not one of them).
-_TYPES = ("FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor", "ShortTensor",
-          "IntTensor", "LongTensor")
-_SPARSE_TYPES = {f"{module}.{name}": (name, module == "torch.cuda.sparse")
-                 for module in ("torch.sparse", "torch.cuda.sparse") for name in _TYPES}
-# A file that makes the factories allocate elsewhere than the CPU, which the legacy CPU types ignore.
-_DEFAULT_DEVICE = re.compile(r"set_default_device|set_default_tensor_type|with\s+[\w.]*device\(")
 # Given indices and values, torch ignores the type's dtype and device: the message says so.
 _TENSORS_MESSAGE = ("`{call}` is a legacy sparse constructor, deprecated (torch warns); use `{modern}` (the tensor "
                     "takes the dtype and device of the values, as it did: the type name never converted them)")
@@ -134,7 +127,7 @@ class SparseConstructor(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         qualname = self.ctx.qualname(node.func)
-        kind = _SPARSE_TYPES.get(qualname or "")
+        kind = torch_api.LEGACY_SPARSE_TYPES.get(qualname or "")
         if kind is None or any(arg.star for arg in node.args):
             return
         name, cuda = kind
@@ -197,7 +190,7 @@ class SparseConstructor(Rule):
             return Applicability.UNSAFE if cuda else Applicability.SAFE
         if self.ctx.comment_count(call) > 0:
             return Applicability.UNSAFE
-        if not cuda and _DEFAULT_DEVICE.search(self.ctx.text):
+        if not cuda and torch_api.DEFAULT_DEVICE_SETTING.search(self.ctx.text):
             return Applicability.UNSAFE
         return Applicability.SAFE
 

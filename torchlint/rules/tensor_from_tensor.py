@@ -4,7 +4,7 @@ from typing import Callable, Optional
 
 from torchlint.framework.api import (
     CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Kind, Observation, Rule, Verdict, cst, edits,
-    is_false, is_true, positional_args,
+    is_false, is_true, positional_args, torch_api,
 )
 
 
@@ -102,7 +102,8 @@ class TensorFromTensor(Rule):
             fixed = _copy(node, data, self.ctx.snippet, self.ctx.receiver)
             code = _copy(node, data, self.ctx.code, self.ctx.receiver_code)
             fix = None
-            if all(arg.keyword is None or arg.keyword.value in _CONVERTIBLE for arg in node.args):
+            if all(arg.keyword is None or arg.keyword.value in torch_api.TENSOR_CONVERSION_KEYWORDS
+                   for arg in node.args):
                 # A comment between the arguments would be lost (the arguments keep theirs).
                 kept = sum(self.ctx.comment_count(arg.value) for arg in node.args)
                 safe = self.ctx.comment_count(node) == kept
@@ -147,8 +148,6 @@ class TensorFromTensor(Rule):
                                            "cut (torch still warns)")
         return Verdict(NOT_REPRODUCED, "torch.tensor() was not given a tensor on this run")
 
-
-_CONVERTIBLE = ("dtype", "device", "requires_grad")
 
 
 def _copy(call: cst.Call, data: cst.BaseExpression, text: Callable[[cst.CSTNode], str],

@@ -5,13 +5,9 @@ from typing import Optional
 
 from torchlint.framework.api import (
     CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Step, Verdict, cst, edits,
-    positional_args,
+    positional_args, torch_api,
 )
 
-# Elementwise methods whose result takes the memory layout of their receiver (TensorIterator,
-# since PyTorch 1.7), and the comparison operators that are the same operations.
-_LAYOUT_KEEPING = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "float", "double", "half", "long", "int", "byte",
-                             "bool", "type_as", "logical_not", "abs", "neg", "mul", "add", "sub", "div"})
 _COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
 _SWAPPED = ({0, 1}, {-1, -2})
 
@@ -136,7 +132,7 @@ class TransposedView(Rule):
             method = node.func.attr.value
             if _transposes(node, method):
                 return self.ctx.code(node), (Step(node, "`{code}` is a transposed view: its rows are strided"),)
-            if method in _LAYOUT_KEEPING:
+            if method in torch_api.LAYOUT_KEEPING_METHODS:
                 return self._kept(node, node.func.value, depth)
             return None
         if isinstance(node, cst.Comparison) and len(node.comparisons) == 1 \

@@ -8,21 +8,6 @@ from torchlint.framework.api import (
     torch_api, torch_facts,
 )
 
-_DTYPES = ("Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte", "Bool",
-           "ComplexFloat", "ComplexDouble")
-_QUANTIZED = ("QInt8", "QUInt8", "QInt32", "QUInt4x2", "QUInt2x4")  # CPU only
-# Every class whose instances are typed storages; `torch.Storage` is `torch.FloatStorage`.
-_TYPED_STORAGES = frozenset(
-    {f"torch.{dtype}Storage" for dtype in _DTYPES + _QUANTIZED}
-    | {f"torch.cuda.{dtype}Storage" for dtype in _DTYPES}
-    | {"torch.Storage", "torch.TypedStorage", "torch.storage.TypedStorage"}
-)
-# Their class methods that build a typed storage (calling the class does too).
-_BUILDERS = frozenset({"from_buffer", "from_file", "_new_shared"})
-# What a typed storage and the untyped one under it give alike: numbers of bytes or flags,
-# never a count or an index of elements.
-_SAME_METHODS = frozenset({"data_ptr", "nbytes", "is_shared", "is_pinned"})
-_SAME_PROPERTIES = frozenset({"device", "is_cuda"})
 _WARNING = "TypedStorage is deprecated"
 
 
@@ -146,7 +131,8 @@ class TypedStorage(Rule):
     )
 
     def visit_Module(self, node: cst.Module) -> None:
-        self.aliases = self.ctx.imported_aliases(_TYPED_STORAGES)  # `from torch import LongStorage as Longs`
+        # `from torch import LongStorage as Longs`
+        self.aliases = self.ctx.imported_aliases(torch_api.TYPED_STORAGE_CLASSES)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -155,13 +141,13 @@ class TypedStorage(Rule):
                 self._tensor_method(node, func)
             return
         called = called_name(func)
-        if not (called.endswith("Storage") or called in _BUILDERS or called in self.aliases):
+        if not (called.endswith("Storage") or called in torch_api.STORAGE_BUILDERS or called in self.aliases):
             return  # most calls: no need to resolve the name
         qualname = self.ctx.qualname(func)
         if qualname is None:
             return
-        storage = qualname.rsplit(".", 1)[0] if qualname.rsplit(".", 1)[-1] in _BUILDERS else qualname
-        if storage in _TYPED_STORAGES and not self._for_old_torch(node):
+        storage = qualname.rsplit(".", 1)[0] if qualname.rsplit(".", 1)[-1] in torch_api.STORAGE_BUILDERS else qualname
+        if storage in torch_api.TYPED_STORAGE_CLASSES and not self._for_old_torch(node):
             self.report(node, "`{call}` makes a `{storage}`, a typed storage: deprecated since PyTorch 2.0 "
                               "(torch warns); {advice}",
                         evidence=self.ctx.origin(func, qualname), call=node, storage=storage,
@@ -211,9 +197,9 @@ class TypedStorage(Rule):
             return None
         called = self.ctx.parent(use)
         if isinstance(called, cst.Call) and called.func is use:
-            same = use.attr.value in _SAME_METHODS and not called.args
+            same = use.attr.value in torch_api.STORAGE_BYTE_METHODS and not called.args
         else:
-            same = use.attr.value in _SAME_PROPERTIES
+            same = use.attr.value in torch_api.STORAGE_BYTE_PROPERTIES
         if not same:
             return None
         return Fix(Applicability.UNSAFE, f"Read `{use.attr.value}` of `untyped_storage()`: the same value",

@@ -13,15 +13,6 @@ from torchlint.framework.api import (
 
 _FINAL_LINE_BREAK = re.compile(r"(?:\r\n?|\n)\Z")
 
-# Methods that return a new tensor that does not require grad, whatever their receiver.
-_NEW_TENSOR_METHODS = frozenset({"detach", "new", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"})
-# Methods whose result requires grad only if their receiver does (not `long`, `int`, `byte`,
-# `bool`: integer and boolean results never do).
-_SHAPING_METHODS = frozenset({
-    "fill_", "zero_", "resize_", "resize_as_", "view", "view_as", "reshape", "expand", "expand_as", "contiguous",
-    "squeeze", "unsqueeze", "t", "transpose", "permute", "clone", "float", "double", "half", "cuda", "cpu", "to",
-    "type", "type_as",
-})
 # Methods whose result never requires grad (torch_facts): `long()`, `argmax()`, `eq()`...
 _NOT_DIFFERENTIABLE_METHODS = torch_api.NOT_DIFFERENTIABLE_METHODS
 _TORCH_ROOTS = frozenset({"torch", "numpy", "torchvision"})
@@ -447,7 +438,7 @@ class VariableWrap(Rule):
         (``t.mm(w)``): the inference follows only the receiver of a method."""
         for call in iter_nodes(node):
             if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
-                    call.func.attr.value not in _SHAPING_METHODS | _NEW_TENSOR_METHODS and \
+                    call.func.attr.value not in torch_api.VARIABLE_SHAPING_METHODS | torch_api.NEW_TENSOR_METHODS and \
                     self.ctx.qualname(call.func) is None:
                 for arg in call.args:
                     value = self.ctx.tensor(arg.value)
@@ -460,7 +451,7 @@ class VariableWrap(Rule):
         function or an operator returns, ``x.data``, ``x.new(..)``, ``x.detach()``, and
         methods on those (only on those: ``t.float()`` may return ``t`` itself)."""
         while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-            if self.ctx.qualname(node.func) is not None or node.func.attr.value in _NEW_TENSOR_METHODS:
+            if self.ctx.qualname(node.func) is not None or node.func.attr.value in torch_api.NEW_TENSOR_METHODS:
                 return True  # `torch.zeros(..)`, `x.new(..)`
             node = node.func.value
         if isinstance(node, cst.Attribute):
@@ -775,9 +766,9 @@ def _unattached(node: cst.BaseExpression) -> bool:
             node = node.value
         elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
             method = node.func.attr.value
-            if method in _NEW_TENSOR_METHODS or method in _NOT_DIFFERENTIABLE_METHODS:
+            if method in torch_api.NEW_TENSOR_METHODS or method in _NOT_DIFFERENTIABLE_METHODS:
                 return True
-            if method not in _SHAPING_METHODS:
+            if method not in torch_api.VARIABLE_SHAPING_METHODS:
                 return False  # `x.data.mm(w)` requires grad when `w` does
             node = node.func.value
         else:
