@@ -297,8 +297,29 @@ class AutogradModel:
                 continue
             if any(isinstance(node, cst.Call) and self._module_call(node) for node in iter_nodes(value)):
                 continue  # a module's forward: an event of its own when its parameters require grad
+            if not any(self._saves_tensors(node) for node in iter_nodes(value)):
+                continue  # `w.to(dtype)`, `a + b`: nothing saved, so a second backward works
             found.append(value)
         return found
+
+    def _saves_tensors(self, node: cst.CSTNode) -> bool:
+        """An operation autograd saves tensors for (the torch facts' ``saves``): `torch.mm`,
+        `x.pow(2)`, `a @ b`, `a * b` of two tensors (not of a number)."""
+        if isinstance(node, cst.BinaryOperation):
+            if isinstance(node.operator, cst.MatrixMultiply):
+                return True
+            if isinstance(node.operator, (cst.Multiply, cst.Divide, cst.Power)):
+                return all(self.inference.tensor(side) is not None for side in (node.left, node.right)) \
+                    or isinstance(node.operator, cst.Power)
+            return False
+        if not isinstance(node, cst.Call):
+            return False
+        func = node.func
+        qualname = self.inference.qualname(func)
+        fact = torch_facts.fact(qualname) if qualname else None
+        if fact is None and isinstance(func, cst.Attribute) and self.inference.tensor(func.value) is not None:
+            fact = torch_facts.method(func.attr.value)
+        return fact is not None and fact.saves is not None and fact.saves != "n"
 
     def _module_call(self, call: cst.Call) -> bool:
         value = self.inference.infer(call.func)
