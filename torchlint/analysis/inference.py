@@ -126,6 +126,8 @@ class Inference:
         # Whether a parameter may take its value from the calls in this file (see
         # _passed_value); off in ``standalone``, which says what a function returns.
         self.call_sites = call_sites
+        self._attribute_index: dict[str, list] = {}
+        self._sites: dict[int, list[cst.Call]] = {}
         self._standalone: Optional[Inference] = None
         # The user's other modules, for names imported from them (see project.py).
         self.project = project
@@ -784,6 +786,12 @@ class Inference:
 
     def _call_sites(self, function: FunctionInfo) -> list[cst.Call]:
         """Calls of ``function`` in this file: ``f(..)`` for a function, ``self.f(..)`` for a method."""
+        key = id(function.node)
+        if key not in self._sites:
+            self._sites[key] = self._find_call_sites(function)
+        return self._sites[key]
+
+    def _find_call_sites(self, function: FunctionInfo) -> list[cst.Call]:
         if function.model is not self.model or not isinstance(function.node, cst.FunctionDef):
             return []
         callees: list[cst.CSTNode] = []
@@ -792,19 +800,13 @@ class Inference:
                        for _seq, load in scope.loads.get(function.name, ())
                        if any(b.definition is function for b in self.model.resolve(load))]
         elif function.kind in ("method", "classmethod") and function.cls is not None:
-            for scope in self.model.scopes_mentioning(function.name):
+            for scope, load, attribute in self._attribute_loads(function.name):
                 caller = scope.function
                 own = caller is not None and caller.cls is function.cls and caller.self_name
-                for name, loads in scope.loads.items():
-                    for _seq, load in loads:
-                        attribute = self.model.parent(load)
-                        if not (isinstance(attribute, cst.Attribute) and attribute.value is load
-                                and attribute.attr.value == function.name):
-                            continue
-                        if own and name == caller.self_name:
-                            callees.append(attribute)
-                        elif name != "self" and function.kind == "method" and self._instance_of(load, function.cls):
-                            callees.append(attribute)  # `trainer.fit(..)` on `trainer = Trainer(..)`
+                if own and load.value == caller.self_name:
+                    callees.append(attribute)
+                elif load.value != "self" and function.kind == "method" and self._instance_of(load, function.cls):
+                    callees.append(attribute)  # `trainer.fit(..)` on `trainer = Trainer(..)`
         if function.kind == "method" and function.name == "__init__" and function.cls is not None:
             # `Trainer(model, optimizer)` passes `model` and `optimizer` to `__init__`.
             name = function.cls.name
@@ -813,6 +815,21 @@ class Inference:
                         if any(b.definition is function.cls for b in self.model.resolve(load))]
         calls = (self.model.parent(callee) for callee in callees)
         return [call for call, callee in zip(calls, callees) if isinstance(call, cst.Call) and call.func is callee]
+
+    def _attribute_loads(self, attribute: str) -> list[tuple[Scope, cst.Name, cst.Attribute]]:
+        """Every read of a name followed by ``.<attribute>`` (``self.fit``, ``trainer.fit``),
+        with its scope: an index built once, on the scopes that mention ``attribute``."""
+        index = self._attribute_index.get(attribute)
+        if index is None:
+            index = []
+            for scope in self.model.scopes_mentioning(attribute):
+                for loads in scope.loads.values():
+                    for _seq, load in loads:
+                        parent = self.model.parent(load)
+                        if isinstance(parent, cst.Attribute) and parent.value is load and parent.attr.value == attribute:
+                            index.append((scope, load, parent))
+            self._attribute_index[attribute] = index
+        return index
 
     def _instance_of(self, name: cst.Name, cls) -> bool:
         """``name`` holds an instance of ``cls`` (a class of this file), known from a

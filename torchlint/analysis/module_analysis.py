@@ -81,13 +81,18 @@ class ModuleAnalysis:
         self._placement: Optional[Placement] = None
         self._train_mode: Optional[TrainModeModel] = None
         self._nodes: Optional[list] = None
+        self._nodes_whole = False
         self._nodes_by_type: dict[tuple, list] = {}
 
     def nodes_of(self, *types: type) -> list:
         """Every node of the module of one of ``types``, in evaluation order: one walk of the
         tree per file, shared by the analyses and rules that look at all calls or writes."""
         if self._nodes is None:
-            self._nodes = iter_nodes(self.module)
+            self._nodes_whole = not self.model.lazy_functions  # no body left to build later
+            # The semantic model's walk saw every node of a tree built whole, in this order
+            # (its list is emptied when the parse left bodies lazy).
+            self._nodes = self.model.walked_nodes if self._nodes_whole and self.model.walked_nodes \
+                else iter_nodes(self.module)
         key = types
         if key not in self._nodes_by_type:
             self._nodes_by_type[key] = [node for node in self._nodes if isinstance(node, types)]
@@ -126,7 +131,10 @@ class ModuleAnalysis:
         and their bindings, the model and this analysis, the inference and its memos) so
         that reference counting frees the tree at once.  Unusable afterwards."""
         model = self.model
-        for node in iter_nodes(self.module):
+        # The shared walk of `nodes_of` has every node of a tree built whole (no lazy bodies
+        # built since): reuse it rather than walk the tree a second time.
+        nodes = self._nodes if self._nodes is not None and self._nodes_whole else iter_nodes(self.module)
+        for node in nodes:
             node.parent = None
         for node in model.unwalked_children:
             node.parent = None

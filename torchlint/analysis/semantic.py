@@ -261,6 +261,9 @@ class SemanticModel:
         self.functions: dict[int, FunctionInfo] = {}
         self.star_imports: list[tuple[str, int, cst.ImportFrom]] = []
         self.unwalked_children: list[cst.CSTNode] = []  # linked to their parent all the same
+        # Every node the build walked, in evaluation order (what `iter_nodes(module)` gives
+        # when no body was left lazy): the analyses' shared list of nodes, without a second walk.
+        self.walked_nodes: list[cst.CSTNode] = []
         self.imports_torch = False
         # Names passed to `<something>.apply(fn)`: fn receives modules.
         self.applied_names: list[cst.Name] = []
@@ -275,6 +278,8 @@ class SemanticModel:
         self.lazy_functions: list[FunctionInfo] = []
         self._mentioned: set[str] = set()  # names whose lazy mentions are built
         self._last_seq = _Builder(self).build()
+        if self.lazy_functions:  # bodies built later are walked apart: the list is not whole
+            self.walked_nodes = []
 
     # --- queries -----------------------------------------------------------------
 
@@ -514,7 +519,14 @@ class _Builder:
 
     def build(self) -> int:
         """Walk the module; the last seq given."""
-        walk(self.model.module, self._enter, self._leave, link_parents=True)
+        walked = self.model.walked_nodes
+        enter = self._enter
+
+        def enter_and_keep(node: cst.CSTNode, parent) -> None:
+            walked.append(node)
+            enter(node, parent)
+
+        walk(self.model.module, enter_and_keep, self._leave, link_parents=True)
         return self.seq
 
     # --- walk callbacks ----------------------------------------------------------

@@ -61,8 +61,10 @@ _RETURNS_SELF = frozenset({"to", "cuda", "cpu", "float", "double", "half", "bflo
                            "train", "share_memory"})
 # Methods that take a value out of the graph to read it as a prediction.
 _READ_OUT = frozenset({"detach", "item", "numpy", "tolist", "argmax"})
+_READS_OUT = re.compile(r"\bno_grad\b|\binference_mode\b|\.(?:%s)\s*\(" % "|".join(sorted(_READ_OUT)))
 # Methods that keep their argument in a container that outlives the statement.
 _STORING = frozenset({"append", "extend", "insert", "add", "put", "update", "setdefault", "__setitem__"})
+_GRAD_OFF = re.compile(r"\bno_grad\b|\binference_mode\b")
 _MAX_DEPTH = 2  # calls of this file's functions followed into, below the scope asked about
 _MAX_LAYER_DEPTH = 6
 
@@ -188,9 +190,21 @@ class TrainModeModel:
             return self._found
         self._seen: set[int] = set()
         self._walk_scope(self.analysis.module, self.analysis.module.body, None, _State())
-        for function in self.model.functions.values():
-            if function.model is not self.model or not isinstance(function.node, cst.FunctionDef) \
-                    or function.scope is None:
+        functions = [function for function in self.model.functions.values()
+                     if function.model is self.model and isinstance(function.node, cst.FunctionDef)]
+        # Only a scope that may hold an evaluation is walked: one under `no_grad`, one that
+        # reads an output out of the graph, or one that calls an evaluating function of the
+        # file (`predict(model, x)`); a model's own methods mostly are none of those.
+        evaluating = {function.name for function in functions if _EVALUATING_NAME.search(function.name)
+                      or _GRAD_OFF.search(text, function.node.start, function.node.end)}
+        calls_evaluating = re.compile(r"\b(?:%s)\s*\(" % "|".join(map(re.escape, sorted(evaluating)))) \
+            if evaluating else None
+        for function in functions:
+            start, end = function.node.start, function.node.end
+            if not (function.name in evaluating or _READS_OUT.search(text, start, end)
+                    or (calls_evaluating is not None and calls_evaluating.search(text, start, end))):
+                continue
+            if function.scope is None:
                 continue
             self._walk_scope(function.node, _body(function.node), function, _State())
         return self._found
