@@ -286,3 +286,20 @@ def test_fixes_are_written_from_the_exact_source_not_the_shortened_message(proje
     assert "expand(3, tag_size_of_a_really_long_name_for_this_test).bool(), 0)" in fixed
     assert ("p.add_(torch.ones(3) * a_long_gradient_name, "
             "alpha=-0.1 * a_really_long_learning_rate_variable_name_for_this_test)") in fixed
+
+
+def test_a_form_feed_starting_the_first_indented_line_is_not_indentation(project) -> None:
+    """A file's first indented line may start with a form feed (a page break); one level
+    of indentation is its spaces only: after spaces, a form feed resets Python's column
+    count, and a block indented with it would not be indented at all (found by the fuzz
+    campaign, issue 40)."""
+    source = ("import torch\n\nw = torch.randn(3, requires_grad=True)\nfor step in range(3):\n"
+              "\f    loss = (w ** 2).sum()\n    loss.backward()\n    w -= 0.1 * w.grad\n    w.grad.zero_()\n")
+    path = project.write("page_break.py", source)
+    result = project.run("check", "--isolated", "--select", "TL417", "--fix", "--unsafe-fixes", "page_break.py")
+    assert "not fixed" not in result.stderr, result.stderr
+    fixed = path.read_text()
+    assert "    with torch.no_grad():\n        w -= 0.1 * w.grad\n" in fixed
+    compile(fixed, "page_break.py", "exec")
+    run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr

@@ -264,8 +264,9 @@ class FileContext:
 
     @property
     def indent_unit(self) -> str:
-        """One level of the file's indentation (its first indented block's)."""
-        return self.module.default_indent
+        """One level of the file's indentation (its first indented block's), without a form
+        feed the line may start with: after other whitespace one resets Python's column count."""
+        return self.module.default_indent.replace("\f", "") or "    "
 
     @staticmethod
     def span(node: cst.CSTNode) -> tuple[int, int]:
