@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import dotted, is_true, keyword
-from torchlint.syntax.walk import iter_nodes
+from torchlint.syntax.walk import enclosing_code, iter_nodes
 from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.graph_lifetime import GraphLifetime
 from torchlint.analysis.semantic import BindingKind, ClassInfo, Scope
@@ -56,10 +56,12 @@ _MAX_MODULE_DEPTH = 24  # modules built of modules, through names, attributes an
 _CONTAINER_ASSIGNMENT = re.compile(r"\bself\.(\w+)\s*=\s*(?:[\[{(]|[A-Za-z_]\w*\s*$)", re.MULTILINE)
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)
 # Gradients of all of a module's parameters turned off: `owner.requires_grad_(False)`, or a
-# loop over `owner.parameters()` setting `requires_grad = False` / `requires_grad_(False)`.
-_FREEZES_ALL = (r"(?<![\w.]){owner}\.requires_grad_\(\s*(?:requires_grad\s*=\s*)?False\s*\)"
-                r"|for\s+(\w+)\s+in\s+(?<![\w.]){owner}\.parameters\(\)\s*:\s*\n?\s*\1\.requires_grad"
-                r"(?:_\(\s*(?:requires_grad\s*=\s*)?False\s*\)|\s*=\s*False)")
+# loop over `owner.parameters()` setting `requires_grad = False` / `requires_grad_(False)`;
+# the owner is the group `owner` or `looped`.
+_FREEZES_ALL = re.compile(
+    r"(?<![\w.])(?P<owner>[A-Za-z_][\w.]*)\.requires_grad_\(\s*(?:requires_grad\s*=\s*)?False\s*\)"
+    r"|for\s+(?P<each>\w+)\s+in\s+(?<![\w.])(?P<looped>[A-Za-z_][\w.]*)\.parameters\(\)\s*:\s*\n?\s*"
+    r"(?P=each)\.requires_grad(?:_\(\s*(?:requires_grad\s*=\s*)?False\s*\)|\s*=\s*False)")
 
 
 @dataclass(frozen=True)
@@ -208,6 +210,7 @@ class AutogradModel:
         self._behaviours: dict[int, Optional[ModuleBehaviour]] = {}
         self._switches: Optional[dict[str, cst.Assign]] = None
         self._lifetime: Optional[GraphLifetime] = None
+        self._freezes: Optional[list[tuple[str, int]]] = None
 
     @property
     def lifetime(self) -> GraphLifetime:
@@ -254,23 +257,23 @@ class AutogradModel:
             if event is None:
                 event, slot = self._forward(node), 2
             if event is not None:
-                found.setdefault(id(_owner(node)), ([], [], []))[slot].append(event)
+                found.setdefault(id(enclosing_code(node)), ([], [], []))[slot].append(event)
                 continue
             value = self.inference.infer(node.func)
             if value is not None and value.kind is Kind.FUNCTION and value.function is not None \
                     and value.function.model is self.model and isinstance(value.function.node, cst.FunctionDef):
                 calls.append((node, value.function))
         for source in self._graph_sources():
-            found.setdefault(id(_owner(source)), ([], [], []))[2].append(
+            found.setdefault(id(enclosing_code(source)), ([], [], []))[2].append(
                 ModuleForward(source, "", "it is computed from a tensor that requires grad"))
         direct = {key: (list(b), list(st), list(f)) for key, (b, st, f) in found.items()}
         for call, function in calls:
             events = direct.get(id(function.node))
-            if events is None or _owner(call) is function.node:
+            if events is None or enclosing_code(call) is function.node:
                 continue
             lifted = self._lifted(call, function, events)
             if any(lifted):
-                slots = found.setdefault(id(_owner(call)), ([], [], []))
+                slots = found.setdefault(id(enclosing_code(call)), ([], [], []))
                 for slot, items in enumerate(lifted):
                     slots[slot].extend(items)
         for slots in found.values():
@@ -289,7 +292,7 @@ class AutogradModel:
             if len(assignment.targets) != 1 or not isinstance(assignment.targets[0].target, cst.Name) \
                     or not isinstance(value, (cst.Call, cst.BinaryOperation)) or _loops(assignment):
                 continue
-            if isinstance(value, cst.Call) and self._local_function(value):
+            if isinstance(value, cst.Call) and self.local_function(value):
                 continue
             tensor = self.inference.tensor(value)
             if tensor is None or tensor.attached is not True or tensor.leaf is not False \
@@ -461,14 +464,14 @@ class AutogradModel:
         """Every parameter of ``module`` has gradients off: its class turns off its own in
         ``__init__``, or the file does it for this module (``model.requires_grad_(False)``,
         ``for p in model.parameters(): p.requires_grad = False``)."""
-        text = self.analysis.text
-        if "requires_grad" not in text:
-            return False
-        if isinstance(cls, ClassInfo) and cls.model is self.model:
-            if re.search(_FREEZES_ALL.format(owner="self"),
-                                                               text[cls.node.start:cls.node.end]):
-                return True
-        return re.search(_FREEZES_ALL.format(owner=re.escape(module)), text) is not None
+        if self._freezes is None:  # one scan of the file: (what is frozen, where)
+            text = self.analysis.text
+            self._freezes = [(match.group("owner") or match.group("looped"), match.start())
+                             for match in _FREEZES_ALL.finditer(text)] if "requires_grad" in text else []
+        if isinstance(cls, ClassInfo) and cls.model is self.model and any(
+                owner == "self" and cls.node.start <= start < cls.node.end for owner, start in self._freezes):
+            return True
+        return any(owner == module for owner, _ in self._freezes)
 
     # --- optimizers and modules -----------------------------------------------------------
 
@@ -665,7 +668,6 @@ class AutogradModel:
                 return StaleForward(step, forward, backward, next_iteration)
         return None
 
-
     def _updated_part(self, scope: Scope, forward: ModuleForward, step: OptimizerStep, backward: Backward) -> bool:
         """``step`` updates a part of ``forward``'s module (``critic.Q1`` of ``critic``) whose
         own forward computes an element of the tuple ``forward`` returns (``return
@@ -678,7 +680,7 @@ class AutogradModel:
         if forward.via is None:
             return any(self.flows_into(scope, forward.at, backward.tensor, backward.at, frozenset({position}))
                        for position in updated)
-        function = self._local_function(forward.via)  # the element, through what the function returns
+        function = self.local_function(forward.via)  # the element, through what the function returns
         inner = function.scope if function is not None else None
         if inner is None:
             return False
@@ -1015,13 +1017,14 @@ class AutogradModel:
             disabled = self.inference.grad_disabled(node)
             if disabled is None:
                 continue
-            function = self._local_function(node)
+            function = self.local_function(node)
             backward = self._runs_backward(function, 0, set()) if function is not None else None
             if backward is not None:
                 found.append(BackwardWithoutGrad(node, disabled, backward))
         return found
 
-    def _local_function(self, call: cst.Call):
+    def local_function(self, call: cst.Call):
+        """The function of this file that ``call`` calls (its ``FunctionInfo``), or None."""
         value = self.inference.infer(call.func)
         if value is None or value.kind is not Kind.FUNCTION or value.function is None \
                 or value.function.model is not self.model or not isinstance(value.function.node, cst.FunctionDef):
@@ -1047,7 +1050,7 @@ class AutogradModel:
         for node in iter_nodes(function.node):
             if isinstance(node, cst.Call) and not _enables_grad(node, self.inference, stop=function.node) \
                     and not _conditional(node, function.node):
-                callee = self._local_function(node)
+                callee = self.local_function(node)
                 if callee is not None:
                     found = self._runs_backward(callee, depth + 1, seen)
                     if found is not None:
@@ -1329,7 +1332,7 @@ class AutogradModel:
     def _passes_through(self, call: cst.Call) -> bool:
         """``call`` is of a function of this file that returns its one argument, as it is or
         as the one element of a tuple or list (``ensure_tuple(x)``)."""
-        function = self._local_function(call)
+        function = self.local_function(call)
         if function is None or len(function.positional_params()) != 1 or not function.returns:
             return False
         name = function.positional_params()[0].name.value
@@ -1402,7 +1405,6 @@ class AutogradModel:
                     continue
                 return last.node
         return None
-
 
     def _carried_through(self, load: cst.Name, scope: Scope, inside: list, call: cst.CSTNode) -> bool:
         """Whether the value bound to ``load``'s name in the loop, before ``call``, still
@@ -1581,14 +1583,6 @@ def _detached_in_place(name: str, after: cst.CSTNode, loop: cst.CSTNode) -> bool
                 and node.func.attr.value == "detach_":
             return True
     return False
-
-
-def _owner(node: cst.CSTNode) -> cst.CSTNode:
-    """The function (or module) whose code runs ``node``."""
-    parent = node.parent
-    while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.Module)):
-        parent = parent.parent
-    return parent
 
 
 def _loops(node: cst.CSTNode) -> list[cst.CSTNode]:

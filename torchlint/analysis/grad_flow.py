@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
-from torchlint.syntax.nodes import dotted, is_false, keyword
+from torchlint.syntax.nodes import dotted, is_false, keyword, tuple_element
+from torchlint.syntax.walk import ancestors
 from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.graph_exits import GraphExits
 from torchlint.analysis.no_graph import NoGraph
@@ -130,7 +131,7 @@ class GradFlow:
         if len(bindings) != 1:
             return None
         binding = bindings[0]
-        literal = _element(binding.value, binding.path) if binding.kind is BindingKind.ASSIGN else None
+        literal = tuple_element(binding.value, binding.path) if binding.kind is BindingKind.ASSIGN else None
         if isinstance(literal, cst.List) and not binding.iterates:  # `preds, targets = [], []`
             appended = self._appended_to_name(binding)
             if appended:
@@ -173,7 +174,7 @@ class GradFlow:
         if not isinstance(node, cst.Name):
             return False
         bindings = set(map(id, self.model.resolve(node)))
-        function = next((a for a in _ancestors(node) if isinstance(a, (cst.FunctionDef, cst.Module))), None)
+        function = next((a for a in ancestors(node) if isinstance(a, (cst.FunctionDef, cst.Module))), None)
         if function is None or not bindings:
             return False
         for call in self.analysis.nodes_of(cst.Call):
@@ -281,7 +282,7 @@ class GradFlow:
             if cls is not None:
                 assignments = cls.assignments(node.attr.value)
                 if len(assignments) == 1:
-                    value = _element(assignments[0].value, assignments[0].path)
+                    value = tuple_element(assignments[0].value, assignments[0].path)
                     return self.value_of(value, calls) if value is not None else None
         return None
 
@@ -419,7 +420,7 @@ class GradFlow:
         if isinstance(node.value, cst.Name):
             cls = self._self_class(node.value)
             if cls is not None:
-                values = [_element(a.value, a.path) for a in cls.assignments(attribute)]
+                values = [tuple_element(a.value, a.path) for a in cls.assignments(attribute)]
                 if not values or None in values:
                     return None
                 found = None
@@ -502,7 +503,7 @@ class GradFlow:
                 owner = value.cls if value is not None and value.kind is Kind.INSTANCE and \
                     isinstance(value.cls, ClassInfo) else None
             if owner is not None:
-                values = [_element(a.value, a.path) for a in owner.assignments(node.attr.value)]
+                values = [tuple_element(a.value, a.path) for a in owner.assignments(node.attr.value)]
         return [value for value in values if isinstance(value, cst.Dict) and value.elements]
 
     def _call(self, node: cst.Call, depth: int, calls: int) -> Optional[GradSource]:
@@ -657,7 +658,7 @@ class GradFlow:
         return self._freezes
 
     def _function_of(self, node: cst.CSTNode) -> Optional[FunctionInfo]:
-        for ancestor in _ancestors(node):
+        for ancestor in ancestors(node):
             if isinstance(ancestor, cst.FunctionDef):
                 return self.model.functions.get(id(ancestor))
         return None
@@ -678,13 +679,6 @@ def node_root(node: cst.BaseExpression) -> cst.BaseExpression:
     return node
 
 
-def _ancestors(node: cst.CSTNode):
-    current = node.parent
-    while current is not None:
-        yield current
-        current = current.parent
-
-
 def _indices_of(value: cst.BaseExpression) -> bool:
     """``h.max(1)``, ``h.topk(k)``, ``torch.sort(h)``: a (values, indices) pair."""
     return isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
@@ -698,16 +692,6 @@ def _may_be_self(method: str) -> bool:
 
 
 _MAYBE_SELF = torch_facts.methods(aliasing={"maybe_self", "view", "maybe_view"})
-
-
-def _element(value: Optional[cst.BaseExpression], path) -> Optional[cst.BaseExpression]:
-    """The part of ``value`` that a target at ``path`` of a tuple assignment gets, when written out."""
-    for index in path:
-        if index is None or not isinstance(value, (cst.Tuple, cst.List)) or index >= len(value.elements) \
-                or isinstance(value.elements[index], cst.StarredElement):
-            return None
-        value = value.elements[index].value
-    return value
 
 
 def _literal_keys(key: cst.BaseExpression, model) -> set[str]:

@@ -22,7 +22,7 @@ from torchlint.analysis.semantic import Binding, BindingKind
 from torchlint.analysis.values import Kind, Value
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import dotted
-from torchlint.syntax.walk import iter_nodes
+from torchlint.syntax.walk import ancestors, iter_nodes
 
 if TYPE_CHECKING:
     from torchlint.analysis.module_analysis import ModuleAnalysis
@@ -262,7 +262,7 @@ class GraphExits:
         """``node`` runs only when the module is not training: under ``if not self.training:``,
         in the ``else`` of ``if self.training:``, or after ``if self.training: return ...``."""
         child = node
-        for ancestor in _ancestors(node):
+        for ancestor in ancestors(node):
             if ancestor is function:
                 return False
             if isinstance(ancestor, (cst.If, cst.IfExp)) and child is not ancestor.test:
@@ -555,12 +555,5 @@ def _training_test(test: cst.BaseExpression) -> Optional[bool]:
     return not negated
 
 
-def _ancestors(node: cst.CSTNode):
-    current = node.parent
-    while current is not None:
-        yield current
-        current = current.parent
-
-
 def _enclosing_function(node: cst.CSTNode) -> Optional[cst.FunctionDef]:
-    return next((a for a in _ancestors(node) if isinstance(a, cst.FunctionDef)), None)
+    return next((a for a in ancestors(node) if isinstance(a, cst.FunctionDef)), None)

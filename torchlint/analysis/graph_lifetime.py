@@ -29,10 +29,9 @@ from typing import TYPE_CHECKING, Optional
 
 from torchlint.analysis import torch_facts
 from torchlint.analysis.semantic import BindingKind, Scope
-from torchlint.analysis.values import Kind
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import dotted
-from torchlint.syntax.walk import iter_nodes
+from torchlint.syntax.walk import ancestors, enclosing_code, iter_nodes
 
 if TYPE_CHECKING:
     from torchlint.analysis.autograd import AutogradModel
@@ -60,7 +59,7 @@ class GraphLifetime:
         """The innermost loop of ``statement``'s function around it; without one, the
         function itself when this file calls it inside a loop (each call an iteration)."""
         child = statement
-        for ancestor in _ancestors(statement):
+        for ancestor in ancestors(statement):
             if isinstance(ancestor, _LOOPS) and child is ancestor.body:
                 return ancestor
             if isinstance(ancestor, (cst.Lambda, cst.ClassDef)):
@@ -76,10 +75,9 @@ class GraphLifetime:
             for call in self.autograd.calls:
                 if not _loops_around(call):
                     continue
-                value = self.inference.infer(call.func)
-                if value is not None and value.kind is Kind.FUNCTION and value.function is not None \
-                        and value.function.model is self.model and isinstance(value.function.node, cst.FunctionDef):
-                    self._called_in_loop.add(id(value.function.node))
+                function = self.autograd.local_function(call)
+                if function is not None:
+                    self._called_in_loop.add(id(function.node))
         return self._called_in_loop
 
     def persists(self, total: cst.Name, loop: cst.CSTNode) -> bool:
@@ -146,7 +144,7 @@ class GraphLifetime:
         """Whenever ``statement`` runs in an iteration of ``loop``, so does ``backward`` (of a
         function, when one call is the iteration, only its own code counts): no ``if``,
         ``try`` or inner loop holds the backward that does not hold the statement too."""
-        for ancestor in _ancestors(backward):
+        for ancestor in ancestors(backward):
             if ancestor is loop or isinstance(ancestor, _SCOPES):
                 return True
             if isinstance(ancestor, (cst.If, cst.ExceptHandler, cst.Try, *_LOOPS)) and not _inside(statement, ancestor):
@@ -196,7 +194,7 @@ class GraphLifetime:
                 continue
             if not isinstance(value, cst.Call):
                 return None
-            function = self._local_function(value)
+            function = self.autograd.local_function(value)
             proof = self._returns_backpropagated(function) if function is not None else None
             if proof is None:
                 return None
@@ -247,7 +245,7 @@ class GraphLifetime:
             if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
                     and isinstance(node.func.value, cst.Name) and node.func.value.value == name):
                 continue
-            callee = self._local_function(node)
+            callee = self.autograd.local_function(node)
             if callee is None or callee.self_name is None or callee.scope is None or callee.node is function.node:
                 continue
             for tensor, call, _ in self._backwards(callee.scope):
@@ -268,26 +266,17 @@ class GraphLifetime:
             for node in self.autograd.calls:
                 if isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward" \
                         and all(arg.keyword is not None for arg in node.args):
-                    self._backward_calls.setdefault(id(_function_of(node)), []).append(node)
+                    self._backward_calls.setdefault(id(enclosing_code(node)), []).append(node)
         found.extend((call.func.value, call, call) for call in self._backward_calls.get(id(scope.node), ())
                      if id(call) not in known)
         return found
-
-    def _local_function(self, call: cst.Call):
-        value = self.inference.infer(call.func)
-        if value is None or value.kind is not Kind.FUNCTION or value.function is None:
-            return None
-        function = value.function
-        if function.model is not self.model or not isinstance(function.node, cst.FunctionDef):
-            return None
-        return function
 
     # --- what a function still needs the graph of ------------------------------------------
 
     def graph_wanted(self, name: str, statement: cst.CSTNode) -> bool:
         """``name`` (or a value computed from it) is back-propagated or returned by the
         function of ``statement``: a total summed to be differentiated together."""
-        function = _function_of(statement)
+        function = enclosing_code(statement)
         key = id(function)
         if key not in self._wanted:
             self._wanted[key] = self._graph_consumers(function)
@@ -323,26 +312,12 @@ class GraphLifetime:
     def _scope_of(self, node: cst.CSTNode) -> Optional[Scope]:
         if self._scopes is None:
             self._scopes = {id(scope.node): scope for scope in self.model.scopes}
-        return self._scopes.get(id(_function_of(node)))
-
-
-def _ancestors(node: cst.CSTNode):
-    parent = node.parent
-    while parent is not None:
-        yield parent
-        parent = parent.parent
-
-
-def _function_of(node: cst.CSTNode) -> cst.CSTNode:
-    for ancestor in _ancestors(node):
-        if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.Module)):
-            return ancestor
-    return node
+        return self._scopes.get(id(enclosing_code(node)))
 
 
 def _loops_around(node: cst.CSTNode) -> bool:
     child = node
-    for ancestor in _ancestors(node):
+    for ancestor in ancestors(node):
         if isinstance(ancestor, _LOOPS) and child is ancestor.body:
             return True
         if isinstance(ancestor, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
@@ -360,7 +335,7 @@ def _inside(node: cst.CSTNode, container: cst.CSTNode) -> bool:
 def _conditional_in(node: cst.CSTNode, loop: cst.CSTNode) -> bool:
     """``node`` runs only on some iterations of ``loop``: under an ``if``, ``try`` handler
     or inner loop of its body."""
-    for ancestor in _ancestors(node):
+    for ancestor in ancestors(node):
         if ancestor is loop:
             return False
         if isinstance(ancestor, (cst.If, cst.ExceptHandler, *_LOOPS)):

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import dotted, is_false, keyword
-from torchlint.syntax.walk import iter_nodes
+from torchlint.syntax.walk import is_descendant, iter_nodes
 from torchlint.analysis import torch_api
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ def uninitialized(analysis: "ModuleAnalysis") -> list[Uninitialized]:
         name = holder.rsplit(".", 1)[-1]
         if name in writes:
             continue
-        read = next((node for node in attributes if _names(node, name) and not _inside(node, registered)
+        read = next((node for node in attributes if _names(node, name) and not is_descendant(node, registered)
                      and not _is_target(node)), None)
         if read is None:
             continue
@@ -154,8 +154,8 @@ def _loop_writes(call: cst.Call, inference) -> bool:
         node = node.parent
     if not isinstance(node, cst.For):
         return False
-    variables = {inner.value for inner in _walk(node.target) if isinstance(inner, cst.Name)}
-    for inner in _walk(node.body):
+    variables = {inner.value for inner in iter_nodes(node.target) if isinstance(inner, cst.Name)}
+    for inner in iter_nodes(node.body):
         if isinstance(inner, cst.Call):
             func = inner.func
             if isinstance(func, cst.Attribute) and torch_api.is_inplace_method(func.attr.value) \
@@ -225,15 +225,3 @@ def _names(node: cst.CSTNode, name: str) -> bool:
 def _is_target(node: cst.CSTNode) -> bool:
     parent = node.parent
     return isinstance(parent, cst.AssignTarget) or isinstance(parent, cst.Param)
-
-
-def _inside(node: cst.CSTNode, container: cst.CSTNode) -> bool:
-    while node is not None:
-        if node is container:
-            return True
-        node = node.parent
-    return False
-
-
-def _walk(node: cst.CSTNode) -> list:
-    return iter_nodes(node)

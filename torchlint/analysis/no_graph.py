@@ -23,7 +23,7 @@ from torchlint.analysis.semantic import BindingKind, ClassInfo
 from torchlint.analysis.values import Kind, Step
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import is_false, keyword
-from torchlint.syntax.walk import iter_nodes
+from torchlint.syntax.walk import ancestors, iter_nodes
 
 if TYPE_CHECKING:
     from torchlint.analysis.module_analysis import ModuleAnalysis
@@ -101,7 +101,7 @@ class NoGraph:
         """The call sits under a test of `requires_grad` (or `grad_fn`, `is_grad_enabled()`),
         or in a `try` that catches the RuntimeError: the code expects a value without graph."""
         child: cst.CSTNode = call
-        for ancestor in _ancestors(call):
+        for ancestor in ancestors(call):
             if isinstance(ancestor, (cst.If, cst.While, cst.IfExp)) and child is not ancestor.test \
                     and _GUARD_TEST.search(self._code(ancestor.test)):
                 return True
@@ -122,7 +122,7 @@ class NoGraph:
         Stricter than the inference's ``grad_disabled``: a finding here needs the mode off on
         every path, so any enabling call in the block keeps it quiet."""
         child = node
-        for ancestor in _ancestors(node):
+        for ancestor in ancestors(node):
             if isinstance(ancestor, (cst.IndentedBlock, cst.Module)):
                 statement = self.inference.mode_statement_before(ancestor, child)
                 if statement is not None:
@@ -159,7 +159,7 @@ class NoGraph:
             return None
         line = self._line(manager)
         if isinstance(manager, cst.Decorator):
-            function = next(a for a in _ancestors(manager) if isinstance(a, cst.FunctionDef))
+            function = next(a for a in ancestors(manager) if isinstance(a, cst.FunctionDef))
             where = f"in `{function.name.value}`, decorated `@{self.analysis.snippet(manager.decorator)}` (line {line})"
             step = Step(manager.decorator, f"`{function.name.value}` runs with gradients disabled: `@{{code}}`")
         else:
@@ -472,10 +472,3 @@ def _is_super_init(call: cst.Call) -> bool:
         return func.value == "super"
     return isinstance(func, cst.Attribute) and func.attr.value == "__init__" and isinstance(func.value, cst.Call) \
         and isinstance(func.value.func, cst.Name) and func.value.func.value == "super"
-
-
-def _ancestors(node: cst.CSTNode):
-    current = node.parent
-    while current is not None:
-        yield current
-        current = current.parent

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
-from torchlint.syntax.nodes import dotted, keyword
+from torchlint.syntax.nodes import dotted, keyword, tuple_element
 from torchlint.syntax.walk import iter_nodes
 from torchlint.analysis import torch_api
 from torchlint.analysis.semantic import BindingKind, ClassInfo, FunctionInfo
@@ -337,7 +337,7 @@ class TrainModeModel:
             values = []
             for binding in self.model.resolve(expression):
                 if binding.kind is BindingKind.ASSIGN and not binding.iterates:
-                    value = _unpacked(binding.value, binding.path)
+                    value = tuple_element(binding.value, binding.path)
                     if value is not None:
                         values.append(value)
                 elif binding.kind is BindingKind.PARAM:
@@ -349,7 +349,7 @@ class TrainModeModel:
                 return []
             values = []
             for assignment in cls.assignments(expression.attr.value):
-                value = _unpacked(assignment.value, assignment.path)
+                value = tuple_element(assignment.value, assignment.path)
                 if value is not None:
                     values.append(value)
             return values
@@ -842,16 +842,6 @@ def _elements(value: cst.BaseExpression, owner: TrainModeModel) -> list[cst.Base
                     found.append(binding.value)
         return found
     return [value]
-
-
-def _unpacked(value, path) -> Optional[cst.BaseExpression]:
-    """The element of the tuple ``value`` that ``path`` names (``a, b = x, y``), or ``value``."""
-    for index in path:
-        if index is None or not isinstance(value, (cst.Tuple, cst.List)) or index >= len(value.elements) \
-                or isinstance(value.elements[index], cst.StarredElement):
-            return None
-        value = value.elements[index].value
-    return value
 
 
 def _self_class(model, name: cst.Name) -> Optional[ClassInfo]:

@@ -25,7 +25,7 @@ from torchlint.framework.diagnostics import Applicability, Fix, TextEdit
 from torchlint.framework.noqa import Directive
 from torchlint.framework.rule import Bad, Edit, Rule, earliest_release
 from torchlint.framework.gradient_clearing import (
-    GradientClearing, counted_step, every_iteration, inside, loop_calls, unconditional_calls,
+    GradientClearing, counted_step, every_iteration, loop_calls, unconditional_calls,
 )
 from torchlint.framework.saved import SavedRead, SavedWrite, saved_writes
 from torchlint.framework.verdicts import (
@@ -41,11 +41,11 @@ from torchlint.syntax.nodes import (
     called_name, dotted, imported_module, integer_index, is_false, is_true, keyword, looks_like_size, positional_args,
 )
 from torchlint.syntax.source import LINE_BREAK, line_start
-from torchlint.syntax.walk import iter_nodes, walk
+from torchlint.syntax.walk import is_descendant, iter_nodes, walk
 
 __all__ = [
     # the syntax tree: libcst's node classes, walked in source order
-    "cst", "iter_nodes", "walk", "called_name", "dotted", "imported_module", "integer_index", "is_false", "is_true",
+    "cst", "is_descendant", "iter_nodes", "walk", "called_name", "dotted", "imported_module", "integer_index", "is_false", "is_true",
     "keyword", "looks_like_size", "positional_args",
     "LINE_BREAK", "line_start", "repair_legacy_syntax",
     # what the analysis knows of a value and a name
@@ -69,7 +69,7 @@ __all__ = [
     "only_read", "tensor_data_use", "argument_writes", "is_store_target", "Write", "find_write", "writes_with_grad",
     "written_through_alias", "SavedRead", "SavedWrite", "saved_writes",
     # what may clear the gradients an optimizer steps with, and the shape of a training loop
-    "GradientClearing", "counted_step", "every_iteration", "inside", "loop_calls", "unconditional_calls",
+    "GradientClearing", "counted_step", "every_iteration", "loop_calls", "unconditional_calls",
     # what a rule says of its finding after --runtime ran it
     "Observation", "Verdict", "CONFIRMED", "LATENT", "NOT_REPRODUCED", "COULD_NOT_RUN", "quote", "where",
     "uninitialized_read",

@@ -20,7 +20,6 @@ from torchlint.syntax import cst
 from torchlint.analysis import torch_api
 from torchlint.analysis.autograd import zipped_iterable
 from torchlint.analysis.semantic import BindingKind, FunctionInfo
-from torchlint.analysis.values import Kind
 from torchlint.framework.writes import Write, find_write, written_expressions
 
 if TYPE_CHECKING:
@@ -162,14 +161,8 @@ class _Finder:
         return outer
 
     def _local_function(self, call: cst.Call) -> Optional[FunctionInfo]:
-        value = self.inference.infer(call.func)
-        if value is None or value.kind is not Kind.FUNCTION or not isinstance(value.function, FunctionInfo):
-            return None
-        function = value.function
-        if function.model is not self.model or not isinstance(function.node, cst.FunctionDef) \
-                or function.is_generator:
-            return None
-        return function
+        function = self.ctx.autograd.local_function(call)
+        return None if function is None or function.is_generator else function
 
     # --- the callers -------------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import is_false
-from torchlint.syntax.walk import iter_nodes
+from torchlint.syntax.walk import ancestors, iter_nodes
 from torchlint.syntax.source import LineIndex, line_start
 from torchlint.analysis import torch_api
 from torchlint.analysis.module_analysis import SNIPPET_LENGTH, ModuleAnalysis
@@ -152,10 +152,7 @@ class FileContext:
         return node.parent
 
     def ancestors(self, node: cst.CSTNode):
-        parent = node.parent
-        while parent is not None:
-            yield parent
-            parent = parent.parent
+        return ancestors(node)
 
     def imported_aliases(self, qualnames) -> frozenset[str]:
         """The module-level names an import binds to one of ``qualnames``, under any name

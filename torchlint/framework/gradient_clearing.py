@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Optional
 
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import called_name, dotted
-from torchlint.syntax.walk import iter_nodes
+from torchlint.syntax.walk import is_descendant, iter_nodes
 from torchlint.analysis import torch_api
 from torchlint.analysis.autograd import modules_overlap
 from torchlint.analysis.semantic import BindingKind
@@ -75,7 +75,7 @@ class GradientClearing:
         for node in iter_nodes(root):
             if step is not None and self.ctx.model.exclusive(node, step):
                 continue
-            if skip is not None and (node is skip or inside(node, skip)):
+            if skip is not None and is_descendant(node, skip):
                 continue
             if isinstance(node, cst.Attribute):
                 if node.attr.value == "zero_grad" and not (depth == 0 and self._clears_others(node.value, optimizers)):
@@ -177,7 +177,7 @@ class GradientClearing:
         while isinstance(root, cst.Attribute):
             root = root.value
         bindings = self.ctx.model.resolve(root)
-        return bool(bindings) and not any(inside(binding.node, loop) for binding in bindings
+        return bool(bindings) and not any(is_descendant(binding.node, loop) for binding in bindings
                                           if binding.kind is not BindingKind.IMPORT)
 
 
@@ -242,16 +242,6 @@ def defined_in(value: Value, model) -> bool:
     info = value.function
     return info is not None and getattr(info, "model", None) is model and isinstance(info.node, cst.FunctionDef) \
         and isinstance(info.node.body, cst.BaseSuite)
-
-
-def inside(node: cst.CSTNode, container: cst.CSTNode) -> bool:
-    """``node`` is a descendant of ``container``."""
-    parent = node.parent
-    while parent is not None:
-        if parent is container:
-            return True
-        parent = parent.parent
-    return False
 
 
 def _assigned(node: cst.Attribute) -> bool:

@@ -6,8 +6,9 @@ from typing import Optional
 
 from torchlint.framework.api import (
     CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, GradientClearing, Kind, Observation, Rule, Step, Value,
-    Verdict, counted_step, cst, edits, every_iteration, inside, loop_calls, unconditional_calls, where,
+    Verdict, counted_step, cst, edits, every_iteration, is_descendant, loop_calls, unconditional_calls, where,
 )
+
 
 class MissingZeroGrad(Rule):
     code = "TL407"
@@ -224,7 +225,7 @@ class MissingZeroGrad(Rule):
                 return None
         # An optimizer (re)made in the loop: it may be over new parameters every iteration.
         # (A name passed at a call in the loop, `train_step(model, optimizer)`, is not a making.)
-        if any(inside(step.node, loop) and not isinstance(step.node, cst.Name) for step in value.why):
+        if any(is_descendant(step.node, loop) and not isinstance(step.node, cst.Name) for step in value.why):
             return None
         return value, receiver
 

@@ -87,3 +87,14 @@ def integer_index(node: cst.Subscript) -> Optional[int]:
         number = int(value.value, 0)
         return -number if negative else number
     return None
+
+
+def tuple_element(value: Optional[cst.BaseExpression], path) -> Optional[cst.BaseExpression]:
+    """The part of ``value`` that a target at ``path`` of a tuple assignment gets, when it
+    is written out (``a, (b, c) = x, (y, z)``: ``z`` for the path ``(1, 1)``), or None."""
+    for index in path:
+        if index is None or not isinstance(value, (cst.Tuple, cst.List)) or index >= len(value.elements) \
+                or isinstance(value.elements[index], cst.StarredElement):
+            return None
+        value = value.elements[index].value
+    return value

@@ -10,7 +10,7 @@ before its target, the ``for`` clauses of a comprehension before its element.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 from torchlint.syntax import cst
 
@@ -77,6 +77,32 @@ def iter_nodes(root: CSTNode) -> Iterable[CSTNode]:
     found: list[CSTNode] = []
     walk(root, lambda node, parent: found.append(node))
     return found
+
+
+def ancestors(node: CSTNode) -> Iterator[CSTNode]:
+    """The nodes above ``node`` (through ``parent`` links), nearest first."""
+    parent = node.parent
+    while parent is not None:
+        yield parent
+        parent = parent.parent
+
+
+def is_descendant(node: CSTNode, container: CSTNode) -> bool:
+    """``node`` is ``container`` or below it (through ``parent`` links)."""
+    current: Optional[CSTNode] = node
+    while current is not None:
+        if current is container:
+            return True
+        current = current.parent
+    return False
+
+
+def enclosing_code(node: CSTNode) -> Optional[CSTNode]:
+    """The function, lambda or module whose code runs ``node``."""
+    for ancestor in ancestors(node):
+        if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.Module)):
+            return ancestor
+    return None
 
 
 def settle_upward(memo: dict, node: CSTNode, step: Callable[[CSTNode], tuple[Optional[CSTNode], object]]):
