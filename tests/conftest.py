@@ -50,6 +50,24 @@ def run_torchlint(*args: str, cwd: Path | str | None = None, stdin: bytes | None
     )
 
 
+def lint_findings(folder: Path, source: str, select: str, *extra: str, name: str = "train.py",
+                  isolated: bool = True) -> list[dict]:
+    """Write ``source`` (dedented) as ``folder/name``, lint it for the rules ``select`` names
+    and return the JSON findings."""
+    path = folder / name
+    path.write_text(textwrap.dedent(source))
+    options = ("--isolated",) if isolated else ()
+    result = run_torchlint("check", *options, "--no-cache", "--select", select, "--output-format", "json",
+                           *extra, str(path))
+    assert result.returncode in (0, 1), result.stderr
+    return result.json()
+
+
+def finding_rows(found: list[dict]) -> list[tuple[int, str]]:
+    """(row, code) of each finding."""
+    return [(item["location"]["row"], item["code"]) for item in found]
+
+
 _CRASHING_RULE = (
     "import sys\n"
     "from torchlint.framework import rule\n"

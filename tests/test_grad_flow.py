@@ -4,13 +4,12 @@ it: real files through the real CLI, and real torch for the runtime verdicts."""
 from __future__ import annotations
 
 import json
-import textwrap
 from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_torchlint
+from tests.conftest import finding_rows, lint_findings, run_torchlint
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures" / "TL415-numpy-requires-grad"
@@ -18,15 +17,7 @@ needs_torch = pytest.mark.skipif(find_spec("torch") is None, reason="the runtime
 
 
 def findings(tmp_path: Path, source: str, select: str = "TL415", *extra: str) -> list[dict]:
-    path = tmp_path / "train.py"
-    path.write_text(textwrap.dedent(source))
-    result = run_torchlint("check", "--no-cache", "--select", select, "--output-format", "json", *extra, str(path))
-    assert result.returncode in (0, 1), result.stderr
-    return json.loads(result.stdout)
-
-
-def rows(found: list[dict]) -> list[tuple[int, str]]:
-    return [(item["location"]["row"], item["code"]) for item in found]
+    return lint_findings(tmp_path, source, select, *extra, isolated=False)
 
 
 def test_a_helper_receiving_a_loss_two_calls_away(tmp_path):
@@ -56,7 +47,7 @@ def test_a_helper_receiving_a_loss_two_calls_away(tmp_path):
 
         Unit(nn.Linear(4, 1), Logger()).step(torch.randn(8, 4), torch.randn(8, 1))
         """)
-    assert rows(found) == [(6, "TL415")]
+    assert finding_rows(found) == [(6, "TL415")]
     message = found[0]["message"]
     assert "the output of `self.module`, line 21" in message
     assert found[0]["fix"]["edits"][0]["content"] == ".detach()"
@@ -75,7 +66,7 @@ def test_parameters_and_requires_grad_leaves(tmp_path):
         for p in layer.parameters():
             print(p.numpy())
         """)
-    assert rows(found) == [(7, "TL415"), (9, "TL415"), (11, "TL415")]
+    assert finding_rows(found) == [(7, "TL415"), (9, "TL415"), (11, "TL415")]
 
 
 def test_what_does_not_require_grad_is_left_alone(tmp_path):
@@ -111,7 +102,7 @@ def test_what_does_not_require_grad_is_left_alone(tmp_path):
         with torch.no_grad():
             s = summary(x)
         """)
-    assert rows(found) == []
+    assert finding_rows(found) == []
 
 
 def test_a_file_that_freezes_parameters_is_not_judged_on_them(tmp_path):
@@ -124,7 +115,7 @@ def test_a_file_that_freezes_parameters_is_not_judged_on_them(tmp_path):
             p.requires_grad = False
         out = model(torch.randn(8, 4)).numpy()
         """)
-    assert rows(found) == []
+    assert finding_rows(found) == []
 
 
 def test_set_grad_enabled_false_as_a_statement(tmp_path):
@@ -141,7 +132,7 @@ def test_set_grad_enabled_false_as_a_statement(tmp_path):
             late = model(x).numpy()
             return out, late
         """)
-    assert rows(found) == [(11, "TL415")]
+    assert finding_rows(found) == [(11, "TL415")]
 
 
 def test_fixtures_are_runnable_and_show_the_error():
@@ -187,7 +178,7 @@ def test_a_list_of_graph_tensors_copied_into_a_new_leaf(tmp_path):
         actions = [agent.act(s) for s in torch.randn(5, 4)]
         agent.loss(torch.ones(5)).backward()
         """, "TL403")
-    assert rows(found) == [(18, "TL403")]
+    assert finding_rows(found) == [(18, "TL403")]
     assert "the output of `self.actor`, line 12" in found[0]["message"]
 
 
@@ -204,4 +195,4 @@ def test_numbers_taken_out_first_are_not_a_cut(tmp_path):
         lengths = [part.size(0) for part in [net(x), net(x + 1)]]
         c = torch.tensor(lengths, dtype=torch.long)
         """, "TL403")
-    assert rows(found) == []
+    assert finding_rows(found) == []

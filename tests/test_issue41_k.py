@@ -4,21 +4,15 @@ a leaf that requires grad.  Real files through the real CLI, real torch for the 
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from conftest import run_torchlint
+from conftest import lint_findings
 
 
 def findings(tmp_path: Path, source: str, code: str, *extra: str) -> list[dict]:
-    path = tmp_path / "train.py"
-    path.write_text(textwrap.dedent(source))
-    result = run_torchlint("check", "--isolated", "--no-cache", "--select", code, "--output-format", "json",
-                           *extra, str(path))
-    assert result.returncode in (0, 1), result.stderr
-    return result.json()
+    return lint_findings(tmp_path, source, code, *extra)
 
 
 FUSION = """

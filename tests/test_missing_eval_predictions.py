@@ -11,16 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_torchlint
+from conftest import lint_findings, run_torchlint
 
 
 def findings(tmp_path: Path, source: str, *extra: str) -> list[dict]:
-    path = tmp_path / "predict.py"
-    path.write_text(textwrap.dedent(source))
-    result = run_torchlint("check", "--isolated", "--no-cache", "--select", "TL414", "--output-format", "json",
-                           *extra, str(path))
-    assert result.returncode in (0, 1), result.stderr
-    return result.json()
+    return lint_findings(tmp_path, source, "TL414", *extra, name="predict.py")
 
 
 FACTORY = """

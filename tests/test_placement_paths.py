@@ -4,27 +4,17 @@ the real CLI (TL413, TL416, TL415), near misses, and runtime verdicts under real
 
 from __future__ import annotations
 
-import json
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from conftest import run_torchlint
+from conftest import finding_rows, lint_findings
 
 torch = pytest.importorskip("torch")
 
 
 def findings(tmp_path: Path, source: str, select: str, *extra: str) -> list[dict]:
-    path = tmp_path / "train.py"
-    path.write_text(textwrap.dedent(source))
-    result = run_torchlint("check", "--no-cache", "--select", select, "--output-format", "json", *extra, str(path))
-    assert result.returncode in (0, 1), result.stderr
-    return json.loads(result.stdout)
-
-
-def rows(found: list[dict]) -> list[tuple[int, str]]:
-    return [(item["location"]["row"], item["code"]) for item in found]
+    return lint_findings(tmp_path, source, select, *extra, isolated=False)
 
 
 # --- TL413: dtypes through Dataset -> DataLoader -> loop ---------------------------------
@@ -56,14 +46,14 @@ LOADER = """
 
 def test_a_dataset_item_reaches_the_model_through_the_loader(tmp_path):
     found = findings(tmp_path, LOADER.format(item="torch.from_numpy(self.data[i])", astype=""), "TL413")
-    assert rows(found) == [(15, "TL413")]
+    assert finding_rows(found) == [(15, "TL413")]
     assert "float64" in found[0]["message"] and "nn.Linear" in found[0]["message"]
     assert found[0]["fix"]["edits"][0]["content"] == ".float()"
 
 
 def test_an_array_item_is_collated_with_its_dtype(tmp_path):
     found = findings(tmp_path, LOADER.format(item="self.data[i]", astype=""), "TL413")
-    assert rows(found) == [(22, "TL413")]
+    assert finding_rows(found) == [(22, "TL413")]
     assert "collates" not in found[0]["message"] and "stacks the arrays" in found[0]["message"]
 
 
@@ -125,7 +115,7 @@ MOVED = """
 
 def test_unmoved_batches_and_class_weights(tmp_path):
     found = findings(tmp_path, MOVED.format(move="", weight_move=""), "TL416")
-    assert rows(found) == [(9, "TL416"), (14, "TL416")]
+    assert finding_rows(found) == [(9, "TL416"), (14, "TL416")]
     weights, batch = found
     assert "class weights" in weights["message"] and "yields batches on the CPU" in batch["message"]
     assert any(item["location"]["row"] == 7 for item in batch["related"])
@@ -165,7 +155,7 @@ FORWARD = """
 
 def test_tensors_made_in_forward_meeting_a_layer_output(tmp_path):
     found = findings(tmp_path, FORWARD.format(device=""), "TL416")
-    assert rows(found) == [(13, "TL416"), (14, "TL416")]  # not the 0-dim torch.tensor(0.5)
+    assert finding_rows(found) == [(13, "TL416"), (14, "TL416")]  # not the 0-dim torch.tensor(0.5)
     assert "computes with it" in found[0]["message"] and "gives it to the module's layers" in found[1]["message"]
 
 
@@ -200,7 +190,7 @@ COLLECTED = """
 
 def test_appended_outputs_and_state_entries(tmp_path):
     found = findings(tmp_path, COLLECTED.format(detach=""), "TL415")
-    assert rows(found) == [(12, "TL415"), (15, "TL415")]
+    assert finding_rows(found) == [(12, "TL415"), (15, "TL415")]
     assert all(item["related"][0]["location"]["row"] == 9 for item in found)
 
 
@@ -210,7 +200,7 @@ def test_detached_outputs_are_not_reported(tmp_path):
 
 def test_only_the_keys_the_code_reads(tmp_path):
     source = COLLECTED.format(detach="").replace('for key in ("input", "pred")', 'for key in ("input",)')
-    assert rows(findings(tmp_path, source, "TL415")) == [(12, "TL415")]
+    assert finding_rows(findings(tmp_path, source, "TL415")) == [(12, "TL415")]
 
 
 def test_the_runtime_confirms_joined_outputs(tmp_path):

@@ -5,22 +5,16 @@ runtime verdicts, and the torch API table checked against torch's signatures."""
 from __future__ import annotations
 
 import inspect
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, run_torchlint
+from conftest import FIXTURES, lint_findings, run_torchlint
 from torchlint.analysis import torch_api
 
 
 def findings(tmp_path: Path, source: str, code: str, *extra: str) -> list[dict]:
-    path = tmp_path / "train.py"
-    path.write_text(textwrap.dedent(source))
-    result = run_torchlint("check", "--isolated", "--no-cache", "--select", code, "--output-format", "json",
-                           *extra, str(path))
-    assert result.returncode in (0, 1), result.stderr
-    return result.json()
+    return lint_findings(tmp_path, source, code, *extra)
 
 
 LOOP = """
