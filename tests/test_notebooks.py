@@ -306,16 +306,44 @@ def test_a_layout_that_cannot_be_reproduced_is_not_rewritten(project) -> None:
     assert path.read_bytes() == before
 
 
-def test_top_level_await_gets_a_clear_fix_error(project) -> None:
+def test_top_level_await_is_fixed_as_ipython_runs_it(project) -> None:
+    # IPython awaits at top level; the fix is verified cell by cell, with that allowed.
     path = write(project, "nb.ipynb", notebook(
         code("import asyncio, torch\nl = torch.rand(3).sum()", 1),
         code("await asyncio.sleep(0)\nprint(l.data[0])", 2),
     ))
     assert project.findings("--isolated", "nb.ipynb") == [("nb.ipynb", 2, 7, "TL203")]
     result = project.run("check", "--isolated", "--fix", "nb.ipynb")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(path.read_text())["cells"][1]["source"] == ["await asyncio.sleep(0)\n", "print(l.item())"]
+
+
+def test_a_late_future_import_starting_a_cell_is_fixed(project) -> None:
+    # Legal in IPython (each cell is compiled alone), not in one module of all the cells;
+    # the future import holds in the cells after it.
+    path = write(project, "nb.ipynb", notebook(
+        code("import torch\nl = torch.rand(3).sum()", 1),
+        code("from __future__ import annotations\ndef f(x: Later) -> None:\n    print(l.data[0])", 2),
+        code("def g(y: AlsoLater) -> None:\n    print(l.data[0])", 3),
+    ))
+    result = project.run("check", "--isolated", "--fix", "nb.ipynb")
+    assert result.returncode == 0, result.stderr
+    cells = json.loads(path.read_text())["cells"]
+    assert cells[1]["source"][-1] == "    print(l.item())"
+    assert cells[2]["source"][-1] == "    print(l.item())"
+    assert_valid_notebook(path)
+
+
+def test_a_cell_that_does_not_compile_gets_a_clear_fix_error(project) -> None:
+    path = write(project, "nb.ipynb", notebook(
+        code("import torch\nl = torch.rand(3).sum()", 1),
+        code("print(l.data[0])\nbreak", 2),
+    ))
+    assert project.findings("--isolated", "nb.ipynb") == [("nb.ipynb", 1, 7, "TL203")]
+    result = project.run("check", "--isolated", "--fix", "nb.ipynb")
     assert result.returncode == 2
-    assert ("cell 2 does not compile as it is (line 1: 'await' outside function)") in result.stderr
-    assert json.loads(path.read_text())["cells"][1]["source"][1] == "print(l.data[0])"
+    assert "cell 2 does not compile as it is (line 2: 'break' outside loop)" in result.stderr
+    assert json.loads(path.read_text())["cells"][1]["source"][0] == "print(l.data[0])\n"
 
 
 def test_notebooks_of_other_languages_are_skipped(project) -> None:

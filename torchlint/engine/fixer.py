@@ -20,7 +20,7 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from torchlint.syntax import cst, parsing
 from torchlint.syntax.source import LineIndex, SourceText, UnreadableSource, open_regular, read_descriptor
@@ -35,6 +35,16 @@ from torchlint.engine.linter import lint_source, parser_of
 # nested `.data` at Python's nesting limit); rounds that keep changing the text past this
 # many are a bug (a text seen before is caught at once; --file-timeout bounds the time).
 MAX_ROUNDS = 1000
+
+# Compiles fixed text as what it will run as (raises what compile() raises): one module
+# for a file, each cell alone for a notebook (notebook.compile_cells).
+Compiler = Callable[[str, str], None]
+
+
+def compile_module(text: str, display_path: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compile(cst.without_byte_order_mark(text), display_path, "exec", dont_inherit=True)
 
 
 @dataclass
@@ -56,9 +66,11 @@ def applicable(diagnostic: Diagnostic, allowed: frozenset[Applicability]) -> boo
 
 def fix_source(source: SourceText, display_path: str, rules: Sequence[type[Rule]],
                allowed: frozenset[Applicability], file_path: Optional[Path] = None,
-               project: Optional[Project] = None, target: Target = NO_TARGET) -> FixOutcome:
+               project: Optional[Project] = None, target: Target = NO_TARGET,
+               compiler: Compiler = compile_module) -> FixOutcome:
     """Fix ``source`` as far as the allowed fixes go and ``target-torch`` lets them
-    (``Target``); nothing here touches the disk."""
+    (``Target``); every round's text must parse and pass ``compiler``.  Nothing here
+    touches the disk."""
     report = target.apply(lint_source(source, display_path, rules, file_path, project))
     outcome = FixOutcome(source, source.text, report)
     text = source.text
@@ -80,16 +92,17 @@ def fix_source(source: SourceText, display_path: str, rules: Sequence[type[Rule]
         if round_number == MAX_ROUNDS:
             break
         new_text = apply_edits(text, [edit for d in chosen for edit in d.text_edits])
-        problem = verify(new_text, display_path, parser_of(project))
+        problem = verify(new_text, display_path, parser_of(project), compiler)
         if problem is not None:
             deeper = [d for d in chosen if (alone := verify(apply_edits(text, d.text_edits), display_path,
-                                                            parser_of(project))) is not None and alone.too_deep]
+                                                            parser_of(project), compiler)) is not None
+                      and alone.too_deep]
             if deeper:
                 # Code at Python's nesting limit: `x.data` -> `x.detach()` is one call deeper.
                 # Those findings stay, unfixed, as they would for an unsafe fix not asked for.
                 too_deep.update(_identity(d, text) for d in deeper)
                 continue
-            return _failed(outcome, f"{_culprit(text, chosen, display_path, parser_of(project))} {problem}")
+            return _failed(outcome, f"{_culprit(text, chosen, display_path, parser_of(project), compiler)} {problem}")
         if hash(new_text) in seen:
             return _failed(outcome, f"the fixes for {', '.join(sorted({d.code for d in chosen}))} undo each other")
         seen.add(hash(new_text))
@@ -203,7 +216,8 @@ class Unusable:
         return self.message
 
 
-def verify(text: str, display_path: str, parser: str = "auto") -> Optional[Unusable]:
+def verify(text: str, display_path: str, parser: str = "auto",
+           compiler: Compiler = compile_module) -> Optional[Unusable]:
     """None when ``text`` parses into torchlint's tree and compiles; otherwise what went
     wrong.  Code whose syntax is newer than this Python (parsed by libcst) cannot be
     compiled here: libcst's grammar is its only check."""
@@ -214,9 +228,7 @@ def verify(text: str, display_path: str, parser: str = "auto") -> Optional[Unusa
         return Unusable(f"produced code that does not parse ({type(error).__name__}: {str(error).splitlines()[0]})",
                         too_deep)
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            compile(cst.without_byte_order_mark(text), display_path, "exec", dont_inherit=True)
+        compiler(text, display_path)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
         if parsed_by == "libcst" and isinstance(error, SyntaxError) and sys.version_info[:2] < parsing.NEWEST_SYNTAX:
             return None  # syntax newer than this Python: libcst's grammar is the only check here
@@ -226,9 +238,9 @@ def verify(text: str, display_path: str, parser: str = "auto") -> Optional[Unusa
     return None
 
 
-def _culprit(text: str, chosen: list[Diagnostic], display_path: str, parser: str) -> str:
+def _culprit(text: str, chosen: list[Diagnostic], display_path: str, parser: str, compiler: Compiler) -> str:
     for diagnostic in chosen:
-        if verify(apply_edits(text, diagnostic.text_edits), display_path, parser) is not None:
+        if verify(apply_edits(text, diagnostic.text_edits), display_path, parser, compiler) is not None:
             return f"the {diagnostic.code} fix at {diagnostic.row}:{diagnostic.column}"
     codes = ", ".join(sorted({d.code for d in chosen}))
     return f"the fixes for {codes}, applied together,"

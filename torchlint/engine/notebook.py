@@ -21,6 +21,8 @@ cells already hold the placeholder or boundary text: it would be taken for torch
 
 from __future__ import annotations
 
+import __future__
+import ast
 import bisect
 import codecs
 import copy
@@ -39,7 +41,7 @@ from torchlint.analysis.project import Project
 from torchlint.framework.diagnostics import Applicability, Diagnostic, FileReport, Note, unlintable
 from torchlint.framework.rule import Rule
 from torchlint.engine.config import NO_TARGET, Target
-from torchlint.engine.fixer import FixOutcome, fix_source
+from torchlint.engine.fixer import FixOutcome, fix_source, verify
 from torchlint.engine.linter import lint_source, syntax_error_reason
 
 NOTEBOOK_SUFFIX = ".ipynb"
@@ -53,6 +55,8 @@ _BOUNDARY_LINE = re.compile(r"^# ---- torchlint notebook cell (\d+) ----\n", re.
 _PLACEHOLDER = "pass  # <torchlint magic {}>"
 _PLACEHOLDER_LINE = re.compile(r"([ \t]*)pass  # <torchlint magic (\d+)>(?:\r\n|\r|\n)?")
 _OWN_TEXT = ("<torchlint magic ", "# ---- torchlint notebook cell ")  # what only torchlint may write
+# A cell's `from __future__` imports hold in the cells run after it, as in IPython.
+_FUTURE_FLAGS = sum(getattr(__future__, name).compiler_flag for name in __future__.all_feature_names)
 _MAGIC_ASSIGNMENT = re.compile(r"[ \t]*[A-Za-z_][\w.,\s\[\]]*=[ \t]*[%!]")
 _HELP = re.compile(r"[ \t]*[\w.*]+\?{1,2}[ \t]*(?:\r\n|\r|\n)?")
 
@@ -402,7 +406,7 @@ def fix_notebook(data: bytes, display_path: str, rules: Sequence[type[Rule]],
     if not _lintable(notebook) or not rules:
         return FixOutcome(original, notebook.text, _report(notebook, display_path, None))
     module = _module_source(notebook)
-    fixed = fix_source(module, display_path, rules, allowed, file_path, project, target)
+    fixed = fix_source(module, display_path, rules, allowed, file_path, project, target, compile_cells)
     if not fixed.changed:  # nothing to fix, or fixing failed (then the report is the original's)
         return FixOutcome(original, notebook.text, _report(notebook, display_path, fixed.report),
                           error=fixed.error and _fix_error(notebook, module.text, display_path, fixed.error))
@@ -418,24 +422,48 @@ def fix_notebook(data: bytes, display_path: str, rules: Sequence[type[Rule]],
 
 
 def _fix_error(notebook: Notebook, module: str, display_path: str, error: str) -> str:
-    """The fixer's complaint, with rows of the joined module moved into cells.  A fixed
-    notebook is checked by compiling its cells as one module; when the original cells
-    already fail that (IPython's top-level ``await``, a late ``from __future__``), say so
-    instead of blaming a rule."""
+    """The fixer's complaint, with rows of the joined module moved into cells.  When a
+    cell already fails to compile as IPython would run it, say so instead of blaming a rule."""
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            compile(cst.without_byte_order_mark(module), display_path, "exec", dont_inherit=True)
+        compile_cells(module, display_path)
     except SyntaxError as problem:
         cell, row = notebook.locate(problem.lineno or 1)
-        return (f"not fixed, file left unchanged: fixes are checked by compiling the code cells as one "
-                f"module, and cell {cell.number} does not compile as it is (line {row}: {problem.msg})")
+        return (f"not fixed, file left unchanged: fixes are checked by compiling each code cell, "
+                f"and cell {cell.number} does not compile as it is (line {row}: {problem.msg})")
 
     def in_cell(match: re.Match) -> str:
         cell, row = notebook.locate(int(match.group(1)))
         return f"fix at cell {cell.number}:{row}:{match.group(2)}"
 
     return re.sub(r"fix at (\d+):(\d+)", in_cell, error)
+
+
+def compile_cells(module: str, display_path: str) -> None:
+    """Compile the joined module's cells each alone, as IPython runs them: a cell may
+    start with `from __future__` imports after other cells, and may `await` at top level.
+    Raises what compile() raises, with rows of the joined module."""
+    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    row = 1
+    for position, chunk in enumerate(_BOUNDARY_LINE.split(module)[0::2]):
+        row += bool(position)  # the boundary line
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                code = compile(cst.without_byte_order_mark(chunk), display_path, "exec", flags=flags,
+                               dont_inherit=True)
+        except SyntaxError as error:
+            if error.lineno is not None:
+                error.lineno += row - 1
+            if error.end_lineno is not None:
+                error.end_lineno += row - 1
+            raise
+        flags |= code.co_flags & _FUTURE_FLAGS
+        row += len(LINE_BREAK.findall(chunk))
+
+
+def compiles_as_cells(module: str, display_path: str) -> bool:
+    """The joined module parses and each of its cells compiles (``compile_cells``)."""
+    return verify(module, display_path, compiler=compile_cells) is None
 
 
 def module_text_of(notebook: Notebook) -> Optional[SourceText]:

@@ -56,7 +56,7 @@ from torchlint.engine.config import NO_TARGET, ConfigError, Options, SettingsRes
 from torchlint.engine.fixer import FixOutcome, apply_edits, fix_source, verify
 from torchlint.engine.guard import FileGuard, LimitExceeded, hard_deadline, time_limit_reason
 from torchlint.engine.linter import lint_source
-from torchlint.engine.notebook import Notebook, fix_notebook, lint_notebook, read_notebook
+from torchlint.engine.notebook import Notebook, compiles_as_cells, fix_notebook, lint_notebook, read_notebook
 
 SOURCE = "torchlint"
 FIX_ALL_KIND = "source.fixAll.torchlint"
@@ -426,7 +426,7 @@ class _Notebook:
             return None
         notebook = self.notebook
         module = apply_edits(notebook.module, diagnostic.text_edits)
-        if verify(module, self.display) is not None:
+        if not compiles_as_cells(module, self.display):
             return None
         try:
             texts = _code_cells(notebook.rebuild(module))
@@ -464,7 +464,7 @@ class _Notebook:
         return read_notebook(self.data)
 
     def _compiles(self, texts: list[str]) -> bool:
-        return verify(read_notebook(_notebook_json(texts)).module, self.display) is None
+        return compiles_as_cells(read_notebook(_notebook_json(texts)).module, self.display)
 
 
 def _notebook_json(texts: list[str]) -> bytes:
