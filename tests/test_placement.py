@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, run_torchlint
+from conftest import FIXTURES, finding_rows, lint_findings, run_torchlint
 from torchlint.analysis import torch_api
 
 torch = pytest.importorskip("torch")
@@ -210,6 +210,110 @@ def test_the_finding_names_where_the_dtype_comes_from() -> None:
                            str(path))
     assert "np.random.randn(64, 5)" in result.stdout and "returns float64" in result.stdout
     assert "the input of `nn.Linear`" in result.stdout
+
+
+# --- arrays made from lists, and the rows of arrays --------------------------------------------
+
+THROUGH_LISTS_AND_ROWS = {
+    "windows stacked by np.array": ("""
+        import numpy as np
+        import torch
+        from torch import nn
+        def windows(series, width):
+            return np.array([series[i:i + width] for i in range(len(series) - width)])[..., None]
+        series = np.sin(np.linspace(0, 10, 100))
+        x = torch.tensor(windows(series, 8))
+        out, _ = nn.LSTM(1, 4, batch_first=True)(x)
+    """, [(8, "TL413")]),
+    "a list of Python floats": ("""
+        import numpy as np
+        import torch
+        from torch import nn
+        rows = [[0.5, 1.0], [2.0, 3.5]]
+        x = torch.from_numpy(np.array(rows))
+        out = nn.Linear(2, 1)(x)
+    """, [(6, "TL413")]),
+    "rows of an array": ("""
+        import numpy as np
+        import torch
+        from torch import nn
+        features = np.random.randn(10, 4)
+        model = nn.Linear(4, 2)
+        for row in features:
+            print(model(torch.from_numpy(row)))
+    """, [(8, "TL413")]),
+    "float32 rows are not": ("""
+        import numpy as np
+        import torch
+        from torch import nn
+        features = np.random.randn(10, 4).astype(np.float32)
+        model = nn.Linear(4, 2)
+        for row in features:
+            print(model(torch.from_numpy(row)))
+        stacked = np.stack([row * 2 for row in features])
+        print(model(torch.from_numpy(stacked)))
+    """, []),
+    "a list of arrays of two dtypes is not judged": ("""
+        import numpy as np
+        import torch
+        from torch import nn
+        parts = [np.zeros(4, dtype=np.float32), np.random.randn(4)]
+        print(nn.Linear(4, 2)(torch.from_numpy(np.array(parts))))
+    """, []),
+}
+
+
+@pytest.mark.parametrize("name", sorted(THROUGH_LISTS_AND_ROWS))
+def test_dtypes_through_lists_and_rows(name: str, tmp_path: Path) -> None:
+    source, expected = THROUGH_LISTS_AND_ROWS[name]
+    assert finding_rows(lint_findings(tmp_path, source, "TL413")) == expected
+
+
+# --- tensors made on the CPU in helpers and submodules of a moved module -----------------------
+
+HELPER_AND_SUBMODULE = """
+    import torch
+    from torch import nn
+    device = torch.device("cuda" if torch.cuda.is_available() else "meta")
+    class Encoder(nn.Module):
+        def __init__(self, hidden=4):
+            super().__init__()
+            self.hidden = hidden
+            self.rnn = nn.GRU(3, hidden, batch_first=True)
+        def init_hidden(self, batch_size{device_parameter}):
+            return torch.zeros(1, batch_size, self.hidden{device})
+        def forward(self, x):
+            out, _ = self.rnn(x, self.init_hidden(x.size(0){device_argument}))
+            return out
+    class Positions(nn.Module):
+        def forward(self, x):
+            return x + torch.arange(x.size(1){device}).unsqueeze(0).unsqueeze(-1)
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encoder = Encoder()
+            self.positions = Positions()
+        def forward(self, x):
+            return self.positions(self.encoder(x))
+    model = Model().to(device)
+    print(model(torch.randn(2, 5, 3, device=device)).shape)
+"""
+
+
+def test_cpu_tensors_from_a_helper_and_in_a_submodule_are_found(tmp_path: Path) -> None:
+    source = HELPER_AND_SUBMODULE.format(device_parameter="", device="", device_argument="")
+    assert finding_rows(lint_findings(tmp_path, source, "TL416")) == [(11, "TL416"), (17, "TL416")]
+    result = run_torchlint("check", "--isolated", "--no-cache", "--runtime", "--select", "TL416",
+                           "--output-format", "json", str(tmp_path / "train.py"))
+    verdicts = [finding["runtime"]["verdict"] for finding in json.loads(result.stdout)]
+    assert verdicts[0] == "CONFIRMED", result.stdout  # the run stops at the first mismatch
+
+
+def test_tensors_made_on_the_inputs_device_are_not_reported(tmp_path: Path) -> None:
+    source = HELPER_AND_SUBMODULE.format(device_parameter=", device", device=", device=device",
+                                         device_argument=", x.device")
+    assert lint_findings(tmp_path, source.replace("torch.arange(x.size(1), device=device)",
+                                                  "torch.arange(x.size(1), device=x.device)"), "TL416") == []
 
 
 # --- the runtime check confirms the fixtures ---------------------------------------------------

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import keyword
+from torchlint.syntax.walk import enclosing_code
 from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.semantic import Binding, BindingKind, ClassInfo, FunctionInfo
 from torchlint.analysis.values import Kind
@@ -223,6 +224,9 @@ class Placement:
         the iterable is a list comprehension or list literal of this file, a `DataLoader`
         (its dataset's items, batched), `enumerate`/`zip` of those, through names and
         parameters."""
+        whole = self.dtype(iterable, depth + 1)
+        if whole is not None and whole is not _NONE and whole.holder in ("array", "tensor"):
+            return whole  # the rows of an array or a tensor, and their items, have its dtype
         for _ in range(4):
             if isinstance(iterable, cst.Name):
                 bindings = self.model.resolve(iterable)
@@ -537,8 +541,9 @@ class Placement:
                         first.name != "float64" else first
                 return None
             if qualname in torch_api.NUMPY_DTYPE_KEEPING_FUNCTIONS and args:
-                if qualname in ("numpy.array", "numpy.asarray") and isinstance(args[0].value, (cst.List, cst.Tuple)):
-                    return None
+                listed = self._listed(args[0].value, node, depth)
+                if listed is not None:
+                    return listed if listed is not _NONE else None
                 found = [self.dtype(arg.value, depth) for arg in args[:2]
                          if not isinstance(arg.value, (cst.Integer, cst.Float))] or [None]
                 if qualname in ("numpy.where",):
@@ -594,6 +599,35 @@ class Placement:
                              True)
             return None
         return None
+
+    def _listed(self, value: cst.BaseExpression, call: cst.Call, depth: int) -> Optional[Dtype]:
+        """The dtype of the array numpy makes from ``value`` when it is a list (a literal, a
+        comprehension, a name bound once to one): the arrays it holds keep their dtype,
+        Python floats make float64 and ints int64.  ``_NONE`` for a list whose items do not
+        show one dtype; None when ``value`` is not a list."""
+        if isinstance(value, cst.Name):
+            bindings = self.model.resolve(value)
+            if len(bindings) == 1 and bindings[0].kind is BindingKind.ASSIGN and bindings[0].value is not None \
+                    and not bindings[0].path and not bindings[0].iterates:
+                value = bindings[0].value
+        if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+            items = [value.elt]
+        elif isinstance(value, (cst.List, cst.Tuple)) and value.elements and \
+                not any(isinstance(element, cst.StarredElement) for element in value.elements):
+            items = [element.value for element in value.elements]
+        else:
+            return None
+        found = [self._listed(item, call, depth + 1) if isinstance(item, (cst.List, cst.Tuple, cst.ListComp))
+                 else self.dtype(item, depth + 1) for item in items]
+        if any(item is None or item is _NONE or item.holder not in ("array", "number") for item in found):
+            return _NONE
+        if all(item.holder == "array" for item in found) and len({item.name for item in found}) == 1:
+            return found[0]
+        if all(item.holder == "number" for item in found):
+            name = "float64" if any(item.name == "float64" for item in found) else "int64"
+            kind = "floats" if name == "float64" else "ints"
+            return Dtype(name, "array", call, f"`{_short(self.analysis, call)}` of Python {kind} is {name}")
+        return _NONE
 
     def _method(self, method: str, receiver: cst.BaseExpression, node: cst.Call, depth: int) -> Optional[Dtype]:
         code = f"`{_short(self.analysis, node)}`"
@@ -1342,6 +1376,8 @@ class Placement:
                     continue
                 name = self._bound_name(call)
                 used = self._layer_use(name, method, forward) if name is not None else None
+                if used is None and method is not forward and isinstance(call.parent, cst.Return):
+                    used = self._result_use(method, forward)  # `return torch.zeros(1, n, self.hidden)`
                 kind = ""
                 if used is None and self._has_dimensions(call, qualname):
                     top = self._carrier(call)
@@ -1511,7 +1547,8 @@ class Placement:
                 return False
             for binding in bindings:
                 if binding.kind is BindingKind.PARAM:
-                    if binding.name == method.self_name or not self._given_to_layer(binding, method):
+                    if binding.name == method.self_name or not (self._given_to_layer(binding, method) or
+                                                                self._given_on_device(binding, method, depth)):
                         return False
                 elif binding.kind is BindingKind.ASSIGN and binding.value is not None and not binding.path \
                         and not binding.iterates:
@@ -1521,6 +1558,33 @@ class Placement:
                     return False
             return True
         return False
+
+    def _given_on_device(self, binding: Binding, method: FunctionInfo, depth: int) -> bool:
+        """``method`` is the ``forward`` of a module class that the forwards of this file call
+        as a submodule (`self.pos(self.embed(tokens))`), and every such call gives the
+        parameter ``binding`` a tensor on the device (so it is there for the code to run)."""
+        cls = method.cls
+        if cls is None or method.name != "forward" or depth > 4:
+            return False
+        params = [param.name.value for param in method.positional_params()]
+        if binding.name not in params:
+            return False
+        index = params.index(binding.name) - 1  # past `self`
+        given = []
+        for call in self._all_calls():
+            func = call.func
+            if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+                continue
+            value = self.inference.infer(func)
+            if value is None or value.kind is not Kind.MODULE or value.cls is not cls:
+                continue
+            caller = self.model.functions.get(id(enclosing_code(call)))
+            args = [arg for arg in call.args if arg.keyword is None]
+            if caller is None or caller.name != "forward" or func.value.value != caller.self_name or \
+                    any(arg.star for arg in call.args) or index >= len(args):
+                return False
+            given.append(self._on_device(args[index].value, caller, depth + 1))
+        return bool(given) and all(given)
 
     def _given_to_layer(self, binding: Binding, method: FunctionInfo) -> bool:
         """The parameter ``binding`` of ``method`` is given as it is to a layer of the module
@@ -1553,13 +1617,7 @@ class Placement:
         if method is not forward:
             if not any(isinstance(value, cst.Name) and value.value == name for value in method.returns):
                 return None
-            names = set()
-            for call in self._calls_in(forward.node):
-                func = call.func
-                if isinstance(func, cst.Attribute) and func.attr.value == method.name and \
-                        isinstance(call.parent, cst.Assign) and isinstance(call.parent.targets[0].target, cst.Name):
-                    names.add(call.parent.targets[0].target.value)
-            return next((use for bound in names for use in [self._layer_use(bound, forward, forward)] if use), None)
+            return self._result_use(method, forward)
         for call in self._calls_in(method.node):
             func = call.func
             if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
@@ -1577,6 +1635,20 @@ class Placement:
                     if isinstance(value, cst.Name) and value.value == name and self._made_here(value, name):
                         return call
         return None
+
+    def _result_use(self, method: FunctionInfo, forward: FunctionInfo) -> Optional[cst.CSTNode]:
+        """A call of one of the module's layers given, in ``forward``, what the helper
+        ``method`` returns (`h = self.init_hidden(n)` then `self.rnn(x, h)`)."""
+        names = set()
+        for call in self._calls_in(forward.node):
+            func = call.func
+            if not (isinstance(func, cst.Attribute) and func.attr.value == method.name):
+                continue
+            if isinstance(call.parent, cst.Assign) and isinstance(call.parent.targets[0].target, cst.Name):
+                names.add(call.parent.targets[0].target.value)
+            elif (used := self._direct_layer_use(call, forward)) is not None:
+                return used  # `self.rnn(x, self.init_hidden(n))`
+        return next((use for bound in names for use in [self._layer_use(bound, forward, forward)] if use), None)
 
     def _made_here(self, use: cst.Name, name: str) -> bool:
         """Some binding of ``use`` is a call that makes a tensor (not a parameter or a move)."""

@@ -9,7 +9,8 @@ from torchlint.framework.api import (
 
 # What torch 2.13 says when an operation mixes devices (the meta device stands in for a GPU on CPU torch).
 _SIGNATURES = ("is not on the expected device", "Expected all tensors to be on the same device",
-               "must be on the same device", "should be the same device", "Tensor for argument")
+               "must be on the same device", "should be the same device", "Tensor for argument",
+               "are not at the same device")
 
 
 class DeviceMismatch(Rule):
