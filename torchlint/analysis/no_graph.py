@@ -45,7 +45,8 @@ class Cut:
     predicate: str  # "is `out.detach()` (line 5), detached from the graph"
     advice: str  # what to write instead, for the fix's text
     # A round trip through plain values (`torch.tensor(loss.item())`, `torch.from_numpy(
-    # out.data.numpy())`): taken out of torch on purpose, on this line, which is what to change.
+    # out.data.numpy())`) or a step no gradient flows through (`argmax`): written on this
+    # line as part of the computation, which is what to change.
     round_trip: bool = False
 
 
@@ -371,6 +372,8 @@ class NoGraph:
         if method.endswith("_") or method.startswith("_") \
                 or (requires_grad is not None and not is_false(requires_grad)):
             return None  # in place, `requires_grad_()`, `new_zeros(.., requires_grad=True)`: may attach it
+        if method in torch_api.GRADIENT_STOPPING_METHODS:
+            return self._stopped(node)
         if method in torch_api.NOT_DIFFERENTIABLE_METHODS:
             return Proof()
         if self.inference.tensor(node) is None:
@@ -397,6 +400,8 @@ class NoGraph:
             return self._new_tensor(node)
         if name in torch_api.CREATION_FUNCTIONS and qualname.count(".") == 1 and not name.endswith("_like"):
             return Proof()
+        if name in torch_api.GRADIENT_STOPPING_METHODS and qualname.count(".") == 1:
+            return self._stopped(node)
         if self.inference.tensor(node) is None:
             return None
         return self._arguments(node, depth)
@@ -429,6 +434,13 @@ class NoGraph:
             return self._cut(node, "a copy of the values in a new tensor, outside the graph",
                              f"Use `{self.analysis.snippet(source)}` itself, not a copy made by `torch.tensor`")
         return Proof()
+
+    def _stopped(self, node: cst.Call) -> Proof:
+        return self._cut(node, "a result no gradient flows through (indices, comparisons and integer "
+                               "conversions are not differentiable)",
+                         "Compute the loss from the scores themselves (`cross_entropy` on the logits, or a soft "
+                         "version with `softmax`), not from `argmax`, comparisons or integer conversions of them",
+                         round_trip=True)
 
     def _cut(self, node: cst.BaseExpression, what: str, advice: str, round_trip: bool = False) -> Proof:
         line = self._line(node)

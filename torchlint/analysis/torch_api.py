@@ -467,6 +467,12 @@ CREATION_FUNCTIONS = torch_facts.functions(factory=True, differentiable={False, 
 # Methods whose result never requires grad (integers, booleans, `detach()`, `new_*`): not
 # `sign`, `floor_divide` or `unique`, whose results are in the graph (with zero gradients).
 NOT_DIFFERENTIABLE_METHODS = torch_facts.methods(differentiable=False)
+# Of those, the ones that compute a result no gradient flows through (indices, comparisons,
+# integer conversions), as opposed to detaching or making a new tensor on purpose.
+GRADIENT_STOPPING_METHODS = frozenset(
+    name for name in NOT_DIFFERENTIABLE_METHODS if name not in ("detach", "detach_", "numpy")
+    and not name.startswith("new"))
+
 
 def is_inplace_method(name: str) -> bool:
     """``add_``, ``zero_``, ``copy_``...: methods that write into the elements of the tensor

@@ -25,7 +25,8 @@ class BackwardWithoutGraph(Rule):
     # A backward run by a function called under no_grad fails inside it, on a related line.
     raised_where_used = True
     requires = (r"(?:backward|grad)\s*\(",
-                r"no_grad|inference_mode|set_grad_enabled|detach|\.data\b|\.item\(|numpy|tolist")
+                r"no_grad|inference_mode|set_grad_enabled|detach|\.data\b|\.item\(|numpy|tolist|arg(?:max|min|sort)"
+                r"|\.(?:long|int|bool|eq|ne|gt|lt|ge|le)\(")
     references = (
         ("Locally disabling gradient computation", "https://pytorch.org/docs/stable/notes/autograd.html"
                                                    "#locally-disabling-gradient-computation"),
