@@ -50,6 +50,50 @@ def test_mode_through_a_training_loop(tmp_path, before_train, before_eval, repor
     assert [f["location"]["row"] for f in found] == ([16] if reported else [])
 
 
+HELD_BY_A_CLASS = """
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.head = nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.5), nn.Linear(8, 2))
+
+        def forward(self, x):
+            return self.head(x)
+
+    class Predictor{bases}:
+        def __init__(self, weights):
+            self.model = Net()
+            self.model.load_state_dict(weights)
+            {in_init}
+
+        def predict(self, x):
+            with torch.no_grad():
+                return self.model(x)
+
+    predictor = Predictor(Net().state_dict())
+    {outside}
+    print(predictor.predict(torch.randn(3, 4)))
+"""
+
+
+@pytest.mark.parametrize("bases, in_init, outside, reported", [
+    ("", "pass", "pass", True),  # built in __init__, evaluated in another method
+    ("(object)", "pass", "pass", True),
+    ("", "self.model.eval()", "pass", False),
+    ("", "pass", "predictor.model.eval()", False),  # switched from outside the class
+    ("", "pass", "prepare(predictor)", False),  # the instance handed to code not seen
+    ("(nn.Module)", "pass", "predictor.eval()", False),  # a module: its eval() reaches the model
+])
+def test_a_model_built_by_a_class_and_evaluated_in_a_method(tmp_path, bases, in_init, outside, reported) -> None:
+    source = HELD_BY_A_CLASS.format(bases=bases, in_init=in_init, outside=outside)
+    if bases == "(nn.Module)":
+        source = source.replace("self.model = Net()", "super().__init__()\n            self.model = Net()")
+    found = findings(tmp_path, source, "TL414")
+    assert [f["location"]["row"] for f in found] == ([21] if reported else [])
+
+
 def test_no_dropout_or_batchnorm_no_finding(tmp_path) -> None:
     source = LOOP.format(before_train="model.train()", before_eval="pass").replace(
         "nn.BatchNorm1d(8), nn.Dropout(0.3)", "nn.ReLU(), nn.Dropout(0.0)")

@@ -1307,6 +1307,8 @@ class Placement:
             return None
         if qualname in ("torch.tril", "torch.triu") and value.args:
             return self._fresh_cpu_tensor(value.args[0].value, method, depth + 1)
+        if qualname is None and isinstance(func, cst.Attribute) and self._keeps_device(func.attr.value):
+            return self._fresh_cpu_tensor(func.value, method, depth + 1)  # `torch.from_numpy(pe).float()`
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and \
                 func.value.value == method.self_name and method.cls is not None:
             callee = method.cls.methods.get(func.attr.value)

@@ -65,6 +65,7 @@ _READS_OUT = re.compile(r"\bno_grad\b|\binference_mode\b|\.(?:%s)\s*\(" % "|".jo
 # Methods that keep their argument in a container that outlives the statement.
 _STORING = frozenset({"append", "extend", "insert", "add", "put", "update", "setdefault", "__setitem__"})
 _GRAD_OFF = re.compile(r"\bno_grad\b|\binference_mode\b")
+_SWITCHES = re.compile(r"\.\s*(?:eval|train)\s*\(")
 _MAX_DEPTH = 2  # calls of this file's functions followed into, below the scope asked about
 _MAX_LAYER_DEPTH = 6
 
@@ -175,6 +176,7 @@ class TrainModeModel:
         self._layers: dict[int, Optional[tuple]] = {}
         self._training_calls: Optional[set[int]] = None
         self._found: Optional[list[TrainModeEvaluation]] = None
+        self._built: dict[int, list[tuple[str, cst.Call]]] = {}
 
     # --- the question ----------------------------------------------------------------------
 
@@ -206,8 +208,68 @@ class TrainModeModel:
                 continue
             if function.scope is None:
                 continue
-            self._walk_scope(function.node, _body(function.node), function, _State())
+            self._walk_scope(function.node, _body(function.node), function, self._method_start(function))
         return self._found
+
+    def _method_start(self, function: FunctionInfo) -> _State:
+        """The modes a method starts with: the modules its (plain, non-module) class builds
+        in ``__init__``, in training mode, when nothing can have switched them since."""
+        state = _State()
+        cls = function.cls
+        if cls is None or function.self_name is None or function.name == "__init__" or cls.model is not self.model:
+            return state
+        for name, construction in self._built_attributes(cls):
+            state.modes[f"{function.self_name}.{name}"] = Train(construction, True)
+        return state
+
+    def _built_attributes(self, cls: ClassInfo) -> list[tuple[str, cst.Call]]:
+        """``self.<name> = Net()`` in ``__init__`` of a class of this file without bases (so
+        no framework or ``nn.Module.eval()`` reaches its attributes), the only assignment of
+        the attribute, where nothing in the file may change the module's mode: no
+        ``.eval(``/``.train(`` in the class, none on a ``.<name>`` anywhere, the module never
+        handed out of the class, and every instance made here and kept here."""
+        key = id(cls.node)
+        if key in self._built:
+            return self._built[key]
+        self._built[key] = found = []
+        init = cls.methods.get("__init__")
+        text = self.analysis.text
+        if init is None or init.self_name is None or any(
+                self.inference.qualname(base.value) != "builtins.object" for base in cls.node.bases) \
+                or _SWITCHES.search(text, cls.node.start, cls.node.end) or not self._kept_instances(cls):
+            return found
+        for node in iter_nodes(init.node.body):
+            if not (isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.value, cst.Call)):
+                continue
+            target = node.targets[0].target
+            if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                    and target.value.value == init.self_name):
+                continue
+            name = target.attr.value
+            if len(cls.assignments(name)) != 1 or not self.constructs(node.value) or re.search(
+                    rf"\.{re.escape(name)}\s*\.\s*(?:eval|train)\s*\(|[(,=]\s*\w+\.{re.escape(name)}\s*[,)]", text):
+                continue
+            found.append((name, node.value))
+        return found
+
+    def _kept_instances(self, cls: ClassInfo) -> bool:
+        """The class is instantiated in this file, each instance bound to a name that is
+        never handed to a call (where code out of sight might switch its modules)."""
+        made = [call for call in self.analysis.nodes_of(cst.Call)
+                if (value := self.inference.infer(call.func)) is not None and value.kind is Kind.CLASS
+                and value.cls is cls]
+        if not made:
+            return False
+        text = self.analysis.text
+        for call in made:
+            statement = call.parent
+            if not (isinstance(statement, cst.Assign) and len(statement.targets) == 1
+                    and isinstance(statement.targets[0].target, cst.Name)):
+                return False
+            name = re.escape(statement.targets[0].target.value)
+            if re.search(rf"[(,=]\s*{name}\s*[,)]", text):
+                return False
+        return True
 
     # --- walking a scope -------------------------------------------------------------------------
 
