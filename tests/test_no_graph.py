@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from torchlint.analysis import torch_api
+
 FROZEN_EVALUATION = '''
 import torch
 import torch.nn as nn
@@ -90,3 +92,63 @@ def test_the_round_trip_is_confirmed_at_runtime(project) -> None:
     project.write("pairs.py", ROUND_TRIP)
     result = project.run("check", "--select", "TL408", "--runtime", "pairs.py")
     assert "CONFIRMED: RuntimeError: element 0 of tensors does not require grad" in result.stdout
+
+
+@pytest.mark.parametrize("method", sorted(torch_api.VALUES_AND_INDICES))
+def test_values_and_indices_methods_return_integer_indices_without_a_graph(method: str) -> None:
+    torch = pytest.importorskip("torch")
+    scores = torch.randn(4, 5, requires_grad=True)
+    arguments = {"topk": (2,), "kthvalue": (2,)}.get(method, (1,) if method in torch_api.VALUES_AND_INDICES_WITH_DIM
+                                                     or method in ("cummax", "cummin") else ())
+    result = getattr(scores, method)(*arguments)
+    assert result[1] is result.indices and result.indices.dtype == torch.int64
+    assert result.indices.grad_fn is None and result.values.grad_fn is not None
+
+
+STOPPED = '''
+import torch
+import torch.nn as nn
+
+model = nn.Linear(4, 3)
+x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
+out = model(x)
+{loss}
+loss.backward()
+'''
+
+
+@pytest.mark.parametrize("loss, reported", [
+    ("loss = nn.functional.mse_loss(out.argmax(1).float(), y.float())", True),
+    ("_, predicted = torch.max(out, 1)\nloss = (predicted.float() - y.float()).pow(2).mean()", True),
+    ("loss = (out.max(1)[1] != y).float().mean()", True),
+    ("loss = (out.topk(2).indices.float() - 1).abs().mean()", True),
+    # the values of max keep the graph; so does a mask multiplying the loss
+    ("values, _ = torch.max(out, 1)\nloss = values.mean()", False),
+    ("loss = (nn.functional.cross_entropy(out, y, reduction='none') * (y > 0).float()).mean()", False),
+    ("loss = torch.max(out, torch.zeros(8, 3)).mean()", False),  # the elementwise max of two tensors
+])
+def test_results_no_gradient_flows_through(project, loss: str, reported: bool) -> None:
+    project.write("train.py", STOPPED.format(loss=loss))
+    found = project.findings("--select", "TL408")
+    assert bool(found) is reported, found
+    if reported:
+        result = project.run("check", "--select", "TL408", "--runtime", "train.py")
+        assert "CONFIRMED: RuntimeError: element 0 of tensors does not require grad" in result.stdout
+
+
+def test_tensors_made_without_requires_grad_elsewhere_or_later_are_not_judged(project) -> None:
+    source = """
+import torch
+
+def fit(features, targets, weights):
+    loss = ((features @ weights - targets) ** 2).mean()
+    loss.backward()
+
+weights = torch.randn(3, 1)
+fit(torch.randn(5, 3), torch.randn(5, 1), weights)
+"""
+    project.write("fit.py", source)
+    assert project.findings("--select", "TL408") == []
+    project.write("fit.py", "import torch\nw = torch.randn(3, 1)\nw.requires_grad = True\n"
+                            "loss = (torch.randn(4, 3) @ w).sum()\nloss.backward()\n")
+    assert project.findings("--select", "TL408") == []

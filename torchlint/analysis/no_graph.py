@@ -23,7 +23,7 @@ from torchlint.analysis.semantic import BindingKind, ClassInfo
 from torchlint.analysis.values import Kind, Step
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import is_false, keyword
-from torchlint.syntax.walk import ancestors, iter_nodes
+from torchlint.syntax.walk import ancestors, enclosing_code, iter_nodes
 
 if TYPE_CHECKING:
     from torchlint.analysis.module_analysis import ModuleAnalysis
@@ -48,6 +48,9 @@ class Cut:
     # out.data.numpy())`) or a step no gradient flows through (`argmax`): written on this
     # line as part of the computation, which is what to change.
     round_trip: bool = False
+    # A tensor made here without `requires_grad` (`torch.randn(3, 1)`): the cause only when
+    # nothing else is, and every such tensor is made where the backward is.
+    fresh: bool = False
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,21 @@ class NoGraph:
         if self.inference.tensor(node) is None:
             return None
         proof = self._graphless(node, 0)
-        return proof if proof is not None and proof.cuts else None
+        if proof is None or not proof.cuts:
+            return None
+        if all(cut.fresh for cut in proof.cuts):
+            return proof if self._made_here_without_grad(node, proof) else None
+        fresh = {id(cut.node) for cut in proof.cuts if cut.fresh}
+        return Proof(tuple(step for step in proof.steps if id(step.node) not in fresh),
+                     tuple(cut for cut in proof.cuts if not cut.fresh))
+
+    def _made_here_without_grad(self, node: cst.BaseExpression, proof: Proof) -> bool:
+        """Every tensor ``node`` is computed from was made in the code that runs ``node``,
+        which sets no `requires_grad` and makes no `Parameter` (nothing there can attach them)."""
+        code = enclosing_code(node)
+        if code is None or any(enclosing_code(cut.node) is not code for cut in proof.cuts):
+            return False
+        return not re.search(r"requires_grad|Parameter|enable_grad", self._code(code))
 
     def expects_no_graph(self, call: cst.Call) -> bool:
         """The call sits under a test of `requires_grad` (or `grad_fn`, `is_grad_enabled()`),
@@ -201,11 +218,20 @@ class NoGraph:
         if isinstance(node, cst.UnaryOperation):
             return self._graphless(node.expression, depth)
         if isinstance(node, cst.Subscript):
+            if _item_index(node) == 1 and self._gives_indices(node.value):
+                return self._stopped(node.value, indices=True)  # `out.max(1)[1]`
             if self.inference.tensor(node.value) is None:
                 return None
             return self._graphless(node.value, depth)
         if isinstance(node, cst.Attribute):
+            if node.attr.value == "indices" and self._gives_indices(node.value):
+                return self._stopped(node.value, indices=True)
             return self._attribute(node, depth)
+        if isinstance(node, cst.Comparison):
+            if any(self.inference.tensor(operand) is not None
+                   for operand in (node.left, *(target.comparator for target in node.comparisons))):
+                return self._stopped(node)  # `pred != target`: booleans
+            return None
         if isinstance(node, cst.IfExp):
             return self._all([node.body, node.orelse], depth)
         if isinstance(node, (cst.Tuple, cst.List)):
@@ -260,6 +286,9 @@ class NoGraph:
         for binding in bindings:
             if self._changed_later(binding):
                 return None
+            if binding.path == (1,) and self._gives_indices(binding.value):
+                proofs.append(self._stopped(binding.value, indices=True))  # `_, predicted = torch.max(out, 1)`
+                continue
             proof = self._graphless(binding.value, depth)
             if proof is None:
                 return None
@@ -399,7 +428,9 @@ class NoGraph:
         if qualname in ("torch.tensor", "torch.from_numpy") or torch_api.is_tensor_type(qualname):
             return self._new_tensor(node)
         if name in torch_api.CREATION_FUNCTIONS and qualname.count(".") == 1 and not name.endswith("_like"):
-            return Proof()
+            return self._cut(node, "made without `requires_grad`",
+                             "Make the tensors to learn with `requires_grad=True` (or as `nn.Parameter`s of a "
+                             "module), so that backward has something to compute gradients for", fresh=True)
         if name in torch_api.GRADIENT_STOPPING_METHODS and qualname.count(".") == 1:
             return self._stopped(node)
         if self.inference.tensor(node) is None:
@@ -435,17 +466,44 @@ class NoGraph:
                              f"Use `{self.analysis.snippet(source)}` itself, not a copy made by `torch.tensor`")
         return Proof()
 
-    def _stopped(self, node: cst.Call) -> Proof:
-        return self._cut(node, "a result no gradient flows through (indices, comparisons and integer "
-                               "conversions are not differentiable)",
+    def _gives_indices(self, node: cst.BaseExpression) -> bool:
+        """``node`` is a call returning `(values, indices)`: `out.max(1)`, `torch.topk(out, 3)`."""
+        if not isinstance(node, cst.Call):
+            return False
+        func = node.func
+        qualname = self.inference.qualname(func)
+        if qualname is not None:
+            name = qualname.rsplit(".", 1)[-1]
+            if not (qualname.startswith("torch.") and qualname.count(".") == 1):
+                return False
+            dimension = node.args[1].value if len(node.args) > 1 and node.args[1].keyword is None else None
+        elif isinstance(func, cst.Attribute) and self.inference.tensor(func.value) is not None:
+            name = func.attr.value
+            dimension = node.args[0].value if node.args and node.args[0].keyword is None else None
+        else:
+            return False
+        if name not in torch_api.VALUES_AND_INDICES:
+            return False
+        if name not in torch_api.VALUES_AND_INDICES_WITH_DIM:
+            return True
+        if isinstance(dimension, cst.UnaryOperation):
+            dimension = dimension.expression
+        return keyword(node, "dim") is not None or isinstance(dimension, cst.Integer)
+
+    def _stopped(self, node: cst.BaseExpression, indices: bool = False) -> Proof:
+        what = "whose indices (its item 1) are integers no gradient flows through" if indices else \
+            "a result no gradient flows through (indices, comparisons and integer conversions are not differentiable)"
+        return self._cut(node, what,
                          "Compute the loss from the scores themselves (`cross_entropy` on the logits, or a soft "
                          "version with `softmax`), not from `argmax`, comparisons or integer conversions of them",
                          round_trip=True)
 
-    def _cut(self, node: cst.BaseExpression, what: str, advice: str, round_trip: bool = False) -> Proof:
+    def _cut(self, node: cst.BaseExpression, what: str, advice: str, round_trip: bool = False,
+             fresh: bool = False) -> Proof:
         line = self._line(node)
         shown = self.analysis.snippet(node)
-        cut = Cut(node, f"`{shown}` (line {line}), {what}", f"is `{shown}` (line {line}), {what}", advice, round_trip)
+        cut = Cut(node, f"`{shown}` (line {line}), {what}", f"is `{shown}` (line {line}), {what}", advice, round_trip,
+                  fresh)
         return Proof((Step(node, f"`{{code}}` is {what}"),), (cut,))
 
     def _function_result(self, node: cst.Call, function, depth: int) -> Optional[Proof]:
@@ -484,3 +542,11 @@ def _is_super_init(call: cst.Call) -> bool:
         return func.value == "super"
     return isinstance(func, cst.Attribute) and func.attr.value == "__init__" and isinstance(func.value, cst.Call) \
         and isinstance(func.value.func, cst.Name) and func.value.func.value == "super"
+
+
+def _item_index(node: cst.Subscript) -> Optional[int]:
+    """The literal integer of ``x[1]``, or None."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    value = node.slice[0].slice.value
+    return int(value.value) if isinstance(value, cst.Integer) else None

@@ -432,6 +432,11 @@ def external_call(qualname: str, call: cst.Call) -> Optional[Value]:
 # giving a tuple of tensors (torch_facts).
 NOT_TENSOR_METHODS = torch_facts.methods(returns="other")
 TUPLE_METHODS = torch_facts.methods(returns="tuple")
+# Methods (and torch functions) returning `(values, indices)`: `indices`, item 1, are integers
+# no gradient flows through (max/min/median given a dimension; the others always).
+VALUES_AND_INDICES = frozenset({"max", "min", "median", "nanmedian", "sort", "topk", "kthvalue", "mode",
+                                "cummax", "cummin"})
+VALUES_AND_INDICES_WITH_DIM = frozenset({"max", "min", "median", "nanmedian"})
 # Methods that keep a 0-dim tensor 0-dim (torch_facts: elementwise, conversions, `clone`,
 # `detach`, `squeeze`, in-place arithmetic, `requires_grad_`).
 SHAPE_PRESERVING_METHODS = torch_facts.methods(zero_dim="keeps")

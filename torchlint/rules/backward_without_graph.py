@@ -26,7 +26,9 @@ class BackwardWithoutGraph(Rule):
     raised_where_used = True
     requires = (r"(?:backward|grad)\s*\(",
                 r"no_grad|inference_mode|set_grad_enabled|detach|\.data\b|\.item\(|numpy|tolist|arg(?:max|min|sort)"
-                r"|\.(?:long|int|bool|eq|ne|gt|lt|ge|le)\(")
+                r"|\.(?:long|int|bool|eq|ne|gt|lt|ge|le|max|min|median|sort|topk|kthvalue|mode|cummax|cummin)\("
+                r"|torch\.(?:max|min|median|sort|topk)\(|\.indices\b|[!=<>]=|[^-=<>]>|<[^<=]"
+                r"|torch\.(?:randn?|zeros|ones|empty|full|arange|linspace|eye)\(")
     references = (
         ("Locally disabling gradient computation", "https://pytorch.org/docs/stable/notes/autograd.html"
                                                    "#locally-disabling-gradient-computation"),
@@ -41,12 +43,18 @@ class BackwardWithoutGraph(Rule):
     computed under `torch.no_grad()` or `torch.inference_mode()` (a `with` block or a
     decorator, including a function so decorated whose result `x` is), or every tensor
     it is computed from was cut from the graph (`.detach()`, `.data`, a new tensor made
-    from `.item()`, `.tolist()` or numpy) or made without `requires_grad`, through the
+    from `.item()`, `.tolist()` or numpy, a result no gradient flows through: `argmax`,
+    the indices of `torch.max(out, 1)` or `topk`, a comparison, `.long()`) or made without
+    `requires_grad`, through the
     functions of the file that return it and the losses without parameters (of `torch.nn`,
     or a module of the file that builds nothing and calls only torch in `forward`). Where
     every cut is a round trip through plain values (`torch.tensor(loss.item())`,
-    `torch.from_numpy(out.data.numpy())`) written before the backward in its function,
-    the finding is on the first round trip, the line to change, and names the backward. Nothing is
+    `torch.from_numpy(out.data.numpy())`) or a result no gradient flows through, written
+    before the backward in its function, the finding is on the first of them, the line to
+    change, and names the backward. A value computed only from tensors made without
+    `requires_grad` (`w = torch.randn(3, 1)` for weights learned by hand) is flagged when
+    they are all made where the backward is, in code that sets no `requires_grad` and
+    makes no `Parameter`. Nothing is
     reported when anything on the way may attach it: a module with parameters called
     outside `no_grad`, a value the inference does not know, `torch.enable_grad()`,
     `requires_grad_()` or an in-place write on one of the names, or a test of
@@ -65,8 +73,9 @@ class BackwardWithoutGraph(Rule):
     tensors does not require grad and does not have a grad_fn`. The usual causes are
     a training step written inside the evaluation's `with torch.no_grad():`, a loss
     computed from `output.detach()` (or `output.data`, or `torch.tensor(output.item())`)
-    to log or to convert it, and a helper decorated with `@torch.no_grad()` whose
-    result is then back-propagated.
+    to log or to convert it, a helper decorated with `@torch.no_grad()` whose
+    result is then back-propagated, a loss computed from the predicted classes
+    (`argmax`) instead of the scores, and weights made without `requires_grad=True`.
 
     ## What to do instead
     Compute the value that is back-propagated outside `no_grad` (or inside
@@ -189,6 +198,10 @@ class BackwardWithoutGraph(Rule):
     def _cause(self, target: cst.BaseExpression, proof) -> str:
         shown = self.ctx.snippet(target)
         cuts = proof.cuts
+        if all(cut.fresh for cut in cuts):
+            made = ", ".join(f"`{self.ctx.snippet(cut.node)}` (line {self._line(cut.node)})" for cut in cuts[:3])
+            return f"`{shown}` is computed only from tensors made without `requires_grad` ({made}" + \
+                (", ...)" if len(cuts) > 3 else ")")
         if any(cut.node is target for cut in cuts):
             return next(f"`{shown}` {cut.predicate}" for cut in cuts if cut.node is target)
         if isinstance(target, cst.Name):
