@@ -316,6 +316,61 @@ def test_tensors_made_on_the_inputs_device_are_not_reported(tmp_path: Path) -> N
                                                   "torch.arange(x.size(1), device=x.device)"), "TL416") == []
 
 
+# --- targets of a loss, and CPU tensors in a layer's input ------------------------------------
+
+TARGETS = """
+    import torch
+    from torch import nn
+    device = torch.device("cuda" if torch.cuda.is_available() else "meta")
+    model = nn.Linear(4, 3).to(device)
+    criterion = nn.CrossEntropyLoss()
+    x = torch.randn(8, 4).to(device)
+    y = {target}
+    loss = criterion(model(x), y)
+    mse = nn.functional.mse_loss(model(x), {other})
+"""
+
+
+@pytest.mark.parametrize("target, other, rows", [
+    ("torch.randint(0, 3, (8,))", "torch.zeros(8, 3).to(device)", [9]),
+    ("torch.randint(0, 3, (8,)).to(device)", "torch.zeros(8, 3)", [10]),
+    ("torch.randint(0, 3, (8,), device=device)", "torch.zeros(8, 3, device=device)", []),
+    ("torch.randint(0, 3, (8,)).to(device)", "torch.tensor(0.5)", []),  # 0-dim: mixes with any device
+])
+def test_a_cpu_target_of_a_loss_given_a_moved_output(tmp_path: Path, target: str, other: str, rows) -> None:
+    found = lint_findings(tmp_path, TARGETS.format(target=target, other=other), "TL416")
+    assert [row for row, _ in finding_rows(found)] == rows
+    if rows:
+        assert "the target" in found[0]["message"]
+
+
+NOISE = """
+    import torch
+    from torch import nn
+    device = torch.device("cuda" if torch.cuda.is_available() else "meta")
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 2)
+        def forward(self, x):
+            noise = {noise}
+            return self.fc(x + 0.1 * noise)
+    net = Net().to(device)
+    print(net(torch.randn(3, 4, device=device)).shape)
+"""
+
+
+@pytest.mark.parametrize("noise, rows", [
+    ("torch.randn(x.shape)", [10]),
+    ("torch.randn(x.shape, device=x.device)", []),
+    ("torch.tensor(2.0)", []),  # 0-dim: mixes with any device
+])
+def test_a_cpu_tensor_in_the_arithmetic_of_a_layers_input(tmp_path: Path, noise: str, rows) -> None:
+    found = lint_findings(tmp_path, NOISE.format(noise=noise), "TL416", "--runtime")
+    assert [row for row, _ in finding_rows(found)] == rows
+    assert all(item["runtime"]["verdict"] == "CONFIRMED" for item in found), found
+
+
 # --- the runtime check confirms the fixtures ---------------------------------------------------
 
 @pytest.mark.parametrize("fixture", [

@@ -99,7 +99,8 @@ class DeviceMismatch:
     attribute: Optional[str] = None
     device_of: Optional[str] = None  # a parameter of the function whose `.device` fits, if any
     # "input": a CPU tensor given to a moved module (``node`` the argument); "weight": the CPU
-    # class weights of a loss that meets a moved module's output; "met": a tensor made in
+    # class weights of a loss that meets a moved module's output; "target": a CPU target of
+    # a loss given a moved module's output; "met": a tensor made in
     # `forward` without `device=` meeting the module's input or a layer's output (``used``).
     kind: str = ""
     why: str = ""  # how the tensor is known to be on the CPU
@@ -1167,7 +1168,49 @@ class Placement:
                                                     attribute="()" if self._holds_tuple(arg.value) else None))
                         break
         found.extend(self._unmoved_weights())
+        found.extend(self._unmoved_targets())
         return found
+
+    def _unmoved_targets(self) -> list[DeviceMismatch]:
+        """A loss of torch given the output of a moved module and a target shown on the CPU
+        (with dimensions: a 0-dim CPU tensor mixes with any device)."""
+        found: list[DeviceMismatch] = []
+        for call in self._all_calls():
+            func = call.func
+            qualname = self.inference.qualname(func)
+            if qualname is None and isinstance(func, cst.Name):
+                value = self.inference.infer(func)
+                if value is None or value.kind is not Kind.MODULE or not value.qualname or \
+                        not torch_api.is_loss_module_class(value.qualname) or self._move_of(func, call) is not None:
+                    continue
+            elif qualname is None or not qualname.startswith("torch.nn.functional.") or \
+                    qualname.rsplit(".", 1)[1] not in torch_api.LOSS_FUNCTIONS:
+                continue
+            positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+            target = keyword(call, "target") or (positional[1] if len(positional) > 1 else None)
+            if target is None or not positional or any(arg.star for arg in call.args):
+                continue
+            origin = self.cpu_origin(target)
+            if origin is None or self._scalar_origin(origin[0]):
+                continue
+            output = self._moved_output(positional[0])
+            if output is None:
+                continue
+            found.append(DeviceMismatch(target, origin[0], None, output[0], call, kind="target", why=origin[1],
+                                        device=self._move_target(output[0])))
+        return found
+
+    def _scalar_origin(self, origin: cst.CSTNode) -> bool:
+        """``origin`` may make a 0-dim tensor: `torch.tensor(1)`, a factory without sizes."""
+        if not isinstance(origin, cst.Call):
+            return False
+        qualname = self.inference.qualname(origin.func)
+        if qualname in torch_api.TORCH_CONVERTERS:
+            source = self.dtype(origin.args[0].value) if origin.args else None
+            return source is None or source.holder == "number"
+        if qualname in torch_api.TORCH_SIZED_FACTORIES:
+            return not self._has_dimensions(origin, qualname)
+        return False
 
     def _unmoved_weights(self) -> list[DeviceMismatch]:
         found: list[DeviceMismatch] = []
@@ -1634,8 +1677,33 @@ class Placement:
                 values = [element.value for element in arg.value.elements] if isinstance(arg.value, cst.Tuple) \
                     else [arg.value]
                 for value in values:
-                    if isinstance(value, cst.Name) and value.value == name and self._made_here(value, name):
-                        return call
+                    for operand in self._operands(value):
+                        if isinstance(operand, cst.Name) and operand.value == name and self._made_here(operand, name) \
+                                and (operand is value or self._with_dimensions(operand)):
+                            return call  # `self.fc(x + noise)`: the sum is on the CPU, or raises first
+
+    def _with_dimensions(self, name: cst.Name) -> bool:
+        """Every binding of ``name`` makes a tensor of at least one dimension (a 0-dim CPU
+        tensor mixes with tensors on any device in arithmetic)."""
+        bindings = self.model.resolve(name)
+        return bool(bindings) and all(
+            isinstance(binding.value, cst.Call) and (qualname := self.inference.qualname(binding.value.func))
+            in torch_api.TORCH_SIZED_FACTORIES and self._has_dimensions(binding.value, qualname)
+            for binding in bindings)
+
+    def _operands(self, value: cst.BaseExpression, depth: int = 0) -> list[cst.BaseExpression]:
+        """``value`` and the tensors elementwise arithmetic (and methods keeping the device)
+        compute it from: what must all be on one device for it to be computed."""
+        found = [value]
+        if depth > 6:
+            return found
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, (
+                cst.Add, cst.Subtract, cst.Multiply, cst.Divide)):
+            found += self._operands(value.left, depth + 1) + self._operands(value.right, depth + 1)
+        elif isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and \
+                self._keeps_device(value.func.attr.value):
+            found += self._operands(value.func.value, depth + 1)
+        return found
         return None
 
     def _result_use(self, method: FunctionInfo, forward: FunctionInfo) -> Optional[cst.CSTNode]:

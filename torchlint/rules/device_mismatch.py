@@ -35,8 +35,9 @@ class DeviceMismatch(Rule):
     - a plain tensor attribute made while the module is built (`self.mask = torch.ones(..)`
       in `__init__` or a method it calls, `torch.zeros(.., device=x_example.device)`), that
       `forward` computes with before replacing it;
-    - a tensor made in `forward` (or a method it calls) by a factory without `device=`
-      (`torch.zeros(..)`), given to one of the module's layers, or meeting the module's
+    - a tensor made in `forward` (or a method it calls, or returned by a helper such as
+      `init_hidden`) by a factory without `device=` (`torch.zeros(..)`), given to one of
+      the module's layers (also inside the arithmetic of the layer's input), or meeting the module's
       input or a layer's output through arithmetic, `torch.cat`, a torch function or a
       tensor method (`x + 0.1 * torch.randn(x.shape)`, `scores.masked_fill(mask, ..)`);
     - a tensor shown on the CPU given to a module moved before the call: a batch of a
@@ -44,7 +45,11 @@ class DeviceMismatch(Rule):
       a factory or conversion without `device=`, the tuple an `init_hidden` helper returns,
       also through the parameters of a `train(model, loader)` function;
     - class weights shown on the CPU of a loss (`nn.CrossEntropyLoss(weight=..)`,
-      `F.cross_entropy(.., weight)`) that gets the output of a moved module.
+      `F.cross_entropy(.., weight)`) that gets the output of a moved module, and a target
+      shown on the CPU (with dimensions) given to a loss of torch with such an output.
+
+    The input of a submodule's `forward` is on the device when every `forward` of the file
+    that calls it gives it a tensor there (a layer's output).
 
     A move to `"cpu"`, a class that defines `to`/`cuda`/`_apply`, an attribute registered by
     name (`register_buffer("mask", ..)`) and a use that moves or reads metadata
@@ -66,7 +71,7 @@ class DeviceMismatch(Rule):
     For an attribute, `self.register_buffer("<name>", <value>, persistent=False)`: unsafe,
     as `model.half()`/`.double()` now convert it too. For a tensor made in `forward` from the
     shape of a parameter (`torch.zeros(x.shape[0], ..)`), adds `device=x.device`: unsafe,
-    as it assumes that parameter is on the module's device. For a batch or class weights
+    as it assumes that parameter is on the module's device. For a batch, a target or class weights
     given to a module moved to `device`, appends `.to(device)`: unsafe, as it assumes the
     name still means that device there.
     """
@@ -173,7 +178,7 @@ class DeviceMismatch(Rule):
         if not self.ctx.inference.uses_torch:
             return
         for found in self.ctx.placement.device_mismatches():
-            if found.kind in ("input", "weight"):
+            if found.kind in ("input", "weight", "target"):
                 self._report_unmoved(found)
                 continue
             related = [(found.moved, "the module is moved here: parameters and buffers only"),
@@ -208,6 +213,10 @@ class DeviceMismatch(Rule):
             what = (f"`{tensor}` is on the CPU ({found.why}), but the module it is given to was moved with "
                     f"`{move}`")
             related.append((found.used, "they meet here"))
+        elif found.kind == "target":
+            what = (f"the target `{tensor}` is on the CPU ({found.why}), but the loss gets the output of a module "
+                    f"moved with `{move}`")
+            related.append((found.used, "the loss is computed here"))
         else:
             what = (f"the class weights `{tensor}` are on the CPU ({found.why}), but the loss gets the output of a "
                     f"module moved with `{move}`")
