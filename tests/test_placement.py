@@ -179,6 +179,22 @@ NEAR_MISSES = {
                 return self.fc(x + h) * self.scale.to(x.device)
         model = Net().to(torch.device("cuda"))
     """,
+    "attribute iterated and read with item()": """
+        import torch
+        from torch import nn
+        class CalibrationError(nn.Module):
+            def __init__(self, bins=10):
+                super().__init__()
+                edges = torch.linspace(0, 1, bins + 1)
+                self.lowers, self.uppers = edges[:-1], edges[1:]
+                self.lowers = edges[:-1]
+            def forward(self, confidences):
+                total = torch.zeros(1, device=confidences.device)
+                for lower in zip(self.lowers):
+                    total += confidences.gt(lower[0].item()).float().mean()
+                return total
+        metric = CalibrationError().cuda()
+    """,
     "scalar attribute and device given": """
         import torch
         from torch import nn

@@ -45,6 +45,7 @@ from torchlint.analysis.values import Kind
 if TYPE_CHECKING:
     from torchlint.analysis.module_analysis import ModuleAnalysis
 
+_DETACHES = re.compile(r"\.detach_?\(|\bno_grad\b|\.data\b")
 _BACKWARD_FUNCTIONS = ("torch.autograd.backward", "torch.autograd.grad")
 _PARAMETER_METHODS = ("parameters", "named_parameters")
 _LOOPS = (cst.For, cst.While)
@@ -1063,7 +1064,7 @@ class AutogradModel:
         """Layers built into a plain container held by an ``nn.Module`` subclass of this file
         (``self.layers = [nn.Linear(..) for ..]``, ``self.heads = []`` then
         ``self.heads.append(nn.Linear(..))``), in a class that registers nothing by hand
-        (``add_module``, ``register_module``, ``setattr``) and never turns the attribute
+        (``add_module``, ``register_module``, ``setattr``, ``register_parameter``) and never turns the attribute
         into an ``nn.ModuleList``/``nn.ModuleDict``."""
         found = []
         for cls in self.model.classes.values():
@@ -1073,8 +1074,8 @@ class AutogradModel:
             if base is None or not torch_api.is_module_class(base):
                 continue
             source = self.analysis.text[cls.node.start:cls.node.end]
-            if any(word in source for word in ("add_module", "register_module", "setattr(")):
-                continue
+            if any(word in source for word in ("add_module", "register_module", "setattr(", "register_parameter")):
+                continue  # registered by hand (`register_parameter` of the layers' own parameters)
             # Only attributes assigned a container or a name can hold one: found in the text first.
             for attribute in dict.fromkeys(_CONTAINER_ASSIGNMENT.findall(source)):
                 for assignment in cls.assignments(attribute):
@@ -1383,7 +1384,7 @@ class AutogradModel:
         last binding of that name in the loop is computed from the forward, and nothing
         detaches it in place afterwards."""
         call = forward.at
-        if not isinstance(call, cst.Call):
+        if not isinstance(call, cst.Call) or self._may_detach_state(call.func):
             return None
         for arg in call.args:
             for node in iter_nodes(arg.value):
@@ -1405,6 +1406,39 @@ class AutogradModel:
                     continue
                 return last.node
         return None
+
+    def _may_detach_state(self, module: cst.BaseExpression) -> bool:
+        """Some class the module ``module`` names may be built from (through the calls that
+        build it, `.to(device)`, and the modules those wrap: `DataParallel(model)`), in this
+        file or another of the project, detaches or computes without gradients in its own
+        code, or is out of sight: it may hand back its state already out of the graph
+        (Transformer-XL's `mems`)."""
+        seen: set[int] = set()
+        pending: list[cst.BaseExpression] = [module]
+        for _ in range(8):
+            if not pending:
+                return False
+            expression = pending.pop()
+            while isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute) \
+                    and expression.func.attr.value in ("to", "cuda", "cpu", "float", "half", "double"):
+                expression = expression.func.value
+            builds = [expression] if isinstance(expression, cst.Call) else self._constructions(expression)
+            for built in builds:
+                if id(built) in seen:
+                    continue
+                seen.add(id(built))
+                value = self.inference.infer(built.func)
+                cls = value.cls if value is not None else None
+                if isinstance(cls, ClassInfo):
+                    code = cls.model.module.code
+                    if _DETACHES.search(code, cls.node.start, cls.node.end):
+                        return True
+                elif value is not None and value.kind is Kind.EXTERNAL and value.qualname \
+                        and not value.qualname.startswith("torch."):
+                    return True  # a class whose code is out of sight
+                pending += [arg.value for arg in built.args if arg.keyword is None and not arg.star]
+                pending += [built.func.value] if isinstance(built.func, cst.Attribute) else []
+        return False
 
     def _carried_through(self, load: cst.Name, scope: Scope, inside: list, call: cst.CSTNode) -> bool:
         """Whether the value bound to ``load``'s name in the loop, before ``call``, still

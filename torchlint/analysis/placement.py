@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from torchlint.analysis.module_analysis import ModuleAnalysis
 
 _MAX_DEPTH = 24
+_ITERATING_BUILTINS = frozenset({"zip", "enumerate", "iter", "list", "tuple", "len", "sorted", "reversed", "map"})
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
 _INTEGERS = ("bool", "uint8", "int8", "int16", "int32", "int64")
 
@@ -1399,6 +1400,9 @@ class Placement:
                     outer = outer.parent
                 if isinstance(outer, cst.Attribute) and outer.attr.value in torch_api.PLACEMENT_NEUTRAL_USES:
                     return None
+                if isinstance(outer, cst.Arg) and isinstance(outer.parent, cst.Call) and \
+                        isinstance(outer.parent.func, cst.Name) and outer.parent.func.value in _ITERATING_BUILTINS:
+                    return None  # iterated: what is done with each element (`.item()`?) is not followed
                 return node
         return None
 

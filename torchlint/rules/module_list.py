@@ -31,7 +31,8 @@ class ModuleList(Rule):
     then `self.blocks.append(Block(..))` (also through a local list assigned at the end,
     and lists of lists). Layers that are references to registered ones
     (`[self.conv1, self.conv2]`) are not flagged, nor a class that registers by hand
-    (`add_module`, `register_module`, `setattr`) or turns the attribute into an
+    (`add_module`, `register_module`, `setattr`, `register_parameter` of their
+    parameters) or turns the attribute into an
     `nn.ModuleList` later.
 
     ## Why is this bad?

@@ -1,0 +1,55 @@
+"""TL411 on state carried from one iteration to the next through a model: reported when its
+class keeps the graph in what it returns, not when it detaches its state itself
+(Transformer-XL's memories) or is out of sight (a class of another package)."""
+
+from __future__ import annotations
+
+import pytest
+
+MODEL = '''
+import torch
+from torch import nn
+
+
+class Recurrent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cell = nn.GRUCell(3, 4)
+        self.head = nn.Linear(4, 1)
+
+    def forward(self, x, state):
+        state = self.cell(x, state)
+        return self.head(state), {returned}
+'''
+
+TRAIN = '''
+import torch
+from {module} import Recurrent
+
+model = Recurrent()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+state = torch.zeros(2, 4)
+for step in range(3):
+    out, state = model(torch.randn(2, 3), state)
+    loss = out.pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+'''
+
+
+@pytest.mark.parametrize("returned, imported, reported", [
+    ("state", False, True),  # the state keeps the graph: the second backward raises
+    ("state.detach()", False, False),  # the model detaches what it carries
+    ("state", True, False),  # a class out of sight
+])
+def test_state_carried_through_a_model(project, returned, imported, reported) -> None:
+    train = TRAIN.format(module="somewhere_else")
+    if not imported:
+        train = MODEL.format(returned=returned) + train.replace("from somewhere_else import Recurrent\n", "")
+    project.write("train.py", train)
+    found = project.findings("--select", "TL411")
+    assert bool(found) is reported, found
+    if reported:
+        result = project.run("check", "--select", "TL411", "--runtime", "train.py")
+        assert "CONFIRMED" in result.stdout and "second time" in result.stdout
