@@ -112,6 +112,16 @@ class FileContext:
         or a global of another module)."""
         return tuple(binding.value for binding in self.model.resolve(name))
 
+    def bound_values(self, name: cst.Name) -> tuple[Optional[Value], ...]:
+        """What the inference knows of the value each binding of ``name`` that may reach here
+        gives it (None for a binding it knows nothing of); empty when nothing of this file
+        binds ``name``."""
+        return tuple(self.inference.binding_value(binding) for binding in self.model.resolve(name))
+
+    def same_bindings(self, first: cst.Name, second: cst.Name) -> bool:
+        """The same bindings reach both reads: nothing rebinds the name between them."""
+        return {id(b) for b in self.model.resolve(first)} == {id(b) for b in self.model.resolve(second)}
+
     def assigned_values(self, name: cst.Name) -> Optional[tuple[cst.BaseExpression, ...]]:
         """The values of the plain assignments (``name = value``) that may bind ``name`` here;
         None when one of its bindings is anything else (a parameter, an import, a loop

@@ -3,7 +3,7 @@
 from typing import Optional
 
 from torchlint.framework.api import (
-    Applicability, Bad, BindingKind, Fix, Observation, Rule, Verdict, cst, edits, torch_facts, view_source,
+    Applicability, Bad, Fix, Observation, Rule, Verdict, cst, edits, torch_facts, view_source,
     writes_with_grad, written_through_alias,
 )
 
@@ -181,16 +181,16 @@ class LeafInplace(Rule):
             return None
         if value.leaf is True:
             return None if self._maybe_frozen(node, write) else "a leaf tensor"
-        if isinstance(node, cst.Name):
-            bindings = self.ctx.model.resolve(node)
-            if len(bindings) == 1 and bindings[0].kind is BindingKind.ASSIGN and not bindings[0].path \
-                    and bindings[0].value is not None:
-                base = view_source(self.ctx, bindings[0].value)
-                if base is not None and not written_through_alias(self.ctx, base, bindings[0].value):
-                    base_value = self.ctx.tensor(base)
-                    if base_value is not None and base_value.attached is True and base_value.leaf is True \
-                            and not self._maybe_frozen(base, write):
-                        return "a view of a leaf tensor"
+        values = self.ctx.assigned_values(node) if isinstance(node, cst.Name) else None
+        if values is None or len(values) != 1:
+            return None
+        base = view_source(self.ctx, values[0])
+        if base is None or written_through_alias(self.ctx, base, values[0]):
+            return None
+        base_value = self.ctx.tensor(base)
+        if base_value is not None and base_value.attached is True and base_value.leaf is True \
+                and not self._maybe_frozen(base, write):
+            return "a view of a leaf tensor"
         return None
 
     def _maybe_frozen(self, node: cst.BaseExpression, write: cst.CSTNode) -> bool:

@@ -152,8 +152,7 @@ class PackedSequenceUnpack(Rule):
         """Why ``value`` is a PackedSequence: what the inference knows of it, or an
         ``isinstance`` test that guards ``statement``."""
         if isinstance(value, cst.Name):
-            bindings = self.ctx.model.resolve(value)
-            found = [self.ctx.inference.binding_value(binding) for binding in bindings]
+            found = self.ctx.bound_values(value)
             if found and all(v is not None and v.kind is Kind.PACKED for v in found):
                 return tuple(step for v in found for step in v.why)
             return self._guarded(value, statement)
@@ -168,8 +167,7 @@ class PackedSequenceUnpack(Rule):
     def _guarded(self, name: cst.Name, statement: cst.Assign) -> Optional[tuple[Step, ...]]:
         """The ``if`` tests, around ``statement`` in its function, that establish that ``name``
         is a PackedSequence: ``isinstance(name, PackedSequence)`` or a name bound to it."""
-        bindings = self.ctx.model.resolve(name)
-        if not bindings:
+        if not self.ctx.binding_values(name):
             return None
         child: cst.CSTNode = statement
         for ancestor in self.ctx.ancestors(statement):
@@ -177,18 +175,19 @@ class PackedSequenceUnpack(Rule):
                 return None
             if isinstance(ancestor, cst.If) and child is ancestor.body:
                 for conjunct in _conjuncts(ancestor.test):
-                    found = self._tests_packed(conjunct, name.value, bindings)
+                    found = self._tests_packed(conjunct, name)
                     if found is not None:
                         return found
             child = ancestor
         return None
 
-    def _tests_packed(self, test: cst.BaseExpression, name: str, bindings) -> Optional[tuple[Step, ...]]:
-        """Evidence that ``test``, when true, shows that ``name`` (as ``bindings`` bind it) is a
-        PackedSequence: the ``isinstance`` call itself, or a name bound only to such calls."""
+    def _tests_packed(self, test: cst.BaseExpression, name: cst.Name) -> Optional[tuple[Step, ...]]:
+        """Evidence that ``test``, when true, shows that ``name`` (as it is bound where it is
+        unpacked) is a PackedSequence: the ``isinstance`` call itself, or a name bound only to
+        such calls."""
         if isinstance(test, cst.Call):
-            found = self._isinstance(test, name, bindings)
-            return None if found is None else (Step(test, f"`{{code}}` holds here: `{name}` is a PackedSequence"),
+            found = self._isinstance(test, name)
+            return None if found is None else (Step(test, f"`{{code}}` holds here: `{name.value}` is a PackedSequence"),
                                                *found)
         if not isinstance(test, cst.Name):
             return None
@@ -197,22 +196,22 @@ class PackedSequenceUnpack(Rule):
             return None
         steps: tuple[Step, ...] = ()
         for value in values:
-            found = self._isinstance(value, name, bindings) if isinstance(value, cst.Call) else None
+            found = self._isinstance(value, name) if isinstance(value, cst.Call) else None
             if found is None:
                 return None
             steps += (Step(value, f"`{test.value}` = `{{code}}`"),) + found
-        return (Step(test, f"`{{code}}` holds here: `{name}` is a PackedSequence"),) + steps
+        return (Step(test, f"`{{code}}` holds here: `{name.value}` is a PackedSequence"),) + steps
 
-    def _isinstance(self, call: cst.Call, name: str, bindings) -> Optional[tuple[Step, ...]]:
+    def _isinstance(self, call: cst.Call, name: cst.Name) -> Optional[tuple[Step, ...]]:
         """The import of PackedSequence, when ``call`` is ``isinstance(name, PackedSequence)``
         of the same ``name`` the unpacking reads (the same bindings reach both)."""
         if self.ctx.qualname(call.func) != "builtins.isinstance" or len(call.args) != 2 \
                 or any(arg.star or arg.keyword is not None for arg in call.args):
             return None
         subject, kinds = call.args[0].value, call.args[1].value
-        if not (isinstance(subject, cst.Name) and subject.value == name):
+        if not (isinstance(subject, cst.Name) and subject.value == name.value):
             return None
-        if {id(b) for b in self.ctx.model.resolve(subject)} != {id(b) for b in bindings}:
+        if not self.ctx.same_bindings(subject, name):
             return None  # rebound between the test and the unpacking
         if isinstance(kinds, cst.Tuple):
             return None  # `isinstance(x, (tuple, PackedSequence))`: x may be a pair
