@@ -81,7 +81,6 @@ KNOWN_FLOW: dict[str, str] = {
     # moved in issue 41's first pass for want of time, not because they must stay.
     "deprecated_function.py": "scope bindings: whether a deprecated name imported is used before being rebound",
     "detach_inplace_method.py": "resolve() and Binding: the tensor a detach_() receiver was assigned from",
-    "gradient_cut.py": "scope.assignments: the values assigned to a name that reaches the loss",
     "integer_division.py": "resolve() and BindingKind: the assignments that make a name an index",
     "nonleaf_grad.py": "resolve() and scope: the assignments that make a tensor a non-leaf",
     "nonpublic_collate.py": "bindings: the imports of default_collate and their uses",

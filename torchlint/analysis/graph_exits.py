@@ -4,7 +4,7 @@ function that a ``backward()`` of the file differentiates).
 
 ``GraphExits.cut(call)`` says whether a call takes a tensor's values out of torch
 (``.numpy()``, ``.item()``, ``.tolist()``, ``float()``, ``math.*``, ``np.*`` of a detached
-tensor, ``torch.tensor(t)``) and which tensor; ``GraphExits.escape(cut, function, scope)``
+tensor, ``torch.tensor(t)``) and which tensor; ``GraphExits.escape(cut, function)``
 follows what comes out, through value positions and assignments, to a ``return`` of the
 function, and answers only when the tensor is shown in the graph (with the inference's
 evidence), its gradient is not zero anyway (a step function, an index), nothing else
@@ -49,7 +49,7 @@ class Flow:
     """How the cut's values reach the function's result: the assignments on the way and the
     returned expression they end in."""
 
-    assignments: tuple[cst.CSTNode, ...]
+    through: tuple[cst.CSTNode, ...]  # the assignments on the way
     returned: cst.BaseExpression
     numpy_call: Optional[cst.Call]  # the first numpy function the values go through
 
@@ -92,11 +92,16 @@ class GraphExits:
 
     # --- which functions ----------------------------------------------------------
 
-    def scope(self, node: cst.FunctionDef):
+    def _scope(self, node: cst.FunctionDef):
         """The scope of the function ``node``."""
         if self._scopes is None:
             self._scopes = {id(scope.node): scope for scope in self.model.scopes}
         return self._scopes.get(id(node))
+
+    def function_info(self, node: cst.FunctionDef):
+        """The ``FunctionInfo`` of the function ``node`` (its class, its name), or None."""
+        scope = self._scope(node)
+        return scope.function if scope is not None else None
 
     def cuts(self, function: cst.FunctionDef) -> list[Cut]:
         """The places in ``function`` itself (not in functions nested in it) where a tensor's
@@ -182,7 +187,7 @@ class GraphExits:
             else:
                 return node, detached
 
-    def escape(self, cut: "Cut", function: cst.FunctionDef, scope) -> Optional["Escape"]:
+    def escape(self, cut: "Cut", function: cst.FunctionDef) -> Optional["Escape"]:
         """How the values ``cut`` takes out of a tensor of the graph reach what ``function``
         returns, when nothing else carries the tensor's gradient there, its gradient is not
         zero anyway (a step function, an index), gradients are on, the module is training
@@ -192,7 +197,8 @@ class GraphExits:
             return None
         if self.inference.grad_disabled(cut.node) is not None or self._evaluation_only(cut.node, function):
             return None
-        flow = self._flow(cut.node, scope)
+        scope = self._scope(function)
+        flow = self._flow(cut.node, scope) if scope is not None else None
         if flow is None:
             return None
         layer, roots, attributes = self._sources(cut.tensor, scope)

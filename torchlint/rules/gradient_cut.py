@@ -148,13 +148,13 @@ class GradientCut(Rule):
         forward = node.name.value == "forward"
         if not forward and not exits.is_differentiated(node):
             return
-        scope = exits.scope(node)
-        if scope is None or (forward and not self._is_forward(scope) and not exits.is_differentiated(node)):
+        function = exits.function_info(node)
+        if function is None or (forward and not self._is_forward(function) and not exits.is_differentiated(node)):
             return
         if self.ctx.grad_disabled(node.body) is not None:
             return
         for cut in exits.cuts(node):
-            escape = exits.escape(cut, node, scope)
+            escape = exits.escape(cut, node)
             if escape is not None and not (escape.layer is not None
                                            and _NOT_TRAINED.search(self.ctx.snippet(escape.layer))):
                 self._report(escape)
@@ -180,9 +180,8 @@ class GradientCut(Rule):
 
     # --- what is said
 
-    def _is_forward(self, scope) -> bool:
+    def _is_forward(self, function) -> bool:
         """``forward`` of an ``nn.Module`` subclass that is not an inference-only class."""
-        function = scope.function
         return self.ctx.is_module_forward(function) and not _INFERENCE_CLASSES.search(function.cls.name)
 
     def _report(self, escape) -> None:
@@ -201,9 +200,9 @@ class GradientCut(Rule):
             who = f"what computed `{self.ctx.snippet(cut.tensor)}` gets"
         advice = self._advice(cut, flow)
         if any(isinstance(node, cst.Call) and is_true(keyword(node, "requires_grad"))
-               for part in (*flow.assignments, flow.returned) for node in iter_nodes(part)):
+               for part in (*flow.through, flow.returned) for node in iter_nodes(part)):
             advice += " (`requires_grad=True` makes a new leaf: it does not connect the values back to the graph)"
-        steps = [Step(node, "`{code}` carries the values on") for node in flow.assignments]
+        steps = [Step(node, "`{code}` carries the values on") for node in flow.through]
         steps.append(Step(flow.returned, "`{code}` is returned, computed from them"))
         self.report(
             cut.node, tensor=cut.tensor, source=source, cut=cut.node, returned=flow.returned, line=line,
