@@ -387,6 +387,40 @@ def test_a_cpu_tensor_in_the_arithmetic_of_a_layers_input(tmp_path: Path, noise:
     assert all(item["runtime"]["verdict"] == "CONFIRMED" for item in found), found
 
 
+# --- CPU lengths for packing, and a state tuple bound to a name ----------------------------------
+
+PACKED = """
+    import torch
+    from torch import nn
+    from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+    device = torch.device("cuda" if torch.cuda.is_available() else "meta")
+    class Encoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm = nn.LSTM(4, 5, batch_first=True)
+        def forward(self, x, lengths):
+            state = torch.zeros(1, lengths.size(0), 5{device})
+            states = (state, state)
+            out, _ = self.lstm(pack_padded_sequence(x, lengths, batch_first=True), states)
+            return pad_packed_sequence(out, batch_first=True)[0]
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encoder = Encoder()
+        def forward(self, x, lengths):
+            return self.encoder(x, lengths)
+    model = Model().to(device)
+    lengths = torch.tensor([3, 2])  # pack_padded_sequence wants them on the CPU
+    print(model(torch.randn(2, 3, 4, device=device), lengths).shape)
+"""
+
+
+@pytest.mark.parametrize("device, rows", [("", [11]), (", device=x.device", [])])
+def test_cpu_lengths_are_fine_and_a_state_tuple_is_followed(tmp_path: Path, device: str, rows) -> None:
+    found = lint_findings(tmp_path, PACKED.format(device=device), "TL416")
+    assert [row for row, _ in finding_rows(found)] == rows
+
+
 # --- the runtime check confirms the fixtures ---------------------------------------------------
 
 @pytest.mark.parametrize("fixture", [

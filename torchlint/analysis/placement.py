@@ -1157,13 +1157,15 @@ class Placement:
                 move = self._move_of(func, call)
                 if move is None:
                     continue
-                for arg in call.args:
+                for index, arg in enumerate(call.args):
                     if arg.keyword is not None:
                         continue
                     origin = self.cpu_origin(arg.value)
                     if origin is not None:
                         value = self.inference.infer(func)
                         cls = value.cls if value is not None and isinstance(value.cls, ClassInfo) else None
+                        if cls is not None and not self._input_computed_with(cls, index):
+                            continue  # only its size is read, or torch wants it on the CPU (`lengths`)
                         found.append(DeviceMismatch(arg.value, origin[0], cls, move, call, kind="input",
                                                     why=origin[1], device=self._move_target(move),
                                                     attribute="()" if self._holds_tuple(arg.value) else None))
@@ -1211,6 +1213,41 @@ class Placement:
             return source is None or source.holder == "number"
         if qualname in torch_api.TORCH_SIZED_FACTORIES:
             return not self._has_dimensions(origin, qualname)
+        return False
+
+    def _input_computed_with(self, cls: ClassInfo, index: int, depth: int = 0) -> bool:
+        """The input at ``index`` of the ``forward`` of the file's module class ``cls`` may
+        meet the module's tensors: some use of it is not placement-neutral (its `.size()`,
+        `.shape`, `.to(..)`, the `lengths` of `pack_padded_sequence`), following it into the
+        submodules of the file it is handed to.  True when that cannot be seen."""
+        forward = cls.methods.get("forward")
+        if forward is None or cls.model is not self.model or depth > 3:
+            return True
+        params = [param.name.value for param in forward.positional_params()][1:]
+        if index >= len(params) or any(param.star for param in forward.node.params.params if param.star):
+            return True
+        name = params[index]
+        for node in self.analysis.nodes_of(cst.Name):
+            if node.value != name or not (forward.node.body.start <= node.start and node.end <= forward.node.end):
+                continue
+            parent = node.parent
+            if isinstance(parent, cst.Attribute) and parent.value is node and \
+                    parent.attr.value in torch_api.PLACEMENT_NEUTRAL_USES:
+                continue
+            if not (isinstance(parent, cst.Arg) and isinstance(parent.parent, cst.Call)):
+                return True
+            call = parent.parent
+            position = [arg for arg in call.args if arg.keyword is None].index(parent) \
+                if parent.keyword is None and not parent.star else None
+            cpu = torch_api.CPU_ARGUMENTS.get(self.inference.qualname(call.func) or "")
+            if cpu is not None and (position == cpu[0] or (parent.keyword is not None
+                                                           and parent.keyword.value == cpu[1])):
+                continue
+            callee = self.inference.infer(call.func)
+            if callee is not None and callee.kind is Kind.MODULE and isinstance(callee.cls, ClassInfo) \
+                    and position is not None and not self._input_computed_with(callee.cls, position, depth + 1):
+                continue
+            return True
         return False
 
     def _unmoved_weights(self) -> list[DeviceMismatch]:
@@ -1680,6 +1717,11 @@ class Placement:
             for arg in call.args:
                 values = [element.value for element in arg.value.elements] if isinstance(arg.value, cst.Tuple) \
                     else [arg.value]
+                if isinstance(arg.value, cst.Name):  # `states = (h, c)` then `self.lstm(x, states)`
+                    values += [element.value for binding in self.model.resolve(arg.value)
+                               if binding.kind is BindingKind.ASSIGN and not binding.path
+                               and isinstance(binding.value, cst.Tuple) for element in binding.value.elements
+                               if not isinstance(element, cst.StarredElement)]
                 for value in values:
                     for operand in self._operands(value):
                         if isinstance(operand, cst.Name) and operand.value == name and self._made_here(operand, name) \

@@ -807,6 +807,9 @@ SAME_DTYPE_PRODUCTS = frozenset({"torch.mm", "torch.bmm", "torch.matmul"})
 # Functions that change the default dtype of the process: after them, factories are not float32.
 DEFAULT_DTYPE_SETTERS = frozenset({"torch.set_default_dtype", "torch.set_default_tensor_type"})
 # What reading a tensor for its metadata or moving it is (not a computation with it).
+# Arguments torch wants on the CPU whatever the device of the rest: `lengths` of
+# `pack_padded_sequence` (position, keyword).
+CPU_ARGUMENTS = {"torch.nn.utils.rnn.pack_padded_sequence": (1, "lengths")}
 PLACEMENT_NEUTRAL_USES = frozenset({"to", "cuda", "cpu", "type_as", "device", "shape", "size", "dtype", "dim",
                                     "numel", "ndim", "is_cuda", "data_ptr", "new_zeros", "new_ones", "new_empty",
                                     "new_full", "new_tensor"})
