@@ -118,6 +118,25 @@ class FileContext:
         binds ``name``."""
         return tuple(self.inference.binding_value(binding) for binding in self.model.resolve(name))
 
+    def single_assignment(self, name: cst.Name) -> Optional[tuple[cst.BaseExpression, cst.CSTNode]]:
+        """The value and the statement of the one plain assignment (``name = value``) that
+        binds ``name`` here, or None when it is bound otherwise or more than once."""
+        bindings = self.model.resolve(name)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
+                or bindings[0].value is None:
+            return None
+        return bindings[0].value, bindings[0].node
+
+    def is_parameter(self, name: cst.Name) -> bool:
+        """Some binding of ``name`` that reaches here is a parameter of its function."""
+        return any(binding.kind is BindingKind.PARAM for binding in self.model.resolve(name))
+
+    def attribute_used(self, name: cst.Name, attribute: str) -> bool:
+        """``<name>.<attribute>`` is read anywhere in the scope of a binding of ``name`` that
+        reaches here (``h.retain_grad()``, before or after)."""
+        return any(used == attribute for binding in self.model.resolve(name)
+                   for _seq, used, _node in binding.scope.attribute_uses.get(binding.name, ()))
+
     def same_bindings(self, first: cst.Name, second: cst.Name) -> bool:
         """The same bindings reach both reads: nothing rebinds the name between them."""
         return {id(b) for b in self.model.resolve(first)} == {id(b) for b in self.model.resolve(second)}

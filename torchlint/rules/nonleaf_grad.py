@@ -3,7 +3,7 @@
 from typing import Optional
 
 from torchlint.framework.api import (
-    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, BindingKind, Edit, Fix, Observation, Rule, Verdict, cst,
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Edit, Fix, Observation, Rule, Verdict, cst,
     edits, is_store_target, torch_facts,
 )
 
@@ -122,12 +122,10 @@ class NonleafGrad(Rule):
     def _converted_leaf(self, base: cst.BaseExpression) -> Optional[cst.Call]:
         """The conversion whose copy ``base`` holds (``x = leaf.to(device)``), when what it
         converts is a leaf that requires grad."""
-        if not isinstance(base, cst.Name):
+        assignment = self.ctx.single_assignment(base) if isinstance(base, cst.Name) else None
+        if assignment is None:
             return None
-        bindings = self.ctx.model.resolve(base)
-        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path:
-            return None
-        value = bindings[0].value
+        value = assignment[0]
         if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
                 and value.func.attr.value in _CONVERSIONS):
             return None
@@ -144,26 +142,18 @@ class NonleafGrad(Rule):
 
     def _retain_grad_edit(self, base: cst.BaseExpression) -> Optional[Edit]:
         """`base.retain_grad()` on a new line after the one assignment of ``base``."""
-        if not isinstance(base, cst.Name):
+        assignment = self.ctx.single_assignment(base) if isinstance(base, cst.Name) else None
+        if assignment is None:
             return None
-        bindings = self.ctx.model.resolve(base)
-        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path:
-            return None
-        line = edits.own_line(self.ctx, bindings[0].node)
+        line = edits.own_line(self.ctx, assignment[1])
         if line is None or edits.trailing_comment(self.ctx, line) is not None:
             return None
         return edits.insert_after(line, f"{self.ctx.newline}{self.ctx.line_indent(line)}{base.value}.retain_grad()")
 
     def _retains_grad(self, base: cst.BaseExpression) -> bool:
-        if not isinstance(base, cst.Name):
-            return False
-        for binding in self.ctx.model.resolve(base):
-            if binding.kind is BindingKind.PARAM:
-                return True  # whoever passes it in may have called retain_grad()
-            for _seq, attribute, _node in binding.scope.attribute_uses.get(binding.name, ()):
-                if attribute == "retain_grad":
-                    return True
-        return False
+        # A parameter: whoever passes it in may have called retain_grad().
+        return isinstance(base, cst.Name) and (self.ctx.is_parameter(base)
+                                               or self.ctx.attribute_used(base, "retain_grad"))
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
