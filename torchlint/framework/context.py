@@ -189,6 +189,12 @@ class FileContext:
         return frozenset(name for name, bindings in self.model.module_scope.bindings.items()
                          if any(b.kind is BindingKind.IMPORT and b.qualname in qualnames for b in bindings))
 
+    def names_only_imported_as(self, qualname: str) -> list[str]:
+        """The module-level names every binding of which imports ``qualname`` (so they name
+        it wherever they are read), in the order they are first bound."""
+        return [name for name, bindings in self.model.module_scope.bindings.items()
+                if bindings and all(b.kind is BindingKind.IMPORT and b.qualname == qualname for b in bindings)]
+
     def version_dispatched(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The test of an ``if`` that picks between torch versions, when ``node`` is in one
         of its branches: ``if version.parse(torch.__version__) >= version.parse("2.2"):``,

@@ -6,7 +6,7 @@ import re
 from typing import Optional
 
 from torchlint.framework.api import (
-    NOT_REPRODUCED, Applicability, Bad, BindingKind, Edit, Fix, Observation, Rule, Verdict, called_name, cst, edits,
+    NOT_REPRODUCED, Applicability, Bad, Edit, Fix, Observation, Rule, Verdict, called_name, cst, edits,
     iter_nodes,
 )
 
@@ -175,10 +175,9 @@ class NonpublicFunction(Rule):
     def _through_import(self, function: str) -> tuple[Optional[str], tuple[Edit, ...]]:
         """`dataloader.default_collate`, through a module-level name bound to the public
         module, or with `dataloader` added to a `from torch.utils.data import ...`."""
-        scope = self.ctx.model.module_scope
-        for local, bindings in scope.bindings.items():
-            if all(b.kind is BindingKind.IMPORT and b.qualname == _PUBLIC_MODULE for b in bindings):
-                return f"{local}.{function}", ()
+        names = self.ctx.names_only_imported_as(_PUBLIC_MODULE)
+        if names:
+            return f"{names[0]}.{function}", ()
         if re.search(r"\bdataloader\b", self.ctx.text):
             return None, ()  # a name of the file's own: adding the import could shadow it
         for statement in self.ctx.module.body:
