@@ -83,7 +83,6 @@ KNOWN_FLOW: dict[str, str] = {
     "detach_inplace_method.py": "resolve() and Binding: the tensor a detach_() receiver was assigned from",
     "integer_division.py": "resolve() and BindingKind: the assignments that make a name an index",
     "scheduler_epoch.py": "resolve(), scope bindings and assignments: the scheduler a name holds and its epochs",
-    "torchvision_pretrained.py": "scope bindings: whether `pretrained` names an argument or a local",
     "variable_wrap.py": "scope bindings: the values a wrapped name was assigned across the function",
 }
 

@@ -189,6 +189,15 @@ class FileContext:
         return frozenset(name for name, bindings in self.model.module_scope.bindings.items()
                          if any(b.kind is BindingKind.IMPORT and b.qualname in qualnames for b in bindings))
 
+    def binds_as_import(self, name: str, qualname: str) -> Optional[bool]:
+        """Whether the file binds ``name`` (in any scope) only by imports of ``qualname``,
+        one of them at module level: True; False when nothing binds ``name``; None when
+        something else binds it somewhere (a local, a parameter, another import)."""
+        bindings = [binding for scope in self.model.scopes_mentioning(name) for binding in scope.bindings.get(name, ())]
+        if any(binding.kind is not BindingKind.IMPORT or binding.qualname != qualname for binding in bindings):
+            return None
+        return any(binding.scope is self.model.module_scope for binding in bindings)
+
     def names_only_imported_as(self, qualname: str) -> list[str]:
         """The module-level names every binding of which imports ``qualname`` (so they name
         it wherever they are read), in the order they are first bound."""

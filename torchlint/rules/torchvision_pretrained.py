@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Optional
 
 from torchlint.framework.api import (
-    Applicability, Bad, BindingKind, Edit, Fix, Observation, Rule, Verdict, cst, edits, is_false,
+    Applicability, Bad, Edit, Fix, Observation, Rule, Verdict, cst, edits, is_false,
     is_true, torchvision_weights,
 )
 
@@ -195,12 +195,7 @@ class TorchvisionPretrained(Rule):
     def _models_binding(self) -> Optional[bool]:
         """True when the module binds ``models`` to torchvision.models by an import, False
         when nothing binds ``models``, None when something else does."""
-        bindings = [binding for scope in self.ctx.model.scopes_mentioning("models")
-                    for binding in scope.bindings.get("models", ())]
-        if any(binding.kind is not BindingKind.IMPORT or binding.qualname != "torchvision.models"
-               for binding in bindings):
-            return None
-        return any(binding.scope is self.ctx.model.module_scope for binding in bindings)
+        return self.ctx.binds_as_import("models", "torchvision.models")
 
     def _import_models(self) -> Edit:
         """``from torchvision import models`` after the module's first block of imports
