@@ -198,6 +198,32 @@ class FileContext:
             return None
         return any(binding.scope is self.model.module_scope for binding in bindings)
 
+    def imports_binding(self, name: cst.Name) -> tuple[str, ...]:
+        """What every import that binds ``name``'s name, in the scopes of the bindings that
+        reach here, imports: two for `try: from torch import vmap / except ImportError: from
+        functorch import vmap`."""
+        return tuple(other.qualname for binding in self.model.resolve(name)
+                     for other in binding.scope.bindings.get(binding.name, ()) if other.kind is BindingKind.IMPORT)
+
+    def reads_of_import(self, alias: cst.ImportAlias, name: str) -> Optional[list[cst.Name]]:
+        """The names in the file that read the module-level binding the import ``alias``
+        makes (as ``name``); None when one of them may read another binding as well (it
+        could not be renamed alone)."""
+        bindings = [b for bindings in self.model.module_scope.bindings.values() for b in bindings
+                    if b.kind is BindingKind.IMPORT and (b.node is alias or b.node is alias.name)]
+        if len(bindings) != 1:
+            return None
+        binding = bindings[0]
+        uses = []
+        for node in iter_nodes(self.module):
+            if isinstance(node, cst.Name) and node.value == name and node is not alias.name:
+                resolved = self.model.resolve(node)
+                if binding in resolved:
+                    if len(resolved) != 1:
+                        return None
+                    uses.append(node)
+        return uses
+
     def names_only_imported_as(self, qualname: str) -> list[str]:
         """The module-level names every binding of which imports ``qualname`` (so they name
         it wherever they are read), in the order they are first bound."""

@@ -5,8 +5,8 @@ another (TorchFix's TOR101 and TOR103)."""
 from typing import Optional
 
 from torchlint.framework.api import (
-    Applicability, Bad, BindingKind, Edit, Fix, Observation, Rule, Verdict, called_name, cst, edits,
-    earliest_release, imported_module, is_false, is_true, iter_nodes, torch_api,
+    Applicability, Bad, Edit, Fix, Observation, Rule, Verdict, called_name, cst, edits,
+    earliest_release, imported_module, is_false, is_true, torch_api,
 )
 
 _TABLE = torch_api.DEPRECATED_FUNCTIONS
@@ -193,9 +193,7 @@ class DeprecatedFunction(Rule):
         qualname = self.ctx.qualname(func)
         if qualname not in _TABLE:
             return None
-        if isinstance(func, cst.Name) and any(
-                other.kind is BindingKind.IMPORT and other.qualname not in _TABLE
-                for binding in self.ctx.model.resolve(func) for other in binding.scope.bindings.get(binding.name, ())):
+        if isinstance(func, cst.Name) and any(imported not in _TABLE for imported in self.ctx.imports_binding(func)):
             return None  # `try: from torch import vmap / except ImportError: from functorch import vmap`
         if self.ctx.version_dispatched(func) is not None:
             return None  # the branch for older torch of `if version.parse(torch.__version__) >= ...`
@@ -501,7 +499,7 @@ class DeprecatedImport(Rule):
                 continue
             changes.append(edits.replace(alias.name, new))
             if alias.asname is None:
-                uses = self._uses(alias, old)
+                uses = self.ctx.reads_of_import(alias, old)
                 if uses is None:
                     return advice
                 changes += [edits.replace(use, new) for use in uses]
@@ -509,24 +507,6 @@ class DeprecatedImport(Rule):
         new_names = ", ".join(torch_api.DROP_IN_REPLACEMENTS[q].rsplit(".", 1)[1] for q in found)
         return Fix(Applicability.UNSAFE if unsafe else Applicability.SAFE,
                    f"Import `{new_names}` from `{new_module}`", tuple(changes))
-
-    def _uses(self, alias: cst.ImportAlias, name: str) -> Optional[list[cst.Name]]:
-        """The names in the file that read the binding of ``alias``; None when one of them
-        may read another binding as well (it could not be renamed alone)."""
-        bindings = [b for bindings in self.ctx.model.module_scope.bindings.values() for b in bindings
-                    if b.kind is BindingKind.IMPORT and (b.node is alias or b.node is alias.name)]
-        if len(bindings) != 1:
-            return None
-        binding = bindings[0]
-        uses = []
-        for node in iter_nodes(self.ctx.module):
-            if isinstance(node, cst.Name) and node.value == name and node is not alias.name:
-                resolved = self.ctx.model.resolve(node)
-                if binding in resolved:
-                    if len(resolved) != 1:
-                        return None
-                    uses.append(node)
-        return uses
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
