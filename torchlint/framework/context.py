@@ -224,6 +224,46 @@ class FileContext:
                     uses.append(node)
         return uses
 
+    def bound_only_here(self, name: cst.Name) -> bool:
+        """Every binding of ``name`` that reaches here is an assignment (plain or augmented,
+        not a loop's) or a parameter of the function that reads it: rebinding the name here
+        changes nothing outside."""
+        scope = self.model.scope_of(name)
+        bindings = self.model.resolve(name)
+        return bool(bindings) and all(
+            binding.scope is scope and not binding.iterates
+            and binding.kind in (BindingKind.ASSIGN, BindingKind.AUGASSIGN, BindingKind.PARAM)
+            for binding in bindings)
+
+    def only_value(self, name: cst.Name) -> Optional[cst.BaseExpression]:
+        """The value of the one binding of ``name`` that reaches here, when it has one
+        (an assignment, ``with .. as name``), not through unpacking or a loop."""
+        bindings = self.model.resolve(name)
+        if len(bindings) == 1 and bindings[0].value is not None and not bindings[0].path \
+                and not bindings[0].iterates:
+            return bindings[0].value
+        return None
+
+    def reads_since_binding(self, name: cst.Name) -> list[cst.Name]:
+        """The reads of ``name``, in its scope, after its one binding and before this read;
+        empty when more than one binding reaches here."""
+        bindings = self.model.resolve(name)
+        reference = self.model.references.get(id(name))
+        if len(bindings) != 1 or reference is None:
+            return []
+        scope, seq = reference
+        return [load for load_seq, load in scope.loads.get(name.value, ()) if bindings[0].seq < load_seq < seq]
+
+    def attribute_uses_after(self, name: cst.Name, attribute: str) -> list[cst.CSTNode]:
+        """The uses of ``<anything>.<attribute>`` in ``name``'s scope after this read of it
+        (``loss.backward()`` after ``h.detach_()``), in order."""
+        reference = self.model.references.get(id(name))
+        if reference is None:
+            return []
+        scope, seq = reference
+        return [node for uses in scope.attribute_uses.values() for use_seq, used, node in uses
+                if used == attribute and use_seq > seq]
+
     def names_only_imported_as(self, qualname: str) -> list[str]:
         """The module-level names every binding of which imports ``qualname`` (so they name
         it wherever they are read), in the order they are first bound."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from torchlint.framework.api import (
-    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Binding, BindingKind, Fix, Observation, Rule, Verdict, cst,
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Observation, Rule, Verdict, cst,
     edits, view_source,
 )
 
@@ -149,13 +149,7 @@ class DetachInplaceMethod(Rule):
         statement = self.ctx.parent(node)
         if not isinstance(receiver, cst.Name) or not isinstance(statement, cst.Expr):
             return None
-        scope = self.ctx.model.scope_of(receiver)
-        bindings = self.ctx.model.resolve(receiver)
-        if not bindings or any(
-            binding.scope is not scope or binding.iterates
-            or binding.kind not in (BindingKind.ASSIGN, BindingKind.AUGASSIGN, BindingKind.PARAM)
-            for binding in bindings
-        ):
+        if not self.ctx.bound_only_here(receiver):
             return None
         name = receiver.value
         rebind = f"{name} = {name}.detach()"
@@ -166,37 +160,19 @@ class DetachInplaceMethod(Rule):
         base = view_source(self.ctx, receiver)
         if base is not None:
             return base, receiver
-        if isinstance(receiver, cst.Name):
-            bindings = self.ctx.model.resolve(receiver)
-            if len(bindings) == 1 and bindings[0].value is not None and not bindings[0].path \
-                    and not bindings[0].iterates:
-                base = view_source(self.ctx, bindings[0].value)
-                if base is not None:
-                    return base, bindings[0].value
-        return None
+        value = self.ctx.only_value(receiver) if isinstance(receiver, cst.Name) else None
+        base = view_source(self.ctx, value) if value is not None else None
+        return (base, value) if base is not None else None
 
     def _saved_then_backward(self, receiver: cst.Name) -> Optional[cst.CSTNode]:
         value = self.ctx.tensor(receiver)
         if value is None or not value.attached or value.leaf is not False:
             return None
-        bindings = self.ctx.model.resolve(receiver)
-        if len(bindings) != 1:
-            return None
-        binding: Binding = bindings[0]
-        scope = binding.scope
-        _, seq = self.ctx.model.references[id(receiver)]
-        saved = any(
-            binding.seq < load_seq < seq and self._saves(load)
-            for load_seq, load in scope.loads.get(receiver.value, ())
-        )
-        if not saved:
+        if not any(self._saves(load) for load in self.ctx.reads_since_binding(receiver)):
             return None
         block = self._block(receiver)
-        for uses in scope.attribute_uses.values():
-            for use_seq, attribute, node in uses:
-                if attribute == "backward" and use_seq > seq and self._block(node) is block:
-                    return node
-        return None
+        return next((node for node in self.ctx.attribute_uses_after(receiver, "backward")
+                     if self._block(node) is block), None)
 
     def _saves(self, load: cst.Name) -> bool:
         """`load` is an operand that autograd saves: of a product or a call."""
