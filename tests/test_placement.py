@@ -421,6 +421,39 @@ def test_cpu_lengths_are_fine_and_a_state_tuple_is_followed(tmp_path: Path, devi
     assert [row for row, _ in finding_rows(found)] == rows
 
 
+# --- a module never moved, given a moved input -------------------------------------------------
+
+NEVER_MOVED = """
+    import torch
+    from torch import nn
+    device = torch.device("cuda" if torch.cuda.is_available() else "meta")
+    model = {construction}
+    {between}
+    x = torch.randn(8, 4).to({target})
+    out = model(x)
+"""
+
+
+@pytest.mark.parametrize("construction, between, target, rows", [
+    ("nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))", "pass", "device", [8]),
+    ("nn.Linear(4, 1)", "model.to(device)", "device", []),
+    ("nn.Linear(4, 1, device=device)", "pass", "device", []),
+    ("nn.Linear(4, 1)", "prepare(model)", "device", []),  # handed to code that may move it
+    ("nn.Linear(4, 1)", "pass", '"cpu"', []),
+    ("nn.Linear(4, 1)", "torch.set_default_device(device)", "device", []),
+])
+def test_a_module_never_moved_given_a_moved_input(tmp_path: Path, construction, between, target, rows) -> None:
+    source = NEVER_MOVED.format(construction=construction, between=between, target=target)
+    found = lint_findings(tmp_path, source, "TL416", "--runtime")
+    assert [row for row, _ in finding_rows(found)] == rows
+    if rows:
+        assert "never moved" in found[0]["message"] and found[0]["runtime"]["verdict"] == "CONFIRMED"
+        result = run_torchlint("check", "--isolated", "--no-cache", "--select", "TL416", "--fix", "--unsafe-fixes",
+                               str(tmp_path / "train.py"))
+        assert result.returncode == 0, result.stdout
+        assert ".to(device)" in (tmp_path / "train.py").read_text().splitlines()[4]
+
+
 # --- the runtime check confirms the fixtures ---------------------------------------------------
 
 @pytest.mark.parametrize("fixture", [

@@ -28,6 +28,7 @@ comes from the facts in ``torch_api``; this module knows only what flows where.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Optional
 
@@ -101,7 +102,8 @@ class DeviceMismatch:
     device_of: Optional[str] = None  # a parameter of the function whose `.device` fits, if any
     # "input": a CPU tensor given to a moved module (``node`` the argument); "weight": the CPU
     # class weights of a loss that meets a moved module's output; "target": a CPU target of
-    # a loss given a moved module's output; "met": a tensor made in
+    # a loss given a moved module's output; "module": a module never moved (``node`` its
+    # name, ``made`` its construction) given a tensor moved to a device; "met": a tensor made in
     # `forward` without `device=` meeting the module's input or a layer's output (``used``).
     kind: str = ""
     why: str = ""  # how the tensor is known to be on the CPU
@@ -1172,7 +1174,77 @@ class Placement:
                         break
         found.extend(self._unmoved_weights())
         found.extend(self._unmoved_targets())
+        found.extend(self._unmoved_modules())
         return found
+
+    def _unmoved_modules(self) -> list[DeviceMismatch]:
+        """A module built here and never moved, given a tensor moved to a device (not the
+        CPU) just before: `x = x.to(device)` then `model(x)` with `model = Net()` alone."""
+        found: list[DeviceMismatch] = []
+        for call in self._all_calls():
+            func = call.func
+            if not isinstance(func, cst.Name) or any(arg.star for arg in call.args) or not self._is_module(func):
+                continue
+            construction = self._never_moved(func)
+            if construction is None:
+                continue
+            for arg in call.args:
+                move = self._moved_input(arg.value) if arg.keyword is None else None
+                if move is not None:
+                    value = self.inference.infer(func)
+                    cls = value.cls if value is not None and isinstance(value.cls, ClassInfo) else None
+                    found.append(DeviceMismatch(func, construction, cls, move, call, kind="module",
+                                                device=self._visible_at(self._move_target(move), move, construction)))
+                    break
+        return found
+
+    def _never_moved(self, module: cst.Name) -> Optional[cst.Call]:
+        """The construction of the module ``module`` names, when nothing in the file can
+        move it: one binding, a construction of a torch layer or of a class of the file
+        (that moves nothing itself) without `device=`, and the name never moved, applied,
+        wrapped or handed to any call; no default device is set."""
+        construction = self._construction(module)
+        if construction is None or keyword(construction, "device") is not None or \
+                any(arg.star for arg in construction.args):
+            return None
+        value = self.inference.infer(construction.func)
+        qualname = self.inference.qualname(construction.func)
+        if value is not None and isinstance(value.cls, ClassInfo):
+            code = value.cls.model.module.code[value.cls.node.start:value.cls.node.end]
+            if value.cls.model is not self.model or re.search(r"\.(?:to|cuda|_apply)\s*\(|def (?:to|cuda)\b", code):
+                return None
+        elif qualname is None or not torch_api.is_module_class(torch_api.normalize(qualname)):
+            return None
+        name = re.escape(module.value)
+        if re.search(rf"\b{name}\s*\.\s*(?:to|cuda|apply|_apply|to_empty)\s*\(|[(,=]\s*{name}\s*[,)]"
+                     rf"|set_default_device|device_map|\bprepare\s*\(", self.analysis.text):
+            return None
+        return construction
+
+    def _visible_at(self, device: Optional[cst.BaseExpression], used: cst.CSTNode,
+                    there: cst.CSTNode) -> Optional[cst.BaseExpression]:
+        """``device`` (a name read at ``used``) when it means the same where ``there`` runs:
+        bound before it, at module level or in the same function; else None."""
+        if not isinstance(device, cst.Name):
+            return None
+        bindings = self.model.resolve(device)
+        same_code = enclosing_code(used) is enclosing_code(there)
+        if bindings and all(binding.node.end <= there.start and (same_code or binding.scope is self.model.module_scope)
+                            for binding in bindings):
+            return device
+        return None
+
+    def _moved_input(self, node: cst.BaseExpression, depth: int = 0) -> Optional[cst.Call]:
+        """The move that puts ``node`` on a device that may not be the CPU: `x.to(device)`,
+        `x.cuda()`, or a name bound once to one."""
+        if isinstance(node, cst.Call) and self._is_move(node):
+            return node
+        if isinstance(node, cst.Name) and depth < 3:
+            bindings = self.model.resolve(node)
+            if len(bindings) == 1 and bindings[0].kind is BindingKind.ASSIGN and not bindings[0].path \
+                    and not bindings[0].iterates and bindings[0].value is not None:
+                return self._moved_input(bindings[0].value, depth + 1)
+        return None
 
     def _unmoved_targets(self) -> list[DeviceMismatch]:
         """A loss of torch given the output of a moved module and a target shown on the CPU

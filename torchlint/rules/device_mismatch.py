@@ -46,7 +46,10 @@ class DeviceMismatch(Rule):
       also through the parameters of a `train(model, loader)` function;
     - class weights shown on the CPU of a loss (`nn.CrossEntropyLoss(weight=..)`,
       `F.cross_entropy(.., weight)`) that gets the output of a moved module, and a target
-      shown on the CPU (with dimensions) given to a loss of torch with such an output.
+      shown on the CPU (with dimensions) given to a loss of torch with such an output;
+    - a module built in the file and never moved (no `.to`/`.cuda` on it, not handed to
+      any call, no `device=`, no default device set) given a tensor moved to a device just
+      before (`x = x.to(device)` then `model(x)`).
 
     The input of a submodule's `forward` is on the device when every `forward` of the file
     that calls it gives it a tensor there (a layer's output).
@@ -73,7 +76,8 @@ class DeviceMismatch(Rule):
     shape of a parameter (`torch.zeros(x.shape[0], ..)`), adds `device=x.device`: unsafe,
     as it assumes that parameter is on the module's device. For a batch, a target or class weights
     given to a module moved to `device`, appends `.to(device)`: unsafe, as it assumes the
-    name still means that device there.
+    name still means that device there. For a module never moved, appends `.to(device)`
+    to its construction when `device` is bound before it: unsafe, for the same reason.
     """
     bad = (
         Bad(
@@ -178,7 +182,7 @@ class DeviceMismatch(Rule):
         if not self.ctx.inference.uses_torch:
             return
         for found in self.ctx.placement.device_mismatches():
-            if found.kind in ("input", "weight", "target"):
+            if found.kind in ("input", "weight", "target", "module"):
                 self._report_unmoved(found)
                 continue
             related = [(found.moved, "the module is moved here: parameters and buffers only"),
@@ -213,6 +217,11 @@ class DeviceMismatch(Rule):
             what = (f"`{tensor}` is on the CPU ({found.why}), but the module it is given to was moved with "
                     f"`{move}`")
             related.append((found.used, "they meet here"))
+        elif found.kind == "module":
+            related = [(found.made, "the module is built here, on the CPU, and never moved"),
+                       (found.moved, "the input is moved here")]
+            what = (f"`{tensor}` is never moved to a device (its parameters stay on the CPU), but it is given a "
+                    f"tensor moved with `{move}`")
         elif found.kind == "target":
             what = (f"the target `{tensor}` is on the CPU ({found.why}), but the loss gets the output of a module "
                     f"moved with `{move}`")
@@ -226,6 +235,12 @@ class DeviceMismatch(Rule):
         fix = None
         if found.attribute == "()":  # a tuple of tensors: each is moved
             advice = f"make its tensors with `device={device}`" if device else "make its tensors on the module's device"
+        elif found.kind == "module":
+            advice = f"move the module where it is built: `.to({device})`" if device else \
+                "move the module to the device of its inputs where it is built"
+            if device and isinstance(found.device, cst.Name):
+                fix = Fix(Applicability.UNSAFE, f"Move the module with `.to({device})` where it is built",
+                          (edits.insert_after(found.made, f".to({device})"),))
         elif device and isinstance(found.device, cst.Name) and isinstance(found.node, (cst.Name, cst.Attribute,
                                                                                     cst.Call, cst.Subscript)):
             fix = Fix(Applicability.UNSAFE, f"Move it with `.to({device})`",
