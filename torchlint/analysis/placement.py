@@ -1296,8 +1296,8 @@ class Placement:
         if forward is None or cls.model is not self.model or depth > 3:
             return True
         params = [param.name.value for param in forward.positional_params()][1:]
-        if index >= len(params) or any(param.star for param in forward.node.params.params if param.star):
-            return True
+        if index >= len(params):
+            return True  # given to `*args`
         name = params[index]
         for node in self.analysis.nodes_of(cst.Name):
             if node.value != name or not (forward.node.body.start <= node.start and node.end <= forward.node.end):
