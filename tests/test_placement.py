@@ -454,6 +454,40 @@ def test_a_module_never_moved_given_a_moved_input(tmp_path: Path, construction, 
         assert ".to(device)" in (tmp_path / "train.py").read_text().splitlines()[4]
 
 
+# --- the runtime waits for the use where the error comes -------------------------------------
+
+DATASET = """
+    import numpy as np
+    import torch
+    from torch import nn
+    from torch.utils.data import DataLoader, Dataset
+    class Series(Dataset):
+        def __init__(self):
+            self.x = np.random.randn(64, 3, 20)
+        def __len__(self):
+            return len(self.x)
+        def __getitem__(self, i):
+            return torch.from_numpy(self.x[i])
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv1d(3, 4, 5)
+        def forward(self, x):
+            return self.conv(x).mean()
+    model = Net()
+    for batch in DataLoader(Series(), batch_size=16):
+        model(batch).backward()
+"""
+
+
+def test_an_error_raised_where_the_value_is_used_is_waited_for(tmp_path: Path) -> None:
+    # `__getitem__` runs 16 times before the first forward: the run must not stop when the
+    # flagged line has been seen, before the line where the error comes.
+    (finding,) = lint_findings(tmp_path, DATASET, "TL413", "--runtime")
+    assert finding["location"]["row"] == 12
+    assert finding["runtime"]["verdict"] == "CONFIRMED", finding["runtime"]
+
+
 # --- the runtime check confirms the fixtures ---------------------------------------------------
 
 @pytest.mark.parametrize("fixture", [

@@ -114,7 +114,15 @@ class Site:
     related_lines: tuple = ()  # where the alias was made (the finding's related notes)
     probe: Optional[str] = None  # an expression to inspect after the statement
     hits: int = 0
+    uses: int = 0  # runs of its related lines, for a rule whose error comes where the value is used
     events: list = field(default_factory=list)  # (kind, details) in order
+
+    @property
+    def seen_enough(self) -> bool:
+        """Run often enough to be judged; one whose error comes where its value is used
+        (``RAISED_WHERE_USED``) also once it reached a line where it is used."""
+        return self.hits >= ENOUGH_HITS and (self.uses > 0 or self.code not in RAISED_WHERE_USED
+                                             or not self.related_lines)
 
     @classmethod
     def of(cls, id: int, planned: dict) -> "Site":
@@ -774,8 +782,12 @@ class Monitor:
 
     def _local_tracer(self, path: str):
         sites_by_line: dict[int, list[Site]] = {}
+        used_by_line: dict[int, list[Site]] = {}
         for site in self.locator.sites_by_path[path]:
             sites_by_line.setdefault(site.stmt_line, []).append(site)
+            if site.code in RAISED_WHERE_USED:
+                for line in site.related_lines:
+                    used_by_line.setdefault(line, []).append(site)
 
         def local(frame, event, arg):
             if event == "exception":
@@ -790,10 +802,12 @@ class Monitor:
                 if self.deadline is not None and not self.lines_run % 16 and time.monotonic() > self.deadline:
                     self.deadline = time.monotonic() + 1.0  # once more a second later if the code swallowed it
                     raise RunOutOfTime(f"the run was stopped after {self.budget:g} s, its share of the time limit")
+                for site in used_by_line.get(frame.f_lineno, ()):
+                    site.uses += 1
                 here = sites_by_line.get(frame.f_lineno)
                 # The statement's own frame counts it once (see _NESTED_FRAMES).
                 if here and frame.f_code.co_name not in _NESTED_FRAMES:
-                    if self.stop_when_seen and all(site.hits >= ENOUGH_HITS for site in self.sites) \
+                    if self.stop_when_seen and all(site.seen_enough for site in self.sites) \
                             and (not self._saved_writes_unread() or all(site.hits >= ENOUGH_HITS * 10
                                                                         for site in self.sites)):
                         raise SeenEnough()
