@@ -488,6 +488,36 @@ def test_an_error_raised_where_the_value_is_used_is_waited_for(tmp_path: Path) -
     assert finding["runtime"]["verdict"] == "CONFIRMED", finding["runtime"]
 
 
+CALLED_USE = """
+    import torch
+    from torch import nn
+    device = torch.device("cuda" if torch.cuda.is_available() else "meta")
+    class Inner(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+        def forward(self, h):
+            return self.fc(h)
+    class Outer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = Inner()
+        def forward(self, x):
+            h = torch.zeros(x.size(0), 4)
+            return self.inner(h) + x
+    model = Outer().to(device)
+    print(model(torch.randn(2, 4, device=device)).shape)
+"""
+
+
+def test_an_error_raised_inside_the_code_a_use_calls_confirms(tmp_path: Path) -> None:
+    # The use is `self.inner(h)`; the error comes from `self.fc(h)` in Inner's forward,
+    # a frame further in: it passes through the use on its way out.
+    (finding,) = lint_findings(tmp_path, CALLED_USE, "TL416", "--runtime")
+    assert finding["location"]["row"] == 16
+    assert finding["runtime"]["verdict"] == "CONFIRMED", finding["runtime"]
+
+
 # --- the runtime check confirms the fixtures ---------------------------------------------------
 
 @pytest.mark.parametrize("fixture", [

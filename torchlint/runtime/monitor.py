@@ -340,6 +340,7 @@ class Monitor:
         self.python_targets: list[int] = []  # the tensor a Python-level in-place call writes (`x[0] = v`)
         self._tracers: dict[str, Any] = {}
         self.seen_errors: set[int] = set()
+        self.raised_at_use: set[tuple[int, int]] = set()  # (id(error), site id) already told
         # A training loop runs far longer than its findings need: the run is stopped once
         # every site has run ENOUGH_HITS times, or when its time is up (``deadline``).
         self.deadline: Optional[float] = None
@@ -837,14 +838,18 @@ class Monitor:
     def _on_exception(self, frame, path: str, error: BaseException) -> None:
         """An exception raised in a watched frame: seen even when the program (or pytest)
         catches it later."""
-        if id(error) in self.seen_errors:
-            return
-        self.seen_errors.add(id(error))
         where = self.locator.position_of(frame.f_code, frame.f_lasti, path)
-        for site in self.locator.sites_at(where):
-            site.add("raised", type=type(error).__name__, message=str(error).split("\n")[0][:300])
+        message = str(error).split("\n")[0][:300]
+        if id(error) not in self.seen_errors:  # the innermost watched frame it is raised through
+            self.seen_errors.add(id(error))
+            for site in self.locator.sites_at(where):
+                site.add("raised", type=type(error).__name__, message=message)
+        # A finding whose error comes where its value is used: on any frame the error passes
+        # through on its way out (the use may call the code that raises: `self.conv(h, adj)`).
         for site in self.locator.sites_failing_at(where):
-            site.add("raised", type=type(error).__name__, message=str(error).split("\n")[0][:300], line=where.line)
+            if (id(error), site.id) not in self.raised_at_use:
+                self.raised_at_use.add((id(error), site.id))
+                site.add("raised", type=type(error).__name__, message=message, line=where.line)
 
     def _quotient(self, site: Site, frame) -> None:
         """A TL220 division's operands: where the dividend holds integers, what true division
