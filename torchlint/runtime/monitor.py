@@ -273,6 +273,17 @@ def extent(t: torch.Tensor) -> tuple[int, int, int]:
     return storage, t.data_ptr(), t.data_ptr() + span * t.element_size()
 
 
+def _proportional(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """``a`` is ``b`` times a positive number (1 without a scaler, `1 / scale` after
+    `GradScaler.unscale_`)."""
+    a, b = a.double(), b.double()
+    norm = float((b * b).sum())
+    if norm == 0.0:
+        return False
+    factor = float((a * b).sum()) / norm
+    return factor > 0 and torch.allclose(a, b * factor, rtol=1e-4, atol=1e-7 * max(abs(factor), 1.0))
+
+
 def _overlap(a: tuple[int, int, int], b: tuple[int, int, int]) -> bool:
     return a[0] == b[0] and a[1] < b[2] and b[1] < a[2]
 
@@ -740,8 +751,10 @@ class Monitor:
                 p.register_hook(lambda grad, record=record: self._grad_arrived(record, grad))
         grad, previous, added = p.grad, record["previous"], record["added"]
         usable = grad is not None and grad.layout == torch.strided
+        # A GradScaler's `unscale_` multiplies `.grad` in place after backward: what is left
+        # from the previous step shows as `.grad` proportional to it plus the new gradient.
         kept = usable and previous is not None and added is not None and bool(previous.any()) and \
-            bool(added.any()) and torch.allclose(grad, previous + added) and not torch.allclose(grad, added)
+            bool(added.any()) and _proportional(grad, previous + added) and not _proportional(grad, added)
         record["previous"], record["added"] = (grad.detach().clone() if usable else None), None
         return kept
 
