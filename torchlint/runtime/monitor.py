@@ -754,7 +754,10 @@ class Monitor:
         # A GradScaler's `unscale_` multiplies `.grad` in place after backward: what is left
         # from the previous step shows as `.grad` proportional to it plus the new gradient.
         kept = usable and previous is not None and added is not None and bool(previous.any()) and \
-            bool(added.any()) and _proportional(grad, previous + added) and not _proportional(grad, added)
+            bool(added.any()) and (
+                (torch.allclose(grad, previous + added) and not torch.allclose(grad, added))
+                # a single number is a multiple of any other: only the exact sum says anything
+                or (grad.numel() > 1 and _proportional(grad, previous + added) and not _proportional(grad, added)))
         record["previous"], record["added"] = (grad.detach().clone() if usable else None), None
         return kept
 
