@@ -22,7 +22,7 @@ from torchlint.analysis import torch_api
 from torchlint.analysis.semantic import BindingKind, ClassInfo
 from torchlint.analysis.values import Kind, Step
 from torchlint.syntax import cst
-from torchlint.syntax.nodes import is_false, keyword
+from torchlint.syntax.nodes import integer_index, is_false, keyword
 from torchlint.syntax.walk import ancestors, enclosing_code, iter_nodes
 
 if TYPE_CHECKING:
@@ -218,7 +218,7 @@ class NoGraph:
         if isinstance(node, cst.UnaryOperation):
             return self._graphless(node.expression, depth)
         if isinstance(node, cst.Subscript):
-            if _item_index(node) == 1 and self._gives_indices(node.value):
+            if integer_index(node) == 1 and self._gives_indices(node.value):
                 return self._stopped(node.value, indices=True)  # `out.max(1)[1]`
             if self.inference.tensor(node.value) is None:
                 return None
@@ -543,10 +543,3 @@ def _is_super_init(call: cst.Call) -> bool:
     return isinstance(func, cst.Attribute) and func.attr.value == "__init__" and isinstance(func.value, cst.Call) \
         and isinstance(func.value.func, cst.Name) and func.value.func.value == "super"
 
-
-def _item_index(node: cst.Subscript) -> Optional[int]:
-    """The literal integer of ``x[1]``, or None."""
-    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
-        return None
-    value = node.slice[0].slice.value
-    return int(value.value) if isinstance(value, cst.Integer) else None

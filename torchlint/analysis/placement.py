@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     from torchlint.analysis.module_analysis import ModuleAnalysis
 
 _MAX_DEPTH = 24
+# A module class that moves itself (`self.to(device)` in `__init__`) or defines its own move.
+_MOVES_ITSELF = re.compile(r"\.(?:to|cuda|_apply)\s*\(|def (?:to|cuda)\b")
 _ITERATING_BUILTINS = frozenset({"zip", "enumerate", "iter", "list", "tuple", "len", "sorted", "reversed", "map"})
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
 _INTEGERS = ("bool", "uint8", "int8", "int16", "int32", "int64")
@@ -610,10 +612,7 @@ class Placement:
         Python floats make float64 and ints int64.  ``_NONE`` for a list whose items do not
         show one dtype; None when ``value`` is not a list."""
         if isinstance(value, cst.Name):
-            bindings = self.model.resolve(value)
-            if len(bindings) == 1 and bindings[0].kind is BindingKind.ASSIGN and bindings[0].value is not None \
-                    and not bindings[0].path and not bindings[0].iterates:
-                value = bindings[0].value
+            value = self._sole_value(value) or value
         if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
             items = [value.elt]
         elif isinstance(value, (cst.List, cst.Tuple)) and value.elements and \
@@ -1210,8 +1209,8 @@ class Placement:
         value = self.inference.infer(construction.func)
         qualname = self.inference.qualname(construction.func)
         if value is not None and isinstance(value.cls, ClassInfo):
-            code = value.cls.model.module.code[value.cls.node.start:value.cls.node.end]
-            if value.cls.model is not self.model or re.search(r"\.(?:to|cuda|_apply)\s*\(|def (?:to|cuda)\b", code):
+            if value.cls.model is not self.model or _MOVES_ITSELF.search(self.analysis.text, value.cls.node.start,
+                                                                          value.cls.node.end):
                 return None
         elif qualname is None or not torch_api.is_module_class(torch_api.normalize(qualname)):
             return None
@@ -1240,10 +1239,17 @@ class Placement:
         if isinstance(node, cst.Call) and self._is_move(node):
             return node
         if isinstance(node, cst.Name) and depth < 3:
-            bindings = self.model.resolve(node)
-            if len(bindings) == 1 and bindings[0].kind is BindingKind.ASSIGN and not bindings[0].path \
-                    and not bindings[0].iterates and bindings[0].value is not None:
-                return self._moved_input(bindings[0].value, depth + 1)
+            value = self._sole_value(node)
+            return self._moved_input(value, depth + 1) if value is not None else None
+        return None
+
+    def _sole_value(self, name: cst.Name) -> Optional[cst.BaseExpression]:
+        """The value of the one plain assignment (`name = value`) that binds this read of
+        ``name``, or None."""
+        bindings = self.model.resolve(name)
+        if len(bindings) == 1 and bindings[0].kind is BindingKind.ASSIGN and bindings[0].value is not None \
+                and not bindings[0].path and not bindings[0].iterates:
+            return bindings[0].value
         return None
 
     def _unmoved_targets(self) -> list[DeviceMismatch]:
@@ -1799,6 +1805,7 @@ class Placement:
                         if isinstance(operand, cst.Name) and operand.value == name and self._made_here(operand, name) \
                                 and (operand is value or self._with_dimensions(operand)):
                             return call  # `self.fc(x + noise)`: the sum is on the CPU, or raises first
+        return None
 
     def _with_dimensions(self, name: cst.Name) -> bool:
         """Every binding of ``name`` makes a tensor of at least one dimension (a 0-dim CPU
@@ -1822,7 +1829,6 @@ class Placement:
                 self._keeps_device(value.func.attr.value):
             found += self._operands(value.func.value, depth + 1)
         return found
-        return None
 
     def _result_use(self, method: FunctionInfo, forward: FunctionInfo) -> Optional[cst.CSTNode]:
         """A call of one of the module's layers given, in ``forward``, what the helper
