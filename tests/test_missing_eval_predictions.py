@@ -172,3 +172,32 @@ def test_runtime_reads_the_model_of_a_chained_forward(tmp_path) -> None:
     (finding,) = findings(tmp_path, source, "--runtime")
     assert finding["location"]["row"] == 10
     assert finding["runtime"]["verdict"] == "CONFIRMED", finding["runtime"]
+
+
+SCRIPT_PREDICTION = """
+    import torch
+    from torch import nn
+    import torch.nn.functional as F
+
+    net = nn.Sequential(nn.Linear(1, 32), nn.ReLU(), nn.Dropout(0.5), nn.Linear(32, 1))
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.05)
+    x = torch.linspace(-3, 3, 64).unsqueeze(1)
+    for t in range(5):
+        loss = F.mse_loss(net(x), torch.sin(x))
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    {prepare}
+    y_plot = net(x).detach()
+    {after}
+"""
+
+
+@pytest.mark.parametrize("prepare, after, rows", [
+    ("", "", [15]),  # the training loop ended: a prediction in the same script
+    ("net.eval()", "", []),
+    ("", "F.mse_loss(net(x), x).backward()", []),  # something back-propagates after it
+])
+def test_a_prediction_after_the_training_loop_of_a_script(tmp_path, prepare, after, rows) -> None:
+    found = findings(tmp_path, SCRIPT_PREDICTION.format(prepare=prepare, after=after))
+    assert [finding["location"]["row"] for finding in found] == rows

@@ -152,3 +152,59 @@ fit(torch.randn(5, 3), torch.randn(5, 1), weights)
     project.write("fit.py", "import torch\nw = torch.randn(3, 1)\nw.requires_grad = True\n"
                             "loss = (torch.randn(4, 3) @ w).sum()\nloss.backward()\n")
     assert project.findings("--select", "TL408") == []
+
+
+# --- through a helper's parameters, `.detach()` of an unknown value, lists of plain values ---------
+
+HELPER_LOSS = '''\
+import torch
+import torch.nn as nn
+
+
+def compute_loss(model, x, y):
+    out = model(x).detach()
+    return nn.functional.mse_loss(out, y)
+
+
+model = nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(2):
+    loss = compute_loss(model, torch.randn(8, 4), torch.randn(8, 1))
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+'''
+
+
+def test_a_helper_that_detaches_the_output_of_a_model_it_is_given(project) -> None:
+    project.write("train.py", HELPER_LOSS)
+    assert project.findings("--select", "TL408") == [("train.py", 15, 5, "TL408")]
+    result = project.run("check", "--select", "TL408", "--runtime", "train.py")
+    assert "CONFIRMED: RuntimeError: element 0 of tensors does not require grad" in result.stdout
+    # The target a call site passes may require grad: then nothing is shown.
+    project.write("train.py", HELPER_LOSS.replace("torch.randn(8, 1))", "torch.randn(8, 1, requires_grad=True))"))
+    assert project.findings("--select", "TL408") == []
+    project.write("train.py", HELPER_LOSS.replace("model(x).detach()", "model(x)"))
+    assert project.findings("--select", "TL408") == []
+
+
+PLAIN_LOSSES = '''\
+import torch
+import torch.nn as nn
+
+model = nn.Linear(4, 1)
+x, y = torch.randn(8, 4), torch.randn(8, 1)
+losses = []
+for i in range(8):
+    out = model(x[i])
+    losses.append(((out - y[i]) ** 2).{take})
+loss = torch.tensor(losses).mean()
+loss.backward()
+'''
+
+
+def test_a_tensor_made_from_a_list_of_item_values_has_no_graph(project) -> None:
+    project.write("losses.py", PLAIN_LOSSES.format(take="item()"))
+    assert project.findings("--select", "TL408") == [("losses.py", 10, 8, "TL408")]
+    project.write("losses.py", PLAIN_LOSSES.format(take="sum()").replace("torch.tensor(losses)", "torch.stack(losses)"))
+    assert project.findings("--select", "TL408") == []

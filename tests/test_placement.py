@@ -376,15 +376,21 @@ NOISE = """
 """
 
 
+def reported_and_confirmed(tmp_path: Path, source: str, rows: list[int]) -> list[dict]:
+    """TL416's findings on ``source`` are on ``rows``, each confirmed by the runtime check."""
+    found = lint_findings(tmp_path, source, "TL416", "--runtime")
+    assert [row for row, _ in finding_rows(found)] == rows
+    assert all(item["runtime"]["verdict"] == "CONFIRMED" for item in found), found
+    return found
+
+
 @pytest.mark.parametrize("noise, rows", [
     ("torch.randn(x.shape)", [10]),
     ("torch.randn(x.shape, device=x.device)", []),
     ("torch.tensor(2.0)", []),  # 0-dim: mixes with any device
 ])
 def test_a_cpu_tensor_in_the_arithmetic_of_a_layers_input(tmp_path: Path, noise: str, rows) -> None:
-    found = lint_findings(tmp_path, NOISE.format(noise=noise), "TL416", "--runtime")
-    assert [row for row, _ in finding_rows(found)] == rows
-    assert all(item["runtime"]["verdict"] == "CONFIRMED" for item in found), found
+    reported_and_confirmed(tmp_path, NOISE.format(noise=noise), rows)
 
 
 # --- CPU lengths for packing, and a state tuple bound to a name ----------------------------------
@@ -531,3 +537,100 @@ def test_runtime_confirms(fixture: str) -> None:
     [finding] = json.loads(result.stdout)
     assert finding["runtime"]["verdict"] == "CONFIRMED", finding["runtime"]
     assert "RuntimeError" in finding["runtime"]["evidence"]
+
+
+# --- a CPU tensor meeting one on a device, wherever they meet --------------------------------------
+
+MEETINGS = """
+    import torch
+    from torch import nn
+    device = torch.device("cuda" if torch.cuda.is_available() else "meta")
+
+
+    def accuracy(output, target):
+        pred = output.argmax(dim=1)
+        return (pred == target).float().mean()
+
+
+    model = nn.Linear(4, 3).to(device)
+    batches = [(torch.randn(5, 4), torch.randint(0, 3, (5,))) for _ in range(2)]
+    for x, y in batches:
+        out = model(x.to(device))
+        print(accuracy(out, {label}))
+"""
+
+
+@pytest.mark.parametrize("label, rows", [
+    ("y", [9]),  # met in a helper, through its parameters
+    ("y.to(device)", []),
+    ("y.to(out.device)", []),
+    ("y.sum()", []),  # 0-dim: mixes with any device
+])
+def test_a_cpu_tensor_compared_with_a_moved_output(tmp_path: Path, label: str, rows) -> None:
+    reported_and_confirmed(tmp_path, MEETINGS.format(label=label), rows)
+
+
+LOSS_ATTRIBUTE = """
+    import torch
+    from torch import nn
+    import torch.nn.functional as F
+    device = torch.device("cuda" if torch.cuda.is_available() else "meta")
+
+
+    class FocalLoss(nn.Module):
+        def __init__(self, alpha=0.25):
+            super().__init__()
+            self.alpha = {alpha}
+
+        def forward(self, inputs, targets):
+            bce = F.binary_cross_entropy_with_logits(inputs, targets.float(), reduction="none")
+            return (self.alpha.gather(0, targets) * bce).mean()
+
+
+    model = nn.Linear(4, 1).to(device)
+    criterion = FocalLoss()
+    x = torch.randn(8, 4).to(device)
+    y = torch.randint(0, 2, (8,)).to(device)
+    loss = criterion(model(x).view(-1), y)
+"""
+
+
+@pytest.mark.parametrize("alpha, rows", [
+    ("torch.tensor([alpha, 1 - alpha])", [15]),
+    ("torch.tensor([alpha, 1 - alpha], device=device)", []),
+])
+def test_a_plain_tensor_attribute_of_a_loss_given_device_inputs(tmp_path: Path, alpha: str, rows) -> None:
+    found = reported_and_confirmed(tmp_path, LOSS_ATTRIBUTE.format(alpha=alpha), rows)
+    if rows:  # moving the loss would not move a plain attribute: not advised
+        assert "never moved" not in found[0]["message"]
+
+
+HELPER_MASK = """
+    import torch
+    from torch import nn
+    device = torch.device("cuda" if torch.cuda.is_available() else "meta")
+
+
+    def subsequent_mask(size):
+        return torch.triu(torch.ones(1, size, size{device}), diagonal=1) == 0
+
+
+    class Decoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.q = nn.Linear(8, 8)
+
+        def forward(self, x):
+            mask = subsequent_mask(x.size(1))
+            scores = self.q(x) @ x.transpose(1, 2)
+            return scores.masked_fill(mask == 0, -1e9)
+
+
+    model = Decoder().to(device)
+    print(model(torch.randn(2, 5, 8, device=device)).shape)
+"""
+
+
+@pytest.mark.parametrize("device, rows", [("", [19]), (", device=device", [])])
+def test_a_mask_made_on_the_cpu_by_a_helper(tmp_path: Path, device: str, rows) -> None:
+    reported_and_confirmed(tmp_path, HELPER_MASK.format(device=device), rows)

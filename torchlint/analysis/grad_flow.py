@@ -133,7 +133,7 @@ class GradFlow:
         binding = bindings[0]
         literal = tuple_element(binding.value, binding.path) if binding.kind is BindingKind.ASSIGN else None
         if isinstance(literal, cst.List) and not binding.iterates:  # `preds, targets = [], []`
-            appended = self._appended_to_name(binding)
+            appended = self.analysis.appended_to(binding)
             if appended:
                 items = [element.value for element in literal.elements
                          if not isinstance(element, cst.StarredElement)] + [arg.value for arg in appended]
@@ -156,17 +156,6 @@ class GradFlow:
                                       f"`{binding.name}`")
                 return found[0], (step,) + found[1]
         return None
-
-    def _appended_to_name(self, binding) -> list:
-        """The arguments of ``name.append(value)`` calls on the list ``binding`` binds."""
-        found = []
-        for call in self.analysis.nodes_of(cst.Call):
-            func = call.func
-            if isinstance(func, cst.Attribute) and func.attr.value == "append" and len(call.args) == 1 \
-                    and isinstance(func.value, cst.Name) and func.value.value == binding.name \
-                    and not call.args[0].star and binding in self.model.resolve(func.value):
-                found.append(call.args[0])
-        return found
 
     def _type_tested(self, node: cst.BaseExpression) -> bool:
         """``node`` is a name whose type its function tests before (``if isinstance(data,

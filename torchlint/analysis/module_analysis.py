@@ -189,6 +189,17 @@ class ModuleAnalysis:
         line = f":{self.line_index.position(step.node.start)[0]}"
         return f"{step.text.replace('{code}', self.snippet(step.node))} ({where}{line})"
 
+    def appended_to(self, binding) -> list:
+        """The arguments of the ``name.append(value)`` calls on the list ``binding`` binds."""
+        found = []
+        for call in self.nodes_of(cst.Call):
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "append" and len(call.args) == 1 \
+                    and isinstance(func.value, cst.Name) and func.value.value == binding.name \
+                    and not call.args[0].star and binding in self.model.resolve(func.value):
+                found.append(call.args[0])
+        return found
+
     # --- its imports -----------------------------------------------------------------
 
     def renames_torch(self) -> bool:

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
-from torchlint.analysis import torch_api
+from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.semantic import BindingKind, ClassInfo
 from torchlint.analysis.values import Kind, Step
 from torchlint.syntax import cst
@@ -279,6 +279,8 @@ class NoGraph:
 
     def _name(self, node: cst.Name, depth: int) -> Optional[Proof]:
         bindings = self.model.resolve(node)
+        if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM:
+            return self._parameter(bindings[0], depth)
         if not bindings or any(b.kind is not BindingKind.ASSIGN or b.value is None or b.iterates
                                for b in bindings):
             return None
@@ -294,6 +296,23 @@ class NoGraph:
                 return None
             proofs.append(proof.then(Step(binding.value, f"`{node.value}` = `{{code}}`")))
         return _join(proofs)
+
+    def _parameter(self, binding, depth: int) -> Optional[Proof]:
+        """A parameter of a function of this file (not ``forward``, not a method's ``self``):
+        what every call site passes has no graph."""
+        scope = binding.scope
+        function = scope.function if scope is not None else None
+        if function is None or function.name == "forward" or not isinstance(function.node, cst.FunctionDef) \
+                or self._changed_later(binding):
+            return None
+        param = next((param for param in function.positional_params() if param.name.value == binding.name), None)
+        calls = self.inference.calls_of(function)
+        if param is None or not calls or (function.kind == "method" and param is function.positional_params()[0]):
+            return None
+        passed = [self.inference.passed_argument(call, function, param) for call in calls]
+        if any(value is None for value in passed):
+            return None
+        return self._all(passed, depth)
 
     def _changed_later(self, binding) -> bool:
         """The name's scope sets its `requires_grad`, writes into it in place (which may
@@ -349,8 +368,10 @@ class NoGraph:
         func = node.func
         if isinstance(func, cst.Attribute):
             receiver = self.inference.infer(func.value)
-            if receiver is not None and receiver.kind is Kind.TENSOR:
-                return self._method(node, func.value, func.attr.value, depth)
+            fact = torch_facts.method(func.attr.value)
+            if receiver is not None and receiver.kind is Kind.TENSOR or \
+                    receiver is None and fact is not None and fact.tensor_only and fact.kind == "method":
+                return self._method(node, func.value, func.attr.value, depth)  # `model(x).detach()`
         qualname = self.inference.qualname(func)
         if qualname is not None:
             return self._torch_call(node, qualname, depth)
@@ -450,7 +471,11 @@ class NoGraph:
         if not node.args or node.args[0].keyword is not None or node.args[0].star:
             return None
         source = node.args[0].value
-        for inner in iter_nodes(source):
+        sources: list[cst.CSTNode] = [source]
+        bindings = self.model.resolve(source) if isinstance(source, cst.Name) else []
+        if len(bindings) == 1 and isinstance(bindings[0].value, cst.List) and not bindings[0].value.elements:
+            sources = [arg.value for arg in self.analysis.appended_to(bindings[0])] or sources  # `losses.append(..)`
+        for inner in (inner for found in sources for inner in iter_nodes(found)):
             if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) \
                     and inner.func.attr.value in torch_api.TO_PLAIN_METHODS \
                     and self.inference.tensor(inner.func.value) is not None:

@@ -123,6 +123,10 @@ class Placement:
         self._calls: Optional[list[cst.Call]] = None
         self._default_float32: Optional[bool] = None
         self._called: dict[int, Optional[ClassInfo]] = {}
+        # Answers of `cpu_origin` and `device_move` per node: a value reached from many call
+        # sites is followed once (an answer cut short by depth or a cycle is None: a miss, never a finding).
+        self._answers: dict[tuple[str, int], object] = {}
+        self._cut_short = False
 
     # --- the dtype of an expression ---------------------------------------------------
 
@@ -613,12 +617,8 @@ class Placement:
         show one dtype; None when ``value`` is not a list."""
         if isinstance(value, cst.Name):
             value = self._sole_value(value) or value
-        if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
-            items = [value.elt]
-        elif isinstance(value, (cst.List, cst.Tuple)) and value.elements and \
-                not any(isinstance(element, cst.StarredElement) for element in value.elements):
-            items = [element.value for element in value.elements]
-        else:
+        items = _items(value)
+        if items is None:
             return None
         found = [self._listed(item, call, depth + 1) if isinstance(item, (cst.List, cst.Tuple, cst.ListComp))
                  else self.dtype(item, depth + 1) for item in items]
@@ -890,6 +890,22 @@ class Placement:
         base = self.inference.torch_base(cls)
         return base is not None and torch_api.is_module_class(base)
 
+    def _holds_tensors(self, cls: ClassInfo, depth: int = 0) -> bool:
+        """Moving an instance of the module class ``cls`` moves something: it (or a class it
+        builds) makes a torch layer with parameters, a `Parameter`, or registers a buffer.
+        True when its base is not `nn.Module` itself (what the base holds is not seen)."""
+        if self.inference.torch_base(cls) != "torch.nn.Module" or depth > 3 or \
+                re.search(r"register_buffer|register_parameter|Parameter\(", self.analysis.text[cls.node.start:cls.node.end]):
+            return True
+        for method in cls.methods.values():
+            for call in self._calls_in(method.node):
+                qualname = self.inference.qualname(call.func)
+                if qualname is not None and (torch_api.normalize(qualname) in torch_api.PARAMETER_MODULES or
+                                             qualname in ("torch.nn.Sequential", "torch.nn.ModuleList",
+                                                          "torch.nn.ModuleDict")):
+                    return True
+        return any(self._holds_tensors(sub, depth + 1) for sub in self._submodule_classes(cls))
+
     def _is_cpu(self, node: cst.BaseExpression, depth: int = 0) -> bool:
         if isinstance(node, cst.SimpleString):
             return node.value.strip("\"'") == "cpu"
@@ -927,6 +943,10 @@ class Placement:
             found.extend(self._left_attributes(cls, move))
             found.extend(self._made_in_forward(cls, move))
         found.extend(self._unmoved_inputs())
+        for mixed in self._mixed_operands():  # unless a finding above already names the tensor there
+            if not any(other.used is mixed.used or other.made is mixed.made or
+                       mixed.node.start <= other.node.start < mixed.node.end for other in found):
+                found.append(mixed)
         found.sort(key=lambda mismatch: mismatch.node.start)
         return found
 
@@ -936,8 +956,28 @@ class Placement:
         """(the node that shows ``node`` is a tensor on the CPU, how), when every way it can
         come shows it: a factory or conversion without `device=`, `.cpu()`, a batch of a
         `DataLoader`, and what keeps the device of those (methods, arithmetic among them)."""
+        return self._answer("cpu", self._cpu_origin, node, depth)  # type: ignore[return-value]
+
+    def _answer(self, question: str, compute, node: cst.BaseExpression, depth: int):
+        """``compute(node, depth)``, remembered unless the depth limit cut it short (the same
+        node reached by a shorter way may have an answer)."""
+        key = (question, id(node))
+        if key in self._answers:
+            return self._answers[key]
         if depth > _MAX_DEPTH:
+            self._cut_short = True
             return None
+        outer, self._cut_short = self._cut_short, False
+        self._answers[key] = None  # while it is being computed: a cycle back to it finds nothing
+        answer = compute(node, depth)
+        if self._cut_short:
+            del self._answers[key]
+        else:
+            self._answers[key] = answer
+        self._cut_short = self._cut_short or outer
+        return answer
+
+    def _cpu_origin(self, node: cst.BaseExpression, depth: int = 0) -> Optional[tuple[cst.CSTNode, str]]:
         if isinstance(node, cst.Name):
             bindings = self.model.resolve(node)
             found = [self._cpu_binding(binding, depth + 1) for binding in bindings]
@@ -954,6 +994,10 @@ class Placement:
                         if not isinstance(node.args[0].value, (cst.List, cst.Tuple, cst.ListComp)):
                             return None  # `torch.tensor(t)` of a tensor: wherever `t` is
                 return node, f"`{_short(self.analysis, node)}` makes it on the CPU (no `device=`)"
+            positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
+            if qualname is not None and positional and keyword(node, "device") is None and \
+                    self._computes_from_first(qualname):
+                return self.cpu_origin(positional[0], depth + 1)  # `F.one_hot(labels, n)`
             if isinstance(func, cst.Attribute) and qualname is None:
                 method = func.attr.value
                 if method == "cpu" and not node.args:
@@ -963,9 +1007,10 @@ class Placement:
                             and len(node.args) == 1:
                         return self.cpu_origin(func.value, depth + 1)
                     return None
-                if method in torch_api.TENSOR_DTYPE_KEEPING_METHODS or method in torch_api.DTYPE_METHODS:
+                if method in torch_api.TENSOR_DTYPE_KEEPING_METHODS or method in torch_api.DTYPE_METHODS or \
+                        self._keeps_device_of(method):
                     return self.cpu_origin(func.value, depth + 1)
-            function = self._file_function(func) if qualname is None else None
+            function = self._file_function(func) or self._forward_of(func) if qualname is None else None
             if function is not None and function.returns and not function.is_generator:
                 found = [self.cpu_origin(returned, depth + 1) for returned in function.returns]
                 if all(item is not None for item in found):
@@ -974,10 +1019,15 @@ class Placement:
             return None
         if isinstance(node, cst.Subscript):
             return self.cpu_origin(node.value, depth + 1)
+        if isinstance(node, cst.Attribute) and self.inference.qualname(node) is None:
+            return self._cpu_attribute(node, depth)
         if isinstance(node, cst.Tuple) and node.elements:
             found = [self.cpu_origin(element.value, depth + 1) if not isinstance(element, cst.StarredElement) else None
                      for element in node.elements]
             return found[0] if all(item is not None for item in found) else None
+        if isinstance(node, cst.Comparison) and len(node.comparisons) == 1 and \
+                isinstance(node.comparisons[0].comparator, (cst.Integer, cst.Float)):
+            return self.cpu_origin(node.left, depth + 1)  # `mask == 0`
         if isinstance(node, cst.BinaryOperation):
             left, right = self.cpu_origin(node.left, depth + 1), self.cpu_origin(node.right, depth + 1)
             if left is not None and (right is not None or isinstance(node.right, (cst.Integer, cst.Float))):
@@ -986,7 +1036,31 @@ class Placement:
                 return right
         return None
 
+    def _cpu_attribute(self, node: cst.Attribute, depth: int) -> Optional[tuple[cst.CSTNode, str]]:
+        """`self.alpha` of a module class of this file, assigned once, in `__init__`, a tensor
+        on the CPU, and not a buffer (moving the module leaves a plain attribute where it is)."""
+        cls = self._class_of(node.value)
+        name = node.attr.value
+        if cls is None or not self._is_module_class(cls) or any(
+                method in cls.methods for method in ("to", "cuda", "_apply")):
+            return None
+        assignments = cls.assignments(name)
+        init = cls.methods.get("__init__")
+        source = self.analysis.text[cls.node.start:cls.node.end]
+        if len(assignments) != 1 or assignments[0].value is None or assignments[0].path or init is None or \
+                assignments[0].function is not init or \
+                f'"{name}"' in source or f"'{name}'" in source:
+            return None
+        found = self.cpu_origin(assignments[0].value, depth + 1)
+        if found is None:
+            return None
+        return found[0], f"{found[1]}; `self.{name}` is a plain attribute of `{cls.name}`, not a buffer"
+
     def _cpu_binding(self, binding: Binding, depth: int) -> Optional[tuple[cst.CSTNode, str]]:
+        if binding.kind is BindingKind.PARAM:  # `accuracy(out, labels)`: what every call site gives
+            passed = self._passed(binding)
+            found = [self.cpu_origin(value, depth + 1) if value is not None else None for value in passed or ()]
+            return found[0] if found and all(origin is not None for origin in found) else None
         if binding.kind is BindingKind.ASSIGN and binding.value is not None and not binding.iterates:
             value: Optional[cst.BaseExpression] = binding.value
             for index in binding.path:  # `xb, yb = xb, yb.to(device)`
@@ -1000,7 +1074,36 @@ class Placement:
             loader = self._loader(binding.value, binding.path)
             if loader is not None:
                 return loader, f"`{_short(self.analysis, loader)}` yields batches on the CPU"
+            return self._cpu_element(binding.value, binding.path, depth + 1)
         return None
+
+    def _cpu_element(self, iterable: cst.BaseExpression, path: tuple, depth: int) -> Optional[tuple[cst.CSTNode, str]]:
+        """The CPU origin of the items at ``path`` of a list written out or built by a
+        comprehension in this file (`batches = [(torch.randn(..), ..) for _ in ..]`), when
+        every item shows it."""
+        if isinstance(iterable, cst.Name):
+            bindings = self.model.resolve(iterable)
+            if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM and depth < _MAX_DEPTH:
+                passed = self._passed(bindings[0])  # `evaluate(model, batches)`
+                found = [self._cpu_element(value, path, depth + 1) if value is not None else None
+                         for value in passed or ()]
+                return found[0] if found and all(origin is not None for origin in found) else None
+            values = self._plain_values(iterable)
+            if len(values) != 1:
+                return None
+            iterable = values[0]
+        items = _items(iterable)
+        if items is None:
+            return None
+        found = []
+        for item in items:
+            for index in path:
+                if index is None or not isinstance(item, cst.Tuple) or index >= len(item.elements) or \
+                        isinstance(item.elements[index], cst.StarredElement):
+                    return None
+                item = item.elements[index].value
+            found.append(self.cpu_origin(item, depth + 1))
+        return found[0] if found and all(origin is not None for origin in found) else None
 
     def _loader(self, iterable: cst.BaseExpression, path: tuple, depth: int = 0) -> Optional[cst.Call]:
         """The `DataLoader` whose batch (part) a loop target at ``path`` over ``iterable`` is,
@@ -1035,6 +1138,11 @@ class Placement:
         if not isinstance(dataset, cst.Call):
             return None
         qualname = self.inference.qualname(dataset.func)
+        function = self._file_function(dataset.func) if qualname is None else None
+        if function is not None and len(function.returns) == 1 and not function.is_generator and \
+                isinstance(function.returns[0], cst.Call):  # `DataLoader(make_dataset(n))`
+            dataset = function.returns[0]
+            qualname = self.inference.qualname(dataset.func)
         if qualname in torch_api.TENSOR_DATASETS:
             tensors = [arg.value for arg in dataset.args if arg.keyword is None and not arg.star]
             if not path or path[0] is None or path[0] >= len(tensors) or len(tensors) != len(dataset.args):
@@ -1080,6 +1188,12 @@ class Placement:
             if value.func.attr.value not in ("train", "eval", "float", "half", "double"):
                 break
             value = value.func.value
+        function = self._file_function(value.func) if isinstance(value, cst.Call) else None
+        if function is not None and function.returns and not function.is_generator:  # `model = build(device)`
+            moves = [returned if isinstance(returned, cst.Call) and self._is_move(returned)
+                     else self._move_of(returned, returned, depth + 1) for returned in function.returns]
+            if all(move is not None for move in moves):
+                return moves[0]
         for call in self._all_calls():
             if call.start >= use.start or not self._is_move(call):
                 continue
@@ -1168,7 +1282,8 @@ class Placement:
                         if cls is not None and not self._input_computed_with(cls, index):
                             continue  # only its size is read, or torch wants it on the CPU (`lengths`)
                         found.append(DeviceMismatch(arg.value, origin[0], cls, move, call, kind="input",
-                                                    why=origin[1], device=self._move_target(move),
+                                                    why=origin[1],
+                                                    device=self._visible_at(self._move_target(move), move, arg.value),
                                                     attribute="()" if self._holds_tuple(arg.value) else None))
                         break
         found.extend(self._unmoved_weights())
@@ -1192,6 +1307,8 @@ class Placement:
                 if move is not None:
                     value = self.inference.infer(func)
                     cls = value.cls if value is not None and isinstance(value.cls, ClassInfo) else None
+                    if cls is not None and not self._holds_tensors(cls):
+                        break  # nothing of it to move (a loss computed from its inputs)
                     found.append(DeviceMismatch(func, construction, cls, move, call, kind="module",
                                                 device=self._visible_at(self._move_target(move), move, construction)))
                     break
@@ -1278,8 +1395,218 @@ class Placement:
             if output is None:
                 continue
             found.append(DeviceMismatch(target, origin[0], None, output[0], call, kind="target", why=origin[1],
-                                        device=self._move_target(output[0])))
+                                        device=self._visible_at(self._move_target(output[0]), output[0], target)))
         return found
+
+    # --- a tensor on a device meeting one on the CPU ------------------------------------
+
+    def device_move(self, node: cst.BaseExpression, depth: int = 0) -> Optional[cst.Call]:
+        """The `.to(device)`/`.cuda()` (not to the CPU) that puts ``node`` on a device, when
+        every way it can come shows it: a tensor moved there, the output of a module moved
+        there before the call, and what tensor methods, torch functions, arithmetic and
+        indexing compute from one of those."""
+        return self._answer("device", self._device_move, node, depth)  # type: ignore[return-value]
+
+    def _device_move(self, node: cst.BaseExpression, depth: int = 0) -> Optional[cst.Call]:
+        if isinstance(node, cst.Call):
+            func = node.func
+            if self._is_move(node):
+                target = self._move_target(node)
+                if isinstance(target, cst.Attribute) and target.attr.value == "device":
+                    return self.device_move(target.value, depth + 1)  # `.to(logits.device)`: wherever that is
+                return node
+            if isinstance(func, cst.Name) and self._is_module(func):
+                return self._move_of(func, node)
+            layer = self._own_layer(func)
+            if layer is not None:  # `self.fc(x)` in a module moved to a device
+                moved = self.moved_classes().get(id(layer))
+                return moved[1] if moved is not None else None
+            forward = self._forward_of(func)
+            if forward is not None:  # a module of this file: where what its `forward` returns is
+                moves = [self.device_move(returned, depth + 1) for returned in forward.returns]
+                return moves[0] if moves and all(move is not None for move in moves) else None
+            qualname = self.inference.qualname(func)
+            made_on = keyword(node, "device")
+            if made_on is not None and (qualname in torch_api.TORCH_SIZED_FACTORIES or
+                                        qualname in torch_api.TORCH_CONVERTERS):  # `torch.randn(.., device=device)`
+                if isinstance(made_on, cst.Attribute) and made_on.attr.value == "device":
+                    return self.device_move(made_on.value, depth + 1)
+                return node if not self._is_cpu(made_on) and self._dtype_name(made_on, False) is None else None
+            if qualname is not None:
+                positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
+                if positional and self._computes_from_first(qualname):
+                    return self.device_move(positional[0], depth + 1)
+                return None
+            if isinstance(func, cst.Attribute) and self._keeps_device_of(func.attr.value):
+                return self.device_move(func.value, depth + 1)
+            return None
+        if isinstance(node, cst.Subscript):
+            return self.device_move(node.value, depth + 1)
+        if isinstance(node, cst.BinaryOperation):
+            return self.device_move(node.left, depth + 1) or self.device_move(node.right, depth + 1)
+        if isinstance(node, cst.UnaryOperation):
+            return self.device_move(node.expression, depth + 1)
+        if isinstance(node, cst.Name):
+            bindings = self.model.resolve(node)
+            if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM:  # what every call site gives
+                values = [value for value in self._passed(bindings[0]) or () if value is not None]
+                if len(values) != len(self._passed(bindings[0]) or ()):
+                    return None
+            else:
+                values = self._plain_values(node)
+            moves = [self.device_move(value, depth + 1) for value in values]
+            return moves[0] if moves and all(move is not None for move in moves) else None
+        return None
+
+    def _forward_of(self, func: cst.BaseExpression) -> Optional[FunctionInfo]:
+        """The ``forward`` of the module class of this file whose instance ``func`` is."""
+        if not isinstance(func, (cst.Name, cst.Attribute)):
+            return None
+        cls = self._class_called_by(func)
+        forward = cls.methods.get("forward") if cls is not None else None
+        return forward if forward is not None and forward.kind == "method" else None
+
+    def _class_called_by(self, func: cst.BaseExpression) -> Optional[ClassInfo]:
+        value = self.inference.infer(func)
+        if value is not None and value.kind is Kind.MODULE and isinstance(value.cls, ClassInfo) and \
+                value.cls.model is self.model:
+            return value.cls
+        return None
+
+    def _own_layer(self, func: cst.BaseExpression) -> Optional[ClassInfo]:
+        """The module class whose method calls ``func``, one of its layers with weights
+        (`self.fc`), or None."""
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+            return None
+        function = self.model.functions.get(id(enclosing_code(func)))
+        if function is None or function.cls is None or func.value.value != function.self_name:
+            return None
+        layer = self.inference.infer(func)
+        if layer is None or layer.kind is not Kind.MODULE or layer.qualname is None or \
+                not self._has_weights(layer.qualname):
+            return None
+        return function.cls
+
+    def _plain_values(self, name: cst.Name) -> list[cst.BaseExpression]:
+        """The values of every binding of ``name`` when each is a plain assignment, else []."""
+        bindings = self.model.resolve(name)
+        if not bindings or any(binding.kind is not BindingKind.ASSIGN or binding.value is None or binding.path
+                               or binding.iterates for binding in bindings):
+            return []
+        return [binding.value for binding in bindings]
+
+    @staticmethod
+    def _keeps_device_of(method: str) -> bool:
+        """A tensor method whose result is a tensor on the device of the tensor it is called on."""
+        fact = torch_facts.method(method)
+        return fact is not None and fact.returns in ("tensor", "tuple", "depends") and \
+            method not in torch_api.DEVICE_CHANGING_METHODS
+
+    @staticmethod
+    def _computes_from_first(qualname: str) -> bool:
+        """A torch function whose result is computed from its first (tensor) argument, on its
+        device: `torch.argmax(out, 1)`, `F.one_hot(y, n)`, `F.softmax(logits, 1)`."""
+        fact = torch_facts.fact(qualname)
+        return fact is not None and fact.kind == "function" and fact.returns in ("tensor", "tuple", "depends") \
+            and not fact.factory and qualname not in torch_api.TORCH_CONVERTERS \
+            and qualname not in torch_api.TORCH_SIZED_FACTORIES and qualname not in torch_api.LIKE_FACTORIES
+
+    def _mixed_operands(self) -> list[DeviceMismatch]:
+        """Arithmetic, a comparison or an arithmetic method that meets a tensor shown on a
+        device (moved there, or the output of a module moved there) with one shown on the CPU
+        with dimensions (a 0-dim CPU tensor mixes with tensors on any device)."""
+        found: list[DeviceMismatch] = []
+        reported: set[int] = set()  # a CPU tensor is reported where it first meets the device
+        for meeting, operands in sorted(self._meetings(), key=lambda item: item[0].start):
+            for index, cpu_side in enumerate(operands):
+                origin = self.cpu_origin(cpu_side)
+                if origin is None or id(origin[0]) in reported or self._scalar_origin(origin[0]) or \
+                        not self._keeps_dimensions(cpu_side):
+                    continue
+                move = next((move for other in operands[:index] + operands[index + 1:]
+                             for move in [self.device_move(other)] if move is not None), None)
+                if move is None:
+                    continue
+                reported.add(id(origin[0]))
+                found.append(DeviceMismatch(cpu_side, origin[0], None, move, meeting, kind="operand", why=origin[1],
+                                            device=self._visible_at(self._move_target(move), move, cpu_side)))
+        return found
+
+    def _meetings(self) -> list[tuple[cst.CSTNode, list[cst.BaseExpression]]]:
+        """Each place tensors must be on one device to be computed together, with them:
+        arithmetic and comparisons, arithmetic and comparison methods, torch's arithmetic
+        functions."""
+        found: list[tuple[cst.CSTNode, list[cst.BaseExpression]]] = []
+        for operation in self.analysis.nodes_of(cst.BinaryOperation):
+            if isinstance(operation.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.MatrixMultiply)):
+                found.append((operation, [operation.left, operation.right]))
+        for comparison in self.analysis.nodes_of(cst.Comparison):
+            if len(comparison.comparisons) == 1 and isinstance(comparison.comparisons[0].operator, (
+                    cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan,
+                    cst.GreaterThanEqual)):
+                found.append((comparison, [comparison.left, comparison.comparisons[0].comparator]))
+        for call in self._all_calls():
+            func = call.func
+            if any(arg.star for arg in call.args):
+                continue
+            positional = [arg.value for arg in call.args if arg.keyword is None]
+            qualname = self.inference.qualname(func)
+            if qualname is None and isinstance(func, cst.Attribute) and positional and \
+                    func.attr.value in torch_api.SAME_DEVICE_METHODS:
+                found.append((call, [func.value, *positional]))
+            elif qualname is not None and qualname.startswith("torch.") and len(positional) >= 2 and \
+                    qualname.rsplit(".", 1)[1] in torch_api.ARITHMETIC_FUNCTION_NAMES:
+                found.append((call, positional))
+        return found
+
+    def _keeps_dimensions(self, node: cst.BaseExpression, depth: int = 0) -> bool:
+        """Nothing on the way from ``node`` to where it is made may leave a 0-dim tensor: no
+        indexing, no reduction without `dim`."""
+        if depth > 8:
+            return False
+        if isinstance(node, cst.Name):
+            values = self._plain_values(node)
+            bindings = self.model.resolve(node)
+            if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM:
+                values = self._passed(bindings[0]) or []
+                return bool(values) and all(value is not None and self._keeps_dimensions(value, depth + 1)
+                                            for value in values)
+            if not values:  # a loop over batches: what `cpu_origin` showed
+                return bool(bindings)
+            return all(self._keeps_dimensions(value, depth + 1) for value in values)
+        if isinstance(node, cst.Comparison):
+            return self._keeps_dimensions(node.left, depth + 1)
+        if isinstance(node, cst.Call) and self.inference.qualname(node.func) is None:
+            function = self._file_function(node.func) or self._forward_of(node.func)
+            if function is not None:  # what it returns
+                return bool(function.returns) and all(self._keeps_dimensions(returned, depth + 1)
+                                                       for returned in function.returns)
+            fact = torch_facts.method(node.func.attr.value) if isinstance(node.func, cst.Attribute) else None
+            if fact is None or (fact.zero_dim in ("no_dim", "always", "unknown") and not node.args):
+                return False
+            return self._keeps_dimensions(node.func.value, depth + 1)
+        if isinstance(node, cst.Call):
+            positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
+            qualname = self.inference.qualname(node.func)
+            if qualname is not None and self._computes_from_first(qualname) and positional:
+                fact = torch_facts.fact(qualname)
+                if fact is None or fact.zero_dim in ("no_dim", "always", "unknown") and len(positional) == 1:
+                    return False
+                return self._keeps_dimensions(positional[0], depth + 1)
+            return True
+        if isinstance(node, cst.BinaryOperation):
+            return self._keeps_dimensions(node.left, depth + 1) or self._keeps_dimensions(node.right, depth + 1)
+        if isinstance(node, cst.Subscript):  # `emb[None, :, :n]` keeps its dimensions; `w[0]` may not
+            return all(isinstance(element.slice, cst.Slice) or isinstance(element.slice, cst.Index) and
+                       isinstance(element.slice.value, (cst.Ellipsis, cst.Name)) and
+                       (not isinstance(element.slice.value, cst.Name) or element.slice.value.value == "None")
+                       for element in node.slice) and self._keeps_dimensions(node.value, depth + 1)
+        if isinstance(node, cst.Attribute):
+            cls = self._class_of(node.value)
+            assignments = cls.assignments(node.attr.value) if cls is not None else []
+            return len(assignments) == 1 and assignments[0].value is not None and \
+                self._keeps_dimensions(assignments[0].value, depth + 1)
+        return False
 
     def _scalar_origin(self, origin: cst.CSTNode) -> bool:
         """``origin`` may make a 0-dim tensor: `torch.tensor(1)`, a factory without sizes."""
@@ -1287,6 +1614,8 @@ class Placement:
             return False
         qualname = self.inference.qualname(origin.func)
         if qualname in torch_api.TORCH_CONVERTERS:
+            if origin.args and isinstance(origin.args[0].value, (cst.List, cst.Tuple, cst.ListComp)):
+                return False
             source = self.dtype(origin.args[0].value) if origin.args else None
             return source is None or source.holder == "number"
         if qualname in torch_api.TORCH_SIZED_FACTORIES:
@@ -1358,7 +1687,7 @@ class Placement:
                 continue
             move, module_call = output
             found.append(DeviceMismatch(weight, origin[0], None, move, call, kind="weight", why=origin[1],
-                                        device=self._move_target(move)))
+                                        device=self._visible_at(self._move_target(move), move, weight)))
         return found
 
     def _construction(self, name: cst.Name) -> Optional[cst.Call]:
@@ -1863,6 +2192,17 @@ class Placement:
                     isinstance(node.value, cst.Name) and node.value.value in params:
                 return node.value.value
         return None
+
+
+def _items(value: cst.BaseExpression) -> Optional[list[cst.BaseExpression]]:
+    """The items of a list or tuple written out (without `*`), or the one item expression of
+    a comprehension; None for anything else."""
+    if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+        return [value.elt]
+    if isinstance(value, (cst.List, cst.Tuple)) and value.elements and \
+            not any(isinstance(element, cst.StarredElement) for element in value.elements):
+        return [element.value for element in value.elements]
+    return None
 
 
 def _as(found: Dtype, name: str, holder: str) -> Dtype:

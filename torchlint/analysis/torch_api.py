@@ -750,6 +750,10 @@ TENSOR_DTYPE_KEEPING_METHODS = frozenset({
     "cpu", "cuda", "expand", "repeat", "t", "narrow", "select", "index_select", "requires_grad_", "pin_memory",
     "sum", "clamp", "abs", "neg", "relu", "sigmoid", "tanh", "exp", "log", "sqrt", "pow", "max", "min",
 })
+# Tensor methods whose result may be on another device than the tensor (or is no tensor):
+# every other method returning a tensor keeps its device.
+DEVICE_CHANGING_METHODS = frozenset({"to", "cpu", "cuda", "type", "mps", "xpu", "pin_memory", "numpy", "tolist",
+                                     "item"})
 # torch functions whose result has the dtype of their (floating) first argument.
 TORCH_DTYPE_KEEPING_FUNCTIONS = frozenset({
     "torch.relu", "torch.sigmoid", "torch.tanh", "torch.exp", "torch.log", "torch.abs", "torch.sqrt",
@@ -884,6 +888,13 @@ VALUE_CARRYING_METHODS = frozenset({
 ARITHMETIC_METHODS = frozenset({
     "add", "sub", "mul", "div", "true_divide", "pow", "matmul", "mm", "bmm", "add_", "sub_", "mul_", "div_",
     "pow_", "lerp", "lerp_", "addcmul", "addcdiv", "where", "new_tensor",
+})
+# Tensor methods comparing the tensor with their argument, element by element.
+COMPARISON_METHODS = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "equal", "allclose", "isclose"})
+# Tensor methods whose tensor arguments must be on the tensor's device (a 0-dim CPU tensor aside).
+SAME_DEVICE_METHODS = (ARITHMETIC_METHODS - {"new_tensor"}) | COMPARISON_METHODS | frozenset({
+    "gather", "masked_fill", "masked_fill_", "masked_select", "index_select", "scatter", "scatter_", "scatter_add",
+    "scatter_add_", "dot", "mv", "cross", "maximum", "minimum",
 })
 # torch and numpy functions whose every positional argument is a value of the result.
 ARITHMETIC_FUNCTION_NAMES = frozenset({

@@ -709,7 +709,8 @@ class _Walker:
         built) whose output is read out of the graph (``.detach()``, ``.item()``,
         ``.numpy()``, ``argmax``) in a scope that runs no backward and lets no graph of it
         out (not returned, not stored, not appended): a prediction, even without ``no_grad``."""
-        if not mode.built or not (mode.trained or mode.loaded is not None) or _runs_backward(self.scope_node):
+        if not mode.built or not (mode.trained or mode.loaded is not None) or \
+                _backward_may_follow(self.scope_node, call):
             return None
         scope = self.function.scope if self.function is not None else self.owner.model.module_scope
         if scope is None:
@@ -717,8 +718,8 @@ class _Walker:
         autograd = self.owner.analysis.autograd
         read_out = None
         for node in iter_nodes(self.scope_node):
-            if node.start < call.end:
-                continue
+            if node.end <= call.end:
+                continue  # before it, or inside it; `net(x).detach()` ends after it
             if isinstance(node, cst.Return) and node.value is not None \
                     and autograd.flows_into(scope, call, node.value, node):
                 return None  # the caller may back-propagate through it
@@ -930,6 +931,17 @@ def _returns_always(function: cst.FunctionDef) -> bool:
 def _runs_backward(node: cst.CSTNode) -> bool:
     return any(isinstance(child, cst.Attribute) and child.attr.value in ("backward", "step")
                for child in iter_nodes(node))
+
+
+def _backward_may_follow(scope: cst.CSTNode, call: cst.Call) -> bool:
+    """A backward or an optimizer step of ``scope`` may run after ``call``: written after
+    it, or in a loop around it (the training loop that ended before a prediction does not)."""
+    loops = [node for node in iter_nodes(scope) if isinstance(node, (cst.For, cst.While))
+             and node.start <= call.start and call.end <= node.end]
+    return any(isinstance(child, cst.Attribute) and child.attr.value in ("backward", "step")
+               and _owner(child) is _owner(call) and (child.start > call.end or any(
+                   loop.start <= child.start and child.end <= loop.end for loop in loops))
+               for child in iter_nodes(scope))
 
 
 def _body(node) -> list:

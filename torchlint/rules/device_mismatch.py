@@ -182,7 +182,7 @@ class DeviceMismatch(Rule):
         if not self.ctx.inference.uses_torch:
             return
         for found in self.ctx.placement.device_mismatches():
-            if found.kind in ("input", "weight", "target", "module"):
+            if found.kind in ("input", "weight", "target", "module", "operand"):
                 self._report_unmoved(found)
                 continue
             related = [(found.moved, "the module is moved here: parameters and buffers only"),
@@ -222,6 +222,11 @@ class DeviceMismatch(Rule):
                        (found.moved, "the input is moved here")]
             what = (f"`{tensor}` is never moved to a device (its parameters stay on the CPU), but it is given a "
                     f"tensor moved with `{move}`")
+        elif found.kind == "operand":
+            what = (f"`{tensor}` is on the CPU ({found.why}), but `{self.ctx.snippet(found.used)}` computes it with a "
+                    f"tensor on the device of `{move}`")
+            related = [*related[:-1], (found.moved, "the other tensor is put on the device here"),
+                       (found.used, "they meet here")]
         elif found.kind == "target":
             what = (f"the target `{tensor}` is on the CPU ({found.why}), but the loss gets the output of a module "
                     f"moved with `{move}`")
