@@ -48,8 +48,15 @@ class DeviceMismatch(Rule):
       `F.cross_entropy(.., weight)`) that gets the output of a moved module, and a target
       shown on the CPU (with dimensions) given to a loss of torch with such an output;
     - a module built in the file and never moved (no `.to`/`.cuda` on it, not handed to
-      any call, no `device=`, no default device set) given a tensor moved to a device just
-      before (`x = x.to(device)` then `model(x)`).
+      any call, no `device=`, no default device set), that holds parameters or buffers, given
+      a tensor moved to a device just before (`x = x.to(device)` then `model(x)`);
+    - anywhere else, a tensor shown on the CPU with dimensions computed with one shown on a
+      device (moved there, the output of a module moved there, or computed from those):
+      arithmetic, a comparison (`pred == labels` with the labels never moved), an
+      arithmetic or comparison method (`pred.eq(target)`), `gather`/`masked_fill`/
+      `index_select`, torch's arithmetic functions; also through a helper's parameters
+      (`accuracy(out, labels)`), a mask a helper function makes, and a plain tensor
+      attribute of a loss module given device inputs (`self.alpha = torch.tensor([..])`).
 
     The input of a submodule's `forward` is on the device when every `forward` of the file
     that calls it gives it a tensor there (a layer's output).
