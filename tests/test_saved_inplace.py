@@ -150,3 +150,40 @@ loss.backward()
     [finding] = json.loads(result.stdout)
     assert finding["runtime"]["verdict"] == "CONFIRMED", finding["runtime"]
     assert "modified by an inplace operation" in finding["runtime"]["evidence"]
+
+
+AUGMENTED_ACTIVATION = """
+import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.conv = nn.Conv2d(c, c, 3, padding=1)
+        self.act = nn.{activation}()
+
+    def forward(self, x):
+        out = self.act(self.conv(x))
+        out += x
+        return out
+
+
+Block(3)(torch.randn(1, 3, 8, 8)).mean().backward()
+"""
+
+
+@pytest.mark.parametrize("activation, rows", [
+    ("Sigmoid", [13]),  # saves its output: `+=` on it is read by the backward
+    ("Identity", []),  # saves nothing
+    ("BatchNorm2d", []),  # saves its input, not its output (the ResNet block's `out += identity`)
+])
+def test_an_augmented_write_to_the_output_of_a_layer_that_saved_it(project, activation, rows) -> None:
+    pytest.importorskip("torch")
+    source = AUGMENTED_ACTIVATION.replace("nn.{activation}()", f"nn.{activation}(3)" if "Norm" in activation
+                                          else f"nn.{activation}()")
+    project.write("block.py", source)
+    result = project.run("check", "--runtime", "--select", "TL409", "--no-cache", "--output-format", "json")
+    found = result.json()
+    assert [finding["location"]["row"] for finding in found] == rows
+    assert all(finding["runtime"]["verdict"] == "CONFIRMED" for finding in found), found

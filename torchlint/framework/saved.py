@@ -82,10 +82,19 @@ def saved_writes(ctx: "FileContext") -> list[SavedWrite]:
     scopes = [scope for scope in ctx.model.scopes if has_backward(ctx, scope)]
     if not scopes:
         return found
+    # `out += x` reads `out` without a load of it: its target is asked too, in source order.
+    augmented: dict[tuple[int, str], list[cst.Name]] = {}
+    for statement in ctx.analysis.nodes_of(cst.AugAssign):
+        if isinstance(statement.target, cst.Name):
+            owner = ctx.enclosing_function(statement) or ctx.module
+            augmented.setdefault((id(owner), statement.target.value), []).append(statement.target)
     for scope in scopes:
-        for name, loads in scope.loads.items():
+        names = set(scope.loads) | {name for owner, name in augmented if owner == id(scope.node)}
+        for name in names:
+            loads = sorted([load for _seq, load in scope.loads.get(name, ())] +
+                           augmented.get((id(scope.node), name), []), key=lambda node: node.start)
             shown: set[int] = set()  # the savers already reported: their first write is the one to change
-            for _seq, load in loads:
+            for load in loads:
                 write = find_write(ctx, load)
                 if write is None or written_through_alias(ctx, load, write.node):
                     continue
@@ -380,8 +389,10 @@ def _reaches(ctx: "FileContext", scope, saver: cst.CSTNode, backward: cst.Call) 
                         root = root.value
                     if isinstance(root, cst.Name):
                         tainted.update(id(binding) for binding in ctx.model.resolve(root))
-        elif _mentions(ctx, event.value, saver, tainted):
-            tainted.add(id(event))
+        elif _mentions(ctx, event.value, saver, tainted) or event.kind is BindingKind.AUGASSIGN and \
+                isinstance(event.node, cst.Name) and any(id(before) in tainted
+                                                         for before in ctx.model.resolve(event.node)):
+            tainted.add(id(event))  # `out += x`: the new `out` is computed from the old one too
     return _mentions(ctx, _backward_tensor(backward), saver, tainted)
 
 
