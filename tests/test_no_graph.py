@@ -208,3 +208,35 @@ def test_a_tensor_made_from_a_list_of_item_values_has_no_graph(project) -> None:
     assert project.findings("--select", "TL408") == [("losses.py", 10, 8, "TL408")]
     project.write("losses.py", PLAIN_LOSSES.format(take="sum()").replace("torch.tensor(losses)", "torch.stack(losses)"))
     assert project.findings("--select", "TL408") == []
+
+
+NO_GRAD_FORWARD = '''\
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 1)
+
+    {decorator}
+    def forward(self, x):
+        return self.fc(x){read}
+
+
+net = Net()
+loss = ((net(torch.randn(8, 4)) - torch.randn(8, 1)) ** 2).mean()
+loss.backward()
+'''
+
+
+@pytest.mark.parametrize("decorator, read, reported", [
+    ("@torch.no_grad()", "", True),
+    ("", ".data", True),
+    ("", "", False),
+    ("@torch.enable_grad()", "", False),
+])
+def test_what_the_forward_of_a_module_of_the_file_returns(project, decorator, read, reported) -> None:
+    project.write("net.py", NO_GRAD_FORWARD.format(decorator=decorator, read=read))
+    assert project.findings("--select", "TL408") == ([("net.py", 17, 1, "TL408")] if reported else [])

@@ -187,3 +187,40 @@ def test_an_augmented_write_to_the_output_of_a_layer_that_saved_it(project, acti
     found = result.json()
     assert [finding["location"]["row"] for finding in found] == rows
     assert all(finding["runtime"]["verdict"] == "CONFIRMED" for finding in found), found
+
+
+WRITTEN_IN_A_LOOP = """
+import torch
+from torch import nn
+
+
+class {name}(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cell = nn.RNNCell(3, 5)
+        self.w = nn.Parameter(torch.ones(5))
+
+    def forward(self, x):
+        hidden = torch.zeros(x.size(0), x.size(1) + 1, 5)
+        for t in range(x.size(1)):
+            {write}
+        return hidden[:, -1].sum()
+
+
+model = {name}()
+model(torch.randn(2, 4, 3)).backward()
+"""
+
+
+@pytest.mark.parametrize("write, rows", [
+    ("hidden[:, t + 1] = self.cell(x[:, t], hidden[:, t])", [14]),  # the cell keeps its hidden state input
+    ("hidden[:, t + 1] = hidden[:, t] * self.w + x[:, t].sum(1, keepdim=True)", [14]),  # `*` keeps it for `w`
+    ("hidden = torch.cat([hidden[:, 1:], self.cell(x[:, t], hidden[:, -1])[:, None]], 1)", []),
+])
+def test_a_state_written_into_the_tensor_a_step_saved(project, write, rows) -> None:
+    pytest.importorskip("torch")
+    project.write("rnn.py", WRITTEN_IN_A_LOOP.format(name="Recurrent", write=write))
+    result = project.run("check", "--runtime", "--select", "TL409", "--no-cache", "--output-format", "json")
+    found = result.json()
+    assert [finding["location"]["row"] for finding in found] == rows
+    assert all(finding["runtime"]["verdict"] == "CONFIRMED" for finding in found), found

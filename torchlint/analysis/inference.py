@@ -813,8 +813,28 @@ class Inference:
             callees += [load for scope in self.model.scopes_mentioning(name)
                         for _seq, load in scope.loads.get(name, ())
                         if any(b.definition is function.cls for b in self.model.resolve(load))]
+        if function.kind == "method" and function.name == "forward" and function.cls is not None:
+            callees += self._instance_calls(function.cls)  # `m(x)` runs `forward(x)`
         calls = (self.model.parent(callee) for callee in callees)
         return [call for call, callee in zip(calls, callees) if isinstance(call, cst.Call) and call.func is callee]
+
+    def _instance_calls(self, cls: ClassInfo) -> list[cst.Name]:
+        """The names called as functions that hold an instance of ``cls`` built in their scope
+        (``m = Scaler(4)`` then ``m(x)``)."""
+        found = []
+        for scope in self.model.scopes_mentioning(cls.name):
+            for _seq, load in scope.loads.get(cls.name, ()):
+                construction = self.model.parent(load)
+                assign = self.model.parent(construction) if isinstance(construction, cst.Call) else None
+                if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or \
+                        not isinstance(assign.targets[0].target, cst.Name):
+                    continue
+                name = assign.targets[0].target.value
+                for _seq2, use in scope.loads.get(name, ()):
+                    call = self.model.parent(use)
+                    if isinstance(call, cst.Call) and call.func is use and self._instance_of(use, cls):
+                        found.append(use)
+        return found
 
     def _attribute_loads(self, attribute: str) -> list[tuple[Scope, cst.Name, cst.Attribute]]:
         """Every read of a name followed by ``.<attribute>`` (``self.fit``, ``trainer.fit``),

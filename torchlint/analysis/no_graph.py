@@ -383,6 +383,9 @@ class NoGraph:
             return self._arguments(node, depth)  # a loss of torch.nn: its input and target attach it, if anything
         if callee.kind is Kind.MODULE and isinstance(callee.cls, ClassInfo) and self._computes_from_inputs(callee.cls):
             return self._arguments(node, depth)  # a loss written in this file, without parameters
+        if callee.kind is Kind.MODULE and isinstance(callee.cls, ClassInfo):
+            forward = self.inference.method_of(callee.cls, "forward")  # what its `forward` returns
+            return self._function_result(node, forward, depth) if forward is not None else None
         if callee.kind is Kind.FUNCTION and callee.function is not None:
             return self._function_result(node, callee.function, depth)
         return None

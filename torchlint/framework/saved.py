@@ -209,7 +209,10 @@ def _letters(ctx: "FileContext", operation: cst.CSTNode) -> Optional[tuple[str, 
             fact = torch_facts.fact(module.qualname) if module.qualname is not None else None
             # A module's letters: "i"/"c" its input (requiring grad or not), "o" its output.
             if fact is not None and fact.saves and module.qualname != "torch.nn.Sequential":
-                return fact.saves.replace("O", "o").replace("I", "i"), arguments[:1]
+                # A layer with weights keeps what it multiplies them with: every tensor it is
+                # given (`cell(x, h)` keeps `h` too); the probe gave others one tensor.
+                given = arguments if fact.parameters else arguments[:1]
+                return fact.saves.replace("O", "o").replace("I", "i"), given
             # A container or a module of the project: what its layers do, as built.
             behaviour = ctx.autograd.module_behaviour(func)
             if behaviour is None or not (behaviour.saves_output or behaviour.saves_input):
