@@ -196,3 +196,26 @@ def test_numbers_taken_out_first_are_not_a_cut(tmp_path):
         c = torch.tensor(lengths, dtype=torch.long)
         """, "TL403")
     assert finding_rows(found) == []
+
+
+@needs_torch
+@pytest.mark.parametrize("kept, rows", [("loss", [(15, "TL415")]), ("loss.item()", []), ("loss.detach()", [])])
+def test_numpy_reducing_a_list_of_losses(tmp_path, kept, rows):
+    found = findings(tmp_path, f"""
+        import numpy as np
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(4, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        losses = []
+        for step in range(3):
+            loss = ((model(torch.randn(8, 4)) - 1) ** 2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append({kept})
+        print(np.mean(losses))
+        """, "TL415", "--runtime")
+    assert finding_rows(found) == rows
+    assert all(item["runtime"]["verdict"] == "CONFIRMED" for item in found), found

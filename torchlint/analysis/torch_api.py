@@ -714,6 +714,15 @@ LEGACY_TYPE_DTYPES: dict[str, str] = {
     "ByteTensor": "uint8", "BoolTensor": "bool",
 }
 # numpy functions whose result is float64 whatever their (numeric) arguments, when no
+# numpy functions that convert their argument with ``Tensor.__array__``, which calls
+# ``.numpy()`` (and raises on a tensor that requires grad).
+NUMPY_TENSOR_CONVERSIONS = frozenset({"numpy.array", "numpy.asarray"})
+# numpy functions that convert every tensor of the sequence they are given that way.
+NUMPY_SEQUENCE_CONVERSIONS = NUMPY_TENSOR_CONVERSIONS | frozenset({
+    "numpy.concatenate", "numpy.stack", "numpy.vstack", "numpy.hstack", "numpy.mean", "numpy.sum", "numpy.std",
+    "numpy.var", "numpy.median", "numpy.average", "numpy.max", "numpy.min", "numpy.amax", "numpy.amin",
+    "numpy.nanmean", "numpy.cumsum",
+})
 # `dtype=` is given: random floats, files of numbers, grids, and the statistics of arrays.
 NUMPY_FLOAT64_FUNCTIONS = frozenset({
     "numpy.random.rand", "numpy.random.randn", "numpy.random.random", "numpy.random.random_sample",

@@ -5,14 +5,8 @@ from __future__ import annotations
 from typing import Optional
 
 from torchlint.framework.api import (
-    Applicability, Bad, Fix, Observation, Rule, Verdict, cst, edits,
+    Applicability, Bad, Fix, Observation, Rule, Verdict, cst, edits, torch_api,
 )
-
-# numpy functions that convert their argument with ``Tensor.__array__``, which calls ``.numpy()``.
-_NUMPY_CONVERSIONS = frozenset({"numpy.array", "numpy.asarray"})
-# numpy functions that convert every tensor of the sequence they are given the same way.
-_NUMPY_JOINS = frozenset({"numpy.concatenate", "numpy.stack", "numpy.vstack", "numpy.hstack", "numpy.array",
-                          "numpy.asarray"})
 
 
 class NumpyRequiresGrad(Rule):
@@ -25,7 +19,7 @@ class NumpyRequiresGrad(Rule):
         "numpy() on Tensor that requires grad\"; call `.detach()` before `.numpy()`"
     )
     fix = Applicability.SAFE
-    requires = (r"numpy\(|np\.(?:as)?array\(|numpy\.(?:as)?array\(",)
+    requires = (r"numpy",)
     references = (
         ("torch.Tensor.numpy", "https://pytorch.org/docs/stable/generated/torch.Tensor.numpy.html"),
         ("torch.Tensor.detach", "https://pytorch.org/docs/stable/generated/torch.Tensor.detach.html"),
@@ -40,7 +34,8 @@ class NumpyRequiresGrad(Rule):
     or anything computed from them by differentiable operations, also across the
     functions of the file (a logging or metrics helper whose parameter a call passes a
     model output, a function that returns one), lists filled with `.append(out)` and
-    joined by `torch.cat`/`torch.stack` or `np.concatenate`/`np.stack`, and the entries of
+    joined by `torch.cat`/`torch.stack`, `np.concatenate`/`np.stack` or reduced by numpy
+    (`np.mean(losses)`, `np.asarray(self.history)`: numpy converts each tensor), and the entries of
     a dict written out (`state = {"pred": out}`) read by their key or by a loop over keys,
     also as another object's attribute or a helper's parameter. Nothing is reported after `.detach()`,
     `.data`, `.item()`, an integer operation (`argmax`, a comparison), under
@@ -146,10 +141,11 @@ class NumpyRequiresGrad(Rule):
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "numpy" and not node.args:
             tensor: cst.BaseExpression = func.value
-        elif isinstance(func, (cst.Attribute, cst.Name)) and self.ctx.qualname(func) in _NUMPY_CONVERSIONS \
-                and node.args and node.args[0].keyword is None and not node.args[0].star and len(node.args) == 1:
+        elif isinstance(func, (cst.Attribute, cst.Name)) and self.ctx.qualname(func) in torch_api.NUMPY_TENSOR_CONVERSIONS \
+                and node.args and node.args[0].keyword is None and not node.args[0].star and len(node.args) == 1 \
+                and self.ctx.grad_flow.requires_grad(node.args[0].value) is not None:
             tensor = node.args[0].value
-        elif isinstance(func, (cst.Attribute, cst.Name)) and self.ctx.qualname(func) in _NUMPY_JOINS \
+        elif isinstance(func, (cst.Attribute, cst.Name)) and self.ctx.qualname(func) in torch_api.NUMPY_SEQUENCE_CONVERSIONS \
                 and node.args and node.args[0].keyword is None and not node.args[0].star \
                 and isinstance(node.args[0].value, (cst.Name, cst.Attribute)):
             flow = self.ctx.grad_flow
