@@ -201,3 +201,58 @@ SCRIPT_PREDICTION = """
 def test_a_prediction_after_the_training_loop_of_a_script(tmp_path, prepare, after, rows) -> None:
     found = findings(tmp_path, SCRIPT_PREDICTION.format(prepare=prepare, after=after))
     assert [finding["location"]["row"] for finding in found] == rows
+
+
+EPOCH_LOOP = """
+    import torch
+    from torch import nn
+
+    model = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.Linear(8, 2))
+    opt = torch.optim.Adam(model.parameters())
+    train = [(torch.randn(8, 4), torch.randint(0, 2, (8,))) for _ in range(3)]
+    test = [(torch.randn(8, 4), torch.randint(0, 2, (8,))) for _ in range(2)]
+    for epoch in range(3):
+        for x, y in train:
+            opt.zero_grad()
+            nn.functional.cross_entropy(model(x), y).backward()
+            opt.step()
+        test_loss = 0.0
+        for x, y in test:
+            {test}
+        print(epoch, test_loss)
+"""
+
+
+@pytest.mark.parametrize("test, rows", [
+    # the test loop beside the training loop, in the epoch loop: predictions in training mode
+    ("test_loss += nn.functional.cross_entropy(model(x), y).item()", [16]),
+    # a later backward goes through it: training, not a prediction
+    ("out = model(x)\n            test_loss += out.sum().item()\n            out.mean().backward()", []),
+])
+def test_a_test_loop_beside_the_training_loop(tmp_path, test, rows) -> None:
+    found = findings(tmp_path, EPOCH_LOOP.format(test=test))
+    assert [finding["location"]["row"] for finding in found] == rows
+
+
+GAN_STEP = """
+    import torch
+    from torch import nn
+
+    G = nn.Sequential(nn.Linear(2, 8), nn.BatchNorm1d(8), nn.Linear(8, 2))
+    D = nn.Sequential(nn.Linear(2, 8), nn.Dropout(0.3), nn.Linear(8, 1))
+    opt_g, opt_d = torch.optim.Adam(G.parameters()), torch.optim.Adam(D.parameters())
+    for step in range(3):
+        fake = G(torch.randn(8, 2)).detach()  # D trains on G's output, in training mode
+        loss_d = D(fake).mean() - D(torch.randn(8, 2)).mean()
+        opt_d.zero_grad()
+        loss_d.backward()
+        opt_d.step()
+        loss_g = -D(G(torch.randn(8, 2))).mean()
+        opt_g.zero_grad()
+        loss_g.backward()
+        opt_g.step()
+"""
+
+
+def test_a_detached_fake_of_a_gan_step_is_no_prediction(tmp_path) -> None:
+    assert findings(tmp_path, GAN_STEP) == []

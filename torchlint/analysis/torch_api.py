@@ -252,6 +252,7 @@ def is_loss_module_class(qualname: str) -> bool:
     fact = torch_facts.fact(qualname) if qualname.startswith("torch.nn.") else None
     return fact is not None and fact.kind == "module_class" and fact.loss
 
+
 def is_optimizer_class(qualname: str) -> bool:
     return qualname.startswith("torch.optim.") and qualname.rsplit(".", 1)[1] in torch_names.OPTIMIZERS
 

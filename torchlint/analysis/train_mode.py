@@ -709,11 +709,9 @@ class _Walker:
         built) whose output is read out of the graph (``.detach()``, ``.item()``,
         ``.numpy()``, ``argmax``) in a scope that runs no backward and lets no graph of it
         out (not returned, not stored, not appended): a prediction, even without ``no_grad``."""
-        if not mode.built or not (mode.trained or mode.loaded is not None) or \
-                _backward_may_follow(self.scope_node, call):
-            return None
         scope = self.function.scope if self.function is not None else self.owner.model.module_scope
-        if scope is None:
+        if not mode.built or not (mode.trained or mode.loaded is not None) or scope is None or \
+                _backward_may_follow(self.scope_node, call):
             return None
         autograd = self.owner.analysis.autograd
         read_out = None
@@ -933,15 +931,38 @@ def _runs_backward(node: cst.CSTNode) -> bool:
                for child in iter_nodes(node))
 
 
-def _backward_may_follow(scope: cst.CSTNode, call: cst.Call) -> bool:
-    """A backward or an optimizer step of ``scope`` may run after ``call``: written after
-    it, or in a loop around it (the training loop that ended before a prediction does not)."""
-    loops = [node for node in iter_nodes(scope) if isinstance(node, (cst.For, cst.While))
+def _backward_may_follow(scope_node: cst.CSTNode, call: cst.Call) -> bool:
+    """A backward of ``scope_node`` may use the output of ``call``: one written after it
+    (training goes on), or one earlier in a loop around it that reads a name the output is
+    bound to (on the next iteration).  The backward of a training loop that ran before the
+    prediction (or beside it, in the epoch loop) does not."""
+    loops = [node for node in iter_nodes(scope_node) if isinstance(node, (cst.For, cst.While))
              and node.start <= call.start and call.end <= node.end]
-    return any(isinstance(child, cst.Attribute) and child.attr.value in ("backward", "step")
-               and _owner(child) is _owner(call) and (child.start > call.end or any(
-                   loop.start <= child.start and child.end <= loop.end for loop in loops))
-               for child in iter_nodes(scope))
+    bound = _bound_names(call)
+    for child in iter_nodes(scope_node):
+        if not (isinstance(child, cst.Attribute) and child.attr.value == "backward" and _owner(child) is _owner(call)
+                and isinstance(child.parent, cst.Call) and child.parent.func is child):
+            continue
+        if child.start > call.end:
+            return True  # training goes on after it (`fake = G(z).detach()` feeds a later step)
+        if any(loop.start <= child.start and child.end <= loop.end for loop in loops) and any(
+                isinstance(node, cst.Name) and node.value in bound for node in iter_nodes(child.parent)):
+            return True
+    return False
+
+
+def _bound_names(call: cst.Call) -> set[str]:
+    """The names the statement holding ``call`` binds (`out = model(x)`, `a, b = ..`)."""
+    statement = call.parent
+    while statement is not None and not isinstance(statement, (cst.Assign, cst.AugAssign, cst.AnnAssign,
+                                                                 cst.SimpleStatementLine)):
+        statement = statement.parent
+    if isinstance(statement, cst.Assign):
+        return {node.value for target in statement.targets for node in iter_nodes(target.target)
+                if isinstance(node, cst.Name)}
+    if isinstance(statement, (cst.AugAssign, cst.AnnAssign)) and isinstance(statement.target, cst.Name):
+        return {statement.target.value}
+    return set()
 
 
 def _body(node) -> list:
