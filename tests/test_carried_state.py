@@ -53,3 +53,35 @@ def test_state_carried_through_a_model(project, returned, imported, reported) ->
     if reported:
         result = project.run("check", "--select", "TL411", "--runtime", "train.py")
         assert "CONFIRMED" in result.stdout and "second time" in result.stdout
+
+
+TOTAL = '''
+import torch
+from torch import nn
+
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+total = 0
+for step in range(3):
+    loss = model(torch.randn(8, 4)).pow(2).mean()
+    {accumulate}
+    optimizer.zero_grad()
+    {backward}
+    optimizer.step()
+'''
+
+
+@pytest.mark.parametrize("accumulate, backward, reported", [
+    ("total = total + loss", "total.backward()", True),
+    ("total += loss", "(total / (step + 1)).backward()", True),
+    ("total += loss.item()", "loss.backward()", False),
+    ("total = loss", "total.backward()", False),  # bound afresh on every iteration
+    ("total = total + loss", "total.backward(retain_graph=True)", False),  # slow, but no error
+])
+def test_a_total_back_propagated_on_every_iteration(project, accumulate, backward, reported) -> None:
+    pytest.importorskip("torch")
+    project.write("train.py", TOTAL.format(accumulate=accumulate, backward=backward))
+    result = project.run("check", "--runtime", "--select", "TL411", "--no-cache", "--output-format", "json")
+    found = result.json()
+    assert [finding["location"]["row"] for finding in found] == ([11] if reported else [])
+    assert all(finding["runtime"]["verdict"] == "CONFIRMED" for finding in found), found

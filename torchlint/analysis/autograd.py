@@ -140,7 +140,8 @@ class ReusedGraph:
     through the graph a second time".  ``how``: ``later``, a second backward after the
     first; ``next-iteration``, the forward runs above the loop whose backward frees it on
     the first iteration; ``carried``, the forward's result is carried by ``carrier`` (a
-    hidden state) into the next iteration's forward."""
+    hidden state) into the next iteration's forward; ``total``, a name the loop accumulates
+    the forward's result into (``carrier``) is back-propagated on every iteration."""
 
     first: Backward
     second: Backward
@@ -1312,6 +1313,30 @@ class AutogradModel:
             carrier = self._carrier(scope, forward, loop)
             if carrier is not None:
                 return ReusedGraph(second, second, forward, "carried", carrier)
+            total = self._backpropagated_total(scope, forward, second, loop)
+            if total is not None:
+                return ReusedGraph(second, second, forward, "total", total)
+        return None
+
+    def _backpropagated_total(self, scope: Scope, forward: ModuleForward, second: Backward,
+                              loop: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The binding of a name the loop only accumulates into (``total = total + loss``,
+        ``total += loss``) from ``forward``'s result, when ``second`` back-propagates that name
+        on every iteration: the next iteration's backward goes back through the graphs the
+        previous ones freed."""
+        read = {node.value for node in iter_nodes(second.tensor) if isinstance(node, cst.Name)}
+        for name in read:
+            inside = [binding for binding in scope.bindings.get(name, ()) if _inside(binding.node, loop)]
+            if not inside or any(binding.value is None or not (
+                    binding.kind is BindingKind.AUGASSIGN or binding.kind is BindingKind.ASSIGN and not binding.path
+                    and any(isinstance(node, cst.Name) and node.value == name for node in iter_nodes(binding.value)))
+                    for binding in inside):
+                continue  # bound afresh in the loop: no total of the iterations
+            last = max(inside, key=lambda binding: binding.node.start)
+            if last.node.start > second.at.start or _detached_in_place(name, last.node, loop) or \
+                    not self.flows_into(scope, forward.at, last.value, last.value, forward.elements):
+                continue
+            return last.node
         return None
 
     def _one_graph_per_element(self, scope: Scope, forward: ModuleForward, iterable: cst.BaseExpression) -> bool:

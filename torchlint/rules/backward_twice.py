@@ -36,6 +36,9 @@ class BackwardTwice(Rule):
       requires grad (`targets = features @ true_w` with `true_w` made with
       `requires_grad=True`), and the losses of one forward back-propagated one by one in a
       loop over them (`for loss in model.losses(x): loss.backward()`);
+    - **a total back-propagated on every iteration**: `total = total + loss` (or
+      `total += loss`) in the loop and `total.backward()` there: the second iteration's
+      backward goes back through the first iteration's graph, freed by the first backward;
     - **two backwards through one forward**: two losses computed from one forward (a GAN's
       fake used by the discriminator's loss without `detach()` and again by the
       generator's), each given its own `backward()`, the first without `retain_graph=True`.
@@ -155,6 +158,12 @@ class BackwardTwice(Rule):
             advice = f"detach it once per iteration before the forward: `{name} = {name}.detach()` (for a tuple of " \
                      f"states, `tuple(h.detach() for h in {name})`)"
             related.append((reused.carrier, f"`{name}` keeps the forward's graph for the next iteration here"))
+        elif reused.how == "total":
+            name = snippet(reused.carrier)
+            how = (f"which `{name}` accumulates over the iterations, and the previous iteration's backward freed "
+                   f"that graph")
+            advice = f"back-propagate each iteration's loss alone, and add its `.item()` to `{name}` for the report"
+            related.append((reused.carrier, f"`{name}` keeps every iteration's graph here"))
         elif reused.how == "next-iteration":
             how = "which runs once, above the loop, while this backward runs on every iteration and frees its graph " \
                   "on the first"
