@@ -224,3 +224,43 @@ def test_a_state_written_into_the_tensor_a_step_saved(project, write, rows) -> N
     found = result.json()
     assert [finding["location"]["row"] for finding in found] == rows
     assert all(finding["runtime"]["verdict"] == "CONFIRMED" for finding in found), found
+
+
+STEP_IN_A_HELPER = """
+import torch
+from torch import nn
+
+
+def train_discriminator(D, opt_d, real, fake):
+    loss = -(D(real).mean() - D(fake).mean())
+    opt_d.zero_grad()
+    loss.backward(retain_graph=True)
+    opt_d.step()
+
+
+G = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 2))
+D = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 1))
+{optimizers}
+fake = G(torch.randn(8, 2))
+score = D(fake)
+train_discriminator(D, opt_d, torch.randn(8, 2), fake)
+{generator}
+"""
+
+
+@pytest.mark.parametrize("optimizers", [
+    "opt_g, opt_d = torch.optim.Adam(G.parameters()), torch.optim.Adam(D.parameters())",
+    "opt_g = torch.optim.Adam(G.parameters())\nopt_d = torch.optim.Adam(D.parameters())",
+])
+@pytest.mark.parametrize("generator, reported", [
+    ("(-score.mean()).backward()", True),
+    ("(-D(fake).mean()).backward()", False),  # D's forward again, after the step
+])
+def test_a_step_in_a_helper_before_a_backward_through_its_model(project, optimizers, generator, reported) -> None:
+    pytest.importorskip("torch")
+    project.write("gan.py", STEP_IN_A_HELPER.format(optimizers=optimizers, generator=generator))
+    result = project.run("check", "--runtime", "--select", "TL409", "--no-cache", "--output-format", "json")
+    found = result.json()
+    row = 18 if optimizers.count("\n") else 17
+    assert [finding["location"]["row"] for finding in found] == ([row] if reported else [])
+    assert all(finding["runtime"]["verdict"] == "CONFIRMED" for finding in found), found

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
-from torchlint.syntax.nodes import dotted, is_true, keyword
+from torchlint.syntax.nodes import dotted, is_true, keyword, tuple_element
 from torchlint.syntax.walk import enclosing_code, iter_nodes
 from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.graph_lifetime import GraphLifetime
@@ -502,9 +502,9 @@ class AutogradModel:
         """The calls that built the object ``expression`` names: the values assigned to the
         name, or to ``self.<attribute>`` in the methods of the class."""
         values: list[cst.BaseExpression] = []
-        if isinstance(expression, cst.Name):
-            values = [b.value for b in self.model.resolve(expression)
-                      if b.kind is BindingKind.ASSIGN and b.value is not None and not b.path and not b.iterates]
+        if isinstance(expression, cst.Name):  # `opt = Adam(..)`, `opt_g, opt_d = Adam(..), Adam(..)`
+            values = [tuple_element(b.value, b.path) for b in self.model.resolve(expression)
+                      if b.kind is BindingKind.ASSIGN and b.value is not None and not b.iterates]
         elif isinstance(expression, cst.Attribute) and isinstance(expression.value, cst.Name):
             cls = self._self_class(expression.value)
             if cls is not None:
