@@ -4,7 +4,7 @@ from typing import Optional
 
 from torchlint.framework.api import (
     CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Edit, Fix, Observation, Rule, Verdict, cst,
-    edits, is_store_target, torch_facts,
+    edits, is_store_target, is_true, keyword, torch_api, torch_facts,
 )
 
 # Conversions that return the tensor itself or a copy (`to`, `cuda`, `double`, `type`): a copy
@@ -15,7 +15,8 @@ _CONVERSIONS = torch_facts.methods(aliasing="maybe_self")
 class NonleafGrad(Rule):
     code = "TL404"
     name = "nonleaf-grad"
-    summary = "reading `.grad` of a non-leaf tensor (e.g. a `clone()` result): always `None`"
+    summary = ("reading `.grad` of a non-leaf tensor (e.g. a `clone()` result): always `None`; a non-leaf given to an "
+               "optimizer")
     message = (
         "`{expr}` is always None: `{base}` is not a leaf of the autograd graph, so backward() does not "
         "store its gradient; call `{base}.retain_grad()` before backward(), or read the leaf's `.grad`"
@@ -25,10 +26,18 @@ class NonleafGrad(Rule):
         "`{read}` (line {line}) stays None; make the tensor where it is used (`device=`, `dtype=`, "
         "`requires_grad=True` in one call), or call `.requires_grad_()` after the conversion"
     )
+    computed_message = (
+        "`{conversion}` computes a new tensor from one made with `requires_grad=True`, and the result is not a "
+        "leaf: {consequence}; make the leaf from the computed value: `({made}).requires_grad_()`"
+    )
+    optimizer_message = (
+        "`{tensor}` is not a leaf of the autograd graph ({why}): `{optimizer}` raises ValueError \"can't optimize a "
+        "non-leaf Tensor\"; give the optimizer the leaf, or make `{tensor}` a leaf (`.detach().requires_grad_()`)"
+    )
     fix = Applicability.DISPLAY_ONLY
     # Warnings come from the `.grad` read, a line the finding names as related when it is on the conversion.
     raised_where_used = True
-    requires = (r"\.[\s\\]*grad\b",)
+    requires = (r"\.[\s\\]*grad\b|optim",)
     references = (
         ("torch.Tensor.retain_grad", "https://pytorch.org/docs/stable/generated/torch.Tensor.retain_grad.html"),
         ("torch.Tensor.is_leaf", "https://pytorch.org/docs/stable/generated/torch.Tensor.is_leaf.html"),
@@ -39,6 +48,12 @@ class NonleafGrad(Rule):
     of an operation such as `a.clone()`, `a * 2` or a module's output) rather than
     created (a leaf: a parameter, or a tensor made with `requires_grad=True`), when
     nothing calls `retain_grad()` on it.
+
+    A tensor made with `requires_grad=True` and computed on at once
+    (`W = torch.randn(784, 10, requires_grad=True) * 0.01`) is reported there too, and a
+    tensor that is no leaf in the list an optimizer of torch is built with
+    (`torch.optim.SGD([W, b], ..)`), which raises `ValueError: can't optimize a non-leaf
+    Tensor` (on the line that made it, when that line made it from a leaf).
 
     ## Why is this bad?
     `backward()` only fills `.grad` of leaves. On an intermediate tensor it stays
@@ -84,8 +99,23 @@ class NonleafGrad(Rule):
             """,
             reported=((3, "torch.randn(3, requires_grad=True).double()"),),
         ),
+        Bad(
+            """
+            import torch
+
+            W = torch.randn(4, 2, requires_grad=True) * 0.01
+            opt = torch.optim.SGD([W], lr=0.1)  # ValueError: can't optimize a non-leaf Tensor
+            """,
+            reported=((3, "torch.randn(4, 2, requires_grad=True) * 0.01"),),
+        ),
     )
     good = (
+        """
+        import torch
+
+        W = (torch.randn(4, 2) * 0.01).requires_grad_()
+        opt = torch.optim.SGD([W], lr=0.1)
+        """,
         """
         import torch
 
@@ -112,12 +142,60 @@ class NonleafGrad(Rule):
         if conversion is not None:
             if id(conversion) not in self._conversions:
                 self._conversions.add(id(conversion))
-                self.report(conversion, self.copy_message, evidence=evidence, conversion=conversion, read=node,
-                            line=self.ctx.line_index.position(node.start)[0], related=((node, "`.grad` is read here: None"),),
-                            fix=Fix(Applicability.DISPLAY_ONLY, "Make the tensor where it is used, with "
-                                    "`requires_grad=True`, or call `.requires_grad_()` after the conversion", ()))
+                line = self.ctx.line_index.position(node.start)[0]
+                self._report_creation(conversion, f"`{self.ctx.snippet(node)}` (line {line}) stays None", evidence,
+                                      read=node, line=line, related=((node, "`.grad` is read here: None"),))
             return
         self.report(node, evidence=evidence, expr=node, base=node.value, fix=self._fix(node.value))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        """A tensor that is no leaf in the parameters an optimizer of torch is built with."""
+        qualname = self.ctx.qualname(node.func)
+        if qualname is None or not torch_api.is_optimizer_class(qualname):
+            return
+        params = keyword(node, "params") or (node.args[0].value if node.args and node.args[0].keyword is None
+                                              and not node.args[0].star else None)
+        if not isinstance(params, (cst.List, cst.Tuple)):
+            return
+        for element in params.elements:
+            tensor = element.value
+            evidence = self.ctx.tensor(tensor) if not isinstance(element, cst.StarredElement) else None
+            if evidence is None or evidence.attached is not True or evidence.leaf is not False or \
+                    not isinstance(tensor, cst.Name) or self.ctx.is_parameter(tensor):
+                continue
+            made = self._converted_leaf(tensor)
+            if made is not None:
+                if id(made) not in self._conversions:
+                    self._conversions.add(id(made))
+                    self._report_creation(made, f"`{self.ctx.snippet(node)}` raises ValueError \"can't optimize a "
+                                          f"non-leaf Tensor\"", evidence, related=((node, "the optimizer is built "
+                                                                                    "with it here"),))
+                continue
+            assignment = self.ctx.single_assignment(tensor)
+            why = f"`{tensor.value} = {self.ctx.snippet(assignment[0])}` computes it" if assignment else \
+                "it is computed from a tensor that requires grad"
+            self.report(tensor, self.optimizer_message, evidence=evidence, tensor=tensor, why=why, optimizer=node)
+            return
+
+    def _report_creation(self, made: cst.BaseExpression, consequence: str, evidence, **extra) -> None:
+        """The finding on the conversion or computation that made the non-leaf from a leaf."""
+        if isinstance(made, cst.Call):  # `.to(device)`, `.double()`
+            read = extra.pop("read", None)
+            line = extra.pop("line", None)
+            if read is not None:
+                self.report(made, self.copy_message, evidence=evidence, conversion=made, read=read, line=line,
+                            fix=Fix(Applicability.DISPLAY_ONLY, "Make the tensor where it is used, with "
+                                    "`requires_grad=True`, or call `.requires_grad_()` after the conversion", ()),
+                            **extra)
+                return
+        extra.pop("read", None)
+        extra.pop("line", None)
+        leaf = self._leaf_made_in(made)
+        shown = self.ctx.snippet(made).replace(", requires_grad=True", "") if leaf is not None else \
+            self.ctx.snippet(made)
+        self.report(made, self.computed_message, evidence=evidence, conversion=made, consequence=consequence,
+                    made=shown, fix=Fix(Applicability.DISPLAY_ONLY, "Make the leaf from the computed value", ()),
+                    **extra)
 
     def _converted_leaf(self, base: cst.BaseExpression) -> Optional[cst.Call]:
         """The conversion whose copy ``base`` holds (``x = leaf.to(device)``), when what it
@@ -126,6 +204,8 @@ class NonleafGrad(Rule):
         if assignment is None:
             return None
         value = assignment[0]
+        if isinstance(value, cst.BinaryOperation) and self._leaf_made_in(value) is not None:
+            return value  # `torch.randn(n, requires_grad=True) * 0.01`
         if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
                 and value.func.attr.value in _CONVERSIONS):
             return None
@@ -133,6 +213,17 @@ class NonleafGrad(Rule):
         if converted is None or converted.attached is not True or converted.leaf is not True:
             return None
         return value
+
+    def _leaf_made_in(self, value: cst.BaseExpression) -> Optional[cst.Call]:
+        """The operand of arithmetic with a number that makes a leaf requiring grad right there
+        (`torch.randn(4, 2, requires_grad=True)` in `torch.randn(4, 2, requires_grad=True) / 2`)."""
+        if not isinstance(value, cst.BinaryOperation):
+            return None
+        for operand, other in ((value.left, value.right), (value.right, value.left)):
+            if isinstance(operand, cst.Call) and is_true(keyword(operand, "requires_grad")) and \
+                    isinstance(other, (cst.Integer, cst.Float)) and self.ctx.tensor(operand) is not None:
+                return operand
+        return None
 
     def _fix(self, base: cst.BaseExpression) -> Fix:
         retain = self._retain_grad_edit(base)
@@ -157,6 +248,9 @@ class NonleafGrad(Rule):
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
+        refused = run.raised_or("ValueError", "can't optimize a non-leaf Tensor", "")
+        if refused.verdict == CONFIRMED:
+            return refused
         warning = run.warning("not a leaf")
         if warning is not None:
             return Verdict(CONFIRMED, "`.grad` of a non-leaf tensor was read and is None; torch warned \"The .grad "
