@@ -213,6 +213,7 @@ class AutogradModel:
         self._switches: Optional[dict[str, cst.Assign]] = None
         self._lifetime: Optional[GraphLifetime] = None
         self._freezes: Optional[list[tuple[str, int]]] = None
+        self._parameter_flows: dict[tuple[int, str], bool] = {}  # (function, parameter) -> returned in the graph
 
     @property
     def lifetime(self) -> GraphLifetime:
@@ -610,9 +611,55 @@ class AutogradModel:
             hit = node is source or (isinstance(node, cst.Name)
                                      and any(id(b) in tainted for b in self.model.resolve(node)))
             if hit and not _exits_graph(node, expression) and not _detaching_comprehension(node, expression) \
-                    and not self._inside_gradient(node, expression):
+                    and not self._inside_gradient(node, expression) and not self._cut_by_callee(node, expression):
                 return True
         return False
+
+    def _cut_by_callee(self, node: cst.CSTNode, top: cst.CSTNode) -> bool:
+        """``node`` is passed (as it is) to a function or method of this file whose returned
+        values are not computed from that parameter in the graph: `netD.adv_loss(real, fake)`
+        that uses only `fake.detach()`."""
+        arg = node.parent
+        if node is top or not isinstance(arg, cst.Arg) or arg.value is not node or arg.star:
+            return False
+        call = arg.parent
+        if not isinstance(call, cst.Call):
+            return False
+        function = self.local_function(call)
+        if function is None or function.scope is None or not function.returns or function.is_generator:
+            return False
+        params = function.positional_params()
+        offset = 1 if function.kind in ("method", "classmethod") else 0
+        positional = [each for each in call.args if each.keyword is None]
+        if arg.keyword is not None:
+            name = arg.keyword.value
+        elif arg in positional and positional.index(arg) + offset < len(params):
+            name = params[positional.index(arg) + offset].name.value
+        else:
+            return False
+        return not self._returns_from_parameter(function, name)
+
+    def _returns_from_parameter(self, function, name: str) -> bool:
+        """Some value ``function`` returns may be computed, in the graph, from its parameter
+        ``name`` (True when that cannot be followed)."""
+        key = (id(function.node), name)
+        if key in self._parameter_flows:
+            return self._parameter_flows[key]
+        self._parameter_flows[key] = True  # while it is being computed (a cycle proves nothing)
+        scope = function.scope
+        tainted = {id(binding) for binding in scope.bindings.get(name, ()) if binding.kind is BindingKind.PARAM}
+        found = True
+        if tainted:
+            for binding in sorted((b for group in scope.bindings.values() for b in group
+                                   if b.value is not None and b.kind in (BindingKind.ASSIGN, BindingKind.AUGASSIGN,
+                                                                         BindingKind.FOR)), key=lambda b: b.seq):
+                if self._carries(binding.value, function.node, tainted) or \
+                        binding.kind is BindingKind.AUGASSIGN and any(id(before) in tainted for before in
+                                                                      self.model.resolve(binding.node)):
+                    tainted.add(id(binding))
+            found = any(self._carries(value, function.node, tainted) for value in function.returns)
+        self._parameter_flows[key] = found
+        return found
 
     def _inside_gradient(self, node: cst.CSTNode, top: cst.CSTNode) -> bool:
         """``node`` is differentiated by a ``torch.autograd.grad(..)`` inside ``top`` that

@@ -601,7 +601,7 @@ class Inference:
                 if value is not None:
                     value = value.because(Step(binding.annotation, f"`{name}` is annotated `{{code}}`"))
             if value is None and binding.value is not None and kind is not BindingKind.WITH:
-                value = self.infer(binding.value)
+                value = self._grown_list(binding) or self.infer(binding.value)
                 if binding.iterates:
                     value = element_of(value)
                 value = unpack(value, binding.path)
@@ -616,6 +616,25 @@ class Inference:
                 and kind is not BindingKind.PARAM and self.grad_disabled(binding.node) is not None:
             value = value.in_graph(False, True)
         return value
+
+    def _grown_list(self, binding: Binding) -> Optional[Value]:
+        """A list written out (`res = []`) that ``.append(..)`` calls fill: a sequence of
+        what it holds and what is appended, when that is one kind of value."""
+        analysis = getattr(self.model, "analysis", None)
+        if not isinstance(binding.value, cst.List) or binding.path or binding.iterates or analysis is None:
+            return None
+        appended = analysis.appended_to(binding)
+        if not appended or any(isinstance(element, cst.StarredElement) for element in binding.value.elements):
+            return None
+        items = [self.infer(element.value) for element in binding.value.elements] + \
+            [self.infer(arg.value) for arg in appended]
+        if any(item is None for item in items):
+            return None
+        element = combine(items)
+        if element is None:
+            return None
+        return sequence_of(element.because(Step(appended[0], f"`{binding.name}` holds what is appended to it: "
+                                                              f"`{{code}}`")))
 
     def _augmented_value(self, binding: Binding) -> Optional[Value]:
         prior = self.model.prior_binding(binding)

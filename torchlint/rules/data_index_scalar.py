@@ -2,18 +2,19 @@
 
 from torchlint.framework.api import (
     CONFIRMED, NOT_REPRODUCED, Applicability, Bad, DataUse, Fix, Observation, Rule, Verdict, cst, data_access, edits,
-    tensor_data_use,
+    integer_index, is_store_target, tensor_data_use,
 )
 
 
 class DataIndexScalar(Rule):
     code = "TL203"
     name = "data-index-scalar"
-    summary = "`loss.data[0]` on a 0-dim tensor: `IndexError` since PyTorch 0.5"
+    summary = "`loss.data[0]` (or `prec1[0]`) on a 0-dim tensor: `IndexError` since PyTorch 0.5"
     message = "`{base}.data[0]` raises IndexError on a 0-dim tensor since PyTorch 0.5; use `{base}.item()`"
+    index_message = "`{base}[0]` raises IndexError: `{base}` is a 0-dim tensor (since PyTorch 0.5); use `{base}.item()`"
     fix = Applicability.SAFE
     since = "0.5"
-    requires = (r"\.[\s\\]*data\b",)
+    requires = (r"\.[\s\\]*data\b|\[\s*0\s*\]",)
     references = (
         ("PyTorch 0.4.0 migration guide", "https://pytorch.org/blog/pytorch-0_4_0-migration-guide/"),
         ("torch.Tensor.item", "https://pytorch.org/docs/stable/generated/torch.Tensor.item.html"),
@@ -44,6 +45,11 @@ class DataIndexScalar(Rule):
     to get a Python number. Since then losses are 0-dimensional, and indexing one
     raises `IndexError: invalid index of a 0-dim tensor. Use tensor.item()`. The
     old code fails as soon as it runs on a modern PyTorch.
+
+    The same read without `.data` (`prec1[0]` of an accuracy computed as `correct_k.mul_(100.0
+    / batch_size)`, the 0-dim result of a full reduction) is flagged too, also when the value
+    comes out of the list a helper fills with `res.append(..)` and returns (`prec1, prec5 =
+    accuracy(output, target, topk=(1, 5))`).
 
     `x.data[0]` on a tensor with a batch dimension (`output.data[0]`, the first
     sample) is a plain `.data` read and reported as TL101 instead.
@@ -123,6 +129,22 @@ class DataIndexScalar(Rule):
         fix = Fix(Applicability.UNSAFE if used_as_tensor else Applicability.SAFE, f"Replace with `{item}`",
                   (edits.replace(access.subscript, item),))
         self.report(access.subscript, evidence=steps, base=node.value, fix=fix)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        """`prec1[0]` without `.data`: the old way to read a 1-element accuracy, now 0-dim."""
+        base = node.value
+        if not isinstance(base, cst.Name) or integer_index(node) != 0 or len(node.slice) != 1 or \
+                is_store_target(self.ctx, node):
+            return
+        evidence = self.ctx.tensor(base)
+        if evidence is None or not evidence.scalar or evidence.scalar_why is None:
+            return
+        item = edits.method_call(self.ctx, base, "item()")
+        parent = self.ctx.parent(node)
+        used_as_tensor = isinstance(parent, cst.Attribute) and parent.value is node
+        fix = Fix(Applicability.UNSAFE if used_as_tensor else Applicability.SAFE, f"Replace with `{item}`",
+                  (edits.replace(node, item),))
+        self.report(node, self.index_message, evidence=evidence.why + (evidence.scalar_why,), base=base, fix=fix)
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
