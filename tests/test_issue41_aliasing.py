@@ -78,6 +78,32 @@ CASES = {
         emb = torch.nn.Embedding(4, 4)
         fill(emb.weight)
     """),
+    "TL303 a loop over the views unbind returned, kept in a name": ("TL303", """
+        import torch
+        import torch.nn as nn
+
+        lin = nn.Linear(4, 3)
+        out = lin(torch.randn(5, 4))
+        rows = out.unbind(0)
+        for r in rows:
+            r.clamp_(min=0)  # <-
+        torch.stack(rows).sum().backward()
+    """),
+    "TL301 a helper writes the detached tensor it made of its parameter": ("TL301", """
+        import torch
+        import torch.nn as nn
+
+        def to_image(t):
+            img = t.detach()
+            img -= img.min()  # <-
+            img /= img.max()
+            return img
+
+        model = nn.Sequential(nn.Linear(4, 8), nn.Tanh())
+        out = model(torch.randn(3, 4))
+        picture = to_image(out)
+        out.pow(2).sum().backward()
+    """),
 }
 
 QUIET = {
@@ -119,6 +145,20 @@ QUIET = {
 
         emb = torch.nn.Embedding(4, 4)
         fill(emb.weight)
+    """),
+    "TL301 a helper writes a copy of the detached tensor": ("TL301", """
+        import torch
+        import torch.nn as nn
+
+        def to_image(t):
+            img = t.detach().clone()
+            img -= img.min()
+            return img
+
+        model = nn.Sequential(nn.Linear(4, 8), nn.Tanh())
+        out = model(torch.randn(3, 4))
+        picture = to_image(out)
+        out.pow(2).sum().backward()
     """),
 }
 

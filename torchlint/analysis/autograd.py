@@ -1273,9 +1273,10 @@ class AutogradModel:
                 value = zipped_iterable(self.model, value, binding.path)
                 if value is None:
                     return None
-            base = self._multi_view_call(value)
+            held = self._held_call(value)
+            base = self._multi_view_call(held) if held is not None else None
             if base is not None:
-                return value, base  # `for c in x.chunk(3)`
+                return held, base  # `for c in x.chunk(3)`, `rows = out.unbind(0); for r in rows`
             tensor = self.inference.tensor(value)
             if tensor is not None and tensor.attached is True and not tensor.scalar:
                 return value, value  # iterating a tensor unbinds it
@@ -1295,6 +1296,16 @@ class AutogradModel:
                 and isinstance(value.func.value, cst.Name) and value.func.attr.value in _SINGLE_VIEW_METHODS:
             return self._multi_view_name(value.func.value, seen)
         return None
+
+    def _held_call(self, value: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        """``value``, or the value of the one plain assignment of the name ``value`` is."""
+        if isinstance(value, cst.Name):
+            bindings = self.model.resolve(value)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
+                    or bindings[0].iterates:
+                return None
+            return bindings[0].value
+        return value
 
     def _multi_view_call(self, call: cst.BaseExpression) -> Optional[cst.BaseExpression]:
         """The tensor requiring grad that ``call`` returns several views of, if it does."""

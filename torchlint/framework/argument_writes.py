@@ -130,8 +130,14 @@ class _Finder:
         if not isinstance(node, cst.Call):
             return None
         func = node.func
+        if isinstance(func, cst.Attribute) and self.inference.qualname(func) is None and func.attr.value == "detach" \
+                and not node.args:
+            inner = self.expression_alias(func.value, seen)
+            # `img = t.detach()` in a helper reads as a copy to detach from the caller's graph, but
+            # shares its memory: a write to it is no more meant than one on some paths only.
+            return ParamAlias(inner.function, inner.param, True, inner.via or node) if inner is not None else None
         if isinstance(func, cst.Attribute) and self.inference.qualname(func) is None \
-                and (func.attr.value in torch_api.VIEW_METHODS or func.attr.value == "detach"):
+                and func.attr.value in torch_api.VIEW_METHODS:
             return self.expression_alias(func.value, seen)
         function = self._local_function(node)
         if function is None:

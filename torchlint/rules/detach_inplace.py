@@ -40,7 +40,9 @@ class DetachInplace(AliasWriteRule):
     argument for a single image and a new tensor otherwise), and a caller passes
     `w.data`/`w.detach()` or a tensor it reads afterwards, the write is reported where it
     is made, with the call and the later read as related locations. A helper that
-    writes its argument on every path (`init_(w)`) means to.
+    writes its argument on every path (`init_(w)`) means to; one that writes what it made
+    with `t.detach()` of its parameter (`img = t.detach(); img -= img.min()`) took it for a
+    copy, and is reported like a write on some paths.
 
     ## Why is this bad?
     `x.detach()` is not a copy: it shares `x`'s memory. Writing to one changes the
@@ -113,16 +115,23 @@ class DetachInplace(AliasWriteRule):
         super().visit_Module(node)
         for found in argument_writes(self.ctx):
             related = [(found.call, "the call that passes it")]
+            detached = isinstance(found.via, cst.Call) and isinstance(found.via.func, cst.Attribute) \
+                and found.via.func.attr.value == "detach"
             if found.via is not None:
-                related.append((found.via, "where it is an alias on some paths only"))
+                related.append((found.via, "the same memory, detached here" if detached
+                                else "where it is an alias on some paths only"))
             if found.read is not None:
                 related.append((found.read, "read afterwards"))
                 reader = f"the caller reads `{self.ctx.snippet(found.argument)}` afterwards"
             else:
                 base = found.argument.value if isinstance(found.argument, cst.Attribute) else found.argument.func.value
                 reader = f"it is the memory of `{self.ctx.snippet(base)}`, which is still used"
-            path = "" if found.via is None else \
-                f" on the paths where `{found.written.value}` is (a view of) it, not a new tensor"
+            if found.via is None:
+                path = ""
+            elif detached:
+                path = f" (`{self.ctx.snippet(found.via)}` shares its memory: it is no copy)"
+            else:
+                path = f" on the paths where `{found.written.value}` is (a view of) it, not a new tensor"
             self.report(found.write.node, self.argument_message, how=found.write.how, name=found.written,
                         argument=found.argument, line=self.ctx.line_index.position(self.ctx.span(found.call)[0])[0],
                         path=path, reader=reader, related=tuple(related))
