@@ -634,3 +634,21 @@ HELPER_MASK = """
 @pytest.mark.parametrize("device, rows", [("", [19]), (", device=device", [])])
 def test_a_mask_made_on_the_cpu_by_a_helper(tmp_path: Path, device: str, rows) -> None:
     reported_and_confirmed(tmp_path, HELPER_MASK.format(device=device), rows)
+
+
+CONDITIONAL_MOVE = """
+    import torch
+    from torch import nn
+    device = torch.device("cuda" if torch.cuda.is_available() else "meta")
+    use_cuda = True
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    if use_cuda:
+        model = model.to(device)
+    x = torch.randn(3, 4){input_move}
+    print(model(x).shape)
+"""
+
+
+@pytest.mark.parametrize("input_move, rows", [("", [10]), (".to(device)", [])])
+def test_a_module_moved_on_one_path(tmp_path: Path, input_move: str, rows) -> None:
+    reported_and_confirmed(tmp_path, CONDITIONAL_MOVE.format(input_move=input_move), rows)

@@ -1167,6 +1167,8 @@ class Placement:
         if not isinstance(module, cst.Name) or depth > 2:
             return None
         bindings = self.model.resolve(module)
+        if len(bindings) > 1:  # `model = Net()` then `if use_cuda: model = model.to(device)`
+            return self._rebinding_move(module, bindings, use)
         if len(bindings) != 1:
             return None
         binding = bindings[0]
@@ -1202,6 +1204,20 @@ class Placement:
                     self.model.resolve(target) == bindings and binding.node.start < call.start:
                 return call
         return None
+
+    def _rebinding_move(self, module: cst.Name, bindings: list[Binding], use: cst.CSTNode) -> Optional[cst.Call]:
+        """The move among several bindings of a module's name, when each is either the one
+        construction or a move of the name itself (`model = model.to(device)`), made before
+        ``use``: the module is moved on the path that takes it."""
+        moves = [binding for binding in bindings if binding.kind is BindingKind.ASSIGN and not binding.path
+                 and isinstance(binding.value, cst.Call) and self._is_move(binding.value)
+                 and isinstance(binding.value.func.value, cst.Name)
+                 and binding.value.func.value.value == module.value]
+        others = [binding for binding in bindings if binding not in moves]
+        if not moves or len(others) != 1 or others[0].kind is not BindingKind.ASSIGN or others[0].path or \
+                not isinstance(others[0].value, cst.Call) or any(move.node.start > use.start for move in moves):
+            return None
+        return moves[0].value
 
     def _is_move(self, call: cst.Call) -> bool:
         func = call.func
