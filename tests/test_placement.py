@@ -652,3 +652,34 @@ CONDITIONAL_MOVE = """
 @pytest.mark.parametrize("input_move, rows", [("", [10]), (".to(device)", [])])
 def test_a_module_moved_on_one_path(tmp_path: Path, input_move: str, rows) -> None:
     reported_and_confirmed(tmp_path, CONDITIONAL_MOVE.format(input_move=input_move), rows)
+
+
+BLOCK_FIRST = """
+    import numpy as np
+    import torch
+    from torch import nn
+
+
+    class Block(nn.Module):
+        def __init__(self, c_in, c_out):
+            super().__init__()
+            self.conv = nn.Conv1d(c_in, c_out, 3, padding=1)
+            self.bn = nn.BatchNorm1d(c_out)
+
+        def forward(self, x):
+            return torch.relu(self.bn(self.conv(x)))
+
+
+    model = nn.Sequential(Block(3, 8), nn.AdaptiveAvgPool1d(1), nn.Flatten(), nn.Linear(8, 2))
+    series = np.random.normal(size=(4, 3, 16)){cast}
+    out = model(torch.from_numpy(series))
+"""
+
+
+@pytest.mark.parametrize("cast, rows", [("", [19]), (".astype(np.float32)", [])])
+def test_float64_into_a_sequential_whose_first_layer_is_a_block_of_the_file(tmp_path: Path, cast: str, rows) -> None:
+    found = lint_findings(tmp_path, BLOCK_FIRST.format(cast=cast), "TL413", "--runtime")
+    assert [row for row, _ in finding_rows(found)] == rows
+    assert all(item["runtime"]["verdict"] == "CONFIRMED" for item in found), found
+    if rows:
+        assert "`nn.Conv1d`" in found[0]["message"]

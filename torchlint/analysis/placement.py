@@ -828,6 +828,14 @@ class Placement:
             return None
         construction = constructions[0]
         qualname = self.inference.qualname(construction.func)
+        if qualname is None:  # a module class of this file: the layer its `forward` first gives its input
+            forward = self._forward_of(construction.func) if isinstance(construction.func, cst.Name) else None
+            if forward is None:
+                cls = next((binding.definition for binding in self.model.resolve(construction.func)
+                            if isinstance(binding.definition, ClassInfo)), None) \
+                    if isinstance(construction.func, cst.Name) else None
+                forward = cls.methods.get("forward") if cls is not None and self._is_module_class(cls) else None
+            return self._input_layer(forward, depth + 1) if forward is not None else None
         if qualname != "torch.nn.Sequential":
             return qualname
         for arg in construction.args:
@@ -842,6 +850,21 @@ class Placement:
                 continue
             return found
         return None
+
+    def _input_layer(self, forward: FunctionInfo, depth: int) -> Optional[str]:
+        """The torch layer that first computes with the input of ``forward`` (a module class's):
+        the first of its layers (`self.<attr>`) called with the input as it is."""
+        params = [param.name.value for param in forward.positional_params()]
+        if len(params) < 2:
+            return None
+        calls = [call for call in self._calls_in(forward.node)
+                 if call.args and call.args[0].keyword is None and isinstance(call.args[0].value, cst.Name)
+                 and call.args[0].value.value == params[1] and isinstance(call.func, cst.Attribute)
+                 and isinstance(call.func.value, cst.Name) and call.func.value.value == params[0]]
+        if not calls:
+            return None
+        first = min(calls, key=lambda call: call.end)  # the innermost of `self.b(self.a(x))` runs first
+        return self._first_layer(first.func, depth)
 
     def _product(self, call, left, right, qualname) -> Optional[DtypeMismatch]:
         first, second = self.dtype(left), self.dtype(right)
