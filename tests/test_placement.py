@@ -683,3 +683,25 @@ def test_float64_into_a_sequential_whose_first_layer_is_a_block_of_the_file(tmp_
     assert all(item["runtime"]["verdict"] == "CONFIRMED" for item in found), found
     if rows:
         assert "`nn.Conv1d`" in found[0]["message"]
+
+
+TRAINED_THEN_TESTED = """
+    import torch
+    from torch import nn
+    from torch.utils.data import DataLoader, TensorDataset
+    device = torch.device("meta")
+    model = nn.Sequential(nn.Linear(4, 8), nn.Sigmoid(), nn.Linear(8, 2)).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    data = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,))), batch_size=4)
+    for x, y in data:
+        loss = nn.functional.cross_entropy(model(x.to(device)), y.to(device))
+        loss.backward()
+        optimizer.step()
+    for x, y in data:
+        print(model(x).shape)
+"""
+
+
+def test_a_mismatch_after_training_on_the_meta_device_is_confirmed(tmp_path: Path) -> None:
+    # The monitor compares saved tensors' bytes at backward; meta tensors have none to compare.
+    reported_and_confirmed(tmp_path, TRAINED_THEN_TESTED, [14])
