@@ -1488,9 +1488,10 @@ class Placement:
         if isinstance(node, cst.Name):
             bindings = self.model.resolve(node)
             if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM:  # what every call site gives
-                values = [value for value in self._passed(bindings[0]) or () if value is not None]
-                if len(values) != len(self._passed(bindings[0]) or ()):
+                passed = self._passed(bindings[0]) or []
+                if any(value is None for value in passed):
                     return None
+                values = passed
             else:
                 values = self._plain_values(node)
             moves = [self.device_move(value, depth + 1) for value in values]
