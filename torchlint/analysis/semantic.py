@@ -133,6 +133,10 @@ class ClassInfo:
         self._built_for: set[str] = set()  # names whose assigning methods are built
         self._unsorted = False  # a lazy method was built out of source order
 
+    def defines(self, name: str) -> bool:
+        """The class body binds ``name``: a method, a property, a class attribute."""
+        return name in self.methods or (self.scope is not None and name in self.scope.bindings)
+
     def assignments(self, name: str) -> list[AttributeAssignment]:
         """Every ``self.<name> = value`` (or ``register_buffer("<name>", ..)``) in the
         methods, in source order."""

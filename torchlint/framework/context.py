@@ -151,6 +151,40 @@ class FileContext:
             return None
         return tuple(b.value for b in bindings)
 
+    def parameter_annotation(self, name: cst.Name) -> Optional[tuple[Optional[cst.BaseExpression]]]:
+        """``(annotation,)`` when ``name`` is a parameter here (its one binding), the
+        annotation None when it has none; None when ``name`` is not a parameter."""
+        bindings = self.model.resolve(name)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM:
+            return None
+        return (bindings[0].annotation,)
+
+    def instance_attribute_values(self, node: cst.Attribute) -> Optional[list[tuple[
+            Optional[cst.BaseExpression], Optional[cst.BaseExpression]]]]:
+        """For ``self.<attribute>`` read in a method: (value, annotation) of every plain
+        ``self.<attribute> = ..`` of the class; None when ``self`` is not the method's instance,
+        or the class body also binds the name to something other than None (a method, a
+        property, a class attribute), or an assignment unpacks a tuple."""
+        if not isinstance(node.value, cst.Name):
+            return None
+        bindings = self.model.resolve(node.value)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM or bindings[0].param_index != 0:
+            return None
+        function = bindings[0].definition
+        cls = getattr(function, "cls", None)
+        if cls is None or getattr(function, "kind", None) != "method":
+            return None
+        attribute = node.attr.value
+        if cls.scope is not None and any(
+                binding.kind is not BindingKind.ASSIGN or not (isinstance(binding.value, cst.Name)
+                                                              and binding.value.value == "None")
+                for binding in cls.scope.bindings.get(attribute, ())):
+            return None
+        assignments = cls.assignments(attribute)
+        if any(assignment.path for assignment in assignments):
+            return None
+        return [(assignment.value, assignment.annotation) for assignment in assignments]
+
     def origin(self, node: cst.BaseExpression, what: str) -> tuple[Step, ...]:
         """Evidence that ``node`` names the imported object ``what``: the import it comes
         from (``from torch.autograd import Variable as V``, ``import torch``, or a star import)."""

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from torchlint.framework.api import (
-    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, BindingKind, Fix, Kind, Observation, Rule, Step, Verdict, cst,
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, Kind, Observation, Rule, Step, Verdict, cst,
     edits, keyword, positional_args,
 )
 
@@ -234,9 +234,9 @@ class SchedulerStepEpoch(Rule):
         if isinstance(node, cst.Call):
             return self._construction(node)
         if isinstance(node, cst.Name):
-            bindings = self.ctx.model.resolve(node)
-            if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM:
-                return self._annotated(bindings[0].annotation, f"`{node.value}` is annotated `{{code}}`")
+            parameter = self.ctx.parameter_annotation(node)
+            if parameter is not None:
+                return self._annotated(parameter[0], f"`{node.value}` is annotated `{{code}}`")
             values = self.ctx.assigned_values(node)
             if values is None:
                 return None
@@ -274,21 +274,8 @@ class SchedulerStepEpoch(Rule):
 
     def _self_attribute(self, node: cst.Attribute, depth: int) -> Optional[Scheduler]:
         """`self.scheduler` in a method, when every `self.scheduler = ..` of the class is a scheduler."""
-        bindings = self.ctx.model.resolve(node.value)
-        if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM or bindings[0].param_index != 0:
-            return None
-        function = bindings[0].definition
-        cls = getattr(function, "cls", None)
-        if cls is None or getattr(function, "kind", None) != "method":
-            return None
-        attribute = node.attr.value
-        if cls.scope is not None and any(binding.kind is not BindingKind.ASSIGN or not _is_none(binding.value)
-                                         for binding in cls.scope.bindings.get(attribute, ())):
-            return None  # a method, a property or a class attribute of that name
-        assignments = cls.assignments(attribute)
-        if any(assignment.path for assignment in assignments):
-            return None
-        return self._all([(a.value, a.annotation) for a in assignments], self.ctx.code(node), depth)
+        values = self.ctx.instance_attribute_values(node)
+        return self._all(values, self.ctx.code(node), depth) if values is not None else None
 
     def _construction(self, call: cst.Call) -> Optional[Scheduler]:
         qualname = self.ctx.qualname(call.func)
@@ -314,8 +301,7 @@ class SchedulerStepEpoch(Rule):
         """The torch scheduler a class of this file derives from, through classes of this file
         with one base each and no `step` of their own (so torch's `step` runs), and why."""
         bases = [base for base in cls.node.bases if base.keyword is None]
-        if len(bases) != 1 or depth > _MAX_DEPTH or "step" in cls.methods or \
-                (cls.scope is not None and "step" in cls.scope.bindings):
+        if len(bases) != 1 or depth > _MAX_DEPTH or cls.defines("step"):
             return None
         base = bases[0].value
         qualname = self.ctx.qualname(base)
