@@ -80,7 +80,6 @@ KNOWN_FLOW: dict[str, str] = {
     # before this statement", "is this name rebound in this loop" query), and were not
     # moved in issue 41's first pass for want of time, not because they must stay.
     "integer_division.py": "resolve() and BindingKind: the assignments that make a name an index",
-    "variable_wrap.py": "scope bindings: the values a wrapped name was assigned across the function",
 }
 
 

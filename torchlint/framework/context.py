@@ -15,6 +15,7 @@ from torchlint.syntax.walk import ancestors, iter_nodes
 from torchlint.syntax.source import LineIndex, line_start
 from torchlint.analysis import torch_api
 from torchlint.analysis.module_analysis import SNIPPET_LENGTH, ModuleAnalysis
+from torchlint.analysis.import_holders import ImportHolders, import_holders
 from torchlint.analysis.semantic import BindingKind
 from torchlint.analysis.values import Step, Value
 from torchlint.framework.rule import Finding
@@ -150,6 +151,21 @@ class FileContext:
                                for b in bindings):
             return None
         return tuple(b.value for b in bindings)
+
+    def read_anywhere(self, name: str) -> bool:
+        """Some scope of the file reads a name spelled ``name``."""
+        return any(name in scope.loads for scope in self.model.scopes)
+
+    def binds_at_module_level(self, name: cst.Name) -> bool:
+        """``name`` is a target that binds its name in the module's scope (not a function's)."""
+        return any(binding.node is name for binding in self.model.module_scope.bindings.get(name.value, ()))
+
+    def import_holders(self, qualname: str, name: str) -> "ImportHolders":
+        """The names of this file that may hold the torch object ``qualname`` (analysis.import_holders)."""
+        key = ("import_holders", qualname)
+        if key not in self.cache:
+            self.cache[key] = import_holders(self.analysis, qualname, name)
+        return self.cache[key]
 
     def parameter_annotation(self, name: cst.Name) -> Optional[tuple[Optional[cst.BaseExpression]]]:
         """``(annotation,)`` when ``name`` is a parameter here (its one binding), the

@@ -6,8 +6,8 @@ import re
 from typing import Optional
 
 from torchlint.framework.api import (
-    CONFIRMED, LINE_BREAK, NOT_PROJECT_ROOTS, NOT_REPRODUCED, Applicability, Bad, BindingKind, Edit, Fix,
-    Kind, Observation, Rule, Step, Verdict, cst, edits, is_false, is_true, iter_nodes, keyword, line_start,
+    CONFIRMED, LINE_BREAK, NOT_REPRODUCED, Applicability, Bad, Edit, Fix,
+    Observation, Rule, Step, Verdict, cst, edits, is_false, is_true, iter_nodes, keyword, line_start,
     repair_legacy_syntax, torch_api,
 )
 
@@ -15,7 +15,6 @@ _FINAL_LINE_BREAK = re.compile(r"(?:\r\n?|\n)\Z")
 
 # Methods whose result never requires grad (torch_facts): `long()`, `argmax()`, `eq()`...
 _NOT_DIFFERENTIABLE_METHODS = torch_api.NOT_DIFFERENTIABLE_METHODS
-_TORCH_ROOTS = frozenset({"torch", "numpy", "torchvision"})
 # Expressions whose source can stand anywhere without parentheses.
 _ATOMS = (cst.Name, cst.List, cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp,
           cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer, cst.Float,
@@ -193,54 +192,9 @@ class VariableWrap(Rule):
         """The names that can hold `Variable`, so that not every name in the file is
         inferred: those bound to it somewhere, and after a star import the names the
         file does not bind (the star import may bring them)."""
-        model = self.ctx.model
-        self._may_hold = {"Variable"}
-        self._bound: set[str] = set()
-        self._unbound_may_hold = bool(model.star_imports)
-        imported: set[str] = set()
-        self._project_imports: set[str] = set()
-        aliases: dict[str, list] = {}
-        for scope in model.scopes:
-            for name, bindings in scope.bindings.items():
-                self._bound.add(name)
-                for binding in bindings:
-                    if binding.kind is BindingKind.IMPORT:
-                        imported.add(name)
-                        if (binding.qualname or "").split(".")[0] not in NOT_PROJECT_ROOTS:
-                            self._project_imports.add(name)
-                        aliases.setdefault(name, []).append(binding)
-                    elif _references(binding):
-                        aliases.setdefault(name, []).append(binding)
-        # Names that may hold an imported object: imports, names the file does not bind
-        # (builtins, star imports), and aliases of those (`V = ag.Variable`).
-        external: dict[str, bool] = {name: True for name in imported}
-
-        def may_be_external(name: str) -> bool:
-            if name not in self._bound:
-                return name not in ("None", "True", "False")
-            if name not in external:
-                external[name] = False  # until shown otherwise (alias cycles)
-                external[name] = any(root is not None and may_be_external(root)
-                                     for binding in aliases.get(name, ())
-                                     for root in map(_root, _references(binding)))
-            return external[name]
-
-        for name, bindings in aliases.items():
-            if may_be_external(name) and name not in self._may_hold \
-                    and any(self._may_bind_variable(binding) for binding in bindings):
-                self._may_hold.add(name)
-
-    def _may_bind_variable(self, binding) -> bool:
-        """Whether ``binding`` gives its name the value `Variable`: an import of it (from
-        torch, or from a module of the project that re-exports it), an alias
-        (`V = Variable`), or a parameter's default."""
-        if binding.kind is BindingKind.PARAM:
-            return self.ctx.qualname(binding.node.default) == torch_api.VARIABLE
-        if binding.kind is BindingKind.IMPORT and (binding.qualname or "").split(".")[0] in _TORCH_ROOTS:
-            return torch_api.normalize(binding.qualname) == torch_api.VARIABLE
-        value = self.ctx.inference.binding_value(binding)
-        return value is not None and value.kind is Kind.EXTERNAL and value.qualname is not None \
-            and self.ctx.inference.exported(value.qualname) == torch_api.VARIABLE
+        holders = self.ctx.import_holders(torch_api.VARIABLE, "Variable")
+        self._may_hold, self._bound = holders.may_hold, holders.bound
+        self._unbound_may_hold, self._project_imports = holders.unbound_may_hold, holders.project_imports
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value == "Variable":
@@ -501,7 +455,7 @@ class VariableWrap(Rule):
             return None
         if edits.has_noqa(self.ctx, line):
             return None  # `# noqa: F401`: kept on purpose, a re-export
-        if self.ctx.path.endswith("__init__.py") or any(local in scope.loads for scope in self.ctx.model.scopes):
+        if self.ctx.path.endswith("__init__.py") or self.ctx.read_anywhere(local):
             return None
         listed, computed = self._dunder_all(local)
         if self._used(local, {id(string) for _, string in listed}):
@@ -552,14 +506,13 @@ class VariableWrap(Rule):
         computed: Optional[cst.CSTNode] = None
         self._has_all = False
         references = self.ctx.model.references
-        module_level = {id(binding.node) for binding in self.ctx.model.module_scope.bindings.get("__all__", ())}
         for node in iter_nodes(self.ctx.module):
             if not isinstance(node, cst.Name) or node.value != "__all__":
                 continue
             parent = self.ctx.parent(node)
             values: list[cst.BaseExpression] = []
             if isinstance(parent, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign)) and parent.target is node:
-                if id(node) not in module_level:
+                if not self.ctx.binds_at_module_level(node):
                     continue  # a function's own variable
                 value = self.ctx.parent(parent).value if isinstance(parent, cst.AssignTarget) else parent.value
                 values = [value] if value is not None else []  # `__all__: list[str]` alone binds nothing
@@ -630,7 +583,7 @@ class VariableWrap(Rule):
         """``name`` is read anywhere in the file, is a string (``getattr(m, "Variable")``)
         other than the ``exported`` ones (ids of strings in ``__all__``), or is mentioned
         in a string annotation."""
-        if any(name in scope.loads for scope in self.ctx.model.scopes):
+        if self.ctx.read_anywhere(name):
             return True
         word = re.compile(rf"\b{re.escape(name)}\b")
         for node in iter_nodes(self.ctx.module):
@@ -784,43 +737,6 @@ def _bracketed(ctx, node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.Subscript):
         return "\n" not in ctx.code(node.value)
     return False
-
-
-def _references(binding) -> list[cst.BaseExpression]:
-    """The bare references (`Variable`, `ag.Variable`, both sides of `A if c else B`) that
-    an assignment or a parameter's default gives its name; [] for anything else."""
-    if binding.kind is BindingKind.PARAM:
-        value = getattr(binding.node, "default", None)
-    elif binding.kind in (BindingKind.IMPORT, BindingKind.FUNCTION, BindingKind.CLASS):
-        return []
-    else:
-        value = binding.value
-    if value is None:
-        return []
-    found = _alternatives(value)
-    return found if any(isinstance(node, (cst.Name, cst.Attribute)) for node in found) else []
-
-
-def _alternatives(node: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """The expressions whose value ``node`` may take (both sides of `A if c else B`), in
-    source order; iterative, for chains of thousands of `or`."""
-    found, stack = [], [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.IfExp):
-            stack += (current.orelse, current.body)
-        elif isinstance(current, cst.BooleanOperation):
-            stack += (current.right, current.left)
-        else:
-            found.append(current)
-    return found
-
-
-def _root(node: cst.BaseExpression) -> Optional[str]:
-    """`a` for `a.b.c`; None for anything but a dotted name."""
-    while isinstance(node, cst.Attribute):
-        node = node.value
-    return node.value if isinstance(node, cst.Name) else None
 
 
 def _one_line(text: str) -> str:
