@@ -79,7 +79,6 @@ KNOWN_FLOW: dict[str, str] = {
     # bound to it; the queries these need belong in the analysis layer (a "value of a name
     # before this statement", "is this name rebound in this loop" query), and were not
     # moved in issue 41's first pass for want of time, not because they must stay.
-    "integer_division.py": "resolve() and BindingKind: the assignments that make a name an index",
 }
 
 

@@ -152,6 +152,38 @@ class FileContext:
             return None
         return tuple(b.value for b in bindings)
 
+    def assignment_sources(self, name: cst.Name) -> Optional[list[tuple[
+            cst.BaseExpression, tuple[Optional[int], ...], Optional[int], tuple[cst.AugAssign, ...]]]]:
+        """For each binding of ``name`` here: (the value of the plain assignment it comes from,
+        the target's path in a tuple assignment, how many targets that tuple has (None without
+        one), the augmented assignments applied since, `steps += 7`, last first); None when a
+        binding is anything else (a parameter, a loop target, an iteration)."""
+        bindings = self.model.resolve(name)
+        if not bindings:
+            return None
+        found = []
+        for binding in bindings:
+            augmented: list[cst.AugAssign] = []
+            while binding is not None and binding.kind is BindingKind.AUGASSIGN:
+                statement = binding.node.parent
+                if not isinstance(statement, cst.AugAssign):
+                    return None
+                augmented.append(statement)
+                binding = self.model.prior_binding(binding)
+            if binding is None or binding.kind is not BindingKind.ASSIGN or binding.value is None or binding.iterates:
+                return None
+            target = binding.node
+            while target is not None and not isinstance(target, (cst.Tuple, cst.List)):
+                target = target.parent
+            width = len(target.elements) if binding.path and target is not None else None
+            found.append((binding.value, binding.path, width, tuple(augmented)))
+        return found
+
+    def reads_of_value(self, name: str, value: cst.BaseExpression) -> list[cst.Name]:
+        """The reads of ``name`` (in any scope) that may see the assignment whose value is ``value``."""
+        return [load for scope in self.model.scopes_mentioning(name) for _seq, load in scope.loads.get(name, ())
+                if any(binding.value is value for binding in self.model.resolve(load))]
+
     def read_anywhere(self, name: str) -> bool:
         """Some scope of the file reads a name spelled ``name``."""
         return any(name in scope.loads for scope in self.model.scopes)

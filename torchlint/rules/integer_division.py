@@ -6,7 +6,7 @@ tensor raises at once."""
 from typing import Optional
 
 from torchlint.framework.api import (
-    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, BindingKind, Edit, Fix, Observation, Rule, Step, Verdict, cst,
+    CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Edit, Fix, Observation, Rule, Step, Verdict, cst,
     edits, integer_index, iter_nodes, keyword, positional_args, torch_facts, torch_api,
 )
 
@@ -271,32 +271,26 @@ class IntegerTrueDivision(Rule):
         return self._kept(node, node.value, depth)  # indexing keeps the dtype
 
     def _integer_name(self, node: cst.Name, depth: int) -> Optional[tuple[str, tuple[Step, ...]]]:
-        bindings = self.ctx.model.resolve(node)
-        if not bindings:
+        sources = self.ctx.assignment_sources(node)
+        if not sources:
             return None
         found = []
-        for binding in bindings:
-            while binding is not None and binding.kind is BindingKind.AUGASSIGN:  # `steps += 7`: still integers
-                augmented = binding.node.parent if isinstance(binding.node.parent, cst.AugAssign) else None
-                if augmented is None or not isinstance(augmented.operator, _INTEGER_AUGMENTED) \
-                        or not (_integer_literal(augmented.value) or self._integer(augmented.value, depth + 1)):
+        for value, path, width, augmented in sources:
+            for statement in augmented:  # `steps += 7`: still integers
+                if not isinstance(statement.operator, _INTEGER_AUGMENTED) \
+                        or not (_integer_literal(statement.value) or self._integer(statement.value, depth + 1)):
                     return None
-                binding = self.ctx.model.prior_binding(binding)
-            if binding is None or binding.kind is not BindingKind.ASSIGN or binding.value is None \
-                    or binding.iterates:
-                return None
-            if binding.path:
-                source = self._indices_of(binding.value, unpacked=True) if binding.path in ((1,), (-1,)) \
-                    and _pair_target(binding) else None
+            if path:
+                source = self._indices_of(value, unpacked=True) if path in ((1,), (-1,)) and width == 2 else None
                 if source is None:
                     return None
-                found.append((f"the indices of `{self.ctx.snippet(binding.value)}`",
-                              (Step(binding.value, f"`{node.value}` gets the int64 indices `{source}` returns"),)))
+                found.append((f"the indices of `{self.ctx.snippet(value)}`",
+                              (Step(value, f"`{node.value}` gets the int64 indices `{source}` returns"),)))
                 continue
-            inner = self._integer(binding.value, depth + 1)
+            inner = self._integer(value, depth + 1)
             if inner is None:
                 return None
-            found.append((inner[0], (Step(binding.value, f"`{node.value}` = `{{code}}`"), *inner[1])))
+            found.append((inner[0], (Step(value, f"`{node.value}` = `{{code}}`"), *inner[1])))
         return found[0]
 
     def _kept(self, node: cst.CSTNode, source: cst.BaseExpression, depth: int) -> Optional[tuple[str, tuple]]:
@@ -399,11 +393,7 @@ class IntegerTrueDivision(Rule):
             current = call
 
     def _index_uses_of_name(self, name: str, value: cst.BaseExpression, depth: int) -> list[cst.CSTNode]:
-        uses = []
-        for scope in self.ctx.model.scopes_mentioning(name):
-            for _seq, load in scope.loads.get(name, ()):
-                if any(binding.value is value for binding in self.ctx.model.resolve(load)):
-                    uses.extend(self._index_uses(load, depth + 1))
+        uses = [use for load in self.ctx.reads_of_value(name, value) for use in self._index_uses(load, depth + 1)]
         return sorted(uses, key=lambda use: use.start)
 
     def _index_argument(self, call: cst.Call, argument: cst.Arg) -> bool:
@@ -498,14 +488,6 @@ def _integer_literal(node: cst.BaseExpression) -> bool:
 def _integer_type(qualname: str) -> bool:
     fact = torch_facts.fact(qualname) if qualname.startswith("torch.") else None
     return fact is not None and fact.kind == "type" and "int" in (fact.legacy_dtype or "")
-
-
-def _pair_target(binding) -> bool:
-    """``values, indices = ..``: the binding is the second of exactly two targets."""
-    target = binding.node
-    while target is not None and not isinstance(target, (cst.Tuple, cst.List)):
-        target = target.parent
-    return target is not None and len(target.elements) == 2
 
 
 def _binary_operations(root: cst.CSTNode):
