@@ -829,12 +829,10 @@ class Placement:
         construction = constructions[0]
         qualname = self.inference.qualname(construction.func)
         if qualname is None:  # a module class of this file: the layer its `forward` first gives its input
-            forward = self._forward_of(construction.func) if isinstance(construction.func, cst.Name) else None
-            if forward is None:
-                cls = next((binding.definition for binding in self.model.resolve(construction.func)
-                            if isinstance(binding.definition, ClassInfo)), None) \
-                    if isinstance(construction.func, cst.Name) else None
-                forward = cls.methods.get("forward") if cls is not None and self._is_module_class(cls) else None
+            cls = next((binding.definition for binding in self.model.resolve(construction.func)
+                        if isinstance(binding.definition, ClassInfo)), None) \
+                if isinstance(construction.func, cst.Name) else None
+            forward = cls.methods.get("forward") if cls is not None and self._is_module_class(cls) else None
             return self._input_layer(forward, depth + 1) if forward is not None else None
         if qualname != "torch.nn.Sequential":
             return qualname
@@ -1081,9 +1079,7 @@ class Placement:
 
     def _cpu_binding(self, binding: Binding, depth: int) -> Optional[tuple[cst.CSTNode, str]]:
         if binding.kind is BindingKind.PARAM:  # `accuracy(out, labels)`: what every call site gives
-            passed = self._passed(binding)
-            found = [self.cpu_origin(value, depth + 1) if value is not None else None for value in passed or ()]
-            return found[0] if found and all(origin is not None for origin in found) else None
+            return self._at_every_call_site(binding, lambda value: self.cpu_origin(value, depth + 1))
         if binding.kind is BindingKind.ASSIGN and binding.value is not None and not binding.iterates:
             value: Optional[cst.BaseExpression] = binding.value
             for index in binding.path:  # `xb, yb = xb, yb.to(device)`
@@ -1107,11 +1103,9 @@ class Placement:
         if isinstance(iterable, cst.Name):
             bindings = self.model.resolve(iterable)
             if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM and depth < _MAX_DEPTH:
-                passed = self._passed(bindings[0])  # `evaluate(model, batches)`
-                found = [self._cpu_element(value, path, depth + 1) if value is not None else None
-                         for value in passed or ()]
-                return found[0] if found and all(origin is not None for origin in found) else None
-            values = self._plain_values(iterable)
+                return self._at_every_call_site(  # `evaluate(model, batches)`
+                    bindings[0], lambda value: self._cpu_element(value, path, depth + 1))
+            values = self._assigned(iterable)
             if len(values) != 1:
                 return None
             iterable = values[0]
@@ -1399,6 +1393,19 @@ class Placement:
             return self._moved_input(value, depth + 1) if value is not None else None
         return None
 
+    def _assigned(self, name: cst.Name) -> tuple[cst.BaseExpression, ...]:
+        """The values of every binding of ``name`` when each is a plain assignment, else ()."""
+        return self.model.assigned_values(name) or ()
+
+    def _at_every_call_site(self, binding: Binding, answer):
+        """``answer`` of what each call site passes for the parameter ``binding``: the first,
+        when every call site passes a value and every answer is found; else None."""
+        passed = self._passed(binding)
+        if not passed or any(value is None for value in passed):
+            return None
+        found = [answer(value) for value in passed]
+        return found[0] if all(item is not None for item in found) else None
+
     def _sole_value(self, name: cst.Name) -> Optional[cst.BaseExpression]:
         """The value of the one plain assignment (`name = value`) that binds this read of
         ``name``, or None."""
@@ -1488,13 +1495,8 @@ class Placement:
         if isinstance(node, cst.Name):
             bindings = self.model.resolve(node)
             if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM:  # what every call site gives
-                passed = self._passed(bindings[0]) or []
-                if any(value is None for value in passed):
-                    return None
-                values = passed
-            else:
-                values = self._plain_values(node)
-            moves = [self.device_move(value, depth + 1) for value in values]
+                return self._at_every_call_site(bindings[0], lambda value: self.device_move(value, depth + 1))
+            moves = [self.device_move(value, depth + 1) for value in self._assigned(node)]
             return moves[0] if moves and all(move is not None for move in moves) else None
         return None
 
@@ -1526,14 +1528,6 @@ class Placement:
                 not self._has_weights(layer.qualname):
             return None
         return function.cls
-
-    def _plain_values(self, name: cst.Name) -> list[cst.BaseExpression]:
-        """The values of every binding of ``name`` when each is a plain assignment, else []."""
-        bindings = self.model.resolve(name)
-        if not bindings or any(binding.kind is not BindingKind.ASSIGN or binding.value is None or binding.path
-                               or binding.iterates for binding in bindings):
-            return []
-        return [binding.value for binding in bindings]
 
     @staticmethod
     def _keeps_device_of(method: str) -> bool:
@@ -1605,12 +1599,11 @@ class Placement:
         if depth > 8:
             return False
         if isinstance(node, cst.Name):
-            values = self._plain_values(node)
             bindings = self.model.resolve(node)
             if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM:
-                values = self._passed(bindings[0]) or []
-                return bool(values) and all(value is not None and self._keeps_dimensions(value, depth + 1)
-                                            for value in values)
+                return self._at_every_call_site(
+                    bindings[0], lambda value: self._keeps_dimensions(value, depth + 1) or None) is not None
+            values = self._assigned(node)
             if not values:  # a loop over batches: what `cpu_origin` showed
                 return bool(bindings)
             return all(self._keeps_dimensions(value, depth + 1) for value in values)

@@ -349,6 +349,16 @@ class SemanticModel:
         scope, seq = ref
         return self.lookup(name.value, scope, seq, name)
 
+    def assigned_values(self, name: cst.Name) -> Optional[tuple[cst.BaseExpression, ...]]:
+        """The values of the plain assignments (``name = value``) that may bind this read of
+        ``name``; None when one of its bindings is anything else (a parameter, an import, a
+        loop target, an unpacking)."""
+        bindings = self.resolve(name)
+        if not bindings or any(b.kind is not BindingKind.ASSIGN or b.value is None or b.path or b.iterates
+                               for b in bindings):
+            return None
+        return tuple(b.value for b in bindings)
+
     def lookup(self, name: str, scope: Scope, seq: int, use: Optional[cst.CSTNode] = None) -> list[Binding]:
         flow_sensitive = True
         current: Optional[Scope] = scope

@@ -146,11 +146,7 @@ class FileContext:
         """The values of the plain assignments (``name = value``) that may bind ``name`` here;
         None when one of its bindings is anything else (a parameter, an import, a loop
         target, an unpacking), about which a rule following the name cannot say anything."""
-        bindings = self.model.resolve(name)
-        if not bindings or any(b.kind is not BindingKind.ASSIGN or b.value is None or b.path or b.iterates
-                               for b in bindings):
-            return None
-        return tuple(b.value for b in bindings)
+        return self.model.assigned_values(name)
 
     def assignment_sources(self, name: cst.Name) -> Optional[list[tuple[
             cst.BaseExpression, tuple[Optional[int], ...], Optional[int], tuple[cst.AugAssign, ...]]]]:
