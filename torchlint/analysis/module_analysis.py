@@ -83,6 +83,7 @@ class ModuleAnalysis:
         self._nodes: Optional[list] = None
         self._nodes_whole = False
         self._nodes_by_type: dict[tuple, list] = {}
+        self._appends: Optional[dict[str, list[cst.Call]]] = None  # name -> its `name.append(v)` calls
 
     def nodes_of(self, *types: type) -> list:
         """Every node of the module of one of ``types``, in evaluation order: one walk of the
@@ -191,14 +192,15 @@ class ModuleAnalysis:
 
     def appended_to(self, binding) -> list:
         """The arguments of the ``name.append(value)`` calls on the list ``binding`` binds."""
-        found = []
-        for call in self.nodes_of(cst.Call):
-            func = call.func
-            if isinstance(func, cst.Attribute) and func.attr.value == "append" and len(call.args) == 1 \
-                    and isinstance(func.value, cst.Name) and func.value.value == binding.name \
-                    and not call.args[0].star and binding in self.model.resolve(func.value):
-                found.append(call.args[0])
-        return found
+        if self._appends is None:  # one walk of the calls per file: asked for every list a file writes out
+            self._appends = {}
+            for call in self.nodes_of(cst.Call):
+                func = call.func
+                if isinstance(func, cst.Attribute) and func.attr.value == "append" and len(call.args) == 1 \
+                        and isinstance(func.value, cst.Name) and not call.args[0].star:
+                    self._appends.setdefault(func.value.value, []).append(call)
+        return [call.args[0] for call in self._appends.get(binding.name, ())
+                if binding in self.model.resolve(call.func.value)]
 
     # --- its imports -----------------------------------------------------------------
 
