@@ -628,16 +628,8 @@ class AutogradModel:
         function = self.local_function(call)
         if function is None or function.scope is None or not function.returns or function.is_generator:
             return False
-        params = function.positional_params()
-        offset = 1 if function.kind in ("method", "classmethod") else 0
-        positional = [each for each in call.args if each.keyword is None]
-        if arg.keyword is not None:
-            name = arg.keyword.value
-        elif arg in positional and positional.index(arg) + offset < len(params):
-            name = params[positional.index(arg) + offset].name.value
-        else:
-            return False
-        return not self._returns_from_parameter(function, name)
+        name = next((name for name, value in _arguments(call, function).items() if value is node), None)
+        return name is not None and not self._returns_from_parameter(function, name)
 
     def _returns_from_parameter(self, function, name: str) -> bool:
         """Some value ``function`` returns may be computed, in the graph, from its parameter
@@ -1300,11 +1292,8 @@ class AutogradModel:
     def _held_call(self, value: cst.BaseExpression) -> Optional[cst.BaseExpression]:
         """``value``, or the value of the one plain assignment of the name ``value`` is."""
         if isinstance(value, cst.Name):
-            bindings = self.model.resolve(value)
-            if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
-                    or bindings[0].iterates:
-                return None
-            return bindings[0].value
+            values = self.model.assigned_values(value)
+            return values[0] if values is not None and len(values) == 1 else None
         return value
 
     def _multi_view_call(self, call: cst.BaseExpression) -> Optional[cst.BaseExpression]:
@@ -1749,8 +1738,8 @@ def _before(one, other) -> bool:
 def _arguments(call: cst.Call, function) -> dict[str, cst.BaseExpression]:
     """Parameter name -> the expression ``call`` passes for it (no starred arguments)."""
     names = [param.name.value for param in function.positional_params()]
-    if function.kind == "method" and names and isinstance(call.func, cst.Attribute):
-        names = names[1:]  # `obj.method(a)`: `a` is the parameter after `self`
+    if function.kind in ("method", "classmethod") and names and isinstance(call.func, cst.Attribute):
+        names = names[1:]  # `obj.method(a)`, `Cls.build(a)`: `a` is the parameter after `self`/`cls`
     found: dict[str, cst.BaseExpression] = {}
     position = 0
     for arg in call.args:

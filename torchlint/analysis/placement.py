@@ -1409,11 +1409,8 @@ class Placement:
     def _sole_value(self, name: cst.Name) -> Optional[cst.BaseExpression]:
         """The value of the one plain assignment (`name = value`) that binds this read of
         ``name``, or None."""
-        bindings = self.model.resolve(name)
-        if len(bindings) == 1 and bindings[0].kind is BindingKind.ASSIGN and bindings[0].value is not None \
-                and not bindings[0].path and not bindings[0].iterates:
-            return bindings[0].value
-        return None
+        values = self.model.assigned_values(name)
+        return values[0] if values is not None and len(values) == 1 else None
 
     def _unmoved_targets(self) -> list[DeviceMismatch]:
         """A loss of torch given the output of a moved module and a target shown on the CPU
