@@ -35,3 +35,16 @@ def test_a_leaf_lost_where_it_is_made(tmp_path, made, use, rows, signature) -> N
     for finding in found:
         assert finding["runtime"]["verdict"] == "CONFIRMED", finding
         assert signature in finding["runtime"]["evidence"]
+
+
+def test_a_converted_leaf_given_to_an_optimizer_is_advised_as_a_conversion(tmp_path) -> None:
+    # `(leaf.double()).requires_grad_()` would still be no leaf: the advice is the conversion's.
+    source = SOURCE.format(made="torch.randn(4, 2, requires_grad=True).double()",
+                           use="opt = torch.optim.SGD([W, b], lr=0.1)")
+    found = lint_findings(tmp_path, source, "TL404", "--runtime")
+    assert [row for row, _ in finding_rows(found)] == [4]
+    assert "converts a tensor that requires grad" in found[0]["message"]
+    assert "can't optimize a non-leaf Tensor" in found[0]["message"]
+    assert "make the tensor where it is used" in found[0]["message"]
+    assert "make the leaf from the computed value" not in found[0]["message"]
+    assert found[0]["runtime"]["verdict"] == "CONFIRMED"

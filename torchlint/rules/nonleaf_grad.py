@@ -23,7 +23,7 @@ class NonleafGrad(Rule):
     )
     copy_message = (
         "`{conversion}` converts a tensor that requires grad, and the converted copy is not a leaf: "
-        "`{read}` (line {line}) stays None; make the tensor where it is used (`device=`, `dtype=`, "
+        "{consequence}; make the tensor where it is used (`device=`, `dtype=`, "
         "`requires_grad=True` in one call), or call `.requires_grad_()` after the conversion"
     )
     computed_message = (
@@ -144,7 +144,7 @@ class NonleafGrad(Rule):
                 self._conversions.add(id(conversion))
                 line = self.ctx.line_index.position(node.start)[0]
                 self._report_creation(conversion, f"`{self.ctx.snippet(node)}` (line {line}) stays None", evidence,
-                                      read=node, line=line, related=((node, "`.grad` is read here: None"),))
+                                      ((node, "`.grad` is read here: None"),))
             return
         self.report(node, evidence=evidence, expr=node, base=node.value, fix=self._fix(node.value))
 
@@ -168,8 +168,7 @@ class NonleafGrad(Rule):
                 if id(made) not in self._conversions:
                     self._conversions.add(id(made))
                     self._report_creation(made, f"`{self.ctx.snippet(node)}` raises ValueError \"can't optimize a "
-                                          f"non-leaf Tensor\"", evidence, related=((node, "the optimizer is built "
-                                                                                    "with it here"),))
+                                          f"non-leaf Tensor\"", evidence, ((node, "the optimizer is built with it here"),))
                 continue
             assignment = self.ctx.single_assignment(tensor)
             why = f"`{tensor.value} = {self.ctx.snippet(assignment[0])}` computes it" if assignment else \
@@ -177,25 +176,20 @@ class NonleafGrad(Rule):
             self.report(tensor, self.optimizer_message, evidence=evidence, tensor=tensor, why=why, optimizer=node)
             return
 
-    def _report_creation(self, made: cst.BaseExpression, consequence: str, evidence, **extra) -> None:
-        """The finding on the conversion or computation that made the non-leaf from a leaf."""
-        if isinstance(made, cst.Call):  # `.to(device)`, `.double()`
-            read = extra.pop("read", None)
-            line = extra.pop("line", None)
-            if read is not None:
-                self.report(made, self.copy_message, evidence=evidence, conversion=made, read=read, line=line,
-                            fix=Fix(Applicability.DISPLAY_ONLY, "Make the tensor where it is used, with "
-                                    "`requires_grad=True`, or call `.requires_grad_()` after the conversion", ()),
-                            **extra)
-                return
-        extra.pop("read", None)
-        extra.pop("line", None)
-        leaf = self._leaf_made_in(made)
-        shown = self.ctx.snippet(made).replace(", requires_grad=True", "") if leaf is not None else \
-            self.ctx.snippet(made)
+    def _report_creation(self, made: cst.BaseExpression, consequence: str, evidence,
+                         related: tuple[tuple[cst.CSTNode, str], ...]) -> None:
+        """The finding on the conversion (`.to(device)`, `.double()`) or the arithmetic that made
+        the non-leaf from a leaf made there."""
+        if isinstance(made, cst.Call):
+            self.report(made, self.copy_message, evidence=evidence, conversion=made, consequence=consequence,
+                        related=related, fix=Fix(Applicability.DISPLAY_ONLY, "Make the tensor where it is used, with "
+                                                 "`requires_grad=True`, or call `.requires_grad_()` after the conversion",
+                                                 ()))
+            return
+        made_plain = self.ctx.snippet(made).replace(", requires_grad=True", "")
         self.report(made, self.computed_message, evidence=evidence, conversion=made, consequence=consequence,
-                    made=shown, fix=Fix(Applicability.DISPLAY_ONLY, "Make the leaf from the computed value", ()),
-                    **extra)
+                    made=made_plain, related=related,
+                    fix=Fix(Applicability.DISPLAY_ONLY, "Make the leaf from the computed value", ()))
 
     def _converted_leaf(self, base: cst.BaseExpression) -> Optional[cst.Call]:
         """The conversion whose copy ``base`` holds (``x = leaf.to(device)``), when what it
