@@ -121,14 +121,7 @@ class DataIndexScalar(Rule):
             # The step that bounded the dimensions may be in the chain already: say once that none are left.
             steps = tuple(step for step in steps
                           if step.node is not scalar_why.node or not scalar_why.text.startswith(step.text)) + (scalar_why,)
-        item = edits.method_call(self.ctx, node.value, "item()")
-        parent = self.ctx.parent(access.subscript)
-        # `.item()` is a Python number: safe where the old value is used as one, not where
-        # something is looked up on it (`loss.data[0].data`, `.cpu()`: AttributeError then).
-        used_as_tensor = isinstance(parent, cst.Attribute) and parent.value is access.subscript
-        fix = Fix(Applicability.UNSAFE if used_as_tensor else Applicability.SAFE, f"Replace with `{item}`",
-                  (edits.replace(access.subscript, item),))
-        self.report(access.subscript, evidence=steps, base=node.value, fix=fix)
+        self.report(access.subscript, evidence=steps, base=node.value, fix=self._item_fix(access.subscript, node.value))
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         """`prec1[0]` without `.data`: the old way to read a 1-element accuracy, now 0-dim."""
@@ -139,12 +132,18 @@ class DataIndexScalar(Rule):
         evidence = self.ctx.tensor(base)
         if evidence is None or not evidence.scalar or evidence.scalar_why is None:
             return
+        self.report(node, self.index_message, evidence=evidence.why + (evidence.scalar_why,), base=base,
+                    fix=self._item_fix(node, base))
+
+    def _item_fix(self, indexed: cst.Subscript, base: cst.BaseExpression) -> Fix:
+        """``indexed`` (`loss.data[0]`, `prec1[0]`) becomes `base.item()`: a Python number, safe
+        where the old value is used as one, not where something is looked up on it
+        (`loss.data[0].data`, `.cpu()`: AttributeError then)."""
         item = edits.method_call(self.ctx, base, "item()")
-        parent = self.ctx.parent(node)
-        used_as_tensor = isinstance(parent, cst.Attribute) and parent.value is node
-        fix = Fix(Applicability.UNSAFE if used_as_tensor else Applicability.SAFE, f"Replace with `{item}`",
-                  (edits.replace(node, item),))
-        self.report(node, self.index_message, evidence=evidence.why + (evidence.scalar_why,), base=base, fix=fix)
+        parent = self.ctx.parent(indexed)
+        used_as_tensor = isinstance(parent, cst.Attribute) and parent.value is indexed
+        return Fix(Applicability.UNSAFE if used_as_tensor else Applicability.SAFE, f"Replace with `{item}`",
+                   (edits.replace(indexed, item),))
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
