@@ -140,31 +140,35 @@ class NumpyRequiresGrad(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "numpy" and not node.args:
-            tensor: cst.BaseExpression = func.value
-        elif isinstance(func, (cst.Attribute, cst.Name)) and self.ctx.qualname(func) in torch_api.NUMPY_TENSOR_CONVERSIONS \
-                and node.args and node.args[0].keyword is None and not node.args[0].star and len(node.args) == 1 \
-                and self.ctx.grad_flow.requires_grad(node.args[0].value) is not None:
-            tensor = node.args[0].value
-        elif isinstance(func, (cst.Attribute, cst.Name)) and self.ctx.qualname(func) in torch_api.NUMPY_SEQUENCE_CONVERSIONS \
-                and node.args and node.args[0].keyword is None and not node.args[0].star \
-                and isinstance(node.args[0].value, (cst.Name, cst.Attribute)):
-            flow = self.ctx.grad_flow
-            source = flow.container_requires_grad(node.args[0].value)
+            self._report_tensor(node, func.value)
+            return
+        qualname = self.ctx.qualname(func) if isinstance(func, (cst.Attribute, cst.Name)) else None
+        first = node.args[0].value if node.args and node.args[0].keyword is None and not node.args[0].star else None
+        if first is None:
+            return
+        if qualname in torch_api.NUMPY_TENSOR_CONVERSIONS and len(node.args) == 1 and self._report_tensor(node, first):
+            return  # `np.asarray(t)` of a tensor that requires grad
+        if qualname in torch_api.NUMPY_SEQUENCE_CONVERSIONS and isinstance(first, (cst.Name, cst.Attribute)):
+            flow = self.ctx.grad_flow  # `np.mean(losses)`: numpy converts each tensor the list holds
+            source = flow.container_requires_grad(first)
             if source is None or flow.runs_without_grad(node):
                 return
-            self.report(node, tensor=node.args[0].value, call=node, source=source.what, line=self._line(source.node),
+            self.report(node, tensor=first, call=node, source=source.what, line=self._line(source.node),
                         evidence=source.steps, related=((source.node, "the gradient comes from here"),))
-            return
-        else:
-            return
+
+    def _report_tensor(self, node: cst.Call, tensor: cst.BaseExpression) -> bool:
+        """Report ``node`` converting ``tensor`` when it requires grad (unless gradients are off
+        there); whether it requires grad."""
         flow = self.ctx.grad_flow
         source = flow.requires_grad(tensor)
-        if source is None or flow.runs_without_grad(node):
-            return
-        self.report(node, tensor=tensor, call=node, source=source.what, line=self._line(source.node),
-                    evidence=source.steps,
-                    related=((source.node, "the gradient comes from here"),),
-                    fix=self._fix(node, tensor))
+        if source is None:
+            return False
+        if not flow.runs_without_grad(node):
+            self.report(node, tensor=tensor, call=node, source=source.what, line=self._line(source.node),
+                        evidence=source.steps,
+                        related=((source.node, "the gradient comes from here"),),
+                        fix=self._fix(node, tensor))
+        return True
 
     def _line(self, node: cst.CSTNode) -> int:
         return self.ctx.line_index.position(node.start)[0]
