@@ -195,13 +195,12 @@ class FileContext:
             self.cache[key] = import_holders(self.analysis, qualname, name)
         return self.cache[key]
 
-    def parameter_annotation(self, name: cst.Name) -> Optional[tuple[Optional[cst.BaseExpression]]]:
-        """``(annotation,)`` when ``name`` is a parameter here (its one binding), the
-        annotation None when it has none; None when ``name`` is not a parameter."""
+    def parameter_annotation(self, name: cst.Name) -> Optional[cst.BaseExpression]:
+        """The annotation of the parameter ``name`` is here (its one binding), if it has one."""
         bindings = self.model.resolve(name)
         if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM:
             return None
-        return (bindings[0].annotation,)
+        return bindings[0].annotation
 
     def instance_attribute_values(self, node: cst.Attribute) -> Optional[list[tuple[
             Optional[cst.BaseExpression], Optional[cst.BaseExpression]]]]:

@@ -234,9 +234,8 @@ class SchedulerStepEpoch(Rule):
         if isinstance(node, cst.Call):
             return self._construction(node)
         if isinstance(node, cst.Name):
-            parameter = self.ctx.parameter_annotation(node)
-            if parameter is not None:
-                return self._annotated(parameter[0], f"`{node.value}` is annotated `{{code}}`")
+            if self.ctx.is_parameter(node):  # only its annotation says what it is
+                return self._annotated(self.ctx.parameter_annotation(node), f"`{node.value}` is annotated `{{code}}`")
             values = self.ctx.assigned_values(node)
             if values is None:
                 return None
