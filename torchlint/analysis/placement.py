@@ -979,6 +979,17 @@ class Placement:
         `DataLoader`, and what keeps the device of those (methods, arithmetic among them)."""
         return self._answer("cpu", self._cpu_origin, node, depth)  # type: ignore[return-value]
 
+    def dropped_move(self, name: cst.Name) -> Optional[cst.Call]:
+        """``x.to(device)`` (or ``x.cuda()``) as a statement of its own between the binding of the
+        tensor ``name`` and this read of it: the moved copy it returns is dropped."""
+        for read in self.model.reads_since_binding(name):
+            attribute = read.parent
+            call = attribute.parent if isinstance(attribute, cst.Attribute) and attribute.value is read else None
+            if isinstance(call, cst.Call) and call.func is attribute and isinstance(call.parent, cst.Expr) and \
+                    attribute.attr.value in torch_api.TENSOR_MOVING_COPIES:
+                return call
+        return None
+
     def _answer(self, question: str, compute, node: cst.BaseExpression, depth: int):
         """``compute(node, depth)``, remembered unless the depth limit cut it short (the same
         node reached by a shorter way may have an answer)."""

@@ -359,6 +359,16 @@ class SemanticModel:
             return None
         return tuple(b.value for b in bindings)
 
+    def reads_since_binding(self, name: cst.Name) -> list[cst.Name]:
+        """The reads of ``name``, in its scope, after its one binding and before this read;
+        empty when more than one binding reaches here."""
+        bindings = self.resolve(name)
+        reference = self.references.get(id(name))
+        if len(bindings) != 1 or reference is None:
+            return []
+        scope, seq = reference
+        return [load for load_seq, load in scope.loads.get(name.value, ()) if bindings[0].seq < load_seq < seq]
+
     def lookup(self, name: str, scope: Scope, seq: int, use: Optional[cst.CSTNode] = None) -> list[Binding]:
         flow_sensitive = True
         current: Optional[Scope] = scope

@@ -324,12 +324,7 @@ class FileContext:
     def reads_since_binding(self, name: cst.Name) -> list[cst.Name]:
         """The reads of ``name``, in its scope, after its one binding and before this read;
         empty when more than one binding reaches here."""
-        bindings = self.model.resolve(name)
-        reference = self.model.references.get(id(name))
-        if len(bindings) != 1 or reference is None:
-            return []
-        scope, seq = reference
-        return [load for load_seq, load in scope.loads.get(name.value, ()) if bindings[0].seq < load_seq < seq]
+        return self.model.reads_since_binding(name)
 
     def attribute_uses_after(self, name: cst.Name, attribute: str) -> list[cst.CSTNode]:
         """The uses of ``<anything>.<attribute>`` in ``name``'s scope after this read of it

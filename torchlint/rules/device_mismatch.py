@@ -40,7 +40,8 @@ class DeviceMismatch(Rule):
       the module's layers (also inside the arithmetic of the layer's input), or meeting the module's
       input or a layer's output through arithmetic, `torch.cat`, a torch function or a
       tensor method (`x + 0.1 * torch.randn(x.shape)`, `scores.masked_fill(mask, ..)`);
-    - a tensor shown on the CPU given to a module moved before the call: a batch of a
+    - a tensor shown on the CPU given to a module moved before the call (reported at
+      `x.to(device)` written as a statement of its own, whose moved copy is dropped): a batch of a
       `DataLoader` (of a `TensorDataset` or a `Dataset` whose `__getitem__` moves nothing),
       a factory or conversion without `device=`, the tuple an `init_hidden` helper returns,
       also through the parameters of a `train(model, loader)` function;
@@ -76,6 +77,7 @@ class DeviceMismatch(Rule):
     (moved with the module, left out of `state_dict`); make tensors in `forward` on the
     device of the input: `torch.zeros(.., device=x.device)`; move the batches and the class
     weights with `.to(device)` (or the loss module: `criterion.to(device)` moves its weights).
+    A tensor's `.to()` returns the moved copy: keep it (`x = x.to(device)`).
 
     ## Fix (unsafe)
     For an attribute, `self.register_buffer("<name>", <value>, persistent=False)`: unsafe,
@@ -163,6 +165,30 @@ class DeviceMismatch(Rule):
             model = Cell().to(device)
             """,
         ),
+        Bad(
+            """
+            import torch
+            from torch import nn
+
+            device = torch.device("cuda" if torch.cuda.is_available() else "meta")
+            model = nn.Linear(4, 2).to(device)
+            for x, y in [(torch.randn(3, 4), torch.randn(3, 2))]:
+                x.to(device)
+                loss = (model(x) - y.to(device)).pow(2).mean()
+            """,
+            reported=((7, "x.to(device)"),),
+            unsafe=True,
+            fixed="""
+            import torch
+            from torch import nn
+
+            device = torch.device("cuda" if torch.cuda.is_available() else "meta")
+            model = nn.Linear(4, 2).to(device)
+            for x, y in [(torch.randn(3, 4), torch.randn(3, 2))]:
+                x = x.to(device)
+                loss = (model(x) - y.to(device)).pow(2).mean()
+            """,
+        ),
     )
     good = (
         """
@@ -243,6 +269,11 @@ class DeviceMismatch(Rule):
                     f"module moved with `{move}`")
             related.append((found.used, "the loss is computed here"))
         device = self.ctx.snippet(found.device) if found.device is not None else None
+        dropped = self.ctx.placement.dropped_move(found.node) if isinstance(found.node, cst.Name) and \
+            found.kind != "module" else None
+        if dropped is not None:
+            self._report_dropped(found, dropped, what, related)
+            return
         advice = f"move it with `.to({device})`" if device else "move it to the module's device"
         fix = None
         if found.attribute == "()":  # a tuple of tensors: each is moved
@@ -258,6 +289,16 @@ class DeviceMismatch(Rule):
             fix = Fix(Applicability.UNSAFE, f"Move it with `.to({device})`",
                       (edits.insert_after(found.node, f".to({device})"),))
         self.report(found.node, what=what + ": RuntimeError at the first batch", advice=advice,
+                    related=tuple(related), fix=fix)
+
+    def _report_dropped(self, found: Found, dropped: cst.Call, what: str, related: list) -> None:
+        """``x.to(device)`` as a statement: the tensor's move returns a copy, which is dropped."""
+        name, move = found.node.value, self.ctx.snippet(dropped)
+        fix = Fix(Applicability.UNSAFE, f"Keep the moved copy: `{name} = {move}`",
+                  (edits.replace(dropped, f"{name} = {move}"),))
+        self.report(dropped, what=(f"`{move}` returns a moved copy and drops it: a tensor's `.to()` is not in place, "
+                                   f"so {what[0].lower() + what[1:]}: RuntimeError at the first batch"),
+                    advice=f"keep the copy: `{name} = {move}`",
                     related=tuple(related), fix=fix)
 
     def _buffer_fix(self, found: Found) -> Optional[Fix]:
