@@ -23,7 +23,7 @@ from torchlint.analysis.semantic import BindingKind, ClassInfo
 from torchlint.analysis.values import Kind, Step
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import integer_index, is_false, keyword
-from torchlint.syntax.walk import ancestors, enclosing_code, iter_nodes
+from torchlint.syntax.walk import ancestors, enclosing_code, is_descendant, iter_nodes
 
 if TYPE_CHECKING:
     from torchlint.analysis.module_analysis import ModuleAnalysis
@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 _RE_ENABLES = re.compile(r"enable_grad|set_grad_enabled|inference_mode\s*\(\s*(?:mode\s*=\s*)?False")
 # A module class that may attach its output to a graph of its own.
 _RE_ATTACHES = re.compile(r"requires_grad|Parameter|register_|enable_grad|set_grad_enabled|inference_mode")
+# Anything that may turn `requires_grad` back on for a parameter.
+_RE_UNFREEZES = re.compile(r"requires_grad\s*=(?!=)\s*(?![\s]|False)|requires_grad_\(\s*(?![\s]|False)")
 _GUARD_TEST = re.compile(r"requires_grad|grad_fn|is_grad_enabled|is_leaf")
 _MAX_DEPTH = 40
 
@@ -45,9 +47,9 @@ class Cut:
     predicate: str  # "is `out.detach()` (line 5), detached from the graph"
     advice: str  # what to write instead, for the fix's text
     # A round trip through plain values (`torch.tensor(loss.item())`, `torch.from_numpy(
-    # out.data.numpy())`) or a step no gradient flows through (`argmax`): written on this
-    # line as part of the computation, which is what to change.
-    round_trip: bool = False
+    # out.data.numpy())`), a step no gradient flows through (`argmax`) or the statement that
+    # freezes every parameter of the model: written on this line, which is what to change.
+    to_change: bool = False
     # A tensor made here without `requires_grad` (`torch.randn(3, 1)`): the cause only when
     # nothing else is, and every such tensor is made where the backward is.
     fresh: bool = False
@@ -281,6 +283,8 @@ class NoGraph:
         bindings = self.model.resolve(node)
         if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM:
             return self._parameter(bindings[0], depth)
+        if bindings and self._loader_batch(node):
+            return Proof()
         if not bindings or any(b.kind is not BindingKind.ASSIGN or b.value is None or b.iterates
                                for b in bindings):
             return None
@@ -378,6 +382,10 @@ class NoGraph:
         callee = self.inference.infer(func)
         if callee is None:
             return None
+        if callee.kind is Kind.MODULE:
+            frozen = self._frozen_before(node)
+            if frozen is not None:
+                return frozen
         if callee.kind is Kind.MODULE and callee.qualname and torch_api.is_loss_module_class(callee.qualname) \
                 and callee.qualname not in torch_api.PARAMETER_MODULES:
             return self._arguments(node, depth)  # a loss of torch.nn: its input and target attach it, if anything
@@ -389,6 +397,44 @@ class NoGraph:
         if callee.kind is Kind.FUNCTION and callee.function is not None:
             return self._function_result(node, callee.function, depth)
         return None
+
+    def _frozen_before(self, call: cst.Call) -> Optional[Proof]:
+        """``model(x)`` after a statement, in its block or one enclosing it, that turns off
+        `requires_grad` of every parameter of ``model`` (`for p in model.parameters():
+        p.requires_grad = False`, `model.requires_grad_(False)`), given inputs without a graph,
+        when nothing in the file may turn it back on and ``model`` gets no new layer between."""
+        func = call.func
+        if not isinstance(func, cst.Name) or _RE_UNFREEZES.search(self.analysis.text):
+            return None
+        reads = self.model.reads_since_binding(func)
+        for index, read in enumerate(reads):
+            statement = _freezing_statement(read)
+            if statement is None or not is_descendant(call, statement.parent):
+                continue
+            if any(_may_add_layers(later) for later in reads[index + 1:]):
+                return None
+            inputs = self._arguments(call, 0)
+            if inputs is None:
+                return None
+            shown = statement.iter if isinstance(statement, cst.For) else statement.body[0].value
+            code, line = self.analysis.snippet(shown), self._line(shown)
+            cut = Cut(shown, f"`{code}` (line {line}), which freezes every parameter of `{func.value}`",
+                      f"is computed by `{func.value}`, whose parameters `{code}` (line {line}) freezes",
+                      f"Leave `requires_grad` on for the parameters to train (freeze `{func.value}` before adding "
+                      f"the layers to train, or freeze only the pretrained part)", to_change=True)
+            frozen = Proof((Step(call, f"`{{code}}` is computed by `{func.value}`, whose parameters are all frozen"),
+                            Step(shown, f"`{{code}}` turns off `requires_grad` of every parameter of "
+                                        f"`{func.value}`")), (cut,))
+            return _join([frozen, inputs])
+        return None
+
+    def _loader_batch(self, name: cst.Name) -> bool:
+        """``name`` is (a part of) a batch of a `DataLoader`: a new tensor that requires no grad."""
+        if not all(binding.kind is BindingKind.FOR or binding.iterates for binding in self.model.resolve(name)):
+            return False
+        origin = self.analysis.placement.cpu_origin(name)
+        return origin is not None and isinstance(origin[0], cst.Call) and \
+            self.inference.qualname(origin[0].func) in torch_api.DATA_LOADERS
 
     def _computes_from_inputs(self, cls: ClassInfo) -> bool:
         """A module class of this file whose output is computed only from its inputs: a direct
@@ -475,16 +521,17 @@ class NoGraph:
             return None
         source = node.args[0].value
         sources: list[cst.CSTNode] = [source]
-        bindings = self.model.resolve(source) if isinstance(source, cst.Name) else []
-        if len(bindings) == 1 and isinstance(bindings[0].value, cst.List) and not bindings[0].value.elements:
-            sources = [arg.value for arg in self.analysis.appended_to(bindings[0])] or sources  # `losses.append(..)`
+        for name in [inner for inner in iter_nodes(source) if isinstance(inner, cst.Name)]:
+            bindings = self.model.resolve(name)
+            if len(bindings) == 1 and isinstance(bindings[0].value, cst.List) and not bindings[0].value.elements:
+                sources += [arg.value for arg in self.analysis.appended_to(bindings[0])]  # `losses.append(..)`
         for inner in (inner for found in sources for inner in iter_nodes(found)):
             if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) \
                     and inner.func.attr.value in torch_api.TO_PLAIN_METHODS \
                     and self.inference.tensor(inner.func.value) is not None:
                 return self._cut(node, f"a new tensor made from the plain values of `{self.analysis.snippet(inner)}`",
                                  "Combine the tensors themselves (not their `.item()`, `.tolist()` or numpy values), "
-                                 "so that the result keeps their graph", round_trip=True)
+                                 "so that the result keeps their graph", to_change=True)
         value = self.inference.infer(source)
         if self.inference.qualname(node.func) not in ("torch.tensor", "torch.from_numpy"):
             # `torch.Tensor(t)` of a tensor keeps its graph; numbers, lists and arrays have none.
@@ -524,13 +571,13 @@ class NoGraph:
         return self._cut(node, what,
                          "Compute the loss from the scores themselves (`cross_entropy` on the logits, or a soft "
                          "version with `softmax`), not from `argmax`, comparisons or integer conversions of them",
-                         round_trip=True)
+                         to_change=True)
 
-    def _cut(self, node: cst.BaseExpression, what: str, advice: str, round_trip: bool = False,
+    def _cut(self, node: cst.BaseExpression, what: str, advice: str, to_change: bool = False,
              fresh: bool = False) -> Proof:
         line = self._line(node)
         shown = self.analysis.snippet(node)
-        cut = Cut(node, f"`{shown}` (line {line}), {what}", f"is `{shown}` (line {line}), {what}", advice, round_trip,
+        cut = Cut(node, f"`{shown}` (line {line}), {what}", f"is `{shown}` (line {line}), {what}", advice, to_change,
                   fresh)
         return Proof((Step(node, f"`{{code}}` is {what}"),), (cut,))
 
@@ -561,6 +608,64 @@ class NoGraph:
             return Proof(steps, (cut,))
         step = Step(node, f"`{{code}}` returns what `{function.name}` returns")
         return _join(proofs, step)
+
+
+def _freezing_statement(read: cst.Name) -> Optional[cst.CSTNode]:
+    """The statement around this read of ``model`` that freezes all its parameters: the loop
+    `for p in model.parameters():` (or `named_parameters()`) whose body sets
+    `p.requires_grad = False` (or calls `p.requires_grad_(False)`) unconditionally, or the
+    line `model.requires_grad_(False)`."""
+    attribute = read.parent
+    call = attribute.parent if isinstance(attribute, cst.Attribute) and attribute.value is read else None
+    if not isinstance(call, cst.Call) or call.func is not attribute:
+        return None
+    method = attribute.attr.value
+    if method == "requires_grad_":
+        line = call.parent.parent if isinstance(call.parent, cst.Expr) else None
+        return line if len(call.args) == 1 and is_false(call.args[0].value) and \
+            isinstance(line, cst.SimpleStatementLine) else None
+    loop = call.parent
+    if method not in ("parameters", "named_parameters") or not isinstance(loop, cst.For) or loop.iter is not call:
+        return None
+    target = loop.target
+    if method == "named_parameters" and isinstance(target, cst.Tuple) and len(target.elements) == 2:
+        target = target.elements[1].value
+    if not isinstance(target, cst.Name):
+        return None
+    for statement in loop.body.body:
+        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+            if _turns_off_requires_grad(small, target.value):
+                return loop
+    return None
+
+
+def _turns_off_requires_grad(statement: cst.CSTNode, name: str) -> bool:
+    """``name.requires_grad = False`` or ``name.requires_grad_(False)``."""
+    if isinstance(statement, cst.Assign) and len(statement.targets) == 1:
+        target = statement.targets[0].target
+        return isinstance(target, cst.Attribute) and target.attr.value == "requires_grad" and \
+            isinstance(target.value, cst.Name) and target.value.value == name and is_false(statement.value)
+    if isinstance(statement, cst.Expr) and isinstance(statement.value, cst.Call):
+        call = statement.value
+        func = call.func
+        return isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_" and \
+            isinstance(func.value, cst.Name) and func.value.value == name and len(call.args) == 1 and \
+            is_false(call.args[0].value)
+    return False
+
+
+def _may_add_layers(read: cst.Name) -> bool:
+    """This read of a module may give it new parameters: an attribute assigned (`model.fc =
+    nn.Linear(..)`), a method that adds (`add_module`, `append`), the module handed to a call."""
+    parent = read.parent
+    if isinstance(parent, cst.Arg):
+        return True
+    if not isinstance(parent, cst.Attribute) or parent.value is not read:
+        return False
+    if isinstance(parent.parent, cst.AssignTarget):
+        return True
+    return parent.attr.value in ("add_module", "register_module", "register_parameter", "append", "extend",
+                                 "insert", "apply", "__setattr__")
 
 
 def _is_super_init(call: cst.Call) -> bool:

@@ -49,9 +49,13 @@ class BackwardWithoutGraph(Rule):
     functions of the file that return it and the losses without parameters (of `torch.nn`,
     or a module of the file that builds nothing and calls only torch in `forward`). Where
     every cut is a round trip through plain values (`torch.tensor(loss.item())`,
-    `torch.from_numpy(out.data.numpy())`) or a result no gradient flows through, written
-    before the backward in its function, the finding is on the first of them, the line to
-    change, and names the backward. A value computed only from tensors made without
+    `torch.from_numpy(out.data.numpy())`, also through a list of `.item()` values), a
+    result no gradient flows through, or a model whose parameters were all frozen before
+    the call (`for p in model.parameters(): p.requires_grad = False` or
+    `model.requires_grad_(False)`, with no layer added after it and nothing in the file
+    turning `requires_grad` back on), written before the backward in its function or in a
+    function it calls, the finding is on the first of them, the line to change, and names
+    the backward. Batches of a `DataLoader` require no grad. A value computed only from tensors made without
     `requires_grad` (`w = torch.randn(3, 1)` for weights learned by hand) is flagged when
     they are all made where the backward is, in code that sets no `requires_grad` and
     makes no `Parameter`. Nothing is
@@ -187,8 +191,9 @@ class BackwardWithoutGraph(Rule):
         advice = "; ".join(dict.fromkeys(cut.advice for cut in proof.cuts[:2]))
         related = ()
         first = min(proof.cuts, key=lambda cut: cut.node.start)
-        if all(cut.round_trip for cut in proof.cuts) and first.node.end <= call.start \
-                and self.ctx.enclosing_function(first.node) is self.ctx.enclosing_function(call):
+        here = self.ctx.enclosing_function(call)
+        if all(cut.to_change for cut in proof.cuts) and (
+                self.ctx.enclosing_function(first.node) is not here or first.node.end <= call.start):
             # Values taken out of torch and put back: the line to change is the round trip.
             reported, related = first.node, ((call, "backward raises here"),)
         self.report(reported, evidence=proof.steps, fix=Fix(Applicability.DISPLAY_ONLY, advice, ()),
