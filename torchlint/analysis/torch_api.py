@@ -714,7 +714,6 @@ LEGACY_TYPE_DTYPES: dict[str, str] = {
     "LongTensor": "int64", "IntTensor": "int32", "ShortTensor": "int16", "CharTensor": "int8",
     "ByteTensor": "uint8", "BoolTensor": "bool",
 }
-# numpy functions whose result is float64 whatever their (numeric) arguments, when no
 # numpy functions that convert their argument with ``Tensor.__array__``, which calls
 # ``.numpy()`` (and raises on a tensor that requires grad).
 NUMPY_TENSOR_CONVERSIONS = frozenset({"numpy.array", "numpy.asarray"})
@@ -724,6 +723,33 @@ NUMPY_SEQUENCE_CONVERSIONS = NUMPY_TENSOR_CONVERSIONS | frozenset({
     "numpy.var", "numpy.median", "numpy.average", "numpy.max", "numpy.min", "numpy.amax", "numpy.amin",
     "numpy.nanmean", "numpy.cumsum",
 })
+# Functions that convert each tensor given as a positional argument that way (measured on
+# torch 2.13 / numpy 2, scikit-learn 1.7, matplotlib 3.10, pandas 2.3 by
+# tests/test_array_conversions.py). numpy functions that first try a method of the same
+# name on their argument (`np.mean(t)` calls `t.mean(axis=..)`, `np.argmax`, `np.round`) are
+# left out: what they raise depends on their other arguments.
+ARRAY_CONVERTING_FUNCTIONS = frozenset({
+    "numpy.dot", "numpy.matmul", "numpy.inner", "numpy.outer", "numpy.einsum", "numpy.exp", "numpy.log",
+    "numpy.log1p", "numpy.sqrt", "numpy.square", "numpy.abs", "numpy.absolute", "numpy.sign", "numpy.floor",
+    "numpy.ceil", "numpy.tanh", "numpy.sin", "numpy.cos", "numpy.maximum", "numpy.minimum", "numpy.add",
+    "numpy.subtract", "numpy.multiply", "numpy.divide", "numpy.power", "numpy.where", "numpy.isnan",
+    "numpy.isclose", "numpy.allclose", "numpy.unique", "numpy.histogram", "numpy.percentile", "numpy.quantile",
+    "numpy.corrcoef", "numpy.cov", "numpy.diag", "numpy.copy", "numpy.expand_dims", "numpy.tile",
+    "numpy.nanmax", "numpy.nanmin", "numpy.nansum", "numpy.float32", "numpy.linalg.norm", "numpy.save",
+    "numpy.savetxt",
+    "sklearn.metrics.roc_auc_score", "sklearn.metrics.average_precision_score", "sklearn.metrics.roc_curve",
+    "sklearn.metrics.precision_recall_curve", "sklearn.metrics.mean_squared_error",
+    "sklearn.metrics.mean_absolute_error", "sklearn.metrics.r2_score", "sklearn.metrics.log_loss",
+    "sklearn.metrics.accuracy_score", "sklearn.metrics.f1_score", "sklearn.metrics.precision_score",
+    "sklearn.metrics.recall_score", "sklearn.metrics.confusion_matrix", "sklearn.metrics.classification_report",
+    "sklearn.metrics.balanced_accuracy_score", "sklearn.metrics.matthews_corrcoef",
+    "sklearn.metrics.cohen_kappa_score",
+    "matplotlib.pyplot.plot", "matplotlib.pyplot.scatter", "matplotlib.pyplot.hist", "matplotlib.pyplot.imshow",
+    "matplotlib.pyplot.bar", "matplotlib.pyplot.semilogy", "matplotlib.pyplot.errorbar",
+    "matplotlib.pyplot.fill_between",
+    "pandas.DataFrame", "pandas.Series",
+})
+# numpy functions whose result is float64 whatever their (numeric) arguments, when no
 # `dtype=` is given: random floats, files of numbers, grids, and the statistics of arrays.
 NUMPY_FLOAT64_FUNCTIONS = frozenset({
     "numpy.random.rand", "numpy.random.randn", "numpy.random.random", "numpy.random.random_sample",
@@ -764,6 +790,9 @@ TENSOR_DTYPE_KEEPING_METHODS = frozenset({
 # every other method returning a tensor keeps its device.
 DEVICE_CHANGING_METHODS = frozenset({"to", "cpu", "cuda", "type", "mps", "xpu", "pin_memory", "numpy", "tolist",
                                      "item"})
+# Tensor methods that return a copy on another device and leave the tensor where it was
+# (a module's `.to`/`.cuda` moves the module itself).
+TENSOR_MOVING_COPIES = frozenset({"to", "cuda", "mps", "xpu"})
 # torch functions whose result has the dtype of their (floating) first argument.
 TORCH_DTYPE_KEEPING_FUNCTIONS = frozenset({
     "torch.relu", "torch.sigmoid", "torch.tanh", "torch.exp", "torch.log", "torch.abs", "torch.sqrt",

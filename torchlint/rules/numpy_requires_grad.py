@@ -19,7 +19,7 @@ class NumpyRequiresGrad(Rule):
         "numpy() on Tensor that requires grad\"; call `.detach()` before `.numpy()`"
     )
     fix = Applicability.SAFE
-    requires = (r"numpy",)
+    requires = (r"numpy|sklearn|matplotlib|pandas",)
     references = (
         ("torch.Tensor.numpy", "https://pytorch.org/docs/stable/generated/torch.Tensor.numpy.html"),
         ("torch.Tensor.detach", "https://pytorch.org/docs/stable/generated/torch.Tensor.detach.html"),
@@ -27,8 +27,10 @@ class NumpyRequiresGrad(Rule):
     )
     docs = """
     ## What it does
-    Flags `t.numpy()` (also `t.cpu().numpy()`, `np.asarray(t)`, `np.array(t)`) where
-    `t` requires grad, as the analysis shows with the place the gradient comes from:
+    Flags `t.numpy()` (also `t.cpu().numpy()`, `np.asarray(t)`, `np.array(t)`, and the
+    functions that convert the tensors they are given to arrays: numpy's `np.dot`,
+    `np.exp`, `np.where`, ..., scikit-learn's metrics, `plt.plot` and the other plots of
+    `matplotlib.pyplot`, `pd.DataFrame`) where `t` requires grad, as the analysis shows with the place the gradient comes from:
     the output of a module with parameters (`model(x)`, `self.net(x)`), a parameter
     (`layer.weight`, `model.parameters()`), a tensor made with `requires_grad=True`,
     or anything computed from them by differentiable operations, also across the
@@ -56,7 +58,8 @@ class NumpyRequiresGrad(Rule):
     `with torch.no_grad():` when no gradient is needed at all (evaluation).
 
     ## Fix (safe)
-    Inserts `.detach()` before `.numpy()` (for `np.asarray(t)`, after `t`): the values
+    Inserts `.detach()` before `.numpy()` (for `np.asarray(t)` and the other functions,
+    after `t`): the values
     are the same, and the array no longer asks for the graph.
     """
     bad = (
@@ -148,6 +151,11 @@ class NumpyRequiresGrad(Rule):
             return
         if qualname in torch_api.NUMPY_TENSOR_CONVERSIONS and len(node.args) == 1 and self._report_tensor(node, first):
             return  # `np.asarray(t)` of a tensor that requires grad
+        if qualname in torch_api.ARRAY_CONVERTING_FUNCTIONS:  # `np.dot(emb, emb.T)`, `roc_auc_score(y, out)`
+            for arg in node.args:
+                if arg.keyword is None and not arg.star and self._report_tensor(node, arg.value):
+                    return
+            return
         if qualname in torch_api.NUMPY_SEQUENCE_CONVERSIONS and isinstance(first, (cst.Name, cst.Attribute)):
             flow = self.ctx.grad_flow  # `np.mean(losses)`: numpy converts each tensor the list holds
             source = flow.container_requires_grad(first)
