@@ -75,13 +75,15 @@ class Train:
     """A model known to be in training mode: ``node`` put it there (a construction, or a
     ``.train()`` call), ``via`` the calls of this file's functions through which that
     happened; ``trained`` when a backward or optimizer step ran since; ``loaded`` the
-    ``load_state_dict`` call that gave it trained weights since."""
+    ``load_state_dict`` call that gave it trained weights since; ``uncalled`` a
+    ``model.eval`` written as a statement without the call, which changes nothing."""
 
     node: cst.CSTNode
     built: bool
     via: tuple[cst.Call, ...] = ()
     trained: bool = False
     loaded: Optional[cst.Call] = None
+    uncalled: Optional[cst.Attribute] = None
 
 
 _CALLER = "caller"  # in a summary: whatever mode the caller's model is in
@@ -592,6 +594,12 @@ class _Walker:
             if small.value is not None:
                 self.expression(small.value, state)
             self.assigned(small.target, small.value if isinstance(small, cst.AnnAssign) else None, state)
+            return state
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Attribute) and small.value.attr.value == "eval":
+            receiver = dotted(small.value.value)
+            mode = state.modes.get(receiver) if receiver else None
+            if isinstance(mode, Train):  # `model.eval` without `()`: the method is looked up, never called
+                state.modes[receiver] = replace(mode, uncalled=small.value)
             return state
         self.expression(small, state)
         return state

@@ -169,8 +169,22 @@ class MissingEval(Rule):
         behaviour = "normalizes with each batch's statistics" if "Norm" in layer or "norm" in layer else \
             "drops a random part of the activations"
         model = found.model or "model"
+        if mode.uncalled is not None:
+            self._report_uncalled(found, mode.uncalled, layer, behaviour, related)
+            return
         self.report(found.node, model=model, context=context, how=how, layer=layer, behaviour=behaviour,
                     related=tuple(related), fix=self._fix(found, model))
+
+    def _report_uncalled(self, found: TrainModeEvaluation, uncalled: cst.Attribute, layer: str, behaviour: str,
+                         related: list) -> None:
+        """`model.eval` without `()` before the evaluation: the line to change."""
+        shown = self.ctx.snippet(uncalled)
+        message = (f"`{shown}` is not called: it only looks the method up, so `{found.model or 'model'}` is still in "
+                   f"training mode when it is evaluated {found.context} (line "
+                   f"{self.ctx.line_index.position(found.node.start)[0]}); its `{layer}` {behaviour} in training "
+                   f"mode; call it: `{shown}()`")
+        self.report(uncalled, message, related=((found.node, "the model is evaluated here"), *related),
+                    fix=Fix(Applicability.SAFE, f"Call it: `{shown}()`", (edits.insert_after(uncalled, "()"),)))
 
     def _fix(self, found: TrainModeEvaluation, model: str) -> Fix:
         call = f"{model}.eval()"

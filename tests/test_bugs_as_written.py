@@ -1,0 +1,167 @@
+"""Bugs in the shapes people write them while they learn (issue 41): each bad program shows
+the bug under torch 2.13 CPU, torchlint reports it on the line to change, and the
+correct look-alike gets nothing. Real files through the real CLI; `--runtime` where the
+verdict is the point."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("torch")
+
+FROZEN_BEFORE_THE_HEAD = '''
+import torch
+import torch.nn as nn
+
+
+class Backbone(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Linear(4, 8)
+        self.fc = nn.Linear(8, 10)
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.features(x)))
+
+
+model = Backbone()
+model.fc = nn.Linear(8, 2)
+for name, param in model.named_parameters():
+    param.requires_grad = False
+data = torch.utils.data.TensorDataset(torch.randn(8, 4), torch.randint(0, 2, (8,)))
+loader = torch.utils.data.DataLoader(data, batch_size=4)
+criterion = nn.CrossEntropyLoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for x, y in loader:
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+'''
+# The head replaced after freezing: it trains.
+HEAD_AFTER_FREEZING = FROZEN_BEFORE_THE_HEAD.replace(
+    "model.fc = nn.Linear(8, 2)\nfor name, param in model.named_parameters():\n    param.requires_grad = False\n",
+    "for name, param in model.named_parameters():\n    param.requires_grad = False\nmodel.fc = nn.Linear(8, 2)\n")
+# Frozen only when asked: nothing shows it is.
+FROZEN_WHEN_ASKED = FROZEN_BEFORE_THE_HEAD.replace(
+    "for name, param in model.named_parameters():\n    param.requires_grad = False\n",
+    "if len(__import__('sys').argv) > 5:\n    model.requires_grad_(False)\n")
+# One parameter turned back on.
+ONE_TURNED_ON = FROZEN_BEFORE_THE_HEAD.replace(
+    "data = torch.utils", "model.fc.weight.requires_grad = True\ndata = torch.utils")
+
+DROPPED_MOVE = '''
+import torch
+import torch.nn as nn
+
+device = torch.device("meta")
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3)).to(device)
+criterion = nn.CrossEntropyLoss()
+data = torch.utils.data.TensorDataset(torch.randn(16, 4), torch.randint(0, 3, (16,)))
+loader = torch.utils.data.DataLoader(data, batch_size=4)
+for inputs, labels in loader:
+    inputs = inputs.to(device)
+    labels.to(device)
+    loss = criterion(model(inputs), labels)
+    loss.backward()
+'''
+
+LOSS_FROM_ITEMS = '''
+import torch
+import torch.nn as nn
+
+
+def compute_loss(outputs, labels):
+    losses = []
+    for output, label in zip(outputs, labels):
+        losses.append(((output - label) ** 2).sum().item())
+    return torch.tensor(sum(losses) / len(losses))
+
+
+model = nn.Linear(4, 2)
+out = model(torch.randn(3, 4))
+loss = compute_loss(out, torch.randn(3, 2))
+loss.backward()
+'''
+
+EVAL_NOT_CALLED = '''
+import torch
+import torch.nn as nn
+
+model = nn.Sequential(nn.Linear(4, 16), nn.Dropout(0.5), nn.Linear(16, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+x, y = torch.randn(8, 4), torch.randn(8, 1)
+for epoch in range(2):
+    model.train()
+    loss = ((model(x) - y) ** 2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    model.eval
+    with torch.no_grad():
+        first, second = model(x), model(x)
+    if not torch.equal(first, second):
+        print("BUG: two evaluations differ")
+'''
+
+
+def _runs(project, name: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, name], cwd=project.root, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("source, expected", [
+    (FROZEN_BEFORE_THE_HEAD, [("bad.py", 17, 20, "TL408")]),
+    (HEAD_AFTER_FREEZING, []),
+    (FROZEN_WHEN_ASKED, []),
+    (ONE_TURNED_ON, []),
+], ids=["frozen-before-the-head", "head-after-freezing", "frozen-when-asked", "one-turned-on"])
+def test_a_model_whose_parameters_are_all_frozen_has_no_graph(project, source: str, expected) -> None:
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL408") == expected
+    ran = _runs(project, "bad.py")
+    assert ("does not require grad" in ran.stderr) == bool(expected), ran.stderr
+
+
+def test_the_frozen_model_is_confirmed_at_runtime(project) -> None:
+    project.write("bad.py", FROZEN_BEFORE_THE_HEAD)
+    result = project.run("check", "--no-cache", "--select", "TL408", "--runtime", "bad.py")
+    assert "CONFIRMED: RuntimeError: element 0 of tensors does not require grad" in result.stdout, result.stdout
+
+
+def test_a_dropped_move_is_reported_where_it_is_written_and_fixed_there(project) -> None:
+    project.write("bad.py", DROPPED_MOVE)
+    assert project.findings("--no-cache", "--select", "TL416") == [("bad.py", 11, 5, "TL416")]
+    assert "is not on the expected device" in _runs(project, "bad.py").stderr or \
+        "same device" in _runs(project, "bad.py").stderr
+    result = project.run("check", "--no-cache", "--select", "TL416", "--fix", "--unsafe-fixes", "bad.py")
+    assert result.returncode == 0, result.stdout
+    assert "    labels = labels.to(device)\n" in (project.root / "bad.py").read_text()
+
+
+def test_the_dropped_move_is_confirmed_at_runtime(project) -> None:
+    project.write("bad.py", DROPPED_MOVE)
+    result = project.run("check", "--no-cache", "--select", "TL416", "--runtime", "bad.py")
+    assert "CONFIRMED" in result.stdout, result.stdout
+
+
+def test_a_tensor_made_from_a_list_of_items_is_reported_in_the_helper(project) -> None:
+    project.write("bad.py", LOSS_FROM_ITEMS)
+    assert project.findings("--no-cache", "--select", "TL408") == [("bad.py", 9, 12, "TL408")]
+    assert "does not require grad" in _runs(project, "bad.py").stderr
+    project.write("good.py", LOSS_FROM_ITEMS.replace(".sum().item())", ".sum())").replace(
+        "torch.tensor(sum(losses) / len(losses))", "torch.stack(losses).mean()"))
+    assert project.findings("--no-cache", "--select", "TL408", "good.py") == []
+    assert _runs(project, "good.py").returncode == 0
+
+
+def test_eval_written_without_the_call_is_reported_and_fixed(project) -> None:
+    project.write("bad.py", EVAL_NOT_CALLED)
+    assert "BUG:" in _runs(project, "bad.py").stdout
+    assert project.findings("--no-cache", "--select", "TL414") == [("bad.py", 13, 5, "TL414")]
+    result = project.run("check", "--no-cache", "--select", "TL414", "--fix", "bad.py")
+    assert result.returncode == 0, result.stdout
+    assert "    model.eval()\n" in (project.root / "bad.py").read_text()
+    assert "BUG:" not in _runs(project, "bad.py").stdout
