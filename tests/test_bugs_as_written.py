@@ -165,3 +165,97 @@ def test_eval_written_without_the_call_is_reported_and_fixed(project) -> None:
     assert result.returncode == 0, result.stdout
     assert "    model.eval()\n" in (project.root / "bad.py").read_text()
     assert "BUG:" not in _runs(project, "bad.py").stdout
+
+
+TRAIN_IN_THE_EVALUATION = '''
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Dropout(0.5), nn.Linear(16, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+batches = [(torch.randn(8, 4), torch.randn(8, 1)) for _ in range(3)]
+
+
+def eval_one_epoch(model, loader):
+    model.train()
+    errors = []
+    with torch.no_grad():
+        for x, y in loader:
+            errors.append(((model(x) - y) ** 2).mean().item())
+    return sum(errors) / len(errors)
+
+
+for epoch in range(2):
+    model.train()
+    for x, y in batches:
+        optimizer.zero_grad()
+        ((model(x) - y) ** 2).mean().backward()
+        optimizer.step()
+    first, second = eval_one_epoch(model, batches), eval_one_epoch(model, batches)
+    if first != second:
+        print("BUG: the same evaluation gives two values")
+'''
+
+INFERENCE_SCRIPT = '''
+import torch
+import torch.nn as nn
+
+
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(4, 16)
+        self.dropout = nn.Dropout(0.5)
+        self.fc2 = nn.Linear(16, 3)
+
+    def forward(self, x):
+        return self.fc2(self.dropout(torch.relu(self.fc1(x))))
+
+
+def main(state, clips):
+    model = Classifier()
+    model.load_state_dict(state)
+    model.train()
+    labels = []
+    for clip in clips:
+        inputs = clip.unsqueeze(0)
+        outputs = model.forward(inputs)
+        labels.append(torch.max(outputs, 1)[1].detach().item())
+    return labels
+
+
+torch.manual_seed(0)
+state = Classifier().state_dict()
+clips = [torch.randn(4) for _ in range(20)]
+if main(state, clips) != main(state, clips):
+    print("BUG: two runs over the same clips label them differently")
+'''
+# Monte Carlo dropout: `train()` on purpose, one input run again and again.
+MONTE_CARLO = INFERENCE_SCRIPT.replace(
+    "    for clip in clips:\n        inputs = clip.unsqueeze(0)\n        outputs = model.forward(inputs)\n"
+    "        labels.append(torch.max(outputs, 1)[1].detach().item())\n",
+    "    inputs = torch.stack(clips)\n    for _ in range(10):\n        outputs = model.forward(inputs)\n"
+    "        labels.append(torch.max(outputs, 1)[1].detach().tolist())\n")
+# Batch-norm statistics refreshed: the outputs are dropped.
+REFRESHED = INFERENCE_SCRIPT.replace(
+    "        labels.append(torch.max(outputs, 1)[1].detach().item())\n", "")
+
+
+@pytest.mark.parametrize("source, expected, bug", [
+    (TRAIN_IN_THE_EVALUATION, [("bad.py", 11, 5, "TL414")], True),
+    (INFERENCE_SCRIPT, [("bad.py", 19, 5, "TL414")], True),
+    (MONTE_CARLO, [], None),
+    (REFRESHED, [], None),
+], ids=["train-in-the-evaluation", "inference-script", "monte-carlo-dropout", "statistics-refreshed"])
+def test_train_called_where_the_model_is_evaluated(project, source: str, expected, bug) -> None:
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL414") == expected
+    ran = _runs(project, "bad.py")
+    assert ran.returncode == 0, ran.stderr
+    if bug is not None:  # (Monte Carlo samples differ on purpose)
+        assert ("BUG:" in ran.stdout) == bug
+    if expected:
+        result = project.run("check", "--no-cache", "--select", "TL414", "--fix", "--unsafe-fixes", "bad.py")
+        assert result.returncode == 0, result.stdout
+        assert "BUG:" not in _runs(project, "bad.py").stdout

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import dotted, keyword, tuple_element
-from torchlint.syntax.walk import iter_nodes
+from torchlint.syntax.walk import ancestors, iter_nodes
 from torchlint.analysis import torch_api
 from torchlint.analysis.semantic import BindingKind, ClassInfo, FunctionInfo
 from torchlint.analysis.values import Kind
@@ -179,6 +179,7 @@ class TrainModeModel:
         self._training_calls: Optional[set[int]] = None
         self._found: Optional[list[TrainModeEvaluation]] = None
         self._built: dict[int, list[tuple[str, cst.Call]]] = {}
+        self._trains: Optional[bool] = None  # the file runs a backward or an optimizer step somewhere
 
     # --- the question ----------------------------------------------------------------------
 
@@ -288,8 +289,8 @@ class TrainModeModel:
         seen = (id(inner), id(mode.node)) if handed else id(inner)
         if seen in self._seen or id(inner) in self._seen:
             return
-        if not mode.built and not mode.trained:
-            return  # `model.train()` then predictions: Monte Carlo dropout
+        if not mode.built and not mode.trained and not self._train_then_evaluation(walker, inner, mode):
+            return  # `model.train()` then predictions: Monte Carlo dropout, batch-norm statistics refreshed
         layer = self.layer_of(cst_expression(inner), inner, key_node=_key_node(call, key))
         if layer is None:
             return
@@ -300,6 +301,24 @@ class TrainModeModel:
             return
         self._found.append(TrainModeEvaluation(inner, inner_key, mode, context, context_node, calls, layer[0],
                                                layer[1], _owner(inner)))
+
+    def _train_then_evaluation(self, walker: "_Walker", call: cst.Call, mode: Train) -> bool:
+        """``model.train()`` and then an evaluation that is neither Monte Carlo dropout (which
+        runs one input again and again) nor a refresh of batch-norm statistics (which drops
+        the outputs): in a function whose name says it evaluates (running no backward) that
+        calls ``train()`` itself, or in a file that never trains, its output read out as a
+        prediction."""
+        if not isinstance(mode.node, cst.Call) or mode.via or _repeats_input(call):
+            return False
+        if walker.evaluating_name and walker.function is not None and \
+                walker.function.node.start <= mode.node.start < walker.function.node.end:
+            return True
+        return not self._file_trains() and walker.read_out(call) is not None
+
+    def _file_trains(self) -> bool:
+        if self._trains is None:
+            self._trains = _runs_backward(self.analysis.module)
+        return self._trains
 
     def training_call(self, call: cst.Call) -> bool:
         """``call`` runs a backward or an optimizer step (itself or, one level deep, through
@@ -665,7 +684,7 @@ class _Walker:
         key = dotted(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
         if name == "forward" and receiver:
             key = receiver
-        if key is not None and function is None:
+        if key is not None and (function is None or name == "forward"):  # `model.forward(x)` resolves to a method
             mode = state.lookup(key)
             if mode is not None:
                 context = self.context(call)
@@ -714,12 +733,25 @@ class _Walker:
 
     def prediction(self, call: cst.Call, mode: Train) -> Optional[tuple[str, cst.CSTNode]]:
         """A forward of a model holding trained weights (loaded, or trained since it was
-        built) whose output is read out of the graph (``.detach()``, ``.item()``,
+        built; or put in training mode by ``train()`` in a file that never trains) whose output is read out of the graph (``.detach()``, ``.item()``,
         ``.numpy()``, ``argmax``) in a scope that runs no backward and lets no graph of it
         out (not returned, not stored, not appended): a prediction, even without ``no_grad``."""
+        explicit = not mode.built and not mode.trained and not self.owner._file_trains()  # `model.train()`
+        if not explicit and (not mode.built or not (mode.trained or mode.loaded is not None)):
+            return None
+        read_out = self.read_out(call)
+        if read_out is None:
+            return None
+        code = self.owner.analysis.snippet(read_out, 40)
+        return f"as a prediction (its output is read out by `{code}`, and nothing back-propagates through it)", \
+            read_out
+
+    def read_out(self, call: cst.Call) -> Optional[cst.Call]:
+        """Where the output of the forward ``call`` is read out of the graph (``.detach()``,
+        ``.item()``, ``.numpy()``, ``argmax``) in a scope that runs no backward of it and lets
+        no graph of it out (not returned, not stored, not appended)."""
         scope = self.function.scope if self.function is not None else self.owner.model.module_scope
-        if not mode.built or not (mode.trained or mode.loaded is not None) or scope is None or \
-                _backward_may_follow(self.scope_node, call):
+        if scope is None or _backward_may_follow(self.scope_node, call):
             return None
         autograd = self.owner.analysis.autograd
         read_out = None
@@ -742,11 +774,7 @@ class _Walker:
                     and isinstance(node.parent, cst.Call) and node.parent.func is node \
                     and (autograd.flows_into(scope, call, node.value, node)):
                 read_out = node.parent
-        if read_out is None:
-            return None
-        code = self.owner.analysis.snippet(read_out, 40)
-        return f"as a prediction (its output is read out by `{code}`, and nothing back-propagates through it)", \
-            read_out
+        return read_out
 
     def evaluated(self, call: cst.Call, key: str, mode, context) -> None:
         if mode is _CALLER:
@@ -932,6 +960,41 @@ def _returns_always(function: cst.FunctionDef) -> bool:
         return False
     return not any(isinstance(node, cst.Return) and node.value is None and _owner(node) is function
                    for node in iter_nodes(function))
+
+
+def _repeats_input(call: cst.Call) -> bool:
+    """``call`` sits in a loop (or comprehension) that gives it the same inputs on every
+    iteration: its arguments read neither the loop's targets nor a name bound in its body
+    (`[model(x) for _ in range(20)]`, how Monte Carlo dropout samples)."""
+    read = {node.value for arg in call.args for node in iter_nodes(arg.value) if isinstance(node, cst.Name)}
+    for ancestor in ancestors(call):
+        if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return False
+        if isinstance(ancestor, cst.While):
+            return True  # what changes between iterations is not known
+        if isinstance(ancestor, (cst.For, cst.CompFor)):
+            bound = {node.value for node in iter_nodes(ancestor.target) if isinstance(node, cst.Name)}
+            if isinstance(ancestor, cst.For):
+                bound |= _assigned_names(ancestor.body)
+            return not (read & bound)
+        if isinstance(ancestor, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+            comp = ancestor.for_in
+            bound = set()
+            while comp is not None:
+                bound |= {node.value for node in iter_nodes(comp.target) if isinstance(node, cst.Name)}
+                comp = comp.inner_for_in
+            return not (read & bound)
+    return False
+
+
+def _assigned_names(body: cst.CSTNode) -> set[str]:
+    names: set[str] = set()
+    for node in iter_nodes(body):
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else \
+            [node.target] if isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For)) else []
+        for target in targets:
+            names |= {name.value for name in iter_nodes(target) if isinstance(name, cst.Name)}
+    return names
 
 
 def _runs_backward(node: cst.CSTNode) -> bool:

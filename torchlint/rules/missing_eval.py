@@ -151,8 +151,11 @@ class MissingEval(Rule):
         if mode.built:
             how = f"built by `{snippet(mode.node)}`, and modules start in training mode"
             related = [(mode.node, "the model is built here, in training mode")]
-        else:
+        elif mode.trained:
             how = f"`{snippet(mode.node)}` put it there and training ran since"
+            related = [(mode.node, "this puts the model in training mode")]
+        else:
+            how = f"`{snippet(mode.node)}` (line {self.ctx.line_index.position(mode.node.start)[0]}) put it there"
             related = [(mode.node, "this puts the model in training mode")]
         for call in mode.via:
             related.append((call, "this call leaves the model in training mode"))
@@ -171,6 +174,17 @@ class MissingEval(Rule):
         model = found.model or "model"
         if mode.uncalled is not None:
             self._report_uncalled(found, mode.uncalled, layer, behaviour, related)
+            return
+        switch = mode.node
+        if not mode.built and not mode.trained and isinstance(switch, cst.Call) and not mode.via and \
+                found.forward is None and found.scope_node.start <= switch.start < found.scope_node.end:
+            # `model.train()` in the code that evaluates: the line to change.
+            fix = Fix(Applicability.UNSAFE, "Put the model in eval mode here",
+                      (edits.replace(switch.func.attr, "eval"),)) if isinstance(switch.func, cst.Attribute) \
+                and not switch.args else None
+            related = [(found.node, "the model is evaluated here"), *related[1:]]
+            self.report(switch, model=model, context=context, how=how, layer=layer, behaviour=behaviour,
+                        related=tuple(related), fix=fix)
             return
         self.report(found.node, model=model, context=context, how=how, layer=layer, behaviour=behaviour,
                     related=tuple(related), fix=self._fix(found, model))
