@@ -259,3 +259,84 @@ def test_train_called_where_the_model_is_evaluated(project, source: str, expecte
         result = project.run("check", "--no-cache", "--select", "TL414", "--fix", "--unsafe-fixes", "bad.py")
         assert result.returncode == 0, result.stdout
         assert "BUG:" not in _runs(project, "bad.py").stdout
+
+
+MOVED_WHEN_BUILT = '''
+import torch
+import torch.nn as nn
+
+
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(4, 8, num_layers=2, batch_first=True)
+
+    def forward(self, x, hidden):
+        return self.gru(x, hidden)
+
+
+class Model:
+    def __init__(self, device):
+        self.device = device
+        self.set_encoder()
+
+    def set_encoder(self):
+        self.encoder = Encoder()
+        self.encoder.to(self.device)
+
+    def fit(self, batches):
+        for batch in batches:
+            batch = batch.to(self.device)
+            hidden = torch.zeros(2, batch.shape[0], 8)
+            self.encoder(batch, hidden)
+
+
+Model(torch.device("meta")).fit([torch.randn(3, 5, 4)])
+'''
+
+DROPPED_ON_A_HELPERS_TENSOR = '''
+import numpy as np
+import torch
+
+
+def sample(batch_size):
+    indices = np.random.choice(10, size=(batch_size,))
+    return torch.from_numpy(indices).long()
+
+
+def step(batch):
+    t = sample(batch.shape[0])
+    t.to(batch.device)
+    return batch * t[:, None]
+
+
+def rescale(table, orig_dtype):
+    resized = table.float() * 2
+    resized.to(orig_dtype)
+    return resized
+
+
+step(torch.randn(4, 3, device="meta"))
+'''
+
+
+def test_a_module_the_object_moves_as_it_is_built(project) -> None:
+    project.write("bad.py", MOVED_WHEN_BUILT)
+    assert "same device" in _runs(project, "bad.py").stderr or \
+        "expected device" in _runs(project, "bad.py").stderr
+    assert project.findings("--no-cache", "--select", "TL416") == [("bad.py", 26, 22, "TL416")]
+    project.write("bad.py", MOVED_WHEN_BUILT.replace("torch.zeros(2, batch.shape[0], 8)",
+                                                     "torch.zeros(2, batch.shape[0], 8, device=batch.device)"))
+    assert project.findings("--no-cache", "--select", "TL416") == []
+    assert _runs(project, "bad.py").returncode == 0
+
+
+def test_a_dropped_move_of_a_tensor_is_reported_alone(project) -> None:
+    project.write("bad.py", DROPPED_ON_A_HELPERS_TENSOR)
+    assert "expected device" in _runs(project, "bad.py").stderr
+    # `.to(orig_dtype)` may be a dtype: another bug, not a move.
+    assert project.findings("--no-cache", "--select", "TL416") == [("bad.py", 12, 5, "TL416")]
+    result = project.run("check", "--no-cache", "--select", "TL416", "--fix", "--unsafe-fixes", "bad.py")
+    assert result.returncode == 0, result.stdout
+    assert "    t = t.to(batch.device)\n" in (project.root / "bad.py").read_text()
+    assert _runs(project, "bad.py").returncode == 0

@@ -649,7 +649,7 @@ CONDITIONAL_MOVE = """
 """
 
 
-@pytest.mark.parametrize("input_move, rows", [("", [10]), (".to(device)", [])])
+@pytest.mark.parametrize("input_move, rows", [("", [9]), (".to(device)", [])])
 def test_a_module_moved_on_one_path(tmp_path: Path, input_move: str, rows) -> None:
     reported_and_confirmed(tmp_path, CONDITIONAL_MOVE.format(input_move=input_move), rows)
 

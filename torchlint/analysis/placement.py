@@ -33,8 +33,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
-from torchlint.syntax.nodes import keyword
-from torchlint.syntax.walk import enclosing_code
+from torchlint.syntax.nodes import dotted, keyword
+from torchlint.syntax.walk import ancestors, enclosing_code, iter_nodes
 from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.semantic import Binding, BindingKind, ClassInfo, FunctionInfo
 from torchlint.analysis.values import Kind
@@ -979,6 +979,28 @@ class Placement:
         `DataLoader`, and what keeps the device of those (methods, arithmetic among them)."""
         return self._answer("cpu", self._cpu_origin, node, depth)  # type: ignore[return-value]
 
+    def dropped_moves(self) -> list[cst.Call]:
+        """``x.to(device)`` / ``x.cuda()`` written as a statement of its own, on a value the
+        inference shows is a tensor: the moved copy is dropped and ``x`` stays where it was."""
+        found = []
+        for call in self._all_calls():
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value in torch_api.TENSOR_MOVING_COPIES and \
+                    isinstance(call.parent, cst.Expr) and isinstance(func.value, (cst.Name, cst.Attribute)) and \
+                    self._is_move(call) and self._names_device(call) and self.inference.tensor(func.value) is not None:
+                found.append(call)
+        return found
+
+    def _names_device(self, move: cst.Call) -> bool:
+        """The move says a device (`.cuda()`, `.to(x.device)`, `.to("cuda")`, `.to(device)`),
+        not something that may be a dtype (`.to(orig_dtype)`)."""
+        target = self._move_target(move)
+        if target is None:
+            return True
+        if isinstance(target, cst.Call):
+            return self.inference.qualname(target.func) == "torch.device"
+        return self._is_device(target)
+
     def dropped_move(self, name: cst.Name) -> Optional[cst.Call]:
         """``x.to(device)`` (or ``x.cuda()``) as a statement of its own between the binding of the
         tensor ``name`` and this read of it: the moved copy it returns is dropped."""
@@ -1192,6 +1214,8 @@ class Placement:
         before ``use``: in the assignment that binds it (`model = Net().to(device)`), or a
         statement `model.to(device)` of the same binding earlier in its scope; for a
         parameter, what every call site passes."""
+        if isinstance(module, cst.Attribute):
+            return self._attribute_move(module, use)
         if not isinstance(module, cst.Name) or depth > 2:
             return None
         bindings = self.model.resolve(module)
@@ -1231,6 +1255,38 @@ class Placement:
             if isinstance(target, cst.Name) and target.value == module.value and \
                     self.model.resolve(target) == bindings and binding.node.start < call.start:
                 return call
+        return None
+
+    def _attribute_move(self, module: cst.Attribute, use: cst.CSTNode) -> Optional[cst.Call]:
+        """The move of the module ``self.<name>`` when the object moves it as it is built:
+        one assignment of the attribute, and ``self.<name>.to(device)`` (or a move in that
+        assignment) in ``__init__`` or a method ``__init__`` calls, used in another method;
+        nothing in the class moves it back to the CPU."""
+        receiver = module.value
+        function = next((self.model.functions.get(id(node)) for node in ancestors(use)
+                         if isinstance(node, cst.FunctionDef)), None)
+        if not isinstance(receiver, cst.Name) or function is None or function.cls is None or \
+                function.self_name != receiver.value:
+            return None
+        cls, name = function.cls, module.attr.value
+        init = cls.methods.get("__init__")
+        assignments = cls.assignments(name)
+        if init is None or len(assignments) != 1:
+            return None
+        setup = [init] + [cls.methods[call.func.attr.value] for call in iter_nodes(init.node.body)
+                          if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+                          and dotted(call.func.value) == init.self_name and call.func.attr.value in cls.methods]
+        if function in setup or re.search(rf"\.{re.escape(name)}\s*\.\s*cpu\s*\(", self.analysis.text[
+                cls.node.start:cls.node.end]):
+            return None
+        for method in setup:
+            for call in iter_nodes(method.node.body):
+                if isinstance(call, cst.Call) and self._is_move(call) and \
+                        dotted(call.func.value) == f"{method.self_name}.{name}":  # type: ignore[attr-defined]
+                    return call
+        value = assignments[0].value
+        if assignments[0].function in setup and isinstance(value, cst.Call) and self._is_move(value):
+            return value  # `self.net = Net().to(device)`
         return None
 
     def _rebinding_move(self, module: cst.Name, bindings: list[Binding], use: cst.CSTNode) -> Optional[cst.Call]:
@@ -1310,7 +1366,8 @@ class Placement:
         found: list[DeviceMismatch] = []
         for call in self._all_calls():
             func = call.func
-            if not isinstance(func, cst.Name) or any(arg.star for arg in call.args):
+            if not (isinstance(func, cst.Name) or isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)) \
+                    or any(arg.star for arg in call.args):
                 continue
             if self._is_module(func):
                 move = self._move_of(func, call)
@@ -1380,6 +1437,10 @@ class Placement:
                      rf"|set_default_device|device_map|\bprepare\s*\(", self.analysis.text):
             return None
         return construction
+
+    def device_visible_at(self, device: cst.BaseExpression, used: cst.CSTNode, there: cst.CSTNode) -> bool:
+        """The device expression read at ``used`` means the same at ``there`` (to write it there)."""
+        return self._visible_at(device, used, there) is not None
 
     def _visible_at(self, device: Optional[cst.BaseExpression], used: cst.CSTNode,
                     there: cst.CSTNode) -> Optional[cst.BaseExpression]:

@@ -4,7 +4,7 @@ from typing import Optional
 
 from torchlint.framework.api import (
     CONFIRMED, NOT_REPRODUCED, Applicability, Bad, DeviceMismatch as Found, Fix, Observation, Rule, Verdict, cst,
-    edits,
+    edits, torch_api,
 )
 
 # What torch 2.13 says when an operation mixes devices (the meta device stands in for a GPU on CPU torch).
@@ -21,7 +21,7 @@ class DeviceMismatch(Rule):
     message = "{what}; {advice}"
     fix = Applicability.UNSAFE
     raised_where_used = True
-    requires = (r"\.to\(|\.cuda\(", r"\bnn\b|Module")
+    requires = (r"\.to\(|\.cuda\(",)
     references = (
         ("torch.nn.Module.register_buffer",
          "https://pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.register_buffer"),
@@ -40,7 +40,9 @@ class DeviceMismatch(Rule):
       the module's layers (also inside the arithmetic of the layer's input), or meeting the module's
       input or a layer's output through arithmetic, `torch.cat`, a torch function or a
       tensor method (`x + 0.1 * torch.randn(x.shape)`, `scores.masked_fill(mask, ..)`);
-    - a tensor shown on the CPU given to a module moved before the call (reported at
+    - a tensor shown on the CPU given to a module moved before the call (also a module
+      `self.encoder` that the object moves as it is built, in `__init__` or a method it
+      calls; reported at the factory that makes the tensor in the calling function, or at
       `x.to(device)` written as a statement of its own, whose moved copy is dropped): a batch of a
       `DataLoader` (of a `TensorDataset` or a `Dataset` whose `__getitem__` moves nothing),
       a factory or conversion without `device=`, the tuple an `init_hidden` helper returns,
@@ -58,6 +60,10 @@ class DeviceMismatch(Rule):
       `index_select`, torch's arithmetic functions; also through a helper's parameters
       (`accuracy(out, labels)`), a mask a helper function makes, and a plain tensor
       attribute of a loss module given device inputs (`self.alpha = torch.tensor([..])`).
+
+    Anywhere, `x.to(device)` or `x.cuda()` written as a statement of its own on a value
+    shown to be a tensor, with a device (not something that may be a dtype): the moved copy
+    is dropped and `x` stays where it was.
 
     The input of a submodule's `forward` is on the device when every `forward` of the file
     that calls it gives it a tensor there (a layer's output).
@@ -214,6 +220,7 @@ class DeviceMismatch(Rule):
     def visit_Module(self, node: cst.Module) -> None:
         if not self.ctx.inference.uses_torch:
             return
+        self._reported: set[int] = set()
         for found in self.ctx.placement.device_mismatches():
             if found.kind in ("input", "weight", "target", "module", "operand"):
                 self._report_unmoved(found)
@@ -238,6 +245,18 @@ class DeviceMismatch(Rule):
                     "make it on the device of the module's input (`device=x.device`)"
                 fix = self._device_fix(found)
             self.report(found.node, what=what, advice=advice, related=tuple(related), fix=fix)
+        for dropped in self.ctx.placement.dropped_moves():
+            if id(dropped) not in self._reported:
+                tensor = self.ctx.snippet(dropped.func.value)
+                self._report_dropped_alone(dropped, tensor)
+
+    def _report_dropped_alone(self, dropped: cst.Call, tensor: str) -> None:
+        move = self.ctx.snippet(dropped)
+        self.report(dropped, what=f"`{move}` returns a moved copy and drops it: a tensor's `.to()` is not in place, "
+                                  f"so `{tensor}` stays on the device it was on",
+                    advice=f"keep the copy: `{tensor} = {move}`",
+                    fix=Fix(Applicability.UNSAFE, f"Keep the moved copy: `{tensor} = {move}`",
+                            (edits.replace(dropped, f"{tensor} = {move}"),)))
 
     def _report_unmoved(self, found: Found) -> None:
         """A CPU tensor given to a moved module, or CPU class weights meeting its output."""
@@ -269,10 +288,16 @@ class DeviceMismatch(Rule):
                     f"module moved with `{move}`")
             related.append((found.used, "the loss is computed here"))
         device = self.ctx.snippet(found.device) if found.device is not None else None
-        dropped = self.ctx.placement.dropped_move(found.node) if isinstance(found.node, cst.Name) and \
+        tensor = found.node
+        while isinstance(tensor, cst.Subscript):  # `t[:, None]`
+            tensor = tensor.value
+        dropped = self.ctx.placement.dropped_move(tensor) if isinstance(tensor, cst.Name) and \
             found.kind != "module" else None
         if dropped is not None:
             self._report_dropped(found, dropped, what, related)
+            return
+        if found.kind == "input" and self._made_here(found):
+            self._report_made(found, what, device, related)
             return
         advice = f"move it with `.to({device})`" if device else "move it to the module's device"
         fix = None
@@ -291,9 +316,31 @@ class DeviceMismatch(Rule):
         self.report(found.node, what=what + ": RuntimeError at the first batch", advice=advice,
                     related=tuple(related), fix=fix)
 
+    def _made_here(self, found: Found) -> bool:
+        """The CPU tensor given to the module is made by a factory (`torch.zeros(..)`) in the
+        function that calls it, before the call: where `device=` belongs."""
+        made = found.made
+        return isinstance(made, cst.Call) and found.node is not made and made.end <= found.used.start and \
+            self.ctx.qualname(made.func) in torch_api.TORCH_SIZED_FACTORIES and \
+            self.ctx.enclosing_function(made) is self.ctx.enclosing_function(found.used)
+
+    def _report_made(self, found: Found, what: str, device: Optional[str], related: list) -> None:
+        made = found.made
+        fix = None
+        if device and isinstance(found.device, cst.Name) and not any(arg.star for arg in made.args) \
+                and self.ctx.placement.device_visible_at(found.device, found.moved, made):
+            fix = Fix(Applicability.UNSAFE, f"Make it with `device={device}`",
+                      (edits.replace(made, edits.call_text(self.ctx, made, added=f"device={device}")),))
+        related = [(found.node, "it is given to the module here"),
+                   *[(node, why) for node, why in related if node is not made]]
+        self.report(made, what=what + ": RuntimeError at the first batch",
+                    advice=f"make it with `device={device}`" if device else "make it on the module's device",
+                    related=tuple(related), fix=fix)
+
     def _report_dropped(self, found: Found, dropped: cst.Call, what: str, related: list) -> None:
         """``x.to(device)`` as a statement: the tensor's move returns a copy, which is dropped."""
-        name, move = found.node.value, self.ctx.snippet(dropped)
+        self._reported.add(id(dropped))
+        name, move = self.ctx.snippet(dropped.func.value), self.ctx.snippet(dropped)
         fix = Fix(Applicability.UNSAFE, f"Keep the moved copy: `{name} = {move}`",
                   (edits.replace(dropped, f"{name} = {move}"),))
         self.report(dropped, what=(f"`{move}` returns a moved copy and drops it: a tensor's `.to()` is not in place, "

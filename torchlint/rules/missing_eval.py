@@ -54,7 +54,13 @@ class MissingEval(Rule):
     through `nn.Sequential`, this file's module classes and helper functions.
 
     `model.train()` followed by predictions without training in between is how Monte Carlo
-    dropout is written, and is not flagged.
+    dropout is written, and is not flagged, except where it cannot be: `model.train()`
+    written in the function that evaluates (named for evaluating, running no backward), or
+    in a file that never trains, before predictions read out of the graph, when each
+    forward gets a new input (Monte Carlo dropout runs one input again and again) and its
+    output is used (a refresh of batch-norm statistics drops it). The finding is then on
+    the `train()`, the line to change. `model.eval` written without the call is reported
+    where it is written, with the safe fix `model.eval()`.
 
     The finding is on the forward; where the model itself is handed to a function that
     evaluates it (`predict(model, x)`, `model.predict(x)`), that function runs whatever mode
