@@ -84,3 +84,27 @@ plt.plot(scores.detach())
 ''')
     assert [(row, code) for _, row, _, code in project.findings("--no-cache", "--select", "TL415")] == [
         (10, "TL415"), (11, "TL415"), (12, "TL415")]
+
+
+def test_a_plot_of_a_list_of_losses_that_keep_their_graph(project) -> None:
+    project.write("fit.py", '''
+import torch
+import matplotlib.pyplot as plt
+
+w = torch.zeros(1, requires_grad=True)
+x = torch.randn(20)
+y = 3 * x + 1
+losses, values = [], []
+for epoch in range(5):
+    loss = ((x * w - y) ** 2).mean()
+    loss.backward()
+    with torch.no_grad():
+        w -= 0.1 * w.grad
+        w.grad.zero_()
+    losses.append(loss)
+    values.append(loss.item())
+plt.plot(range(5), values)
+plt.plot(range(5), losses)
+''')
+    assert [(row, code) for _, row, _, code in project.findings("--no-cache", "--select", "TL415")] == [
+        (17, "TL415")]

@@ -153,16 +153,26 @@ class NumpyRequiresGrad(Rule):
             return  # `np.asarray(t)` of a tensor that requires grad
         if qualname in torch_api.ARRAY_CONVERTING_FUNCTIONS:  # `np.dot(emb, emb.T)`, `roc_auc_score(y, out)`
             for arg in node.args:
-                if arg.keyword is None and not arg.star and self._report_tensor(node, arg.value):
+                if arg.keyword is None and not arg.star and (self._report_tensor(node, arg.value) or
+                                                             self._report_container(node, arg.value)):
                     return
             return
-        if qualname in torch_api.NUMPY_SEQUENCE_CONVERSIONS and isinstance(first, (cst.Name, cst.Attribute)):
-            flow = self.ctx.grad_flow  # `np.mean(losses)`: numpy converts each tensor the list holds
-            source = flow.container_requires_grad(first)
-            if source is None or flow.runs_without_grad(node):
-                return
-            self.report(node, tensor=first, call=node, source=source.what, line=self._line(source.node),
+        if qualname in torch_api.NUMPY_SEQUENCE_CONVERSIONS:
+            self._report_container(node, first)  # `np.mean(losses)`: numpy converts each tensor the list holds
+
+    def _report_container(self, node: cst.Call, container: cst.BaseExpression) -> bool:
+        """Report ``node`` converting the tensors the list ``container`` holds, when one
+        requires grad; whether one does."""
+        if not isinstance(container, (cst.Name, cst.Attribute)):
+            return False
+        flow = self.ctx.grad_flow
+        source = flow.container_requires_grad(container)
+        if source is None:
+            return False
+        if not flow.runs_without_grad(node):
+            self.report(node, tensor=container, call=node, source=source.what, line=self._line(source.node),
                         evidence=source.steps, related=((source.node, "the gradient comes from here"),))
+        return True
 
     def _report_tensor(self, node: cst.Call, tensor: cst.BaseExpression) -> bool:
         """Report ``node`` converting ``tensor`` when it requires grad (unless gradients are off
