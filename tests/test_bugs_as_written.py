@@ -340,3 +340,43 @@ def test_a_dropped_move_of_a_tensor_is_reported_alone(project) -> None:
     assert result.returncode == 0, result.stdout
     assert "    t = t.to(batch.device)\n" in (project.root / "bad.py").read_text()
     assert _runs(project, "bad.py").returncode == 0
+
+
+MODES_SET_BY_A_HELPER = '''
+import torch
+import torch.nn as nn
+
+
+def set_mode(mode, models):
+    for m in models:
+        if mode == "train":
+            m.train()
+        else:
+            m.eval()
+
+
+def check_accuracy(encoder, head, x, y):
+    set_mode("eval", [encoder, head])
+    with torch.no_grad():
+        accuracy = (head(encoder(x)).argmax(1) == y).float().mean().item()
+    set_mode("train", [encoder, head])
+    return accuracy
+
+
+encoder = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.ReLU())
+head = nn.Sequential(nn.Dropout(0.5), nn.Linear(8, 3))
+optimizer = torch.optim.SGD([*encoder.parameters(), *head.parameters()], lr=0.1)
+x, y = torch.randn(16, 4), torch.randint(0, 3, (16,))
+for step in range(3):
+    set_mode("train", [encoder, head])
+    optimizer.zero_grad()
+    nn.functional.cross_entropy(head(encoder(x)), y).backward()
+    optimizer.step()
+    print(check_accuracy(encoder, head, x, y))
+'''
+
+
+def test_models_whose_mode_a_helper_sets_through_a_list_are_not_reported(project) -> None:
+    project.write("good.py", MODES_SET_BY_A_HELPER)
+    assert project.findings("--no-cache", "--select", "TL414") == []
+    assert _runs(project, "good.py").returncode == 0

@@ -121,6 +121,9 @@ class _Summary:
     evaluates: dict[str, tuple] = field(default_factory=dict)
     exits: dict[str, Optional[object]] = field(default_factory=dict)
     trains: bool = False
+    # It calls `train()`/`eval()` on a module it reaches some other way (`for m in models:
+    # m.eval()`): whatever it is handed may leave in another mode.
+    switches_unknown: bool = False
 
 
 class _State:
@@ -670,6 +673,8 @@ class _Walker:
         value = self.inference.infer(func)
         function = value.function if value is not None and value.kind is Kind.FUNCTION else None
         if name in ("train", "eval") and receiver and function is None:
+            if self.summary is not None and state.lookup(receiver) is None:
+                self.summary.switches_unknown = True
             if name == "train" and (not call.args or _literal(call.args[0].value) is True):
                 state.set(receiver, Train(call, False))
             else:
@@ -705,13 +710,7 @@ class _Walker:
         handed = [arg.value for arg in call.args]
         if isinstance(func, cst.Attribute) and not self._instance_attribute(func):
             handed.append(func.value)  # a method: it may change what its object holds
-        for handed in handed:
-            text = dotted(handed) if isinstance(handed, (cst.Name, cst.Attribute)) else None
-            if text is None:
-                continue
-            for key in list(state.modes):
-                if key == text or key.startswith(text + ".") or text.startswith(key + "."):
-                    state.forget(key)
+        _forget_handed(handed, state)
 
     def _instance_attribute(self, func: cst.Attribute) -> bool:
         """``self.criterion`` of ``self.criterion(out, y)``: an attribute the instances are
@@ -802,6 +801,8 @@ class _Walker:
             elif isinstance(mode, Train):
                 self.owner.report(self, call, key, mode, context, context_node, (call, *calls), inner,
                                   _inner_key(inner), handed="." not in relative)
+        if summary.switches_unknown:
+            _forget_handed([arg.value for arg in call.args], state)
         for relative, mode in summary.exits.items():
             key = _rebased(relative, arguments)
             if key is None:
@@ -960,6 +961,24 @@ def _returns_always(function: cst.FunctionDef) -> bool:
         return False
     return not any(isinstance(node, cst.Return) and node.value is None and _owner(node) is function
                    for node in iter_nodes(function))
+
+
+def _forget_handed(handed: list, state: _State) -> None:
+    """Forget the mode of the models ``handed`` names, also inside a list, tuple, set or dict
+    written in the call (`set_mode("eval", [encoder, decoder])`), and of what they hold."""
+    for value in handed:
+        if isinstance(value, (cst.List, cst.Tuple, cst.Set)):
+            _forget_handed([element.value for element in value.elements], state)
+            continue
+        if isinstance(value, cst.Dict):
+            _forget_handed([element.value for element in value.elements if hasattr(element, "value")], state)
+            continue
+        text = dotted(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+        if text is None:
+            continue
+        for key in list(state.modes):
+            if key == text or key.startswith(text + ".") or text.startswith(key + "."):
+                state.forget(key)
 
 
 def _repeats_input(call: cst.Call) -> bool:
