@@ -165,27 +165,19 @@ class NumpyRequiresGrad(Rule):
         requires grad; whether one does."""
         if not isinstance(container, (cst.Name, cst.Attribute)):
             return False
-        flow = self.ctx.grad_flow
-        source = flow.container_requires_grad(container)
-        if source is None:
-            return False
-        if not flow.runs_without_grad(node):
-            self.report(node, tensor=container, call=node, source=source.what, line=self._line(source.node),
-                        evidence=source.steps, related=((source.node, "the gradient comes from here"),))
-        return True
+        return self._report_source(node, container, self.ctx.grad_flow.container_requires_grad(container), None)
 
     def _report_tensor(self, node: cst.Call, tensor: cst.BaseExpression) -> bool:
         """Report ``node`` converting ``tensor`` when it requires grad (unless gradients are off
         there); whether it requires grad."""
-        flow = self.ctx.grad_flow
-        source = flow.requires_grad(tensor)
+        return self._report_source(node, tensor, self.ctx.grad_flow.requires_grad(tensor), self._fix(node, tensor))
+
+    def _report_source(self, node: cst.Call, tensor: cst.BaseExpression, source, fix: Optional[Fix]) -> bool:
         if source is None:
             return False
-        if not flow.runs_without_grad(node):
+        if not self.ctx.grad_flow.runs_without_grad(node):
             self.report(node, tensor=tensor, call=node, source=source.what, line=self._line(source.node),
-                        evidence=source.steps,
-                        related=((source.node, "the gradient comes from here"),),
-                        fix=self._fix(node, tensor))
+                        evidence=source.steps, related=((source.node, "the gradient comes from here"),), fix=fix)
         return True
 
     def _line(self, node: cst.CSTNode) -> int:
