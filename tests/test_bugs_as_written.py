@@ -380,3 +380,41 @@ def test_models_whose_mode_a_helper_sets_through_a_list_are_not_reported(project
     project.write("good.py", MODES_SET_BY_A_HELPER)
     assert project.findings("--no-cache", "--select", "TL414") == []
     assert _runs(project, "good.py").returncode == 0
+
+
+PREDICT_UNDER_NO_GRAD = '''
+import torch
+import torch.nn as nn
+
+
+class SegModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 2, 3, padding=1)
+
+    def forward(self, x):
+        return self.conv(x)
+
+    def predict(self, x):
+        if self.training:
+            self.eval()
+        with torch.no_grad():
+            x = self.forward(x)
+        return x
+
+
+model = SegModel()
+image = torch.rand(1, 3, 8, 8, requires_grad=True)
+score = model.predict(image)[0, 1].sum()
+score.backward()
+print(image.grad.shape)
+'''
+
+
+def test_a_forward_run_by_a_predict_method_under_no_grad(project) -> None:
+    project.write("bad.py", PREDICT_UNDER_NO_GRAD)
+    assert "does not require grad" in _runs(project, "bad.py").stderr
+    assert project.findings("--no-cache", "--select", "TL408") == [("bad.py", 24, 1, "TL408")]
+    project.write("bad.py", PREDICT_UNDER_NO_GRAD.replace("model.predict(image)", "model(image)"))
+    assert project.findings("--no-cache", "--select", "TL408") == []
+    assert _runs(project, "bad.py").returncode == 0

@@ -277,6 +277,15 @@ class NoGraph:
             forward = getattr(callee.cls, "methods", {}).get("forward")  # a class of the user's
             return forward is None or forward.model is not self.model \
                 or not _RE_ENABLES.search(self._code(forward.node))
+        function = callee.function if callee.kind is Kind.FUNCTION else None
+        if function is not None and function.name == "forward" and function.cls is not None and \
+                function.model is self.model and function.returns:
+            base = self.inference.torch_base(function.cls)
+            params = {param.name.value for param in function.positional_params()}
+            # `self.forward(x)` of a module: its layers make new tensors, unless it hands one back
+            return base is not None and torch_api.is_module_class(base) and \
+                not _RE_ENABLES.search(self._code(function.node)) and \
+                not any(isinstance(value, cst.Name) and value.value in params for value in function.returns)
         return False
 
     def _name(self, node: cst.Name, depth: int) -> Optional[Proof]:
