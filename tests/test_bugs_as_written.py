@@ -395,17 +395,15 @@ class SegModel(nn.Module):
     def forward(self, x):
         return self.conv(x)
 
-    def predict(self, x):
-        if self.training:
-            self.eval()
+    def predict_mask(self, images):
         with torch.no_grad():
-            x = self.forward(x)
-        return x
+            logits = self.forward(images)
+        return logits.softmax(1)
 
 
 model = SegModel()
 image = torch.rand(1, 3, 8, 8, requires_grad=True)
-score = model.predict(image)[0, 1].sum()
+score = model.predict_mask(image)[0, 1].sum()
 score.backward()
 print(image.grad.shape)
 '''
@@ -414,7 +412,7 @@ print(image.grad.shape)
 def test_a_forward_run_by_a_predict_method_under_no_grad(project) -> None:
     project.write("bad.py", PREDICT_UNDER_NO_GRAD)
     assert "does not require grad" in _runs(project, "bad.py").stderr
-    assert project.findings("--no-cache", "--select", "TL408") == [("bad.py", 24, 1, "TL408")]
-    project.write("bad.py", PREDICT_UNDER_NO_GRAD.replace("model.predict(image)", "model(image)"))
+    assert project.findings("--no-cache", "--select", "TL408") == [("bad.py", 22, 1, "TL408")]
+    project.write("bad.py", PREDICT_UNDER_NO_GRAD.replace("model.predict_mask(image)", "model(image).softmax(1)"))
     assert project.findings("--no-cache", "--select", "TL408") == []
     assert _runs(project, "bad.py").returncode == 0
