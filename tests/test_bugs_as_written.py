@@ -112,6 +112,23 @@ def _runs(project, name: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, name], cwd=project.root, capture_output=True, text=True, timeout=120)
 
 
+def _shown_reported_fixed(project, source: str, error: str, code: str, found: list, fixed: str) -> None:
+    """bad.py raises ``error``; ``code`` reports ``found`` there; its unsafe fix writes ``fixed``
+    and the program then runs."""
+    project.write("bad.py", source)
+    assert error in _runs(project, "bad.py").stderr
+    assert project.findings("--no-cache", "--select", code) == found
+    assert fixed in _fixed(project, code, "--unsafe-fixes")
+    assert _runs(project, "bad.py").returncode == 0
+
+
+def _fixed(project, code: str, *options: str) -> str:
+    """bad.py after `check --fix` of ``code`` (with ``options``), which must succeed."""
+    result = project.run("check", "--no-cache", "--select", code, "--fix", *options, "bad.py")
+    assert result.returncode == 0, result.stdout
+    return (project.root / "bad.py").read_text()
+
+
 @pytest.mark.parametrize("source, expected", [
     (FROZEN_BEFORE_THE_HEAD, [("bad.py", 17, 20, "TL408")]),
     (HEAD_AFTER_FREEZING, []),
@@ -136,9 +153,7 @@ def test_a_dropped_move_is_reported_where_it_is_written_and_fixed_there(project)
     assert project.findings("--no-cache", "--select", "TL416") == [("bad.py", 11, 5, "TL416")]
     assert "is not on the expected device" in _runs(project, "bad.py").stderr or \
         "same device" in _runs(project, "bad.py").stderr
-    result = project.run("check", "--no-cache", "--select", "TL416", "--fix", "--unsafe-fixes", "bad.py")
-    assert result.returncode == 0, result.stdout
-    assert "    labels = labels.to(device)\n" in (project.root / "bad.py").read_text()
+    assert "    labels = labels.to(device)\n" in _fixed(project, "TL416", "--unsafe-fixes")
 
 
 def test_the_dropped_move_is_confirmed_at_runtime(project) -> None:
@@ -161,9 +176,7 @@ def test_eval_written_without_the_call_is_reported_and_fixed(project) -> None:
     project.write("bad.py", EVAL_NOT_CALLED)
     assert "BUG:" in _runs(project, "bad.py").stdout
     assert project.findings("--no-cache", "--select", "TL414") == [("bad.py", 13, 5, "TL414")]
-    result = project.run("check", "--no-cache", "--select", "TL414", "--fix", "bad.py")
-    assert result.returncode == 0, result.stdout
-    assert "    model.eval()\n" in (project.root / "bad.py").read_text()
+    assert "    model.eval()\n" in _fixed(project, "TL414")
     assert "BUG:" not in _runs(project, "bad.py").stdout
 
 
@@ -256,8 +269,7 @@ def test_train_called_where_the_model_is_evaluated(project, source: str, expecte
     if bug is not None:  # (Monte Carlo samples differ on purpose)
         assert ("BUG:" in ran.stdout) == bug
     if expected:
-        result = project.run("check", "--no-cache", "--select", "TL414", "--fix", "--unsafe-fixes", "bad.py")
-        assert result.returncode == 0, result.stdout
+        assert ".eval()" in _fixed(project, "TL414", "--unsafe-fixes")
         assert "BUG:" not in _runs(project, "bad.py").stdout
 
 
@@ -332,14 +344,9 @@ def test_a_module_the_object_moves_as_it_is_built(project) -> None:
 
 
 def test_a_dropped_move_of_a_tensor_is_reported_alone(project) -> None:
-    project.write("bad.py", DROPPED_ON_A_HELPERS_TENSOR)
-    assert "expected device" in _runs(project, "bad.py").stderr
     # `.to(orig_dtype)` may be a dtype: another bug, not a move.
-    assert project.findings("--no-cache", "--select", "TL416") == [("bad.py", 12, 5, "TL416")]
-    result = project.run("check", "--no-cache", "--select", "TL416", "--fix", "--unsafe-fixes", "bad.py")
-    assert result.returncode == 0, result.stdout
-    assert "    t = t.to(batch.device)\n" in (project.root / "bad.py").read_text()
-    assert _runs(project, "bad.py").returncode == 0
+    _shown_reported_fixed(project, DROPPED_ON_A_HELPERS_TENSOR, "expected device", "TL416",
+                          [("bad.py", 12, 5, "TL416")], "    t = t.to(batch.device)\n")
 
 
 MODES_SET_BY_A_HELPER = '''
@@ -416,3 +423,31 @@ def test_a_forward_run_by_a_predict_method_under_no_grad(project) -> None:
     project.write("bad.py", PREDICT_UNDER_NO_GRAD.replace("model.predict_mask(image)", "model(image).softmax(1)"))
     assert project.findings("--no-cache", "--select", "TL408") == []
     assert _runs(project, "bad.py").returncode == 0
+
+
+FLOAT_INDICES = '''
+import numpy as np
+import torch
+import torch.nn as nn
+
+
+class TextClassifier(nn.Module):
+    def __init__(self, vocab, dim, classes):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab, dim)
+        self.fc = nn.Linear(dim, classes)
+
+    def forward(self, token_ids):
+        return self.fc(self.embedding(token_ids).mean(1))
+
+
+model = TextClassifier(50, 8, 2)
+sentences = np.random.randint(0, 50, (4, 6)).astype(np.float32)
+batch = torch.from_numpy(sentences)
+print(model(batch).shape)
+'''
+
+
+def test_floating_indices_reach_an_embedding(project) -> None:
+    _shown_reported_fixed(project, FLOAT_INDICES, "'indices'", "TL413", [("bad.py", 18, 9, "TL413")],
+                          "torch.from_numpy(sentences).long()")

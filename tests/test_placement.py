@@ -58,6 +58,29 @@ def test_numpy_true_division_of_integers_is_float64() -> None:
     assert (counts.sum() / (2 * np.maximum(counts, 1))).dtype == np.float64
 
 
+_INDEX_CALLS = {
+    "torch.nn.Embedding": lambda indices: torch.nn.Embedding(10, 4)(indices),
+    "torch.nn.EmbeddingBag": lambda indices: torch.nn.EmbeddingBag(10, 4)(indices.reshape(1, -1)),
+    "torch.nn.functional.embedding": lambda indices: torch.nn.functional.embedding(indices, torch.randn(10, 4)),
+    "torch.nn.functional.one_hot": lambda indices: torch.nn.functional.one_hot(indices, 10),
+}
+
+
+@pytest.mark.parametrize("qualname", sorted(torch_api.INDEX_INPUTS))
+def test_index_inputs_refuse_floating_indices(qualname: str) -> None:
+    assert torch_api.INDEX_INPUTS[qualname] == 0
+    call = _INDEX_CALLS[qualname]
+    call(torch.tensor([1, 2, 3]))
+    for dtype in (torch.float32, torch.float64):
+        with pytest.raises(RuntimeError, match="to have one of the following scalar types|index tensor"):
+            call(torch.tensor([1, 2, 3], dtype=dtype))
+
+
+def test_python_floats_make_the_default_dtype_and_ints_int64() -> None:
+    assert torch.tensor([1.0, -2, 3]).dtype == torch.float32
+    assert torch.tensor([[1, 2], [-3, 4]]).dtype == torch.int64
+
+
 @pytest.mark.parametrize("qualname", sorted(torch_api.FLOAT32_WEIGHT_LAYERS))
 def test_float32_layers_refuse_float64(qualname: str) -> None:
     layer = getattr(torch.nn, qualname.rsplit(".", 1)[1])

@@ -86,6 +86,7 @@ class DtypeMismatch:
     sink: cst.CSTNode
     what: str
     needed: str
+    wanted: str = "float32"  # the dtype to convert it to
 
 
 @dataclass(frozen=True)
@@ -576,6 +577,12 @@ class Placement:
         if explicit is not None:
             return Dtype(explicit, "tensor", node, f"{code} is {explicit}", True) if explicit != "unknown" else None
         if qualname in torch_api.TORCH_CONVERTERS and args:
+            literal = _literal_numbers(args[0].value) if qualname != "torch.from_numpy" else None
+            if literal is not None:  # `torch.tensor([1.0, 2.0])`: Python floats make the default dtype
+                if literal == "float32" and not self._default_is_float32():
+                    return None
+                kind = "Python floats" if literal == "float32" else "Python ints"
+                return Dtype(literal, "tensor", node, f"{code} of {kind} is {literal}", True)
             source = self.dtype(args[0].value, depth)
             if source is None:
                 return None
@@ -797,6 +804,13 @@ class Placement:
                     found.integer or (float64_raises and found.name == "float64")):
                 return DtypeMismatch(given, found, call, f"the target of `{_last(module or qualname)}`",
                                      "a floating dtype (float32, as its input)")
+        # indices given as floats (`nn.Embedding`, `F.one_hot`)
+        index = torch_api.INDEX_INPUTS.get(module or qualname or "")
+        if index is not None and index < len(positional):
+            found = self.dtype(positional[index])
+            if found is not None and found.holder == "tensor" and found.floating:
+                return DtypeMismatch(positional[index], found, call, f"the indices of `{_last(module or qualname)}`",
+                                     "an integer dtype (int64)", wanted="int64")
         # a float32 layer, or an `nn.Sequential` that starts with one
         if module == "torch.nn.Sequential" and positional:
             module = self._first_layer(call.func)
@@ -2313,6 +2327,27 @@ def _as(found: Dtype, name: str, holder: str) -> Dtype:
 
 def _last(qualname: str) -> str:
     return qualname.replace("torch.nn.functional.", "F.").replace("torch.nn.", "nn.")
+
+
+def _literal_numbers(node: cst.BaseExpression) -> Optional[str]:
+    """The dtype torch gives a list or tuple written out of numbers (nested): int64 when all
+    are ints, float32 (the default dtype) when one is a float; None for anything else."""
+    if not isinstance(node, (cst.List, cst.Tuple)) or not node.elements:
+        return None
+    found: set[str] = set()
+    for element in node.elements:
+        value = element.value if not isinstance(element, cst.StarredElement) else None
+        if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+            value = value.expression
+        if isinstance(value, cst.Integer):
+            found.add("int64")
+        elif isinstance(value, cst.Float):
+            found.add("float32")
+        elif isinstance(value, (cst.List, cst.Tuple)) and _literal_numbers(value) is not None:
+            found.add(_literal_numbers(value))
+        else:
+            return None
+    return "float32" if "float32" in found else "int64"
 
 
 def _short(analysis: "ModuleAnalysis", node: cst.CSTNode) -> str:

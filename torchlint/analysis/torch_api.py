@@ -845,6 +845,14 @@ FLOAT_TARGET_LOSSES: dict[str, tuple[int, bool]] = {
     "torch.nn.functional.binary_cross_entropy": (1, True),
     "torch.nn.functional.binary_cross_entropy_with_logits": (1, False),
 }
+# Layers and functions whose input holds indices and must be an integer tensor ("Expected tensor
+# for argument #1 'indices' to have one of the following scalar types: Long, Int"; one_hot: "only
+# applicable to index tensor of type LongTensor"), with the position of the indices; measured on
+# torch 2.13 by tests/test_placement.py.
+INDEX_INPUTS: dict[str, int] = {
+    "torch.nn.Embedding": 0, "torch.nn.EmbeddingBag": 0, "torch.nn.functional.embedding": 0,
+    "torch.nn.functional.one_hot": 0,
+}
 # Matrix products whose operands must have one dtype ("expected m1 and m2 to have the same dtype").
 SAME_DTYPE_PRODUCTS = frozenset({"torch.mm", "torch.bmm", "torch.matmul"})
 # Functions that change the default dtype of the process: after them, factories are not float32.

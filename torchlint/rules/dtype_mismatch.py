@@ -4,15 +4,20 @@ from typing import Optional
 
 from torchlint.framework.api import (
     CONFIRMED, NOT_REPRODUCED, Applicability, Bad, DtypeMismatch as Found, Fix, Kind, Observation, Rule, Verdict, cst, edits,
-    keyword,
+    keyword, torch_api,
 )
 
 # What torch 2.13 says when an operation gets a dtype it does not take.
 _SIGNATURES = (
     "expected scalar type", "but expected Float", "can't be cast to the desired output type",
     "must have the same dtype", "should be the same", "does not match weight dtype",
-    "mixed dtype", "to have the same dtype",
+    "mixed dtype", "to have the same dtype", "to have one of the following scalar types",
+    "only applicable to index tensor",
 )
+
+
+# The tensor method that converts to each dtype a finding may ask for.
+_CONVERSIONS = {"float32": "float", "int64": "long"}
 
 
 class DtypeMismatch(Rule):
@@ -23,7 +28,8 @@ class DtypeMismatch(Rule):
     message = "{lead}; it reaches {what}, which takes {needed}: RuntimeError at the first batch; {advice}"
     fix = Applicability.SAFE
     raised_where_used = True
-    requires = (r"numpy|np\.|dtype|torch\.(full|arange|tensor|as_tensor|from_numpy|randint)|\.(double|long)\(",)
+    requires = (r"numpy|np\.|dtype|torch\.(full|arange|tensor|as_tensor|from_numpy|randint)|\.(double|long|float)\("
+                r"|FloatTensor|DoubleTensor",)
     references = (
         ("Tensor attributes: torch.dtype", "https://pytorch.org/docs/stable/tensor_attributes.html#torch-dtype"),
         ("torch.from_numpy", "https://pytorch.org/docs/stable/generated/torch.from_numpy.html"),
@@ -42,7 +48,8 @@ class DtypeMismatch(Rule):
     - an integer target of `nn.BCELoss`/`nn.BCEWithLogitsLoss` and their functions
       (`torch.full((n,), 1)` takes the dtype of its fill value: int64; `torch.randint` class ids),
       and a float64 target of `BCELoss`;
-    - operands of different dtypes in `torch.mm`/`bmm`/`matmul` (one of them float32).
+    - operands of different dtypes in `torch.mm`/`bmm`/`matmul` (one of them float32);
+    - floating indices given to `nn.Embedding`/`nn.EmbeddingBag`/`F.embedding`/`F.one_hot`.
 
     The dtype is followed through names, attributes, the functions of the file and the
     data pipeline: the batches of a `DataLoader` have the dtype of its dataset's items (the
@@ -153,11 +160,14 @@ class DtypeMismatch(Rule):
             related.append((found.sink, f"it reaches {found.what} here"))
             for call in self._loss_calls(found):
                 related.append((call, "the loss is computed here"))
-            advice = "make it float32 where it is made" if at_origin else "convert it with `.float()` here"
+            method = _CONVERSIONS[found.wanted]
+            advice = f"make it {found.wanted} where it is made" if at_origin else \
+                f"convert it with `.{method}()` here"
             lead = found.dtype.why if at_origin else \
                 f"`{self.ctx.snippet(found.value)}` is {found.dtype.name} ({found.dtype.why})"
             self.report(where, lead=lead, what=found.what, needed=found.needed, advice=advice, related=tuple(related),
-                        fix=self._origin_fix(origin) if at_origin else self._use_fix(found.value))
+                        fix=self._origin_fix(origin, found.wanted) if at_origin else
+                        self._use_fix(found.value, found.wanted))
 
     def _torch_call(self, call: cst.Call) -> bool:
         qualname = self.ctx.qualname(call.func) or ""
@@ -180,25 +190,28 @@ class DtypeMismatch(Rule):
                 calls.append(call)
         return calls[:3]
 
-    def _origin_fix(self, origin: cst.Call) -> Optional[Fix]:
+    def _origin_fix(self, origin: cst.Call, wanted: str) -> Optional[Fix]:
         torch, imports = edits.torch_name(self.ctx)
         func = origin.func
         qualname = self.ctx.qualname(func) or ""
-        if isinstance(func, cst.Attribute) and func.attr.value == "double" and not origin.args:
+        method = _CONVERSIONS[wanted]
+        if wanted == "float32" and isinstance(func, cst.Attribute) and func.attr.value == "double" and not origin.args:
             return Fix(Applicability.UNSAFE, "Use `.float()`", (edits.replace(func.attr, "float"),))
         if qualname == "torch.from_numpy":
-            return Fix(Applicability.UNSAFE, "Convert to float32 with `.float()`",
-                       (edits.insert_after(origin, ".float()"),))
-        if not qualname.startswith("torch.") or any(arg.star for arg in origin.args):
+            return Fix(Applicability.UNSAFE, f"Convert to {wanted} with `.{method}()`",
+                       (edits.insert_after(origin, f".{method}()"),))
+        if not qualname.startswith("torch.") or any(arg.star for arg in origin.args) or \
+                torch_api.is_tensor_type(qualname):
             return None
         text = edits.call_text(self.ctx, origin, dropped=lambda arg: arg.keyword is not None
-                               and arg.keyword.value == "dtype", added=f"dtype={torch}.float32")
-        return Fix(Applicability.UNSAFE, "Make it float32 (`dtype=torch.float32`)",
+                               and arg.keyword.value == "dtype", added=f"dtype={torch}.{wanted}")
+        return Fix(Applicability.UNSAFE, f"Make it {wanted} (`dtype=torch.{wanted}`)",
                    (edits.replace(origin, text), *imports))
 
-    def _use_fix(self, value: cst.BaseExpression) -> Optional[Fix]:
-        return Fix(Applicability.SAFE, "Convert with `.float()`",
-                   (edits.replace(value, edits.method_call(self.ctx, value, "float()")),))
+    def _use_fix(self, value: cst.BaseExpression, wanted: str) -> Optional[Fix]:
+        method = _CONVERSIONS[wanted]
+        return Fix(Applicability.SAFE, f"Convert with `.{method}()`",
+                   (edits.replace(value, edits.method_call(self.ctx, value, f"{method}()")),))
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
