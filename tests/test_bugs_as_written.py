@@ -451,3 +451,31 @@ print(model(batch).shape)
 def test_floating_indices_reach_an_embedding(project) -> None:
     _shown_reported_fixed(project, FLOAT_INDICES, "'indices'", "TL413", [("bad.py", 18, 9, "TL413")],
                           "torch.from_numpy(sentences).long()")
+
+
+DEVICE_DEFAULTS_TO_THE_CPU = '''
+import torch
+import torch.nn as nn
+
+
+def reconstruction_loss(model, batch, scale, device):
+    batch = batch.to(device)
+    return ((model(batch) - batch) / scale).pow(2).mean()
+
+
+def fit(model, batches, optimizer, scale, device=torch.device("cpu")):
+    for batch in batches:
+        optimizer.zero_grad()
+        reconstruction_loss(model, batch, scale, device).backward()
+        optimizer.step()
+
+
+model = nn.Linear(4, 4)
+fit(model, [torch.randn(8, 4)], torch.optim.SGD(model.parameters(), lr=0.1), torch.rand(4) + 0.5)
+'''
+
+
+def test_a_device_every_caller_leaves_on_the_cpu_moves_nothing(project) -> None:
+    project.write("good.py", DEVICE_DEFAULTS_TO_THE_CPU)
+    assert project.findings("--no-cache", "--select", "TL416") == []
+    assert _runs(project, "good.py").returncode == 0

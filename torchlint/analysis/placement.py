@@ -948,6 +948,9 @@ class Placement:
             return self._is_cpu(node.args[0].value, depth + 1)
         if isinstance(node, cst.Name) and depth < 4:
             bindings = self.model.resolve(node)
+            if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM:  # what every call site passes
+                passed = self._passed(bindings[0])
+                return bool(passed) and all(value is not None and self._is_cpu(value, depth + 1) for value in passed)
             return bool(bindings) and all(binding.kind is BindingKind.ASSIGN and binding.value is not None
                                           and not binding.path and self._is_cpu(binding.value, depth + 1)
                                           for binding in bindings)
