@@ -479,3 +479,41 @@ def test_a_device_every_caller_leaves_on_the_cpu_moves_nothing(project) -> None:
     project.write("good.py", DEVICE_DEFAULTS_TO_THE_CPU)
     assert project.findings("--no-cache", "--select", "TL416") == []
     assert _runs(project, "good.py").returncode == 0
+
+
+TOTAL_WITH_A_HELPERS_BACKWARD = '''
+import torch
+import torch.nn as nn
+
+
+class Runner:
+    def backward(self, loss):
+        loss.backward()
+
+
+def train(model, batches, optimizer, runner):
+    for epoch in range(2):
+        loss_sum = torch.tensor(0.0)
+        for step, (x, y) in enumerate(batches):
+            loss = nn.functional.mse_loss(model(x), y)
+            loss_sum += loss
+            runner.backward(loss)
+            optimizer.step()
+            optimizer.zero_grad()
+        print(epoch, loss_sum.item() / (step + 1))
+    return loss_sum
+
+
+model = nn.Linear(4, 1)
+total = train(model, [(torch.randn(8, 4), torch.randn(8, 1))] * 3, torch.optim.SGD(model.parameters(), lr=0.1),
+              Runner())
+# -- corpus check --
+if total.grad_fn is not None:
+    print("BUG: the epoch total holds the graph of every step")
+'''
+
+
+def test_a_total_whose_losses_a_helper_back_propagates(project) -> None:
+    project.write("bad.py", TOTAL_WITH_A_HELPERS_BACKWARD)
+    assert "BUG:" in _runs(project, "bad.py").stdout
+    assert project.findings("--no-cache", "--select", "TL401") == [("bad.py", 15, 13, "TL401")]

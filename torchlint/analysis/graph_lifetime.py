@@ -124,15 +124,16 @@ class GraphLifetime:
         scope = self._scope_of(expression)
         if scope is None:
             return None
-        backwards = [(tensor, call) for tensor, call, at in self._backwards(scope) if _inside(at, loop)]
+        # `at`: where the backward runs in this scope (the call of a function that runs it).
+        backwards = [(tensor, call, at) for tensor, call, at in self._backwards(scope) if _inside(at, loop)]
         held = _dotted_root(container) if container is not None else None
-        for tensor, call in backwards:
+        for tensor, call, at in backwards:
             if held is not None and _dotted_root(tensor) == held and isinstance(tensor, cst.Subscript) \
-                    and not self._rebound_between(tensor, call, expression, loop):
+                    and not self._rebound_between(tensor, at, expression, loop):
                 return call
         for root, node in _roots(expression):
-            for tensor, call in backwards:
-                if _dotted_root(tensor) == root and not self._rebound_between(tensor, call, expression, loop):
+            for tensor, call, at in backwards:
+                if _dotted_root(tensor) == root and not self._rebound_between(tensor, at, expression, loop):
                     return call
             if isinstance(node, cst.Name):
                 found = self._returned_by_call(node)
@@ -160,7 +161,7 @@ class GraphLifetime:
         receiver = backward.func.value
         return text[receiver.start:receiver.end] == text[expression.start:expression.end]
 
-    def _rebound_between(self, tensor: cst.BaseExpression, backward: cst.Call, read: cst.CSTNode,
+    def _rebound_between(self, tensor: cst.BaseExpression, backward: cst.CSTNode, read: cst.CSTNode,
                          loop: cst.CSTNode) -> bool:
         """What was back-propagated is assigned again between the backward and the read
         (``out["loss"] = out["loss"].detach()``, ``loss = next_loss``): the read is of
