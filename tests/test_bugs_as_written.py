@@ -517,3 +517,71 @@ def test_a_total_whose_losses_a_helper_back_propagates(project) -> None:
     project.write("bad.py", TOTAL_WITH_A_HELPERS_BACKWARD)
     assert "BUG:" in _runs(project, "bad.py").stdout
     assert project.findings("--no-cache", "--select", "TL401") == [("bad.py", 15, 13, "TL401")]
+
+
+METER = '''
+import torch
+import torch.nn as nn
+
+
+class AverageMeter:
+    def __init__(self):
+        self.sum = 0
+        self.count = 0
+
+    def update(self, val, n=1):
+        self.sum += val * n
+        self.count += n
+
+    @property
+    def avg(self):
+        return self.sum / self.count
+
+
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+losses, accuracies = AverageMeter(), AverageMeter()
+for step in range(4):
+    x, y = torch.randn(8, 4), torch.randn(8, 1)
+    out = model(x)
+    loss = nn.functional.mse_loss(out, y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    losses.update(loss, x.size(0))
+    accuracies.update(((out - y).abs() < 0.5).float().mean().item(), x.size(0))
+print(losses.avg)
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (METER, [("bad.py", 11, 9, "TL401")]),
+    (METER.replace("losses.update(loss, x.size(0))", "losses.update(loss.item(), x.size(0))"), []),
+    (METER.replace("        self.sum += val * n", "        if torch.is_tensor(val):\n            val = val.item()\n"
+                                                   "        self.sum += val * n"), []),
+    (METER.replace("        self.sum += val * n", "        self.sum += float(val) * n"), []),
+], ids=["meter-given-the-loss", "given-its-value", "update-takes-the-value", "update-adds-the-value"])
+def test_a_meter_given_a_loss_that_holds_its_graph(project, source: str, expected) -> None:
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL401") == expected
+    assert _runs(project, "bad.py").returncode == 0
+
+
+def test_the_meter_is_confirmed_at_runtime(project) -> None:
+    project.write("bad.py", METER.replace("    accuracies.update(((out - y).abs() < 0.5).float().mean().item(), x.size(0))\n",
+                                          ""))
+    result = project.run("check", "--no-cache", "--select", "TL401", "--runtime", "bad.py")
+    assert "CONFIRMED" in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize("sizes, verdict", [
+    ([7, 0, 12, 0, 17, 0], "CONFIRMED"),  # two meters: the one given losses grows
+    ([7, 0, 7, 0, 7, 0], "NOT REPRODUCED"),  # reset between iterations
+    ([0, 7, 12, 17], "CONFIRMED"),
+    ([7, 12], "NOT REPRODUCED"),
+])
+def test_the_total_judge_compares_the_runs_that_held_a_graph(sizes, verdict: str) -> None:
+    from torchlint.framework.verdicts import Observation
+    from torchlint.rules.loss_accumulation import LossAccumulation
+
+    assert LossAccumulation.judge(Observation(probe="self.sum", graph_sizes=sizes)).verdict == verdict

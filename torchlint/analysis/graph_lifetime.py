@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-from torchlint.analysis import torch_facts
+from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.semantic import BindingKind, Scope
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import dotted
@@ -139,6 +139,30 @@ class GraphLifetime:
                 found = self._returned_by_call(node)
                 if found is not None:
                     return found
+        return None
+
+    def backpropagated_by_callers(self, expression: cst.BaseExpression,
+                                  function: cst.FunctionDef
+                                  ) -> Optional[tuple[cst.Call, cst.BaseExpression, cst.Call]]:
+        """``expression`` (read in ``function``) is computed from a parameter that a call of
+        ``function`` in a loop of this file passes a value back-propagated in that iteration
+        (``meter.update(loss)`` after ``loss.backward()``): (that call, the argument, the backward)."""
+        info = self.model.functions.get(id(function))
+        if info is None or _takes_values(expression):
+            return None
+        # parameters read as they were given (not rebound on the way: `val = val.item()`)
+        read = {node.value for node in iter_nodes(expression) if isinstance(node, cst.Name)
+                and all(binding.kind is BindingKind.PARAM for binding in self.model.resolve(node))}
+        params = [param for param in info.positional_params() if param.name.value in read]
+        for call in self.inference.calls_of(info):
+            loop = self.keeping_loop(call)
+            if loop is None or isinstance(loop, cst.FunctionDef):
+                continue
+            for param in params:
+                argument = self.inference.passed_argument(call, info, param)
+                backward = self.backpropagated(argument, loop) if argument is not None else None
+                if backward is not None:
+                    return call, argument, backward
         return None
 
     def runs_unconditionally(self, backward: cst.Call, statement: cst.CSTNode, loop: cst.CSTNode) -> bool:
@@ -326,6 +350,17 @@ def _loops_around(node: cst.CSTNode) -> bool:
         if isinstance(ancestor, _SCOPES):
             return False
         child = ancestor
+    return False
+
+
+def _takes_values(expression: cst.BaseExpression) -> bool:
+    """``expression`` takes its tensors' values out of the graph somewhere (`val.item() * n`,
+    `float(val)`, `val.detach()`, `val.data`)."""
+    for node in iter_nodes(expression):
+        if isinstance(node, cst.Attribute) and node.attr.value in (*torch_api.TO_PLAIN_METHODS, "detach", "data"):
+            return True
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("float", "int"):
+            return True
     return False
 
 

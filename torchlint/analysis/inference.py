@@ -26,7 +26,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Iterable, Optional
 
 from torchlint.syntax import cst
-from torchlint.syntax.nodes import called_name, integer_index, is_true, keyword, looks_like_size, positional_args
+from torchlint.syntax.nodes import (
+    called_name, integer_index, is_true, keyword, looks_like_size, positional_args, tuple_element,
+)
 from torchlint.syntax.walk import iter_nodes, settle_upward
 from torchlint.analysis import docstrings, torch_api
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
@@ -874,9 +876,9 @@ class Inference:
         """``name`` holds an instance of ``cls`` (a class of this file), known from a
         construction this inference sees without following call sites (no cycles)."""
         bindings = self.model.resolve(name)
-        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path:
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].iterates:
             return False
-        value = bindings[0].value
+        value = tuple_element(bindings[0].value, bindings[0].path)  # `losses, top1 = Meter(), Meter()`
         if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name):
             return False
         return any(binding.definition is cls for binding in self.model.resolve(value.func))

@@ -33,7 +33,10 @@ class LossAccumulation(Rule):
     (`losses = trainer.train_step(batch)`, also through `self.loss.backward()` in a method
     it calls). A total reset every few steps under an `if` still keeps the graphs in
     between; a function that adds into a tensor reached from `self` or a parameter keeps
-    them across its calls when this file calls it in a loop. It stays quiet for `.item()`,
+    them across its calls when this file calls it in a loop, also when what it adds is its
+    parameter and a call in a loop passes a value back-propagated there (`meter.update(loss)`
+    after `loss.backward()`, into `self.sum += val * n`: the advice is then to pass
+    `loss.item()` at the call, as other calls may pass numbers). It stays quiet for `.item()`,
     `.detach()` and `float()` totals, for code under `torch.no_grad()`, when what was
     back-propagated is replaced (`out["loss"] = out["loss"].detach()`) before it is kept,
     and, for a loss not yet back-propagated, when the total, or a value computed from it
@@ -169,6 +172,11 @@ class LossAccumulation(Rule):
         # in a list to concatenate them is how recurrent models are unrolled, not a leak.
         # Or anything back-propagated in the same iteration: it carries the graph it kept.
         backward = lifetime.backpropagated(added, loop, total if appended else None)
+        caller = None
+        if backward is None and isinstance(loop, cst.FunctionDef) and not isinstance(total, cst.Name):
+            found = lifetime.backpropagated_by_callers(added, loop)  # `self.sum += val * n` of `meter.update(loss)`
+            if found is not None:
+                caller, argument, backward = found
         if backward is None:
             if in_place and self.ctx.tensor(total) is None:
                 return
@@ -180,6 +188,13 @@ class LossAccumulation(Rule):
                 and (backward is None or not lifetime.runs_unconditionally(backward, statement, loop)):
             return
         related = ((backward, "back-propagated here: it holds that graph"),) if backward is not None else ()
+        if caller is not None:
+            # Other calls may pass numbers: the change belongs where the tensor is passed.
+            related = ((caller, "called here, each iteration, with a value that holds its graph"), *related)
+            line = self.ctx.line_index.position(caller.start)[0]
+            self.report(statement, stmt=statement, total=total, related=related,
+                        instead=f"pass numbers where it is called: `{self.ctx.snippet(argument)}.item()` (line {line})")
+            return
         if value is None and not lifetime.is_backpropagated_tensor(added, backward):
             # A dict or list of losses: each tensor in it needs `.item()`; no edit does that.
             self.report(statement, stmt=statement, total=total, related=related,
@@ -194,12 +209,17 @@ class LossAccumulation(Rule):
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
-        sizes = run.graph_sizes
+        # A statement run for several objects (two meters, one given losses and one numbers)
+        # measures a graph only where the total holds one: those are the iterations compared.
+        sizes = [size for size in run.graph_sizes if size] if 0 in run.graph_sizes[1:] else run.graph_sizes
         growth = [b > a for a, b in zip(sizes, sizes[1:])]
         if len(sizes) >= 3 and all(growth[-2:]):
             shown = " -> ".join(str(size) for size in sizes[:6]) + (" -> ..." if len(sizes) > 6 else "")
+            without = len(run.graph_sizes) - len(sizes)
+            left_out = f" ({without} runs of the statement where it held no graph left out)" if without else ""
             return Verdict(CONFIRMED, f"the autograd graph reachable from `{run.probe}` grew every iteration: "
-                                      f"{shown} nodes over {len(sizes)} iterations (each loss's graph stays alive)")
+                                      f"{shown} nodes over {len(sizes)} iterations (each loss's graph stays "
+                                      f"alive){left_out}")
         if sizes:
             return Verdict(NOT_REPRODUCED, f"the graph reachable from `{run.probe}` did not grow "
                                            f"({', '.join(map(str, sizes[:6]))} nodes)")
