@@ -568,8 +568,8 @@ def test_a_meter_given_a_loss_that_holds_its_graph(project, source: str, expecte
 
 
 def test_the_meter_is_confirmed_at_runtime(project) -> None:
-    project.write("bad.py", METER.replace("    accuracies.update(((out - y).abs() < 0.5).float().mean().item(), x.size(0))\n",
-                                          ""))
+    # Two meters share the statement; the runtime follows the one that holds a graph.
+    project.write("bad.py", METER)
     result = project.run("check", "--no-cache", "--select", "TL401", "--runtime", "bad.py")
     assert "CONFIRMED" in result.stdout, result.stdout
 
@@ -585,3 +585,32 @@ def test_the_total_judge_compares_the_runs_that_held_a_graph(sizes, verdict: str
     from torchlint.rules.loss_accumulation import LossAccumulation
 
     assert LossAccumulation.judge(Observation(probe="self.sum", graph_sizes=sizes)).verdict == verdict
+
+
+ACCELERATE_LOOP = '''
+import torch
+import torch.nn as nn
+from accelerate import Accelerator
+
+accelerator = Accelerator()
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model, optimizer = accelerator.prepare(model, optimizer)
+total = 0
+for step in range(3):
+    x, y = torch.randn(8, 4), torch.randn(8, 1)
+    loss = nn.functional.mse_loss(model(x), y)
+    total += loss
+    accelerator.backward(loss)
+    optimizer.step()
+    optimizer.zero_grad()
+print(total / 3)
+'''
+
+
+def test_accelerators_backward_back_propagates_its_argument(project) -> None:
+    # accelerate is not installed here: the linter reads it, nothing runs.
+    project.write("bad.py", ACCELERATE_LOOP)
+    assert project.findings("--no-cache", "--select", "TL401,TL408,TL411") == [("bad.py", 13, 5, "TL401")]
+    project.write("bad.py", ACCELERATE_LOOP.replace("total += loss", "total += loss.item()"))
+    assert project.findings("--no-cache", "--select", "TL401,TL408,TL411") == []

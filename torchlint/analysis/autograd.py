@@ -404,18 +404,32 @@ class AutogradModel:
 
     def _backward(self, call: cst.Call) -> Optional[Backward]:
         func = call.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "backward":
-            if self.inference.tensor(func.value) is None:
-                return None
+        if isinstance(func, cst.Attribute) and func.attr.value == "backward" and \
+                self.inference.tensor(func.value) is not None:
             tensor = func.value
         elif isinstance(func, (cst.Attribute, cst.Name)) and \
                 (func.attr.value if isinstance(func, cst.Attribute) else func.value) in ("grad", "backward") \
                 and call.args and self.inference.qualname(func) in _BACKWARD_FUNCTIONS:
             tensor = call.args[0].value
+        elif isinstance(func, cst.Attribute) and call.args and call.args[0].keyword is None and \
+                not call.args[0].star and self._library_backward(func):
+            tensor = call.args[0].value  # `accelerator.backward(loss)`
         else:
             return None
         retain = _retain_argument(call)
         return Backward(call, tensor, retain is not None and is_true(retain))
+
+    def _library_backward(self, func: cst.Attribute) -> bool:
+        """``accelerator.backward`` on ``accelerator = Accelerator(..)``: a library's method
+        that back-propagates its first argument."""
+        receiver = func.value
+        if not isinstance(receiver, cst.Name):
+            return False
+        values = self.model.assigned_values(receiver)
+        if not values or not all(isinstance(value, cst.Call) for value in values):
+            return False
+        classes = {self.inference.qualname(value.func) for value in values}  # type: ignore[union-attr]
+        return len(classes) == 1 and torch_api.LIBRARY_BACKWARDS.get(classes.pop() or "") == func.attr.value
 
     def _step(self, call: cst.Call) -> Optional[OptimizerStep]:
         func = call.func

@@ -614,6 +614,8 @@ class Inference:
                     value = value.because(Step(binding.value, text))
         if value is None:
             value = self._usage_value(binding)
+            if value is not None and value.kind is Kind.TENSOR and self._library_instance(binding):
+                value = None  # `accelerator.backward(loss)` does not make `accelerator` a tensor
         if value is not None and value.kind is Kind.TENSOR and value.attached \
                 and kind is not BindingKind.PARAM and self.grad_disabled(binding.node) is not None:
             value = value.in_graph(False, True)
@@ -882,6 +884,17 @@ class Inference:
         if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name):
             return False
         return any(binding.definition is cls for binding in self.model.resolve(value.func))
+
+    def _library_instance(self, binding: Binding) -> bool:
+        """``name = Accelerator(..)``: an instance of a class imported from elsewhere than
+        torch (named as Python names classes): a module perhaps, but how the name is used
+        does not make it a tensor (`accelerator.backward(loss)`)."""
+        value = binding.value if binding.kind is BindingKind.ASSIGN and not binding.path else None
+        if not isinstance(value, cst.Call):
+            return False
+        qualname = self.qualname(value.func)
+        return qualname is not None and not qualname.startswith(("torch.", "numpy.")) and \
+            qualname.rsplit(".", 1)[-1][:1].isupper()
 
     def _usage_value(self, binding: Binding) -> Optional[Value]:
         """Evidence from how a name is used: ``loss.backward()`` means ``loss`` is a tensor."""

@@ -912,6 +912,10 @@ DISTRIBUTION_METHODS = frozenset({"log_prob", "entropy", "rsample", "cdf", "icdf
 # `torch.autograd.backward(tensors)` and `torch.autograd.grad(outputs, inputs)`: the keyword
 # of the tensors whose graph they walk.
 AUTOGRAD_ENTRY_POINTS = {"torch.autograd.backward": "tensors", "torch.autograd.grad": "outputs"}
+# Objects of training libraries whose method back-propagates the loss given first
+# (`accelerator.backward(loss)` runs `loss.backward()`): class -> method.
+LIBRARY_BACKWARDS = {"accelerate.Accelerator": "backward", "lightning.fabric.Fabric": "backward",
+                     "lightning.Fabric": "backward"}
 
 
 # --- values leaving torch (analysis.graph_exits) ----------------------------------------------

@@ -116,11 +116,18 @@ class Site:
     hits: int = 0
     uses: int = 0  # runs of its related lines, for a rule whose error comes where the value is used
     events: list = field(default_factory=list)  # (kind, details) in order
+    # A probe of an object's attribute (`self.sum` in a meter's `update`) follows one object:
+    # the first whose value holds a graph; ``samples`` counts the probes of it.
+    owner: Optional[int] = None
+    samples: int = 0
 
     @property
     def seen_enough(self) -> bool:
         """Run often enough to be judged; one whose error comes where its value is used
-        (``RAISED_WHERE_USED``) also once it reached a line where it is used."""
+        (``RAISED_WHERE_USED``) also once it reached a line where it is used; a probe of an
+        object's attribute once that object was probed often enough."""
+        if self.owner is not None and self.samples < ENOUGH_HITS:
+            return False
         return self.hits >= ENOUGH_HITS and (self.uses > 0 or self.code not in RAISED_WHERE_USED
                                              or not self.related_lines)
 
@@ -942,8 +949,18 @@ class Monitor:
             self._numpy_written(site, self.before.pop(site.id, []))
         elif site.code == "TL401":
             value = _evaluate(site.probe, frame)
-            if value is not _MISSING:
-                self.graph_sizes.setdefault(site.id, []).append(_graph_size(value))
+            if value is _MISSING:
+                return
+            size = _graph_size(value)
+            root, dot, _ = site.probe.partition(".")
+            if dot:  # `self.sum`: the same object from one run of the statement to the next
+                owner = id(_evaluate(root, frame))
+                if site.owner is None and size:
+                    site.owner = owner
+                if site.owner is not None and site.owner != owner:
+                    return
+                site.samples += site.owner is not None
+            self.graph_sizes.setdefault(site.id, []).append(size)
         elif site.code == "TL418":
             owner, _, attribute = site.probe.partition("|")
             value = _evaluate(owner, frame)
