@@ -614,3 +614,37 @@ def test_accelerators_backward_back_propagates_its_argument(project) -> None:
     assert project.findings("--no-cache", "--select", "TL401,TL408,TL411") == [("bad.py", 13, 5, "TL401")]
     project.write("bad.py", ACCELERATE_LOOP.replace("total += loss", "total += loss.item()"))
     assert project.findings("--no-cache", "--select", "TL401,TL408,TL411") == []
+
+
+NORMALIZED_IN_A_HELPER = '''
+import torch
+import torch.nn as nn
+
+
+def normalize(t):
+    t -= t.mean()
+    t /= t.std()
+    return t
+
+
+encoder = nn.Sequential(nn.Linear(4, 8), nn.ReLU())
+z = encoder(torch.randn(6, 4))
+z = normalize(z)
+z.sum().backward()
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (NORMALIZED_IN_A_HELPER, [("bad.py", 13, 5, "TL409")]),
+    (NORMALIZED_IN_A_HELPER.replace("    t -= t.mean()\n    t /= t.std()\n", "    t = (t - t.mean()) / t.std()\n"),
+     []),
+    (NORMALIZED_IN_A_HELPER.replace("    t -= t.mean()\n    t /= t.std()\n", "    t = t.clone()\n    t -= t.mean()\n"),
+     []),
+    (NORMALIZED_IN_A_HELPER.replace("    t -= t.mean()\n    t /= t.std()\n",
+                                    "    if not t.requires_grad:\n        t -= t.mean()\n"), []),
+], ids=["writes-its-parameter", "computes-anew", "clones-first", "writes-only-without-grad"])
+def test_a_helper_that_writes_its_parameter_in_place(project, source: str, expected) -> None:
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL409") == expected
+    ran = _runs(project, "bad.py")
+    assert ("modified by an inplace operation" in ran.stderr) == bool(expected), ran.stderr

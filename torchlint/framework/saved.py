@@ -25,7 +25,7 @@ from torchlint.syntax.walk import iter_nodes
 from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.semantic import Binding, BindingKind
 from torchlint.analysis.values import Kind
-from torchlint.framework.writes import Write, basic_index, find_write, written_through_alias
+from torchlint.framework.writes import Write, basic_index, find_write, helper_write, written_through_alias
 
 if TYPE_CHECKING:
     from torchlint.framework.context import FileContext
@@ -95,7 +95,7 @@ def saved_writes(ctx: "FileContext") -> list[SavedWrite]:
                            augmented.get((id(scope.node), name), []), key=lambda node: node.start)
             shown: set[int] = set()  # the savers already reported: their first write is the one to change
             for load in loads:
-                write = find_write(ctx, load)
+                write = find_write(ctx, load) or helper_write(ctx, load)
                 if write is None or written_through_alias(ctx, load, write.node):
                     continue
                 read = saved_read(ctx, ctx.model.resolve(load), write.node, name)

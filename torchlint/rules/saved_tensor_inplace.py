@@ -46,7 +46,10 @@ class SavedTensorInplace(Rule):
     (torchlint's table of torch facts, generated under `saved_tensors_hooks`): `exp`,
     `sigmoid`, `tanh`, `relu`, `softmax` save their result; `pow`, `log`, `abs` their
     input; `x * t`, `x @ t`, `F.linear` and `F.conv2d` the other operand of one that
-    requires grad. The finding names the saving operation and the backward.
+    requires grad. The finding names the saving operation and the backward. A function of
+    the file that writes its parameter in place on every call (`def normalize(t): t -=
+    t.mean()`) writes what it is given: `z = normalize(z)` on a saved `z` is flagged at the
+    call.
 
     In the `forward` of an `nn.Module` the backward is the training step's: what
     `forward` returns is differentiated after it, so a write there to a saved tensor
