@@ -1807,9 +1807,10 @@ def _rebased(module: str, root: str, receiver: str) -> str:
 
 
 def _retain_argument(call: cst.Call) -> Optional[cst.BaseExpression]:
-    """The ``retain_graph`` a backward call passes (by keyword, or second to ``t.backward``);
-    without one, ``create_graph``, its default."""
-    retain = keyword(call, "retain_graph")
+    """The ``retain_graph`` a backward call passes (by keyword, or second to ``t.backward``;
+    also under its pre-0.4 name ``retain_variables``, which TL206 renames); without one,
+    ``create_graph``, its default."""
+    retain = keyword(call, "retain_graph") or keyword(call, "retain_variables")
     func = call.func
     if retain is None and isinstance(func, cst.Attribute) and func.attr.value == "backward":
         positional = [arg for arg in call.args if arg.keyword is None]
