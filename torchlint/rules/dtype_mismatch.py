@@ -16,10 +16,6 @@ _SIGNATURES = (
 )
 
 
-# The tensor method that converts to each dtype a finding may ask for.
-_CONVERSIONS = {"float32": "float", "int64": "long"}
-
-
 class DtypeMismatch(Rule):
     code = "TL413"
     name = "dtype-mismatch"
@@ -160,7 +156,7 @@ class DtypeMismatch(Rule):
             related.append((found.sink, f"it reaches {found.what} here"))
             for call in self._loss_calls(found):
                 related.append((call, "the loss is computed here"))
-            method = _CONVERSIONS[found.wanted]
+            method = _conversion(found.wanted)
             advice = f"make it {found.wanted} where it is made" if at_origin else \
                 f"convert it with `.{method}()` here"
             lead = found.dtype.why if at_origin else \
@@ -194,7 +190,7 @@ class DtypeMismatch(Rule):
         torch, imports = edits.torch_name(self.ctx)
         func = origin.func
         qualname = self.ctx.qualname(func) or ""
-        method = _CONVERSIONS[wanted]
+        method = _conversion(wanted)
         if wanted == "float32" and isinstance(func, cst.Attribute) and func.attr.value == "double" and not origin.args:
             return Fix(Applicability.UNSAFE, "Use `.float()`", (edits.replace(func.attr, "float"),))
         if qualname == "torch.from_numpy":
@@ -209,7 +205,7 @@ class DtypeMismatch(Rule):
                    (edits.replace(origin, text), *imports))
 
     def _use_fix(self, value: cst.BaseExpression, wanted: str) -> Optional[Fix]:
-        method = _CONVERSIONS[wanted]
+        method = _conversion(wanted)
         return Fix(Applicability.SAFE, f"Convert with `.{method}()`",
                    (edits.replace(value, edits.method_call(self.ctx, value, f"{method}()")),))
 
@@ -220,3 +216,8 @@ class DtypeMismatch(Rule):
                 signature in raised["message"] for signature in _SIGNATURES):  # the RNNs raise ValueError
             return Verdict(CONFIRMED, f"{raised['type']}: {raised['message']}")
         return Verdict(NOT_REPRODUCED, "no operation raised on the dtype on this run")
+
+
+def _conversion(dtype: str) -> str:
+    """The tensor method that converts to ``dtype`` (`float` for float32, `long` for int64)."""
+    return next(method for method, made in torch_api.DTYPE_METHODS.items() if made == dtype)
