@@ -151,8 +151,8 @@ def test_the_frozen_model_is_confirmed_at_runtime(project) -> None:
 def test_a_dropped_move_is_reported_where_it_is_written_and_fixed_there(project) -> None:
     project.write("bad.py", DROPPED_MOVE)
     assert project.findings("--no-cache", "--select", "TL416") == [("bad.py", 11, 5, "TL416")]
-    assert "is not on the expected device" in _runs(project, "bad.py").stderr or \
-        "same device" in _runs(project, "bad.py").stderr
+    stderr = _runs(project, "bad.py").stderr
+    assert "is not on the expected device" in stderr or "same device" in stderr
     assert "    labels = labels.to(device)\n" in _fixed(project, "TL416", "--unsafe-fixes")
 
 
@@ -334,8 +334,8 @@ step(torch.randn(4, 3, device="meta"))
 
 def test_a_module_the_object_moves_as_it_is_built(project) -> None:
     project.write("bad.py", MOVED_WHEN_BUILT)
-    assert "same device" in _runs(project, "bad.py").stderr or \
-        "expected device" in _runs(project, "bad.py").stderr
+    stderr = _runs(project, "bad.py").stderr
+    assert "same device" in stderr or "expected device" in stderr
     assert project.findings("--no-cache", "--select", "TL416") == [("bad.py", 26, 22, "TL416")]
     project.write("bad.py", MOVED_WHEN_BUILT.replace("torch.zeros(2, batch.shape[0], 8)",
                                                      "torch.zeros(2, batch.shape[0], 8, device=batch.device)"))

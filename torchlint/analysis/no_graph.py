@@ -630,9 +630,9 @@ def _freezing_statement(read: cst.Name) -> Optional[cst.CSTNode]:
         return None
     method = attribute.attr.value
     if method == "requires_grad_":
-        line = call.parent.parent if isinstance(call.parent, cst.Expr) else None
-        return line if len(call.args) == 1 and is_false(call.args[0].value) and \
-            isinstance(line, cst.SimpleStatementLine) else None
+        line = call.parent.parent
+        return line if isinstance(line, cst.SimpleStatementLine) and \
+            _turns_off_requires_grad(call.parent, read.value) else None
     loop = call.parent
     if method not in ("parameters", "named_parameters") or not isinstance(loop, cst.For) or loop.iter is not call:
         return None

@@ -999,14 +999,10 @@ class Placement:
     def dropped_moves(self) -> list[cst.Call]:
         """``x.to(device)`` / ``x.cuda()`` written as a statement of its own, on a value the
         inference shows is a tensor: the moved copy is dropped and ``x`` stays where it was."""
-        found = []
-        for call in self._all_calls():
-            func = call.func
-            if isinstance(func, cst.Attribute) and func.attr.value in torch_api.TENSOR_MOVING_COPIES and \
-                    isinstance(call.parent, cst.Expr) and isinstance(func.value, (cst.Name, cst.Attribute)) and \
-                    self._is_move(call) and self._names_device(call) and self.inference.tensor(func.value) is not None:
-                found.append(call)
-        return found
+        return [call for call in self._all_calls()
+                if _dropped_move_of(call) is not None and isinstance(call.func.value, (cst.Name, cst.Attribute))
+                and self._is_move(call) and self._names_device(call)
+                and self.inference.tensor(call.func.value) is not None]  # type: ignore[attr-defined]
 
     def _names_device(self, move: cst.Call) -> bool:
         """The move says a device (`.cuda()`, `.to(x.device)`, `.to("cuda")`, `.to(device)`),
@@ -1022,10 +1018,8 @@ class Placement:
         """``x.to(device)`` (or ``x.cuda()``) as a statement of its own between the binding of the
         tensor ``name`` and this read of it: the moved copy it returns is dropped."""
         for read in self.model.reads_since_binding(name):
-            attribute = read.parent
-            call = attribute.parent if isinstance(attribute, cst.Attribute) and attribute.value is read else None
-            if isinstance(call, cst.Call) and call.func is attribute and isinstance(call.parent, cst.Expr) and \
-                    attribute.attr.value in torch_api.TENSOR_MOVING_COPIES:
+            call = read.parent.parent if isinstance(read.parent, cst.Attribute) else None
+            if isinstance(call, cst.Call) and _dropped_move_of(call) is read:
                 return call
         return None
 
@@ -2330,6 +2324,16 @@ def _as(found: Dtype, name: str, holder: str) -> Dtype:
 
 def _last(qualname: str) -> str:
     return qualname.replace("torch.nn.functional.", "F.").replace("torch.nn.", "nn.")
+
+
+def _dropped_move_of(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """The receiver of ``call`` when it is ``x.to(..)``/``x.cuda()`` written as a statement
+    of its own (the copy it returns goes nowhere)."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in torch_api.TENSOR_MOVING_COPIES and \
+            isinstance(call.parent, cst.Expr):
+        return func.value
+    return None
 
 
 def _literal_numbers(node: cst.BaseExpression) -> Optional[str]:

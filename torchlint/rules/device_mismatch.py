@@ -247,16 +247,8 @@ class DeviceMismatch(Rule):
             self.report(found.node, what=what, advice=advice, related=tuple(related), fix=fix)
         for dropped in self.ctx.placement.dropped_moves():
             if id(dropped) not in self._reported:
-                tensor = self.ctx.snippet(dropped.func.value)
-                self._report_dropped_alone(dropped, tensor)
-
-    def _report_dropped_alone(self, dropped: cst.Call, tensor: str) -> None:
-        move = self.ctx.snippet(dropped)
-        self.report(dropped, what=f"`{move}` returns a moved copy and drops it: a tensor's `.to()` is not in place, "
-                                  f"so `{tensor}` stays on the device it was on",
-                    advice=f"keep the copy: `{tensor} = {move}`",
-                    fix=Fix(Applicability.UNSAFE, f"Keep the moved copy: `{tensor} = {move}`",
-                            (edits.replace(dropped, f"{tensor} = {move}"),)))
+                tensor = self.ctx.snippet(dropped.func.value)  # type: ignore[attr-defined]
+                self._report_dropped(dropped, f"`{tensor}` stays on the device it was on")
 
     def _report_unmoved(self, found: Found) -> None:
         """A CPU tensor given to a moved module, or CPU class weights meeting its output."""
@@ -294,7 +286,7 @@ class DeviceMismatch(Rule):
         dropped = self.ctx.placement.dropped_move(tensor) if isinstance(tensor, cst.Name) and \
             found.kind != "module" else None
         if dropped is not None:
-            self._report_dropped(found, dropped, what, related)
+            self._report_dropped(dropped, f"{what[0].lower() + what[1:]}: RuntimeError at the first batch", related)
             return
         if found.kind == "input" and self._made_here(found):
             self._report_made(found, what, device, related)
@@ -337,16 +329,16 @@ class DeviceMismatch(Rule):
                     advice=f"make it with `device={device}`" if device else "make it on the module's device",
                     related=tuple(related), fix=fix)
 
-    def _report_dropped(self, found: Found, dropped: cst.Call, what: str, related: list) -> None:
-        """``x.to(device)`` as a statement: the tensor's move returns a copy, which is dropped."""
+    def _report_dropped(self, dropped: cst.Call, consequence: str, related: list = ()) -> None:
+        """``x.to(device)`` as a statement: the tensor's move returns a copy, which is dropped,
+        ``consequence`` says what follows."""
         self._reported.add(id(dropped))
-        name, move = self.ctx.snippet(dropped.func.value), self.ctx.snippet(dropped)
+        name, move = self.ctx.snippet(dropped.func.value), self.ctx.snippet(dropped)  # type: ignore[attr-defined]
         fix = Fix(Applicability.UNSAFE, f"Keep the moved copy: `{name} = {move}`",
                   (edits.replace(dropped, f"{name} = {move}"),))
-        self.report(dropped, what=(f"`{move}` returns a moved copy and drops it: a tensor's `.to()` is not in place, "
-                                   f"so {what[0].lower() + what[1:]}: RuntimeError at the first batch"),
-                    advice=f"keep the copy: `{name} = {move}`",
-                    related=tuple(related), fix=fix)
+        self.report(dropped, what=f"`{move}` returns a moved copy and drops it: a tensor's `.to()` is not in place, "
+                                  f"so {consequence}",
+                    advice=f"keep the copy: `{name} = {move}`", related=tuple(related), fix=fix)
 
     def _buffer_fix(self, found: Found) -> Optional[Fix]:
         statement = found.node
