@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import dotted, is_true, keyword, tuple_element
-from torchlint.syntax.walk import enclosing_code, iter_nodes
+from torchlint.syntax.walk import enclosing_code, in_branch, iter_nodes
 from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.graph_lifetime import GraphLifetime
 from torchlint.analysis.semantic import BindingKind, ClassInfo, Scope
@@ -1097,14 +1097,14 @@ class AutogradModel:
         parameters = _parameter_names(function)
         for backward in self.backwards(function.scope):
             if backward.via is not None or _enables_grad(backward.node, self.inference, stop=function.node) \
-                    or _conditional(backward.node, function.node):
+                    or in_branch(backward.node, function.node):
                 continue  # `if train: loss.backward()`: the call under no_grad may not reach it
             if isinstance(backward.tensor, cst.Name) and backward.tensor.value in parameters:
                 continue  # a loss computed by the caller, before gradients went off, has its graph
             return backward.node
         for node in iter_nodes(function.node):
             if isinstance(node, cst.Call) and not _enables_grad(node, self.inference, stop=function.node) \
-                    and not _conditional(node, function.node):
+                    and not in_branch(node, function.node):
                 callee = self.local_function(node)
                 if callee is not None:
                     found = self._runs_backward(callee, depth + 1, seen)
@@ -1607,19 +1607,6 @@ def _enables_grad(node: cst.CSTNode, inference, stop: Optional[cst.CSTNode] = No
         if current is stop:
             return False
         current = current.parent
-    return False
-
-
-def _conditional(node: cst.CSTNode, function: cst.CSTNode) -> bool:
-    """``node`` is in a branch of ``function`` that may not run (an ``if``, a ``try``'s
-    handler, a conditional expression, a short-circuit operand)."""
-    current = node
-    while current is not None and current is not function:
-        parent = current.parent
-        if isinstance(parent, (cst.If, cst.IfExp, cst.BooleanOperation, cst.ExceptHandler)) and current is not \
-                getattr(parent, "test", None):
-            return True
-        current = parent
     return False
 
 

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import dotted, keyword
-from torchlint.syntax.walk import ancestors, enclosing_code, iter_nodes
+from torchlint.syntax.walk import ancestors, enclosing_code, in_branch, iter_nodes
 from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.semantic import Binding, BindingKind, ClassInfo, FunctionInfo
 from torchlint.analysis.values import Kind
@@ -864,19 +864,33 @@ class Placement:
         return None
 
     def _input_layer(self, forward: FunctionInfo, depth: int) -> Optional[str]:
-        """The torch layer that first computes with the input of ``forward`` (a module class's):
-        the first of its layers (`self.<attr>`) called with the input as it is."""
-        params = [param.name.value for param in forward.positional_params()]
+        """The torch layer with weights that the input of ``forward`` (a module class's) reaches
+        as it is: the first of the layers (`self.<attr>`) called with the unconverted parameter
+        that has weights, past layers without (they keep its dtype) and layers the analysis
+        cannot name (they get the parameter, not a converted copy: the next layer does too)."""
+        params = forward.positional_params()
         if len(params) < 2:
             return None
+        self_name, input_name = params[0].name.value, params[1].name.value
         calls = [call for call in self._calls_in(forward.node)
                  if call.args and call.args[0].keyword is None and isinstance(call.args[0].value, cst.Name)
-                 and call.args[0].value.value == params[1] and isinstance(call.func, cst.Attribute)
-                 and isinstance(call.func.value, cst.Name) and call.func.value.value == params[0]]
-        if not calls:
-            return None
-        first = min(calls, key=lambda call: call.end)  # the innermost of `self.b(self.a(x))` runs first
-        return self._first_layer(first.func, depth)
+                 and call.args[0].value.value == input_name and isinstance(call.func, cst.Attribute)
+                 and isinstance(call.func.value, cst.Name) and call.func.value.value == self_name
+                 and not in_branch(call, forward.node) and self._is_parameter(call.args[0].value)]
+        for call in sorted(calls, key=lambda call: call.end):  # the innermost of `self.b(self.a(x))` runs first
+            found = self._first_layer(call.func, depth)
+            if found is None:
+                continue
+            fact = torch_facts.fact(found)
+            if fact is not None and fact.kind == "module_class" and fact.parameters is False:
+                continue
+            return found
+        return None
+
+    def _is_parameter(self, name: cst.Name) -> bool:
+        """``name`` reads the function's parameter, never rebound before it."""
+        bindings = self.model.resolve(name)
+        return bool(bindings) and all(binding.kind is BindingKind.PARAM for binding in bindings)
 
     def _product(self, call, left, right, qualname) -> Optional[DtypeMismatch]:
         first, second = self.dtype(left), self.dtype(right)
@@ -1056,13 +1070,16 @@ class Placement:
                 if qualname in torch_api.TORCH_CONVERTERS and qualname != "torch.from_numpy" and node.args:
                     source = self.dtype(node.args[0].value)
                     if source is None or source.holder not in ("array", "number"):
-                        if not isinstance(node.args[0].value, (cst.List, cst.Tuple, cst.ListComp)):
+                        if not self._python_data(node.args[0].value, depth):
                             return None  # `torch.tensor(t)` of a tensor: wherever `t` is
                 return node, f"`{_short(self.analysis, node)}` makes it on the CPU (no `device=`)"
             positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
             if qualname is not None and positional and keyword(node, "device") is None and \
                     self._computes_from_first(qualname):
                 return self.cpu_origin(positional[0], depth + 1)  # `F.one_hot(labels, n)`
+            transform = self._tensor_making_transform(node)
+            if transform is not None:
+                return node, f"`{_short(self.analysis, transform)}` makes a tensor on the CPU"
             if isinstance(func, cst.Attribute) and qualname is None:
                 method = func.attr.value
                 if method == "cpu" and not node.args:
@@ -1100,6 +1117,44 @@ class Placement:
             if right is not None and isinstance(node.left, (cst.Integer, cst.Float)):
                 return right
         return None
+
+    def _python_data(self, node: cst.BaseExpression, depth: int) -> bool:
+        """``node`` is a list, tuple or comprehension written in the code, or a name bound only
+        to those, or a parameter every call site gives one (`torch.tensor(anchors)`)."""
+        if isinstance(node, (cst.List, cst.Tuple, cst.ListComp)):
+            return True
+        if not isinstance(node, cst.Name) or depth > 4:
+            return False
+        bindings = self.model.resolve(node)
+        if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM:
+            return self._at_every_call_site(bindings[0], lambda value: self._python_data(value, depth + 1) or None) \
+                is not None
+        values = self._assigned(node)
+        return bool(values) and len(values) == len(bindings) and all(
+            isinstance(value, (cst.List, cst.Tuple, cst.ListComp)) for value in values)
+
+    def _tensor_making_transform(self, call: cst.Call) -> Optional[cst.CSTNode]:
+        """The torchvision transform that ``call`` applies when it turns an image into a CPU
+        tensor: `to_tensor(img)`, `T.ToTensor()(img)`, or `transform(img)` with `transform`
+        bound once to a `Compose` holding `ToTensor` and nothing that names a device."""
+        qualname = self.inference.qualname(call.func)
+        if qualname in torch_api.TENSOR_MAKING_TRANSFORM_FUNCTIONS:
+            return call
+        made = self._sole_value(call.func) if isinstance(call.func, cst.Name) else call.func
+        if not isinstance(made, cst.Call):
+            return None
+        made_by = self.inference.qualname(made.func)
+        if made_by in torch_api.TENSOR_MAKING_TRANSFORMS:
+            return made
+        if made_by not in torch_api.TRANSFORM_COMPOSITIONS or not made.args or \
+                not isinstance(made.args[0].value, (cst.List, cst.Tuple)):
+            return None
+        steps = [element.value for element in made.args[0].value.elements]
+        if re.search(r"\.to\(|cuda|device", self.analysis.text[made.start:made.end]) or not any(
+                isinstance(step, cst.Call) and self.inference.qualname(step.func) in torch_api.TENSOR_MAKING_TRANSFORMS
+                for step in steps):
+            return None
+        return made
 
     def _cpu_attribute(self, node: cst.Attribute, depth: int) -> Optional[tuple[cst.CSTNode, str]]:
         """`self.alpha` of a module class of this file, assigned once, in `__init__`, a tensor
@@ -1170,6 +1225,12 @@ class Placement:
         """The `DataLoader` whose batch (part) a loop target at ``path`` over ``iterable`` is,
         when its dataset's items are not on a device (`TensorDataset` of CPU tensors, a
         `Dataset` class whose `__getitem__` moves nothing)."""
+        if isinstance(iterable, cst.Attribute) and depth < 2:  # `self.loader = loader` in `__init__`
+            cls = self._class_of(iterable.value)
+            assignments = cls.assignments(iterable.attr.value) if cls is not None else []
+            if len(assignments) != 1 or assignments[0].path or assignments[0].value is None:
+                return None
+            return self._loader(assignments[0].value, path, depth + 1)
         if isinstance(iterable, cst.Name):
             bindings = self.model.resolve(iterable)
             if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM and depth < 2:  # `train(model, loader)`
@@ -1518,10 +1579,11 @@ class Placement:
             if origin is None or self._scalar_origin(origin[0]):
                 continue
             output = self._moved_output(positional[0])
-            if output is None:
+            move = output[0] if output is not None else self.device_move(positional[0])
+            if move is None:
                 continue
-            found.append(DeviceMismatch(target, origin[0], None, output[0], call, kind="target", why=origin[1],
-                                        device=self._visible_at(self._move_target(output[0]), output[0], target)))
+            found.append(DeviceMismatch(target, origin[0], None, move, call, kind="target", why=origin[1],
+                                        device=self._visible_at(self._move_target(move), move, target)))
         return found
 
     # --- a tensor on a device meeting one on the CPU ------------------------------------
@@ -1541,8 +1603,11 @@ class Placement:
                 if isinstance(target, cst.Attribute) and target.attr.value == "device":
                     return self.device_move(target.value, depth + 1)  # `.to(logits.device)`: wherever that is
                 return node
-            if isinstance(func, cst.Name) and self._is_module(func):
-                return self._move_of(func, node)
+            if (isinstance(func, cst.Name) or isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)) \
+                    and self._is_module(func):
+                move = self._move_of(func, node)  # `model(x)`, `self.model(x)` of a model moved there
+                if move is not None or isinstance(func, cst.Name):
+                    return move
             layer = self._own_layer(func)
             if layer is not None:  # `self.fc(x)` in a module moved to a device
                 moved = self.moved_classes().get(id(layer))
@@ -1576,7 +1641,10 @@ class Placement:
             bindings = self.model.resolve(node)
             if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM:  # what every call site gives
                 return self._at_every_call_site(bindings[0], lambda value: self.device_move(value, depth + 1))
-            moves = [self.device_move(value, depth + 1) for value in self._assigned(node)]
+            values = self._assigned(node) or tuple(  # `_, predicted = torch.max(outputs, 1)`
+                binding.value for binding in bindings if binding.kind is BindingKind.ASSIGN and binding.path
+                and not binding.iterates and self._splits(binding.value))
+            moves = [self.device_move(value, depth + 1) for value in values] if len(values) == len(bindings) else []
             return moves[0] if moves and all(move is not None for move in moves) else None
         return None
 
@@ -1982,7 +2050,7 @@ class Placement:
                     continue
                 name = self._bound_name(call)
                 used = self._layer_use(name, method, forward) if name is not None else None
-                if used is None and method is not forward and isinstance(call.parent, cst.Return):
+                if used is None and method is not forward and _returned(call):
                     used = self._result_use(method, forward)  # `return torch.zeros(1, n, self.hidden)`
                 kind = ""
                 if used is None and self._has_dimensions(call, qualname):
@@ -2139,7 +2207,8 @@ class Placement:
                     any(self._on_device(arg.value, method, depth + 1) for arg in node.args
                         if arg.keyword is None and not arg.star)
             if isinstance(func, cst.Attribute) and (func.attr.value in torch_api.TENSOR_DTYPE_KEEPING_METHODS or
-                                                    func.attr.value in torch_api.DTYPE_METHODS) \
+                                                    func.attr.value in torch_api.DTYPE_METHODS or
+                                                    self._keeps_device_of(func.attr.value)) \
                     and func.attr.value not in ("cpu",):
                 return self._on_device(func.value, method, depth + 1)
             return False
@@ -2156,14 +2225,30 @@ class Placement:
                     if binding.name == method.self_name or not (self._given_to_layer(binding, method) or
                                                                 self._given_on_device(binding, method, depth)):
                         return False
-                elif binding.kind is BindingKind.ASSIGN and binding.value is not None and not binding.path \
-                        and not binding.iterates:
+                elif binding.kind is BindingKind.ASSIGN and binding.value is not None and not binding.iterates:
+                    if binding.path and not self._splits(binding.value):
+                        return False
                     if not self._on_device(binding.value, method, depth + 1):
                         return False
                 else:
                     return False
             return True
         return False
+
+    def _splits(self, value: cst.BaseExpression) -> bool:
+        """``value`` is a tuple of tensors all on the device of what it is computed from
+        (`q, k, v = self.qkv(x).chunk(3, -1)`, `values, indices = scores.topk(k)`)."""
+        if not isinstance(value, cst.Call):
+            return False
+        qualname = self.inference.qualname(value.func)
+        if qualname is not None:  # `torch.max(outputs, 1)`, `torch.chunk(x, 2)`
+            fact = torch_facts.fact(qualname)
+            return fact is not None and fact.kind == "function" and fact.returns in ("tuple", "depends") and \
+                self._computes_from_first(qualname)
+        if not isinstance(value.func, cst.Attribute):
+            return False
+        fact = torch_facts.method(value.func.attr.value)
+        return fact is not None and fact.returns in ("tuple", "depends") and fact.tensor_only
 
     def _given_on_device(self, binding: Binding, method: FunctionInfo, depth: int) -> bool:
         """``method`` is the ``forward`` of a module class that the forwards of this file call
@@ -2359,3 +2444,12 @@ def _literal_numbers(node: cst.BaseExpression) -> Optional[str]:
 
 def _short(analysis: "ModuleAnalysis", node: cst.CSTNode) -> str:
     return analysis.snippet(node, 50)
+
+
+def _returned(node: cst.BaseExpression) -> bool:
+    """``node`` is what a ``return`` gives, or an element of the tuple it gives
+    (`return (torch.zeros(..), torch.zeros(..))`)."""
+    parent = node.parent
+    if isinstance(parent, cst.Element) and isinstance(parent.parent, cst.Tuple):
+        parent = parent.parent.parent
+    return isinstance(parent, cst.Return)

@@ -801,6 +801,18 @@ TORCH_DTYPE_KEEPING_FUNCTIONS = frozenset({
 })
 # torch functions that read a tensor or array and keep its dtype when given no `dtype=`.
 TORCH_CONVERTERS = frozenset({"torch.from_numpy", "torch.tensor", "torch.as_tensor", "torch.asarray"})
+# torchvision transforms that turn a PIL image or array into a tensor, always on the CPU (the
+# torchvision docs of ToTensor, PILToTensor and v2.ToImage): a `Compose` holding one of them
+# gives a CPU tensor; and the functions that do the same.
+TENSOR_MAKING_TRANSFORMS = frozenset({
+    "torchvision.transforms.ToTensor", "torchvision.transforms.PILToTensor", "torchvision.transforms.v2.ToImage",
+    "torchvision.transforms.v2.PILToTensor", "torchvision.transforms.v2.ToTensor",
+})
+TENSOR_MAKING_TRANSFORM_FUNCTIONS = frozenset({
+    "torchvision.transforms.functional.to_tensor", "torchvision.transforms.functional.pil_to_tensor",
+    "torchvision.transforms.v2.functional.to_image", "torchvision.transforms.v2.functional.pil_to_tensor",
+})
+TRANSFORM_COMPOSITIONS = frozenset({"torchvision.transforms.Compose", "torchvision.transforms.v2.Compose"})
 # torch factories whose result is float32 (the default dtype) unless `dtype=` says otherwise;
 # and those whose default is int64.
 TORCH_FLOAT_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.rand", "torch.randn",

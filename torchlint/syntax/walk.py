@@ -97,6 +97,19 @@ def is_descendant(node: CSTNode, container: CSTNode) -> bool:
     return False
 
 
+def in_branch(node: CSTNode, container: CSTNode) -> bool:
+    """``node`` is in a branch of ``container`` that may not run (an ``if``, a ``try``'s
+    handler, a conditional expression, a short-circuit operand)."""
+    current = node
+    while current is not None and current is not container:
+        parent = current.parent
+        if isinstance(parent, (cst.If, cst.IfExp, cst.BooleanOperation, cst.ExceptHandler)) and current is not \
+                getattr(parent, "test", None):
+            return True
+        current = parent
+    return False
+
+
 def enclosing_code(node: CSTNode) -> Optional[CSTNode]:
     """The function, lambda or module whose code runs ``node``."""
     for ancestor in ancestors(node):
