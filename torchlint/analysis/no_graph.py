@@ -417,7 +417,7 @@ class NoGraph:
             return None
         reads = self.model.reads_since_binding(func)
         for index, read in enumerate(reads):
-            statement = _freezing_statement(read)
+            statement = _freezing_statement(read) or self._freezing_call(read)
             if statement is None or not is_descendant(call, statement.parent):
                 continue
             if any(_may_add_layers(later) for later in reads[index + 1:]):
@@ -435,6 +435,35 @@ class NoGraph:
                             Step(shown, f"`{{code}}` turns off `requires_grad` of every parameter of "
                                         f"`{func.value}`")), (cut,))
             return _join([frozen, inputs])
+        return None
+
+    def _freezing_call(self, read: cst.Name) -> Optional[cst.CSTNode]:
+        """The statement line of `freeze(model)`, ``read`` being the argument, when `freeze`
+        is a function of this file that freezes every parameter of that parameter of its own
+        in a statement of its body that always runs."""
+        argument = read.parent
+        call = argument.parent if isinstance(argument, cst.Arg) and argument.keyword is None else None
+        line = call.parent.parent if isinstance(call, cst.Call) and isinstance(call.parent, cst.Expr) else None
+        if not isinstance(line, cst.SimpleStatementLine) or not isinstance(call.func, cst.Name):
+            return None
+        callee = self.inference.infer(call.func)
+        function = callee.function if callee is not None and callee.kind is Kind.FUNCTION else None
+        if function is None or function.model is not self.model or not isinstance(function.node, cst.FunctionDef) \
+                or function.kind != "function":
+            return None
+        index = [arg for arg in call.args if arg.keyword is None].index(argument)
+        params = function.positional_params()
+        if index >= len(params):
+            return None
+        name = params[index].name.value
+        for inner in iter_nodes(function.node.body):
+            if isinstance(inner, cst.Name) and inner.value == name and \
+                    self.model.resolve(inner) and self.model.resolve(inner)[0].kind is BindingKind.PARAM:
+                statement = _freezing_statement(inner)
+                if statement is not None and statement.parent is function.node.body and not any(
+                        isinstance(node, (cst.Return, cst.Raise)) and node.start < statement.start
+                        for node in iter_nodes(function.node.body)):
+                    return line
         return None
 
     def _loader_batch(self, name: cst.Name) -> bool:
@@ -684,4 +713,3 @@ def _is_super_init(call: cst.Call) -> bool:
         return func.value == "super"
     return isinstance(func, cst.Attribute) and func.attr.value == "__init__" and isinstance(func.value, cst.Call) \
         and isinstance(func.value.func, cst.Name) and func.value.func.value == "super"
-
