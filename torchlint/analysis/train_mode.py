@@ -365,6 +365,35 @@ class TrainModeModel:
         return bool(returns) and _returns_always(function.node) and all(
             isinstance(value, cst.Call) and self.constructs(value, depth + 1) for value in returns)
 
+    def built_and_returned(self, call: cst.Call) -> Optional[tuple[cst.Call, Optional[cst.Call]]]:
+        """``call`` calls a function of this file that builds a module, does nothing to it
+        that may change its mode (loads weights, moves it), and returns it
+        (``model = Net(); model.load_state_dict(..); return model``): the construction, and
+        the ``load_state_dict`` call if there is one."""
+        called = self.inference.infer(call.func)
+        function = called.function if called is not None and called.kind is Kind.FUNCTION else None
+        if function is None or function.model is not self.model or function.scope is None or \
+                not isinstance(function.node, cst.FunctionDef) or function.is_generator or \
+                len(function.returns) != 1 or not isinstance(function.returns[0], cst.Name):
+            return None
+        returned = function.returns[0]
+        bindings = self.model.resolve(returned)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path or \
+                not isinstance(bindings[0].value, cst.Call) or not self.constructs(bindings[0].value):
+            return None
+        loaded = None
+        for _seq, read in function.scope.loads.get(returned.value, ()):
+            if read is returned:
+                continue
+            attribute = read.parent
+            method = attribute.parent if isinstance(attribute, cst.Attribute) and attribute.value is read else None
+            if not isinstance(method, cst.Call) or method.func is not attribute or \
+                    attribute.attr.value not in _MODE_KEEPING:
+                return None
+            if attribute.attr.value == "load_state_dict":
+                loaded = method
+        return bindings[0].value, loaded
+
     # --- summaries of this file's functions -------------------------------------------------------
 
     def summary(self, function: FunctionInfo, depth: int) -> Optional[_Summary]:
@@ -651,7 +680,10 @@ class _Walker:
             if receiver and func.attr.value != "train":
                 return state.lookup(receiver)
             return None
-        return Train(value, True) if self.owner.constructs(value) else None
+        if self.owner.constructs(value):
+            return Train(value, True)
+        built = self.owner.built_and_returned(value)
+        return Train(value, True, loaded=built[1]) if built is not None else None
 
     # --- calls ------------------------------------------------------------------------------------
 
