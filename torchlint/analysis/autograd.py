@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
-from torchlint.syntax.nodes import dotted, is_true, keyword, tuple_element
+from torchlint.syntax.nodes import dotted, is_false, is_true, keyword, tuple_element
 from torchlint.syntax.walk import enclosing_code, in_branch, iter_nodes
 from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.graph_lifetime import GraphLifetime
@@ -232,6 +232,12 @@ class AutogradModel:
     def backwards(self, scope: Scope) -> list[Backward]:
         return self._scope_events(scope)[0]
 
+    def retains_graph(self, call: cst.Call) -> bool:
+        """The backward ``call`` keeps the graph it runs through (`retain_graph=True`, or
+        `create_graph=True`, whose default it is): what it went through can be differentiated again."""
+        backward = self._backward(call)
+        return backward is not None and backward.retains
+
     def steps(self, scope: Scope) -> list[OptimizerStep]:
         return self._scope_events(scope)[1]
 
@@ -417,7 +423,9 @@ class AutogradModel:
         else:
             return None
         retain = _retain_argument(call)
-        return Backward(call, tensor, retain is not None and is_true(retain))
+        # `retain_graph=keep` or `True if i < n - 1 else None`: it may keep the graph
+        return Backward(call, tensor, retain is not None and not is_false(retain) and
+                        not (isinstance(retain, cst.Name) and retain.value == "None"))
 
     def _library_backward(self, func: cst.Attribute) -> bool:
         """``accelerator.backward`` on ``accelerator = Accelerator(..)``: a library's method

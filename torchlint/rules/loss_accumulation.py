@@ -183,9 +183,10 @@ class LossAccumulation(Rule):
             if value is None or not value.attached or not value.scalar or isinstance(loop, cst.FunctionDef):
                 return
         # A total back-propagated or returned may be summed to be differentiated, unless
-        # every iteration already back-propagated what it adds.
+        # every iteration already back-propagated (and freed) what it adds.
         if isinstance(total, cst.Name) and lifetime.graph_wanted(total.value, statement) \
-                and (backward is None or not lifetime.runs_unconditionally(backward, statement, loop)):
+                and (backward is None or not lifetime.runs_unconditionally(backward, statement, loop)
+                     or self.ctx.autograd.retains_graph(backward)):
             return
         related = ((backward, "back-propagated here: it holds that graph"),) if backward is not None else ()
         if caller is not None:
