@@ -125,6 +125,8 @@ def alias_of(ctx: "FileContext", node: cst.BaseExpression) -> Optional[tuple[cst
                 elif method == "numpy":
                     kinds.append("numpy")
                 elif method in _MAYBE_VIEW_METHODS:
+                    if _inner_slice(func.value):
+                        return None  # `x[:, 1:].reshape(b, -1)`: merging a cut dimension copies
                     kinds.append("reshape")
                 elif method in _MAYBE_SELF_METHODS:
                     kinds.append("maybe_self")
@@ -165,6 +167,15 @@ def alias_of(ctx: "FileContext", node: cst.BaseExpression) -> Optional[tuple[cst
     if kind != "from_numpy" and ctx.tensor(current) is None:
         return None
     return current, kind
+
+
+def _inner_slice(node: cst.BaseExpression) -> bool:
+    """``node`` cuts a dimension other than the first with a bounded slice (`x[:, 1:]`):
+    its rows are no longer contiguous, and a reshape that merges that dimension with
+    another makes a copy, not a view."""
+    return isinstance(node, cst.Subscript) and any(
+        isinstance(element.slice, cst.Slice) and (element.slice.lower is not None or element.slice.upper is not None)
+        for element in node.slice[1:])
 
 
 def view_source(ctx: "FileContext", node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
