@@ -648,3 +648,299 @@ def test_a_helper_that_writes_its_parameter_in_place(project, source: str, expec
     assert project.findings("--no-cache", "--select", "TL409") == expected
     ran = _runs(project, "bad.py")
     assert ("modified by an inplace operation" in ran.stderr) == bool(expected), ran.stderr
+
+
+# --- shapes of library code: values through modules, helpers, attributes and tuples ----------
+
+FLOAT64_INTO_A_BLOCK = '''
+import numpy as np
+import torch
+import torch.nn as nn
+
+
+class Block(nn.Module):
+    def __init__(self, channels):
+        super().__init__()
+        self.pool = nn.MaxPool1d(3, stride=1, padding=1)
+        self.conv = nn.Conv1d(channels, 4, 1)
+
+    def forward(self, X):
+        return self.conv(self.pool(X)) + self.conv(X)
+
+
+series = np.random.normal(size=(8, 3, 16))
+model = nn.Sequential(Block(3), nn.Flatten(), nn.Linear(64, 2))
+print(model(torch.tensor(series)).shape)
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (FLOAT64_INTO_A_BLOCK, [("bad.py", 18, 13, "TL413")]),
+    (FLOAT64_INTO_A_BLOCK.replace("    def forward(self, X):\n",
+                                  "    def forward(self, X):\n        X = X.float()\n"), []),
+], ids=["as-it-is", "converted-in-forward"])
+def test_a_float64_input_reaches_the_weights_of_a_block(project, source: str, expected) -> None:
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL413") == expected
+    ran = _runs(project, "bad.py")
+    assert ("(double)" in ran.stderr) == bool(expected), ran.stderr
+
+
+DEVICE_SHAPES = '''
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+device = torch.device("meta")
+
+
+class Tagger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(4, 6, batch_first=True)
+
+    def init_hidden(self, n):
+        return (torch.zeros(1, n, 6), torch.zeros(1, n, 6))
+
+    def forward(self, x):
+        hidden = self.init_hidden(x.size(0))
+        return self.lstm(x, hidden)[0]
+
+
+class Contrastive(nn.Module):
+    def forward(self, z1, z2):
+        logits = F.normalize(z1, dim=1) @ F.normalize(z2, dim=1).t()
+        labels = torch.arange(z1.size(0))
+        return F.cross_entropy(logits, labels)
+
+
+class Attention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(6, 18)
+
+    def forward(self, x):
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        n = x.size(1)
+        causal = torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)
+        return (q @ k.transpose(-2, -1)).masked_fill(causal, float("-inf")).softmax(-1) @ v
+
+
+class Anchors(nn.Module):
+    def __init__(self, anchors):
+        super().__init__()
+        self.anchors = torch.tensor(anchors, dtype=torch.float32)
+        self.conv = nn.Linear(6, 2)
+
+    def forward(self, x):
+        return self.conv(x) * self.anchors
+
+
+def run(which):
+    x = torch.randn(2, 5, 4, device=device)
+    if which == "hidden":
+        Tagger().to(device)(x)
+    elif which == "labels":
+        encoder = nn.Linear(4, 6).to(device)
+        criterion = Contrastive()
+        criterion(encoder(x[:, 0]), encoder(x[:, 1]))
+    elif which == "mask":
+        Attention().to(device)(torch.randn(2, 5, 6, device=device))
+    elif which == "anchors":
+        Anchors([(1, 2), (3, 4)]).to(device)(torch.randn(2, 6, device=device))
+
+
+run(__import__("sys").argv[1])
+'''
+
+
+@pytest.mark.parametrize("which, line, fixed", [
+    ("hidden", 14, ("torch.zeros(1, n, 6), torch.zeros(1, n, 6)",
+                    "torch.zeros(1, n, 6, device=device), torch.zeros(1, n, 6, device=device)")),
+    ("labels", 25, ("torch.arange(z1.size(0))", "torch.arange(z1.size(0), device=z1.device)")),
+    ("mask", 36, ("torch.ones(n, n, dtype=torch.bool)", "torch.ones(n, n, dtype=torch.bool, device=x.device)")),
+    ("anchors", 43, ("self.anchors = torch.tensor(anchors, dtype=torch.float32)",
+                     "self.register_buffer('anchors', torch.tensor(anchors, dtype=torch.float32))")),
+], ids=["hidden-state-from-a-helper", "labels-of-a-loss-module", "mask-of-chunked-heads", "anchors-from-a-list"])
+def test_tensors_left_on_the_cpu_in_library_shapes(project, which: str, line: int, fixed) -> None:
+    project.write("bad.py", DEVICE_SHAPES)
+    ran = subprocess.run([sys.executable, "bad.py", which], cwd=project.root, capture_output=True, text=True,
+                         timeout=120)
+    assert "device" in ran.stderr, ran.stderr
+    assert line in [row[1] for row in project.findings("--no-cache", "--select", "TL416")]
+    project.write("bad.py", DEVICE_SHAPES.replace(*fixed))
+    assert line not in [row[1] for row in project.findings("--no-cache", "--select", "TL416")]
+    ran = subprocess.run([sys.executable, "bad.py", which], cwd=project.root, capture_output=True, text=True,
+                         timeout=120)
+    assert ran.returncode == 0, ran.stderr
+
+
+LABELS_LEFT_BEHIND = '''
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class Evaluator:
+    def __init__(self, model, loader, device):
+        self.model = model.to(device)
+        self.loader = loader
+        self.device = device
+
+    def accuracy(self):
+        correct = 0
+        with torch.no_grad():
+            for images, labels in self.loader:
+                _, predicted = torch.max(self.model(images.to(self.device)), 1)
+                correct += (predicted == labels).sum().item()
+        return correct
+
+
+loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 3, (8,))), batch_size=4)
+print(Evaluator(nn.Linear(4, 3), loader, torch.device("meta")).accuracy())
+'''
+
+
+def test_labels_left_on_the_cpu_meet_the_predictions(project) -> None:
+    project.write("bad.py", LABELS_LEFT_BEHIND)
+    assert "device" in _runs(project, "bad.py").stderr
+    assert project.findings("--no-cache", "--select", "TL416") == [("bad.py", 17, 42, "TL416")]
+    project.write("bad.py", LABELS_LEFT_BEHIND.replace("(predicted == labels)",
+                                                       "(predicted == labels.to(self.device))"))
+    assert project.findings("--no-cache", "--select", "TL416") == []
+
+
+IMAGE_FROM_A_TRANSFORM = '''
+import torch
+import torch.nn as nn
+import torchvision.transforms as T
+from PIL import Image
+
+
+def predict(model, path):
+    transform = T.Compose([T.Resize(32), T.ToTensor()])
+    image = transform(Image.open(path).convert("RGB")).unsqueeze(0)
+    with torch.no_grad():
+        return model(image).argmax(1).item()
+
+
+model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.Flatten())
+model.cuda()
+print(predict(model, "cat.jpg"))
+'''
+
+
+def test_an_image_from_a_transform_is_on_the_cpu(project) -> None:
+    # torchvision is not installed here: the linter reads it, nothing runs.
+    project.write("bad.py", IMAGE_FROM_A_TRANSFORM)
+    assert project.findings("--no-cache", "--select", "TL416") == [("bad.py", 11, 22, "TL416")]
+    project.write("bad.py", IMAGE_FROM_A_TRANSFORM.replace("T.ToTensor()]", "T.ToTensor(), lambda t: t.cuda()]"))
+    assert project.findings("--no-cache", "--select", "TL416") == []
+
+
+FROZEN_BY_A_HELPER = '''
+import torch
+import torch.nn as nn
+
+
+def freeze(model):
+    for p in model.parameters():
+        p.requires_grad = False
+
+
+model = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 2))
+freeze(model)
+optimizer = torch.optim.SGD(model[2].parameters(), lr=0.1)
+loss = nn.functional.cross_entropy(model(torch.randn(4, 8)), torch.randint(0, 2, (4,)))
+loss.backward()
+optimizer.step()
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (FROZEN_BY_A_HELPER, [("bad.py", 11, 1, "TL408")]),
+    (FROZEN_BY_A_HELPER.replace("    for p in",
+                                "    if len(__import__('sys').argv) < 5:\n        return\n    for p in"),
+     []),
+    (FROZEN_BY_A_HELPER.replace("freeze(model)\n", "freeze(model[0])\n"), []),
+], ids=["freezes-everything", "freezes-when-asked", "freezes-the-first-layer"])
+def test_a_helper_that_freezes_the_model(project, source: str, expected) -> None:
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL408") == expected
+    ran = _runs(project, "bad.py")
+    assert ("does not require grad" in ran.stderr) == bool(expected), ran.stderr
+
+
+LOADED_BY_A_HELPER = '''
+import torch
+import torch.nn as nn
+import tempfile, os
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 64)
+        self.drop = nn.Dropout(0.5)
+        self.out = nn.Linear(64, 2)
+
+    def forward(self, x):
+        return self.out(self.drop(torch.relu(self.fc(x))))
+
+
+def load_model(path):
+    model = Net()
+    model.load_state_dict(torch.load(path, weights_only=True))
+    return model
+
+
+torch.manual_seed(0)
+folder = tempfile.mkdtemp()
+torch.save(Net().state_dict(), os.path.join(folder, "net.pt"))
+model = load_model(os.path.join(folder, "net.pt"))
+sample = torch.randn(1, 4)
+with torch.no_grad():
+    first, second = model(sample), model(sample)
+# -- corpus check --
+if not torch.equal(first, second):
+    print("BUG: two predictions of one sample differ")
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (LOADED_BY_A_HELPER, [("bad.py", 29, 21, "TL414")]),
+    (LOADED_BY_A_HELPER.replace("    return model\n", "    model.eval()\n    return model\n"), []),
+], ids=["returned-in-training-mode", "returned-in-eval-mode"])
+def test_a_model_loaded_by_a_helper_is_in_training_mode(project, source: str, expected) -> None:
+    project.write("bad.py", source)
+    assert [row for row in project.findings("--no-cache", "--select", "TL414") if row[1] == 29][:1] == expected
+    assert ("BUG:" in _runs(project, "bad.py").stdout) == bool(expected)
+
+
+PENALTY_WITH_ITS_GRAPH = '''
+import torch
+import torch.nn as nn
+from torch import autograd
+
+net = nn.Linear(3, 2)
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+total, grads = 0, []
+for x, y in [(torch.randn(4, 3), torch.randint(0, 2, (4,))) for _ in range(2)]:
+    loss = nn.functional.cross_entropy(net(x), y)
+    total += loss
+    grads.append(autograd.grad(loss, net.parameters(), create_graph=True))
+mean = total / 2
+mean_grads = autograd.grad(mean, net.parameters(), create_graph=True)
+penalty = sum((g - m).pow(2).sum() for grad in grads for g, m in zip(grad, mean_grads))
+optimizer.zero_grad()
+(mean + penalty).backward()
+optimizer.step()
+'''
+
+
+def test_a_total_differentiated_after_backwards_that_keep_the_graph(project) -> None:
+    project.write("bad.py", PENALTY_WITH_ITS_GRAPH)
+    assert _runs(project, "bad.py").returncode == 0
+    assert project.findings("--no-cache", "--select", "TL401") == []
+    project.write("bad.py", PENALTY_WITH_ITS_GRAPH.replace(", create_graph=True))\nmean", "))\nmean"))
+    assert project.findings("--no-cache", "--select", "TL401") == [("bad.py", 10, 5, "TL401")]
