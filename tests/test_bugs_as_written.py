@@ -944,3 +944,40 @@ def test_a_total_differentiated_after_backwards_that_keep_the_graph(project) -> 
     assert project.findings("--no-cache", "--select", "TL401") == []
     project.write("bad.py", PENALTY_WITH_ITS_GRAPH.replace(", create_graph=True))\nmean", "))\nmean"))
     assert project.findings("--no-cache", "--select", "TL401") == [("bad.py", 10, 5, "TL401")]
+
+
+ROUTER_NORMALIZED_IN_PLACE = '''
+import torch
+import torch.nn as nn
+
+
+class Router(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.Linear(4, 3)
+
+    def _top_k(self, scores):
+        return torch.topk(scores, 2, dim=-1)
+
+    def forward(self, x):
+        scores = self.layer(x).softmax(dim=-1)
+        weights, indices = self._top_k(scores)
+        weights /= torch.norm(weights, p=2, dim=-1, keepdim=True)
+        return weights
+
+
+Router()(torch.randn(2, 4)).sum().backward()
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (ROUTER_NORMALIZED_IN_PLACE, [("bad.py", 16, 9, "TL409")]),
+    (ROUTER_NORMALIZED_IN_PLACE.replace("weights /= torch.norm(", "weights = weights / torch.norm("), []),
+    (ROUTER_NORMALIZED_IN_PLACE.replace("return torch.topk(scores, 2, dim=-1)",
+                                        "return torch.topk(scores.detach(), 2, dim=-1)"), []),
+], ids=["in-place", "out-of-place", "helper-detaches"])
+def test_a_helpers_result_is_in_the_graph_of_what_it_is_given(project, source: str, expected) -> None:
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL409") == expected
+    ran = _runs(project, "bad.py")
+    assert ("modified by an inplace operation" in ran.stderr) == bool(expected), ran.stderr

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import builtins
 import os
+import re
 import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, Iterable, Optional
@@ -30,7 +31,7 @@ from torchlint.syntax.nodes import (
     called_name, integer_index, is_true, keyword, looks_like_size, positional_args, tuple_element,
 )
 from torchlint.syntax.walk import iter_nodes, settle_upward
-from torchlint.analysis import docstrings, torch_api
+from torchlint.analysis import docstrings, torch_api, torch_facts
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
 from torchlint.analysis.semantic import (
     MODULE_USE_ATTRIBUTES, TENSOR_USE_ATTRIBUTES, AttributeAssignment, Binding, BindingKind, ClassInfo, FunctionInfo,
@@ -52,6 +53,8 @@ _ENABLE_GRAD = frozenset({"torch.enable_grad", "torch.autograd.enable_grad", "to
 _SET_GRAD_ENABLED = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled",
                                "torch.autograd.grad_mode.set_grad_enabled"})
 # Methods that return the same kind of object: `x.cuda()` is a tensor when `x` is.
+# Code that may turn gradients off: what it computes may be out of the graph whatever it is given.
+_RE_GRAD_OFF = re.compile(r"no_grad|inference_mode|set_grad_enabled|detach|requires_grad")
 _ARGUMENT_PRESERVING = frozenset({"cuda", "cpu", "to", "float", "double", "half", "contiguous", "detach",
                                   "clone", "type_as", "requires_grad_"})
 # Conversions that keep the shape: `x.long()` has as many dimensions as `x`.
@@ -101,6 +104,11 @@ def combine(values: Iterable[Optional[Value]]) -> Optional[Value]:
     if not known:
         return NONE if saw_none else None
     first = known[0]
+    tuples = [value for value in known if value.kind is Kind.TUPLE]
+    if tuples and all(value.kind is Kind.TUPLE or value.kind is Kind.SEQUENCE and value.element is not None and
+                      all(item is not None and item.kind is value.element.kind for item in tuples[0].items)
+                      for value in known):
+        return tuples[0]  # `return x.max(-1)` or `return torch.topk(x, k)`: a pair of tensors either way
     if any(value.kind is not first.kind for value in known[1:]):
         return None
     if first.kind is Kind.EXTERNAL and any(value.qualname != first.qualname for value in known[1:]):
@@ -140,6 +148,7 @@ class Inference:
         self._torch_base_memo: dict[int, Optional[str]] = {}
         self._exported_memo: dict[str, str] = {}
         self._return_memo: dict[int, Optional[Value]] = {}
+        self._contextual: set[int] = set()  # helpers whose returns are being read at their one call
         self._self_call_memo: dict[tuple[int, str], list[tuple[cst.Call, Scope]]] = {}
         self._guard_memo: dict[int, Optional[tuple[cst.BaseExpression, cst.CSTNode]]] = {}
         self._tested_memo: dict[tuple[int, str], Optional[Kind]] = {}  # see _tested_kind
@@ -1817,6 +1826,8 @@ class Inference:
     def _function_result(self, function: FunctionInfo, node: cst.Call) -> Optional[Value]:
         owner = self._owner(function)
         value = owner._returned_value(function)
+        if value is None and owner is self:
+            value = self._returned_at_sole_call(function, node)
         if value is None:
             index = owner._returned_parameter(function)
             arguments = positional_args(node)
@@ -1827,9 +1838,93 @@ class Inference:
             return self._elementwise_result(function, node)
         if owner is not self:
             return self._localize(value, node, f"`{{code}}` returns what `{function.name}` returns", owner)
+        value = self._attached_by_arguments(value, function, node)
         if value is not None and value.kind is Kind.TENSOR:
             return value.because(Step(node, f"`{{code}}` returns what `{function.name}` returns, a tensor"))
         return value
+
+    def _returned_at_sole_call(self, function: FunctionInfo, node: cst.Call) -> Optional[Value]:
+        """What a helper called once in the file returns, read with what that call gives its
+        parameters (`def _top_k(self, scores): return scores.max(-1)` called on a tensor)."""
+        key = id(function)
+        if key in self._contextual or function.is_generator or not function.returns or \
+                self._call_sites(function) != [node]:
+            return None
+        self._contextual.add(key)
+        try:
+            return combine(self.infer(expression) for expression in function.returns)
+        finally:
+            self._contextual.discard(key)
+
+    def _attached_by_arguments(self, value: Optional[Value], function: FunctionInfo, node: cst.Call
+                               ) -> Optional[Value]:
+        """What a helper returns, read without its callers, does not know whether it is in the
+        graph; when it is computed by differentiable torch operations from parameters and this
+        call passes one in the graph, it is too (`def _top_k(s): return torch.topk(s, k)`)."""
+        parts = value.items if value is not None and value.kind is Kind.TUPLE else \
+            (value.element,) if value is not None and value.kind is Kind.SEQUENCE else (value,)
+        if value is None or not any(part is not None and part.kind is Kind.TENSOR and part.attached is None
+                                    for part in parts):
+            return value
+        sources = self._returned_sources(function)
+        arguments = positional_args(node)
+        given = [self.infer(arguments[index].value) for index in sources if index < len(arguments)
+                 and arguments[index].keyword is None and not arguments[index].star]
+        if not any(argument is not None and argument.kind is Kind.TENSOR and argument.attached for argument in given):
+            return value
+
+        def attach(part: Optional[Value]) -> Optional[Value]:
+            return part.in_graph(True) if part is not None and part.kind is Kind.TENSOR and part.attached is None \
+                else part
+        if value.kind is Kind.TUPLE:
+            return replace(value, items=tuple(attach(item) for item in value.items))
+        if value.kind is Kind.SEQUENCE:
+            return replace(value, element=attach(value.element))
+        return attach(value)
+
+    def _returned_sources(self, function: FunctionInfo) -> frozenset[int]:
+        """The positional parameters every value ``function`` returns is computed from by
+        differentiable torch operations (functions and tensor methods of torch that
+        differentiate, arithmetic, indexing), through the names it binds once; empty when
+        a return is computed otherwise or gradients may be off there."""
+        names = _argument_names(function)
+        if names is None or _RE_GRAD_OFF.search(self.model.analysis.text[function.node.start:function.node.end]):
+            return frozenset()
+        found: set[int] = set()
+
+        def sources(expression: cst.BaseExpression, depth: int) -> bool:
+            if depth > 8:
+                return False
+            if isinstance(expression, cst.Name):
+                if expression.value in names and all(binding.kind is BindingKind.PARAM
+                                                     for binding in self.model.resolve(expression)):
+                    found.add(names.index(expression.value))
+                    return True
+                values = self.model.assigned_values(expression)
+                return bool(values) and len(values) == 1 and sources(values[0], depth + 1)
+            if isinstance(expression, cst.BinaryOperation):
+                return any([sources(expression.left, depth + 1), sources(expression.right, depth + 1)])
+            if isinstance(expression, cst.Subscript):
+                return sources(expression.value, depth + 1)
+            if isinstance(expression, (cst.Tuple, cst.List)):
+                return all(sources(element.value, depth + 1) for element in expression.elements
+                           if not isinstance(element, cst.StarredElement))
+            if not isinstance(expression, cst.Call):
+                return False
+            qualname = self.qualname(expression.func)
+            if qualname is not None:
+                fact = torch_facts.fact(qualname)
+                return fact is not None and fact.kind == "function" and fact.differentiable is not False and \
+                    fact.returns in ("tensor", "tuple", "depends") and not fact.factory and any(
+                    [sources(arg.value, depth + 1) for arg in expression.args if arg.keyword is None and not arg.star])
+            if isinstance(expression.func, cst.Attribute):
+                fact = torch_facts.method(expression.func.attr.value)
+                return fact is not None and fact.differentiable is not False and fact.kind == "method" and \
+                    fact.returns in ("tensor", "tuple", "depends") and sources(expression.func.value, depth + 1)
+            return False
+        if not all(sources(expression, 0) for expression in function.returns):
+            return frozenset()
+        return frozenset(found)
 
     def _builtin_call(self, name: str, node: cst.Call) -> Optional[Value]:
         args = [arg.value for arg in positional_args(node)]
