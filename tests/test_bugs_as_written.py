@@ -910,7 +910,9 @@ if not torch.equal(first, second):
 @pytest.mark.parametrize("source, expected", [
     (LOADED_BY_A_HELPER, [("bad.py", 29, 21, "TL414")]),
     (LOADED_BY_A_HELPER.replace("    return model\n", "    model.eval()\n    return model\n"), []),
-], ids=["returned-in-training-mode", "returned-in-eval-mode"])
+    (LOADED_BY_A_HELPER.replace("    model = Net()\n", "    model = Net().to(torch.device('cpu'))\n"),
+     [("bad.py", 29, 21, "TL414")]),
+], ids=["returned-in-training-mode", "returned-in-eval-mode", "built-and-moved"])
 def test_a_model_loaded_by_a_helper_is_in_training_mode(project, source: str, expected) -> None:
     project.write("bad.py", source)
     assert [row for row in project.findings("--no-cache", "--select", "TL414") if row[1] == 29][:1] == expected

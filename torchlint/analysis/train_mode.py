@@ -378,8 +378,12 @@ class TrainModeModel:
             return None
         returned = function.returns[0]
         bindings = self.model.resolve(returned)
-        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path or \
-                not isinstance(bindings[0].value, cst.Call) or not self.constructs(bindings[0].value):
+        built = bindings[0].value if len(bindings) == 1 else None
+        while isinstance(built, cst.Call) and isinstance(built.func, cst.Attribute) and \
+                built.func.attr.value in _RETURNS_SELF and built.func.attr.value != "train":
+            built = built.func.value  # `Net().to(device)`
+        if built is None or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path or \
+                not isinstance(built, cst.Call) or not self.constructs(built):
             return None
         loaded = None
         for _seq, read in function.scope.loads.get(returned.value, ()):
@@ -392,7 +396,7 @@ class TrainModeModel:
                 return None
             if attribute.attr.value == "load_state_dict":
                 loaded = method
-        return bindings[0].value, loaded
+        return built, loaded
 
     # --- summaries of this file's functions -------------------------------------------------------
 
@@ -676,10 +680,13 @@ class _Walker:
             return state.lookup(key) if key else None
         func = value.func
         if isinstance(func, cst.Attribute) and func.attr.value in _RETURNS_SELF:
-            receiver = dotted(func.value)
-            if receiver and func.attr.value != "train":
+            if func.attr.value == "train":
+                return None
+            receiver = dotted(func.value)  # `model.to(device)`: the mode of `model`
+            if receiver:
                 return state.lookup(receiver)
-            return None
+            # `Net().to(device)`: the module the inner call gives
+            return self.value_mode(func.value, state) if isinstance(func.value, cst.Call) else None
         if self.owner.constructs(value):
             return Train(value, True)
         built = self.owner.built_and_returned(value)
