@@ -52,9 +52,9 @@ _NO_GRAD = frozenset({
 _ENABLE_GRAD = frozenset({"torch.enable_grad", "torch.autograd.enable_grad", "torch.autograd.grad_mode.enable_grad"})
 _SET_GRAD_ENABLED = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled",
                                "torch.autograd.grad_mode.set_grad_enabled"})
-# Methods that return the same kind of object: `x.cuda()` is a tensor when `x` is.
 # Code that may turn gradients off: what it computes may be out of the graph whatever it is given.
 _RE_GRAD_OFF = re.compile(r"no_grad|inference_mode|set_grad_enabled|detach|requires_grad")
+# Methods that return the same kind of object: `x.cuda()` is a tensor when `x` is.
 _ARGUMENT_PRESERVING = frozenset({"cuda", "cpu", "to", "float", "double", "half", "contiguous", "detach",
                                   "clone", "type_as", "requires_grad_"})
 # Conversions that keep the shape: `x.long()` has as many dimensions as `x`.
@@ -149,6 +149,7 @@ class Inference:
         self._exported_memo: dict[str, str] = {}
         self._return_memo: dict[int, Optional[Value]] = {}
         self._contextual: set[int] = set()  # helpers whose returns are being read at their one call
+        self._sources_memo: dict[int, frozenset[int]] = {}  # see _returned_sources
         self._self_call_memo: dict[tuple[int, str], list[tuple[cst.Call, Scope]]] = {}
         self._guard_memo: dict[int, Optional[tuple[cst.BaseExpression, cst.CSTNode]]] = {}
         self._tested_memo: dict[tuple[int, str], Optional[Kind]] = {}  # see _tested_kind
@@ -815,6 +816,27 @@ class Inference:
         if index >= 0 and function.kind in ("method", "classmethod"):
             index -= 1
         return _argument(call, param.name.value, index)
+
+    def receiving_parameter(self, arg: cst.Arg) -> Optional[tuple[FunctionInfo, str, list[cst.Name]]]:
+        """The function of this file a call gives ``arg`` to by position (no ``*`` in the call),
+        the name of the parameter that receives it, and the reads of that parameter in the
+        function before it is bound again: the other way round from ``passed_argument``."""
+        call = self.model.parent(arg)
+        if not isinstance(call, cst.Call) or arg.keyword is not None or any(a.star for a in call.args):
+            return None
+        value = self.infer(call.func)
+        function = value.function if value is not None and value.kind is Kind.FUNCTION else None
+        if function is None or function.model is not self.model or not isinstance(function.node, cst.FunctionDef) \
+                or function.scope is None:
+            return None
+        params = function.positional_params()
+        index = positional_args(call).index(arg) + (1 if function.kind in ("method", "classmethod") else 0)
+        if index >= len(params):
+            return None
+        name = params[index].name.value
+        reads = [load for _seq, load in function.scope.loads.get(name, ())
+                 if all(binding.kind is BindingKind.PARAM for binding in self.model.resolve(load))]
+        return function, name, reads
 
     def _call_sites(self, function: FunctionInfo) -> list[cst.Call]:
         """Calls of ``function`` in this file: ``f(..)`` for a function, ``self.f(..)`` for a method."""
@@ -1887,6 +1909,12 @@ class Inference:
         differentiable torch operations (functions and tensor methods of torch that
         differentiate, arithmetic, indexing), through the names it binds once; empty when
         a return is computed otherwise or gradients may be off there."""
+        key = id(function)
+        if key not in self._sources_memo:
+            self._sources_memo[key] = self._find_returned_sources(function)
+        return self._sources_memo[key]
+
+    def _find_returned_sources(self, function: FunctionInfo) -> frozenset[int]:
         names = _argument_names(function)
         if names is None or _RE_GRAD_OFF.search(self.model.analysis.text[function.node.start:function.node.end]):
             return frozenset()
@@ -1914,9 +1942,12 @@ class Inference:
             qualname = self.qualname(expression.func)
             if qualname is not None:
                 fact = torch_facts.fact(qualname)
-                return fact is not None and fact.kind == "function" and fact.differentiable is not False and \
-                    fact.returns in ("tensor", "tuple", "depends") and not fact.factory and any(
-                    [sources(arg.value, depth + 1) for arg in expression.args if arg.keyword is None and not arg.star])
+                if fact is None or fact.kind != "function" or fact.differentiable is False or fact.factory or \
+                        fact.returns not in ("tensor", "tuple", "depends"):
+                    return False
+                # every argument is asked, so that each parameter it is computed from is recorded
+                given = [sources(arg.value, depth + 1) for arg in expression.args if arg.keyword is None and not arg.star]
+                return any(given)
             if isinstance(expression.func, cst.Attribute):
                 fact = torch_facts.method(expression.func.attr.value)
                 return fact is not None and fact.differentiable is not False and fact.kind == "method" and \

@@ -442,28 +442,19 @@ class NoGraph:
         is a function of this file that freezes every parameter of that parameter of its own
         in a statement of its body that always runs."""
         argument = read.parent
-        call = argument.parent if isinstance(argument, cst.Arg) and argument.keyword is None else None
+        call = argument.parent if isinstance(argument, cst.Arg) else None
         line = call.parent.parent if isinstance(call, cst.Call) and isinstance(call.parent, cst.Expr) else None
-        if not isinstance(line, cst.SimpleStatementLine) or not isinstance(call.func, cst.Name):
+        receiver = self.inference.receiving_parameter(argument) if isinstance(line, cst.SimpleStatementLine) and \
+            isinstance(call.func, cst.Name) else None
+        if receiver is None or receiver[0].kind != "function":
             return None
-        callee = self.inference.infer(call.func)
-        function = callee.function if callee is not None and callee.kind is Kind.FUNCTION else None
-        if function is None or function.model is not self.model or not isinstance(function.node, cst.FunctionDef) \
-                or function.kind != "function":
-            return None
-        index = [arg for arg in call.args if arg.keyword is None].index(argument)
-        params = function.positional_params()
-        if index >= len(params):
-            return None
-        name = params[index].name.value
-        for inner in iter_nodes(function.node.body):
-            if isinstance(inner, cst.Name) and inner.value == name and \
-                    self.model.resolve(inner) and self.model.resolve(inner)[0].kind is BindingKind.PARAM:
-                statement = _freezing_statement(inner)
-                if statement is not None and statement.parent is function.node.body and not any(
-                        isinstance(node, (cst.Return, cst.Raise)) and node.start < statement.start
-                        for node in iter_nodes(function.node.body)):
-                    return line
+        function, _name, reads = receiver
+        for inner in reads:
+            statement = _freezing_statement(inner)
+            if statement is not None and statement.parent is function.node.body and not any(
+                    isinstance(node, (cst.Return, cst.Raise)) and node.start < statement.start
+                    for node in iter_nodes(function.node.body)):
+                return line
         return None
 
     def _loader_batch(self, name: cst.Name) -> bool:

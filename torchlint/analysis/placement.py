@@ -963,8 +963,8 @@ class Placement:
         if isinstance(node, cst.Name) and depth < 4:
             bindings = self.model.resolve(node)
             if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM:  # what every call site passes
-                passed = self._passed(bindings[0])
-                return bool(passed) and all(value is not None and self._is_cpu(value, depth + 1) for value in passed)
+                return self._at_every_call_site(bindings[0], lambda value: self._is_cpu(value, depth + 1) or None) \
+                    is not None
             return bool(bindings) and all(binding.kind is BindingKind.ASSIGN and binding.value is not None
                                           and not binding.path and self._is_cpu(binding.value, depth + 1)
                                           for binding in bindings)
@@ -2435,8 +2435,8 @@ def _literal_numbers(node: cst.BaseExpression) -> Optional[str]:
             found.add("int64")
         elif isinstance(value, cst.Float):
             found.add("float32")
-        elif isinstance(value, (cst.List, cst.Tuple)) and _literal_numbers(value) is not None:
-            found.add(_literal_numbers(value))
+        elif isinstance(value, (cst.List, cst.Tuple)) and (inner := _literal_numbers(value)) is not None:
+            found.add(inner)
         else:
             return None
     return "float32" if "float32" in found else "int64"

@@ -378,10 +378,7 @@ class TrainModeModel:
             return None
         returned = function.returns[0]
         bindings = self.model.resolve(returned)
-        built = bindings[0].value if len(bindings) == 1 else None
-        while isinstance(built, cst.Call) and isinstance(built.func, cst.Attribute) and \
-                built.func.attr.value in _RETURNS_SELF and built.func.attr.value != "train":
-            built = built.func.value  # `Net().to(device)`
+        built = _under_moves(bindings[0].value) if len(bindings) == 1 else None  # `Net().to(device)`
         if built is None or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path or \
                 not isinstance(built, cst.Call) or not self.constructs(built):
             return None
@@ -682,11 +679,12 @@ class _Walker:
         if isinstance(func, cst.Attribute) and func.attr.value in _RETURNS_SELF:
             if func.attr.value == "train":
                 return None
-            receiver = dotted(func.value)  # `model.to(device)`: the mode of `model`
+            # `model.to(device)`: the mode of `model`; `Net().to(device)`: of what the inner call gives
+            inner = _under_moves(value)
+            receiver = dotted(inner) if isinstance(inner, (cst.Name, cst.Attribute)) else None
             if receiver:
                 return state.lookup(receiver)
-            # `Net().to(device)`: the module the inner call gives
-            return self.value_mode(func.value, state) if isinstance(func.value, cst.Call) else None
+            return self.value_mode(inner, state) if isinstance(inner, cst.Call) else None
         if self.owner.constructs(value):
             return Train(value, True)
         built = self.owner.built_and_returned(value)
@@ -857,6 +855,15 @@ class _Walker:
 
 
 # --- helpers --------------------------------------------------------------------------------------
+
+def _under_moves(node: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
+    """``node`` without the calls around it that return the module itself in the same mode
+    (`.to(device)`, `.cuda()`, `.float()`; not `.train()`): `Net()` of `Net().to(device).float()`."""
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+            node.func.attr.value in _RETURNS_SELF and node.func.attr.value != "train":
+        node = node.func.value
+    return node
+
 
 def cst_expression(call: cst.Call) -> Optional[cst.BaseExpression]:
     """The module a forward call runs: ``model`` of ``model(x)`` or ``model.forward(x)``."""

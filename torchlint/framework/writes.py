@@ -15,7 +15,6 @@ from torchlint.syntax import cst
 from torchlint.syntax.nodes import is_true, keyword, positional_args
 from torchlint.syntax.walk import iter_nodes, settle_upward
 from torchlint.analysis import torch_api
-from torchlint.analysis.semantic import BindingKind
 from torchlint.analysis.values import Kind
 
 if TYPE_CHECKING:
@@ -122,22 +121,12 @@ def helper_write(ctx: "FileContext", node: cst.BaseExpression) -> Optional[Write
     a loop, a ``try`` or a ``with``) and before binding it again: a write into ``z``'s
     storage at the call."""
     arg = ctx.parent(node)
-    call = ctx.parent(arg) if isinstance(arg, cst.Arg) and arg.value is node and arg.keyword is None else None
-    if not isinstance(call, cst.Call) or any(a.star for a in call.args):
+    receiver = ctx.inference.receiving_parameter(arg) if isinstance(arg, cst.Arg) and arg.value is node else None
+    if receiver is None:
         return None
-    value = ctx.infer(call.func)
-    function = value.function if value is not None and value.kind is Kind.FUNCTION else None
-    if function is None or function.model is not ctx.model or not isinstance(function.node, cst.FunctionDef) \
-            or function.scope is None:
-        return None
-    params = function.positional_params()
-    index = positional_args(call).index(arg) + (1 if function.kind == "method" else 0)
-    if index >= len(params):
-        return None
-    name = params[index].name.value
-    for _seq, load in function.scope.loads.get(name, ()):
-        if not all(binding.kind is BindingKind.PARAM for binding in ctx.model.resolve(load)):
-            continue  # bound again on the way: another tensor
+    function, name, reads = receiver
+    call = ctx.parent(arg)
+    for load in reads:
         write = find_write(ctx, load)
         if write is not None and not any(isinstance(node, (cst.If, cst.IfExp, cst.For, cst.While, cst.Try, cst.With))
                                          for node in ctx.ancestors(write.node) if function.node.start < node.start):
