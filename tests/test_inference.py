@@ -1348,3 +1348,50 @@ def test_grad_mode_follows_the_nearest_block_that_sets_it() -> None:
     `grad_fn`), inside `inference_mode()` it does not; `inference_mode(False)` disables nothing."""
     found, marked = reported_lines(GRAD_MODES, codes=("TL401",))
     assert found == marked
+
+
+ORDER_PROGRAMS = (
+    """
+    from functools import reduce
+
+    import numpy as np
+    import torch
+
+
+    def merge_images(a, b):
+        return a
+
+
+    glimpse = torch.zeros(2, 3).numpy()
+    merged = []
+    for i in range(len(glimpse)):
+        g = glimpse[i]
+        g = list(g)
+        res = reduce(merge_images, list(g))
+        merged.append(res)
+
+    merged = [np.asarray(l, dtype='float32') / 255.0 for l in merged]
+    print(merged[0])
+    """,
+)
+
+
+@pytest.mark.parametrize("source", ORDER_PROGRAMS)
+def test_an_answer_does_not_depend_on_the_order_the_questions_come_in(source) -> None:
+    # A name met again while it is being inferred reads None to break the cycle; what was
+    # computed from that stand-in must not stay remembered once the cycle is answered.
+    from torchlint.analysis.module_analysis import ModuleAnalysis
+    from torchlint.syntax import cst
+    from torchlint.syntax.parsing import parse_module
+    from torchlint.syntax.walk import iter_nodes
+
+    def kinds(reverse: bool) -> list:
+        analysis = ModuleAnalysis(parse_module(textwrap.dedent(source)), "order.py")
+        names = [node for node in iter_nodes(analysis.module) if isinstance(node, (cst.Name, cst.Call))]
+        order = list(reversed(names)) if reverse else names
+        answers = {id(node): analysis.inference.infer(node) for node in order}
+        return [None if answers[id(node)] is None else answers[id(node)].kind for node in names]
+
+    forward, backward = kinds(False), kinds(True)
+    assert forward == backward
+    assert any(kind is not None for kind in forward)

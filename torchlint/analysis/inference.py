@@ -14,7 +14,8 @@ or a ``Value`` whose ``why`` chain says where the evidence comes from:
   kind of value (what a function returns never rests on this: see ``standalone``).
 
 Answers are computed on demand and memoised per node; cycles and very deep
-expressions give up (``None``) rather than recurse without bound.
+expressions give up (``None``) rather than recurse without bound, and what was computed
+from a cycle's stand-in is recomputed once the cycle is answered (``recursion.Answers``).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from torchlint.syntax.nodes import (
 from torchlint.syntax.walk import iter_nodes, settle_upward
 from torchlint.analysis import docstrings, torch_api, torch_facts
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
+from torchlint.analysis.recursion import Answers
 from torchlint.analysis.semantic import (
     MODULE_USE_ATTRIBUTES, TENSOR_USE_ATTRIBUTES, AttributeAssignment, Binding, BindingKind, ClassInfo, FunctionInfo,
     Scope, SemanticModel,
@@ -162,6 +164,7 @@ class Inference:
         self._usage_in_progress: set[int] = set()  # _own_usage: parameters passed on to each other
         self._keyed: Optional[dict[str, list[cst.Assign]]] = None  # keyed_item: stores by constant key
         self._depth = 0
+        self._answers = Answers()  # the cycles among _memo, _binding_memo and _return_memo
         self._dispatch = {
             cst.Name: self._name,
             cst.Attribute: self._attribute,
@@ -207,20 +210,26 @@ class Inference:
         key = id(node)
         memo = self._memo
         if key in memo:
-            return memo[key]
+            value = memo[key]
+            if value is None:
+                self._answers.met(memo, key)
+            return value
         if self._depth > _MAX_DEPTH:
             return None
         handler = self._dispatch.get(type(node))
         if handler is None:
             memo[key] = None
             return None
-        memo[key] = None  # guards against cycles while this node is being inferred
+        self._answers.begin(memo, key)
         self._depth += 1
         try:
             value = handler(node)
+        except BaseException:
+            self._answers.abandon(memo, key)
+            raise
         finally:
             self._depth -= 1
-        memo[key] = value
+        self._answers.end(memo, key, value)
         return value
 
     def tensor(self, node: cst.CSTNode) -> Optional[Value]:
@@ -577,16 +586,15 @@ class Inference:
         return analysis.file_path if analysis is not None else None
 
     def binding_value(self, binding: Binding) -> Optional[Value]:
-        key = id(binding)
-        if key in self._binding_memo:
-            return self._binding_memo[key]
-        self._binding_memo[key] = None
+        return self._answers.ask(self._binding_memo, id(binding), self._binding_value_used, binding)
+
+    def _binding_value_used(self, binding: Binding) -> Optional[Value]:
+        """What the binding holds, with a 0-dim reading from how the name is used."""
         value = self._binding_value(binding)
         if value is not None and value.kind is Kind.TENSOR and not value.scalar:
             scalar_step = self._scalar_use(binding)
             if scalar_step is not None:
                 value = value.with_scalar(scalar_step)
-        self._binding_memo[key] = value
         return value
 
     def _binding_value(self, binding: Binding) -> Optional[Value]:
@@ -1783,10 +1791,9 @@ class Inference:
         return found.pop() if len(found) == 1 else None
 
     def _returned_value(self, function: FunctionInfo) -> Optional[Value]:
-        key = id(function)
-        if key in self._return_memo:
-            return self._return_memo[key]
-        self._return_memo[key] = None
+        return self._answers.ask(self._return_memo, id(function), self._read_returned_value, function)
+
+    def _read_returned_value(self, function: FunctionInfo) -> Optional[Value]:
         value: Optional[Value] = None
         returns = getattr(function.node, "returns", None)
         if returns is not None:
@@ -1800,7 +1807,6 @@ class Inference:
             elif value.kind is Kind.TENSOR and returned is not None and returned.scalar:
                 # `-> torch.Tensor` says tensor; `return x.sum()` says which shape.
                 value = value.with_scalar(returned.scalar_why)
-        self._return_memo[key] = value
         return value
 
     def _returned_elementwise(self, function: FunctionInfo) -> Optional[frozenset[int]]:
