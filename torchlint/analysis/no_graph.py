@@ -399,7 +399,11 @@ class NoGraph:
                 and callee.qualname not in torch_api.PARAMETER_MODULES:
             return self._arguments(node, depth)  # a loss of torch.nn: its input and target attach it, if anything
         if callee.kind is Kind.MODULE and isinstance(callee.cls, ClassInfo) and self._computes_from_inputs(callee.cls):
-            return self._arguments(node, depth)  # a loss written in this file, without parameters
+            # A loss written in this file, without parameters: its inputs attach it, unless
+            # its `forward` cuts them (`logits.argmax(1)`).
+            proof = self._arguments(node, depth)
+            if proof is not None:
+                return proof
         if callee.kind is Kind.MODULE and isinstance(callee.cls, ClassInfo):
             forward = self.inference.method_of(callee.cls, "forward")  # what its `forward` returns
             return self._function_result(node, forward, depth) if forward is not None else None
