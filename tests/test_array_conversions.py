@@ -106,5 +106,7 @@ for epoch in range(5):
 plt.plot(range(5), values)
 plt.plot(range(5), losses)
 ''')
-    assert [(row, code) for _, row, _, code in project.findings("--no-cache", "--select", "TL415")] == [
-        (17, "TL415")]
+    # Reported where the tensor is appended (the line to change), naming the plot that raises.
+    found = project.run("check", "--no-cache", "--select", "TL415", "--output-format", "json").json()
+    assert [(item["location"]["row"], item["code"]) for item in found] == [(14, "TL415")]
+    assert "`plt.plot(range(5), losses)` (line 17)" in found[0]["message"]

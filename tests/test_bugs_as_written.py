@@ -983,3 +983,82 @@ def test_a_helpers_result_is_in_the_graph_of_what_it_is_given(project, source: s
     assert project.findings("--no-cache", "--select", "TL409") == expected
     ran = _runs(project, "bad.py")
     assert ("modified by an inplace operation" in ran.stderr) == bool(expected), ran.stderr
+
+
+LOSSES_PLOTTED_BY_A_HELPER = '''
+import numpy as np
+import torch
+
+
+class Plotter:
+    def plot(self, x, y):
+        return np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+
+
+def linear_regression(X, w, b):
+    return X * w + b
+
+
+def squared_error(y_hat, y):
+    return (y_hat - y) ** 2 / 2
+
+
+net = linear_regression
+loss = squared_error
+X, y = torch.rand(10), torch.rand(10)
+w = torch.zeros(1, requires_grad=True)
+b = torch.zeros(1, requires_grad=True)
+losses = []
+for epoch in range(3):
+    l = loss(net(X, w, b), y).mean()
+    l.backward()
+    with torch.no_grad():
+        w -= 0.1 * w.grad
+        b -= 0.1 * b.grad
+    losses.append(l)
+Plotter().plot(range(3), losses)
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (LOSSES_PLOTTED_BY_A_HELPER, [("bad.py", 30, 5, "TL415")]),
+    (LOSSES_PLOTTED_BY_A_HELPER.replace("losses.append(l)", "losses.append(l.item())"), []),
+], ids=["appends-the-loss", "appends-its-value"])
+def test_a_list_of_losses_converted_by_a_helper(project, source: str, expected) -> None:
+    # The model and the loss are called through other names; the list is converted in a
+    # method it is passed to: reported where the loss is appended, the line to change.
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL415") == expected
+    ran = _runs(project, "bad.py")
+    assert ("Can't call numpy() on Tensor that requires grad" in ran.stderr) == bool(expected), ran.stderr
+
+
+SCORES_THROUGH_ARGMAX = '''
+import torch
+import torch.nn as nn
+
+
+class DiceLoss(nn.Module):
+    def forward(self, logits, target):
+        pred = logits.argmax(dim=1)
+        inter = (pred == target).float().sum()
+        return 1 - 2 * inter / (pred.numel() + target.numel())
+
+
+model = nn.Linear(6, 2)
+criterion = DiceLoss()
+loss = criterion(model(torch.randn(4, 6)), torch.randint(0, 2, (4,)))
+loss.backward()
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (SCORES_THROUGH_ARGMAX, [("bad.py", 8, 18, "TL408")]),
+    (SCORES_THROUGH_ARGMAX.replace("pred = logits.argmax(dim=1)", "pred = logits.softmax(dim=1)[:, 1]")
+     .replace("(pred == target).float()", "(pred * target)"), []),
+], ids=["argmax", "soft"])
+def test_a_loss_module_that_cuts_its_input(project, source: str, expected) -> None:
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL408") == expected
+    ran = _runs(project, "bad.py")
+    assert ("does not require grad" in ran.stderr) == bool(expected), ran.stderr

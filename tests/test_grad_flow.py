@@ -199,7 +199,7 @@ def test_numbers_taken_out_first_are_not_a_cut(tmp_path):
 
 
 @needs_torch
-@pytest.mark.parametrize("kept, rows", [("loss", [(15, "TL415")]), ("loss.item()", []), ("loss.detach()", [])])
+@pytest.mark.parametrize("kept, rows", [("loss", [(14, "TL415")]), ("loss.item()", []), ("loss.detach()", [])])
 def test_numpy_reducing_a_list_of_losses(tmp_path, kept, rows):
     found = findings(tmp_path, f"""
         import numpy as np

@@ -50,7 +50,7 @@ _SAME_GRAPH_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag"})
 _MAX_DEPTH = 30
 # Turning gradients off: `= False`, `requires_grad_(False)`, `requires_grad_(flag)`.
 _FREEZES = re.compile(r"requires_grad\s*=\s*False|requires_grad_\(\s*(?!(?:requires_grad\s*=\s*)?True\b)\w")
-_MAX_CALLS = 3  # parameters followed back through this many call sites
+_MAX_CALLS = 5  # parameters followed back through this many call sites
 # torch functions that join a sequence of tensors: their result requires grad when an item does.
 _JOINS = frozenset({"torch.cat", "torch.stack", "torch.concat", "torch.concatenate", "torch.vstack", "torch.hstack"})
 
@@ -106,18 +106,24 @@ class GradFlow:
     def container_requires_grad(self, node: cst.BaseExpression) -> Optional[GradSource]:
         """The evidence that ``node`` is a list or tuple (written out here, or bound or passed
         to a name) holding a tensor that requires grad, or None."""
+        found = self.item_requiring_grad(node)
+        return found[1] if found is not None else None
+
+    def item_requiring_grad(self, node: cst.BaseExpression) -> Optional[tuple[cst.BaseExpression, GradSource]]:
+        """The item of the list or tuple ``node`` that requires grad (an element written
+        out, or what a `.append(..)` adds), with the evidence, or None."""
         found = self._container(node, 0)
         if found is None or self._type_tested(node):
             return None
         container, steps = found
         values = container if isinstance(container, list) else [container]
-        source = next((found for found in (self._requires(value, 0, 0 if not steps else 1) for value in values)
-                       if found is not None), None)
-        if source is None:
-            return None
-        for step in reversed(steps):
-            source = source.then(step)
-        return source
+        for value in values:
+            source = self._requires(value, 0, 0 if not steps else 1)
+            if source is not None:
+                for step in reversed(steps):
+                    source = source.then(step)
+                return value, source
+        return None
 
     def _container(self, node: cst.BaseExpression, calls: int):
         """(the list or tuple written out that ``node`` is, the steps to it)."""

@@ -861,6 +861,7 @@ class Inference:
             callees = [load for scope in self.model.scopes_mentioning(function.name)
                        for _seq, load in scope.loads.get(function.name, ())
                        if any(b.definition is function for b in self.model.resolve(load))]
+            callees += [alias for load in callees for alias in self._alias_loads(load)]
         elif function.kind in ("method", "classmethod") and function.cls is not None:
             for scope, load, attribute in self._attribute_loads(function.name):
                 caller = scope.function
@@ -879,6 +880,17 @@ class Inference:
             callees += self._instance_calls(function.cls)  # `m(x)` runs `forward(x)`
         calls = (self.model.parent(callee) for callee in callees)
         return [call for call, callee in zip(calls, callees) if isinstance(call, cst.Call) and call.func is callee]
+
+    def _alias_loads(self, load: cst.Name) -> list[cst.Name]:
+        """The reads of a name bound to ``load`` and to nothing else (``net = linear_regression``,
+        then ``net(X, w, b)``)."""
+        assign = self.model.parent(load)
+        if not isinstance(assign, cst.Assign) or assign.value is not load or len(assign.targets) != 1 \
+                or not isinstance(assign.targets[0].target, cst.Name):
+            return []
+        alias = assign.targets[0].target.value
+        return [other for scope in self.model.scopes_mentioning(alias) for _seq, other in scope.loads.get(alias, ())
+                if (bindings := self.model.resolve(other)) and all(b.value is load for b in bindings)]
 
     def _instance_calls(self, cls: ClassInfo) -> list[cst.Name]:
         """The names called as functions that hold an instance of ``cls`` built in their scope

@@ -18,7 +18,14 @@ class NumpyRequiresGrad(Rule):
         "`{tensor}` requires grad (it comes from {source}, line {line}): `{call}` raises RuntimeError \"Can't call "
         "numpy() on Tensor that requires grad\"; call `.detach()` before `.numpy()`"
     )
+    append_message = (
+        "`{tensor}` requires grad (it comes from {source}, line {line}) and is appended to `{container}`: `{call}` "
+        "(line {call_line}) converts the list with numpy and raises RuntimeError \"Can't call numpy() on Tensor that "
+        "requires grad\"; append `{tensor}.detach()` (or `.item()`)"
+    )
     fix = Applicability.SAFE
+    # A list converted elsewhere is reported where its tensor is appended; numpy raises at the conversion.
+    raised_where_used = True
     requires = (r"numpy|sklearn|matplotlib|pandas",)
     references = (
         ("torch.Tensor.numpy", "https://pytorch.org/docs/stable/generated/torch.Tensor.numpy.html"),
@@ -37,7 +44,8 @@ class NumpyRequiresGrad(Rule):
     functions of the file (a logging or metrics helper whose parameter a call passes a
     model output, a function that returns one), lists filled with `.append(out)` and
     joined by `torch.cat`/`torch.stack`, `np.concatenate`/`np.stack` or reduced by numpy
-    (`np.mean(losses)`, `np.asarray(self.history)`: numpy converts each tensor), and the entries of
+    (`np.mean(losses)`, `np.asarray(self.history)`, `plt.plot(losses)`: numpy converts each tensor;
+    reported at the `.append(..)` that adds the tensor, the line to change), and the entries of
     a dict written out (`state = {"pred": out}`) read by their key or by a loop over keys,
     also as another object's attribute or a helper's parameter. Nothing is reported after `.detach()`,
     `.data`, `.item()`, an integer operation (`argmax`, a comparison), under
@@ -60,7 +68,9 @@ class NumpyRequiresGrad(Rule):
     ## Fix (safe)
     Inserts `.detach()` before `.numpy()` (for `np.asarray(t)` and the other functions,
     after `t`): the values
-    are the same, and the array no longer asks for the graph.
+    are the same, and the array no longer asks for the graph. For a list, the advice to
+    append `.detach()` (or `.item()`) is shown: whether anything back-propagates through
+    the list is the author's to say.
     """
     bad = (
         Bad(
@@ -121,6 +131,25 @@ class NumpyRequiresGrad(Rule):
                 log_scalar(history, loss)
             """,
         ),
+        Bad(
+            """
+            import numpy as np
+            import torch
+            import torch.nn as nn
+
+            model = nn.Linear(4, 1)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            losses = []
+            for _ in range(3):
+                loss = model(torch.randn(8, 4)).pow(2).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                losses.append(loss)
+            print(np.mean(losses))
+            """,
+            reported=((13, "losses.append(loss)"),),
+        ),
     )
     good = (
         """
@@ -139,6 +168,9 @@ class NumpyRequiresGrad(Rule):
         total = pred.sum().item()
         """,
     )
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._appends_reported: set[int] = set()
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -161,11 +193,27 @@ class NumpyRequiresGrad(Rule):
             self._report_container(node, first)  # `np.mean(losses)`: numpy converts each tensor the list holds
 
     def _report_container(self, node: cst.Call, container: cst.BaseExpression) -> bool:
-        """Report ``node`` converting the tensors the list ``container`` holds, when one
-        requires grad; whether one does."""
+        """Report the list ``container`` converted by ``node`` when a tensor it holds
+        requires grad (at the `.append(..)` that adds it, the line to change); whether one does."""
         if not isinstance(container, (cst.Name, cst.Attribute)):
             return False
-        return self._report_source(node, container, self.ctx.grad_flow.container_requires_grad(container), None)
+        found = self.ctx.grad_flow.item_requiring_grad(container)
+        if found is None:
+            return False
+        item, source = found
+        argument = self.ctx.parent(item)
+        append = self.ctx.parent(argument) if isinstance(argument, cst.Arg) else None
+        if not isinstance(append, cst.Call) or self.ctx.grad_flow.runs_without_grad(node):
+            return self._report_source(node, container, source, None)
+        if id(append) not in self._appends_reported:
+            self._appends_reported.add(id(append))
+            self.report(append, self.append_message, tensor=item, source=source.what, line=self._line(source.node),
+                        container=append.func.value, call=node, call_line=self._line(node), evidence=source.steps,
+                        related=((node, "the conversion that raises"),),  # the run is judged once it got there
+                        fix=Fix(Applicability.DISPLAY_ONLY, f"Append `{self.ctx.snippet(item)}.detach()` (or "
+                                                            f"`.item()`) if nothing back-propagates through the list",
+                                ()))
+        return True
 
     def _report_tensor(self, node: cst.Call, tensor: cst.BaseExpression) -> bool:
         """Report ``node`` converting ``tensor`` when it requires grad (unless gradients are off
