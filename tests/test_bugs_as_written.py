@@ -1062,3 +1062,48 @@ def test_a_loss_module_that_cuts_its_input(project, source: str, expected) -> No
     assert project.findings("--no-cache", "--select", "TL408") == expected
     ran = _runs(project, "bad.py")
     assert ("does not require grad" in ran.stderr) == bool(expected), ran.stderr
+
+
+PREDICTOR_BUILT_BY_ITS_BASE = '''
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.drop = nn.Dropout(0.5)
+
+    def forward(self, x):
+        return self.drop(self.fc(x))
+
+
+class BaseRunner:
+    def __init__(self, device):
+        self.model = Net().to(device)
+
+
+class Predictor(BaseRunner):
+    @torch.no_grad()
+    def predict(self, x):
+        return self.model(x)
+
+
+torch.manual_seed(0)
+runner = Predictor(torch.device("cpu"))
+sample = torch.randn(1, 4)
+if not torch.equal(runner.predict(sample), runner.predict(sample)):
+    print("BUG: two predictions of one sample differ")
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (PREDICTOR_BUILT_BY_ITS_BASE, [("bad.py", 23, 16, "TL414")]),
+    (PREDICTOR_BUILT_BY_ITS_BASE.replace("        return self.model(x)", "        self.model.eval()\n"
+                                                                           "        return self.model(x)"), []),
+], ids=["built-by-the-base-class", "evaluated-in-eval-mode"])
+def test_a_model_built_by_a_base_class(project, source: str, expected) -> None:
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL414") == expected
+    assert ("BUG:" in _runs(project, "bad.py").stdout) == bool(expected)

@@ -229,41 +229,71 @@ class TrainModeModel:
         return state
 
     def _built_attributes(self, cls: ClassInfo) -> list[tuple[str, cst.Call]]:
-        """``self.<name> = Net()`` in ``__init__`` of a class of this file without bases (so
-        no framework or ``nn.Module.eval()`` reaches its attributes), the only assignment of
-        the attribute, where nothing in the file may change the module's mode: no
-        ``.eval(``/``.train(`` in the class, none on a ``.<name>`` anywhere, the module never
-        handed out of the class, and every instance made here and kept here."""
+        """``self.<name> = Net()`` (or ``Net().to(device)``) in ``__init__`` of a class of this
+        file, or of a class of this file it derives from, none of them with other bases (so no framework or
+        ``nn.Module.eval()`` reaches its attributes), the only assignment of the attribute in
+        them, where nothing in the file may change the module's mode: no ``.eval(``/``.train(``
+        in those classes, none on a ``.<name>`` anywhere, the module never handed out of the
+        class, and every instance of the class (or a subclass) made here and kept here."""
         key = id(cls.node)
         if key in self._built:
             return self._built[key]
         self._built[key] = found = []
-        init = cls.methods.get("__init__")
+        lineage = self._plain_lineage(cls)
         text = self.analysis.text
-        if init is None or init.self_name is None or any(
-                self.inference.qualname(base.value) != "builtins.object" for base in cls.node.bases) \
-                or _SWITCHES.search(text, cls.node.start, cls.node.end) or not self._kept_instances(cls):
+        if not lineage or any(_SWITCHES.search(text, c.node.start, c.node.end) for c in lineage) \
+                or not self._kept_instances(cls):
             return found
-        for node in iter_nodes(init.node.body):
-            if not (isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.value, cst.Call)):
+        for owner in lineage:
+            init = owner.methods.get("__init__")
+            if init is None or init.self_name is None:
                 continue
-            target = node.targets[0].target
-            if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
-                    and target.value.value == init.self_name):
-                continue
-            name = target.attr.value
-            if len(cls.assignments(name)) != 1 or not self.constructs(node.value) or re.search(
-                    rf"\.{re.escape(name)}\s*\.\s*(?:eval|train)\s*\(|[(,=]\s*\w+\.{re.escape(name)}\s*[,)]", text):
-                continue
-            found.append((name, node.value))
+            for node in iter_nodes(init.node.body):
+                if not (isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.value, cst.Call)):
+                    continue
+                target = node.targets[0].target
+                if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                        and target.value.value == init.self_name):
+                    continue
+                name = target.attr.value
+                built = _under_moves(node.value)  # `Net().to(device)`
+                if sum(len(c.assignments(name)) for c in lineage) != 1 or not isinstance(built, cst.Call) \
+                        or not self.constructs(built) or re.search(
+                        rf"\.{re.escape(name)}\s*\.\s*(?:eval|train)\s*\(|[(,=]\s*\w+\.{re.escape(name)}\s*[,)]",
+                        text):
+                    continue
+                found.append((name, built))
         return found
 
+    def _plain_lineage(self, cls: ClassInfo) -> Optional[list[ClassInfo]]:
+        """``cls`` and the classes of this file it derives from, when every base on the way is
+        one of them or none (``object``): no framework's class in between."""
+        lineage = [cls]
+        for owner in lineage:
+            if len(lineage) > 8:
+                return None
+            for base in owner.node.bases:
+                if self.inference.qualname(base.value) == "builtins.object":
+                    continue
+                value = self.inference.infer(base.value)
+                parent = value.cls if value is not None and value.kind is Kind.CLASS else None
+                if not isinstance(parent, ClassInfo) or parent.model is not self.model or parent in lineage:
+                    return None
+                lineage.append(parent)
+        return lineage
+
     def _kept_instances(self, cls: ClassInfo) -> bool:
-        """The class is instantiated in this file, each instance bound to a name that is
-        never handed to a call (where code out of sight might switch its modules)."""
-        made = [call for call in self.analysis.nodes_of(cst.Call)
-                if (value := self.inference.infer(call.func)) is not None and value.kind is Kind.CLASS
-                and value.cls is cls]
+        """The class (or a class of this file derived from it) is instantiated in this file,
+        each instance bound to a name that is never handed to a call (where code out of
+        sight might switch its modules)."""
+        made = []
+        for call in self.analysis.nodes_of(cst.Call):
+            value = self.inference.infer(call.func)
+            if value is not None and value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo) \
+                    and value.cls.model is self.model:
+                lineage = value.cls is cls or self._plain_lineage(value.cls)
+                if lineage is True or lineage and cls in lineage:
+                    made.append(call)
         if not made:
             return False
         text = self.analysis.text
