@@ -1107,3 +1107,80 @@ def test_a_model_built_by_a_base_class(project, source: str, expected) -> None:
     project.write("bad.py", source)
     assert project.findings("--no-cache", "--select", "TL414") == expected
     assert ("BUG:" in _runs(project, "bad.py").stdout) == bool(expected)
+
+
+EVALUATION_LEAVES_GRADIENTS_OFF = '''
+import torch
+import torch.nn as nn
+
+
+def evaluate(model, data, target):
+    torch.set_grad_enabled(False)
+    model.eval()
+    out = model(data)
+    return nn.functional.mse_loss(out, target).item()
+
+
+def train(model, data, target, optimizer):
+    model.train()
+    optimizer.zero_grad()
+    loss = nn.functional.mse_loss(model(data), target)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+x, y = torch.randn(8, 4), torch.randn(8, 1)
+for epoch in range(2):
+    print(evaluate(model, x, y))
+    print(train(model, x, y, optimizer))
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (EVALUATION_LEAVES_GRADIENTS_OFF, [("bad.py", 6, 5, "TL408")]),
+    (EVALUATION_LEAVES_GRADIENTS_OFF.replace("    model.train()\n", "    torch.set_grad_enabled(True)\n"), []),
+    (EVALUATION_LEAVES_GRADIENTS_OFF.replace(
+        "    torch.set_grad_enabled(False)\n    model.eval()\n    out = model(data)\n",
+        "    model.eval()\n    with torch.set_grad_enabled(False):\n        out = model(data)\n"), []),
+], ids=["left-off", "turned-on-by-the-training", "scoped-by-with"])
+def test_an_evaluation_that_leaves_gradients_off(project, source: str, expected) -> None:
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL408") == expected
+    ran = _runs(project, "bad.py")
+    assert ("does not require grad" in ran.stderr) == bool(expected), ran.stderr
+
+
+LOSS_FROM_NUMPY_VALUES = '''
+import numpy as np
+import torch
+import torch.nn as nn
+
+
+def custom_loss(pred, target):
+    pred_np = pred.detach().numpy()
+    target_np = target.numpy()
+    return torch.from_numpy(np.abs(pred_np - target_np)).mean()
+
+
+net = nn.Linear(3, 1)
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+x, y = torch.randn(4, 3), torch.randn(4, 1)
+loss = custom_loss(net(x), y)
+optimizer.zero_grad()
+loss.backward()
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (LOSS_FROM_NUMPY_VALUES, [("bad.py", 9, 12, "TL408")]),
+    (LOSS_FROM_NUMPY_VALUES.replace("torch.from_numpy(np.abs(pred_np - target_np)).mean()",
+                                    "(pred - target).abs().mean()"), []),
+], ids=["numpy-round-trip", "torch-ops"])
+def test_a_loss_computed_from_numpy_values_of_the_output(project, source: str, expected) -> None:
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL408") == expected
+    ran = _runs(project, "bad.py")
+    assert ("does not require grad" in ran.stderr) == bool(expected), ran.stderr

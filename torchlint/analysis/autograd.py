@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
-from torchlint.syntax.nodes import dotted, is_false, is_true, keyword, tuple_element
-from torchlint.syntax.walk import enclosing_code, in_branch, iter_nodes
+from torchlint.syntax.nodes import called_name, dotted, is_false, is_true, keyword, tuple_element
+from torchlint.syntax.walk import ancestors, enclosing_code, in_branch, iter_nodes
 from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.graph_lifetime import GraphLifetime
 from torchlint.analysis.semantic import BindingKind, ClassInfo, Scope
@@ -46,6 +46,9 @@ if TYPE_CHECKING:
     from torchlint.analysis.module_analysis import ModuleAnalysis
 
 _DETACHES = re.compile(r"\.detach_?\(|\bno_grad\b|\.data\b")
+# What may turn gradients back on: `enable_grad()`, `set_grad_enabled(..)` of any flag, `inference_mode(False)`.
+_RE_ENABLES_GRAD = re.compile(
+    r"enable_grad|set_grad_enabled\s*\(\s*(?!False\s*\))|inference_mode\s*\(\s*(?:mode\s*=\s*)?False")
 _BACKWARD_FUNCTIONS = ("torch.autograd.backward", "torch.autograd.grad")
 _PARAMETER_METHODS = ("parameters", "named_parameters")
 _LOOPS = (cst.For, cst.While)
@@ -198,6 +201,20 @@ class BackwardWithoutGrad:
 
     call: cst.Call
     disabled: cst.CSTNode
+    backward: cst.Call
+
+
+@dataclass(frozen=True)
+class GradLeftOff:
+    """``switch`` (``torch.set_grad_enabled(False)`` as a statement of ``function``'s body) turns
+    gradients off for the rest of the thread, not for the function: after ``call`` of it
+    returns, ``later`` (a statement after it in the same block) runs ``backward`` on what it
+    computes, which has no graph."""
+
+    switch: cst.Call
+    function: str
+    call: cst.Call
+    later: cst.CSTNode
     backward: cst.Call
 
 
@@ -1086,6 +1103,68 @@ class AutogradModel:
                 found.append(BackwardWithoutGrad(node, disabled, backward))
         return found
 
+    def gradients_left_off(self) -> list[GradLeftOff]:
+        """Functions of this file that turn gradients off with ``torch.set_grad_enabled(False)``
+        written as a statement (always run, never turned back on in them), called before a
+        statement of the same block that runs a backward, itself or through a function of
+        this file, with nothing turning gradients on in between: the mode outlives the call
+        (an ``evaluate()`` that leaves the training after it without gradients)."""
+        found: list[GradLeftOff] = []
+        text = self.analysis.text
+        if "set_grad_enabled" not in text or "backward" not in text and "autograd" not in text:
+            return found
+        for function in self.model.functions.values():
+            switch = self._switches_grad_off(function)
+            if switch is None:
+                continue
+            for call in self.inference.calls_of(function):
+                statement = next((a for a in ancestors(call) if isinstance(a, (cst.SimpleStatementLine,
+                                                                               cst.BaseCompoundStatement))), None)
+                block = statement.parent if statement is not None else None
+                if not isinstance(block, (cst.IndentedBlock, cst.Module)) or in_branch(call, statement):
+                    continue
+                for later in block.body[block.body.index(statement) + 1:]:
+                    if _RE_ENABLES_GRAD.search(text, later.start, later.end):
+                        break
+                    backward = self._backward_in(later)
+                    if backward is not None:
+                        found.append(GradLeftOff(switch, function.name, call, later, backward))
+                        break
+        return found
+
+    def _switches_grad_off(self, function) -> Optional[cst.Call]:
+        """``torch.set_grad_enabled(False)`` as a statement of ``function``'s own body (not in
+        a branch), with nothing after it in the function that may turn gradients back on."""
+        definition = function.node
+        if function.model is not self.model or not isinstance(definition, cst.FunctionDef) \
+                or not isinstance(definition.body, cst.IndentedBlock):
+            return None
+        for statement in definition.body.body:
+            small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and \
+                len(statement.body) == 1 else None
+            call = small.value if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) else None
+            if call is not None and self.inference.grad_mode(call, strict=True) is False and \
+                    "set_grad_enabled" in (self.inference.qualname(call.func) or ""):
+                rest = self.analysis.text[statement.end:definition.end]
+                return None if _RE_ENABLES_GRAD.search(rest) else call
+        return None
+
+    def _backward_in(self, statement: cst.CSTNode) -> Optional[cst.Call]:
+        """A backward that ``statement`` runs unconditionally: its own, or one a function of
+        this file it calls runs."""
+        for node in iter_nodes(statement):
+            if not isinstance(node, cst.Call) or in_branch(node, statement):
+                continue
+            if called_name(node.func) == "backward" and isinstance(node.func, cst.Attribute) \
+                    and self.inference.tensor(node.func.value) is not None:
+                return node
+            callee = self.local_function(node)
+            if callee is not None:
+                backward = self._runs_backward(callee, 0, set(), strict=True)
+                if backward is not None:
+                    return backward
+        return None
+
     def local_function(self, call: cst.Call):
         """The function of this file that ``call`` calls (its ``FunctionInfo``), or None."""
         value = self.inference.infer(call.func)
@@ -1094,13 +1173,15 @@ class AutogradModel:
             return None
         return value.function
 
-    def _runs_backward(self, function, depth: int, seen: set[int]) -> Optional[cst.Call]:
+    def _runs_backward(self, function, depth: int, seen: set[int], strict: bool = False) -> Optional[cst.Call]:
         """A backward that ``function`` (or a function of this file it calls) runs on a value
-        it computes, with gradients not turned back on around it."""
+        it computes, with gradients not turned back on around it; ``strict``: in functions
+        that nowhere may turn them on (a `set_grad_enabled(True)` statement included)."""
         if id(function.node) in seen or depth > 3 or function.scope is None:
             return None
         seen.add(id(function.node))
-        if _enables_grad(function.node, self.inference):
+        if _enables_grad(function.node, self.inference) or strict and \
+                _RE_ENABLES_GRAD.search(self.analysis.text, function.node.start, function.node.end):
             return None
         parameters = _parameter_names(function)
         for backward in self.backwards(function.scope):
@@ -1115,7 +1196,7 @@ class AutogradModel:
                     and not in_branch(node, function.node):
                 callee = self.local_function(node)
                 if callee is not None:
-                    found = self._runs_backward(callee, depth + 1, seen)
+                    found = self._runs_backward(callee, depth + 1, seen, strict)
                     if found is not None:
                         return found
         return None

@@ -554,10 +554,19 @@ class NoGraph:
             return None
         source = node.args[0].value
         sources: list[cst.CSTNode] = [source]
-        for name in [inner for inner in iter_nodes(source) if isinstance(inner, cst.Name)]:
-            bindings = self.model.resolve(name)
-            if len(bindings) == 1 and isinstance(bindings[0].value, cst.List) and not bindings[0].value.elements:
-                sources += [arg.value for arg in self.analysis.appended_to(bindings[0])]  # `losses.append(..)`
+        for found in sources:  # grows: the values of the names read, three assignments back at most
+            if len(sources) > 12:
+                break
+            for name in [inner for inner in iter_nodes(found) if isinstance(inner, cst.Name)]:
+                bindings = self.model.resolve(name)
+                if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].value is None \
+                        or any(bindings[0].value is known for known in sources):
+                    continue
+                value = bindings[0].value
+                if isinstance(value, cst.List) and not value.elements:
+                    sources += [arg.value for arg in self.analysis.appended_to(bindings[0])]  # `losses.append(..)`
+                elif not bindings[0].path and not bindings[0].iterates:
+                    sources.append(value)  # `pred_np = pred.detach().numpy()`
         for inner in (inner for found in sources for inner in iter_nodes(found)):
             if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) \
                     and inner.func.attr.value in torch_api.TO_PLAIN_METHODS \

@@ -21,6 +21,11 @@ class BackwardWithoutGraph(Rule):
         "gradients off nothing has a graph, and backward raises RuntimeError \"element 0 of tensors does not "
         "require grad\"; call it outside the block, or wrap its body in `with torch.enable_grad():`"
     )
+    left_off_message = (
+        "`{switch}` turns gradients off for the rest of the program, not only inside `{function}`: after `{call}` "
+        "(line {call_line}) returns, `{backward}` (line {line}) runs without gradients and raises RuntimeError "
+        "\"element 0 of tensors does not require grad\"; compute under `with torch.no_grad():` instead"
+    )
     fix = Applicability.DISPLAY_ONLY
     # A backward run by a function called under no_grad fails inside it, on a related line.
     raised_where_used = True
@@ -66,7 +71,12 @@ class BackwardWithoutGraph(Rule):
     file that (itself, or through the functions it calls) computes a loss and calls
     `backward()` on it, outside any `if` and without `torch.enable_grad()`, is flagged
     at the call: an adversarial attack run in an evaluation's `no_grad` block (or after
-    `torch.set_grad_enabled(False)`). `backward()` inside `no_grad` on a value computed
+    `torch.set_grad_enabled(False)`). A function of the file that writes
+    `torch.set_grad_enabled(False)` as a statement (always run, never turned back on in
+    it) leaves gradients off after it returns: called before a statement of the same block
+    that runs a backward (itself, or through this file's functions, none of which may turn
+    them on), it is flagged at that statement, the line to change (an `evaluate()` that
+    leaves the training after it without gradients). `backward()` inside `no_grad` on a value computed
     outside it is left alone (it works), and so is a view made under `no_grad` (`x[0]`,
     `x.view(..)`), which may still reach the graph of what it views.
 
@@ -156,6 +166,13 @@ class BackwardWithoutGraph(Rule):
                         related=((found.backward, "the backward it runs"), (disabled, "gradients are off here")),
                         fix=Fix(Applicability.DISPLAY_ONLY, "Call it outside the `no_grad` block, or turn gradients "
                                                             "back on with `torch.enable_grad()` inside it", ()))
+
+        for found in self.ctx.autograd.gradients_left_off():
+            self.report(found.switch, self.left_off_message, switch=found.switch, function=found.function,
+                        call=found.call, call_line=self._line(found.call), backward=found.backward,
+                        line=self._line(found.backward), related=((found.backward, "the backward that raises"),),
+                        fix=Fix(Applicability.DISPLAY_ONLY, "Compute under `with torch.no_grad():`, which restores "
+                                                            "the mode when the block ends", ()))
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
