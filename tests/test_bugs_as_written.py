@@ -1184,3 +1184,31 @@ def test_a_loss_computed_from_numpy_values_of_the_output(project, source: str, e
     assert project.findings("--no-cache", "--select", "TL408") == expected
     ran = _runs(project, "bad.py")
     assert ("does not require grad" in ran.stderr) == bool(expected), ran.stderr
+
+
+TOTAL_OF_PLAIN_VALUES = '''
+import torch
+import torch.nn as nn
+
+model = nn.Linear(4, 2)
+criterion = nn.CrossEntropyLoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+batches = [(torch.randn(3, 4), torch.randint(0, 2, (3,))) for _ in range(4)]
+optimizer.zero_grad()
+total = torch.tensor(0.0)
+for x, y in batches:
+    total += criterion(model(x), y).item()
+total.backward()
+optimizer.step()
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (TOTAL_OF_PLAIN_VALUES, [("bad.py", 11, 14, "TL408")]),
+    (TOTAL_OF_PLAIN_VALUES.replace("total = torch.tensor(0.0)", "total = 0").replace(".item()", ""), []),
+], ids=["adds-item", "adds-the-loss"])
+def test_a_total_of_plain_values_back_propagated(project, source: str, expected) -> None:
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL408") == expected
+    ran = _runs(project, "bad.py")
+    assert ("does not require grad" in ran.stderr) == bool(expected), ran.stderr

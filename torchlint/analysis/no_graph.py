@@ -294,21 +294,44 @@ class NoGraph:
             return self._parameter(bindings[0], depth)
         if bindings and self._loader_batch(node):
             return Proof()
-        if not bindings or any(b.kind is not BindingKind.ASSIGN or b.value is None or b.iterates
-                               for b in bindings):
+        return self._bindings(bindings, node.value, depth)
+
+    def _bindings(self, bindings, name: str, depth: int) -> Optional[Proof]:
+        """Every value these bindings of ``name`` give it has no graph."""
+        if not bindings or any(b.kind not in (BindingKind.ASSIGN, BindingKind.AUGASSIGN) or b.value is None
+                               or b.iterates for b in bindings):
             return None
         proofs = []
         for binding in bindings:
             if self._changed_later(binding):
                 return None
+            if binding.kind is BindingKind.AUGASSIGN:  # `total += loss.item()`: what it held, and what is added
+                before = self.model.lookup(name, binding.scope, binding.seq, use=binding.node)
+                if any(other is binding or other.kind is BindingKind.AUGASSIGN for other in before):
+                    return None
+                held, added = self._bindings(before, name, depth + 1), self._added(binding.value, depth)
+                if held is None or added is None:
+                    return None
+                proofs.append(_join([held, added.then(Step(binding.value, f"`{name}` is added `{{code}}`"))]))
+                continue
             if binding.path == (1,) and self._gives_indices(binding.value):
                 proofs.append(self._stopped(binding.value, indices=True))  # `_, predicted = torch.max(out, 1)`
                 continue
             proof = self._graphless(binding.value, depth)
             if proof is None:
                 return None
-            proofs.append(proof.then(Step(binding.value, f"`{node.value}` = `{{code}}`")))
+            proofs.append(proof.then(Step(binding.value, f"`{name}` = `{{code}}`")))
         return _join(proofs)
+
+    def _added(self, value: cst.BaseExpression, depth: int) -> Optional[Proof]:
+        """What an augmented assignment adds has no graph: numbers, tensors without one, and
+        the plain values of a tensor (`loss.item()`), which is where the graph is cut."""
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                and value.func.attr.value in torch_api.TO_PLAIN_METHODS and self.inference.tensor(value.func.value):
+            return self._cut(value, "a plain number, out of the graph",
+                             f"Add `{self.analysis.snippet(value.func.value)}` itself, not its plain value, to what "
+                             f"is back-propagated", to_change=True)
+        return self._operands([value], depth)
 
     def _parameter(self, binding, depth: int) -> Optional[Proof]:
         """A parameter of a function of this file (not ``forward``, not a method's ``self``):
