@@ -21,6 +21,9 @@ _CALLS = {
     "numpy.tile": lambda f, t: f(t, 2),
     "matplotlib.pyplot.imshow": lambda f, t: f(t.reshape(2, 3)),
     "matplotlib.pyplot.errorbar": lambda f, t: f(t, t, yerr=t),
+    "sklearn.metrics.pairwise.cosine_similarity": lambda f, t: f(t.reshape(2, 3)),
+    "sklearn.metrics.pairwise.euclidean_distances": lambda f, t: f(t.reshape(2, 3)),
+    "sklearn.metrics.pairwise_distances": lambda f, t: f(t.reshape(2, 3)),
 }
 _BINARY = {"numpy.dot", "numpy.matmul", "numpy.inner", "numpy.outer", "numpy.maximum", "numpy.minimum",
            "numpy.add", "numpy.subtract", "numpy.multiply", "numpy.divide", "numpy.power", "numpy.isclose",
@@ -48,13 +51,13 @@ def test_each_function_converts_a_tensor_that_requires_grad(qualname: str) -> No
     if qualname in _LABELS:
         labels = torch.tensor([0, 1, 0, 1, 1, 0])
         call = lambda: function(labels, (scores > 0.5).float().requires_grad_())  # noqa: E731
+    elif qualname in _CALLS:
+        call = lambda: _CALLS[qualname](function, scores)  # noqa: E731
     elif qualname.startswith("sklearn."):
         labels = torch.tensor([0, 1, 0, 1, 1, 0])
         call = lambda: function(labels, scores)  # noqa: E731
     elif qualname in _BINARY:
         call = lambda: function(scores, scores)  # noqa: E731
-    elif qualname in _CALLS:
-        call = lambda: _CALLS[qualname](function, scores)  # noqa: E731
     else:
         call = lambda: function(scores)  # noqa: E731
     with pytest.raises(RuntimeError, match="Can't call numpy"):
