@@ -1212,3 +1212,32 @@ def test_a_total_of_plain_values_back_propagated(project, source: str, expected)
     assert project.findings("--no-cache", "--select", "TL408") == expected
     ran = _runs(project, "bad.py")
     assert ("does not require grad" in ran.stderr) == bool(expected), ran.stderr
+
+
+CLAMPED_PROBABILITIES = '''
+import torch
+import torch.nn as nn
+
+
+def nll(logits, target):
+    probs = logits.softmax(dim=-1)
+    probs[probs < 1e-8] = 1e-8
+    return -probs.gather(1, target.unsqueeze(1)).log().mean()
+
+
+model = nn.Linear(5, 3)
+loss = nll(model(torch.randn(4, 5)), torch.tensor([0, 1, 2, 0]))
+loss.backward()
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (CLAMPED_PROBABILITIES, [("bad.py", 7, 5, "TL409")]),
+    (CLAMPED_PROBABILITIES.replace("    probs[probs < 1e-8] = 1e-8\n", "    probs = probs.clamp(min=1e-8)\n"), []),
+    (CLAMPED_PROBABILITIES.replace("loss.backward()", "print(loss.item())"), []),
+], ids=["written-in-place", "clamped", "not-back-propagated"])
+def test_a_helper_writes_into_what_it_saved_and_its_caller_back_propagates(project, source: str, expected) -> None:
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL409") == expected
+    ran = _runs(project, "bad.py")
+    assert ("modified by an inplace operation" in ran.stderr) == bool(expected), ran.stderr

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
-from torchlint.syntax.walk import iter_nodes
+from torchlint.syntax.walk import is_descendant, iter_nodes
 from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.semantic import Binding, BindingKind
 from torchlint.analysis.values import Kind
@@ -54,9 +54,13 @@ class SavedRead:
 
     def reader(self, ctx: "FileContext") -> str:
         """The backward as a message names it: the call, or the backward through what a
-        module's ``forward`` returns."""
+        module's ``forward`` (or a function whose result a caller back-propagates) returns."""
         shown = ctx.snippet(self.backward)
         if isinstance(self.backward, cst.Return):
+            caller = ctx.cache.get("returns_backpropagated", {}).get(id(self.backward))
+            if caller is not None:
+                line = ctx.line_index.position(caller.start)[0]
+                return f"the backward through `{shown}` (`{ctx.snippet(caller)}`, line {line}, back-propagates it)"
             return f"the backward through `{shown}` (a module's output is differentiated when it trains)"
         return f"`{shown}`"
 
@@ -338,9 +342,44 @@ def _backward_calls(ctx: "FileContext", scope) -> list[cst.CSTNode]:
                 method = _own_method(function, value)
                 if method is not None and method.returns:
                     found.setdefault(id(method.node), []).extend(inner.parent for inner in method.returns)
+        # A function whose result a caller back-propagates (`loss = nll(out, y)`, `loss.backward()`).
+        returns_backpropagated: dict[int, cst.CSTNode] = {}
+        for candidate in ctx.model.scopes:
+            function = candidate.function
+            if function is None or not isinstance(function.node, cst.FunctionDef) or not function.returns \
+                    or function.is_generator or id(candidate.node) in found:
+                continue
+            backward = _backpropagated_result(ctx, function)
+            if backward is not None:
+                found.setdefault(id(candidate.node), []).extend(value.parent for value in function.returns)
+                returns_backpropagated.update((id(value.parent), backward) for value in function.returns)
         ctx.cache["forward_returns"] = found
+        ctx.cache["returns_backpropagated"] = returns_backpropagated
     calls = [backward.node for backward in ctx.autograd.backwards(scope) if backward.via is None]
     return calls + ctx.cache["forward_returns"].get(id(scope.node), [])
+
+
+def _backpropagated_result(ctx: "FileContext", function) -> Optional[cst.CSTNode]:
+    """A backward, in the code that calls ``function``, of a tensor computed from the
+    call's result (``nll(out, y).backward()``, ``loss = nll(out, y) + reg`` then
+    ``loss.backward()``), after the call."""
+    for call in ctx.inference.calls_of(function):
+        owner = ctx.enclosing_function(call)
+        info = ctx.model.functions.get(id(owner)) if owner is not None else None
+        scope = info.scope if info is not None else ctx.model.module_scope if owner is None else None
+        if scope is None:
+            continue
+        for backward in ctx.autograd.backwards(scope):
+            if backward.via is not None or backward.node.start < call.end:
+                continue
+            tensor = backward.tensor
+            if is_descendant(call, tensor):
+                return backward.node
+            if isinstance(tensor, cst.Name) and any(
+                    binding.value is not None and is_descendant(call, binding.value)
+                    for binding in ctx.model.resolve(tensor)):
+                return backward.node
+    return None
 
 
 def _trained_method(ctx: "FileContext", function) -> bool:

@@ -54,8 +54,10 @@ class SavedTensorInplace(Rule):
     In the `forward` of an `nn.Module` the backward is the training step's: what
     `forward` returns is differentiated after it, so a write there to a saved tensor
     whose saving operation reaches the returned value is flagged too (`gate =
-    torch.sigmoid(self.fc(x)); gate.mul_(2); return x * gate`). An autograd Function's
-    `forward` runs without a graph and is left alone.
+    torch.sigmoid(self.fc(x)); gate.mul_(2); return x * gate`). So is a function of the
+    file whose result a caller back-propagates after the call (`loss = nll(logits, y)`,
+    `loss.backward()`, with `probs = logits.softmax(-1); probs[probs < 1e-8] = 1e-8` in
+    `nll`). An autograd Function's `forward` runs without a graph and is left alone.
 
     `optimizer.step()` is an in-place write too, to every parameter the optimizer was given
     (`Adam(netD.parameters())`), and a forward through a module saves its parameters for
