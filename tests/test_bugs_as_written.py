@@ -1241,3 +1241,41 @@ def test_a_helper_writes_into_what_it_saved_and_its_caller_back_propagates(proje
     assert project.findings("--no-cache", "--select", "TL409") == expected
     ran = _runs(project, "bad.py")
     assert ("modified by an inplace operation" in ran.stderr) == bool(expected), ran.stderr
+
+
+DECODER_WRITES_ITS_OUTPUT_BUFFER = '''
+import torch
+import torch.nn as nn
+
+
+class Decoder(nn.Module):
+    def __init__(self, hidden):
+        super().__init__()
+        self.cell = nn.GRUCell(hidden, hidden)
+        self.hidden = hidden
+
+    def forward(self, x):
+        batch, steps, _ = x.shape
+        outputs = torch.zeros(batch, steps, self.hidden)
+        h = torch.zeros(batch, self.hidden)
+        for t in range(steps):
+            outputs[:, t] = self.cell(x[:, t], h)
+            h = outputs[:, t]
+        return outputs
+
+
+Decoder(4)(torch.randn(2, 3, 4)).sum().backward()
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (DECODER_WRITES_ITS_OUTPUT_BUFFER, [("bad.py", 16, 13, "TL409")]),
+    (DECODER_WRITES_ITS_OUTPUT_BUFFER.replace("h = outputs[:, t]\n", "h = outputs[:, t].clone()\n"), []),
+], ids=["hidden-state-is-a-view", "hidden-state-is-a-copy"])
+def test_a_buffer_written_while_a_view_of_it_is_saved(project, source: str, expected) -> None:
+    # A view shares its base's version counter: writing the next step's slice changes
+    # what the cell saved of the previous one.
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL409") == expected
+    ran = _runs(project, "bad.py")
+    assert ("modified by an inplace operation" in ran.stderr) == bool(expected), ran.stderr

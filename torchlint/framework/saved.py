@@ -168,6 +168,49 @@ def _savers(ctx: "FileContext", bindings: list[Binding], name: str, write: cst.C
         operation = _saves_input(ctx, load)
         if operation is not None:
             yield operation, f"`{ctx.snippet(_view_of(ctx, load))}`"
+    yield from _view_savers(ctx, scope, ids, name, write, value)
+
+
+def _view_savers(ctx: "FileContext", scope, ids: set[int], name: str, write: cst.CSTNode,
+                 value: Optional[cst.BaseExpression]):
+    """``h = outputs[:, t]``, then ``self.cell(x, h)`` before the write to ``outputs`` (or
+    in its value, the view bound in an earlier iteration of a loop): what saves the view
+    saves the storage of ``outputs`` and its version counter, which a write to any part of
+    ``outputs`` bumps."""
+    for _seq, load in scope.loads.get(name, ()):
+        if not ids & {id(binding) for binding in ctx.model.resolve(load)}:
+            continue
+        view = _view_of(ctx, load)
+        statement = ctx.parent(view)
+        if view is load or not isinstance(statement, cst.Assign) or statement.value is not view \
+                or len(statement.targets) != 1 or not isinstance(statement.targets[0].target, cst.Name):
+            continue
+        alias = statement.targets[0].target.value
+        loop = _enclosing_loop(ctx, statement)
+        for _seq, other in scope.loads.get(alias, ()):
+            inside = value is not None and value.start <= other.start < value.end
+            if other.end > write.start and not inside:
+                continue
+            # Bound to the view here, or in the iteration before (the view is bound after
+            # this read, in the same loop, and the name bound nowhere else in the loop).
+            carried = loop is not None and other.start < statement.start and _enclosing_loop(ctx, other) is loop \
+                and all(b.node.start < loop.start or b.node.start >= loop.end or b.value is view
+                        for b in scope.bindings.get(alias, ()))
+            if not carried and not any(binding.value is view for binding in ctx.model.resolve(other)):
+                continue
+            operation = _saves_input(ctx, other)
+            if operation is not None:
+                yield operation, f"`{alias}`"
+
+
+def _enclosing_loop(ctx: "FileContext", node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    """The innermost ``for``/``while`` loop around ``node`` in its function."""
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, (cst.For, cst.While)):
+            return ancestor
+        if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return None
+    return None
 
 
 def _assigned_value(ctx: "FileContext", write: cst.CSTNode) -> Optional[cst.BaseExpression]:

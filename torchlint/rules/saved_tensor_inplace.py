@@ -58,6 +58,9 @@ class SavedTensorInplace(Rule):
     file whose result a caller back-propagates after the call (`loss = nll(logits, y)`,
     `loss.backward()`, with `probs = logits.softmax(-1); probs[probs < 1e-8] = 1e-8` in
     `nll`). An autograd Function's `forward` runs without a graph and is left alone.
+    A view shares its base's version counter: an operation that saved a name bound to a
+    view (`h = outputs[:, t]`, then `self.cell(x[:, t], h)`, also from the iteration
+    before) saved `outputs`, and a write to any part of `outputs` after it is flagged.
 
     `optimizer.step()` is an in-place write too, to every parameter the optimizer was given
     (`Adam(netD.parameters())`), and a forward through a module saves its parameters for
