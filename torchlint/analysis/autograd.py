@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import called_name, dotted, is_false, is_true, keyword, tuple_element
-from torchlint.syntax.walk import ancestors, enclosing_code, in_branch, iter_nodes
+from torchlint.syntax.walk import ancestors, enclosing_code, enclosing_loops, in_branch, iter_nodes
 from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.graph_lifetime import GraphLifetime
 from torchlint.analysis.semantic import BindingKind, ClassInfo, Scope
@@ -316,7 +316,7 @@ class AutogradModel:
         for assignment in self.analysis.nodes_of(cst.Assign):
             value = assignment.value
             if len(assignment.targets) != 1 or not isinstance(assignment.targets[0].target, cst.Name) \
-                    or not isinstance(value, (cst.Call, cst.BinaryOperation)) or _loops(assignment):
+                    or not isinstance(value, (cst.Call, cst.BinaryOperation)) or enclosing_loops(assignment):
                 continue
             if isinstance(value, cst.Call) and self.local_function(value):
                 continue
@@ -1442,14 +1442,14 @@ class AutogradModel:
                 if first is second or first.retains or not _before(forward, first) or not _before(first, second) \
                         or exclusive(first.at, second.at) or exclusive(forward.at, first.at):
                     continue
-                if not {id(loop) for loop in _loops(forward.at)} <= {id(loop) for loop in _loops(first.at)} \
-                        & {id(loop) for loop in _loops(second.at)}:
+                if not {id(loop) for loop in enclosing_loops(forward.at)} <= {id(loop) for loop in enclosing_loops(first.at)} \
+                        & {id(loop) for loop in enclosing_loops(second.at)}:
                     continue  # the forward runs again between them
                 if self._share(scope, forward, first, second):
                     return ReusedGraph(first, second, forward, "later")
             if second.retains:
                 continue
-            loop = _loops(second.at)[0] if _loops(second.at) else None
+            loop = enclosing_loops(second.at)[0] if enclosing_loops(second.at) else None
             if loop is None:
                 continue
             if not _inside(forward.at, loop.body):  # above the loop, or in its header (run once)
@@ -1781,20 +1781,9 @@ def _detached_in_place(name: str, after: cst.CSTNode, loop: cst.CSTNode) -> bool
     return False
 
 
-def _loops(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """The loops around ``node`` in its function, innermost first (not their `else`)."""
-    found = []
-    child, parent = node, node.parent
-    while parent is not None and not isinstance(parent, _SCOPES):
-        if isinstance(parent, _LOOPS) and child is parent.body:
-            found.append(parent)
-        child, parent = parent, parent.parent
-    return found
-
-
 def _common_loop(one: cst.CSTNode, other: cst.CSTNode) -> Optional[cst.CSTNode]:
-    others = {id(loop) for loop in _loops(other)}
-    return next((loop for loop in _loops(one) if id(loop) in others), None)
+    others = {id(loop) for loop in enclosing_loops(other)}
+    return next((loop for loop in enclosing_loops(one) if id(loop) in others), None)
 
 
 def _inside(node: cst.CSTNode, container: Optional[cst.CSTNode]) -> bool:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
-from torchlint.syntax.walk import is_descendant, iter_nodes
+from torchlint.syntax.walk import enclosing_loops, is_descendant, iter_nodes
 from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.semantic import Binding, BindingKind
 from torchlint.analysis.values import Kind
@@ -186,14 +186,16 @@ def _view_savers(ctx: "FileContext", scope, ids: set[int], name: str, write: cst
                 or len(statement.targets) != 1 or not isinstance(statement.targets[0].target, cst.Name):
             continue
         alias = statement.targets[0].target.value
-        loop = _enclosing_loop(ctx, statement)
+        loops = enclosing_loops(statement)
+        loop = loops[0] if loops else None
         for _seq, other in scope.loads.get(alias, ()):
             inside = value is not None and value.start <= other.start < value.end
             if other.end > write.start and not inside:
                 continue
             # Bound to the view here, or in the iteration before (the view is bound after
             # this read, in the same loop, and the name bound nowhere else in the loop).
-            carried = loop is not None and other.start < statement.start and _enclosing_loop(ctx, other) is loop \
+            carried = loop is not None and other.start < statement.start \
+                and (enclosing_loops(other) or [None])[0] is loop \
                 and all(b.node.start < loop.start or b.node.start >= loop.end or b.value is view
                         for b in scope.bindings.get(alias, ()))
             if not carried and not any(binding.value is view for binding in ctx.model.resolve(other)):
@@ -201,16 +203,6 @@ def _view_savers(ctx: "FileContext", scope, ids: set[int], name: str, write: cst
             operation = _saves_input(ctx, other)
             if operation is not None:
                 yield operation, f"`{alias}`"
-
-
-def _enclosing_loop(ctx: "FileContext", node: cst.CSTNode) -> Optional[cst.CSTNode]:
-    """The innermost ``for``/``while`` loop around ``node`` in its function."""
-    for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, (cst.For, cst.While)):
-            return ancestor
-        if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            return None
-    return None
 
 
 def _assigned_value(ctx: "FileContext", write: cst.CSTNode) -> Optional[cst.BaseExpression]:

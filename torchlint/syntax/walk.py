@@ -110,6 +110,18 @@ def in_branch(node: CSTNode, container: CSTNode) -> bool:
     return False
 
 
+def enclosing_loops(node: CSTNode) -> list[CSTNode]:
+    """The ``for``/``while`` loops whose body holds ``node``, in its function (or class, or
+    module), innermost first: not a loop's `else`, nor its iterable."""
+    found = []
+    child, parent = node, node.parent
+    while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)):
+        if isinstance(parent, (cst.For, cst.While)) and child is parent.body:
+            found.append(parent)
+        child, parent = parent, parent.parent
+    return found
+
+
 def enclosing_code(node: CSTNode) -> Optional[CSTNode]:
     """The function, lambda or module whose code runs ``node``."""
     for ancestor in ancestors(node):
