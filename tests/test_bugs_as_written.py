@@ -1279,3 +1279,49 @@ def test_a_buffer_written_while_a_view_of_it_is_saved(project, source: str, expe
     assert project.findings("--no-cache", "--select", "TL409") == expected
     ran = _runs(project, "bad.py")
     assert ("modified by an inplace operation" in ran.stderr) == bool(expected), ran.stderr
+
+
+VALIDATION_FREEZES_THE_MODEL = '''
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def validate(model, loader):
+    for p in model.parameters():
+        p.requires_grad = False
+    total = 0.0
+    for x, y in loader:
+        total += nn.functional.mse_loss(model(x), y).item()
+    return total
+
+
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+loader = DataLoader(TensorDataset(torch.randn(16, 4), torch.randn(16, 1)), batch_size=8)
+for epoch in range(2):
+    for x, y in loader:
+        loss = nn.functional.mse_loss(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    validate(model, loader)
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (VALIDATION_FREEZES_THE_MODEL, [("bad.py", 24, 5, "TL408")]),
+    (VALIDATION_FREEZES_THE_MODEL.replace("    for p in model.parameters():\n        p.requires_grad = False\n",
+                                          "").replace("    for x, y in loader:\n        total",
+                                                      "    for x, y in loader:\n      with torch.no_grad():\n"
+                                                      "        total"), []),
+    (VALIDATION_FREEZES_THE_MODEL.replace("    return total\n", "    for p in model.parameters():\n"
+                                                               "        p.requires_grad = True\n    return total\n"),
+     []),
+], ids=["frozen-for-the-next-epoch", "no-grad-instead", "unfrozen-after"])
+def test_a_validation_that_leaves_the_model_frozen(project, source: str, expected) -> None:
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL408") == expected
+    ran = _runs(project, "bad.py")
+    assert ran.returncode == (1 if expected else 0), ran.stderr
+    assert ("does not require grad" in ran.stderr) == bool(expected), ran.stderr

@@ -23,7 +23,7 @@ from torchlint.analysis.semantic import BindingKind, ClassInfo
 from torchlint.analysis.values import Kind, Step
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import integer_index, is_false, keyword
-from torchlint.syntax.walk import ancestors, enclosing_code, is_descendant, iter_nodes
+from torchlint.syntax.walk import ancestors, enclosing_code, enclosing_loops, is_descendant, iter_nodes
 
 if TYPE_CHECKING:
     from torchlint.analysis.module_analysis import ModuleAnalysis
@@ -53,6 +53,8 @@ class Cut:
     # A tensor made here without `requires_grad` (`torch.randn(3, 1)`): the cause only when
     # nothing else is, and every such tensor is made where the backward is.
     fresh: bool = False
+    # Written after the backward in a loop, it runs before the backward of the next iteration.
+    carried: bool = False
 
 
 @dataclass(frozen=True)
@@ -443,26 +445,49 @@ class NoGraph:
         if not isinstance(func, cst.Name) or _RE_UNFREEZES.search(self.analysis.text):
             return None
         reads = self.model.reads_since_binding(func)
-        for index, read in enumerate(reads):
+        for index, read in enumerate(reads + self._reads_later_in_loop(func, reads)):
             statement = _freezing_statement(read) or self._freezing_call(read)
             if statement is None or not is_descendant(call, statement.parent):
                 continue
-            if any(_may_add_layers(later) for later in reads[index + 1:]):
+            if index < len(reads) and any(_may_add_layers(later) for later in reads[index + 1:]):
                 return None
             inputs = self._arguments(call, 0)
             if inputs is None:
                 return None
             shown = statement.iter if isinstance(statement, cst.For) else statement.body[0].value
             code, line = self.analysis.snippet(shown), self._line(shown)
-            cut = Cut(shown, f"`{code}` (line {line}), which freezes every parameter of `{func.value}`",
-                      f"is computed by `{func.value}`, whose parameters `{code}` (line {line}) freezes",
-                      f"Leave `requires_grad` on for the parameters to train (freeze `{func.value}` before adding "
-                      f"the layers to train, or freeze only the pretrained part)", to_change=True)
+            carried = index >= len(reads)  # after the call, in the loop: it runs before the next iteration's
+            when = " on the iteration before" if carried else ""
+            advice = (f"Do not leave `{func.value}` frozen after `{code}`: set `requires_grad` back, or evaluate "
+                      f"under `torch.no_grad()` instead of freezing") if carried else \
+                (f"Leave `requires_grad` on for the parameters to train (freeze `{func.value}` before adding the "
+                 f"layers to train, or freeze only the pretrained part)")
+            cut = Cut(shown, f"`{code}` (line {line}), which freezes every parameter of `{func.value}`{when}",
+                      f"is computed by `{func.value}`, whose parameters `{code}` (line {line}) freezes{when}",
+                      advice, to_change=True, carried=carried)
             frozen = Proof((Step(call, f"`{{code}}` is computed by `{func.value}`, whose parameters are all frozen"),
                             Step(shown, f"`{{code}}` turns off `requires_grad` of every parameter of "
                                         f"`{func.value}`")), (cut,))
             return _join([frozen, inputs])
         return None
+
+    def _reads_later_in_loop(self, func: cst.Name, reads: list[cst.Name]) -> list[cst.Name]:
+        """The reads of the module ``func`` that freeze it, after this call in a loop around
+        it (the outermost one the module is bound outside of), when nothing else in the loop
+        may add layers to it: the freezing happens before the call of the next iteration."""
+        bindings = self.model.resolve(func)
+        loops = [loop for loop in enclosing_loops(func) if len(bindings) == 1
+                 and not is_descendant(bindings[0].node, loop)]
+        if not loops:
+            return []
+        loop = loops[-1]  # the outermost loop the module outlives
+        later = [load for _seq, load in bindings[0].scope.loads.get(func.value, ())
+                 if load.start > func.end and is_descendant(load, loop)]
+        inside = [read for read in reads if is_descendant(read, loop)]
+        freezing = [read for read in later if _freezing_statement(read) or self._freezing_call(read)]
+        if not freezing or any(_may_add_layers(read) for read in inside + later if read not in freezing):
+            return []
+        return freezing
 
     def _freezing_call(self, read: cst.Name) -> Optional[cst.CSTNode]:
         """The statement line of `freeze(model)`, ``read`` being the argument, when `freeze`

@@ -59,9 +59,10 @@ class BackwardWithoutGraph(Rule):
     the call (`for p in model.parameters(): p.requires_grad = False` or
     `model.requires_grad_(False)`, with no layer added after it and nothing in the file
     turning `requires_grad` back on), written before the backward in its function or in a
-    function it calls, the finding is on the first of them, the line to change, and names
-    the backward. Batches of a `DataLoader` require no grad. A value computed only from tensors made without
-    `requires_grad` (`w = torch.randn(3, 1)` for weights learned by hand) is flagged when
+    function it calls, or after it in a loop around both (a `validate(model, loader)` that
+    freezes the model for the next epoch), the finding is on the first of them, the line
+    to change, and names the backward. Batches of a `DataLoader` require no grad. A value
+    computed only from tensors made without `requires_grad` (`w = torch.randn(3, 1)` for weights learned by hand) is flagged when
     they are all made where the backward is, in code that sets no `requires_grad` and
     makes no `Parameter`. Nothing is
     reported when anything on the way may attach it: a module with parameters called
@@ -210,7 +211,7 @@ class BackwardWithoutGraph(Rule):
         first = min(proof.cuts, key=lambda cut: cut.node.start)
         here = self.ctx.enclosing_function(call)
         if all(cut.to_change for cut in proof.cuts) and (
-                self.ctx.enclosing_function(first.node) is not here or first.node.end <= call.start):
+                self.ctx.enclosing_function(first.node) is not here or first.node.end <= call.start or first.carried):
             # Values taken out of torch and put back: the line to change is the round trip.
             reported, related = first.node, ((call, "backward raises here"),)
         self.report(reported, evidence=proof.steps, fix=Fix(Applicability.DISPLAY_ONLY, advice, ()),
