@@ -62,11 +62,11 @@ class BackwardWithoutGraph(Rule):
     function it calls, or after it in a loop around both (a `validate(model, loader)` that
     freezes the model for the next epoch), the finding is on the first of them, the line
     to change, and names the backward. Batches of a `DataLoader` require no grad. A value
-    computed only from tensors made without `requires_grad` (`w = torch.randn(3, 1)` for weights learned by hand) is flagged when
-    they are all made where the backward is, in code that sets no `requires_grad` and
-    makes no `Parameter`. Nothing is
-    reported when anything on the way may attach it: a module with parameters called
-    outside `no_grad`, a value the inference does not know, `torch.enable_grad()`,
+    computed only from tensors made without `requires_grad` (`w = torch.randn(3, 1)` for
+    weights learned by hand) is flagged when they are all made where the backward is, in
+    code that sets no `requires_grad` and makes no `Parameter`. Nothing is reported when
+    anything on the way may attach it: a module with parameters called outside
+    `no_grad`, a value the inference does not know, `torch.enable_grad()`,
     `requires_grad_()` or an in-place write on one of the names, or a test of
     `requires_grad` around the call. A call made under `no_grad` of a function of the
     file that (itself, or through the functions it calls) computes a loss and calls
