@@ -196,3 +196,35 @@ def test_training_argument_positions_match_torch(qualname) -> None:
     functional = pytest.importorskip("torch.nn.functional")
     function = getattr(functional, qualname.rsplit(".", 1)[-1])
     assert list(inspect.signature(function).parameters)[torch_api.TRAIN_MODE_FUNCTIONS[qualname]] == "training"
+
+
+TORCHVISION_MODEL_PREDICTS = '''
+import torch
+import torchvision
+
+model = torchvision.models.resnet18(num_classes=10)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+for step in range(2):
+    x, y = torch.randn(4, 3, 32, 32), torch.randint(0, 10, (4,))
+    loss = torch.nn.functional.cross_entropy(model(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+with torch.no_grad():
+    preds = model(torch.randn(2, 3, 32, 32)).argmax(1)
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (TORCHVISION_MODEL_PREDICTS, [("bad.py", 13, 13, "TL414")]),
+    (TORCHVISION_MODEL_PREDICTS.replace("with torch.no_grad():", "model.eval()\nwith torch.no_grad():"), []),
+    (TORCHVISION_MODEL_PREDICTS.replace("resnet18(num_classes=10)", "vit_b_16(num_classes=10)"), []),
+], ids=["resnet-in-training-mode", "resnet-in-eval-mode", "vit-has-no-such-layer"])
+def test_a_torchvision_model_evaluated_in_training_mode(project, source, expected) -> None:
+    # The layers come from the generated table of torchvision's builders (vit_b_16's
+    # dropout is 0 by default): torchvision itself is not needed to lint.
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL414") == expected
+    if expected:
+        message = project.run("check", "--no-cache", "--select", "TL414", "--output-format", "json").json()[0]
+        assert "`nn.BatchNorm2d` normalizes with each batch's statistics" in message["message"]

@@ -41,6 +41,7 @@ from torchlint.syntax.nodes import dotted, keyword, tuple_element
 from torchlint.syntax.walk import ancestors, iter_nodes
 from torchlint.analysis import torch_api
 from torchlint.analysis.semantic import BindingKind, ClassInfo, FunctionInfo
+from torchlint.analysis.torchvision_layers import TRAIN_MODE_LAYERS
 from torchlint.analysis.values import Kind
 
 if TYPE_CHECKING:
@@ -384,8 +385,8 @@ class TrainModeModel:
         func = call.func
         called = self.inference.infer(func)
         qualname = self.inference.qualname(func)
-        if called is not None and called.kind is Kind.CLASS or qualname is not None and \
-                torch_api.is_module_class(torch_api.normalize(qualname)):
+        if called is not None and called.kind is Kind.CLASS or qualname is not None and (
+                torch_api.is_module_class(torch_api.normalize(qualname)) or _torchvision_layer(qualname)):
             return True
         function = called.function if called is not None and called.kind is Kind.FUNCTION else None
         if function is None or function.model is not self.model or depth >= _MAX_DEPTH \
@@ -543,9 +544,12 @@ class TrainModeModel:
         if qualname is not None:
             qualname = torch_api.normalize(qualname)
             if qualname in torch_api.TRAIN_MODE_LAYERS:
-                return (call, self.analysis.snippet(call)) if _layer_on(call, qualname) else None
+                return (call, self.analysis.snippet(call, 40)) if _layer_on(call, qualname) else None
             if qualname in torch_api.TRAIN_MODE_FUNCTIONS:
-                return (call, self.analysis.snippet(call)) if _reads_training(call, qualname) else None
+                return (call, self.analysis.snippet(call, 40)) if _reads_training(call, qualname) else None
+            builder_layer = _torchvision_layer(qualname)
+            if builder_layer is not None:  # `torchvision.models.resnet18()`: its BatchNorm2d layers
+                return call, builder_layer
             if qualname in torch_api.TRAIN_MODE_CONTAINERS:
                 for arg in call.args:
                     for node in _elements(arg.value, self):
@@ -885,6 +889,15 @@ class _Walker:
 
 
 # --- helpers --------------------------------------------------------------------------------------
+
+def _torchvision_layer(qualname: str) -> Optional[str]:
+    """The layer that behaves differently in training mode (``nn.BatchNorm2d``) of the model
+    the torchvision builder ``qualname`` makes, if it is one (and the model has such a layer)."""
+    if not qualname.startswith("torchvision.models."):
+        return None
+    layer = TRAIN_MODE_LAYERS.get(qualname.removeprefix("torchvision.models."))
+    return layer.replace("torch.nn.", "nn.").replace("torchvision.ops.", "") if layer is not None else None
+
 
 def _under_moves(node: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
     """``node`` without the calls around it that return the module itself in the same mode

@@ -19,7 +19,7 @@ class MissingEval(Rule):
     )
     fix = Applicability.UNSAFE
     requires = (r"\.train\(|no_grad|inference_mode|def _*(?:predict|eval|valid|test|infer)|load_state_dict|backward",
-                r"Dropout|dropout|BatchNorm")
+                r"Dropout|dropout|BatchNorm|torchvision")
     references = (
         ("torch.nn.Module.eval", "https://pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.eval"),
         ("Autograd mechanics: locally disabling gradient computation (no_grad is not eval mode)",
@@ -51,7 +51,9 @@ class MissingEval(Rule):
     another module. The layers come from the model's class: `nn.Dropout*`,
     `nn.BatchNorm*` (not with `track_running_stats=False`), the Transformer layers,
     `nn.MultiheadAttention`/`nn.LSTM` given a dropout, `F.dropout(x, training=self.training)`,
-    through `nn.Sequential`, this file's module classes and helper functions.
+    through `nn.Sequential`, this file's module classes and helper functions, and the
+    models torchvision's builders make (`torchvision.models.resnet18()`: its BatchNorm2d;
+    a table generated from torchvision itself, so torchvision need not be installed).
 
     `model.train()` followed by predictions without training in between is how Monte Carlo
     dropout is written, and is not flagged, except where it cannot be: `model.train()`
@@ -174,7 +176,7 @@ class MissingEval(Rule):
             context = f"by `{snippet(found.node.func)}()` (its forward runs {found.context})"
             related.append((found.forward, f"the forward runs here, {found.context}"))
         related.append((found.layer, "this layer behaves differently in training mode"))
-        layer = snippet(found.layer, 40)
+        layer = found.layer_text
         behaviour = "normalizes with each batch's statistics" if "Norm" in layer or "norm" in layer else \
             "drops a random part of the activations"
         model = found.model or "model"
