@@ -5,6 +5,8 @@ runtime verdicts, and the torch API table checked against torch's signatures."""
 from __future__ import annotations
 
 import inspect
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -228,3 +230,45 @@ def test_a_torchvision_model_evaluated_in_training_mode(project, source, expecte
     if expected:
         message = project.run("check", "--no-cache", "--select", "TL414", "--output-format", "json").json()[0]
         assert "`nn.BatchNorm2d` normalizes with each batch's statistics" in message["message"]
+
+
+WRAPPED_FOR_DATA_PARALLEL = '''
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 8)
+        self.drop = nn.Dropout(0.3)
+        self.out = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.out(self.drop(torch.relu(self.fc(x))))
+
+
+model = nn.DataParallel(Net())
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+loss = nn.functional.cross_entropy(model(torch.randn(8, 4)), torch.randint(0, 2, (8,)))
+opt.zero_grad()
+loss.backward()
+opt.step()
+sample = torch.randn(1, 4)
+with torch.no_grad():
+    first, second = model(sample), model(sample)
+if not torch.equal(first, second):
+    print("BUG: two predictions of one sample differ")
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (WRAPPED_FOR_DATA_PARALLEL, [("bad.py", 24, 21, "TL414")]),
+    (WRAPPED_FOR_DATA_PARALLEL.replace("with torch.no_grad():", "model.eval()\nwith torch.no_grad():"), []),
+], ids=["wrapped-in-training-mode", "wrapped-in-eval-mode"])
+def test_a_model_wrapped_by_data_parallel(project, source, expected) -> None:
+    project.write("bad.py", source)
+    assert [row for row in project.findings("--no-cache", "--select", "TL414")][:1] == expected
+    pytest.importorskip("torch")
+    ran = subprocess.run([sys.executable, "bad.py"], cwd=project.root, capture_output=True, text=True)
+    assert ("BUG:" in ran.stdout) == bool(expected), ran.stderr

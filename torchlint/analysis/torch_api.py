@@ -183,9 +183,12 @@ TRAIN_MODE_LAYERS: dict[str, tuple[str, Optional[int], bool]] = {
     "torch.nn.MultiheadAttention": ("dropout", 2, False),
     **{f"torch.nn.{name}": ("dropout", None, False) for name in ("RNN", "LSTM", "GRU")},
 }
-# Containers of torch.nn whose mode is that of the layers they are built from.
+# Containers of torch.nn whose mode is that of the layers they are built from (the
+# data-parallel wrappers: of the module they wrap, which `train()`/`eval()` reach).
 TRAIN_MODE_CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict",
-                                   "torch.nn.TransformerEncoder", "torch.nn.TransformerDecoder"})
+                                   "torch.nn.TransformerEncoder", "torch.nn.TransformerDecoder",
+                                   "torch.nn.DataParallel", "torch.nn.parallel.DataParallel",
+                                   "torch.nn.parallel.DistributedDataParallel"})
 # The functionals that behave like those layers when given `training=self.training`: the
 # position of `training`.
 TRAIN_MODE_FUNCTIONS: dict[str, int] = {
