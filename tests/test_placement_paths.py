@@ -190,8 +190,9 @@ COLLECTED = """
 
 def test_appended_outputs_and_state_entries(tmp_path):
     found = findings(tmp_path, COLLECTED.format(detach=""), "TL415")
-    assert finding_rows(found) == [(12, "TL415"), (15, "TL415")]
-    assert all(item["related"][0]["location"]["row"] == 9 for item in found)
+    # The list is reported where the output is appended, naming the conversion that raises.
+    assert finding_rows(found) == [(10, "TL415"), (15, "TL415")]
+    assert [item["related"][0]["location"]["row"] for item in found] == [12, 9]
 
 
 def test_detached_outputs_are_not_reported(tmp_path):
@@ -200,7 +201,7 @@ def test_detached_outputs_are_not_reported(tmp_path):
 
 def test_only_the_keys_the_code_reads(tmp_path):
     source = COLLECTED.format(detach="").replace('for key in ("input", "pred")', 'for key in ("input",)')
-    assert finding_rows(findings(tmp_path, source, "TL415")) == [(12, "TL415")]
+    assert finding_rows(findings(tmp_path, source, "TL415")) == [(10, "TL415")]
 
 
 def test_the_runtime_confirms_joined_outputs(tmp_path):
