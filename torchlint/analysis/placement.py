@@ -228,6 +228,12 @@ class Placement:
                     function = binding.definition
                     if isinstance(function, FunctionInfo) and function.returns and not function.is_generator:
                         return self._combine([self._part(returned, path, depth + 1) for returned in function.returns])
+            if self.inference.qualname(func) in torch_api.ARRAY_SPLITTING_FUNCTIONS and \
+                    not any(arg.star for arg in value.args):  # `X_train, X_test, y_train, y_test = split(X, y)`
+                arrays = [arg.value for arg in value.args if arg.keyword is None]
+                if path[0] // 2 < len(arrays):
+                    found = self._part(arrays[path[0] // 2], path[1:], depth + 1)
+                    return found if found is not None and found.holder == "array" else None
         return None
 
     def _element(self, iterable: cst.BaseExpression, path: tuple, depth: int) -> Optional[Dtype]:
@@ -291,6 +297,8 @@ class Placement:
                     self._element(args[0].value, path[1:], depth + 1) if path[0] == 1 else None
             return self._element(args[path[0]].value, path[1:], depth + 1)
         qualname = self.inference.qualname(func)
+        if qualname == "builtins.range" and not path:
+            return Dtype("int64", "number", call, "a Python int")
         if qualname not in torch_api.DATA_LOADERS or keyword(call, "collate_fn") is not None:
             return None
         batch_size = keyword(call, "batch_size")
@@ -388,11 +396,23 @@ class Placement:
     def _call_sites(self, function: FunctionInfo) -> list[cst.Call]:
         if function.name == "forward" and function.cls is not None and self._is_module_class(function.cls):
             return [call for call in self._all_calls() if self._class_called(call) is function.cls]
+        if function.name == "__call__" and function.cls is not None:  # `metric(preds, target)`
+            return [call for call in self._all_calls() if self._instance_called(call) is function.cls]
         if function.name == "__init__" and function.cls is not None:
             return [call for call in self._all_calls()
                     if isinstance(call.func, cst.Name) and any(
                         binding.definition is function.cls for binding in self.model.resolve(call.func))]
         return self.inference._call_sites(function)
+
+    def _instance_called(self, call: cst.Call) -> Optional[ClassInfo]:
+        """The class of this file whose instance ``call`` calls, through its `__call__`."""
+        func = call.func
+        if not isinstance(func, (cst.Name, cst.Attribute)) or self.inference.qualname(func) is not None:
+            return None
+        value = self.inference.infer(func)
+        if value is not None and value.kind is Kind.INSTANCE and isinstance(value.cls, ClassInfo):
+            return value.cls
+        return None
 
     def _class_called(self, call: cst.Call) -> Optional[ClassInfo]:
         """The module class of this file whose instance ``call`` calls (`model(x)`, `self.block(x)`)."""
@@ -421,6 +441,8 @@ class Placement:
             found = self.dtype(node.value, depth)
             return found if found is not None and found.holder in ("array", "tensor") else None
         qualname = self.inference.qualname(node)
+        if qualname in torch_api.FLOAT_CONSTANTS:
+            return Dtype("float64", "number", node, "a Python float")
         if qualname is not None:
             return None
         cls = self._class_of(node.value)
@@ -567,6 +589,10 @@ class Placement:
                         return arrays[0]
                 return None
             return None
+        if qualname in torch_api.ARRAY_FLOAT64_FUNCTIONS:  # `compute_class_weight(..)`
+            return Dtype("float64", "array", node, f"{code} returns a float64 numpy array")
+        if qualname in torch_api.INT_BUILTINS:
+            return Dtype("int64", "number", node, "a Python int")
         if not qualname.startswith("torch."):
             return None
         if qualname in torch_api.TORCH_DTYPE_KEEPING_FUNCTIONS and args:
@@ -708,8 +734,13 @@ class Placement:
         if holders <= {"array", "number"}:
             # numpy: float64 wins, and true division of integers is float64.
             if "float64" in (left.name, right.name):
-                origin = left if left.name == "float64" else right
-                return Dtype("float64", "array", origin.origin, origin.why)
+                floats = [item for item in (left, right) if item.name == "float64"]
+                origin = next((item for item in floats if item.holder == "array"), None)  # where it comes from
+                if origin is not None:
+                    return Dtype("float64", "array", origin.origin, origin.why)
+                array = left if left.holder == "array" else right  # `img / 255.0`
+                return Dtype("float64", "array", node, f"`{_short(self.analysis, node)}` computes a {array.name} "
+                             f"array with a Python float: float64")
             if divides and left.integer and right.integer:
                 return Dtype("float64", "array", node,
                              f"`{_short(self.analysis, node)}` divides integers with numpy's true division: float64")
@@ -1064,10 +1095,12 @@ class Placement:
         if isinstance(node, cst.Call):
             func = node.func
             qualname = self.inference.qualname(func)
-            if qualname in torch_api.TORCH_SIZED_FACTORIES or qualname in torch_api.TORCH_CONVERTERS:
+            legacy = qualname is not None and torch_api.is_cpu_tensor_type(qualname)
+            if qualname in torch_api.TORCH_SIZED_FACTORIES or qualname in torch_api.TORCH_CONVERTERS or legacy:
                 if keyword(node, "device") is not None or any(arg.star for arg in node.args):
                     return None
-                if qualname in torch_api.TORCH_CONVERTERS and qualname != "torch.from_numpy" and node.args:
+                if (qualname in torch_api.TORCH_CONVERTERS or legacy) and qualname != "torch.from_numpy" and \
+                        node.args:
                     source = self.dtype(node.args[0].value)
                     if source is None or source.holder not in ("array", "number"):
                         if not self._python_data(node.args[0].value, depth):
@@ -1107,9 +1140,15 @@ class Placement:
             found = [self.cpu_origin(element.value, depth + 1) if not isinstance(element, cst.StarredElement) else None
                      for element in node.elements]
             return found[0] if all(item is not None for item in found) else None
+        if isinstance(node, (cst.List, cst.ListComp)):  # `torch.stack([torch.randn(..) for _ in ..])`
+            items = _items(node)
+            found = [self.cpu_origin(item, depth + 1) for item in items or ()]
+            return found[0] if found and all(item is not None for item in found) else None
         if isinstance(node, cst.Comparison) and len(node.comparisons) == 1 and \
                 isinstance(node.comparisons[0].comparator, (cst.Integer, cst.Float)):
             return self.cpu_origin(node.left, depth + 1)  # `mask == 0`
+        if isinstance(node, cst.UnaryOperation) and not isinstance(node.operator, cst.Not):
+            return self.cpu_origin(node.expression, depth + 1)  # `-alpha`, `~mask`
         if isinstance(node, cst.BinaryOperation):
             left, right = self.cpu_origin(node.left, depth + 1), self.cpu_origin(node.right, depth + 1)
             if left is not None and (right is not None or isinstance(node.right, (cst.Integer, cst.Float))):
@@ -1157,30 +1196,54 @@ class Placement:
         return made
 
     def _cpu_attribute(self, node: cst.Attribute, depth: int) -> Optional[tuple[cst.CSTNode, str]]:
-        """`self.alpha` of a module class of this file, assigned once, in `__init__`, a tensor
-        on the CPU, and not a buffer (moving the module leaves a plain attribute where it is)."""
+        """`self.alpha` of a class of this file (a module, or a plain class such as a metric),
+        assigned once, in the `__init__` of the class or of a base class of the file, a tensor
+        on the CPU, and not a buffer (moving a module leaves a plain attribute where it is;
+        nothing moves the attribute of a plain class)."""
         cls = self._class_of(node.value)
         name = node.attr.value
-        if cls is None or not self._is_module_class(cls) or any(
-                method in cls.methods for method in ("to", "cuda", "_apply")):
+        lineage = self._lineage(cls) if cls is not None else []
+        if not lineage or any(method in owner.methods for owner in lineage for method in ("to", "cuda", "_apply")):
             return None
-        assignments = cls.assignments(name)
-        init = cls.methods.get("__init__")
-        source = self.analysis.text[cls.node.start:cls.node.end]
+        holders = [(owner, owner.assignments(name)) for owner in lineage]
+        holders = [(owner, assignments) for owner, assignments in holders if assignments]
+        if len(holders) != 1:
+            return None
+        owner, assignments = holders[0]
+        init = owner.methods.get("__init__")
+        source = "".join(self.analysis.text[item.node.start:item.node.end] for item in lineage)
         if len(assignments) != 1 or assignments[0].value is None or assignments[0].path or init is None or \
                 assignments[0].function is not init or \
-                f'"{name}"' in source or f"'{name}'" in source:
+                f'"{name}"' in source or f"'{name}'" in source or "setattr" in source:
             return None
         found = self.cpu_origin(assignments[0].value, depth + 1)
         if found is None:
             return None
-        return found[0], f"{found[1]}; `self.{name}` is a plain attribute of `{cls.name}`, not a buffer"
+        if not self._is_module_class(cls):
+            return found[0], f"{found[1]}; `self.{name}` is a plain attribute of `{cls.name}`, which nothing moves"
+        return found[0], f"{found[1]}; `self.{name}` is a plain attribute of `{owner.name}`, not a buffer"
+
+    def _lineage(self, cls: ClassInfo, depth: int = 0) -> list[ClassInfo]:
+        """``cls`` and its base classes defined in this file, nearest first."""
+        found = [cls]
+        if depth < 4:
+            for base in self.inference._local_bases(cls):
+                if base.model is self.model and base not in found:
+                    found.extend(item for item in self._lineage(base, depth + 1) if item not in found)
+        return found
 
     def _cpu_binding(self, binding: Binding, depth: int) -> Optional[tuple[cst.CSTNode, str]]:
         if binding.kind is BindingKind.PARAM:  # `accuracy(out, labels)`: what every call site gives
             return self._at_every_call_site(binding, lambda value: self.cpu_origin(value, depth + 1))
         if binding.kind is BindingKind.ASSIGN and binding.value is not None and not binding.iterates:
             value: Optional[cst.BaseExpression] = binding.value
+            if binding.path and isinstance(value, cst.Name):  # `inputs, targets = batch` in a loop over a loader
+                unpacked = self.model.resolve(value)
+                if len(unpacked) == 1 and unpacked[0].kind is BindingKind.FOR and unpacked[0].value is not None:
+                    loader = self._loader(unpacked[0].value, unpacked[0].path + binding.path)
+                    if loader is not None:
+                        return loader, f"`{_short(self.analysis, loader)}` yields batches on the CPU"
+                return None
             for index in binding.path:  # `xb, yb = xb, yb.to(device)`
                 if index is None or not isinstance(value, cst.Tuple) or index >= len(value.elements) or \
                         isinstance(value.elements[index], cst.StarredElement):
@@ -1476,7 +1539,7 @@ class Placement:
             if construction is None:
                 continue
             for arg in call.args:
-                move = self._moved_input(arg.value) if arg.keyword is None else None
+                move = self._moved_input(arg.value) or self.device_move(arg.value) if arg.keyword is None else None
                 if move is not None:
                     value = self.inference.infer(func)
                     cls = value.cls if value is not None and isinstance(value.cls, ClassInfo) else None
@@ -1757,6 +1820,8 @@ class Placement:
             return all(self._keeps_dimensions(value, depth + 1) for value in values)
         if isinstance(node, cst.Comparison):
             return self._keeps_dimensions(node.left, depth + 1)
+        if isinstance(node, cst.UnaryOperation):
+            return self._keeps_dimensions(node.expression, depth + 1)
         if isinstance(node, cst.Call) and self.inference.qualname(node.func) is None:
             function = self._file_function(node.func) or self._forward_of(node.func)
             if function is not None:  # what it returns
@@ -1795,8 +1860,8 @@ class Placement:
             return False
         qualname = self.inference.qualname(origin.func)
         if qualname in torch_api.TORCH_CONVERTERS:
-            if origin.args and isinstance(origin.args[0].value, (cst.List, cst.Tuple, cst.ListComp)):
-                return False
+            if origin.args and self._python_data(origin.args[0].value, 0):
+                return False  # a list or tuple: at least one dimension, also through parameters
             source = self.dtype(origin.args[0].value) if origin.args else None
             return source is None or source.holder == "number"
         if qualname in torch_api.TORCH_SIZED_FACTORIES:
@@ -1926,10 +1991,12 @@ class Placement:
     def _left_attributes(self, cls: ClassInfo, move: cst.Call) -> list[DeviceMismatch]:
         """Plain tensor attributes made while the module is built, read in ``forward``."""
         found = []
-        source = self.analysis.text[cls.node.start:cls.node.end]
-        init_methods = self._init_methods(cls)
-        forward_methods = self._forward_methods(cls)
-        if not init_methods or not forward_methods:
+        lineage = self._built_by(cls)
+        source = "".join(self.analysis.text[owner.node.start:owner.node.end] for owner in lineage)
+        init_methods = [method for owner in lineage for method in self._init_methods(owner)]
+        forward_methods = next((self._forward_methods(owner) for owner in lineage if "forward" in owner.methods), [])
+        if not init_methods or not forward_methods or any(
+                method in owner.methods for owner in lineage[1:] for method in ("to", "cuda", "_apply")):
             return found
         for method in init_methods:
             for statement in self._assignments_in(method):
@@ -1955,6 +2022,18 @@ class Placement:
                 if used is None:
                     continue
                 found.append(DeviceMismatch(statement, made, cls, move, used, attribute=name))
+        return found
+
+    def _built_by(self, cls: ClassInfo) -> list[ClassInfo]:
+        """``cls`` and the base classes of this file whose ``__init__`` builds its instances
+        too: through `super().__init__(..)`, or inherited when ``cls`` defines none."""
+        found = [cls]
+        for owner in self._lineage(cls)[1:]:
+            init = found[-1].methods.get("__init__")
+            if init is not None and not re.search(r"\bsuper\s*\(|\b" + re.escape(owner.name) + r"\.__init__\b",
+                                                  self.analysis.text[init.node.start:init.node.end]):
+                break
+            found.append(owner)
         return found
 
     def _assignments_in(self, method: FunctionInfo) -> list[cst.Assign]:
@@ -2394,7 +2473,11 @@ class Placement:
 
 def _items(value: cst.BaseExpression) -> Optional[list[cst.BaseExpression]]:
     """The items of a list or tuple written out (without `*`), or the one item expression of
-    a comprehension; None for anything else."""
+    a comprehension, also repeated (`[0.5] * n`); None for anything else."""
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply):
+        value = value.left if isinstance(value.left, (cst.List, cst.Tuple)) else value.right
+        if not isinstance(value, (cst.List, cst.Tuple)):
+            return None
     if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
         return [value.elt]
     if isinstance(value, (cst.List, cst.Tuple)) and value.elements and \

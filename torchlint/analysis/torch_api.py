@@ -261,6 +261,14 @@ AUTOGRAD_FUNCTION_CLASSES = frozenset({"torch.autograd.Function", "torch.autogra
                                        "torch.autograd.function.InplaceFunction"})
 
 
+def is_cpu_tensor_type(qualname: str) -> bool:
+    """A legacy tensor type of the CPU: ``torch.FloatTensor(data)``, ``torch.Tensor(data)`` of
+    Python data or an array make a tensor on the CPU (``torch.cuda.FloatTensor`` is the GPU's;
+    ``torch.Tensor`` of a tensor keeps its device: callers check what the data is)."""
+    parts = qualname.split(".")
+    return len(parts) == 2 and parts[0] == "torch" and parts[1] in LEGACY_TYPE_DTYPES
+
+
 def is_tensor_type(qualname: str) -> bool:
     """``torch.Tensor``, ``torch.FloatTensor``, ``torch.cuda.LongTensor``, ``nn.Parameter``..."""
     if qualname in (VARIABLE, "torch.nn.Parameter", "torch.nn.Buffer"):
@@ -759,6 +767,19 @@ NUMPY_FLOAT64_FUNCTIONS = frozenset({
     "numpy.zeros", "numpy.ones", "numpy.empty", "numpy.eye", "numpy.identity",
     "numpy.mean", "numpy.std", "numpy.var", "numpy.average",
 })
+# Functions of array libraries (not numpy) whose result is a float64 numpy array, measured on
+# scikit-learn 1.9 by tests/test_placement_s7.py: the class weights people compute for a loss.
+ARRAY_FLOAT64_FUNCTIONS = frozenset({
+    "sklearn.utils.class_weight.compute_class_weight", "sklearn.utils.compute_class_weight",
+    "sklearn.utils.class_weight.compute_sample_weight", "sklearn.utils.compute_sample_weight",
+})
+# Functions that split arrays into (train, test) pairs, each keeping its array's dtype: the
+# item at position k of the result comes from the array at position k // 2.
+ARRAY_SPLITTING_FUNCTIONS = frozenset({"sklearn.model_selection.train_test_split"})
+# Python and numpy constants that are Python floats (float64 in numpy arithmetic).
+FLOAT_CONSTANTS = frozenset({"numpy.pi", "numpy.e", "math.pi", "math.e", "math.tau"})
+# Builtins whose result is a Python int.
+INT_BUILTINS = frozenset({"builtins.len", "builtins.int"})
 # numpy functions whose result is int64 (on the platforms torch supports).
 NUMPY_INT64_FUNCTIONS = frozenset({
     "numpy.random.randint", "numpy.random.choice", "numpy.random.permutation", "numpy.bincount", "numpy.argmax",
