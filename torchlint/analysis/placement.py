@@ -47,14 +47,16 @@ _MAX_DEPTH = 24
 _MOVES_ITSELF = re.compile(r"\.(?:to|cuda|_apply)\s*\(|def (?:to|cuda)\b")
 _ITERATING_BUILTINS = frozenset({"zip", "enumerate", "iter", "list", "tuple", "len", "sorted", "reversed", "map"})
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
+# The numbers pandas reads from text: float64, or int64 for whole numbers; not float32.
+READ_NUMBERS = "float64 or int64"
 _INTEGERS = ("bool", "uint8", "int8", "int16", "int32", "int64")
 
 
 @dataclass(frozen=True)
 class Dtype:
-    """What is known of a value's dtype: ``name`` (``float64``, ``int64``...), what holds it
-    (``tensor``, ``array``, ``number`` for a Python int/float, ``none`` for None), the call
-    that fixed it and why."""
+    """What is known of a value's dtype: ``name`` (``float64``, ``int64``..., or
+    ``READ_NUMBERS``), what holds it (``tensor``, ``array``, ``frame`` for a pandas DataFrame or
+    Series, ``number`` for a Python int/float, ``none`` for None), the call that fixed it and why."""
 
     name: str
     holder: str
@@ -163,7 +165,7 @@ class Placement:
             return self._call(node, depth)
         if isinstance(node, cst.Subscript):
             found = self.dtype(node.value, depth)
-            return found if found is not None and found.holder in ("array", "tensor") else None
+            return found if found is not None and found.holder in ("array", "tensor", "frame") else None
         if isinstance(node, cst.BinaryOperation):
             return self._binary(node, depth)
         if isinstance(node, cst.IfExp):
@@ -440,6 +442,12 @@ class Placement:
         if name == "T" or name == "mT":
             found = self.dtype(node.value, depth)
             return found if found is not None and found.holder in ("array", "tensor") else None
+        if name in torch_api.FRAME_TO_ARRAY or name in torch_api.FRAME_INDEXERS:
+            found = self.dtype(node.value, depth)
+            if found is not None and found.holder == "frame":  # `df[cols].values`, `df.iloc`
+                return replace(found, holder="array") if name == "values" else found
+            if found is not None and found.holder == "array" and name == "values":
+                return found
         qualname = self.inference.qualname(node)
         if qualname in torch_api.FLOAT_CONSTANTS:
             return Dtype("float64", "number", node, "a Python float")
@@ -589,6 +597,13 @@ class Placement:
                         return arrays[0]
                 return None
             return None
+        if qualname in torch_api.PANDAS_TEXT_READERS and keyword(node, "dtype") is None and \
+                keyword(node, "converters") is None:
+            return Dtype(READ_NUMBERS, "frame", node, f"{code} reads numbers as float64 (int64 when whole): never "
+                         f"float32")
+        if qualname in torch_api.PANDAS_FRAMES and args and keyword(node, "dtype") is None:
+            found = self.dtype(args[0].value, depth)  # `pd.DataFrame(np.random.rand(..))`
+            return replace(found, holder="frame") if found is not None and found.holder == "array" else None
         if qualname in torch_api.ARRAY_FLOAT64_FUNCTIONS:  # `compute_class_weight(..)`
             return Dtype("float64", "array", node, f"{code} returns a float64 numpy array")
         if qualname in torch_api.INT_BUILTINS:
@@ -696,6 +711,12 @@ class Placement:
                 return self.dtype(receiver, depth)
             return None
         source = self.dtype(receiver, depth)
+        if source is not None and source.holder == "frame":
+            if method in torch_api.FRAME_KEEPING_METHODS:
+                return source
+            if method == "to_numpy" and not node.args and keyword(node, "dtype") is None:
+                return replace(source, holder="array")
+            return None
         if source is None or source.holder not in ("tensor", "array"):
             return None
         if source.holder == "tensor" and method in torch_api.TENSOR_DTYPE_KEEPING_METHODS:
@@ -848,7 +869,7 @@ class Placement:
         if module in torch_api.FLOAT32_WEIGHT_LAYERS and positional:
             found = self.dtype(positional[0])
             if found is not None and found.holder == "tensor" and found.name != "float32" and (
-                    found.integer or found.floating):
+                    found.integer or found.floating or found.name == READ_NUMBERS):
                 return DtypeMismatch(positional[0], found, call, f"the input of `{_last(module)}` (float32 weights)",
                                      "float32")
         if qualname in torch_api.SAME_DTYPE_PRODUCTS and len(positional) >= 2:

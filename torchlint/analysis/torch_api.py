@@ -776,6 +776,19 @@ ARRAY_FLOAT64_FUNCTIONS = frozenset({
 # Functions that split arrays into (train, test) pairs, each keeping its array's dtype: the
 # item at position k of the result comes from the array at position k // 2.
 ARRAY_SPLITTING_FUNCTIONS = frozenset({"sklearn.model_selection.train_test_split"})
+# pandas readers of text formats: without `dtype=`, the numbers of a column are float64, or
+# int64 when every one is whole (measured with pandas 3.1 by tests/test_placement_s7.py): never
+# float32, so a float32 layer never takes them as read.
+PANDAS_TEXT_READERS = frozenset({"pandas.read_csv", "pandas.read_table", "pandas.read_fwf"})
+PANDAS_FRAMES = frozenset({"pandas.DataFrame", "pandas.Series"})
+# DataFrame methods and accessors whose result holds the same columns' values (a selection).
+FRAME_KEEPING_METHODS = frozenset({
+    "drop", "dropna", "fillna", "head", "tail", "sample", "copy", "reset_index", "sort_values", "query",
+    "sort_index", "filter",
+})
+FRAME_INDEXERS = frozenset({"iloc", "loc"})
+# What turns a DataFrame's selection into a numpy array of its values.
+FRAME_TO_ARRAY = frozenset({"values", "to_numpy"})
 # Python and numpy constants that are Python floats (float64 in numpy arithmetic).
 FLOAT_CONSTANTS = frozenset({"numpy.pi", "numpy.e", "math.pi", "math.e", "math.tau"})
 # Builtins whose result is a Python int.

@@ -24,7 +24,7 @@ class DtypeMismatch(Rule):
     message = "{lead}; it reaches {what}, which takes {needed}: RuntimeError at the first batch; {advice}"
     fix = Applicability.SAFE
     raised_where_used = True
-    requires = (r"numpy|np\.|dtype|torch\.(full|arange|tensor|as_tensor|from_numpy|randint)|\.(double|long|float)\("
+    requires = (r"numpy|np\.|pandas|pd\.|dtype|torch\.(full|arange|tensor|as_tensor|from_numpy|randint)|\.(double|long|float)\("
                 r"|Tensor\(",)
     references = (
         ("Tensor attributes: torch.dtype", "https://pytorch.org/docs/stable/tensor_attributes.html#torch-dtype"),
@@ -49,7 +49,10 @@ class DtypeMismatch(Rule):
     - floating indices given to `nn.Embedding`/`nn.EmbeddingBag`/`F.embedding`/`F.one_hot`
       (token ids made with `torch.Tensor(..)`: float32).
 
-    The dtype is followed through names, attributes, the functions of the file and the
+    Arrays come from numpy, from pandas (the values of a `pd.read_csv` table are float64, or
+    int64 for whole numbers: never float32, which a float32 layer alone takes; a `DataFrame`
+    of an array keeps its dtype) and from scikit-learn (`train_test_split` keeps each array's
+    dtype). The dtype is followed through names, attributes, the functions of the file and the
     data pipeline: the batches of a `DataLoader` have the dtype of its dataset's items (the
     rows of a `TensorDataset`'s tensors, what a `Dataset` class's `__getitem__` returns;
     `default_collate` stacks numpy arrays with their dtype and Python floats as float64),
