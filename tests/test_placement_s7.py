@@ -25,6 +25,26 @@ _DEVICE = "is not on the expected device"
 
 # name -> (the findings on bad.py: (row, code), what torch says when bad.py runs)
 CASES = {
+    # class labels made with torch.LongTensor(list) for the loss of a moved model's output
+    "d19": ([(9, "TL416")], _DEVICE),
+    # an LSTM's (h0, c0) kept in a plain attribute, made by init_hidden() in __init__
+    "d20": ([(11, "TL416")], "are not at the same device"),
+    # a GCN layer's Parameter (float32) multiplied with float64 features from np.eye
+    "t14": ([(24, "TL413")], "to have the same dtype"),
+    # a float64 mask from numpy in a plain attribute, met with `@`
+    "t15": ([(10, "TL413")], "to have the same dtype"),
+    # the values of a DataFrame of float64 numpy columns
+    "t02": ([(7, "TL413")], "mat1 and mat2 must have the same dtype"),
+    # the feature columns of pd.read_csv(..) (float64 or int64, never float32)
+    "t13": ([(18, "TL413")], "mat1 and mat2 must have the same dtype"),
+    # the batch of a loop over a DataLoader unpacked in the loop's body, not moved
+    "d16": ([(23, "TL416")], _DEVICE),
+    # a decoder never moved, given the output of an encoder moved to the device
+    "d17": ([(27, "TL416")], _DEVICE),
+    # a uint8 image array divided by 255.0 (float64) into a Conv2d
+    "t11": ([(6, "TL413")], "should be the same"),
+    # train_test_split keeps the float64 of np.random.rand
+    "t12": ([(12, "TL413")], "mat1 and mat2 must have the same dtype"),
     # a tensor made without device= in a loss module's forward, met with the model's output
     "d01": ([(16, "TL416")], _DEVICE),
     # a trainer that holds the device moves the targets but not the inputs of a DataLoader
@@ -106,6 +126,39 @@ def test_torch_shows_the_bug_and_not_on_the_twin(name: str) -> None:
 
 
 # --- the facts, as the libraries behave -------------------------------------------------
+
+def test_pandas_reads_numbers_as_float64_or_int64(tmp_path: Path) -> None:
+    pd = pytest.importorskip("pandas")
+    texts = {",": "a,b,c\n1,2.5,-3\n4,0.25,6\n", "\t": "a\tb\tc\n1\t2.5\t-3\n4\t0.25\t6\n",
+             None: "a  b     c\n1  2.5   -3\n4  0.25  6\n"}
+    readers = {"pandas.read_csv": ",", "pandas.read_table": "\t", "pandas.read_fwf": None}
+    assert set(readers) == torch_api.PANDAS_TEXT_READERS
+    for qualname, separator in readers.items():
+        path = tmp_path / f"{qualname}.txt"
+        path.write_text(texts[separator])
+        frame = getattr(pd, qualname.rsplit(".", 1)[1])(path)
+        assert [str(dtype) for dtype in frame.dtypes] == ["int64", "float64", "int64"], qualname
+        assert frame.drop(columns=["a"]).values.dtype == np.float64
+        assert frame.values.dtype == np.float64 and frame[["a", "c"]].to_numpy().dtype == np.int64
+    frame = pd.DataFrame(np.random.rand(3, 2))
+    arguments = {"dropna": (), "fillna": (0,), "head": (), "tail": (), "sample": (2,), "copy": (), "reset_index": (),
+                 "sort_index": (), "sort_values": (0,), "query": ("index >= 0",), "filter": ([0],),
+                 "drop": ([1], 1)}
+    assert set(arguments) == torch_api.FRAME_KEEPING_METHODS
+    for method, given in arguments.items():
+        assert (getattr(frame, method)(given[0], axis=given[1]) if method == "drop" else
+                getattr(frame, method)(*given)).values.dtype == np.float64, method
+    assert frame.iloc[:, :1].values.dtype == frame.loc[:, [0]].to_numpy().dtype == np.float64
+
+
+def test_train_test_split_keeps_each_arrays_dtype() -> None:
+    model_selection = pytest.importorskip("sklearn.model_selection")
+    for qualname in torch_api.ARRAY_SPLITTING_FUNCTIONS:
+        function = getattr(model_selection, qualname.rsplit(".", 1)[1])
+        arrays = (np.random.rand(10, 2), np.arange(10, dtype=np.int32), np.ones(10, dtype=np.float32))
+        parts = function(*arrays, test_size=0.2, random_state=0)
+        assert [part.dtype for part in parts] == [array.dtype for array in arrays for _ in range(2)], qualname
+
 
 def test_scikit_learn_class_weights_are_float64() -> None:
     sklearn_utils = pytest.importorskip("sklearn.utils")

@@ -109,7 +109,8 @@ class DeviceMismatch:
     # class weights of a loss that meets a moved module's output; "target": a CPU target of
     # a loss given a moved module's output; "module": a module never moved (``node`` its
     # name, ``made`` its construction) given a tensor moved to a device; "met": a tensor made in
-    # `forward` without `device=` meeting the module's input or a layer's output (``used``).
+    # `forward` without `device=` meeting the module's input or a layer's output (``used``);
+    # "tuple": a plain attribute holding a tuple of CPU tensors (an LSTM's `(h0, c0)`: no buffer).
     kind: str = ""
     why: str = ""  # how the tensor is known to be on the CPU
     device: Optional[cst.BaseExpression] = None  # the device the module is moved to
@@ -742,8 +743,11 @@ class Placement:
         return False
 
     def _binary(self, node: cst.BinaryOperation, depth: int) -> Optional[Dtype]:
-        if isinstance(node.operator, cst.MatrixMultiply):
-            return None
+        if isinstance(node.operator, cst.MatrixMultiply):  # operands of one dtype (else it raises): that one
+            left, right = self.dtype(node.left, depth), self.dtype(node.right, depth)
+            same = left is not None and right is not None and left.holder == right.holder == "tensor" and \
+                left.name == right.name
+            return left if same else None
         left, right = self.dtype(node.left, depth), self.dtype(node.right, depth)
         if left is None or right is None or _NONE in (left, right):
             return None
@@ -812,6 +816,11 @@ class Placement:
             mismatch = self._call_mismatch(call)
             if mismatch is not None:
                 found.append(mismatch)
+        for operation in self.analysis.nodes_of(cst.BinaryOperation):  # `scores @ values`
+            if isinstance(operation.operator, cst.MatrixMultiply):
+                mismatch = self._product(operation, operation.left, operation.right, "@")
+                if mismatch is not None:
+                    found.append(mismatch)
         return found
 
     def _converts_modules(self) -> bool:
@@ -2042,7 +2051,8 @@ class Placement:
                 used = self._first_use(cls, name, forward_methods)
                 if used is None:
                     continue
-                found.append(DeviceMismatch(statement, made, cls, move, used, attribute=name))
+                found.append(DeviceMismatch(statement, made, cls, move, used, attribute=name,
+                                            kind="tuple" if self._holds_tuple(statement.value) else ""))
         return found
 
     def _built_by(self, cls: ClassInfo) -> list[ClassInfo]:
@@ -2064,7 +2074,12 @@ class Placement:
     def _fresh_cpu_tensor(self, value: cst.BaseExpression, method: FunctionInfo,
                           depth: int = 0) -> Optional[cst.Call]:
         """The call that makes ``value`` a new tensor of at least one dimension on the CPU
-        (or on the device of a tensor passed to the constructor), if it is one."""
+        (or on the device of a tensor passed to the constructor), if it is one; for a tuple of
+        such tensors (an LSTM's `(h0, c0)`), the first's."""
+        if isinstance(value, cst.Tuple) and value.elements and depth <= 3:
+            made = [self._fresh_cpu_tensor(element.value, method, depth + 1)
+                    if not isinstance(element, cst.StarredElement) else None for element in value.elements]
+            return made[0] if all(item is not None for item in made) else None
         if depth > 3 or not isinstance(value, cst.Call):
             return None
         func = value.func
@@ -2082,7 +2097,7 @@ class Placement:
                 func.value.value == method.self_name and method.cls is not None:
             callee = method.cls.methods.get(func.attr.value)
             if callee is not None and len(callee.returns) == 1:
-                inner = callee.returns[0]
+                inner: Optional[cst.BaseExpression] = callee.returns[0]
                 if isinstance(inner, cst.Name):
                     bindings = self.model.resolve(inner)
                     inner = bindings[0].value if len(bindings) == 1 and bindings[0].kind is BindingKind.ASSIGN \
@@ -2114,8 +2129,12 @@ class Placement:
                         node.value.value != method.self_name:
                     continue
                 parent = node.parent
+                target = parent
+                while isinstance(target, (cst.Element, cst.Tuple, cst.List)):  # `out, self.hidden = ..`
+                    target = target.parent
                 if isinstance(parent, cst.AssignTarget) or (isinstance(parent, cst.Assign) and node is not
-                                                            parent.value):
+                                                            parent.value) or (
+                        target is not parent and isinstance(target, cst.AssignTarget)):
                     first_assignment = first_assignment or node
                     continue
                 if first_assignment is not None and first_assignment.start < node.start:
@@ -2126,7 +2145,8 @@ class Placement:
                 if isinstance(outer, cst.Attribute) and outer.attr.value in torch_api.PLACEMENT_NEUTRAL_USES:
                     return None
                 if isinstance(outer, cst.Arg) and isinstance(outer.parent, cst.Call) and \
-                        isinstance(outer.parent.func, cst.Name) and outer.parent.func.value in _ITERATING_BUILTINS:
+                        isinstance(outer.parent.func, cst.Name) and outer.parent.func.value in _ITERATING_BUILTINS or \
+                        isinstance(outer, (cst.CompFor, cst.For)) and outer.iter is node:
                     return None  # iterated: what is done with each element (`.item()`?) is not followed
                 return node
         return None

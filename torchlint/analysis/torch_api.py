@@ -819,6 +819,7 @@ TENSOR_DTYPE_KEEPING_METHODS = frozenset({
     "view", "reshape", "squeeze", "unsqueeze", "flatten", "transpose", "permute", "contiguous", "clone", "detach",
     "cpu", "cuda", "expand", "repeat", "t", "narrow", "select", "index_select", "requires_grad_", "pin_memory",
     "sum", "clamp", "abs", "neg", "relu", "sigmoid", "tanh", "exp", "log", "sqrt", "pow", "max", "min",
+    "softmax", "log_softmax", "masked_fill",
 })
 # Tensor methods whose result may be on another device than the tensor (or is no tensor):
 # every other method returning a tensor keeps its device.
@@ -832,6 +833,7 @@ TORCH_DTYPE_KEEPING_FUNCTIONS = frozenset({
     "torch.relu", "torch.sigmoid", "torch.tanh", "torch.exp", "torch.log", "torch.abs", "torch.sqrt",
     "torch.nn.functional.relu", "torch.nn.functional.gelu", "torch.nn.functional.leaky_relu",
     "torch.nn.functional.dropout", "torch.nn.functional.softmax", "torch.nn.functional.log_softmax",
+    "torch.nn.Parameter", "torch.nn.parameter.Parameter",
 })
 # torch functions that read a tensor or array and keep its dtype when given no `dtype=`.
 TORCH_CONVERTERS = frozenset({"torch.from_numpy", "torch.tensor", "torch.as_tensor", "torch.asarray"})

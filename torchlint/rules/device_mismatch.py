@@ -34,8 +34,8 @@ class DeviceMismatch(Rule):
 
     - a plain tensor attribute made while the module is built (`self.mask = torch.ones(..)`
       in `__init__` or a method it calls, also the `__init__` of a base class of the file it
-      runs through `super().__init__()`, `torch.zeros(.., device=x_example.device)`), that
-      `forward` computes with before replacing it;
+      runs through `super().__init__()`, `torch.zeros(.., device=x_example.device)`, a tuple
+      of those such as an LSTM's `(h0, c0)`), that `forward` computes with before replacing it;
     - a tensor made in `forward` (or a method it calls, or returned by a helper such as
       `init_hidden`) by a factory without `device=` (`torch.zeros(..)`), given to one of
       the module's layers (also inside the arithmetic of the layer's input), or meeting the module's
@@ -92,9 +92,10 @@ class DeviceMismatch(Rule):
 
     ## Fix (unsafe)
     For an attribute, `self.register_buffer("<name>", <value>, persistent=False)`: unsafe,
-    as `model.half()`/`.double()` now convert it too. For a tensor made in `forward` from the
-    shape of a parameter (`torch.zeros(x.shape[0], ..)`), adds `device=x.device`: unsafe,
-    as it assumes that parameter is on the module's device. For a batch, a target or class weights
+    as `model.half()`/`.double()` now convert it too (none for a tuple: a buffer is one
+    tensor). For a tensor made in `forward` from the shape of a parameter
+    (`torch.zeros(x.shape[0], ..)`), adds `device=x.device`: unsafe, as it assumes that
+    parameter is on the module's device. For a batch, a target or class weights
     given to a module moved to `device`, appends `.to(device)`: unsafe, as it assumes the
     name still means that device there. For a module never moved, appends `.to(device)`
     to its construction when `device` is bound before it: unsafe, for the same reason.
@@ -241,6 +242,10 @@ class DeviceMismatch(Rule):
                         f"`{move}` does not move it, and `forward` computes with it on the device it was made on")
                 advice = f"register it with `self.register_buffer(\"{found.attribute}\", ..)`"
                 fix = self._buffer_fix(found)
+                if found.kind == "tuple":  # a buffer holds one tensor
+                    what = what.replace("is a plain tensor attribute", "is a plain attribute holding CPU tensors")
+                    advice = "make its tensors in `forward` on the device of the input (`device=x.device`)"
+                    fix = None
             else:
                 what = (f"`{self.ctx.snippet(found.node)}` makes a tensor on the CPU (no `device=`) in a method of "
                         f"`{found.cls.name}`, which `{move}` moves, and " +

@@ -45,7 +45,8 @@ class DtypeMismatch(Rule):
     - an integer target of `nn.BCELoss`/`nn.BCEWithLogitsLoss` and their functions
       (`torch.full((n,), 1)` takes the dtype of its fill value: int64; `torch.randint` class ids),
       and a float64 target of `BCELoss`;
-    - operands of different dtypes in `torch.mm`/`bmm`/`matmul` (one of them float32);
+    - operands of different dtypes in `torch.mm`/`bmm`/`matmul` and `@` (one of them float32,
+      such as an `nn.Parameter` of a float32 tensor);
     - floating indices given to `nn.Embedding`/`nn.EmbeddingBag`/`F.embedding`/`F.one_hot`
       (token ids made with `torch.Tensor(..)`: float32).
 
