@@ -47,14 +47,16 @@ _MAX_DEPTH = 24
 _MOVES_ITSELF = re.compile(r"\.(?:to|cuda|_apply)\s*\(|def (?:to|cuda)\b")
 _ITERATING_BUILTINS = frozenset({"zip", "enumerate", "iter", "list", "tuple", "len", "sorted", "reversed", "map"})
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
+# The numbers pandas reads from text: float64, or int64 for whole numbers; not float32.
+READ_NUMBERS = "float64 or int64"
 _INTEGERS = ("bool", "uint8", "int8", "int16", "int32", "int64")
 
 
 @dataclass(frozen=True)
 class Dtype:
-    """What is known of a value's dtype: ``name`` (``float64``, ``int64``...), what holds it
-    (``tensor``, ``array``, ``number`` for a Python int/float, ``none`` for None), the call
-    that fixed it and why."""
+    """What is known of a value's dtype: ``name`` (``float64``, ``int64``..., or
+    ``READ_NUMBERS``), what holds it (``tensor``, ``array``, ``frame`` for a pandas DataFrame or
+    Series, ``number`` for a Python int/float, ``none`` for None), the call that fixed it and why."""
 
     name: str
     holder: str
@@ -107,7 +109,8 @@ class DeviceMismatch:
     # class weights of a loss that meets a moved module's output; "target": a CPU target of
     # a loss given a moved module's output; "module": a module never moved (``node`` its
     # name, ``made`` its construction) given a tensor moved to a device; "met": a tensor made in
-    # `forward` without `device=` meeting the module's input or a layer's output (``used``).
+    # `forward` without `device=` meeting the module's input or a layer's output (``used``);
+    # "tuple": a plain attribute holding a tuple of CPU tensors (an LSTM's `(h0, c0)`: no buffer).
     kind: str = ""
     why: str = ""  # how the tensor is known to be on the CPU
     device: Optional[cst.BaseExpression] = None  # the device the module is moved to
@@ -163,7 +166,7 @@ class Placement:
             return self._call(node, depth)
         if isinstance(node, cst.Subscript):
             found = self.dtype(node.value, depth)
-            return found if found is not None and found.holder in ("array", "tensor") else None
+            return found if found is not None and found.holder in ("array", "tensor", "frame") else None
         if isinstance(node, cst.BinaryOperation):
             return self._binary(node, depth)
         if isinstance(node, cst.IfExp):
@@ -228,6 +231,12 @@ class Placement:
                     function = binding.definition
                     if isinstance(function, FunctionInfo) and function.returns and not function.is_generator:
                         return self._combine([self._part(returned, path, depth + 1) for returned in function.returns])
+            if self.inference.qualname(func) in torch_api.ARRAY_SPLITTING_FUNCTIONS and \
+                    not any(arg.star for arg in value.args):  # `X_train, X_test, y_train, y_test = split(X, y)`
+                arrays = [arg.value for arg in value.args if arg.keyword is None]
+                if path[0] // 2 < len(arrays):
+                    found = self._part(arrays[path[0] // 2], path[1:], depth + 1)
+                    return found if found is not None and found.holder == "array" else None
         return None
 
     def _element(self, iterable: cst.BaseExpression, path: tuple, depth: int) -> Optional[Dtype]:
@@ -291,6 +300,8 @@ class Placement:
                     self._element(args[0].value, path[1:], depth + 1) if path[0] == 1 else None
             return self._element(args[path[0]].value, path[1:], depth + 1)
         qualname = self.inference.qualname(func)
+        if qualname == "builtins.range" and not path:
+            return Dtype("int64", "number", call, "a Python int")
         if qualname not in torch_api.DATA_LOADERS or keyword(call, "collate_fn") is not None:
             return None
         batch_size = keyword(call, "batch_size")
@@ -388,11 +399,23 @@ class Placement:
     def _call_sites(self, function: FunctionInfo) -> list[cst.Call]:
         if function.name == "forward" and function.cls is not None and self._is_module_class(function.cls):
             return [call for call in self._all_calls() if self._class_called(call) is function.cls]
+        if function.name == "__call__" and function.cls is not None:  # `metric(preds, target)`
+            return [call for call in self._all_calls() if self._instance_called(call) is function.cls]
         if function.name == "__init__" and function.cls is not None:
             return [call for call in self._all_calls()
                     if isinstance(call.func, cst.Name) and any(
                         binding.definition is function.cls for binding in self.model.resolve(call.func))]
         return self.inference._call_sites(function)
+
+    def _instance_called(self, call: cst.Call) -> Optional[ClassInfo]:
+        """The class of this file whose instance ``call`` calls, through its `__call__`."""
+        func = call.func
+        if not isinstance(func, (cst.Name, cst.Attribute)) or self.inference.qualname(func) is not None:
+            return None
+        value = self.inference.infer(func)
+        if value is not None and value.kind is Kind.INSTANCE and isinstance(value.cls, ClassInfo):
+            return value.cls
+        return None
 
     def _class_called(self, call: cst.Call) -> Optional[ClassInfo]:
         """The module class of this file whose instance ``call`` calls (`model(x)`, `self.block(x)`)."""
@@ -420,7 +443,15 @@ class Placement:
         if name == "T" or name == "mT":
             found = self.dtype(node.value, depth)
             return found if found is not None and found.holder in ("array", "tensor") else None
+        if name in torch_api.FRAME_TO_ARRAY or name in torch_api.FRAME_INDEXERS:
+            found = self.dtype(node.value, depth)
+            if found is not None and found.holder == "frame":  # `df[cols].values`, `df.iloc`
+                return replace(found, holder="array") if name == "values" else found
+            if found is not None and found.holder == "array" and name == "values":
+                return found
         qualname = self.inference.qualname(node)
+        if qualname in torch_api.FLOAT_CONSTANTS:
+            return Dtype("float64", "number", node, "a Python float")
         if qualname is not None:
             return None
         cls = self._class_of(node.value)
@@ -567,6 +598,17 @@ class Placement:
                         return arrays[0]
                 return None
             return None
+        if qualname in torch_api.PANDAS_TEXT_READERS and keyword(node, "dtype") is None and \
+                keyword(node, "converters") is None:
+            return Dtype(READ_NUMBERS, "frame", node, f"{code} reads numbers as float64 (int64 when whole): never "
+                         f"float32")
+        if qualname in torch_api.PANDAS_FRAMES and args and keyword(node, "dtype") is None:
+            found = self.dtype(args[0].value, depth)  # `pd.DataFrame(np.random.rand(..))`
+            return replace(found, holder="frame") if found is not None and found.holder == "array" else None
+        if qualname in torch_api.ARRAY_FLOAT64_FUNCTIONS:  # `compute_class_weight(..)`
+            return Dtype("float64", "array", node, f"{code} returns a float64 numpy array")
+        if qualname in torch_api.INT_BUILTINS:
+            return Dtype("int64", "number", node, "a Python int")
         if not qualname.startswith("torch."):
             return None
         if qualname in torch_api.TORCH_DTYPE_KEEPING_FUNCTIONS and args:
@@ -670,6 +712,12 @@ class Placement:
                 return self.dtype(receiver, depth)
             return None
         source = self.dtype(receiver, depth)
+        if source is not None and source.holder == "frame":
+            if method in torch_api.FRAME_KEEPING_METHODS:
+                return source
+            if method == "to_numpy" and not node.args and keyword(node, "dtype") is None:
+                return replace(source, holder="array")
+            return None
         if source is None or source.holder not in ("tensor", "array"):
             return None
         if source.holder == "tensor" and method in torch_api.TENSOR_DTYPE_KEEPING_METHODS:
@@ -695,8 +743,11 @@ class Placement:
         return False
 
     def _binary(self, node: cst.BinaryOperation, depth: int) -> Optional[Dtype]:
-        if isinstance(node.operator, cst.MatrixMultiply):
-            return None
+        if isinstance(node.operator, cst.MatrixMultiply):  # operands of one dtype (else it raises): that one
+            left, right = self.dtype(node.left, depth), self.dtype(node.right, depth)
+            same = left is not None and right is not None and left.holder == right.holder == "tensor" and \
+                left.name == right.name
+            return left if same else None
         left, right = self.dtype(node.left, depth), self.dtype(node.right, depth)
         if left is None or right is None or _NONE in (left, right):
             return None
@@ -708,8 +759,13 @@ class Placement:
         if holders <= {"array", "number"}:
             # numpy: float64 wins, and true division of integers is float64.
             if "float64" in (left.name, right.name):
-                origin = left if left.name == "float64" else right
-                return Dtype("float64", "array", origin.origin, origin.why)
+                floats = [item for item in (left, right) if item.name == "float64"]
+                origin = next((item for item in floats if item.holder == "array"), None)  # where it comes from
+                if origin is not None:
+                    return Dtype("float64", "array", origin.origin, origin.why)
+                array = left if left.holder == "array" else right  # `img / 255.0`
+                return Dtype("float64", "array", node, f"`{_short(self.analysis, node)}` computes a {array.name} "
+                             f"array with a Python float: float64")
             if divides and left.integer and right.integer:
                 return Dtype("float64", "array", node,
                              f"`{_short(self.analysis, node)}` divides integers with numpy's true division: float64")
@@ -760,6 +816,11 @@ class Placement:
             mismatch = self._call_mismatch(call)
             if mismatch is not None:
                 found.append(mismatch)
+        for operation in self.analysis.nodes_of(cst.BinaryOperation):  # `scores @ values`
+            if isinstance(operation.operator, cst.MatrixMultiply):
+                mismatch = self._product(operation, operation.left, operation.right, "@")
+                if mismatch is not None:
+                    found.append(mismatch)
         return found
 
     def _converts_modules(self) -> bool:
@@ -817,7 +878,7 @@ class Placement:
         if module in torch_api.FLOAT32_WEIGHT_LAYERS and positional:
             found = self.dtype(positional[0])
             if found is not None and found.holder == "tensor" and found.name != "float32" and (
-                    found.integer or found.floating):
+                    found.integer or found.floating or found.name == READ_NUMBERS):
                 return DtypeMismatch(positional[0], found, call, f"the input of `{_last(module)}` (float32 weights)",
                                      "float32")
         if qualname in torch_api.SAME_DTYPE_PRODUCTS and len(positional) >= 2:
@@ -1064,10 +1125,12 @@ class Placement:
         if isinstance(node, cst.Call):
             func = node.func
             qualname = self.inference.qualname(func)
-            if qualname in torch_api.TORCH_SIZED_FACTORIES or qualname in torch_api.TORCH_CONVERTERS:
+            legacy = qualname is not None and torch_api.is_cpu_tensor_type(qualname)
+            if qualname in torch_api.TORCH_SIZED_FACTORIES or qualname in torch_api.TORCH_CONVERTERS or legacy:
                 if keyword(node, "device") is not None or any(arg.star for arg in node.args):
                     return None
-                if qualname in torch_api.TORCH_CONVERTERS and qualname != "torch.from_numpy" and node.args:
+                if (qualname in torch_api.TORCH_CONVERTERS or legacy) and qualname != "torch.from_numpy" and \
+                        node.args:
                     source = self.dtype(node.args[0].value)
                     if source is None or source.holder not in ("array", "number"):
                         if not self._python_data(node.args[0].value, depth):
@@ -1107,9 +1170,15 @@ class Placement:
             found = [self.cpu_origin(element.value, depth + 1) if not isinstance(element, cst.StarredElement) else None
                      for element in node.elements]
             return found[0] if all(item is not None for item in found) else None
+        if isinstance(node, (cst.List, cst.ListComp)):  # `torch.stack([torch.randn(..) for _ in ..])`
+            items = _items(node)
+            found = [self.cpu_origin(item, depth + 1) for item in items or ()]
+            return found[0] if found and all(item is not None for item in found) else None
         if isinstance(node, cst.Comparison) and len(node.comparisons) == 1 and \
                 isinstance(node.comparisons[0].comparator, (cst.Integer, cst.Float)):
             return self.cpu_origin(node.left, depth + 1)  # `mask == 0`
+        if isinstance(node, cst.UnaryOperation) and not isinstance(node.operator, cst.Not):
+            return self.cpu_origin(node.expression, depth + 1)  # `-alpha`, `~mask`
         if isinstance(node, cst.BinaryOperation):
             left, right = self.cpu_origin(node.left, depth + 1), self.cpu_origin(node.right, depth + 1)
             if left is not None and (right is not None or isinstance(node.right, (cst.Integer, cst.Float))):
@@ -1157,30 +1226,54 @@ class Placement:
         return made
 
     def _cpu_attribute(self, node: cst.Attribute, depth: int) -> Optional[tuple[cst.CSTNode, str]]:
-        """`self.alpha` of a module class of this file, assigned once, in `__init__`, a tensor
-        on the CPU, and not a buffer (moving the module leaves a plain attribute where it is)."""
+        """`self.alpha` of a class of this file (a module, or a plain class such as a metric),
+        assigned once, in the `__init__` of the class or of a base class of the file, a tensor
+        on the CPU, and not a buffer (moving a module leaves a plain attribute where it is;
+        nothing moves the attribute of a plain class)."""
         cls = self._class_of(node.value)
         name = node.attr.value
-        if cls is None or not self._is_module_class(cls) or any(
-                method in cls.methods for method in ("to", "cuda", "_apply")):
+        lineage = self._lineage(cls) if cls is not None else []
+        if not lineage or any(method in owner.methods for owner in lineage for method in ("to", "cuda", "_apply")):
             return None
-        assignments = cls.assignments(name)
-        init = cls.methods.get("__init__")
-        source = self.analysis.text[cls.node.start:cls.node.end]
+        holders = [(owner, owner.assignments(name)) for owner in lineage]
+        holders = [(owner, assignments) for owner, assignments in holders if assignments]
+        if len(holders) != 1:
+            return None
+        owner, assignments = holders[0]
+        init = owner.methods.get("__init__")
+        source = "".join(self.analysis.text[item.node.start:item.node.end] for item in lineage)
         if len(assignments) != 1 or assignments[0].value is None or assignments[0].path or init is None or \
                 assignments[0].function is not init or \
-                f'"{name}"' in source or f"'{name}'" in source:
+                f'"{name}"' in source or f"'{name}'" in source or "setattr" in source:
             return None
         found = self.cpu_origin(assignments[0].value, depth + 1)
         if found is None:
             return None
-        return found[0], f"{found[1]}; `self.{name}` is a plain attribute of `{cls.name}`, not a buffer"
+        if not self._is_module_class(cls):
+            return found[0], f"{found[1]}; `self.{name}` is a plain attribute of `{cls.name}`, which nothing moves"
+        return found[0], f"{found[1]}; `self.{name}` is a plain attribute of `{owner.name}`, not a buffer"
+
+    def _lineage(self, cls: ClassInfo, depth: int = 0) -> list[ClassInfo]:
+        """``cls`` and its base classes defined in this file, nearest first."""
+        found = [cls]
+        if depth < 4:
+            for base in self.inference._local_bases(cls):
+                if base.model is self.model and base not in found:
+                    found.extend(item for item in self._lineage(base, depth + 1) if item not in found)
+        return found
 
     def _cpu_binding(self, binding: Binding, depth: int) -> Optional[tuple[cst.CSTNode, str]]:
         if binding.kind is BindingKind.PARAM:  # `accuracy(out, labels)`: what every call site gives
             return self._at_every_call_site(binding, lambda value: self.cpu_origin(value, depth + 1))
         if binding.kind is BindingKind.ASSIGN and binding.value is not None and not binding.iterates:
             value: Optional[cst.BaseExpression] = binding.value
+            if binding.path and isinstance(value, cst.Name):  # `inputs, targets = batch` in a loop over a loader
+                unpacked = self.model.resolve(value)
+                if len(unpacked) == 1 and unpacked[0].kind is BindingKind.FOR and unpacked[0].value is not None:
+                    loader = self._loader(unpacked[0].value, unpacked[0].path + binding.path)
+                    if loader is not None:
+                        return loader, f"`{_short(self.analysis, loader)}` yields batches on the CPU"
+                return None
             for index in binding.path:  # `xb, yb = xb, yb.to(device)`
                 if index is None or not isinstance(value, cst.Tuple) or index >= len(value.elements) or \
                         isinstance(value.elements[index], cst.StarredElement):
@@ -1476,7 +1569,7 @@ class Placement:
             if construction is None:
                 continue
             for arg in call.args:
-                move = self._moved_input(arg.value) if arg.keyword is None else None
+                move = self._moved_input(arg.value) or self.device_move(arg.value) if arg.keyword is None else None
                 if move is not None:
                     value = self.inference.infer(func)
                     cls = value.cls if value is not None and isinstance(value.cls, ClassInfo) else None
@@ -1757,6 +1850,8 @@ class Placement:
             return all(self._keeps_dimensions(value, depth + 1) for value in values)
         if isinstance(node, cst.Comparison):
             return self._keeps_dimensions(node.left, depth + 1)
+        if isinstance(node, cst.UnaryOperation):
+            return self._keeps_dimensions(node.expression, depth + 1)
         if isinstance(node, cst.Call) and self.inference.qualname(node.func) is None:
             function = self._file_function(node.func) or self._forward_of(node.func)
             if function is not None:  # what it returns
@@ -1795,8 +1890,8 @@ class Placement:
             return False
         qualname = self.inference.qualname(origin.func)
         if qualname in torch_api.TORCH_CONVERTERS:
-            if origin.args and isinstance(origin.args[0].value, (cst.List, cst.Tuple, cst.ListComp)):
-                return False
+            if origin.args and self._python_data(origin.args[0].value, 0):
+                return False  # a list or tuple: at least one dimension, also through parameters
             source = self.dtype(origin.args[0].value) if origin.args else None
             return source is None or source.holder == "number"
         if qualname in torch_api.TORCH_SIZED_FACTORIES:
@@ -1926,10 +2021,12 @@ class Placement:
     def _left_attributes(self, cls: ClassInfo, move: cst.Call) -> list[DeviceMismatch]:
         """Plain tensor attributes made while the module is built, read in ``forward``."""
         found = []
-        source = self.analysis.text[cls.node.start:cls.node.end]
-        init_methods = self._init_methods(cls)
-        forward_methods = self._forward_methods(cls)
-        if not init_methods or not forward_methods:
+        lineage = self._built_by(cls)
+        source = "".join(self.analysis.text[owner.node.start:owner.node.end] for owner in lineage)
+        init_methods = [method for owner in lineage for method in self._init_methods(owner)]
+        forward_methods = next((self._forward_methods(owner) for owner in lineage if "forward" in owner.methods), [])
+        if not init_methods or not forward_methods or any(
+                method in owner.methods for owner in lineage[1:] for method in ("to", "cuda", "_apply")):
             return found
         for method in init_methods:
             for statement in self._assignments_in(method):
@@ -1954,7 +2051,20 @@ class Placement:
                 used = self._first_use(cls, name, forward_methods)
                 if used is None:
                     continue
-                found.append(DeviceMismatch(statement, made, cls, move, used, attribute=name))
+                found.append(DeviceMismatch(statement, made, cls, move, used, attribute=name,
+                                            kind="tuple" if self._holds_tuple(statement.value) else ""))
+        return found
+
+    def _built_by(self, cls: ClassInfo) -> list[ClassInfo]:
+        """``cls`` and the base classes of this file whose ``__init__`` builds its instances
+        too: through `super().__init__(..)`, or inherited when ``cls`` defines none."""
+        found = [cls]
+        for owner in self._lineage(cls)[1:]:
+            init = found[-1].methods.get("__init__")
+            if init is not None and not re.search(r"\bsuper\s*\(|\b" + re.escape(owner.name) + r"\.__init__\b",
+                                                  self.analysis.text[init.node.start:init.node.end]):
+                break
+            found.append(owner)
         return found
 
     def _assignments_in(self, method: FunctionInfo) -> list[cst.Assign]:
@@ -1964,7 +2074,12 @@ class Placement:
     def _fresh_cpu_tensor(self, value: cst.BaseExpression, method: FunctionInfo,
                           depth: int = 0) -> Optional[cst.Call]:
         """The call that makes ``value`` a new tensor of at least one dimension on the CPU
-        (or on the device of a tensor passed to the constructor), if it is one."""
+        (or on the device of a tensor passed to the constructor), if it is one; for a tuple of
+        such tensors (an LSTM's `(h0, c0)`), the first's."""
+        if isinstance(value, cst.Tuple) and value.elements and depth <= 3:
+            made = [self._fresh_cpu_tensor(element.value, method, depth + 1)
+                    if not isinstance(element, cst.StarredElement) else None for element in value.elements]
+            return made[0] if all(item is not None for item in made) else None
         if depth > 3 or not isinstance(value, cst.Call):
             return None
         func = value.func
@@ -1982,7 +2097,7 @@ class Placement:
                 func.value.value == method.self_name and method.cls is not None:
             callee = method.cls.methods.get(func.attr.value)
             if callee is not None and len(callee.returns) == 1:
-                inner = callee.returns[0]
+                inner: Optional[cst.BaseExpression] = callee.returns[0]
                 if isinstance(inner, cst.Name):
                     bindings = self.model.resolve(inner)
                     inner = bindings[0].value if len(bindings) == 1 and bindings[0].kind is BindingKind.ASSIGN \
@@ -2014,8 +2129,12 @@ class Placement:
                         node.value.value != method.self_name:
                     continue
                 parent = node.parent
+                target = parent
+                while isinstance(target, (cst.Element, cst.Tuple, cst.List)):  # `out, self.hidden = ..`
+                    target = target.parent
                 if isinstance(parent, cst.AssignTarget) or (isinstance(parent, cst.Assign) and node is not
-                                                            parent.value):
+                                                            parent.value) or (
+                        target is not parent and isinstance(target, cst.AssignTarget)):
                     first_assignment = first_assignment or node
                     continue
                 if first_assignment is not None and first_assignment.start < node.start:
@@ -2026,7 +2145,8 @@ class Placement:
                 if isinstance(outer, cst.Attribute) and outer.attr.value in torch_api.PLACEMENT_NEUTRAL_USES:
                     return None
                 if isinstance(outer, cst.Arg) and isinstance(outer.parent, cst.Call) and \
-                        isinstance(outer.parent.func, cst.Name) and outer.parent.func.value in _ITERATING_BUILTINS:
+                        isinstance(outer.parent.func, cst.Name) and outer.parent.func.value in _ITERATING_BUILTINS or \
+                        isinstance(outer, (cst.CompFor, cst.For)) and outer.iter is node:
                     return None  # iterated: what is done with each element (`.item()`?) is not followed
                 return node
         return None
@@ -2394,7 +2514,11 @@ class Placement:
 
 def _items(value: cst.BaseExpression) -> Optional[list[cst.BaseExpression]]:
     """The items of a list or tuple written out (without `*`), or the one item expression of
-    a comprehension; None for anything else."""
+    a comprehension, also repeated (`[0.5] * n`); None for anything else."""
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply):
+        value = value.left if isinstance(value.left, (cst.List, cst.Tuple)) else value.right
+        if not isinstance(value, (cst.List, cst.Tuple)):
+            return None
     if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
         return [value.elt]
     if isinstance(value, (cst.List, cst.Tuple)) and value.elements and \

@@ -264,6 +264,14 @@ AUTOGRAD_FUNCTION_CLASSES = frozenset({"torch.autograd.Function", "torch.autogra
                                        "torch.autograd.function.InplaceFunction"})
 
 
+def is_cpu_tensor_type(qualname: str) -> bool:
+    """A legacy tensor type of the CPU: ``torch.FloatTensor(data)``, ``torch.Tensor(data)`` of
+    Python data or an array make a tensor on the CPU (``torch.cuda.FloatTensor`` is the GPU's;
+    ``torch.Tensor`` of a tensor keeps its device: callers check what the data is)."""
+    parts = qualname.split(".")
+    return len(parts) == 2 and parts[0] == "torch" and parts[1] in LEGACY_TYPE_DTYPES
+
+
 def is_tensor_type(qualname: str) -> bool:
     """``torch.Tensor``, ``torch.FloatTensor``, ``torch.cuda.LongTensor``, ``nn.Parameter``..."""
     if qualname in (VARIABLE, "torch.nn.Parameter", "torch.nn.Buffer"):
@@ -763,6 +771,32 @@ NUMPY_FLOAT64_FUNCTIONS = frozenset({
     "numpy.zeros", "numpy.ones", "numpy.empty", "numpy.eye", "numpy.identity",
     "numpy.mean", "numpy.std", "numpy.var", "numpy.average",
 })
+# Functions of array libraries (not numpy) whose result is a float64 numpy array, measured on
+# scikit-learn 1.9 by tests/test_placement_s7.py: the class weights people compute for a loss.
+ARRAY_FLOAT64_FUNCTIONS = frozenset({
+    "sklearn.utils.class_weight.compute_class_weight", "sklearn.utils.compute_class_weight",
+    "sklearn.utils.class_weight.compute_sample_weight", "sklearn.utils.compute_sample_weight",
+})
+# Functions that split arrays into (train, test) pairs, each keeping its array's dtype: the
+# item at position k of the result comes from the array at position k // 2.
+ARRAY_SPLITTING_FUNCTIONS = frozenset({"sklearn.model_selection.train_test_split"})
+# pandas readers of text formats: without `dtype=`, the numbers of a column are float64, or
+# int64 when every one is whole (measured with pandas 3.1 by tests/test_placement_s7.py): never
+# float32, so a float32 layer never takes them as read.
+PANDAS_TEXT_READERS = frozenset({"pandas.read_csv", "pandas.read_table", "pandas.read_fwf"})
+PANDAS_FRAMES = frozenset({"pandas.DataFrame", "pandas.Series"})
+# DataFrame methods and accessors whose result holds the same columns' values (a selection).
+FRAME_KEEPING_METHODS = frozenset({
+    "drop", "dropna", "fillna", "head", "tail", "sample", "copy", "reset_index", "sort_values", "query",
+    "sort_index", "filter",
+})
+FRAME_INDEXERS = frozenset({"iloc", "loc"})
+# What turns a DataFrame's selection into a numpy array of its values.
+FRAME_TO_ARRAY = frozenset({"values", "to_numpy"})
+# Python and numpy constants that are Python floats (float64 in numpy arithmetic).
+FLOAT_CONSTANTS = frozenset({"numpy.pi", "numpy.e", "math.pi", "math.e", "math.tau"})
+# Builtins whose result is a Python int.
+INT_BUILTINS = frozenset({"builtins.len", "builtins.int"})
 # numpy functions whose result is int64 (on the platforms torch supports).
 NUMPY_INT64_FUNCTIONS = frozenset({
     "numpy.random.randint", "numpy.random.choice", "numpy.random.permutation", "numpy.bincount", "numpy.argmax",
@@ -789,6 +823,7 @@ TENSOR_DTYPE_KEEPING_METHODS = frozenset({
     "view", "reshape", "squeeze", "unsqueeze", "flatten", "transpose", "permute", "contiguous", "clone", "detach",
     "cpu", "cuda", "expand", "repeat", "t", "narrow", "select", "index_select", "requires_grad_", "pin_memory",
     "sum", "clamp", "abs", "neg", "relu", "sigmoid", "tanh", "exp", "log", "sqrt", "pow", "max", "min",
+    "softmax", "log_softmax", "masked_fill",
 })
 # Tensor methods whose result may be on another device than the tensor (or is no tensor):
 # every other method returning a tensor keeps its device.
@@ -802,6 +837,7 @@ TORCH_DTYPE_KEEPING_FUNCTIONS = frozenset({
     "torch.relu", "torch.sigmoid", "torch.tanh", "torch.exp", "torch.log", "torch.abs", "torch.sqrt",
     "torch.nn.functional.relu", "torch.nn.functional.gelu", "torch.nn.functional.leaky_relu",
     "torch.nn.functional.dropout", "torch.nn.functional.softmax", "torch.nn.functional.log_softmax",
+    "torch.nn.Parameter", "torch.nn.parameter.Parameter",
 })
 # torch functions that read a tensor or array and keep its dtype when given no `dtype=`.
 TORCH_CONVERTERS = frozenset({"torch.from_numpy", "torch.tensor", "torch.as_tensor", "torch.asarray"})

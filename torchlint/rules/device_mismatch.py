@@ -33,8 +33,9 @@ class DeviceMismatch(Rule):
     `.cuda()`; also a module built as a submodule of a moved one), flags:
 
     - a plain tensor attribute made while the module is built (`self.mask = torch.ones(..)`
-      in `__init__` or a method it calls, `torch.zeros(.., device=x_example.device)`), that
-      `forward` computes with before replacing it;
+      in `__init__` or a method it calls, also the `__init__` of a base class of the file it
+      runs through `super().__init__()`, `torch.zeros(.., device=x_example.device)`, a tuple
+      of those such as an LSTM's `(h0, c0)`), that `forward` computes with before replacing it;
     - a tensor made in `forward` (or a method it calls, or returned by a helper such as
       `init_hidden`) by a factory without `device=` (`torch.zeros(..)`), given to one of
       the module's layers (also inside the arithmetic of the layer's input), or meeting the module's
@@ -45,8 +46,10 @@ class DeviceMismatch(Rule):
       calls; reported at the factory that makes the tensor in the calling function, or at
       `x.to(device)` written as a statement of its own, whose moved copy is dropped): a batch of a
       `DataLoader` (of a `TensorDataset` or a `Dataset` whose `__getitem__` moves nothing),
-      a factory or conversion without `device=`, the tuple an `init_hidden` helper returns,
-      also through the parameters of a `train(model, loader)` function;
+      a factory or conversion without `device=` (also a legacy constructor such as
+      `torch.FloatTensor(state)`, always on the CPU, and `torch.stack` of a list of those),
+      the tuple an `init_hidden` helper returns, also through the parameters of a
+      `train(model, loader)` function;
     - class weights shown on the CPU of a loss (`nn.CrossEntropyLoss(weight=..)`,
       `F.cross_entropy(.., weight)`) that gets the output of a moved module, and a target
       shown on the CPU (with dimensions) given to a loss of torch with such an output;
@@ -59,7 +62,9 @@ class DeviceMismatch(Rule):
       arithmetic or comparison method (`pred.eq(target)`), `gather`/`masked_fill`/
       `index_select`, torch's arithmetic functions; also through a helper's parameters
       (`accuracy(out, labels)`), a mask a helper function makes, and a plain tensor
-      attribute of a loss module given device inputs (`self.alpha = torch.tensor([..])`).
+      attribute of a loss module or of a plain class (a metric called through `__call__`)
+      given device inputs (`self.alpha = torch.tensor(alpha)`, with a list at every call
+      site: a 0-dim tensor would mix with any device).
 
     Anywhere, `x.to(device)` or `x.cuda()` written as a statement of its own on a value
     shown to be a tensor, with a device (not something that may be a dtype): the moved copy
@@ -87,9 +92,10 @@ class DeviceMismatch(Rule):
 
     ## Fix (unsafe)
     For an attribute, `self.register_buffer("<name>", <value>, persistent=False)`: unsafe,
-    as `model.half()`/`.double()` now convert it too. For a tensor made in `forward` from the
-    shape of a parameter (`torch.zeros(x.shape[0], ..)`), adds `device=x.device`: unsafe,
-    as it assumes that parameter is on the module's device. For a batch, a target or class weights
+    as `model.half()`/`.double()` now convert it too (none for a tuple: a buffer is one
+    tensor). For a tensor made in `forward` from the shape of a parameter
+    (`torch.zeros(x.shape[0], ..)`), adds `device=x.device`: unsafe, as it assumes that
+    parameter is on the module's device. For a batch, a target or class weights
     given to a module moved to `device`, appends `.to(device)`: unsafe, as it assumes the
     name still means that device there. For a module never moved, appends `.to(device)`
     to its construction when `device` is bound before it: unsafe, for the same reason.
@@ -236,6 +242,10 @@ class DeviceMismatch(Rule):
                         f"`{move}` does not move it, and `forward` computes with it on the device it was made on")
                 advice = f"register it with `self.register_buffer(\"{found.attribute}\", ..)`"
                 fix = self._buffer_fix(found)
+                if found.kind == "tuple":  # a buffer holds one tensor
+                    what = what.replace("is a plain tensor attribute", "is a plain attribute holding CPU tensors")
+                    advice = "make its tensors in `forward` on the device of the input (`device=x.device`)"
+                    fix = None
             else:
                 what = (f"`{self.ctx.snippet(found.node)}` makes a tensor on the CPU (no `device=`) in a method of "
                         f"`{found.cls.name}`, which `{move}` moves, and " +

@@ -24,8 +24,8 @@ class DtypeMismatch(Rule):
     message = "{lead}; it reaches {what}, which takes {needed}: RuntimeError at the first batch; {advice}"
     fix = Applicability.SAFE
     raised_where_used = True
-    requires = (r"numpy|np\.|dtype|torch\.(full|arange|tensor|as_tensor|from_numpy|randint)|\.(double|long|float)\("
-                r"|FloatTensor|DoubleTensor",)
+    requires = (r"numpy|np\.|pandas|pd\.|dtype|torch\.(full|arange|tensor|as_tensor|from_numpy|randint)|\.(double|long|float)\("
+                r"|Tensor\(",)
     references = (
         ("Tensor attributes: torch.dtype", "https://pytorch.org/docs/stable/tensor_attributes.html#torch-dtype"),
         ("torch.from_numpy", "https://pytorch.org/docs/stable/generated/torch.from_numpy.html"),
@@ -40,14 +40,20 @@ class DtypeMismatch(Rule):
       `nn.RNN`/`LSTM`/`GRU`): a numpy array is float64 by default (`np.random.randn`,
       `np.loadtxt`, the true division of integer counts), and `torch.from_numpy`,
       `torch.tensor` and `torch.as_tensor` keep its dtype;
-    - float64 class weights of `nn.CrossEntropyLoss`/`nn.NLLLoss`/`F.cross_entropy`/`F.nll_loss`;
+    - float64 class weights of `nn.CrossEntropyLoss`/`nn.NLLLoss`/`F.cross_entropy`/`F.nll_loss`
+      (also those scikit-learn's `compute_class_weight` returns: a float64 array);
     - an integer target of `nn.BCELoss`/`nn.BCEWithLogitsLoss` and their functions
       (`torch.full((n,), 1)` takes the dtype of its fill value: int64; `torch.randint` class ids),
       and a float64 target of `BCELoss`;
-    - operands of different dtypes in `torch.mm`/`bmm`/`matmul` (one of them float32);
-    - floating indices given to `nn.Embedding`/`nn.EmbeddingBag`/`F.embedding`/`F.one_hot`.
+    - operands of different dtypes in `torch.mm`/`bmm`/`matmul` and `@` (one of them float32,
+      such as an `nn.Parameter` of a float32 tensor);
+    - floating indices given to `nn.Embedding`/`nn.EmbeddingBag`/`F.embedding`/`F.one_hot`
+      (token ids made with `torch.Tensor(..)`: float32).
 
-    The dtype is followed through names, attributes, the functions of the file and the
+    Arrays come from numpy, from pandas (the values of a `pd.read_csv` table are float64, or
+    int64 for whole numbers: never float32, which a float32 layer alone takes; a `DataFrame`
+    of an array keeps its dtype) and from scikit-learn (`train_test_split` keeps each array's
+    dtype). The dtype is followed through names, attributes, the functions of the file and the
     data pipeline: the batches of a `DataLoader` have the dtype of its dataset's items (the
     rows of a `TensorDataset`'s tensors, what a `Dataset` class's `__getitem__` returns;
     `default_collate` stacks numpy arrays with their dtype and Python floats as float64),
