@@ -1325,3 +1325,88 @@ def test_a_validation_that_leaves_the_model_frozen(project, source: str, expecte
     ran = _runs(project, "bad.py")
     assert ran.returncode == (1 if expected else 0), ran.stderr
     assert ("does not require grad" in ran.stderr) == bool(expected), ran.stderr
+
+
+TWO_HEADS_ON_THE_INPUT = '''
+import torch
+import torch.nn as nn
+
+
+class ActorCritic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.actor = nn.Linear(4, 2)
+        self.critic = nn.Linear(4, 1)
+
+    def forward(self, state):
+        return torch.softmax(self.actor(state), -1), self.critic(state)
+
+
+model = ActorCritic()
+actor_opt = torch.optim.Adam(model.actor.parameters())
+critic_opt = torch.optim.Adam(model.critic.parameters())
+state, returns = torch.randn(6, 4), torch.randn(6, 1)
+probs, value = model(state)
+advantage = returns - value
+critic_loss = advantage.pow(2).mean()
+critic_opt.zero_grad()
+critic_loss.backward(retain_graph=True)
+critic_opt.step()
+actor_loss = -(torch.log(probs[:, :1]) * advantage).mean()
+actor_opt.zero_grad()
+actor_loss.backward()
+actor_opt.step()
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (TWO_HEADS_ON_THE_INPUT, []),
+    (TWO_HEADS_ON_THE_INPUT.replace("        self.actor = nn.Linear(4, 2)\n",
+                                    "        self.body = nn.Linear(4, 4)\n        self.actor = nn.Linear(4, 2)\n")
+     .replace("        return torch.softmax(self.actor(state), -1), self.critic(state)",
+              "        h = torch.relu(self.body(state))\n        return torch.softmax(self.actor(h), -1), self.critic(h)"),
+     [("bad.py", 26, 1, "TL409")]),
+], ids=["heads-on-the-input-save-no-weights", "heads-on-a-shared-body"])
+def test_a_step_between_backwards_through_heads_of_the_input(project, source: str, expected) -> None:
+    # A layer given the forward's own input (which requires no grad) saves its input, not
+    # its weights: stepping it before the second backward changes nothing saved.
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL409") == expected
+    ran = _runs(project, "bad.py")
+    assert ("modified by an inplace operation" in ran.stderr) == bool(expected), ran.stderr
+
+
+STEP_IN_A_TRAIN_STEP_FUNCTION = '''
+import torch
+import torch.nn as nn
+
+
+def train_step(model, optimizer, x, y1, y2):
+    out1, out2 = model(x).chunk(2, dim=1)
+    loss1 = nn.functional.mse_loss(out1, y1)
+    loss2 = nn.functional.mse_loss(out2, y2)
+    optimizer.zero_grad()
+    loss1.backward(retain_graph=True)
+    optimizer.step()
+    optimizer.zero_grad()
+    loss2.backward()
+    optimizer.step()
+
+
+model = nn.Sequential(nn.Linear(3, 8), nn.ReLU(), nn.Linear(8, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+train_step(model, optimizer, torch.randn(5, 3), torch.randn(5, 1), torch.randn(5, 1))
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (STEP_IN_A_TRAIN_STEP_FUNCTION, [("bad.py", 11, 5, "TL409")]),
+    (STEP_IN_A_TRAIN_STEP_FUNCTION.replace(
+        "    loss1.backward(retain_graph=True)\n    optimizer.step()\n    optimizer.zero_grad()\n    loss2.backward()\n",
+        "    (loss1 + loss2).backward()\n"), []),
+], ids=["step-between-the-backwards", "one-backward"])
+def test_a_step_between_backwards_in_a_function_given_the_optimizer(project, source: str, expected) -> None:
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL409") == expected
+    ran = _runs(project, "bad.py")
+    assert ("modified by an inplace operation" in ran.stderr) == bool(expected), ran.stderr

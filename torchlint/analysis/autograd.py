@@ -498,7 +498,7 @@ class AutogradModel:
         if self._frozen(module, value.cls):
             return None  # no parameter requires grad: nothing of this forward is in a graph
         layers = self._parameter_layers(value.cls) if isinstance(value.cls, ClassInfo) else None
-        if layers is not None and layers < 2:
+        if layers is not None and layers < 2 or isinstance(value.cls, ClassInfo) and self._layers_on_input(value.cls):
             return ModuleForward(call, module, None)
         return ModuleForward(call, module, "each layer after the first saves its weights for the gradient of its input")
 
@@ -585,6 +585,40 @@ class AutogradModel:
     def parameter_layers(self, cls: ClassInfo) -> Optional[int]:
         """How many layers with parameters a module class of this file builds, None when unknown."""
         return self._parameter_layers(cls)
+
+    def _layers_on_input(self, cls: ClassInfo) -> bool:
+        """Every layer with parameters that ``forward`` calls is given one of its inputs as it
+        came (``self.actor(state)``, ``self.critic(state)``): none is given another layer's
+        output, so none saves its weights when the input does not require grad. Any other
+        read of the instance (a parameter used directly, a helper method) leaves it unknown."""
+        forward = cls.methods.get("forward")
+        if forward is None or forward.scope is None or forward.self_name is None \
+                or not isinstance(forward.node, cst.FunctionDef):
+            return False
+        inputs = {param.name.value for param in forward.positional_params()[1:]}
+        if not inputs or any(name in forward.scope.bindings and any(
+                binding.kind is not BindingKind.PARAM for binding in forward.scope.bindings[name]) for name in inputs):
+            return False
+        called = False
+        for node in iter_nodes(forward.node.body):
+            if not (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
+                    and node.value.value == forward.self_name):
+                continue
+            call = node.parent
+            value = self.inference.infer(node)
+            if value is None or value.kind is not Kind.MODULE or not isinstance(call, cst.Call) \
+                    or call.func is not node:
+                return False
+            fact = torch_facts.fact(value.qualname) if value.qualname and not isinstance(value.cls, ClassInfo) \
+                else None
+            if fact is not None and fact.kind == "module_class" and fact.parameters is False:
+                continue  # `self.act(..)`: nothing of its own to save
+            first = call.args[0].value if call.args and call.args[0].keyword is None and not call.args[0].star \
+                else None
+            if not (isinstance(first, cst.Name) and first.value in inputs and len(call.args) == 1):
+                return False
+            called = True
+        return called
 
     def _parameter_layers(self, cls: ClassInfo, depth: int = 0) -> Optional[int]:
         """How many layers with parameters a module class of this file builds (``self.x =
@@ -730,10 +764,11 @@ class AutogradModel:
         shared_loop = _common_loop(step.at, backward.at)
         if next_iteration and (shared_loop is None or not backward.retains):
             return None
+        updates = step.updates or self._lifted_updates(step)
         for forward in forwards:
             if forward.saves is None:
                 continue
-            if not _updated_by(forward.module, step.updates) and not self._updated_part(scope, forward, step, backward):
+            if not _updated_by(forward.module, updates) and not self._updated_part(scope, forward, step, backward):
                 continue
             if not _before(forward, backward) or exclusive(forward.at, step.at) or exclusive(forward.at, backward.at):
                 continue
@@ -747,6 +782,32 @@ class AutogradModel:
             if self.flows_into(scope, forward.at, backward.tensor, backward.at, forward.elements):
                 return StaleForward(step, forward, backward, next_iteration)
         return None
+
+    def _lifted_updates(self, step: OptimizerStep) -> tuple[str, ...]:
+        """For the step of an optimizer its function is given (``train_step(model, optimizer,
+        ..)``): the parameters of that function to which a call passes a module that the
+        optimizer passed there updates (``model``, at ``train_step(model, optimizer, ..)`` with
+        ``optimizer = SGD(model.parameters())``)."""
+        if not isinstance(step.optimizer, cst.Name):
+            return ()
+        bindings = self.model.resolve(step.optimizer)
+        function = bindings[0].scope.function if len(bindings) == 1 else None
+        if function is None or bindings[0].kind is not BindingKind.PARAM \
+                or not isinstance(function.node, cst.FunctionDef):
+            return ()
+        params = function.positional_params()
+        holder = next((param for param in params if param.name.value == step.optimizer.value), None)
+        found: list[str] = []
+        for call in self.inference.calls_of(function) if holder is not None else ():
+            argument = self.inference.passed_argument(call, function, holder)
+            updates = next((updated for built in self._constructions(argument) if argument is not None
+                            for updated in [self._updated_modules(built)] if updated), ())
+            for param in params:
+                passed = self.inference.passed_argument(call, function, param) if updates else None
+                name = dotted(passed) if passed is not None else None
+                if name and _updated_by(name, updates) and param.name.value not in found:
+                    found.append(param.name.value)
+        return tuple(found)
 
     def _updated_part(self, scope: Scope, forward: ModuleForward, step: OptimizerStep, backward: Backward) -> bool:
         """``step`` updates a part of ``forward``'s module (``critic.Q1`` of ``critic``) whose
