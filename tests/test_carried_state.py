@@ -4,6 +4,9 @@ class keeps the graph in what it returns, not when it detaches its state itself
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 MODEL = '''
@@ -85,3 +88,50 @@ def test_a_total_back_propagated_on_every_iteration(project, accumulate, backwar
     found = result.json()
     assert [finding["location"]["row"] for finding in found] == ([11] if reported else [])
     assert all(finding["runtime"]["verdict"] == "CONFIRMED" for finding in found), found
+
+
+KEPT_BY_THE_MODULE = '''
+import torch
+import torch.nn as nn
+
+
+class LanguageModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(20, 8)
+        self.rnn = nn.GRU(8, 8, batch_first=True)
+        self.out = nn.Linear(8, 20)
+        self.hidden = None
+
+    def forward(self, tokens):
+        output, self.hidden = self.rnn(self.emb(tokens), self.hidden)
+        return self.out(output)
+
+
+model = LanguageModel()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(3):
+    tokens = torch.randint(0, 20, (2, 5))
+    logits = model(tokens)
+    loss = nn.functional.cross_entropy(logits.reshape(-1, 20), tokens.reshape(-1))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+'''
+
+
+@pytest.mark.parametrize("source, reported", [
+    (KEPT_BY_THE_MODULE, True),
+    (KEPT_BY_THE_MODULE.replace("        output, self.hidden = self.rnn(self.emb(tokens), self.hidden)\n",
+                                "        output, hidden = self.rnn(self.emb(tokens), self.hidden)\n"
+                                "        self.hidden = hidden.detach()\n"), False),
+    (KEPT_BY_THE_MODULE.replace("    logits = model(tokens)\n", "    model.hidden = None\n    logits = model(tokens)\n"),
+     False),
+], ids=["kept-with-its-graph", "kept-detached", "reset-every-batch"])
+def test_state_the_module_keeps_on_itself(project, source, reported) -> None:
+    pytest.importorskip("torch")
+    project.write("train.py", source)
+    found = project.findings("--no-cache", "--select", "TL411")
+    assert found == ([("train.py", 25, 5, "TL411")] if reported else [])
+    ran = subprocess.run([sys.executable, "train.py"], cwd=project.root, capture_output=True, text=True)
+    assert ("backward through the graph a second time" in ran.stderr) == reported, ran.stderr

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import called_name, dotted, is_false, is_true, keyword, tuple_element
-from torchlint.syntax.walk import ancestors, enclosing_code, enclosing_loops, in_branch, iter_nodes
+from torchlint.syntax.walk import ancestors, enclosing_code, enclosing_loops, in_branch, is_descendant, iter_nodes
 from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.graph_lifetime import GraphLifetime
 from torchlint.analysis.semantic import BindingKind, ClassInfo, Scope
@@ -1521,7 +1521,7 @@ class AutogradModel:
                 if targets and not self._one_graph_per_element(scope, forward, loop.iter):
                     continue
                 return ReusedGraph(second, second, forward, "next-iteration")
-            carrier = self._carrier(scope, forward, loop)
+            carrier = self._carrier(scope, forward, loop) or self._state_kept_by_module(forward, loop)
             if carrier is not None:
                 return ReusedGraph(second, second, forward, "carried", carrier)
             total = self._backpropagated_total(scope, forward, second, loop)
@@ -1642,6 +1642,48 @@ class AutogradModel:
                     continue
                 return last.node
         return None
+
+    def _state_kept_by_module(self, forward: ModuleForward, loop: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """``self.hidden`` that the module's own ``forward`` (a class of this file) both gives
+        a layer and sets from that layer's result (``out, self.hidden = self.rnn(x,
+        self.hidden)``), when nothing in the class detaches or resets it outside ``__init__``
+        and nothing in ``loop`` reaches into the module but its forward: each call carries
+        the previous call's graph, which the previous iteration's backward freed."""
+        call = forward.at
+        value = self.inference.infer(call.func) if isinstance(call, cst.Call) and forward.via is None else None
+        cls = value.cls if value is not None and value.kind is Kind.MODULE else None
+        method = cls.methods.get("forward") if isinstance(cls, ClassInfo) and cls.model is self.model else None
+        if method is None or method.self_name is None or not isinstance(method.node, cst.FunctionDef):
+            return None
+        module = dotted(call.func)
+        loop_text = self.analysis.text[loop.start:loop.end]
+        if not module or re.search(rf"(?<![\w.]){re.escape(module)}\.(?!parameters\b|train\b|eval\b|zero_grad\b)"
+                                   rf"\w+\s*(?:\(|=(?!=))", loop_text):
+            return None  # `model.reset_hidden()`, `model.hidden = None` in the loop
+        class_text = self.analysis.text[cls.node.start:cls.node.end]
+        for node in iter_nodes(method.node.body):
+            if not (isinstance(node, cst.Assign) and isinstance(node.value, cst.Call)):
+                continue
+            targets = [element.value for target in node.targets for element in (
+                target.target.elements if isinstance(target.target, (cst.Tuple, cst.List)) else [target.target])]
+            for target in targets:
+                if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                        and target.value.value == method.self_name):
+                    continue
+                name = target.attr.value
+                given = any(isinstance(inner, cst.Attribute) and inner.attr.value == name
+                            and isinstance(inner.value, cst.Name) and inner.value.value == method.self_name
+                            for arg in node.value.args for inner in iter_nodes(arg.value))
+                others = [a for a in cls.assignments(name)
+                          if not is_descendant(a.node, method.node) and self._function_of(a.node) != "__init__"]
+                if given and not others and not in_branch(node, method.node) and not re.search(
+                        rf"\.{re.escape(name)}\b[^\n]*\.detach|detach_?\([^\n]*\.{re.escape(name)}\b", class_text):
+                    return target
+        return None
+
+    def _function_of(self, node: cst.CSTNode) -> Optional[str]:
+        """The name of the function ``node`` is written in."""
+        return next((a.name.value for a in ancestors(node) if isinstance(a, cst.FunctionDef)), None)
 
     def _may_detach_state(self, module: cst.BaseExpression) -> bool:
         """Some class the module ``module`` names may be built from (through the calls that

@@ -30,7 +30,9 @@ class BackwardTwice(Rule):
 
     - **state carried into the next batch**: `output, hidden = rnn(x, hidden)` in a loop
       whose backward runs every iteration, with nothing detaching `hidden`: the next
-      iteration's forward starts from the previous iteration's graph;
+      iteration's forward starts from the previous iteration's graph; also state a module
+      of the file keeps on itself (`output, self.hidden = self.rnn(x, self.hidden)` in its
+      `forward`, never detached or reset in the class or the loop);
     - **a forward above the loop**: `out = model(x)` computed once, and `loss(out).backward()`
       on every iteration; also a value computed once by torch operations from a tensor that
       requires grad (`targets = features @ true_w` with `true_w` made with
