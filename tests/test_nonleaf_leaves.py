@@ -4,6 +4,9 @@ optimizer's parameter list. Real files through the real CLI; runtime verdicts un
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from conftest import finding_rows, lint_findings
@@ -48,3 +51,42 @@ def test_a_converted_leaf_given_to_an_optimizer_is_advised_as_a_conversion(tmp_p
     assert "make the tensor where it is used" in found[0]["message"]
     assert "make the leaf from the computed value" not in found[0]["message"]
     assert found[0]["runtime"]["verdict"] == "CONFIRMED"
+
+
+EMBEDDINGS_TO_PERTURB = '''
+import torch
+import torch.nn as nn
+
+
+class TextClassifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embedding = nn.Embedding(50, 8)
+        self.fc = nn.Linear(8, 2)
+
+    def forward(self, embeds):
+        return self.fc(embeds.mean(1))
+
+
+model = TextClassifier()
+tokens = torch.randint(0, 50, (3, 6))
+embeds = model.embedding(tokens)
+embeds.requires_grad = True
+loss = nn.functional.cross_entropy(model(embeds), torch.tensor([0, 1, 0]))
+loss.backward()
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (EMBEDDINGS_TO_PERTURB, [("bad.py", 18, 1, "TL406")]),
+    (EMBEDDINGS_TO_PERTURB.replace("embeds = model.embedding(tokens)\n",
+                                   "embeds = model.embedding(tokens).detach()\n"), []),
+], ids=["embedding-output", "detached-copy"])
+def test_requires_grad_on_an_embeddings_output(project, source, expected) -> None:
+    # An embedding's weight requires grad: its output is computed by the graph, whatever
+    # the (integer) input; torch refuses to set the flag on it.
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL406") == expected
+    pytest.importorskip("torch")
+    ran = subprocess.run([sys.executable, "bad.py"], cwd=project.root, capture_output=True, text=True)
+    assert ("leaf variables" in ran.stderr) == bool(expected), ran.stderr

@@ -29,8 +29,10 @@ class NonleafRequiresGrad(Rule):
     an operation on a parameter or on a tensor made with `requires_grad=True`), as the
     inference shows, with its evidence. A module's output is left alone (its parameters
     may all be frozen, `backbone.requires_grad_(False)`, and the output is then a leaf
-    whose flag can be set) unless it is a torch layer with parameters (`nn.Linear`,
-    `nn.Conv2d`...) called outside `no_grad` in a file that freezes nothing.
+    whose flag can be set) unless it is a torch layer built with parameters (`nn.Linear`,
+    `nn.Conv2d`, `nn.Embedding`, `nn.LSTM`...; not `from_pretrained`, frozen by default)
+    called outside `no_grad` in a file that freezes nothing: perturbing an embedding's
+    output for adversarial training is the usual case.
 
     ## Why is this bad?
     Only leaves carry a settable `requires_grad`. On a computed tensor torch raises
@@ -104,12 +106,12 @@ class NonleafRequiresGrad(Rule):
 
     def _trainable_output(self, call: cst.Call) -> Optional[Step]:
         """Evidence that the output of the module ``call`` is not a leaf whatever its input:
-        a torch layer with parameters that require grad (torch keeps its input for their
-        gradients: its facts' ``saves`` has ``c``), called outside ``no_grad``, in a file
-        that freezes nothing."""
+        a torch layer built with parameters (its facts' ``parameters``: an `nn.Embedding`, an
+        `nn.LSTM`, an `nn.Linear`; `from_pretrained` is not read as one), which require grad,
+        called outside ``no_grad``, in a file that freezes nothing."""
         module = self._module(call)
         fact = torch_facts.fact(module.qualname) if module is not None and module.qualname else None
-        if fact is None or not fact.saves or "c" not in fact.saves or self.ctx.grad_disabled(call) is not None \
+        if fact is None or not fact.parameters or self.ctx.grad_disabled(call) is not None \
                 or self.ctx.freezes_parameters:
             return None
         return Step(call, f"`{{code}}` is the output of `{module.qualname}`, whose parameters require grad "
