@@ -1410,3 +1410,33 @@ def test_a_step_between_backwards_in_a_function_given_the_optimizer(project, sou
     assert project.findings("--no-cache", "--select", "TL409") == expected
     ran = _runs(project, "bad.py")
     assert ("modified by an inplace operation" in ran.stderr) == bool(expected), ran.stderr
+
+
+REQUIRES_GRAD_TO_SILENCE_THE_ERROR = '''
+import torch
+import torch.nn as nn
+
+model = nn.Linear(4, 2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+x, y = torch.randn(6, 4), torch.randint(0, 2, (6,))
+probs = torch.softmax(model(x), dim=1)
+preds = torch.Tensor([p[1] for p in probs])
+loss = nn.functional.binary_cross_entropy(preds, y.float())
+loss.requires_grad = True
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+if model.weight.grad is None:
+    print("BUG: the model gets no gradient")
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (REQUIRES_GRAD_TO_SILENCE_THE_ERROR, [("bad.py", 8, 9, "TL410")]),
+    (REQUIRES_GRAD_TO_SILENCE_THE_ERROR.replace("torch.Tensor([p[1] for p in probs])", "probs[:, 1]")
+     .replace("loss.requires_grad = True\n", ""), []),
+], ids=["values-copied-then-requires-grad", "the-probabilities-themselves"])
+def test_a_loss_given_requires_grad_to_silence_the_error(project, source: str, expected) -> None:
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL410,TL408") == expected
+    assert ("BUG:" in _runs(project, "bad.py").stdout) == bool(expected)

@@ -80,6 +80,7 @@ class GradFlow:
         self._freezes: Optional[bool] = None
         self._call_sites: dict[int, list[cst.Call]] = {}
         self._no_graph: Optional[NoGraph] = None
+        self._no_graph_unset: Optional[NoGraph] = None
         self._graph_exits: Optional[GraphExits] = None
 
     @property
@@ -88,6 +89,15 @@ class GradFlow:
         if self._no_graph is None:
             self._no_graph = NoGraph(self.analysis)
         return self._no_graph
+
+    @property
+    def no_graph_but_requires_grad(self) -> NoGraph:
+        """``no_graph`` read as if nothing set `requires_grad` on what the code computes: a
+        value made a leaf that requires grad (`loss.requires_grad = True`) still has no path
+        back to what it was computed from."""
+        if self._no_graph_unset is None:
+            self._no_graph_unset = NoGraph(self.analysis, requires_grad_set=False)
+        return self._no_graph_unset
 
     @property
     def graph_exits(self) -> GraphExits:

@@ -83,8 +83,11 @@ def _join(proofs: list[Proof], step: Optional[Step] = None) -> Proof:
 class NoGraph:
     """The graph-absence analysis of one module, answers remembered."""
 
-    def __init__(self, analysis: "ModuleAnalysis"):
+    def __init__(self, analysis: "ModuleAnalysis", requires_grad_set: bool = True):
         self.analysis = analysis
+        # False: read as if the code set no `requires_grad` on what it computes (a loss made
+        # a leaf that requires grad to silence the error has no graph to the model either).
+        self.requires_grad_set = requires_grad_set
         self.model = analysis.model
         self.inference = analysis.inference
         self._memo: dict[int, Optional[Proof]] = {}
@@ -360,8 +363,9 @@ class NoGraph:
         key = (id(scope), binding.name)
         if key not in memo:
             name = re.escape(binding.name)
+            flag, unless = ("requires_grad|", "") if self.requires_grad_set else ("", r"(?!requires_grad_?\b)")
             pattern = re.compile(
-                rf"(?<![\w.]){name}\s*(?:\.\s*(?:requires_grad|retain_grad|grad_fn|is_leaf|\w*[^\W_]_)\b"
+                rf"(?<![\w.]){name}\s*(?:\.\s*{unless}(?:{flag}retain_grad|grad_fn|is_leaf|\w*[^\W_]_)\b"
                 rf"|\[[^\]\n]*\]\s*(?:[-+*/@%&|^]|//|\*\*)?=(?!=))")
             memo[key] = bool(pattern.search(self._code(scope)))
         return memo[key]
@@ -548,7 +552,9 @@ class NoGraph:
             return self._cut(node, "detached from the graph",
                              f"Compute it from `{self.analysis.snippet(receiver)}`, not "
                              f"`{self.analysis.snippet(node)}`; detach only the copy kept for logging or metrics")
-        requires_grad = keyword(node, "requires_grad")
+        requires_grad = keyword(node, "requires_grad") if self.requires_grad_set else None
+        if method == "requires_grad_" and not self.requires_grad_set:
+            return self._graphless(receiver, depth)
         if method.endswith("_") or method.startswith("_") \
                 or (requires_grad is not None and not is_false(requires_grad)):
             return None  # in place, `requires_grad_()`, `new_zeros(.., requires_grad=True)`: may attach it
@@ -571,7 +577,7 @@ class NoGraph:
         return _join([proof, rest]) if rest is not None else None
 
     def _torch_call(self, node: cst.Call, qualname: str, depth: int) -> Optional[Proof]:
-        requires_grad = keyword(node, "requires_grad")
+        requires_grad = keyword(node, "requires_grad") if self.requires_grad_set else None
         if not qualname.startswith("torch.") or qualname in torch_api.ARGUMENT_RETURNING_FUNCTIONS \
                 or (requires_grad is not None and not is_false(requires_grad)):
             return None
@@ -622,6 +628,13 @@ class NoGraph:
                 return self._cut(node, f"a new tensor made from the plain values of `{self.analysis.snippet(inner)}`",
                                  "Combine the tensors themselves (not their `.item()`, `.tolist()` or numpy values), "
                                  "so that the result keeps their graph", to_change=True)
+        if isinstance(source, (cst.List, cst.ListComp, cst.Tuple)):
+            elements = [source.elt] if isinstance(source, cst.ListComp) else \
+                [element.value for element in source.elements if not isinstance(element, cst.StarredElement)]
+            if elements and all(self.inference.tensor(element) is not None for element in elements):
+                return self._cut(node, "a new tensor made from the values of the tensors listed",
+                                 "Combine the tensors themselves (`torch.stack`, `torch.cat`), not copies of their "
+                                 "values, so that the result keeps their graph", to_change=True)
         value = self.inference.infer(source)
         if self.inference.qualname(node.func) not in ("torch.tensor", "torch.from_numpy"):
             # `torch.Tensor(t)` of a tensor keeps its graph; numbers, lists and arrays have none.

@@ -29,8 +29,13 @@ class GradientCut(Rule):
         "`{tensor}` is part of the autograd graph{source}; `{cut}` takes its values out of torch, and they flow "
         "into the returned `{returned}` (line {line}): {layer} no gradient through this path; {advice}"
     )
+    backward_message = (
+        "`{cut}` takes values out of the autograd graph, and `{backward}` (line {line}) runs on what is made from "
+        "them only because `requires_grad` is set on it: nothing it was computed from gets a gradient (the "
+        "parameters' `.grad` stays None); compute the loss from the tensors themselves"
+    )
     fix = Applicability.DISPLAY_ONLY
-    requires = (r"\bforward\b|backward", r"numpy|\.item\(|tolist|\bfloat\(|\bnp\.|\bmath\.|tensor\(")
+    requires = (r"\bforward\b|backward", r"numpy|\.item\(|tolist|\bfloat\(|\bnp\.|\bmath\.|tensor\(|Tensor\(")
     references = (
         ("Autograd mechanics", "https://pytorch.org/docs/stable/notes/autograd.html"),
         ("torch.Tensor.item", "https://pytorch.org/docs/stable/generated/torch.Tensor.item.html"),
@@ -64,6 +69,14 @@ class GradientCut(Rule):
     cuts from a layer meant to stay fixed (a file that sets `requires_grad = False`, a
     `teacher`, `target` or `ema` network) and the `forward` of a class named for
     inference (`Predictor`, `Export`, `PostProcess`...).
+
+    Also flagged, anywhere: `loss.backward()` on a loss with no graph but for a
+    `requires_grad` the code sets on it (`loss.requires_grad = True`,
+    `torch.tensor([..], requires_grad=True)`, what people write to silence "element 0 of
+    tensors does not require grad"), where every place the graph was cut is a round trip
+    through plain values (`torch.tensor([p.item() for p in probs])`, `torch.Tensor([p[1]
+    for p in probs])` of a list of tensors, numpy): reported at the round trip, which
+    backward runs past without reaching the model.
 
     ## Why is this bad?
     Autograd records only torch operations on tensors. A numpy array or a Python float
@@ -158,6 +171,27 @@ class GradientCut(Rule):
             if escape is not None and not (escape.layer is not None
                                            and _NOT_TRAINED.search(self.ctx.snippet(escape.layer))):
                 self._report(escape)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        """`loss.backward()` on a loss that has no graph but for a `requires_grad` the code set
+        on it (to silence "does not require grad"): the round trip that cut it is the line."""
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "backward") or self.ctx.qualname(func):
+            return
+        flow = self.ctx.grad_flow
+        target = func.value
+        if self.ctx.tensor(target) is None or flow.no_graph.expects_no_graph(node) \
+                or flow.no_graph.graphless(target) is not None:
+            return
+        proof = flow.no_graph_but_requires_grad.graphless(target)
+        cuts = [cut for cut in proof.cuts if cut.to_change and isinstance(cut.node, cst.Call)] if proof else []
+        if not cuts or len(cuts) != len(proof.cuts):
+            return
+        cut = min(cuts, key=lambda found: found.node.start)
+        self.report(cut.node, self.backward_message, cut=cut.node, backward=node, line=self._line(node),
+                    evidence=proof.steps, related=((node, "this backward runs, and reaches nothing it was computed "
+                                                          "from"),),
+                    fix=Fix(Applicability.DISPLAY_ONLY, cut.advice, ()))
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
