@@ -248,6 +248,7 @@ class Net(nn.Module):
         return self.out(self.drop(torch.relu(self.fc(x))))
 
 
+torch.manual_seed(0)
 model = nn.DataParallel(Net())
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
 loss = nn.functional.cross_entropy(model(torch.randn(8, 4)), torch.randint(0, 2, (8,)))
@@ -263,7 +264,7 @@ if not torch.equal(first, second):
 
 
 @pytest.mark.parametrize("source, expected", [
-    (WRAPPED_FOR_DATA_PARALLEL, [("bad.py", 24, 21, "TL414")]),
+    (WRAPPED_FOR_DATA_PARALLEL, [("bad.py", 25, 21, "TL414")]),
     (WRAPPED_FOR_DATA_PARALLEL.replace("with torch.no_grad():", "model.eval()\nwith torch.no_grad():"), []),
 ], ids=["wrapped-in-training-mode", "wrapped-in-eval-mode"])
 def test_a_model_wrapped_by_data_parallel(project, source, expected) -> None:

@@ -308,7 +308,7 @@ class NoGraph:
             return None
         proofs = []
         for binding in bindings:
-            if self._changed_later(binding):
+            if self._changed_later(binding) or not self.requires_grad_set and self._made_to_learn(binding):
                 return None
             if binding.kind is BindingKind.AUGASSIGN:  # `total += loss.item()`: what it held, and what is added
                 before = self.model.lookup(name, binding.scope, binding.seq, use=binding.node)
@@ -327,6 +327,21 @@ class NoGraph:
                 return None
             proofs.append(proof.then(Step(binding.value, f"`{name}` = `{{code}}`")))
         return _join(proofs)
+
+    def _made_to_learn(self, binding) -> bool:
+        """``w = torch.randn(3)`` then ``w.requires_grad = True`` (or ``requires_grad_()``): a
+        new tensor made to be learned, whose flag is no attempt to revive a cut graph."""
+        if not self._makes_new_tensor(binding.value):
+            return False
+        name = re.escape(binding.name)
+        return bool(re.search(rf"(?<![\w.]){name}\s*\.\s*requires_grad(?:\s*=(?!=)|_\s*\()",
+                              self._code(binding.scope.node)))
+
+    def _makes_new_tensor(self, node: Optional[cst.BaseExpression]) -> bool:
+        """``node`` is a torch factory or legacy constructor call (`torch.randn(3)`)."""
+        qualname = self.inference.qualname(node.func) if isinstance(node, cst.Call) else None
+        return qualname is not None and (qualname.rsplit(".", 1)[-1] in torch_api.CREATION_FUNCTIONS
+                                         or torch_api.is_tensor_type(qualname))
 
     def _added(self, value: cst.BaseExpression, depth: int) -> Optional[Proof]:
         """What an augmented assignment adds has no graph: numbers, tensors without one, and
@@ -554,6 +569,8 @@ class NoGraph:
                              f"`{self.analysis.snippet(node)}`; detach only the copy kept for logging or metrics")
         requires_grad = keyword(node, "requires_grad") if self.requires_grad_set else None
         if method == "requires_grad_" and not self.requires_grad_set:
+            if self._makes_new_tensor(receiver):
+                return None  # `torch.randn(3).requires_grad_()`: a new leaf to learn
             return self._graphless(receiver, depth)
         if method.endswith("_") or method.startswith("_") \
                 or (requires_grad is not None and not is_false(requires_grad)):
@@ -577,11 +594,13 @@ class NoGraph:
         return _join([proof, rest]) if rest is not None else None
 
     def _torch_call(self, node: cst.Call, qualname: str, depth: int) -> Optional[Proof]:
-        requires_grad = keyword(node, "requires_grad") if self.requires_grad_set else None
+        name = qualname.rsplit(".", 1)[-1]
+        converts = qualname in ("torch.tensor", "torch.from_numpy") or torch_api.is_tensor_type(qualname)
+        # Unread only where values are converted: `torch.randn(.., requires_grad=True)` is a leaf to learn.
+        requires_grad = keyword(node, "requires_grad") if self.requires_grad_set or not converts else None
         if not qualname.startswith("torch.") or qualname in torch_api.ARGUMENT_RETURNING_FUNCTIONS \
                 or (requires_grad is not None and not is_false(requires_grad)):
             return None
-        name = qualname.rsplit(".", 1)[-1]
         if qualname in ("torch.tensor", "torch.from_numpy") or torch_api.is_tensor_type(qualname):
             return self._new_tensor(node)
         if name in torch_api.CREATION_FUNCTIONS and qualname.count(".") == 1 and not name.endswith("_like"):
