@@ -1233,6 +1233,31 @@ class Inference:
                 return found
         return None
 
+    def file_lineage(self, cls: ClassInfo, generations: int) -> tuple[list[ClassInfo], bool]:
+        """``cls`` and the classes of this file it derives from, nearest first (depth first,
+        at most ``generations`` below it), and whether that is all it derives from: no
+        class of elsewhere (a framework's) on the way (``object`` aside), none met twice,
+        none past the bound."""
+        found, whole = [cls], True
+
+        def visit(owner: ClassInfo, depth: int) -> None:
+            nonlocal whole
+            ours = [base for base in self._local_bases(owner) if base.model is self.model]
+            plain = sum(self.qualname(base.value) == "builtins.object" for base in owner.node.bases)
+            if len(ours) + plain != len(owner.node.bases) or ours and depth >= generations:
+                whole = False
+            if depth >= generations:
+                return
+            for base in ours:
+                if base in found:
+                    whole = False
+                    continue
+                found.append(base)
+                visit(base, depth + 1)
+
+        visit(cls, 0)
+        return found, whole
+
     def _local_bases(self, cls: ClassInfo) -> list[ClassInfo]:
         """Base classes defined in this file or elsewhere in the project."""
         bases = []

@@ -1253,14 +1253,9 @@ class Placement:
             return found[0], f"{found[1]}; `self.{name}` is a plain attribute of `{cls.name}`, which nothing moves"
         return found[0], f"{found[1]}; `self.{name}` is a plain attribute of `{owner.name}`, not a buffer"
 
-    def _lineage(self, cls: ClassInfo, depth: int = 0) -> list[ClassInfo]:
+    def _lineage(self, cls: ClassInfo) -> list[ClassInfo]:
         """``cls`` and its base classes defined in this file, nearest first."""
-        found = [cls]
-        if depth < 4:
-            for base in self.inference._local_bases(cls):
-                if base.model is self.model and base not in found:
-                    found.extend(item for item in self._lineage(base, depth + 1) if item not in found)
-        return found
+        return self.inference.file_lineage(cls, generations=4)[0]
 
     def _cpu_binding(self, binding: Binding, depth: int) -> Optional[tuple[cst.CSTNode, str]]:
         if binding.kind is BindingKind.PARAM:  # `accuracy(out, labels)`: what every call site gives

@@ -269,19 +269,8 @@ class TrainModeModel:
     def _plain_lineage(self, cls: ClassInfo) -> Optional[list[ClassInfo]]:
         """``cls`` and the classes of this file it derives from, when every base on the way is
         one of them or none (``object``): no framework's class in between."""
-        lineage = [cls]
-        for owner in lineage:
-            if len(lineage) > 8:
-                return None
-            for base in owner.node.bases:
-                if self.inference.qualname(base.value) == "builtins.object":
-                    continue
-                value = self.inference.infer(base.value)
-                parent = value.cls if value is not None and value.kind is Kind.CLASS else None
-                if not isinstance(parent, ClassInfo) or parent.model is not self.model or parent in lineage:
-                    return None
-                lineage.append(parent)
-        return lineage
+        lineage, whole = self.inference.file_lineage(cls, generations=7)
+        return lineage if whole else None
 
     def _kept_instances(self, cls: ClassInfo) -> bool:
         """The class (or a class of this file derived from it) is instantiated in this file,
