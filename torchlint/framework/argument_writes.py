@@ -82,6 +82,7 @@ class _Finder:
         self.model = ctx.model
         self.inference = ctx.inference
         self._entered: set[int] = set()  # the helpers whose returns are being read
+        self._reads_memo: dict[tuple, Optional[tuple]] = {}
 
     # --- inside a function: what a name aliases -------------------------------------------------
 
@@ -175,17 +176,38 @@ class _Finder:
     def caller_reads(self, alias: ParamAlias, partial: bool, via: Optional[cst.CSTNode], depth: int):
         """(call, argument, later read, via) for a call of ``alias.function`` that passes a
         tensor it reads afterwards, when the write reaches it on some paths only."""
+        reached = self._caller_reads(alias.function, alias.param, partial, depth)
+        if reached is None:
+            return None
+        call, argument, read, via_above = reached
+        return call, argument, read, via or via_above
+
+    def _caller_reads(self, function: FunctionInfo, param: cst.Param, partial: bool, depth: int):
+        """``caller_reads`` for the parameter ``param``, with the ``via`` met on the way up
+        (None: none). Memoised: helpers that pass a parameter on to each other (an
+        interpreter's ``evaluate_*`` functions all passing ``state``) would otherwise be
+        walked once per path, exponentially many."""
+        key = (id(function), id(param), partial, depth)
+        if key in self._reads_memo:
+            return self._reads_memo[key]
+        self._reads_memo[key] = None  # a cycle of callers says nothing
+        found = self._find_caller_reads(function, param, partial, depth)
+        self._reads_memo[key] = found
+        return found
+
+    def _find_caller_reads(self, function: FunctionInfo, param: cst.Param, partial: bool, depth: int):
         if depth > _DEPTH:
             return None
-        for call in self.inference.calls_of(alias.function):
-            argument = self.inference.passed_argument(call, alias.function, alias.param)
+        for call in self.inference.calls_of(function):
+            argument = self.inference.passed_argument(call, function, param)
             if argument is None:
                 continue
             outer = self.expression_alias(argument, set()) if self.ctx.enclosing_function(call) else None
             if outer is not None:  # the caller passes its own parameter on: follow it up
-                reached = self.caller_reads(outer, partial or outer.partial, via or outer.via, depth + 1)
+                reached = self._caller_reads(outer.function, outer.param, partial or outer.partial, depth + 1)
                 if reached is not None:
-                    return reached
+                    call_above, argument_above, read, via_above = reached
+                    return call_above, argument_above, read, outer.via or via_above
                 continue
             if not partial:
                 continue
@@ -194,12 +216,12 @@ class _Finder:
                     and argument.func.attr.value == "detach" and not argument.args:
                 base = argument.value if isinstance(argument, cst.Attribute) else argument.func.value
                 if self.ctx.tensor(base) is not None:
-                    return call, argument, None, via
+                    return call, argument, None, None
                 continue
             if isinstance(argument, cst.Name) and self.ctx.tensor(argument) is not None:
                 read = self._read_after(argument, call)
                 if read is not None:
-                    return call, argument, read, via
+                    return call, argument, read, None
         return None
 
     def _read_after(self, name: cst.Name, call: cst.Call) -> Optional[cst.Name]:
