@@ -635,7 +635,8 @@ z.sum().backward()
 
 
 @pytest.mark.parametrize("source, expected", [
-    (NORMALIZED_IN_A_HELPER, [("bad.py", 13, 5, "TL409")]),
+    # `t.std()` keeps `t`, which `/=` then writes: the caller's backward reaches it through `z`.
+    (NORMALIZED_IN_A_HELPER, [("bad.py", 7, 5, "TL409"), ("bad.py", 13, 5, "TL409")]),
     (NORMALIZED_IN_A_HELPER.replace("    t -= t.mean()\n    t /= t.std()\n", "    t = (t - t.mean()) / t.std()\n"),
      []),
     (NORMALIZED_IN_A_HELPER.replace("    t -= t.mean()\n    t /= t.std()\n", "    t = t.clone()\n    t -= t.mean()\n"),
@@ -1440,3 +1441,144 @@ def test_a_loss_given_requires_grad_to_silence_the_error(project, source: str, e
     project.write("bad.py", source)
     assert project.findings("--no-cache", "--select", "TL410,TL408") == expected
     assert ("BUG:" in _runs(project, "bad.py").stdout) == bool(expected)
+
+
+HAND_WRITTEN_SOFTMAX = '''
+import torch
+
+
+def my_softmax(logits):
+    e = logits.exp()
+    e /= e.sum(dim=1, keepdim=True)
+    return e
+
+
+w = torch.randn(4, 3, requires_grad=True)
+x = torch.randn(10, 4)
+y = torch.randint(0, 3, (10,))
+probs = my_softmax(x @ w)
+loss = -probs[torch.arange(10), y].log().mean()
+loss.backward()
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (HAND_WRITTEN_SOFTMAX, [("bad.py", 6, 5, "TL409")]),
+    (HAND_WRITTEN_SOFTMAX.replace("e /= e.sum", "e = e / e.sum"), []),
+], ids=["normalized-in-place", "normalized-out-of-place"])
+def test_a_helper_result_back_propagated_through_names(project, source: str, expected) -> None:
+    # The caller's backward differentiates `loss`, computed from `probs`, bound to the call.
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL409") == expected
+    ran = _runs(project, "bad.py")
+    assert ("modified by an inplace operation" in ran.stderr) == bool(expected), ran.stderr
+
+
+MANUAL_SGD_THEN_EXP = '''
+import torch
+
+w = torch.randn(3, requires_grad=True)
+xs = torch.randn(10, 3)
+ys = torch.randn(10)
+for epoch in range(2):
+    loss = ((xs @ w - ys) ** 2).mean()
+    loss.backward()
+    with torch.no_grad():
+        w -= 0.1 * w.grad
+    rates = torch.exp(xs @ w)
+    rates -= 1
+    rates.sum().backward()
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (MANUAL_SGD_THEN_EXP, [("bad.py", 12, 5, "TL409")]),
+    (MANUAL_SGD_THEN_EXP.replace("rates -= 1", "rates = rates - 1"), []),
+], ids=["in-place", "out-of-place"])
+def test_a_leaf_updated_under_no_grad_still_requires_grad(project, source: str, expected) -> None:
+    # `w -= ..` under no_grad writes the leaf in place: `w` still requires grad afterwards.
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL409") == expected
+    ran = _runs(project, "bad.py")
+    assert ("modified by an inplace operation" in ran.stderr) == bool(expected), ran.stderr
+
+
+PRE_ACTIVATION_IN_PLACE = '''
+import torch
+import torch.nn as nn
+
+
+class PreActBlock(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.conv1 = nn.Conv2d(c, c, 3, padding=1)
+        self.conv2 = nn.Conv2d(c, c, 3, padding=1)
+        self.relu = nn.ReLU(inplace=True)
+
+    def forward(self, x):
+        out = self.conv2(self.conv1(x))
+        x = self.relu(x)
+        return out + x
+
+
+PreActBlock(3)(torch.randn(2, 3, 8, 8, requires_grad=True) * 1.0).sum().backward()
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (PRE_ACTIVATION_IN_PLACE, [("bad.py", 14, 13, "TL409")]),
+    (PRE_ACTIVATION_IN_PLACE.replace("x = self.relu(x)", "x = torch.relu_(x)"), [("bad.py", 14, 13, "TL409")]),
+    (PRE_ACTIVATION_IN_PLACE.replace("x = self.relu(x)", "x = nn.functional.relu(x, inplace=True)"),
+     [("bad.py", 14, 13, "TL409")]),
+    (PRE_ACTIVATION_IN_PLACE.replace("nn.ReLU(inplace=True)", "nn.ReLU()"), []),
+    (PRE_ACTIVATION_IN_PLACE.replace("        out = self.conv2(self.conv1(x))\n        x = self.relu(x)\n",
+                                     "        x = self.relu(x)\n        out = self.conv2(self.conv1(x))\n"), []),
+], ids=["layer", "function", "functional", "not-in-place", "before-the-convolution"])
+def test_an_in_place_activation_on_an_input_a_layer_saved(project, source: str, expected) -> None:
+    # A convolution keeps its input for its weight's gradient; `x = relu_(x)` rebinds `x`,
+    # but only after writing the tensor the convolution kept.
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL409") == expected
+    ran = _runs(project, "bad.py")
+    assert ("modified by an inplace operation" in ran.stderr) == bool(expected), ran.stderr
+
+
+FED_BACK_PREDICTION = '''
+import torch
+import torch.nn as nn
+
+
+class Decoder(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.cell = nn.GRUCell(n, n)
+        self.out = nn.Linear(n, n)
+
+    def forward(self, h, steps):
+        preds = []
+        x = torch.zeros_like(h)
+        for _ in range(steps):
+            h = self.cell(x, h)
+            y = torch.softmax(self.out(h), dim=-1)
+            preds.append(y)
+            x = y
+            x[:, 0] = 0
+        return torch.stack(preds)
+
+
+Decoder(4)(torch.randn(2, 4), 3).sum().backward()
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (FED_BACK_PREDICTION, [("bad.py", 19, 13, "TL409")]),
+    (FED_BACK_PREDICTION.replace("x = y\n", "x = y.clone()\n"), []),
+], ids=["same-tensor", "copy"])
+def test_a_saved_result_written_under_another_name(project, source: str, expected) -> None:
+    # `x = y` names the softmax's output again; `preds` holds it, and the returned stack of
+    # `preds` is differentiated.
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL409") == expected
+    ran = _runs(project, "bad.py")
+    assert ("modified by an inplace operation" in ran.stderr) == bool(expected), ran.stderr
+

@@ -635,9 +635,19 @@ class Inference:
             if value is not None and value.kind is Kind.TENSOR and self._library_instance(binding):
                 value = None  # `accelerator.backward(loss)` does not make `accelerator` a tensor
         if value is not None and value.kind is Kind.TENSOR and value.attached \
-                and kind is not BindingKind.PARAM and self.grad_disabled(binding.node) is not None:
+                and kind is not BindingKind.PARAM and self.grad_disabled(binding.node) is not None \
+                and not self._written_in_place(binding):
             value = value.in_graph(False, True)
         return value
+
+    def _written_in_place(self, binding: Binding) -> bool:
+        """``w -= lr * w.grad`` under ``no_grad``: an augmented assignment to a tensor writes
+        the same tensor in place, which keeps requiring grad (a leaf stays a leaf)."""
+        if binding.kind is not BindingKind.AUGASSIGN:
+            return False
+        prior = self.model.prior_binding(binding)
+        before = self.binding_value(prior) if prior is not None else None
+        return before is not None and before.kind is Kind.TENSOR
 
     def _grown_list(self, binding: Binding) -> Optional[Value]:
         """A list written out (`res = []`) that ``.append(..)`` calls fill: a sequence of

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
-from torchlint.syntax.walk import enclosing_loops, is_descendant, iter_nodes
+from torchlint.syntax.walk import enclosing_loops, iter_nodes
 from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.semantic import Binding, BindingKind
 from torchlint.analysis.values import Kind
@@ -152,9 +152,16 @@ def _savers(ctx: "FileContext", bindings: list[Binding], name: str, write: cst.C
     ids = {id(binding) for binding in bindings}
     for binding in bindings:
         value = binding.value
-        if binding.kind is BindingKind.ASSIGN and not binding.path and value is not None \
-                and value.end <= write.start and _saves_result(ctx, value):
+        if binding.kind is not BindingKind.ASSIGN or binding.path or value is None or value.end > write.start:
+            continue
+        if _saves_result(ctx, value):
             yield value, "its result"
+        elif isinstance(value, cst.Name):
+            # `x = y`: the same tensor under another name, so what saved `y`'s result saved it.
+            for aliased in ctx.model.resolve(value):
+                if aliased.kind is BindingKind.ASSIGN and not aliased.path and aliased.value is not None \
+                        and aliased.value.end <= value.start and _saves_result(ctx, aliased.value):
+                    yield aliased.value, "its result"
     scope = bindings[0].scope
     value = _assigned_value(ctx, write)
     for _seq, load in scope.loads.get(name, ()):
@@ -218,8 +225,10 @@ def _assigned_value(ctx: "FileContext", write: cst.CSTNode) -> Optional[cst.Base
 
 def _rebound(scope, name: str, load: cst.Name, write: cst.CSTNode) -> bool:
     """Whether ``name`` is bound again between ``load`` and ``write`` (``h = F.linear(h, w)``:
-    the ``h`` written later is the new tensor, not the one the operation saved)."""
+    the ``h`` written later is the new tensor, not the one the operation saved). The
+    binding the write's own value makes (``x = F.relu(x, inplace=True)``) comes after it."""
     return any(load.end <= binding.node.start < write.start and binding.kind is not BindingKind.AUGASSIGN
+               and not (binding.value is not None and binding.value.start <= write.start < binding.value.end)
                for binding in scope.bindings.get(name, ()))
 
 
@@ -346,6 +355,8 @@ def _saves_input(ctx: "FileContext", load: cst.Name) -> Optional[cst.CSTNode]:
         return operation
     if value.attached is False and "c" in letters:
         return operation
+    if value.attached is None and "i" in letters and "c" in letters:
+        return operation  # kept whether it requires grad or not
     return None
 
 
@@ -396,8 +407,8 @@ def _backward_calls(ctx: "FileContext", scope) -> list[cst.CSTNode]:
 
 def _backpropagated_result(ctx: "FileContext", function) -> Optional[cst.CSTNode]:
     """A backward, in the code that calls ``function``, of a tensor computed from the
-    call's result (``nll(out, y).backward()``, ``loss = nll(out, y) + reg`` then
-    ``loss.backward()``), after the call."""
+    call's result (``nll(out, y).backward()``, ``probs = softmax(z)``, ``loss =
+    -probs.log().mean()`` then ``loss.backward()``), after the call."""
     for call in ctx.inference.calls_of(function):
         owner = ctx.enclosing_function(call)
         info = ctx.model.functions.get(id(owner)) if owner is not None else None
@@ -407,12 +418,7 @@ def _backpropagated_result(ctx: "FileContext", function) -> Optional[cst.CSTNode
         for backward in ctx.autograd.backwards(scope):
             if backward.via is not None or backward.node.start < call.end:
                 continue
-            tensor = backward.tensor
-            if is_descendant(call, tensor):
-                return backward.node
-            if isinstance(tensor, cst.Name) and any(
-                    binding.value is not None and is_descendant(call, binding.value)
-                    for binding in ctx.model.resolve(tensor)):
+            if _reaches(ctx, scope, call, backward.node):
                 return backward.node
     return None
 
@@ -457,8 +463,12 @@ def _reaches(ctx: "FileContext", scope, saver: cst.CSTNode, backward: cst.Call) 
                 and binding.kind in (BindingKind.ASSIGN, BindingKind.AUGASSIGN)]
     stores = [(node.value.end, node) for node in _item_assignments(ctx, scope)
               if saver.end <= node.value.end <= backward.start]
-    for _end, event in sorted(bindings + stores, key=lambda pair: pair[0]):
-        if isinstance(event, cst.Assign):
+    appends = [(node.end, node) for node in _appends(ctx, scope) if saver.end <= node.end <= backward.start]
+    for _end, event in sorted(bindings + stores + appends, key=lambda pair: pair[0]):
+        if isinstance(event, cst.Call):
+            if any(_mentions(ctx, arg.value, saver, tainted) for arg in event.args):
+                tainted.update(id(binding) for binding in ctx.model.resolve(event.func.value))
+        elif isinstance(event, cst.Assign):
             if _mentions(ctx, event.value, saver, tainted):
                 for target in event.targets:
                     root = target.target
@@ -479,6 +489,18 @@ def _item_assignments(ctx: "FileContext", scope) -> list[cst.Assign]:
     if key not in ctx.cache:
         ctx.cache[key] = [node for node in ctx.analysis.nodes_of(cst.Assign)
                           if any(isinstance(target.target, cst.Subscript) for target in node.targets)
+                          and (ctx.enclosing_function(node) or ctx.module) is scope.node]
+    return ctx.cache[key]
+
+
+def _appends(ctx: "FileContext", scope) -> list[cst.Call]:
+    """``outputs.append(v)`` (``extend``, ``insert``) on a name in the code of ``scope``: the
+    list then holds ``v``, and what is computed from the list (``torch.stack(outputs)``) from it."""
+    key = ("appends", id(scope.node))
+    if key not in ctx.cache:
+        ctx.cache[key] = [node for node in ctx.analysis.nodes_of(cst.Call)
+                          if isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name)
+                          and node.func.attr.value in ("append", "extend", "insert")
                           and (ctx.enclosing_function(node) or ctx.module) is scope.node]
     return ctx.cache[key]
 

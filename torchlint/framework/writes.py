@@ -147,6 +147,11 @@ def _argument_write(ctx: "FileContext", arg: cst.Arg) -> Optional[Write]:
     positional = positional_args(call)
     if not positional or positional[0] is not arg:
         return None
+    module = ctx.autograd.writes_input(call.func) if isinstance(call.func, (cst.Name, cst.Attribute)) else None
+    if module is not None:
+        # `self.relu(x)` where `self.relu = nn.ReLU(inplace=True)`: the layer writes its input.
+        line = ctx.line_index.position(module.start)[0]
+        return Write(call, f"`{ctx.snippet(call.func)}(..)`, the in-place `{ctx.snippet(module.func)}` of line {line}")
     qualname = ctx.qualname(call.func) or ""
     last = qualname.rsplit(".", 1)[-1]
     if qualname.startswith("torch.nn.init.") and last in torch_api.DATA_WRITING_INIT:

@@ -57,7 +57,9 @@ class SavedTensorInplace(Rule):
     torch.sigmoid(self.fc(x)); gate.mul_(2); return x * gate`). So is a function of the
     file whose result a caller back-propagates after the call (`loss = nll(logits, y)`,
     `loss.backward()`, with `probs = logits.softmax(-1); probs[probs < 1e-8] = 1e-8` in
-    `nll`). An autograd Function's `forward` runs without a graph and is left alone.
+    `nll`), also through the names the caller computes from it (`probs = softmax(z)`, `loss
+    = -probs.log().mean()`, `loss.backward()`). An autograd Function's `forward` runs
+    without a graph and is left alone.
     A view shares its base's version counter: an operation that saved a name bound to a
     view (`h = outputs[:, t]`, then `self.cell(x[:, t], h)`, also from the iteration
     before) saved `outputs`, and a write to any part of `outputs` after it is flagged.
@@ -79,7 +81,11 @@ class SavedTensorInplace(Rule):
     ReLU). What a module of the project returns is followed through its `forward` (or its
     `__call__` where it defines one, and a method whose result `forward` returns); an
     activation picked from a dict of classes by a constant key (`ACTS["relu"]()`) is that
-    class. A view of a saved tensor (`x.transpose(1, 2)`, `x[0]`) shares its version
+    class. Such a module held in an attribute writes what it is called on: `x =
+    self.relu(x)` after `self.conv1(x)` kept `x` is flagged at the call, as are
+    `torch.relu_(x)` and `F.relu(x, inplace=True)` (the name is bound again only after the
+    write). A name bound to a saved result (`x = y` after `y = torch.softmax(..)`) is the
+    same tensor. A view of a saved tensor (`x.transpose(1, 2)`, `x[0]`) shares its version
     counter: saving the view saves the tensor, and a write to the tensor is flagged; in
     `x[i] = f(x)` and `x += f(x)` the right side runs first. A saved tensor written several
     times is reported once, at its first write.
