@@ -810,7 +810,14 @@ class Placement:
         float64 or integer tensors into float32 layers, float64 class weights of a loss,
         integer targets of the binary cross entropies, mixed dtypes in a matrix product."""
         found: list[DtypeMismatch] = []
-        if not self._default_is_float32() or self._converts_modules():
+        if not self._default_is_float32():
+            return found
+        if self._converts_modules():
+            # Layers then hold another dtype: only the calls of a module shown converted are judged.
+            for call in self._all_calls():
+                mismatch = self._converted_mismatch(call)
+                if mismatch is not None:
+                    found.append(mismatch)
             return found
         for call in self._all_calls():
             mismatch = self._call_mismatch(call)
@@ -844,6 +851,9 @@ class Placement:
             value = self.inference.infer(call.func)
             if value is not None and value.kind is Kind.MODULE and value.qualname:
                 module = value.qualname
+            elif value is not None and value.kind is Kind.MODULE and isinstance(value.cls, ClassInfo) \
+                    and isinstance(call.func, (cst.Name, cst.Attribute, cst.Call)):
+                module = self._first_layer(call.func)  # a model of this file: the layer its input meets first
         if any(arg.star == "*" for arg in call.args):
             return None
         positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
@@ -865,6 +875,17 @@ class Placement:
                     found.integer or (float64_raises and found.name == "float64")):
                 return DtypeMismatch(given, found, call, f"the target of `{_last(module or qualname)}`",
                                      "a floating dtype (float32, as its input)")
+        # class indices made floating for a loss that takes them as integers (`y.float()`)
+        position = torch_api.INDEX_TARGET_LOSSES.get(module or qualname or "")
+        if position is not None:
+            given = (keyword(call, "target") if qualname else None) or (
+                positional[position] if position < len(positional) else None)
+            if self._floated_indices(given):
+                found = self.dtype(given)
+                if found is not None and found.holder == "tensor" and found.floating:
+                    return DtypeMismatch(given, found, call,
+                                         f"the class-index target of `{_last(module or qualname)}`",
+                                         "an integer dtype (int64)", wanted="int64")
         # indices given as floats (`nn.Embedding`, `F.one_hot`)
         index = torch_api.INDEX_INPUTS.get(module or qualname or "")
         if index is not None and index < len(positional):
@@ -884,6 +905,87 @@ class Placement:
         if qualname in torch_api.SAME_DTYPE_PRODUCTS and len(positional) >= 2:
             return self._product(call, positional[0], positional[1], qualname)
         return None
+
+    def _converted_mismatch(self, call: cst.Call) -> Optional[DtypeMismatch]:
+        """``model(x)`` where ``model`` is bound once to a module converted as it is built
+        (``nn.Sequential(..).double()``, ``Net().half()``) or converted by a statement of its
+        own before the call (``model.double()``), its input meeting a layer with weights as it
+        is, and ``x`` a tensor shown to be of another floating dtype."""
+        if not isinstance(call.func, cst.Name) or not call.args or call.args[0].keyword or call.args[0].star:
+            return None
+        converted = self._module_conversion(call.func, call)
+        if converted is None:
+            return None
+        dtype, conversion, construction = converted
+        module = call.func
+        layer = self._first_layer(construction)
+        fact = torch_facts.fact(layer) if layer is not None else None
+        if fact is None or not fact.parameters:
+            return None
+        given = call.args[0].value
+        found = self.dtype(given)
+        if found is None or found.holder != "tensor" or not found.floating or found.name == dtype:
+            return None
+        line = self.analysis.line_index.position(conversion.start)[0]
+        how = self.analysis.snippet(conversion.func.attr) + "(" + ("..)" if conversion.args else ")")  # type: ignore
+        return DtypeMismatch(given, found, call, f"the input of `{module.value}`, whose weights `.{how}` made "
+                             f"{dtype} (line {line})", dtype, wanted=dtype)
+
+    def _module_conversion(self, module: cst.Name, use: cst.CSTNode) -> Optional[tuple[str, cst.Call, cst.Call]]:
+        """(dtype, the conversion, the module's construction) for a name bound once, to a
+        construction of a module converted on the spot or by an unconditional statement
+        ``module.double()`` in the same code before ``use``, and converted nowhere else."""
+        bindings = self.model.resolve(module)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
+                or not isinstance(bindings[0].value, cst.Call):
+            return None
+        binding, value = bindings[0], bindings[0].value
+        conversions = [value] if self._conversion_dtype(value) is not None else []
+        construction = value.func.value if conversions else value  # type: ignore[attr-defined]
+        for call in self._all_calls():
+            func = call.func
+            if call is value or not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                                     and func.value.value == module.value):
+                continue
+            if self.model.resolve(func.value) != [binding]:
+                continue
+            if self._conversion_dtype(call) is None:
+                continue
+            statement = call.parent
+            if not (isinstance(statement, cst.Expr) and _block_of(statement) is _block_of(binding.node)) \
+                    or call.start > use.start:
+                return None  # converted on some path only, or after the use
+            conversions.append(call)
+        if len(conversions) != 1 or not isinstance(construction, cst.Call):
+            return None
+        value_of = self.inference.infer(construction)
+        if value_of is None or value_of.kind is not Kind.MODULE:
+            return None
+        return self._conversion_dtype(conversions[0]), conversions[0], construction  # type: ignore[return-value]
+
+    def _conversion_dtype(self, call: cst.Call) -> Optional[str]:
+        """The floating dtype ``X.double()``, ``X.half()``, ``X.to(torch.float64)`` converts to."""
+        func = call.func
+        if not isinstance(func, cst.Attribute):
+            return None
+        if func.attr.value in ("double", "half", "bfloat16") and not call.args:
+            return torch_api.DTYPE_METHODS[func.attr.value]
+        if func.attr.value == "to" and len(call.args) == 1:
+            name = self._dtype_name(call.args[0].value, False)
+            return name if name in ("float64", "float16", "bfloat16") else None
+        return None
+
+    def _floated_indices(self, node: Optional[cst.BaseExpression]) -> bool:
+        """``y.float()`` (``.double()``, ``.to(torch.float32)``) of a tensor shown to be of an
+        integer dtype: class indices, kept in their shape, made floating."""
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                and node.func.attr.value in ("float", "double", "half", "to", "type")):
+            return False
+        if node.func.attr.value in ("to", "type") and not any(
+                (self._dtype_name(arg.value, False) or "").startswith("float") for arg in node.args):
+            return False
+        source = self.dtype(node.func.value)
+        return source is not None and source.holder == "tensor" and source.integer
 
     def _first_layer(self, module: cst.BaseExpression, depth: int = 0) -> Optional[str]:
         """The torch layer that first computes with the input of the `nn.Sequential`
@@ -986,6 +1088,8 @@ class Placement:
             cls = self._class_of(func.value)
             if cls is not None and self._is_module_class(cls):
                 moved.setdefault(id(cls), (cls, call))
+            for held in self._contained_classes(func.value):
+                moved.setdefault(id(held), (held, call))
         pending = list(moved.values())
         while pending:
             cls, call = pending.pop()
@@ -995,6 +1099,35 @@ class Placement:
                     pending.append((sub, call))
         self._moved = moved
         return moved
+
+    def _contained_classes(self, node: cst.BaseExpression, depth: int = 0) -> list[ClassInfo]:
+        """This file's module classes built as layers of the torch container ``node`` is
+        (``nn.Sequential(Normalize(..), net)``, or a name bound to one): moving the
+        container moves them."""
+        if depth > 3:
+            return []
+        if isinstance(node, cst.Name):
+            bindings = self.model.resolve(node)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
+                    or bindings[0].value is None:
+                return []
+            return self._contained_classes(bindings[0].value, depth + 1)
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                and node.func.attr.value in ("to", "cuda"):
+            return self._contained_classes(node.func.value, depth + 1)  # `net = nn.Sequential(..).to(device)`
+        if not isinstance(node, cst.Call) or self.inference.qualname(node.func) not in torch_api.TRAIN_MODE_CONTAINERS:
+            return []
+        found = []
+        for arg in node.args:
+            if arg.keyword is not None or arg.star:
+                continue
+            layer = arg.value
+            cls = self._class_of(layer) if isinstance(layer, cst.Call) else None
+            if cls is not None and self._is_module_class(cls):
+                found.append(cls)
+            elif isinstance(layer, cst.Call):
+                found.extend(self._contained_classes(layer, depth + 1))
+        return found
 
     def _is_module_class(self, cls: ClassInfo) -> bool:
         base = self.inference.torch_base(cls)
@@ -1725,6 +1858,12 @@ class Placement:
             return self.device_move(node.left, depth + 1) or self.device_move(node.right, depth + 1)
         if isinstance(node, cst.UnaryOperation):
             return self.device_move(node.expression, depth + 1)
+        if isinstance(node, cst.Attribute) and node.attr.value in torch_api.LAYER_PARAMETERS \
+                and isinstance(node.value, (cst.Name, cst.Attribute)):
+            layer = self.inference.infer(node.value)  # `model.weight` of a layer moved there
+            if layer is not None and layer.kind is Kind.MODULE and layer.qualname is not None \
+                    and self._has_weights(layer.qualname):
+                return self._move_of(node.value, node)
         if isinstance(node, cst.Name):
             bindings = self.model.resolve(node)
             if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM:  # what every call site gives
@@ -2046,8 +2185,10 @@ class Placement:
                 used = self._first_use(cls, name, forward_methods)
                 if used is None:
                     continue
+                holds_several = self._holds_tuple(statement.value) or isinstance(statement.value, cst.Call) and \
+                    torch_api.is_distribution_class(self.inference.qualname(statement.value.func) or "")
                 found.append(DeviceMismatch(statement, made, cls, move, used, attribute=name,
-                                            kind="tuple" if self._holds_tuple(statement.value) else ""))
+                                            kind="tuple" if holds_several else ""))
         return found
 
     def _built_by(self, cls: ClassInfo) -> list[ClassInfo]:
@@ -2086,6 +2227,14 @@ class Placement:
             return None
         if qualname in ("torch.tril", "torch.triu") and value.args:
             return self._fresh_cpu_tensor(value.args[0].value, method, depth + 1)
+        if qualname is not None and torch_api.is_distribution_class(qualname) and value.args \
+                and not any(arg.star for arg in value.args):
+            # `Normal(torch.zeros(d), torch.ones(d))`, `Normal(0.0, 1.0)`: it samples on the CPU.
+            made = [None if _is_number(arg.value) else self._fresh_cpu_tensor(arg.value, method, depth + 1)
+                    for arg in value.args]
+            if any(item is None and not _is_number(arg.value) for item, arg in zip(made, value.args)):
+                return None
+            return next((item for item in made if item is not None), value)
         if qualname is None and isinstance(func, cst.Attribute) and self._keeps_device(func.attr.value):
             return self._fresh_cpu_tensor(func.value, method, depth + 1)  # `torch.from_numpy(pe).float()`
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and \
@@ -2338,7 +2487,8 @@ class Placement:
             for binding in bindings:
                 if binding.kind is BindingKind.PARAM:
                     if binding.name == method.self_name or not (self._given_to_layer(binding, method) or
-                                                                self._given_on_device(binding, method, depth)):
+                                                                self._given_on_device(binding, method, depth) or
+                                                                self._given_moved(binding, method)):
                         return False
                 elif binding.kind is BindingKind.ASSIGN and binding.value is not None and not binding.iterates:
                     if binding.path and not self._splits(binding.value):
@@ -2370,12 +2520,9 @@ class Placement:
         as a submodule (`self.pos(self.embed(tokens))`), and every such call gives the
         parameter ``binding`` a tensor on the device (so it is there for the code to run)."""
         cls = method.cls
-        if cls is None or method.name != "forward" or depth > 4:
+        index = _forward_argument_index(binding, method)
+        if cls is None or index is None or depth > 4:
             return False
-        params = [param.name.value for param in method.positional_params()]
-        if binding.name not in params:
-            return False
-        index = params.index(binding.name) - 1  # past `self`
         given = []
         for call in self._all_calls():
             func = call.func
@@ -2390,6 +2537,29 @@ class Placement:
                     any(arg.star for arg in call.args) or index >= len(args):
                 return False
             given.append(self._on_device(args[index].value, caller, depth + 1))
+        return bool(given) and all(given)
+
+    def _given_moved(self, binding: Binding, method: FunctionInfo) -> bool:
+        """``method`` is the ``forward`` of a module class, and every call of its instances
+        outside a ``forward`` (`net(x.to(device))` in the training code) gives the parameter
+        ``binding`` a tensor moved to a device."""
+        cls = method.cls
+        index = _forward_argument_index(binding, method)
+        if cls is None or index is None:
+            return False
+        given = []
+        for call in self._all_calls():
+            if not isinstance(call.func, (cst.Name, cst.Attribute)):
+                continue
+            value = self.inference.infer(call.func)
+            if value is None or value.kind is not Kind.MODULE or value.cls is not cls:
+                continue
+            caller = self.model.functions.get(id(enclosing_code(call)))
+            args = [arg for arg in call.args if arg.keyword is None]
+            if caller is not None and caller.name == "forward" or any(arg.star for arg in call.args) \
+                    or index >= len(args):
+                return False
+            given.append(self.device_move(args[index].value) is not None)
         return bool(given) and all(given)
 
     def _given_to_layer(self, binding: Binding, method: FunctionInfo) -> bool:
@@ -2572,3 +2742,26 @@ def _returned(node: cst.BaseExpression) -> bool:
     if isinstance(parent, cst.Element) and isinstance(parent.parent, cst.Tuple):
         parent = parent.parent.parent
     return isinstance(parent, cst.Return)
+
+
+def _is_number(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.UnaryOperation):
+        node = node.expression
+    return isinstance(node, (cst.Integer, cst.Float))
+
+
+def _block_of(node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    """The body (a module's, an indented block) whose statement ``node`` is part of."""
+    current = node.parent
+    while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        current = current.parent
+    return current.parent if current is not None else None
+
+
+def _forward_argument_index(binding: Binding, method: FunctionInfo) -> Optional[int]:
+    """The position among a module call's arguments of the parameter ``binding`` of the
+    ``forward`` ``method`` (past ``self``); None for another method or parameter."""
+    if method.name != "forward":
+        return None
+    params = [param.name.value for param in method.positional_params()]
+    return params.index(binding.name) - 1 if binding.name in params else None

@@ -905,6 +905,13 @@ INDEX_INPUTS: dict[str, int] = {
     "torch.nn.Embedding": 0, "torch.nn.EmbeddingBag": 0, "torch.nn.functional.embedding": 0,
     "torch.nn.functional.one_hot": 0,
 }
+# Losses whose target, when it holds class indices (not per-class probabilities of the input's
+# shape), must be an integer tensor ("expected target dtype to be Long or Byte, but got Float"),
+# with the position of the target; measured on torch 2.13 by tests/test_bugs_as_written.py.
+INDEX_TARGET_LOSSES: dict[str, int] = {
+    "torch.nn.CrossEntropyLoss": 1, "torch.nn.NLLLoss": 1,
+    "torch.nn.functional.cross_entropy": 1, "torch.nn.functional.nll_loss": 1,
+}
 # Matrix products whose operands must have one dtype ("expected m1 and m2 to have the same dtype").
 SAME_DTYPE_PRODUCTS = frozenset({"torch.mm", "torch.bmm", "torch.matmul"})
 # Functions that change the default dtype of the process: after them, factories are not float32.
@@ -959,6 +966,18 @@ PARAMETER_MODULES = frozenset("torch.nn." + name for name in torch_facts.module_
 # torch functions that make a new tensor from values: a new leaf (unless requires_grad=True).
 NEW_LEAF_FUNCTIONS = frozenset({"torch.tensor", "torch.from_numpy", "torch.as_tensor", "torch.asarray",
                                 "torch.autograd.Variable"})
+# The parameters every torch.nn layer with weights names so (`model.fc.weight`).
+LAYER_PARAMETERS = frozenset({"weight", "bias"})
+
+
+def is_distribution_class(qualname: str) -> bool:
+    """``torch.distributions.Normal``: a distribution, whose tensors are its parameters (as
+    given, or made from Python numbers on the default device), and its samples there too."""
+    parts = qualname.split(".")
+    return len(parts) in (3, 4) and parts[:2] == ["torch", "distributions"] and parts[-1][:1].isupper() \
+        and not {"transforms", "constraints", "constraint_registry"} & set(parts)
+
+
 # Methods of a torch.distributions object whose result is differentiable in its parameters.
 DISTRIBUTION_METHODS = frozenset({"log_prob", "entropy", "rsample", "cdf", "icdf"})
 # `torch.autograd.backward(tensors)` and `torch.autograd.grad(outputs, inputs)`: the keyword

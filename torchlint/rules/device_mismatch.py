@@ -30,12 +30,15 @@ class DeviceMismatch(Rule):
     docs = """
     ## What it does
     In an `nn.Module` subclass whose instances the file moves to a device (`model.to(device)`,
-    `.cuda()`; also a module built as a submodule of a moved one), flags:
+    `.cuda()`; also a module built as a submodule of a moved one, or as a layer of an
+    `nn.Sequential` that is moved), flags:
 
     - a plain tensor attribute made while the module is built (`self.mask = torch.ones(..)`
       in `__init__` or a method it calls, also the `__init__` of a base class of the file it
       runs through `super().__init__()`, `torch.zeros(.., device=x_example.device)`, a tuple
-      of those such as an LSTM's `(h0, c0)`), that `forward` computes with before replacing it;
+      of those such as an LSTM's `(h0, c0)`, a `torch.distributions` object built from CPU
+      tensors or Python numbers, whose samples are on the CPU), that `forward` computes with
+      before replacing it;
     - a tensor made in `forward` (or a method it calls, or returned by a helper such as
       `init_hidden`) by a factory without `device=` (`torch.zeros(..)`), given to one of
       the module's layers (also inside the arithmetic of the layer's input), or meeting the module's
@@ -71,7 +74,9 @@ class DeviceMismatch(Rule):
     is dropped and `x` stays where it was.
 
     The input of a submodule's `forward` is on the device when every `forward` of the file
-    that calls it gives it a tensor there (a layer's output).
+    that calls it gives it a tensor there (a layer's output); the input of a moved module's
+    `forward`, when every call of it elsewhere gives it a tensor moved there. A layer's
+    `weight` and `bias` (`orthogonality(model.weight)`) are where the layer is moved.
 
     A move to `"cpu"`, a class that defines `to`/`cuda`/`_apply`, an attribute registered by
     name (`register_buffer("mask", ..)`) and a use that moves or reads metadata

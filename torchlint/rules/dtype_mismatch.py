@@ -12,7 +12,7 @@ _SIGNATURES = (
     "expected scalar type", "but expected Float", "can't be cast to the desired output type",
     "must have the same dtype", "should be the same", "does not match weight dtype",
     "mixed dtype", "to have the same dtype", "to have one of the following scalar types",
-    "only applicable to index tensor",
+    "only applicable to index tensor", "expected target dtype to be",
 )
 
 
@@ -24,8 +24,8 @@ class DtypeMismatch(Rule):
     message = "{lead}; it reaches {what}, which takes {needed}: RuntimeError at the first batch; {advice}"
     fix = Applicability.SAFE
     raised_where_used = True
-    requires = (r"numpy|np\.|pandas|pd\.|dtype|torch\.(full|arange|tensor|as_tensor|from_numpy|randint)|\.(double|long|float)\("
-                r"|Tensor\(",)
+    requires = (r"numpy|np\.|pandas|pd\.|dtype|torch\.(full|arange|tensor|as_tensor|from_numpy|randint)"
+                r"|\.(double|long|float|half|bfloat16)\(|Tensor\(",)
     references = (
         ("Tensor attributes: torch.dtype", "https://pytorch.org/docs/stable/tensor_attributes.html#torch-dtype"),
         ("torch.from_numpy", "https://pytorch.org/docs/stable/generated/torch.from_numpy.html"),
@@ -48,7 +48,14 @@ class DtypeMismatch(Rule):
     - operands of different dtypes in `torch.mm`/`bmm`/`matmul` and `@` (one of them float32,
       such as an `nn.Parameter` of a float32 tensor);
     - floating indices given to `nn.Embedding`/`nn.EmbeddingBag`/`F.embedding`/`F.one_hot`
-      (token ids made with `torch.Tensor(..)`: float32).
+      (token ids made with `torch.Tensor(..)`: float32), also to a model class of the file
+      whose `forward` gives its input to such a layer first;
+    - class indices made floating for `nn.CrossEntropyLoss`/`nn.NLLLoss` and their functions
+      (`criterion(out, y.float())` with `y` shown to be int64: a floating target must hold
+      per-class probabilities, in the input's shape);
+    - a float32 input to a model converted as it is built (`Net().half()`,
+      `nn.Sequential(..).double()`) or by a statement of its own before the call
+      (`model.double()`), whose input meets a layer with weights first.
 
     Arrays come from numpy, from pandas (the values of a `pd.read_csv` table are float64, or
     int64 for whole numbers: never float32, which a float32 layer alone takes; a `DataFrame`
@@ -60,8 +67,9 @@ class DtypeMismatch(Rule):
     also through `enumerate` and `next(iter(loader))`; an `nn.Sequential` takes its input in
     its first layer with weights.
 
-    The finding says where the dtype comes from (a related location). A file that converts a
-    module (`model.double()`) or changes the default dtype is not judged.
+    The finding says where the dtype comes from (a related location). In a file that converts a
+    module (`model.double()`) only the calls of a model shown converted are judged; a file that
+    changes the default dtype is not judged.
 
     ## Why is this bad?
     torch does not promote dtypes inside these operations (the RNNs raise `ValueError: RNN
@@ -167,9 +175,14 @@ class DtypeMismatch(Rule):
                 f"convert it with `.{method}()` here"
             lead = found.dtype.why if at_origin else \
                 f"`{self.ctx.snippet(found.value)}` is {found.dtype.name} ({found.dtype.why})"
+            value_text = f"`{self.ctx.snippet(found.value)}`"
+            if lead.endswith(f"({found.dtype.why})") and found.dtype.why.startswith(value_text):
+                lead = found.dtype.why  # `y.float()` is float32 (`y.float()` is float32)
+            fix = self._origin_fix(origin, found.wanted) if at_origin else self._use_fix(found.value, found.wanted)
+            if fix is not None and fix.message.startswith("Drop"):
+                advice = f"drop the conversion: `{self.ctx.snippet(found.value.func.value)}` is {found.wanted} already"
             self.report(where, lead=lead, what=found.what, needed=found.needed, advice=advice, related=tuple(related),
-                        fix=self._origin_fix(origin, found.wanted) if at_origin else
-                        self._use_fix(found.value, found.wanted))
+                        fix=fix)
 
     def _torch_call(self, call: cst.Call) -> bool:
         qualname = self.ctx.qualname(call.func) or ""
@@ -212,6 +225,12 @@ class DtypeMismatch(Rule):
 
     def _use_fix(self, value: cst.BaseExpression, wanted: str) -> Optional[Fix]:
         method = _conversion(wanted)
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and \
+                value.func.attr.value in torch_api.DTYPE_METHODS and not value.args and \
+                torch_api.DTYPE_METHODS[value.func.attr.value] != wanted and wanted == "int64":
+            # `y.float()` of int64 class indices: the conversion is the bug.
+            return Fix(Applicability.SAFE, f"Drop `.{value.func.attr.value}()`",
+                       (edits.replace(value, self.ctx.snippet(value.func.value)),))
         return Fix(Applicability.SAFE, f"Convert with `.{method}()`",
                    (edits.replace(value, edits.method_call(self.ctx, value, f"{method}()")),))
 
