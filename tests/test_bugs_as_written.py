@@ -1582,3 +1582,29 @@ def test_a_saved_result_written_under_another_name(project, source: str, expecte
     ran = _runs(project, "bad.py")
     assert ("modified by an inplace operation" in ran.stderr) == bool(expected), ran.stderr
 
+
+ROW_SCALED_OUTSIDE_NO_GRAD = '''
+import torch
+import torch.nn as nn
+
+emb = nn.Embedding(10, 4)
+with torch.no_grad():
+    first = emb.weight[0]
+first.mul_(0.5)
+loss = emb(torch.tensor([0, 1])).sum()
+loss.backward()
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (ROW_SCALED_OUTSIDE_NO_GRAD, [("bad.py", 7, 1, "TL303")]),
+    (ROW_SCALED_OUTSIDE_NO_GRAD.replace("    first = emb.weight[0]\nfirst.mul_(0.5)\n",
+                                        "    first = emb.weight[0]\n    first.mul_(0.5)\n"), []),
+    (ROW_SCALED_OUTSIDE_NO_GRAD.replace("emb.weight[0]", "emb.weight[0].clone()"), []),
+], ids=["written-with-grad-on", "written-under-no-grad", "a-copy"])
+def test_a_view_made_under_no_grad_written_with_grad_on(project, source: str, expected) -> None:
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL303") == expected
+    ran = _runs(project, "bad.py")
+    assert ("view was created in no_grad mode" in ran.stderr) == bool(expected), ran.stderr
+

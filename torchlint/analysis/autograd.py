@@ -1400,6 +1400,32 @@ class AutogradModel:
 
     # --- views autograd will not let be written --------------------------------------------------
 
+    def no_grad_view(self, name: cst.Name) -> Optional[tuple[cst.BaseExpression, cst.BaseExpression, cst.CSTNode]]:
+        """When ``name`` holds a view (``w[0]``, ``w.view(-1)``, ``w.t()``) made under
+        ``no_grad`` of a tensor that requires grad (a parameter): (the view, the tensor, the
+        ``no_grad`` that made it).  Autograd refuses an in-place write to such a view with
+        grad mode on ("A view was created in no_grad mode and is being modified inplace")."""
+        bindings = self.model.resolve(name)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path:
+            return None
+        value = bindings[0].value
+        disabled = self.inference.grad_disabled(bindings[0].node) if value is not None else None
+        if disabled is None:
+            return None
+        if isinstance(value, cst.Subscript) and all(
+                isinstance(element.slice, cst.Slice) or isinstance(element.slice.value, (cst.Integer, cst.Ellipsis))
+                for element in value.slice):
+            base = value.value
+        elif isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                and value.func.attr.value in _SINGLE_VIEW_METHODS and self.inference.qualname(value.func) is None:
+            base = value.func.value
+        else:
+            return None
+        tensor = self.inference.tensor(base)
+        if tensor is None or tensor.attached is not True or not tensor.leaf:
+            return None
+        return value, base, disabled
+
     def multi_output_view(self, name: cst.Name) -> Optional[tuple[cst.CSTNode, cst.BaseExpression]]:
         """When ``name`` holds one of several views a call returned of a tensor that requires
         grad (``a, b = x.chunk(2)``, ``x.split(3)[0]``, ``for row in x`` which unbinds ``x``):

@@ -57,6 +57,11 @@ class ViewInplace(AliasWriteRule):
     (`flat = u.reshape(-1)`) and a loop target of `zip(x, ..)`. (`tensor_split`,
     `hsplit`, `vsplit`, `dsplit` slice instead: their outputs may be written.)
 
+    A view made under `torch.no_grad()` of a tensor that requires grad (`row = emb.weight[0]`
+    in a `no_grad` block) may not be written in place once grad mode is back on either: torch
+    raises "A view was created in no_grad mode and is being modified inplace with grad mode
+    enabled".
+
     ## What to do instead
     `.clone()` the view when it should keep its values; use `.view()` when a shared
     view is meant and `.clone()` when a copy is. Write one of several views out of place
@@ -106,6 +111,12 @@ class ViewInplace(AliasWriteRule):
         "`.clone()` the view first"
     )
 
+    no_grad_view_message = (
+        "In-place write ({how}) to `{name}`, a view of `{base}` made under `no_grad` (line {line}), with grad "
+        "mode on: autograd refuses it (RuntimeError \"A view was created in no_grad mode and is being modified "
+        "inplace with grad mode enabled\"); write under `no_grad` too, or `.clone()` the view"
+    )
+
     def visit_Module(self, node: cst.Module) -> None:
         super().visit_Module(node)
         seen: set[int] = set()
@@ -114,6 +125,13 @@ class ViewInplace(AliasWriteRule):
                 continue
             made = self.ctx.autograd.multi_output_view(candidate)
             if made is None:
+                quiet = self.ctx.autograd.no_grad_view(candidate)
+                if quiet is not None:
+                    seen.add(id(write.node))
+                    view, base, disabled = quiet
+                    self.report(write.node, self.no_grad_view_message, how=write.how, name=candidate, base=base,
+                                line=self.ctx.line_index.position(view.start)[0], evidence=self.ctx.tensor(base),
+                                related=((view, "the view is made here"), (disabled, "gradients are off here")))
                 continue
             seen.add(id(write.node))
             self.report(write.node, self.multi_view_message, how=write.how, name=candidate, made=made[0],
@@ -122,8 +140,9 @@ class ViewInplace(AliasWriteRule):
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
         raised = run.raised
-        if raised is not None and raised["type"] == "RuntimeError" and "is a view and is being modified inplace" \
-                in raised["message"]:
+        if raised is not None and raised["type"] == "RuntimeError" and (
+                "is a view and is being modified inplace" in raised["message"]
+                or "view was created in no_grad mode and is being modified inplace" in raised["message"]):
             return Verdict(CONFIRMED, f"RuntimeError: {raised['message']}")
         return super().judge(run)
 
