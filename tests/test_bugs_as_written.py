@@ -1608,3 +1608,66 @@ def test_a_view_made_under_no_grad_written_with_grad_on(project, source: str, ex
     ran = _runs(project, "bad.py")
     assert ("view was created in no_grad mode" in ran.stderr) == bool(expected), ran.stderr
 
+
+LOSSES_KEPT_IN_A_HISTORY = '''
+from collections import defaultdict
+
+import torch
+import torch.nn as nn
+
+model = nn.Linear(4, 2)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+history = defaultdict(list)
+for step in range(3):
+    x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))
+    loss = nn.functional.cross_entropy(model(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    history["loss"].append(loss)
+print("graph kept:", history["loss"][0].grad_fn is not None)
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (LOSSES_KEPT_IN_A_HISTORY, [("bad.py", 15, 5, "TL401")]),
+    (LOSSES_KEPT_IN_A_HISTORY.replace("history = defaultdict(list)", 'history = {"loss": []}'),
+     [("bad.py", 15, 5, "TL401")]),
+    (LOSSES_KEPT_IN_A_HISTORY.replace('history["loss"].append(loss)', 'history["loss"].append(loss.item())')
+     .replace("history[\"loss\"][0].grad_fn is not None", "False"), []),
+], ids=["defaultdict", "dict-of-lists", "numbers"])
+def test_losses_appended_to_the_lists_of_a_dict(project, source: str, expected) -> None:
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL401") == expected
+    ran = _runs(project, "bad.py")
+    assert ("graph kept: True" in ran.stdout) == bool(expected), ran.stdout + ran.stderr
+
+
+TEACHER_OUTPUT_FROZEN = '''
+import torch
+import torch.nn as nn
+
+student = nn.Linear(4, 2)
+teacher = nn.Linear(4, 2)
+x = torch.randn(3, 4)
+target = teacher(x)
+target.requires_grad = False
+loss = ((student(x) - target) ** 2).mean()
+loss.backward()
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (TEACHER_OUTPUT_FROZEN, [("bad.py", 8, 1, "TL406")]),
+    (TEACHER_OUTPUT_FROZEN.replace("target = teacher(x)\n", "target = teacher(x).detach()\n"), []),
+    (TEACHER_OUTPUT_FROZEN.replace("target = teacher(x)\n",
+                                   "for p in teacher.parameters():\n    p.requires_grad = False\ntarget = teacher(x)\n"),
+     []),
+], ids=["layer-output", "detached", "teacher-frozen"])
+def test_the_flag_of_a_layer_output_is_not_a_freeze(project, source: str, expected) -> None:
+    # The flag being questioned freezes no layer: the teacher's parameters still require grad.
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL406") == expected
+    ran = _runs(project, "bad.py")
+    assert ("leaf variables" in ran.stderr) == bool(expected), ran.stderr
+

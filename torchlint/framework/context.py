@@ -369,6 +369,15 @@ class FileContext:
         known from the text, and rules that rest on a layer training stay quiet."""
         return _FREEZES.search(self.text) is not None
 
+    def freezes_parameters_besides(self, node: cst.CSTNode) -> bool:
+        """``freezes_parameters``, not counting the statement that holds ``node``: a flag a rule
+        questions (`target.requires_grad = False` on a layer's output) freezes no layer."""
+        statement = self.statement_of(node)
+        if statement is None:
+            return self.freezes_parameters
+        own = len(_FREEZES.findall(self.text[statement.start:statement.end]))
+        return len(_FREEZES.findall(self.text)) > own
+
     def frozen_only_afterwards(self, target: cst.Name, write: cst.CSTNode) -> bool:
         """Every place the file may turn gradients off is ``target``'s own flag
         (``target.requires_grad = False``, ``target.requires_grad_(False)``), set by a

@@ -24,7 +24,8 @@ class LossAccumulation(Rule):
     docs = """
     ## What it does
     Flags a running total that persists across loop iterations (`total += loss`,
-    `total = total + loss`, `losses.append(loss)`, `stats.loss_sum.add_(loss)`) when the
+    `total = total + loss`, `losses.append(loss)`, `history["loss"].append(loss)` into the
+    lists of a dict, `stats.loss_sum.add_(loss)`) when the
     value added is a loss still attached to the autograd graph: a criterion's result, a
     reduced loss function, a full reduction of something computed from parameters; or a
     value that was back-propagated in the same iteration, which proves it carries a graph:
@@ -148,6 +149,10 @@ class LossAccumulation(Rule):
             return
         if func.attr.value == "append" and isinstance(func.value, cst.Name):
             self._check(node, func.value, node.args[0].value, appended=True)
+        elif func.attr.value == "append" and isinstance(func.value, cst.Subscript) \
+                and isinstance(func.value.value, cst.Name):
+            # `history["loss"].append(loss)`: the lists live as long as the dict holding them.
+            self._check(node, func.value.value, node.args[0].value, appended=True)
         elif func.attr.value in ("add_", "sub_"):
             self._check(node, func.value, node.args[0].value, in_place=True)
 

@@ -31,8 +31,9 @@ class NonleafRequiresGrad(Rule):
     may all be frozen, `backbone.requires_grad_(False)`, and the output is then a leaf
     whose flag can be set) unless it is a torch layer built with parameters (`nn.Linear`,
     `nn.Conv2d`, `nn.Embedding`, `nn.LSTM`...; not `from_pretrained`, frozen by default)
-    called outside `no_grad` in a file that freezes nothing: perturbing an embedding's
-    output for adversarial training is the usual case.
+    called outside `no_grad` in a file that freezes nothing (the flag being set does not
+    count: `target = teacher(x); target.requires_grad = False` freezes no layer): perturbing
+    an embedding's output for adversarial training is the usual case.
 
     ## Why is this bad?
     Only leaves carry a settable `requires_grad`. On a computed tensor torch raises
@@ -91,7 +92,7 @@ class NonleafRequiresGrad(Rule):
         if outputs:
             # A module's parameters may all be frozen: its output is then a leaf.  Unless it
             # is a torch layer whose parameters require grad and nothing in the file freezes any.
-            why = self._trainable_output(outputs[0])
+            why = self._trainable_output(outputs[0], node)
             if why is None:
                 return
             evidence = (why, *evidence.why)
@@ -104,7 +105,7 @@ class NonleafRequiresGrad(Rule):
         callee = self.ctx.infer(node.func)
         return callee if callee is not None and callee.kind is Kind.MODULE else None
 
-    def _trainable_output(self, call: cst.Call) -> Optional[Step]:
+    def _trainable_output(self, call: cst.Call, flagged: cst.CSTNode) -> Optional[Step]:
         """Evidence that the output of the module ``call`` is not a leaf whatever its input:
         a torch layer built with parameters (its facts' ``parameters``: an `nn.Embedding`, an
         `nn.LSTM`, an `nn.Linear`; `from_pretrained` is not read as one), which require grad,
@@ -112,7 +113,7 @@ class NonleafRequiresGrad(Rule):
         module = self._module(call)
         fact = torch_facts.fact(module.qualname) if module is not None and module.qualname else None
         if fact is None or not fact.parameters or self.ctx.grad_disabled(call) is not None \
-                or self.ctx.freezes_parameters:
+                or self.ctx.freezes_parameters_besides(flagged):
             return None
         return Step(call, f"`{{code}}` is the output of `{module.qualname}`, whose parameters require grad "
                           "(nothing in this file freezes them), so it is computed by the graph")
