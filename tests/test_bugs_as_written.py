@@ -1671,3 +1671,32 @@ def test_the_flag_of_a_layer_output_is_not_a_freeze(project, source: str, expect
     ran = _runs(project, "bad.py")
     assert ("leaf variables" in ran.stderr) == bool(expected), ran.stderr
 
+
+DETACHED_AND_NORMALIZED = '''
+import torch
+import torch.nn as nn
+
+
+def normalize_(t):
+    t -= t.mean()
+    t /= t.std()
+
+
+model = nn.Linear(4, 4)
+features = model(torch.randn(5, 4))
+normalize_(features.detach())
+print("changed:", abs(features.mean().item()) < 1e-6)
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (DETACHED_AND_NORMALIZED, [("bad.py", 6, 5, "TL301")]),
+    (DETACHED_AND_NORMALIZED.replace("normalize_(features.detach())", "normalize_(features.detach().clone())"), []),
+    (DETACHED_AND_NORMALIZED.replace("features = model(torch.randn(5, 4))",
+                                     "features = torch.randn(5, 4, requires_grad=True)"), []),
+], ids=["computed-tensor", "a-copy", "a-leaf-initialized"])
+def test_a_detached_tensor_given_to_a_helper_that_writes_it(project, source: str, expected) -> None:
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL301") == expected
+    if expected:
+        assert "changed: True" in _runs(project, "bad.py").stdout

@@ -210,6 +210,14 @@ class _Finder:
                     return call_above, argument_above, read, outer.via or via_above
                 continue
             if not partial:
+                detached = _detached_name(argument)
+                computed = self.ctx.tensor(detached) if detached is not None else None
+                if computed is not None and computed.attached is True and computed.leaf is False:
+                    # `normalize_(x.detach())` writes `x`, read afterwards: the detach made no copy.
+                    # (A leaf written so, `init_(w.detach())`, is being initialized.)
+                    read = self._read_after(detached, call)
+                    if read is not None:
+                        return call, detached, read, argument
                 continue
             if isinstance(argument, cst.Attribute) and argument.attr.value == "data" \
                     or isinstance(argument, cst.Call) and isinstance(argument.func, cst.Attribute) \
@@ -245,6 +253,14 @@ class _Finder:
             if load.start > call.end or looped and loop.start <= load.start < loop.end:
                 return load
         return None
+
+
+def _detached_name(argument: cst.BaseExpression) -> Optional[cst.Name]:
+    """``x`` of ``x.detach()``."""
+    if isinstance(argument, cst.Call) and isinstance(argument.func, cst.Attribute) \
+            and argument.func.attr.value == "detach" and not argument.args and isinstance(argument.func.value, cst.Name):
+        return argument.func.value
+    return None
 
 
 def _self_param(function: FunctionInfo) -> Optional[cst.Param]:

@@ -42,7 +42,11 @@ class DetachInplace(AliasWriteRule):
     is made, with the call and the later read as related locations. A helper that
     writes its argument on every path (`init_(w)`) means to; one that writes what it made
     with `t.detach()` of its parameter (`img = t.detach(); img -= img.min()`) took it for a
-    copy, and is reported like a write on some paths.
+    copy, and is reported like a write on some paths. So is a helper that writes its
+    argument on every path when a caller passes it `x.detach()` of a computed tensor `x`
+    that it reads afterwards (`normalize_(features.detach())`, then `features` in the
+    loss): the detach made no copy (a leaf written so, `init_(w.detach())`, is being
+    initialized, and is left alone).
 
     ## Why is this bad?
     `x.detach()` is not a copy: it shares `x`'s memory. Writing to one changes the
@@ -111,9 +115,23 @@ class DetachInplace(AliasWriteRule):
         "{reader}; write out of place or `.clone()` first"
     )
 
+    passed_detached_message = (
+        "In-place write ({how}) to `{name}` changes the caller's `{base}`: `{passed}` (passed at line {line}) is "
+        "its memory, no copy, and `{base}` is read afterwards; pass `{passed}.clone()` there"
+    )
+
     def visit_Module(self, node: cst.Module) -> None:
         super().visit_Module(node)
         for found in argument_writes(self.ctx):
+            if found.read is not None and found.via is not None and any(
+                    isinstance(arg, cst.Arg) and arg.value is found.via for arg in found.call.args):
+                # `normalize_(x.detach())`: the helper means to write what it is given; the
+                # caller's detach is what goes wrong.
+                self.report(found.write.node, self.passed_detached_message, name=found.written,
+                            how=found.write.how, line=self.ctx.line_index.position(found.via.start)[0],
+                            passed=found.via, base=found.argument,
+                            related=((found.via, "passed here: the same memory"), (found.read, "read afterwards")))
+                continue
             related = [(found.call, "the call that passes it")]
             detached = isinstance(found.via, cst.Call) and isinstance(found.via.func, cst.Attribute) \
                 and found.via.func.attr.value == "detach"
