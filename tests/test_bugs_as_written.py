@@ -1660,8 +1660,8 @@ loss.backward()
 @pytest.mark.parametrize("source, expected", [
     (TEACHER_OUTPUT_FROZEN, [("bad.py", 8, 1, "TL406")]),
     (TEACHER_OUTPUT_FROZEN.replace("target = teacher(x)\n", "target = teacher(x).detach()\n"), []),
-    (TEACHER_OUTPUT_FROZEN.replace("target = teacher(x)\n",
-                                   "for p in teacher.parameters():\n    p.requires_grad = False\ntarget = teacher(x)\n"),
+    (TEACHER_OUTPUT_FROZEN.replace(
+        "target = teacher(x)\n", "for p in teacher.parameters():\n    p.requires_grad = False\ntarget = teacher(x)\n"),
      []),
 ], ids=["layer-output", "detached", "teacher-frozen"])
 def test_the_flag_of_a_layer_output_is_not_a_freeze(project, source: str, expected) -> None:

@@ -258,7 +258,8 @@ class _Finder:
 def _detached_name(argument: cst.BaseExpression) -> Optional[cst.Name]:
     """``x`` of ``x.detach()``."""
     if isinstance(argument, cst.Call) and isinstance(argument.func, cst.Attribute) \
-            and argument.func.attr.value == "detach" and not argument.args and isinstance(argument.func.value, cst.Name):
+            and argument.func.attr.value == "detach" and not argument.args \
+            and isinstance(argument.func.value, cst.Name):
         return argument.func.value
     return None
 
