@@ -249,3 +249,38 @@ print(model(inputs))
 ], ids=["half", "double-sequential", "converted-by-a-statement", "input-converted", "converted-on-one-path"])
 def test_a_float32_input_to_a_converted_model(project, source: str, expected) -> None:
     _check(project, source, "TL413", expected, "must have the same dtype")
+
+
+WEIGHTS_MADE_IN_THE_LOSS = '''
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class WeightedLoss(nn.Module):
+    def __init__(self, weights):
+        super().__init__()
+        self.weights = weights
+
+    def forward(self, logits, target):
+        w = torch.tensor(self.weights)
+        return F.cross_entropy(logits, target, weight=w)
+
+
+device = torch.device("meta")
+model = nn.Linear(4, 3).to(device)
+criterion = WeightedLoss([1.0, 2.0, 3.0])
+x = torch.randn(5, 4).to(device)
+y = torch.randint(0, 3, (5,)).to(device)
+print(criterion(model(x), y).shape)
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (WEIGHTS_MADE_IN_THE_LOSS, [("bad.py", 13, 55, "TL416")]),
+    (WEIGHTS_MADE_IN_THE_LOSS.replace("torch.tensor(self.weights)", "torch.tensor(self.weights, device=logits.device)"),
+     []),
+], ids=["weights-on-the-cpu", "weights-on-the-logits-device"])
+def test_class_weights_made_in_a_loss_module_given_a_moved_output(project, source: str, expected) -> None:
+    # `self.weights` is the list the loss was built with; `logits`, at every call, a moved model's output.
+    _check(project, source, "TL416", expected, CPU)

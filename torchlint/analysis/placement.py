@@ -1325,6 +1325,13 @@ class Placement:
         to those, or a parameter every call site gives one (`torch.tensor(anchors)`)."""
         if isinstance(node, (cst.List, cst.Tuple, cst.ListComp)):
             return True
+        if isinstance(node, cst.Attribute) and depth <= 4:  # `self.weights`, set once in `__init__`
+            cls = self._class_of(node.value)
+            init = cls.methods.get("__init__") if cls is not None else None
+            assignments = cls.assignments(node.attr.value) if cls is not None else []
+            return init is not None and len(assignments) == 1 and assignments[0].function is init \
+                and assignments[0].value is not None and not assignments[0].path \
+                and self._python_data(assignments[0].value, depth + 1)
         if not isinstance(node, cst.Name) or depth > 4:
             return False
         bindings = self.model.resolve(node)
@@ -2114,6 +2121,8 @@ class Placement:
             return None
         if isinstance(node, cst.Name):
             bindings = self.model.resolve(node)
+            if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM:  # `logits` of a loss's forward
+                return self._at_every_call_site(bindings[0], lambda value: self._moved_output(value, depth + 1))
             if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
                     or bindings[0].value is None or bindings[0].iterates:
                 return None

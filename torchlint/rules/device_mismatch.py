@@ -54,7 +54,8 @@ class DeviceMismatch(Rule):
       the tuple an `init_hidden` helper returns, also through the parameters of a
       `train(model, loader)` function;
     - class weights shown on the CPU of a loss (`nn.CrossEntropyLoss(weight=..)`,
-      `F.cross_entropy(.., weight)`) that gets the output of a moved module, and a target
+      `F.cross_entropy(.., weight)`, also made in a loss module's `forward` from the list
+      it was built with) that gets the output of a moved module, and a target
       shown on the CPU (with dimensions) given to a loss of torch with such an output;
     - a module built in the file and never moved (no `.to`/`.cuda` on it, not handed to
       any call, no `device=`, no default device set), that holds parameters or buffers, given
