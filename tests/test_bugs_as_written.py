@@ -1700,3 +1700,41 @@ def test_a_detached_tensor_given_to_a_helper_that_writes_it(project, source: str
     assert project.findings("--no-cache", "--select", "TL301") == expected
     if expected:
         assert "changed: True" in _runs(project, "bad.py").stdout
+
+
+TOP_DOWN_SUMS_INTO_LIST_ITEMS = '''
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class TopDown(nn.Module):
+    def __init__(self, channels):
+        super().__init__()
+        self.laterals = nn.ModuleList([nn.Conv2d(c, 4, 1) for c in channels])
+
+    def forward(self, inputs):
+        feats = [F.relu(conv(x)) for conv, x in zip(self.laterals, inputs)]
+        for i in range(len(feats) - 1, 0, -1):
+            feats[i - 1] += F.interpolate(feats[i], size=feats[i - 1].shape[2:])
+        return feats
+
+
+outs = TopDown([3, 5])([torch.randn(1, 3, 8, 8), torch.randn(1, 5, 4, 4)])
+sum(o.sum() for o in outs).backward()
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (TOP_DOWN_SUMS_INTO_LIST_ITEMS, [("bad.py", 14, 13, "TL409")]),
+    (TOP_DOWN_SUMS_INTO_LIST_ITEMS.replace("F.relu(conv(x))", "conv(x)"), []),
+], ids=["relu-outputs", "convolution-outputs"])
+def test_items_of_a_list_of_saved_results_summed_in_place(project, source: str, expected) -> None:
+    # ReLU keeps its output for backward, a convolution does not.
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL409") == expected
+    ran = _runs(project, "bad.py")
+    assert ("modified by an inplace operation" in ran.stderr) == bool(expected), ran.stderr
+    if expected:
+        _fixed(project, "TL409", "--unsafe-fixes")
+        assert _runs(project, "bad.py").returncode == 0

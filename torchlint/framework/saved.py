@@ -156,6 +156,13 @@ def _savers(ctx: "FileContext", bindings: list[Binding], name: str, write: cst.C
             continue
         if _saves_result(ctx, value):
             yield value, "its result"
+        elif isinstance(value, (cst.ListComp, cst.List)) and _item_written(ctx, write):
+            # `feats = [F.relu(conv(x)) for ..]`, then `feats[i] += ..`: every item is a saved result.
+            items = [value.elt] if isinstance(value, cst.ListComp) else \
+                [element.value for element in value.elements if isinstance(element, cst.Element)]
+            if items and len(items) == len(getattr(value, "elements", items)) \
+                    and all(_saves_result(ctx, item) for item in items):
+                yield items[0], "its result"
         elif isinstance(value, cst.Name):
             # `x = y`: the same tensor under another name, so what saved `y`'s result saved it.
             for aliased in ctx.model.resolve(value):
@@ -176,6 +183,15 @@ def _savers(ctx: "FileContext", bindings: list[Binding], name: str, write: cst.C
         if operation is not None:
             yield operation, f"`{ctx.snippet(_view_of(ctx, load))}`"
     yield from _view_savers(ctx, scope, ids, name, write, value)
+
+
+def _item_written(ctx: "FileContext", write: cst.CSTNode) -> bool:
+    """The write is to a tensor held as an item of the name (``feats[i] += ..``,
+    ``feats[i].add_(..)``); ``feats[i] = t`` puts another tensor in a list, writing none."""
+    if isinstance(write, cst.Subscript):
+        return isinstance(ctx.parent(write), cst.AugAssign)
+    return isinstance(write, cst.Call) and isinstance(write.func, cst.Attribute) \
+        and isinstance(write.func.value, cst.Subscript)
 
 
 def _view_savers(ctx: "FileContext", scope, ids: set[int], name: str, write: cst.CSTNode,

@@ -85,7 +85,10 @@ class SavedTensorInplace(Rule):
     self.relu(x)` after `self.conv1(x)` kept `x` is flagged at the call, as are
     `torch.relu_(x)` and `F.relu(x, inplace=True)` (the name is bound again only after the
     write). A name bound to a saved result (`x = y` after `y = torch.softmax(..)`) is the
-    same tensor. A view of a saved tensor (`x.transpose(1, 2)`, `x[0]`) shares its version
+    same tensor, and so are the items of a list of saved results (`feats = [F.relu(conv(x))
+    for ..]`, then `feats[i - 1] += up(feats[i])`; the unsafe fix writes `feats[i - 1] =
+    feats[i - 1] + ..`, a new tensor in the list). A view of a saved tensor
+    (`x.transpose(1, 2)`, `x[0]`) shares its version
     counter: saving the view saves the tensor, and a write to the tensor is flagged; in
     `x[i] = f(x)` and `x += f(x)` the right side runs first. A saved tensor written several
     times is reported once, at its first write.
@@ -279,6 +282,14 @@ class SavedTensorInplace(Rule):
         if isinstance(statement, cst.AugAssign) and statement.target is write and isinstance(write, cst.Name):
             operator = statement.operator.token[:-1]
             new = f"{name.value} = {name.value} {operator} {self.ctx.code(statement.value)}"
+            return Fix(Applicability.UNSAFE, f"Write `{new}`", (edits.replace(statement, new),)), \
+                f"write out of place: `{new}`"
+        if isinstance(statement, cst.AugAssign) and statement.target is write and isinstance(write, cst.Subscript) \
+                and write.value is name and all(isinstance(binding.value, (cst.List, cst.ListComp))
+                                                for binding in self.ctx.model.resolve(name)):
+            # An item of a list of tensors: assigning the sum puts a new tensor in the list.
+            item = self.ctx.code(write)
+            new = f"{item} = {item} {statement.operator.token[:-1]} {self.ctx.code(statement.value)}"
             return Fix(Applicability.UNSAFE, f"Write `{new}`", (edits.replace(statement, new),)), \
                 f"write out of place: `{new}`"
         return None, f"`.clone()` `{name.value}` before writing to it"
