@@ -168,6 +168,13 @@ class _State:
             elif isinstance(mode, Train) and isinstance(theirs, Train) and mode.built == theirs.built:
                 modes[key] = replace(mode, trained=mode.trained or theirs.trained,
                                      loaded=mode.loaded if theirs.loaded is not None else None)
+            elif isinstance(mode, Train) and isinstance(theirs, Train):
+                # Built on one path, put in training mode by `train()` on the other (a loop
+                # whose body calls `model.train()`, after it ran zero times or some): training
+                # mode either way; the `train()` is the evidence, and it counts as it would
+                # alone (a model built is reported wherever `train()` and training would be).
+                explicit, built = (theirs, mode) if mode.built else (mode, theirs)
+                modes[key] = replace(explicit, loaded=explicit.loaded if built.loaded is not None else None)
         return _State(modes, self.changed | other.changed)
 
 
