@@ -96,12 +96,247 @@ PROBES["predict-method-after-training-loop"] = Probe("""
 """, ("    def predict(self, x):\n", "    def predict(self, x):\n        self.eval()\n"), (29,))
 
 
+# A model of the module evaluated by this file's functions: followed into them as the
+# caller's (train() then test(), both on the global `model`), and, where nothing in the file
+# can switch it, in training mode wherever they run (a service's `predict`).
+PROBES["global-model-train-then-test"] = Probe("""
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    torch.manual_seed(1)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super(Net, self).__init__()
+            self.fc1 = nn.Linear(16, 32)
+            self.fc1_drop = nn.Dropout(0.2)
+            self.fc2 = nn.Linear(32, 4)
+
+        def forward(self, x):
+            return F.log_softmax(self.fc2(self.fc1_drop(F.relu(self.fc1(x)))), dim=1)
+
+    model = Net()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.5)
+    train_data = [(torch.randn(10, 16), torch.randint(0, 4, (10,))) for _ in range(3)]
+
+    def train(epoch):
+        model.train()
+        for data, target in train_data:
+            optimizer.zero_grad()
+            F.nll_loss(model(data), target).backward()
+            optimizer.step()
+
+    def test():
+        test_loss = 0
+        for data, target in train_data:
+            output = model(data)
+            test_loss += F.nll_loss(output, target, reduction="sum").item()
+        return test_loss
+
+    for epoch in range(1, 3):
+        train(epoch)
+        print(test())
+    if test() != test():
+        print("BUG: the test loss changes between two runs of test()")
+""", ("    test_loss = 0\n", "    model.eval()\n    test_loss = 0\n"), (32,))
+
+PROBES["global-model-loaded-predict-one"] = Probe("""
+    import io
+
+    import torch
+    from torch import nn
+
+    class Classifier(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(8, 16)
+            self.bn = nn.BatchNorm1d(16)
+            self.fc2 = nn.Linear(16, 3)
+
+        def forward(self, x):
+            return self.fc2(torch.relu(self.bn(self.fc1(x))))
+
+    buffer = io.BytesIO()
+    torch.save(Classifier().state_dict(), buffer)
+    buffer.seek(0)
+    model = Classifier()
+    model.load_state_dict(torch.load(buffer))
+
+    def predict(features):
+        x = torch.tensor(features, dtype=torch.float32).unsqueeze(0)
+        with torch.no_grad():
+            output = model(x)
+        return output.argmax(dim=1).item()
+
+    if __name__ == "__main__":
+        print(predict([0.5] * 8))
+""", ("model.load_state_dict(torch.load(buffer))\n", "model.load_state_dict(torch.load(buffer))\nmodel.eval()\n"),
+    (26,), raises="Expected more than 1 value per channel when training")
+
+PROBES["global-model-never-switched-read-out"] = Probe("""
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+    net = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Dropout(0.5), nn.Linear(32, 2))
+    net.load_state_dict(nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Dropout(0.5), nn.Linear(32, 2)).state_dict())
+
+    def classify(sample):
+        probs = F.softmax(net(sample), dim=-1)
+        return probs.detach().numpy()
+
+    first, second = classify(torch.ones(1, 10)), classify(torch.ones(1, 10))
+    if not (first == second).all():
+        print("BUG: two predictions of one input differ")
+""", ("def classify(sample):\n", "net.eval()\n\n\ndef classify(sample):\n"), (11,))
+
+# A function that only predicts (its outputs read out, nothing back-propagated), handed a
+# model holding trained weights: `compute_accuracy(model, loader)` after training.
+PROBES["accuracy-function-after-fit"] = Probe("""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(0)
+
+    class ConvNet(nn.Module):
+        def __init__(self, num_classes=4):
+            super().__init__()
+            self.features = nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2))
+            self.fc = nn.Linear(8 * 4 * 4, num_classes)
+
+        def forward(self, x):
+            return self.fc(self.features(x).flatten(1))
+
+    def fit(model, batches, lr=0.01):
+        model.train()
+        opt = torch.optim.SGD(model.parameters(), lr=lr)
+        for images, labels in batches:
+            opt.zero_grad()
+            nn.functional.cross_entropy(model(images), labels).backward()
+            opt.step()
+
+    def compute_accuracy(model, batches):
+        correct, total = 0, 0
+        for images, labels in batches:
+            outputs = model(images)
+            _, predicted = torch.max(outputs.data, 1)
+            total += labels.size(0)
+            correct += (predicted == labels).sum().item()
+        return correct / total
+
+    batches = [(torch.randn(8, 1, 8, 8), torch.randint(0, 4, (8,))) for _ in range(3)]
+    model = ConvNet()
+    fit(model, batches)
+    print("accuracy", compute_accuracy(model, batches))
+    mean_before = model.features[1].running_mean.clone()
+    compute_accuracy(model, batches)
+    if not torch.equal(mean_before, model.features[1].running_mean):
+        print("BUG: evaluating changed the batch-norm running statistics")
+""", ("    correct, total = 0, 0\n", "    model.eval()\n    correct, total = 0, 0\n"), (36,))
+
+
 @pytest.mark.parametrize("name", sorted(PROBES))
 def test_the_bad_program_is_reported_and_its_twin_is_not(tmp_path, name) -> None:
     probe = PROBES[name]
     found = lint_findings(tmp_path, probe.bad, "TL414")
     assert tuple(f["location"]["row"] for f in found) == probe.rows, found
     assert lint_findings(tmp_path, probe.fixed, "TL414", name="fixed.py") == []
+
+
+# Programs that are right, in the same shapes: nothing to report.
+GOOD = {
+    "generator-samples-from-noise": """
+        import torch
+        from torch import nn
+
+        netG = nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16), nn.Tanh())
+        optG = torch.optim.Adam(netG.parameters())
+
+        def generate_image(frame, netG):
+            noise = torch.randn(32, 8)
+            samples = netG(noise)
+            return samples.cpu().data.numpy()
+
+        for step in range(3):
+            optG.zero_grad()
+            netG(torch.randn(16, 8)).pow(2).mean().backward()
+            optG.step()
+            generate_image(step, netG)
+    """,
+    "global-model-switched-in-setup": """
+        import torch
+        from torch import nn
+
+        model = nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.5), nn.Linear(8, 2))
+        model.load_state_dict(nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.5), nn.Linear(8, 2)).state_dict())
+
+        def setup():
+            model.eval()
+
+        def predict(x):
+            with torch.no_grad():
+                return model(x).argmax(1).item()
+
+        setup()
+        print(predict(torch.ones(1, 4)))
+    """,
+    "global-model-shape-check": """
+        import torch
+        from torch import nn
+
+        net = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU())
+
+        def count_parameters():
+            return sum(p.numel() for p in net.parameters())
+
+        if __name__ == "__main__":
+            print(net(torch.randn(2, 3, 8, 8)).shape, count_parameters())
+    """,
+    "batch-norm-recalibration": """
+        import torch
+        from torch import nn
+
+        model = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.Linear(8, 1))
+        model.load_state_dict(nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.Linear(8, 1)).state_dict())
+
+        def recalibrate_bn(model, batches):
+            model.train()
+            with torch.no_grad():
+                for x in batches:
+                    model(x)
+            model.eval()
+
+        recalibrate_bn(model, [torch.randn(8, 4) for _ in range(3)])
+        with torch.no_grad():
+            print(model(torch.ones(1, 4)))
+    """,
+    "monte-carlo-dropout-function": """
+        import torch
+        from torch import nn
+
+        model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Dropout(0.3), nn.Linear(16, 1))
+        opt = torch.optim.Adam(model.parameters())
+        for _ in range(5):
+            opt.zero_grad()
+            model(torch.randn(8, 4)).pow(2).mean().backward()
+            opt.step()
+
+        def mc_predict(model, x, samples=20):
+            model.train()
+            with torch.no_grad():
+                outputs = torch.stack([model(x) for _ in range(samples)])
+            return outputs.mean(0), outputs.std(0)
+
+        print(mc_predict(model, torch.ones(2, 4)))
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(GOOD))
+def test_right_programs_are_not_reported(tmp_path, name) -> None:
+    assert lint_findings(tmp_path, GOOD[name], "TL414") == []
 
 
 def _run(tmp_path: Path, source: str) -> subprocess.CompletedProcess:

@@ -196,6 +196,14 @@ TRAIN_MODE_FUNCTIONS: dict[str, int] = {
         "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout")},
     "torch.nn.functional.batch_norm": 5,
 }
+# What draws random noise: a forward of noise samples from a generator (a GAN's, a VAE's
+# decoder), where batch statistics in training mode are the convention, not a prediction.
+NOISE_FACTORIES = frozenset({"torch.randn", "torch.rand", "torch.randn_like", "torch.rand_like", "torch.normal"})
+NOISE_FILLS = frozenset({"normal_", "uniform_"})
+# Calls that hand back the tensor they are given, moved or reshaped (`Variable(noise)`,
+# `noise.cuda()`, `noise.view(b, -1, 1, 1)`).
+SAME_TENSOR_METHODS = frozenset({"cuda", "cpu", "to", "float", "double", "half", "view", "reshape", "unsqueeze",
+                                 "squeeze", "detach", "requires_grad_", "type_as", "contiguous"})
 
 
 # Methods and properties that mark `x.data` as a tensor: those only tensors have (no numpy

@@ -115,13 +115,17 @@ class TrainModeEvaluation:
 @dataclass
 class _Summary:
     """What a function does to the models it can reach (by parameter, or through ``self``):
-    ``evaluates`` (relative key -> (evaluating node, context, context node, calls)) in the
+    ``evaluates`` (relative key -> (evaluating node, context, context node, calls, whether
+    only a prediction read out: an evaluation where the model holds trained weights)) in the
     caller's mode; ``exits``: the mode each key it changed is left in (None: unknown);
     ``trains``: it runs a backward or an optimizer step."""
 
     evaluates: dict[str, tuple] = field(default_factory=dict)
     exits: dict[str, Optional[object]] = field(default_factory=dict)
     trains: bool = False
+    # The module-level names it reads as its own roots (`model` of a script whose `test()`
+    # evaluates the global model): the caller's, unless the caller binds the name itself.
+    globals: frozenset = frozenset()
     # It calls `train()`/`eval()` on a module it reaches some other way (`for m in models:
     # m.eval()`): whatever it is handed may leave in another mode.
     switches_unknown: bool = False
@@ -191,6 +195,8 @@ class TrainModeModel:
         self._found: Optional[list[TrainModeEvaluation]] = None
         self._built: dict[int, list[tuple[str, cst.Call]]] = {}
         self._trains: Optional[bool] = None  # the file runs a backward or an optimizer step somewhere
+        self._module_names: Optional[set[str]] = None
+        self._globals: dict[str, Optional[Train]] = {}
 
     # --- the question ----------------------------------------------------------------------
 
@@ -222,7 +228,12 @@ class TrainModeModel:
                 continue
             if function.scope is None:
                 continue
-            self._walk_scope(function.node, _body(function.node), function, self._method_start(function))
+            state = self._method_start(function)
+            for name in self._shared_globals(function):
+                mode = self._kept_global(name)
+                if mode is not None and name in function.scope.loads:
+                    state.modes[name] = mode
+            self._walk_scope(function.node, _body(function.node), function, state)
         return self._found
 
     def _method_start(self, function: FunctionInfo) -> _State:
@@ -433,8 +444,10 @@ class TrainModeModel:
         self._summaries[key] = None  # recursion: unknown
         roots = {param.name.value for param in (*function.node.params.posonly_params, *function.node.params.params,
                                                 *function.node.params.kwonly_params)}
+        shared = self._shared_globals(function) - roots
+        roots |= shared
         state = _State({root: _CALLER for root in roots})
-        found = _Summary()
+        found = _Summary(globals=frozenset(shared))
         end = self._walk_scope(function.node, _body(function.node), function, state, found, depth + 1)
         for changed in end.changed:
             if changed.split(".")[0] in roots:
@@ -442,6 +455,55 @@ class TrainModeModel:
                 found.exits[changed] = mode
         self._summaries[key] = found
         return found
+
+    def _shared_globals(self, function: FunctionInfo) -> set[str]:
+        """The module-level names bound to a call (a model, maybe) that ``function`` does not
+        bind itself: what it and the functions it calls reach as the caller's."""
+        scope = function.scope
+        if scope is None:
+            return set()
+        return {name for name in self._module_calls() if name not in scope.bindings or name in scope.globals}
+
+    def _module_calls(self) -> set[str]:
+        if self._module_names is None:
+            self._module_names = {name for name, bindings in self.model.module_scope.bindings.items()
+                                  if any(binding.kind is BindingKind.ASSIGN and isinstance(binding.value, cst.Call)
+                                         for binding in bindings)}
+        return self._module_names
+
+    def _kept_global(self, name: str) -> Optional[Train]:
+        """The mode of the module-level model ``name`` wherever this file's functions run:
+        training mode, when it is built once at module level (`model = Net()`, moved with
+        `model = model.to(device)` at most), and nothing in the file may switch it: no
+        `.eval(`/`.train(` and no `.training =` anywhere, the model never handed to a call or
+        bound to another name (only its own mode-keeping methods called). ``loaded``: the
+        module-level ``load_state_dict`` that gives it trained weights."""
+        if name in self._globals:
+            return self._globals[name]
+        self._globals[name] = None
+        text = self.analysis.text
+        bindings = self.model.module_scope.bindings.get(name, [])
+        if not bindings or _SWITCHES.search(text) or re.search(r"\.training\s*=[^=]", text):
+            return None
+        first, *moves = bindings
+        built = _under_moves(first.value) if first.kind is BindingKind.ASSIGN and not first.path else None
+        if not isinstance(built, cst.Call) or not self.constructs(built) or any(
+                binding.kind is not BindingKind.ASSIGN or binding.path or not isinstance(binding.value, cst.Call)
+                or dotted(_under_moves(binding.value)) != name for binding in moves):
+            return None
+        escaped = re.escape(name)
+        if re.search(rf"(?:[(,=\[{{:]|\breturn|\byield|\bglobal)\s*{escaped}\s*(?:[,)\]}}]|$)", text, re.MULTILINE) or \
+                re.search(rf"\b{escaped}\s*\.\s*(?!(?:{'|'.join(sorted(_MODE_KEEPING | {'forward'}))})\s*\()\w+\s*\(",
+                          text):
+            return None  # handed out, aliased, or a method that may switch it
+        loaded = None
+        for _seq, read in self.model.module_scope.loads.get(name, ()):
+            attribute = read.parent
+            if isinstance(attribute, cst.Attribute) and attribute.value is read and \
+                    attribute.attr.value == "load_state_dict" and isinstance(attribute.parent, cst.Call):
+                loaded = attribute.parent
+        self._globals[name] = mode = Train(built, True, loaded=loaded)
+        return mode
 
     # --- which models behave differently in training mode ------------------------------------------
 
@@ -762,6 +824,14 @@ class _Walker:
                 context = self.context(call)
                 if context is None and isinstance(mode, Train):
                     context = self.prediction(call, mode)
+                elif context is None and mode is _CALLER and self.summary is not None:
+                    # A prediction in whatever mode the caller gives: one whose model holds
+                    # trained weights there (`accuracy(model, loader)` after training).
+                    read_out = self.read_out(call)
+                    if read_out is not None:
+                        self.summary.evaluates.setdefault(key, (call, self._read_out_context(read_out), read_out, (),
+                                                                True))
+                        return
                 if context is not None:
                     self.evaluated(call, key, mode, context)
                 return
@@ -802,23 +872,33 @@ class _Walker:
         built; or put in training mode by ``train()`` in a file that never trains) whose output is read out of the graph (``.detach()``, ``.item()``,
         ``.numpy()``, ``argmax``) in a scope that runs no backward and lets no graph of it
         out (not returned, not stored, not appended): a prediction, even without ``no_grad``."""
-        explicit = not mode.built and not mode.trained and not self.owner._file_trains()  # `model.train()`
-        if not explicit and (not mode.built or not (mode.trained or mode.loaded is not None)):
+        if not self.predicts_with(mode):
             return None
         read_out = self.read_out(call)
         if read_out is None:
             return None
+        return self._read_out_context(read_out), read_out
+
+    def predicts_with(self, mode: Train) -> bool:
+        """A forward of a model in ``mode`` whose output is read out is a prediction: the
+        model holds trained weights (trained since it was built or put in training mode by
+        ``train()``, or loaded), or ``train()`` put it in training mode in a file that never
+        trains."""
+        explicit = not mode.built and not mode.trained and not self.owner._file_trains()  # `model.train()`
+        return explicit or mode.trained or mode.built and mode.loaded is not None
+
+    def _read_out_context(self, read_out: cst.CSTNode) -> str:
         code = self.owner.analysis.snippet(read_out, 40)
-        return f"as a prediction (its output is read out by `{code}`, and nothing back-propagates through it)", \
-            read_out
+        return f"as a prediction (its output is read out by `{code}`, and nothing back-propagates through it)"
 
     def read_out(self, call: cst.Call) -> Optional[cst.Call]:
         """Where the output of the forward ``call`` is read out of the graph (``.detach()``,
         ``.item()``, ``.numpy()``, ``argmax``) in a scope that runs no backward of it and lets
         no graph of it out (not returned, not stored, not appended)."""
         scope = self.function.scope if self.function is not None else self.owner.model.module_scope
-        if scope is None or _backward_may_follow(self.scope_node, call):
-            return None
+        if scope is None or _backward_may_follow(self.scope_node, call) or \
+                any(self._noise(arg.value, 0) for arg in call.args):
+            return None  # training goes on, or a generator samples from noise
         autograd = self.owner.analysis.autograd
         read_out = None
         for node in iter_nodes(self.scope_node):
@@ -840,34 +920,66 @@ class _Walker:
                     and isinstance(node.parent, cst.Call) and node.parent.func is node \
                     and (autograd.flows_into(scope, call, node.value, node)):
                 read_out = node.parent
+            elif read_out is None and isinstance(node, cst.Attribute) and node.attr.value == "data" \
+                    and not (isinstance(node.parent, cst.Call) and node.parent.func is node) \
+                    and not _assigned_to(node) and autograd.flows_into(scope, call, node.value, node):
+                read_out = node  # `torch.max(outputs.data, 1)`: the tensor out of the graph
         return read_out
+
+    def _noise(self, value: cst.BaseExpression, depth: int) -> bool:
+        """``value`` is random noise (`torch.randn(n, nz)`, `Variable(noise.cuda())`, a name
+        bound to it): what a generator's forward samples from."""
+        while isinstance(value, cst.Call) and depth < 6:
+            depth += 1
+            func = value.func
+            qualname = self.inference.qualname(func)
+            if qualname is not None and torch_api.normalize(qualname) in torch_api.NOISE_FACTORIES:
+                return True
+            if isinstance(func, cst.Attribute) and func.attr.value in torch_api.NOISE_FILLS:
+                return True
+            if isinstance(func, cst.Attribute) and func.attr.value in torch_api.SAME_TENSOR_METHODS:
+                value = func.value
+            elif qualname in ("torch.autograd.Variable", "torch.autograd.variable.Variable") and value.args:
+                value = value.args[0].value
+            else:
+                return False
+        if isinstance(value, cst.Name) and depth < 6:
+            bindings = self.owner.model.resolve(value)  # each binding that may reach it draws noise
+            return bool(bindings) and all(binding.kind is BindingKind.ASSIGN and not binding.path
+                                          and binding.value is not None and self._noise(binding.value, depth + 1)
+                                          for binding in bindings)
+        return False
 
     def evaluated(self, call: cst.Call, key: str, mode, context) -> None:
         if mode is _CALLER:
             if self.summary is not None:
-                self.summary.evaluates.setdefault(key, (call, context[0], context[1], ()))
+                self.summary.evaluates.setdefault(key, (call, context[0], context[1], (), False))
             return
         if isinstance(mode, Train):
             self.owner.report(self, call, key, mode, context[0], context[1], (), call, key)
 
     def apply(self, call: cst.Call, function: FunctionInfo, summary: _Summary, state: _State) -> None:
         arguments = _arguments(call, function)
+        own = self.function.scope.bindings if self.function is not None and self.function.scope is not None else {}
+        for name in summary.globals:
+            if name not in own or name in self.function.scope.globals:
+                arguments.setdefault(name, name)
         if summary.trains:
             for key, mode in list(state.modes.items()):
                 if isinstance(mode, Train) and not mode.trained:
                     state.modes[key] = replace(mode, trained=True)
             if self.summary is not None:
                 self.summary.trains = True
-        for relative, (inner, context, context_node, calls) in summary.evaluates.items():
+        for relative, (inner, context, context_node, calls, prediction) in summary.evaluates.items():
             key = _rebased(relative, arguments)
             if key is None:
                 continue
             mode = state.lookup(key)
             if mode is _CALLER and self.summary is not None:
-                self.summary.evaluates.setdefault(key, (inner, context, context_node, (call, *calls)))
-            elif isinstance(mode, Train):
+                self.summary.evaluates.setdefault(key, (inner, context, context_node, (call, *calls), prediction))
+            elif isinstance(mode, Train) and (not prediction or self.predicts_with(mode)):
                 self.owner.report(self, call, key, mode, context, context_node, (call, *calls), inner,
-                                  _inner_key(inner), handed="." not in relative)
+                                  _inner_key(inner), handed="." not in relative and relative not in summary.globals)
         if summary.switches_unknown:
             _forget_handed([arg.value for arg in call.args], state)
         for relative, mode in summary.exits.items():
@@ -1089,6 +1201,13 @@ def _repeats_input(call: cst.Call) -> bool:
                 comp = comp.inner_for_in
             return not (read & bound)
     return False
+
+
+def _assigned_to(node: cst.CSTNode) -> bool:
+    """``node`` is the target of an assignment (`x.data = ...`), not a read."""
+    parent = node.parent
+    return isinstance(parent, cst.AssignTarget) or isinstance(parent, (cst.AugAssign, cst.AnnAssign)) \
+        and parent.target is node
 
 
 def _assigned_names(body: cst.CSTNode) -> set[str]:
