@@ -237,6 +237,204 @@ PROBES["accuracy-function-after-fit"] = Probe("""
 """, ("    correct, total = 0, 0\n", "    model.eval()\n    correct, total = 0, 0\n"), (36,))
 
 
+# Where the model comes from and goes: a training function that hands the model back
+# (`model = train_model(model, ..)`), a classifier built from an OrderedDict, weights loaded
+# and the prediction printed, `eval()` called on a copy instead of the model, a builder of
+# this file that raises on a name it does not know.
+PROBES['train-function-returns-the-model'] = Probe("""
+    import torch
+    from torch import nn, optim
+
+    torch.manual_seed(0)
+
+
+    class MLP(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.Sequential(nn.Linear(6, 24), nn.ReLU(), nn.Dropout(0.4), nn.Linear(24, 1))
+
+        def forward(self, x):
+            return self.layers(x)
+
+
+    def train_model(model, data, epochs=3):
+        optimizer = optim.Adam(model.parameters(), lr=1e-2)
+        criterion = nn.MSELoss()
+        model.train()
+        for _ in range(epochs):
+            for x, y in data:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss.backward()
+                optimizer.step()
+        return model
+
+
+    data = [(torch.randn(32, 6), torch.randn(32, 1)) for _ in range(4)]
+    model = MLP()
+    model = train_model(model, data)
+
+    x_test = torch.randn(5, 6)
+    with torch.no_grad():
+        a = model(x_test)
+        b = model(x_test)
+    # -- check --
+    if not torch.equal(a, b):
+        print("BUG: predictions of the trained model differ between two calls")
+""", ('with torch.no_grad():\n', 'model.eval()\nwith torch.no_grad():\n'), (36, 37))
+
+PROBES['ordereddict-classifier'] = Probe("""
+    from collections import OrderedDict
+
+    import torch
+    from torch import nn
+
+    torch.manual_seed(0)
+
+    classifier = nn.Sequential(OrderedDict([
+        ("fc1", nn.Linear(20, 50)),
+        ("relu", nn.ReLU()),
+        ("drop", nn.Dropout(p=0.5)),
+        ("fc2", nn.Linear(50, 4)),
+        ("output", nn.LogSoftmax(dim=1)),
+    ]))
+    criterion = nn.NLLLoss()
+    optimizer = torch.optim.SGD(classifier.parameters(), lr=0.05)
+
+    images, labels = torch.randn(64, 20), torch.randint(0, 4, (64,))
+    for epoch in range(3):
+        optimizer.zero_grad()
+        loss = criterion(classifier(images), labels)
+        loss.backward()
+        optimizer.step()
+
+    with torch.no_grad():
+        test_loss = criterion(classifier(images), labels).item()
+        again = criterion(classifier(images), labels).item()
+    # -- check --
+    if test_loss != again:
+        print("BUG: the validation loss changes from one evaluation to the next", test_loss, again)
+""", ('with torch.no_grad():\n', 'classifier.eval()\nwith torch.no_grad():\n'), (27, 28))
+
+PROBES['loaded-prediction-printed'] = Probe("""
+    import os
+    import tempfile
+
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+    torch.manual_seed(0)
+
+
+    class SmallResNet(nn.Module):
+        def __init__(self, num_classes):
+            super().__init__()
+            self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, stride=2), nn.BatchNorm2d(8), nn.ReLU())
+            self.fc = nn.Linear(8, num_classes)
+
+        def forward(self, x):
+            return self.fc(self.stem(x).mean((2, 3)))
+
+
+    checkpoint = os.path.join(tempfile.mkdtemp(), "net.pth")
+    torch.save(SmallResNet(num_classes=5).state_dict(), checkpoint)
+
+    model = SmallResNet(num_classes=5)
+    model.load_state_dict(torch.load(checkpoint))
+
+    image = torch.rand(2, 3, 64, 64)
+    probabilities = F.softmax(model(image), dim=1)
+    print(probabilities)
+    # -- check --
+    reference = F.softmax(model.eval()(image), dim=1)
+    if not torch.allclose(probabilities, reference):
+        print("BUG: the prediction was made with batch statistics, not the trained ones")
+""", ('model.load_state_dict(torch.load(checkpoint))\n\n', 'model.load_state_dict(torch.load(checkpoint))\nmodel.eval()\n\n'), (29,))
+
+PROBES['eval-on-the-copy'] = Probe("""
+    import copy
+
+    import torch
+    from torch import nn
+
+    torch.manual_seed(0)
+
+    model = nn.Sequential(nn.Linear(5, 20), nn.BatchNorm1d(20), nn.ReLU(), nn.Dropout(0.2), nn.Linear(20, 1))
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    x, y = torch.randn(40, 5), torch.randn(40, 1)
+    best_loss, best_model = float("inf"), None
+    for epoch in range(3):
+        model.train()
+        optimizer.zero_grad()
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+        if loss.item() < best_loss:
+            best_loss = loss.item()
+            best_model = copy.deepcopy(model)
+
+    best_model.eval()
+    with torch.no_grad():
+        final = model(x[:4])
+    # -- check --
+    with torch.no_grad():
+        again = model(x[:4])
+    if not torch.equal(final, again):
+        print("BUG: the model evaluated is still in training mode")
+""", ('best_model.eval()\n', 'model.eval()\n'), (25, 28))
+
+PROBES['builder-that-raises-on-unknown-names'] = Probe("""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(0)
+
+
+    class SmallCNN(nn.Module):
+        def __init__(self, classes):
+            super().__init__()
+            self.body = nn.Sequential(nn.Conv2d(3, 6, 3), nn.BatchNorm2d(6), nn.ReLU(), nn.AdaptiveAvgPool2d(1))
+            self.head = nn.Linear(6, classes)
+
+        def forward(self, x):
+            return self.head(self.body(x).flatten(1))
+
+
+    class TinyMLP(nn.Module):
+        def __init__(self, classes):
+            super().__init__()
+            self.net = nn.Sequential(nn.Flatten(), nn.Linear(3 * 8 * 8, 32), nn.Dropout(0.5), nn.Linear(32, classes))
+
+        def forward(self, x):
+            return self.net(x)
+
+
+    def create_model(name, classes):
+        if name == "cnn":
+            return SmallCNN(classes)
+        if name == "mlp":
+            return TinyMLP(classes)
+        raise ValueError(f"unknown model {name}")
+
+
+    model = create_model("cnn", 3)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    images, labels = torch.randn(10, 3, 8, 8), torch.randint(0, 3, (10,))
+    for _ in range(3):
+        opt.zero_grad()
+        nn.functional.cross_entropy(model(images), labels).backward()
+        opt.step()
+
+    with torch.no_grad():
+        scores = model(images[:1])
+        scores_in_batch = model(images)[:1]
+    # -- check --
+    if not torch.allclose(scores, scores_in_batch):
+        print("BUG: a prediction depends on the rest of the batch")
+""", ('with torch.no_grad():\n', 'model.eval()\nwith torch.no_grad():\n'), (44, 45))
+
+
 @pytest.mark.parametrize("name", sorted(PROBES))
 def test_the_bad_program_is_reported_and_its_twin_is_not(tmp_path, name) -> None:
     probe = PROBES[name]
@@ -244,6 +442,67 @@ def test_the_bad_program_is_reported_and_its_twin_is_not(tmp_path, name) -> None
     assert tuple(f["location"]["row"] for f in found) == probe.rows, found
     assert lint_findings(tmp_path, probe.fixed, "TL414", name="fixed.py") == []
 
+
+# torchvision builders given trained weights hold trained weights (torchvision need not be
+# installed to lint them): a prediction read out of them is an evaluation.
+PRETRAINED = {
+    "script": ("""
+        import torch
+        from torchvision import models, transforms
+        from PIL import Image
+
+        model = models.resnet50(weights=models.ResNet50_Weights.IMAGENET1K_V2)
+        preprocess = transforms.Compose([transforms.Resize(256), transforms.CenterCrop(224), transforms.ToTensor()])
+        img = preprocess(Image.open("dog.jpg")).unsqueeze(0)
+        scores = model(img)
+        print("predicted class:", scores.argmax(1).item())
+    """, ("img = preprocess", "model.eval()\nimg = preprocess"), (9,)),
+    "service-object": ("""
+        import torch
+        import torchvision
+
+        class FeatureExtractor:
+            def __init__(self, layer=-1):
+                self.model = torchvision.models.alexnet(pretrained=True)
+                self.layer = layer
+
+            def compute_activation(self, images):
+                out = self.model(images)
+                return out.detach().numpy()
+
+        extractor = FeatureExtractor()
+        print(extractor.compute_activation(torch.rand(2, 3, 224, 224)).shape)
+    """, ("        self.layer = layer\n", "        self.layer = layer\n        self.model.eval()\n"), (11,)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PRETRAINED))
+def test_a_pretrained_torchvision_model_holds_trained_weights(tmp_path, name) -> None:
+    source, (old, new), rows = PRETRAINED[name]
+    source = textwrap.dedent(source)
+    found = lint_findings(tmp_path, source, "TL414")
+    assert tuple(f["location"]["row"] for f in found) == rows, found
+    assert lint_findings(tmp_path, source.replace(old, new), "TL414", name="fixed.py") == []
+    unloaded = source.replace("weights=models.ResNet50_Weights.IMAGENET1K_V2", "weights=None").replace(
+        "pretrained=True", "pretrained=False")
+    assert lint_findings(tmp_path, unloaded, "TL414", name="random.py") == []
+
+
+SWITCHED_ELSEWHERE = """
+    import torch
+    from torch import nn
+
+    net = {net}
+    model = {model}
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(3):
+        optimizer.zero_grad()
+        model(torch.randn(6, 4)).mean().backward()
+        optimizer.step()
+    net.eval()
+    with torch.no_grad():
+        print(model(torch.ones(2, 4)))
+"""
 
 # Programs that are right, in the same shapes: nothing to report.
 GOOD = {
@@ -294,6 +553,11 @@ GOOD = {
         if __name__ == "__main__":
             print(net(torch.randn(2, 3, 8, 8)).shape, count_parameters())
     """,
+    # `eval()` on the module another name holds, or that a DataParallel wraps
+    "wrapper-evaluated-after-its-module-is-switched": SWITCHED_ELSEWHERE.format(
+        net="nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.5), nn.Linear(8, 1))", model="nn.DataParallel(net)"),
+    "alias-switched": SWITCHED_ELSEWHERE.format(
+        net="nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.Linear(8, 1))", model="net.to(torch.device('cpu'))"),
     "batch-norm-recalibration": """
         import torch
         from torch import nn

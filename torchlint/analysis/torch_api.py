@@ -196,6 +196,9 @@ TRAIN_MODE_FUNCTIONS: dict[str, int] = {
         "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout")},
     "torch.nn.functional.batch_norm": 5,
 }
+# Functions that neither switch the module they are given nor hand back one in another
+# mode (`copy.deepcopy(model)`: a new module with the same `training` flags).
+MODE_KEEPING_FUNCTIONS = frozenset({"copy.deepcopy", "copy.copy"})
 # What draws random noise: a forward of noise samples from a generator (a GAN's, a VAE's
 # decoder), where batch statistics in training mode are the convention, not a prediction.
 NOISE_FACTORIES = frozenset({"torch.randn", "torch.rand", "torch.randn_like", "torch.rand_like", "torch.normal"})

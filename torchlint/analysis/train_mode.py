@@ -18,7 +18,12 @@ holds the model (``model``, ``self.model``).  A construction or ``.train()`` put
 training mode; ``.eval()``, ``.train(flag)``, a new binding, or handing the model (or its
 owner) to code the analysis cannot see into makes the mode unknown.  A call of this file's
 functions and methods is followed through a summary of its body (two levels deep): what it
-evaluates in the caller's mode, and the mode it leaves behind.
+evaluates in the caller's mode (also a prediction read out, reported where the caller's model
+holds trained weights), the mode it leaves behind, and the model it hands back
+(``model = train_model(model, ..)``).  The module-level models a function reads are the
+caller's there; a function walked on its own starts with a module-level model in training
+mode when nothing in the file can switch it.  ``copy.deepcopy`` keeps the mode; a switch of a
+model also switches its other names and the wrappers built around it.
 
 Evaluation is a forward of the model under ``no_grad``/``inference_mode`` or in a function
 whose name says it predicts, evaluates, validates or tests (and that runs no backward).  A
@@ -193,7 +198,7 @@ class TrainModeModel:
         self._layers: dict[int, Optional[tuple]] = {}
         self._training_calls: Optional[set[int]] = None
         self._found: Optional[list[TrainModeEvaluation]] = None
-        self._built: dict[int, list[tuple[str, cst.Call]]] = {}
+        self._built: dict[int, list[tuple[str, cst.Call, Optional[cst.Call]]]] = {}
         self._trains: Optional[bool] = None  # the file runs a backward or an optimizer step somewhere
         self._module_names: Optional[set[str]] = None
         self._globals: dict[str, Optional[Train]] = {}
@@ -208,7 +213,8 @@ class TrainModeModel:
         self._found = []
         text = self.analysis.text
         if ".train(" not in text and not re.search(
-                r"\bno_grad|inference_mode|def _*(?:predict|eval|valid|test|infer)|load_state_dict|backward", text):
+                r"\bno_grad|inference_mode|def _*(?:predict|eval|valid|test|infer)|load_state_dict|backward|pretrained|"
+                r"weights\s*=", text):
             return self._found
         self._seen: set[int] = set()
         self._walk_scope(self.analysis.module, self.analysis.module.body, None, _State())
@@ -243,11 +249,11 @@ class TrainModeModel:
         cls = function.cls
         if cls is None or function.self_name is None or function.name == "__init__" or cls.model is not self.model:
             return state
-        for name, construction in self._built_attributes(cls):
-            state.modes[f"{function.self_name}.{name}"] = Train(construction, True)
+        for name, construction, loaded in self._built_attributes(cls):
+            state.modes[f"{function.self_name}.{name}"] = Train(construction, True, loaded=loaded)
         return state
 
-    def _built_attributes(self, cls: ClassInfo) -> list[tuple[str, cst.Call]]:
+    def _built_attributes(self, cls: ClassInfo) -> list[tuple[str, cst.Call, Optional[cst.Call]]]:
         """``self.<name> = Net()`` (or ``Net().to(device)``) in ``__init__`` of a class of this
         file, or of a class of this file it derives from, none of them with other bases (so no framework or
         ``nn.Module.eval()`` reaches its attributes), the only assignment of the attribute in
@@ -281,7 +287,7 @@ class TrainModeModel:
                         rf"\.{re.escape(name)}\s*\.\s*(?:eval|train)\s*\(|[(,=]\s*\w+\.{re.escape(name)}\s*[,)]",
                         text):
                     continue
-                found.append((name, built))
+                found.append((name, built, self.pretrained(built) or _loaded_in(init, name)))
         return found
 
     def _plain_lineage(self, cls: ClassInfo) -> Optional[list[ClassInfo]]:
@@ -403,6 +409,46 @@ class TrainModeModel:
         return bool(returns) and _returns_always(function.node) and all(
             isinstance(value, cst.Call) and self.constructs(value, depth + 1) for value in returns)
 
+    def returns_argument(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        """The model ``call`` hands to a function of this file that returns it, as it was
+        given (every ``return`` returns that parameter, never rebound): ``model`` of
+        ``train_model(model, loader)``; its mode is the one the call leaves it in."""
+        called = self.inference.infer(call.func)
+        function = called.function if called is not None and called.kind is Kind.FUNCTION else None
+        if function is None or function.model is not self.model or function.scope is None or \
+                not isinstance(function.node, cst.FunctionDef) or function.is_generator or not function.returns \
+                or not _returns_always(function.node):
+            return None
+        names = {value.value for value in function.returns if isinstance(value, cst.Name)}
+        if len(names) != 1 or len(function.returns) != sum(isinstance(v, cst.Name) for v in function.returns):
+            return None
+        name = names.pop()
+        params = [*function.node.params.posonly_params, *function.node.params.params]
+        if any(binding.kind is not BindingKind.PARAM for binding in function.scope.bindings.get(name, ())) or \
+                name not in [param.name.value for param in params]:
+            return None
+        argument = keyword(call, name)
+        if argument is None:
+            index = [param.name.value for param in params].index(name)
+            if function.self_name is not None and isinstance(call.func, cst.Attribute):
+                index -= 1
+            positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+            argument = positional[index] if 0 <= index < len(positional) else None
+        return argument if isinstance(argument, (cst.Name, cst.Attribute)) else None
+
+    def pretrained(self, call: cst.Call) -> Optional[cst.Call]:
+        """``call`` itself when it is a torchvision builder given trained weights
+        (`resnet18(pretrained=True)`, `resnet18(weights="IMAGENET1K_V1")`, not `weights=None`)."""
+        qualname = self.inference.qualname(call.func)
+        if qualname is None or _torchvision_layer(qualname) is None:
+            return None
+        pretrained, weights = keyword(call, "pretrained"), keyword(call, "weights")
+        if pretrained is not None and _literal(pretrained) is True:
+            return call
+        if weights is not None and not (isinstance(weights, cst.Name) and weights.value in ("None", "False")):
+            return call
+        return None
+
     def built_and_returned(self, call: cst.Call) -> Optional[tuple[cst.Call, Optional[cst.Call]]]:
         """``call`` calls a function of this file that builds a module, does nothing to it
         that may change its mode (loads weights, moves it), and returns it
@@ -502,7 +548,7 @@ class TrainModeModel:
             if isinstance(attribute, cst.Attribute) and attribute.value is read and \
                     attribute.attr.value == "load_state_dict" and isinstance(attribute.parent, cst.Call):
                 loaded = attribute.parent
-        self._globals[name] = mode = Train(built, True, loaded=loaded)
+        self._globals[name] = mode = Train(built, True, loaded=loaded or self.pretrained(built))
         return mode
 
     # --- which models behave differently in training mode ------------------------------------------
@@ -543,6 +589,9 @@ class TrainModeModel:
             for binding in self.model.resolve(expression):
                 if binding.kind is BindingKind.ASSIGN and not binding.iterates:
                     value = tuple_element(binding.value, binding.path)
+                    given = self.returns_argument(value) if isinstance(value, cst.Call) else None
+                    if given is not None:
+                        value = given  # `model = train_model(model, ...)`: the model it was given
                     if value is not None:
                         values.append(value)
                 elif binding.kind is BindingKind.PARAM:
@@ -777,8 +826,16 @@ class _Walker:
             if receiver:
                 return state.lookup(receiver)
             return self.value_mode(inner, state) if isinstance(inner, cst.Call) else None
+        if self.inference.qualname(func) in torch_api.MODE_KEEPING_FUNCTIONS and value.args:
+            copied = value.args[0].value  # `best = copy.deepcopy(model)`: a copy in the same mode
+            key = dotted(copied) if isinstance(copied, (cst.Name, cst.Attribute)) else None
+            mode = state.lookup(key) if key else None
+            return replace(mode, node=value, built=True) if isinstance(mode, Train) and mode.built else None
         if self.owner.constructs(value):
-            return Train(value, True)
+            return Train(value, True, loaded=self.owner.pretrained(value))
+        given = self.owner.returns_argument(value)  # `model = train_model(model, ...)`
+        if given is not None:
+            return state.lookup(dotted(given))
         built = self.owner.built_and_returned(value)
         return Train(value, True, loaded=built[1]) if built is not None else None
 
@@ -804,6 +861,7 @@ class _Walker:
         if name in ("train", "eval") and receiver and function is None:
             if self.summary is not None and state.lookup(receiver) is None:
                 self.summary.switches_unknown = True
+            _forget_sharing(receiver, state)
             if name == "train" and (not call.args or _literal(call.args[0].value) is True):
                 state.set(receiver, Train(call, False))
             else:
@@ -844,6 +902,9 @@ class _Walker:
         # Anything else that is handed a model, or its owner, may change its mode.
         if name in _MODE_KEEPING and receiver is not None and state.lookup(receiver) is not None:
             return
+        qualname = self.inference.qualname(func)
+        if qualname in torch_api.MODE_KEEPING_FUNCTIONS:
+            return  # `copy.deepcopy(model)`: the copy has the mode, the model keeps it
         handed = [arg.value for arg in call.args]
         if isinstance(func, cst.Attribute) and not self._instance_attribute(func):
             handed.append(func.value)  # a method: it may change what its object holds
@@ -897,8 +958,8 @@ class _Walker:
         no graph of it out (not returned, not stored, not appended)."""
         scope = self.function.scope if self.function is not None else self.owner.model.module_scope
         if scope is None or _backward_may_follow(self.scope_node, call) or \
-                any(self._noise(arg.value, 0) for arg in call.args):
-            return None  # training goes on, or a generator samples from noise
+                self.function is not None and any(self._noise(arg.value, 0) for arg in call.args):
+            return None  # training goes on, or a function samples a generator on the noise it draws
         autograd = self.owner.analysis.autograd
         read_out = None
         for node in iter_nodes(self.scope_node):
@@ -920,6 +981,10 @@ class _Walker:
                     and isinstance(node.parent, cst.Call) and node.parent.func is node \
                     and (autograd.flows_into(scope, call, node.value, node)):
                 read_out = node.parent
+            elif read_out is None and isinstance(node, cst.Call) and isinstance(node.func, cst.Name) \
+                    and node.func.value == "print" and self.inference.qualname(node.func) in (None, "builtins.print") \
+                    and any(autograd.flows_into(scope, call, arg.value, node) for arg in node.args):
+                read_out = node  # `print(F.softmax(model(image), 1))`: shown as the prediction
             elif read_out is None and isinstance(node, cst.Attribute) and node.attr.value == "data" \
                     and not (isinstance(node.parent, cst.Call) and node.parent.func is node) \
                     and not _assigned_to(node) and autograd.flows_into(scope, call, node.value, node):
@@ -927,8 +992,9 @@ class _Walker:
         return read_out
 
     def _noise(self, value: cst.BaseExpression, depth: int) -> bool:
-        """``value`` is random noise (`torch.randn(n, nz)`, `Variable(noise.cuda())`, a name
-        bound to it): what a generator's forward samples from."""
+        """``value`` is random noise drawn in this function (`torch.randn(n, nz)`,
+        `Variable(noise.cuda())`, a name of the function bound to it): what a generator's
+        forward samples from (`generate_image(netG)`)."""
         while isinstance(value, cst.Call) and depth < 6:
             depth += 1
             func = value.func
@@ -946,6 +1012,7 @@ class _Walker:
         if isinstance(value, cst.Name) and depth < 6:
             bindings = self.owner.model.resolve(value)  # each binding that may reach it draws noise
             return bool(bindings) and all(binding.kind is BindingKind.ASSIGN and not binding.path
+                                          and binding.scope.node is self.scope_node
                                           and binding.value is not None and self._noise(binding.value, depth + 1)
                                           for binding in bindings)
         return False
@@ -1121,6 +1188,12 @@ def _elements(value: cst.BaseExpression, owner: TrainModeModel) -> list[cst.Base
         return [element.value for element in value.elements if getattr(element, "value", None) is not None]
     if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
         return [value.elt]
+    if isinstance(value, cst.Call) and owner.inference.qualname(value.func) in ("collections.OrderedDict", "dict") \
+            and value.args:
+        # `nn.Sequential(OrderedDict([("fc1", nn.Linear(..)), ("drop", nn.Dropout(..))]))`: the named layers
+        return [element.value.elements[-1].value if isinstance(element.value, cst.Tuple) and element.value.elements
+                else element.value for element in value.args[0].value.elements] \
+            if isinstance(value.args[0].value, (cst.List, cst.Tuple)) else _elements(value.args[0].value, owner)
     if isinstance(value, cst.Name):
         found = []
         for binding in owner.model.resolve(value):
@@ -1149,15 +1222,39 @@ def _self_class(model, name: cst.Name) -> Optional[ClassInfo]:
 
 
 def _returns_always(function: cst.FunctionDef) -> bool:
-    """The function's body ends in a ``return`` with a value (it cannot fall off its end
-    and return None), and no bare ``return`` is in it."""
+    """The function's body ends in a ``return`` with a value or a ``raise`` (it cannot fall
+    off its end and return None), and no bare ``return`` is in it."""
     body = _body(function)
     last = body[-1] if body else None
-    if not (isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return)
-            and last.body[-1].value is not None):
-        return False
+    if not (isinstance(last, cst.SimpleStatementLine) and (isinstance(last.body[-1], cst.Return)
+            and last.body[-1].value is not None or isinstance(last.body[-1], cst.Raise))):
+        return False  # (a builder ending in `raise ValueError(name)` returns a module whenever it returns)
     return not any(isinstance(node, cst.Return) and node.value is None and _owner(node) is function
                    for node in iter_nodes(function))
+
+
+def _loaded_in(init: FunctionInfo, name: str) -> Optional[cst.Call]:
+    """``self.<name>.load_state_dict(..)`` written in ``__init__``: trained weights loaded."""
+    for node in iter_nodes(init.node.body):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+                node.func.attr.value == "load_state_dict" and isinstance(node.func.value, cst.Attribute) and \
+                node.func.value.attr.value == name and dotted(node.func.value.value) == init.self_name:
+            return node
+    return None
+
+
+def _forget_sharing(key: str, state: _State) -> None:
+    """Forget the other names of the module ``key`` holds (`model = net.to(device)`: the same
+    module) and the modules built around it (`model = nn.DataParallel(net)`): a switch of
+    ``key`` switches them too."""
+    mode = state.lookup(key)
+    for other, theirs in list(state.modes.items()):
+        if other == key or not isinstance(theirs, Train):
+            continue
+        if isinstance(mode, Train) and theirs.node is mode.node or isinstance(theirs.node, cst.Call) and any(
+                isinstance(node, (cst.Name, cst.Attribute)) and dotted(node) == key
+                for arg in theirs.node.args for node in iter_nodes(arg.value)):
+            state.forget(other)
 
 
 def _forget_handed(handed: list, state: _State) -> None:

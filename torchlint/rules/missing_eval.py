@@ -18,7 +18,8 @@ class MissingEval(Rule):
         "`{model}.eval()` before evaluating (and `.train()` before training again)"
     )
     fix = Applicability.UNSAFE
-    requires = (r"\.train\(|no_grad|inference_mode|def _*(?:predict|eval|valid|test|infer)|load_state_dict|backward",
+    requires = (r"\.train\(|no_grad|inference_mode|def _*(?:predict|eval|valid|test|infer)|load_state_dict|backward"
+                r"|pretrained|weights\s*=",
                 r"Dropout|dropout|BatchNorm|torchvision")
     references = (
         ("torch.nn.Module.eval", "https://pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.eval"),
@@ -33,12 +34,14 @@ class MissingEval(Rule):
     predict (under `torch.no_grad()`/`torch.inference_mode()`, in a function whose name
     says it predicts, evaluates, validates or tests and that runs no backward, or, for a
     model holding trained weights, a forward whose output is read out of the graph with
-    `.detach()`, `.item()`, `.numpy()` or `argmax` in code that runs no backward and lets
-    no graph of it out), while the code shows the model is in training mode:
+    `.detach()`, `.item()`, `.numpy()`, `argmax`, `.data` or `print` in code that runs no
+    backward and lets no graph of it out), while the code shows the model is in training
+    mode:
 
     - it was built on the way there (`model = Net()`, or a function of the file that always
       returns a new module; a module starts in training mode, and `load_state_dict` does
-      not change that), or
+      not change that, nor does a torchvision builder given trained weights,
+      `resnet18(pretrained=True)`), or
     - `model.train()` was called, training ran (a backward or an optimizer step), and no
       `eval()` came after: after the training loop, or in a loop whose training step
       calls `model.train()` and whose evaluation does not call `eval()`.
@@ -46,9 +49,18 @@ class MissingEval(Rule):
     The mode is followed through the statements in the order they run, through both arms
     of an `if` (both must leave the model in training mode), through loops, and into this
     file's functions and methods (`self.validate(loader)`, `run_inference(model, data)`,
-    `model.predict(x)`). Anything that may change the mode unseen keeps it quiet:
-    `eval()`, `train(flag)`, handing the model (or the object holding it) to a function of
-    another module. The layers come from the model's class: `nn.Dropout*`,
+    `model.predict(x)`, `model = train_model(model, loader)`, and `train(epoch)` then
+    `test()` on the module's own `model`); a function of the file that only predicts
+    (`accuracy(model, loader)`: its outputs read out, nothing back-propagated) is an
+    evaluation of a model holding trained weights. A model of the module that nothing in the
+    file can switch (no `eval()`/`train()` anywhere, never handed to a call) is in training
+    mode in every function that uses it (a service's `predict`). Anything that may change
+    the mode unseen keeps it quiet: `eval()`, `train(flag)` (also on another name of the
+    model, or on the module a `DataParallel` wraps), handing the model (or the object
+    holding it) to a function of another module; `copy.deepcopy(model)` does not change
+    it, and `eval()` on the copy leaves the model in training mode. A generator run on the
+    noise its function draws (`netG(torch.randn(n, nz))`) samples, and is not a
+    prediction. The layers come from the model's class: `nn.Dropout*`,
     `nn.BatchNorm*` (not with `track_running_stats=False`), the Transformer layers,
     `nn.MultiheadAttention`/`nn.LSTM` given a dropout, `F.dropout(x, training=self.training)`,
     through `nn.Sequential`, this file's module classes and helper functions, and the
@@ -167,7 +179,9 @@ class MissingEval(Rule):
             related = [(mode.node, "this puts the model in training mode")]
         for call in mode.via:
             related.append((call, "this call leaves the model in training mode"))
-        if mode.loaded is not None:
+        if mode.loaded is mode.node:  # `resnet18(pretrained=True)`
+            related[0] = (mode.node, "the model is built here with trained weights, in training mode")
+        elif mode.loaded is not None:
             related.append((mode.loaded, "trained weights are loaded here: the mode stays as it was"))
         for call in found.calls:
             related.append((call, "this call runs the evaluation with the model in training mode"))
