@@ -435,6 +435,157 @@ PROBES['builder-that-raises-on-unknown-names'] = Probe("""
 """, ('with torch.no_grad():\n', 'model.eval()\nwith torch.no_grad():\n'), (44, 45))
 
 
+# Where the evaluation hides: the `val` phase of a loop over phases under
+# `set_grad_enabled(phase == "train")`, predictions after an `evaluate()` that puts the model
+# back in training mode, a DataParallel wrapper around a loaded model (its accuracy read with
+# `.data`), one image classified with `torch.argmax`.
+PROBES['phase-loop-without-eval'] = Probe("""
+    import copy
+
+    import torch
+    from torch import nn
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(6, 12), nn.BatchNorm1d(12), nn.ReLU(), nn.Dropout(0.3), nn.Linear(12, 3))
+    criterion = nn.CrossEntropyLoss()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    dataloaders = {phase: [(torch.randn(8, 6), torch.randint(0, 3, (8,))) for _ in range(2)] for phase in ("train", "val")}
+    history = []
+    for epoch in range(2):
+        for phase in ["train", "val"]:
+            if phase == "train":
+                model.train()
+            running_loss = 0.0
+            for inputs, labels in dataloaders[phase]:
+                optimizer.zero_grad()
+                with torch.set_grad_enabled(phase == "train"):
+                    outputs = model(inputs)
+                    loss = criterion(outputs, labels)
+                    if phase == "train":
+                        loss.backward()
+                        optimizer.step()
+                running_loss += loss.item()
+            history.append((phase, running_loss))
+    # -- check --
+    if model.training:
+        print("BUG: the validation phase ran with dropout and batch statistics", history)
+""", ('        running_loss = 0.0\n', '        else:\n            model.eval()\n        running_loss = 0.0\n'), (21,))
+
+PROBES['evaluate-restores-training-mode'] = Probe("""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(0)
+
+
+    def evaluate(model, x, y):
+        model.eval()
+        with torch.no_grad():
+            loss = nn.functional.mse_loss(model(x), y).item()
+        model.train()
+        return loss
+
+
+    model = nn.Sequential(nn.Linear(3, 9), nn.Dropout(0.5), nn.Linear(9, 1))
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    x, y = torch.randn(20, 3), torch.randn(20, 1)
+    for epoch in range(5):
+        opt.zero_grad()
+        nn.functional.mse_loss(model(x), y).backward()
+        opt.step()
+        print(epoch, evaluate(model, x, y))
+
+    with torch.no_grad():
+        final = model(x[:2])
+        again = model(x[:2])
+    # -- check --
+    if not torch.equal(final, again):
+        print("BUG: the final predictions are made in training mode")
+""", ('\nwith torch.no_grad():\n', '\nmodel.eval()\nwith torch.no_grad():\n'), (26, 27))
+
+PROBES['data-parallel-around-a-loaded-model'] = Probe("""
+    import io
+
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+
+
+    class PointNetCls(nn.Module):
+        def __init__(self, k=4):
+            super().__init__()
+            self.fc1 = nn.Linear(3, 16)
+            self.bn1 = nn.BatchNorm1d(16)
+            self.dropout = nn.Dropout(p=0.3)
+            self.fc2 = nn.Linear(16, k)
+
+        def forward(self, x):
+            return F.log_softmax(self.fc2(self.dropout(F.relu(self.bn1(self.fc1(x))))), dim=1)
+
+
+    buffer = io.BytesIO()
+    torch.save(PointNetCls().state_dict(), buffer)
+    buffer.seek(0)
+
+    classifier = PointNetCls(k=4)
+    classifier.load_state_dict(torch.load(buffer))
+    classifier = nn.DataParallel(classifier)
+
+    points, target = torch.randn(10, 3), torch.randint(0, 4, (10,))
+    pred = classifier(points)
+    loss = F.nll_loss(pred, target)
+    pred_choice = pred.data.max(1)[1]
+    correct = pred_choice.eq(target.data).cpu().sum()
+    print("loss %f accuracy %f" % (loss.item(), correct.item() / 10.0))
+    # -- check --
+    if not torch.equal(classifier(points), classifier(points)):
+        print("BUG: the test accuracy changes from run to run")
+""", ('classifier = nn.DataParallel(classifier)\n\n', 'classifier = nn.DataParallel(classifier)\nclassifier.eval()\n\n'), (32,))
+
+PROBES['classify-one-image-torch-argmax'] = Probe("""
+    import torch
+    import torch.nn as nn
+
+    torch.manual_seed(0)
+
+
+    class DigitNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Sequential(nn.Conv2d(1, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.AdaptiveAvgPool2d(1))
+            self.fc = nn.Linear(4, 10)
+
+        def forward(self, x):
+            return self.fc(self.conv(x).flatten(1))
+
+
+    def classify_image(model, image):
+        logits = model(image.unsqueeze(0))
+        return int(torch.argmax(logits, dim=1))
+
+
+    model = DigitNet()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(3):
+        images, labels = torch.randn(8, 1, 8, 8), torch.randint(0, 10, (8,))
+        optimizer.zero_grad()
+        nn.functional.cross_entropy(model(images), labels).backward()
+        optimizer.step()
+
+    digit = torch.randn(1, 8, 8)
+    print("this is a", classify_image(model, digit))
+    # -- check --
+    with torch.no_grad():
+        as_used = model(digit.unsqueeze(0))
+        model.eval()
+        trained = model(digit.unsqueeze(0))
+    if not torch.allclose(as_used, trained):
+        print("BUG: the digit was classified with batch statistics of one image")
+""", ('    logits = model(image.unsqueeze(0))\n', '    model.eval()\n    logits = model(image.unsqueeze(0))\n'), (35,))
+
+
 @pytest.mark.parametrize("name", sorted(PROBES))
 def test_the_bad_program_is_reported_and_its_twin_is_not(tmp_path, name) -> None:
     probe = PROBES[name]

@@ -196,6 +196,12 @@ TRAIN_MODE_FUNCTIONS: dict[str, int] = {
         "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout")},
     "torch.nn.functional.batch_norm": 5,
 }
+# The data-parallel wrappers: a wrapper built around a module is in its mode, and its
+# weights are the module's (`nn.DataParallel(model)` after `model.load_state_dict(..)`).
+MODE_SHARING_WRAPPERS = frozenset({"torch.nn.DataParallel", "torch.nn.parallel.DataParallel",
+                                   "torch.nn.parallel.DistributedDataParallel"})
+# Functions that take a prediction out of a model's output (the class it picks).
+READ_OUT_FUNCTIONS = frozenset({"torch.argmax", "torch.max"})
 # Functions that neither switch the module they are given nor hand back one in another
 # mode (`copy.deepcopy(model)`: a new module with the same `training` flags).
 MODE_KEEPING_FUNCTIONS = frozenset({"copy.deepcopy", "copy.copy"})

@@ -90,6 +90,9 @@ class Train:
     trained: bool = False
     loaded: Optional[cst.Call] = None
     uncalled: Optional[cst.Attribute] = None
+    # The `train()` ends a function that put the model in eval mode first (`evaluate()`
+    # restoring the mode): the model goes back to training, not to Monte Carlo sampling.
+    restores: bool = False
 
 
 _CALLER = "caller"  # in a summary: whatever mode the caller's model is in
@@ -336,7 +339,8 @@ class TrainModeModel:
         seen = (id(inner), id(mode.node)) if handed else id(inner)
         if seen in self._seen or id(inner) in self._seen:
             return
-        if not mode.built and not mode.trained and not self._train_then_evaluation(walker, inner, mode):
+        if not mode.built and not mode.trained and not (mode.restores and not _repeats_input(inner)) and \
+                not self._train_then_evaluation(walker, inner, mode):
             return  # `model.train()` then predictions: Monte Carlo dropout, batch-norm statistics refreshed
         layer = self.layer_of(cst_expression(inner), inner, key_node=_key_node(call, key))
         if layer is None:
@@ -716,6 +720,7 @@ class _Walker:
         self.inference = owner.inference
         self.evaluating_name = function is not None and bool(_EVALUATING_NAME.match(function.name)) \
             and not _runs_backward(function.node)
+        self.switched: set[str] = set()  # the models `eval()` (or `train(flag)`) was called on so far
 
     # --- statements -------------------------------------------------------------------------------
 
@@ -831,6 +836,12 @@ class _Walker:
             key = dotted(copied) if isinstance(copied, (cst.Name, cst.Attribute)) else None
             mode = state.lookup(key) if key else None
             return replace(mode, node=value, built=True) if isinstance(mode, Train) and mode.built else None
+        if self.inference.qualname(func) in torch_api.MODE_SHARING_WRAPPERS and value.args:
+            wrapped = value.args[0].value  # `nn.DataParallel(model)`: train()/eval() reach the module it wraps
+            key = dotted(wrapped) if isinstance(wrapped, (cst.Name, cst.Attribute)) else None
+            mode = state.lookup(key) if key else None
+            if isinstance(mode, Train):
+                return mode
         if self.owner.constructs(value):
             return Train(value, True, loaded=self.owner.pretrained(value))
         given = self.owner.returns_argument(value)  # `model = train_model(model, ...)`
@@ -863,9 +874,10 @@ class _Walker:
                 self.summary.switches_unknown = True
             _forget_sharing(receiver, state)
             if name == "train" and (not call.args or _literal(call.args[0].value) is True):
-                state.set(receiver, Train(call, False))
+                state.set(receiver, Train(call, False, restores=self.summary is not None and receiver in self.switched))
             else:
                 state.forget(receiver)
+                self.switched.add(receiver)
             return
         if name == "load_state_dict" and receiver and function is None:
             mode = state.modes.get(receiver)
@@ -881,7 +893,7 @@ class _Walker:
             if mode is not None:
                 context = self.context(call)
                 if context is None and isinstance(mode, Train):
-                    context = self.prediction(call, mode)
+                    context = self.phase(call) or self.prediction(call, mode)
                 elif context is None and mode is _CALLER and self.summary is not None:
                     # A prediction in whatever mode the caller gives: one whose model holds
                     # trained weights there (`accuracy(model, loader)` after training).
@@ -903,8 +915,8 @@ class _Walker:
         if name in _MODE_KEEPING and receiver is not None and state.lookup(receiver) is not None:
             return
         qualname = self.inference.qualname(func)
-        if qualname in torch_api.MODE_KEEPING_FUNCTIONS:
-            return  # `copy.deepcopy(model)`: the copy has the mode, the model keeps it
+        if qualname in torch_api.MODE_KEEPING_FUNCTIONS or qualname in torch_api.MODE_SHARING_WRAPPERS:
+            return  # `copy.deepcopy(model)`, `nn.DataParallel(model)`: the model keeps its mode
         handed = [arg.value for arg in call.args]
         if isinstance(func, cst.Attribute) and not self._instance_attribute(func):
             handed.append(func.value)  # a method: it may change what its object holds
@@ -939,6 +951,49 @@ class _Walker:
         if read_out is None:
             return None
         return self._read_out_context(read_out), read_out
+
+    def phase(self, call: cst.Call) -> Optional[tuple[str, cst.CSTNode]]:
+        """A forward under ``torch.set_grad_enabled(phase == "train")`` in a loop over the
+        phases (``for phase in ["train", "val"]``): in the other phases it evaluates."""
+        for ancestor in ancestors(call):
+            if ancestor is self.scope_node or isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+                return None
+            if not isinstance(ancestor, cst.With):
+                continue
+            for item in ancestor.items:
+                switch = item.item
+                qualname = self.inference.qualname(switch.func) if isinstance(switch, cst.Call) else None
+                if qualname not in ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled",
+                                    "torch.autograd.grad_mode.set_grad_enabled") or len(switch.args) != 1:
+                    continue
+                other = self._other_phase(switch.args[0].value, ancestor)
+                if other is not None:
+                    return (f"under `{self.owner.analysis.snippet(switch)}` in its `{other}` phase (gradients off: "
+                            f"an evaluation)"), switch.args[0].value
+        return None
+
+    @staticmethod
+    def _other_phase(condition: cst.BaseExpression, within: cst.CSTNode) -> Optional[str]:
+        """For ``phase == "train"``, where ``phase`` is the target of a loop around ``within``
+        over a literal list of phases: a phase in which the condition is false."""
+        if not (isinstance(condition, cst.Comparison) and len(condition.comparisons) == 1
+                and isinstance(condition.comparisons[0].operator, cst.Equal)):
+            return None
+        left, right = condition.left, condition.comparisons[0].comparator
+        name, literal = (left, right) if isinstance(left, cst.Name) else (right, left)
+        if not (isinstance(name, cst.Name) and isinstance(literal, cst.SimpleString)):
+            return None
+        for ancestor in ancestors(within):
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+                return None
+            if isinstance(ancestor, cst.For) and isinstance(ancestor.target, cst.Name) and \
+                    ancestor.target.value == name.value and isinstance(ancestor.iter, (cst.List, cst.Tuple)):
+                phases = [element.value for element in ancestor.iter.elements]
+                if not all(isinstance(phase, cst.SimpleString) for phase in phases):
+                    return None
+                others = [phase.evaluated_value for phase in phases if phase.evaluated_value != literal.evaluated_value]
+                return others[0] if others else None
+        return None
 
     def predicts_with(self, mode: Train) -> bool:
         """A forward of a model in ``mode`` whose output is read out is a prediction: the
@@ -981,6 +1036,10 @@ class _Walker:
                     and isinstance(node.parent, cst.Call) and node.parent.func is node \
                     and (autograd.flows_into(scope, call, node.value, node)):
                 read_out = node.parent
+            elif read_out is None and isinstance(node, cst.Call) and node.args and \
+                    self.inference.qualname(node.func) in torch_api.READ_OUT_FUNCTIONS and \
+                    autograd.flows_into(scope, call, node.args[0].value, node):
+                read_out = node  # `torch.argmax(logits, 1)`, `_, predicted = torch.max(outputs, 1)`
             elif read_out is None and isinstance(node, cst.Call) and isinstance(node.func, cst.Name) \
                     and node.func.value == "print" and self.inference.qualname(node.func) in (None, "builtins.print") \
                     and any(autograd.flows_into(scope, call, arg.value, node) for arg in node.args):

@@ -34,9 +34,10 @@ class MissingEval(Rule):
     predict (under `torch.no_grad()`/`torch.inference_mode()`, in a function whose name
     says it predicts, evaluates, validates or tests and that runs no backward, or, for a
     model holding trained weights, a forward whose output is read out of the graph with
-    `.detach()`, `.item()`, `.numpy()`, `argmax`, `.data` or `print` in code that runs no
-    backward and lets no graph of it out), while the code shows the model is in training
-    mode:
+    `.detach()`, `.item()`, `.numpy()`, `argmax`, `torch.max`, `.data` or `print` in code
+    that runs no backward and lets no graph of it out, or under
+    `torch.set_grad_enabled(phase == "train")` in a loop over the phases, in its other
+    phases), while the code shows the model is in training mode:
 
     - it was built on the way there (`model = Net()`, or a function of the file that always
       returns a new module; a module starts in training mode, and `load_state_dict` does
@@ -44,7 +45,9 @@ class MissingEval(Rule):
       `resnet18(pretrained=True)`), or
     - `model.train()` was called, training ran (a backward or an optimizer step), and no
       `eval()` came after: after the training loop, or in a loop whose training step
-      calls `model.train()` and whose evaluation does not call `eval()`.
+      calls `model.train()` and whose evaluation does not call `eval()`; or an
+      `evaluate()` of the file put it back in training mode at its end (`eval()` ...
+      `train()`) and nothing switched it since.
 
     The mode is followed through the statements in the order they run, through both arms
     of an `if` (both must leave the model in training mode), through loops, and into this
@@ -58,7 +61,8 @@ class MissingEval(Rule):
     the mode unseen keeps it quiet: `eval()`, `train(flag)` (also on another name of the
     model, or on the module a `DataParallel` wraps), handing the model (or the object
     holding it) to a function of another module; `copy.deepcopy(model)` does not change
-    it, and `eval()` on the copy leaves the model in training mode. A generator run on the
+    it, and `eval()` on the copy leaves the model in training mode; `nn.DataParallel(model)`
+    is in the mode of the model it wraps, and holds its weights. A generator run on the
     noise its function draws (`netG(torch.randn(n, nz))`) samples, and is not a
     prediction. The layers come from the model's class: `nn.Dropout*`,
     `nn.BatchNorm*` (not with `track_running_stats=False`), the Transformer layers,
@@ -174,6 +178,10 @@ class MissingEval(Rule):
         elif mode.trained:
             how = f"`{snippet(mode.node)}` put it there and training ran since"
             related = [(mode.node, "this puts the model in training mode")]
+        elif mode.restores:
+            how = (f"`{snippet(mode.node)}` (line {self.ctx.line_index.position(mode.node.start)[0]}) put it back "
+                   f"there after an evaluation, and nothing switched it since")
+            related = [(mode.node, "this puts the model back in training mode")]
         else:
             how = f"`{snippet(mode.node)}` (line {self.ctx.line_index.position(mode.node.start)[0]}) put it there"
             related = [(mode.node, "this puts the model in training mode")]
@@ -226,6 +234,9 @@ class MissingEval(Rule):
         call = f"{model}.eval()"
         advice = f"Call `{call}` before evaluating"
         context = found.context_node
+        if isinstance(context, cst.Comparison):  # `set_grad_enabled(phase == "train")`: the phases that do not train
+            return Fix(Applicability.DISPLAY_ONLY, f"Call `{call}` in the phases that do not train (an `else:` "
+                                                   f"after the `train()` of the training phase)", ())
         anchor: Optional[cst.CSTNode] = None
         if found.forward is not None:  # before the statement that hands the model over
             anchor = _statement(found.node)
