@@ -586,6 +586,78 @@ PROBES['classify-one-image-torch-argmax'] = Probe("""
 """, ('    logits = model(image.unsqueeze(0))\n', '    model.eval()\n    logits = model(image.unsqueeze(0))\n'), (35,))
 
 
+# A plain class of this file handed the model keeps it in the mode it was given (its
+# `__init__` switches nothing), and a function whose name says it evaluates anywhere in the
+# name (`run_inference`).
+PROBES['predictor-object-given-the-model'] = Probe("""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(0)
+
+
+    class SentenceTagger(nn.Module):
+        def __init__(self, vocab=40, dim=12, tags=4):
+            super().__init__()
+            self.embed = nn.Embedding(vocab, dim)
+            self.dropout = nn.Dropout(0.5)
+            self.proj = nn.Linear(dim, tags)
+
+        def forward(self, tokens):
+            return self.proj(self.dropout(self.embed(tokens)))
+
+
+    class Predictor:
+        def __init__(self, model, vocab):
+            self._model = model
+            self._vocab = vocab
+
+        def predict_json(self, sentence):
+            tokens = torch.tensor([[self._vocab.get(word, 0) for word in sentence.split()]])
+            with torch.no_grad():
+                logits = self._model(tokens)
+            return logits.argmax(-1).tolist()
+
+
+    vocab = {"the": 1, "cat": 2, "sat": 3}
+    model = SentenceTagger()
+    model.load_state_dict(SentenceTagger().state_dict())
+    predictor = Predictor(model, vocab)
+    first = predictor.predict_json("the cat sat")
+    # -- check --
+    with torch.no_grad():
+        a = model(torch.tensor([[1, 2, 3]]))
+        b = model(torch.tensor([[1, 2, 3]]))
+    if not torch.equal(a, b):
+        print("BUG: the predictor runs the model with dropout on", first)
+""", ('        self._vocab = vocab\n', '        self._model.eval()\n        self._vocab = vocab\n'), (27, 38, 39))
+
+PROBES['run-inference-function'] = Probe("""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(0)
+
+    net = nn.Sequential(nn.Linear(5, 10), nn.BatchNorm1d(10), nn.ReLU(), nn.Linear(10, 2))
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+    for step in range(5):
+        net.train()
+        x, y = torch.randn(16, 5), torch.randint(0, 2, (16,))
+        optimizer.zero_grad()
+        nn.functional.cross_entropy(net(x), y).backward()
+        optimizer.step()
+
+
+    def run_inference(model, samples):
+        probabilities = model(samples).softmax(-1)
+        return probabilities
+
+
+    sample = torch.randn(1, 5)
+    print(run_inference(net, sample))
+""", ('    probabilities = model(samples).softmax(-1)\n', '    model.eval()\n    probabilities = model(samples).softmax(-1)\n'), (23,), raises='Expected more than 1 value per channel when training')
+
+
 @pytest.mark.parametrize("name", sorted(PROBES))
 def test_the_bad_program_is_reported_and_its_twin_is_not(tmp_path, name) -> None:
     probe = PROBES[name]

@@ -53,7 +53,8 @@ if TYPE_CHECKING:
     from torchlint.analysis.module_analysis import ModuleAnalysis
 
 # A function whose name says it evaluates: `predict`, `evaluate`, `validate`, `test`, `infer`.
-_EVALUATING_NAME = re.compile(r"^_*(?:predict|eval|valid|test|infer|inference|score)(?:_|[a-z]*$)", re.IGNORECASE)
+# The word may come later in the name (`run_inference`, `get_predictions`, `runEval`).
+_EVALUATING_NAME = re.compile(r"(?:^_*|_|(?<=[a-z0-9])(?=[A-Z]))(?i:predict|eval|valid|test|infer|score)[a-z]*(?:_|[A-Z0-9]|$)")
 # nn.Module methods that leave the training flag as it is.
 _MODE_KEEPING = frozenset({
     "parameters", "named_parameters", "buffers", "named_buffers", "children", "named_children", "modules",
@@ -134,6 +135,9 @@ class _Summary:
     # The module-level names it reads as its own roots (`model` of a script whose `test()`
     # evaluates the global model): the caller's, unless the caller binds the name itself.
     globals: frozenset = frozenset()
+    # `self.model = model` in an `__init__`: the key that holds what the caller handed as a
+    # root (relative key -> relative root key), when nothing rebinds or switches it after.
+    aliases: dict[str, str] = field(default_factory=dict)
     # It calls `train()`/`eval()` on a module it reaches some other way (`for m in models:
     # m.eval()`): whatever it is handed may leave in another mode.
     switches_unknown: bool = False
@@ -413,6 +417,23 @@ class TrainModeModel:
         return bool(returns) and _returns_always(function.node) and all(
             isinstance(value, cst.Call) and self.constructs(value, depth + 1) for value in returns)
 
+    def plain_init(self, call: cst.Call) -> Optional[FunctionInfo]:
+        """The ``__init__`` ``call`` runs when it instantiates a class of this file that is
+        no module and derives from none (a predictor, a trainer holding a model): nothing of
+        it switches modes (no `.eval(`/`.train(` in its classes), so what it is handed and
+        keeps is in the mode it was given."""
+        value = self.inference.infer(call.func)
+        if value is None or value.kind is not Kind.CLASS or not isinstance(value.cls, ClassInfo) or \
+                value.cls.model is not self.model:
+            return None
+        lineage = self._plain_lineage(value.cls)
+        text = self.analysis.text
+        if not lineage or any(_SWITCHES.search(text, c.node.start, c.node.end) for c in lineage):
+            return None
+        init = next((c.methods["__init__"] for c in lineage if "__init__" in c.methods), None)
+        return init if init is not None and init.self_name is not None and \
+            isinstance(init.node, cst.FunctionDef) else None
+
     def returns_argument(self, call: cst.Call) -> Optional[cst.BaseExpression]:
         """The model ``call`` hands to a function of this file that returns it, as it was
         given (every ``return`` returns that parameter, never rebound): ``model`` of
@@ -503,6 +524,8 @@ class TrainModeModel:
             if changed.split(".")[0] in roots:
                 mode = end.lookup(changed)
                 found.exits[changed] = mode
+        found.aliases = {key: source for key, source in found.aliases.items()
+                         if end.modes.get(key) is _CALLER and end.lookup(source) is _CALLER}
         self._summaries[key] = found
         return found
 
@@ -718,7 +741,7 @@ class _Walker:
         self.summary = summary
         self.depth = depth
         self.inference = owner.inference
-        self.evaluating_name = function is not None and bool(_EVALUATING_NAME.match(function.name)) \
+        self.evaluating_name = function is not None and bool(_EVALUATING_NAME.search(function.name)) \
             and not _runs_backward(function.node)
         self.switched: set[str] = set()  # the models `eval()` (or `train(flag)`) was called on so far
 
@@ -814,6 +837,22 @@ class _Walker:
             state.forget(key)
         else:
             state.set(key, mode)
+        if self.summary is not None:
+            source = dotted(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+            if mode is _CALLER and source:
+                self.summary.aliases[key] = source  # `self.model = model`
+            else:
+                self.summary.aliases.pop(key, None)
+        init = self.owner.plain_init(value) if isinstance(value, cst.Call) else None
+        if init is not None:  # `predictor = Predictor(model)`: `predictor._model` is `model`
+            summary = self.owner.summary(init, self.depth)
+            if summary is not None:
+                arguments = {**_arguments(value, init), init.self_name: key}
+                for relative, source in summary.aliases.items():
+                    held, given = _rebased(relative, arguments), _rebased(source, arguments)
+                    mode = state.lookup(given) if given else None
+                    if held and isinstance(mode, Train):
+                        state.modes[held] = mode
 
     def value_mode(self, value, state: _State) -> Optional[object]:
         """The mode of what ``value`` evaluates to: a new module (training mode), the same
@@ -911,6 +950,12 @@ class _Walker:
             if summary is not None:
                 self.apply(call, function, summary, state)
                 return
+        init = self.owner.plain_init(call)  # a plain class of this file: its `__init__`
+        if init is not None:
+            summary = self.owner.summary(init, self.depth)
+            if summary is not None:
+                self.apply(call, init, summary, state)
+                return
         # Anything else that is handed a model, or its owner, may change its mode.
         if name in _MODE_KEEPING and receiver is not None and state.lookup(receiver) is not None:
             return
@@ -936,8 +981,8 @@ class _Walker:
             code = self.owner.analysis.snippet(disabled.decorator if isinstance(disabled, cst.Decorator) else
                                                disabled.items[0].item if isinstance(disabled, cst.With) else disabled)
             return f"under `{code}`", disabled
-        if self.evaluating_name:
-            return f"in `{self.function.name}()`", self.function.node.name
+        if self.evaluating_name and not any(self._noise(arg.value, 0) for arg in call.args):
+            return f"in `{self.function.name}()`", self.function.node.name  # (noise: a generator sampling)
         return None
 
     def prediction(self, call: cst.Call, mode: Train) -> Optional[tuple[str, cst.CSTNode]]:

@@ -32,7 +32,8 @@ class MissingEval(Rule):
     ## What it does
     Flags the forward of a model that has Dropout or BatchNorm layers, run to evaluate or
     predict (under `torch.no_grad()`/`torch.inference_mode()`, in a function whose name
-    says it predicts, evaluates, validates or tests and that runs no backward, or, for a
+    says it predicts, evaluates, validates or tests (`predict`, `run_inference`,
+    `get_predictions`) and that runs no backward, or, for a
     model holding trained weights, a forward whose output is read out of the graph with
     `.detach()`, `.item()`, `.numpy()`, `argmax`, `torch.max`, `.data` or `print` in code
     that runs no backward and lets no graph of it out, or under
@@ -62,7 +63,9 @@ class MissingEval(Rule):
     model, or on the module a `DataParallel` wraps), handing the model (or the object
     holding it) to a function of another module; `copy.deepcopy(model)` does not change
     it, and `eval()` on the copy leaves the model in training mode; `nn.DataParallel(model)`
-    is in the mode of the model it wraps, and holds its weights. A generator run on the
+    is in the mode of the model it wraps, and holds its weights; an object of a plain class
+    of this file that switches no mode (`Predictor(model)`) keeps the model it is handed
+    in the mode it had. A generator run on the
     noise its function draws (`netG(torch.randn(n, nz))`) samples, and is not a
     prediction. The layers come from the model's class: `nn.Dropout*`,
     `nn.BatchNorm*` (not with `track_running_stats=False`), the Transformer layers,
