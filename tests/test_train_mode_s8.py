@@ -658,6 +658,45 @@ PROBES['run-inference-function'] = Probe("""
 """, ('    probabilities = model(samples).softmax(-1)\n', '    model.eval()\n    probabilities = model(samples).softmax(-1)\n'), (23,), raises='Expected more than 1 value per channel when training')
 
 
+# Weights loaded by a function of the file (`load_checkpoint(model, path)`), and the model
+# printed on the way (`print(model)` switches nothing).
+PROBES['checkpoint-loaded-by-a-function'] = Probe("""
+    import io
+
+    import torch
+    import torch.nn as nn
+
+    torch.manual_seed(0)
+
+
+    class Regressor(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = nn.Sequential(nn.Linear(4, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Linear(16, 1))
+
+        def forward(self, x):
+            return self.body(x)
+
+
+    def load_checkpoint(model, source):
+        checkpoint = torch.load(source)
+        model.load_state_dict(checkpoint["state_dict"])
+        return checkpoint["epoch"]
+
+
+    buffer = io.BytesIO()
+    torch.save({"state_dict": Regressor().state_dict(), "epoch": 7}, buffer)
+    buffer.seek(0)
+
+    model = Regressor()
+    print(model)
+    epoch = load_checkpoint(model, buffer)
+    house = torch.tensor([[0.2, 1.0, -0.5, 3.0]])
+    price = model(house).item()
+    print(f"epoch {epoch}: predicted price {price:.3f}")
+""", ('house = torch.tensor([[0.2, 1.0, -0.5, 3.0]])\n', 'model.eval()\nhouse = torch.tensor([[0.2, 1.0, -0.5, 3.0]])\n'), (33,), raises='Expected more than 1 value per channel when training')
+
+
 @pytest.mark.parametrize("name", sorted(PROBES))
 def test_the_bad_program_is_reported_and_its_twin_is_not(tmp_path, name) -> None:
     probe = PROBES[name]

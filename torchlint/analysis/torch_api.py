@@ -202,9 +202,13 @@ MODE_SHARING_WRAPPERS = frozenset({"torch.nn.DataParallel", "torch.nn.parallel.D
                                    "torch.nn.parallel.DistributedDataParallel"})
 # Functions that take a prediction out of a model's output (the class it picks).
 READ_OUT_FUNCTIONS = frozenset({"torch.argmax", "torch.max"})
-# Functions that neither switch the module they are given nor hand back one in another
-# mode (`copy.deepcopy(model)`: a new module with the same `training` flags).
-MODE_KEEPING_FUNCTIONS = frozenset({"copy.deepcopy", "copy.copy"})
+# Functions that copy the module they are given with its `training` flags.
+MODE_COPYING_FUNCTIONS = frozenset({"copy.deepcopy", "copy.copy"})
+# Functions that do not switch the module they are given (`print(model)` shows the
+# architecture, `torch.save(model, path)` pickles it as it is), the copies among them.
+MODE_KEEPING_FUNCTIONS = MODE_COPYING_FUNCTIONS | frozenset({
+    "builtins.print", "builtins.repr", "builtins.str", "builtins.len", "builtins.isinstance", "builtins.id",
+    "builtins.hash", "builtins.type", "builtins.format", "torch.save"})
 # What draws random noise: a forward of noise samples from a generator (a GAN's, a VAE's
 # decoder), where batch statistics in training mode are the convention, not a prediction.
 NOISE_FACTORIES = frozenset({"torch.randn", "torch.rand", "torch.randn_like", "torch.rand_like", "torch.normal"})

@@ -138,6 +138,9 @@ class _Summary:
     # `self.model = model` in an `__init__`: the key that holds what the caller handed as a
     # root (relative key -> relative root key), when nothing rebinds or switches it after.
     aliases: dict[str, str] = field(default_factory=dict)
+    # The keys it loads trained weights into (`model.load_state_dict(ckpt["state_dict"])` in a
+    # `load_checkpoint(model, path)`): key -> the `load_state_dict` call.
+    loads: dict[str, cst.Call] = field(default_factory=dict)
     # It calls `train()`/`eval()` on a module it reaches some other way (`for m in models:
     # m.eval()`): whatever it is handed may leave in another mode.
     switches_unknown: bool = False
@@ -870,7 +873,7 @@ class _Walker:
             if receiver:
                 return state.lookup(receiver)
             return self.value_mode(inner, state) if isinstance(inner, cst.Call) else None
-        if self.inference.qualname(func) in torch_api.MODE_KEEPING_FUNCTIONS and value.args:
+        if self.inference.qualname(func) in torch_api.MODE_COPYING_FUNCTIONS and value.args:
             copied = value.args[0].value  # `best = copy.deepcopy(model)`: a copy in the same mode
             key = dotted(copied) if isinstance(copied, (cst.Name, cst.Attribute)) else None
             mode = state.lookup(key) if key else None
@@ -922,6 +925,8 @@ class _Walker:
             mode = state.modes.get(receiver)
             if isinstance(mode, Train):  # trained weights: what follows uses the model, not its initialization
                 state.modes[receiver] = replace(mode, loaded=call)
+            elif mode is _CALLER and self.summary is not None:
+                self.summary.loads.setdefault(receiver, call)
             return
         # A forward of a tracked model (or of one of its layers).
         key = dotted(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
@@ -961,7 +966,7 @@ class _Walker:
             return
         qualname = self.inference.qualname(func)
         if qualname in torch_api.MODE_KEEPING_FUNCTIONS or qualname in torch_api.MODE_SHARING_WRAPPERS:
-            return  # `copy.deepcopy(model)`, `nn.DataParallel(model)`: the model keeps its mode
+            return  # `print(model)`, `copy.deepcopy(model)`, `nn.DataParallel(model)`: the model keeps its mode
         handed = [arg.value for arg in call.args]
         if isinstance(func, cst.Attribute) and not self._instance_attribute(func):
             handed.append(func.value)  # a method: it may change what its object holds
@@ -1151,6 +1156,13 @@ class _Walker:
             elif isinstance(mode, Train) and (not prediction or self.predicts_with(mode)):
                 self.owner.report(self, call, key, mode, context, context_node, (call, *calls), inner,
                                   _inner_key(inner), handed="." not in relative and relative not in summary.globals)
+        for relative, loaded in summary.loads.items():
+            key = _rebased(relative, arguments)
+            mode = state.modes.get(key) if key else None
+            if isinstance(mode, Train):
+                state.modes[key] = replace(mode, loaded=loaded)
+            elif mode is _CALLER and self.summary is not None:
+                self.summary.loads.setdefault(key, loaded)
         if summary.switches_unknown:
             _forget_handed([arg.value for arg in call.args], state)
         for relative, mode in summary.exits.items():

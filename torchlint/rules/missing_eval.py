@@ -20,7 +20,7 @@ class MissingEval(Rule):
     fix = Applicability.UNSAFE
     requires = (r"\.train\(|no_grad|inference_mode|def _*(?:predict|eval|valid|test|infer)|load_state_dict|backward"
                 r"|pretrained|weights\s*=",
-                r"Dropout|dropout|BatchNorm|torchvision")
+                r"Dropout|dropout|BatchNorm|torchvision|Transformer|MultiheadAttention")
     references = (
         ("torch.nn.Module.eval", "https://pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.eval"),
         ("Autograd mechanics: locally disabling gradient computation (no_grad is not eval mode)",
@@ -63,7 +63,9 @@ class MissingEval(Rule):
     model, or on the module a `DataParallel` wraps), handing the model (or the object
     holding it) to a function of another module; `copy.deepcopy(model)` does not change
     it, and `eval()` on the copy leaves the model in training mode; `nn.DataParallel(model)`
-    is in the mode of the model it wraps, and holds its weights; an object of a plain class
+    is in the mode of the model it wraps, and holds its weights; `print(model)` and
+    `torch.save(model, path)` switch nothing, and a function of the file that calls
+    `load_state_dict` on the model it is handed loads trained weights; an object of a plain class
     of this file that switches no mode (`Predictor(model)`) keeps the model it is handed
     in the mode it had. A generator run on the
     noise its function draws (`netG(torch.randn(n, nz))`) samples, and is not a
