@@ -697,6 +697,57 @@ PROBES['checkpoint-loaded-by-a-function'] = Probe("""
 """, ('house = torch.tensor([[0.2, 1.0, -0.5, 3.0]])\n', 'model.eval()\nhouse = torch.tensor([[0.2, 1.0, -0.5, 3.0]])\n'), (33,), raises='Expected more than 1 value per channel when training')
 
 
+# A builder of the file that loads the weights, moves the model and wraps it in
+# DataParallel before returning it.
+PROBES['builder-moves-and-wraps-the-model'] = Probe("""
+    import argparse
+    import io
+
+    import torch
+    import torch.nn as nn
+
+    torch.manual_seed(0)
+
+
+    class ConvClassifier(nn.Module):
+        def __init__(self, dropout):
+            super().__init__()
+            self.conv = nn.Sequential(nn.Conv2d(1, 4, 3), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten())
+            self.drop = nn.Dropout(dropout)
+            self.fc = nn.Linear(4, 3)
+
+        def forward(self, x):
+            return self.fc(self.drop(self.conv(x)))
+
+
+    def get_model(args, weights):
+        model = ConvClassifier(args.dropout)
+        model.load_state_dict(torch.load(weights))
+        if args.cuda:
+            model = model.cuda()
+        model = nn.DataParallel(model)
+        return model
+
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--dropout", type=float, default=0.5)
+    parser.add_argument("--cuda", action="store_true")
+    args = parser.parse_args([])
+    weights = io.BytesIO()
+    torch.save(ConvClassifier(0.5).state_dict(), weights)
+    weights.seek(0)
+
+    model = get_model(args, weights)
+    image = torch.randn(1, 1, 10, 10)
+    with torch.no_grad():
+        first = model(image).argmax(1).item()
+        scores = [model(image) for _ in range(2)]
+    # -- check --
+    if not torch.equal(scores[0], scores[1]):
+        print("BUG: the same image gets different scores", first)
+""", ('image = torch.randn(1, 1, 10, 10)\n', 'model.eval()\nimage = torch.randn(1, 1, 10, 10)\n'), (42, 43))
+
+
 @pytest.mark.parametrize("name", sorted(PROBES))
 def test_the_bad_program_is_reported_and_its_twin_is_not(tmp_path, name) -> None:
     probe = PROBES[name]

@@ -489,14 +489,18 @@ class TrainModeModel:
                 len(function.returns) != 1 or not isinstance(function.returns[0], cst.Name):
             return None
         returned = function.returns[0]
-        bindings = self.model.resolve(returned)
-        built = _under_moves(bindings[0].value) if len(bindings) == 1 else None  # `Net().to(device)`
-        if built is None or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path or \
-                not isinstance(built, cst.Call) or not self.constructs(built):
+        bindings = function.scope.bindings.get(returned.value, [])
+        if not bindings or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path:
             return None
+        built = _under_moves(bindings[0].value)  # `Net().to(device)`
+        moves = [binding.value for binding in bindings[1:]]
+        if not isinstance(built, cst.Call) or not self.constructs(built) or not all(
+                binding.kind is BindingKind.ASSIGN and not binding.path and isinstance(binding.value, cst.Call)
+                and self._moved(binding.value, returned.value) for binding in bindings[1:]):
+            return None  # only `model = model.to(device)`, `model = nn.DataParallel(model)` after it
         loaded = None
         for _seq, read in function.scope.loads.get(returned.value, ()):
-            if read is returned:
+            if read is returned or any(move.start <= read.start < move.end for move in moves):
                 continue
             attribute = read.parent
             method = attribute.parent if isinstance(attribute, cst.Attribute) and attribute.value is read else None
@@ -506,6 +510,15 @@ class TrainModeModel:
             if attribute.attr.value == "load_state_dict":
                 loaded = method
         return built, loaded
+
+    def _moved(self, value: cst.Call, name: str) -> bool:
+        """``value`` hands back the module ``name`` holds, in its mode: `name.to(device)`,
+        `name.cuda()`, `nn.DataParallel(name)`."""
+        inner = _under_moves(value)
+        if isinstance(inner, cst.Name):
+            return inner.value == name
+        return isinstance(inner, cst.Call) and self.inference.qualname(inner.func) in torch_api.MODE_SHARING_WRAPPERS \
+            and bool(inner.args) and isinstance(inner.args[0].value, cst.Name) and inner.args[0].value.value == name
 
     # --- summaries of this file's functions -------------------------------------------------------
 
