@@ -748,6 +748,42 @@ PROBES['builder-moves-and-wraps-the-model'] = Probe("""
 """, ('image = torch.randn(1, 1, 10, 10)\n', 'model.eval()\nimage = torch.randn(1, 1, 10, 10)\n'), (42, 43))
 
 
+# Closures of the function that builds the model (`def evaluate():` inside `main()`).
+PROBES['closure-evaluates-the-model-of-main'] = Probe("""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(0)
+
+
+    def main():
+        model = nn.Sequential(nn.Linear(6, 24), nn.ReLU(), nn.Dropout(0.5), nn.Linear(24, 2))
+        optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+        data = [(torch.randn(16, 6), torch.randint(0, 2, (16,))) for _ in range(3)]
+
+        def train_epoch():
+            model.train()
+            for x, y in data:
+                optimizer.zero_grad()
+                nn.functional.cross_entropy(model(x), y).backward()
+                optimizer.step()
+
+        def evaluate():
+            with torch.no_grad():
+                return sum(nn.functional.cross_entropy(model(x), y).item() for x, y in data)
+
+        for epoch in range(2):
+            train_epoch()
+            print(epoch, evaluate())
+        # -- check --
+        if evaluate() != evaluate():
+            print("BUG: the validation loss changes between two evaluations")
+
+
+    main()
+""", ('        with torch.no_grad():\n', '        model.eval()\n        with torch.no_grad():\n'), (22,))
+
+
 @pytest.mark.parametrize("name", sorted(PROBES))
 def test_the_bad_program_is_reported_and_its_twin_is_not(tmp_path, name) -> None:
     probe = PROBES[name]
@@ -933,3 +969,11 @@ def test_the_bad_program_shows_the_bug_under_torch(tmp_path, name) -> None:
         assert bad.returncode == 0 and "BUG:" in bad.stdout, (bad.stdout, bad.stderr)
     fixed = _run(tmp_path, probe.fixed)
     assert fixed.returncode == 0 and "BUG:" not in fixed.stdout, (fixed.stdout, fixed.stderr)
+
+
+@pytest.mark.parametrize("name", ["global-model-train-then-test", "phase-loop-without-eval",
+                                  "predictor-object-given-the-model", "closure-evaluates-the-model-of-main"])
+def test_runtime_confirms_the_training_mode(tmp_path, name) -> None:
+    pytest.importorskip("torch")
+    found = lint_findings(tmp_path, PROBES[name].bad, "TL414", "--runtime")
+    assert found and all(f["runtime"]["verdict"] == "CONFIRMED" for f in found), [f.get("runtime") for f in found]

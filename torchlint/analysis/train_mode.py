@@ -135,6 +135,9 @@ class _Summary:
     # The module-level names it reads as its own roots (`model` of a script whose `test()`
     # evaluates the global model): the caller's, unless the caller binds the name itself.
     globals: frozenset = frozenset()
+    # The names of an enclosing function it reads (a closure: `def evaluate(): model(x)` in
+    # the `main()` that builds `model`): name -> the enclosing function's node.
+    closures: dict = field(default_factory=dict)
     # `self.model = model` in an `__init__`: the key that holds what the caller handed as a
     # root (relative key -> relative root key), when nothing rebinds or switches it after.
     aliases: dict[str, str] = field(default_factory=dict)
@@ -532,9 +535,10 @@ class TrainModeModel:
         roots = {param.name.value for param in (*function.node.params.posonly_params, *function.node.params.params,
                                                 *function.node.params.kwonly_params)}
         shared = self._shared_globals(function) - roots
-        roots |= shared
+        closures = {name: node for name, node in self._closure_names(function).items() if name not in roots}
+        roots |= shared | set(closures)
         state = _State({root: _CALLER for root in roots})
-        found = _Summary(globals=frozenset(shared))
+        found = _Summary(globals=frozenset(shared), closures=closures)
         end = self._walk_scope(function.node, _body(function.node), function, state, found, depth + 1)
         for changed in end.changed:
             if changed.split(".")[0] in roots:
@@ -552,6 +556,28 @@ class TrainModeModel:
         if scope is None:
             return set()
         return {name for name in self._module_calls() if name not in scope.bindings or name in scope.globals}
+
+    def _closure_names(self, function: FunctionInfo) -> dict:
+        """The names ``function`` reads from an enclosing function that binds them to a call
+        (a model, maybe): name -> that function's node."""
+        scope = function.scope
+        found = {}
+        if scope is None or scope.parent is None or scope.parent is self.model.module_scope:
+            return found
+        enclosing = set()
+        outer = scope.parent
+        while outer is not None and outer is not self.model.module_scope:
+            enclosing.add(id(outer))
+            outer = outer.parent
+        for read in iter_nodes(function.node.body):  # (also in its comprehensions)
+            if not isinstance(read, cst.Name) or read.value in scope.bindings or read.value in found:
+                continue
+            bindings = self.model.resolve(read)
+            if bindings and all(binding.kind is BindingKind.ASSIGN and binding.scope is bindings[0].scope
+                                for binding in bindings) and id(bindings[0].scope) in enclosing and \
+                    any(isinstance(binding.value, cst.Call) for binding in bindings):
+                found[read.value] = bindings[0].scope.node
+        return found
 
     def _module_calls(self) -> set[str]:
         if self._module_names is None:
@@ -1153,6 +1179,9 @@ class _Walker:
         for name in summary.globals:
             if name not in own or name in self.function.scope.globals:
                 arguments.setdefault(name, name)
+        for name, node in summary.closures.items():  # the enclosing function calls its closure
+            if name not in own or self.function.scope.node is node:
+                arguments.setdefault(name, name)
         if summary.trains:
             for key, mode in list(state.modes.items()):
                 if isinstance(mode, Train) and not mode.trained:
@@ -1168,7 +1197,8 @@ class _Walker:
                 self.summary.evaluates.setdefault(key, (inner, context, context_node, (call, *calls), prediction))
             elif isinstance(mode, Train) and (not prediction or self.predicts_with(mode)):
                 self.owner.report(self, call, key, mode, context, context_node, (call, *calls), inner,
-                                  _inner_key(inner), handed="." not in relative and relative not in summary.globals)
+                                  _inner_key(inner), handed="." not in relative and relative not in summary.globals
+                                  and relative not in summary.closures)
         for relative, loaded in summary.loads.items():
             key = _rebased(relative, arguments)
             mode = state.modes.get(key) if key else None
