@@ -784,6 +784,59 @@ PROBES['closure-evaluates-the-model-of-main'] = Probe("""
 """, ('        with torch.no_grad():\n', '        model.eval()\n        with torch.no_grad():\n'), (22,))
 
 
+# A model class taken from a registry of the file (`MODELS[args.model](...)`): built, and
+# with a layer that behaves differently whichever class it is.
+PROBES['model-from-a-registry-dict'] = Probe("""
+    import argparse
+
+    import torch
+    from torch import nn
+
+    torch.manual_seed(0)
+
+
+    class ConvNet(nn.Module):
+        def __init__(self, classes):
+            super().__init__()
+            self.body = nn.Sequential(nn.Conv2d(1, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.AdaptiveAvgPool2d(1))
+            self.head = nn.Linear(4, classes)
+
+        def forward(self, x):
+            return self.head(self.body(x).flatten(1))
+
+
+    class MLP(nn.Module):
+        def __init__(self, classes):
+            super().__init__()
+            self.net = nn.Sequential(nn.Flatten(), nn.Linear(36, 16), nn.Dropout(0.5), nn.Linear(16, classes))
+
+        def forward(self, x):
+            return self.net(x)
+
+
+    MODELS = {"conv": ConvNet, "mlp": MLP}
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model", default="conv")
+    args = parser.parse_args([])
+    model = MODELS[args.model](classes=3)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(3):
+        x, y = torch.randn(8, 1, 6, 6), torch.randint(0, 3, (8,))
+        optimizer.zero_grad()
+        nn.functional.cross_entropy(model(x), y).backward()
+        optimizer.step()
+
+    test_x = torch.randn(5, 1, 6, 6)
+    with torch.no_grad():
+        batch_scores = model(test_x)
+        one_score = model(test_x[:1])
+    # -- check --
+    if not torch.allclose(batch_scores[:1], one_score):
+        print("BUG: the score of an image depends on the batch it is in")
+""", ('with torch.no_grad():\n', 'model.eval()\nwith torch.no_grad():\n'), (44, 45))
+
+
 @pytest.mark.parametrize("name", sorted(PROBES))
 def test_the_bad_program_is_reported_and_its_twin_is_not(tmp_path, name) -> None:
     probe = PROBES[name]
@@ -907,6 +960,23 @@ GOOD = {
         net="nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.5), nn.Linear(8, 1))", model="nn.DataParallel(net)"),
     "alias-switched": SWITCHED_ELSEWHERE.format(
         net="nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.Linear(8, 1))", model="net.to(torch.device('cpu'))"),
+    "registry-with-a-class-without-dropout-or-batch-norm": """
+        import torch
+        from torch import nn
+
+        class WithNorm(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4))
+
+            def forward(self, x):
+                return self.net(x)
+
+        MODELS = {"norm": WithNorm, "plain": nn.Linear}
+        model = MODELS["plain"](4, 4)
+        with torch.no_grad():
+            print(model(torch.ones(1, 4)))
+    """,
     "batch-norm-recalibration": """
         import torch
         from torch import nn

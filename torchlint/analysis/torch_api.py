@@ -198,8 +198,9 @@ TRAIN_MODE_FUNCTIONS: dict[str, int] = {
 }
 # The data-parallel wrappers: a wrapper built around a module is in its mode, and its
 # weights are the module's (`nn.DataParallel(model)` after `model.load_state_dict(..)`).
+# (`torch.compile(model)`: a wrapper whose `training` is the original module's.)
 MODE_SHARING_WRAPPERS = frozenset({"torch.nn.DataParallel", "torch.nn.parallel.DataParallel",
-                                   "torch.nn.parallel.DistributedDataParallel"})
+                                   "torch.nn.parallel.DistributedDataParallel", "torch.compile"})
 # Functions that take a prediction out of a model's output (the class it picks).
 READ_OUT_FUNCTIONS = frozenset({"torch.argmax", "torch.max"})
 # Functions that copy the module they are given with its `training` flags.

@@ -405,7 +405,11 @@ class TrainModeModel:
     def constructs(self, call: cst.Call, depth: int = 0) -> bool:
         """``call`` builds a new module, which starts in training mode: a class of torch.nn
         or of this file, or a function of this file every ``return`` of which builds one
-        (``def bagnet8(): return nn.Sequential(...)``)."""
+        (``def bagnet8(): return nn.Sequential(...)``), or a class taken from a registry of
+        this file (``MODELS[args.model](...)``, every value of the dict a class that builds one)."""
+        registry = self.registry_classes(call)
+        if registry is not None:
+            return True
         built = self.inference.infer(call)
         if built is None or built.kind is not Kind.MODULE:
             return False
@@ -422,6 +426,31 @@ class TrainModeModel:
         returns = function.returns
         return bool(returns) and _returns_always(function.node) and all(
             isinstance(value, cst.Call) and self.constructs(value, depth + 1) for value in returns)
+
+    def registry_classes(self, call: cst.Call) -> Optional[list[cst.BaseExpression]]:
+        """The classes of ``MODELS = {"cnn": SmallCNN, "mlp": nn.Sequential}`` (a dict bound
+        once at module level, never changed) that ``MODELS[name](...)`` may instantiate, when
+        each is a module class of this file or of torch.nn."""
+        func = call.func
+        if not (isinstance(func, cst.Subscript) and isinstance(func.value, cst.Name)):
+            return None
+        bindings = self.model.resolve(func.value)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path or \
+                bindings[0].scope is not self.model.module_scope or not isinstance(bindings[0].value, cst.Dict) or \
+                re.search(rf"\b{re.escape(func.value.value)}\s*(?:\[[^\]]*\]\s*=[^=]|\.\s*(?:update|setdefault)\b)",
+                          self.analysis.text):
+            return None
+        values = [getattr(element, "value", None) for element in bindings[0].value.elements]
+        if not values or any(value is None for value in values):
+            return None
+        for value in values:
+            called = self.inference.infer(value)
+            qualname = self.inference.qualname(value)
+            if not (called is not None and called.kind is Kind.CLASS and isinstance(called.cls, ClassInfo)
+                    and called.cls.model is self.model and self._class_layer(called.cls, 1) is not None
+                    or qualname is not None and torch_api.is_module_class(torch_api.normalize(qualname))):
+                return None
+        return values
 
     def plain_init(self, call: cst.Call) -> Optional[FunctionInfo]:
         """The ``__init__`` ``call`` runs when it instantiates a class of this file that is
@@ -469,14 +498,15 @@ class TrainModeModel:
 
     def pretrained(self, call: cst.Call) -> Optional[cst.Call]:
         """``call`` itself when it is a torchvision builder given trained weights
-        (`resnet18(pretrained=True)`, `resnet18(weights="IMAGENET1K_V1")`, not `weights=None`)."""
+        (`resnet18(pretrained=True)`, `resnet18(weights="IMAGENET1K_V1")`,
+        `weights=ResNet18_Weights.DEFAULT`; not `weights=None`, nor a variable that may be None)."""
         qualname = self.inference.qualname(call.func)
         if qualname is None or _torchvision_layer(qualname) is None:
             return None
         pretrained, weights = keyword(call, "pretrained"), keyword(call, "weights")
         if pretrained is not None and _literal(pretrained) is True:
             return call
-        if weights is not None and not (isinstance(weights, cst.Name) and weights.value in ("None", "False")):
+        if isinstance(weights, (cst.SimpleString, cst.Attribute)):  # a weights enum member or its name
             return call
         return None
 
@@ -716,6 +746,11 @@ class TrainModeModel:
         return found
 
     def _find_construction_layer(self, call: cst.Call, depth: int) -> Optional[tuple]:
+        registry = self.registry_classes(call)
+        if registry is not None:  # `MODELS[name](...)`: a layer only when every class it may build has one
+            found = [self._class_layer(self.inference.infer(value).cls, depth + 1)
+                     if self.inference.qualname(value) is None else None for value in registry]
+            return found[0] if found and all(layer is not None for layer in found) else None
         qualname = self.inference.qualname(call.func)
         if qualname is not None:
             qualname = torch_api.normalize(qualname)
@@ -1131,7 +1166,8 @@ class _Walker:
                 read_out = node  # `torch.argmax(logits, 1)`, `_, predicted = torch.max(outputs, 1)`
             elif read_out is None and isinstance(node, cst.Call) and isinstance(node.func, cst.Name) \
                     and node.func.value == "print" and self.inference.qualname(node.func) in (None, "builtins.print") \
-                    and any(autograd.flows_into(scope, call, arg.value, node) for arg in node.args):
+                    and any(not _metadata(arg.value) and autograd.flows_into(scope, call, arg.value, node)
+                            for arg in node.args):
                 read_out = node  # `print(F.softmax(model(image), 1))`: shown as the prediction
             elif read_out is None and isinstance(node, cst.Attribute) and node.attr.value == "data" \
                     and not (isinstance(node.parent, cst.Call) and node.parent.func is node) \
@@ -1457,6 +1493,14 @@ def _repeats_input(call: cst.Call) -> bool:
                 comp = comp.inner_for_in
             return not (read & bound)
     return False
+
+
+def _metadata(value: cst.BaseExpression) -> bool:
+    """``value`` reads a tensor's metadata, not its values (`out.shape`, `out.size(1)`)."""
+    if isinstance(value, cst.Call):
+        value = value.func
+        return isinstance(value, cst.Attribute) and value.attr.value in ("size", "dim", "numel")
+    return isinstance(value, cst.Attribute) and value.attr.value in ("shape", "dtype", "device", "ndim")
 
 
 def _assigned_to(node: cst.CSTNode) -> bool:

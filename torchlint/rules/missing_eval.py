@@ -64,7 +64,10 @@ class MissingEval(Rule):
     model, or on the module a `DataParallel` wraps), handing the model (or the object
     holding it) to a function of another module; `copy.deepcopy(model)` does not change
     it, and `eval()` on the copy leaves the model in training mode; `nn.DataParallel(model)`
-    is in the mode of the model it wraps, and holds its weights; `print(model)` and
+    (and `torch.compile(model)`) is in the mode of the model it wraps, and holds its
+    weights; a model class taken from a registry of the file (`MODELS[args.model](...)`)
+    builds a model, with a layer that behaves differently when each class of it has one;
+    `print(model)` and
     `torch.save(model, path)` switch nothing, and a function of the file that calls
     `load_state_dict` on the model it is handed loads trained weights; an object of a plain class
     of this file that switches no mode (`Predictor(model)`) keeps the model it is handed
