@@ -961,6 +961,8 @@ GOOD = {
     "alias-switched": SWITCHED_ELSEWHERE.format(
         net="nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.Linear(8, 1))", model="net.to(torch.device('cpu'))"),
     "registry-with-a-class-without-dropout-or-batch-norm": """
+        import sys
+
         import torch
         from torch import nn
 
@@ -972,8 +974,16 @@ GOOD = {
             def forward(self, x):
                 return self.net(x)
 
-        MODELS = {"norm": WithNorm, "plain": nn.Linear}
-        model = MODELS["plain"](4, 4)
+        class Plain(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = nn.Linear(4, 4)
+
+            def forward(self, x):
+                return self.net(x)
+
+        MODELS = {"norm": WithNorm, "plain": Plain}
+        model = MODELS[sys.argv[1]]()
         with torch.no_grad():
             print(model(torch.ones(1, 4)))
     """,

@@ -447,7 +447,7 @@ class TrainModeModel:
             called = self.inference.infer(value)
             qualname = self.inference.qualname(value)
             if not (called is not None and called.kind is Kind.CLASS and isinstance(called.cls, ClassInfo)
-                    and called.cls.model is self.model and self._class_layer(called.cls, 1) is not None
+                    and called.cls.model is self.model
                     or qualname is not None and torch_api.is_module_class(torch_api.normalize(qualname))):
                 return None
         return values
@@ -669,13 +669,15 @@ class TrainModeModel:
             return None
         if isinstance(expression, cst.Call):
             return self._construction_layer(expression, depth)
-        value = self.inference.infer(expression)
+        built = self._constructions(expression, depth)
+        registry = any(isinstance(value, cst.Call) and self.registry_classes(value) is not None for value in built)
+        value = None if registry else self.inference.infer(expression)  # (a registry: which class is not known)
         if value is not None and value.kind is Kind.MODULE and isinstance(value.cls, ClassInfo):
             found = self._class_layer(value.cls, depth + 1)
             if found is not None:
                 return found
-        for built in self._constructions(expression, depth):
-            found = self._expression_layer(built, depth + 1)
+        for construction in built:
+            found = self._expression_layer(construction, depth + 1)
             if found is not None:
                 return found
         return None
@@ -748,9 +750,10 @@ class TrainModeModel:
     def _find_construction_layer(self, call: cst.Call, depth: int) -> Optional[tuple]:
         registry = self.registry_classes(call)
         if registry is not None:  # `MODELS[name](...)`: a layer only when every class it may build has one
-            found = [self._class_layer(self.inference.infer(value).cls, depth + 1)
-                     if self.inference.qualname(value) is None else None for value in registry]
-            return found[0] if found and all(layer is not None for layer in found) else None
+            classes = [self.inference.infer(value) for value in registry]
+            found = [self._class_layer(cls.cls, depth + 1) if cls is not None and isinstance(cls.cls, ClassInfo)
+                     else None for cls in classes]
+            return found[0] if all(layer is not None for layer in found) else None
         qualname = self.inference.qualname(call.func)
         if qualname is not None:
             qualname = torch_api.normalize(qualname)
