@@ -196,6 +196,28 @@ TRAIN_MODE_FUNCTIONS: dict[str, int] = {
         "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout")},
     "torch.nn.functional.batch_norm": 5,
 }
+# The data-parallel wrappers: a wrapper built around a module is in its mode, and its
+# weights are the module's (`nn.DataParallel(model)` after `model.load_state_dict(..)`).
+# (`torch.compile(model)`: a wrapper whose `training` is the original module's.)
+MODE_SHARING_WRAPPERS = frozenset({"torch.nn.DataParallel", "torch.nn.parallel.DataParallel",
+                                   "torch.nn.parallel.DistributedDataParallel", "torch.compile"})
+# Functions that take a prediction out of a model's output (the class it picks).
+READ_OUT_FUNCTIONS = frozenset({"torch.argmax", "torch.max"})
+# Functions that copy the module they are given with its `training` flags.
+MODE_COPYING_FUNCTIONS = frozenset({"copy.deepcopy", "copy.copy"})
+# Functions that do not switch the module they are given (`print(model)` shows the
+# architecture, `torch.save(model, path)` pickles it as it is), the copies among them.
+MODE_KEEPING_FUNCTIONS = MODE_COPYING_FUNCTIONS | frozenset({
+    "builtins.print", "builtins.repr", "builtins.str", "builtins.len", "builtins.isinstance", "builtins.id",
+    "builtins.hash", "builtins.type", "builtins.format", "torch.save"})
+# What draws random noise: a forward of noise samples from a generator (a GAN's, a VAE's
+# decoder), where batch statistics in training mode are the convention, not a prediction.
+NOISE_FACTORIES = frozenset({"torch.randn", "torch.rand", "torch.randn_like", "torch.rand_like", "torch.normal"})
+NOISE_FILLS = frozenset({"normal_", "uniform_"})
+# Calls that hand back the tensor they are given, moved or reshaped (`Variable(noise)`,
+# `noise.cuda()`, `noise.view(b, -1, 1, 1)`).
+SAME_TENSOR_METHODS = frozenset({"cuda", "cpu", "to", "float", "double", "half", "view", "reshape", "unsqueeze",
+                                 "squeeze", "detach", "requires_grad_", "type_as", "contiguous"})
 
 
 # Methods and properties that mark `x.data` as a tensor: those only tensors have (no numpy

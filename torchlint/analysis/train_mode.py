@@ -18,7 +18,12 @@ holds the model (``model``, ``self.model``).  A construction or ``.train()`` put
 training mode; ``.eval()``, ``.train(flag)``, a new binding, or handing the model (or its
 owner) to code the analysis cannot see into makes the mode unknown.  A call of this file's
 functions and methods is followed through a summary of its body (two levels deep): what it
-evaluates in the caller's mode, and the mode it leaves behind.
+evaluates in the caller's mode (also a prediction read out, reported where the caller's model
+holds trained weights), the mode it leaves behind, and the model it hands back
+(``model = train_model(model, ..)``).  The module-level models a function reads are the
+caller's there; a function walked on its own starts with a module-level model in training
+mode when nothing in the file can switch it.  ``copy.deepcopy`` keeps the mode; a switch of a
+model also switches its other names and the wrappers built around it.
 
 Evaluation is a forward of the model under ``no_grad``/``inference_mode`` or in a function
 whose name says it predicts, evaluates, validates or tests (and that runs no backward).  A
@@ -48,7 +53,8 @@ if TYPE_CHECKING:
     from torchlint.analysis.module_analysis import ModuleAnalysis
 
 # A function whose name says it evaluates: `predict`, `evaluate`, `validate`, `test`, `infer`.
-_EVALUATING_NAME = re.compile(r"^_*(?:predict|eval|valid|test|infer|inference|score)(?:_|[a-z]*$)", re.IGNORECASE)
+# The word may come later in the name (`run_inference`, `get_predictions`, `runEval`).
+_EVALUATING_NAME = re.compile(r"(?:^_*|_|(?<=[a-z0-9])(?=[A-Z]))(?i:predict|eval|valid|test|infer|score)[a-z]*(?:_|[A-Z0-9]|$)")
 # nn.Module methods that leave the training flag as it is.
 _MODE_KEEPING = frozenset({
     "parameters", "named_parameters", "buffers", "named_buffers", "children", "named_children", "modules",
@@ -85,6 +91,9 @@ class Train:
     trained: bool = False
     loaded: Optional[cst.Call] = None
     uncalled: Optional[cst.Attribute] = None
+    # The `train()` ends a function that put the model in eval mode first (`evaluate()`
+    # restoring the mode): the model goes back to training, not to Monte Carlo sampling.
+    restores: bool = False
 
 
 _CALLER = "caller"  # in a summary: whatever mode the caller's model is in
@@ -115,13 +124,26 @@ class TrainModeEvaluation:
 @dataclass
 class _Summary:
     """What a function does to the models it can reach (by parameter, or through ``self``):
-    ``evaluates`` (relative key -> (evaluating node, context, context node, calls)) in the
+    ``evaluates`` (relative key -> (evaluating node, context, context node, calls, whether
+    only a prediction read out: an evaluation where the model holds trained weights)) in the
     caller's mode; ``exits``: the mode each key it changed is left in (None: unknown);
     ``trains``: it runs a backward or an optimizer step."""
 
     evaluates: dict[str, tuple] = field(default_factory=dict)
     exits: dict[str, Optional[object]] = field(default_factory=dict)
     trains: bool = False
+    # The module-level names it reads as its own roots (`model` of a script whose `test()`
+    # evaluates the global model): the caller's, unless the caller binds the name itself.
+    globals: frozenset = frozenset()
+    # The names of an enclosing function it reads (a closure: `def evaluate(): model(x)` in
+    # the `main()` that builds `model`): name -> the enclosing function's node.
+    closures: dict = field(default_factory=dict)
+    # `self.model = model` in an `__init__`: the key that holds what the caller handed as a
+    # root (relative key -> relative root key), when nothing rebinds or switches it after.
+    aliases: dict[str, str] = field(default_factory=dict)
+    # The keys it loads trained weights into (`model.load_state_dict(ckpt["state_dict"])` in a
+    # `load_checkpoint(model, path)`): key -> the `load_state_dict` call.
+    loads: dict[str, cst.Call] = field(default_factory=dict)
     # It calls `train()`/`eval()` on a module it reaches some other way (`for m in models:
     # m.eval()`): whatever it is handed may leave in another mode.
     switches_unknown: bool = False
@@ -168,6 +190,13 @@ class _State:
             elif isinstance(mode, Train) and isinstance(theirs, Train) and mode.built == theirs.built:
                 modes[key] = replace(mode, trained=mode.trained or theirs.trained,
                                      loaded=mode.loaded if theirs.loaded is not None else None)
+            elif isinstance(mode, Train) and isinstance(theirs, Train):
+                # Built on one path, put in training mode by `train()` on the other (a loop
+                # whose body calls `model.train()`, after it ran zero times or some): training
+                # mode either way; the `train()` is the evidence, and it counts as it would
+                # alone (a model built is reported wherever `train()` and training would be).
+                explicit, built = (theirs, mode) if mode.built else (mode, theirs)
+                modes[key] = replace(explicit, loaded=explicit.loaded if built.loaded is not None else None)
         return _State(modes, self.changed | other.changed)
 
 
@@ -182,8 +211,10 @@ class TrainModeModel:
         self._layers: dict[int, Optional[tuple]] = {}
         self._training_calls: Optional[set[int]] = None
         self._found: Optional[list[TrainModeEvaluation]] = None
-        self._built: dict[int, list[tuple[str, cst.Call]]] = {}
+        self._built: dict[int, list[tuple[str, cst.Call, Optional[cst.Call]]]] = {}
         self._trains: Optional[bool] = None  # the file runs a backward or an optimizer step somewhere
+        self._module_names: Optional[set[str]] = None
+        self._globals: dict[str, Optional[Train]] = {}
 
     # --- the question ----------------------------------------------------------------------
 
@@ -195,7 +226,8 @@ class TrainModeModel:
         self._found = []
         text = self.analysis.text
         if ".train(" not in text and not re.search(
-                r"\bno_grad|inference_mode|def _*(?:predict|eval|valid|test|infer)|load_state_dict|backward", text):
+                r"\bno_grad|inference_mode|def _*(?:predict|eval|valid|test|infer)|load_state_dict|backward|pretrained|"
+                r"weights\s*=", text):
             return self._found
         self._seen: set[int] = set()
         self._walk_scope(self.analysis.module, self.analysis.module.body, None, _State())
@@ -215,7 +247,12 @@ class TrainModeModel:
                 continue
             if function.scope is None:
                 continue
-            self._walk_scope(function.node, _body(function.node), function, self._method_start(function))
+            state = self._method_start(function)
+            for name in self._shared_globals(function):
+                mode = self._kept_global(name)
+                if mode is not None and name in function.scope.loads:
+                    state.modes[name] = mode
+            self._walk_scope(function.node, _body(function.node), function, state)
         return self._found
 
     def _method_start(self, function: FunctionInfo) -> _State:
@@ -225,11 +262,11 @@ class TrainModeModel:
         cls = function.cls
         if cls is None or function.self_name is None or function.name == "__init__" or cls.model is not self.model:
             return state
-        for name, construction in self._built_attributes(cls):
-            state.modes[f"{function.self_name}.{name}"] = Train(construction, True)
+        for name, construction, loaded in self._built_attributes(cls):
+            state.modes[f"{function.self_name}.{name}"] = Train(construction, True, loaded=loaded)
         return state
 
-    def _built_attributes(self, cls: ClassInfo) -> list[tuple[str, cst.Call]]:
+    def _built_attributes(self, cls: ClassInfo) -> list[tuple[str, cst.Call, Optional[cst.Call]]]:
         """``self.<name> = Net()`` (or ``Net().to(device)``) in ``__init__`` of a class of this
         file, or of a class of this file it derives from, none of them with other bases (so no framework or
         ``nn.Module.eval()`` reaches its attributes), the only assignment of the attribute in
@@ -263,7 +300,7 @@ class TrainModeModel:
                         rf"\.{re.escape(name)}\s*\.\s*(?:eval|train)\s*\(|[(,=]\s*\w+\.{re.escape(name)}\s*[,)]",
                         text):
                     continue
-                found.append((name, built))
+                found.append((name, built, self.pretrained(built) or _loaded_in(init, name)))
         return found
 
     def _plain_lineage(self, cls: ClassInfo) -> Optional[list[ClassInfo]]:
@@ -312,7 +349,8 @@ class TrainModeModel:
         seen = (id(inner), id(mode.node)) if handed else id(inner)
         if seen in self._seen or id(inner) in self._seen:
             return
-        if not mode.built and not mode.trained and not self._train_then_evaluation(walker, inner, mode):
+        if not mode.built and not mode.trained and not (mode.restores and not _repeats_input(inner)) and \
+                not self._train_then_evaluation(walker, inner, mode):
             return  # `model.train()` then predictions: Monte Carlo dropout, batch-norm statistics refreshed
         layer = self.layer_of(cst_expression(inner), inner, key_node=_key_node(call, key))
         if layer is None:
@@ -367,7 +405,11 @@ class TrainModeModel:
     def constructs(self, call: cst.Call, depth: int = 0) -> bool:
         """``call`` builds a new module, which starts in training mode: a class of torch.nn
         or of this file, or a function of this file every ``return`` of which builds one
-        (``def bagnet8(): return nn.Sequential(...)``)."""
+        (``def bagnet8(): return nn.Sequential(...)``), or a class taken from a registry of
+        this file (``MODELS[args.model](...)``, every value of the dict a class that builds one)."""
+        registry = self.registry_classes(call)
+        if registry is not None:
+            return True
         built = self.inference.infer(call)
         if built is None or built.kind is not Kind.MODULE:
             return False
@@ -385,6 +427,89 @@ class TrainModeModel:
         return bool(returns) and _returns_always(function.node) and all(
             isinstance(value, cst.Call) and self.constructs(value, depth + 1) for value in returns)
 
+    def registry_classes(self, call: cst.Call) -> Optional[list[cst.BaseExpression]]:
+        """The classes of ``MODELS = {"cnn": SmallCNN, "mlp": nn.Sequential}`` (a dict bound
+        once at module level, never changed) that ``MODELS[name](...)`` may instantiate, when
+        each is a module class of this file or of torch.nn."""
+        func = call.func
+        if not (isinstance(func, cst.Subscript) and isinstance(func.value, cst.Name)):
+            return None
+        bindings = self.model.resolve(func.value)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path or \
+                bindings[0].scope is not self.model.module_scope or not isinstance(bindings[0].value, cst.Dict) or \
+                re.search(rf"\b{re.escape(func.value.value)}\s*(?:\[[^\]]*\]\s*=[^=]|\.\s*(?:update|setdefault)\b)",
+                          self.analysis.text):
+            return None
+        values = [getattr(element, "value", None) for element in bindings[0].value.elements]
+        if not values or any(value is None for value in values):
+            return None
+        for value in values:
+            called = self.inference.infer(value)
+            qualname = self.inference.qualname(value)
+            if not (called is not None and called.kind is Kind.CLASS and isinstance(called.cls, ClassInfo)
+                    and called.cls.model is self.model
+                    or qualname is not None and torch_api.is_module_class(torch_api.normalize(qualname))):
+                return None
+        return values
+
+    def plain_init(self, call: cst.Call) -> Optional[FunctionInfo]:
+        """The ``__init__`` ``call`` runs when it instantiates a class of this file that is
+        no module and derives from none (a predictor, a trainer holding a model): nothing of
+        it switches modes (no `.eval(`/`.train(` in its classes), so what it is handed and
+        keeps is in the mode it was given."""
+        value = self.inference.infer(call.func)
+        if value is None or value.kind is not Kind.CLASS or not isinstance(value.cls, ClassInfo) or \
+                value.cls.model is not self.model:
+            return None
+        lineage = self._plain_lineage(value.cls)
+        text = self.analysis.text
+        if not lineage or any(_SWITCHES.search(text, c.node.start, c.node.end) for c in lineage):
+            return None
+        init = next((c.methods["__init__"] for c in lineage if "__init__" in c.methods), None)
+        return init if init is not None and init.self_name is not None and \
+            isinstance(init.node, cst.FunctionDef) else None
+
+    def returns_argument(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        """The model ``call`` hands to a function of this file that returns it, as it was
+        given (every ``return`` returns that parameter, never rebound): ``model`` of
+        ``train_model(model, loader)``; its mode is the one the call leaves it in."""
+        called = self.inference.infer(call.func)
+        function = called.function if called is not None and called.kind is Kind.FUNCTION else None
+        if function is None or function.model is not self.model or function.scope is None or \
+                not isinstance(function.node, cst.FunctionDef) or function.is_generator or not function.returns \
+                or not _returns_always(function.node):
+            return None
+        names = {value.value for value in function.returns if isinstance(value, cst.Name)}
+        if len(names) != 1 or len(function.returns) != sum(isinstance(v, cst.Name) for v in function.returns):
+            return None
+        name = names.pop()
+        params = [*function.node.params.posonly_params, *function.node.params.params]
+        if any(binding.kind is not BindingKind.PARAM for binding in function.scope.bindings.get(name, ())) or \
+                name not in [param.name.value for param in params]:
+            return None
+        argument = keyword(call, name)
+        if argument is None:
+            index = [param.name.value for param in params].index(name)
+            if function.self_name is not None and isinstance(call.func, cst.Attribute):
+                index -= 1
+            positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+            argument = positional[index] if 0 <= index < len(positional) else None
+        return argument if isinstance(argument, (cst.Name, cst.Attribute)) else None
+
+    def pretrained(self, call: cst.Call) -> Optional[cst.Call]:
+        """``call`` itself when it is a torchvision builder given trained weights
+        (`resnet18(pretrained=True)`, `resnet18(weights="IMAGENET1K_V1")`,
+        `weights=ResNet18_Weights.DEFAULT`; not `weights=None`, nor a variable that may be None)."""
+        qualname = self.inference.qualname(call.func)
+        if qualname is None or _torchvision_layer(qualname) is None:
+            return None
+        pretrained, weights = keyword(call, "pretrained"), keyword(call, "weights")
+        if pretrained is not None and _literal(pretrained) is True:
+            return call
+        if isinstance(weights, (cst.SimpleString, cst.Attribute)):  # a weights enum member or its name
+            return call
+        return None
+
     def built_and_returned(self, call: cst.Call) -> Optional[tuple[cst.Call, Optional[cst.Call]]]:
         """``call`` calls a function of this file that builds a module, does nothing to it
         that may change its mode (loads weights, moves it), and returns it
@@ -397,14 +522,18 @@ class TrainModeModel:
                 len(function.returns) != 1 or not isinstance(function.returns[0], cst.Name):
             return None
         returned = function.returns[0]
-        bindings = self.model.resolve(returned)
-        built = _under_moves(bindings[0].value) if len(bindings) == 1 else None  # `Net().to(device)`
-        if built is None or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path or \
-                not isinstance(built, cst.Call) or not self.constructs(built):
+        bindings = function.scope.bindings.get(returned.value, [])
+        if not bindings or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path:
             return None
+        built = _under_moves(bindings[0].value)  # `Net().to(device)`
+        moves = [binding.value for binding in bindings[1:]]
+        if not isinstance(built, cst.Call) or not self.constructs(built) or not all(
+                binding.kind is BindingKind.ASSIGN and not binding.path and isinstance(binding.value, cst.Call)
+                and self._moved(binding.value, returned.value) for binding in bindings[1:]):
+            return None  # only `model = model.to(device)`, `model = nn.DataParallel(model)` after it
         loaded = None
         for _seq, read in function.scope.loads.get(returned.value, ()):
-            if read is returned:
+            if read is returned or any(move.start <= read.start < move.end for move in moves):
                 continue
             attribute = read.parent
             method = attribute.parent if isinstance(attribute, cst.Attribute) and attribute.value is read else None
@@ -414,6 +543,15 @@ class TrainModeModel:
             if attribute.attr.value == "load_state_dict":
                 loaded = method
         return built, loaded
+
+    def _moved(self, value: cst.Call, name: str) -> bool:
+        """``value`` hands back the module ``name`` holds, in its mode: `name.to(device)`,
+        `name.cuda()`, `nn.DataParallel(name)`."""
+        inner = _under_moves(value)
+        if isinstance(inner, cst.Name):
+            return inner.value == name
+        return isinstance(inner, cst.Call) and self.inference.qualname(inner.func) in torch_api.MODE_SHARING_WRAPPERS \
+            and bool(inner.args) and isinstance(inner.args[0].value, cst.Name) and inner.args[0].value.value == name
 
     # --- summaries of this file's functions -------------------------------------------------------
 
@@ -426,15 +564,91 @@ class TrainModeModel:
         self._summaries[key] = None  # recursion: unknown
         roots = {param.name.value for param in (*function.node.params.posonly_params, *function.node.params.params,
                                                 *function.node.params.kwonly_params)}
+        shared = self._shared_globals(function) - roots
+        closures = {name: node for name, node in self._closure_names(function).items() if name not in roots}
+        roots |= shared | set(closures)
         state = _State({root: _CALLER for root in roots})
-        found = _Summary()
+        found = _Summary(globals=frozenset(shared), closures=closures)
         end = self._walk_scope(function.node, _body(function.node), function, state, found, depth + 1)
         for changed in end.changed:
             if changed.split(".")[0] in roots:
                 mode = end.lookup(changed)
                 found.exits[changed] = mode
+        found.aliases = {key: source for key, source in found.aliases.items()
+                         if end.modes.get(key) is _CALLER and end.lookup(source) is _CALLER}
         self._summaries[key] = found
         return found
+
+    def _shared_globals(self, function: FunctionInfo) -> set[str]:
+        """The module-level names bound to a call (a model, maybe) that ``function`` does not
+        bind itself: what it and the functions it calls reach as the caller's."""
+        scope = function.scope
+        if scope is None:
+            return set()
+        return {name for name in self._module_calls() if name not in scope.bindings or name in scope.globals}
+
+    def _closure_names(self, function: FunctionInfo) -> dict:
+        """The names ``function`` reads from an enclosing function that binds them to a call
+        (a model, maybe): name -> that function's node."""
+        scope = function.scope
+        found = {}
+        if scope is None or scope.parent is None or scope.parent is self.model.module_scope:
+            return found
+        enclosing = set()
+        outer = scope.parent
+        while outer is not None and outer is not self.model.module_scope:
+            enclosing.add(id(outer))
+            outer = outer.parent
+        for read in iter_nodes(function.node.body):  # (also in its comprehensions)
+            if not isinstance(read, cst.Name) or read.value in scope.bindings or read.value in found:
+                continue
+            bindings = self.model.resolve(read)
+            if bindings and all(binding.kind is BindingKind.ASSIGN and binding.scope is bindings[0].scope
+                                for binding in bindings) and id(bindings[0].scope) in enclosing and \
+                    any(isinstance(binding.value, cst.Call) for binding in bindings):
+                found[read.value] = bindings[0].scope.node
+        return found
+
+    def _module_calls(self) -> set[str]:
+        if self._module_names is None:
+            self._module_names = {name for name, bindings in self.model.module_scope.bindings.items()
+                                  if any(binding.kind is BindingKind.ASSIGN and isinstance(binding.value, cst.Call)
+                                         for binding in bindings)}
+        return self._module_names
+
+    def _kept_global(self, name: str) -> Optional[Train]:
+        """The mode of the module-level model ``name`` wherever this file's functions run:
+        training mode, when it is built once at module level (`model = Net()`, moved with
+        `model = model.to(device)` at most), and nothing in the file may switch it: no
+        `.eval(`/`.train(` and no `.training =` anywhere, the model never handed to a call or
+        bound to another name (only its own mode-keeping methods called). ``loaded``: the
+        module-level ``load_state_dict`` that gives it trained weights."""
+        if name in self._globals:
+            return self._globals[name]
+        self._globals[name] = None
+        text = self.analysis.text
+        bindings = self.model.module_scope.bindings.get(name, [])
+        if not bindings or _SWITCHES.search(text) or re.search(r"\.training\s*=[^=]", text):
+            return None
+        first, *moves = bindings
+        built = _under_moves(first.value) if first.kind is BindingKind.ASSIGN and not first.path else None
+        if not isinstance(built, cst.Call) or not self.constructs(built) or any(
+                binding.kind is not BindingKind.ASSIGN or binding.path or not isinstance(binding.value, cst.Call)
+                or dotted(_under_moves(binding.value)) != name for binding in moves):
+            return None
+        escaped = re.escape(name)
+        if re.search(rf"(?:[(,=\[{{:]|\breturn|\byield|\bglobal)\s*{escaped}\s*(?:[,)\]}}]|$)", text, re.MULTILINE) or \
+                re.search(rf"\b{escaped}\s*\.\s*(?!(?:{'|'.join(sorted(_MODE_KEEPING | {'forward'}))})\s*\()\w+\s*\(",
+                          text):
+            return None  # handed out, aliased, or a method that may switch it
+        loaded = None
+        for _seq, read in self.model.module_scope.loads.get(name, ()):
+            attribute = read.parent
+            if isinstance(attribute, cst.Attribute) and attribute.value is read and \
+                    attribute.attr.value == "load_state_dict" and isinstance(attribute.parent, cst.Call):
+                loaded = attribute.parent
+        self._globals[name] = mode = Train(built, True, loaded=loaded or self.pretrained(built))
+        return mode
 
     # --- which models behave differently in training mode ------------------------------------------
 
@@ -455,13 +669,15 @@ class TrainModeModel:
             return None
         if isinstance(expression, cst.Call):
             return self._construction_layer(expression, depth)
-        value = self.inference.infer(expression)
+        built = self._constructions(expression, depth)
+        registry = any(isinstance(value, cst.Call) and self.registry_classes(value) is not None for value in built)
+        value = None if registry else self.inference.infer(expression)  # (a registry: which class is not known)
         if value is not None and value.kind is Kind.MODULE and isinstance(value.cls, ClassInfo):
             found = self._class_layer(value.cls, depth + 1)
             if found is not None:
                 return found
-        for built in self._constructions(expression, depth):
-            found = self._expression_layer(built, depth + 1)
+        for construction in built:
+            found = self._expression_layer(construction, depth + 1)
             if found is not None:
                 return found
         return None
@@ -474,6 +690,9 @@ class TrainModeModel:
             for binding in self.model.resolve(expression):
                 if binding.kind is BindingKind.ASSIGN and not binding.iterates:
                     value = tuple_element(binding.value, binding.path)
+                    given = self.returns_argument(value) if isinstance(value, cst.Call) else None
+                    if given is not None:
+                        value = given  # `model = train_model(model, ...)`: the model it was given
                     if value is not None:
                         values.append(value)
                 elif binding.kind is BindingKind.PARAM:
@@ -529,6 +748,12 @@ class TrainModeModel:
         return found
 
     def _find_construction_layer(self, call: cst.Call, depth: int) -> Optional[tuple]:
+        registry = self.registry_classes(call)
+        if registry is not None:  # `MODELS[name](...)`: a layer only when every class it may build has one
+            classes = [self.inference.infer(value) for value in registry]
+            found = [self._class_layer(cls.cls, depth + 1) if cls is not None and isinstance(cls.cls, ClassInfo)
+                     else None for cls in classes]
+            return found[0] if all(layer is not None for layer in found) else None
         qualname = self.inference.qualname(call.func)
         if qualname is not None:
             qualname = torch_api.normalize(qualname)
@@ -596,8 +821,9 @@ class _Walker:
         self.summary = summary
         self.depth = depth
         self.inference = owner.inference
-        self.evaluating_name = function is not None and bool(_EVALUATING_NAME.match(function.name)) \
+        self.evaluating_name = function is not None and bool(_EVALUATING_NAME.search(function.name)) \
             and not _runs_backward(function.node)
+        self.switched: set[str] = set()  # the models `eval()` (or `train(flag)`) was called on so far
 
     # --- statements -------------------------------------------------------------------------------
 
@@ -691,6 +917,22 @@ class _Walker:
             state.forget(key)
         else:
             state.set(key, mode)
+        if self.summary is not None:
+            source = dotted(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+            if mode is _CALLER and source:
+                self.summary.aliases[key] = source  # `self.model = model`
+            else:
+                self.summary.aliases.pop(key, None)
+        init = self.owner.plain_init(value) if isinstance(value, cst.Call) else None
+        if init is not None:  # `predictor = Predictor(model)`: `predictor._model` is `model`
+            summary = self.owner.summary(init, self.depth)
+            if summary is not None:
+                arguments = {**_arguments(value, init), init.self_name: key}
+                for relative, source in summary.aliases.items():
+                    held, given = _rebased(relative, arguments), _rebased(source, arguments)
+                    mode = state.lookup(given) if given else None
+                    if held and isinstance(mode, Train):
+                        state.modes[held] = mode
 
     def value_mode(self, value, state: _State) -> Optional[object]:
         """The mode of what ``value`` evaluates to: a new module (training mode), the same
@@ -708,8 +950,22 @@ class _Walker:
             if receiver:
                 return state.lookup(receiver)
             return self.value_mode(inner, state) if isinstance(inner, cst.Call) else None
+        if self.inference.qualname(func) in torch_api.MODE_COPYING_FUNCTIONS and value.args:
+            copied = value.args[0].value  # `best = copy.deepcopy(model)`: a copy in the same mode
+            key = dotted(copied) if isinstance(copied, (cst.Name, cst.Attribute)) else None
+            mode = state.lookup(key) if key else None
+            return replace(mode, node=value, built=True) if isinstance(mode, Train) and mode.built else None
+        if self.inference.qualname(func) in torch_api.MODE_SHARING_WRAPPERS and value.args:
+            wrapped = value.args[0].value  # `nn.DataParallel(model)`: train()/eval() reach the module it wraps
+            key = dotted(wrapped) if isinstance(wrapped, (cst.Name, cst.Attribute)) else None
+            mode = state.lookup(key) if key else None
+            if isinstance(mode, Train):
+                return mode
         if self.owner.constructs(value):
-            return Train(value, True)
+            return Train(value, True, loaded=self.owner.pretrained(value))
+        given = self.owner.returns_argument(value)  # `model = train_model(model, ...)`
+        if given is not None:
+            return state.lookup(dotted(given))
         built = self.owner.built_and_returned(value)
         return Train(value, True, loaded=built[1]) if built is not None else None
 
@@ -735,15 +991,19 @@ class _Walker:
         if name in ("train", "eval") and receiver and function is None:
             if self.summary is not None and state.lookup(receiver) is None:
                 self.summary.switches_unknown = True
+            _forget_sharing(receiver, state)
             if name == "train" and (not call.args or _literal(call.args[0].value) is True):
-                state.set(receiver, Train(call, False))
+                state.set(receiver, Train(call, False, restores=self.summary is not None and receiver in self.switched))
             else:
                 state.forget(receiver)
+                self.switched.add(receiver)
             return
         if name == "load_state_dict" and receiver and function is None:
             mode = state.modes.get(receiver)
             if isinstance(mode, Train):  # trained weights: what follows uses the model, not its initialization
                 state.modes[receiver] = replace(mode, loaded=call)
+            elif mode is _CALLER and self.summary is not None:
+                self.summary.loads.setdefault(receiver, call)
             return
         # A forward of a tracked model (or of one of its layers).
         key = dotted(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
@@ -754,7 +1014,15 @@ class _Walker:
             if mode is not None:
                 context = self.context(call)
                 if context is None and isinstance(mode, Train):
-                    context = self.prediction(call, mode)
+                    context = self.phase(call) or self.prediction(call, mode)
+                elif context is None and mode is _CALLER and self.summary is not None:
+                    # A prediction in whatever mode the caller gives: one whose model holds
+                    # trained weights there (`accuracy(model, loader)` after training).
+                    read_out = self.read_out(call)
+                    if read_out is not None:
+                        self.summary.evaluates.setdefault(key, (call, self._read_out_context(read_out), read_out, (),
+                                                                True))
+                        return
                 if context is not None:
                     self.evaluated(call, key, mode, context)
                 return
@@ -764,9 +1032,18 @@ class _Walker:
             if summary is not None:
                 self.apply(call, function, summary, state)
                 return
+        init = self.owner.plain_init(call)  # a plain class of this file: its `__init__`
+        if init is not None:
+            summary = self.owner.summary(init, self.depth)
+            if summary is not None:
+                self.apply(call, init, summary, state)
+                return
         # Anything else that is handed a model, or its owner, may change its mode.
         if name in _MODE_KEEPING and receiver is not None and state.lookup(receiver) is not None:
             return
+        qualname = self.inference.qualname(func)
+        if qualname in torch_api.MODE_KEEPING_FUNCTIONS or qualname in torch_api.MODE_SHARING_WRAPPERS:
+            return  # `print(model)`, `copy.deepcopy(model)`, `nn.DataParallel(model)`: the model keeps its mode
         handed = [arg.value for arg in call.args]
         if isinstance(func, cst.Attribute) and not self._instance_attribute(func):
             handed.append(func.value)  # a method: it may change what its object holds
@@ -786,8 +1063,8 @@ class _Walker:
             code = self.owner.analysis.snippet(disabled.decorator if isinstance(disabled, cst.Decorator) else
                                                disabled.items[0].item if isinstance(disabled, cst.With) else disabled)
             return f"under `{code}`", disabled
-        if self.evaluating_name:
-            return f"in `{self.function.name}()`", self.function.node.name
+        if self.evaluating_name and not any(self._noise(arg.value, 0) for arg in call.args):
+            return f"in `{self.function.name}()`", self.function.node.name  # (noise: a generator sampling)
         return None
 
     def prediction(self, call: cst.Call, mode: Train) -> Optional[tuple[str, cst.CSTNode]]:
@@ -795,23 +1072,76 @@ class _Walker:
         built; or put in training mode by ``train()`` in a file that never trains) whose output is read out of the graph (``.detach()``, ``.item()``,
         ``.numpy()``, ``argmax``) in a scope that runs no backward and lets no graph of it
         out (not returned, not stored, not appended): a prediction, even without ``no_grad``."""
-        explicit = not mode.built and not mode.trained and not self.owner._file_trains()  # `model.train()`
-        if not explicit and (not mode.built or not (mode.trained or mode.loaded is not None)):
+        if not self.predicts_with(mode):
             return None
         read_out = self.read_out(call)
         if read_out is None:
             return None
+        return self._read_out_context(read_out), read_out
+
+    def phase(self, call: cst.Call) -> Optional[tuple[str, cst.CSTNode]]:
+        """A forward under ``torch.set_grad_enabled(phase == "train")`` in a loop over the
+        phases (``for phase in ["train", "val"]``): in the other phases it evaluates."""
+        for ancestor in ancestors(call):
+            if ancestor is self.scope_node or isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+                return None
+            if not isinstance(ancestor, cst.With):
+                continue
+            for item in ancestor.items:
+                switch = item.item
+                qualname = self.inference.qualname(switch.func) if isinstance(switch, cst.Call) else None
+                if qualname not in ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled",
+                                    "torch.autograd.grad_mode.set_grad_enabled") or len(switch.args) != 1:
+                    continue
+                other = self._other_phase(switch.args[0].value, ancestor)
+                if other is not None:
+                    return (f"under `{self.owner.analysis.snippet(switch)}` in its `{other}` phase (gradients off: "
+                            f"an evaluation)"), switch.args[0].value
+        return None
+
+    @staticmethod
+    def _other_phase(condition: cst.BaseExpression, within: cst.CSTNode) -> Optional[str]:
+        """For ``phase == "train"``, where ``phase`` is the target of a loop around ``within``
+        over a literal list of phases: a phase in which the condition is false."""
+        if not (isinstance(condition, cst.Comparison) and len(condition.comparisons) == 1
+                and isinstance(condition.comparisons[0].operator, cst.Equal)):
+            return None
+        left, right = condition.left, condition.comparisons[0].comparator
+        name, literal = (left, right) if isinstance(left, cst.Name) else (right, left)
+        if not (isinstance(name, cst.Name) and isinstance(literal, cst.SimpleString)):
+            return None
+        for ancestor in ancestors(within):
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+                return None
+            if isinstance(ancestor, cst.For) and isinstance(ancestor.target, cst.Name) and \
+                    ancestor.target.value == name.value and isinstance(ancestor.iter, (cst.List, cst.Tuple)):
+                phases = [element.value for element in ancestor.iter.elements]
+                if not all(isinstance(phase, cst.SimpleString) for phase in phases):
+                    return None
+                others = [phase.evaluated_value for phase in phases if phase.evaluated_value != literal.evaluated_value]
+                return others[0] if others else None
+        return None
+
+    def predicts_with(self, mode: Train) -> bool:
+        """A forward of a model in ``mode`` whose output is read out is a prediction: the
+        model holds trained weights (trained since it was built or put in training mode by
+        ``train()``, or loaded), or ``train()`` put it in training mode in a file that never
+        trains."""
+        explicit = not mode.built and not mode.trained and not self.owner._file_trains()  # `model.train()`
+        return explicit or mode.trained or mode.built and mode.loaded is not None
+
+    def _read_out_context(self, read_out: cst.CSTNode) -> str:
         code = self.owner.analysis.snippet(read_out, 40)
-        return f"as a prediction (its output is read out by `{code}`, and nothing back-propagates through it)", \
-            read_out
+        return f"as a prediction (its output is read out by `{code}`, and nothing back-propagates through it)"
 
     def read_out(self, call: cst.Call) -> Optional[cst.Call]:
         """Where the output of the forward ``call`` is read out of the graph (``.detach()``,
         ``.item()``, ``.numpy()``, ``argmax``) in a scope that runs no backward of it and lets
         no graph of it out (not returned, not stored, not appended)."""
         scope = self.function.scope if self.function is not None else self.owner.model.module_scope
-        if scope is None or _backward_may_follow(self.scope_node, call):
-            return None
+        if scope is None or _backward_may_follow(self.scope_node, call) or \
+                self.function is not None and any(self._noise(arg.value, 0) for arg in call.args):
+            return None  # training goes on, or a function samples a generator on the noise it draws
         autograd = self.owner.analysis.autograd
         read_out = None
         for node in iter_nodes(self.scope_node):
@@ -833,34 +1163,88 @@ class _Walker:
                     and isinstance(node.parent, cst.Call) and node.parent.func is node \
                     and (autograd.flows_into(scope, call, node.value, node)):
                 read_out = node.parent
+            elif read_out is None and isinstance(node, cst.Call) and node.args and \
+                    self.inference.qualname(node.func) in torch_api.READ_OUT_FUNCTIONS and \
+                    autograd.flows_into(scope, call, node.args[0].value, node):
+                read_out = node  # `torch.argmax(logits, 1)`, `_, predicted = torch.max(outputs, 1)`
+            elif read_out is None and isinstance(node, cst.Call) and isinstance(node.func, cst.Name) \
+                    and node.func.value == "print" and self.inference.qualname(node.func) in (None, "builtins.print") \
+                    and any(not _metadata(arg.value) and autograd.flows_into(scope, call, arg.value, node)
+                            for arg in node.args):
+                read_out = node  # `print(F.softmax(model(image), 1))`: shown as the prediction
+            elif read_out is None and isinstance(node, cst.Attribute) and node.attr.value == "data" \
+                    and not (isinstance(node.parent, cst.Call) and node.parent.func is node) \
+                    and not _assigned_to(node) and autograd.flows_into(scope, call, node.value, node):
+                read_out = node  # `torch.max(outputs.data, 1)`: the tensor out of the graph
         return read_out
+
+    def _noise(self, value: cst.BaseExpression, depth: int) -> bool:
+        """``value`` is random noise drawn in this function (`torch.randn(n, nz)`,
+        `Variable(noise.cuda())`, a name of the function bound to it): what a generator's
+        forward samples from (`generate_image(netG)`)."""
+        while isinstance(value, cst.Call) and depth < 6:
+            depth += 1
+            func = value.func
+            qualname = self.inference.qualname(func)
+            if qualname is not None and torch_api.normalize(qualname) in torch_api.NOISE_FACTORIES:
+                return True
+            if isinstance(func, cst.Attribute) and func.attr.value in torch_api.NOISE_FILLS:
+                return True
+            if isinstance(func, cst.Attribute) and func.attr.value in torch_api.SAME_TENSOR_METHODS:
+                value = func.value
+            elif qualname in ("torch.autograd.Variable", "torch.autograd.variable.Variable") and value.args:
+                value = value.args[0].value
+            else:
+                return False
+        if isinstance(value, cst.Name) and depth < 6:
+            bindings = self.owner.model.resolve(value)  # each binding that may reach it draws noise
+            return bool(bindings) and all(binding.kind is BindingKind.ASSIGN and not binding.path
+                                          and binding.scope.node is self.scope_node
+                                          and binding.value is not None and self._noise(binding.value, depth + 1)
+                                          for binding in bindings)
+        return False
 
     def evaluated(self, call: cst.Call, key: str, mode, context) -> None:
         if mode is _CALLER:
             if self.summary is not None:
-                self.summary.evaluates.setdefault(key, (call, context[0], context[1], ()))
+                self.summary.evaluates.setdefault(key, (call, context[0], context[1], (), False))
             return
         if isinstance(mode, Train):
             self.owner.report(self, call, key, mode, context[0], context[1], (), call, key)
 
     def apply(self, call: cst.Call, function: FunctionInfo, summary: _Summary, state: _State) -> None:
         arguments = _arguments(call, function)
+        own = self.function.scope.bindings if self.function is not None and self.function.scope is not None else {}
+        for name in summary.globals:
+            if name not in own or name in self.function.scope.globals:
+                arguments.setdefault(name, name)
+        for name, node in summary.closures.items():  # the enclosing function calls its closure
+            if name not in own or self.function.scope.node is node:
+                arguments.setdefault(name, name)
         if summary.trains:
             for key, mode in list(state.modes.items()):
                 if isinstance(mode, Train) and not mode.trained:
                     state.modes[key] = replace(mode, trained=True)
             if self.summary is not None:
                 self.summary.trains = True
-        for relative, (inner, context, context_node, calls) in summary.evaluates.items():
+        for relative, (inner, context, context_node, calls, prediction) in summary.evaluates.items():
             key = _rebased(relative, arguments)
             if key is None:
                 continue
             mode = state.lookup(key)
             if mode is _CALLER and self.summary is not None:
-                self.summary.evaluates.setdefault(key, (inner, context, context_node, (call, *calls)))
-            elif isinstance(mode, Train):
+                self.summary.evaluates.setdefault(key, (inner, context, context_node, (call, *calls), prediction))
+            elif isinstance(mode, Train) and (not prediction or self.predicts_with(mode)):
                 self.owner.report(self, call, key, mode, context, context_node, (call, *calls), inner,
-                                  _inner_key(inner), handed="." not in relative)
+                                  _inner_key(inner), handed="." not in relative and relative not in summary.globals
+                                  and relative not in summary.closures)
+        for relative, loaded in summary.loads.items():
+            key = _rebased(relative, arguments)
+            mode = state.modes.get(key) if key else None
+            if isinstance(mode, Train):
+                state.modes[key] = replace(mode, loaded=loaded)
+            elif mode is _CALLER and self.summary is not None:
+                self.summary.loads.setdefault(key, loaded)
         if summary.switches_unknown:
             _forget_handed([arg.value for arg in call.args], state)
         for relative, mode in summary.exits.items():
@@ -1002,6 +1386,12 @@ def _elements(value: cst.BaseExpression, owner: TrainModeModel) -> list[cst.Base
         return [element.value for element in value.elements if getattr(element, "value", None) is not None]
     if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
         return [value.elt]
+    if isinstance(value, cst.Call) and owner.inference.qualname(value.func) in ("collections.OrderedDict", "dict") \
+            and value.args:
+        # `nn.Sequential(OrderedDict([("fc1", nn.Linear(..)), ("drop", nn.Dropout(..))]))`: the named layers
+        return [element.value.elements[-1].value if isinstance(element.value, cst.Tuple) and element.value.elements
+                else element.value for element in value.args[0].value.elements] \
+            if isinstance(value.args[0].value, (cst.List, cst.Tuple)) else _elements(value.args[0].value, owner)
     if isinstance(value, cst.Name):
         found = []
         for binding in owner.model.resolve(value):
@@ -1030,15 +1420,39 @@ def _self_class(model, name: cst.Name) -> Optional[ClassInfo]:
 
 
 def _returns_always(function: cst.FunctionDef) -> bool:
-    """The function's body ends in a ``return`` with a value (it cannot fall off its end
-    and return None), and no bare ``return`` is in it."""
+    """The function's body ends in a ``return`` with a value or a ``raise`` (it cannot fall
+    off its end and return None), and no bare ``return`` is in it."""
     body = _body(function)
     last = body[-1] if body else None
-    if not (isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return)
-            and last.body[-1].value is not None):
-        return False
+    if not (isinstance(last, cst.SimpleStatementLine) and (isinstance(last.body[-1], cst.Return)
+            and last.body[-1].value is not None or isinstance(last.body[-1], cst.Raise))):
+        return False  # (a builder ending in `raise ValueError(name)` returns a module whenever it returns)
     return not any(isinstance(node, cst.Return) and node.value is None and _owner(node) is function
                    for node in iter_nodes(function))
+
+
+def _loaded_in(init: FunctionInfo, name: str) -> Optional[cst.Call]:
+    """``self.<name>.load_state_dict(..)`` written in ``__init__``: trained weights loaded."""
+    for node in iter_nodes(init.node.body):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+                node.func.attr.value == "load_state_dict" and isinstance(node.func.value, cst.Attribute) and \
+                node.func.value.attr.value == name and dotted(node.func.value.value) == init.self_name:
+            return node
+    return None
+
+
+def _forget_sharing(key: str, state: _State) -> None:
+    """Forget the other names of the module ``key`` holds (`model = net.to(device)`: the same
+    module) and the modules built around it (`model = nn.DataParallel(net)`): a switch of
+    ``key`` switches them too."""
+    mode = state.lookup(key)
+    for other, theirs in list(state.modes.items()):
+        if other == key or not isinstance(theirs, Train):
+            continue
+        if isinstance(mode, Train) and theirs.node is mode.node or isinstance(theirs.node, cst.Call) and any(
+                isinstance(node, (cst.Name, cst.Attribute)) and dotted(node) == key
+                for arg in theirs.node.args for node in iter_nodes(arg.value)):
+            state.forget(other)
 
 
 def _forget_handed(handed: list, state: _State) -> None:
@@ -1082,6 +1496,21 @@ def _repeats_input(call: cst.Call) -> bool:
                 comp = comp.inner_for_in
             return not (read & bound)
     return False
+
+
+def _metadata(value: cst.BaseExpression) -> bool:
+    """``value`` reads a tensor's metadata, not its values (`out.shape`, `out.size(1)`)."""
+    if isinstance(value, cst.Call):
+        value = value.func
+        return isinstance(value, cst.Attribute) and value.attr.value in ("size", "dim", "numel")
+    return isinstance(value, cst.Attribute) and value.attr.value in ("shape", "dtype", "device", "ndim")
+
+
+def _assigned_to(node: cst.CSTNode) -> bool:
+    """``node`` is the target of an assignment (`x.data = ...`), not a read."""
+    parent = node.parent
+    return isinstance(parent, cst.AssignTarget) or isinstance(parent, (cst.AugAssign, cst.AnnAssign)) \
+        and parent.target is node
 
 
 def _assigned_names(body: cst.CSTNode) -> set[str]:

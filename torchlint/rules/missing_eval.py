@@ -18,8 +18,9 @@ class MissingEval(Rule):
         "`{model}.eval()` before evaluating (and `.train()` before training again)"
     )
     fix = Applicability.UNSAFE
-    requires = (r"\.train\(|no_grad|inference_mode|def _*(?:predict|eval|valid|test|infer)|load_state_dict|backward",
-                r"Dropout|dropout|BatchNorm|torchvision")
+    requires = (r"\.train\(|no_grad|inference_mode|def _*(?:predict|eval|valid|test|infer)|load_state_dict|backward"
+                r"|pretrained|weights\s*=",
+                r"Dropout|dropout|BatchNorm|torchvision|Transformer|MultiheadAttention")
     references = (
         ("torch.nn.Module.eval", "https://pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.eval"),
         ("Autograd mechanics: locally disabling gradient computation (no_grad is not eval mode)",
@@ -31,24 +32,48 @@ class MissingEval(Rule):
     ## What it does
     Flags the forward of a model that has Dropout or BatchNorm layers, run to evaluate or
     predict (under `torch.no_grad()`/`torch.inference_mode()`, in a function whose name
-    says it predicts, evaluates, validates or tests and that runs no backward, or, for a
+    says it predicts, evaluates, validates or tests (`predict`, `run_inference`,
+    `get_predictions`) and that runs no backward, or, for a
     model holding trained weights, a forward whose output is read out of the graph with
-    `.detach()`, `.item()`, `.numpy()` or `argmax` in code that runs no backward and lets
-    no graph of it out), while the code shows the model is in training mode:
+    `.detach()`, `.item()`, `.numpy()`, `argmax`, `torch.max`, `.data` or `print` in code
+    that runs no backward and lets no graph of it out, or under
+    `torch.set_grad_enabled(phase == "train")` in a loop over the phases, in its other
+    phases), while the code shows the model is in training mode:
 
     - it was built on the way there (`model = Net()`, or a function of the file that always
       returns a new module; a module starts in training mode, and `load_state_dict` does
-      not change that), or
+      not change that, nor does a torchvision builder given trained weights,
+      `resnet18(pretrained=True)`), or
     - `model.train()` was called, training ran (a backward or an optimizer step), and no
       `eval()` came after: after the training loop, or in a loop whose training step
-      calls `model.train()` and whose evaluation does not call `eval()`.
+      calls `model.train()` and whose evaluation does not call `eval()`; or an
+      `evaluate()` of the file put it back in training mode at its end (`eval()` ...
+      `train()`) and nothing switched it since.
 
     The mode is followed through the statements in the order they run, through both arms
     of an `if` (both must leave the model in training mode), through loops, and into this
     file's functions and methods (`self.validate(loader)`, `run_inference(model, data)`,
-    `model.predict(x)`). Anything that may change the mode unseen keeps it quiet:
-    `eval()`, `train(flag)`, handing the model (or the object holding it) to a function of
-    another module. The layers come from the model's class: `nn.Dropout*`,
+    `model.predict(x)`, `model = train_model(model, loader)`, `train(epoch)` then
+    `test()` on the module's own `model`, and the closures of the function that builds
+    the model); a function of the file that only predicts
+    (`accuracy(model, loader)`: its outputs read out, nothing back-propagated) is an
+    evaluation of a model holding trained weights. A model of the module that nothing in the
+    file can switch (no `eval()`/`train()` anywhere, never handed to a call) is in training
+    mode in every function that uses it (a service's `predict`). Anything that may change
+    the mode unseen keeps it quiet: `eval()`, `train(flag)` (also on another name of the
+    model, or on the module a `DataParallel` wraps), handing the model (or the object
+    holding it) to a function of another module; `copy.deepcopy(model)` does not change
+    it, and `eval()` on the copy leaves the model in training mode; `nn.DataParallel(model)`
+    (and `torch.compile(model)`) is in the mode of the model it wraps, and holds its
+    weights; a model class taken from a registry of the file (`MODELS[args.model](...)`)
+    builds a model, with a layer that behaves differently when each class of it has one;
+    `print(model)` and
+    `torch.save(model, path)` switch nothing, and a function of the file that calls
+    `load_state_dict` on the model it is handed loads trained weights; an object of a plain class
+    of this file that switches no mode (`Predictor(model)`) keeps the model it is handed
+    in the mode it had. A generator run on the
+    noise its function draws (`netG(torch.randn(n, nz))`) samples, and is not a
+    prediction. The layers come from the model's class: `nn.Dropout*`,
     `nn.BatchNorm*` (not with `track_running_stats=False`), the Transformer layers,
     `nn.MultiheadAttention`/`nn.LSTM` given a dropout, `F.dropout(x, training=self.training)`,
     through `nn.Sequential`, this file's module classes and helper functions, and the
@@ -162,12 +187,18 @@ class MissingEval(Rule):
         elif mode.trained:
             how = f"`{snippet(mode.node)}` put it there and training ran since"
             related = [(mode.node, "this puts the model in training mode")]
+        elif mode.restores:
+            how = (f"`{snippet(mode.node)}` (line {self.ctx.line_index.position(mode.node.start)[0]}) put it back "
+                   f"there after an evaluation, and nothing switched it since")
+            related = [(mode.node, "this puts the model back in training mode")]
         else:
             how = f"`{snippet(mode.node)}` (line {self.ctx.line_index.position(mode.node.start)[0]}) put it there"
             related = [(mode.node, "this puts the model in training mode")]
         for call in mode.via:
             related.append((call, "this call leaves the model in training mode"))
-        if mode.loaded is not None:
+        if mode.loaded is mode.node:  # `resnet18(pretrained=True)`
+            related[0] = (mode.node, "the model is built here with trained weights, in training mode")
+        elif mode.loaded is not None:
             related.append((mode.loaded, "trained weights are loaded here: the mode stays as it was"))
         for call in found.calls:
             related.append((call, "this call runs the evaluation with the model in training mode"))
@@ -212,6 +243,9 @@ class MissingEval(Rule):
         call = f"{model}.eval()"
         advice = f"Call `{call}` before evaluating"
         context = found.context_node
+        if isinstance(context, cst.Comparison):  # `set_grad_enabled(phase == "train")`: the phases that do not train
+            return Fix(Applicability.DISPLAY_ONLY, f"Call `{call}` in the phases that do not train (an `else:` "
+                                                   f"after the `train()` of the training phase)", ())
         anchor: Optional[cst.CSTNode] = None
         if found.forward is not None:  # before the statement that hands the model over
             anchor = _statement(found.node)
