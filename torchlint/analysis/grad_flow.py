@@ -447,8 +447,7 @@ class GradFlow:
         if isinstance(cls, ClassInfo):
             return any(a.value is not None and isinstance(a.value, cst.Call)
                        and (self.inference.qualname(a.value.func) or "").endswith("nn.Parameter")
-                       and not is_false(keyword(a.value, "requires_grad") or cst.Name("True"))
-                       for a in cls.assignments(attribute))
+                       and not _made_frozen(a.value) for a in cls.assignments(attribute))
         return False
 
     def _subscript(self, node: cst.Subscript, depth: int, calls: int) -> Optional[GradSource]:
@@ -714,6 +713,14 @@ def _literal_keys(key: cst.BaseExpression, model) -> set[str]:
             if not isinstance(element, cst.StarredElement)):
         return set()
     return {element.value.value[1:-1] for element in iterable.elements}
+
+
+def _made_frozen(parameter: cst.Call) -> bool:
+    """``nn.Parameter(t, requires_grad=False)`` (or ``nn.Parameter(t, False)``)."""
+    flag = keyword(parameter, "requires_grad")
+    if flag is None and len(parameter.args) > 1 and parameter.args[1].keyword is None:
+        flag = parameter.args[1].value
+    return flag is not None and is_false(flag)
 
 
 def _argument(call: cst.Call, name: str, index: int) -> Optional[cst.BaseExpression]:
