@@ -55,6 +55,12 @@ class Cut:
     fresh: bool = False
     # Written after the backward in a loop, it runs before the backward of the next iteration.
     carried: bool = False
+    # The decorator, `with` item or `set_grad_enabled(False)` statement that turns gradients
+    # off where the value is computed: the line to change, wherever the backward is.
+    switch: Optional[cst.CSTNode] = None
+    # `.detach()` or `.data`: the line to change when it is written in another function than
+    # the backward (a `forward`, a loss function); in the same one, the use of it may be.
+    detached: bool = False
 
 
 @dataclass(frozen=True)
@@ -121,6 +127,35 @@ class NoGraph:
         if code is None or any(enclosing_code(cut.node) is not code for cut in proof.cuts):
             return False
         return not re.search(r"requires_grad|Parameter|enable_grad", self._code(code))
+
+    def line_to_change(self, proof: Proof, call: cst.Call) -> Optional[cst.CSTNode]:
+        """Where the graph of ``proof`` was lost, as the place to change, when that is not the
+        backward ``call`` itself: the first of its cuts when every one is a round trip through
+        plain values or a step no gradient flows through (written before the backward in its
+        function, in another function, or carried to it by a loop), the switch that turned
+        gradients off (a decorator, a `with` item, a `set_grad_enabled(False)` statement), or a
+        `.detach()`/`.data` written in another function than the backward (its `forward`, a
+        loss function).  None when the cuts are of mixed kinds, made without `requires_grad`
+        (the fix is at each of them), or a detach beside the backward (which use of it was
+        meant is the author's to say)."""
+        cuts = [cut for cut in proof.cuts if not cut.fresh]
+        if not cuts:
+            return None
+        here = enclosing_code(call)
+        first = min(cuts, key=lambda cut: cut.node.start)
+        if all(cut.to_change for cut in cuts):
+            if enclosing_code(first.node) is not here or first.node.end <= call.start or first.carried:
+                return first.node
+            return None
+        places = []
+        for cut in cuts:
+            if cut.switch is not None:
+                places.append(cut.switch)
+            elif cut.detached and enclosing_code(cut.node) is not here:
+                places.append(cut.node)
+            else:
+                return None
+        return min(places, key=lambda place: place.start)
 
     def expects_no_graph(self, call: cst.Call) -> bool:
         """The call sits under a test of `requires_grad` (or `grad_fn`, `is_grad_enabled()`),
@@ -196,7 +231,8 @@ class NoGraph:
         if "inference_mode" not in manager_code:  # enable_grad does not leave inference mode
             advice += ", or inside `with torch.enable_grad():`"
         advice += ", so that its graph is recorded"
-        cut = Cut(node, f"`{self.analysis.snippet(node)}`, computed {where}", f"is computed {where}", advice)
+        cut = Cut(node, f"`{self.analysis.snippet(node)}`, computed {where}", f"is computed {where}", advice,
+                  switch=manager)
         return Proof((step,), (cut,))
 
     def _graphless(self, node: cst.BaseExpression, depth: int) -> Optional[Proof]:
@@ -303,13 +339,19 @@ class NoGraph:
 
     def _bindings(self, bindings, name: str, depth: int) -> Optional[Proof]:
         """Every value these bindings of ``name`` give it has no graph."""
-        if not bindings or any(b.kind not in (BindingKind.ASSIGN, BindingKind.AUGASSIGN) or b.value is None
-                               or b.iterates for b in bindings):
+        if not bindings or any(b.kind not in (BindingKind.ASSIGN, BindingKind.AUGASSIGN, BindingKind.FOR)
+                               or b.value is None for b in bindings):
             return None
         proofs = []
         for binding in bindings:
             if self._changed_later(binding) or not self.requires_grad_set and self._made_to_learn(binding):
                 return None
+            if binding.iterates or binding.kind is BindingKind.FOR:  # `for xb, yb in batches:`
+                proof = self._items(binding.value, depth)
+                if proof is None:
+                    return None
+                proofs.append(proof.then(Step(binding.value, f"`{name}` is taken from `{{code}}`")))
+                continue
             if binding.kind is BindingKind.AUGASSIGN:  # `total += loss.item()`: what it held, and what is added
                 before = self.model.lookup(name, binding.scope, binding.seq, use=binding.node)
                 if any(other is binding or other.kind is BindingKind.AUGASSIGN for other in before):
@@ -328,11 +370,54 @@ class NoGraph:
             proofs.append(proof.then(Step(binding.value, f"`{name}` = `{{code}}`")))
         return _join(proofs)
 
+    def _items(self, iterable: cst.BaseExpression, depth: int) -> Optional[Proof]:
+        """Every item that iterating ``iterable`` gives has no graph: the rows of a tensor
+        without one, the elements of a list or tuple written out (or of a comprehension,
+        bound to a name and only appended to), what `zip` and `enumerate` pair them in."""
+        if isinstance(iterable, (cst.List, cst.Tuple)):
+            if any(isinstance(element, cst.StarredElement) for element in iterable.elements):
+                return None
+            return self._all([element.value for element in iterable.elements], depth) \
+                if iterable.elements else None
+        if isinstance(iterable, (cst.ListComp, cst.GeneratorExp)):
+            return self._graphless(iterable.elt, depth)
+        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) \
+                and iterable.func.value in ("zip", "enumerate") and iterable.args \
+                and self.inference.qualname(iterable.func) in (None, f"builtins.{iterable.func.value}") \
+                and not any(arg.star or arg.keyword is not None for arg in iterable.args):
+            sequences = iterable.args if iterable.func.value == "zip" else iterable.args[:1]
+            proofs = [self._items(arg.value, depth) for arg in sequences]
+            return None if any(proof is None for proof in proofs) else _join(proofs)
+        if isinstance(iterable, cst.Name):
+            bindings = self.model.resolve(iterable)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
+                    or bindings[0].iterates or bindings[0].value is None:
+                return None
+            binding = bindings[0]
+            if isinstance(binding.value, (cst.List, cst.ListComp)):
+                name = re.escape(binding.name)
+                if re.search(rf"(?<![\w.]){name}\s*(?:\.\s*(?:extend|insert|__setitem__)\b|\+=|\[[^\]\n]*\]\s*=(?!=))",
+                             self._code(binding.scope.node)):
+                    return None  # items added some other way
+                appended = [arg.value for arg in self.analysis.appended_to(binding)]
+                if appended:
+                    written = self._items(binding.value, depth) if not (
+                        isinstance(binding.value, cst.List) and not binding.value.elements) else Proof()
+                    added = self._all(appended, depth)
+                    return None if written is None or added is None else _join([written, added])
+                return self._items(binding.value, depth)
+        if self.inference.tensor(iterable) is not None:
+            return self._graphless(iterable, depth)  # `for row in x:`
+        return None
+
     def _made_to_learn(self, binding) -> bool:
         """``w = torch.randn(3)`` then ``w.requires_grad = True`` (or ``requires_grad_()``): a
         new tensor made to be learned, whose flag is no attempt to revive a cut graph."""
         if not self._makes_new_tensor(binding.value):
             return False
+        made = self._graphless(binding.value, 0) if self.inference.tensor(binding.value) is not None else None
+        if made is not None and any(cut.to_change for cut in made.cuts):
+            return False  # `torch.tensor(1 - acc.item())`: a round trip, made a leaf to silence backward
         name = re.escape(binding.name)
         return bool(re.search(rf"(?<![\w.]){name}\s*\.\s*requires_grad(?:\s*=(?!=)|_\s*\()",
                               self._code(binding.scope.node)))
@@ -416,7 +501,7 @@ class NoGraph:
         if attribute == "data":
             return self._cut(node, "the tensor's data, outside the graph",
                              f"Use `{self.analysis.snippet(node.value)}` itself, not its `.data`, in what is "
-                             f"back-propagated")
+                             f"back-propagated", detached=True)
         if attribute in ("T", "mT", "H", "mH", "real", "imag"):
             return self._graphless(node.value, depth)
         return None
@@ -436,7 +521,7 @@ class NoGraph:
         if callee is None:
             return None
         if callee.kind is Kind.MODULE:
-            frozen = self._frozen_before(node)
+            frozen = self._frozen_before(node) or self._frozen_by_its_class(node, callee)
             if frozen is not None:
                 return frozen
         if callee.kind is Kind.MODULE and callee.qualname and torch_api.is_loss_module_class(callee.qualname) \
@@ -487,6 +572,55 @@ class NoGraph:
             frozen = Proof((Step(call, f"`{{code}}` is computed by `{func.value}`, whose parameters are all frozen"),
                             Step(shown, f"`{{code}}` turns off `requires_grad` of every parameter of "
                                         f"`{func.value}`")), (cut,))
+            return _join([frozen, inputs])
+        return None
+
+    def _frozen_by_its_class(self, call: cst.Call, callee) -> Optional[Proof]:
+        """``model(x)`` of an instance of a module class of this file whose ``__init__``
+        freezes every parameter of ``self`` (`for p in self.parameters(): p.requires_grad =
+        False`, `self.requires_grad_(False)`) in a statement of its body, after every layer it
+        builds (no `self.<name> = ..` after it), given inputs without a graph, when nothing in
+        the file may turn `requires_grad` back on and the instance (bound once, to the class
+        called) is read only to call it or a method that adds nothing to it."""
+        cls, func = callee.cls, call.func
+        if not isinstance(cls, ClassInfo) or cls.model is not self.model or not isinstance(func, cst.Name) \
+                or _RE_UNFREEZES.search(self.analysis.text):
+            return None
+        init = cls.methods.get("__init__")
+        bindings = self.model.resolve(func)
+        if init is None or init.self_name is None or len(bindings) != 1 or bindings[0].path \
+                or bindings[0].kind is not BindingKind.ASSIGN or not isinstance(bindings[0].value, cst.Call):
+            return None
+        made = self.inference.infer(bindings[0].value.func)
+        if made is None or made.kind is not Kind.CLASS or made.cls is not cls:
+            return None
+        if any(not _only_uses(read) for read in self.model.reads_since_binding(func)):
+            return None
+        body = init.node.body.body
+        for index, statement in enumerate(body):
+            receiver = _receiver_of_statement(statement)
+            if receiver is None or receiver.value != init.self_name or _freezing_statement(receiver) is None:
+                continue
+            if any(isinstance(node, (cst.Return, cst.Raise)) for earlier in body[:index] for node in iter_nodes(earlier)) \
+                    or any(isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Attribute)
+                           and isinstance(node.target.value, cst.Name) and node.target.value.value == init.self_name
+                           for later in body[index + 1:] for node in iter_nodes(later)):
+                return None  # a layer built after the freezing trains
+            inputs = self._arguments(call, 0)
+            if inputs is None:
+                return None
+            shown = statement.iter if isinstance(statement, cst.For) else statement.body[0].value
+            code, line = self.analysis.snippet(shown), self._line(shown)
+            advice = (f"Freeze only the layers meant to stay fixed (the pretrained part), not every parameter of "
+                      f"`{cls.name}`, so that the layers to train get gradients")
+            cut = Cut(shown, f"`{code}` (line {line}) in `{cls.name}.__init__`, which freezes every parameter of "
+                             f"`{func.value}`",
+                      f"is computed by `{func.value}`, whose parameters `{cls.name}.__init__` freezes (`{code}`, "
+                      f"line {line})", advice, to_change=True)
+            frozen = Proof((Step(call, f"`{{code}}` is computed by `{func.value}`, a `{cls.name}`, whose parameters "
+                                       f"are all frozen"),
+                            Step(shown, f"`{{code}}` turns off `requires_grad` of every parameter of the "
+                                        f"`{cls.name}`")), (cut,))
             return _join([frozen, inputs])
         return None
 
@@ -566,7 +700,8 @@ class NoGraph:
         if method in ("detach", "detach_"):
             return self._cut(node, "detached from the graph",
                              f"Compute it from `{self.analysis.snippet(receiver)}`, not "
-                             f"`{self.analysis.snippet(node)}`; detach only the copy kept for logging or metrics")
+                             f"`{self.analysis.snippet(node)}`; detach only the copy kept for logging or metrics",
+                             detached=True)
         requires_grad = keyword(node, "requires_grad") if self.requires_grad_set else None
         if method == "requires_grad_" and not self.requires_grad_set:
             if self._makes_new_tensor(receiver):
@@ -696,11 +831,11 @@ class NoGraph:
                          to_change=True)
 
     def _cut(self, node: cst.BaseExpression, what: str, advice: str, to_change: bool = False,
-             fresh: bool = False) -> Proof:
+             fresh: bool = False, detached: bool = False) -> Proof:
         line = self._line(node)
         shown = self.analysis.snippet(node)
         cut = Cut(node, f"`{shown}` (line {line}), {what}", f"is `{shown}` (line {line}), {what}", advice, to_change,
-                  fresh)
+                  fresh, detached=detached)
         return Proof((Step(node, f"`{{code}}` is {what}"),), (cut,))
 
     def _function_result(self, node: cst.Call, function, depth: int) -> Optional[Proof]:
@@ -724,7 +859,7 @@ class NoGraph:
                       f"`@{self.analysis.snippet(decorator.decorator)}`: the decorator disables gradients whatever "
                       f"the caller does")
             cut = Cut(node, f"`{shown}` (line {self._line(node)}), {runs}", f"is returned by `{shown}`, {runs}",
-                      advice)
+                      advice, switch=decorator)
             steps = (Step(node, f"`{{code}}` is what `{function.name}` returns"),
                      Step(decorator.decorator, f"`{function.name}` runs with gradients disabled: `@{{code}}`"))
             return Proof(steps, (cut,))
@@ -759,6 +894,34 @@ def _freezing_statement(read: cst.Name) -> Optional[cst.CSTNode]:
             if _turns_off_requires_grad(small, target.value):
                 return loop
     return None
+
+
+def _receiver_of_statement(statement: cst.CSTNode) -> Optional[cst.Name]:
+    """``m`` of the statement ``for p in m.parameters():`` or ``m.requires_grad_(False)``."""
+    call = None
+    if isinstance(statement, cst.For):
+        call = statement.iter
+    elif isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+            and isinstance(statement.body[0], cst.Expr):
+        call = statement.body[0].value
+    if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name):
+        return call.func.value
+    return None
+
+
+# Methods of a module that add nothing to it: the uses of a model between its making and its call.
+_PLAIN_MODULE_METHODS = frozenset({"eval", "train", "to", "cuda", "cpu", "float", "double", "half", "parameters",
+                                   "named_parameters", "zero_grad", "state_dict", "modules", "children"})
+
+
+def _only_uses(read: cst.Name) -> bool:
+    """This read of a module calls it, or a method of it that adds nothing (`model.eval()`,
+    `model.parameters()` handed to an optimizer)."""
+    parent = read.parent
+    if isinstance(parent, cst.Call) and parent.func is read:
+        return True
+    return isinstance(parent, cst.Attribute) and parent.value is read and parent.attr.value in _PLAIN_MODULE_METHODS \
+        and isinstance(parent.parent, cst.Call) and parent.parent.func is parent
 
 
 def _turns_off_requires_grad(statement: cst.CSTNode, name: str) -> bool:
