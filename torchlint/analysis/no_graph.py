@@ -22,7 +22,7 @@ from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.semantic import BindingKind, ClassInfo
 from torchlint.analysis.values import Kind, Step
 from torchlint.syntax import cst
-from torchlint.syntax.nodes import integer_index, is_false, keyword
+from torchlint.syntax.nodes import integer_index, is_false, keyword, tuple_element
 from torchlint.syntax.walk import ancestors, enclosing_code, enclosing_loops, is_descendant, iter_nodes
 
 if TYPE_CHECKING:
@@ -431,10 +431,10 @@ class NoGraph:
     def _added(self, value: cst.BaseExpression, depth: int) -> Optional[Proof]:
         """What an augmented assignment adds has no graph: numbers, tensors without one, and
         the plain values of a tensor (`loss.item()`), which is where the graph is cut."""
-        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
-                and value.func.attr.value in torch_api.TO_PLAIN_METHODS and self.inference.tensor(value.func.value):
+        tensor = self._plain_values_of(value) if isinstance(value, cst.Call) else None
+        if tensor is not None:  # `total += loss.item()`, `total += float(loss)`
             return self._cut(value, "a plain number, out of the graph",
-                             f"Add `{self.analysis.snippet(value.func.value)}` itself, not its plain value, to what "
+                             f"Add `{self.analysis.snippet(tensor)}` itself, not its plain value, to what "
                              f"is back-propagated", to_change=True)
         return self._operands([value], depth)
 
@@ -497,7 +497,7 @@ class NoGraph:
     def _attribute(self, node: cst.Attribute, depth: int) -> Optional[Proof]:
         attribute = node.attr.value
         if self.inference.tensor(node.value) is None:
-            return None
+            return self._self_attribute(node, depth)
         if attribute == "data":
             return self._cut(node, "the tensor's data, outside the graph",
                              f"Use `{self.analysis.snippet(node.value)}` itself, not its `.data`, in what is "
@@ -505,6 +505,43 @@ class NoGraph:
         if attribute in ("T", "mT", "H", "mH", "real", "imag"):
             return self._graphless(node.value, depth)
         return None
+
+    def _self_attribute(self, node: cst.Attribute, depth: int) -> Optional[Proof]:
+        """``self.loss`` in a method of a class of this file that no class of the file extends
+        or is extended by: every value the methods assign to it has no graph (a `None` set
+        in `__init__` left out), and none writes into it, sets its `requires_grad` or tests it."""
+        receiver, attribute = node.value, node.attr.value
+        if not isinstance(receiver, cst.Name):
+            return None
+        function = next((b.scope.function for b in self.model.resolve(receiver) if b.kind is BindingKind.PARAM
+                         and b.scope.function is not None and b.scope.function.self_name == receiver.value
+                         and b.scope.function.kind == "method"), None)
+        cls = function.cls if function is not None else None
+        if not isinstance(cls, ClassInfo) or cls.model is not self.model or self._in_hierarchy(cls):
+            return None
+        values = [tuple_element(a.value, a.path) if a.value is not None else None for a in cls.assignments(attribute)]
+        values = [value for value in values if not (isinstance(value, cst.Name) and value.value == "None")]
+        name = re.escape(attribute)
+        if not values or None in values or re.search(
+                rf"\.\s*{name}\s*(?:\.\s*(?:requires_grad|retain_grad|grad_fn|is_leaf|\w*[^\W_]_)\b"
+                rf"|\[[^\]\n]*\]\s*(?:[-+*/@%&|^]|//|\*\*)?=(?!=)|(?:[-+*/@%&|^]|//|\*\*)=)", self._code(cls.node)):
+            return None
+        proofs = []
+        for value in values:
+            proof = self._graphless(value, depth)
+            if proof is None:
+                return None
+            proofs.append(proof.then(Step(value, f"`self.{attribute}` = `{{code}}`")))
+        return _join(proofs)
+
+    def _in_hierarchy(self, cls: ClassInfo) -> bool:
+        """``cls`` extends a class of this file, or one extends it: its attributes may be
+        assigned there too."""
+        classes = list(self.model.classes.values())
+        bases = {self.analysis.snippet(base.value) for base in cls.node.bases}
+        return any(other.name in bases for other in classes if other is not cls) or any(
+            cls.name in {self.analysis.snippet(base.value).rsplit(".", 1)[-1] for base in other.node.bases}
+            for other in classes if other is not cls)
 
     def _call(self, node: cst.Call, depth: int) -> Optional[Proof]:
         func = node.func
@@ -766,19 +803,17 @@ class NoGraph:
             if len(sources) > 12:
                 break
             for name in [inner for inner in iter_nodes(found) if isinstance(inner, cst.Name)]:
-                bindings = self.model.resolve(name)
-                if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].value is None \
-                        or any(bindings[0].value is known for known in sources):
-                    continue
-                value = bindings[0].value
-                if isinstance(value, cst.List) and not value.elements:
-                    sources += [arg.value for arg in self.analysis.appended_to(bindings[0])]  # `losses.append(..)`
-                elif not bindings[0].path and not bindings[0].iterates:
-                    sources.append(value)  # `pred_np = pred.detach().numpy()`
+                for binding in self.model.resolve(name)[:3]:  # `total = 0.0`, `total += float(loss)`
+                    if binding.kind not in (BindingKind.ASSIGN, BindingKind.AUGASSIGN) or binding.value is None \
+                            or any(binding.value is known for known in sources):
+                        continue
+                    value = binding.value
+                    if isinstance(value, cst.List) and not value.elements:
+                        sources += [arg.value for arg in self.analysis.appended_to(binding)]  # `losses.append(..)`
+                    elif not binding.path and not binding.iterates:
+                        sources.append(value)  # `pred_np = pred.detach().numpy()`
         for inner in (inner for found in sources for inner in iter_nodes(found)):
-            if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) \
-                    and inner.func.attr.value in torch_api.TO_PLAIN_METHODS \
-                    and self.inference.tensor(inner.func.value) is not None:
+            if isinstance(inner, cst.Call) and self._plain_values_of(inner) is not None:
                 return self._cut(node, f"a new tensor made from the plain values of `{self.analysis.snippet(inner)}`",
                                  "Combine the tensors themselves (not their `.item()`, `.tolist()` or numpy values), "
                                  "so that the result keeps their graph", to_change=True)
@@ -797,6 +832,18 @@ class NoGraph:
             return self._cut(node, "a copy of the values in a new tensor, outside the graph",
                              f"Use `{self.analysis.snippet(source)}` itself, not a copy made by `torch.tensor`")
         return Proof()
+
+    def _plain_values_of(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        """The tensor whose values ``call`` takes out of torch: `t.item()`, `t.tolist()`,
+        `t.numpy()`, `float(t)`, `int(t)`; None for any other call."""
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in torch_api.TO_PLAIN_METHODS:
+            return func.value if self.inference.tensor(func.value) is not None else None
+        if isinstance(func, cst.Name) and func.value in ("float", "int") and len(call.args) == 1 \
+                and call.args[0].keyword is None and not call.args[0].star \
+                and self.inference.qualname(func) in (None, f"builtins.{func.value}"):
+            return call.args[0].value if self.inference.tensor(call.args[0].value) is not None else None
+        return None
 
     def _gives_indices(self, node: cst.BaseExpression) -> bool:
         """``node`` is a call returning `(values, indices)`: `out.max(1)`, `torch.topk(out, 3)`."""
