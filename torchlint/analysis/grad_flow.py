@@ -484,12 +484,26 @@ class GradFlow:
 
     def _dict_literals(self, node: cst.BaseExpression, calls: int = 0) -> list:
         """The dicts written out that ``node`` may be: bound to a name, assigned to an
-        attribute of an instance of this file's class, passed for a parameter (one level)."""
+        attribute of an instance of this file's class, passed for a parameter (one level),
+        returned by a function of this file or the `forward` of a module of it, called
+        while gradients are on (`outputs = net(x)` of a `forward` that returns `{"logits": ..}`)."""
         values = []
-        if isinstance(node, cst.Name):
+        if isinstance(node, cst.Call) and calls < 1 and self.grad_off(node) is None:
+            callee = self.value_of(node.func)
+            function = callee.function if callee is not None and callee.kind is Kind.FUNCTION else None
+            if callee is not None and callee.kind is Kind.MODULE and isinstance(callee.cls, ClassInfo):
+                function = self.inference.method_of(callee.cls, "forward")
+            if isinstance(function, FunctionInfo) and function.model is self.model and not function.is_generator \
+                    and isinstance(function.node, cst.FunctionDef) and function.returns \
+                    and not any(self.inference.grad_disabled(returned) for returned in function.returns):
+                for returned in function.returns:
+                    values.extend(self._dict_literals(returned, calls + 1) if isinstance(returned, cst.Name)
+                                  else [returned])
+        elif isinstance(node, cst.Name):
             for binding in self.model.resolve(node):
                 if binding.kind is BindingKind.ASSIGN and not binding.path:
-                    values.append(binding.value)
+                    values.extend(self._dict_literals(binding.value, calls) if isinstance(binding.value, cst.Call)
+                                  else [binding.value])
                 elif binding.kind is BindingKind.PARAM and isinstance(binding.definition, FunctionInfo) \
                         and calls < 1 and binding.param_index >= 0:
                     function = binding.definition
