@@ -247,12 +247,31 @@ class GradFlow:
                     callee = self.inference.infer(func)
                     if callee is not None and callee.kind is Kind.CLASS and callee.cls is cls:
                         calls.append(call)
+                elif function.name == "__call__":  # `obj(x)` of an instance
+                    callee = self.value_of(func)
+                    if callee is not None and callee.kind is Kind.INSTANCE \
+                            and self._inherits(callee.cls, cls, function.name):
+                        calls.append(call)
                 elif isinstance(func, cst.Attribute) and func.attr.value == function.name:
                     receiver = self.value_of(func.value)
-                    if receiver is not None and receiver.kind in (Kind.INSTANCE, Kind.MODULE) and receiver.cls is cls:
+                    if receiver is not None and receiver.kind in (Kind.INSTANCE, Kind.MODULE) \
+                            and self._inherits(receiver.cls, cls, function.name):
                         calls.append(call)
         self._call_sites[key] = calls
         return calls
+
+    def _inherits(self, cls, owner: ClassInfo, method: str) -> bool:
+        """An instance of ``cls`` runs ``owner``'s ``method``: ``cls`` is ``owner``, or a class of
+        this file that extends it (through its bases, a few levels) without defining ``method``."""
+        for _ in range(5):
+            if cls is owner:
+                return True
+            if not isinstance(cls, ClassInfo) or cls.model is not self.model or method in cls.methods \
+                    or len(cls.node.bases) != 1:
+                return False
+            base = self.inference.infer(cls.node.bases[0].value)
+            cls = base.cls if base is not None and base.kind is Kind.CLASS else None
+        return False
 
     def value_of(self, node: cst.BaseExpression, calls: int = 0) -> Optional[Value]:
         """What the inference knows of ``node``, or else of what it is given: a parameter
@@ -374,7 +393,11 @@ class GradFlow:
             if module is not None and module.kind is Kind.MODULE and not self.freezes_parameters:
                 return GradSource(iterable, f"a parameter of `{self.analysis.snippet(iterable.func.value)}`")
             return None
-        return self._requires(iterable, depth, calls)
+        found = self._requires(iterable, depth, calls)
+        if found is None and isinstance(iterable, (cst.Name, cst.Attribute)):
+            item = self.item_requiring_grad(iterable)  # `for p in self.preds:` of appended outputs
+            found = item[1] if item is not None else None
+        return found
 
     def _unpacked(self, value: cst.BaseExpression, path, depth: int, calls: int) -> Optional[GradSource]:
         if None in path:
@@ -550,6 +573,10 @@ class GradFlow:
             return self._module_call(node, callee, depth, calls)
         if callee.kind is Kind.FUNCTION and isinstance(callee.function, FunctionInfo):
             return self._function_result(node, callee.function, depth, calls)
+        if callee.kind is Kind.INSTANCE and isinstance(callee.cls, ClassInfo):
+            method = self.inference.method_of(callee.cls, "__call__")  # `scattering(y)` runs its `__call__`
+            if method is not None:
+                return self._function_result(node, method, depth, calls)
         return None
 
     def _method(self, node: cst.Call, method: str, depth: int, calls: int) -> Optional[GradSource]:
@@ -636,8 +663,8 @@ class GradFlow:
             # file, whose layers are not read here, is not known to have parameters).
             layers = self.analysis.autograd.parameter_layers(module.cls) if module.cls.model is self.model else 0
             has_parameters = layers is None or layers > 0
-        elif qualname in ("torch.nn.Module", "torch.nn.Sequential"):
-            has_parameters = True  # a model (`model: nn.Module`), a stack of layers
+        elif qualname in ("torch.nn.Module", "torch.nn.Sequential") or torch_api.builds_model_with_parameters(qualname):
+            has_parameters = True  # a model (`model: nn.Module`, `torchvision.models.resnet18()`), a stack of layers
         if has_parameters:
             if not self.freezes_parameters:
                 return GradSource(node, f"the output of `{name}`")

@@ -575,6 +575,9 @@ class NoGraph:
             return self._function_result(node, forward, depth) if forward is not None else None
         if callee.kind is Kind.FUNCTION and callee.function is not None:
             return self._function_result(node, callee.function, depth)
+        if callee.kind is Kind.INSTANCE and isinstance(callee.cls, ClassInfo):
+            method = self.inference.method_of(callee.cls, "__call__")  # an instance called runs its `__call__`
+            return self._function_result(node, method, depth) if method is not None else None
         return None
 
     def _frozen_before(self, call: cst.Call) -> Optional[Proof]:
