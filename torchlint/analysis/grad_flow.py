@@ -82,6 +82,7 @@ class GradFlow:
         self._no_graph: Optional[NoGraph] = None
         self._no_graph_unset: Optional[NoGraph] = None
         self._graph_exits: Optional[GraphExits] = None
+        self._hooks: Optional[dict[int, list[cst.Call]]] = None
 
     @property
     def no_graph(self) -> NoGraph:
@@ -422,6 +423,9 @@ class GradFlow:
         index = binding.param_index - (1 if function.kind in ("method", "classmethod") else 0)
         if index < 0:
             return None
+        hooked = self._hook_output(function, index)
+        if hooked is not None:
+            return hooked.then(Step(binding.node, f"`{binding.name}` is the output the forward hook receives"))
         for call in self.call_sites(function):
             if self.grad_off(call) is not None:
                 continue
@@ -478,7 +482,7 @@ class GradFlow:
             index = node.slice[0].slice
             if isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.value.value != "0":
                 return None  # `h.max(1)[1]`
-        entry = self._dict_entry(node, depth, calls)
+        entry = self._dict_entry(node, depth, calls) or self._stored_entry(node, depth, calls)
         if entry is not None:
             return entry
         value = self.inference.infer(node.value)
@@ -504,6 +508,36 @@ class GradFlow:
                     if found is not None:
                         return found.then(Step(element.value, f"the entry {element.key.value} is `{{code}}`"))
         return None
+
+    def _stored_entry(self, node: cst.Subscript, depth: int, calls: int) -> Optional[GradSource]:
+        """``d[key]`` of a dict bound once to `{}` and filled only by `d[k] = value` statements
+        (in any function of the file: a forward hook's `activations[name] = output`), every
+        value stored requiring grad: whichever key is read, its entry does."""
+        if not isinstance(node.value, cst.Name):
+            return None
+        bindings = self.model.resolve(node.value)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
+                or not isinstance(bindings[0].value, cst.Dict) or bindings[0].value.elements:
+            return None
+        name = node.value.value
+        if re.search(rf"(?<![\w.]){re.escape(name)}\s*\.\s*(?:update|setdefault|__setitem__)\b", self.analysis.text):
+            return None
+        stored = []
+        for assign in self.analysis.nodes_of(cst.Assign):
+            for target in assign.targets:
+                subscript = target.target
+                if isinstance(subscript, cst.Subscript) and isinstance(subscript.value, cst.Name) \
+                        and subscript.value.value == name and self.model.resolve(subscript.value) == bindings:
+                    if len(assign.targets) != 1:
+                        return None
+                    stored.append((subscript, assign.value))
+        found = None
+        for subscript, value in stored:
+            here = self._requires(value, depth, calls)
+            if here is None:
+                return None
+            found = found or here.then(Step(value, f"`{self.analysis.snippet(subscript)}` = `{{code}}`"))
+        return found
 
     def _dict_literals(self, node: cst.BaseExpression, calls: int = 0) -> list:
         """The dicts written out that ``node`` may be: bound to a name, assigned to an
@@ -655,19 +689,8 @@ class GradFlow:
         if self.grad_off(node) is not None:
             return None
         name = self.analysis.snippet(node.func)
-        qualname = module.qualname
-        fact = torch_facts.fact(qualname) if qualname else None
-        has_parameters = fact.parameters if fact is not None else None
-        if isinstance(module.cls, ClassInfo):
-            # A class of this file: the layers its `__init__` builds (a class of another
-            # file, whose layers are not read here, is not known to have parameters).
-            layers = self.analysis.autograd.parameter_layers(module.cls) if module.cls.model is self.model else 0
-            has_parameters = layers is None or layers > 0
-        elif qualname in ("torch.nn.Module", "torch.nn.Sequential") or torch_api.builds_model_with_parameters(qualname):
-            has_parameters = True  # a model (`model: nn.Module`, `torchvision.models.resnet18()`), a stack of layers
-        if has_parameters:
-            if not self.freezes_parameters:
-                return GradSource(node, f"the output of `{name}`")
+        if self._has_parameters(module) and not self.freezes_parameters:
+            return GradSource(node, f"the output of `{name}`")
         # A layer without parameters (or frozen ones): its output requires grad when an input does.
         for arg in node.args:
             if not arg.star:
@@ -675,6 +698,63 @@ class GradFlow:
                 if found is not None:
                     return found
         return None
+
+    def _has_parameters(self, module: Value) -> Optional[bool]:
+        """Whether the module ``module`` has parameters: a torch layer's fact, the layers the
+        `__init__` of a class of this file builds (a class of another file, whose layers are
+        not read here, is not known to have any), a model (`model: nn.Module`, a stack of
+        layers, a model zoo's model); None when not known."""
+        qualname = module.qualname
+        fact = torch_facts.fact(qualname) if qualname else None
+        if isinstance(module.cls, ClassInfo):
+            layers = self.analysis.autograd.parameter_layers(module.cls) if module.cls.model is self.model else 0
+            return layers is None or layers > 0
+        if qualname in ("torch.nn.Module", "torch.nn.Sequential") or torch_api.builds_model_with_parameters(qualname):
+            return True
+        return fact.parameters if fact is not None else None
+
+    def _hook_output(self, function: FunctionInfo, param_index: int) -> Optional[GradSource]:
+        """The parameter ``output`` (the third) of ``function`` registered as a forward hook
+        (`layer.register_forward_hook(hook)`, or the hook a factory of this file returns) on a
+        module with parameters (or a part of a model that has some), of a model called in
+        this file only while gradients are on: the output of the hooked module requires grad."""
+        if param_index != 2 or self.freezes_parameters:
+            return None
+        for register in self._forward_hooks().get(id(function), ()):
+            hooked = register.func.value  # type: ignore[attr-defined]
+            module = self.value_of(hooked)
+            if module is None or module.kind is not Kind.MODULE:
+                continue
+            root = hooked
+            while isinstance(root, (cst.Attribute, cst.Subscript)):  # `model.layer4`, `net[0]`
+                root = root.value
+            known = self._has_parameters(module)
+            if known is None and root is not hooked:
+                owner = self.value_of(root)
+                known = owner is not None and owner.kind is Kind.MODULE and bool(self._has_parameters(owner))
+            if not known or not isinstance(root, cst.Name):
+                continue
+            bindings = set(map(id, self.model.resolve(root)))
+            runs = [call for call in self.analysis.nodes_of(cst.Call) if isinstance(call.func, cst.Name)
+                    and call.func.value == root.value and bindings & set(map(id, self.model.resolve(call.func)))]
+            if runs and not any(self.runs_without_grad(call) for call in runs):
+                return GradSource(register, f"the output of `{self.analysis.snippet(hooked)}`, which the hook "
+                                            f"receives")
+        return None
+
+    def _forward_hooks(self) -> dict[int, list[cst.Call]]:
+        """The `register_forward_hook(..)` calls of this file, by the function each registers."""
+        if self._hooks is None:
+            self._hooks = {}
+            for call in self.analysis.nodes_of(cst.Call):
+                func = call.func
+                if not (isinstance(func, cst.Attribute) and func.attr.value == "register_forward_hook"
+                        and call.args and call.args[0].keyword is None and not call.args[0].star):
+                    continue
+                hook = self.value_of(call.args[0].value)
+                if hook is not None and hook.kind is Kind.FUNCTION and isinstance(hook.function, FunctionInfo):
+                    self._hooks.setdefault(id(hook.function), []).append(call)
+        return self._hooks
 
     def _function_result(self, node: cst.Call, function: FunctionInfo, depth: int,
                          calls: int) -> Optional[GradSource]:
