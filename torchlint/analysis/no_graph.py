@@ -373,7 +373,8 @@ class NoGraph:
     def _items(self, iterable: cst.BaseExpression, depth: int) -> Optional[Proof]:
         """Every item that iterating ``iterable`` gives has no graph: the rows of a tensor
         without one, the elements of a list or tuple written out (or of a comprehension,
-        bound to a name and only appended to), what `zip` and `enumerate` pair them in."""
+        bound to a name and only appended to), what `zip` and `enumerate` pair them in, the
+        batches of a `DataLoader` (of a `TensorDataset`, when its tensors have no graph)."""
         if isinstance(iterable, (cst.List, cst.Tuple)):
             if any(isinstance(element, cst.StarredElement) for element in iterable.elements):
                 return None
@@ -388,12 +389,21 @@ class NoGraph:
             sequences = iterable.args if iterable.func.value == "zip" else iterable.args[:1]
             proofs = [self._items(arg.value, depth) for arg in sequences]
             return None if any(proof is None for proof in proofs) else _join(proofs)
+        if isinstance(iterable, cst.Call) and self.inference.qualname(iterable.func) in torch_api.DATA_LOADERS:
+            # Batches are collated anew; of a `TensorDataset`, they are rows of its tensors.
+            dataset = iterable.args[0].value if iterable.args and iterable.args[0].keyword is None else None
+            if isinstance(dataset, cst.Call) and self.inference.qualname(dataset.func) in torch_api.TENSOR_DATASETS:
+                return self._all([arg.value for arg in dataset.args], depth) \
+                    if dataset.args and not any(arg.star or arg.keyword for arg in dataset.args) else None
+            return Proof()
         if isinstance(iterable, cst.Name):
             bindings = self.model.resolve(iterable)
             if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
                     or bindings[0].iterates or bindings[0].value is None:
                 return None
             binding = bindings[0]
+            if isinstance(binding.value, cst.Call):
+                return self._items(binding.value, depth)
             if isinstance(binding.value, (cst.List, cst.ListComp)):
                 name = re.escape(binding.name)
                 if re.search(rf"(?<![\w.]){name}\s*(?:\.\s*(?:extend|insert|__setitem__)\b|\+=|\[[^\]\n]*\]\s*=(?!=))",
