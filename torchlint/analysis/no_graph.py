@@ -263,9 +263,9 @@ class NoGraph:
         if isinstance(node, cst.Subscript):
             if integer_index(node) == 1 and self._gives_indices(node.value):
                 return self._stopped(node.value, indices=True)  # `out.max(1)[1]`
-            if self.inference.tensor(node.value) is None:
+            if self.inference.tensor(node.value) is None and not self._batch(node.value):
                 return None
-            return self._graphless(node.value, depth)
+            return self._graphless(node.value, depth)  # of a batch: `batch["label"]`, `batch[0]`
         if isinstance(node, cst.Attribute):
             if node.attr.value == "indices" and self._gives_indices(node.value):
                 return self._stopped(node.value, indices=True)
@@ -449,21 +449,37 @@ class NoGraph:
         return self._operands([value], depth)
 
     def _parameter(self, binding, depth: int) -> Optional[Proof]:
-        """A parameter of a function of this file (not ``forward``, not a method's ``self``):
-        what every call site passes has no graph."""
+        """A parameter of a function of this file (not a method's ``self``): what every call
+        site passes has no graph (numbers and other plain values left out); of ``forward``,
+        the calls of the module's instances (`criterion(out, y)`) are its call sites."""
         scope = binding.scope
         function = scope.function if scope is not None else None
-        if function is None or function.name == "forward" or not isinstance(function.node, cst.FunctionDef) \
-                or self._changed_later(binding):
+        if function is None or not isinstance(function.node, cst.FunctionDef) or self._changed_later(binding):
             return None
         param = next((param for param in function.positional_params() if param.name.value == binding.name), None)
-        calls = self.inference.calls_of(function)
+        calls = self._module_calls(function) if function.name == "forward" else self.inference.calls_of(function)
         if param is None or not calls or (function.kind == "method" and param is function.positional_params()[0]):
             return None
         passed = [self.inference.passed_argument(call, function, param) for call in calls]
         if any(value is None for value in passed):
             return None
-        return self._all(passed, depth)
+        return self._operands(passed, depth)
+
+    def _module_calls(self, forward) -> list[cst.Call]:
+        """The calls `m(..)` in this file of an instance of the module class whose ``forward``
+        this is (none when any call of it passes `*args`, or the class is extended here)."""
+        cls = forward.cls
+        if not isinstance(cls, ClassInfo) or cls.model is not self.model or self._in_hierarchy(cls):
+            return []
+        calls = []
+        for call in self.analysis.nodes_of(cst.Call):
+            if isinstance(call.func, (cst.Name, cst.Attribute)):
+                callee = self.inference.infer(call.func)
+                if callee is not None and callee.kind is Kind.MODULE and callee.cls is cls:
+                    if any(arg.star for arg in call.args):
+                        return []
+                    calls.append(call)
+        return calls
 
     def _changed_later(self, binding) -> bool:
         """The name's scope sets its `requires_grad`, writes into it in place (which may
@@ -538,7 +554,7 @@ class NoGraph:
             return None
         proofs = []
         for value in values:
-            proof = self._graphless(value, depth)
+            proof = self._operands([value], depth)  # `self.weight = weight`, a number: no graph to give
             if proof is None:
                 return None
             proofs.append(proof.then(Step(value, f"`self.{attribute}` = `{{code}}`")))
@@ -561,6 +577,9 @@ class NoGraph:
             if receiver is not None and receiver.kind is Kind.TENSOR or \
                     receiver is None and fact is not None and fact.tensor_only and fact.kind == "method":
                 return self._method(node, func.value, func.attr.value, depth)  # `model(x).detach()`
+            if receiver is None and fact is not None and fact.kind == "method" and fact.returns == "tensor" \
+                    and isinstance(func.value, cst.Subscript) and self._batch(func.value.value):
+                return self._method(node, func.value, func.attr.value, depth, batch=True)  # `batch["x"].to(dev)`
         qualname = self.inference.qualname(func)
         if qualname is not None:
             return self._torch_call(node, qualname, depth)
@@ -745,8 +764,17 @@ class NoGraph:
             return False
         return True
 
+    def _batch(self, node: cst.BaseExpression) -> bool:
+        """``node`` is a name bound only by loops over batches shown to have no graph (of a
+        `DataLoader`, of a list of tensors without one): a tuple, list or dict of them."""
+        if not isinstance(node, cst.Name):
+            return False
+        bindings = self.model.resolve(node)
+        return bool(bindings) and all(b.kind is BindingKind.FOR and b.value is not None for b in bindings) \
+            and self._graphless(node, 0) is not None
+
     def _method(self, node: cst.Call, receiver: cst.BaseExpression, method: str,
-                depth: int) -> Optional[Proof]:
+                depth: int, batch: bool = False) -> Optional[Proof]:
         if method in ("detach", "detach_"):
             return self._cut(node, "detached from the graph",
                              f"Compute it from `{self.analysis.snippet(receiver)}`, not "
@@ -764,7 +792,7 @@ class NoGraph:
             return self._stopped(node)
         if method in torch_api.NOT_DIFFERENTIABLE_METHODS:
             return Proof()
-        if self.inference.tensor(node) is None:
+        if self.inference.tensor(node) is None and not batch:
             return None
         proof = self._graphless(receiver, depth)
         if proof is None:
