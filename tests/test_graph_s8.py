@@ -1064,7 +1064,53 @@ if model[0].weight.grad is None:
     'wrong-value', 'BUG:', ((10, 14, 'TL410'),),
 )
 
+NP26_VARIABLE_ERA = Case(
+    'Variable(x, requires_grad=False) makes a new tensor: it freezes no parameter of the model',
+    '''\
+import numpy as np
+import torch
+import torch.nn as nn
+from torch.autograd import Variable
+
+torch.manual_seed(0)
+net = nn.Sequential(nn.Linear(2, 10), nn.Tanh(), nn.Linear(10, 1))
+optimizer = torch.optim.SGD(net.parameters(), lr=0.05)
+loss_func = nn.MSELoss()
+x = Variable(torch.linspace(-1, 1, 20).view(-1, 2), requires_grad=False)
+y = Variable(x.data.pow(2).sum(1, keepdim=True), requires_grad=False)
+for t in range(3):
+    prediction = net(x)
+    loss = loss_func(prediction, y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+print(np.round(prediction.numpy()[:3], 3))
+''',
+    '''\
+import numpy as np
+import torch
+import torch.nn as nn
+from torch.autograd import Variable
+
+torch.manual_seed(0)
+net = nn.Sequential(nn.Linear(2, 10), nn.Tanh(), nn.Linear(10, 1))
+optimizer = torch.optim.SGD(net.parameters(), lr=0.05)
+loss_func = nn.MSELoss()
+x = Variable(torch.linspace(-1, 1, 20).view(-1, 2), requires_grad=False)
+y = Variable(x.data.pow(2).sum(1, keepdim=True), requires_grad=False)
+for t in range(3):
+    prediction = net(x)
+    loss = loss_func(prediction, y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+print(np.round(prediction.data.numpy()[:3], 3))
+''',
+    'raises', "Can't call numpy() on Tensor that requires grad", ((18, 16, 'TL415'),),
+)
+
 CASES = {
+    'variable_era': NP26_VARIABLE_ERA,
     'trainer_nograd_method': NG01_TRAINER_NOGRAD_METHOD,
     'inference_mode_forward': NG02_INFERENCE_MODE_FORWARD,
     'freeze_in_init': NG03_FREEZE_IN_INIT,

@@ -48,8 +48,11 @@ _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.MatrixMultip
 # Attributes of a tensor that are tensors of the same graph.
 _SAME_GRAPH_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag"})
 _MAX_DEPTH = 30
-# Turning gradients off: `= False`, `requires_grad_(False)`, `requires_grad_(flag)`.
-_FREEZES = re.compile(r"requires_grad\s*=\s*False|requires_grad_\(\s*(?!(?:requires_grad\s*=\s*)?True\b)\w")
+# Turning gradients of existing tensors off: `p.requires_grad = False`, `requires_grad_(False)`,
+# `requires_grad_(flag)`, a `Parameter(.., requires_grad=False)`; not the keyword of a call that
+# makes a new tensor (`Variable(x, requires_grad=False)`, `torch.zeros(3, requires_grad=False)`).
+_FREEZES = re.compile(r"\.\s*requires_grad\s*=\s*False|requires_grad_\(\s*(?!(?:requires_grad\s*=\s*)?True\b)\w"
+                      r"|Parameter\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*requires_grad\s*=\s*False")
 _MAX_CALLS = 5  # parameters followed back through this many call sites
 # torch functions that join a sequence of tensors: their result requires grad when an item does.
 _JOINS = frozenset({"torch.cat", "torch.stack", "torch.concat", "torch.concatenate", "torch.vstack", "torch.hstack"})

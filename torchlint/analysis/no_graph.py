@@ -31,8 +31,9 @@ if TYPE_CHECKING:
 _RE_ENABLES = re.compile(r"enable_grad|set_grad_enabled|inference_mode\s*\(\s*(?:mode\s*=\s*)?False")
 # A module class that may attach its output to a graph of its own.
 _RE_ATTACHES = re.compile(r"requires_grad|Parameter|register_|enable_grad|set_grad_enabled|inference_mode")
-# Anything that may turn `requires_grad` back on for a parameter.
-_RE_UNFREEZES = re.compile(r"requires_grad\s*=(?!=)\s*(?![\s]|False)|requires_grad_\(\s*(?![\s]|False)")
+# Anything that may turn `requires_grad` back on for a parameter (the keyword of a call that
+# makes a new tensor, `Variable(x, requires_grad=True)`, does not).
+_RE_UNFREEZES = re.compile(r"\.\s*requires_grad\s*=(?!=)\s*(?![\s]|False)|requires_grad_\(\s*(?![\s]|False)")
 _GUARD_TEST = re.compile(r"requires_grad|grad_fn|is_grad_enabled|is_leaf")
 _MAX_DEPTH = 40
 
