@@ -671,7 +671,8 @@ class NoGraph:
             receiver = _receiver_of_statement(statement)
             if receiver is None or receiver.value != init.self_name or _freezing_statement(receiver) is None:
                 continue
-            if any(isinstance(node, (cst.Return, cst.Raise)) for earlier in body[:index] for node in iter_nodes(earlier)) \
+            if any(isinstance(node, (cst.Return, cst.Raise))
+                   for earlier in body[:index] for node in iter_nodes(earlier)) \
                     or any(isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Attribute)
                            and isinstance(node.target.value, cst.Name) and node.target.value.value == init.self_name
                            for later in body[index + 1:] for node in iter_nodes(later)):

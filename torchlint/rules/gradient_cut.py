@@ -35,7 +35,8 @@ class GradientCut(Rule):
         "parameters' `.grad` stays None); compute the loss from the tensors themselves"
     )
     fix = Applicability.DISPLAY_ONLY
-    requires = (r"\bforward\b|backward", r"numpy|\.item\(|tolist|\bfloat\(|\bnp\.|\bmath\.|tensor\(|Tensor\(|detach\(|\.data\b")
+    requires = (r"\bforward\b|backward",
+                r"numpy|\.item\(|tolist|\bfloat\(|\bnp\.|\bmath\.|tensor\(|Tensor\(|detach\(|\.data\b")
     references = (
         ("Autograd mechanics", "https://pytorch.org/docs/stable/notes/autograd.html"),
         ("torch.Tensor.item", "https://pytorch.org/docs/stable/generated/torch.Tensor.item.html"),
