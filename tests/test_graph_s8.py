@@ -1243,3 +1243,23 @@ loss.backward()
 def test_a_detach_beside_the_backward_leaves_the_finding_on_the_backward(project) -> None:
     project.write("train.py", DETACH_BESIDE_THE_BACKWARD)
     assert project.findings("--no-cache", "--select", "TL408") == [("train.py", 8, 1, "TL408")]
+
+
+GRADIENT_CHECK_WITH_DETACHED_COPIES = '''\
+import torch
+
+weights = torch.randn(3, 3, requires_grad=True)
+vector = torch.randn(3, requires_grad=True)
+weights_copy = weights.clone().detach().requires_grad_(True)
+vector_copy = vector.clone().detach()
+vector_copy.requires_grad = True
+expected = weights_copy.matmul(vector_copy)
+expected.backward(gradient=torch.ones(3))
+print(weights_copy.grad.shape, vector_copy.grad.shape)
+'''
+
+
+def test_detached_copies_made_to_learn_are_leaves_not_a_cut_graph(project) -> None:
+    project.write("check.py", GRADIENT_CHECK_WITH_DETACHED_COPIES)
+    assert project.findings("--no-cache", "--select", CODES) == []
+    assert _runs(project, "check.py").returncode == 0

@@ -158,6 +158,22 @@ class NoGraph:
                 return None
         return min(places, key=lambda place: place.start)
 
+    def made_to_require_grad(self, target: cst.BaseExpression) -> bool:
+        """The value back-propagated is itself made to require grad: a name whose function
+        sets `name.requires_grad = True` or calls `name.requires_grad_()`, or bound to a
+        `.requires_grad_()` call (a loss given the flag to silence "does not require grad"),
+        rather than a leaf the loss is computed from (an adversarial input, a detached copy
+        made to learn, whose own `.grad` is what the code reads)."""
+        if not isinstance(target, cst.Name):
+            return False
+        bindings = self.model.resolve(target)
+        if any(isinstance(b.value, cst.Call) and isinstance(b.value.func, cst.Attribute)
+               and b.value.func.attr.value == "requires_grad_" for b in bindings):
+            return True
+        name = re.escape(target.value)
+        return any(re.search(rf"(?<![\w.]){name}\s*\.\s*requires_grad(?:\s*=(?!=)\s*(?!False\b)|_\(\s*(?!False\b))",
+                             self._code(b.scope.node)) for b in bindings)
+
     def expects_no_graph(self, call: cst.Call) -> bool:
         """The call sits under a test of `requires_grad` (or `grad_fn`, `is_grad_enabled()`),
         or in a `try` that catches the RuntimeError: the code expects a value without graph."""

@@ -76,9 +76,11 @@ class GradientCut(Rule):
     `torch.tensor([..], requires_grad=True)`, what people write to silence "element 0 of
     tensors does not require grad"), where every place the graph was cut is a round trip
     through plain values (`torch.tensor([p.item() for p in probs])`, `torch.Tensor([p[1]
-    for p in probs])` of a list of tensors, numpy) or a `.detach()` / `.data` (a loss of
-    `model(x).detach()` made to require grad): reported at the cut, which backward runs
-    past without reaching the model.
+    for p in probs])` of a list of tensors, numpy) or, where the flag is set on the
+    back-propagated value itself, a `.detach()` / `.data` (a loss of `model(x).detach()`
+    made to require grad; a detached copy made a leaf to learn, `x.detach().requires_grad_()`,
+    is not a cut graph): reported at the cut, which backward runs past without reaching
+    the model.
 
     ## Why is this bad?
     Autograd records only torch operations on tensors. A numpy array or a Python float
@@ -186,7 +188,8 @@ class GradientCut(Rule):
                 or flow.no_graph.graphless(target) is not None:
             return
         proof = flow.no_graph_but_requires_grad.graphless(target)
-        cuts = [cut for cut in proof.cuts if (cut.to_change or cut.detached)
+        made = flow.no_graph.made_to_require_grad(target)  # a detach then counts: the loss was given the flag
+        cuts = [cut for cut in proof.cuts if (cut.to_change or cut.detached and made)
                 and isinstance(cut.node, (cst.Call, cst.Attribute))] if proof else []
         if not cuts or len(cuts) != len(proof.cuts):
             return
