@@ -419,7 +419,7 @@ print(image.grad.shape)
 def test_a_forward_run_by_a_predict_method_under_no_grad(project) -> None:
     project.write("bad.py", PREDICT_UNDER_NO_GRAD)
     assert "does not require grad" in _runs(project, "bad.py").stderr
-    assert project.findings("--no-cache", "--select", "TL408") == [("bad.py", 22, 1, "TL408")]
+    assert project.findings("--no-cache", "--select", "TL408") == [("bad.py", 14, 14, "TL408")]
     project.write("bad.py", PREDICT_UNDER_NO_GRAD.replace("model.predict_mask(image)", "model(image).softmax(1)"))
     assert project.findings("--no-cache", "--select", "TL408") == []
     assert _runs(project, "bad.py").returncode == 0

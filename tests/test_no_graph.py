@@ -178,7 +178,7 @@ for step in range(2):
 
 def test_a_helper_that_detaches_the_output_of_a_model_it_is_given(project) -> None:
     project.write("train.py", HELPER_LOSS)
-    assert project.findings("--select", "TL408") == [("train.py", 15, 5, "TL408")]
+    assert project.findings("--select", "TL408") == [("train.py", 6, 11, "TL408")]
     result = project.run("check", "--select", "TL408", "--runtime", "train.py")
     assert "CONFIRMED: RuntimeError: element 0 of tensors does not require grad" in result.stdout
     # The target a call site passes may require grad: then nothing is shown.
@@ -232,11 +232,11 @@ loss.backward()
 
 
 @pytest.mark.parametrize("decorator, read, reported", [
-    ("@torch.no_grad()", "", True),
-    ("", ".data", True),
-    ("", "", False),
-    ("@torch.enable_grad()", "", False),
+    ("@torch.no_grad()", "", (10, 5)),  # at the decorator, the line to change
+    ("", ".data", (12, 16)),  # at the `.data` in `forward`
+    ("", "", None),
+    ("@torch.enable_grad()", "", None),
 ])
 def test_what_the_forward_of_a_module_of_the_file_returns(project, decorator, read, reported) -> None:
     project.write("net.py", NO_GRAD_FORWARD.format(decorator=decorator, read=read))
-    assert project.findings("--select", "TL408") == ([("net.py", 17, 1, "TL408")] if reported else [])
+    assert project.findings("--select", "TL408") == ([("net.py", *reported, "TL408")] if reported else [])

@@ -48,8 +48,11 @@ _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.MatrixMultip
 # Attributes of a tensor that are tensors of the same graph.
 _SAME_GRAPH_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "real", "imag"})
 _MAX_DEPTH = 30
-# Turning gradients off: `= False`, `requires_grad_(False)`, `requires_grad_(flag)`.
-_FREEZES = re.compile(r"requires_grad\s*=\s*False|requires_grad_\(\s*(?!(?:requires_grad\s*=\s*)?True\b)\w")
+# Turning gradients of existing tensors off: `p.requires_grad = False`, `requires_grad_(False)`,
+# `requires_grad_(flag)`, a `Parameter(.., requires_grad=False)`; not the keyword of a call that
+# makes a new tensor (`Variable(x, requires_grad=False)`, `torch.zeros(3, requires_grad=False)`).
+_FREEZES = re.compile(r"\.\s*requires_grad\s*=\s*False|requires_grad_\(\s*(?!(?:requires_grad\s*=\s*)?True\b)\w"
+                      r"|Parameter\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*requires_grad\s*=\s*False")
 _MAX_CALLS = 5  # parameters followed back through this many call sites
 # torch functions that join a sequence of tensors: their result requires grad when an item does.
 _JOINS = frozenset({"torch.cat", "torch.stack", "torch.concat", "torch.concatenate", "torch.vstack", "torch.hstack"})
@@ -82,6 +85,7 @@ class GradFlow:
         self._no_graph: Optional[NoGraph] = None
         self._no_graph_unset: Optional[NoGraph] = None
         self._graph_exits: Optional[GraphExits] = None
+        self._hooks: Optional[dict[int, list[cst.Call]]] = None
 
     @property
     def no_graph(self) -> NoGraph:
@@ -247,12 +251,31 @@ class GradFlow:
                     callee = self.inference.infer(func)
                     if callee is not None and callee.kind is Kind.CLASS and callee.cls is cls:
                         calls.append(call)
+                elif function.name == "__call__":  # `obj(x)` of an instance
+                    callee = self.value_of(func)
+                    if callee is not None and callee.kind is Kind.INSTANCE \
+                            and self._inherits(callee.cls, cls, function.name):
+                        calls.append(call)
                 elif isinstance(func, cst.Attribute) and func.attr.value == function.name:
                     receiver = self.value_of(func.value)
-                    if receiver is not None and receiver.kind in (Kind.INSTANCE, Kind.MODULE) and receiver.cls is cls:
+                    if receiver is not None and receiver.kind in (Kind.INSTANCE, Kind.MODULE) \
+                            and self._inherits(receiver.cls, cls, function.name):
                         calls.append(call)
         self._call_sites[key] = calls
         return calls
+
+    def _inherits(self, cls, owner: ClassInfo, method: str) -> bool:
+        """An instance of ``cls`` runs ``owner``'s ``method``: ``cls`` is ``owner``, or a class of
+        this file that extends it (through its bases, a few levels) without defining ``method``."""
+        for _ in range(5):
+            if cls is owner:
+                return True
+            if not isinstance(cls, ClassInfo) or cls.model is not self.model or method in cls.methods \
+                    or len(cls.node.bases) != 1:
+                return False
+            base = self.inference.infer(cls.node.bases[0].value)
+            cls = base.cls if base is not None and base.kind is Kind.CLASS else None
+        return False
 
     def value_of(self, node: cst.BaseExpression, calls: int = 0) -> Optional[Value]:
         """What the inference knows of ``node``, or else of what it is given: a parameter
@@ -374,7 +397,11 @@ class GradFlow:
             if module is not None and module.kind is Kind.MODULE and not self.freezes_parameters:
                 return GradSource(iterable, f"a parameter of `{self.analysis.snippet(iterable.func.value)}`")
             return None
-        return self._requires(iterable, depth, calls)
+        found = self._requires(iterable, depth, calls)
+        if found is None and isinstance(iterable, (cst.Name, cst.Attribute)):
+            item = self.item_requiring_grad(iterable)  # `for p in self.preds:` of appended outputs
+            found = item[1] if item is not None else None
+        return found
 
     def _unpacked(self, value: cst.BaseExpression, path, depth: int, calls: int) -> Optional[GradSource]:
         if None in path:
@@ -399,6 +426,9 @@ class GradFlow:
         index = binding.param_index - (1 if function.kind in ("method", "classmethod") else 0)
         if index < 0:
             return None
+        hooked = self._hook_output(function, index)
+        if hooked is not None:
+            return hooked.then(Step(binding.node, f"`{binding.name}` is the output the forward hook receives"))
         for call in self.call_sites(function):
             if self.grad_off(call) is not None:
                 continue
@@ -447,8 +477,7 @@ class GradFlow:
         if isinstance(cls, ClassInfo):
             return any(a.value is not None and isinstance(a.value, cst.Call)
                        and (self.inference.qualname(a.value.func) or "").endswith("nn.Parameter")
-                       and not is_false(keyword(a.value, "requires_grad") or cst.Name("True"))
-                       for a in cls.assignments(attribute))
+                       and not _made_frozen(a.value) for a in cls.assignments(attribute))
         return False
 
     def _subscript(self, node: cst.Subscript, depth: int, calls: int) -> Optional[GradSource]:
@@ -456,7 +485,7 @@ class GradFlow:
             index = node.slice[0].slice
             if isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.value.value != "0":
                 return None  # `h.max(1)[1]`
-        entry = self._dict_entry(node, depth, calls)
+        entry = self._dict_entry(node, depth, calls) or self._stored_entry(node, depth, calls)
         if entry is not None:
             return entry
         value = self.inference.infer(node.value)
@@ -483,14 +512,58 @@ class GradFlow:
                         return found.then(Step(element.value, f"the entry {element.key.value} is `{{code}}`"))
         return None
 
+    def _stored_entry(self, node: cst.Subscript, depth: int, calls: int) -> Optional[GradSource]:
+        """``d[key]`` of a dict bound once to `{}` and filled only by `d[k] = value` statements
+        (in any function of the file: a forward hook's `activations[name] = output`), every
+        value stored requiring grad: whichever key is read, its entry does."""
+        if not isinstance(node.value, cst.Name):
+            return None
+        bindings = self.model.resolve(node.value)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
+                or not isinstance(bindings[0].value, cst.Dict) or bindings[0].value.elements:
+            return None
+        name = node.value.value
+        if re.search(rf"(?<![\w.]){re.escape(name)}\s*\.\s*(?:update|setdefault|__setitem__)\b", self.analysis.text):
+            return None
+        stored = []
+        for assign in self.analysis.nodes_of(cst.Assign):
+            for target in assign.targets:
+                subscript = target.target
+                if isinstance(subscript, cst.Subscript) and isinstance(subscript.value, cst.Name) \
+                        and subscript.value.value == name and self.model.resolve(subscript.value) == bindings:
+                    if len(assign.targets) != 1:
+                        return None
+                    stored.append((subscript, assign.value))
+        found = None
+        for subscript, value in stored:
+            here = self._requires(value, depth, calls)
+            if here is None:
+                return None
+            found = found or here.then(Step(value, f"`{self.analysis.snippet(subscript)}` = `{{code}}`"))
+        return found
+
     def _dict_literals(self, node: cst.BaseExpression, calls: int = 0) -> list:
         """The dicts written out that ``node`` may be: bound to a name, assigned to an
-        attribute of an instance of this file's class, passed for a parameter (one level)."""
+        attribute of an instance of this file's class, passed for a parameter (one level),
+        returned by a function of this file or the `forward` of a module of it, called
+        while gradients are on (`outputs = net(x)` of a `forward` that returns `{"logits": ..}`)."""
         values = []
-        if isinstance(node, cst.Name):
+        if isinstance(node, cst.Call) and calls < 1 and self.grad_off(node) is None:
+            callee = self.value_of(node.func)
+            function = callee.function if callee is not None and callee.kind is Kind.FUNCTION else None
+            if callee is not None and callee.kind is Kind.MODULE and isinstance(callee.cls, ClassInfo):
+                function = self.inference.method_of(callee.cls, "forward")
+            if isinstance(function, FunctionInfo) and function.model is self.model and not function.is_generator \
+                    and isinstance(function.node, cst.FunctionDef) and function.returns \
+                    and not any(self.inference.grad_disabled(returned) for returned in function.returns):
+                for returned in function.returns:
+                    values.extend(self._dict_literals(returned, calls + 1) if isinstance(returned, cst.Name)
+                                  else [returned])
+        elif isinstance(node, cst.Name):
             for binding in self.model.resolve(node):
                 if binding.kind is BindingKind.ASSIGN and not binding.path:
-                    values.append(binding.value)
+                    values.extend(self._dict_literals(binding.value, calls) if isinstance(binding.value, cst.Call)
+                                  else [binding.value])
                 elif binding.kind is BindingKind.PARAM and isinstance(binding.definition, FunctionInfo) \
                         and calls < 1 and binding.param_index >= 0:
                     function = binding.definition
@@ -537,6 +610,10 @@ class GradFlow:
             return self._module_call(node, callee, depth, calls)
         if callee.kind is Kind.FUNCTION and isinstance(callee.function, FunctionInfo):
             return self._function_result(node, callee.function, depth, calls)
+        if callee.kind is Kind.INSTANCE and isinstance(callee.cls, ClassInfo):
+            method = self.inference.method_of(callee.cls, "__call__")  # `scattering(y)` runs its `__call__`
+            if method is not None:
+                return self._function_result(node, method, depth, calls)
         return None
 
     def _method(self, node: cst.Call, method: str, depth: int, calls: int) -> Optional[GradSource]:
@@ -615,19 +692,8 @@ class GradFlow:
         if self.grad_off(node) is not None:
             return None
         name = self.analysis.snippet(node.func)
-        qualname = module.qualname
-        fact = torch_facts.fact(qualname) if qualname else None
-        has_parameters = fact.parameters if fact is not None else None
-        if isinstance(module.cls, ClassInfo):
-            # A class of this file: the layers its `__init__` builds (a class of another
-            # file, whose layers are not read here, is not known to have parameters).
-            layers = self.analysis.autograd.parameter_layers(module.cls) if module.cls.model is self.model else 0
-            has_parameters = layers is None or layers > 0
-        elif qualname in ("torch.nn.Module", "torch.nn.Sequential"):
-            has_parameters = True  # a model (`model: nn.Module`), a stack of layers
-        if has_parameters:
-            if not self.freezes_parameters:
-                return GradSource(node, f"the output of `{name}`")
+        if self._has_parameters(module) and not self.freezes_parameters:
+            return GradSource(node, f"the output of `{name}`")
         # A layer without parameters (or frozen ones): its output requires grad when an input does.
         for arg in node.args:
             if not arg.star:
@@ -635,6 +701,63 @@ class GradFlow:
                 if found is not None:
                     return found
         return None
+
+    def _has_parameters(self, module: Value) -> Optional[bool]:
+        """Whether the module ``module`` has parameters: a torch layer's fact, the layers the
+        `__init__` of a class of this file builds (a class of another file, whose layers are
+        not read here, is not known to have any), a model (`model: nn.Module`, a stack of
+        layers, a model zoo's model); None when not known."""
+        qualname = module.qualname
+        fact = torch_facts.fact(qualname) if qualname else None
+        if isinstance(module.cls, ClassInfo):
+            layers = self.analysis.autograd.parameter_layers(module.cls) if module.cls.model is self.model else 0
+            return layers is None or layers > 0
+        if qualname in ("torch.nn.Module", "torch.nn.Sequential") or torch_api.builds_model_with_parameters(qualname):
+            return True
+        return fact.parameters if fact is not None else None
+
+    def _hook_output(self, function: FunctionInfo, param_index: int) -> Optional[GradSource]:
+        """The parameter ``output`` (the third) of ``function`` registered as a forward hook
+        (`layer.register_forward_hook(hook)`, or the hook a factory of this file returns) on a
+        module with parameters (or a part of a model that has some), of a model called in
+        this file only while gradients are on: the output of the hooked module requires grad."""
+        if param_index != 2 or self.freezes_parameters:
+            return None
+        for register in self._forward_hooks().get(id(function), ()):
+            hooked = register.func.value  # type: ignore[attr-defined]
+            module = self.value_of(hooked)
+            if module is None or module.kind is not Kind.MODULE:
+                continue
+            root = hooked
+            while isinstance(root, (cst.Attribute, cst.Subscript)):  # `model.layer4`, `net[0]`
+                root = root.value
+            known = self._has_parameters(module)
+            if known is None and root is not hooked:
+                owner = self.value_of(root)
+                known = owner is not None and owner.kind is Kind.MODULE and bool(self._has_parameters(owner))
+            if not known or not isinstance(root, cst.Name):
+                continue
+            bindings = set(map(id, self.model.resolve(root)))
+            runs = [call for call in self.analysis.nodes_of(cst.Call) if isinstance(call.func, cst.Name)
+                    and call.func.value == root.value and bindings & set(map(id, self.model.resolve(call.func)))]
+            if runs and not any(self.runs_without_grad(call) for call in runs):
+                return GradSource(register, f"the output of `{self.analysis.snippet(hooked)}`, which the hook "
+                                            f"receives")
+        return None
+
+    def _forward_hooks(self) -> dict[int, list[cst.Call]]:
+        """The `register_forward_hook(..)` calls of this file, by the function each registers."""
+        if self._hooks is None:
+            self._hooks = {}
+            for call in self.analysis.nodes_of(cst.Call):
+                func = call.func
+                if not (isinstance(func, cst.Attribute) and func.attr.value == "register_forward_hook"
+                        and call.args and call.args[0].keyword is None and not call.args[0].star):
+                    continue
+                hook = self.value_of(call.args[0].value)
+                if hook is not None and hook.kind is Kind.FUNCTION and isinstance(hook.function, FunctionInfo):
+                    self._hooks.setdefault(id(hook.function), []).append(call)
+        return self._hooks
 
     def _function_result(self, node: cst.Call, function: FunctionInfo, depth: int,
                          calls: int) -> Optional[GradSource]:
@@ -714,6 +837,14 @@ def _literal_keys(key: cst.BaseExpression, model) -> set[str]:
             if not isinstance(element, cst.StarredElement)):
         return set()
     return {element.value.value[1:-1] for element in iterable.elements}
+
+
+def _made_frozen(parameter: cst.Call) -> bool:
+    """``nn.Parameter(t, requires_grad=False)`` (or ``nn.Parameter(t, False)``)."""
+    flag = keyword(parameter, "requires_grad")
+    if flag is None and len(parameter.args) > 1 and parameter.args[1].keyword is None:
+        flag = parameter.args[1].value
+    return flag is not None and is_false(flag)
 
 
 def _argument(call: cst.Call, name: str, index: int) -> Optional[cst.BaseExpression]:

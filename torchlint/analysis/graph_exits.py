@@ -354,6 +354,8 @@ class GraphExits:
             current = last = following
 
     def _carries(self, parent: cst.CSTNode, child: cst.CSTNode) -> Optional[cst.CSTNode]:
+        if isinstance(parent, cst.CompFor) and child is parent.iter:
+            return _comprehension_of(parent)  # `[[f(v) for v in row] for row in h.tolist()]`
         if isinstance(parent, cst.BinaryOperation) and not isinstance(
                 parent.operator, (cst.LeftShift, cst.RightShift, cst.BitOr, cst.BitAnd, cst.BitXor, cst.FloorDivide)):
             return parent
@@ -563,3 +565,19 @@ def _training_test(test: cst.BaseExpression) -> Optional[bool]:
 
 def _enclosing_function(node: cst.CSTNode) -> Optional[cst.FunctionDef]:
     return next((a for a in ancestors(node) if isinstance(a, cst.FunctionDef)), None)
+
+
+def _comprehension_of(loop: cst.CompFor) -> Optional[cst.BaseExpression]:
+    """The list (or generator, set) comprehension whose ``for`` is ``loop``, when its element
+    reads the loop's variables: what it makes is computed from the values iterated."""
+    comprehension = loop.parent
+    while isinstance(comprehension, cst.CompFor):
+        comprehension = comprehension.parent
+    if not isinstance(comprehension, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+        return None
+    targets = {name.value for name in iter_nodes(loop.target) if isinstance(name, cst.Name)}
+    reads = [name for name in iter_nodes(comprehension.elt) if isinstance(name, cst.Name) and name.value in targets]
+    if not reads and isinstance(loop.inner_for_in, cst.CompFor):
+        reads = [name for name in iter_nodes(loop.inner_for_in.iter)
+                 if isinstance(name, cst.Name) and name.value in targets]  # read by the inner loop
+    return comprehension if reads else None

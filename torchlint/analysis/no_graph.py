@@ -22,7 +22,7 @@ from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.semantic import BindingKind, ClassInfo
 from torchlint.analysis.values import Kind, Step
 from torchlint.syntax import cst
-from torchlint.syntax.nodes import integer_index, is_false, keyword
+from torchlint.syntax.nodes import integer_index, is_false, keyword, tuple_element
 from torchlint.syntax.walk import ancestors, enclosing_code, enclosing_loops, is_descendant, iter_nodes
 
 if TYPE_CHECKING:
@@ -31,8 +31,9 @@ if TYPE_CHECKING:
 _RE_ENABLES = re.compile(r"enable_grad|set_grad_enabled|inference_mode\s*\(\s*(?:mode\s*=\s*)?False")
 # A module class that may attach its output to a graph of its own.
 _RE_ATTACHES = re.compile(r"requires_grad|Parameter|register_|enable_grad|set_grad_enabled|inference_mode")
-# Anything that may turn `requires_grad` back on for a parameter.
-_RE_UNFREEZES = re.compile(r"requires_grad\s*=(?!=)\s*(?![\s]|False)|requires_grad_\(\s*(?![\s]|False)")
+# Anything that may turn `requires_grad` back on for a parameter (the keyword of a call that
+# makes a new tensor, `Variable(x, requires_grad=True)`, does not).
+_RE_UNFREEZES = re.compile(r"\.\s*requires_grad\s*=(?!=)\s*(?![\s]|False)|requires_grad_\(\s*(?![\s]|False)")
 _GUARD_TEST = re.compile(r"requires_grad|grad_fn|is_grad_enabled|is_leaf")
 _MAX_DEPTH = 40
 
@@ -55,6 +56,12 @@ class Cut:
     fresh: bool = False
     # Written after the backward in a loop, it runs before the backward of the next iteration.
     carried: bool = False
+    # The decorator, `with` item or `set_grad_enabled(False)` statement that turns gradients
+    # off where the value is computed: the line to change, wherever the backward is.
+    switch: Optional[cst.CSTNode] = None
+    # `.detach()` or `.data`: the line to change when it is written in another function than
+    # the backward (a `forward`, a loss function); in the same one, the use of it may be.
+    detached: bool = False
 
 
 @dataclass(frozen=True)
@@ -121,6 +128,51 @@ class NoGraph:
         if code is None or any(enclosing_code(cut.node) is not code for cut in proof.cuts):
             return False
         return not re.search(r"requires_grad|Parameter|enable_grad", self._code(code))
+
+    def line_to_change(self, proof: Proof, call: cst.Call) -> Optional[cst.CSTNode]:
+        """Where the graph of ``proof`` was lost, as the place to change, when that is not the
+        backward ``call`` itself: the first of its cuts when every one is a round trip through
+        plain values or a step no gradient flows through (written before the backward in its
+        function, in another function, or carried to it by a loop), the switch that turned
+        gradients off (a decorator, a `with` item, a `set_grad_enabled(False)` statement), or a
+        `.detach()`/`.data` written in another function than the backward (its `forward`, a
+        loss function).  None when the cuts are of mixed kinds, made without `requires_grad`
+        (the fix is at each of them), or a detach beside the backward (which use of it was
+        meant is the author's to say)."""
+        cuts = [cut for cut in proof.cuts if not cut.fresh]
+        if not cuts:
+            return None
+        here = enclosing_code(call)
+        first = min(cuts, key=lambda cut: cut.node.start)
+        if all(cut.to_change for cut in cuts):
+            if enclosing_code(first.node) is not here or first.node.end <= call.start or first.carried:
+                return first.node
+            return None
+        places = []
+        for cut in cuts:
+            if cut.switch is not None:
+                places.append(cut.switch)
+            elif cut.detached and enclosing_code(cut.node) is not here:
+                places.append(cut.node)
+            else:
+                return None
+        return min(places, key=lambda place: place.start)
+
+    def made_to_require_grad(self, target: cst.BaseExpression) -> bool:
+        """The value back-propagated is itself made to require grad: a name whose function
+        sets `name.requires_grad = True` or calls `name.requires_grad_()`, or bound to a
+        `.requires_grad_()` call (a loss given the flag to silence "does not require grad"),
+        rather than a leaf the loss is computed from (an adversarial input, a detached copy
+        made to learn, whose own `.grad` is what the code reads)."""
+        if not isinstance(target, cst.Name):
+            return False
+        bindings = self.model.resolve(target)
+        if any(isinstance(b.value, cst.Call) and isinstance(b.value.func, cst.Attribute)
+               and b.value.func.attr.value == "requires_grad_" for b in bindings):
+            return True
+        name = re.escape(target.value)
+        return any(re.search(rf"(?<![\w.]){name}\s*\.\s*requires_grad(?:\s*=(?!=)\s*(?!False\b)|_\(\s*(?!False\b))",
+                             self._code(b.scope.node)) for b in bindings)
 
     def expects_no_graph(self, call: cst.Call) -> bool:
         """The call sits under a test of `requires_grad` (or `grad_fn`, `is_grad_enabled()`),
@@ -196,7 +248,8 @@ class NoGraph:
         if "inference_mode" not in manager_code:  # enable_grad does not leave inference mode
             advice += ", or inside `with torch.enable_grad():`"
         advice += ", so that its graph is recorded"
-        cut = Cut(node, f"`{self.analysis.snippet(node)}`, computed {where}", f"is computed {where}", advice)
+        cut = Cut(node, f"`{self.analysis.snippet(node)}`, computed {where}", f"is computed {where}", advice,
+                  switch=manager)
         return Proof((step,), (cut,))
 
     def _graphless(self, node: cst.BaseExpression, depth: int) -> Optional[Proof]:
@@ -227,9 +280,9 @@ class NoGraph:
         if isinstance(node, cst.Subscript):
             if integer_index(node) == 1 and self._gives_indices(node.value):
                 return self._stopped(node.value, indices=True)  # `out.max(1)[1]`
-            if self.inference.tensor(node.value) is None:
+            if self.inference.tensor(node.value) is None and not self._batch(node.value):
                 return None
-            return self._graphless(node.value, depth)
+            return self._graphless(node.value, depth)  # of a batch: `batch["label"]`, `batch[0]`
         if isinstance(node, cst.Attribute):
             if node.attr.value == "indices" and self._gives_indices(node.value):
                 return self._stopped(node.value, indices=True)
@@ -303,13 +356,19 @@ class NoGraph:
 
     def _bindings(self, bindings, name: str, depth: int) -> Optional[Proof]:
         """Every value these bindings of ``name`` give it has no graph."""
-        if not bindings or any(b.kind not in (BindingKind.ASSIGN, BindingKind.AUGASSIGN) or b.value is None
-                               or b.iterates for b in bindings):
+        if not bindings or any(b.kind not in (BindingKind.ASSIGN, BindingKind.AUGASSIGN, BindingKind.FOR)
+                               or b.value is None for b in bindings):
             return None
         proofs = []
         for binding in bindings:
             if self._changed_later(binding) or not self.requires_grad_set and self._made_to_learn(binding):
                 return None
+            if binding.iterates or binding.kind is BindingKind.FOR:  # `for xb, yb in batches:`
+                proof = self._items(binding.value, depth)
+                if proof is None:
+                    return None
+                proofs.append(proof.then(Step(binding.value, f"`{name}` is taken from `{{code}}`")))
+                continue
             if binding.kind is BindingKind.AUGASSIGN:  # `total += loss.item()`: what it held, and what is added
                 before = self.model.lookup(name, binding.scope, binding.seq, use=binding.node)
                 if any(other is binding or other.kind is BindingKind.AUGASSIGN for other in before):
@@ -328,11 +387,64 @@ class NoGraph:
             proofs.append(proof.then(Step(binding.value, f"`{name}` = `{{code}}`")))
         return _join(proofs)
 
+    def _items(self, iterable: cst.BaseExpression, depth: int) -> Optional[Proof]:
+        """Every item that iterating ``iterable`` gives has no graph: the rows of a tensor
+        without one, the elements of a list or tuple written out (or of a comprehension,
+        bound to a name and only appended to), what `zip` and `enumerate` pair them in, the
+        batches of a `DataLoader` (of a `TensorDataset`, when its tensors have no graph)."""
+        if isinstance(iterable, (cst.List, cst.Tuple)):
+            if any(isinstance(element, cst.StarredElement) for element in iterable.elements):
+                return None
+            return self._all([element.value for element in iterable.elements], depth) \
+                if iterable.elements else None
+        if isinstance(iterable, (cst.ListComp, cst.GeneratorExp)):
+            return self._graphless(iterable.elt, depth)
+        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) \
+                and iterable.func.value in ("zip", "enumerate") and iterable.args \
+                and self.inference.qualname(iterable.func) in (None, f"builtins.{iterable.func.value}") \
+                and not any(arg.star or arg.keyword is not None for arg in iterable.args):
+            sequences = iterable.args if iterable.func.value == "zip" else iterable.args[:1]
+            proofs = [self._items(arg.value, depth) for arg in sequences]
+            return None if any(proof is None for proof in proofs) else _join(proofs)
+        if isinstance(iterable, cst.Call) and self.inference.qualname(iterable.func) in torch_api.DATA_LOADERS:
+            # Batches are collated anew; of a `TensorDataset`, they are rows of its tensors.
+            dataset = iterable.args[0].value if iterable.args and iterable.args[0].keyword is None else None
+            if isinstance(dataset, cst.Call) and self.inference.qualname(dataset.func) in torch_api.TENSOR_DATASETS:
+                return self._all([arg.value for arg in dataset.args], depth) \
+                    if dataset.args and not any(arg.star or arg.keyword for arg in dataset.args) else None
+            return Proof()
+        if isinstance(iterable, cst.Name):
+            bindings = self.model.resolve(iterable)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
+                    or bindings[0].iterates or bindings[0].value is None:
+                return None
+            binding = bindings[0]
+            if isinstance(binding.value, cst.Call):
+                return self._items(binding.value, depth)
+            if isinstance(binding.value, (cst.List, cst.ListComp)):
+                name = re.escape(binding.name)
+                if re.search(rf"(?<![\w.]){name}\s*(?:\.\s*(?:extend|insert|__setitem__)\b|\+=|\[[^\]\n]*\]\s*=(?!=))",
+                             self._code(binding.scope.node)):
+                    return None  # items added some other way
+                appended = [arg.value for arg in self.analysis.appended_to(binding)]
+                if appended:
+                    written = self._items(binding.value, depth) if not (
+                        isinstance(binding.value, cst.List) and not binding.value.elements) else Proof()
+                    added = self._all(appended, depth)
+                    return None if written is None or added is None else _join([written, added])
+                return self._items(binding.value, depth)
+        if self.inference.tensor(iterable) is not None:
+            return self._graphless(iterable, depth)  # `for row in x:`
+        return None
+
     def _made_to_learn(self, binding) -> bool:
         """``w = torch.randn(3)`` then ``w.requires_grad = True`` (or ``requires_grad_()``): a
         new tensor made to be learned, whose flag is no attempt to revive a cut graph."""
         if not self._makes_new_tensor(binding.value):
             return False
+        made = self._graphless(binding.value, 0) if self.inference.tensor(binding.value) is not None else None
+        if made is not None and any(cut.to_change for cut in made.cuts):
+            return False  # `torch.tensor(1 - acc.item())`: a round trip, made a leaf to silence backward
         name = re.escape(binding.name)
         return bool(re.search(rf"(?<![\w.]){name}\s*\.\s*requires_grad(?:\s*=(?!=)|_\s*\()",
                               self._code(binding.scope.node)))
@@ -346,29 +458,45 @@ class NoGraph:
     def _added(self, value: cst.BaseExpression, depth: int) -> Optional[Proof]:
         """What an augmented assignment adds has no graph: numbers, tensors without one, and
         the plain values of a tensor (`loss.item()`), which is where the graph is cut."""
-        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
-                and value.func.attr.value in torch_api.TO_PLAIN_METHODS and self.inference.tensor(value.func.value):
+        tensor = self._plain_values_of(value) if isinstance(value, cst.Call) else None
+        if tensor is not None:  # `total += loss.item()`, `total += float(loss)`
             return self._cut(value, "a plain number, out of the graph",
-                             f"Add `{self.analysis.snippet(value.func.value)}` itself, not its plain value, to what "
+                             f"Add `{self.analysis.snippet(tensor)}` itself, not its plain value, to what "
                              f"is back-propagated", to_change=True)
         return self._operands([value], depth)
 
     def _parameter(self, binding, depth: int) -> Optional[Proof]:
-        """A parameter of a function of this file (not ``forward``, not a method's ``self``):
-        what every call site passes has no graph."""
+        """A parameter of a function of this file (not a method's ``self``): what every call
+        site passes has no graph (numbers and other plain values left out); of ``forward``,
+        the calls of the module's instances (`criterion(out, y)`) are its call sites."""
         scope = binding.scope
         function = scope.function if scope is not None else None
-        if function is None or function.name == "forward" or not isinstance(function.node, cst.FunctionDef) \
-                or self._changed_later(binding):
+        if function is None or not isinstance(function.node, cst.FunctionDef) or self._changed_later(binding):
             return None
         param = next((param for param in function.positional_params() if param.name.value == binding.name), None)
-        calls = self.inference.calls_of(function)
+        calls = self._module_calls(function) if function.name == "forward" else self.inference.calls_of(function)
         if param is None or not calls or (function.kind == "method" and param is function.positional_params()[0]):
             return None
         passed = [self.inference.passed_argument(call, function, param) for call in calls]
         if any(value is None for value in passed):
             return None
-        return self._all(passed, depth)
+        return self._operands(passed, depth)
+
+    def _module_calls(self, forward) -> list[cst.Call]:
+        """The calls `m(..)` in this file of an instance of the module class whose ``forward``
+        this is (none when any call of it passes `*args`, or the class is extended here)."""
+        cls = forward.cls
+        if not isinstance(cls, ClassInfo) or cls.model is not self.model or self._in_hierarchy(cls):
+            return []
+        calls = []
+        for call in self.analysis.nodes_of(cst.Call):
+            if isinstance(call.func, (cst.Name, cst.Attribute)):
+                callee = self.inference.infer(call.func)
+                if callee is not None and callee.kind is Kind.MODULE and callee.cls is cls:
+                    if any(arg.star for arg in call.args):
+                        return []
+                    calls.append(call)
+        return calls
 
     def _changed_later(self, binding) -> bool:
         """The name's scope sets its `requires_grad`, writes into it in place (which may
@@ -412,14 +540,51 @@ class NoGraph:
     def _attribute(self, node: cst.Attribute, depth: int) -> Optional[Proof]:
         attribute = node.attr.value
         if self.inference.tensor(node.value) is None:
-            return None
+            return self._self_attribute(node, depth)
         if attribute == "data":
             return self._cut(node, "the tensor's data, outside the graph",
                              f"Use `{self.analysis.snippet(node.value)}` itself, not its `.data`, in what is "
-                             f"back-propagated")
+                             f"back-propagated", detached=True)
         if attribute in ("T", "mT", "H", "mH", "real", "imag"):
             return self._graphless(node.value, depth)
         return None
+
+    def _self_attribute(self, node: cst.Attribute, depth: int) -> Optional[Proof]:
+        """``self.loss`` in a method of a class of this file that no class of the file extends
+        or is extended by: every value the methods assign to it has no graph (a `None` set
+        in `__init__` left out), and none writes into it, sets its `requires_grad` or tests it."""
+        receiver, attribute = node.value, node.attr.value
+        if not isinstance(receiver, cst.Name):
+            return None
+        function = next((b.scope.function for b in self.model.resolve(receiver) if b.kind is BindingKind.PARAM
+                         and b.scope.function is not None and b.scope.function.self_name == receiver.value
+                         and b.scope.function.kind == "method"), None)
+        cls = function.cls if function is not None else None
+        if not isinstance(cls, ClassInfo) or cls.model is not self.model or self._in_hierarchy(cls):
+            return None
+        values = [tuple_element(a.value, a.path) if a.value is not None else None for a in cls.assignments(attribute)]
+        values = [value for value in values if not (isinstance(value, cst.Name) and value.value == "None")]
+        name = re.escape(attribute)
+        if not values or None in values or re.search(
+                rf"\.\s*{name}\s*(?:\.\s*(?:requires_grad|retain_grad|grad_fn|is_leaf|\w*[^\W_]_)\b"
+                rf"|\[[^\]\n]*\]\s*(?:[-+*/@%&|^]|//|\*\*)?=(?!=)|(?:[-+*/@%&|^]|//|\*\*)=)", self._code(cls.node)):
+            return None
+        proofs = []
+        for value in values:
+            proof = self._operands([value], depth)  # `self.weight = weight`, a number: no graph to give
+            if proof is None:
+                return None
+            proofs.append(proof.then(Step(value, f"`self.{attribute}` = `{{code}}`")))
+        return _join(proofs)
+
+    def _in_hierarchy(self, cls: ClassInfo) -> bool:
+        """``cls`` extends a class of this file, or one extends it: its attributes may be
+        assigned there too."""
+        classes = list(self.model.classes.values())
+        bases = {self.analysis.snippet(base.value) for base in cls.node.bases}
+        return any(other.name in bases for other in classes if other is not cls) or any(
+            cls.name in {self.analysis.snippet(base.value).rsplit(".", 1)[-1] for base in other.node.bases}
+            for other in classes if other is not cls)
 
     def _call(self, node: cst.Call, depth: int) -> Optional[Proof]:
         func = node.func
@@ -429,6 +594,9 @@ class NoGraph:
             if receiver is not None and receiver.kind is Kind.TENSOR or \
                     receiver is None and fact is not None and fact.tensor_only and fact.kind == "method":
                 return self._method(node, func.value, func.attr.value, depth)  # `model(x).detach()`
+            if receiver is None and fact is not None and fact.kind == "method" and fact.returns == "tensor" \
+                    and isinstance(func.value, cst.Subscript) and self._batch(func.value.value):
+                return self._method(node, func.value, func.attr.value, depth, batch=True)  # `batch["x"].to(dev)`
         qualname = self.inference.qualname(func)
         if qualname is not None:
             return self._torch_call(node, qualname, depth)
@@ -436,7 +604,7 @@ class NoGraph:
         if callee is None:
             return None
         if callee.kind is Kind.MODULE:
-            frozen = self._frozen_before(node)
+            frozen = self._frozen_before(node) or self._frozen_by_its_class(node, callee)
             if frozen is not None:
                 return frozen
         if callee.kind is Kind.MODULE and callee.qualname and torch_api.is_loss_module_class(callee.qualname) \
@@ -453,6 +621,9 @@ class NoGraph:
             return self._function_result(node, forward, depth) if forward is not None else None
         if callee.kind is Kind.FUNCTION and callee.function is not None:
             return self._function_result(node, callee.function, depth)
+        if callee.kind is Kind.INSTANCE and isinstance(callee.cls, ClassInfo):
+            method = self.inference.method_of(callee.cls, "__call__")  # an instance called runs its `__call__`
+            return self._function_result(node, method, depth) if method is not None else None
         return None
 
     def _frozen_before(self, call: cst.Call) -> Optional[Proof]:
@@ -487,6 +658,56 @@ class NoGraph:
             frozen = Proof((Step(call, f"`{{code}}` is computed by `{func.value}`, whose parameters are all frozen"),
                             Step(shown, f"`{{code}}` turns off `requires_grad` of every parameter of "
                                         f"`{func.value}`")), (cut,))
+            return _join([frozen, inputs])
+        return None
+
+    def _frozen_by_its_class(self, call: cst.Call, callee) -> Optional[Proof]:
+        """``model(x)`` of an instance of a module class of this file whose ``__init__``
+        freezes every parameter of ``self`` (`for p in self.parameters(): p.requires_grad =
+        False`, `self.requires_grad_(False)`) in a statement of its body, after every layer it
+        builds (no `self.<name> = ..` after it), given inputs without a graph, when nothing in
+        the file may turn `requires_grad` back on and the instance (bound once, to the class
+        called) is read only to call it or a method that adds nothing to it."""
+        cls, func = callee.cls, call.func
+        if not isinstance(cls, ClassInfo) or cls.model is not self.model or not isinstance(func, cst.Name) \
+                or _RE_UNFREEZES.search(self.analysis.text):
+            return None
+        init = cls.methods.get("__init__")
+        bindings = self.model.resolve(func)
+        if init is None or init.self_name is None or len(bindings) != 1 or bindings[0].path \
+                or bindings[0].kind is not BindingKind.ASSIGN or not isinstance(bindings[0].value, cst.Call):
+            return None
+        made = self.inference.infer(bindings[0].value.func)
+        if made is None or made.kind is not Kind.CLASS or made.cls is not cls:
+            return None
+        if any(not _only_uses(read) for read in self.model.reads_since_binding(func)):
+            return None
+        body = init.node.body.body
+        for index, statement in enumerate(body):
+            receiver = _receiver_of_statement(statement)
+            if receiver is None or receiver.value != init.self_name or _freezing_statement(receiver) is None:
+                continue
+            if any(isinstance(node, (cst.Return, cst.Raise))
+                   for earlier in body[:index] for node in iter_nodes(earlier)) \
+                    or any(isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Attribute)
+                           and isinstance(node.target.value, cst.Name) and node.target.value.value == init.self_name
+                           for later in body[index + 1:] for node in iter_nodes(later)):
+                return None  # a layer built after the freezing trains
+            inputs = self._arguments(call, 0)
+            if inputs is None:
+                return None
+            shown = statement.iter if isinstance(statement, cst.For) else statement.body[0].value
+            code, line = self.analysis.snippet(shown), self._line(shown)
+            advice = (f"Freeze only the layers meant to stay fixed (the pretrained part), not every parameter of "
+                      f"`{cls.name}`, so that the layers to train get gradients")
+            cut = Cut(shown, f"`{code}` (line {line}) in `{cls.name}.__init__`, which freezes every parameter of "
+                             f"`{func.value}`",
+                      f"is computed by `{func.value}`, whose parameters `{cls.name}.__init__` freezes (`{code}`, "
+                      f"line {line})", advice, to_change=True)
+            frozen = Proof((Step(call, f"`{{code}}` is computed by `{func.value}`, a `{cls.name}`, whose parameters "
+                                       f"are all frozen"),
+                            Step(shown, f"`{{code}}` turns off `requires_grad` of every parameter of the "
+                                        f"`{cls.name}`")), (cut,))
             return _join([frozen, inputs])
         return None
 
@@ -561,12 +782,22 @@ class NoGraph:
             return False
         return True
 
+    def _batch(self, node: cst.BaseExpression) -> bool:
+        """``node`` is a name bound only by loops over batches shown to have no graph (of a
+        `DataLoader`, of a list of tensors without one): a tuple, list or dict of them."""
+        if not isinstance(node, cst.Name):
+            return False
+        bindings = self.model.resolve(node)
+        return bool(bindings) and all(b.kind is BindingKind.FOR and b.value is not None for b in bindings) \
+            and self._graphless(node, 0) is not None
+
     def _method(self, node: cst.Call, receiver: cst.BaseExpression, method: str,
-                depth: int) -> Optional[Proof]:
+                depth: int, batch: bool = False) -> Optional[Proof]:
         if method in ("detach", "detach_"):
             return self._cut(node, "detached from the graph",
                              f"Compute it from `{self.analysis.snippet(receiver)}`, not "
-                             f"`{self.analysis.snippet(node)}`; detach only the copy kept for logging or metrics")
+                             f"`{self.analysis.snippet(node)}`; detach only the copy kept for logging or metrics",
+                             detached=True)
         requires_grad = keyword(node, "requires_grad") if self.requires_grad_set else None
         if method == "requires_grad_" and not self.requires_grad_set:
             if self._makes_new_tensor(receiver):
@@ -579,7 +810,7 @@ class NoGraph:
             return self._stopped(node)
         if method in torch_api.NOT_DIFFERENTIABLE_METHODS:
             return Proof()
-        if self.inference.tensor(node) is None:
+        if self.inference.tensor(node) is None and not batch:
             return None
         proof = self._graphless(receiver, depth)
         if proof is None:
@@ -631,19 +862,17 @@ class NoGraph:
             if len(sources) > 12:
                 break
             for name in [inner for inner in iter_nodes(found) if isinstance(inner, cst.Name)]:
-                bindings = self.model.resolve(name)
-                if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].value is None \
-                        or any(bindings[0].value is known for known in sources):
-                    continue
-                value = bindings[0].value
-                if isinstance(value, cst.List) and not value.elements:
-                    sources += [arg.value for arg in self.analysis.appended_to(bindings[0])]  # `losses.append(..)`
-                elif not bindings[0].path and not bindings[0].iterates:
-                    sources.append(value)  # `pred_np = pred.detach().numpy()`
+                for binding in self.model.resolve(name)[:3]:  # `total = 0.0`, `total += float(loss)`
+                    if binding.kind not in (BindingKind.ASSIGN, BindingKind.AUGASSIGN) or binding.value is None \
+                            or any(binding.value is known for known in sources):
+                        continue
+                    value = binding.value
+                    if isinstance(value, cst.List) and not value.elements:
+                        sources += [arg.value for arg in self.analysis.appended_to(binding)]  # `losses.append(..)`
+                    elif not binding.path and not binding.iterates:
+                        sources.append(value)  # `pred_np = pred.detach().numpy()`
         for inner in (inner for found in sources for inner in iter_nodes(found)):
-            if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) \
-                    and inner.func.attr.value in torch_api.TO_PLAIN_METHODS \
-                    and self.inference.tensor(inner.func.value) is not None:
+            if isinstance(inner, cst.Call) and self._plain_values_of(inner) is not None:
                 return self._cut(node, f"a new tensor made from the plain values of `{self.analysis.snippet(inner)}`",
                                  "Combine the tensors themselves (not their `.item()`, `.tolist()` or numpy values), "
                                  "so that the result keeps their graph", to_change=True)
@@ -662,6 +891,18 @@ class NoGraph:
             return self._cut(node, "a copy of the values in a new tensor, outside the graph",
                              f"Use `{self.analysis.snippet(source)}` itself, not a copy made by `torch.tensor`")
         return Proof()
+
+    def _plain_values_of(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        """The tensor whose values ``call`` takes out of torch: `t.item()`, `t.tolist()`,
+        `t.numpy()`, `float(t)`, `int(t)`; None for any other call."""
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in torch_api.TO_PLAIN_METHODS:
+            return func.value if self.inference.tensor(func.value) is not None else None
+        if isinstance(func, cst.Name) and func.value in ("float", "int") and len(call.args) == 1 \
+                and call.args[0].keyword is None and not call.args[0].star \
+                and self.inference.qualname(func) in (None, f"builtins.{func.value}"):
+            return call.args[0].value if self.inference.tensor(call.args[0].value) is not None else None
+        return None
 
     def _gives_indices(self, node: cst.BaseExpression) -> bool:
         """``node`` is a call returning `(values, indices)`: `out.max(1)`, `torch.topk(out, 3)`."""
@@ -696,11 +937,11 @@ class NoGraph:
                          to_change=True)
 
     def _cut(self, node: cst.BaseExpression, what: str, advice: str, to_change: bool = False,
-             fresh: bool = False) -> Proof:
+             fresh: bool = False, detached: bool = False) -> Proof:
         line = self._line(node)
         shown = self.analysis.snippet(node)
         cut = Cut(node, f"`{shown}` (line {line}), {what}", f"is `{shown}` (line {line}), {what}", advice, to_change,
-                  fresh)
+                  fresh, detached=detached)
         return Proof((Step(node, f"`{{code}}` is {what}"),), (cut,))
 
     def _function_result(self, node: cst.Call, function, depth: int) -> Optional[Proof]:
@@ -724,7 +965,7 @@ class NoGraph:
                       f"`@{self.analysis.snippet(decorator.decorator)}`: the decorator disables gradients whatever "
                       f"the caller does")
             cut = Cut(node, f"`{shown}` (line {self._line(node)}), {runs}", f"is returned by `{shown}`, {runs}",
-                      advice)
+                      advice, switch=decorator)
             steps = (Step(node, f"`{{code}}` is what `{function.name}` returns"),
                      Step(decorator.decorator, f"`{function.name}` runs with gradients disabled: `@{{code}}`"))
             return Proof(steps, (cut,))
@@ -759,6 +1000,34 @@ def _freezing_statement(read: cst.Name) -> Optional[cst.CSTNode]:
             if _turns_off_requires_grad(small, target.value):
                 return loop
     return None
+
+
+def _receiver_of_statement(statement: cst.CSTNode) -> Optional[cst.Name]:
+    """``m`` of the statement ``for p in m.parameters():`` or ``m.requires_grad_(False)``."""
+    call = None
+    if isinstance(statement, cst.For):
+        call = statement.iter
+    elif isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+            and isinstance(statement.body[0], cst.Expr):
+        call = statement.body[0].value
+    if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name):
+        return call.func.value
+    return None
+
+
+# Methods of a module that add nothing to it: the uses of a model between its making and its call.
+_PLAIN_MODULE_METHODS = frozenset({"eval", "train", "to", "cuda", "cpu", "float", "double", "half", "parameters",
+                                   "named_parameters", "zero_grad", "state_dict", "modules", "children"})
+
+
+def _only_uses(read: cst.Name) -> bool:
+    """This read of a module calls it, or a method of it that adds nothing (`model.eval()`,
+    `model.parameters()` handed to an optimizer)."""
+    parent = read.parent
+    if isinstance(parent, cst.Call) and parent.func is read:
+        return True
+    return isinstance(parent, cst.Attribute) and parent.value is read and parent.attr.value in _PLAIN_MODULE_METHODS \
+        and isinstance(parent.parent, cst.Call) and parent.parent.func is parent
 
 
 def _turns_off_requires_grad(statement: cst.CSTNode, name: str) -> bool:

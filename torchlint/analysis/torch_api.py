@@ -362,6 +362,24 @@ def tensor_positions(qualname: str) -> tuple[int, ...]:
     return (0,)
 
 
+# torchvision.models functions that are not model builders.
+_TORCHVISION_MODEL_HELPERS = frozenset({"get_weight", "get_model_weights", "list_models"})
+
+
+def builds_model_with_parameters(qualname: Optional[str]) -> bool:
+    """``qualname`` is a model zoo's builder whose model has trainable parameters and returns a
+    tensor (or tensors) computed by them: a classification builder of ``torchvision.models``
+    (``resnet18``, ``vit_b_16``, ``get_model``; not the detection, segmentation or video ones,
+    whose outputs are dicts or lists holding integer labels too, nor the ``*_Weights`` enums),
+    and ``timm.create_model``.  Their parameters require grad unless the code freezes them."""
+    if qualname is None:
+        return False
+    parts = normalize(qualname).split(".")
+    if parts[:2] == ["torchvision", "models"] and len(parts) == 3:
+        return not parts[2].endswith("_Weights") and parts[2] not in _TORCHVISION_MODEL_HELPERS
+    return qualname == "timm.create_model"
+
+
 def external_call(qualname: str, call: cst.Call) -> Optional[Value]:
     """The value of calling the imported object ``qualname``; None when unknown."""
     qualname = normalize(qualname)

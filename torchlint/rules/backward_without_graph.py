@@ -15,7 +15,7 @@ class BackwardWithoutGraph(Rule):
     code = "TL408"
     name = "backward-without-graph"
     summary = "`backward()` on a value computed under `no_grad` or only from detached tensors: RuntimeError"
-    message = "{cause}: it has no autograd graph, so `{call}` raises RuntimeError"
+    message = "{cause}: it has no autograd graph, so `{call}`{where} raises RuntimeError"
     call_message = (
         "`{call}` runs under {disabled}, and it calls `{backward}` (line {line}) on what it computes: with "
         "gradients off nothing has a graph, and backward raises RuntimeError \"element 0 of tensors does not "
@@ -59,9 +59,17 @@ class BackwardWithoutGraph(Rule):
     the call (`for p in model.parameters(): p.requires_grad = False` or
     `model.requires_grad_(False)`, with no layer added after it and nothing in the file
     turning `requires_grad` back on), written before the backward in its function or in a
-    function it calls, or after it in a loop around both (a `validate(model, loader)` that
+    function it calls, in the `__init__` of the model's class (over `self.parameters()`,
+    after every layer it builds), or after it in a loop around both (a `validate(model, loader)` that
     freezes the model for the next epoch), the finding is on the first of them, the line
-    to change, and names the backward. Batches of a `DataLoader` require no grad. A value
+    to change, and names the backward. So it is where gradients were turned off (the
+    `@torch.no_grad()` decorator, the `with torch.no_grad():` item, the
+    `torch.set_grad_enabled(False)` statement) and where a `.detach()` or `.data` is
+    written in another function than the backward (a `forward`, a loss function); a
+    detach beside the backward, whose use may be what was meant, leaves the finding on
+    the backward. Batches of a `DataLoader` require no grad, nor do
+    the items a loop takes from a list (written out, or a comprehension) of tensors without a
+    graph, or the rows of such a tensor. A value
     computed only from tensors made without `requires_grad` (`w = torch.randn(3, 1)` for
     weights learned by hand) is flagged when they are all made where the backward is, in
     code that sets no `requires_grad` and makes no `Parameter`. Nothing is reported when
@@ -113,7 +121,7 @@ class BackwardWithoutGraph(Rule):
                 loss = nn.functional.mse_loss(model(inputs), targets)
             loss.backward()
             """,
-            reported=((8, "loss.backward()"),),
+            reported=((6, "torch.no_grad()"),),
         ),
         Bad(
             """
@@ -208,14 +216,13 @@ class BackwardWithoutGraph(Rule):
         cause = self._cause(target, proof)
         advice = "; ".join(dict.fromkeys(cut.advice for cut in proof.cuts[:2]))
         related = ()
-        first = min(proof.cuts, key=lambda cut: cut.node.start)
-        here = self.ctx.enclosing_function(call)
-        if all(cut.to_change for cut in proof.cuts) and (
-                self.ctx.enclosing_function(first.node) is not here or first.node.end <= call.start or first.carried):
-            # Values taken out of torch and put back: the line to change is the round trip.
-            reported, related = first.node, ((call, "backward raises here"),)
+        place = no_graph.line_to_change(proof, call)
+        if place is not None:
+            # Where the graph was lost is the line to change; the backward raises later.
+            reported, related = place, ((call, "backward raises here"),)
+        where = f" (line {self._line(call)})" if reported is not call else ""
         self.report(reported, evidence=proof.steps, fix=Fix(Applicability.DISPLAY_ONLY, advice, ()),
-                    cause=cause, call=call, related=related)
+                    cause=cause, call=call, where=where, related=related)
         return True
 
     def _cause(self, target: cst.BaseExpression, proof) -> str:

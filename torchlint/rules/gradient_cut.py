@@ -35,7 +35,8 @@ class GradientCut(Rule):
         "parameters' `.grad` stays None); compute the loss from the tensors themselves"
     )
     fix = Applicability.DISPLAY_ONLY
-    requires = (r"\bforward\b|backward", r"numpy|\.item\(|tolist|\bfloat\(|\bnp\.|\bmath\.|tensor\(|Tensor\(")
+    requires = (r"\bforward\b|backward",
+                r"numpy|\.item\(|tolist|\bfloat\(|\bnp\.|\bmath\.|tensor\(|Tensor\(|detach\(|\.data\b")
     references = (
         ("Autograd mechanics", "https://pytorch.org/docs/stable/notes/autograd.html"),
         ("torch.Tensor.item", "https://pytorch.org/docs/stable/generated/torch.Tensor.item.html"),
@@ -53,7 +54,7 @@ class GradientCut(Rule):
     `t.data.numpy()`, `t.item()`, `t.tolist()`, `float(t)`, `np.tanh(t.detach())`,
     `math.exp(t)`, `torch.tensor(t)`) when what comes out flows, through assignments in
     that function, into the tensor it returns as a value (an operand of arithmetic, the
-    input of a layer, a tensor made from it) and nothing else carries `t` itself to the
+    input of a layer, a tensor made from it, a list comprehension over the values) and nothing else carries `t` itself to the
     result. That `t` is part of the graph (the output of a layer, or computed from
     one) comes from the inference, with its evidence; the finding names the layer that
     gets no gradient and the returned expression.
@@ -75,8 +76,11 @@ class GradientCut(Rule):
     `torch.tensor([..], requires_grad=True)`, what people write to silence "element 0 of
     tensors does not require grad"), where every place the graph was cut is a round trip
     through plain values (`torch.tensor([p.item() for p in probs])`, `torch.Tensor([p[1]
-    for p in probs])` of a list of tensors, numpy): reported at the round trip, which
-    backward runs past without reaching the model.
+    for p in probs])` of a list of tensors, numpy) or, where the flag is set on the
+    back-propagated value itself, a `.detach()` / `.data` (a loss of `model(x).detach()`
+    made to require grad; a detached copy made a leaf to learn, `x.detach().requires_grad_()`,
+    is not a cut graph): reported at the cut, which backward runs past without reaching
+    the model.
 
     ## Why is this bad?
     Autograd records only torch operations on tensors. A numpy array or a Python float
@@ -184,7 +188,9 @@ class GradientCut(Rule):
                 or flow.no_graph.graphless(target) is not None:
             return
         proof = flow.no_graph_but_requires_grad.graphless(target)
-        cuts = [cut for cut in proof.cuts if cut.to_change and isinstance(cut.node, cst.Call)] if proof else []
+        made = flow.no_graph.made_to_require_grad(target)  # a detach then counts: the loss was given the flag
+        cuts = [cut for cut in proof.cuts if (cut.to_change or cut.detached and made)
+                and isinstance(cut.node, (cst.Call, cst.Attribute))] if proof else []
         if not cuts or len(cuts) != len(proof.cuts):
             return
         cut = min(cuts, key=lambda found: found.node.start)

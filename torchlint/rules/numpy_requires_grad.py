@@ -38,7 +38,9 @@ class NumpyRequiresGrad(Rule):
     functions that convert the tensors they are given to arrays: numpy's `np.dot`,
     `np.exp`, `np.where`, ..., scikit-learn's metrics, `plt.plot` and the other plots of
     `matplotlib.pyplot`, `pd.DataFrame`) where `t` requires grad, as the analysis shows with the place the gradient comes from:
-    the output of a module with parameters (`model(x)`, `self.net(x)`), a parameter
+    the output of a module with parameters (`model(x)`, `self.net(x)`, a model built by
+    `torchvision.models` or `timm.create_model`, the `output` a forward hook receives from
+    a layer of a model this file calls with gradients on), a parameter
     (`layer.weight`, `model.parameters()`), a tensor made with `requires_grad=True`,
     or anything computed from them by differentiable operations, also across the
     functions of the file (a logging or metrics helper whose parameter a call passes a
@@ -46,8 +48,11 @@ class NumpyRequiresGrad(Rule):
     joined by `torch.cat`/`torch.stack`, `np.concatenate`/`np.stack` or reduced by numpy
     (`np.mean(losses)`, `np.asarray(self.history)`, `plt.plot(losses)`: numpy converts each tensor;
     reported at the `.append(..)` that adds the tensor, the line to change), and the entries of
-    a dict written out (`state = {"pred": out}`) read by their key or by a loop over keys,
-    also as another object's attribute or a helper's parameter. Nothing is reported after `.detach()`,
+    a dict written out (`state = {"pred": out}`, or returned by a `forward` of the file)
+    read by their key or by a loop over keys, also as another object's attribute or a
+    helper's parameter, and a dict filled by `d[key] = out` statements only (a hook's
+    `activations[name] = output`). Calls reach methods through the classes of the file
+    that inherit them, and `obj(x)` the `__call__` of its class. Nothing is reported after `.detach()`,
     `.data`, `.item()`, an integer operation (`argmax`, a comparison), under
     `torch.no_grad()` / `torch.inference_mode()` (or in a function this file calls
     only there), or in a file that turns parameters' gradients off
