@@ -350,7 +350,10 @@ PROBES['loaded-prediction-printed'] = Probe("""
     reference = F.softmax(model.eval()(image), dim=1)
     if not torch.allclose(probabilities, reference):
         print("BUG: the prediction was made with batch statistics, not the trained ones")
-""", ('model.load_state_dict(torch.load(checkpoint))\n\n', 'model.load_state_dict(torch.load(checkpoint))\nmodel.eval()\n\n'), (29,))
+""",
+    ('model.load_state_dict(torch.load(checkpoint))\n\n',
+     'model.load_state_dict(torch.load(checkpoint))\nmodel.eval()\n\n'),
+    (29,))
 
 PROBES['eval-on-the-copy'] = Probe("""
     import copy
@@ -449,7 +452,8 @@ PROBES['phase-loop-without-eval'] = Probe("""
     model = nn.Sequential(nn.Linear(6, 12), nn.BatchNorm1d(12), nn.ReLU(), nn.Dropout(0.3), nn.Linear(12, 3))
     criterion = nn.CrossEntropyLoss()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    dataloaders = {phase: [(torch.randn(8, 6), torch.randint(0, 3, (8,))) for _ in range(2)] for phase in ("train", "val")}
+    dataloaders = {phase: [(torch.randn(8, 6), torch.randint(0, 3, (8,))) for _ in range(2)]
+                   for phase in ("train", "val")}
     history = []
     for epoch in range(2):
         for phase in ["train", "val"]:
@@ -542,7 +546,10 @@ PROBES['data-parallel-around-a-loaded-model'] = Probe("""
     # -- check --
     if not torch.equal(classifier(points), classifier(points)):
         print("BUG: the test accuracy changes from run to run")
-""", ('classifier = nn.DataParallel(classifier)\n\n', 'classifier = nn.DataParallel(classifier)\nclassifier.eval()\n\n'), (32,))
+""",
+    ('classifier = nn.DataParallel(classifier)\n\n',
+     'classifier = nn.DataParallel(classifier)\nclassifier.eval()\n\n'),
+    (32,))
 
 PROBES['classify-one-image-torch-argmax'] = Probe("""
     import torch
@@ -655,7 +662,10 @@ PROBES['run-inference-function'] = Probe("""
 
     sample = torch.randn(1, 5)
     print(run_inference(net, sample))
-""", ('    probabilities = model(samples).softmax(-1)\n', '    model.eval()\n    probabilities = model(samples).softmax(-1)\n'), (23,), raises='Expected more than 1 value per channel when training')
+""",
+    ('    probabilities = model(samples).softmax(-1)\n',
+     '    model.eval()\n    probabilities = model(samples).softmax(-1)\n'),
+    (23,), raises='Expected more than 1 value per channel when training')
 
 
 # Weights loaded by a function of the file (`load_checkpoint(model, path)`), and the model
@@ -694,7 +704,10 @@ PROBES['checkpoint-loaded-by-a-function'] = Probe("""
     house = torch.tensor([[0.2, 1.0, -0.5, 3.0]])
     price = model(house).item()
     print(f"epoch {epoch}: predicted price {price:.3f}")
-""", ('house = torch.tensor([[0.2, 1.0, -0.5, 3.0]])\n', 'model.eval()\nhouse = torch.tensor([[0.2, 1.0, -0.5, 3.0]])\n'), (33,), raises='Expected more than 1 value per channel when training')
+""",
+    ('house = torch.tensor([[0.2, 1.0, -0.5, 3.0]])\n',
+     'model.eval()\nhouse = torch.tensor([[0.2, 1.0, -0.5, 3.0]])\n'),
+    (33,), raises='Expected more than 1 value per channel when training')
 
 
 # A builder of the file that loads the weights, moves the model and wraps it in

@@ -54,7 +54,8 @@ if TYPE_CHECKING:
 
 # A function whose name says it evaluates: `predict`, `evaluate`, `validate`, `test`, `infer`.
 # The word may come later in the name (`run_inference`, `get_predictions`, `runEval`).
-_EVALUATING_NAME = re.compile(r"(?:^_*|_|(?<=[a-z0-9])(?=[A-Z]))(?i:predict|eval|valid|test|infer|score)[a-z]*(?:_|[A-Z0-9]|$)")
+_EVALUATING_NAME = re.compile(
+    r"(?:^_*|_|(?<=[a-z0-9])(?=[A-Z]))(?i:predict|eval|valid|test|infer|score)[a-z]*(?:_|[A-Z0-9]|$)")
 # nn.Module methods that leave the training flag as it is.
 _MODE_KEEPING = frozenset({
     "parameters", "named_parameters", "buffers", "named_buffers", "children", "named_children", "modules",

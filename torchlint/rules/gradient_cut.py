@@ -54,8 +54,9 @@ class GradientCut(Rule):
     `t.data.numpy()`, `t.item()`, `t.tolist()`, `float(t)`, `np.tanh(t.detach())`,
     `math.exp(t)`, `torch.tensor(t)`) when what comes out flows, through assignments in
     that function, into the tensor it returns as a value (an operand of arithmetic, the
-    input of a layer, a tensor made from it, a list comprehension over the values) and nothing else carries `t` itself to the
-    result. That `t` is part of the graph (the output of a layer, or computed from
+    input of a layer, a tensor made from it, a list comprehension over the values) and
+    nothing else carries `t` itself to the result. That `t` is part of the graph (the
+    output of a layer, or computed from
     one) comes from the inference, with its evidence; the finding names the layer that
     gets no gradient and the returned expression.
 
