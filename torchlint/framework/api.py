@@ -27,7 +27,7 @@ from torchlint.framework.rule import Bad, Edit, Rule, earliest_release
 from torchlint.framework.gradient_clearing import (
     GradientClearing, counted_step, every_iteration, loop_calls, unconditional_calls,
 )
-from torchlint.framework.saved import SavedRead, SavedWrite, saved_writes
+from torchlint.framework.saved import LIST_ITEMS, SavedRead, SavedWrite, saved_writes
 from torchlint.framework.verdicts import (
     CONFIRMED, COULD_NOT_RUN, LATENT, NOT_REPRODUCED, Observation, Verdict, quote, uninitialized_read, where,
 )
@@ -67,7 +67,7 @@ __all__ = [
     # logic rules share
     "AliasWrite", "AliasWriteRule", "alias_writes", "view_source", "DataUse", "base_evidence", "data_access",
     "only_read", "tensor_data_use", "argument_writes", "is_store_target", "Write", "find_write", "writes_with_grad",
-    "written_through_alias", "SavedRead", "SavedWrite", "saved_writes",
+    "written_through_alias", "LIST_ITEMS", "SavedRead", "SavedWrite", "saved_writes",
     # what may clear the gradients an optimizer steps with, and the shape of a training loop
     "GradientClearing", "counted_step", "every_iteration", "loop_calls", "unconditional_calls",
     # what a rule says of its finding after --runtime ran it

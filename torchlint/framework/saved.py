@@ -75,6 +75,10 @@ class SavedWrite:
     read: SavedRead
 
 
+# What a list of saved results (`feats = [F.relu(conv(x)) for ..]`) had saved: its items.
+LIST_ITEMS = "its items"
+
+
 def saved_writes(ctx: "FileContext") -> list[SavedWrite]:
     """Every in-place write to a saved tensor that a later backward reads, made on the
     tensor itself (a write through a ``.data``, ``.detach()``, view or numpy alias is the
@@ -162,7 +166,7 @@ def _savers(ctx: "FileContext", bindings: list[Binding], name: str, write: cst.C
                 [element.value for element in value.elements if isinstance(element, cst.Element)]
             if items and len(items) == len(getattr(value, "elements", items)) \
                     and all(_saves_result(ctx, item) for item in items):
-                yield items[0], "its result"
+                yield items[0], LIST_ITEMS
         elif isinstance(value, cst.Name):
             # `x = y`: the same tensor under another name, so what saved `y`'s result saved it.
             for aliased in ctx.model.resolve(value):

@@ -4,8 +4,8 @@ backward that runs after the write."""
 from typing import Optional
 
 from torchlint.framework.api import (
-    CONFIRMED, LATENT, NOT_REPRODUCED, Applicability, Bad, Fix, InplaceOverSaved, Observation, Rule, SavedWrite,
-    StaleForward, Verdict, cst, edits, is_true, keyword, quote, saved_writes, torch_api,
+    CONFIRMED, LATENT, LIST_ITEMS, NOT_REPRODUCED, Applicability, Bad, Fix, InplaceOverSaved, Observation, Rule,
+    SavedWrite, StaleForward, Verdict, cst, edits, is_true, keyword, quote, saved_writes, torch_api,
 )
 
 
@@ -266,12 +266,20 @@ class SavedTensorInplace(Rule):
                     f"use `{method}()`"
             return None, f"write to a copy: `{self.ctx.snippet(found.written)}.clone()`"
         name = found.written
+        statement = self.ctx.parent(write)
+        if found.read.what == LIST_ITEMS and isinstance(statement, cst.AugAssign) and statement.target is write:
+            # An item of a list of tensors: assigning the sum puts a new tensor in the list.
+            item = self.ctx.code(write)
+            new = f"{item} = {item} {statement.operator.token[:-1]} {self.ctx.code(statement.value)}"
+            return Fix(Applicability.UNSAFE, f"Write `{new}`", (edits.replace(statement, new),)), \
+                f"write out of place: `{new}`"
+        if found.read.what == LIST_ITEMS:
+            return None, f"write out of place and put the result in `{name.value}` as a new item"
         if found.read.what != "its result":
             # An input was saved (a parameter, a leaf): writing it in place is often the point
             # (an update); the write belongs after the backward, or the operation needs a copy.
             return None, f"write to `{name.value}` after the backward, or give `{self.ctx.snippet(found.read.saver)}` " \
                          f"a copy (`{found.read.what[1:-1]}.clone()`)"
-        statement = self.ctx.parent(write)
         if isinstance(write, cst.Call) and isinstance(statement, cst.Expr) and isinstance(write.func, cst.Attribute) \
                 and write.func.value is name:
             method = write.func.attr.value[:-1]
@@ -282,14 +290,6 @@ class SavedTensorInplace(Rule):
         if isinstance(statement, cst.AugAssign) and statement.target is write and isinstance(write, cst.Name):
             operator = statement.operator.token[:-1]
             new = f"{name.value} = {name.value} {operator} {self.ctx.code(statement.value)}"
-            return Fix(Applicability.UNSAFE, f"Write `{new}`", (edits.replace(statement, new),)), \
-                f"write out of place: `{new}`"
-        if isinstance(statement, cst.AugAssign) and statement.target is write and isinstance(write, cst.Subscript) \
-                and write.value is name and all(isinstance(binding.value, (cst.List, cst.ListComp))
-                                                for binding in self.ctx.model.resolve(name)):
-            # An item of a list of tensors: assigning the sum puts a new tensor in the list.
-            item = self.ctx.code(write)
-            new = f"{item} = {item} {statement.operator.token[:-1]} {self.ctx.code(statement.value)}"
             return Fix(Applicability.UNSAFE, f"Write `{new}`", (edits.replace(statement, new),)), \
                 f"write out of place: `{new}`"
         return None, f"`.clone()` `{name.value}` before writing to it"
