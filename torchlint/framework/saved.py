@@ -408,9 +408,11 @@ def _backward_calls(ctx: "FileContext", scope) -> list[cst.CSTNode]:
                 method = _own_method(function, value)
                 if method is not None and method.returns:
                     found.setdefault(id(method.node), []).extend(inner.parent for inner in method.returns)
-        # A function whose result a caller back-propagates (`loss = nll(out, y)`, `loss.backward()`).
+        # A function whose result a caller back-propagates (`loss = nll(out, y)`, `loss.backward()`):
+        # none where the file calls no backward (`backward()`, `torch.autograd.grad`) at all.
         returns_backpropagated: dict[int, cst.CSTNode] = {}
-        for candidate in ctx.model.scopes:
+        callers_backpropagate = "backward" in ctx.text or "autograd" in ctx.text
+        for candidate in ctx.model.scopes if callers_backpropagate else ():
             function = candidate.function
             if function is None or not isinstance(function.node, cst.FunctionDef) or not function.returns \
                     or function.is_generator or id(candidate.node) in found:
