@@ -124,6 +124,7 @@ class Placement:
         self._memo: dict[int, Optional[Dtype]] = {}
         self._active: set[int] = set()
         self._moved: Optional[dict[int, tuple[ClassInfo, cst.Call]]] = None
+        self._call_site_memo: dict[tuple, list[cst.Call]] = {}  # a function's call sites, asked per parameter
         self._calls: Optional[list[cst.Call]] = None
         self._default_float32: Optional[bool] = None
         self._called: dict[int, Optional[ClassInfo]] = {}
@@ -397,6 +398,12 @@ class Placement:
         return passed
 
     def _call_sites(self, function: FunctionInfo) -> list[cst.Call]:
+        key = ("call_sites", id(function))
+        if key not in self._call_site_memo:
+            self._call_site_memo[key] = self._find_call_sites(function)
+        return self._call_site_memo[key]
+
+    def _find_call_sites(self, function: FunctionInfo) -> list[cst.Call]:
         if function.name == "forward" and function.cls is not None and self._is_module_class(function.cls):
             return [call for call in self._all_calls() if self._class_called(call) is function.cls]
         if function.name == "__call__" and function.cls is not None:  # `metric(preds, target)`
