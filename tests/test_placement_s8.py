@@ -284,3 +284,35 @@ print(criterion(model(x), y).shape)
 def test_class_weights_made_in_a_loss_module_given_a_moved_output(project, source: str, expected) -> None:
     # `self.weights` is the list the loss was built with; `logits`, at every call, a moved model's output.
     _check(project, source, "TL416", expected, CPU)
+
+
+TARGETS_MADE_IN_FORWARD = '''
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class SimCLR(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.encoder = nn.Linear(8, dim)
+
+    def forward(self, a, b):
+        za = F.normalize(self.encoder(a), dim=1)
+        zb = F.normalize(self.encoder(b), dim=1)
+        targets = torch.arange(za.shape[0])
+        return F.cross_entropy(za @ zb.t() / 0.5, targets)
+
+
+device = torch.device("meta")
+model = SimCLR(4).to(device)
+print(model(torch.randn(5, 8, device=device), torch.randn(5, 8, device=device)).shape)
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (TARGETS_MADE_IN_FORWARD, [("bad.py", 14, 19, "TL416")]),
+    (TARGETS_MADE_IN_FORWARD.replace("torch.arange(za.shape[0])", "torch.arange(za.shape[0], device=za.device)"), []),
+], ids=["made-on-the-cpu", "made-on-the-device"])
+def test_a_target_made_in_forward_is_reported_once_where_it_is_made(project, source: str, expected) -> None:
+    _check(project, source, "TL416", expected, "is not on the expected device")

@@ -1195,7 +1195,10 @@ class Placement:
                 continue
             found.extend(self._left_attributes(cls, move))
             found.extend(self._made_in_forward(cls, move))
-        found.extend(self._unmoved_inputs())
+        made_in_modules = {id(mismatch.made) for mismatch in found}
+        # A tensor made in `forward` and also given to a loss as a CPU target is reported once,
+        # where it is made (`targets = torch.arange(n)` in a contrastive model's `forward`).
+        found.extend(mismatch for mismatch in self._unmoved_inputs() if id(mismatch.made) not in made_in_modules)
         for mixed in self._mixed_operands():  # unless a finding above already names the tensor there
             if not any(other.used is mixed.used or other.made is mixed.made or
                        mixed.node.start <= other.node.start < mixed.node.end for other in found):
