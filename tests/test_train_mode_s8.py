@@ -452,8 +452,7 @@ PROBES['phase-loop-without-eval'] = Probe("""
     model = nn.Sequential(nn.Linear(6, 12), nn.BatchNorm1d(12), nn.ReLU(), nn.Dropout(0.3), nn.Linear(12, 3))
     criterion = nn.CrossEntropyLoss()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    dataloaders = {phase: [(torch.randn(8, 6), torch.randint(0, 3, (8,))) for _ in range(2)]
-                   for phase in ("train", "val")}
+    dataloaders = {p: [(torch.randn(8, 6), torch.randint(0, 3, (8,))) for _ in range(2)] for p in ("train", "val")}
     history = []
     for epoch in range(2):
         for phase in ["train", "val"]:
