@@ -1738,3 +1738,25 @@ def test_items_of_a_list_of_saved_results_summed_in_place(project, source: str, 
     if expected:
         _fixed(project, "TL409", "--unsafe-fixes")
         assert _runs(project, "bad.py").returncode == 0
+
+
+WEIGHTS_BY_HAND_NEVER_FILLED = '''
+import torch
+
+W = torch.empty(3, 2, requires_grad=True)
+x = torch.ones(4, 3)
+out = x @ W
+print("finite:", bool(torch.isfinite(out).all()))
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (WEIGHTS_BY_HAND_NEVER_FILLED, [("bad.py", 3, 5, "TL412")]),
+    (WEIGHTS_BY_HAND_NEVER_FILLED.replace("x = torch.ones", "torch.nn.init.xavier_uniform_(W)\nx = torch.ones"), []),
+    (WEIGHTS_BY_HAND_NEVER_FILLED.replace("torch.empty(", "torch.randn("), []),
+], ids=["never-filled", "initialized", "random"])
+def test_a_weight_made_by_hand_with_torch_empty(project, source: str, expected) -> None:
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL412") == expected
+    result = project.run("check", "--no-cache", "--select", "TL412", "--runtime", "bad.py")
+    assert ("CONFIRMED" in result.stdout) == bool(expected), result.stdout

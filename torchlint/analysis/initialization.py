@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
-from torchlint.syntax.nodes import dotted, is_false, keyword
+from torchlint.syntax.nodes import dotted, is_false, is_true, keyword
 from torchlint.syntax.walk import is_descendant, iter_nodes
 from torchlint.analysis import torch_api
 
@@ -51,7 +51,7 @@ class Uninitialized:
 
 def uninitialized(analysis: "ModuleAnalysis") -> list[Uninitialized]:
     text = analysis.text
-    if "empty" not in text or not re.search(r"Parameter|register_buffer", text):
+    if "empty" not in text or not re.search(r"Parameter|register_buffer|requires_grad", text):
         return []
     inference = analysis.inference
     calls = analysis.nodes_of(cst.Call)
@@ -104,6 +104,13 @@ def _registration(call: cst.Call, inference) -> Optional[tuple[str, str, cst.CST
         name = _string(parent.args[0].value)
         if name:
             return f"{dotted(parent.func.value)}.{name}", "buffer", parent
+    assign = call.parent
+    if parent is None and is_true(keyword(call, "requires_grad")) and isinstance(assign, cst.Assign) \
+            and assign.value is call and len(assign.targets) == 1 \
+            and isinstance(assign.targets[0].target, (cst.Name, cst.Attribute)):
+        # `W = torch.empty(784, 10, requires_grad=True)`: a weight trained by hand.
+        holder = dotted(assign.targets[0].target)
+        return (holder, "parameter", assign) if holder else None
     return None
 
 

@@ -18,7 +18,7 @@ class UninitializedParameter(Rule):
         "allocate it with `torch.zeros`"
     )
     fix = Applicability.UNSAFE
-    requires = (r"\bempty", r"Parameter|register_buffer")
+    requires = (r"\bempty", r"Parameter|register_buffer|requires_grad")
     references = (
         ("torch.empty: uninitialized data", "https://pytorch.org/docs/stable/generated/torch.empty.html"),
         ("torch.nn.init", "https://pytorch.org/docs/stable/nn.init.html"),
@@ -28,7 +28,8 @@ class UninitializedParameter(Rule):
     docs = """
     ## What it does
     Flags `torch.empty(..)` kept as a parameter (`self.w = nn.Parameter(torch.empty(..))`,
-    `register_parameter`) or a buffer (`register_buffer("n", torch.empty(..))`) that is read
+    `register_parameter`, or a weight trained by hand, `W = torch.empty(784, 10,
+    requires_grad=True)`) or a buffer (`register_buffer("n", torch.empty(..))`) that is read
     somewhere and that nothing in the file may write: no `nn.init.*_` call or other function
     given it, no in-place method on it (also through `.data`), no indexed, augmented or second
     assignment, no loop over the module's parameters or buffers that writes, no
