@@ -124,7 +124,7 @@ class Placement:
         self._memo: dict[int, Optional[Dtype]] = {}
         self._active: set[int] = set()
         self._moved: Optional[dict[int, tuple[ClassInfo, cst.Call]]] = None
-        self._call_site_memo: dict[tuple, list[cst.Call]] = {}  # a function's call sites, asked per parameter
+        self._call_site_memo: dict[int, list[cst.Call]] = {}  # a function's call sites, asked per parameter
         self._calls: Optional[list[cst.Call]] = None
         self._default_float32: Optional[bool] = None
         self._called: dict[int, Optional[ClassInfo]] = {}
@@ -398,10 +398,9 @@ class Placement:
         return passed
 
     def _call_sites(self, function: FunctionInfo) -> list[cst.Call]:
-        key = ("call_sites", id(function))
-        if key not in self._call_site_memo:
-            self._call_site_memo[key] = self._find_call_sites(function)
-        return self._call_site_memo[key]
+        if id(function) not in self._call_site_memo:
+            self._call_site_memo[id(function)] = self._find_call_sites(function)
+        return self._call_site_memo[id(function)]
 
     def _find_call_sites(self, function: FunctionInfo) -> list[cst.Call]:
         if function.name == "forward" and function.cls is not None and self._is_module_class(function.cls):
@@ -2543,12 +2542,9 @@ class Placement:
         if cls is None or index is None or depth > 4:
             return False
         given = []
-        for call in self._all_calls():
+        for call in self._call_sites(method):  # the calls of its instances
             func = call.func
             if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
-                continue
-            value = self.inference.infer(func)
-            if value is None or value.kind is not Kind.MODULE or value.cls is not cls:
                 continue
             caller = self.model.functions.get(id(enclosing_code(call)))
             args = [arg for arg in call.args if arg.keyword is None]
@@ -2567,12 +2563,7 @@ class Placement:
         if cls is None or index is None:
             return False
         given = []
-        for call in self._all_calls():
-            if not isinstance(call.func, (cst.Name, cst.Attribute)):
-                continue
-            value = self.inference.infer(call.func)
-            if value is None or value.kind is not Kind.MODULE or value.cls is not cls:
-                continue
+        for call in self._call_sites(method):  # the calls of its instances
             caller = self.model.functions.get(id(enclosing_code(call)))
             args = [arg for arg in call.args if arg.keyword is None]
             if caller is not None and caller.name == "forward" or any(arg.star for arg in call.args) \

@@ -162,10 +162,13 @@ def _savers(ctx: "FileContext", bindings: list[Binding], name: str, write: cst.C
             yield value, "its result"
         elif isinstance(value, (cst.ListComp, cst.List)) and _item_written(ctx, write):
             # `feats = [F.relu(conv(x)) for ..]`, then `feats[i] += ..`: every item is a saved result.
-            items = [value.elt] if isinstance(value, cst.ListComp) else \
-                [element.value for element in value.elements if isinstance(element, cst.Element)]
-            if items and len(items) == len(getattr(value, "elements", items)) \
-                    and all(_saves_result(ctx, item) for item in items):
+            if isinstance(value, cst.ListComp):
+                items = [value.elt]
+            elif all(isinstance(element, cst.Element) for element in value.elements):
+                items = [element.value for element in value.elements]
+            else:
+                items = []  # `[*rest, x]`: not every item is seen
+            if items and all(_saves_result(ctx, item) for item in items):
                 yield items[0], LIST_ITEMS
         elif isinstance(value, cst.Name):
             # `x = y`: the same tensor under another name, so what saved `y`'s result saved it.
