@@ -244,19 +244,19 @@ OTHER_BAD = {
     },
     # Backward on a value without graph (no_grad, a decorator, `.detach()`, `.item()`): torch raises there.
     "TL408-backward-without-graph/bad_validation_under_no_grad.py": {
-        "24:5 TL408": (CONFIRMED, "element 0 of tensors does not require grad and does not have a grad_fn"),
+        "19:10 TL408": (CONFIRMED, "element 0 of tensors does not require grad and does not have a grad_fn"),
     },
     "TL408-backward-without-graph/bad_loss_from_detached_output.py": {
         "15:1 TL408": (CONFIRMED, "element 0 of tensors does not require grad and does not have a grad_fn"),
     },
     "TL408-backward-without-graph/bad_no_grad_helper.py": {
-        "20:5 TL408": (CONFIRMED, "element 0 of tensors does not require grad and does not have a grad_fn"),
+        "6:1 TL408": (CONFIRMED, "element 0 of tensors does not require grad and does not have a grad_fn"),
     },
     "TL408-backward-without-graph/bad_loss_through_item.py": {
         "15:8 TL408": (CONFIRMED, "element 0 of tensors does not require grad and does not have a grad_fn"),
     },
     "TL408-backward-without-graph/bad_saliency_under_no_grad.py": {
-        "12:19 TL408": (CONFIRMED, "element 0 of tensors does not require grad and does not have a grad_fn"),
+        "8:6 TL408": (CONFIRMED, "element 0 of tensors does not require grad and does not have a grad_fn"),
     },
     "TL406-nonleaf-requires-grad/bad_module_output.py": {
         "11:1 TL406": (CONFIRMED, "you can only change requires_grad flags of leaf variables"),
