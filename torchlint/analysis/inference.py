@@ -139,6 +139,7 @@ class Inference:
         # _passed_value); off in ``standalone``, which says what a function returns.
         self.call_sites = call_sites
         self._attribute_index: dict[str, list] = {}
+        self._attributes_by_scope: dict[int, dict[str, list[tuple[cst.Name, cst.Attribute]]]] = {}
         self._sites: dict[int, list[cst.Call]] = {}
         self._standalone: Optional[Inference] = None
         # The user's other modules, for names imported from them (see project.py).
@@ -927,13 +928,23 @@ class Inference:
         if index is None:
             index = []
             for scope in self.model.scopes_mentioning(attribute):
-                for loads in scope.loads.values():
-                    for _seq, load in loads:
-                        parent = self.model.parent(load)
-                        if isinstance(parent, cst.Attribute) and parent.value is load and parent.attr.value == attribute:
-                            index.append((scope, load, parent))
+                for load, parent in self._scope_attribute_loads(scope).get(attribute, ()):
+                    index.append((scope, load, parent))
             self._attribute_index[attribute] = index
         return index
+
+    def _scope_attribute_loads(self, scope: Scope) -> dict[str, list[tuple[cst.Name, cst.Attribute]]]:
+        """The reads of ``scope`` followed by an attribute, by the attribute: one pass over
+        the scope's reads, whatever the number of attributes asked about."""
+        found = self._attributes_by_scope.get(id(scope))
+        if found is None:
+            found = self._attributes_by_scope[id(scope)] = {}
+            for loads in scope.loads.values():
+                for _seq, load in loads:
+                    parent = self.model.parent(load)
+                    if isinstance(parent, cst.Attribute) and parent.value is load:
+                        found.setdefault(parent.attr.value, []).append((load, parent))
+        return found
 
     def _instance_of(self, name: cst.Name, cls) -> bool:
         """``name`` holds an instance of ``cls`` (a class of this file), known from a

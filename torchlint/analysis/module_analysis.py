@@ -83,21 +83,39 @@ class ModuleAnalysis:
         self._nodes: Optional[list] = None
         self._nodes_whole = False
         self._nodes_by_type: dict[tuple, list] = {}
+        self._nodes_by_class: Optional[dict[type, list[tuple[int, cst.CSTNode]]]] = None
         self._appends: Optional[dict[str, list[cst.Call]]] = None  # name -> its `name.append(v)` calls
 
-    def nodes_of(self, *types: type) -> list:
-        """Every node of the module of one of ``types``, in evaluation order: one walk of the
-        tree per file, shared by the analyses and rules that look at all calls or writes."""
+    def all_nodes(self) -> list:
+        """Every node of the module in evaluation order (the order ``walk`` enters them): one
+        walk of the tree per file, shared by the rules' visitors and the analyses."""
         if self._nodes is None:
             self._nodes_whole = not self.model.lazy_functions  # no body left to build later
             # The semantic model's walk saw every node of a tree built whole, in this order
             # (its list is emptied when the parse left bodies lazy).
             self._nodes = self.model.walked_nodes if self._nodes_whole and self.model.walked_nodes \
                 else iter_nodes(self.module)
-        key = types
-        if key not in self._nodes_by_type:
-            self._nodes_by_type[key] = [node for node in self._nodes if isinstance(node, types)]
-        return self._nodes_by_type[key]
+        return self._nodes
+
+    def nodes_of(self, *types: type) -> list:
+        """Every node of the module of one of ``types``, in evaluation order, shared by the
+        analyses and rules that look at all calls or writes."""
+        self.all_nodes()
+        found = self._nodes_by_type.get(types)
+        if found is None:
+            if self._nodes_by_class is None:
+                # One pass sorts the nodes by their class; a query then joins the classes it asks for.
+                self._nodes_by_class = {}
+                for position, node in enumerate(self._nodes):
+                    self._nodes_by_class.setdefault(type(node), []).append((position, node))
+            buckets = [bucket for cls, bucket in self._nodes_by_class.items() if issubclass(cls, types)]
+            if len(buckets) == 1:
+                found = [node for _position, node in buckets[0]]
+            else:
+                found = [node for _position, node in sorted(entry for bucket in buckets for entry in bucket)] \
+                    if buckets else []
+            self._nodes_by_type[types] = found
+        return found
 
     @property
     def autograd(self) -> AutogradModel:

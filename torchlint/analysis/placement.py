@@ -408,8 +408,9 @@ class Placement:
         if function.name == "__call__" and function.cls is not None:  # `metric(preds, target)`
             return [call for call in self._all_calls() if self._instance_called(call) is function.cls]
         if function.name == "__init__" and function.cls is not None:
+            # Only the class's own name is bound to its definition (`Net2 = Net` binds a value).
             return [call for call in self._all_calls()
-                    if isinstance(call.func, cst.Name) and any(
+                    if isinstance(call.func, cst.Name) and call.func.value == function.cls.name and any(
                         binding.definition is function.cls for binding in self.model.resolve(call.func))]
         return self.inference._call_sites(function)
 
@@ -799,7 +800,9 @@ class Placement:
 
     def _default_is_float32(self) -> bool:
         if self._default_float32 is None:
-            self._default_float32 = not any(
+            # A call of a setter spells its name in the file (`set_default_dtype`, or the import
+            # that renames it): without the word, no call of the file is asked what it is.
+            self._default_float32 = "set_default" not in self.analysis.text or not any(
                 (self.inference.qualname(call.func) or "") in torch_api.DEFAULT_DTYPE_SETTERS
                 for call in self._all_calls())
         return self._default_float32

@@ -540,22 +540,18 @@ class _Builder:
         # id(FunctionDef) -> its FunctionInfo, for a lazy function whose header is walked
         self.lazy_headers: dict[int, FunctionInfo] = {}
         self.anchor: Optional[int] = None  # in a lazy body: the function's anchor
+        self.walked: list[cst.CSTNode] = []
 
     def build(self) -> int:
         """Walk the module; the last seq given."""
-        walked = self.model.walked_nodes
-        enter = self._enter
-
-        def enter_and_keep(node: cst.CSTNode, parent) -> None:
-            walked.append(node)
-            enter(node, parent)
-
-        walk(self.model.module, enter_and_keep, self._leave, link_parents=True)
+        self.walked = self.model.walked_nodes
+        walk(self.model.module, self._enter, self._leave, link_parents=True)
         return self.seq
 
     # --- walk callbacks ----------------------------------------------------------
 
     def _enter(self, node: cst.CSTNode, parent) -> None:
+        self.walked.append(node)  # the shared list of nodes (ModuleAnalysis.nodes_of)
         self.seq += 1
         entry = self.scope_entries.pop(id(node), None) if self.scope_entries else None
         if entry is not None:

@@ -198,6 +198,17 @@ def _run_rules(context: FileContext, rules: Sequence[type[Rule]]) -> None:
             table = enter_table if phase == "visit" else leave_table
             table.setdefault(node_class, []).append(getattr(instance, method))
 
+    if not leave_table:
+        # Without `leave_` hooks the visit is the walk's order of entering nodes: the list of
+        # nodes the analyses share, read once more rather than the tree walked again.
+        get = enter_table.get
+        for node in context.analysis.all_nodes():
+            handlers = get(type(node))
+            if handlers:
+                for handler in handlers:
+                    handler(node)
+        return
+
     def enter(node: cst.CSTNode, parent) -> None:
         handlers = enter_table.get(type(node))
         if handlers:
@@ -210,7 +221,7 @@ def _run_rules(context: FileContext, rules: Sequence[type[Rule]]) -> None:
             for handler in handlers:
                 handler(node)
 
-    walk(context.module, enter, leave if leave_table else None)
+    walk(context.module, enter, leave)
 
 
 def _directive_findings(readers: Sequence[type[Rule]], selected: Sequence[type[Rule]], directives,
