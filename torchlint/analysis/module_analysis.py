@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -83,7 +84,7 @@ class ModuleAnalysis:
         self._nodes: Optional[list] = None
         self._nodes_whole = False
         self._nodes_by_type: dict[tuple, list] = {}
-        self._nodes_by_class: Optional[dict[type, list[tuple[int, cst.CSTNode]]]] = None
+        self._nodes_by_class: Optional[defaultdict[type, list[cst.CSTNode]]] = None
         self._appends: Optional[dict[str, list[cst.Call]]] = None  # name -> its `name.append(v)` calls
 
     def all_nodes(self) -> list:
@@ -104,16 +105,17 @@ class ModuleAnalysis:
         found = self._nodes_by_type.get(types)
         if found is None:
             if self._nodes_by_class is None:
-                # One pass sorts the nodes by their class; a query then joins the classes it asks for.
-                self._nodes_by_class = {}
-                for position, node in enumerate(self._nodes):
-                    self._nodes_by_class.setdefault(type(node), []).append((position, node))
-            buckets = [bucket for cls, bucket in self._nodes_by_class.items() if issubclass(cls, types)]
-            if len(buckets) == 1:
-                found = [node for _position, node in buckets[0]]
-            else:
-                found = [node for _position, node in sorted(entry for bucket in buckets for entry in bucket)] \
-                    if buckets else []
+                # One pass sorts the nodes by their class; a query then reads the classes it asks for.
+                self._nodes_by_class = defaultdict(list)
+                by_class = self._nodes_by_class
+                for node in self._nodes:
+                    by_class[type(node)].append(node)
+            classes = [cls for cls in self._nodes_by_class if issubclass(cls, types)]
+            if len(classes) == 1:
+                found = self._nodes_by_class[classes[0]]
+            else:  # several classes, in the order of the walk
+                wanted = set(classes)
+                found = [node for node in self._nodes if type(node) in wanted] if wanted else []
             self._nodes_by_type[types] = found
         return found
 

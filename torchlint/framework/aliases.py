@@ -113,6 +113,15 @@ def alias_writes(ctx: "FileContext") -> list[AliasWrite]:
 def alias_of(ctx: "FileContext", node: cst.BaseExpression) -> Optional[tuple[cst.Name, str]]:
     """(base name, kind) when ``node`` evaluates to an alias of a tensor (or array) held
     in a name: ``x.detach()``, ``x[0].view(-1)``, ``torch.from_numpy(a)``..."""
+    found = _alias_shape(ctx, node)
+    if found is None or found[1] != "from_numpy" and ctx.tensor(found[0]) is None:
+        return None
+    return found
+
+
+def _alias_shape(ctx: "FileContext", node: cst.BaseExpression) -> Optional[tuple[cst.Name, str]]:
+    """(base name, kind) when ``node`` is written as an alias of what a name holds, whatever
+    that is (``alias_of`` then asks whether it is a tensor)."""
     kinds: list[str] = []
     current = node
     while True:
@@ -163,10 +172,7 @@ def alias_of(ctx: "FileContext", node: cst.BaseExpression) -> Optional[tuple[cst
         break
     if not kinds or not isinstance(current, cst.Name):
         return None
-    kind = next(k for k in KINDS if k in kinds)
-    if kind != "from_numpy" and ctx.tensor(current) is None:
-        return None
-    return current, kind
+    return current, next(k for k in KINDS if k in kinds)
 
 
 def _inner_slice(node: cst.BaseExpression) -> bool:
@@ -208,11 +214,32 @@ def _aliases(ctx: "FileContext") -> list[Alias]:
                 if binding.path and not (len(binding.path) == 1 and binding.path[0] is not None
                                          and _tuple_of_views(binding.value)):
                     continue  # `a, b = x.chunk(2)`: each name is a view of `x`
-                found = alias_of(ctx, binding.value)
-                if found is not None:
-                    base, kind = found
-                    aliases.append(Alias(binding, base, kind, binding.value))
+                found = _alias_shape(ctx, binding.value)
+                if found is None or not _may_write(ctx, binding, found[0]):
+                    continue
+                base, kind = found
+                if kind != "from_numpy" and ctx.tensor(base) is None:
+                    continue
+                aliases.append(Alias(binding, base, kind, binding.value))
     return aliases
+
+
+def _may_write(ctx: "FileContext", binding: Binding, base: cst.Name) -> bool:
+    """Whether ``_writes`` can find anything for this alias: an in-place write through it, or
+    to its base in the same scope, while it is bound. Asked before what the base is, which is
+    the costly question, and which most `y = x.view(..)` of a model's forward never need."""
+    if binding.name == base.value:
+        return False  # `x = x.permute(..)`: the old `x` can no longer be read
+    base_scope = ctx.model.scope_of(base)
+    if base_scope is None:
+        return False
+    alias_side = _Reads.of(ctx, binding.scope, binding.name)
+    if alias_side.writing(alias_side.window(binding.seq)):
+        return True
+    if base_scope is not binding.scope:
+        return False
+    base_side = _Reads.of(ctx, base_scope, base.value)
+    return bool(base_side.writing(base_side.window(binding.seq)))
 
 
 class _Reads:
