@@ -141,7 +141,7 @@ def _alias_shape(ctx: "FileContext", node: cst.BaseExpression) -> Optional[tuple
                     kinds.append("maybe_self")
                 elif method in _VIEW_METHODS or method in _TUPLE_VIEW_METHODS:
                     kinds.append("view")  # a tuple of views: each element, and the tuple, alias
-                elif ctx.qualname(func) == "torch.from_numpy" and current.args:
+                elif method == "from_numpy" and ctx.qualname(func) == "torch.from_numpy" and current.args:
                     kinds.append("from_numpy")
                     current = current.args[0].value
                     continue
@@ -149,7 +149,8 @@ def _alias_shape(ctx: "FileContext", node: cst.BaseExpression) -> Optional[tuple
                     return None
                 current = func.value
                 continue
-            if ctx.qualname(func) == "torch.from_numpy" and current.args:
+            if isinstance(func, cst.Name) and _may_name_from_numpy(ctx, func) \
+                    and ctx.qualname(func) == "torch.from_numpy" and current.args:
                 kinds.append("from_numpy")
                 current = current.args[0].value
                 continue
@@ -173,6 +174,12 @@ def _alias_shape(ctx: "FileContext", node: cst.BaseExpression) -> Optional[tuple
     if not kinds or not isinstance(current, cst.Name):
         return None
     return current, next(k for k in KINDS if k in kinds)
+
+
+def _may_name_from_numpy(ctx: "FileContext", func: cst.Name) -> bool:
+    """``func`` is spelled `from_numpy` or imported under another name: only then is it asked
+    what it is (``y = f(x)`` is no alias otherwise, and asking costs an inference)."""
+    return func.value == "from_numpy" or any(binding.kind is BindingKind.IMPORT for binding in ctx.model.resolve(func))
 
 
 def _inner_slice(node: cst.BaseExpression) -> bool:
