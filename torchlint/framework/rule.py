@@ -130,6 +130,10 @@ class Rule:
     # ``from torch.autograd import Variable as V`` there): then a file that imports from
     # its own project is looked at whatever its text.
     requires_may_be_imported: ClassVar[bool] = False
+    # True when what ``requires`` looks for may be written in the user's module the file
+    # imports rather than in the file (the Dropout of a model class `from models import Net`,
+    # TL414): a file that imports from its own project is looked at whatever its text.
+    requires_may_be_in_imports: ClassVar[bool] = False
     # False for a rule no run can show wrong (a style rule): its ``judge`` then speaks
     # without looking at whether the finding's code ran.
     runtime_signature: ClassVar[bool] = True
