@@ -23,7 +23,7 @@ class MissingEval(Rule):
                 r"Dropout|dropout|BatchNorm|torchvision|Transformer|MultiheadAttention")
     # The model's class (and its Dropout or BatchNorm) may come from the user's own modules
     # (`from models import Net`): a file that imports from its project is looked at too.
-    requires_may_be_in_imports = True
+    requires_may_be_in_imports = (requires[1],)
     references = (
         ("torch.nn.Module.eval", "https://pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.eval"),
         ("Autograd mechanics: locally disabling gradient computation (no_grad is not eval mode)",
