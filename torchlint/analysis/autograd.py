@@ -626,6 +626,7 @@ class AutogradModel:
         init = cls.methods.get("__init__")
         if init is None or depth > 3:
             return None
+        cls.model.materialize(init)  # (a class of a module another file imports: its bodies are built on demand)
         count = 0
         for node in iter_nodes(init.node):
             if isinstance(node, cst.Call) and isinstance(node.func, (cst.Name, cst.Attribute)):

@@ -54,6 +54,9 @@ _MAX_DEPTH = 30
 _FREEZES = re.compile(r"\.\s*requires_grad\s*=\s*False|requires_grad_\(\s*(?!(?:requires_grad\s*=\s*)?True\b)\w"
                       r"|Parameter\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*requires_grad\s*=\s*False")
 _MAX_CALLS = 5  # parameters followed back through this many call sites
+# A dict written out is followed through this many calls: a parameter passed the dict a
+# function of the file returns (`opdict = decoder.decode(codes)` ... `visualizer.render(opdict)`).
+_DICT_HOPS = 2
 # torch functions that join a sequence of tensors: their result requires grad when an item does.
 _JOINS = frozenset({"torch.cat", "torch.stack", "torch.concat", "torch.concatenate", "torch.vstack", "torch.hstack"})
 
@@ -139,12 +142,68 @@ class GradFlow:
                 return value, source
         return None
 
+    def converts_arrays(self, call: cst.Call) -> bool:
+        """``call`` converts each tensor given as a positional argument with numpy (which
+        raises on one that requires grad): a function of numpy, scikit-learn, pandas or pyplot
+        that does (``roc_auc_score(y, out)``, ``plt.plot(losses)``), or a plotting method of a
+        matplotlib Axes (``fig, axs = plt.subplots(2, 2)`` ... ``axs[0, 0].plot(epochs, losses)``)."""
+        func = call.func
+        if not isinstance(func, (cst.Name, cst.Attribute)):
+            return False
+        qualname = self.inference.qualname(func)
+        if qualname in torch_api.ARRAY_CONVERTING_FUNCTIONS:
+            return True
+        return qualname is None and isinstance(func, cst.Attribute) and \
+            func.attr.value in torch_api.AXES_ARRAY_METHODS and self._made_by(func.value, axes=True, depth=0)
+
+    def _made_by(self, node: cst.BaseExpression, axes: bool, depth: int) -> bool:
+        """``node`` is a matplotlib Axes (``axes``; also an item of the array of them
+        ``plt.subplots`` gives) or Figure, by every binding of the name it reads."""
+        while isinstance(node, cst.Subscript) and axes:  # `axs[0, 0]`, `axes[i][j]`
+            node = node.value
+        if isinstance(node, cst.Call):
+            func = node.func
+            qualname = self.inference.qualname(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
+            table = torch_api.AXES_FUNCTIONS if axes else torch_api.FIGURE_FUNCTIONS
+            if qualname in table:
+                return table[qualname] is None
+            return axes and qualname is None and isinstance(func, cst.Attribute) and depth < 3 and \
+                func.attr.value in torch_api.FIGURE_AXES_METHODS and self._made_by(func.value, False, depth + 1)
+        if not isinstance(node, cst.Name) or depth >= 3:
+            return False
+        bindings = self.model.resolve(node)
+        if not bindings:
+            return False
+        for binding in bindings:
+            value = binding.value
+            if binding.kind is BindingKind.FOR and axes and value is not None:
+                inner = value.func.value if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                    and value.func.attr.value in ("ravel", "flatten") else \
+                    value.value if isinstance(value, cst.Attribute) and value.attr.value == "flat" else value
+                if not self._made_by(inner, True, depth + 1):  # `for ax in axs.flat:`
+                    return False
+                continue
+            if binding.kind is not BindingKind.ASSIGN or not isinstance(value, cst.Call) or binding.iterates:
+                return False
+            if binding.path:
+                func = value.func
+                qualname = self.inference.qualname(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
+                table = torch_api.AXES_FUNCTIONS if axes else torch_api.FIGURE_FUNCTIONS
+                if len(binding.path) != 1 or qualname not in table or table[qualname] != binding.path[0]:
+                    return False  # `fig, axs = plt.subplots(..)`: item 1 holds the Axes, item 0 the Figure
+                continue
+            if not self._made_by(value, axes, depth + 1):
+                return False
+        return True
+
     def _container(self, node: cst.BaseExpression, calls: int):
         """(the list or tuple written out that ``node`` is, the steps to it)."""
         if isinstance(node, (cst.List, cst.Tuple, cst.ListComp)):
             return node, ()
         if isinstance(node, cst.Attribute) and dotted(node):
             return self._appended(node)
+        if isinstance(node, cst.Call) and calls < _MAX_CALLS:
+            return self._returned_container(node, calls)
         if not isinstance(node, cst.Name) or calls >= _MAX_CALLS:
             return None
         bindings = self.model.resolve(node)
@@ -176,6 +235,26 @@ class GradFlow:
                                       f"`{binding.name}`")
                 return found[0], (step,) + found[1]
         return None
+
+    def _returned_container(self, node: cst.Call, calls: int):
+        """The list a function of this file returns (``results = []`` filled by appends and
+        returned, or a list written out), when every ``return`` of it returns one: (its
+        items, the steps to them)."""
+        callee = self.value_of(node.func)
+        function = callee.function if callee is not None and callee.kind is Kind.FUNCTION else None
+        if not isinstance(function, FunctionInfo) or function.model is not self.model or function.is_generator \
+                or not isinstance(function.node, cst.FunctionDef) or not function.returns:
+            return None
+        items: list = []
+        steps: tuple = ()
+        for returned in function.returns:
+            found = self._container(returned, calls + 1)
+            if found is None:
+                return None
+            items.extend(found[0] if isinstance(found[0], list) else [found[0]])
+            steps = steps or found[1]
+        step = Step(node, f"`{{code}}` returns the list `{function.name}` fills")
+        return items, (step,) + steps
 
     def _type_tested(self, node: cst.BaseExpression) -> bool:
         """``node`` is a name whose type its function tests before (``if isinstance(data,
@@ -548,7 +627,7 @@ class GradFlow:
         returned by a function of this file or the `forward` of a module of it, called
         while gradients are on (`outputs = net(x)` of a `forward` that returns `{"logits": ..}`)."""
         values = []
-        if isinstance(node, cst.Call) and calls < 1 and self.grad_off(node) is None:
+        if isinstance(node, cst.Call) and calls < _DICT_HOPS and self.grad_off(node) is None:
             callee = self.value_of(node.func)
             function = callee.function if callee is not None and callee.kind is Kind.FUNCTION else None
             if callee is not None and callee.kind is Kind.MODULE and isinstance(callee.cls, ClassInfo):
@@ -565,7 +644,7 @@ class GradFlow:
                     values.extend(self._dict_literals(binding.value, calls) if isinstance(binding.value, cst.Call)
                                   else [binding.value])
                 elif binding.kind is BindingKind.PARAM and isinstance(binding.definition, FunctionInfo) \
-                        and calls < 1 and binding.param_index >= 0:
+                        and calls < _DICT_HOPS and binding.param_index >= 0:
                     function = binding.definition
                     index = binding.param_index - (1 if function.kind in ("method", "classmethod") else 0)
                     for call in self.call_sites(function):
@@ -710,11 +789,24 @@ class GradFlow:
         qualname = module.qualname
         fact = torch_facts.fact(qualname) if qualname else None
         if isinstance(module.cls, ClassInfo):
-            layers = self.analysis.autograd.parameter_layers(module.cls) if module.cls.model is self.model else 0
+            if module.cls.model is not self.model:
+                return self._imported_has_parameters(module.cls)
+            layers = self.analysis.autograd.parameter_layers(module.cls)
             return layers is None or layers > 0
         if qualname in ("torch.nn.Module", "torch.nn.Sequential") or torch_api.builds_model_with_parameters(qualname):
             return True
         return fact.parameters if fact is not None else None
+
+    @staticmethod
+    def _imported_has_parameters(cls: ClassInfo) -> bool:
+        """A module class of another module of the project (``from net import Regressor``)
+        whose ``__init__`` builds layers with parameters, as that module's own analysis reads
+        it, in a module that turns no gradient off."""
+        other = getattr(cls.model, "analysis", None)
+        if other is None or other.grad_flow.freezes_parameters:
+            return False
+        layers = other.autograd.parameter_layers(cls)
+        return layers is not None and layers > 0
 
     def _hook_output(self, function: FunctionInfo, param_index: int) -> Optional[GradSource]:
         """The parameter ``output`` (the third) of ``function`` registered as a forward hook

@@ -801,6 +801,21 @@ ARRAY_CONVERTING_FUNCTIONS = frozenset({
     "matplotlib.pyplot.fill_between",
     "pandas.DataFrame", "pandas.Series",
 })
+# Methods of a matplotlib ``Axes`` that convert each tensor given as a positional argument
+# that way (`pyplot.plot` is `gca().plot`; measured on matplotlib 3.10 / torch 2.13 by
+# tests/test_i_s9.py), and the calls that make the Axes: the ones of pyplot (with the
+# item of their result that holds the Axes: `fig, axs = plt.subplots(2, 2)`), and the
+# methods of a Figure (`fig.add_subplot(111)`), a Figure coming from `plt.figure()` or item 0
+# of `plt.subplots()`.
+AXES_ARRAY_METHODS = frozenset({
+    "plot", "scatter", "hist", "imshow", "bar", "semilogy", "loglog", "step", "errorbar", "fill_between",
+})
+AXES_FUNCTIONS: dict[str, Optional[int]] = {
+    "matplotlib.pyplot.subplots": 1, "matplotlib.pyplot.subplot": None, "matplotlib.pyplot.gca": None,
+    "matplotlib.pyplot.axes": None, "matplotlib.pyplot.subplot2grid": None,
+}
+FIGURE_FUNCTIONS: dict[str, Optional[int]] = {"matplotlib.pyplot.figure": None, "matplotlib.pyplot.subplots": 0}
+FIGURE_AXES_METHODS = frozenset({"add_subplot", "subplots", "gca", "add_axes"})
 # numpy functions whose result is float64 whatever their (numeric) arguments, when no
 # `dtype=` is given: random floats, files of numbers, grids, and the statistics of arrays.
 NUMPY_FLOAT64_FUNCTIONS = frozenset({

@@ -47,7 +47,7 @@ from torchlint.syntax.walk import ancestors, iter_nodes
 from torchlint.analysis import torch_api
 from torchlint.analysis.semantic import BindingKind, ClassInfo, FunctionInfo
 from torchlint.analysis.torchvision_layers import TRAIN_MODE_LAYERS
-from torchlint.analysis.values import Kind
+from torchlint.analysis.values import Kind, Step
 
 if TYPE_CHECKING:
     from torchlint.analysis.module_analysis import ModuleAnalysis
@@ -72,6 +72,9 @@ _READ_OUT = frozenset({"detach", "item", "numpy", "tolist", "argmax"})
 _READS_OUT = re.compile(r"\bno_grad\b|\binference_mode\b|\.(?:%s)\s*\(" % "|".join(sorted(_READ_OUT)))
 # Methods that keep their argument in a container that outlives the statement.
 _STORING = frozenset({"append", "extend", "insert", "add", "put", "update", "setdefault", "__setitem__"})
+# Methods of the containers code keeps on an object (`self.outputs.append(out)`): they switch no module.
+_CONTAINER_METHODS = _STORING | frozenset({"pop", "popitem", "clear", "remove", "get", "items", "keys", "values",
+                                           "copy", "sort", "reverse", "index", "count"})
 _GRAD_OFF = re.compile(r"\bno_grad\b|\binference_mode\b")
 _SWITCHES = re.compile(r"\.\s*(?:eval|train)\s*\(")
 _MAX_DEPTH = 2  # calls of this file's functions followed into, below the scope asked about
@@ -120,6 +123,10 @@ class TrainModeEvaluation:
     # ``model.predict(x)``), it evaluates whatever mode its caller gives: the finding is
     # then on that call (``node``), and ``forward`` is the forward inside it.
     forward: Optional[cst.Call] = None
+    # The layer is built in another module of the project (the model's class is imported):
+    # ``layer`` is then this file's construction of the model, and this says where the
+    # layer is written ("`nn.Dropout(0.3)` (models.py:11)").
+    layer_where: Optional[str] = None
 
 
 @dataclass
@@ -173,6 +180,14 @@ class _State:
         """``key`` (and what it holds, and what holds it) is in an unknown mode now."""
         for other in list(self.modes):
             if other == key or other.startswith(key + ".") or key.startswith(other + "."):
+                del self.modes[other]
+        self.changed.add(key)
+
+    def forget_value(self, key: str) -> None:
+        """``key`` now holds a value that is no module (``self.outputs = []``): it and what
+        it held are unknown; the object that holds it keeps its mode."""
+        for other in list(self.modes):
+            if other == key or other.startswith(key + "."):
                 del self.modes[other]
         self.changed.add(key)
 
@@ -359,10 +374,10 @@ class TrainModeModel:
         self._seen.add(seen)
         if handed:
             self._found.append(TrainModeEvaluation(call, key, mode, context, context_node, calls[1:], layer[0],
-                                                   layer[1], _owner(call), forward=inner))
+                                                   layer[1], _owner(call), forward=inner, layer_where=layer[2]))
             return
         self._found.append(TrainModeEvaluation(inner, inner_key, mode, context, context_node, calls, layer[0],
-                                               layer[1], _owner(inner)))
+                                               layer[1], _owner(inner), layer_where=layer[2]))
 
     def _train_then_evaluation(self, walker: "_Walker", call: cst.Call, mode: Train) -> bool:
         """``model.train()`` and then an evaluation that is neither Monte Carlo dropout (which
@@ -419,6 +434,8 @@ class TrainModeModel:
         qualname = self.inference.qualname(func)
         if called is not None and called.kind is Kind.CLASS or qualname is not None and (
                 torch_api.is_module_class(torch_api.normalize(qualname)) or _torchvision_layer(qualname)):
+            return True
+        if self._imported_class(call) is not None:  # `Net()` of `from models import Net`
             return True
         function = called.function if called is not None and called.kind is Kind.FUNCTION else None
         if function is None or function.model is not self.model or depth >= _MAX_DEPTH \
@@ -668,20 +685,39 @@ class TrainModeModel:
     def _expression_layer(self, expression: cst.BaseExpression, depth: int) -> Optional[tuple]:
         if depth > _MAX_LAYER_DEPTH:
             return None
+        expression = _under_moves(expression)  # `self.net = net.to(device)`: the module `net` holds
         if isinstance(expression, cst.Call):
             return self._construction_layer(expression, depth)
         built = self._constructions(expression, depth)
         registry = any(isinstance(value, cst.Call) and self.registry_classes(value) is not None for value in built)
-        value = None if registry else self.inference.infer(expression)  # (a registry: which class is not known)
+        # (a registry: which class is not known; several constructions: each is looked at)
+        value = None if registry or len(built) > 1 else self.inference.infer(expression)
         if value is not None and value.kind is Kind.MODULE and isinstance(value.cls, ClassInfo):
             found = self._class_layer(value.cls, depth + 1)
+            if found is not None and found[2] is None and self._built_off(built, found[0], value.cls, depth):
+                return None  # `model = Net(dropout=0.0)`, also handed on as a parameter
             if found is not None:
                 return found
+        first = None
         for construction in built:
             found = self._expression_layer(construction, depth + 1)
-            if found is not None:
-                return found
-        return None
+            if found is None and len(built) > 1 and isinstance(construction, cst.Call) and \
+                    self.constructs(construction):
+                return None  # built on another path as a model without such a layer (`DCGAN_G_nobn(..)`)
+            first = first or found
+        return first
+
+    def _built_off(self, built: list, layer: cst.CSTNode, cls: ClassInfo, depth: int) -> bool:
+        """One of the constructions ``built`` (followed through the names and parameters
+        they are handed by) builds ``cls`` with ``layer`` switched off."""
+        for made in map(_under_moves, built):
+            if depth > _MAX_LAYER_DEPTH:
+                return False
+            if isinstance(made, cst.Call) and self.switched_off(layer, cls, made):
+                return True
+            if isinstance(made, cst.Name) and self._built_off(self._constructions(made, depth), layer, cls, depth + 1):
+                return True
+        return False
 
     def _constructions(self, expression: cst.BaseExpression, depth: int) -> list[cst.BaseExpression]:
         """The values the name or ``self.<attribute>`` was given (for a parameter of
@@ -759,12 +795,12 @@ class TrainModeModel:
         if qualname is not None:
             qualname = torch_api.normalize(qualname)
             if qualname in torch_api.TRAIN_MODE_LAYERS:
-                return (call, self.analysis.snippet(call, 40)) if _layer_on(call, qualname) else None
+                return (call, self.analysis.snippet(call, 40), None) if _layer_on(call, qualname) else None
             if qualname in torch_api.TRAIN_MODE_FUNCTIONS:
-                return (call, self.analysis.snippet(call, 40)) if _reads_training(call, qualname) else None
+                return (call, self.analysis.snippet(call, 40), None) if _reads_training(call, qualname) else None
             builder_layer = _torchvision_layer(qualname)
             if builder_layer is not None:  # `torchvision.models.resnet18()`: its BatchNorm2d layers
-                return call, builder_layer
+                return call, builder_layer, None
             if qualname in torch_api.TRAIN_MODE_CONTAINERS:
                 for arg in call.args:
                     for node in _elements(arg.value, self):
@@ -772,15 +808,80 @@ class TrainModeModel:
                         if found is not None:
                             return found
                 return None
+        imported = self._imported_class(call)
+        if imported is not None:
+            return self._imported_class_layer(call, imported, depth + 1)
         value = self.inference.infer(call.func)
         if value is None:
             return None
         if value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo):
-            return self._class_layer(value.cls, depth + 1)
+            found = self._class_layer(value.cls, depth + 1)
+            return None if found is not None and found[2] is None and \
+                self.switched_off(found[0], value.cls, call) else found
         if value.kind is Kind.FUNCTION and value.function is not None and value.function.model is self.model \
                 and isinstance(value.function.node, cst.FunctionDef):
+            self.model.materialize(value.function)
             return self._code_layer(value.function.node, depth + 1)
         return None
+
+    def _imported_class(self, call: cst.Call) -> Optional[ClassInfo]:
+        """The module class of another module of the project that ``call`` instantiates
+        (``Net(..)`` of ``from models import Net``, ``models.Net(..)``): the class the
+        inference found for the call's value, named as the call names it (not a factory
+        function of that module, which may hand back a module built and switched before)."""
+        if not isinstance(call.func, (cst.Name, cst.Attribute)):
+            return None
+        called = self.inference.infer(call.func)
+        if called is None or called.kind is not Kind.EXTERNAL or not called.qualname:
+            return None
+        built = self.inference.infer(call)
+        cls = built.cls if built is not None and built.kind is Kind.MODULE else None
+        if not isinstance(cls, ClassInfo) or cls.model is self.model or \
+                called.qualname.rsplit(".", 1)[-1] != cls.name:
+            return None
+        return cls
+
+    def _imported_class_layer(self, call: cst.Call, cls: ClassInfo, depth: int) -> Optional[tuple]:
+        """``Net()`` of a class imported from another module of the project (``from models
+        import Net``): a layer its code builds, found by that module's own analysis; the
+        layer is then this construction, with where the layer is written."""
+        other = getattr(cls.model, "analysis", None)
+        if other is None or other is self.analysis or depth > _MAX_LAYER_DEPTH:
+            return None
+        found = other.train_mode._class_layer(cls, depth)
+        if found is None or other.train_mode.switched_off(found[0], cls, call):
+            return None
+        where = found[2] or other.render(Step(found[0], "`{code}`"))
+        return call, found[1], where
+
+    def switched_off(self, layer: cst.CSTNode, cls: ClassInfo, construction: cst.Call) -> bool:
+        """The layer ``layer`` of ``cls`` (a class of this module) reads its switch from a
+        parameter of the class's ``__init__`` (`Dropout(p=dropout)`, `BatchNorm1d(n,
+        track_running_stats=stats)`), and ``construction`` passes a literal that turns it off
+        (`Elmo(.., dropout=0.0)`): the model it builds behaves the same in both modes."""
+        if not isinstance(layer, cst.Call) or not cls.node.start <= layer.start < cls.node.end:
+            return False
+        qualname = self.inference.qualname(layer.func)
+        qualname = torch_api.normalize(qualname) if qualname is not None else None
+        if qualname not in torch_api.TRAIN_MODE_LAYERS:
+            return False
+        argument, _starred = _switch_argument(layer, qualname)
+        init = cls.methods.get("__init__")
+        if not isinstance(argument, cst.Name) or init is None or not isinstance(init.node, cst.FunctionDef):
+            return False
+        params = [param.name.value for param in (*init.node.params.posonly_params, *init.node.params.params)]
+        if argument.value not in params and argument.value not in {
+                param.name.value for param in init.node.params.kwonly_params}:
+            return False
+        passed = keyword(construction, argument.value)
+        if passed is None and argument.value in params:
+            index = params.index(argument.value) - (1 if init.self_name is not None else 0)
+            positional = [arg.value for arg in construction.args if arg.keyword is None]
+            if any(arg.star for arg in construction.args):
+                return False
+            passed = positional[index] if 0 <= index < len(positional) else None
+        literal = _literal(passed) if passed is not None else None
+        return literal is not None and not literal
 
     def _class_layer(self, cls: ClassInfo, depth: int) -> Optional[tuple]:
         if depth > _MAX_LAYER_DEPTH or cls.model is not self.model:
@@ -789,6 +890,8 @@ class TrainModeModel:
         if key in self._layers:
             return self._layers[key]
         self._layers[key] = None
+        for method in list(cls.lazy_methods):  # a module another file imports: its bodies are built on demand
+            self.model.materialize(method)
         found = self._code_layer(cls.node, depth)
         if found is None:
             for base in cls.node.bases:
@@ -914,7 +1017,9 @@ class _Walker:
                     state.forget(dotted(node))
             return
         mode = self.value_mode(value, state)
-        if mode is None:
+        if mode is None and "." in key and _no_module(value):
+            state.forget_value(key)  # `self.outputs = []` in a trainer's method: `self` keeps its mode
+        elif mode is None:
             state.forget(key)
         else:
             state.set(key, mode)
@@ -1042,11 +1147,16 @@ class _Walker:
         # Anything else that is handed a model, or its owner, may change its mode.
         if name in _MODE_KEEPING and receiver is not None and state.lookup(receiver) is not None:
             return
+        if name in _MODE_KEEPING and name in _RETURNS_SELF and not any(
+                isinstance(node, cst.Call) for arg in call.args for node in iter_nodes(arg.value)):
+            return  # `data.to(self.device)`: a move, which switches nothing it is handed (`self` keeps its mode)
         qualname = self.inference.qualname(func)
         if qualname in torch_api.MODE_KEEPING_FUNCTIONS or qualname in torch_api.MODE_SHARING_WRAPPERS:
             return  # `print(model)`, `copy.deepcopy(model)`, `nn.DataParallel(model)`: the model keeps its mode
         handed = [arg.value for arg in call.args]
-        if isinstance(func, cst.Attribute) and not self._instance_attribute(func):
+        if isinstance(func, cst.Attribute) and name in _CONTAINER_METHODS and receiver:
+            state.forget_value(receiver)  # `self.outputs.append(out)`: a container; what holds it keeps its mode
+        elif isinstance(func, cst.Attribute) and not self._instance_attribute(func):
             handed.append(func.value)  # a method: it may change what its object holds
         _forget_handed(handed, state)
 
@@ -1338,16 +1448,25 @@ def _rebased(relative: str, arguments: dict[str, str]) -> Optional[str]:
     return f"{given}.{rest}" if rest else given
 
 
-def _layer_on(call: cst.Call, qualname: str) -> bool:
-    """Whether the layer ``call`` builds behaves differently in training mode."""
-    name, position, default = torch_api.TRAIN_MODE_LAYERS[qualname]
+def _switch_argument(call: cst.Call, qualname: str) -> tuple[Optional[cst.BaseExpression], bool]:
+    """The argument of the layer ``call`` builds that says whether it behaves differently in
+    training mode (`p` of `nn.Dropout(p)`, `track_running_stats=`), and whether it may be
+    hidden in a `*args`."""
+    name, position, _default = torch_api.TRAIN_MODE_LAYERS[qualname]
     argument = keyword(call, name)
     if argument is None and position is not None:
-        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
         if any(arg.star for arg in call.args):
-            return default
+            return None, True
+        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
         argument = positional[position] if position < len(positional) else None
-    if argument is None:
+    return argument, False
+
+
+def _layer_on(call: cst.Call, qualname: str) -> bool:
+    """Whether the layer ``call`` builds behaves differently in training mode."""
+    default = torch_api.TRAIN_MODE_LAYERS[qualname][2]
+    argument, starred = _switch_argument(call, qualname)
+    if argument is None or starred:
         return default
     literal = _literal(argument)
     if literal is None:
@@ -1497,6 +1616,15 @@ def _repeats_input(call: cst.Call) -> bool:
                 comp = comp.inner_for_in
             return not (read & bound)
     return False
+
+
+def _no_module(value: Optional[cst.BaseExpression]) -> bool:
+    """``value`` is written as a value that cannot be a module: a literal number, string or
+    container, a comprehension, ``None``/``True``/``False``."""
+    return isinstance(value, (cst.List, cst.Dict, cst.Tuple, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp,
+                              cst.Integer, cst.Float, cst.SimpleString, cst.FormattedString,
+                              cst.ConcatenatedString)) or \
+        isinstance(value, cst.Name) and value.value in ("None", "True", "False")
 
 
 def _metadata(value: cst.BaseExpression) -> bool:

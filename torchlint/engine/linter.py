@@ -60,7 +60,8 @@ def _lint(source: SourceText, display_path: str, rules: Sequence[type[Rule]],
     selected = rules
     by_text = [rule for rule in rules if rule.may_match(source.text)]
     # Rules whose torch name may come from the user's other modules under another name.
-    by_import = [rule for rule in rules if rule not in by_text and rule.requires_may_be_imported]
+    by_import = [rule for rule in rules if rule not in by_text and (rule.requires_may_be_imported
+                                                                    or rule.may_match_with_imports(source.text))]
     if by_import and not _imports_own_module(source.text, file_path, project):
         by_import = []
     active = [rule for rule in rules if rule in by_text or rule in by_import]
@@ -86,7 +87,7 @@ def _lint(source: SourceText, display_path: str, rules: Sequence[type[Rule]],
         analysis = ModuleAnalysis(module, display_path, file_path, project if file_path is not None else None)
         context = FileContext(analysis)
         if by_import and not analysis.renames_torch():
-            rules = [rule for rule in rules if rule in by_text]
+            rules = [rule for rule in rules if rule in by_text or bool(rule.requires_may_be_in_imports)]
         _run_rules(context, rules)
         directives = parse_directives(source.text)
         diagnostics = _diagnostics(context, source.text, directives)

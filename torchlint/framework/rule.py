@@ -130,6 +130,10 @@ class Rule:
     # ``from torch.autograd import Variable as V`` there): then a file that imports from
     # its own project is looked at whatever its text.
     requires_may_be_imported: ClassVar[bool] = False
+    # The patterns of ``requires`` whose text may be written in the user's module the file
+    # imports rather than in the file (the Dropout of a model class `from models import Net`,
+    # TL414): a file that imports from its own project and has the other patterns is looked at.
+    requires_may_be_in_imports: ClassVar[tuple[str, ...]] = ()
     # False for a rule no run can show wrong (a style rule): its ``judge`` then speaks
     # without looking at whether the finding's code ran.
     runtime_signature: ClassVar[bool] = True
@@ -154,6 +158,15 @@ class Rule:
             patterns = tuple(re.compile(pattern.removeprefix(r"\b")) for pattern in cls.requires)
             cls._required_patterns = patterns
         return all(pattern.search(text) for pattern in patterns)
+
+    @classmethod
+    def may_match_with_imports(cls, text: str) -> bool:
+        """False when ``text`` lacks something the rule needs that the modules it imports
+        cannot hold (see ``requires_may_be_in_imports``)."""
+        if not cls.requires_may_be_in_imports:
+            return False
+        return all(re.search(pattern.removeprefix(r"\b"), text) for pattern in cls.requires
+                   if pattern not in cls.requires_may_be_in_imports)
 
     def report(
         self,

@@ -21,6 +21,9 @@ class MissingEval(Rule):
     requires = (r"\.train\(|no_grad|inference_mode|def _*(?:predict|eval|valid|test|infer)|load_state_dict|backward"
                 r"|pretrained|weights\s*=",
                 r"Dropout|dropout|BatchNorm|torchvision|Transformer|MultiheadAttention")
+    # The model's class (and its Dropout or BatchNorm) may come from the user's own modules
+    # (`from models import Net`): a file that imports from its project is looked at too.
+    requires_may_be_in_imports = (requires[1],)
     references = (
         ("torch.nn.Module.eval", "https://pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.eval"),
         ("Autograd mechanics: locally disabling gradient computation (no_grad is not eval mode)",
@@ -76,9 +79,16 @@ class MissingEval(Rule):
     prediction. The layers come from the model's class: `nn.Dropout*`,
     `nn.BatchNorm*` (not with `track_running_stats=False`), the Transformer layers,
     `nn.MultiheadAttention`/`nn.LSTM` given a dropout, `F.dropout(x, training=self.training)`,
-    through `nn.Sequential`, this file's module classes and helper functions, and the
+    through `nn.Sequential`, this file's module classes and helper functions, the module
+    classes of the project's other files (`from models import Net`: the layer is shown
+    where that file writes it), and the
     models torchvision's builders make (`torchvision.models.resnet18()`: its BatchNorm2d;
-    a table generated from torchvision itself, so torchvision need not be installed).
+    a table generated from torchvision itself, so torchvision need not be installed). A
+    model built with its dropout turned off by a literal (`Net(dropout=0.0)`, where the
+    class builds `nn.Dropout(dropout)`), or built on another path as a model without such
+    a layer (`if no_bn: net = NetNoBN() else: net = NetBN()`), is not reported. A trainer
+    keeps its model as `self.net` through what cannot switch it: moving tensors
+    (`data.to(self.device)`) and filling lists it keeps (`self.outputs.append(out)`).
 
     `model.train()` followed by predictions without training in between is how Monte Carlo
     dropout is written, and is not flagged, except where it cannot be: `model.train()`
@@ -206,7 +216,8 @@ class MissingEval(Rule):
         if found.forward is not None:
             context = f"by `{snippet(found.node.func)}()` (its forward runs {found.context})"
             related.append((found.forward, f"the forward runs here, {found.context}"))
-        related.append((found.layer, "this layer behaves differently in training mode"))
+        related.append((found.layer, f"this builds {found.layer_where}, a layer that behaves differently in training "
+                                     f"mode" if found.layer_where else "this layer behaves differently in training mode"))
         layer = found.layer_text
         behaviour = "normalizes with each batch's statistics" if "Norm" in layer or "norm" in layer else \
             "drops a random part of the activations"

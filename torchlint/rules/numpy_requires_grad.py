@@ -21,7 +21,7 @@ class NumpyRequiresGrad(Rule):
     append_message = (
         "`{tensor}` requires grad (it comes from {source}, line {line}) and is appended to `{container}`: `{call}` "
         "(line {call_line}) converts the list with numpy and raises RuntimeError \"Can't call numpy() on Tensor that "
-        "requires grad\"; append `{tensor}.detach()` (or `.item()`)"
+        "requires grad\"; append `{detached}.detach()` (or `.item()`)"
     )
     fix = Applicability.SAFE
     # A list converted elsewhere is reported where its tensor is appended; numpy raises at the conversion.
@@ -37,9 +37,11 @@ class NumpyRequiresGrad(Rule):
     Flags `t.numpy()` (also `t.cpu().numpy()`, `np.asarray(t)`, `np.array(t)`, and the
     functions that convert the tensors they are given to arrays: numpy's `np.dot`,
     `np.exp`, `np.where`, ..., scikit-learn's metrics, `plt.plot` and the other plots of
-    `matplotlib.pyplot`, `pd.DataFrame`) where `t` requires grad, as the analysis shows with the place the gradient comes from:
-    the output of a module with parameters (`model(x)`, `self.net(x)`, a model built by
-    `torchvision.models` or `timm.create_model`, the `output` a forward hook receives from
+    `matplotlib.pyplot` and of its Axes (`axs[0, 0].plot(epochs, losses)` of
+    `fig, axs = plt.subplots(2, 2)`, `fig.add_subplot(..)`), `pd.DataFrame`) where `t` requires grad, as the analysis shows with the place the gradient comes from:
+    the output of a module with parameters (`model(x)`, `self.net(x)`, a model whose class
+    another file of the project defines, `from net import Regressor`, its layers read
+    there, a model built by `torchvision.models` or `timm.create_model`, the `output` a forward hook receives from
     a layer of a model this file calls with gradients on), a parameter
     (`layer.weight`, `model.parameters()`), a tensor made with `requires_grad=True`,
     or anything computed from them by differentiable operations, also across the
@@ -47,8 +49,11 @@ class NumpyRequiresGrad(Rule):
     model output, a function that returns one), lists filled with `.append(out)` and
     joined by `torch.cat`/`torch.stack`, `np.concatenate`/`np.stack` or reduced by numpy
     (`np.mean(losses)`, `np.asarray(self.history)`, `plt.plot(losses)`: numpy converts each tensor;
-    reported at the `.append(..)` that adds the tensor, the line to change), and the entries of
-    a dict written out (`state = {"pred": out}`, or returned by a `forward` of the file)
+    reported at the `.append(..)` that adds the tensor, the line to change; also a list a
+    function of the file fills and returns), lists written in the call
+    (`np.sum([loss_fn(o, y) for o in outputs])`), and the entries of
+    a dict written out (`state = {"pred": out}`, or returned by a function or method of the
+    file, also when handed on to another function: `render(decoder.decode(codes))`)
     read by their key or by a loop over keys, also as another object's attribute or a
     helper's parameter, and a dict filled by `d[key] = out` statements only (a hook's
     `activations[name] = output`). Calls reach methods through the classes of the file
@@ -188,7 +193,7 @@ class NumpyRequiresGrad(Rule):
             return
         if qualname in torch_api.NUMPY_TENSOR_CONVERSIONS and len(node.args) == 1 and self._report_tensor(node, first):
             return  # `np.asarray(t)` of a tensor that requires grad
-        if qualname in torch_api.ARRAY_CONVERTING_FUNCTIONS:  # `np.dot(emb, emb.T)`, `roc_auc_score(y, out)`
+        if self.ctx.grad_flow.converts_arrays(node):  # `np.dot(emb, emb.T)`, `roc_auc_score(y, out)`, `ax.plot(..)`
             for arg in node.args:
                 if arg.keyword is None and not arg.star and (self._report_tensor(node, arg.value) or
                                                              self._report_container(node, arg.value)):
@@ -200,7 +205,7 @@ class NumpyRequiresGrad(Rule):
     def _report_container(self, node: cst.Call, container: cst.BaseExpression) -> bool:
         """Report the list ``container`` converted by ``node`` when a tensor it holds
         requires grad (at the `.append(..)` that adds it, the line to change); whether one does."""
-        if not isinstance(container, (cst.Name, cst.Attribute)):
+        if not isinstance(container, (cst.Name, cst.Attribute, cst.List, cst.Tuple, cst.ListComp)):
             return False
         found = self.ctx.grad_flow.item_requiring_grad(container)
         if found is None:
@@ -212,10 +217,13 @@ class NumpyRequiresGrad(Rule):
             return self._report_source(node, container, source, None)
         if id(append) not in self._appends_reported:
             self._appends_reported.add(id(append))
-            self.report(append, self.append_message, tensor=item, source=source.what, line=self._line(source.node),
+            shown = self.ctx.snippet(item)
+            detached = shown if isinstance(item, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) else f"({shown})"
+            self.report(append, self.append_message, tensor=item, detached=detached, source=source.what,
+                        line=self._line(source.node),
                         container=append.func.value, call=node, call_line=self._line(node), evidence=source.steps,
                         related=((node, "the conversion that raises"),),  # the run is judged once it got there
-                        fix=Fix(Applicability.DISPLAY_ONLY, f"Append `{self.ctx.snippet(item)}.detach()` (or "
+                        fix=Fix(Applicability.DISPLAY_ONLY, f"Append `{detached}.detach()` (or "
                                                             f"`.item()`) if nothing back-propagates through the list",
                                 ()))
         return True
