@@ -1097,8 +1097,9 @@ class Placement:
         # the index tensor of `scatter_`/`gather`/`index_select`
         index = torch_api.INDEX_ARGUMENT_FUNCTIONS.get(qualname or "")
         if index is None and qualname is None and isinstance(call.func, cst.Attribute) and \
+                call.func.attr.value in torch_api.INDEX_ARGUMENT_METHODS and \
                 self.inference.tensor(call.func.value) is not None:
-            index = torch_api.INDEX_ARGUMENT_METHODS.get(call.func.attr.value)
+            index = torch_api.INDEX_ARGUMENT_METHODS[call.func.attr.value]
         given = (keyword(call, "index") or (positional[index] if index < len(positional) else None)) \
             if index is not None else None
         if given is not None:
@@ -1109,6 +1110,8 @@ class Placement:
                                      wanted="int64")
         if self._under_autocast(call):
             return None  # autocast casts the floating inputs of layers and products to its dtype
+        if module is not None and self._built_with_dtype(call.func):
+            return None  # `nn.LayerNorm(d, dtype=torch.float16)`: its weights have that dtype
         # the initial hidden state of a recurrent layer
         if module in torch_api.RECURRENT_LAYERS and len(positional) >= 2:
             states = positional[1]
@@ -1278,6 +1281,29 @@ class Placement:
             return found
         return None
 
+    def _built_with_dtype(self, module: cst.BaseExpression) -> bool:
+        """The layer ``module`` names (a name or `self.<attr>` bound to its construction) is built
+        with a `dtype=` other than float32, or with `**kwargs` that may hold one."""
+        constructions: list[Optional[cst.BaseExpression]] = []
+        if isinstance(module, cst.Name):
+            constructions = [binding.value for binding in self.model.resolve(module)
+                             if binding.kind is BindingKind.ASSIGN and not binding.path]
+        elif isinstance(module, cst.Attribute):
+            cls = self._class_of(module.value)
+            constructions = [item.value for item in (cls.assignments(module.attr.value) if cls is not None else [])
+                             if not item.path]
+        for construction in constructions:
+            if isinstance(construction, cst.Call) and isinstance(construction.func, cst.Attribute) and \
+                    construction.func.attr.value in ("to",):
+                construction = construction.func.value  # `nn.Linear(..).to(device)`
+            if not isinstance(construction, cst.Call):
+                continue
+            given = keyword(construction, "dtype")
+            if any(arg.star == "**" for arg in construction.args) or \
+                    given is not None and self._dtype_name(given, False) != "float32":
+                return True
+        return False
+
     def _under_autocast(self, node: cst.CSTNode) -> bool:
         """``node`` runs in a `with torch.autocast(..)` block (or a function decorated with one),
         or the file enters autocast somewhere and ``node`` is in a `forward` (it may run under it)."""
@@ -1360,7 +1386,7 @@ class Placement:
             return None
         layer = self._first_layer(func)
         if layer in torch_api.FLOAT32_WEIGHT_LAYERS:
-            return layer
+            return None if self._built_with_dtype(func) else layer
         sub = self._class_of(func)
         if sub is not None and sub is not method.cls and self._is_module_class(sub):
             reached = self._reached_layer(sub, promotes, depth + 1)
