@@ -10,35 +10,15 @@ its fixed twin runs and has no finding. Real files through the real CLI."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from dataclasses import dataclass
-
 import pytest
+from test_graph_s8 import _case, _runs  # the house harness: a bad program and its one-edit twin
 
 CODES = "TL413,TL416"
 
 
-@dataclass(frozen=True)
-class Case:
-    why: str
-    bad: str
-    fixed: str
-    shows: str  # "raises" (the message is in stderr)
-    expect: str
-    found: tuple[tuple[int, int, str], ...]
-
-
-def _case(why: str, bad: str, edit: tuple[str, str], shows: str, expect: str,
-          found: tuple[tuple[int, int, str], ...]) -> Case:
-    """A case whose twin is the bad program with one edit (the thread's fix)."""
-    old, new = edit
-    assert bad.count(old) == 1, old
-    return Case(why, bad, bad.replace(old, new), shows, expect, found)
-
-
 FACTORY_BUILT_MODEL = _case(
-    'a model built by a factory of the file (`build_model(cfg).to(cfg.device)`) makes its causal mask in forward without device=',
+    'a model built by a factory of the file (`build_model(cfg).to(cfg.device)`) makes its causal mask in '
+    'forward without device=',
     '''\
 # pytorch/pytorch#24902 (SO 57570793): a tensor made in forward is not moved by model.cuda()
 from dataclasses import dataclass
@@ -295,7 +275,8 @@ if __name__ == "__main__":
 
 
 HELPER_GIVEN_MOVED_MODULE = _case(
-    'a helper makes its probe input on the CPU for the module it is given (`m.eval()(x)`), moved by the object that holds it',
+    'a helper makes its probe input on the CPU for the module it is given (`m.eval()(x)`), moved by the '
+    'object that holds it',
     '''\
 # fastai/fastai#990: model_sizes makes its probe input on the CPU for a model on the GPU
 import torch
@@ -336,7 +317,8 @@ print(model_sizes(learn.body))
 
 
 FLOAT64_THROUGH_METHOD_AND_FORWARD = _case(
-    'float64 numpy data given to a method of the model, through self.forward, to an nn.Sequential built by a helper from a list',
+    'float64 numpy data given to a method of the model, through self.forward, to an nn.Sequential built '
+    'by a helper from a list',
     '''\
 # ttgump/scDCC#2: expression counts from numpy (float64) reach the encoder through fit()
 import numpy as np
@@ -401,7 +383,8 @@ print(model.fit(X).shape)
 
 
 FLOAT64_PROMOTED_INTO_MODULE_MATMUL = _case(
-    'numpy position weights times a layer output (float64 wins) given to a submodule whose forward multiplies by its float32 parameter',
+    'numpy position weights times a layer output (float64 wins) given to a submodule whose forward '
+    'multiplies by its float32 parameter',
     '''\
 # Xillv/Code-for-AEGCN-Glove#3: position weights built in numpy turn the text features float64
 import numpy as np
@@ -641,8 +624,10 @@ sentences = torch.randn(6, 4, 5)
 print(model(sentences).shape)
 ''',
     (
-        '        self.h0 = torch.tensor(np.random.randn(2, self.batch_size, self.hidden_size)).to(self.device)\n        self.c0 = torch.tensor(np.random.randn(2, self.batch_size, self.hidden_size)).to(self.device)\n',
-        '        self.h0 = torch.randn(2, self.batch_size, self.hidden_size).to(self.device)\n        self.c0 = torch.randn(2, self.batch_size, self.hidden_size).to(self.device)\n',
+        '        self.h0 = torch.tensor(np.random.randn(2, self.batch_size, self.hidden_size)).to(self.device)\n'
+        '        self.c0 = torch.tensor(np.random.randn(2, self.batch_size, self.hidden_size)).to(self.device)\n',
+        '        self.h0 = torch.randn(2, self.batch_size, self.hidden_size).to(self.device)\n'
+        '        self.c0 = torch.randn(2, self.batch_size, self.hidden_size).to(self.device)\n',
     ),
     'raises', 'unsupported data type', ((15, 19, 'TL413'),),
 )
@@ -738,7 +723,8 @@ print(smooth(batch.view(9, 1, 16, 16)).shape)
 
 
 LOSS_CLASS_HOLDING_CPU_CLASS_WEIGHTS = _case(
-    'a focal loss class builds nn.NLLLoss(weight=alpha) from CPU class weights and is never moved; it gets a moved model output',
+    'a focal loss class builds nn.NLLLoss(weight=alpha) from CPU class weights and is never moved; it '
+    'gets a moved model output',
     '''\
 # AdeelH/pytorch-multi-class-focal-loss#5: the class weights inside the focal loss stay on the CPU
 import torch
@@ -838,10 +824,6 @@ CASES = {
     'loss_class_holding_cpu_class_weights': LOSS_CLASS_HOLDING_CPU_CLASS_WEIGHTS,
     'legacy_double_tensor_filled_in_place': LEGACY_DOUBLE_TENSOR_FILLED_IN_PLACE,
 }
-
-
-def _runs(project, name: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, name], cwd=project.root, capture_output=True, text=True, timeout=180)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

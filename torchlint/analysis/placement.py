@@ -248,7 +248,8 @@ class Placement:
             if self.inference.qualname(func) in torch_api.NUMPY_DTYPE_KEEPING_SPLITS and len(path) == 1:
                 arrays = [arg.value for arg in value.args if arg.keyword is None and not arg.star]
                 found = self._combine([self.dtype(array, depth + 1) for array in arrays]) if arrays else None
-                return found if found is not None and found.holder == "array" else None  # `xx, yy = np.meshgrid(ax, ax)`
+                # `xx, yy = np.meshgrid(ax, ax)`: arrays of their arguments' dtype
+                return found if found is not None and found.holder == "array" else None
             if self.inference.qualname(func) in torch_api.ARRAY_SPLITTING_FUNCTIONS and \
                     not any(arg.star for arg in value.args):  # `X_train, X_test, y_train, y_test = split(X, y)`
                 arrays = [arg.value for arg in value.args if arg.keyword is None]
