@@ -88,6 +88,14 @@ def test_float32_layers_refuse_float64(qualname: str) -> None:
               "Conv2d": ((3, 2, 1), [(1, 3, 4, 4)]), "Conv3d": ((3, 2, 1), [(1, 3, 4, 4, 4)]),
               "ConvTranspose1d": ((3, 2, 1), [(1, 3, 4)]), "ConvTranspose2d": ((3, 2, 1), [(1, 3, 4, 4)]),
               "ConvTranspose3d": ((3, 2, 1), [(1, 3, 4, 4, 4)])}
+    shapes.update({"LayerNorm": ((3,), [(2, 3)]), "GroupNorm": ((1, 3), [(2, 3, 4)]),
+                   "BatchNorm1d": ((3,), [(2, 3)]), "BatchNorm2d": ((3,), [(2, 3, 4, 4)]),
+                   "BatchNorm3d": ((3,), [(2, 3, 2, 2, 2)]), "MultiheadAttention": ((4, 2), [(5, 2, 4)] * 3),
+                   "TransformerEncoderLayer": ((4, 2, 8), [(5, 2, 4)]),
+                   "TransformerEncoder": ((torch.nn.TransformerEncoderLayer(4, 2, 8), 1), [(5, 2, 4)]),
+                   "TransformerDecoderLayer": ((4, 2, 8), [(5, 2, 4), (5, 2, 4)]),
+                   "TransformerDecoder": ((torch.nn.TransformerDecoderLayer(4, 2, 8), 1), [(5, 2, 4), (5, 2, 4)]),
+                   "Transformer": ((4, 2, 1, 1, 8), [(5, 2, 4), (5, 2, 4)])})
     built, inputs = shapes.get(layer.__name__, ((3, 2), [(2, 3)]))
     module = layer(*built)
     assert next(module.parameters()).dtype == torch.float32

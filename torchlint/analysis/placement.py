@@ -76,6 +76,8 @@ class Dtype:
 
 
 _NONE = Dtype("none", "none")
+_NO_FACT = torch_facts.Fact("method", "unknown", "unknown", "none", "none", None, False, False, False, None, None,
+                            None, None)
 
 
 @dataclass(frozen=True)
@@ -167,11 +169,22 @@ class Placement:
             return self._call(node, depth)
         if isinstance(node, cst.Subscript):
             found = self.dtype(node.value, depth)
+            if found is None:
+                found = self._entry(node, (), depth)
+                return found if found is not None and found.holder in ("array", "tensor") else None
             return found if found is not None and found.holder in ("array", "tensor", "frame") else None
         if isinstance(node, cst.BinaryOperation):
-            return self._binary(node, depth)
+            return self._binary(node, depth) or self._promoted(node, depth)
         if isinstance(node, cst.IfExp):
             return self._combine([self.dtype(node.body, depth), self.dtype(node.orelse, depth)])
+        if isinstance(node, cst.Comparison) and len(node.comparisons) == 1 and not isinstance(
+                node.comparisons[0].operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)):
+            # `torch.rand(n) < p`: a bool tensor (a comparison of a tensor, elementwise)
+            sides = (node.left, node.comparisons[0].comparator)
+            if any(self.inference.tensor(side) is not None for side in sides) and \
+                    all(self.inference.tensor(side) is not None or isinstance(side, (cst.Integer, cst.Float))
+                        for side in sides):
+                return Dtype("bool", "tensor", node, f"`{_short(self.analysis, node)}` compares tensors: bool")
         return None
 
     @staticmethod
@@ -232,6 +245,11 @@ class Placement:
                     function = binding.definition
                     if isinstance(function, FunctionInfo) and function.returns and not function.is_generator:
                         return self._combine([self._part(returned, path, depth + 1) for returned in function.returns])
+            if self.inference.qualname(func) in torch_api.NUMPY_DTYPE_KEEPING_SPLITS and len(path) == 1:
+                arrays = [arg.value for arg in value.args if arg.keyword is None and not arg.star]
+                found = self._combine([self.dtype(array, depth + 1) for array in arrays]) if arrays else None
+                # `xx, yy = np.meshgrid(ax, ax)`: arrays of their arguments' dtype
+                return found if found is not None and found.holder == "array" else None
             if self.inference.qualname(func) in torch_api.ARRAY_SPLITTING_FUNCTIONS and \
                     not any(arg.star for arg in value.args):  # `X_train, X_test, y_train, y_test = split(X, y)`
                 arrays = [arg.value for arg in value.args if arg.keyword is None]
@@ -303,6 +321,12 @@ class Placement:
         qualname = self.inference.qualname(func)
         if qualname == "builtins.range" and not path:
             return Dtype("int64", "number", call, "a Python int")
+        if isinstance(func, cst.Attribute) and func.attr.value in ("items", "values") and not call.args:
+            values = self._dict_values(func.value)  # `for part, x in splits.items()`
+            if values is None or func.attr.value == "items" and (not path or path[0] != 1):
+                return None
+            rest = path[1:] if func.attr.value == "items" else path
+            return self._combine([self._part(value, rest, depth + 1) for value in values])
         if qualname not in torch_api.DATA_LOADERS or keyword(call, "collate_fn") is not None:
             return None
         batch_size = keyword(call, "batch_size")
@@ -476,9 +500,15 @@ class Placement:
         value = self.inference.infer(node)
         if value is not None and value.kind in (Kind.INSTANCE, Kind.MODULE) and isinstance(value.cls, ClassInfo):
             return value.cls if value.cls.model is self.model else None
+        if isinstance(node, cst.Call) and depth <= 2:  # `build_model(cfg)`: what the factory returns
+            classes = self._returned_classes(node, depth)
+            return classes[0] if len(classes) == 1 else None
         if not isinstance(node, cst.Name) or depth > 2:
             return None
         bindings = self.model.resolve(node)
+        if len(bindings) == 1 and bindings[0].kind is BindingKind.ASSIGN and not bindings[0].path and \
+                isinstance(bindings[0].value, cst.Call):  # `model = build_model(cfg)`
+            return self._class_of(bindings[0].value, depth + 1)
         if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM:
             return None
         annotation = bindings[0].annotation
@@ -493,6 +523,31 @@ class Placement:
             return None
         classes = {id(found): found for found in (self._class_of(value, depth + 1) for value in passed)}
         return next(iter(classes.values())) if len(classes) == 1 and None not in classes.values() else None
+
+    def _factory_classes(self, node: cst.BaseExpression) -> list[ClassInfo]:
+        """The classes a factory of the file may return, for ``node`` a call of it or a name
+        bound once to one (`model = get_model(name)`, one class per branch)."""
+        if isinstance(node, cst.Name):
+            bindings = self.model.resolve(node)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path:
+                return []
+            node = bindings[0].value
+        return self._returned_classes(node) if isinstance(node, cst.Call) else []
+
+    def _returned_classes(self, call: cst.Call, depth: int = 0) -> list[ClassInfo]:
+        """The classes of this file whose instances a factory function of the file returns
+        (`def build_model(cfg): return TinyGPT(cfg)`, one class per branch of a `get_model(name)`),
+        when every return gives one; empty otherwise."""
+        function = self._file_function(call.func) if isinstance(call.func, cst.Name) and depth <= 2 else None
+        if function is None or not function.returns or function.is_generator:
+            return []
+        classes: dict[int, ClassInfo] = {}
+        for returned in function.returns:
+            cls = self._class_of(returned, depth + 1)
+            if cls is None:
+                return []
+            classes[id(cls)] = cls
+        return list(classes.values())
 
     def _class_level(self, cls: ClassInfo, name: str, depth: int) -> Optional[Dtype]:
         """``name = <number>`` in the class body."""
@@ -514,6 +569,9 @@ class Placement:
         if module is not None:
             return module
         if isinstance(func, cst.Attribute):
+            own = self._file_function(func)  # `self.position_weight(x, ..)`: a method of this file
+            if own is not None:
+                return self._returns(own, depth)
             return self._method(func.attr.value, func.value, node, depth)
         if isinstance(func, cst.Name):
             for binding in self.model.resolve(func):
@@ -529,7 +587,8 @@ class Placement:
         if value is None or value.kind is not Kind.MODULE:
             return None
         if value.qualname in torch_api.FLOAT32_WEIGHT_LAYERS and "RNN" not in value.qualname and \
-                "LSTM" not in value.qualname and "GRU" not in value.qualname:
+                "LSTM" not in value.qualname and "GRU" not in value.qualname and \
+                "MultiheadAttention" not in value.qualname:  # those give tuples
             return Dtype("float32", "tensor", node, f"`{_short(self.analysis, node)}` is the output of a float32 layer")
         if isinstance(value.cls, ClassInfo) and value.cls.model is self.model:
             forward = value.cls.methods.get("forward")
@@ -646,6 +705,20 @@ class Placement:
             if found == "float32" and not self._default_is_float32():
                 return None
             return Dtype(found, "tensor", node, f"{code} is {found}", True)
+        if qualname in torch_api.TENSOR_JOINING_FUNCTIONS and args:
+            joined = args[0].value
+            if isinstance(joined, cst.Name):
+                joined = self._sole_value(joined) or joined
+            items = _items(joined)
+            found = [self.dtype(item, depth) for item in items or ()]
+            if not found or any(item is None or item.holder != "tensor" for item in found):
+                return None
+            if len({item.name for item in found}) == 1:
+                return found[0]  # `torch.stack([series[i:i + w] for i in ..])`: the dtype of its tensors
+            floats = [item for item in found if item.name == "float64"]
+            if floats and all(item.floating or item.integer for item in found):
+                return floats[0]  # float64 wins in the promotion
+            return None
         if qualname in torch_api.TORCH_INT64_FACTORIES:
             return Dtype("int64", "tensor", node, f"{code} is int64")
         if qualname in torch_api.TORCH_FLOAT_FACTORIES:
@@ -718,6 +791,9 @@ class Placement:
             if method == "to" and keyword(node, "dtype") is None and self._is_device(given):
                 return self.dtype(receiver, depth)
             return None
+        generated = self._generated(method, receiver, node)
+        if generated is not None:
+            return generated
         source = self.dtype(receiver, depth)
         if source is not None and source.holder == "frame":
             if method in torch_api.FRAME_KEEPING_METHODS:
@@ -727,7 +803,13 @@ class Placement:
             return None
         if source is None or source.holder not in ("tensor", "array"):
             return None
+        if source.holder == "tensor" and (torch_facts.method(method) or _NO_FACT).aliasing == "self" and \
+                method.endswith("_"):
+            return source  # `torch.DoubleTensor(n, d).normal_(0, 1)`: an in-place method returns the tensor itself
         if source.holder == "tensor" and method in torch_api.TENSOR_DTYPE_KEEPING_METHODS:
+            if source.integer and source.name != "int64" and method in torch_api.INT64_SUMS:
+                # `(probs > 0.5).sum(0)`: counts of a bool (or int32) tensor are int64
+                return Dtype("int64", "tensor", node, f"{code} counts a {source.name} tensor: int64")
             return source
         if source.holder == "array":
             if method in torch_api.ARRAY_DTYPE_KEEPING_METHODS:
@@ -739,6 +821,66 @@ class Placement:
         if source.holder == "tensor" and method == "numpy":
             return replace(source, holder="array")
         return None
+
+    def _entry(self, node: cst.Subscript, path: tuple, depth: int) -> Optional[Dtype]:
+        """The dtype of an entry of a dict (`X["train"]` of `X = {part: .. for part, x in ..}`) or
+        of an item of a tuple (`data["train"][0]` of a function's `return X, y`), at ``path``."""
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index) or depth > _MAX_DEPTH:
+            return None
+        index = node.slice[0].slice.value
+        values = self._dict_values(node.value)
+        if values:
+            return self._combine([self._part(value, path, depth + 1) for value in values])
+        if isinstance(index, cst.Integer):
+            inner = (int(index.value), *path)
+            if isinstance(node.value, cst.Subscript):
+                return self._entry(node.value, inner, depth + 1)
+            return self._part(node.value, inner, depth + 1)
+        return None
+
+    def _dict_values(self, node: cst.BaseExpression) -> Optional[list[cst.BaseExpression]]:
+        """The value expressions of the dict ``node`` is: a dict comprehension or a dict literal
+        written out, or a name bound to one where it is read."""
+        if isinstance(node, cst.Name):
+            bindings = self.model.resolve(node)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path or \
+                    bindings[0].value is None:
+                return None
+            node = bindings[0].value
+        if isinstance(node, cst.DictComp):
+            return [node.value]
+        if isinstance(node, cst.Dict) and node.elements and all(isinstance(element, cst.DictElement)
+                                                                 for element in node.elements):
+            return [element.value for element in node.elements]  # type: ignore[union-attr]
+        return None
+
+    def _generated(self, method: str, receiver: cst.BaseExpression, node: cst.Call) -> Optional[Dtype]:
+        """What a method of a numpy random generator returns (`rng.normal(size=(n, d))`: float64),
+        for ``receiver`` a name bound once to `np.random.default_rng(..)` (or a `RandomState`)."""
+        if method not in torch_api.NUMPY_GENERATOR_FLOAT64_METHODS and \
+                method not in torch_api.NUMPY_GENERATOR_INT64_METHODS or keyword(node, "dtype") is not None:
+            return None
+        if not self._numpy_generator(receiver):
+            return None
+        name = "float64" if method in torch_api.NUMPY_GENERATOR_FLOAT64_METHODS else "int64"
+        return Dtype(name, "array", node, f"`{_short(self.analysis, node)}` returns {name} (numpy's random generator)")
+
+    def _numpy_generator(self, node: cst.BaseExpression, depth: int = 0) -> bool:
+        """``node`` is a numpy random generator: `np.random.default_rng(..)`, a name bound once to
+        one, a parameter every call site gives one."""
+        if isinstance(node, cst.Call):
+            return self.inference.qualname(node.func) in torch_api.NUMPY_GENERATORS
+        if not isinstance(node, cst.Name) or depth > 3:
+            return False
+        bindings = self.model.resolve(node)
+        if len(bindings) != 1:
+            return False
+        if bindings[0].kind is BindingKind.PARAM:
+            passed = self._passed(bindings[0])
+            return bool(passed) and all(value is not None and self._numpy_generator(value, depth + 1)
+                                        for value in passed)
+        values = self._assigned(node)
+        return len(values) == 1 and self._numpy_generator(values[0], depth + 1)
 
     def _is_device(self, node: cst.BaseExpression) -> bool:
         if isinstance(node, cst.SimpleString):
@@ -763,6 +905,10 @@ class Placement:
         if holders == {"number"}:
             name = "float64" if divides or "float64" in (left.name, right.name) else "int64"
             return Dtype(name, "number", node, "")
+        if holders == {"array", "number"}:
+            array, number = (left, right) if left.holder == "array" else (right, left)
+            if array.floating:
+                return array  # a Python number does not widen a float32 array (`img.astype(np.float32) / 255.`)
         if holders <= {"array", "number"}:
             # numpy: float64 wins, and true division of integers is float64.
             if "float64" in (left.name, right.name):
@@ -797,6 +943,56 @@ class Placement:
                     right.floating or right.integer):
                 return left if left.name == "float64" else right
         return None
+
+    def _promoted(self, node: cst.BinaryOperation, depth: int) -> Optional[Dtype]:
+        """Arithmetic of a float64 tensor with dimensions and another tensor whose dtype is not
+        shown (a layer's output, a parameter): float64, as type promotion gives whatever real
+        dtype the other has (`torch.from_numpy(w).unsqueeze(2) * x`)."""
+        if not isinstance(node.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)):
+            return None
+        for side, other in ((node.left, node.right), (node.right, node.left)):
+            found = self.dtype(side, depth)
+            if found is not None and found.holder == "tensor" and found.name == "float64" and \
+                    self.dtype(other, depth) is None and self.inference.tensor(other) is not None and \
+                    self._dims_evident(side):
+                return found
+        return None
+
+    def _dims_evident(self, node: cst.BaseExpression, depth: int = 0) -> bool:
+        """``node`` is shown to be a tensor or array of at least one dimension (so its dtype wins
+        over a 0-dim operand's): `.unsqueeze(..)`, `.view(..)`, a conversion of an array made
+        with a shape (`np.zeros((b, n))`, `np.random.randn(n, d)`), a slice of one."""
+        if depth > 6:
+            return False
+        if isinstance(node, cst.Name):
+            values = self._assigned(node)
+            return bool(values) and len(values) == len(self.model.resolve(node)) and \
+                all(self._dims_evident(value, depth + 1) for value in values)
+        if isinstance(node, cst.Subscript):
+            return any(isinstance(element.slice, cst.Slice) for element in node.slice) and \
+                self._dims_evident(node.value, depth + 1)
+        if not isinstance(node, cst.Call):
+            return False
+        func = node.func
+        positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
+        if isinstance(func, cst.Attribute) and self.inference.qualname(func) is None:
+            if func.attr.value in ("unsqueeze", "flatten", "view", "reshape", "expand", "repeat", "unfold") \
+                    and positional:
+                return True
+            if func.attr.value in torch_api.DTYPE_METHODS or func.attr.value in (
+                    "clone", "detach", "contiguous", "cpu", "astype", "copy"):
+                return self._dims_evident(func.value, depth + 1)
+            return False
+        qualname = self.inference.qualname(func) or ""
+        if qualname in torch_api.TORCH_CONVERTERS and positional:
+            return self._dims_evident(positional[0], depth + 1)
+        if qualname.startswith("numpy.") and positional:
+            last = _last(qualname)
+            if last in ("zeros", "ones", "empty", "full"):
+                return not isinstance(positional[0], (cst.Tuple, cst.List)) or bool(positional[0].elements)
+            if qualname.startswith("numpy.random.") and last in ("randn", "rand"):
+                return True
+        return False
 
     def _default_is_float32(self) -> bool:
         if self._default_float32 is None:
@@ -833,7 +1029,7 @@ class Placement:
             if mismatch is not None:
                 found.append(mismatch)
         for operation in self.analysis.nodes_of(cst.BinaryOperation):  # `scores @ values`
-            if isinstance(operation.operator, cst.MatrixMultiply):
+            if isinstance(operation.operator, cst.MatrixMultiply) and not self._under_autocast(operation):
                 mismatch = self._product(operation, operation.left, operation.right, "@")
                 if mismatch is not None:
                     found.append(mismatch)
@@ -902,6 +1098,33 @@ class Placement:
             if found is not None and found.holder == "tensor" and found.floating:
                 return DtypeMismatch(positional[index], found, call, f"the indices of `{_last(module or qualname)}`",
                                      "an integer dtype (int64)", wanted="int64")
+        # the index tensor of `scatter_`/`gather`/`index_select`
+        index = torch_api.INDEX_ARGUMENT_FUNCTIONS.get(qualname or "")
+        if index is None and qualname is None and isinstance(call.func, cst.Attribute) and \
+                call.func.attr.value in torch_api.INDEX_ARGUMENT_METHODS and \
+                self.inference.tensor(call.func.value) is not None:
+            index = torch_api.INDEX_ARGUMENT_METHODS[call.func.attr.value]
+        given = (keyword(call, "index") or (positional[index] if index < len(positional) else None)) \
+            if index is not None else None
+        if given is not None:
+            found = self.dtype(given)
+            if found is not None and found.holder == "tensor" and found.floating:
+                name = qualname or call.func.attr.value  # type: ignore[attr-defined]
+                return DtypeMismatch(given, found, call, f"the index of `{_last(name)}`", "an integer dtype (int64)",
+                                     wanted="int64")
+        if self._under_autocast(call):
+            return None  # autocast casts the floating inputs of layers and products to its dtype
+        if module is not None and self._built_with_dtype(call.func):
+            return None  # `nn.LayerNorm(d, dtype=torch.float16)`: its weights have that dtype
+        # the initial hidden state of a recurrent layer
+        if module in torch_api.RECURRENT_LAYERS and len(positional) >= 2:
+            states = positional[1]
+            for state in (_items(states) or []) if isinstance(states, cst.Tuple) else [states]:
+                found = self.dtype(state)
+                if found is not None and found.holder == "tensor" and found.name != "float32" and \
+                        (found.floating or found.integer):
+                    return DtypeMismatch(state, found, call,
+                                         f"the initial hidden state of `{_last(module)}` (float32 weights)", "float32")
         # a float32 layer, or an `nn.Sequential` that starts with one
         if module == "torch.nn.Sequential" and positional:
             module = self._first_layer(call.func)
@@ -911,7 +1134,21 @@ class Placement:
                     found.integer or found.floating or found.name == READ_NUMBERS):
                 return DtypeMismatch(positional[0], found, call, f"the input of `{_last(module)}` (float32 weights)",
                                      "float32")
-        if qualname in torch_api.SAME_DTYPE_PRODUCTS and len(positional) >= 2:
+        model = self._model_class_called(call) if module is None and positional else None
+        if model is not None:
+            # The input goes through the model's `forward` (arithmetic with its float32 parameters keeps
+            # float64: it promotes; `torch.cat`, views, submodules of the file) to a layer with weights.
+            found = self.dtype(positional[0])
+            if found is not None and found.holder == "tensor" and (found.name == "float64" or found.integer):
+                reached = self._reached_layer(model, found.name == "float64")
+                if reached is not None:
+                    layer, where = reached
+                    return DtypeMismatch(positional[0], found, call,
+                                         f"the input of `{model.name}`, which its `forward` gives to `{_last(layer)}` "
+                                         f"(float32 weights, line {self.analysis.line_index.position(where.start)[0]})",
+                                         "float32")
+        if (qualname in torch_api.SAME_DTYPE_PRODUCTS or qualname in torch_api.FUNCTIONAL_WEIGHTED) and \
+                len(positional) >= 2:
             return self._product(call, positional[0], positional[1], qualname)
         return None
 
@@ -1014,6 +1251,19 @@ class Placement:
             return None
         construction = constructions[0]
         qualname = self.inference.qualname(construction.func)
+        builder = self._file_function(construction.func) if qualname is None else None
+        if builder is not None and builder.returns and not builder.is_generator and builder.kind == "function":
+            # `self.encoder = build_mlp(sizes)`: the layer of what the builder returns
+            found = {self._first_layer(value, depth + 1) for value in builder.returns}
+            return found.pop() if len(found) == 1 else None
+        if qualname == "torch.nn.Sequential" and len(construction.args) == 1 and construction.args[0].star == "*" \
+                and isinstance(construction.args[0].value, cst.Name):
+            first = self._first_listed(construction.args[0].value)  # `nn.Sequential(*layers)`
+            if first is None:
+                return None
+            found_layer = self._first_layer(first, depth + 1)
+            fact = torch_facts.fact(found_layer) if found_layer is not None else None
+            return found_layer if fact is not None and fact.kind == "module_class" and fact.parameters else None
         if qualname is None:  # a module class of this file: the layer its `forward` first gives its input
             cls = next((binding.definition for binding in self.model.resolve(construction.func)
                         if isinstance(binding.definition, ClassInfo)), None) \
@@ -1034,6 +1284,234 @@ class Placement:
                 continue
             return found
         return None
+
+    def _built_with_dtype(self, module: cst.BaseExpression) -> bool:
+        """The layer ``module`` names (a name or `self.<attr>` bound to its construction) is built
+        with a `dtype=` other than float32, or with `**kwargs` that may hold one."""
+        constructions: list[Optional[cst.BaseExpression]] = []
+        if isinstance(module, cst.Name):
+            constructions = [binding.value for binding in self.model.resolve(module)
+                             if binding.kind is BindingKind.ASSIGN and not binding.path]
+        elif isinstance(module, cst.Attribute):
+            cls = self._class_of(module.value)
+            constructions = [item.value for item in (cls.assignments(module.attr.value) if cls is not None else [])
+                             if not item.path]
+        for construction in constructions:
+            if isinstance(construction, cst.Call) and isinstance(construction.func, cst.Attribute) and \
+                    construction.func.attr.value in ("to",):
+                construction = construction.func.value  # `nn.Linear(..).to(device)`
+            if not isinstance(construction, cst.Call):
+                continue
+            given = keyword(construction, "dtype")
+            if any(arg.star == "**" for arg in construction.args) or \
+                    given is not None and self._dtype_name(given, False) != "float32":
+                return True
+        return False
+
+    def _under_autocast(self, node: cst.CSTNode) -> bool:
+        """``node`` runs in a `with torch.autocast(..)` block (or a function decorated with one),
+        or the file enters autocast somewhere and ``node`` is in a `forward` (it may run under it)."""
+        if "autocast" not in self.analysis.text:
+            return False
+        for ancestor in ancestors(node):
+            if isinstance(ancestor, cst.With) and any(
+                    "autocast" in self.analysis.text[item.item.start:item.item.end] for item in ancestor.items):
+                return True
+            if isinstance(ancestor, cst.FunctionDef) and (ancestor.name.value == "forward" or any(
+                    "autocast" in self.analysis.text[decorator.start:decorator.end]
+                    for decorator in ancestor.decorators)):
+                return True
+        return False
+
+    def _model_class_called(self, call: cst.Call) -> Optional[ClassInfo]:
+        """The module class of this file ``call`` runs the `forward` of: `model(x)`, `self.forward(x)`."""
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+            cls = self._class_of(func.value)
+        else:
+            value = self.inference.infer(func) if isinstance(func, (cst.Name, cst.Attribute, cst.Call)) else None
+            cls = value.cls if value is not None and value.kind is Kind.MODULE and isinstance(value.cls, ClassInfo) \
+                else None
+        return cls if cls is not None and cls.model is self.model and self._is_module_class(cls) and \
+            "forward" in cls.methods else None
+
+    def _reached_layer(self, cls: ClassInfo, promotes: bool, depth: int = 0) -> Optional[tuple[str, cst.CSTNode]]:
+        """(the torch layer with float32 weights, the call) that the input of ``cls``'s `forward`
+        reaches first, carried by what keeps its dtype: names, indexing, views and other methods
+        that keep the dtype, torch functions of it, `torch.cat` with it, layers without weights,
+        submodules of the file whose `forward` returns it so; with ``promotes`` (a float64
+        input), also arithmetic with other tensors (float64 wins). A product with a float32
+        parameter of the module (`torch.matmul(x, self.weight)`) counts as a layer."""
+        forward = cls.methods.get("forward")
+        params = forward.positional_params() if forward is not None else []
+        if forward is None or len(params) < 2 or depth > 3:
+            return None
+        key = ("reached", id(cls), promotes)
+        if key in self._answers:
+            return self._answers[key]  # type: ignore[return-value]
+        self._answers[key] = None
+        carried = lambda node: self._carries(node, forward, params[1].name.value, promotes, 0)  # noqa: E731
+        found = None
+        for call in sorted(self._calls_in(forward.node), key=lambda call: call.end):
+            if in_branch(call, forward.node):
+                continue
+            hit = self._layer_taking(call, forward, carried, promotes, depth)
+            if hit is not None:
+                found = (hit, call)
+                break
+        if found is None:
+            for operation in self.analysis.nodes_of(cst.BinaryOperation):
+                if isinstance(operation.operator, cst.MatrixMultiply) and \
+                        forward.node.start <= operation.start and operation.end <= forward.node.end and \
+                        not in_branch(operation, forward.node) and \
+                        (carried(operation.left) and self._float32_parameter(operation.right, forward) or
+                         carried(operation.right) and self._float32_parameter(operation.left, forward)):
+                    found = ("torch.matmul", operation)
+                    break
+        self._answers[key] = found
+        return found
+
+    def _layer_taking(self, call: cst.Call, method: FunctionInfo, carried, promotes: bool,
+                      depth: int) -> Optional[str]:
+        """The torch layer with float32 weights ``call`` runs on a carried value, if it does."""
+        func = call.func
+        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+        if not positional:
+            return None
+        qualname = self.inference.qualname(func)
+        if qualname in torch_api.SAME_DTYPE_PRODUCTS or qualname == "torch.nn.functional.linear":
+            others = positional[:2]
+            if len(others) == 2 and any(carried(value) and self._float32_parameter(other, method)
+                                        for value, other in (others, others[::-1])):
+                return qualname
+            return None
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                and func.value.value == method.self_name) or not carried(positional[0]):
+            return None
+        layer = self._first_layer(func)
+        if layer in torch_api.FLOAT32_WEIGHT_LAYERS:
+            return None if self._built_with_dtype(func) else layer
+        sub = self._class_of(func)
+        if sub is not None and sub is not method.cls and self._is_module_class(sub):
+            reached = self._reached_layer(sub, promotes, depth + 1)
+            return reached[0] if reached is not None else None
+        return None
+
+    def _float32_parameter(self, node: cst.BaseExpression, method: FunctionInfo) -> bool:
+        """``node`` is ``self.<name>``, a float32 tensor of the module (an `nn.Parameter` of one)."""
+        if not (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
+                and node.value.value == method.self_name):
+            return False
+        found = self.dtype(node)
+        return found is not None and found.holder == "tensor" and found.name == "float32"
+
+    def _carries(self, node: cst.BaseExpression, method: FunctionInfo, name: str, promotes: bool,
+                 depth: int) -> bool:
+        """``node`` holds the parameter ``name`` of ``method`` or a value computed from it that
+        keeps its dtype (see `_reached_layer`)."""
+        if depth > 10:
+            return False
+        again = lambda inner: self._carries(inner, method, name, promotes, depth + 1)  # noqa: E731
+        if isinstance(node, cst.Name):
+            bindings = self.model.resolve(node)
+            return bool(bindings) and all(
+                binding.kind is BindingKind.PARAM and binding.name == name and self._function_of(binding) is method
+                or binding.kind is BindingKind.ASSIGN and not binding.path and binding.value is not None
+                and not binding.iterates and again(binding.value) for binding in bindings)
+        if isinstance(node, cst.Subscript):
+            return again(node.value)
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            return again(node.expression)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (
+                cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)):
+            if promotes:
+                return again(node.left) or again(node.right)
+            return again(node.left) and isinstance(node.right, cst.Integer) and \
+                not isinstance(node.operator, cst.Divide) or again(node.right) and isinstance(node.left, cst.Integer) \
+                and not isinstance(node.operator, cst.Divide)
+        if not isinstance(node, cst.Call):
+            return False
+        func = node.func
+        positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
+        if keyword(node, "dtype") is not None or any(arg.star for arg in node.args):
+            return False
+        qualname = self.inference.qualname(func)
+        if qualname in ("torch.cat", "torch.stack", "torch.concat") and positional:
+            items = _items(positional[0])
+            if not items:
+                return False
+            return any(again(item) for item in items) if promotes else all(again(item) for item in items)
+        if qualname is not None:
+            return qualname in torch_api.TORCH_DTYPE_KEEPING_FUNCTIONS and bool(positional) and again(positional[0])
+        if isinstance(func, cst.Attribute) and func.attr.value in torch_api.TENSOR_DTYPE_KEEPING_METHODS and \
+                func.attr.value not in ("max", "min", "sum"):
+            return again(func.value)
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and \
+                func.value.value == method.self_name and positional and again(positional[0]):
+            layer = self._first_layer(func)
+            fact = torch_facts.fact(layer) if layer is not None else None
+            if fact is not None and fact.kind == "module_class" and fact.parameters is False and \
+                    layer not in torch_api.INDEX_INPUTS:
+                return True  # an activation, dropout, flatten: keeps the dtype
+            sub = self._class_of(func)
+            if sub is not None and sub is not method.cls and self._is_module_class(sub) and depth < 6:
+                return self._returns_carried(sub, promotes)
+        return False
+
+    def _returns_carried(self, cls: ClassInfo, promotes: bool) -> bool:
+        """Every return of ``cls``'s `forward` carries its input (see `_carries`)."""
+        forward = cls.methods.get("forward")
+        params = forward.positional_params() if forward is not None else []
+        if forward is None or len(params) < 2 or not forward.returns:
+            return False
+        key = ("returns", id(cls), promotes)
+        if key not in self._answers:
+            self._answers[key] = False
+            self._answers[key] = all(self._carries(value, forward, params[1].name.value, promotes, 4)
+                                     for value in forward.returns)
+        return bool(self._answers[key])
+
+    def _first_listed(self, name: cst.Name) -> Optional[cst.BaseExpression]:
+        """The first item of the list ``name`` reads, built in its function from an empty list
+        (or a literal) by `append`, `extend` and `+=` of literal lists: the first written, when
+        no branch holds it (`layers += [nn.Linear(a, b), nn.ReLU()]` in a loop)."""
+        reached = self.model.resolve(name)
+        if not reached:
+            return None
+        scope = reached[0].scope
+        bindings = scope.bindings.get(name.value, []) if scope is not None else []
+        starts = [binding for binding in bindings if binding.kind is BindingKind.ASSIGN]
+        if len(starts) != 1 or starts[0].path or not isinstance(starts[0].value, cst.List) or any(
+                binding.kind not in (BindingKind.ASSIGN, BindingKind.AUGASSIGN) for binding in bindings):
+            return None
+        start = starts[0]
+        items = [element.value for element in start.value.elements if not isinstance(element, cst.StarredElement)]
+        if len(items) != len(start.value.elements):
+            return None
+        if items:
+            return items[0]
+        written: list[cst.BaseExpression] = []
+        for binding in bindings:
+            if binding.kind is BindingKind.AUGASSIGN:
+                if not isinstance(binding.value, cst.List):
+                    return None
+                written.extend(element.value for element in binding.value.elements[:1])
+        for call in self._all_calls():
+            func = call.func
+            if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                    and func.value.value == name.value and start in scope.bindings.get(name.value, [])
+                    and scope.node.start <= call.start and call.end <= scope.node.end and call.args):
+                continue
+            if func.attr.value == "append":
+                written.append(call.args[0].value)
+            elif func.attr.value == "extend":
+                if not isinstance(call.args[0].value, cst.List) or not call.args[0].value.elements:
+                    return None
+                written.append(call.args[0].value.elements[0].value)
+        if not written:
+            return None
+        first = min(written, key=lambda node: node.start)
+        return None if in_branch(first, scope.node) else first
 
     def _input_layer(self, forward: FunctionInfo, depth: int) -> Optional[str]:
         """The torch layer with weights that the input of ``forward`` (a module class's) reaches
@@ -1095,8 +1573,9 @@ class Placement:
                 if target is None or self._is_cpu(target) or self._dtype_name(target, False) is not None:
                     continue
             cls = self._class_of(func.value)
-            if cls is not None and self._is_module_class(cls):
-                moved.setdefault(id(cls), (cls, call))
+            for made in [cls] if cls is not None else self._factory_classes(func.value):
+                if self._is_module_class(made):
+                    moved.setdefault(id(made), (made, call))
             for held in self._contained_classes(func.value):
                 moved.setdefault(id(held), (held, call))
         pending = list(moved.values())
@@ -1269,16 +1748,18 @@ class Placement:
             return found[0] if found and all(item is not None for item in found) else None
         if isinstance(node, cst.Call):
             func = node.func
-            qualname = self.inference.qualname(func)
+            qualname = self._called_qualname(func)
             legacy = qualname is not None and torch_api.is_cpu_tensor_type(qualname)
             if qualname in torch_api.TORCH_SIZED_FACTORIES or qualname in torch_api.TORCH_CONVERTERS or legacy:
-                if keyword(node, "device") is not None or any(arg.star for arg in node.args):
+                # `torch.zeros(1, *size)`: sizes; `**kwargs` may hold a `device=`
+                if keyword(node, "device") is not None or any(arg.star == "**" for arg in node.args) or \
+                        (qualname not in torch_api.TORCH_SIZED_FACTORIES and any(arg.star for arg in node.args)):
                     return None
                 if (qualname in torch_api.TORCH_CONVERTERS or legacy) and qualname != "torch.from_numpy" and \
                         node.args:
                     source = self.dtype(node.args[0].value)
                     if source is None or source.holder not in ("array", "number"):
-                        if not self._python_data(node.args[0].value, depth):
+                        if not self._python_data(node.args[0].value, 0):  # its own depth: the data, not the path here
                             return None  # `torch.tensor(t)` of a tensor: wherever `t` is
                 return node, f"`{_short(self.analysis, node)}` makes it on the CPU (no `device=`)"
             positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
@@ -1326,17 +1807,58 @@ class Placement:
             return self.cpu_origin(node.expression, depth + 1)  # `-alpha`, `~mask`
         if isinstance(node, cst.BinaryOperation):
             left, right = self.cpu_origin(node.left, depth + 1), self.cpu_origin(node.right, depth + 1)
-            if left is not None and (right is not None or isinstance(node.right, (cst.Integer, cst.Float))):
+            if left is not None and (right is not None or self._python_number(node.right)):
                 return left
-            if right is not None and isinstance(node.left, (cst.Integer, cst.Float)):
+            if right is not None and self._python_number(node.left):
                 return right
         return None
+
+    def _called_qualname(self, func: cst.BaseExpression) -> Optional[str]:
+        """The torch function a call runs: its name, or for a parameter holding a function
+        (`window_fn=torch.hann_window`), the one its default and every call site give."""
+        qualname = self.inference.qualname(func)
+        if qualname is not None or not isinstance(func, cst.Name):
+            return qualname
+        bindings = self.model.resolve(func)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM:
+            return None
+        passed = self._passed(bindings[0])
+        names = {self.inference.qualname(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+                 for value in passed or ()}
+        return names.pop() if len(names) == 1 and None not in names else None
+
+    def _python_number(self, node: cst.BaseExpression) -> bool:
+        """``node`` is a Python number (`0.5`, `sigma` given `10.0` at every call site, or
+        annotated `float`): with a tensor, the result stays where the tensor is."""
+        if isinstance(node, (cst.Integer, cst.Float)):
+            return True
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+            return self._python_number(node.expression)  # `-1 * alpha`
+        if isinstance(node, cst.Call):  # `len(x)`, `float(s)`, `sum(weights)` of a list, `math.sqrt(d)`
+            name = self._builtin(node.func)
+            if name in ("len", "float", "int", "round", "abs"):
+                return True
+            if name in ("sum", "max", "min") and len(node.args) == 1:
+                return self._python_data(node.args[0].value, 0)
+            return (self.inference.qualname(node.func) or "").startswith("math.")
+        if isinstance(node, cst.Name):
+            bindings = self.model.resolve(node)
+            if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM:
+                annotation = bindings[0].annotation
+                if isinstance(annotation, cst.Annotation):
+                    annotation = annotation.annotation
+                if isinstance(annotation, cst.Name) and annotation.value in ("float", "int"):
+                    return True
+        found = self.dtype(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
+        return found is not None and found.holder == "number"
 
     def _python_data(self, node: cst.BaseExpression, depth: int) -> bool:
         """``node`` is a list, tuple or comprehension written in the code, or a name bound only
         to those, or a parameter every call site gives one (`torch.tensor(anchors)`)."""
         if isinstance(node, (cst.List, cst.Tuple, cst.ListComp)):
             return True
+        if isinstance(node, cst.Call) and self._builtin(node.func) in ("list", "tuple") and len(node.args) == 1:
+            return self._python_iterable(node.args[0].value, 0)  # `list(itertools.product(range(n), range(n)))`
         if isinstance(node, cst.Attribute) and depth <= 4:  # `self.weights`, set once in `__init__`
             cls = self._class_of(node.value)
             init = cls.methods.get("__init__") if cls is not None else None
@@ -1347,12 +1869,36 @@ class Placement:
         if not isinstance(node, cst.Name) or depth > 4:
             return False
         bindings = self.model.resolve(node)
-        if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM:
-            return self._at_every_call_site(bindings[0], lambda value: self._python_data(value, depth + 1) or None) \
-                is not None
-        values = self._assigned(node)
-        return bool(values) and len(values) == len(bindings) and all(
-            isinstance(value, (cst.List, cst.Tuple, cst.ListComp)) for value in values)
+        if not bindings:
+            return False
+        for binding in bindings:  # `if alpha is None: alpha = [1.0] * n` after a parameter given lists
+            if binding.kind is BindingKind.PARAM:
+                if self._at_every_call_site(binding, lambda value: self._python_data(value, depth + 1) or None) \
+                        is None:
+                    return False
+            elif binding.kind is not BindingKind.ASSIGN or binding.path or binding.value is None or \
+                    not (isinstance(binding.value, (cst.List, cst.Tuple, cst.ListComp)) or
+                         isinstance(binding.value, cst.BinaryOperation) and _items(binding.value) is not None):
+                return False
+        return True
+
+    def _builtin(self, func: cst.BaseExpression) -> Optional[str]:
+        """The name of the Python builtin ``func`` is (`range`, `list`), unless the file rebinds it."""
+        return func.value if isinstance(func, cst.Name) and not self.model.resolve(func) else None
+
+    def _python_iterable(self, node: cst.BaseExpression, depth: int) -> bool:
+        """``node`` iterates over Python data: `range(..)`, and `zip`/`enumerate`/`itertools` of those."""
+        if depth > 4 or not isinstance(node, cst.Call):
+            return isinstance(node, (cst.List, cst.Tuple, cst.ListComp))
+        name = self._builtin(node.func)
+        if name == "range":
+            return True
+        qualname = self.inference.qualname(node.func) or ""
+        if name in ("zip", "enumerate", "sorted", "reversed") or qualname.startswith("itertools."):
+            return bool(node.args) and all(arg.keyword is not None or
+                                           not arg.star and self._python_iterable(arg.value, depth + 1)
+                                           for arg in node.args)
+        return False
 
     def _tensor_making_transform(self, call: cst.Call) -> Optional[cst.CSTNode]:
         """The torchvision transform that ``call`` applies when it turns an image into a CPU
@@ -1577,10 +2123,15 @@ class Placement:
         receiver = module.value
         function = next((self.model.functions.get(id(node)) for node in ancestors(use)
                          if isinstance(node, cst.FunctionDef)), None)
-        if not isinstance(receiver, cst.Name) or function is None or function.cls is None or \
-                function.self_name != receiver.value:
+        if not isinstance(receiver, cst.Name):
             return None
-        cls, name = function.cls, module.attr.value
+        if function is not None and function.cls is not None and function.self_name == receiver.value:
+            cls = function.cls
+        else:  # `learn.body` of `learn = Learner(body, device)`, whose `__init__` moves it
+            cls = self._class_of(receiver)
+            if cls is None or self._is_module_class(cls):
+                return None
+        name = module.attr.value
         init = cls.methods.get("__init__")
         assignments = cls.assignments(name)
         if init is None or len(assignments) != 1:
@@ -1677,7 +2228,7 @@ class Placement:
         CPU class weights of a loss given the output of such a module."""
         found: list[DeviceMismatch] = []
         for call in self._all_calls():
-            func = call.func
+            func = _called_module(call.func)
             if not (isinstance(func, cst.Name) or isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)) \
                     or any(arg.star for arg in call.args):
                 continue
@@ -2026,6 +2577,11 @@ class Placement:
         if isinstance(node, cst.BinaryOperation):
             return self._keeps_dimensions(node.left, depth + 1) or self._keeps_dimensions(node.right, depth + 1)
         if isinstance(node, cst.Subscript):  # `emb[None, :, :n]` keeps its dimensions; `w[0]` may not
+            if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) and \
+                    isinstance(node.slice[0].slice.value, cst.Name) and node.slice[0].slice.value.value != "None" \
+                    and self.inference.tensor(node.slice[0].slice.value) is not None:
+                # `alpha[target]`: indexed by a tensor, it has the index's dimensions
+                return self._keeps_dimensions(node.slice[0].slice.value, depth + 1)
             return all(isinstance(element.slice, cst.Slice) or isinstance(element.slice, cst.Index) and
                        isinstance(element.slice.value, (cst.Ellipsis, cst.Name)) and
                        (not isinstance(element.slice.value, cst.Name) or element.slice.value.value == "None")
@@ -2106,11 +2662,16 @@ class Placement:
                 position = torch_api.WEIGHT_MATCHING_LOSSES[qualname]
                 positional = [arg.value for arg in call.args if arg.keyword is None]
                 weight = keyword(call, "weight") or (positional[position] if position < len(positional) else None)
+            elif qualname is None and isinstance(func, cst.Attribute):
+                weight = self._held_loss_weight(func)  # `self.nll_loss(log_p, y)` of a loss class never moved
             if weight is None or not call.args or call.args[0].keyword is not None:
                 continue
             origin = self.cpu_origin(weight)
             if origin is None:
                 continue
+            if isinstance(weight, cst.Name) and self._is_parameter(weight):
+                given = self._passed(self.model.resolve(weight)[0])
+                weight = given[0] if given and given[0] is not None else weight  # where the caller makes it
             output = self._moved_output(call.args[0].value)
             if output is None:
                 continue
@@ -2141,12 +2702,38 @@ class Placement:
             return self._moved_output(bindings[0].value, depth + 1)
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
                 node.func.attr.value in torch_api.TENSOR_DTYPE_KEEPING_METHODS and \
-                node.func.attr.value not in ("cpu", "cuda"):
+                node.func.attr.value not in ("cpu", "cuda") and self.inference.qualname(node.func) is None:
             return self._moved_output(node.func.value, depth + 1)
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and self._is_module(node.func):
             move = self._move_of(node.func, node)
             return (move, node) if move is not None else None
+        if isinstance(node, cst.Call) and node.args and node.args[0].keyword is None and not node.args[0].star:
+            qualname = self.inference.qualname(node.func)  # `F.log_softmax(logits, -1)`: where its input is
+            if qualname is not None and self._computes_from_first(qualname) and not torch_api.is_module_class(qualname):
+                return self._moved_output(node.args[0].value, depth + 1)
         return None
+
+    def _held_loss_weight(self, func: cst.Attribute) -> Optional[cst.BaseExpression]:
+        """The class weights of the torch loss ``self.<name>`` that a module class of this file
+        builds in its `__init__` (`self.nll_loss = nn.NLLLoss(weight=alpha)`), when nothing moves
+        instances of the class (a loss module people build and never move)."""
+        value = self.inference.infer(func)
+        if value is None or value.kind is not Kind.MODULE or value.qualname not in torch_api.WEIGHT_MATCHING_LOSSES \
+                or not isinstance(func.value, cst.Name):
+            return None
+        method = next((self.model.functions.get(id(node)) for node in ancestors(func)
+                       if isinstance(node, cst.FunctionDef)), None)
+        cls = method.cls if method is not None else None
+        if cls is None or method.self_name != func.value.value or id(cls) in self.moved_classes() or \
+                not self._is_module_class(cls) or any(name in cls.methods for name in ("to", "cuda", "_apply")):
+            return None
+        assignments = cls.assignments(func.attr.value)
+        construction = assignments[0].value if len(assignments) == 1 and not assignments[0].path else None
+        if not isinstance(construction, cst.Call) or assignments[0].function is not cls.methods.get("__init__"):
+            return None
+        position = torch_api.WEIGHT_MATCHING_LOSSES[value.qualname]
+        positional = [arg.value for arg in construction.args if arg.keyword is None]
+        return keyword(construction, "weight") or (positional[position] if position < len(positional) else None)
 
     def _function_of(self, binding: Binding) -> Optional[FunctionInfo]:
         scope = binding.scope
@@ -2193,13 +2780,18 @@ class Placement:
                 if f'"{name}"' in source or f"'{name}'" in source:
                     continue  # register_buffer("name", ..), setattr(self, "name", ..)
                 made = self._fresh_cpu_tensor(statement.value, method)
-                if made is None and not isinstance(statement.value, cst.Call) or (
+                helper = self._file_function(statement.value.func) if made is None and \
+                    isinstance(statement.value, cst.Call) and isinstance(statement.value.func, cst.Name) else None
+                if made is None and not isinstance(statement.value, cst.Call) or helper is not None or (
                         isinstance(statement.value, cst.Call) and isinstance(statement.value.func, cst.Attribute)):
-                    origin = self.cpu_origin(statement.value)  # `pe = torch.zeros(..); ..; self.pe = pe.unsqueeze(0)`
+                    # `pe = torch.zeros(..); ..; self.pe = pe.unsqueeze(0)`; `self.bias = get_alibi(heads, n)`
+                    # of a helper of the file that makes the tensor it returns.
+                    origin = self.cpu_origin(statement.value)
+                    within = [method.node] + ([helper.node] if helper is not None else [])
                     if origin is not None and isinstance(origin[0], cst.Call) and (
                             self.inference.qualname(origin[0].func) in torch_api.TORCH_SIZED_FACTORIES or
                             self.inference.qualname(origin[0].func) in torch_api.TORCH_CONVERTERS) and \
-                            method.node.start <= origin[0].start and origin[0].end <= method.node.end:
+                            any(body.start <= origin[0].start and origin[0].end <= body.end for body in within):
                         made = made or origin[0]
                 if made is None:
                     continue
@@ -2240,7 +2832,7 @@ class Placement:
         if depth > 3 or not isinstance(value, cst.Call):
             return None
         func = value.func
-        qualname = self.inference.qualname(func)
+        qualname = self._called_qualname(func)
         if qualname in torch_api.TORCH_SIZED_FACTORIES or qualname == "torch.from_numpy":
             device = keyword(value, "device")
             if device is None or self._device_of_parameter(device, method):
@@ -2382,9 +2974,10 @@ class Placement:
                 current = parent.parent
                 continue
             if isinstance(parent, cst.Arg) and isinstance(parent.parent, cst.Call) and \
-                    parent.parent.args and parent.parent.args[0] is parent and \
-                    self.inference.qualname(parent.parent.func) in ("torch.tril", "torch.triu"):
-                current = parent.parent
+                    parent.parent.args and parent.parent.args[0] is parent and (
+                        self.inference.qualname(parent.parent.func) in ("torch.tril", "torch.triu") or
+                        self.inference.qualname(parent.parent.func) in torch_api.TORCH_DTYPE_KEEPING_FUNCTIONS):
+                current = parent.parent  # `nn.Parameter(torch.randn(n))` in `forward`: not registered, on the CPU
                 continue
             if isinstance(parent, cst.Comparison) and parent.left is current:
                 current = parent
@@ -2482,7 +3075,8 @@ class Placement:
                 layer = self.inference.infer(func)
                 if layer is not None and layer.kind is Kind.MODULE and (
                         (layer.qualname is not None and self._has_weights(layer.qualname)) or
-                        isinstance(layer.cls, ClassInfo)):
+                        isinstance(layer.cls, ClassInfo) or
+                        layer.qualname == "torch.nn.Sequential" and self._sequential_with_weights(func, method)):
                     return True
                 return False
             qualname = self.inference.qualname(func)
@@ -2674,6 +3268,28 @@ class Placement:
         return any(binding.kind is BindingKind.ASSIGN and isinstance(binding.value, cst.Call)
                    for binding in self.model.resolve(use))
 
+    def _sequential_with_weights(self, layer: cst.Attribute, method: FunctionInfo) -> bool:
+        """``self.<layer>`` is assigned once, an `nn.Sequential` holding a layer with weights
+        (`nn.Sequential(nn.Linear(..), nn.ReLU())`) or a module class of this file: its output
+        is on the module's device."""
+        cls = method.cls
+        assignments = cls.assignments(layer.attr.value) if cls is not None else []
+        if len(assignments) != 1 or not isinstance(assignments[0].value, cst.Call) or assignments[0].path:
+            return False
+        return self._holds_weights(assignments[0].value)
+
+    def _holds_weights(self, call: cst.Call, depth: int = 0) -> bool:
+        if depth > 3:
+            return False
+        qualname = self.inference.qualname(call.func)
+        if qualname is not None and self._has_weights(qualname):
+            return True
+        if qualname == "torch.nn.Sequential":
+            return any(isinstance(arg.value, cst.Call) and self._holds_weights(arg.value, depth + 1)
+                       for arg in call.args if arg.keyword is None and not arg.star)
+        cls = self._class_of(call) if qualname is None else None
+        return cls is not None and self._is_module_class(cls) and self._holds_tensors(cls)
+
     @staticmethod
     def _has_weights(qualname: str) -> bool:
         return qualname in torch_api.FLOAT32_WEIGHT_LAYERS or qualname.rsplit(".", 1)[-1].endswith(
@@ -2688,6 +3304,15 @@ class Placement:
                     isinstance(node.value, cst.Name) and node.value.value in params:
                 return node.value.value
         return None
+
+
+def _called_module(func: cst.BaseExpression) -> cst.BaseExpression:
+    """What a call runs, past the mode switches that return the module itself: `m.eval()(x)`
+    runs `m`."""
+    while isinstance(func, cst.Call) and isinstance(func.func, cst.Attribute) and \
+            func.func.attr.value in ("eval", "train") and not any(arg.keyword is None for arg in func.args[1:]):
+        func = func.func.value
+    return func
 
 
 def _items(value: cst.BaseExpression) -> Optional[list[cst.BaseExpression]]:

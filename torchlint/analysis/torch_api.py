@@ -826,6 +826,14 @@ NUMPY_FLOAT64_FUNCTIONS = frozenset({
     "numpy.zeros", "numpy.ones", "numpy.empty", "numpy.eye", "numpy.identity",
     "numpy.mean", "numpy.std", "numpy.var", "numpy.average",
 })
+# numpy's random generators (`rng = np.random.default_rng(0)`) and what their methods return
+# without `dtype=`: float64 samples, int64 integers.
+NUMPY_GENERATORS = frozenset({"numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.Generator"})
+NUMPY_GENERATOR_FLOAT64_METHODS = frozenset({
+    "normal", "standard_normal", "random", "uniform", "exponential", "gamma", "beta", "laplace", "lognormal",
+    "rand", "randn", "random_sample", "standard_exponential", "standard_gamma", "multivariate_normal", "dirichlet",
+})
+NUMPY_GENERATOR_INT64_METHODS = frozenset({"integers", "randint", "poisson", "binomial", "multinomial"})
 # Functions of array libraries (not numpy) whose result is a float64 numpy array, measured on
 # scikit-learn 1.9 by tests/test_placement_s7.py: the class weights people compute for a loss.
 ARRAY_FLOAT64_FUNCTIONS = frozenset({
@@ -863,6 +871,7 @@ NUMPY_DTYPE_KEEPING_FUNCTIONS = frozenset({
     "numpy.triu", "numpy.tril", "numpy.concatenate", "numpy.stack", "numpy.vstack", "numpy.hstack",
     "numpy.transpose", "numpy.reshape", "numpy.squeeze", "numpy.expand_dims", "numpy.asarray", "numpy.array",
     "numpy.copy", "numpy.where", "numpy.max", "numpy.min",
+    "numpy.floor", "numpy.ceil", "numpy.round", "numpy.around", "numpy.trunc",  # numpy 2: ints stay ints
 })
 # numpy functions that are float64 on integer arrays and keep the dtype of float arrays.
 NUMPY_FLOATING_FUNCTIONS = frozenset({"numpy.exp", "numpy.log", "numpy.sqrt", "numpy.sin", "numpy.cos",
@@ -880,6 +889,12 @@ TENSOR_DTYPE_KEEPING_METHODS = frozenset({
     "sum", "clamp", "abs", "neg", "relu", "sigmoid", "tanh", "exp", "log", "sqrt", "pow", "max", "min",
     "softmax", "log_softmax", "masked_fill",
 })
+# torch functions that join a sequence of tensors into one of their (promoted) dtype.
+TENSOR_JOINING_FUNCTIONS = frozenset({"torch.cat", "torch.stack", "torch.concat", "torch.concatenate",
+                                      "torch.vstack", "torch.hstack", "torch.dstack", "torch.row_stack"})
+# Sums and products of a bool or integer tensor are int64, whatever its width (torch 2.13:
+# `(x > 0).sum(0)` counts).
+INT64_SUMS = frozenset({"sum", "prod", "cumsum", "cumprod", "nansum"})
 # Tensor methods whose result may be on another device than the tensor (or is no tensor):
 # every other method returning a tensor keeps its device.
 DEVICE_CHANGING_METHODS = frozenset({"to", "cpu", "cuda", "type", "mps", "xpu", "pin_memory", "numpy", "tolist",
@@ -919,7 +934,11 @@ TORCH_VALUE_TYPED_FACTORIES: dict[str, tuple[int, ...]] = {"torch.full": (1,), "
 # Factories that make a tensor of a given size on the default device (CPU) without `device=`.
 TORCH_SIZED_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.rand", "torch.randn",
                                    "torch.full", "torch.arange", "torch.eye", "torch.randint", "torch.linspace",
-                                   "torch.randperm"})
+                                   "torch.randperm",
+                                   # also from sizes (the `factory` facts that read no tensor): windows, indices
+                                   "torch.logspace", "torch.empty_strided", "torch.tril_indices",
+                                   "torch.triu_indices", "torch.hann_window", "torch.hamming_window",
+                                   "torch.blackman_window", "torch.bartlett_window", "torch.kaiser_window"})
 
 # Loading data: a `DataLoader` (without `collate_fn=`) yields its dataset's items collated by
 # `default_collate`: tensors and numpy arrays stacked with their dtype, Python floats as a
@@ -936,6 +955,12 @@ FLOAT32_WEIGHT_LAYERS = frozenset({
     "torch.nn.Linear", "torch.nn.Bilinear", "torch.nn.Conv1d", "torch.nn.Conv2d", "torch.nn.Conv3d",
     "torch.nn.ConvTranspose1d", "torch.nn.ConvTranspose2d", "torch.nn.ConvTranspose3d",
     "torch.nn.RNN", "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNNCell", "torch.nn.LSTMCell", "torch.nn.GRUCell",
+    # measured on torch 2.13 (float64 or int64 input): "mixed dtype (CPU): all inputs must share same
+    # datatype" from the affine norms, "expected m1 and m2 to have the same dtype" from attention
+    "torch.nn.LayerNorm", "torch.nn.GroupNorm", "torch.nn.BatchNorm1d", "torch.nn.BatchNorm2d",
+    "torch.nn.BatchNorm3d", "torch.nn.MultiheadAttention", "torch.nn.TransformerEncoderLayer",
+    "torch.nn.TransformerEncoder", "torch.nn.TransformerDecoderLayer", "torch.nn.TransformerDecoder",
+    "torch.nn.Transformer",
 })
 # Losses whose class weights must have the dtype of the input ("expected scalar type Float
 # but found Double"): where `weight` goes by position (the module's constructor, the function).
@@ -969,6 +994,31 @@ INDEX_TARGET_LOSSES: dict[str, int] = {
 }
 # Matrix products whose operands must have one dtype ("expected m1 and m2 to have the same dtype").
 SAME_DTYPE_PRODUCTS = frozenset({"torch.mm", "torch.bmm", "torch.matmul"})
+# The functional layers: their input and weight (the first two arguments) must have one dtype
+# (torch 2.13: "Input type (torch.FloatTensor) and weight type (torch.DoubleTensor) should be the same").
+FUNCTIONAL_WEIGHTED = frozenset({
+    "torch.nn.functional.conv1d", "torch.nn.functional.conv2d", "torch.nn.functional.conv3d",
+    "torch.nn.functional.conv_transpose1d", "torch.nn.functional.conv_transpose2d",
+    "torch.nn.functional.conv_transpose3d", "torch.nn.functional.linear",
+})
+# numpy functions that return a tuple of arrays of their arguments' dtype.
+NUMPY_DTYPE_KEEPING_SPLITS = frozenset({"numpy.meshgrid", "numpy.broadcast_arrays"})
+# Tensor methods and torch functions that take an index tensor, with its position: it must be
+# an integer tensor (torch 2.13: "scatter(): Expected dtype int32/int64 for index",
+# "gather(): ..", "index_select(): ..", "Expected a long tensor for index").
+INDEX_ARGUMENT_METHODS: dict[str, int] = {
+    "scatter": 1, "scatter_": 1, "scatter_add": 1, "scatter_add_": 1, "scatter_reduce": 1, "scatter_reduce_": 1,
+    "gather": 1, "index_select": 1, "index_add": 1, "index_add_": 1, "index_fill": 1, "index_fill_": 1,
+    "index_copy": 1, "index_copy_": 1, "take_along_dim": 0,
+}
+INDEX_ARGUMENT_FUNCTIONS: dict[str, int] = {
+    "torch.gather": 2, "torch.scatter": 2, "torch.scatter_add": 2, "torch.index_select": 2,
+    "torch.take_along_dim": 1, "torch.index_add": 2,
+}
+# Recurrent layers: their initial hidden state (the second argument, a tensor or an LSTM's
+# `(h0, c0)`) must have the dtype of their weights.
+RECURRENT_LAYERS = frozenset({"torch.nn.RNN", "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNNCell",
+                              "torch.nn.LSTMCell", "torch.nn.GRUCell"})
 # Functions that change the default dtype of the process: after them, factories are not float32.
 DEFAULT_DTYPE_SETTERS = frozenset({"torch.set_default_dtype", "torch.set_default_tensor_type"})
 # What reading a tensor for its metadata or moving it is (not a computation with it).

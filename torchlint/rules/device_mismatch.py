@@ -31,16 +31,21 @@ class DeviceMismatch(Rule):
     ## What it does
     In an `nn.Module` subclass whose instances the file moves to a device (`model.to(device)`,
     `.cuda()`; also a module built as a submodule of a moved one, or as a layer of an
-    `nn.Sequential` that is moved), flags:
+    `nn.Sequential` that is moved, or returned by a factory function of the file:
+    `build_model(cfg).to(cfg.device)`), flags:
 
     - a plain tensor attribute made while the module is built (`self.mask = torch.ones(..)`
       in `__init__` or a method it calls, also the `__init__` of a base class of the file it
-      runs through `super().__init__()`, `torch.zeros(.., device=x_example.device)`, a tuple
+      runs through `super().__init__()`, or made by a helper function of the file that makes
+      the tensor it returns, `self.bias = get_alibi(heads, n)`, or by a parameter whose default
+      and call sites give a torch factory, `self.window = window_fn(n_fft)` with
+      `window_fn=torch.hann_window`; `torch.zeros(.., device=x_example.device)`, a tuple
       of those such as an LSTM's `(h0, c0)`, a `torch.distributions` object built from CPU
       tensors or Python numbers, whose samples are on the CPU), that `forward` computes with
       before replacing it;
     - a tensor made in `forward` (or a method it calls, or returned by a helper such as
-      `init_hidden`) by a factory without `device=` (`torch.zeros(..)`), given to one of
+      `init_hidden`) by a factory without `device=` (`torch.zeros(..)`, also wrapped in
+      `nn.Parameter(..)`, which registers nothing there), given to one of
       the module's layers (also inside the arithmetic of the layer's input), or meeting the module's
       input or a layer's output through arithmetic, `torch.cat`, a torch function or a
       tensor method (`x + 0.1 * torch.randn(x.shape)`, `scores.masked_fill(mask, ..)`);
@@ -52,7 +57,9 @@ class DeviceMismatch(Rule):
       a factory or conversion without `device=` (also a legacy constructor such as
       `torch.FloatTensor(state)`, always on the CPU, and `torch.stack` of a list of those),
       the tuple an `init_hidden` helper returns, also through the parameters of a
-      `train(model, loader)` function;
+      `train(model, loader)` function, and in a helper given the module (`x = torch.zeros(1, *size)`
+      then `m.eval()(x)`), moved where it is built or by the object that holds it (`learn.body`
+      of a `Learner` whose `__init__` moves it);
     - class weights shown on the CPU of a loss (`nn.CrossEntropyLoss(weight=..)`,
       `F.cross_entropy(.., weight)`, also made in a loss module's `forward` from the list
       it was built with) that gets the output of a moved module, and a target

@@ -37,16 +37,25 @@ class DtypeMismatch(Rule):
     reaches an operation that does not take that dtype:
 
     - float64 or integer input to a layer with float32 weights (`nn.Linear`, `nn.Conv*d`,
-      `nn.RNN`/`LSTM`/`GRU`): a numpy array is float64 by default (`np.random.randn`,
-      `np.loadtxt`, the true division of integer counts), and `torch.from_numpy`,
-      `torch.tensor` and `torch.as_tensor` keep its dtype;
+      `nn.RNN`/`LSTM`/`GRU`, the affine norms `nn.LayerNorm`/`nn.BatchNorm*d`/`nn.GroupNorm`,
+      `nn.MultiheadAttention` and the transformer layers): a numpy array is float64 by default
+      (`np.random.randn`, `rng.normal(..)` of `rng = np.random.default_rng()`, `np.loadtxt`,
+      the true division of integer counts), and `torch.from_numpy`, `torch.tensor` and
+      `torch.as_tensor` keep its dtype; also the input of a model class of the file whose
+      `forward` carries it to such a layer (through views, `torch.cat`, layers without weights,
+      submodules of the file, and for float64 arithmetic with the module's float32 parameters:
+      float64 wins), called as `model(x)` or `self.forward(x)`;
+    - an initial hidden state of `nn.RNN`/`LSTM`/`GRU` (`(h0, c0)`) that is not float32;
+    - floating index tensors of `scatter_`, `gather`, `index_select`, `index_add_` and the like
+      (label masks read as floats);
     - float64 class weights of `nn.CrossEntropyLoss`/`nn.NLLLoss`/`F.cross_entropy`/`F.nll_loss`
       (also those scikit-learn's `compute_class_weight` returns: a float64 array);
     - an integer target of `nn.BCELoss`/`nn.BCEWithLogitsLoss` and their functions
       (`torch.full((n,), 1)` takes the dtype of its fill value: int64; `torch.randint` class ids),
       and a float64 target of `BCELoss`;
-    - operands of different dtypes in `torch.mm`/`bmm`/`matmul` and `@` (one of them float32,
-      such as an `nn.Parameter` of a float32 tensor);
+    - operands of different dtypes in `torch.mm`/`bmm`/`matmul` and `@`, and the input and
+      weight of `F.conv*d`/`F.linear` (one of them float32, such as an `nn.Parameter` of a
+      float32 tensor);
     - floating indices given to `nn.Embedding`/`nn.EmbeddingBag`/`F.embedding`/`F.one_hot`
       (token ids made with `torch.Tensor(..)`: float32), also to a model class of the file
       whose `forward` gives its input to such a layer first;
@@ -60,7 +69,11 @@ class DtypeMismatch(Rule):
     Arrays come from numpy, from pandas (the values of a `pd.read_csv` table are float64, or
     int64 for whole numbers: never float32, which a float32 layer alone takes; a `DataFrame`
     of an array keeps its dtype) and from scikit-learn (`train_test_split` keeps each array's
-    dtype). The dtype is followed through names, attributes, the functions of the file and the
+    dtype). Tensor arithmetic promotes (a float64 tensor with dimensions times a layer's output
+    is float64), a comparison of tensors is bool and its `sum` int64, `torch.stack`/`torch.cat`
+    keep the dtype of what they join, an in-place method (`.normal_()`) the tensor's. The dtype
+    is followed through names, attributes, the functions and methods of the file, dicts of
+    arrays per split (`X["train"]`, `for part, x in X.items()`), and the
     data pipeline: the batches of a `DataLoader` have the dtype of its dataset's items (the
     rows of a `TensorDataset`'s tensors, what a `Dataset` class's `__getitem__` returns;
     `default_collate` stacks numpy arrays with their dtype and Python floats as float64),
