@@ -1050,6 +1050,8 @@ class Placement:
         return False
 
     def _call_mismatch(self, call: cst.Call) -> Optional[DtypeMismatch]:
+        if not call.args:
+            return None  # every place judged below is an argument (`x.size()` is asked nothing)
         qualname = self.inference.qualname(call.func)
         module = None
         if qualname is None:
