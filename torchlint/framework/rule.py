@@ -148,8 +148,8 @@ class Rule:
         self.ctx = ctx
 
     @classmethod
-    def may_match(cls, text: str) -> bool:
-        """False when ``text`` lacks something the rule needs (see ``requires``)."""
+    def _compiled_requires(cls) -> tuple[re.Pattern, ...]:
+        """``requires``, compiled once per rule class, in its order."""
         patterns = cls.__dict__.get("_required_patterns")
         if patterns is None:
             # A leading `\b` stops `re` from searching for the literal that follows with its
@@ -157,7 +157,12 @@ class Rule:
             # the pattern matches a little more, which a filter may.
             patterns = tuple(re.compile(pattern.removeprefix(r"\b")) for pattern in cls.requires)
             cls._required_patterns = patterns
-        return all(pattern.search(text) for pattern in patterns)
+        return patterns
+
+    @classmethod
+    def may_match(cls, text: str) -> bool:
+        """False when ``text`` lacks something the rule needs (see ``requires``)."""
+        return all(pattern.search(text) for pattern in cls._compiled_requires())
 
     @classmethod
     def may_match_with_imports(cls, text: str) -> bool:
@@ -165,7 +170,7 @@ class Rule:
         cannot hold (see ``requires_may_be_in_imports``)."""
         if not cls.requires_may_be_in_imports:
             return False
-        return all(re.search(pattern.removeprefix(r"\b"), text) for pattern in cls.requires
+        return all(compiled.search(text) for pattern, compiled in zip(cls.requires, cls._compiled_requires())
                    if pattern not in cls.requires_may_be_in_imports)
 
     def report(
