@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Callable, Optional
 from torchlint.syntax import cst
 from torchlint.analysis import torch_facts
 from torchlint.analysis.semantic import Binding, BindingKind, Scope
-from torchlint.analysis.values import Kind
 from torchlint.framework import edits
 from torchlint.framework.rule import Applicability, Edit, Fix, Rule
 from torchlint.framework.saved import SavedRead, has_backward, saved_read
@@ -110,18 +109,10 @@ def alias_writes(ctx: "FileContext") -> list[AliasWrite]:
     return ctx.cache["alias_writes"]
 
 
-def alias_of(ctx: "FileContext", node: cst.BaseExpression) -> Optional[tuple[cst.Name, str]]:
-    """(base name, kind) when ``node`` evaluates to an alias of a tensor (or array) held
-    in a name: ``x.detach()``, ``x[0].view(-1)``, ``torch.from_numpy(a)``..."""
-    found = _alias_shape(ctx, node)
-    if found is None or found[1] != "from_numpy" and ctx.tensor(found[0]) is None:
-        return None
-    return found
-
-
 def _alias_shape(ctx: "FileContext", node: cst.BaseExpression) -> Optional[tuple[cst.Name, str]]:
-    """(base name, kind) when ``node`` is written as an alias of what a name holds, whatever
-    that is (``alias_of`` then asks whether it is a tensor)."""
+    """(base name, kind) when ``node`` is written as an alias of what a name holds:
+    ``x.detach()``, ``x[0].view(-1)``, ``torch.from_numpy(a)``...; whether ``x`` is a tensor
+    (or an array) is asked apart (``_aliases``)."""
     kinds: list[str] = []
     current = node
     while True:
