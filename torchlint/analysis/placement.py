@@ -76,8 +76,6 @@ class Dtype:
 
 
 _NONE = Dtype("none", "none")
-_NO_FACT = torch_facts.Fact("method", "unknown", "unknown", "none", "none", None, False, False, False, None, None,
-                            None, None)
 
 
 @dataclass(frozen=True)
@@ -586,9 +584,8 @@ class Placement:
         value = self.inference.infer(node.func)
         if value is None or value.kind is not Kind.MODULE:
             return None
-        if value.qualname in torch_api.FLOAT32_WEIGHT_LAYERS and "RNN" not in value.qualname and \
-                "LSTM" not in value.qualname and "GRU" not in value.qualname and \
-                "MultiheadAttention" not in value.qualname:  # those give tuples
+        if value.qualname in torch_api.FLOAT32_WEIGHT_LAYERS and value.qualname not in torch_api.RECURRENT_LAYERS \
+                and value.qualname != "torch.nn.MultiheadAttention":  # those give tuples (or a hidden state)
             return Dtype("float32", "tensor", node, f"`{_short(self.analysis, node)}` is the output of a float32 layer")
         if isinstance(value.cls, ClassInfo) and value.cls.model is self.model:
             forward = value.cls.methods.get("forward")
@@ -803,8 +800,8 @@ class Placement:
             return None
         if source is None or source.holder not in ("tensor", "array"):
             return None
-        if source.holder == "tensor" and (torch_facts.method(method) or _NO_FACT).aliasing == "self" and \
-                method.endswith("_"):
+        fact = torch_facts.method(method)
+        if source.holder == "tensor" and fact is not None and fact.aliasing == "self" and method.endswith("_"):
             return source  # `torch.DoubleTensor(n, d).normal_(0, 1)`: an in-place method returns the tensor itself
         if source.holder == "tensor" and method in torch_api.TENSOR_DTYPE_KEEPING_METHODS:
             if source.integer and source.name != "int64" and method in torch_api.INT64_SUMS:
