@@ -869,17 +869,14 @@ class TrainModeModel:
         init = cls.methods.get("__init__")
         if not isinstance(argument, cst.Name) or init is None or not isinstance(init.node, cst.FunctionDef):
             return False
-        params = [param.name.value for param in (*init.node.params.posonly_params, *init.node.params.params)]
-        if argument.value not in params and argument.value not in {
-                param.name.value for param in init.node.params.kwonly_params}:
+        params = init.node.params
+        param = next((param for param in (*params.posonly_params, *params.params, *params.kwonly_params)
+                      if param.name.value == argument.value), None)
+        if param is None:
             return False
-        passed = keyword(construction, argument.value)
-        if passed is None and argument.value in params:
-            index = params.index(argument.value) - (1 if init.self_name is not None else 0)
-            positional = [arg.value for arg in construction.args if arg.keyword is None]
-            if any(arg.star for arg in construction.args):
-                return False
-            passed = positional[index] if 0 <= index < len(positional) else None
+        if keyword(construction, argument.value) is None and any(arg.star for arg in construction.args):
+            return False  # a `*args` may give it
+        passed = self.inference.passed_argument(construction, init, param)
         literal = _literal(passed) if passed is not None else None
         return literal is not None and not literal
 
