@@ -268,11 +268,7 @@ class SavedTensorInplace(Rule):
         name = found.written
         statement = self.ctx.parent(write)
         if found.read.what == LIST_ITEMS and isinstance(statement, cst.AugAssign) and statement.target is write:
-            # An item of a list of tensors: assigning the sum puts a new tensor in the list.
-            item = self.ctx.code(write)
-            new = f"{item} = {item} {statement.operator.token[:-1]} {self.ctx.code(statement.value)}"
-            return Fix(Applicability.UNSAFE, f"Write `{new}`", (edits.replace(statement, new),)), \
-                f"write out of place: `{new}`"
+            return self._out_of_place(statement)  # an item of a list: the sum is a new tensor put in the list
         if found.read.what == LIST_ITEMS:
             return None, f"write out of place and put the result in `{name.value}` as a new item"
         if found.read.what != "its result":
@@ -288,11 +284,15 @@ class SavedTensorInplace(Rule):
             return Fix(Applicability.UNSAFE, f"Write `{new}`", (edits.replace(write, new),)), \
                 f"write out of place: `{new}`"
         if isinstance(statement, cst.AugAssign) and statement.target is write and isinstance(write, cst.Name):
-            operator = statement.operator.token[:-1]
-            new = f"{name.value} = {name.value} {operator} {self.ctx.code(statement.value)}"
-            return Fix(Applicability.UNSAFE, f"Write `{new}`", (edits.replace(statement, new),)), \
-                f"write out of place: `{new}`"
+            return self._out_of_place(statement)
         return None, f"`.clone()` `{name.value}` before writing to it"
+
+    def _out_of_place(self, statement: cst.AugAssign) -> tuple[Fix, str]:
+        """`x += y` written as `x = x + y`: a new tensor, the saved one left as it was."""
+        target = self.ctx.code(statement.target)
+        new = f"{target} = {target} {statement.operator.token[:-1]} {self.ctx.code(statement.value)}"
+        return Fix(Applicability.UNSAFE, f"Write `{new}`", (edits.replace(statement, new),)), \
+            f"write out of place: `{new}`"
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
