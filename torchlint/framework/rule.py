@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Optional
 from torchlint.syntax import cst
 from torchlint.analysis.values import Step, Value
 from torchlint.framework.diagnostics import Applicability, Fix
+from torchlint.framework.required_text import Literals, matches, may_contain, necessary_literals
 from torchlint.framework.verdicts import NOT_REPRODUCED, Observation, Verdict
 
 # Findings kept for one file; those past it are only counted (linter.py says how many).
@@ -160,9 +161,31 @@ class Rule:
         return patterns
 
     @classmethod
-    def may_match(cls, text: str) -> bool:
-        """False when ``text`` lacks something the rule needs (see ``requires``)."""
-        return all(pattern.search(text) for pattern in cls._compiled_requires())
+    def _requires_literals(cls) -> tuple[Optional[Literals], ...]:
+        """For each pattern of ``requires``, strings one of which it cannot match without."""
+        literals = cls.__dict__.get("_required_literals")
+        if literals is None:
+            literals = tuple(necessary_literals(pattern.pattern) for pattern in cls._compiled_requires())
+            cls._required_literals = literals
+        return literals
+
+    @classmethod
+    def may_match(cls, text: str, known: Optional[dict[str, bool]] = None) -> bool:
+        """False when ``text`` lacks something the rule needs (see ``requires``).  ``known``
+        keeps, per pattern, what ``text`` gave: rules that share a pattern search once."""
+        known = {} if known is None else known
+        literals = cls._requires_literals()
+        # The plain-string checks of every pattern first: most files fail one of them.
+        for pattern, found in zip(cls._compiled_requires(), literals):
+            if known.get(pattern.pattern) is False or not may_contain(text, found):
+                known[pattern.pattern] = False
+                return False
+        for pattern, found in zip(cls._compiled_requires(), literals):
+            if pattern.pattern not in known:
+                known[pattern.pattern] = matches(text, pattern, found)
+            if not known[pattern.pattern]:
+                return False
+        return True
 
     @classmethod
     def may_match_with_imports(cls, text: str) -> bool:
