@@ -127,6 +127,7 @@ class Placement:
         self._call_site_memo: dict[int, list[cst.Call]] = {}  # a function's call sites, asked per parameter
         self._calls: Optional[list[cst.Call]] = None
         self._default_float32: Optional[bool] = None
+        self._mentions_autocast: Optional[bool] = None
         self._called: dict[int, Optional[ClassInfo]] = {}
         # Answers of `cpu_origin` and `device_move` per node: a value reached from many call
         # sites is followed once (an answer cut short by depth or a cycle is None: a miss, never a finding).
@@ -1310,7 +1311,9 @@ class Placement:
     def _under_autocast(self, node: cst.CSTNode) -> bool:
         """``node`` runs in a `with torch.autocast(..)` block (or a function decorated with one),
         or the file enters autocast somewhere and ``node`` is in a `forward` (it may run under it)."""
-        if "autocast" not in self.analysis.text:
+        if self._mentions_autocast is None:
+            self._mentions_autocast = "autocast" in self.analysis.text
+        if not self._mentions_autocast:
             return False
         for ancestor in ancestors(node):
             if isinstance(ancestor, cst.With) and any(

@@ -33,6 +33,15 @@ Enter = Callable[[CSTNode, Optional[CSTNode]], None]
 Leave = Callable[[CSTNode], None]
 
 _LEAVE = object()
+# Per node class: its child fields in reverse, pushed so that the first is visited first.
+_REVERSED_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _reversed_fields(cls: type) -> tuple[str, ...]:
+    fields = _REVERSED_FIELDS.get(cls)
+    if fields is None:
+        fields = _REVERSED_FIELDS[cls] = tuple(reversed(cls._fields))
+    return fields
 
 
 def walk(
@@ -49,6 +58,7 @@ def walk(
     stack: list = [(root, None)]
     pop = stack.pop
     push = stack.append
+    reversed_fields = _REVERSED_FIELDS
     while stack:
         node, parent = pop()
         if parent is _LEAVE:
@@ -57,8 +67,11 @@ def walk(
         enter(node, parent)
         if leave is not None:
             push((node, _LEAVE))
-        # Push in reverse so that the first child is visited first.
-        for name in reversed(type(node)._fields):
+        cls = type(node)
+        fields = reversed_fields.get(cls)
+        if fields is None:
+            fields = _reversed_fields(cls)
+        for name in fields:
             value = getattr(node, name)
             if isinstance(value, CSTNode):
                 if link_parents:
@@ -74,8 +87,29 @@ def walk(
 
 def iter_nodes(root: CSTNode) -> Iterable[CSTNode]:
     """Every node below ``root`` (inclusive), in evaluation order."""
+    # `walk`'s loop without its callback and (node, parent) pairs: the rules and analyses
+    # ask for every node of a subtree thousands of times per file.
     found: list[CSTNode] = []
-    walk(root, lambda node, parent: found.append(node))
+    keep = found.append
+    stack: list = [root]
+    pop = stack.pop
+    push = stack.append
+    reversed_fields = _REVERSED_FIELDS
+    while stack:
+        node = pop()
+        keep(node)
+        cls = type(node)
+        fields = reversed_fields.get(cls)
+        if fields is None:
+            fields = _reversed_fields(cls)
+        for name in fields:
+            value = getattr(node, name)
+            if isinstance(value, CSTNode):
+                push(value)
+            elif type(value) is tuple or type(value) is list:
+                for child in reversed(value):
+                    if isinstance(child, CSTNode):
+                        push(child)
     return found
 
 
