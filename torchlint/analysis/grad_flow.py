@@ -360,6 +360,11 @@ class GradFlow:
             return self._call_sites[key]
         self._call_sites[key] = []  # while they are looked for
         calls = list(self.inference.calls_of(function))
+        if isinstance(function.node, cst.Lambda):
+            seen = {id(call) for call in calls}
+            calls.extend(call for call in self._lambda_calls(function.node) if id(call) not in seen)
+            self._call_sites[key] = calls
+            return calls
         cls = function.cls
         if function.kind == "method" and cls is not None and function.model is self.model:
             seen = {id(call) for call in calls}
@@ -383,6 +388,71 @@ class GradFlow:
                         calls.append(call)
         self._call_sites[key] = calls
         return calls
+
+    def _lambda_calls(self, lam: cst.Lambda) -> list[cst.Call]:
+        """The calls of a lambda: of the name it is bound to (``f = lambda o: ..`` then
+        ``f(out)``), or, handed to a function of this file, of the parameter that receives it
+        (``fn(out)``) or of the attribute that parameter is kept in (``self._metric = metric``
+        then ``self._metric(preds)`` in the methods of the class)."""
+        parent = self.model.parent(lam)
+        found: list[cst.Call] = []
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
+            name = parent.targets[0].target.value
+            for call in self.analysis.nodes_of(cst.Call):
+                if isinstance(call.func, cst.Name) and call.func.value == name:
+                    bindings = self.model.resolve(call.func)
+                    if bindings and all(binding.value is lam for binding in bindings):
+                        found.append(call)
+            return found
+        received = self._received(parent) if isinstance(parent, cst.Arg) else None
+        if received is None:
+            return found
+        function, _name, reads = received
+        for read in reads:
+            up = self.model.parent(read)
+            if isinstance(up, cst.Call) and up.func is read:
+                found.append(up)
+            elif isinstance(up, cst.Assign) and up.value is read and len(up.targets) == 1 and function.cls is not None \
+                    and isinstance(up.targets[0].target, cst.Attribute) and function.self_name is not None \
+                    and dotted(up.targets[0].target.value) == function.self_name:
+                attribute = up.targets[0].target.attr.value
+                for call in self.analysis.nodes_of(cst.Call):
+                    func = call.func
+                    if isinstance(func, cst.Attribute) and func.attr.value == attribute \
+                            and isinstance(func.value, cst.Name) and self._inherits(self._self_class(func.value),
+                                                                                    function.cls, attribute):
+                        found.append(call)
+        return found
+
+    def _received(self, arg: cst.Arg):
+        """The function of this file that ``arg`` is handed to by position, the parameter that
+        receives it, and that parameter's reads (``inference.receiving_parameter``), also for
+        ``super().__init__(.., arg)`` in a method of a class of this file (the base's method)."""
+        found = self.inference.receiving_parameter(arg)
+        call = self.model.parent(arg)
+        if found is not None or not isinstance(call, cst.Call) or arg.keyword is not None or \
+                any(a.star for a in call.args) or not isinstance(call.func, cst.Attribute):
+            return found
+        inner = call.func.value
+        if not (isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name) and inner.func.value == "super"
+                and not inner.args):
+            return None
+        method = self._function_of(call)
+        if method is None or method.cls is None or method.cls.model is not self.model:
+            return None
+        lineage, _whole = self.inference.file_lineage(method.cls, generations=7)
+        base = next((cls.methods[call.func.attr.value] for cls in lineage[1:]
+                     if call.func.attr.value in cls.methods), None)
+        if base is None or base.scope is None or not isinstance(base.node, cst.FunctionDef):
+            return None
+        params = base.positional_params()
+        index = [a for a in call.args if a.keyword is None].index(arg) + 1  # after `self`
+        if index >= len(params):
+            return None
+        name = params[index].name.value
+        reads = [load for _seq, load in base.scope.loads.get(name, ())
+                 if all(binding.kind is BindingKind.PARAM for binding in self.model.resolve(load))]
+        return base, name, reads
 
     def _inherits(self, cls, owner: ClassInfo, method: str) -> bool:
         """An instance of ``cls`` runs ``owner``'s ``method``: ``cls`` is ``owner``, or a class of
