@@ -396,7 +396,8 @@ class GradFlow:
         then ``self._metric(preds)`` in the methods of the class)."""
         parent = self.model.parent(lam)
         found: list[cst.Call] = []
-        if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1 \
+                and isinstance(parent.targets[0].target, cst.Name):
             name = parent.targets[0].target.value
             for call in self.analysis.nodes_of(cst.Call):
                 if isinstance(call.func, cst.Name) and call.func.value == name:

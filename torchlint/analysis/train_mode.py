@@ -880,7 +880,8 @@ class TrainModeModel:
             return None
         other, value = found
         function = value.function if value.kind is Kind.FUNCTION else None
-        if other is self.analysis or function is None or function.model is not other.model or function.cls is not None:
+        if other is self.analysis or function is None or function.model is not other.model \
+                or function.cls is not None:
             return None  # (a class's own factory, `Net.from_config(..)`, is the class's to say)
         builds = other.train_mode
         if function.returns and _returns_always(function.node) and all(
