@@ -1227,7 +1227,7 @@ class _Walker:
                         self.summary.evaluates.setdefault(key, (call, self._read_out_context(read_out), read_out, (),
                                                                 True))
                         return
-                    if not self.owner._file_trains() and not isinstance(call.parent, cst.Expr):
+                    if not self.owner._file_trains() and not isinstance(call.parent, cst.Expr) and self.kept(call):
                         # In a file that never trains: an inference wherever the caller's model holds trained weights.
                         self.summary.evaluates.setdefault(key, (call, "for its outputs in a file that never trains "
                                                                       "it (nothing back-propagates)", None, (), True))
@@ -1318,8 +1318,9 @@ class _Walker:
         its outputs, an inference."""
         loaded = mode.loaded
         if not mode.built or loaded is None or mode.trained or self.owner._file_trains() \
-                or isinstance(call.parent, cst.Expr) or id(mode.node) in self.owner._reported_modes:
-            return None  # (once a model: the fix is one `eval()` after loading)
+                or isinstance(call.parent, cst.Expr) or id(mode.node) in self.owner._reported_modes \
+                or not self.kept(call):
+            return None  # (once a model: the fix is one `eval()` after loading; a graph let out may be trained)
         return (f"for its outputs in a file that never trains it (its trained weights are loaded by "
                 f"`{self.owner.analysis.snippet(loaded, 40)}`, line "
                 f"{self.owner.analysis.line_index.position(loaded.start)[0]}, and nothing back-propagates)"), loaded
@@ -1383,6 +1384,17 @@ class _Walker:
         """Where the output of the forward ``call`` is read out of the graph (``.detach()``,
         ``.item()``, ``.numpy()``, ``argmax``) in a scope that runs no backward of it and lets
         no graph of it out (not returned, not stored, not appended)."""
+        found = self._scan(call)
+        return found[1] if found is not None else None
+
+    def kept(self, call: cst.Call) -> bool:
+        """The output of the forward ``call`` stays in its scope, which runs no backward of it
+        (not returned, not stored, not appended): no graph of it goes anywhere."""
+        return self._scan(call) is not None
+
+    def _scan(self, call: cst.Call) -> Optional[tuple[None, Optional[cst.Call]]]:
+        """None when the output of ``call`` may be back-propagated (a backward may follow, it
+        leaves the scope); else (None, where it is read out of the graph, if it is)."""
         scope = self.function.scope if self.function is not None else self.owner.model.module_scope
         if scope is None or _backward_may_follow(self.scope_node, call) or \
                 self.function is not None and any(self._noise(arg.value, 0) for arg in call.args):
@@ -1421,7 +1433,7 @@ class _Walker:
                     and not (isinstance(node.parent, cst.Call) and node.parent.func is node) \
                     and not _assigned_to(node) and autograd.flows_into(scope, call, node.value, node):
                 read_out = node  # `torch.max(outputs.data, 1)`: the tensor out of the graph
-        return read_out
+        return None, read_out
 
     def _noise(self, value: cst.BaseExpression, depth: int) -> bool:
         """``value`` is random noise drawn in this function (`torch.randn(n, nz)`,
