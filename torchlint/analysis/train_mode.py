@@ -282,8 +282,9 @@ class TrainModeModel:
         runs_loaded = not self._file_trains() and re.search(r"load_state_dict|pretrained|weights\s*=", text) is not None
         for function in functions:
             start, end = function.node.start, function.node.end
-            if not (function.name in evaluating or _READS_OUT.search(text, start, end) or runs_loaded
-                    or (calls_evaluating is not None and calls_evaluating.search(text, start, end))):
+            if not (function.name in evaluating or _READS_OUT.search(text, start, end)
+                    or (calls_evaluating is not None and calls_evaluating.search(text, start, end))
+                    or runs_loaded and self._reaches_loaded(function)):
                 continue
             if function.scope is None:
                 continue
@@ -294,6 +295,22 @@ class TrainModeModel:
                     state.modes[name] = mode
             self._walk_scope(function.node, _body(function.node), function, state)
         return self._found
+
+    def _reaches_loaded(self, function: FunctionInfo) -> bool:
+        """``function`` starts with a model holding loaded weights: one its (plain) class builds
+        in ``__init__`` and loads, or a module-level one it reads (what it is handed is
+        followed from its callers)."""
+        if function.cls is not None and function.self_name is not None and function.cls.model is self.model \
+                and any(loaded is not None for _name, _built, loaded in self._built_attributes(function.cls)):
+            return True
+        if function.scope is None:
+            return False
+        for name in self._shared_globals(function):
+            if name in function.scope.loads:
+                mode = self._kept_global(name)
+                if mode is not None and mode.loaded is not None:
+                    return True
+        return False
 
     def _method_start(self, function: FunctionInfo) -> _State:
         """The modes a method starts with: the modules its (plain, non-module) class builds
@@ -1390,6 +1407,15 @@ class _Walker:
     def kept(self, call: cst.Call) -> bool:
         """The output of the forward ``call`` stays in its scope, which runs no backward of it
         (not returned, not stored, not appended): no graph of it goes anywhere."""
+        for ancestor in ancestors(call):  # `return model(x)`, `self.out = model(x)`, `outs.append(model(x))`
+            if isinstance(ancestor, cst.Return) or isinstance(ancestor, (cst.Assign, cst.AnnAssign)) and any(
+                    not isinstance(target, cst.Name) for target in
+                    ([t.target for t in ancestor.targets] if isinstance(ancestor, cst.Assign) else [ancestor.target])) \
+                    or isinstance(ancestor, cst.Call) and isinstance(ancestor.func, cst.Attribute) \
+                    and ancestor.func.attr.value in _STORING:
+                return False
+            if isinstance(ancestor, (cst.BaseStatement, cst.Lambda)):
+                break
         return self._scan(call) is not None
 
     def _scan(self, call: cst.Call) -> Optional[tuple[None, Optional[cst.Call]]]:
