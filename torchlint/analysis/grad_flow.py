@@ -444,16 +444,7 @@ class GradFlow:
         lineage, _whole = self.inference.file_lineage(method.cls, generations=7)
         base = next((cls.methods[call.func.attr.value] for cls in lineage[1:]
                      if call.func.attr.value in cls.methods), None)
-        if base is None or base.scope is None or not isinstance(base.node, cst.FunctionDef):
-            return None
-        params = base.positional_params()
-        index = [a for a in call.args if a.keyword is None].index(arg) + 1  # after `self`
-        if index >= len(params):
-            return None
-        name = params[index].name.value
-        reads = [load for _seq, load in base.scope.loads.get(name, ())
-                 if all(binding.kind is BindingKind.PARAM for binding in self.model.resolve(load))]
-        return base, name, reads
+        return self.inference.receiving_parameter(arg, base) if base is not None else None
 
     def _inherits(self, cls, owner: ClassInfo, method: str) -> bool:
         """An instance of ``cls`` runs ``owner``'s ``method``: ``cls`` is ``owner``, or a class of
