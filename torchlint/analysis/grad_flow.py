@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
-from torchlint.syntax.nodes import dotted, is_false, keyword, tuple_element
-from torchlint.syntax.walk import ancestors
+from torchlint.syntax.nodes import dotted, is_false, is_true, keyword, tuple_element
+from torchlint.syntax.walk import ancestors, iter_nodes
 from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.graph_exits import GraphExits
 from torchlint.analysis.no_graph import NoGraph
@@ -58,6 +58,8 @@ _MAX_CALLS = 5  # parameters followed back through this many call sites
 # function of the file returns (`opdict = decoder.decode(codes)` ... `visualizer.render(opdict)`).
 _DICT_HOPS = 2
 # torch functions that join a sequence of tensors: their result requires grad when an item does.
+# Builtins that copy what they are given into a new list or tuple of the same items.
+_COPYING_BUILTINS = frozenset({"builtins.list", "builtins.tuple", "builtins.sorted", "builtins.reversed"})
 _JOINS = frozenset({"torch.cat", "torch.stack", "torch.concat", "torch.concatenate", "torch.vstack", "torch.hstack"})
 
 
@@ -83,6 +85,7 @@ class GradFlow:
         self.model = analysis.model
         self.inference = analysis.inference
         self._memo: dict[tuple[int, int], Optional[GradSource]] = {}
+        self._flags: Optional[dict] = None
         self._freezes: Optional[bool] = None
         self._call_sites: dict[int, list[cst.Call]] = {}
         self._no_graph: Optional[NoGraph] = None
@@ -135,7 +138,7 @@ class GradFlow:
         container, steps = found
         values = container if isinstance(container, list) else [container]
         for value in values:
-            source = self._requires(value, 0, 0 if not steps else 1)
+            source = self._parameters_of(value) or self._requires(value, 0, 0 if not steps else 1)
             if source is not None:
                 for step in reversed(steps):
                     source = source.then(step)
@@ -203,6 +206,9 @@ class GradFlow:
         if isinstance(node, cst.Attribute) and dotted(node):
             return self._appended(node)
         if isinstance(node, cst.Call) and calls < _MAX_CALLS:
+            copied = self._copied_container(node, calls)
+            if copied is not None:
+                return copied
             return self._returned_container(node, calls)
         if not isinstance(node, cst.Name) or calls >= _MAX_CALLS:
             return None
@@ -235,6 +241,41 @@ class GradFlow:
                                       f"`{binding.name}`")
                 return found[0], (step,) + found[1]
         return None
+
+    def _copied_container(self, node: cst.Call, calls: int):
+        """``list(x)``, ``tuple(x)``, ``sorted(x)`` of a tensor (its rows are tensors of its
+        graph), of a dict's ``.values()`` (the entries the dict is written with or filled
+        with), or of a list: (the items, the steps to them)."""
+        if self.inference.qualname(node.func) not in _COPYING_BUILTINS or len(node.args) != 1 \
+                or node.args[0].keyword is not None or node.args[0].star:
+            return None
+        inner = node.args[0].value
+        parameters = self._parameters_of(inner)
+        if parameters is not None:  # `list(model.parameters())`
+            return [inner], (Step(node, "`{code}` holds the parameters"),)
+        values = self.dict_values(inner)
+        if values is not None:
+            return values, (Step(inner, "`{code}` are the entries of the dict"),)
+        if self.inference.tensor(inner) is not None:
+            return [inner], (Step(node, "`{code}` holds the rows of the tensor"),)
+        if isinstance(inner, (cst.Name, cst.Attribute, cst.List, cst.Tuple, cst.ListComp)):
+            return self._container(inner, calls + 1)
+        return None
+
+    def dict_values(self, node: cst.BaseExpression) -> Optional[list]:
+        """``d.values()`` of a dict written out (``{"pred": out, ..}``, reached as
+        ``_dict_literals`` reaches it) or bound once to ``{}`` and filled only by ``d[k] = v``
+        statements: the values it holds, or None."""
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                and node.func.attr.value == "values" and not node.args):
+            return None
+        owner = node.func.value
+        literals = self._dict_literals(owner)
+        if literals:
+            return [element.value for literal in literals for element in literal.elements
+                    if isinstance(element, cst.DictElement)]
+        stored = self._stored_values(owner)
+        return [value for _subscript, value in stored] if stored else None
 
     def _returned_container(self, node: cst.Call, calls: int):
         """The list a function of this file returns (``results = []`` filled by appends and
@@ -319,6 +360,11 @@ class GradFlow:
             return self._call_sites[key]
         self._call_sites[key] = []  # while they are looked for
         calls = list(self.inference.calls_of(function))
+        if isinstance(function.node, cst.Lambda):
+            seen = {id(call) for call in calls}
+            calls.extend(call for call in self._lambda_calls(function.node) if id(call) not in seen)
+            self._call_sites[key] = calls
+            return calls
         cls = function.cls
         if function.kind == "method" and cls is not None and function.model is self.model:
             seen = {id(call) for call in calls}
@@ -342,6 +388,63 @@ class GradFlow:
                         calls.append(call)
         self._call_sites[key] = calls
         return calls
+
+    def _lambda_calls(self, lam: cst.Lambda) -> list[cst.Call]:
+        """The calls of a lambda: of the name it is bound to (``f = lambda o: ..`` then
+        ``f(out)``), or, handed to a function of this file, of the parameter that receives it
+        (``fn(out)``) or of the attribute that parameter is kept in (``self._metric = metric``
+        then ``self._metric(preds)`` in the methods of the class)."""
+        parent = self.model.parent(lam)
+        found: list[cst.Call] = []
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1 \
+                and isinstance(parent.targets[0].target, cst.Name):
+            name = parent.targets[0].target.value
+            for call in self.analysis.nodes_of(cst.Call):
+                if isinstance(call.func, cst.Name) and call.func.value == name:
+                    bindings = self.model.resolve(call.func)
+                    if bindings and all(binding.value is lam for binding in bindings):
+                        found.append(call)
+            return found
+        received = self._received(parent) if isinstance(parent, cst.Arg) else None
+        if received is None:
+            return found
+        function, _name, reads = received
+        for read in reads:
+            up = self.model.parent(read)
+            if isinstance(up, cst.Call) and up.func is read:
+                found.append(up)
+            elif isinstance(up, cst.Assign) and up.value is read and len(up.targets) == 1 and function.cls is not None \
+                    and isinstance(up.targets[0].target, cst.Attribute) and function.self_name is not None \
+                    and dotted(up.targets[0].target.value) == function.self_name:
+                attribute = up.targets[0].target.attr.value
+                for call in self.analysis.nodes_of(cst.Call):
+                    func = call.func
+                    if isinstance(func, cst.Attribute) and func.attr.value == attribute \
+                            and isinstance(func.value, cst.Name) and self._inherits(self._self_class(func.value),
+                                                                                    function.cls, attribute):
+                        found.append(call)
+        return found
+
+    def _received(self, arg: cst.Arg):
+        """The function of this file that ``arg`` is handed to by position, the parameter that
+        receives it, and that parameter's reads (``inference.receiving_parameter``), also for
+        ``super().__init__(.., arg)`` in a method of a class of this file (the base's method)."""
+        found = self.inference.receiving_parameter(arg)
+        call = self.model.parent(arg)
+        if found is not None or not isinstance(call, cst.Call) or arg.keyword is not None or \
+                any(a.star for a in call.args) or not isinstance(call.func, cst.Attribute):
+            return found
+        inner = call.func.value
+        if not (isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name) and inner.func.value == "super"
+                and not inner.args):
+            return None
+        method = self._function_of(call)
+        if method is None or method.cls is None or method.cls.model is not self.model:
+            return None
+        lineage, _whole = self.inference.file_lineage(method.cls, generations=7)
+        base = next((cls.methods[call.func.attr.value] for cls in lineage[1:]
+                     if call.func.attr.value in cls.methods), None)
+        return self.inference.receiving_parameter(arg, base) if base is not None else None
 
     def _inherits(self, cls, owner: ClassInfo, method: str) -> bool:
         """An instance of ``cls`` runs ``owner``'s ``method``: ``cls`` is ``owner``, or a class of
@@ -441,6 +544,9 @@ class GradFlow:
         bindings = self.model.resolve(node)
         if not bindings:
             return None
+        flagged = self._flagged_before(node, bindings)
+        if flagged is not None:
+            return flagged
         found: Optional[GradSource] = None
         for binding in bindings:
             here = self._binding(binding, depth, calls)
@@ -449,6 +555,48 @@ class GradFlow:
             found = found or here
         return found
 
+    def _flagged_before(self, node: cst.Name, bindings) -> Optional[GradSource]:
+        """``t.requires_grad = True`` (or ``t.requires_grad_()`` as a statement) written after
+        every binding of the name ``node`` reads and before the read, in its scope (not under
+        an ``if``): from there on ``t`` is a leaf that requires grad."""
+        flags = self._requires_grad_flags()
+        name = node.value
+        if name not in flags:
+            return None
+        last = max(binding.node.start for binding in bindings if binding.node is not None) \
+            if all(binding.node is not None for binding in bindings) else None
+        if last is None:
+            return None
+        for statement, target in flags[name]:
+            if last < statement.start and statement.end <= node.start and \
+                    self.model.resolve(target) == bindings and \
+                    not any(isinstance(a, (cst.If, cst.IfExp)) and a.start > last
+                            for a in ancestors(statement)):
+                return GradSource(statement, f"`{self.analysis.snippet(statement)}`, which makes `{name}` require grad")
+        return None
+
+    def _requires_grad_flags(self) -> dict:
+        """name -> [(statement, the name node)] of ``name.requires_grad = True`` and
+        ``name.requires_grad_()`` statements of the file."""
+        if self._flags is None:
+            self._flags = {}
+            if "requires_grad" in self.analysis.text:
+                for statement in self.analysis.nodes_of(cst.SimpleStatementLine):
+                    for small in statement.body:
+                        target = None
+                        if isinstance(small, cst.Assign) and len(small.targets) == 1 and is_true(small.value):
+                            attribute = small.targets[0].target
+                            if isinstance(attribute, cst.Attribute) and attribute.attr.value == "requires_grad":
+                                target = attribute.value
+                        elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) \
+                                and isinstance(small.value.func, cst.Attribute) \
+                                and small.value.func.attr.value == "requires_grad_" and \
+                                (not small.value.args or is_true(small.value.args[0].value)):
+                            target = small.value.func.value
+                        if isinstance(target, cst.Name):
+                            self._flags.setdefault(target.value, []).append((statement, target))
+        return self._flags
+
     def _binding(self, binding, depth: int, calls: int) -> Optional[GradSource]:
         kind = binding.kind
         if kind is BindingKind.PARAM:
@@ -456,7 +604,9 @@ class GradFlow:
         if binding.value is None or kind not in (BindingKind.ASSIGN, BindingKind.AUGASSIGN, BindingKind.FOR):
             return None
         value = binding.value
-        if kind is BindingKind.FOR or binding.iterates:
+        if kind is BindingKind.FOR and binding.path == (1,) and self._parameters_of(value, "named_parameters"):
+            found = self._parameters_of(value, "named_parameters")  # `for name, p in model.named_parameters():`
+        elif kind is BindingKind.FOR or binding.iterates:
             found = self._iterated(value, depth, calls)
         elif binding.path:
             found = self._unpacked(value, binding.path, depth, calls)
@@ -469,13 +619,20 @@ class GradFlow:
             return None
         return found.then(Step(value, f"`{binding.name}` = `{{code}}`"))
 
-    def _iterated(self, iterable: cst.BaseExpression, depth: int, calls: int) -> Optional[GradSource]:
+    def _parameters_of(self, iterable: cst.BaseExpression, method: str = "parameters") -> Optional[GradSource]:
+        """``model.parameters()`` (or ``named_parameters()``) of a module whose parameters the
+        file does not freeze: each item is (holds) a parameter, which requires grad."""
         if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) \
-                and iterable.func.attr.value == "parameters":
+                and iterable.func.attr.value == method:
             module = self.inference.infer(iterable.func.value)
             if module is not None and module.kind is Kind.MODULE and not self.freezes_parameters:
                 return GradSource(iterable, f"a parameter of `{self.analysis.snippet(iterable.func.value)}`")
-            return None
+        return None
+
+    def _iterated(self, iterable: cst.BaseExpression, depth: int, calls: int) -> Optional[GradSource]:
+        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) \
+                and iterable.func.attr.value == "parameters":
+            return self._parameters_of(iterable)
         found = self._requires(iterable, depth, calls)
         if found is None and isinstance(iterable, (cst.Name, cst.Attribute)):
             item = self.item_requiring_grad(iterable)  # `for p in self.preds:` of appended outputs
@@ -526,6 +683,10 @@ class GradFlow:
             return None
         if attribute in _SAME_GRAPH_ATTRIBUTES:
             return self._requires(node.value, depth, calls)
+        if attribute in torch_api.MODEL_OUTPUT_FIELDS:  # `model(**inputs).last_hidden_state` (no tensor's)
+            found = self._requires(node.value, depth, calls)
+            if found is not None:
+                return found
         owner = self.value_of(node.value)
         if owner is not None and owner.kind is Kind.MODULE:
             if not self.freezes_parameters and self._is_parameter(owner, attribute, node):
@@ -567,6 +728,8 @@ class GradFlow:
         entry = self._dict_entry(node, depth, calls) or self._stored_entry(node, depth, calls)
         if entry is not None:
             return entry
+        if isinstance(node.value, cst.Call) and self.inference.qualname(node.value.func) in _COPYING_BUILTINS:
+            return self.container_requires_grad(node.value)  # `list(out)[0]`: a row of `out`
         value = self.inference.infer(node.value)
         if value is not None and value.kind in (Kind.DICT, Kind.OTHER, Kind.NDARRAY, Kind.NONE):
             return None
@@ -580,9 +743,14 @@ class GradFlow:
             return None
         key = node.slice[0].slice.value
         keys = _literal_keys(key, self.model)
+        literals = self._dict_literals(node.value)
+        if not keys and _iterates_keys_of(key, node.value, self.model) and not _filtered(node, key):
+            # `for key in d: d[key]`: the loop reads every entry the dict is written with
+            keys = {element.key.value[1:-1] for literal in literals for element in literal.elements
+                    if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)}
         if not keys:
             return None
-        for literal in self._dict_literals(node.value):
+        for literal in literals:
             for element in literal.elements:
                 if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString) \
                         and element.key.value[1:-1] in keys:
@@ -595,24 +763,9 @@ class GradFlow:
         """``d[key]`` of a dict bound once to `{}` and filled only by `d[k] = value` statements
         (in any function of the file: a forward hook's `activations[name] = output`), every
         value stored requiring grad: whichever key is read, its entry does."""
-        if not isinstance(node.value, cst.Name):
+        stored = self._stored_values(node.value)
+        if not stored:
             return None
-        bindings = self.model.resolve(node.value)
-        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
-                or not isinstance(bindings[0].value, cst.Dict) or bindings[0].value.elements:
-            return None
-        name = node.value.value
-        if re.search(rf"(?<![\w.]){re.escape(name)}\s*\.\s*(?:update|setdefault|__setitem__)\b", self.analysis.text):
-            return None
-        stored = []
-        for assign in self.analysis.nodes_of(cst.Assign):
-            for target in assign.targets:
-                subscript = target.target
-                if isinstance(subscript, cst.Subscript) and isinstance(subscript.value, cst.Name) \
-                        and subscript.value.value == name and self.model.resolve(subscript.value) == bindings:
-                    if len(assign.targets) != 1:
-                        return None
-                    stored.append((subscript, assign.value))
         found = None
         for subscript, value in stored:
             here = self._requires(value, depth, calls)
@@ -621,13 +774,38 @@ class GradFlow:
             found = found or here.then(Step(value, f"`{self.analysis.snippet(subscript)}` = `{{code}}`"))
         return found
 
+    def _stored_values(self, node: cst.BaseExpression) -> list:
+        """(subscript, value) of every ``d[k] = value`` filling the dict ``node`` names, when
+        it is bound once to ``{}`` and filled only that way; else empty."""
+        if not isinstance(node, cst.Name):
+            return []
+        bindings = self.model.resolve(node)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
+                or not isinstance(bindings[0].value, cst.Dict) or bindings[0].value.elements:
+            return []
+        name = node.value
+        if re.search(rf"(?<![\w.]){re.escape(name)}\s*\.\s*(?:update|setdefault|__setitem__)\b", self.analysis.text):
+            return []
+        stored = []
+        for assign in self.analysis.nodes_of(cst.Assign):
+            for target in assign.targets:
+                subscript = target.target
+                if isinstance(subscript, cst.Subscript) and isinstance(subscript.value, cst.Name) \
+                        and subscript.value.value == name and self.model.resolve(subscript.value) == bindings:
+                    if len(assign.targets) != 1:
+                        return []
+                    stored.append((subscript, assign.value))
+        return stored
+
     def _dict_literals(self, node: cst.BaseExpression, calls: int = 0) -> list:
         """The dicts written out that ``node`` may be: bound to a name, assigned to an
         attribute of an instance of this file's class, passed for a parameter (one level),
         returned by a function of this file or the `forward` of a module of it, called
         while gradients are on (`outputs = net(x)` of a `forward` that returns `{"logits": ..}`)."""
         values = []
-        if isinstance(node, cst.Call) and calls < _DICT_HOPS and self.grad_off(node) is None:
+        if isinstance(node, cst.Dict):  # written out in place (`render({"out": out})`)
+            values = [node]
+        elif isinstance(node, cst.Call) and calls < _DICT_HOPS and self.grad_off(node) is None:
             callee = self.value_of(node.func)
             function = callee.function if callee is not None and callee.kind is Kind.FUNCTION else None
             if callee is not None and callee.kind is Kind.MODULE and isinstance(callee.cls, ClassInfo):
@@ -681,7 +859,9 @@ class GradFlow:
         if qualname is not None:
             return self._function(node, qualname, depth, calls)
         if isinstance(func, cst.Attribute) and func.attr.value in torch_api.DISTRIBUTION_METHODS:
-            return self._distribution(node, func, depth, calls)
+            found = self._distribution(node, func, depth, calls)
+            if found is not None:
+                return found  # else a method of that name of a class of this file (a flow's `log_prob`)
         callee = self.value_of(func)
         if callee is None:
             return None
@@ -742,8 +922,9 @@ class GradFlow:
                 continue
             found = self._requires(arg.value, depth, calls)
             if found is None and qualname in _JOINS and arg is node.args[0] and \
-                    isinstance(arg.value, (cst.Name, cst.Attribute)):
-                found = self.container_requires_grad(arg.value)  # `torch.cat(preds)` of appended outputs
+                    isinstance(arg.value, (cst.Name, cst.Attribute, cst.Call)):
+                # `torch.cat(preds)` of appended outputs, `torch.cat(list(d.values()))`
+                found = self.container_requires_grad(arg.value)
             if found is not None:
                 return found
         return None
@@ -929,6 +1110,36 @@ def _literal_keys(key: cst.BaseExpression, model) -> set[str]:
             if not isinstance(element, cst.StarredElement)):
         return set()
     return {element.value.value[1:-1] for element in iterable.elements}
+
+
+def _iterates_keys_of(key: cst.BaseExpression, container: cst.BaseExpression, model) -> bool:
+    """``key`` is the variable of a loop over the keys of ``container`` itself (``for key in
+    d:``, ``for key in d.keys():``), in a loop that does not skip some of them."""
+    if not isinstance(key, cst.Name) or not isinstance(container, (cst.Name, cst.Attribute)):
+        return False
+    bindings = model.resolve(key)
+    if len(bindings) != 1 or bindings[0].kind is not BindingKind.FOR or bindings[0].path:
+        return False
+    iterable = bindings[0].value
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) \
+            and iterable.func.attr.value == "keys" and not iterable.args:
+        iterable = iterable.func.value
+    name = dotted(container)
+    return name is not None and isinstance(iterable, (cst.Name, cst.Attribute)) and dotted(iterable) == name
+
+
+def _filtered(node: cst.CSTNode, key: cst.Name) -> bool:
+    """``node`` runs for some values of the loop variable ``key`` only: under an ``if`` (or
+    after a ``continue``/``break``) of the loop over it."""
+    for ancestor in ancestors(node):
+        if isinstance(ancestor, cst.For):
+            if isinstance(ancestor.target, cst.Name) and ancestor.target.value == key.value:
+                return any(isinstance(inner, (cst.Continue, cst.Break)) for inner in iter_nodes(ancestor.body))
+        elif isinstance(ancestor, (cst.If, cst.IfExp)):
+            return True
+        elif isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+            return True
+    return True
 
 
 def _made_frozen(parameter: cst.Call) -> bool:

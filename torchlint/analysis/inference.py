@@ -836,15 +836,18 @@ class Inference:
             index -= 1
         return _argument(call, param.name.value, index)
 
-    def receiving_parameter(self, arg: cst.Arg) -> Optional[tuple[FunctionInfo, str, list[cst.Name]]]:
+    def receiving_parameter(self, arg: cst.Arg, function: Optional[FunctionInfo] = None
+                            ) -> Optional[tuple[FunctionInfo, str, list[cst.Name]]]:
         """The function of this file a call gives ``arg`` to by position (no ``*`` in the call),
         the name of the parameter that receives it, and the reads of that parameter in the
-        function before it is bound again: the other way round from ``passed_argument``."""
+        function before it is bound again: the other way round from ``passed_argument``.
+        ``function``: the method the call runs, where the caller knows it (``super().m(..)``)."""
         call = self.model.parent(arg)
         if not isinstance(call, cst.Call) or arg.keyword is not None or any(a.star for a in call.args):
             return None
-        value = self.infer(call.func)
-        function = value.function if value is not None and value.kind is Kind.FUNCTION else None
+        if function is None:
+            value = self.infer(call.func)
+            function = value.function if value is not None and value.kind is Kind.FUNCTION else None
         if function is None or function.model is not self.model or not isinstance(function.node, cst.FunctionDef) \
                 or function.scope is None:
             return None

@@ -377,7 +377,26 @@ def builds_model_with_parameters(qualname: Optional[str]) -> bool:
     parts = normalize(qualname).split(".")
     if parts[:2] == ["torchvision", "models"] and len(parts) == 3:
         return not parts[2].endswith("_Weights") and parts[2] not in _TORCHVISION_MODEL_HELPERS
-    return qualname == "timm.create_model"
+    return qualname == "timm.create_model" or loads_pretrained_transformer(qualname)
+
+
+def loads_pretrained_transformer(qualname: Optional[str]) -> bool:
+    """``transformers.<ModelClass>.from_pretrained``: a Hugging Face model (``AutoModel``,
+    ``BertForSequenceClassification``, ``GPT2LMHeadModel``; not a tokenizer, config or
+    processor): an ``nn.Module`` whose parameters require grad (loaded in eval mode)."""
+    if qualname is None:
+        return False
+    parts = qualname.split(".")
+    return len(parts) == 3 and parts[0] == "transformers" and parts[2] == "from_pretrained" and \
+        re.fullmatch(r"[A-Z]\w*(?:Model|For[A-Z]\w*)", parts[1]) is not None and \
+        re.search(r"Tokenizer|Config|Processor|Extractor", parts[1]) is None
+
+
+# Fields of a model's output object (a Hugging Face ``ModelOutput``) that hold tensors it
+# computed: ``model(**inputs).last_hidden_state``, ``outputs.logits``.
+MODEL_OUTPUT_FIELDS = frozenset({"logits", "last_hidden_state", "pooler_output", "hidden_states",
+                                 "image_embeds", "text_embeds", "prediction_logits", "start_logits",
+                                 "end_logits"})
 
 
 def external_call(qualname: str, call: cst.Call) -> Optional[Value]:
@@ -392,6 +411,8 @@ def external_call(qualname: str, call: cst.Call) -> Optional[Value]:
             return Value(Kind.MODULE, (Step(call, "`{code}` builds a torchvision model"),), qualname=qualname)
         if qualname == "timm.create_model":
             return Value(Kind.MODULE, (Step(call, "`{code}` builds a timm model"),), qualname=qualname)
+        if loads_pretrained_transformer(qualname):
+            return Value(Kind.MODULE, (Step(call, "`{code}` loads a Hugging Face model"),), qualname=qualname)
         return None
     requires_grad = is_true(keyword(call, "requires_grad"))
     if qualname == VARIABLE:

@@ -77,6 +77,9 @@ _CONTAINER_METHODS = _STORING | frozenset({"pop", "popitem", "clear", "remove", 
                                            "copy", "sort", "reverse", "index", "count"})
 _GRAD_OFF = re.compile(r"\bno_grad\b|\binference_mode\b")
 _SWITCHES = re.compile(r"\.\s*(?:eval|train)\s*\(")
+# A switch that may put a module in eval mode: `eval()`, `train(False)`, `train(flag)`; not
+# `train()`/`train(True)`, after which the module is in training mode, as it was built.
+_EVAL_SWITCHES = re.compile(r"\.\s*eval\s*\(|\.\s*train\s*\(\s*(?!\)|True\s*\))")
 _MAX_DEPTH = 2  # calls of this file's functions followed into, below the scope asked about
 _MAX_LAYER_DEPTH = 6
 
@@ -101,6 +104,16 @@ class Train:
 
 
 _CALLER = "caller"  # in a summary: whatever mode the caller's model is in
+
+
+@dataclass(frozen=True)
+class CallerOrTrain:
+    """In a summary: the caller's mode, or training mode put there by ``train``: a loop whose
+    body calls ``model.train()`` (and trains) leaves the model in training mode when it ran,
+    and as the caller had it when it did not. Where the caller's model is in training mode
+    already, it is in training mode after the call either way."""
+
+    train: Train
 
 
 @dataclass(frozen=True)
@@ -206,6 +219,14 @@ class _State:
             elif isinstance(mode, Train) and isinstance(theirs, Train) and mode.built == theirs.built:
                 modes[key] = replace(mode, trained=mode.trained or theirs.trained,
                                      loaded=mode.loaded if theirs.loaded is not None else None)
+            elif {type(mode), type(theirs)} <= {Train, CallerOrTrain, str} and _CALLER in (mode, theirs) \
+                    or isinstance(mode, CallerOrTrain) or isinstance(theirs, CallerOrTrain):
+                # The caller's mode on one path, training mode on the other (a training loop
+                # of a function that was handed the model, which may run zero times).
+                train = next((m if isinstance(m, Train) else m.train for m in (mode, theirs)
+                              if isinstance(m, (Train, CallerOrTrain))), None)
+                if train is not None:
+                    modes[key] = CallerOrTrain(train)
             elif isinstance(mode, Train) and isinstance(theirs, Train):
                 # Built on one path, put in training mode by `train()` on the other (a loop
                 # whose body calls `model.train()`, after it ran zero times or some): training
@@ -246,6 +267,7 @@ class TrainModeModel:
                 r"weights\s*=", text):
             return self._found
         self._seen: set[int] = set()
+        self._reported_modes: set[int] = set()  # the constructions or switches of the models reported
         self._walk_scope(self.analysis.module, self.analysis.module.body, None, _State())
         functions = [function for function in self.model.functions.values()
                      if function.model is self.model and isinstance(function.node, cst.FunctionDef)]
@@ -256,10 +278,13 @@ class TrainModeModel:
                       or _GRAD_OFF.search(text, function.node.start, function.node.end)}
         calls_evaluating = re.compile(r"\b(?:%s)\s*\(" % "|".join(map(re.escape, sorted(evaluating)))) \
             if evaluating else None
+        # A file that loads trained weights and never trains runs its models for inference anywhere.
+        runs_loaded = not self._file_trains() and re.search(r"load_state_dict|pretrained|weights\s*=", text) is not None
         for function in functions:
             start, end = function.node.start, function.node.end
             if not (function.name in evaluating or _READS_OUT.search(text, start, end)
-                    or (calls_evaluating is not None and calls_evaluating.search(text, start, end))):
+                    or (calls_evaluating is not None and calls_evaluating.search(text, start, end))
+                    or runs_loaded and self._reaches_loaded(function)):
                 continue
             if function.scope is None:
                 continue
@@ -270,6 +295,22 @@ class TrainModeModel:
                     state.modes[name] = mode
             self._walk_scope(function.node, _body(function.node), function, state)
         return self._found
+
+    def _reaches_loaded(self, function: FunctionInfo) -> bool:
+        """``function`` starts with a model holding loaded weights: one its (plain) class builds
+        in ``__init__`` and loads, or a module-level one it reads (what it is handed is
+        followed from its callers)."""
+        if function.cls is not None and function.self_name is not None and function.cls.model is self.model \
+                and any(loaded is not None for _name, _built, loaded in self._built_attributes(function.cls)):
+            return True
+        if function.scope is None:
+            return False
+        for name in self._shared_globals(function):
+            if name in function.scope.loads:
+                mode = self._kept_global(name)
+                if mode is not None and mode.loaded is not None:
+                    return True
+        return False
 
     def _method_start(self, function: FunctionInfo) -> _State:
         """The modes a method starts with: the modules its (plain, non-module) class builds
@@ -295,7 +336,8 @@ class TrainModeModel:
         self._built[key] = found = []
         lineage = self._plain_lineage(cls)
         text = self.analysis.text
-        if not lineage or any(_SWITCHES.search(text, c.node.start, c.node.end) for c in lineage) \
+        # (`self.net.train()` in a training step leaves it in training mode, as it was built)
+        if not lineage or any(_EVAL_SWITCHES.search(text, c.node.start, c.node.end) for c in lineage) \
                 or not self._kept_instances(cls):
             return found
         for owner in lineage:
@@ -311,12 +353,15 @@ class TrainModeModel:
                     continue
                 name = target.attr.value
                 built = _under_moves(node.value)  # `Net().to(device)`
+                returned = self.built_and_returned(built) if isinstance(built, cst.Call) else None
                 if sum(len(c.assignments(name)) for c in lineage) != 1 or not isinstance(built, cst.Call) \
-                        or not self.constructs(built) or re.search(
-                        rf"\.{re.escape(name)}\s*\.\s*(?:eval|train)\s*\(|[(,=]\s*\w+\.{re.escape(name)}\s*[,)]",
-                        text):
+                        or not (self.constructs(built) or returned is not None) or re.search(
+                        rf"\.{re.escape(name)}\s*(?:\.\s*eval\s*\(|\.\s*train\s*\(\s*(?!\)|True\s*\)))"
+                        rf"|[(,=]\s*\w+\.{re.escape(name)}\s*[,)]", text):
                     continue
-                found.append((name, built, self.pretrained(built) or _loaded_in(init, name)))
+                found.append((name, built, self.pretrained(built) or _loaded_in(init, name)
+                              or (returned[1] if returned is not None and returned[1] is not None and
+                                  returned[1].start >= 0 else None)))
         return found
 
     def _plain_lineage(self, cls: ClassInfo) -> Optional[list[ClassInfo]]:
@@ -372,6 +417,7 @@ class TrainModeModel:
         if layer is None:
             return
         self._seen.add(seen)
+        self._reported_modes.add(id(mode.node))
         if handed:
             self._found.append(TrainModeEvaluation(call, key, mode, context, context_node, calls[1:], layer[0],
                                                    layer[1], _owner(call), forward=inner, layer_where=layer[2]))
@@ -436,6 +482,8 @@ class TrainModeModel:
                 torch_api.is_module_class(torch_api.normalize(qualname)) or _torchvision_layer(qualname)):
             return True
         if self._imported_class(call) is not None:  # `Net()` of `from models import Net`
+            return True
+        if depth == 0 and self.imported_builder(call) is not None:  # `create_model(cfg)` of `from models import ..`
             return True
         function = called.function if called is not None and called.kind is Kind.FUNCTION else None
         if function is None or function.model is not self.model or depth >= _MAX_DEPTH \
@@ -512,7 +560,7 @@ class TrainModeModel:
                 index -= 1
             positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
             argument = positional[index] if 0 <= index < len(positional) else None
-        return argument if isinstance(argument, (cst.Name, cst.Attribute)) else None
+        return argument if isinstance(argument, (cst.Name, cst.Attribute, cst.Call)) else None
 
     def pretrained(self, call: cst.Call) -> Optional[cst.Call]:
         """``call`` itself when it is a torchvision builder given trained weights
@@ -535,8 +583,14 @@ class TrainModeModel:
         the ``load_state_dict`` call if there is one."""
         called = self.inference.infer(call.func)
         function = called.function if called is not None and called.kind is Kind.FUNCTION else None
-        if function is None or function.model is not self.model or function.scope is None or \
-                not isinstance(function.node, cst.FunctionDef) or function.is_generator or \
+        if function is None or function.model is not self.model:
+            return None
+        return self.function_builds(function)
+
+    def function_builds(self, function: FunctionInfo) -> Optional[tuple[cst.Call, Optional[cst.Call]]]:
+        """``function`` (of this file) builds a module, does nothing to it that may change its
+        mode, and returns it: the construction, and the ``load_state_dict`` call if any."""
+        if function.scope is None or not isinstance(function.node, cst.FunctionDef) or function.is_generator or \
                 len(function.returns) != 1 or not isinstance(function.returns[0], cst.Name):
             return None
         returned = function.returns[0]
@@ -588,7 +642,7 @@ class TrainModeModel:
         state = _State({root: _CALLER for root in roots})
         found = _Summary(globals=frozenset(shared), closures=closures)
         end = self._walk_scope(function.node, _body(function.node), function, state, found, depth + 1)
-        for changed in end.changed:
+        for changed in sorted(end.changed):  # (a holder before what it holds: the same order on every run)
             if changed.split(".")[0] in roots:
                 mode = end.lookup(changed)
                 found.exits[changed] = mode
@@ -646,8 +700,8 @@ class TrainModeModel:
         self._globals[name] = None
         text = self.analysis.text
         bindings = self.model.module_scope.bindings.get(name, [])
-        if not bindings or _SWITCHES.search(text) or re.search(r"\.training\s*=[^=]", text):
-            return None
+        if not bindings or _EVAL_SWITCHES.search(text) or re.search(r"\.training\s*=[^=]", text):
+            return None  # (`model.train()` leaves it in training mode, as it was built)
         first, *moves = bindings
         built = _under_moves(first.value) if first.kind is BindingKind.ASSIGN and not first.path else None
         if not isinstance(built, cst.Call) or not self.constructs(built) or any(
@@ -656,7 +710,7 @@ class TrainModeModel:
             return None
         escaped = re.escape(name)
         if re.search(rf"(?:[(,=\[{{:]|\breturn|\byield|\bglobal)\s*{escaped}\s*(?:[,)\]}}]|$)", text, re.MULTILINE) or \
-                re.search(rf"\b{escaped}\s*\.\s*(?!(?:{'|'.join(sorted(_MODE_KEEPING | {'forward'}))})\s*\()\w+\s*\(",
+                re.search(rf"\b{escaped}\s*\.\s*(?!(?:{'|'.join(sorted(_MODE_KEEPING | {'forward', 'train'}))})\s*\()\w+\s*\(",
                           text):
             return None  # handed out, aliased, or a method that may switch it
         loaded = None
@@ -728,7 +782,7 @@ class TrainModeModel:
                 if binding.kind is BindingKind.ASSIGN and not binding.iterates:
                     value = tuple_element(binding.value, binding.path)
                     given = self.returns_argument(value) if isinstance(value, cst.Call) else None
-                    if given is not None:
+                    if given is not None and (not isinstance(given, cst.Call) or self.constructs(given)):
                         value = given  # `model = train_model(model, ...)`: the model it was given
                     if value is not None:
                         values.append(value)
@@ -812,6 +866,8 @@ class TrainModeModel:
         if imported is not None:
             return self._imported_class_layer(call, imported, depth + 1)
         value = self.inference.infer(call.func)
+        if value is not None and value.kind is Kind.EXTERNAL:
+            return self._imported_builder_layer(call, depth)
         if value is None:
             return None
         if value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo):
@@ -823,6 +879,43 @@ class TrainModeModel:
             self.model.materialize(value.function)
             return self._code_layer(value.function.node, depth + 1)
         return None
+
+    def imported_builder(self, call: cst.Call) -> Optional[tuple["ModuleAnalysis", cst.Call]]:
+        """``create_model(cfg)`` of ``from model import create_model``: a function of another
+        module of the project that builds a new module and returns it, doing nothing that may
+        change its mode (that module's analysis says so): that analysis and the construction
+        there. A new module starts in training mode, wherever it is built."""
+        if not isinstance(call.func, (cst.Name, cst.Attribute)):
+            return None
+        called = self.inference.infer(call.func)
+        project = self.inference.project
+        if called is None or called.kind is not Kind.EXTERNAL or not called.qualname or project is None \
+                or not self.inference.roots:
+            return None
+        found = project.resolve(called.qualname, self.inference.roots, consumer=self.analysis.file_path)
+        if found is None:
+            return None
+        other, value = found
+        function = value.function if value.kind is Kind.FUNCTION else None
+        if other is self.analysis or function is None or function.model is not other.model \
+                or function.cls is not None:
+            return None  # (a class's own factory, `Net.from_config(..)`, is the class's to say)
+        builds = other.train_mode
+        if function.returns and _returns_always(function.node) and all(
+                isinstance(returned, cst.Call) and builds.constructs(returned) for returned in function.returns):
+            return other, function.returns[0]
+        built = builds.function_builds(function)
+        return (other, built[0]) if built is not None else None
+
+    def _imported_builder_layer(self, call: cst.Call, depth: int) -> Optional[tuple]:
+        found = self.imported_builder(call)
+        if found is None or depth > _MAX_LAYER_DEPTH:
+            return None
+        other, built = found
+        layer = other.train_mode._construction_layer(built, depth + 1)
+        if layer is None:
+            return None
+        return call, layer[1], layer[2] or other.render(Step(layer[0], "`{code}`"))
 
     def _imported_class(self, call: cst.Call) -> Optional[ClassInfo]:
         """The module class of another module of the project that ``call`` instantiates
@@ -1067,10 +1160,33 @@ class _Walker:
         if self.owner.constructs(value):
             return Train(value, True, loaded=self.owner.pretrained(value))
         given = self.owner.returns_argument(value)  # `model = train_model(model, ...)`
+        if isinstance(given, cst.Call):  # `net = train(Net(), data)`: the module built for it, as it leaves it
+            mode = self._returned_built(value, given, state)
+            if mode is not None:
+                return mode
+            given = None
         if given is not None:
             return state.lookup(dotted(given))
         built = self.owner.built_and_returned(value)
         return Train(value, True, loaded=built[1]) if built is not None else None
+
+    def _returned_built(self, call: cst.Call, given: cst.Call, state: _State) -> Optional[object]:
+        """The mode of the module ``given`` builds in the arguments of ``call``, a function of
+        this file that returns it: training mode when the function leaves the mode it was
+        handed, or puts it in training mode (trained, when the function trains)."""
+        mode = self.value_mode(given, state)
+        called = self.inference.infer(call.func)
+        function = called.function if called is not None and called.kind is Kind.FUNCTION else None
+        summary = self.owner.summary(function, self.depth) if function is not None else None
+        if not isinstance(mode, Train) or summary is None or not function.returns:
+            return None
+        param = function.returns[0].value if isinstance(function.returns[0], cst.Name) else None
+        left = summary.exits.get(param, _CALLER) if param else None
+        if isinstance(left, Train):
+            return replace(left, via=(call, *left.via))
+        if left is _CALLER or isinstance(left, CallerOrTrain):
+            return replace(mode, trained=mode.trained or summary.trains)
+        return None
 
     # --- calls ------------------------------------------------------------------------------------
 
@@ -1091,6 +1207,8 @@ class _Walker:
         receiver = dotted(func.value) if isinstance(func, cst.Attribute) else None
         value = self.inference.infer(func)
         function = value.function if value is not None and value.kind is Kind.FUNCTION else None
+        if function is None and name is not None and value is None:
+            function = self._subclass_method(func, name)  # `self.apply_model(..)` written in the subclass
         if name in ("train", "eval") and receiver and function is None:
             if self.summary is not None and state.lookup(receiver) is None:
                 self.summary.switches_unknown = True
@@ -1117,7 +1235,7 @@ class _Walker:
             if mode is not None:
                 context = self.context(call)
                 if context is None and isinstance(mode, Train):
-                    context = self.phase(call) or self.prediction(call, mode)
+                    context = self.phase(call) or self.prediction(call, mode) or self.inference_only(call, mode)
                 elif context is None and mode is _CALLER and self.summary is not None:
                     # A prediction in whatever mode the caller gives: one whose model holds
                     # trained weights there (`accuracy(model, loader)` after training).
@@ -1125,6 +1243,11 @@ class _Walker:
                     if read_out is not None:
                         self.summary.evaluates.setdefault(key, (call, self._read_out_context(read_out), read_out, (),
                                                                 True))
+                        return
+                    if not self.owner._file_trains() and not isinstance(call.parent, cst.Expr) and self.kept(call):
+                        # In a file that never trains: an inference wherever the caller's model holds trained weights.
+                        self.summary.evaluates.setdefault(key, (call, "for its outputs in a file that never trains "
+                                                                      "it (nothing back-propagates)", None, (), True))
                         return
                 if context is not None:
                     self.evaluated(call, key, mode, context)
@@ -1157,6 +1280,23 @@ class _Walker:
             handed.append(func.value)  # a method: it may change what its object holds
         _forget_handed(handed, state)
 
+    def _subclass_method(self, func: cst.Attribute, name: str) -> Optional[FunctionInfo]:
+        """``self.<name>(..)`` in a method of a class of this file that does not have ``name``,
+        where one class of this file derived from it defines it (and none other does): the
+        method an instance of it runs."""
+        own = self.function
+        if own is None or own.cls is None or own.self_name is None or not isinstance(func.value, cst.Name) \
+                or func.value.value != own.self_name:
+            return None
+        found = []
+        for cls in self.owner.model.classes.values():
+            if cls is own.cls or name not in cls.methods or cls.model is not self.owner.model:
+                continue
+            lineage, _whole = self.inference.file_lineage(cls, generations=7)
+            if own.cls in lineage:
+                found.append(cls.methods[name])
+        return found[0] if len(found) == 1 else None
+
     def _instance_attribute(self, func: cst.Attribute) -> bool:
         """``self.criterion`` of ``self.criterion(out, y)``: an attribute the instances are
         given (a callable held, not a method that could reach the other attributes)."""
@@ -1186,6 +1326,21 @@ class _Walker:
         if read_out is None:
             return None
         return self._read_out_context(read_out), read_out
+
+    def inference_only(self, call: cst.Call, mode: Train) -> Optional[tuple[str, cst.CSTNode]]:
+        """A forward of a model built here with trained weights loaded into it (or a zoo
+        model built with trained weights), in a file that never trains (no backward, no
+        optimizer step anywhere), whose output is used (not a statement of its own: a pass
+        that only refreshes batch-norm statistics drops it): it runs the trained model for
+        its outputs, an inference."""
+        loaded = mode.loaded
+        if not mode.built or loaded is None or mode.trained or self.owner._file_trains() \
+                or isinstance(call.parent, cst.Expr) or id(mode.node) in self.owner._reported_modes \
+                or not self.kept(call):
+            return None  # (once a model: the fix is one `eval()` after loading; a graph let out may be trained)
+        return (f"for its outputs in a file that never trains it (its trained weights are loaded by "
+                f"`{self.owner.analysis.snippet(loaded, 40)}`, line "
+                f"{self.owner.analysis.line_index.position(loaded.start)[0]}, and nothing back-propagates)"), loaded
 
     def phase(self, call: cst.Call) -> Optional[tuple[str, cst.CSTNode]]:
         """A forward under ``torch.set_grad_enabled(phase == "train")`` in a loop over the
@@ -1246,6 +1401,26 @@ class _Walker:
         """Where the output of the forward ``call`` is read out of the graph (``.detach()``,
         ``.item()``, ``.numpy()``, ``argmax``) in a scope that runs no backward of it and lets
         no graph of it out (not returned, not stored, not appended)."""
+        found = self._scan(call)
+        return found[1] if found is not None else None
+
+    def kept(self, call: cst.Call) -> bool:
+        """The output of the forward ``call`` stays in its scope, which runs no backward of it
+        (not returned, not stored, not appended): no graph of it goes anywhere."""
+        for ancestor in ancestors(call):  # `return model(x)`, `self.out = model(x)`, `outs.append(model(x))`
+            if isinstance(ancestor, cst.Return) or isinstance(ancestor, (cst.Assign, cst.AnnAssign)) and any(
+                    not isinstance(target, cst.Name) for target in
+                    ([t.target for t in ancestor.targets] if isinstance(ancestor, cst.Assign) else [ancestor.target])) \
+                    or isinstance(ancestor, cst.Call) and isinstance(ancestor.func, cst.Attribute) \
+                    and ancestor.func.attr.value in _STORING:
+                return False
+            if isinstance(ancestor, (cst.BaseStatement, cst.Lambda)):
+                break
+        return self._scan(call) is not None
+
+    def _scan(self, call: cst.Call) -> Optional[tuple[None, Optional[cst.Call]]]:
+        """None when the output of ``call`` may be back-propagated (a backward may follow, it
+        leaves the scope); else (None, where it is read out of the graph, if it is)."""
         scope = self.function.scope if self.function is not None else self.owner.model.module_scope
         if scope is None or _backward_may_follow(self.scope_node, call) or \
                 self.function is not None and any(self._noise(arg.value, 0) for arg in call.args):
@@ -1284,7 +1459,7 @@ class _Walker:
                     and not (isinstance(node.parent, cst.Call) and node.parent.func is node) \
                     and not _assigned_to(node) and autograd.flows_into(scope, call, node.value, node):
                 read_out = node  # `torch.max(outputs.data, 1)`: the tensor out of the graph
-        return read_out
+        return None, read_out
 
     def _noise(self, value: cst.BaseExpression, depth: int) -> bool:
         """``value`` is random noise drawn in this function (`torch.randn(n, nz)`,
@@ -1363,6 +1538,14 @@ class _Walker:
                 state.set(key, replace(mode, via=(call, *mode.via)))
             elif mode is _CALLER:
                 continue
+            elif isinstance(mode, CallerOrTrain):
+                mine = state.lookup(key)
+                if isinstance(mine, Train):  # in training mode before the call, and after it either way
+                    state.set(key, replace(mine, trained=mine.trained or summary.trains))
+                elif mine is _CALLER or isinstance(mine, CallerOrTrain):
+                    state.set(key, mode if mine is _CALLER else mine)
+                else:
+                    state.forget(key)
             else:
                 state.forget(key)
         # What the function was handed and its summary does not know (an unknown callee) is

@@ -43,15 +43,28 @@ class MissingEval(Rule):
     `torch.set_grad_enabled(phase == "train")` in a loop over the phases, in its other
     phases), while the code shows the model is in training mode:
 
-    - it was built on the way there (`model = Net()`, or a function of the file that always
-      returns a new module; a module starts in training mode, and `load_state_dict` does
+    - it was built on the way there (`model = Net()`, or a function of the file, or a
+      module-level function of another module of the project (`create_model(cfg)` of
+      `from model import create_model`), that always returns a new module, or in the call
+      of a function of the file that trains it and returns it (`net = fit(Net(), data)`);
+      a module starts in training mode, and `load_state_dict` does
       not change that, nor does a torchvision builder given trained weights,
       `resnet18(pretrained=True)`), or
     - `model.train()` was called, training ran (a backward or an optimizer step), and no
       `eval()` came after: after the training loop, or in a loop whose training step
       calls `model.train()` and whose evaluation does not call `eval()`; or an
       `evaluate()` of the file put it back in training mode at its end (`eval()` ...
-      `train()`) and nothing switched it since.
+      `train()`) and nothing switched it since. A function of the file that is handed the
+      model and calls `model.train()` in its training loop leaves it in training mode
+      when it was in training mode before (the loop may run or not: training mode either
+      way); `train()` (or `train(True)`) is no switch to eval mode, so a class, or a script,
+      that only ever calls `train()` keeps the modules it builds in training mode.
+
+    In a file that never trains (no backward, no optimizer step anywhere), a model built
+    here with trained weights loaded into it (`load_state_dict`, a torchvision builder given
+    trained weights) is run for inference wherever its output is used, also by a method
+    of a class that builds it in `__init__` (`self.model = load(path)`) or by a function
+    of the file it is handed to; reported once a model, where it first runs.
 
     The mode is followed through the statements in the order they run, through both arms
     of an `if` (both must leave the model in training mode), through loops, and into this

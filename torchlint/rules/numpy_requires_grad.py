@@ -43,7 +43,16 @@ class NumpyRequiresGrad(Rule):
     another file of the project defines, `from net import Regressor`, its layers read
     there, a model built by `torchvision.models` or `timm.create_model`, the `output` a forward hook receives from
     a layer of a model this file calls with gradients on), a parameter
-    (`layer.weight`, `model.parameters()`), a tensor made with `requires_grad=True`,
+    (`layer.weight`, `model.parameters()`, `list(model.parameters())[0]`, `p` of
+    `for name, p in model.named_parameters()`), a tensor made with `requires_grad=True`
+    or made to require grad after it is computed (`y.requires_grad = True`,
+    `y.requires_grad_()`), a Hugging Face model loaded `from_pretrained` and the fields of
+    its output (`model(**inputs).last_hidden_state`, `.logits`), the rows of a tensor
+    (`list(out)`, `torch.cat(list(out))`), the values of a dict (`list(d.values())`, a
+    loop `for key in d:` reading `d[key]`, a dict written out in the call), the parameters
+    of a lambda where it is called (through the name it is bound to, or the attribute a
+    class keeps it in: `self._metric(preds)`), a method of a module class of the file named
+    like a distribution's (`flow.log_prob(x)`),
     or anything computed from them by differentiable operations, also across the
     functions of the file (a logging or metrics helper whose parameter a call passes a
     model output, a function that returns one), lists filled with `.append(out)` and
