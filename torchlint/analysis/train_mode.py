@@ -440,7 +440,7 @@ class TrainModeModel:
 
     def _file_trains(self) -> bool:
         if self._trains is None:
-            self._trains = _runs_backward(self.analysis.module)
+            self._trains = any(node.attr.value in ("backward", "step") for node in self.analysis.nodes_of(cst.Attribute))
         return self._trains
 
     def training_call(self, call: cst.Call) -> bool:
