@@ -3,14 +3,15 @@ with ``in`` before the pattern itself is searched.
 
 ``re`` searches an alternation (``backward|autograd\\.grad|\\bforward\\b``) position by
 position, about ten times slower than ``str.__contains__`` looks for each literal; with sixty
-rules gating every file on their patterns, that search was an eighth of a whole run on timm.
+rules gating every file on their patterns, that search was a seventh of a whole run on timm.
 A pattern's necessary literals are read from its parse tree: a run of literal characters in
 a sequence, or, for an alternation, one literal from every branch (in lower case for a
 case-insensitive pattern, looked for in the lowered text).  Where no branch gives one (a
 pattern that starts with a character class) there is no shortcut and the pattern alone
 decides.  A pattern that is nothing but literals (``lr_scheduler|swa_utils``) is decided
-by them alone, the shortest (the likeliest found) first.  The standard library exposes no such analysis, and an
-Aho-Corasick extension would be a compiled dependency for a linter that has none.
+by them alone, the shortest (the likeliest found) first.  The standard library exposes no
+such analysis, and an Aho-Corasick extension would be a compiled dependency for a linter
+that has none.
 """
 
 from __future__ import annotations

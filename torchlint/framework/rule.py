@@ -193,7 +193,9 @@ class Rule:
         cannot hold (see ``requires_may_be_in_imports``)."""
         if not cls.requires_may_be_in_imports:
             return False
-        return all(compiled.search(text) for pattern, compiled in zip(cls.requires, cls._compiled_requires())
+        return all(may_contain(text, literals) and matches(text, compiled, literals)
+                   for pattern, compiled, literals in zip(cls.requires, cls._compiled_requires(),
+                                                          cls._requires_literals())
                    if pattern not in cls.requires_may_be_in_imports)
 
     def report(

@@ -37,10 +37,10 @@ _LEAVE = object()
 _REVERSED_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def _reversed_fields(cls: type) -> tuple[str, ...]:
-    fields = _REVERSED_FIELDS.get(cls)
-    if fields is None:
-        fields = _REVERSED_FIELDS[cls] = tuple(reversed(cls._fields))
+def _learn_reversed_fields(cls: type) -> tuple[str, ...]:
+    """The first node of ``cls`` met: its reversed fields, kept (the walks read the table
+    themselves, a call per node costing what the table saves)."""
+    fields = _REVERSED_FIELDS[cls] = tuple(reversed(cls._fields))
     return fields
 
 
@@ -70,7 +70,7 @@ def walk(
         cls = type(node)
         fields = reversed_fields.get(cls)
         if fields is None:
-            fields = _reversed_fields(cls)
+            fields = _learn_reversed_fields(cls)
         for name in fields:
             value = getattr(node, name)
             if isinstance(value, CSTNode):
@@ -101,7 +101,7 @@ def iter_nodes(root: CSTNode) -> Iterable[CSTNode]:
         cls = type(node)
         fields = reversed_fields.get(cls)
         if fields is None:
-            fields = _reversed_fields(cls)
+            fields = _learn_reversed_fields(cls)
         for name in fields:
             value = getattr(node, name)
             if isinstance(value, CSTNode):
