@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
-from torchlint.syntax.nodes import dotted, is_false, is_true, keyword, tuple_element
+from torchlint.syntax.nodes import dotted, is_false, keyword, requires_grad_switch, tuple_element
 from torchlint.syntax.walk import ancestors, iter_nodes
 from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.graph_exits import GraphExits
@@ -583,18 +583,9 @@ class GradFlow:
             if "requires_grad" in self.analysis.text:
                 for statement in self.analysis.nodes_of(cst.SimpleStatementLine):
                     for small in statement.body:
-                        target = None
-                        if isinstance(small, cst.Assign) and len(small.targets) == 1 and is_true(small.value):
-                            attribute = small.targets[0].target
-                            if isinstance(attribute, cst.Attribute) and attribute.attr.value == "requires_grad":
-                                target = attribute.value
-                        elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) \
-                                and isinstance(small.value.func, cst.Attribute) \
-                                and small.value.func.attr.value == "requires_grad_" and \
-                                (not small.value.args or is_true(small.value.args[0].value)):
-                            target = small.value.func.value
-                        if isinstance(target, cst.Name):
-                            self._flags.setdefault(target.value, []).append((statement, target))
+                        switch = requires_grad_switch(small.value if isinstance(small, cst.Expr) else small)
+                        if switch is not None and switch[1] and isinstance(switch[0], cst.Name):
+                            self._flags.setdefault(switch[0].value, []).append((statement, switch[0]))
         return self._flags
 
     def _binding(self, binding, depth: int, calls: int) -> Optional[GradSource]:

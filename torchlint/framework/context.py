@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 from torchlint.syntax import cst
-from torchlint.syntax.nodes import is_false
+from torchlint.syntax.nodes import requires_grad_switch
 from torchlint.syntax.walk import ancestors, iter_nodes
 from torchlint.syntax.source import LineIndex, line_start
 from torchlint.analysis import torch_api
@@ -403,15 +403,8 @@ class FileContext:
         later = 0
         for following in body[body.index(statement) + 1:]:
             for node in iter_nodes(following):
-                receiver = None
-                if isinstance(node, cst.Assign) and len(node.targets) == 1 and is_false(node.value):
-                    attribute = node.targets[0].target
-                    if isinstance(attribute, cst.Attribute) and attribute.attr.value == "requires_grad":
-                        receiver = attribute.value
-                elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
-                        and node.func.attr.value == "requires_grad_" and len(node.args) == 1 \
-                        and is_false(node.args[0].value):
-                    receiver = node.func.value
+                switch = requires_grad_switch(node)
+                receiver = switch[0] if switch is not None and not switch[1] else None
                 if isinstance(receiver, cst.Name) and receiver.value == target.value \
                         and {id(binding) for binding in self.model.resolve(receiver)} == bindings:
                     later += 1

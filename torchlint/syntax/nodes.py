@@ -23,6 +23,25 @@ def is_false(node: Optional[cst.BaseExpression]) -> bool:
     return isinstance(node, cst.Name) and node.value == "False"
 
 
+def requires_grad_switch(node: cst.CSTNode) -> Optional[tuple[cst.BaseExpression, bool]]:
+    """(the receiver, the flag) of ``x.requires_grad = True/False`` (one target) or
+    ``x.requires_grad_()`` / ``x.requires_grad_(True/False)``; None for anything else,
+    or where the flag is not a literal."""
+    if isinstance(node, cst.Assign) and len(node.targets) == 1:
+        attribute = node.targets[0].target
+        if isinstance(attribute, cst.Attribute) and attribute.attr.value == "requires_grad" \
+                and (is_true(node.value) or is_false(node.value)):
+            return attribute.value, is_true(node.value)
+    elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+            and node.func.attr.value == "requires_grad_":
+        if not node.args:
+            return node.func.value, True
+        flag = node.args[0].value
+        if len(node.args) == 1 and (is_true(flag) or is_false(flag)):
+            return node.func.value, is_true(flag)
+    return None
+
+
 def positional_args(call: cst.Call) -> list[cst.Arg]:
     return [arg for arg in call.args if arg.keyword is None and not arg.star]
 
