@@ -57,7 +57,7 @@ _LOOPS = (cst.For, cst.While)
 _SINGLE_VIEW_METHODS = torch_facts.methods(aliasing={"view", "maybe_view"}, returns="tensor") - {"detach"}
 _MAX_MODULE_DEPTH = 24  # modules built of modules, through names, attributes and functions
 # `self.<name> = [`, `= {`, `= (` or `= <name>`: an attribute that may be given a plain container.
-_CONTAINER_ASSIGNMENT = re.compile(r"\bself\.(\w+)\s*=\s*(?:[\[{(]|[A-Za-z_]\w*\s*$)", re.MULTILINE)
+_CONTAINER_ASSIGNMENT = re.compile(r"self\.(\w+)\s*=\s*(?:[\[{(]|[A-Za-z_]\w*\s*$)", re.MULTILINE)
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)
 # Gradients of all of a module's parameters turned off: `owner.requires_grad_(False)`, or a
 # loop over `owner.parameters()` setting `requires_grad = False` / `requires_grad_(False)`;

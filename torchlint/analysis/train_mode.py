@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Optional
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import dotted, keyword, tuple_element
 from torchlint.syntax.walk import ancestors, iter_nodes
+from torchlint.syntax.text_search import TextPattern
 from torchlint.analysis import torch_api
 from torchlint.analysis.semantic import BindingKind, ClassInfo, FunctionInfo
 from torchlint.analysis.torchvision_layers import TRAIN_MODE_LAYERS
@@ -69,13 +70,15 @@ _RETURNS_SELF = frozenset({"to", "cuda", "cpu", "float", "double", "half", "bflo
                            "train", "share_memory"})
 # Methods that take a value out of the graph to read it as a prediction.
 _READ_OUT = frozenset({"detach", "item", "numpy", "tolist", "argmax"})
-_READS_OUT = re.compile(r"\bno_grad\b|\binference_mode\b|\.(?:%s)\s*\(" % "|".join(sorted(_READ_OUT)))
+_READS_OUT = TextPattern(r"\bno_grad\b|\binference_mode\b|\.(?:%s)\s*\(" % "|".join(sorted(_READ_OUT)))
 # Methods that keep their argument in a container that outlives the statement.
 _STORING = frozenset({"append", "extend", "insert", "add", "put", "update", "setdefault", "__setitem__"})
 # Methods of the containers code keeps on an object (`self.outputs.append(out)`): they switch no module.
 _CONTAINER_METHODS = _STORING | frozenset({"pop", "popitem", "clear", "remove", "get", "items", "keys", "values",
                                            "copy", "sort", "reverse", "index", "count"})
-_GRAD_OFF = re.compile(r"\bno_grad\b|\binference_mode\b")
+_MAY_EVALUATE = TextPattern(r"\bno_grad|inference_mode|def _*(?:predict|eval|valid|test|infer)|load_state_dict|"
+                            r"backward|pretrained|weights\s*=")
+_GRAD_OFF = TextPattern(r"\bno_grad\b|\binference_mode\b")
 _SWITCHES = re.compile(r"\.\s*(?:eval|train)\s*\(")
 # A switch that may put a module in eval mode: `eval()`, `train(False)`, `train(flag)`; not
 # `train()`/`train(True)`, after which the module is in training mode, as it was built.
@@ -262,9 +265,7 @@ class TrainModeModel:
             return self._found
         self._found = []
         text = self.analysis.text
-        if ".train(" not in text and not re.search(
-                r"\bno_grad|inference_mode|def _*(?:predict|eval|valid|test|infer)|load_state_dict|backward|pretrained|"
-                r"weights\s*=", text):
+        if ".train(" not in text and not _MAY_EVALUATE.search(text):
             return self._found
         self._seen: set[int] = set()
         self._reported_modes: set[int] = set()  # the constructions or switches of the models reported
@@ -276,7 +277,7 @@ class TrainModeModel:
         # file (`predict(model, x)`); a model's own methods mostly are none of those.
         evaluating = {function.name for function in functions if _EVALUATING_NAME.search(function.name)
                       or _GRAD_OFF.search(text, function.node.start, function.node.end)}
-        calls_evaluating = re.compile(r"\b(?:%s)\s*\(" % "|".join(map(re.escape, sorted(evaluating)))) \
+        calls_evaluating = TextPattern(r"\b(?:%s)\s*\(" % "|".join(map(re.escape, sorted(evaluating)))) \
             if evaluating else None
         # A file that loads trained weights and never trains runs its models for inference anywhere.
         runs_loaded = not self._file_trains() and re.search(r"load_state_dict|pretrained|weights\s*=", text) is not None

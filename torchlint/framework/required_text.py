@@ -11,7 +11,10 @@ pattern that starts with a character class) there is no shortcut and the pattern
 decides.  A pattern that is nothing but literals (``lr_scheduler|swa_utils``) is decided
 by them alone, the shortest (the likeliest found) first.  The standard library exposes no
 such analysis, and an Aho-Corasick extension would be a compiled dependency for a linter
-that has none.
+that has none.  Whether a pattern is found is asked branch by branch: each top-level
+branch of an alternation is decided by its own literals where it is nothing else, and is
+otherwise searched alone, where ``re`` can skip ahead to its literal start (the whole
+alternation is tried at every character).
 """
 
 from __future__ import annotations
@@ -20,10 +23,8 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-try:  # Python 3.11+
-    from re import _parser as _sre_parse
-except ImportError:  # pragma: no cover - Python 3.10
-    import sre_parse as _sre_parse  # type: ignore[no-redef]
+from torchlint.syntax.text_search import TextPattern, sre_parse, top_level_branches
+
 
 _SHORTEST_USEFUL = 2  # a one-character literal is in nearly every file: no shortcut
 _MOST_USEFUL = 64  # past this many, an alternation is left to the pattern
@@ -43,7 +44,7 @@ def necessary_literals(pattern: str) -> Optional[Literals]:
     """What every text ``pattern`` matches holds, or None when the pattern does not show
     such strings (then the pattern must be searched)."""
     try:
-        parsed = _sre_parse.parse(pattern)
+        parsed = sre_parse.parse(pattern)
     except (re.error, RecursionError):
         return None
     if parsed.state.flags & re.IGNORECASE:
@@ -133,8 +134,41 @@ def may_contain(text: str, literals: Optional[Literals]) -> bool:
     return any(literal in text for literal in literals.strings)
 
 
-def matches(text: str, pattern: re.Pattern, literals: Optional[Literals]) -> bool:
-    """``pattern`` is found in ``text``: by ``literals`` alone where they are the pattern."""
-    if literals is not None and literals.exact:
-        return may_contain(text, literals)
-    return pattern.search(text) is not None
+class RequiredPattern:
+    """One ``requires`` pattern, ready to be looked for in a file's text."""
+
+    __slots__ = ("pattern", "literals", "_branches")
+
+    def __init__(self, source: str):
+        self.pattern = re.compile(source)
+        self.literals = necessary_literals(source)
+        self._branches: Optional[tuple[tuple[TextPattern, Optional[Literals]], ...]] = None
+
+    def may_be_in(self, text: str) -> bool:
+        """False only when ``text`` holds none of the pattern's necessary literals."""
+        return may_contain(text, self.literals)
+
+    def found_in(self, text: str) -> bool:
+        """The pattern matches somewhere in ``text``."""
+        if self.literals is not None and self.literals.exact:
+            return may_contain(text, self.literals)
+        if self._branches is None:
+            self._branches = self._split()
+        for branch, literals in self._branches:
+            if literals is not None and literals.exact:
+                if may_contain(text, literals):
+                    return True
+            elif may_contain(text, literals) and branch.search(text) is not None:
+                return True
+        return False
+
+    def _split(self) -> tuple[tuple[TextPattern, Optional[Literals]], ...]:
+        source = self.pattern.pattern
+        branches = None if self.pattern.flags & ~re.UNICODE or source.startswith("(?") \
+            else top_level_branches(source)
+        if branches and len(branches) > 1:
+            try:  # a branch may not stand alone (a reference to another's group)
+                return tuple((TextPattern(branch), necessary_literals(branch)) for branch in branches)
+            except re.error:
+                pass
+        return ((TextPattern(self.pattern), self.literals),)

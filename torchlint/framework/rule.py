@@ -9,7 +9,6 @@ during a single walk; the rule asks ``self.ctx`` what an expression is and calls
 
 from __future__ import annotations
 
-import re
 import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Optional
@@ -17,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Optional
 from torchlint.syntax import cst
 from torchlint.analysis.values import Step, Value
 from torchlint.framework.diagnostics import Applicability, Fix
-from torchlint.framework.required_text import Literals, matches, may_contain, necessary_literals
+from torchlint.framework.required_text import RequiredPattern
 from torchlint.framework.verdicts import NOT_REPRODUCED, Observation, Verdict
 
 # Findings kept for one file; those past it are only counted (linter.py says how many).
@@ -149,41 +148,33 @@ class Rule:
         self.ctx = ctx
 
     @classmethod
-    def _compiled_requires(cls) -> tuple[re.Pattern, ...]:
-        """``requires``, compiled once per rule class, in its order."""
+    def required_patterns(cls) -> tuple[RequiredPattern, ...]:
+        """``requires``, ready to be looked for, once per rule class, in its order."""
         patterns = cls.__dict__.get("_required_patterns")
         if patterns is None:
-            # A leading `\b` stops `re` from searching for the literal that follows with its
-            # fast string search (ten to thirty times slower on a file without it); without it
-            # the pattern matches a little more, which a filter may.
-            patterns = tuple(re.compile(pattern.removeprefix(r"\b")) for pattern in cls.requires)
+            # A leading `\b` only narrows what the rule looks at: without it the pattern
+            # matches a little more, which the rule's own checks narrow again.
+            patterns = tuple(RequiredPattern(pattern.removeprefix(r"\b")) for pattern in cls.requires)
             cls._required_patterns = patterns
         return patterns
-
-    @classmethod
-    def _requires_literals(cls) -> tuple[Optional[Literals], ...]:
-        """For each pattern of ``requires``, strings one of which it cannot match without."""
-        literals = cls.__dict__.get("_required_literals")
-        if literals is None:
-            literals = tuple(necessary_literals(pattern.pattern) for pattern in cls._compiled_requires())
-            cls._required_literals = literals
-        return literals
 
     @classmethod
     def may_match(cls, text: str, known: Optional[dict[str, bool]] = None) -> bool:
         """False when ``text`` lacks something the rule needs (see ``requires``).  ``known``
         keeps, per pattern, what ``text`` gave: rules that share a pattern search once."""
         known = {} if known is None else known
-        literals = cls._requires_literals()
+        required = cls.required_patterns()
         # The plain-string checks of every pattern first: most files fail one of them.
-        for pattern, found in zip(cls._compiled_requires(), literals):
-            if known.get(pattern.pattern) is False or not may_contain(text, found):
-                known[pattern.pattern] = False
+        for pattern in required:
+            key = pattern.pattern.pattern
+            if known.get(key) is False or not pattern.may_be_in(text):
+                known[key] = False
                 return False
-        for pattern, found in zip(cls._compiled_requires(), literals):
-            if pattern.pattern not in known:
-                known[pattern.pattern] = matches(text, pattern, found)
-            if not known[pattern.pattern]:
+        for pattern in required:
+            key = pattern.pattern.pattern
+            if key not in known:
+                known[key] = pattern.found_in(text)
+            if not known[key]:
                 return False
         return True
 
@@ -193,9 +184,8 @@ class Rule:
         cannot hold (see ``requires_may_be_in_imports``)."""
         if not cls.requires_may_be_in_imports:
             return False
-        return all(may_contain(text, literals) and matches(text, compiled, literals)
-                   for pattern, compiled, literals in zip(cls.requires, cls._compiled_requires(),
-                                                          cls._requires_literals())
+        return all(required.may_be_in(text) and required.found_in(text)
+                   for pattern, required in zip(cls.requires, cls.required_patterns())
                    if pattern not in cls.requires_may_be_in_imports)
 
     def report(
