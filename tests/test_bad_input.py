@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from conftest import run_torchlint
-from torchlint.syntax.source import MAX_FILE_BYTES
+from torchlint.syntax.source import MAX_FILE_BYTES, LineIndex
 from torchlint.engine.config import Options, SettingsResolver
 from torchlint.engine.discovery import discover
 from torchlint.engine.files import lint_path
@@ -181,6 +181,18 @@ def test_crlf_file_positions(project) -> None:
     assert project.findings() == [("win.py", 3, 7, "TL101")]
     full = project.run("check", "win.py")
     assert "3 | print(w.data)\n" in full.stdout
+
+
+@pytest.mark.parametrize("text", ["", "x", "x\n", "x\ny", "\n\n", "a\r\nbb\rc\n", "a\rb", "t\u2028u\nv\x0cw\n"])
+def test_line_starts_are_where_python_starts_a_line(text) -> None:
+    """Only \\r\\n, \\r and \\n end a line (not U+2028 or a form feed), with or without \\r."""
+    index = LineIndex(text)
+    expected = [0] + [offset + 1 for offset, character in enumerate(text)
+                      if character == "\n" or character == "\r" and text[offset + 1:offset + 2] != "\n"]
+    assert index.starts == expected
+    for offset in range(len(text) + 1):
+        row, column = index.position(offset)
+        assert index.offset(row, column) == offset
 
 
 def test_json_output_survives_odd_file_names(project) -> None:

@@ -15,6 +15,7 @@ import re
 import stat
 import tokenize
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Iterator, Optional
 
 
@@ -224,7 +225,12 @@ class LineIndex:
 
     def __init__(self, source: str):
         self.source = source
-        self.starts = [0] + [m.end() for m in LINE_BREAK.finditer(source)]
+        if "\r" in source:
+            self.starts = [0] + [m.end() for m in LINE_BREAK.finditer(source)]
+        else:  # the common case, in C: a match object per line costs more than the line
+            lines = source.split("\n")
+            lines.pop()
+            self.starts = list(accumulate(map((1).__add__, map(len, lines)), initial=0))
 
     def position(self, offset: int) -> tuple[int, int]:
         row = bisect.bisect_right(self.starts, offset)
