@@ -30,7 +30,7 @@ import sys
 import warnings
 from typing import Optional
 
-from torchlint.syntax.source import LINE_BREAK, line_start as _start_of_line
+from torchlint.syntax.source import LINE_BREAK, line_start as _start_of_line, line_starts
 
 # ------------------------------------------------------------------------------------
 # Errors
@@ -647,14 +647,7 @@ class _Builder:
         # the very end without a bounds check.
         self.text = text + "\0"
         self.size = len(text)
-        if "\r" in text:
-            self.line_starts = [0] + [match.end() for match in LINE_BREAK.finditer(text)]
-        else:
-            self.line_starts = starts = [0]
-            offset = 0
-            for line in text.split("\n")[:-1]:
-                offset += len(line) + 1
-                starts.append(offset)
+        self.line_starts = line_starts(text)
         if bom:  # ast's first line started after it
             self.line_starts[0] = 1
         # ast's columns count UTF-8 bytes; its identifiers are NFKC-normalized.

@@ -215,6 +215,16 @@ def printable(text: str) -> str:
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
+def line_starts(text: str) -> list[int]:
+    """The offset where each line of ``text`` starts (one past the last line break too)."""
+    if "\r" in text:
+        return [0] + [m.end() for m in LINE_BREAK.finditer(text)]
+    # The common case, in C: a match object per line costs more than the line.
+    lines = text.split("\n")
+    lines.pop()
+    return list(accumulate(map((1).__add__, map(len, lines)), initial=0))
+
+
 def line_start(text: str, offset: int) -> int:
     """The offset where the line holding ``offset`` starts."""
     return max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
@@ -225,12 +235,7 @@ class LineIndex:
 
     def __init__(self, source: str):
         self.source = source
-        if "\r" in source:
-            self.starts = [0] + [m.end() for m in LINE_BREAK.finditer(source)]
-        else:  # the common case, in C: a match object per line costs more than the line
-            lines = source.split("\n")
-            lines.pop()
-            self.starts = list(accumulate(map((1).__add__, map(len, lines)), initial=0))
+        self.starts = line_starts(source)
 
     def position(self, offset: int) -> tuple[int, int]:
         row = bisect.bisect_right(self.starts, offset)
