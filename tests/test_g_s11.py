@@ -1,0 +1,141 @@
+"""Issue 41, session 11 (helper g): facts measured by a resolution census over the script
+corpus and the dev cases, raised where they were unresolved in the most repositories.
+
+- the batches of a `DataLoader` have no graph wherever the loader comes from: built here and
+  passed to the training function (`train(model, loader, ..)`), kept by a trainer object
+  (`self.train_loader = train_loader`, the object built with one), iterated through
+  `enumerate(..)`, and moved (`x.to(device)`): a loss computed only from them and from a
+  detached output has no graph (TL408).
+
+Each bad program runs under torch and shows the bug; the finding is on the line to change;
+its fixed twin runs and has no finding. Real files through the real CLI."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass
+
+import pytest
+
+
+@dataclass(frozen=True)
+class Case:
+    why: str
+    codes: str
+    bad: str
+    fixed: str
+    shows: str  # "raises" (the message is in stderr) or "wrong-value" (the program prints it)
+    expect: str
+    found: tuple[tuple[int, int, str], ...]
+
+
+def _case(why: str, codes: str, bad: str, edit: tuple[str, str], shows: str, expect: str,
+          found: tuple[tuple[int, int, str], ...]) -> Case:
+    old, new = edit
+    assert bad.count(old) == 1, old
+    return Case(why, codes, bad, bad.replace(old, new), shows, expect, found)
+
+
+LOADER_PARAMETER = _case(
+    "a loader passed to the training function: its batches have no graph", "TL408", '''\
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+torch.manual_seed(0)
+
+
+def train(model, train_loader, criterion, optimizer, device):
+    model.train()
+    for i, (x, y) in enumerate(train_loader):
+        x, y = x.to(device), y.to(device)
+        optimizer.zero_grad()
+        out = model(x)
+        loss = criterion(out.detach(), y)
+        loss.backward()
+        optimizer.step()
+
+
+model = nn.Linear(4, 3)
+loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.randint(0, 3, (8,))), batch_size=4)
+train(model, loader, nn.CrossEntropyLoss(), torch.optim.SGD(model.parameters(), lr=0.1), "cpu")
+''', ("criterion(out.detach(), y)", "criterion(out, y)"), "raises", "does not require grad",
+    ((15, 9, "TL408"),))
+
+TRAINER_LOADER = _case(
+    "a trainer object keeps the loader it is built with", "TL408", '''\
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+torch.manual_seed(0)
+
+
+class Trainer:
+    def __init__(self, model, train_loader):
+        self.model = model
+        self.train_loader = train_loader
+        self.criterion = nn.MSELoss()
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def train_epoch(self):
+        for data, target in self.train_loader:
+            self.optimizer.zero_grad()
+            output = self.model(data)
+            loss = self.criterion(output.detach(), target)
+            loss.backward()
+            self.optimizer.step()
+
+
+dataset = TensorDataset(torch.randn(8, 4), torch.randn(8, 1))
+trainer = Trainer(nn.Linear(4, 1), DataLoader(dataset, batch_size=4))
+trainer.train_epoch()
+''', ("self.criterion(output.detach(), target)", "self.criterion(output, target)"), "raises",
+    "does not require grad", ((20, 13, "TL408"),))
+
+CASES = {
+    "loader_parameter": LOADER_PARAMETER,
+    "trainer_loader": TRAINER_LOADER,
+}
+
+
+def _runs(project, name: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, name], cwd=project.root, capture_output=True, text=True, timeout=180)
+
+
+def _shows(result: subprocess.CompletedProcess, case: Case) -> bool:
+    if case.shows == "raises":
+        return result.returncode != 0 and case.expect in result.stderr
+    return result.returncode == 0 and case.expect in result.stdout
+
+
+def _write(project, case: Case) -> None:
+    project.write("bad.py", case.bad)
+    project.write("fixed.py", case.fixed)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_bug_is_reported_on_the_line_to_change_and_the_twin_is_clean(project, name: str) -> None:
+    case = CASES[name]
+    _write(project, case)
+    assert project.findings("--no-cache", "--select", case.codes, "bad.py") == \
+        [("bad.py", *found) for found in case.found]
+    assert project.findings("--no-cache", "--select", case.codes, "fixed.py") == []
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_bad_program_shows_the_bug_under_torch_and_the_twin_does_not(project, name: str) -> None:
+    pytest.importorskip("torch")
+    case = CASES[name]
+    _write(project, case)
+    assert _shows(_runs(project, "bad.py"), case), case.why
+    fixed = _runs(project, "fixed.py")
+    assert fixed.returncode == 0 and not _shows(fixed, case), fixed.stderr[-500:]
+
+
+def test_a_loader_parameter_of_a_function_never_called_here_proves_nothing(project) -> None:
+    """What `train` is given is not known: the batches may be anything."""
+    case = LOADER_PARAMETER
+    project.write("lib.py", case.bad[:case.bad.index("\n\nmodel = nn.Linear")] + "\n")
+    assert project.findings("--no-cache", "--select", "TL408", "lib.py") == []
