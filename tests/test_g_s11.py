@@ -6,6 +6,9 @@ corpus and the dev cases, raised where they were unresolved in the most reposito
   (`self.train_loader = train_loader`, the object built with one), iterated through
   `enumerate(..)`, and moved (`x.to(device)`): a loss computed only from them and from a
   detached output has no graph (TL408).
+- an in-place write in a function of the file whose result reaches, through the calls of
+  the file (one or two levels), a backward or what a module's `forward` returns: a helper
+  `forward` calls, a method of the module, a function the loss function calls (TL409).
 
 Each bad program runs under torch and shows the bug; the finding is on the line to change;
 its fixed twin runs and has no finding. Real files through the real CLI."""
@@ -94,7 +97,101 @@ trainer.train_epoch()
 ''', ("self.criterion(output.detach(), target)", "self.criterion(output, target)"), "raises",
     "does not require grad", ((20, 13, "TL408"),))
 
+HELPER_OF_FORWARD = _case(
+    "a helper that forward calls writes what sigmoid saved; forward returns its result", "TL409", '''\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+
+
+def gate(h):
+    s = torch.sigmoid(h)
+    s.mul_(2)
+    return h * s
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.head = nn.Linear(4, 1)
+
+    def forward(self, x):
+        h = self.fc(x)
+        h = gate(h)
+        return self.head(h)
+
+
+model = Net()
+model(torch.randn(2, 4)).sum().backward()
+''', ("s.mul_(2)", "s = s.mul(2)"), "raises", "modified by an inplace operation", ((9, 5, "TL409"),))
+
+METHOD_OF_FORWARD = _case(
+    "a method of the module, its result taken on by forward to what it returns", "TL409", '''\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.head = nn.Linear(4, 1)
+
+    def attend(self, h):
+        w = torch.softmax(h, dim=-1)
+        w[:, 0] = 0
+        return w * h
+
+    def forward(self, x):
+        a = self.attend(self.fc(x))
+        out = self.head(a)
+        return out
+
+
+model = Net()
+model(torch.randn(2, 4)).sum().backward()
+''', ("w[:, 0] = 0", "w = w.clone()\n        w[:, 0] = 0"), "raises", "modified by an inplace operation",
+    ((15, 9, "TL409"),))
+
+TWO_LEVELS = _case(
+    "a helper of the loss function, whose result is back-propagated: two calls away", "TL409", '''\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+
+
+def log_probs(logits):
+    p = logits.exp()
+    p /= p.sum(dim=1, keepdim=True)
+    return p.log()
+
+
+def nll(logits, y):
+    lp = log_probs(logits)
+    return -lp.gather(1, y[:, None]).mean()
+
+
+def train(model, x, y, optimizer):
+    optimizer.zero_grad()
+    loss = nll(model(x), y)
+    loss.backward()
+    optimizer.step()
+
+
+model = nn.Linear(4, 3)
+train(model, torch.randn(8, 4), torch.randint(0, 3, (8,)), torch.optim.SGD(model.parameters(), lr=0.1))
+''', ("p /= p.sum(dim=1, keepdim=True)", "p = p / p.sum(dim=1, keepdim=True)"), "raises",
+    "modified by an inplace operation", ((9, 5, "TL409"),))
+
 CASES = {
+    "helper_of_forward": HELPER_OF_FORWARD,
+    "method_of_forward": METHOD_OF_FORWARD,
+    "two_levels": TWO_LEVELS,
     "loader_parameter": LOADER_PARAMETER,
     "trainer_loader": TRAINER_LOADER,
 }
@@ -139,3 +236,18 @@ def test_a_loader_parameter_of_a_function_never_called_here_proves_nothing(proje
     case = LOADER_PARAMETER
     project.write("lib.py", case.bad[:case.bad.index("\n\nmodel = nn.Linear")] + "\n")
     assert project.findings("--no-cache", "--select", "TL408", "lib.py") == []
+
+
+def test_a_helper_whose_result_forward_drops_is_not_reported(project) -> None:
+    """`gate(h)` computed and thrown away (a debug print of it): nothing of it is differentiated."""
+    case = HELPER_OF_FORWARD
+    project.write("dropped.py", case.bad.replace("        h = gate(h)\n", "        print(gate(h).shape)\n"))
+    assert project.findings("--no-cache", "--select", "TL409", "dropped.py") == []
+
+
+def test_the_finding_names_the_call_chain(project) -> None:
+    case = TWO_LEVELS
+    project.write("bad.py", case.bad)
+    result = project.run("check", "--no-cache", "--select", "TL409", "--output-format", "concise", "bad.py")
+    assert "through `log_probs(logits)` (line 14), then `nll(model(x), y)` (line 20)" in result.stdout
+    assert "`loss.backward()`, line 21" in result.stdout
