@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from torchlint.analysis import torch_api, torch_facts
-from torchlint.analysis.semantic import BindingKind, ClassInfo, instance_attribute_assignments
+from torchlint.analysis.semantic import BindingKind, ClassInfo
 from torchlint.analysis.values import Kind, Step
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import integer_index, is_false, keyword, tuple_element
@@ -768,35 +768,7 @@ class NoGraph:
     def _is_loader(self, iterable: cst.BaseExpression, depth: int) -> bool:
         """``iterable`` evaluates to a `DataLoader` (or `enumerate` of one) on every way it can
         come: its batches are collated anew, with no graph."""
-        if depth > 4:
-            return False
-        if isinstance(iterable, cst.Call):
-            func = iterable.func
-            if isinstance(func, cst.Name) and func.value == "enumerate" and len(iterable.args) >= 1 \
-                    and iterable.args[0].keyword is None and not iterable.args[0].star \
-                    and self.inference.qualname(func) in (None, "builtins.enumerate"):
-                return self._is_loader(iterable.args[0].value, depth + 1)
-            return self.inference.qualname(func) in torch_api.DATA_LOADERS
-        if isinstance(iterable, cst.Attribute):
-            assignments = instance_attribute_assignments(self.model, iterable)
-            return bool(assignments) and all(assignment.value is not None and self._is_loader(assignment.value, depth + 1)
-                                             for assignment in assignments)
-        if isinstance(iterable, cst.Name):
-            bindings = self.model.resolve(iterable)
-            if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM:
-                function = bindings[0].scope.function if bindings[0].scope is not None else None
-                if function is None or not isinstance(function.node, cst.FunctionDef):
-                    return False
-                param = next((p for p in function.positional_params() if p.name.value == bindings[0].name), None)
-                calls = self.inference.calls_of(function)
-                if param is None or not calls or any(arg.star for call in calls for arg in call.args):
-                    return False
-                passed = [self.inference.passed_argument(call, function, param) for call in calls]
-                return all(value is not None and self._is_loader(value, depth + 1) for value in passed)
-            return bool(bindings) and all(
-                binding.kind is BindingKind.ASSIGN and not binding.path and not binding.iterates
-                and binding.value is not None and self._is_loader(binding.value, depth + 1) for binding in bindings)
-        return False
+        return self.inference.data_loaders(iterable, depth) is not None
 
     def _computes_from_inputs(self, cls: ClassInfo) -> bool:
         """A module class of this file whose output is computed only from its inputs: a direct
