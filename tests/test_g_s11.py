@@ -9,6 +9,10 @@ corpus and the dev cases, raised where they were unresolved in the most reposito
 - an in-place write in a function of the file whose result reaches, through the calls of
   the file (one or two levels), a backward or what a module's `forward` returns: a helper
   `forward` calls, a method of the module, a function the loss function calls (TL409).
+- a part of a `DataLoader`'s batch moved (`w.to(device)`, `x.cuda()`) is a tensor that
+  requires no grad, where the loader collates as torch does: `out * w` saves `w` (TL409).
+- an `nn.Sequential` with a layer the analysis cannot read (`getattr(nn, name)()`) still
+  saves what its last layer saves and takes what its first layer takes (TL409).
 
 Each bad program runs under torch and shows the bug; the finding is on the line to change;
 its fixed twin runs and has no finding. Real files through the real CLI."""
@@ -188,7 +192,58 @@ train(model, torch.randn(8, 4), torch.randint(0, 3, (8,)), torch.optim.SGD(model
 ''', ("p /= p.sum(dim=1, keepdim=True)", "p = p / p.sum(dim=1, keepdim=True)"), "raises",
     "modified by an inplace operation", ((9, 5, "TL409"),))
 
+MOVED_BATCH = _case(
+    "a weight of the batch, moved to the device: a tensor, which `out * w` saves", "TL409", '''\
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+torch.manual_seed(0)
+
+
+def train(model, loader, optimizer, device):
+    for x, w in loader:
+        x, w = x.to(device), w.to(device)
+        optimizer.zero_grad()
+        out = model(x)
+        loss = (out * w).sum()
+        w /= w.sum()
+        loss.backward()
+        optimizer.step()
+
+
+model = nn.Linear(4, 1)
+loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.rand(8, 1)), batch_size=4)
+train(model, loader, torch.optim.SGD(model.parameters(), lr=0.1), "cpu")
+''', ("w /= w.sum()", "w = w / w.sum()"), "raises", "modified by an inplace operation", ((14, 9, "TL409"),))
+
+SEQUENTIAL_WITH_UNKNOWN_LAYER = _case(
+    "a Sequential ending in a sigmoid, with a layer in between the analysis cannot read", "TL409", '''\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+
+
+class Net(nn.Module):
+    def __init__(self, act="Tanh"):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(4, 4), getattr(nn, act)(), nn.Linear(4, 4), nn.Sigmoid())
+        self.head = nn.Linear(4, 1)
+
+    def forward(self, x):
+        g = self.body(x)
+        g.mul_(2)
+        return self.head(g)
+
+
+model = Net()
+model(torch.randn(2, 4)).sum().backward()
+''', ("g.mul_(2)", "g = g.mul(2)"), "raises", "modified by an inplace operation", ((15, 9, "TL409"),))
+
 CASES = {
+    "sequential_with_unknown_layer": SEQUENTIAL_WITH_UNKNOWN_LAYER,
+    "moved_batch": MOVED_BATCH,
     "helper_of_forward": HELPER_OF_FORWARD,
     "method_of_forward": METHOD_OF_FORWARD,
     "two_levels": TWO_LEVELS,
@@ -251,3 +306,42 @@ def test_the_finding_names_the_call_chain(project) -> None:
     result = project.run("check", "--no-cache", "--select", "TL409", "--output-format", "concise", "bad.py")
     assert "through `log_probs(logits)` (line 14), then `nll(model(x), y)` (line 20)" in result.stdout
     assert "`loss.backward()`, line 21" in result.stdout
+
+
+def test_a_batch_of_a_loader_with_its_own_collate_fn_is_not_known(project) -> None:
+    """`collate_fn` may make anything of the items (an object with its own `.to()`)."""
+    case = MOVED_BATCH
+    project.write("collate.py", case.bad.replace("batch_size=4)", "batch_size=4, collate_fn=collate)").replace(
+        "\n\nmodel = nn.Linear", "\n\ndef collate(items):\n    return items\n\n\nmodel = nn.Linear"))
+    assert project.findings("--no-cache", "--select", "TL409", "collate.py") == []
+
+
+def test_a_batch_of_a_loader_given_a_kwargs_dict_without_collate_fn_is_known(project) -> None:
+    case = MOVED_BATCH
+    project.write("kwargs.py", case.bad.replace("batch_size=4)", "**kwargs)").replace(
+        "\nloader = ", "\nkwargs = {'batch_size': 4, 'num_workers': 0}\nloader = "))
+    assert project.findings("--no-cache", "--select", "TL409", "kwargs.py") == [("kwargs.py", 14, 9, "TL409")]
+
+
+def test_a_sequential_whose_last_layer_is_appended_under_an_if_is_not_known_to_save(project) -> None:
+    """`if act: layers.append(nn.Sigmoid())`: the last layer may be the linear one."""
+    project.write("cond.py", """
+        import torch
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self, act):
+                super().__init__()
+                layers = [nn.Linear(4, 4)]
+                if act:
+                    layers.append(nn.Sigmoid())
+                self.body = nn.Sequential(*layers)
+                self.head = nn.Linear(4, 1)
+
+            def forward(self, x):
+                g = self.body(x)
+                g.mul_(2)
+                return self.head(g)
+        """)
+    assert project.findings("--no-cache", "--select", "TL409", "cond.py") == []
