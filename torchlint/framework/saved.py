@@ -486,17 +486,18 @@ def _writes_in_place(ctx: "FileContext", function) -> bool:
     """Whether the code of ``function`` writes something in place (``x += ..``, ``x[i] =
     ..``, ``x.mul_(..)``, ``out=``, ``inplace=True``, an in-place layer held in an
     attribute): the functions worth following to a backward."""
+    if "writing_functions" not in ctx.cache:
+        # The functions whose own code holds a write a plain look finds (computed once per file).
+        ctx.cache["writing_functions"] = {id(ctx.enclosing_function(node)) for node in written_expressions(ctx)} | {
+            id(ctx.enclosing_function(arg)) for arg in ctx.analysis.nodes_of(cst.Arg)
+            if arg.keyword is not None and arg.keyword.value == "inplace"}
     node = function.node
-    if any(node.start <= written.start < node.end and (ctx.enclosing_function(written) or ctx.module) is node
-           for written in written_expressions(ctx)):
+    if id(node) in ctx.cache["writing_functions"]:
         return True
-    for inner in iter_nodes(node.body):
-        if isinstance(inner, cst.Arg) and inner.keyword is not None and inner.keyword.value == "inplace":
-            return True
-        if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and inner.args \
-                and ctx.autograd.writes_input(inner.func) is not None:
-            return True
-    return False
+    # `x = self.relu(x)` with `self.relu = nn.ReLU(inplace=True)`.
+    return any(isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and inner.args
+               and ctx.enclosing_function(inner) is node and ctx.autograd.writes_input(inner.func) is not None
+               for inner in iter_nodes(node.body))
 
 
 def _result_reaches(ctx: "FileContext", function, seeds: dict[int, list[cst.CSTNode]], known: dict,
