@@ -228,6 +228,7 @@ class AutogradModel:
         self._events: Optional[dict[int, tuple[list, list, list]]] = None
         self._behaviours: dict[int, Optional[ModuleBehaviour]] = {}
         self._switches: Optional[dict[str, cst.Assign]] = None
+        self._builds_inplace: Optional[bool] = None
         self._lifetime: Optional[GraphLifetime] = None
         self._freezes: Optional[list[tuple[str, int]]] = None
         self._parameter_flows: dict[tuple[int, str], bool] = {}  # (function, parameter) -> returned in the graph
@@ -1006,6 +1007,16 @@ class AutogradModel:
         """What calling the module ``module`` (``self.block``, a name, a construction) does to
         autograd: whether it saves its output, keeps its input, writes its input (None: unknown)."""
         return self._behaviour(module)
+
+    def builds_inplace_layers(self) -> bool:
+        """Whether this file builds a layer that works in place (``nn.ReLU(inplace=True)``,
+        ``nn.LeakyReLU(0.2, True)``) or switches layers to (``m.inplace = True``): where it does
+        not, no module call of it writes its input."""
+        if self._builds_inplace is None:
+            self._builds_inplace = bool(self.inplace_switches()) or any(
+                _called(call) in torch_api.INPLACE_ARGUMENT_POSITION
+                and torch_api.inplace_argument(call, "torch.nn." + _called(call)) is not None for call in self.calls)
+        return self._builds_inplace
 
     def writes_input(self, module: cst.BaseExpression) -> Optional[cst.Call]:
         """The construction through which calling the module ``module`` evaluates to writes
