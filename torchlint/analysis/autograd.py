@@ -228,6 +228,7 @@ class AutogradModel:
         self._events: Optional[dict[int, tuple[list, list, list]]] = None
         self._behaviours: dict[int, Optional[ModuleBehaviour]] = {}
         self._switches: Optional[dict[str, cst.Assign]] = None
+        self._builds_inplace: Optional[bool] = None
         self._lifetime: Optional[GraphLifetime] = None
         self._freezes: Optional[list[tuple[str, int]]] = None
         self._parameter_flows: dict[tuple[int, str], bool] = {}  # (function, parameter) -> returned in the graph
@@ -955,13 +956,45 @@ class AutogradModel:
             return []
         return [arg.value for arg in args]
 
+    def _sequence_ends(self, sequential: cst.Call) -> tuple[Optional[cst.BaseExpression], Optional[cst.BaseExpression]]:
+        """The first and the last layer of an ``nn.Sequential(..)``, each where it is sure: a
+        layer appended under an ``if`` (or in a ``try``) may not be there (None for that end)."""
+        layers = self._sequence(sequential)
+        if not layers:
+            return None, None
+        args = sequential.args
+        if not (len(args) == 1 and args[0].star == "*"):
+            return layers[0], layers[-1]
+        written = [element.value for element in self._list_literal(args[0].value).elements]
+
+        def sure(layer: cst.BaseExpression) -> bool:
+            if any(layer is element for element in written):
+                return True
+            for node in ancestors(layer):
+                if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.Module)):
+                    return True
+                if isinstance(node, (cst.If, cst.IfExp, cst.Try)):
+                    return False  # (a loop that builds the layers is taken to run)
+            return True
+        head = layers[0] if written or sure(layers[0]) else None
+        return head, layers[-1] if sure(layers[-1]) else None
+
+    def _list_literal(self, name: cst.Name) -> cst.List:
+        return self.model.resolve(name)[0].value
+
     def _list_items(self, name: cst.Name) -> list[cst.BaseExpression]:
         bindings = self.model.resolve(name)
         if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN \
                 or not isinstance(bindings[0].value, cst.List):
             return []
         binding = bindings[0]
-        items = [element.value for element in binding.value.elements if not isinstance(element, cst.StarredElement)]
+        if any(isinstance(element, cst.StarredElement) for element in binding.value.elements):
+            return []
+        scope = binding.scope.node
+        if re.search(rf"(?<![\w.]){re.escape(name.value)}\s*(?:\.\s*(?:extend|insert)\b|\+=|\[[^\]\n]*\]\s*=(?!=))",
+                     self.analysis.text[slice(*self.analysis.outer_span(scope))]):
+            return []  # grown some other way too: which layer comes last is not seen
+        items = [element.value for element in binding.value.elements]
         for call in iter_nodes(binding.scope.node):
             if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "append" \
                     and isinstance(call.func.value, cst.Name) and call.func.value.value == name.value \
@@ -974,6 +1007,16 @@ class AutogradModel:
         """What calling the module ``module`` (``self.block``, a name, a construction) does to
         autograd: whether it saves its output, keeps its input, writes its input (None: unknown)."""
         return self._behaviour(module)
+
+    def builds_inplace_layers(self) -> bool:
+        """Whether this file builds a layer that works in place (``nn.ReLU(inplace=True)``,
+        ``nn.LeakyReLU(0.2, True)``) or switches layers to (``m.inplace = True``): where it does
+        not, no module call of it writes its input."""
+        if self._builds_inplace is None:
+            self._builds_inplace = bool(self.inplace_switches()) or any(
+                _called(call) in torch_api.INPLACE_ARGUMENT_POSITION
+                and torch_api.inplace_argument(call, "torch.nn." + _called(call)) is not None for call in self.calls)
+        return self._builds_inplace
 
     def writes_input(self, module: cst.BaseExpression) -> Optional[cst.Call]:
         """The construction through which calling the module ``module`` evaluates to writes
@@ -1027,11 +1070,17 @@ class AutogradModel:
             return ModuleBehaviour(why, found.saver, found.writes_input, found.saves_input)
         qualname = self.inference.qualname(func)
         if qualname == "torch.nn.Sequential":
-            layers = [self._behaviour(element, depth + 1) for element in self._sequence(call)]
-            if not layers or any(layer is None for layer in layers):
+            # Its output is its last layer's, its input its first layer's: a layer in between
+            # that is not known (imported from elsewhere, built by a function) changes neither.
+            head, tail = self._sequence_ends(call)
+            first = self._behaviour(head, depth + 1) if head is not None else None
+            last = self._behaviour(tail, depth + 1) if tail is not None else None
+            if first is None and last is None:
                 return None
-            return ModuleBehaviour(layers[-1].saves_output, layers[-1].saver, layers[0].writes_input,
-                                   layers[0].saves_input)
+            return ModuleBehaviour(last.saves_output if last is not None else None,
+                                   last.saver if last is not None else None,
+                                   first.writes_input if first is not None else None,
+                                   first.saves_input if first is not None else "")
         if qualname is not None and torch_api.is_module_class(qualname):
             fact = torch_facts.fact(qualname)
             inplace = torch_api.inplace_argument(call, qualname) is not None or qualname in self.inplace_switches()

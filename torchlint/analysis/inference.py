@@ -37,7 +37,7 @@ from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
 from torchlint.analysis.recursion import Answers
 from torchlint.analysis.semantic import (
     MODULE_USE_ATTRIBUTES, TENSOR_USE_ATTRIBUTES, AttributeAssignment, Binding, BindingKind, ClassInfo, FunctionInfo,
-    Scope, SemanticModel,
+    Scope, SemanticModel, instance_attribute_assignments,
 )
 from torchlint.analysis.values import NDARRAY, NONE, OTHER, Kind, Step, Value, sequence_of, tensor
 
@@ -63,6 +63,8 @@ _ARGUMENT_PRESERVING = frozenset({"cuda", "cpu", "to", "float", "double", "half"
 _DIMS_KEEPING_CONVERSIONS = frozenset({"cuda", "cpu", "float", "double", "half", "long", "int", "short", "byte",
                                        "bool", "contiguous", "detach", "clone", "abs", "exp", "log", "round",
                                        "floor", "ceil", "sqrt"})
+# What moves a part of a `DataLoader`'s batch: a tensor, since collated (`x.cuda()`, `x.to(device)`).
+_BATCH_MOVES = frozenset({"cuda", "to"})
 _PARAMETER_CONTAINERS = frozenset({"torch.nn.ParameterList", "torch.nn.ParameterDict"})
 _BUILTINS = frozenset(dir(builtins))
 # `isinstance(x, <one of these>)` proves `x` is not a tensor (containers may hold tensors).
@@ -237,6 +239,103 @@ class Inference:
         """The evidence that ``node`` is a tensor, or None."""
         value = self.infer(node)
         return value if value is not None and value.kind is Kind.TENSOR else None
+
+    def data_loaders(self, iterable: cst.BaseExpression, depth: int = 0,
+                     enumerated: bool = True) -> Optional[tuple[cst.Call, ...]]:
+        """The `DataLoader` constructions ``iterable`` evaluates to (or `enumerate` of one, when
+        ``enumerated``) on every way it can come, or None when one way is not known to be a
+        loader. Followed through names, the parameter every call of the function passes one
+        for (`train(model, loader)`), and `self.<attr>` every assignment of the class sets to
+        one (an `__init__` parameter then, as every construction of the class passes it)."""
+        if depth > 4:
+            return None
+        if isinstance(iterable, cst.Call):
+            func = iterable.func
+            if isinstance(func, cst.Name) and func.value == "enumerate" and len(iterable.args) >= 1 \
+                    and iterable.args[0].keyword is None and not iterable.args[0].star \
+                    and self.qualname(func) in (None, "builtins.enumerate"):
+                return self.data_loaders(iterable.args[0].value, depth + 1) if enumerated else None
+            return (iterable,) if self.qualname(func) in torch_api.DATA_LOADERS else None
+        values: list[Optional[cst.BaseExpression]]
+        if isinstance(iterable, cst.Attribute):
+            assignments = instance_attribute_assignments(self.model, iterable)
+            values = [assignment.value for assignment in assignments or ()]
+        elif isinstance(iterable, cst.Name):
+            bindings = self.model.resolve(iterable)
+            if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM:
+                function = bindings[0].scope.function if bindings[0].scope is not None else None
+                if function is None or not isinstance(function.node, cst.FunctionDef):
+                    return None
+                param = next((p for p in function.positional_params() if p.name.value == bindings[0].name), None)
+                calls = self.calls_of(function)
+                if param is None or not calls or any(arg.star for call in calls for arg in call.args):
+                    return None
+                values = [self.passed_argument(call, function, param) for call in calls]
+            elif all(binding.kind is BindingKind.ASSIGN and not binding.path and not binding.iterates
+                     for binding in bindings):
+                values = [binding.value for binding in bindings]
+            else:
+                return None
+        else:
+            return None
+        found: list[cst.Call] = []
+        for value in values:
+            loaders = self.data_loaders(value, depth + 1, enumerated) if value is not None else None
+            if loaders is None:
+                return None
+            found.extend(loaders)
+        return tuple(found) or None
+
+    def loader_batch(self, node: cst.BaseExpression) -> Optional[tuple[cst.Call, ...]]:
+        """The `DataLoader`s (collating as torch does: no `collate_fn`) of whose batches
+        ``node`` is a part: a name bound only by loops over them (`for x, y in loader`, the
+        item `enumerate` pairs with its counter), or an item or attribute of one
+        (`batch["image"]`, `batch[0]`). What torch's collation makes of a dataset's items is a
+        tensor, or a tuple, list or dict of them (numbers and arrays become tensors too)."""
+        while isinstance(node, (cst.Subscript, cst.Attribute)):
+            node = node.value
+        if not isinstance(node, cst.Name):
+            return None
+        bindings = self.model.resolve(node)
+        if not bindings:
+            return None
+        found: list[cst.Call] = []
+        for binding in bindings:
+            value = binding.value
+            if not (binding.kind is BindingKind.FOR or binding.iterates) or value is None \
+                    or any(index is None for index in binding.path):
+                return None
+            if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "enumerate":
+                if not binding.path or binding.path[0] != 1:
+                    return None  # the counter, or the pair itself
+                loaders = self.data_loaders(value)
+            else:
+                loaders = self.data_loaders(value, enumerated=False)
+            if loaders is None or not all(self._collates_by_default(loader) for loader in loaders):
+                return None
+            found.extend(loaders)
+        return tuple(found)
+
+    def _collates_by_default(self, loader: cst.Call) -> bool:
+        """The `DataLoader` is given no `collate_fn`: not by keyword, nor in the `**kwargs`
+        dict it is given (``kwargs = {'num_workers': 1, 'pin_memory': True}``)."""
+        if keyword(loader, "collate_fn") is not None:
+            return False
+        for arg in loader.args:
+            if arg.star == "*":
+                return False
+            if arg.star == "**":
+                bindings = self.model.resolve(arg.value) if isinstance(arg.value, cst.Name) else []
+                if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path:
+                    return False
+                value = bindings[0].value
+                dicts = [value.body, value.orelse] if isinstance(value, cst.IfExp) else [value]
+                for each in dicts:
+                    if not isinstance(each, cst.Dict) or not all(
+                            isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)
+                            and "collate_fn" not in element.key.value for element in each.elements):
+                        return False
+        return True
 
     def qualname(self, node: cst.CSTNode) -> Optional[str]:
         """The imported name ``node`` refers to (``torch.autograd.Variable``), if any,
@@ -1435,6 +1534,16 @@ class Inference:
                 return tensor(Step(node, "`{code}` is created with requires_grad=True")).in_graph(True, True)
         return result
 
+    def _moved_batch(self, receiver: cst.BaseExpression, node: cst.Call) -> Optional[Value]:
+        """``x.cuda()``, ``x.to(device)`` of a part of a `DataLoader`'s batch: a tensor (what
+        else collated has `.cuda()`?), new, requiring no grad."""
+        loaders = self.loader_batch(receiver)
+        if not loaders:
+            return None
+        return Value(Kind.TENSOR, (
+            Step(node, "`{code}` moves a part of a batch, collated by torch: a tensor that requires no grad"),
+            Step(loaders[0], "the batches come from `{code}`"))).in_graph(False, True)
+
     def _made_elsewhere(self, func: cst.BaseExpression) -> bool:
         """``criterion = CTCLoss()`` with ``CTCLoss`` from another library (warp-ctc's returns
         a 1-element tensor): a callable made by code that is neither torch's nor the
@@ -1583,6 +1692,10 @@ class Inference:
                 result = self._method_call(receiver, func.attr.value, node)
                 if result is not None or receiver.kind not in (Kind.MODULE, Kind.INSTANCE):
                     return result
+            elif receiver is None and func.attr.value in _BATCH_MOVES:
+                moved = self._moved_batch(func.value, node)
+                if moved is not None:
+                    return moved
                 # `self.fc(x)`: an attribute holding a module (or function), not a method.
         callee = self.infer(func)
         if callee is None:

@@ -595,7 +595,8 @@ class NoGraph:
                     receiver is None and fact is not None and fact.tensor_only and fact.kind == "method":
                 return self._method(node, func.value, func.attr.value, depth)  # `model(x).detach()`
             if receiver is None and fact is not None and fact.kind == "method" and fact.returns == "tensor" \
-                    and isinstance(func.value, cst.Subscript) and self._batch(func.value.value):
+                    and (isinstance(func.value, cst.Subscript) and self._batch(func.value.value)
+                         or self._batch(func.value)):
                 return self._method(node, func.value, func.attr.value, depth, batch=True)  # `batch["x"].to(dev)`
         qualname = self.inference.qualname(func)
         if qualname is not None:
@@ -750,12 +751,24 @@ class NoGraph:
         return None
 
     def _loader_batch(self, name: cst.Name) -> bool:
-        """``name`` is (a part of) a batch of a `DataLoader`: a new tensor that requires no grad."""
-        if not all(binding.kind is BindingKind.FOR or binding.iterates for binding in self.model.resolve(name)):
+        """``name`` is (a part of) a batch of a `DataLoader`: a new tensor that requires no grad
+        (or the counter `enumerate` pairs it with). The loader is followed through names,
+        `enumerate(..)`, the parameter every call of the function passes one for (`train(model,
+        loader)`), and `self.<attr>` every assignment of the class sets to one (an `__init__`
+        parameter then, as every construction of the class passes it)."""
+        bindings = self.model.resolve(name)
+        if not bindings or not all(binding.kind is BindingKind.FOR or binding.iterates for binding in bindings):
             return False
+        if all(binding.value is not None and self._is_loader(binding.value, 0) for binding in bindings):
+            return True
         origin = self.analysis.placement.cpu_origin(name)
         return origin is not None and isinstance(origin[0], cst.Call) and \
             self.inference.qualname(origin[0].func) in torch_api.DATA_LOADERS
+
+    def _is_loader(self, iterable: cst.BaseExpression, depth: int) -> bool:
+        """``iterable`` evaluates to a `DataLoader` (or `enumerate` of one) on every way it can
+        come: its batches are collated anew, with no graph."""
+        return self.inference.data_loaders(iterable, depth) is not None
 
     def _computes_from_inputs(self, cls: ClassInfo) -> bool:
         """A module class of this file whose output is computed only from its inputs: a direct

@@ -914,3 +914,29 @@ def _decorator_name(node: cst.BaseExpression) -> str:
     if isinstance(node, cst.Name):
         return node.value
     return ""
+
+
+def instance_attribute_assignments(model: "SemanticModel", node: cst.Attribute) -> Optional[list]:
+    """For ``self.<attribute>`` read in a method: every plain ``self.<attribute> = ..`` of the
+    class (``Binding``-like assignments with ``value`` and ``annotation``); None when ``self``
+    is not the method's instance, or the class body also binds the name to something other
+    than None (a method, a property, a class attribute), or an assignment unpacks a tuple."""
+    if not isinstance(node.value, cst.Name):
+        return None
+    bindings = model.resolve(node.value)
+    if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM or bindings[0].param_index != 0:
+        return None
+    function = bindings[0].definition
+    cls = getattr(function, "cls", None)
+    if cls is None or getattr(function, "kind", None) != "method":
+        return None
+    attribute = node.attr.value
+    if cls.scope is not None and any(
+            binding.kind is not BindingKind.ASSIGN or not (isinstance(binding.value, cst.Name)
+                                                          and binding.value.value == "None")
+            for binding in cls.scope.bindings.get(attribute, ())):
+        return None
+    assignments = cls.assignments(attribute)
+    if any(assignment.path for assignment in assignments):
+        return None
+    return assignments

@@ -16,7 +16,7 @@ from torchlint.syntax.source import LineIndex, line_start
 from torchlint.analysis import torch_api
 from torchlint.analysis.module_analysis import SNIPPET_LENGTH, ModuleAnalysis
 from torchlint.analysis.import_holders import ImportHolders, import_holders
-from torchlint.analysis.semantic import BindingKind
+from torchlint.analysis.semantic import BindingKind, instance_attribute_assignments
 from torchlint.analysis.values import Step, Value
 from torchlint.framework.rule import Finding
 
@@ -208,23 +208,8 @@ class FileContext:
         ``self.<attribute> = ..`` of the class; None when ``self`` is not the method's instance,
         or the class body also binds the name to something other than None (a method, a
         property, a class attribute), or an assignment unpacks a tuple."""
-        if not isinstance(node.value, cst.Name):
-            return None
-        bindings = self.model.resolve(node.value)
-        if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM or bindings[0].param_index != 0:
-            return None
-        function = bindings[0].definition
-        cls = getattr(function, "cls", None)
-        if cls is None or getattr(function, "kind", None) != "method":
-            return None
-        attribute = node.attr.value
-        if cls.scope is not None and any(
-                binding.kind is not BindingKind.ASSIGN or not (isinstance(binding.value, cst.Name)
-                                                              and binding.value.value == "None")
-                for binding in cls.scope.bindings.get(attribute, ())):
-            return None
-        assignments = cls.assignments(attribute)
-        if any(assignment.path for assignment in assignments):
+        assignments = instance_attribute_assignments(self.model, node)
+        if assignments is None:
             return None
         return [(assignment.value, assignment.annotation) for assignment in assignments]
 

@@ -25,7 +25,9 @@ from torchlint.syntax.walk import enclosing_loops, iter_nodes
 from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.semantic import Binding, BindingKind
 from torchlint.analysis.values import Kind
-from torchlint.framework.writes import Write, basic_index, find_write, helper_write, written_through_alias
+from torchlint.framework.writes import (
+    Write, basic_index, find_write, helper_write, written_expressions, written_through_alias,
+)
 
 if TYPE_CHECKING:
     from torchlint.framework.context import FileContext
@@ -47,10 +49,19 @@ class SavedRead:
     what: str
     backward: cst.CSTNode
 
-    def related(self) -> tuple[tuple[cst.CSTNode, str], ...]:
+    def related(self, ctx: Optional["FileContext"] = None) -> tuple[tuple[cst.CSTNode, str], ...]:
         reads = "`forward` returns it here: the backward of a training step reads what was saved" \
             if isinstance(self.backward, cst.Return) else "and backward reads it here, after the write"
-        return ((self.saver, f"saves {self.what} for backward here"), (self.backward, reads))
+        found = ((self.saver, f"saves {self.what} for backward here"), (self.backward, reads))
+        caller = ctx.cache.get("returns_backpropagated", {}).get(id(self.backward)) if ctx is not None else None
+        if caller is not None and not caller.direct:
+            # `return` here hands the tensor to the calls that take it to the backward.
+            found = ((self.saver, f"saves {self.what} for backward here"),
+                     (self.backward, "returns a result computed from it"),
+                     *((call, "this call's result is taken on towards the backward") for call in caller.calls),
+                     (caller.backward, "what `forward` returns is differentiated when the module trains"
+                      if isinstance(caller.backward, cst.Return) else "and backward reads it here, after the write"))
+        return found
 
     def reader(self, ctx: "FileContext") -> str:
         """The backward as a message names it: the call, or the backward through what a
@@ -58,9 +69,24 @@ class SavedRead:
         shown = ctx.snippet(self.backward)
         if isinstance(self.backward, cst.Return):
             caller = ctx.cache.get("returns_backpropagated", {}).get(id(self.backward))
+            if caller is not None and not caller.direct:
+                through = ", then ".join(f"`{ctx.snippet(call)}` (line {ctx.line_index.position(call.start)[0]})"
+                                         for call in caller.calls)
+                end = caller.backward
+                line = ctx.line_index.position(end.start)[0]
+                if isinstance(end, cst.Return):
+                    owner = ctx.enclosing_function(end)
+                    info = ctx.model.functions.get(id(owner)) if owner is not None else None
+                    name = info.name if info is not None else "forward"
+                    return (f"the backward through `{shown}` (its result goes, through {through}, to "
+                            f"`{ctx.snippet(end)}`, line {line}, what `{name}` returns: a module's output is "
+                            f"differentiated when it trains)")
+                return (f"the backward through `{shown}` (its result goes, through {through}, to "
+                        f"`{ctx.snippet(end)}`, line {line}, which back-propagates it)")
             if caller is not None:
-                line = ctx.line_index.position(caller.start)[0]
-                return f"the backward through `{shown}` (`{ctx.snippet(caller)}`, line {line}, back-propagates it)"
+                line = ctx.line_index.position(caller.backward.start)[0]
+                return f"the backward through `{shown}` (`{ctx.snippet(caller.backward)}`, line {line}, " \
+                    "back-propagates it)"
             return f"the backward through `{shown}` (a module's output is differentiated when it trains)"
         return f"`{shown}`"
 
@@ -413,7 +439,7 @@ def _backward_calls(ctx: "FileContext", scope) -> list[cst.CSTNode]:
                     found.setdefault(id(method.node), []).extend(inner.parent for inner in method.returns)
         # A function whose result a caller back-propagates (`loss = nll(out, y)`, `loss.backward()`):
         # none where the file calls no backward (`backward()`, `torch.autograd.grad`) at all.
-        returns_backpropagated: dict[int, cst.CSTNode] = {}
+        returns_backpropagated: dict[int, Propagation] = {}
         callers_backpropagate = "backward" in ctx.text or "autograd" in ctx.text
         for candidate in ctx.model.scopes if callers_backpropagate else ():
             function = candidate.function
@@ -424,13 +450,94 @@ def _backward_calls(ctx: "FileContext", scope) -> list[cst.CSTNode]:
             if backward is not None:
                 found.setdefault(id(candidate.node), []).extend(value.parent for value in function.returns)
                 returns_backpropagated.update((id(value.parent), backward) for value in function.returns)
+        # A function of the file that writes in place and whose result reaches, through the
+        # calls of this file (one or two levels), a backward or what a module's `forward`
+        # returns (`h = gate(self.fc(x))`, `return self.head(h)`): its returns are
+        # differentiated too. Only functions that write are followed: the others have nothing
+        # to report.
+        seeds = dict(found)
+        for candidate in ctx.model.scopes:
+            function = candidate.function
+            if function is None or not isinstance(function.node, cst.FunctionDef) or not function.returns \
+                    or function.is_generator or id(candidate.node) in seeds or not _writes_in_place(ctx, function):
+                continue
+            chain = _result_reaches(ctx, function, seeds, returns_backpropagated, 2, ())
+            if chain is not None:
+                found.setdefault(id(candidate.node), []).extend(value.parent for value in function.returns)
+                returns_backpropagated.update((id(value.parent), chain) for value in function.returns)
         ctx.cache["forward_returns"] = found
         ctx.cache["returns_backpropagated"] = returns_backpropagated
     calls = [backward.node for backward in ctx.autograd.backwards(scope) if backward.via is None]
     return calls + ctx.cache["forward_returns"].get(id(scope.node), [])
 
 
-def _backpropagated_result(ctx: "FileContext", function) -> Optional[cst.CSTNode]:
+@dataclass(frozen=True)
+class Propagation:
+    """How what a function returns reaches a backward through the calls of the file:
+    ``calls`` (the call of the function, then the call of the function that made it, ..),
+    and ``backward``, a backward call or a ``return`` of a module's ``forward``."""
+
+    calls: tuple[cst.Call, ...]
+    backward: cst.CSTNode
+    direct: bool = False  # one call, in the code that runs the backward
+
+
+def _writes_in_place(ctx: "FileContext", function) -> bool:
+    """Whether the code of ``function`` writes something in place (``x += ..``, ``x[i] =
+    ..``, ``x.mul_(..)``, ``out=``, ``inplace=True``, an in-place layer held in an
+    attribute): the functions worth following to a backward."""
+    if "writing_functions" not in ctx.cache:
+        # The functions whose own code holds a write a plain look finds (computed once per file).
+        ctx.cache["writing_functions"] = {id(ctx.enclosing_function(node)) for node in written_expressions(ctx)} | {
+            id(ctx.enclosing_function(arg)) for arg in ctx.analysis.nodes_of(cst.Arg)
+            if arg.keyword is not None and arg.keyword.value == "inplace"}
+    node = function.node
+    if id(node) in ctx.cache["writing_functions"]:
+        return True
+    # `x = self.relu(x)` with `self.relu = nn.ReLU(inplace=True)`.
+    return ctx.autograd.builds_inplace_layers() and any(isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and inner.args
+               and ctx.enclosing_function(inner) is node and ctx.autograd.writes_input(inner.func) is not None
+               for inner in iter_nodes(node.body))
+
+
+def _result_reaches(ctx: "FileContext", function, seeds: dict[int, list[cst.CSTNode]], known: dict,
+                    depth: int, visited: tuple) -> Optional[Propagation]:
+    """How a call of ``function`` in this file has its result reach a backward after it: one
+    in the caller's code, a ``return`` of a caller that is a module's ``forward`` (or whose
+    result is back-propagated: ``seeds``), or, ``depth`` allowing, a ``return`` of a caller
+    whose own result gets there."""
+    for call in ctx.inference.calls_of(function):
+        owner = ctx.enclosing_function(call)
+        info = ctx.model.functions.get(id(owner)) if owner is not None else None
+        scope = info.scope if info is not None else ctx.model.module_scope if owner is None else None
+        if scope is None or info is function or (info is not None and id(info.node) in visited):
+            continue
+        for backward in ctx.autograd.backwards(scope):
+            if backward.via is None and backward.node.start >= call.end \
+                    and _reaches(ctx, scope, call, backward.node):
+                return Propagation((call,), backward.node)
+        if info is None or info.is_generator:
+            continue
+        returns = [value.parent for value in info.returns if value.parent.end >= call.end]
+        if not returns:
+            continue
+        if id(scope.node) in seeds:
+            for node in seeds[id(scope.node)]:
+                if node in returns and _reaches(ctx, scope, call, node):
+                    earlier = known.get(id(node))  # a backward that a caller of `info` runs
+                    if earlier is not None:
+                        return Propagation((call, *earlier.calls), earlier.backward)
+                    return Propagation((call,), node)
+        elif depth > 1 and isinstance(info.node, cst.FunctionDef):
+            reaching = [node for node in returns if _reaches(ctx, scope, call, node)]
+            if reaching:
+                outer = _result_reaches(ctx, info, seeds, known, depth - 1, (*visited, function.node))
+                if outer is not None:
+                    return Propagation((call, *outer.calls), outer.backward)
+    return None
+
+
+def _backpropagated_result(ctx: "FileContext", function) -> Optional[Propagation]:
     """A backward, in the code that calls ``function``, of a tensor computed from the
     call's result (``nll(out, y).backward()``, ``probs = softmax(z)``, ``loss =
     -probs.log().mean()`` then ``loss.backward()``), after the call."""
@@ -444,7 +551,7 @@ def _backpropagated_result(ctx: "FileContext", function) -> Optional[cst.CSTNode
             if backward.via is not None or backward.node.start < call.end:
                 continue
             if _reaches(ctx, scope, call, backward.node):
-                return backward.node
+                return Propagation((call,), backward.node, direct=True)
     return None
 
 

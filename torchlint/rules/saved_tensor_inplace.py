@@ -58,7 +58,11 @@ class SavedTensorInplace(Rule):
     file whose result a caller back-propagates after the call (`loss = nll(logits, y)`,
     `loss.backward()`, with `probs = logits.softmax(-1); probs[probs < 1e-8] = 1e-8` in
     `nll`), also through the names the caller computes from it (`probs = softmax(z)`, `loss
-    = -probs.log().mean()`, `loss.backward()`). An autograd Function's `forward` runs
+    = -probs.log().mean()`, `loss.backward()`). A function of the file that writes in place
+    is followed further, through the calls of the file, one or two levels: a helper that
+    `forward` calls (`h = gate(self.fc(x))`, `return self.head(h)`), a method of the
+    module, a function the loss function calls; the finding stays on the write, and names
+    the calls that take its result to the backward. An autograd Function's `forward` runs
     without a graph and is left alone.
     A view shares its base's version counter: an operation that saved a name bound to a
     view (`h = outputs[:, t]`, then `self.cell(x[:, t], h)`, also from the iteration
@@ -207,7 +211,7 @@ class SavedTensorInplace(Rule):
             message = self.message if isinstance(written, cst.Name) else self.result_message
             self.report(found.write.node, message, how=found.write.how, written=written,
                         saver=found.read.saver, backward=found.read.reader(self.ctx), advice=advice,
-                        evidence=self.ctx.tensor(found.read.saver), related=found.read.related(), fix=fix)
+                        evidence=self.ctx.tensor(found.read.saver), related=found.read.related(self.ctx), fix=fix)
 
     def _report_module(self, found: InplaceOverSaved) -> None:
         writer = found.writer
