@@ -757,10 +757,20 @@ class TrainModeModel:
         for construction in built:
             found = self._expression_layer(construction, depth + 1)
             if found is None and len(built) > 1 and isinstance(construction, cst.Call) and \
-                    self.constructs(construction):
+                    self.constructs(construction) and not self._rewraps(construction, expression):
                 return None  # built on another path as a model without such a layer (`DCGAN_G_nobn(..)`)
             first = first or found
         return first
+
+    def _rewraps(self, value: cst.Call, expression: cst.BaseExpression) -> bool:
+        """``value`` wraps the module ``expression`` already holds (`self.net =
+        nn.DataParallel(self.net)`): the same model, not one built on another path."""
+        inner = _under_moves(value)
+        if not isinstance(inner, cst.Call) or not inner.args or \
+                self.inference.qualname(inner.func) not in torch_api.MODE_SHARING_WRAPPERS:
+            return False
+        wrapped = dotted(_under_moves(inner.args[0].value))
+        return wrapped is not None and wrapped == dotted(expression)
 
     def _built_off(self, built: list, layer: cst.CSTNode, cls: ClassInfo, depth: int) -> bool:
         """One of the constructions ``built`` (followed through the names and parameters
@@ -872,6 +882,8 @@ class TrainModeModel:
         if value is None:
             return None
         if value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo):
+            if value.cls.model is not self.model:  # a class of another module, named through `from models import *`
+                return self._imported_class_layer(call, value.cls, depth + 1)
             found = self._class_layer(value.cls, depth + 1)
             return None if found is not None and found[2] is None and \
                 self.switched_off(found[0], value.cls, call) else found

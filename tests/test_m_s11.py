@@ -1,0 +1,76 @@
+"""Issue 41, session 11 (helper m): facts that a resolution census of real code (the 38 script
+repositories of corpus/scripts and the dev cases) found unresolved in several repositories, for
+the layers of a model that TL414 needs:
+
+- a model class of another module of the project named through a star import
+  (``from models import *``; NRI's ``MLPEncoder``, the semantic-segmentation scripts' ``FCN8s``):
+  its layers are read in that module, as for ``from models import Net``;
+- a model attribute rebound to a data-parallel wrapper of itself (``self.net =
+  nn.DataParallel(self.net)``, DrQA's ``self.network``) is the same model, not one built on
+  another path without such a layer.
+
+Each bad program runs under torch and shows the bug; the finding is on the line to change; its
+fixed twin runs and has no finding. Real files through the real CLI."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+STAR_LAYERS = 'import torch.nn as nn\n\n\nclass Classifier(nn.Module):\n    def __init__(self, width=16):\n        super().__init__()\n        self.body = nn.Sequential(nn.Linear(4, width), nn.ReLU(), nn.Dropout(0.5), nn.Linear(width, 2))\n\n    def forward(self, x):\n        return self.body(x)\n'
+
+STAR_BAD = 'import torch\nimport torch.nn as nn\nfrom layers import *\n\ntorch.manual_seed(0)\nmodel = Classifier()\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1)\nfor _ in range(5):\n    x, y = torch.randn(16, 4), torch.randint(0, 2, (16,))\n    optimizer.zero_grad()\n    nn.functional.cross_entropy(model(x), y).backward()\n    optimizer.step()\n\nsample = torch.randn(1, 4)\nwith torch.no_grad():\n    first = model(sample)\n    second = model(sample)\n# -- corpus check --\nif not torch.equal(first, second):\n    print("BUG: two predictions of one sample differ")\n'
+
+REWRAP_BAD = 'import torch\nimport torch.nn as nn\n\ntorch.manual_seed(0)\n\n\nclass Classifier(nn.Module):\n    def __init__(self, width=16):\n        super().__init__()\n        self.body = nn.Sequential(nn.Linear(4, width), nn.ReLU(), nn.Dropout(0.5), nn.Linear(width, 2))\n\n    def forward(self, x):\n        return self.body(x)\n\n\nclass Trainer:\n    def __init__(self, parallel=False):\n        self.net = Classifier()\n        if parallel:\n            self.net = nn.DataParallel(self.net)\n        self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)\n\n    def fit(self, steps):\n        self.net.train()\n        for _ in range(steps):\n            x, y = torch.randn(16, 4), torch.randint(0, 2, (16,))\n            self.opt.zero_grad()\n            nn.functional.cross_entropy(self.net(x), y).backward()\n            self.opt.step()\n\n    def predict(self, x):\n        with torch.no_grad():\n            return self.net(x).argmax(1)\n\n\ntrainer = Trainer()\ntrainer.fit(5)\nsample = torch.randn(64, 4)\nfirst, second = trainer.predict(sample), trainer.predict(sample)\n# -- corpus check --\nif not torch.equal(first, second):\n    print("BUG: two predictions of one sample differ")\n'
+
+CASES = {
+    # name: (bad program, (old, new) fix, findings of TL414 as (row, column), other files)
+    "star_import": (STAR_BAD, ("with torch.no_grad():", "model.eval()\nwith torch.no_grad():"),
+                    ((16, 13), (17, 14)), (("layers.py", STAR_LAYERS),)),
+    "rewrapped_attribute": (REWRAP_BAD, ("        with torch.no_grad():",
+                                         "        self.net.eval()\n        with torch.no_grad():"),
+                            ((33, 20),), ()),
+}
+
+
+def _write(project, name: str) -> None:
+    bad, (old, new), _found, files = CASES[name]
+    assert bad.count(old) == 1
+    for filename, text in files:
+        project.write(filename, text)
+    project.write("bad.py", bad)
+    project.write("fixed.py", bad.replace(old, new))
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_bug_is_reported_on_the_line_to_change_and_the_twin_is_clean(project, name: str) -> None:
+    _write(project, name)
+    found = CASES[name][2]
+    assert project.findings("--no-cache", "--select", "TL414", "bad.py") == \
+        [("bad.py", row, column, "TL414") for row, column in found]
+    assert project.findings("--no-cache", "--select", "TL414", "fixed.py") == []
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_bad_program_shows_the_bug_under_torch_and_the_twin_does_not(project, name: str) -> None:
+    pytest.importorskip("torch")
+    _write(project, name)
+    runs = [subprocess.run([sys.executable, program], cwd=project.root, capture_output=True, text=True, timeout=180)
+            for program in ("bad.py", "fixed.py")]
+    assert runs[0].returncode == 0 and "BUG:" in runs[0].stdout
+    assert runs[1].returncode == 0 and "BUG:" not in runs[1].stdout, runs[1].stderr[-500:]
+
+
+def test_a_star_imported_class_without_such_a_layer_is_not_reported(project) -> None:
+    project.write("layers.py", STAR_LAYERS.replace("nn.Dropout(0.5)", "nn.Identity()"))
+    project.write("bad.py", STAR_BAD)
+    assert project.findings("--no-cache", "--select", "TL414", "bad.py") == []
+
+
+def test_a_model_built_on_another_path_without_such_a_layer_still_keeps_it_quiet(project) -> None:
+    """`self.net = Plain()` on one path is another model; only a wrapper of `self.net` itself is the same."""
+    project.write("bad.py", REWRAP_BAD.replace("self.net = nn.DataParallel(self.net)",
+                                               "self.net = nn.Linear(4, 2)"))
+    assert project.findings("--no-cache", "--select", "TL414", "bad.py") == []
