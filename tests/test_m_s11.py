@@ -19,11 +19,86 @@ import sys
 
 import pytest
 
-STAR_LAYERS = 'import torch.nn as nn\n\n\nclass Classifier(nn.Module):\n    def __init__(self, width=16):\n        super().__init__()\n        self.body = nn.Sequential(nn.Linear(4, width), nn.ReLU(), nn.Dropout(0.5), nn.Linear(width, 2))\n\n    def forward(self, x):\n        return self.body(x)\n'
+STAR_LAYERS = """\
+import torch.nn as nn
 
-STAR_BAD = 'import torch\nimport torch.nn as nn\nfrom layers import *\n\ntorch.manual_seed(0)\nmodel = Classifier()\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1)\nfor _ in range(5):\n    x, y = torch.randn(16, 4), torch.randint(0, 2, (16,))\n    optimizer.zero_grad()\n    nn.functional.cross_entropy(model(x), y).backward()\n    optimizer.step()\n\nsample = torch.randn(1, 4)\nwith torch.no_grad():\n    first = model(sample)\n    second = model(sample)\n# -- corpus check --\nif not torch.equal(first, second):\n    print("BUG: two predictions of one sample differ")\n'
 
-REWRAP_BAD = 'import torch\nimport torch.nn as nn\n\ntorch.manual_seed(0)\n\n\nclass Classifier(nn.Module):\n    def __init__(self, width=16):\n        super().__init__()\n        self.body = nn.Sequential(nn.Linear(4, width), nn.ReLU(), nn.Dropout(0.5), nn.Linear(width, 2))\n\n    def forward(self, x):\n        return self.body(x)\n\n\nclass Trainer:\n    def __init__(self, parallel=False):\n        self.net = Classifier()\n        if parallel:\n            self.net = nn.DataParallel(self.net)\n        self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)\n\n    def fit(self, steps):\n        self.net.train()\n        for _ in range(steps):\n            x, y = torch.randn(16, 4), torch.randint(0, 2, (16,))\n            self.opt.zero_grad()\n            nn.functional.cross_entropy(self.net(x), y).backward()\n            self.opt.step()\n\n    def predict(self, x):\n        with torch.no_grad():\n            return self.net(x).argmax(1)\n\n\ntrainer = Trainer()\ntrainer.fit(5)\nsample = torch.randn(64, 4)\nfirst, second = trainer.predict(sample), trainer.predict(sample)\n# -- corpus check --\nif not torch.equal(first, second):\n    print("BUG: two predictions of one sample differ")\n'
+class Classifier(nn.Module):
+    def __init__(self, width=16):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(4, width), nn.ReLU(), nn.Dropout(0.5), nn.Linear(width, 2))
+
+    def forward(self, x):
+        return self.body(x)
+"""
+
+STAR_BAD = """\
+import torch
+import torch.nn as nn
+from layers import *
+
+torch.manual_seed(0)
+model = Classifier()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for _ in range(5):
+    x, y = torch.randn(16, 4), torch.randint(0, 2, (16,))
+    optimizer.zero_grad()
+    nn.functional.cross_entropy(model(x), y).backward()
+    optimizer.step()
+
+sample = torch.randn(1, 4)
+with torch.no_grad():
+    first = model(sample)
+    second = model(sample)
+# -- corpus check --
+if not torch.equal(first, second):
+    print("BUG: two predictions of one sample differ")
+"""
+
+REWRAP_BAD = """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+
+
+class Classifier(nn.Module):
+    def __init__(self, width=16):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(4, width), nn.ReLU(), nn.Dropout(0.5), nn.Linear(width, 2))
+
+    def forward(self, x):
+        return self.body(x)
+
+
+class Trainer:
+    def __init__(self, parallel=False):
+        self.net = Classifier()
+        if parallel:
+            self.net = nn.DataParallel(self.net)
+        self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)
+
+    def fit(self, steps):
+        self.net.train()
+        for _ in range(steps):
+            x, y = torch.randn(16, 4), torch.randint(0, 2, (16,))
+            self.opt.zero_grad()
+            nn.functional.cross_entropy(self.net(x), y).backward()
+            self.opt.step()
+
+    def predict(self, x):
+        with torch.no_grad():
+            return self.net(x).argmax(1)
+
+
+trainer = Trainer()
+trainer.fit(5)
+sample = torch.randn(64, 4)
+first, second = trainer.predict(sample), trainer.predict(sample)
+# -- corpus check --
+if not torch.equal(first, second):
+    print("BUG: two predictions of one sample differ")
+"""
 
 CASES = {
     # name: (bad program, (old, new) fix, findings of TL414 as (row, column), other files)

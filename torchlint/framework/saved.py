@@ -495,9 +495,10 @@ def _writes_in_place(ctx: "FileContext", function) -> bool:
     if id(node) in ctx.cache["writing_functions"]:
         return True
     # `x = self.relu(x)` with `self.relu = nn.ReLU(inplace=True)`.
-    return ctx.autograd.builds_inplace_layers() and any(isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and inner.args
-               and ctx.enclosing_function(inner) is node and ctx.autograd.writes_input(inner.func) is not None
-               for inner in iter_nodes(node.body))
+    return ctx.autograd.builds_inplace_layers() and any(
+        isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and inner.args
+        and ctx.enclosing_function(inner) is node and ctx.autograd.writes_input(inner.func) is not None
+        for inner in iter_nodes(node.body))
 
 
 def _result_reaches(ctx: "FileContext", function, seeds: dict[int, list[cst.CSTNode]], known: dict,
