@@ -19,32 +19,14 @@ its fixed twin runs and has no finding. Real files through the real CLI."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from dataclasses import dataclass
-
 import pytest
 
-
-@dataclass(frozen=True)
-class Case:
-    why: str
-    codes: str
-    bad: str
-    fixed: str
-    shows: str  # "raises" (the message is in stderr) or "wrong-value" (the program prints it)
-    expect: str
-    found: tuple[tuple[int, int, str], ...]
+from twin_cases import (
+    assert_bad_shows_the_bug_and_twin_does_not, assert_reported_on_the_line_and_twin_clean, twin,
+)
 
 
-def _case(why: str, codes: str, bad: str, edit: tuple[str, str], shows: str, expect: str,
-          found: tuple[tuple[int, int, str], ...]) -> Case:
-    old, new = edit
-    assert bad.count(old) == 1, old
-    return Case(why, codes, bad, bad.replace(old, new), shows, expect, found)
-
-
-LOADER_PARAMETER = _case(
+LOADER_PARAMETER = twin(
     "a loader passed to the training function: its batches have no graph", "TL408", '''\
 import torch
 import torch.nn as nn
@@ -70,7 +52,7 @@ train(model, loader, nn.CrossEntropyLoss(), torch.optim.SGD(model.parameters(), 
 ''', ("criterion(out.detach(), y)", "criterion(out, y)"), "raises", "does not require grad",
     ((15, 9, "TL408"),))
 
-TRAINER_LOADER = _case(
+TRAINER_LOADER = twin(
     "a trainer object keeps the loader it is built with", "TL408", '''\
 import torch
 import torch.nn as nn
@@ -101,7 +83,7 @@ trainer.train_epoch()
 ''', ("self.criterion(output.detach(), target)", "self.criterion(output, target)"), "raises",
     "does not require grad", ((20, 13, "TL408"),))
 
-HELPER_OF_FORWARD = _case(
+HELPER_OF_FORWARD = twin(
     "a helper that forward calls writes what sigmoid saved; forward returns its result", "TL409", '''\
 import torch
 import torch.nn as nn
@@ -131,7 +113,7 @@ model = Net()
 model(torch.randn(2, 4)).sum().backward()
 ''', ("s.mul_(2)", "s = s.mul(2)"), "raises", "modified by an inplace operation", ((9, 5, "TL409"),))
 
-METHOD_OF_FORWARD = _case(
+METHOD_OF_FORWARD = twin(
     "a method of the module, its result taken on by forward to what it returns", "TL409", '''\
 import torch
 import torch.nn as nn
@@ -161,7 +143,7 @@ model(torch.randn(2, 4)).sum().backward()
 ''', ("w[:, 0] = 0", "w = w.clone()\n        w[:, 0] = 0"), "raises", "modified by an inplace operation",
     ((15, 9, "TL409"),))
 
-TWO_LEVELS = _case(
+TWO_LEVELS = twin(
     "a helper of the loss function, whose result is back-propagated: two calls away", "TL409", '''\
 import torch
 import torch.nn as nn
@@ -192,7 +174,7 @@ train(model, torch.randn(8, 4), torch.randint(0, 3, (8,)), torch.optim.SGD(model
 ''', ("p /= p.sum(dim=1, keepdim=True)", "p = p / p.sum(dim=1, keepdim=True)"), "raises",
     "modified by an inplace operation", ((9, 5, "TL409"),))
 
-MOVED_BATCH = _case(
+MOVED_BATCH = twin(
     "a weight of the batch, moved to the device: a tensor, which `out * w` saves", "TL409", '''\
 import torch
 import torch.nn as nn
@@ -217,7 +199,7 @@ loader = DataLoader(TensorDataset(torch.randn(8, 4), torch.rand(8, 1)), batch_si
 train(model, loader, torch.optim.SGD(model.parameters(), lr=0.1), "cpu")
 ''', ("w /= w.sum()", "w = w / w.sum()"), "raises", "modified by an inplace operation", ((14, 9, "TL409"),))
 
-SEQUENTIAL_WITH_UNKNOWN_LAYER = _case(
+SEQUENTIAL_WITH_UNKNOWN_LAYER = twin(
     "a Sequential ending in a sigmoid, with a layer in between the analysis cannot read", "TL409", '''\
 import torch
 import torch.nn as nn
@@ -252,38 +234,15 @@ CASES = {
 }
 
 
-def _runs(project, name: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, name], cwd=project.root, capture_output=True, text=True, timeout=180)
-
-
-def _shows(result: subprocess.CompletedProcess, case: Case) -> bool:
-    if case.shows == "raises":
-        return result.returncode != 0 and case.expect in result.stderr
-    return result.returncode == 0 and case.expect in result.stdout
-
-
-def _write(project, case: Case) -> None:
-    project.write("bad.py", case.bad)
-    project.write("fixed.py", case.fixed)
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_bug_is_reported_on_the_line_to_change_and_the_twin_is_clean(project, name: str) -> None:
-    case = CASES[name]
-    _write(project, case)
-    assert project.findings("--no-cache", "--select", case.codes, "bad.py") == \
-        [("bad.py", *found) for found in case.found]
-    assert project.findings("--no-cache", "--select", case.codes, "fixed.py") == []
+    assert_reported_on_the_line_and_twin_clean(project, CASES[name])
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_bad_program_shows_the_bug_under_torch_and_the_twin_does_not(project, name: str) -> None:
     pytest.importorskip("torch")
-    case = CASES[name]
-    _write(project, case)
-    assert _shows(_runs(project, "bad.py"), case), case.why
-    fixed = _runs(project, "fixed.py")
-    assert fixed.returncode == 0 and not _shows(fixed, case), fixed.stderr[-500:]
+    assert_bad_shows_the_bug_and_twin_does_not(project, CASES[name])
 
 
 def test_a_loader_parameter_of_a_function_never_called_here_proves_nothing(project) -> None:

@@ -6,13 +6,12 @@ on the line to change; its fixed twin runs and has no finding. Real files throug
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from dataclasses import dataclass
 
 import pytest
 
 from torchlint.analysis import torch_api
+from twin_cases import run_program, shows_the_bug
 
 CODES = "TL408,TL410,TL415"
 
@@ -760,16 +759,6 @@ CASES = {
 }
 
 
-def _runs(project, name: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, name], cwd=project.root, capture_output=True, text=True, timeout=180)
-
-
-def _shows(result: subprocess.CompletedProcess, case: Case) -> bool:
-    if case.shows == "raises":
-        return result.returncode != 0 and case.expect in result.stderr
-    return result.returncode == 0 and case.expect in result.stdout
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_bug_is_reported_on_the_line_to_change_and_the_twin_is_clean(project, name: str) -> None:
     case = CASES[name]
@@ -785,9 +774,9 @@ def test_the_bad_program_shows_the_bug_under_torch_and_the_twin_does_not(project
     case = CASES[name]
     project.write("bad.py", case.bad)
     project.write("fixed.py", case.fixed)
-    assert _shows(_runs(project, "bad.py"), case), case.why
-    fixed = _runs(project, "fixed.py")
-    assert fixed.returncode == 0 and not _shows(fixed, case), fixed.stderr[-500:]
+    assert shows_the_bug(run_program(project, "bad.py"), case), case.why
+    fixed = run_program(project, "fixed.py")
+    assert fixed.returncode == 0 and not shows_the_bug(fixed, case), fixed.stderr[-500:]
 
 
 @pytest.mark.parametrize("name, verdict", [
@@ -852,7 +841,7 @@ HOOK_UNDER_NO_GRAD = CASES["forward_hook_activations"].bad.replace(
 def test_a_hooked_model_called_only_under_no_grad_gives_outputs_without_grad(project) -> None:
     project.write("hooks.py", HOOK_UNDER_NO_GRAD)
     assert project.findings("--no-cache", "--select", "TL415") == []
-    assert _runs(project, "hooks.py").returncode == 0
+    assert run_program(project, "hooks.py").returncode == 0
 
 
 DETACH_BESIDE_THE_BACKWARD = '''\
@@ -889,4 +878,4 @@ print(weights_copy.grad.shape, vector_copy.grad.shape)
 def test_detached_copies_made_to_learn_are_leaves_not_a_cut_graph(project) -> None:
     project.write("check.py", GRADIENT_CHECK_WITH_DETACHED_COPIES)
     assert project.findings("--no-cache", "--select", CODES) == []
-    assert _runs(project, "check.py").returncode == 0
+    assert run_program(project, "check.py").returncode == 0

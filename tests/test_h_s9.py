@@ -11,7 +11,8 @@ its fixed twin runs and has no finding. Real files through the real CLI."""
 from __future__ import annotations
 
 import pytest
-from test_graph_s8 import _case, _runs  # the house harness: a bad program and its one-edit twin
+from test_graph_s8 import _case  # the house harness: a bad program and its one-edit twin
+from twin_cases import run_program
 
 CODES = "TL413,TL416"
 
@@ -842,7 +843,7 @@ def test_the_bad_program_shows_the_bug_under_torch_and_the_twin_does_not(project
     case = CASES[name]
     project.write("bad.py", case.bad)
     project.write("fixed.py", case.fixed)
-    bad = _runs(project, "bad.py")
+    bad = run_program(project, "bad.py")
     assert bad.returncode != 0 and case.expect in bad.stderr, case.why
-    fixed = _runs(project, "fixed.py")
+    fixed = run_program(project, "fixed.py")
     assert fixed.returncode == 0, fixed.stderr[-500:]

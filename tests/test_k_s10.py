@@ -20,31 +20,11 @@ its fixed twin runs and has no finding. Real files through the real CLI."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from dataclasses import dataclass
-
 import pytest
 
-
-@dataclass(frozen=True)
-class Case:
-    why: str
-    codes: str
-    bad: str
-    fixed: str
-    shows: str  # "raises" (the message is in stderr) or "wrong-value" (the program prints it)
-    expect: str
-    found: tuple[tuple[int, int, str], ...]
-    files: tuple[tuple[str, str], ...] = ()
-
-
-def _case(why: str, codes: str, bad: str, edit: tuple[str, str], shows: str, expect: str,
-          found: tuple[tuple[int, int, str], ...], files: tuple[tuple[str, str], ...] = ()) -> Case:
-    """A case whose twin is the bad program with one edit (the fix)."""
-    old, new = edit
-    assert bad.count(old) == 1, old
-    return Case(why, codes, bad, bad.replace(old, new), shows, expect, found, files)
+from twin_cases import (
+    assert_bad_shows_the_bug_and_twin_does_not, assert_reported_on_the_line_and_twin_clean, twin,
+)
 
 
 _DROPOUT_NET = '''\
@@ -69,7 +49,7 @@ _MODE_CHECK = '''
 seen = []
 '''
 
-TRAIN_IN_HELPER = _case(
+TRAIN_IN_HELPER = twin(
     "the model is trained by a helper whose epoch loop calls model.train(), then classified by a "
     "function whose name says nothing about evaluating",
     "TL414",
@@ -104,7 +84,7 @@ if any(seen):
     ((31, 12, "TL414"),),
 )
 
-IMPORTED_FACTORY = _case(
+IMPORTED_FACTORY = twin(
     "the model comes from create_model() of the project's model.py and is loaded, then run under "
     "no_grad",
     "TL414",
@@ -153,7 +133,7 @@ def create_model(cfg):
 '''),),
 )
 
-CLASS_ONLY_TRAINS = _case(
+CLASS_ONLY_TRAINS = twin(
     "an agent builds its network, switches it to train() in its learning step and never to eval(); "
     "its act() predicts under no_grad",
     "TL414",
@@ -190,7 +170,7 @@ if any(seen):
     ((29, 20, "TL414"),),
 )
 
-BUILT_IN_THE_CALL = _case(
+BUILT_IN_THE_CALL = twin(
     "net = train(Net(), data): the function trains the module it is handed and returns it",
     "TL414",
     _DROPOUT_NET + '''\
@@ -220,7 +200,7 @@ if any(seen):
     ((32, 1, "TL414"),),
 )
 
-GRID_OF_DICT = _case(
+GRID_OF_DICT = twin(
     "a visualizer tiles every entry of a dict of images (one of them a model output) with "
     "torch.cat(list(...)) and converts the grid with numpy",
     "TL415",
@@ -248,7 +228,7 @@ print(grid_of({"inputs": images, "rendered": torch.sigmoid(net(images))}).shape)
     ((13, 13, "TL415"),),
 )
 
-FLOW_LOG_PROB = _case(
+FLOW_LOG_PROB = twin(
     "a flow's own log_prob method (named like a distribution's) computes from its parameters; "
     "its values are collected and plotted",
     "TL415",
@@ -278,7 +258,7 @@ print(np.mean(values))
     ((18, 5, "TL415"),),
 )
 
-PARAMETERS_AND_FLAGS = _case(
+PARAMETERS_AND_FLAGS = twin(
     "weights logged by named_parameters(), and a tensor made a leaf that requires grad by "
     "`t.requires_grad = True` after a no_grad computation",
     "TL415",
@@ -296,7 +276,7 @@ for name, p in net.named_parameters():
     ((7, 17, "TL415"),),
 )
 
-FLAGGED_AFTER = _case(
+FLAGGED_AFTER = twin(
     "`y.requires_grad = True` after y was computed under no_grad: y is a leaf that requires grad",
     "TL415",
     '''\
@@ -328,40 +308,15 @@ CASES = {
 }
 
 
-def _runs(project, name: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, name], cwd=project.root, capture_output=True, text=True, timeout=180)
-
-
-def _shows(result: subprocess.CompletedProcess, case: Case) -> bool:
-    if case.shows == "raises":
-        return result.returncode != 0 and case.expect in result.stderr
-    return result.returncode == 0 and case.expect in result.stdout
-
-
-def _write(project, case: Case) -> None:
-    for name, text in case.files:
-        project.write(name, text)
-    project.write("bad.py", case.bad)
-    project.write("fixed.py", case.fixed)
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_bug_is_reported_on_the_line_to_change_and_the_twin_is_clean(project, name: str) -> None:
-    case = CASES[name]
-    _write(project, case)
-    assert project.findings("--no-cache", "--select", case.codes, "bad.py") == \
-        [("bad.py", *found) for found in case.found]
-    assert project.findings("--no-cache", "--select", case.codes, "fixed.py") == []
+    assert_reported_on_the_line_and_twin_clean(project, CASES[name])
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_bad_program_shows_the_bug_under_torch_and_the_twin_does_not(project, name: str) -> None:
     pytest.importorskip("torch")
-    case = CASES[name]
-    _write(project, case)
-    assert _shows(_runs(project, "bad.py"), case), case.why
-    fixed = _runs(project, "fixed.py")
-    assert fixed.returncode == 0 and not _shows(fixed, case), fixed.stderr[-500:]
+    assert_bad_shows_the_bug_and_twin_does_not(project, CASES[name])
 
 
 EVAL_IN_HELPER = _DROPOUT_NET + '''\

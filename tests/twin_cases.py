@@ -1,0 +1,62 @@
+"""The harness of the tests that hold a bad program in the shape people write and its fixed
+twin (one edit apart): the finding must be on the line to change and the twin clean,
+linted through the real CLI; the bad program must show the bug under torch and the twin
+must not."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Case:
+    why: str
+    codes: str
+    bad: str
+    fixed: str
+    shows: str  # "raises" (the message is in stderr) or "wrong-value" (the program prints it)
+    expect: str
+    found: tuple[tuple[int, int, str], ...]
+    files: tuple[tuple[str, str], ...] = ()  # other files of the project the programs import
+
+
+def twin(why: str, codes: str, bad: str, edit: tuple[str, str], shows: str, expect: str,
+          found: tuple[tuple[int, int, str], ...], files: tuple[tuple[str, str], ...] = ()) -> Case:
+    """A case whose twin is the bad program with one edit (the fix)."""
+    old, new = edit
+    assert bad.count(old) == 1, old
+    return Case(why, codes, bad, bad.replace(old, new), shows, expect, found, files)
+
+
+def write(project, case: Case) -> None:
+    for name, text in case.files:
+        project.write(name, text)
+    project.write("bad.py", case.bad)
+    project.write("fixed.py", case.fixed)
+
+
+def assert_reported_on_the_line_and_twin_clean(project, case: Case) -> None:
+    write(project, case)
+    assert project.findings("--no-cache", "--select", case.codes, "bad.py") == \
+        [("bad.py", *found) for found in case.found]
+    assert project.findings("--no-cache", "--select", case.codes, "fixed.py") == []
+
+
+def assert_bad_shows_the_bug_and_twin_does_not(project, case: Case) -> None:
+    write(project, case)
+    assert shows_the_bug(run_program(project, "bad.py"), case), case.why
+    fixed = run_program(project, "fixed.py")
+    assert fixed.returncode == 0 and not shows_the_bug(fixed, case), fixed.stderr[-500:]
+
+
+def run_program(project, name: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, name], cwd=project.root, capture_output=True, text=True, timeout=180)
+
+
+def shows_the_bug(result: subprocess.CompletedProcess, case) -> bool:
+    """The run shows what ``case`` (any case with ``shows`` and ``expect``) expects."""
+    if case.shows == "raises":
+        return result.returncode != 0 and case.expect in result.stderr
+    return result.returncode == 0 and case.expect in result.stdout
