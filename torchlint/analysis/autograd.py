@@ -965,7 +965,8 @@ class AutogradModel:
         args = sequential.args
         if not (len(args) == 1 and args[0].star == "*"):
             return layers[0], layers[-1]
-        written = [element.value for element in self._list_literal(args[0].value).elements]
+        # `_sequence` read the layers of `nn.Sequential(*layers)` off the one `layers = [..]`.
+        written = [element.value for element in self.model.resolve(args[0].value)[0].value.elements]
 
         def sure(layer: cst.BaseExpression) -> bool:
             if any(layer is element for element in written):
@@ -978,9 +979,6 @@ class AutogradModel:
             return True
         head = layers[0] if written or sure(layers[0]) else None
         return head, layers[-1] if sure(layers[-1]) else None
-
-    def _list_literal(self, name: cst.Name) -> cst.List:
-        return self.model.resolve(name)[0].value
 
     def _list_items(self, name: cst.Name) -> list[cst.BaseExpression]:
         bindings = self.model.resolve(name)

@@ -759,16 +759,12 @@ class NoGraph:
         bindings = self.model.resolve(name)
         if not bindings or not all(binding.kind is BindingKind.FOR or binding.iterates for binding in bindings):
             return False
-        if all(binding.value is not None and self._is_loader(binding.value, 0) for binding in bindings):
+        if all(binding.value is not None and self.inference.data_loaders(binding.value) is not None
+               for binding in bindings):
             return True
         origin = self.analysis.placement.cpu_origin(name)
         return origin is not None and isinstance(origin[0], cst.Call) and \
             self.inference.qualname(origin[0].func) in torch_api.DATA_LOADERS
-
-    def _is_loader(self, iterable: cst.BaseExpression, depth: int) -> bool:
-        """``iterable`` evaluates to a `DataLoader` (or `enumerate` of one) on every way it can
-        come: its batches are collated anew, with no graph."""
-        return self.inference.data_loaders(iterable, depth) is not None
 
     def _computes_from_inputs(self, cls: ClassInfo) -> bool:
         """A module class of this file whose output is computed only from its inputs: a direct

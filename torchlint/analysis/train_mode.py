@@ -79,6 +79,8 @@ _CONTAINER_METHODS = _STORING | frozenset({"pop", "popitem", "clear", "remove", 
 _MAY_EVALUATE = TextPattern(r"\bno_grad|inference_mode|def _*(?:predict|eval|valid|test|infer)|load_state_dict|"
                             r"backward|pretrained|weights\s*=")
 _GRAD_OFF = TextPattern(r"\bno_grad\b|\binference_mode\b")
+# What a training step calls: `loss.backward()`, `optimizer.step()`.
+_TRAINING_ATTRIBUTES = frozenset({"backward", "step"})
 _SWITCHES = re.compile(r"\.\s*(?:eval|train)\s*\(")
 # A switch that may put a module in eval mode: `eval()`, `train(False)`, `train(flag)`; not
 # `train()`/`train(True)`, after which the module is in training mode, as it was built.
@@ -441,7 +443,8 @@ class TrainModeModel:
 
     def _file_trains(self) -> bool:
         if self._trains is None:
-            self._trains = any(node.attr.value in ("backward", "step") for node in self.analysis.nodes_of(cst.Attribute))
+            self._trains = any(node.attr.value in _TRAINING_ATTRIBUTES
+                               for node in self.analysis.nodes_of(cst.Attribute))
         return self._trains
 
     def training_call(self, call: cst.Call) -> bool:
@@ -458,7 +461,7 @@ class TrainModeModel:
         if id(call) in self._training_calls:
             return True
         func = call.func
-        if isinstance(func, cst.Attribute) and func.attr.value in ("backward", "step"):
+        if isinstance(func, cst.Attribute) and func.attr.value in _TRAINING_ATTRIBUTES:
             if func.attr.value == "backward":
                 return self.inference.tensor(func.value) is not None
             value = self.inference.infer(func.value)
@@ -1846,7 +1849,7 @@ def _assigned_names(body: cst.CSTNode) -> set[str]:
 
 
 def _runs_backward(node: cst.CSTNode) -> bool:
-    return any(isinstance(child, cst.Attribute) and child.attr.value in ("backward", "step")
+    return any(isinstance(child, cst.Attribute) and child.attr.value in _TRAINING_ATTRIBUTES
                for child in iter_nodes(node))
 
 
