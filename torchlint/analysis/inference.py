@@ -93,7 +93,8 @@ def combine(values: Iterable[Optional[Value]]) -> Optional[Value]:
     """Several possible values of one expression: agree on a kind, or know nothing.
 
     Unknown values are ignored and ``None`` constants are neutral (``h = None`` then
-    ``h = torch.zeros(..)`` is a tensor), but two different known kinds cancel out.
+    ``h = torch.zeros(..)`` is a tensor), but two different known kinds cancel out, and
+    ``None`` with an unknown value is unknown.
     """
     known: list[Value] = []
     saw_none = saw_unknown = False
@@ -106,7 +107,7 @@ def combine(values: Iterable[Optional[Value]]) -> Optional[Value]:
             continue
         known.append(value)
     if not known:
-        return NONE if saw_none else None
+        return NONE if saw_none and not saw_unknown else None  # `self._cache = None` and a value not known
     first = known[0]
     tuples = [value for value in known if value.kind is Kind.TUPLE]
     if tuples and all(value.kind is Kind.TUPLE or value.kind is Kind.SEQUENCE and value.element is not None and
@@ -803,6 +804,10 @@ class Inference:
         if role is not None:
             return role
         passed = self._passed_value(binding, function)
+        if passed is not None and passed.kind is Kind.TENSOR and passed.dims_at_most is None:
+            documented = self._documented_value(binding, function)  # "a 2D Tensor of shape (B, 2)"
+            if documented is not None and documented.dims_at_most is not None:
+                return passed.with_dims_at_most(documented.dims_at_most, documented.dims_why)
         if passed is not None:
             return passed
         return self._documented_value(binding, function)
@@ -978,11 +983,17 @@ class Inference:
         elif function.kind in ("method", "classmethod") and function.cls is not None:
             for scope, load, attribute in self._attribute_loads(function.name):
                 caller = scope.function
-                own = caller is not None and caller.cls is function.cls and caller.self_name
-                if own and load.value == caller.self_name:
-                    callees.append(attribute)
-                elif load.value != "self" and function.kind == "method" and self._instance_of(load, function.cls):
+                if caller is not None and caller.cls is not None and load.value == caller.self_name:
+                    if caller.cls is function.cls or self.method_of(caller.cls, function.name) is function:
+                        callees.append(attribute)  # `self.fit(..)`, also in a class that inherits `fit`
+                elif load.value != "self" and function.kind == "method" and (
+                        self._instance_of(load, function.cls) or self._runs_method(load, function)):
                     callees.append(attribute)  # `trainer.fit(..)` on `trainer = Trainer(..)`
+            if function.kind == "method":
+                # `self.trainer.fit(..)`, `Solver().train(..)`, `models[i].fit(..)`
+                callees += [call.func for scope in self.model.scopes_mentioning(function.name)
+                            for call in scope.chained_calls.get(function.name, ())
+                            if self._runs_method(call.func.value, function)]
         if function.kind == "method" and function.name == "__init__" and function.cls is not None:
             # `Trainer(model, optimizer)` passes `model` and `optimizer` to `__init__`.
             name = function.cls.name
@@ -993,6 +1004,15 @@ class Inference:
             callees += self._instance_calls(function.cls)  # `m(x)` runs `forward(x)`
         calls = (self.model.parent(callee) for callee in callees)
         return [call for call, callee in zip(calls, callees) if isinstance(call, cst.Call) and call.func is callee]
+
+    def _runs_method(self, receiver: cst.BaseExpression, method: FunctionInfo) -> bool:
+        """Whether ``receiver.<method>(..)`` runs ``method``: the receiver holds an instance of
+        its class, or of a class of the file that inherits it."""
+        value = self.infer(receiver)
+        cls = value.cls if value is not None and value.kind in (Kind.INSTANCE, Kind.MODULE, Kind.OPTIMIZER) else None
+        if not isinstance(cls, ClassInfo):
+            return False
+        return cls is method.cls or self.method_of(cls, method.name) is method
 
     def _alias_loads(self, load: cst.Name) -> list[cst.Name]:
         """The reads of a name bound to ``load`` and to nothing else (``net = linear_regression``,

@@ -53,7 +53,7 @@ class ScopeKind(enum.Enum):
 class Scope:
     __slots__ = (
         "kind", "node", "parent", "exit_node", "bindings", "globals", "nonlocals",
-        "attribute_uses", "loads", "function", "class_info", "order",
+        "attribute_uses", "loads", "chained_calls", "function", "class_info", "order",
     )
 
     def __init__(self, kind: ScopeKind, node: cst.CSTNode, parent: Optional[Scope]):
@@ -68,6 +68,9 @@ class Scope:
         self.attribute_uses: dict[str, list[tuple[int, str, cst.Attribute]]] = {}
         # name -> [(seq, Name)] for every read of the name in this scope, in flow order
         self.loads: dict[str, list[tuple[int, cst.Name]]] = {}
+        # method name -> calls `<expression>.method(..)` in this scope whose receiver is not a
+        # plain name (`self.encoder.decode(..)`, `Solver().train(..)`), in walk order
+        self.chained_calls: dict[str, list[cst.Call]] = {}
         self.function: Optional[FunctionInfo] = None
         self.class_info: Optional[ClassInfo] = None
         # Where the walk entered the scope, to keep model.scopes in walk order when a
@@ -797,6 +800,8 @@ class _Builder:
         if not isinstance(func, cst.Attribute):
             return
         method = func.attr.value
+        if not isinstance(func.value, cst.Name):
+            self.scope.chained_calls.setdefault(method, []).append(node)
         if method == "apply" and node.args and isinstance(node.args[0].value, cst.Name):
             self.model.applied_names.append(node.args[0].value)
         elif method in _HOOK_KINDS and node.args and node.args[0].keyword is None:
