@@ -675,6 +675,9 @@ class Placement:
             return Dtype("int64", "number", node, "a Python int")
         if not qualname.startswith("torch."):
             return None
+        if qualname in torch_api.SAME_TENSOR_WRAPPERS and args:  # `Variable(x)` is `x`
+            found = self.dtype(args[0].value, depth)
+            return found if found is not None and found.holder == "tensor" else None
         if qualname in torch_api.TORCH_DTYPE_KEEPING_FUNCTIONS and args:
             found = self.dtype(args[0].value, depth)
             return found if found is not None and found.holder == "tensor" and found.floating else None
@@ -1765,6 +1768,8 @@ class Placement:
                             return None  # `torch.tensor(t)` of a tensor: wherever `t` is
                 return node, f"`{_short(self.analysis, node)}` makes it on the CPU (no `device=`)"
             positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
+            if qualname in torch_api.SAME_TENSOR_WRAPPERS and positional:
+                return self.cpu_origin(positional[0], depth + 1)  # `Variable(x)` is `x`
             if qualname is not None and positional and keyword(node, "device") is None and \
                     self._computes_from_first(qualname):
                 return self.cpu_origin(positional[0], depth + 1)  # `F.one_hot(labels, n)`
@@ -2071,57 +2076,82 @@ class Placement:
 
     def _move_of(self, module: cst.BaseExpression, use: cst.CSTNode, depth: int = 0) -> Optional[cst.Call]:
         """The `.to(device)`/`.cuda()` (not to the CPU) that moves the module ``module`` names
-        before ``use``: in the assignment that binds it (`model = Net().to(device)`), or a
-        statement `model.to(device)` of the same binding earlier in its scope; for a
-        parameter, what every call site passes."""
+        before ``use``, on every binding of the name that reaches ``use``: in the assignment
+        that binds it (`model = Net().to(device)`, `model = nn.DataParallel(net).cuda()`), a
+        statement `model.to(device)` of that binding earlier, a data-parallel wrapper of a moved
+        module, a factory of the file returning one; for a parameter, what every call site passes."""
         if isinstance(module, cst.Attribute):
             return self._attribute_move(module, use)
-        if not isinstance(module, cst.Name) or depth > 2:
+        if not isinstance(module, cst.Name) or depth > 6:  # `main` -> `train(net, ..)` -> `validate(net, ..)`
             return None
         bindings = self.model.resolve(module)
-        if len(bindings) > 1:  # `model = Net()` then `if use_cuda: model = model.to(device)`
-            return self._rebinding_move(module, bindings, use)
-        if len(bindings) != 1:
+        if not bindings:
             return None
-        binding = bindings[0]
-        if binding.kind is BindingKind.PARAM:
+        if len(bindings) > 1:  # `model = Net()` then `if use_cuda: model = model.to(device)`
+            move = self._rebinding_move(module, bindings, use)
+            if move is not None:
+                return move
+        if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM:
+            binding = bindings[0]
             function = self._function_of(binding)
             if function is None or function.name == "forward":
                 return None
             passed = self._passed(binding)
             if not passed or any(value is None for value in passed):
                 return None
-            moves = [self._move_of(value, call, depth + 1) for value, call in zip(passed, self._call_sites(function))]
+            moves = [self._value_move(value, call, depth + 1) for value, call in zip(passed, self._call_sites(function))]
             return moves[0] if moves and all(move is not None for move in moves) else None
-        if binding.kind is not BindingKind.ASSIGN or binding.path or binding.value is None:
+        moves = [self._binding_move(module, binding, use, depth) for binding in bindings]
+        return moves[0] if all(move is not None for move in moves) else None
+
+    def _binding_move(self, module: cst.Name, binding: Binding, use: cst.CSTNode, depth: int) -> Optional[cst.Call]:
+        """The move of the module bound by ``binding`` (an assignment of ``module``) before ``use``."""
+        if binding.kind is not BindingKind.ASSIGN or binding.path or binding.iterates or binding.value is None:
             return None
         value = binding.value
+        if not (isinstance(value, cst.Name) and value.value == module.value):
+            move = self._value_move(value, binding.node, depth + 1)
+            if move is not None:
+                return move
+        for call in self._all_calls():  # `model.cuda()` as a statement after the binding (in place)
+            if call.start >= use.start or call.start <= binding.node.start or not self._is_move(call):
+                continue
+            target = call.func.value  # type: ignore[attr-defined]
+            if isinstance(target, cst.Name) and target.value == module.value and \
+                    binding in self.model.resolve(target):
+                return call
+        return None
+
+    def _value_move(self, value: cst.BaseExpression, use: cst.CSTNode, depth: int) -> Optional[cst.Call]:
+        """The move that puts the module ``value`` evaluates to on a device (see ``_move_of``)."""
+        if depth > 7:
+            return None
         while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
             if self._is_move(value):
                 return value
             if value.func.attr.value not in ("train", "eval", "float", "half", "double"):
                 break
             value = value.func.value
-        function = self._file_function(value.func) if isinstance(value, cst.Call) else None
+        if isinstance(value, (cst.Name, cst.Attribute)):
+            return self._move_of(value, use, depth + 1)
+        if not isinstance(value, cst.Call):
+            return None
+        if self.inference.qualname(value.func) in torch_api.MODE_SHARING_WRAPPERS and value.args and \
+                value.args[0].keyword is None and not value.args[0].star:  # `nn.DataParallel(model)`
+            return self._value_move(value.args[0].value, use, depth + 1)
+        function = self._file_function(value.func)
         if function is not None and function.returns and not function.is_generator:  # `model = build(device)`
-            moves = [returned if isinstance(returned, cst.Call) and self._is_move(returned)
-                     else self._move_of(returned, returned, depth + 1) for returned in function.returns]
+            moves = [self._value_move(returned, returned, depth + 1) for returned in function.returns]
             if all(move is not None for move in moves):
                 return moves[0]
-        for call in self._all_calls():
-            if call.start >= use.start or not self._is_move(call):
-                continue
-            target = call.func.value  # type: ignore[attr-defined]
-            if isinstance(target, cst.Name) and target.value == module.value and \
-                    self.model.resolve(target) == bindings and binding.node.start < call.start:
-                return call
         return None
 
     def _attribute_move(self, module: cst.Attribute, use: cst.CSTNode) -> Optional[cst.Call]:
         """The move of the module ``self.<name>`` when the object moves it as it is built:
-        one assignment of the attribute, and ``self.<name>.to(device)`` (or a move in that
-        assignment) in ``__init__`` or a method ``__init__`` calls, used in another method;
-        nothing in the class moves it back to the CPU."""
+        every assignment of the attribute in ``__init__`` or a method ``__init__`` calls,
+        each moved there (``self.net = Net().to(device)``, ``self.model = model`` of a model
+        every construction passes moved) or followed by ``self.<name>.to(device)``, used in
+        another method; nothing in the class moves it back to the CPU."""
         receiver = module.value
         function = next((self.model.functions.get(id(node)) for node in ancestors(use)
                          if isinstance(node, cst.FunctionDef)), None)
@@ -2136,7 +2166,7 @@ class Placement:
         name = module.attr.value
         init = cls.methods.get("__init__")
         assignments = cls.assignments(name)
-        if init is None or len(assignments) != 1:
+        if init is None or not assignments:
             return None
         setup = [init] + [cls.methods[call.func.attr.value] for call in iter_nodes(init.node.body)
                           if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
@@ -2144,15 +2174,21 @@ class Placement:
         if function in setup or re.search(rf"\.{re.escape(name)}\s*\.\s*cpu\s*\(", self.analysis.text[
                 cls.node.start:cls.node.end]):
             return None
-        for method in setup:
-            for call in iter_nodes(method.node.body):
-                if isinstance(call, cst.Call) and self._is_move(call) and \
-                        dotted(call.func.value) == f"{method.self_name}.{name}":  # type: ignore[attr-defined]
-                    return call
-        value = assignments[0].value
-        if assignments[0].function in setup and isinstance(value, cst.Call) and self._is_move(value):
-            return value  # `self.net = Net().to(device)`
-        return None
+        statements = [(method, call) for method in setup for call in iter_nodes(method.node.body)
+                      if isinstance(call, cst.Call) and self._is_move(call)
+                      and dotted(call.func.value) == f"{method.self_name}.{name}"]  # type: ignore[attr-defined]
+        found = None
+        for assignment in assignments:
+            if assignment.function not in setup or assignment.value is None or assignment.path:
+                return None
+            move = self._value_move(assignment.value, assignment.value, 0)
+            if move is None:  # `self.G = Generator(..)` then `self.G.to(self.device)`
+                move = next((call for method, call in statements if method is not assignment.function
+                             or call.start > assignment.node.start), None)
+            if move is None:
+                return None
+            found = found or move
+        return found
 
     def _rebinding_move(self, module: cst.Name, bindings: list[Binding], use: cst.CSTNode) -> Optional[cst.Call]:
         """The move among several bindings of a module's name, when each is either the one
@@ -2418,7 +2454,7 @@ class Placement:
                 return node if not self._is_cpu(made_on) and self._dtype_name(made_on, False) is None else None
             if qualname is not None:
                 positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
-                if positional and self._computes_from_first(qualname):
+                if positional and (self._computes_from_first(qualname) or qualname in torch_api.SAME_TENSOR_WRAPPERS):
                     return self.device_move(positional[0], depth + 1)
                 return None
             if isinstance(func, cst.Attribute) and self._keeps_device_of(func.attr.value):
@@ -2442,7 +2478,8 @@ class Placement:
                 return self._at_every_call_site(bindings[0], lambda value: self.device_move(value, depth + 1))
             values = self._assigned(node) or tuple(  # `_, predicted = torch.max(outputs, 1)`
                 binding.value for binding in bindings if binding.kind is BindingKind.ASSIGN and binding.path
-                and not binding.iterates and self._splits(binding.value))
+                and not binding.iterates and self._splits(binding.value)) or tuple(
+                value for value in (_unpacked(binding) for binding in bindings) if value is not None)
             moves = [self.device_move(value, depth + 1) for value in values] if len(values) == len(bindings) else []
             return moves[0] if moves and all(move is not None for move in moves) else None
         return None
@@ -3306,6 +3343,19 @@ class Placement:
                     isinstance(node.value, cst.Name) and node.value.value in params:
                 return node.value.value
         return None
+
+
+def _unpacked(binding: Binding) -> Optional[cst.BaseExpression]:
+    """The item a name unpacked from a tuple written out gets (`x, y = x.cuda(), y.cuda()`)."""
+    value = binding.value
+    if binding.kind is not BindingKind.ASSIGN or binding.iterates or not binding.path or value is None:
+        return None
+    for index in binding.path:
+        if index is None or not isinstance(value, (cst.Tuple, cst.List)) or index >= len(value.elements) or \
+                isinstance(value.elements[index], cst.StarredElement):
+            return None
+        value = value.elements[index].value
+    return value
 
 
 def _called_module(func: cst.BaseExpression) -> cst.BaseExpression:

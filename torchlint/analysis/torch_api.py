@@ -201,6 +201,9 @@ TRAIN_MODE_FUNCTIONS: dict[str, int] = {
 # (`torch.compile(model)`: a wrapper whose `training` is the original module's.)
 MODE_SHARING_WRAPPERS = frozenset({"torch.nn.DataParallel", "torch.nn.parallel.DataParallel",
                                    "torch.nn.parallel.DistributedDataParallel", "torch.compile"})
+# Calls that give back the tensor they are given, on its device and of its dtype:
+# `Variable(x)` has been `x` itself since PyTorch 0.4 (written so in much training code).
+SAME_TENSOR_WRAPPERS = frozenset({"torch.autograd.Variable"})
 # Functions that take a prediction out of a model's output (the class it picks).
 READ_OUT_FUNCTIONS = frozenset({"torch.argmax", "torch.max"})
 # Functions that copy the module they are given with its `training` flags.
