@@ -280,6 +280,9 @@ class NoGraph:
         if isinstance(node, cst.Subscript):
             if integer_index(node) == 1 and self._gives_indices(node.value):
                 return self._stopped(node.value, indices=True)  # `out.max(1)[1]`
+            entries = self._dict_entries(node)
+            if entries is not None:  # `losses["total"]` of a dict written out
+                return self._all(entries, depth)
             if self.inference.tensor(node.value) is None and not self._batch(node.value):
                 return None
             return self._graphless(node.value, depth)  # of a batch: `batch["label"]`, `batch[0]`
@@ -399,6 +402,12 @@ class NoGraph:
                 if iterable.elements else None
         if isinstance(iterable, (cst.ListComp, cst.GeneratorExp)):
             return self._graphless(iterable.elt, depth)
+        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) \
+                and iterable.func.attr.value == "values" and not iterable.args:
+            dicts = self._literal_dicts(iterable.func.value, 0)
+            if not dicts:
+                return None
+            return self._all([element.value for found in dicts for element in found.elements], depth)
         if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) \
                 and iterable.func.value in ("zip", "enumerate") and iterable.args \
                 and self.inference.qualname(iterable.func) in (None, f"builtins.{iterable.func.value}") \
@@ -435,6 +444,97 @@ class NoGraph:
                 return self._items(binding.value, depth)
         if self.inference.tensor(iterable) is not None:
             return self._graphless(iterable, depth)  # `for row in x:`
+        return None
+
+    def _plain_value(self, node: cst.BaseExpression) -> bool:
+        """``node`` is a plain value that cannot carry a graph although the inference does not
+        know it: a call of the `math` module (`math.log(2)`), or an attribute of the namespace
+        `parse_args()` returns (`args.weight`: values of the command line)."""
+        if isinstance(node, cst.Call):
+            return (self.inference.qualname(node.func) or "").startswith("math.")
+        return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
+            and self._command_line(node.value, 0)
+
+    def _command_line(self, name: cst.Name, hops: int) -> bool:
+        """``name`` is only ever what `parser.parse_args()` (or item 0 of `parse_known_args()`)
+        returns: bound to it, or a parameter every call of its function passes such a name for."""
+        bindings = self.model.resolve(name)
+        if not bindings:
+            return False
+        for binding in bindings:
+            value = binding.value
+            if binding.kind is BindingKind.ASSIGN and isinstance(value, cst.Call) \
+                    and isinstance(value.func, cst.Attribute) \
+                    and (value.func.attr.value == "parse_args" and not binding.path
+                         or value.func.attr.value == "parse_known_args" and binding.path == (0,)):
+                continue
+            if binding.kind is BindingKind.PARAM and hops < 2:
+                function = binding.scope.function if binding.scope is not None else None
+                param = None if function is None else next(
+                    (param for param in function.positional_params() if param.name.value == binding.name), None)
+                calls = self.inference.calls_of(function) if param is not None else []
+                passed = [self.inference.passed_argument(call, function, param) for call in calls]
+                if passed and all(isinstance(value, cst.Name) and self._command_line(value, hops + 1)
+                                  for value in passed):
+                    continue
+            return False
+        return True
+
+    def _dict_entries(self, node: cst.Subscript) -> Optional[list[cst.BaseExpression]]:
+        """The values ``d["key"]`` may read: the entry of that key of every dict written out
+        that ``d`` may be (see ``_literal_dicts``); None when one of them lacks the key."""
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index) \
+                or not isinstance(node.slice[0].slice.value, cst.SimpleString):
+            return None
+        key = node.slice[0].slice.value.evaluated_value
+        dicts = self._literal_dicts(node.value, 0)
+        if not dicts:
+            return None
+        entries = []
+        for found in dicts:
+            entry = next((element.value for element in found.elements if isinstance(element, cst.DictElement)
+                          and isinstance(element.key, cst.SimpleString) and element.key.evaluated_value == key), None)
+            if entry is None:
+                return None
+            entries.append(entry)
+        return entries
+
+    def _literal_dicts(self, node: cst.BaseExpression, hops: int) -> Optional[list[cst.Dict]]:
+        """Every dict ``node`` may be, each written out with string keys only (`{"loss": l}`):
+        a name bound only to such dicts or to what functions of this file return, itself such
+        dicts, and never written into nor updated; None when any of it is something else."""
+        if isinstance(node, cst.Dict):
+            ok = node.elements and all(isinstance(element, cst.DictElement)
+                                       and isinstance(element.key, cst.SimpleString) for element in node.elements)
+            return [node] if ok else None
+        if isinstance(node, cst.Call) and hops < 2:
+            callee = self.inference.infer(node.func)
+            function = callee.function if callee is not None and callee.kind is Kind.FUNCTION else None
+            if function is None or function.model is not self.model or function.is_generator or not function.returns:
+                return None
+            dicts = []
+            for returned in function.returns:
+                found = self._literal_dicts(returned, hops + 1)
+                if found is None:
+                    return None
+                dicts += found
+            return dicts
+        if isinstance(node, cst.Name):
+            bindings = self.model.resolve(node)
+            if not bindings or any(binding.kind is not BindingKind.ASSIGN or binding.path or binding.iterates
+                                   or binding.value is None or self._changed_later(binding) for binding in bindings):
+                return None
+            name = re.escape(node.value)
+            if any(re.search(rf"(?<![\w.]){name}\s*\.\s*(?:update|setdefault|pop)\b", self._code(binding.scope.node))
+                   for binding in bindings):
+                return None
+            dicts = []
+            for binding in bindings:
+                found = self._literal_dicts(binding.value, hops)
+                if found is None:
+                    return None
+                dicts += found
+            return dicts
         return None
 
     def _made_to_learn(self, binding) -> bool:
@@ -519,9 +619,11 @@ class NoGraph:
         proofs = []
         for operand in operands:
             value = self.inference.infer(operand)
-            if value is not None and (value.kind in (Kind.OTHER, Kind.NONE) or value.kind is Kind.EXTERNAL
+            if value is not None and (value.kind in (Kind.OTHER, Kind.NONE, Kind.NDARRAY) or value.kind is Kind.EXTERNAL
                                       and (value.qualname or "").startswith(("torch.", "builtins."))):
-                continue  # a number, a string, a dtype
+                continue  # a number, a string, a dtype, a numpy array (numpy records no graph)
+            if value is None and self._plain_value(operand):
+                continue  # `math.log(2)`, `args.weight`
             if value is not None and value.kind is not Kind.TENSOR \
                     and not isinstance(operand, (cst.List, cst.Tuple)):
                 return None
@@ -599,6 +701,12 @@ class NoGraph:
                          or self._batch(func.value)):
                 return self._method(node, func.value, func.attr.value, depth, batch=True)  # `batch["x"].to(dev)`
         qualname = self.inference.qualname(func)
+        if isinstance(func, cst.Name) and func.value == "sum" and qualname in (None, "builtins.sum") \
+                and 1 <= len(node.args) <= 2 and not any(arg.star or arg.keyword for arg in node.args):
+            # `sum(losses)`, `sum(l for l in parts)`, `sum(d.values())`: of items without a graph
+            items = self._items(node.args[0].value, depth)
+            start = self._operands([node.args[1].value], depth) if len(node.args) == 2 else Proof()
+            return None if items is None or start is None else _join([items, start])
         if qualname is not None:
             return self._torch_call(node, qualname, depth)
         callee = self.inference.infer(func)

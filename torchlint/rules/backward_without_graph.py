@@ -52,7 +52,10 @@ class BackwardWithoutGraph(Rule):
     the indices of `torch.max(out, 1)` or `topk`, a comparison, `.long()`) or made without
     `requires_grad`, through the
     functions of the file that return it and the losses without parameters (of `torch.nn`,
-    or a module of the file that builds nothing and calls only torch in `forward`). Where
+    or a module of the file that builds nothing and calls only torch in `forward`), the
+    entries of a dict of losses written out (`losses["ce"]`, `sum(losses.values())`) and
+    the builtin `sum` of losses; numbers on the way (`math.log(2)`, a numpy value, a
+    hyperparameter of `parser.parse_args()` such as `args.weight`) carry no graph. Where
     every cut is a round trip through plain values (`torch.tensor(loss.item())`,
     `torch.from_numpy(out.data.numpy())`, also through a list of `.item()` values), a
     result no gradient flows through, or a model whose parameters were all frozen before
