@@ -6,32 +6,20 @@ on the line to change; its fixed twin runs and has no finding. Real files throug
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
 
 from torchlint.analysis import torch_api
-from twin_cases import run_program, shows_the_bug
+from twin_cases import (
+    Case, assert_bad_shows_the_bug_and_twin_does_not, assert_reported_on_the_line_and_twin_clean, run_program, twin,
+)
 
 CODES = "TL408,TL410,TL415"
-
-
-@dataclass(frozen=True)
-class Case:
-    why: str
-    bad: str
-    fixed: str
-    shows: str  # "raises" (the message is in stderr) or "wrong-value" (the program prints it)
-    expect: str
-    found: tuple[tuple[int, int, str], ...]
 
 
 def _case(why: str, bad: str, edit: tuple[str, str], shows: str, expect: str,
           found: tuple[tuple[int, int, str], ...]) -> Case:
     """A case whose twin is the bad program with one edit (the thread's fix)."""
-    old, new = edit
-    assert bad.count(old) == 1, old
-    return Case(why, bad, bad.replace(old, new), shows, expect, found)
+    return twin(why, CODES, bad, edit, shows, expect, found)
 
 
 NG01_TRAINER_NOGRAD_METHOD = _case(
@@ -663,7 +651,7 @@ if head.proj.weight.grad is None:
 )
 
 GC09_DETACH_THEN_REQUIRES_GRAD = Case(
-    'a loss of model(x).detach() made to require grad',
+    'a loss of model(x).detach() made to require grad', CODES,
     '''\
 import torch
 import torch.nn as nn
@@ -761,22 +749,13 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_bug_is_reported_on_the_line_to_change_and_the_twin_is_clean(project, name: str) -> None:
-    case = CASES[name]
-    project.write("bad.py", case.bad)
-    project.write("fixed.py", case.fixed)
-    assert project.findings("--no-cache", "--select", CODES, "bad.py") == [("bad.py", *found) for found in case.found]
-    assert project.findings("--no-cache", "--select", CODES, "fixed.py") == []
+    assert_reported_on_the_line_and_twin_clean(project, CASES[name])
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_bad_program_shows_the_bug_under_torch_and_the_twin_does_not(project, name: str) -> None:
     pytest.importorskip("torch")
-    case = CASES[name]
-    project.write("bad.py", case.bad)
-    project.write("fixed.py", case.fixed)
-    assert shows_the_bug(run_program(project, "bad.py"), case), case.why
-    fixed = run_program(project, "fixed.py")
-    assert fixed.returncode == 0 and not shows_the_bug(fixed, case), fixed.stderr[-500:]
+    assert_bad_shows_the_bug_and_twin_does_not(project, CASES[name])
 
 
 @pytest.mark.parametrize("name, verdict", [

@@ -14,10 +14,11 @@ fixed twin runs and has no finding. Real files through the real CLI."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
+
+from twin_cases import (
+    assert_bad_shows_the_bug_and_twin_does_not, assert_reported_on_the_line_and_twin_clean, twin,
+)
 
 STAR_LAYERS = """\
 import torch.nn as nn
@@ -101,41 +102,26 @@ if not torch.equal(first, second):
 """
 
 CASES = {
-    # name: (bad program, (old, new) fix, findings of TL414 as (row, column), other files)
-    "star_import": (STAR_BAD, ("with torch.no_grad():", "model.eval()\nwith torch.no_grad():"),
-                    ((16, 13), (17, 14)), (("layers.py", STAR_LAYERS),)),
-    "rewrapped_attribute": (REWRAP_BAD, ("        with torch.no_grad():",
-                                         "        self.net.eval()\n        with torch.no_grad():"),
-                            ((33, 20),), ()),
+    "star_import": twin(
+        "a model class named through `from layers import *`, evaluated in training mode", "TL414", STAR_BAD,
+        ("with torch.no_grad():", "model.eval()\nwith torch.no_grad():"), "wrong-value", "BUG:",
+        ((16, 13, "TL414"), (17, 14, "TL414")), files=(("layers.py", STAR_LAYERS),)),
+    "rewrapped_attribute": twin(
+        "`self.net` rewrapped in DataParallel, evaluated in training mode", "TL414", REWRAP_BAD,
+        ("        with torch.no_grad():", "        self.net.eval()\n        with torch.no_grad():"), "wrong-value",
+        "BUG:", ((33, 20, "TL414"),)),
 }
-
-
-def _write(project, name: str) -> None:
-    bad, (old, new), _found, files = CASES[name]
-    assert bad.count(old) == 1
-    for filename, text in files:
-        project.write(filename, text)
-    project.write("bad.py", bad)
-    project.write("fixed.py", bad.replace(old, new))
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_bug_is_reported_on_the_line_to_change_and_the_twin_is_clean(project, name: str) -> None:
-    _write(project, name)
-    found = CASES[name][2]
-    assert project.findings("--no-cache", "--select", "TL414", "bad.py") == \
-        [("bad.py", row, column, "TL414") for row, column in found]
-    assert project.findings("--no-cache", "--select", "TL414", "fixed.py") == []
+    assert_reported_on_the_line_and_twin_clean(project, CASES[name])
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_bad_program_shows_the_bug_under_torch_and_the_twin_does_not(project, name: str) -> None:
     pytest.importorskip("torch")
-    _write(project, name)
-    runs = [subprocess.run([sys.executable, program], cwd=project.root, capture_output=True, text=True, timeout=180)
-            for program in ("bad.py", "fixed.py")]
-    assert runs[0].returncode == 0 and "BUG:" in runs[0].stdout
-    assert runs[1].returncode == 0 and "BUG:" not in runs[1].stdout, runs[1].stderr[-500:]
+    assert_bad_shows_the_bug_and_twin_does_not(project, CASES[name])
 
 
 def test_a_star_imported_class_without_such_a_layer_is_not_reported(project) -> None:
