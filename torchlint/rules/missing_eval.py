@@ -219,6 +219,11 @@ class MissingEval(Rule):
             related = [(mode.node, "this puts the model in training mode")]
         for call in mode.via:
             related.append((call, "this call leaves the model in training mode"))
+        if len(mode.saved) == 2:  # `torch.save(model, path)` ... `torch.load(path)`
+            how += (f"; `{snippet(mode.saved[0])}` pickled it whole in that mode and `{snippet(mode.saved[1])}` "
+                    f"gives it back in it")
+            related += [(mode.saved[0], "the model is saved whole here, with its training mode"),
+                        (mode.saved[1], "it is loaded back here in the mode it was saved in")]
         if mode.loaded is mode.node:  # `resnet18(pretrained=True)`
             related[0] = (mode.node, "the model is built here with trained weights, in training mode")
         elif mode.loaded is not None:
