@@ -84,7 +84,9 @@ class MissingEval(Rule):
     weights; a model class taken from a registry of the file (`MODELS[args.model](...)`)
     builds a model, with a layer that behaves differently when each class of it has one;
     `print(model)` and
-    `torch.save(model, path)` switch nothing, and a function of the file that calls
+    `torch.save(model, path)` switch nothing (and `torch.load(path)` of the same path, or of
+    a file object opened on it, gives the model back whole in the mode it was saved in, with
+    its layers), and a function of the file that calls
     `load_state_dict` on the model it is handed loads trained weights; an object of a plain class
     of this file that switches no mode (`Predictor(model)`) keeps the model it is handed
     in the mode it had. A generator run on the
