@@ -85,6 +85,8 @@ _SWITCHES = re.compile(r"\.\s*(?:eval|train)\s*\(")
 # A switch that may put a module in eval mode: `eval()`, `train(False)`, `train(flag)`; not
 # `train()`/`train(True)`, after which the module is in training mode, as it was built.
 _EVAL_SWITCHES = re.compile(r"\.\s*eval\s*\(|\.\s*train\s*\(\s*(?!\)|True\s*\))")
+# The key under which a scope's state keeps the mode a module was pickled in by `torch.save`.
+_SAVED = "pickled#"
 _MAX_DEPTH = 2  # calls of this file's functions followed into, below the scope asked about
 _MAX_LAYER_DEPTH = 6
 
@@ -106,6 +108,9 @@ class Train:
     # The `train()` ends a function that put the model in eval mode first (`evaluate()`
     # restoring the mode): the model goes back to training, not to Monte Carlo sampling.
     restores: bool = False
+    # Pickled whole by ``torch.save(model, path)`` in this mode and unpickled by
+    # ``torch.load(path)`` in it: the two calls (the module keeps its training flag).
+    saved: tuple[cst.Call, ...] = ()
 
 
 _CALLER = "caller"  # in a summary: whatever mode the caller's model is in
@@ -580,6 +585,52 @@ class TrainModeModel:
             return call
         return None
 
+    def saved_path(self, path: cst.BaseExpression) -> Optional[str]:
+        """The file ``torch.save``/``torch.load`` is given, as a key that is the same at both
+        ends: a string, a name (no dots), or the call that builds the path (``os.path.join(d,
+        "m.pt")``); a file object opened by ``with open(p) as f`` is the file ``p``."""
+        if isinstance(path, cst.Name):
+            for binding in self.model.resolve(path):
+                if binding.kind is BindingKind.WITH:
+                    opened = binding.value
+                    if isinstance(opened, cst.Call) and self.inference.qualname(opened.func) == "builtins.open" \
+                            and opened.args:
+                        return self.saved_path(opened.args[0].value)
+                    return None
+            return "name:" + path.value
+        if isinstance(path, cst.SimpleString):
+            return "str:" + str(path.evaluated_value).replace(".", "/")
+        if isinstance(path, (cst.Call, cst.Attribute, cst.FormattedString, cst.BinaryOperation)):
+            return "code:" + re.sub(r"\s+", "", self.analysis.snippet(path, 200)).replace(".", "/")
+        return None
+
+    def loaded_path(self, call: cst.Call) -> Optional[str]:
+        """The file key of ``torch.load(path)`` loading a whole object (not ``weights_only=True``)."""
+        func = call.func
+        if not call.args or not (isinstance(func, cst.Attribute) and func.attr.value == "load"
+                                 or isinstance(func, cst.Name) and func.value == "load") \
+                or self.inference.qualname(func) != "torch.load":
+            return None
+        only = keyword(call, "weights_only")
+        if only is not None and _literal(only) is not False:
+            return None
+        return self.saved_path(call.args[0].value)
+
+    def saved_model(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        """The module ``torch.load(path)`` unpickles: the one every ``torch.save(model, path)``
+        of this file pickles to that path (one model)."""
+        path = self.loaded_path(call)
+        if path is None:
+            return None
+        saved = set()
+        found = None
+        for save in self.analysis.nodes_of(cst.Call):
+            if len(save.args) >= 2 and self.inference.qualname(save.func) == "torch.save" \
+                    and self.saved_path(save.args[1].value) == path:
+                found = save.args[0].value
+                saved.add(self.analysis.snippet(found, 80))
+        return found if len(saved) == 1 else None
+
     def built_and_returned(self, call: cst.Call) -> Optional[tuple[cst.Call, Optional[cst.Call]]]:
         """``call`` calls a function of this file that builds a module, does nothing to it
         that may change its mode (loads weights, moves it), and returns it
@@ -860,6 +911,9 @@ class TrainModeModel:
                      else None for cls in classes]
             return found[0] if all(layer is not None for layer in found) else None
         qualname = self.inference.qualname(call.func)
+        if qualname == "torch.load":  # a whole module unpickled: the one this file pickled to that file
+            saved = self.saved_model(call)
+            return self._expression_layer(saved, depth + 1) if saved is not None else None
         if qualname is not None:
             qualname = torch_api.normalize(qualname)
             if qualname in torch_api.TRAIN_MODE_LAYERS:
@@ -1175,6 +1229,10 @@ class _Walker:
                 return mode
         if self.owner.constructs(value):
             return Train(value, True, loaded=self.owner.pretrained(value))
+        path = self.owner.loaded_path(value)
+        if path is not None:  # `torch.load(path)` of what `torch.save(model, path)` pickled in training mode
+            mode = state.lookup(_SAVED + path)
+            return replace(mode, saved=(*mode.saved, value)) if isinstance(mode, Train) and mode.saved else None
         given = self.owner.returns_argument(value)  # `model = train_model(model, ...)`
         if isinstance(given, cst.Call):  # `net = train(Net(), data)`: the module built for it, as it leaves it
             mode = self._returned_built(value, given, state)
@@ -1287,6 +1345,14 @@ class _Walker:
                 isinstance(node, cst.Call) for arg in call.args for node in iter_nodes(arg.value)):
             return  # `data.to(self.device)`: a move, which switches nothing it is handed (`self` keeps its mode)
         qualname = self.inference.qualname(func)
+        if qualname == "torch.save" and len(call.args) >= 2:  # the module pickled with its training flag
+            saved = dotted(call.args[0].value) if isinstance(call.args[0].value, (cst.Name, cst.Attribute)) else None
+            path = self.owner.saved_path(call.args[1].value)
+            mode = state.lookup(saved) if saved else None
+            if path is not None and isinstance(mode, Train):
+                state.set(_SAVED + path, replace(mode, saved=(call,)))
+            elif path is not None:
+                state.forget(_SAVED + path)
         if qualname in torch_api.MODE_KEEPING_FUNCTIONS or qualname in torch_api.MODE_SHARING_WRAPPERS:
             return  # `print(model)`, `copy.deepcopy(model)`, `nn.DataParallel(model)`: the model keeps its mode
         handed = [arg.value for arg in call.args]
@@ -1425,7 +1491,7 @@ class _Walker:
         (not returned, not stored, not appended): no graph of it goes anywhere."""
         for ancestor in ancestors(call):  # `return model(x)`, `self.out = model(x)`, `outs.append(model(x))`
             if isinstance(ancestor, cst.Return) or isinstance(ancestor, (cst.Assign, cst.AnnAssign)) and any(
-                    not isinstance(target, cst.Name) for target in
+                    _stores(target) for target in
                     ([t.target for t in ancestor.targets] if isinstance(ancestor, cst.Assign) else [ancestor.target])) \
                     or isinstance(ancestor, cst.Call) and isinstance(ancestor.func, cst.Attribute) \
                     and ancestor.func.attr.value in _STORING:
@@ -1451,7 +1517,7 @@ class _Walker:
                 return None  # the caller may back-propagate through it
             if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and node.value is not None:
                 targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-                if any(not isinstance(t, cst.Name) for t in targets) and autograd.flows_into(scope, call, node.value,
+                if any(_stores(t) for t in targets) and autograd.flows_into(scope, call, node.value,
                                                                                              node):
                     return None  # stored on an object or into a container
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
@@ -1836,6 +1902,16 @@ def _assigned_to(node: cst.CSTNode) -> bool:
     parent = node.parent
     return isinstance(parent, cst.AssignTarget) or isinstance(parent, (cst.AugAssign, cst.AnnAssign)) \
         and parent.target is node
+
+
+def _stores(target: cst.BaseExpression) -> bool:
+    """Assigning to ``target`` keeps the value on an object or in a container (``self.out =``,
+    ``outs[i] =``), not in names of the scope (``out =``, ``logits, dists =``)."""
+    if isinstance(target, cst.Name):
+        return False
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return any(_stores(element.value) for element in target.elements)
+    return True
 
 
 def _assigned_names(body: cst.CSTNode) -> set[str]:

@@ -84,7 +84,9 @@ class MissingEval(Rule):
     weights; a model class taken from a registry of the file (`MODELS[args.model](...)`)
     builds a model, with a layer that behaves differently when each class of it has one;
     `print(model)` and
-    `torch.save(model, path)` switch nothing, and a function of the file that calls
+    `torch.save(model, path)` switch nothing (and `torch.load(path)` of the same path, or of
+    a file object opened on it, gives the model back whole in the mode it was saved in, with
+    its layers), and a function of the file that calls
     `load_state_dict` on the model it is handed loads trained weights; an object of a plain class
     of this file that switches no mode (`Predictor(model)`) keeps the model it is handed
     in the mode it had. A generator run on the
@@ -219,6 +221,11 @@ class MissingEval(Rule):
             related = [(mode.node, "this puts the model in training mode")]
         for call in mode.via:
             related.append((call, "this call leaves the model in training mode"))
+        if len(mode.saved) == 2:  # `torch.save(model, path)` ... `torch.load(path)`
+            how += (f"; `{snippet(mode.saved[0])}` pickled it whole in that mode and `{snippet(mode.saved[1])}` "
+                    f"gives it back in it")
+            related += [(mode.saved[0], "the model is saved whole here, with its training mode"),
+                        (mode.saved[1], "it is loaded back here in the mode it was saved in")]
         if mode.loaded is mode.node:  # `resnet18(pretrained=True)`
             related[0] = (mode.node, "the model is built here with trained weights, in training mode")
         elif mode.loaded is not None:
