@@ -473,6 +473,10 @@ class Placement:
         if name == "T" or name == "mT":
             found = self.dtype(node.value, depth)
             return found if found is not None and found.holder in ("array", "tensor") else None
+        if name == "data":  # `x.data` of a tensor: its values, in its dtype (else an attribute named so)
+            found = self.dtype(node.value, depth)
+            if found is not None and found.holder == "tensor":
+                return found
         if name in torch_api.FRAME_TO_ARRAY or name in torch_api.FRAME_INDEXERS:
             found = self.dtype(node.value, depth)
             if found is not None and found.holder == "frame":  # `df[cols].values`, `df.iloc`
@@ -675,6 +679,9 @@ class Placement:
             return Dtype("int64", "number", node, "a Python int")
         if not qualname.startswith("torch."):
             return None
+        if qualname == torch_api.VARIABLE and args:  # `Variable(x)` is `x` (a tensor since PyTorch 0.4)
+            found = self.dtype(args[0].value, depth)
+            return found if found is not None and found.holder == "tensor" else None
         if qualname in torch_api.TORCH_DTYPE_KEEPING_FUNCTIONS and args:
             found = self.dtype(args[0].value, depth)
             return found if found is not None and found.holder == "tensor" and found.floating else None
@@ -1091,6 +1098,15 @@ class Placement:
                     return DtypeMismatch(given, found, call,
                                          f"the class-index target of `{_last(module or qualname)}`",
                                          "an integer dtype (int64)", wanted="int64")
+            found = self.dtype(given) if given is not None else None
+            if found is not None and found.holder == "tensor" and found.floating and \
+                    (module or qualname) in torch_api.INDEX_ONLY_TARGET_LOSSES:  # no probabilities: indices only
+                return DtypeMismatch(given, found, call, f"the class-index target of `{_last(module or qualname)}`",
+                                     "an integer dtype (int64)", wanted="int64")
+            if found is not None and found.holder == "tensor" and found.integer and \
+                    found.name not in torch_api.CLASS_INDEX_DTYPES:  # `y.int()`: int32 class indices
+                return DtypeMismatch(given, found, call, f"the class-index target of `{_last(module or qualname)}`",
+                                     "int64 (or uint8) class indices", wanted="int64")
         # indices given as floats (`nn.Embedding`, `F.one_hot`)
         index = torch_api.INDEX_INPUTS.get(module or qualname or "")
         if index is not None and index < len(positional):
@@ -1147,10 +1163,39 @@ class Placement:
                                          f"the input of `{model.name}`, which its `forward` gives to `{_last(layer)}` "
                                          f"(float32 weights, line {self.analysis.line_index.position(where.start)[0]})",
                                          "float32")
-        if (qualname in torch_api.SAME_DTYPE_PRODUCTS or qualname in torch_api.FUNCTIONAL_WEIGHTED) and \
-                len(positional) >= 2:
+        operands = self._product_operands(call, qualname, positional)
+        if operands is not None:
+            return self._products(call, operands, qualname or call.func.attr.value)  # type: ignore[attr-defined]
+        if qualname in torch_api.FUNCTIONAL_WEIGHTED and len(positional) >= 2:
             return self._product(call, positional[0], positional[1], qualname)
         return None
+
+    def _product_operands(self, call: cst.Call, qualname: Optional[str],
+                          positional: list[cst.BaseExpression]) -> Optional[list[cst.BaseExpression]]:
+        """The operands of a product that does not promote (`torch.mm(a, b)`, `torch.einsum(eq,
+        a, b)`, `torch.addmm(c, a, b)`, `a.bmm(b)`), which must share one dtype."""
+        if qualname in torch_api.SAME_DTYPE_OPERANDS:
+            positions = torch_api.SAME_DTYPE_OPERANDS[qualname]
+            if positions is None:
+                return positional[1:] if len(positional) >= 3 else None
+            return [positional[index] for index in positions] if len(positional) > max(positions) else None
+        func = call.func
+        if qualname is None and isinstance(func, cst.Attribute) and \
+                func.attr.value in torch_api.SAME_DTYPE_PRODUCT_METHODS and len(positional) == 1:
+            return [func.value, positional[0]]
+        return None
+
+    def _products(self, call: cst.Call, operands: list[cst.BaseExpression], name: str) -> Optional[DtypeMismatch]:
+        """A float32 operand and one shown to be of another dtype, in a product that takes one dtype."""
+        found = [(operand, self.dtype(operand)) for operand in operands]
+        known = [(operand, dtype) for operand, dtype in found if dtype is not None and dtype.holder == "tensor"]
+        if not any(dtype.name == "float32" for _, dtype in known):
+            return None
+        odd = next(((operand, dtype) for operand, dtype in known if dtype.name != "float32" and
+                    (dtype.floating or dtype.integer)), None)
+        if odd is None:
+            return None
+        return DtypeMismatch(odd[0], odd[1], call, f"an operand of `{_last(name)}` (another is float32)", "float32")
 
     def _converted_mismatch(self, call: cst.Call) -> Optional[DtypeMismatch]:
         """``model(x)`` where ``model`` is bound once to a module converted as it is built
