@@ -992,7 +992,7 @@ class Placement:
         if qualname in torch_api.TORCH_CONVERTERS and positional:
             return self._dims_evident(positional[0], depth + 1)
         if qualname.startswith("numpy.") and positional:
-            last = _last(qualname)
+            last = qualname.rsplit(".", 1)[1]  # (`_last` shortens torch names only: `numpy.zeros` stayed whole)
             if last in ("zeros", "ones", "empty", "full"):
                 return not isinstance(positional[0], (cst.Tuple, cst.List)) or bool(positional[0].elements)
             if qualname.startswith("numpy.random.") and last in ("randn", "rand"):
@@ -1033,12 +1033,48 @@ class Placement:
             mismatch = self._call_mismatch(call)
             if mismatch is not None:
                 found.append(mismatch)
+        for assign in self.analysis.nodes_of(cst.Assign):  # `out[mask] = torch.from_numpy(rows)`
+            mismatch = self._index_put(assign)
+            if mismatch is not None:
+                found.append(mismatch)
         for operation in self.analysis.nodes_of(cst.BinaryOperation):  # `scores @ values`
             if isinstance(operation.operator, cst.MatrixMultiply) and not self._under_autocast(operation):
                 mismatch = self._product(operation, operation.left, operation.right, "@")
                 if mismatch is not None:
                     found.append(mismatch)
         return found
+
+    def _index_put(self, assign: cst.Assign) -> Optional[DtypeMismatch]:
+        """``x[index] = value`` with a tensor index (a mask, indices, a list): torch copies
+        ``value`` without converting it ("Index put requires the source and destination dtypes
+        match"), so a ``value`` with dimensions shown to be of another dtype than ``x`` raises
+        (a 0-dim one is a fill value, and a plain index or slice converts)."""
+        if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Subscript):
+            return None
+        target = assign.targets[0].target
+        if not any(self._advanced_index(element.slice) for element in target.slice):
+            return None
+        into = self.dtype(target.value)
+        if into is None or into.holder != "tensor" or into.name not in torch_api.DTYPE_METHODS.values() or \
+                not (into.floating or into.integer):
+            return None
+        given = self.dtype(assign.value)
+        if given is None or given.holder != "tensor" or given.name == into.name or \
+                not (given.floating or given.integer) or not self._dims_evident(assign.value):
+            return None
+        return DtypeMismatch(assign.value, given, target,
+                             f"an indexed assignment into `{_short(self.analysis, target.value)}` ({into.name}, "
+                             f"{into.why})", f"{into.name} (an index put does not convert)", wanted=into.name)
+
+    def _advanced_index(self, index: cst.BaseSlice) -> bool:
+        """An index that makes `x[index] = v` an index put: a tensor (a mask, indices) or a list."""
+        if not isinstance(index, cst.Index):
+            return False
+        value = index.value
+        if isinstance(value, cst.List):
+            return True
+        found = self.dtype(value)
+        return found is not None and found.holder == "tensor" and (found.integer or found.name == "bool")
 
     def _converts_modules(self) -> bool:
         """Some module of the file is made float64 (`model.double()`): its layers then take float64."""

@@ -48,6 +48,10 @@ class DtypeMismatch(Rule):
     - an initial hidden state of `nn.RNN`/`LSTM`/`GRU` (`(h0, c0)`) that is not float32;
     - floating index tensors of `scatter_`, `gather`, `index_select`, `index_add_` and the like
       (label masks read as floats);
+    - a value with dimensions of another dtype written into a tensor through a tensor or list
+      index (`scores[mask] = torch.from_numpy(rows)`: an index put copies without converting,
+      "Index put requires the source and destination dtypes match"; a 0-dim value, a plain
+      index or a slice converts);
     - float64 class weights of `nn.CrossEntropyLoss`/`nn.NLLLoss`/`F.cross_entropy`/`F.nll_loss`
       (also those scikit-learn's `compute_class_weight` returns: a float64 array);
     - an integer target of `nn.BCELoss`/`nn.BCEWithLogitsLoss` and their functions
