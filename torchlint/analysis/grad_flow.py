@@ -853,6 +853,10 @@ class GradFlow:
             found = self._distribution(node, func, depth, calls)
             if found is not None:
                 return found  # else a method of that name of a class of this file (a flow's `log_prob`)
+        if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+            owner = self.value_of(func.value)  # `model.forward(x)` runs the module as `model(x)` does
+            if owner is not None and owner.kind is Kind.MODULE:
+                return self._module_call(node, owner, depth, calls)
         callee = self.value_of(func)
         if callee is None:
             return None

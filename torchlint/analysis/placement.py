@@ -473,6 +473,10 @@ class Placement:
         if name == "T" or name == "mT":
             found = self.dtype(node.value, depth)
             return found if found is not None and found.holder in ("array", "tensor") else None
+        if name == "data":  # `x.data` of a tensor: its values, in its dtype (else an attribute named so)
+            found = self.dtype(node.value, depth)
+            if found is not None and found.holder == "tensor":
+                return found
         if name in torch_api.FRAME_TO_ARRAY or name in torch_api.FRAME_INDEXERS:
             found = self.dtype(node.value, depth)
             if found is not None and found.holder == "frame":  # `df[cols].values`, `df.iloc`
@@ -988,7 +992,7 @@ class Placement:
         if qualname in torch_api.TORCH_CONVERTERS and positional:
             return self._dims_evident(positional[0], depth + 1)
         if qualname.startswith("numpy.") and positional:
-            last = _last(qualname)
+            last = qualname.rsplit(".", 1)[1]  # (`_last` shortens torch names only: `numpy.zeros` stayed whole)
             if last in ("zeros", "ones", "empty", "full"):
                 return not isinstance(positional[0], (cst.Tuple, cst.List)) or bool(positional[0].elements)
             if qualname.startswith("numpy.random.") and last in ("randn", "rand"):
@@ -1029,12 +1033,48 @@ class Placement:
             mismatch = self._call_mismatch(call)
             if mismatch is not None:
                 found.append(mismatch)
+        for assign in self.analysis.nodes_of(cst.Assign):  # `out[mask] = torch.from_numpy(rows)`
+            mismatch = self._index_put(assign)
+            if mismatch is not None:
+                found.append(mismatch)
         for operation in self.analysis.nodes_of(cst.BinaryOperation):  # `scores @ values`
             if isinstance(operation.operator, cst.MatrixMultiply) and not self._under_autocast(operation):
                 mismatch = self._product(operation, operation.left, operation.right, "@")
                 if mismatch is not None:
                     found.append(mismatch)
         return found
+
+    def _index_put(self, assign: cst.Assign) -> Optional[DtypeMismatch]:
+        """``x[index] = value`` with a tensor index (a mask, indices, a list): torch copies
+        ``value`` without converting it ("Index put requires the source and destination dtypes
+        match"), so a ``value`` with dimensions shown to be of another dtype than ``x`` raises
+        (a 0-dim one is a fill value, and a plain index or slice converts)."""
+        if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Subscript):
+            return None
+        target = assign.targets[0].target
+        if not any(self._advanced_index(element.slice) for element in target.slice):
+            return None
+        into = self.dtype(target.value)
+        if into is None or into.holder != "tensor" or into.name not in torch_api.DTYPE_METHODS.values() or \
+                not (into.floating or into.integer):
+            return None
+        given = self.dtype(assign.value)
+        if given is None or given.holder != "tensor" or given.name == into.name or \
+                not (given.floating or given.integer) or not self._dims_evident(assign.value):
+            return None
+        return DtypeMismatch(assign.value, given, target,
+                             f"an indexed assignment into `{_short(self.analysis, target.value)}` ({into.name}, "
+                             f"{into.why})", f"{into.name} (an index put does not convert)", wanted=into.name)
+
+    def _advanced_index(self, index: cst.BaseSlice) -> bool:
+        """An index that makes `x[index] = v` an index put: a tensor (a mask, indices) or a list."""
+        if not isinstance(index, cst.Index):
+            return False
+        value = index.value
+        if isinstance(value, cst.List):
+            return True
+        found = self.dtype(value)
+        return found is not None and found.holder == "tensor" and (found.integer or found.name == "bool")
 
     def _converts_modules(self) -> bool:
         """Some module of the file is made float64 (`model.double()`): its layers then take float64."""
@@ -1094,6 +1134,15 @@ class Placement:
                     return DtypeMismatch(given, found, call,
                                          f"the class-index target of `{_last(module or qualname)}`",
                                          "an integer dtype (int64)", wanted="int64")
+            found = self.dtype(given) if given is not None else None
+            if found is not None and found.holder == "tensor" and found.floating and \
+                    (module or qualname) in torch_api.INDEX_ONLY_TARGET_LOSSES:  # no probabilities: indices only
+                return DtypeMismatch(given, found, call, f"the class-index target of `{_last(module or qualname)}`",
+                                     "an integer dtype (int64)", wanted="int64")
+            if found is not None and found.holder == "tensor" and found.integer and \
+                    found.name not in torch_api.CLASS_INDEX_DTYPES:  # `y.int()`: int32 class indices
+                return DtypeMismatch(given, found, call, f"the class-index target of `{_last(module or qualname)}`",
+                                     "int64 (or uint8) class indices", wanted="int64")
         # indices given as floats (`nn.Embedding`, `F.one_hot`)
         index = torch_api.INDEX_INPUTS.get(module or qualname or "")
         if index is not None and index < len(positional):
@@ -1150,10 +1199,39 @@ class Placement:
                                          f"the input of `{model.name}`, which its `forward` gives to `{_last(layer)}` "
                                          f"(float32 weights, line {self.analysis.line_index.position(where.start)[0]})",
                                          "float32")
-        if (qualname in torch_api.SAME_DTYPE_PRODUCTS or qualname in torch_api.FUNCTIONAL_WEIGHTED) and \
-                len(positional) >= 2:
+        operands = self._product_operands(call, qualname, positional)
+        if operands is not None:
+            return self._products(call, operands, qualname or call.func.attr.value)  # type: ignore[attr-defined]
+        if qualname in torch_api.FUNCTIONAL_WEIGHTED and len(positional) >= 2:
             return self._product(call, positional[0], positional[1], qualname)
         return None
+
+    def _product_operands(self, call: cst.Call, qualname: Optional[str],
+                          positional: list[cst.BaseExpression]) -> Optional[list[cst.BaseExpression]]:
+        """The operands of a product that does not promote (`torch.mm(a, b)`, `torch.einsum(eq,
+        a, b)`, `torch.addmm(c, a, b)`, `a.bmm(b)`), which must share one dtype."""
+        if qualname in torch_api.SAME_DTYPE_OPERANDS:
+            positions = torch_api.SAME_DTYPE_OPERANDS[qualname]
+            if positions is None:
+                return positional[1:] if len(positional) >= 3 else None
+            return [positional[index] for index in positions] if len(positional) > max(positions) else None
+        func = call.func
+        if qualname is None and isinstance(func, cst.Attribute) and \
+                func.attr.value in torch_api.SAME_DTYPE_PRODUCT_METHODS and len(positional) == 1:
+            return [func.value, positional[0]]
+        return None
+
+    def _products(self, call: cst.Call, operands: list[cst.BaseExpression], name: str) -> Optional[DtypeMismatch]:
+        """A float32 operand and one shown to be of another dtype, in a product that takes one dtype."""
+        found = [(operand, self.dtype(operand)) for operand in operands]
+        known = [(operand, dtype) for operand, dtype in found if dtype is not None and dtype.holder == "tensor"]
+        if not any(dtype.name == "float32" for _, dtype in known):
+            return None
+        odd = next(((operand, dtype) for operand, dtype in known if dtype.name != "float32" and
+                    (dtype.floating or dtype.integer)), None)
+        if odd is None:
+            return None
+        return DtypeMismatch(odd[0], odd[1], call, f"an operand of `{_last(name)}` (another is float32)", "float32")
 
     def _converted_mismatch(self, call: cst.Call) -> Optional[DtypeMismatch]:
         """``model(x)`` where ``model`` is bound once to a module converted as it is built

@@ -1016,8 +1016,27 @@ INDEX_TARGET_LOSSES: dict[str, int] = {
     "torch.nn.CrossEntropyLoss": 1, "torch.nn.NLLLoss": 1,
     "torch.nn.functional.cross_entropy": 1, "torch.nn.functional.nll_loss": 1,
 }
+# Those of them that take no per-class probabilities: a floating target raises whatever its
+# shape (torch 2.13: "expected target dtype to be Long or Byte, but got Float", "multi-target
+# not supported").
+INDEX_ONLY_TARGET_LOSSES = frozenset({"torch.nn.NLLLoss", "torch.nn.functional.nll_loss"})
+# The integer dtypes those losses take as class indices (torch 2.13: "expected target dtype to
+# be Long or Byte, but got Int" for int32, and likewise for int16, int8 and bool).
+CLASS_INDEX_DTYPES = frozenset({"int64", "uint8"})
 # Matrix products whose operands must have one dtype ("expected m1 and m2 to have the same dtype").
 SAME_DTYPE_PRODUCTS = frozenset({"torch.mm", "torch.bmm", "torch.matmul"})
+# The other products that do not promote, with the positions of the operands that must share
+# one dtype (measured on torch 2.13: "self and mat2 must have the same dtype" from `addmm`,
+# "expected scalar type Float but found Double" from `einsum` and `baddbmm`, "dot : expected
+# both vectors to have same dtype", "addmv input tensors must have the same dtype"); None for
+# every positional argument after the first (the operands of `einsum`).
+SAME_DTYPE_OPERANDS: dict[str, Optional[tuple[int, ...]]] = {
+    "torch.mm": (0, 1), "torch.bmm": (0, 1), "torch.matmul": (0, 1), "torch.dot": (0, 1), "torch.mv": (0, 1),
+    "torch.addmm": (1, 2), "torch.baddbmm": (1, 2), "torch.addbmm": (1, 2), "torch.addmv": (1, 2),
+    "torch.einsum": None,
+}
+# Their tensor methods (`a.mm(b)`, `q.bmm(k)`): the receiver and the first argument.
+SAME_DTYPE_PRODUCT_METHODS = frozenset({"mm", "bmm", "matmul", "dot", "mv"})
 # The functional layers: their input and weight (the first two arguments) must have one dtype
 # (torch 2.13: "Input type (torch.FloatTensor) and weight type (torch.DoubleTensor) should be the same").
 FUNCTIONAL_WEIGHTED = frozenset({

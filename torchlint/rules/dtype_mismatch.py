@@ -48,20 +48,29 @@ class DtypeMismatch(Rule):
     - an initial hidden state of `nn.RNN`/`LSTM`/`GRU` (`(h0, c0)`) that is not float32;
     - floating index tensors of `scatter_`, `gather`, `index_select`, `index_add_` and the like
       (label masks read as floats);
+    - a value with dimensions of another dtype written into a tensor through a tensor or list
+      index (`scores[mask] = torch.from_numpy(rows)`: an index put copies without converting,
+      "Index put requires the source and destination dtypes match"; a 0-dim value, a plain
+      index or a slice converts);
     - float64 class weights of `nn.CrossEntropyLoss`/`nn.NLLLoss`/`F.cross_entropy`/`F.nll_loss`
       (also those scikit-learn's `compute_class_weight` returns: a float64 array);
     - an integer target of `nn.BCELoss`/`nn.BCEWithLogitsLoss` and their functions
       (`torch.full((n,), 1)` takes the dtype of its fill value: int64; `torch.randint` class ids),
       and a float64 target of `BCELoss`;
-    - operands of different dtypes in `torch.mm`/`bmm`/`matmul` and `@`, and the input and
-      weight of `F.conv*d`/`F.linear` (one of them float32, such as an `nn.Parameter` of a
-      float32 tensor);
+    - operands of different dtypes in the products that do not promote: `torch.mm`/`bmm`/
+      `matmul`, `@`, the tensor methods `a.mm(b)`/`bmm`/`matmul`/`dot`/`mv`, `torch.einsum`,
+      `torch.addmm`/`baddbmm`/`addbmm`/`addmv`/`dot`/`mv`; and the input and weight of
+      `F.conv*d`/`F.linear` (one of them float32, such as an `nn.Parameter` of a float32
+      tensor);
     - floating indices given to `nn.Embedding`/`nn.EmbeddingBag`/`F.embedding`/`F.one_hot`
       (token ids made with `torch.Tensor(..)`: float32), also to a model class of the file
       whose `forward` gives its input to such a layer first;
     - class indices made floating for `nn.CrossEntropyLoss`/`nn.NLLLoss` and their functions
       (`criterion(out, y.float())` with `y` shown to be int64: a floating target must hold
-      per-class probabilities, in the input's shape);
+      per-class probabilities, in the input's shape), any floating target of `nn.NLLLoss`/
+      `F.nll_loss` (they take no probabilities), and class indices of an integer dtype other
+      than int64 and uint8 (`labels.astype(np.int32)`, `y.int()`: "expected target dtype to
+      be Long or Byte");
     - a float32 input to a model converted as it is built (`Net().half()`,
       `nn.Sequential(..).double()`) or by a statement of its own before the call
       (`model.double()`), whose input meets a layer with weights first.
@@ -71,7 +80,8 @@ class DtypeMismatch(Rule):
     of an array keeps its dtype) and from scikit-learn (`train_test_split` keeps each array's
     dtype). Tensor arithmetic promotes (a float64 tensor with dimensions times a layer's output
     is float64), a comparison of tensors is bool and its `sum` int64, `torch.stack`/`torch.cat`
-    keep the dtype of what they join, an in-place method (`.normal_()`) the tensor's. The dtype
+    keep the dtype of what they join, an in-place method (`.normal_()`) the tensor's,
+    `Variable(x)` and `x.data` the dtype of `x`. The dtype
     is followed through names, attributes, the functions and methods of the file, dicts of
     arrays per split (`X["train"]`, `for part, x in X.items()`), and the
     data pipeline: the batches of a `DataLoader` have the dtype of its dataset's items (the

@@ -34,12 +34,13 @@ class NumpyRequiresGrad(Rule):
     )
     docs = """
     ## What it does
-    Flags `t.numpy()` (also `t.cpu().numpy()`, `np.asarray(t)`, `np.array(t)`, and the
+    Flags `t.numpy()` (also `t.cpu().numpy()`, `np.asarray(t)`, `np.array(t)` whatever
+    their other arguments (`np.array(t, dtype=np.float32)`), and the
     functions that convert the tensors they are given to arrays: numpy's `np.dot`,
     `np.exp`, `np.where`, ..., scikit-learn's metrics, `plt.plot` and the other plots of
     `matplotlib.pyplot` and of its Axes (`axs[0, 0].plot(epochs, losses)` of
     `fig, axs = plt.subplots(2, 2)`, `fig.add_subplot(..)`), `pd.DataFrame`) where `t` requires grad, as the analysis shows with the place the gradient comes from:
-    the output of a module with parameters (`model(x)`, `self.net(x)`, a model whose class
+    the output of a module with parameters (`model(x)`, `model.forward(x)`, `self.net(x)`, a model whose class
     another file of the project defines, `from net import Regressor`, its layers read
     there, a model built by `torchvision.models` or `timm.create_model`, the `output` a forward hook receives from
     a layer of a model this file calls with gradients on), a parameter
@@ -200,8 +201,8 @@ class NumpyRequiresGrad(Rule):
         first = node.args[0].value if node.args and node.args[0].keyword is None and not node.args[0].star else None
         if first is None:
             return
-        if qualname in torch_api.NUMPY_TENSOR_CONVERSIONS and len(node.args) == 1 and self._report_tensor(node, first):
-            return  # `np.asarray(t)` of a tensor that requires grad
+        if qualname in torch_api.NUMPY_TENSOR_CONVERSIONS and self._report_tensor(node, first):
+            return  # `np.asarray(t)`, `np.array(t, dtype=np.float32)` of a tensor that requires grad
         if self.ctx.grad_flow.converts_arrays(node):  # `np.dot(emb, emb.T)`, `roc_auc_score(y, out)`, `ax.plot(..)`
             for arg in node.args:
                 if arg.keyword is None and not arg.star and (self._report_tensor(node, arg.value) or
