@@ -142,3 +142,12 @@ def test_reported_on_the_line_and_twin_clean(project, case):
 @pytest.mark.parametrize("case", CASES, ids=[case.why for case in CASES])
 def test_bad_shows_the_bug_and_twin_does_not(project, case):
     assert_bad_shows_the_bug_and_twin_does_not(project, case)
+
+
+def test_the_runtime_check_confirms_the_model_reloaded_from_its_pickle(project):
+    """The sandbox runs the program as the module `__main__`, as Python does: pickle finds the
+    class the script defines, so `torch.save(model, path)` works there and the evaluation runs."""
+    pytest.importorskip("torch")
+    project.write("bad.py", ROUND_TRIP)
+    result = project.run("check", "--no-cache", "--select", "TL414", "--runtime", "bad.py")
+    assert "CONFIRMED" in result.stdout and "PicklingError" not in result.stdout, result.stdout[-2000:]

@@ -43,6 +43,7 @@ import re
 import sys
 import time
 import traceback
+import types
 import unittest
 import warnings
 import weakref
@@ -1311,6 +1312,23 @@ def _watch_layers(monitor: Monitor):
 
 
 @contextlib.contextmanager
+def _registered(program: types.ModuleType):
+    """The program's namespace is the module ``sys.modules`` names it by, as when Python runs
+    the file: pickle finds its classes there (``torch.save(model, path)`` of a model whose
+    class the script defines)."""
+    name = program.__name__
+    previous = sys.modules.get(name)
+    sys.modules[name] = program
+    try:
+        yield
+    finally:
+        if previous is None:
+            sys.modules.pop(name, None)
+        else:
+            sys.modules[name] = previous
+
+
+@contextlib.contextmanager
 def _loading_in_this_process():
     """DataLoaders load in the job's own process (``num_workers=0``): the monitor and its
     line tracer see only this process, so a flagged line of a ``Dataset.__getitem__`` run
@@ -1439,7 +1457,9 @@ def run_job(payload: dict) -> dict:
     outcome = {}
     # A called function's module is imported, not run: its `if __name__ == "__main__":` block stays out.
     name = "__torchlint_target__" if mode == "call" else "__main__"
-    namespace = {"__name__": name, "__file__": path, "__builtins__": __builtins__}
+    program = types.ModuleType(name)
+    namespace = program.__dict__
+    namespace.update({"__file__": path, "__builtins__": __builtins__})
     if payload.get("package"):
         namespace["__package__"] = payload["package"]  # as `python -m package.module` runs it
     if payload.get("ported"):
@@ -1451,7 +1471,7 @@ def run_job(payload: dict) -> dict:
         with stand_ins.installed(folders, synthetic.module) as stood_in, _cuda_on_cpu(stood_in), \
                 _loading_in_this_process(), stand_ins.numpy_aliases(stood_in), \
                 stand_ins.output_folders(stood_in, made=bool(payload.get("make_folders"))), \
-                stand_ins.climbing_imports(stood_in, folders), monitoring(monitor):
+                stand_ins.climbing_imports(stood_in, folders), _registered(program), monitoring(monitor):
             if payload.get("ported"):
                 stood_in.append(stand_ins.PORTED + payload["ported"])
             if mode == "entry":
