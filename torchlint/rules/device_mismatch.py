@@ -311,7 +311,7 @@ class DeviceMismatch(Rule):
         if dropped is not None:
             self._report_dropped(dropped, f"{what[0].lower() + what[1:]}: RuntimeError at the first batch", related)
             return
-        if found.kind == "input" and self._made_here(found):
+        if found.kind == "input" and self._made_here(found) or found.kind == "operand" and self._made_elsewhere(found):
             self._report_made(found, what, device, related)
             return
         advice = f"move it with `.to({device})`" if device else "move it to the module's device"
@@ -339,6 +339,19 @@ class DeviceMismatch(Rule):
             self.ctx.qualname(made.func) in torch_api.TORCH_SIZED_FACTORIES and \
             self.ctx.enclosing_function(made) is self.ctx.enclosing_function(found.used)
 
+    def _made_elsewhere(self, found: Found) -> bool:
+        """The CPU tensor that meets the device is made by a factory in a helper, another
+        function than the one where they meet: a method that resets a plain attribute
+        (`self.losses = torch.tensor([])` in `reset()`), a function that makes a mask and
+        returns it. Reported there, where `device=` belongs (not in `__init__`, whose attribute is
+        reported where it is used, nor in a module's `forward`, whose output its caller moves)."""
+        made = found.made
+        function = self.ctx.enclosing_function(made)
+        return isinstance(made, cst.Call) and \
+            self.ctx.qualname(made.func) in (*torch_api.TORCH_SIZED_FACTORIES, *torch_api.TORCH_CONVERTERS) and \
+            function is not None and function.name.value not in ("__init__", "forward") and \
+            function is not self.ctx.enclosing_function(found.used)
+
     def _report_made(self, found: Found, what: str, device: Optional[str], related: list) -> None:
         made = found.made
         fix = None
@@ -346,8 +359,9 @@ class DeviceMismatch(Rule):
                 and self.ctx.placement.device_visible_at(found.device, found.moved, made):
             fix = Fix(Applicability.UNSAFE, f"Make it with `device={device}`",
                       (edits.replace(made, edits.call_text(self.ctx, made, added=f"device={device}")),))
-        related = [(found.node, "it is given to the module here"),
-                   *[(node, why) for node, why in related if node is not made]]
+        related = [(found.node, "it is given to the module here" if found.kind == "input" else
+                    "it meets the tensor on the device here"),
+                   *[(node, why) for node, why in related if node is not made and node is not found.used]]
         self.report(made, what=what + ": RuntimeError at the first batch",
                     advice=f"make it with `device={device}`" if device else "make it on the module's device",
                     related=tuple(related), fix=fix)
