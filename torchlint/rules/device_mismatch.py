@@ -71,11 +71,17 @@ class DeviceMismatch(Rule):
       device (moved there, the output of a module moved there, or computed from those):
       arithmetic, a comparison (`pred == labels` with the labels never moved), an
       arithmetic or comparison method (`pred.eq(target)`), `gather`/`masked_fill`/
-      `index_select`, torch's arithmetic functions; also through a helper's parameters
-      (`accuracy(out, labels)`), a mask a helper function makes, and a plain tensor
-      attribute of a loss module or of a plain class (a metric called through `__call__`)
-      given device inputs (`self.alpha = torch.tensor(alpha)`, with a list at every call
-      site: a 0-dim tensor would mix with any device).
+      `index_select`, torch's arithmetic functions, `torch.cat`/`torch.stack` of a list
+      written out; also through a helper's parameters (`accuracy(out, labels)`; the
+      tensor on the device may come from one call site: `self.combine(mask, layer_mask)`
+      in a method given batches moved to the device), a mask a helper function makes
+      (reported in the helper, where `device=` belongs), the output of a loss module of
+      torch given a tensor on the device, and a plain tensor attribute of a loss module or
+      of a plain class (a metric called through `__call__`) given device inputs
+      (`self.alpha = torch.tensor(alpha)`, with a list at every call site: a 0-dim tensor
+      would mix with any device), also one a method resets and grows from itself
+      (`self.losses = torch.tensor([])` in `reset()`, then
+      `self.losses = torch.cat([self.losses, loss])`: reported where it is reset).
 
     Anywhere, `x.to(device)` or `x.cuda()` written as a statement of its own on a value
     shown to be a tensor, with a device (not something that may be a dtype): the moved copy
