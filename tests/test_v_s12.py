@@ -88,7 +88,56 @@ print(padded.shape)
     ((7, 33, "TL416"),),
 )
 
-CASES = {"reset_state": RESET_STATE, "cat_padding": CAT_PADDING}
+HELPER_MASK = twin(
+    "a model's helper makes a layer mask with torch.eye and no device, another helper "
+    "concatenates it with the attention mask of the batch, which the training loop gets from "
+    "a list of batches built by moving each tensor",
+    "TL416",
+    '''\
+import torch
+from torch import nn
+
+
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+
+    def make_layer_mask(self, attention_mask):
+        return (torch.eye(attention_mask.size(1)) < 1).unsqueeze(0).expand_as(attention_mask)
+
+    def combine(self, attention_mask, layer_mask):
+        return torch.cat([attention_mask, layer_mask], dim=-1)
+
+    def forward(self, x, attention_mask):
+        mask = self.combine(attention_mask, self.make_layer_mask(attention_mask))
+        return self.proj(x).masked_fill(mask[..., :8], 0.0)
+
+    def loss(self, batch):
+        x, attention_mask = batch
+        return self.forward(x, attention_mask).pow(2).mean()
+
+
+device = torch.device("meta")  # "cuda"
+model = Encoder().to(device)
+
+
+def make_batch():
+    return [t.to(device) for t in (torch.randn(2, 4, 8), torch.ones(2, 4, 4, dtype=torch.bool))]
+
+
+batches = [make_batch() for _ in range(2)]
+for batch in batches:
+    print(model.loss(batch).shape)
+''',
+    ("        return (torch.eye(attention_mask.size(1)) < 1).unsqueeze(0).expand_as(attention_mask)\n",
+     "        return (torch.eye(attention_mask.size(1), device=attention_mask.device) < 1).unsqueeze(0)"
+     ".expand_as(attention_mask)\n"),
+    "raises", "is not on the expected device",
+    ((11, 17, "TL416"),),
+)
+
+CASES = {"reset_state": RESET_STATE, "cat_padding": CAT_PADDING, "helper_mask": HELPER_MASK}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -140,3 +189,23 @@ x, y = torch.randn(4, 8).to(device), torch.randint(0, 3, (4,)).to(device)
 tracker.update(model(x), y)
 ''')
     assert project.findings("--no-cache", "--select", "TL416", "moved.py") == []
+
+
+def test_a_move_to_the_device_of_a_cpu_tensor_is_not_on_a_device(project) -> None:
+    """`device = labels.device` then `.to(device)`: the tensor goes where `labels` is (here the
+    CPU), not to an accelerator."""
+    project.write("sampler.py", '''\
+import torch
+
+
+def sample(labels, n):
+    device = labels.device
+    negatives = torch.randint(0, 100, (n,)).to(device)
+    return negatives
+
+
+labels = torch.randint(0, 100, (3, 4))
+ids = torch.cat([labels.view(-1), sample(labels, 5)])
+print(ids.shape)
+''')
+    assert project.findings("--no-cache", "--select", "TL416", "sampler.py") == []

@@ -2661,8 +2661,12 @@ class Placement:
                 if move is None:
                     continue
                 reported.add(id(origin[0]))
-                found.append(DeviceMismatch(cpu_side, origin[0], None, move, meeting, kind="operand", why=origin[1],
-                                            device=self._visible_at(self._move_target(move), move, cpu_side)))
+                made = origin[0]
+                function = self.model.functions.get(id(enclosing_code(made)))
+                found.append(DeviceMismatch(cpu_side, made, None, move, meeting, kind="operand", why=origin[1],
+                                            device=self._visible_at(self._move_target(move), move, cpu_side),
+                                            device_of=self._tensor_parameter(made, function)
+                                            if isinstance(made, cst.Call) and function is not None else None))
         return found
 
     def _meetings(self) -> list[tuple[cst.CSTNode, list[cst.BaseExpression]]]:

@@ -75,7 +75,8 @@ class DeviceMismatch(Rule):
       written out; also through a helper's parameters (`accuracy(out, labels)`; the
       tensor on the device may come from one call site: `self.combine(mask, layer_mask)`
       in a method given batches moved to the device), a mask a helper function makes
-      (reported in the helper, where `device=` belongs), the output of a loss module of
+      (reported in the helper when it makes it from the shape of a tensor it is given,
+      `torch.eye(mask.size(1))`: `device=mask.device` is at hand there), the output of a loss module of
       torch given a tensor on the device, and a plain tensor attribute of a loss module or
       of a plain class (a metric called through `__call__`) given device inputs
       (`self.alpha = torch.tensor(alpha)`, with a list at every call site: a 0-dim tensor
@@ -347,14 +348,16 @@ class DeviceMismatch(Rule):
 
     def _made_elsewhere(self, found: Found) -> bool:
         """The CPU tensor that meets the device is made by a factory in a helper, another
-        function than the one where they meet: a method that resets a plain attribute
-        (`self.losses = torch.tensor([])` in `reset()`), a function that makes a mask and
-        returns it. Reported there, where `device=` belongs (not in `__init__`, whose attribute is
-        reported where it is used, nor in a module's `forward`, whose output its caller moves)."""
+        function than the one where they meet, that can make it on the device: a method that
+        resets a plain attribute (`self.losses = torch.tensor([])` in `reset()`), a helper that
+        makes a mask from the shape of a tensor it is given (`torch.eye(mask.size(1))`: it has
+        `mask.device` at hand). Reported there, where `device=` belongs (not in `__init__`, whose
+        attribute is reported where it is used, nor in a module's `forward`, whose output its
+        caller moves, nor in a helper given only sizes: the caller moves what it returns)."""
         made = found.made
         function = self.ctx.enclosing_function(made)
-        return isinstance(made, cst.Call) and \
-            self.ctx.qualname(made.func) in (*torch_api.TORCH_SIZED_FACTORIES, *torch_api.TORCH_CONVERTERS) and \
+        return (isinstance(found.node, cst.Attribute) or found.device_of is not None) and \
+            isinstance(made, cst.Call) and self.ctx.qualname(made.func) in (*torch_api.TORCH_SIZED_FACTORIES, *torch_api.TORCH_CONVERTERS) and \
             function is not None and function.name.value not in ("__init__", "forward") and \
             function is not self.ctx.enclosing_function(found.used)
 
@@ -368,8 +371,13 @@ class DeviceMismatch(Rule):
         related = [(found.node, "it is given to the module here" if found.kind == "input" else
                     "it meets the tensor on the device here"),
                    *[(node, why) for node, why in related if node is not made and node is not found.used]]
-        self.report(made, what=what + ": RuntimeError at the first batch",
-                    advice=f"make it with `device={device}`" if device else "make it on the module's device",
+        advice = f"make it with `device={device}`" if device else "make it on the module's device"
+        if found.kind == "operand" and found.device_of is not None:
+            advice = f"make it with `device={found.device_of}.device`"
+            fix = None if any(arg.star for arg in made.args) else Fix(
+                Applicability.UNSAFE, f"Make it on `{found.device_of}.device`",
+                (edits.replace(made, edits.call_text(self.ctx, made, added=f"device={found.device_of}.device")),))
+        self.report(made, what=what + ": RuntimeError at the first batch", advice=advice,
                     related=tuple(related), fix=fix)
 
     def _report_dropped(self, dropped: cst.Call, consequence: str, related: list = ()) -> None:
