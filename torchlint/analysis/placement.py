@@ -133,6 +133,9 @@ class Placement:
         # sites is followed once (an answer cut short by depth or a cycle is None: a miss, never a finding).
         self._answers: dict[tuple[str, int], object] = {}
         self._cut_short = False
+        # `device_move` of a parameter: at every call site, or (asked where a tensor shown on the CPU
+        # whatever the call meets it) at one call site that gives a tensor on a device.
+        self._some_call_site = False
 
     # --- the dtype of an expression ---------------------------------------------------
 
@@ -419,6 +422,29 @@ class Placement:
             else:
                 passed.append(given)
         return passed
+
+    def _passed_somewhere(self, binding: Binding) -> list[cst.BaseExpression]:
+        """What the call sites of the function that can be read pass for the parameter
+        ``binding``, its own `self.forward(..)` calls included."""
+        function = self._function_of(binding)
+        if function is None or not isinstance(function.node, cst.FunctionDef):
+            return []
+        names = [param.name.value for param in function.positional_params()]
+        offset = 1 if function.kind in ("method", "classmethod") else 0
+        position = names.index(binding.name) - offset if binding.name in names else None
+        calls = self._call_sites(function)
+        if function.name == "forward":
+            calls = [*calls, *(call for call in self.inference._call_sites(function) if call not in calls)]
+        found = []
+        for call in calls:
+            given = keyword(call, binding.name)
+            positional = [arg for arg in call.args if arg.keyword is None]
+            if given is None and position is not None and 0 <= position < len(positional) and \
+                    not any(arg.star for arg in positional[:position + 1]):
+                given = positional[position].value
+            if given is not None:
+                found.append(given)
+        return found
 
     def _call_sites(self, function: FunctionInfo) -> list[cst.Call]:
         if id(function) not in self._call_site_memo:
@@ -2025,16 +2051,39 @@ class Placement:
         owner, assignments = holders[0]
         init = owner.methods.get("__init__")
         source = "".join(self.analysis.text[item.node.start:item.node.end] for item in lineage)
-        if len(assignments) != 1 or assignments[0].value is None or assignments[0].path or init is None or \
-                assignments[0].function is not init or \
-                f'"{name}"' in source or f"'{name}'" in source or "setattr" in source:
+        if f'"{name}"' in source or f"'{name}'" in source or "setattr" in source:
             return None
-        found = self.cpu_origin(assignments[0].value, depth + 1)
-        if found is None:
+        values = self._attribute_values(assignments, name)
+        if len(assignments) == 1 and (init is None or assignments[0].function is not init):
+            return None  # made once, outside `__init__`: it may be made after its first use
+        if not values:
             return None
+        found_all = [self.cpu_origin(value, depth + 1) for value in values]
+        if any(item is None for item in found_all):
+            return None
+        found = found_all[-1]  # a reset (`self.losses = torch.tensor([])` in `reset()`) is where it is made last
         if not self._is_module_class(cls):
             return found[0], f"{found[1]}; `self.{name}` is a plain attribute of `{cls.name}`, which nothing moves"
         return found[0], f"{found[1]}; `self.{name}` is a plain attribute of `{owner.name}`, not a buffer"
+
+    def _attribute_values(self, assignments: list, name: str) -> Optional[list[cst.BaseExpression]]:
+        """The values ``self.<name>`` is made from: every assignment but those computing it from
+        itself without a move (`self.losses = torch.cat([self.losses, loss])`, which stays where it
+        was or fails there); None when one unpacks, moves, or none makes it afresh."""
+        values = []
+        for assignment in assignments:
+            value = assignment.value
+            if value is None or assignment.path:
+                return None
+            self_name = assignment.function.self_name
+            if any(isinstance(node, cst.Attribute) and node.attr.value == name and isinstance(node.value, cst.Name)
+                   and node.value.value == self_name for node in iter_nodes(value)):
+                if any(isinstance(call, cst.Call) and (self._is_move(call) or keyword(call, "device") is not None)
+                       for call in iter_nodes(value)):
+                    return None
+                continue
+            values.append(value)
+        return values or None
 
     def _lineage(self, cls: ClassInfo) -> list[ClassInfo]:
         """``cls`` and its base classes defined in this file, nearest first."""
@@ -2290,7 +2339,8 @@ class Placement:
             return True
         target = keyword(call, "device") or (call.args[0].value if call.args and call.args[0].keyword is None
                                              else None)
-        return target is not None and not self._is_cpu(target) and self._dtype_name(target, False) is None
+        return target is not None and not self._is_cpu(target) and self._dtype_name(target, False) is None and \
+            not (isinstance(target, cst.Attribute) and target.attr.value == "dtype")  # `.to(loss.dtype)`
 
     @staticmethod
     def _move_target(move: cst.Call) -> Optional[cst.BaseExpression]:
@@ -2500,26 +2550,50 @@ class Placement:
         every way it can come shows it: a tensor moved there, the output of a module moved
         there before the call, and what tensor methods, torch functions, arithmetic and
         indexing compute from one of those."""
-        return self._answer("device", self._device_move, node, depth)  # type: ignore[return-value]
+        return self._answer("device-some" if self._some_call_site else "device", self._device_move, node,
+                            depth)  # type: ignore[return-value]
+
+    def device_move_at_a_call(self, node: cst.BaseExpression) -> Optional[cst.Call]:
+        """``device_move``, with a parameter on a device when one call site gives it a tensor there
+        (`self.combine(attention_mask, mask)` in a `forward` given batches moved to the device):
+        asked of the other side of a meeting whose CPU side is on the CPU at every call."""
+        outer, self._some_call_site = self._some_call_site, True
+        try:
+            return self.device_move(node)
+        finally:
+            self._some_call_site = outer
 
     def _device_move(self, node: cst.BaseExpression, depth: int = 0) -> Optional[cst.Call]:
         if isinstance(node, cst.Call):
             func = node.func
             if self._is_move(node):
                 target = self._move_target(node)
+                if isinstance(target, cst.Name):  # `device = labels.device` then `.to(device)`
+                    value = self._sole_value(target)
+                    target = value if isinstance(value, cst.Attribute) and value.attr.value == "device" else target
                 if isinstance(target, cst.Attribute) and target.attr.value == "device":
-                    return self.device_move(target.value, depth + 1)  # `.to(logits.device)`: wherever that is
-                return node
+                    holder = self.inference.infer(target.value)
+                    if holder is None or holder.kind not in (Kind.MODULE, Kind.INSTANCE):
+                        return self.device_move(target.value, depth + 1)  # `.to(logits.device)`: wherever that is
+                return node  # `.to(device)`, `.to(model.device)` of a model that keeps the device it is put on
             if (isinstance(func, cst.Name) or isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)) \
                     and self._is_module(func):
                 move = self._move_of(func, node)  # `model(x)`, `self.model(x)` of a model moved there
                 if move is not None or isinstance(func, cst.Name):
                     return move
+            if isinstance(func, (cst.Name, cst.Attribute)):  # `self.loss_fn(out, y)`: where its input is
+                loss_move = self._loss_input_move(func, node, depth)
+                if loss_move is not None:
+                    return loss_move
             layer = self._own_layer(func)
             if layer is not None:  # `self.fc(x)` in a module moved to a device
                 moved = self.moved_classes().get(id(layer))
                 return moved[1] if moved is not None else None
             forward = self._forward_of(func)
+            if forward is None and self.inference.qualname(func) is None:
+                forward = self._file_function(func)  # `make_batch()`: where what it returns is
+                if forward is not None and forward.is_generator:
+                    forward = None
             if forward is not None:  # a module of this file: where what its `forward` returns is
                 moves = [self.device_move(returned, depth + 1) for returned in forward.returns]
                 return moves[0] if moves and all(move is not None for move in moves) else None
@@ -2553,14 +2627,55 @@ class Placement:
         if isinstance(node, cst.Name):
             bindings = self.model.resolve(node)
             if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM:  # what every call site gives
+                if self._some_call_site:
+                    return next((move for value in self._passed_somewhere(bindings[0])
+                                 for move in [self.device_move(value, depth + 1)] if move is not None), None)
                 return self._at_every_call_site(bindings[0], lambda value: self.device_move(value, depth + 1))
             values = self._assigned(node) or tuple(  # `_, predicted = torch.max(outputs, 1)`
                 binding.value for binding in bindings if binding.kind is BindingKind.ASSIGN and binding.path
                 and not binding.iterates and self._splits(binding.value)) or tuple(
                 value for value in (_unpacked(binding) for binding in bindings) if value is not None)
             moves = [self.device_move(value, depth + 1) for value in values] if len(values) == len(bindings) else []
+            if not values and bindings:  # `for batch in batches`, `x, mask = batch`: where every item is
+                moves = [self._held_move(binding, depth) for binding in bindings]
             return moves[0] if moves and all(move is not None for move in moves) else None
+        if isinstance(node, (cst.List, cst.Tuple)) and node.elements and \
+                not any(isinstance(element, cst.StarredElement) for element in node.elements):
+            moves = [self.device_move(element.value, depth + 1) for element in node.elements]
+            return moves[0] if all(move is not None for move in moves) else None  # every tensor it holds
+        if isinstance(node, (cst.ListComp, cst.GeneratorExp)):  # `[t.to(device) for t in batch]`
+            return self.device_move(node.elt, depth + 1)
         return None
+
+    def _held_move(self, binding: Binding, depth: int) -> Optional[cst.Call]:
+        """The device of what a loop target or an unpacked name gets, when every tensor of the
+        sequence it comes from is shown there (a list of batches built by moving each tensor)."""
+        value = binding.value
+        if value is None or binding.kind not in (BindingKind.ASSIGN, BindingKind.FOR):
+            return None
+        if binding.kind is BindingKind.FOR or binding.iterates:
+            if isinstance(value, cst.Name):
+                values = self._assigned(value)
+                moves = [self._items_move(item, depth + 1) for item in values or ()]
+                return moves[0] if moves and all(move is not None for move in moves) else None
+            return self._items_move(value, depth + 1)
+        return self.device_move(value, depth + 1) if binding.path and isinstance(value, (cst.Name, cst.Call)) else None
+
+    def _items_move(self, iterable: cst.BaseExpression, depth: int) -> Optional[cst.Call]:
+        """The device of every item of a list written out or built by a comprehension."""
+        if isinstance(iterable, (cst.ListComp, cst.GeneratorExp, cst.List, cst.Tuple)):
+            return self.device_move(iterable, depth + 1)
+        return None
+
+    def _loss_input_move(self, func: cst.BaseExpression, call: cst.Call, depth: int) -> Optional[cst.Call]:
+        """A loss module of torch (`nn.CrossEntropyLoss(reduction="none")`, held wherever) computes
+        its result on the device of the input it is given: the move that puts that input there."""
+        value = self.inference.infer(func)
+        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+        if value is None or value.kind is not Kind.MODULE or value.qualname is None or not positional or \
+                not torch_api.is_loss_module_class(value.qualname):
+            return None
+        return self.device_move(positional[0], depth + 1)
 
     def _forward_of(self, func: cst.BaseExpression) -> Optional[FunctionInfo]:
         """The ``forward`` of the module class of this file whose instance ``func`` is."""
@@ -2620,18 +2735,22 @@ class Placement:
                         not self._keeps_dimensions(cpu_side):
                     continue
                 move = next((move for other in operands[:index] + operands[index + 1:]
-                             for move in [self.device_move(other)] if move is not None), None)
+                             for move in [self.device_move_at_a_call(other)] if move is not None), None)
                 if move is None:
                     continue
                 reported.add(id(origin[0]))
-                found.append(DeviceMismatch(cpu_side, origin[0], None, move, meeting, kind="operand", why=origin[1],
-                                            device=self._visible_at(self._move_target(move), move, cpu_side)))
+                made = origin[0]
+                function = self.model.functions.get(id(enclosing_code(made)))
+                found.append(DeviceMismatch(cpu_side, made, None, move, meeting, kind="operand", why=origin[1],
+                                            device=self._visible_at(self._move_target(move), move, cpu_side),
+                                            device_of=self._tensor_parameter(made, function)
+                                            if isinstance(made, cst.Call) and function is not None else None))
         return found
 
     def _meetings(self) -> list[tuple[cst.CSTNode, list[cst.BaseExpression]]]:
         """Each place tensors must be on one device to be computed together, with them:
         arithmetic and comparisons, arithmetic and comparison methods, torch's arithmetic
-        functions."""
+        functions, `torch.cat`/`torch.stack` of a list written out."""
         found: list[tuple[cst.CSTNode, list[cst.BaseExpression]]] = []
         for operation in self.analysis.nodes_of(cst.BinaryOperation):
             if isinstance(operation.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.MatrixMultiply)):
@@ -2653,6 +2772,11 @@ class Placement:
             elif qualname is not None and qualname.startswith("torch.") and len(positional) >= 2 and \
                     qualname.rsplit(".", 1)[1] in torch_api.ARITHMETIC_FUNCTION_NAMES:
                 found.append((call, positional))
+            elif qualname is not None and qualname.startswith("torch.") and positional and \
+                    qualname.rsplit(".", 1)[1] in torch_api.JOINING_FUNCTION_NAMES and \
+                    isinstance(positional[0], (cst.List, cst.Tuple)) and len(positional[0].elements) >= 2 and \
+                    not any(isinstance(element, cst.StarredElement) for element in positional[0].elements):
+                found.append((call, [element.value for element in positional[0].elements]))  # `torch.cat([a, b])`
         return found
 
     def _keeps_dimensions(self, node: cst.BaseExpression, depth: int = 0) -> bool:
@@ -2705,9 +2829,9 @@ class Placement:
                        for element in node.slice) and self._keeps_dimensions(node.value, depth + 1)
         if isinstance(node, cst.Attribute):
             cls = self._class_of(node.value)
-            assignments = cls.assignments(node.attr.value) if cls is not None else []
-            return len(assignments) == 1 and assignments[0].value is not None and \
-                self._keeps_dimensions(assignments[0].value, depth + 1)
+            values = self._attribute_values(cls.assignments(node.attr.value), node.attr.value) \
+                if cls is not None else None
+            return bool(values) and all(self._keeps_dimensions(value, depth + 1) for value in values)
         return False
 
     def _scalar_origin(self, origin: cst.CSTNode) -> bool:

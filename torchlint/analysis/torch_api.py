@@ -1166,6 +1166,10 @@ SAME_DEVICE_METHODS = (ARITHMETIC_METHODS - {"new_tensor"}) | COMPARISON_METHODS
     "gather", "masked_fill", "masked_fill_", "masked_select", "index_select", "scatter", "scatter_", "scatter_add",
     "scatter_add_", "dot", "mv", "cross", "maximum", "minimum",
 })
+# torch functions joining the tensors of a sequence (`torch.cat([a, b])`): every one must be on one device.
+JOINING_FUNCTION_NAMES = frozenset({
+    "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack",
+})
 # torch and numpy functions whose every positional argument is a value of the result.
 ARITHMETIC_FUNCTION_NAMES = frozenset({
     "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "pow", "power", "matmul",

@@ -71,11 +71,18 @@ class DeviceMismatch(Rule):
       device (moved there, the output of a module moved there, or computed from those):
       arithmetic, a comparison (`pred == labels` with the labels never moved), an
       arithmetic or comparison method (`pred.eq(target)`), `gather`/`masked_fill`/
-      `index_select`, torch's arithmetic functions; also through a helper's parameters
-      (`accuracy(out, labels)`), a mask a helper function makes, and a plain tensor
-      attribute of a loss module or of a plain class (a metric called through `__call__`)
-      given device inputs (`self.alpha = torch.tensor(alpha)`, with a list at every call
-      site: a 0-dim tensor would mix with any device).
+      `index_select`, torch's arithmetic functions, `torch.cat`/`torch.stack` of a list
+      written out; also through a helper's parameters (`accuracy(out, labels)`; the
+      tensor on the device may come from one call site: `self.combine(mask, layer_mask)`
+      in a method given batches moved to the device), a mask a helper function makes
+      (reported in the helper when it makes it from the shape of a tensor it is given,
+      `torch.eye(mask.size(1))`: `device=mask.device` is at hand there), the output of a loss module of
+      torch given a tensor on the device, and a plain tensor attribute of a loss module or
+      of a plain class (a metric called through `__call__`) given device inputs
+      (`self.alpha = torch.tensor(alpha)`, with a list at every call site: a 0-dim tensor
+      would mix with any device), also one a method resets and grows from itself
+      (`self.losses = torch.tensor([])` in `reset()`, then
+      `self.losses = torch.cat([self.losses, loss])`: reported where it is reset).
 
     Anywhere, `x.to(device)` or `x.cuda()` written as a statement of its own on a value
     shown to be a tensor, with a device (not something that may be a dtype): the moved copy
@@ -311,7 +318,7 @@ class DeviceMismatch(Rule):
         if dropped is not None:
             self._report_dropped(dropped, f"{what[0].lower() + what[1:]}: RuntimeError at the first batch", related)
             return
-        if found.kind == "input" and self._made_here(found):
+        if found.kind == "input" and self._made_here(found) or found.kind == "operand" and self._made_elsewhere(found):
             self._report_made(found, what, device, related)
             return
         advice = f"move it with `.to({device})`" if device else "move it to the module's device"
@@ -339,6 +346,21 @@ class DeviceMismatch(Rule):
             self.ctx.qualname(made.func) in torch_api.TORCH_SIZED_FACTORIES and \
             self.ctx.enclosing_function(made) is self.ctx.enclosing_function(found.used)
 
+    def _made_elsewhere(self, found: Found) -> bool:
+        """The CPU tensor that meets the device is made by a factory in a helper, another
+        function than the one where they meet, that can make it on the device: a method that
+        resets a plain attribute (`self.losses = torch.tensor([])` in `reset()`), a helper that
+        makes a mask from the shape of a tensor it is given (`torch.eye(mask.size(1))`: it has
+        `mask.device` at hand). Reported there, where `device=` belongs (not in `__init__`, whose
+        attribute is reported where it is used, nor in a module's `forward`, whose output its
+        caller moves, nor in a helper given only sizes: the caller moves what it returns)."""
+        made = found.made
+        function = self.ctx.enclosing_function(made)
+        return (isinstance(found.node, cst.Attribute) or found.device_of is not None) and \
+            isinstance(made, cst.Call) and self.ctx.qualname(made.func) in (*torch_api.TORCH_SIZED_FACTORIES, *torch_api.TORCH_CONVERTERS) and \
+            function is not None and function.name.value not in ("__init__", "forward") and \
+            function is not self.ctx.enclosing_function(found.used)
+
     def _report_made(self, found: Found, what: str, device: Optional[str], related: list) -> None:
         made = found.made
         fix = None
@@ -346,10 +368,16 @@ class DeviceMismatch(Rule):
                 and self.ctx.placement.device_visible_at(found.device, found.moved, made):
             fix = Fix(Applicability.UNSAFE, f"Make it with `device={device}`",
                       (edits.replace(made, edits.call_text(self.ctx, made, added=f"device={device}")),))
-        related = [(found.node, "it is given to the module here"),
-                   *[(node, why) for node, why in related if node is not made]]
-        self.report(made, what=what + ": RuntimeError at the first batch",
-                    advice=f"make it with `device={device}`" if device else "make it on the module's device",
+        related = [(found.node, "it is given to the module here" if found.kind == "input" else
+                    "it meets the tensor on the device here"),
+                   *[(node, why) for node, why in related if node is not made and node is not found.used]]
+        advice = f"make it with `device={device}`" if device else "make it on the module's device"
+        if found.kind == "operand" and found.device_of is not None:
+            advice = f"make it with `device={found.device_of}.device`"
+            fix = None if any(arg.star for arg in made.args) else Fix(
+                Applicability.UNSAFE, f"Make it on `{found.device_of}.device`",
+                (edits.replace(made, edits.call_text(self.ctx, made, added=f"device={found.device_of}.device")),))
+        self.report(made, what=what + ": RuntimeError at the first batch", advice=advice,
                     related=tuple(related), fix=fix)
 
     def _report_dropped(self, dropped: cst.Call, consequence: str, related: list = ()) -> None:
