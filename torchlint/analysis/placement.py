@@ -2772,8 +2772,7 @@ class Placement:
             elif qualname is not None and qualname.startswith("torch.") and len(positional) >= 2 and \
                     qualname.rsplit(".", 1)[1] in torch_api.ARITHMETIC_FUNCTION_NAMES:
                 found.append((call, positional))
-            elif qualname is not None and qualname.startswith("torch.") and positional and \
-                    qualname.rsplit(".", 1)[1] in torch_api.JOINING_FUNCTION_NAMES and \
+            elif qualname in torch_api.TENSOR_JOINING_FUNCTIONS and positional and \
                     isinstance(positional[0], (cst.List, cst.Tuple)) and len(positional[0].elements) >= 2 and \
                     not any(isinstance(element, cst.StarredElement) for element in positional[0].elements):
                 found.append((call, [element.value for element in positional[0].elements]))  # `torch.cat([a, b])`

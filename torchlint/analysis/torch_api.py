@@ -913,9 +913,11 @@ TENSOR_DTYPE_KEEPING_METHODS = frozenset({
     "sum", "clamp", "abs", "neg", "relu", "sigmoid", "tanh", "exp", "log", "sqrt", "pow", "max", "min",
     "softmax", "log_softmax", "masked_fill",
 })
-# torch functions that join a sequence of tensors into one of their (promoted) dtype.
+# torch functions that join a sequence of tensors into one, of their (promoted) dtype; every tensor
+# joined must be on one device (`torch.cat([a, b])`).
 TENSOR_JOINING_FUNCTIONS = frozenset({"torch.cat", "torch.stack", "torch.concat", "torch.concatenate",
-                                      "torch.vstack", "torch.hstack", "torch.dstack", "torch.row_stack"})
+                                      "torch.vstack", "torch.hstack", "torch.dstack", "torch.row_stack",
+                                      "torch.column_stack"})
 # Sums and products of a bool or integer tensor are int64, whatever its width (torch 2.13:
 # `(x > 0).sum(0)` counts).
 INT64_SUMS = frozenset({"sum", "prod", "cumsum", "cumprod", "nansum"})
@@ -1165,10 +1167,6 @@ COMPARISON_METHODS = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "equal", "al
 SAME_DEVICE_METHODS = (ARITHMETIC_METHODS - {"new_tensor"}) | COMPARISON_METHODS | frozenset({
     "gather", "masked_fill", "masked_fill_", "masked_select", "index_select", "scatter", "scatter_", "scatter_add",
     "scatter_add_", "dot", "mv", "cross", "maximum", "minimum",
-})
-# torch functions joining the tensors of a sequence (`torch.cat([a, b])`): every one must be on one device.
-JOINING_FUNCTION_NAMES = frozenset({
-    "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack",
 })
 # torch and numpy functions whose every positional argument is a value of the result.
 ARITHMETIC_FUNCTION_NAMES = frozenset({
