@@ -15,7 +15,7 @@ fixed twin runs and has no finding. Real files through the real CLI."""
 from __future__ import annotations
 
 import pytest
-from twin_cases import assert_bad_shows_the_bug_and_twin_does_not, assert_reported_on_the_line_and_twin_clean, twin
+from twin_cases import twin, twin_tests
 
 ROUND_TRIP = """\
 import os
@@ -119,7 +119,7 @@ if net.training:
     print("BUG: the classifier predicted in training mode")
 """
 
-CASES = [
+CASES = {case.why: case for case in [
     twin("a model saved whole in training mode and loaded back by its path", "TL414", ROUND_TRIP,
          ("model = torch.load(path, weights_only=False)\n",
           "model = torch.load(path, weights_only=False)\nmodel.eval()\n"),
@@ -131,17 +131,10 @@ CASES = [
     twin("a prediction unpacked into names, and a sort of it unpacked into names", "TL414", UNPACKED,
          ("image = torch.randn(1, 4)\n", "net.eval()\nimage = torch.randn(1, 4)\n"),
          "wrong-value", "BUG: the classifier predicted in training mode", ((28, 20, "TL414"),)),
-]
+]}
 
 
-@pytest.mark.parametrize("case", CASES, ids=[case.why for case in CASES])
-def test_reported_on_the_line_and_twin_clean(project, case):
-    assert_reported_on_the_line_and_twin_clean(project, case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=[case.why for case in CASES])
-def test_bad_shows_the_bug_and_twin_does_not(project, case):
-    assert_bad_shows_the_bug_and_twin_does_not(project, case)
+test_reported_on_the_line_and_twin_clean, test_bad_shows_the_bug_and_twin_does_not = twin_tests(CASES)
 
 
 def test_the_runtime_check_confirms_the_model_reloaded_from_its_pickle(project):

@@ -9,9 +9,7 @@ from __future__ import annotations
 import pytest
 
 from torchlint.analysis import torch_api
-from twin_cases import (
-    Case, assert_bad_shows_the_bug_and_twin_does_not, assert_reported_on_the_line_and_twin_clean, run_program, twin,
-)
+from twin_cases import Case, run_program, twin, twin_tests
 
 CODES = "TL408,TL410,TL415"
 
@@ -747,15 +745,8 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_the_bug_is_reported_on_the_line_to_change_and_the_twin_is_clean(project, name: str) -> None:
-    assert_reported_on_the_line_and_twin_clean(project, CASES[name])
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_the_bad_program_shows_the_bug_under_torch_and_the_twin_does_not(project, name: str) -> None:
-    pytest.importorskip("torch")
-    assert_bad_shows_the_bug_and_twin_does_not(project, CASES[name])
+test_the_bug_is_reported_on_the_line_to_change_and_the_twin_is_clean, \
+    test_the_bad_program_shows_the_bug_under_torch_and_the_twin_does_not = twin_tests(CASES)
 
 
 @pytest.mark.parametrize("name, verdict", [

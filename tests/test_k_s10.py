@@ -20,11 +20,7 @@ its fixed twin runs and has no finding. Real files through the real CLI."""
 
 from __future__ import annotations
 
-import pytest
-
-from twin_cases import (
-    assert_bad_shows_the_bug_and_twin_does_not, assert_reported_on_the_line_and_twin_clean, twin,
-)
+from twin_cases import twin, twin_tests
 
 
 _DROPOUT_NET = '''\
@@ -308,15 +304,8 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_the_bug_is_reported_on_the_line_to_change_and_the_twin_is_clean(project, name: str) -> None:
-    assert_reported_on_the_line_and_twin_clean(project, CASES[name])
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_the_bad_program_shows_the_bug_under_torch_and_the_twin_does_not(project, name: str) -> None:
-    pytest.importorskip("torch")
-    assert_bad_shows_the_bug_and_twin_does_not(project, CASES[name])
+test_the_bug_is_reported_on_the_line_to_change_and_the_twin_is_clean, \
+    test_the_bad_program_shows_the_bug_under_torch_and_the_twin_does_not = twin_tests(CASES)
 
 
 EVAL_IN_HELPER = _DROPOUT_NET + '''\

@@ -15,11 +15,7 @@ to change; its fixed twin runs and has no finding. Real files through the real C
 
 from __future__ import annotations
 
-import pytest
-
-from twin_cases import (
-    assert_bad_shows_the_bug_and_twin_does_not, assert_reported_on_the_line_and_twin_clean, twin,
-)
+from twin_cases import twin, twin_tests
 
 EXPECT = "does not require grad and does not have a grad_fn"
 
@@ -105,15 +101,8 @@ SUM_OF_VALUES = twin(
 CASES = {"plain_values": PLAIN_VALUES, "dict_entries": DICT_ENTRIES, "sum_of_values": SUM_OF_VALUES}
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_the_bug_is_reported_on_the_line_to_change_and_the_twin_is_clean(project, name: str) -> None:
-    assert_reported_on_the_line_and_twin_clean(project, CASES[name])
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_the_bad_program_shows_the_bug_under_torch_and_the_twin_does_not(project, name: str) -> None:
-    pytest.importorskip("torch")
-    assert_bad_shows_the_bug_and_twin_does_not(project, CASES[name])
+test_the_bug_is_reported_on_the_line_to_change_and_the_twin_is_clean, \
+    test_the_bad_program_shows_the_bug_under_torch_and_the_twin_does_not = twin_tests(CASES)
 
 
 def test_an_attribute_of_an_unknown_object_proves_nothing(project) -> None:

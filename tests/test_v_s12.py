@@ -18,11 +18,7 @@ the real CLI."""
 
 from __future__ import annotations
 
-import pytest
-
-from twin_cases import (
-    assert_bad_shows_the_bug_and_twin_does_not, assert_reported_on_the_line_and_twin_clean, twin,
-)
+from twin_cases import twin, twin_tests
 
 
 RESET_STATE = twin(
@@ -140,14 +136,8 @@ for batch in batches:
 CASES = {"reset_state": RESET_STATE, "cat_padding": CAT_PADDING, "helper_mask": HELPER_MASK}
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_the_bug_is_reported_on_the_line_to_change_and_the_twin_is_clean(project, name: str) -> None:
-    assert_reported_on_the_line_and_twin_clean(project, CASES[name])
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_the_bad_program_shows_the_bug_under_torch_and_the_twin_does_not(project, name: str) -> None:
-    assert_bad_shows_the_bug_and_twin_does_not(project, CASES[name])
+test_the_bug_is_reported_on_the_line_to_change_and_the_twin_is_clean, \
+    test_the_bad_program_shows_the_bug_under_torch_and_the_twin_does_not = twin_tests(CASES)
 
 
 def test_a_conversion_to_a_dtype_is_not_a_move(project) -> None:

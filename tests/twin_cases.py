@@ -9,6 +9,8 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
+import pytest
+
 
 @dataclass(frozen=True)
 class Case:
@@ -49,6 +51,22 @@ def assert_bad_shows_the_bug_and_twin_does_not(project, case: Case) -> None:
     assert shows_the_bug(run_program(project, "bad.py"), case), case.why
     fixed = run_program(project, "fixed.py")
     assert fixed.returncode == 0 and not shows_the_bug(fixed, case), fixed.stderr[-500:]
+
+
+def twin_tests(cases: dict[str, Case]):
+    """The two tests of a family of cases, parametrized by the cases' names; a test module
+    binds them to its own names: ``test_reported, test_shows_the_bug = twin_tests(CASES)``."""
+
+    @pytest.mark.parametrize("name", sorted(cases))
+    def reported_on_the_line_and_twin_clean(project, name: str) -> None:
+        assert_reported_on_the_line_and_twin_clean(project, cases[name])
+
+    @pytest.mark.parametrize("name", sorted(cases))
+    def bad_shows_the_bug_under_torch_and_twin_does_not(project, name: str) -> None:
+        pytest.importorskip("torch")
+        assert_bad_shows_the_bug_and_twin_does_not(project, cases[name])
+
+    return reported_on_the_line_and_twin_clean, bad_shows_the_bug_under_torch_and_twin_does_not
 
 
 def run_program(project, name: str) -> subprocess.CompletedProcess:
