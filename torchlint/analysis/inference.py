@@ -984,7 +984,7 @@ class Inference:
             for scope, load, attribute in self._attribute_loads(function.name):
                 caller = scope.function
                 if caller is not None and caller.cls is not None and load.value == caller.self_name:
-                    if caller.cls is function.cls or self.method_of(caller.cls, function.name) is function:
+                    if self._class_runs(caller.cls, function):
                         callees.append(attribute)  # `self.fit(..)`, also in a class that inherits `fit`
                 elif load.value != "self" and function.kind == "method" and (
                         self._instance_of(load, function.cls) or self._runs_method(load, function)):
@@ -1010,8 +1010,10 @@ class Inference:
         its class, or of a class of the file that inherits it."""
         value = self.infer(receiver)
         cls = value.cls if value is not None and value.kind in (Kind.INSTANCE, Kind.MODULE, Kind.OPTIMIZER) else None
-        if not isinstance(cls, ClassInfo):
-            return False
+        return isinstance(cls, ClassInfo) and self._class_runs(cls, method)
+
+    def _class_runs(self, cls: ClassInfo, method: FunctionInfo) -> bool:
+        """``cls`` defines ``method``, or inherits it from a class of the file without overriding it."""
         return cls is method.cls or self.method_of(cls, method.name) is method
 
     def _alias_loads(self, load: cst.Name) -> list[cst.Name]:

@@ -427,24 +427,14 @@ class Placement:
         """What the call sites of the function that can be read pass for the parameter
         ``binding``, its own `self.forward(..)` calls included."""
         function = self._function_of(binding)
-        if function is None or not isinstance(function.node, cst.FunctionDef):
+        if function is None or not isinstance(function.node, cst.FunctionDef) \
+                or not isinstance(binding.node, cst.Param):
             return []
-        names = [param.name.value for param in function.positional_params()]
-        offset = 1 if function.kind in ("method", "classmethod") else 0
-        position = names.index(binding.name) - offset if binding.name in names else None
         calls = self._call_sites(function)
         if function.name == "forward":
-            calls = [*calls, *(call for call in self.inference._call_sites(function) if call not in calls)]
-        found = []
-        for call in calls:
-            given = keyword(call, binding.name)
-            positional = [arg for arg in call.args if arg.keyword is None]
-            if given is None and position is not None and 0 <= position < len(positional) and \
-                    not any(arg.star for arg in positional[:position + 1]):
-                given = positional[position].value
-            if given is not None:
-                found.append(given)
-        return found
+            calls = [*calls, *(call for call in self.inference.calls_of(function) if call not in calls)]
+        passed = (self.inference.passed_argument(call, function, binding.node) for call in calls)
+        return [given for given in passed if given is not None]
 
     def _call_sites(self, function: FunctionInfo) -> list[cst.Call]:
         if id(function) not in self._call_site_memo:
