@@ -20,25 +20,8 @@ its fixed twin runs and has no finding. Real files through the real CLI."""
 
 from __future__ import annotations
 
-from twin_cases import twin, twin_tests
+from twin_cases import DROPOUT_NET, twin, twin_tests
 
-
-_DROPOUT_NET = '''\
-import torch
-import torch.nn as nn
-
-torch.manual_seed(0)
-
-
-class Net(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.body = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Dropout(0.5), nn.Linear(16, 2))
-
-    def forward(self, x):
-        return self.body(x)
-
-'''
 
 _MODE_CHECK = '''
 # -- check --
@@ -49,7 +32,7 @@ TRAIN_IN_HELPER = twin(
     "the model is trained by a helper whose epoch loop calls model.train(), then classified by a "
     "function whose name says nothing about evaluating",
     "TL414",
-    _DROPOUT_NET + '''\
+    DROPOUT_NET + '''\
 model = Net()
 seen = []
 model.body[2].register_forward_hook(lambda m, i, o: seen.append(m.training))
@@ -133,7 +116,7 @@ CLASS_ONLY_TRAINS = twin(
     "an agent builds its network, switches it to train() in its learning step and never to eval(); "
     "its act() predicts under no_grad",
     "TL414",
-    _DROPOUT_NET + '''\
+    DROPOUT_NET + '''\
 class Agent:
     def __init__(self):
         self.net = Net()
@@ -169,7 +152,7 @@ if any(seen):
 BUILT_IN_THE_CALL = twin(
     "net = train(Net(), data): the function trains the module it is handed and returns it",
     "TL414",
-    _DROPOUT_NET + '''\
+    DROPOUT_NET + '''\
 def train(model, data):
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     for x, y in data:
@@ -308,7 +291,7 @@ test_the_bug_is_reported_on_the_line_to_change_and_the_twin_is_clean, \
     test_the_bad_program_shows_the_bug_under_torch_and_the_twin_does_not = twin_tests(CASES)
 
 
-EVAL_IN_HELPER = _DROPOUT_NET + '''\
+EVAL_IN_HELPER = DROPOUT_NET + '''\
 model = Net()
 
 

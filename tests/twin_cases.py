@@ -24,6 +24,25 @@ class Case:
     files: tuple[tuple[str, str], ...] = ()  # other files of the project the programs import
 
 
+# A model with Dropout: in training mode its predictions change from call to call.
+DROPOUT_NET = '''\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Dropout(0.5), nn.Linear(16, 2))
+
+    def forward(self, x):
+        return self.body(x)
+
+'''
+
+
 def twin(why: str, codes: str, bad: str, edit: tuple[str, str], shows: str, expect: str,
           found: tuple[tuple[int, int, str], ...], files: tuple[tuple[str, str], ...] = ()) -> Case:
     """A case whose twin is the bad program with one edit (the fix)."""

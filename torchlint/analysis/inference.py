@@ -866,22 +866,87 @@ class Inference:
         values = []
         for call in calls:
             argument = _argument(call, binding.name, index)
-            if argument is None:
-                if any(arg.star for arg in call.args):
+            passed = [(argument, call)]
+            if argument is None and any(arg.star for arg in call.args):
+                passed = self._forwarded(call, binding.name, index)
+                if passed is None:
                     return None
-                argument = binding.node.default
-            value = self.infer(argument) if argument is not None else None
-            if value is None or value.kind is Kind.NONE:
-                return None
-            values.append((value, argument, call))
+            for argument, site in passed:
+                if argument is None:
+                    argument = binding.node.default
+                value = self.infer(argument) if argument is not None else None
+                if value is None or value.kind is Kind.NONE:
+                    return None
+                values.append((value, argument, site))
         value = combine(value for value, _, _ in values)
         if value is None:
             return None
-        _, argument, _ = values[0]
+        _, argument, site = values[0]
         more = len(values) - 1
         others = f", and so {'does' if more == 1 else 'do'} {more} more" if more else ""
-        return value.because(Step(argument, f"a call of `{function.name}` passes `{{code}}` for its "
-                                            f"parameter `{binding.name}`{others}"))
+        if site in calls:
+            return value.because(Step(argument, f"a call of `{function.name}` passes `{{code}}` for its "
+                                                f"parameter `{binding.name}`{others}"))
+        return value.because(Step(argument, f"`{{code}}` reaches the parameter `{binding.name}` of "
+                                            f"`{function.name}` through `*args`/`**kwargs` passed on{others}"))
+
+    def _forwarded(self, call: cst.Call, name: str, index: int, depth: int = 0
+                   ) -> Optional[list[tuple[Optional[cst.BaseExpression], cst.Call]]]:
+        """What reaches the parameter ``name`` (position ``index``) of the function ``call``
+        runs, where ``call`` passes on the ``*args``/``**kwargs`` of the function it is written
+        in (``self.update(*args, **kwargs)``): what each call of that function passes there
+        (None where a call passes it unseen). An argument of None: not passed, the default."""
+        explicit = 0
+        forwarded_args = forwarded_kwargs = None
+        for arg in call.args:
+            if arg.star == "" and arg.keyword is None and forwarded_args is None:
+                explicit += 1
+            elif arg.star == "*" or arg.star == "**":
+                function = self._star_parameter_of(arg)
+                if function is None or (forwarded_args or forwarded_kwargs or function) is not function:
+                    return None
+                if arg.star == "*":
+                    forwarded_args = function
+                else:
+                    forwarded_kwargs = function
+        caller = forwarded_args or forwarded_kwargs
+        if caller is None or depth > 3:
+            return None
+        params = caller.positional_params()
+        if caller.kind in ("method", "classmethod"):
+            params = params[1:]
+        if any(param.name.value == name for param in params):
+            return None  # a keyword of that name binds the caller's own parameter
+        outer_index = index - explicit + len(params) if forwarded_args is not None and index >= explicit else -1
+        outer_name = name if forwarded_kwargs is not None else ""
+        calls = self._call_sites(caller)
+        if not calls:
+            return None
+        found: list[tuple[Optional[cst.BaseExpression], cst.Call]] = []
+        for outer in calls:
+            argument = _argument(outer, outer_name, outer_index)
+            if argument is None and any(arg.star for arg in outer.args):
+                deeper = self._forwarded(outer, outer_name, outer_index, depth + 1)
+                if deeper is None:
+                    return None
+                found.extend(deeper)
+            else:
+                found.append((argument, outer))
+        return found
+
+    def _star_parameter_of(self, arg: cst.Arg) -> Optional[FunctionInfo]:
+        """The function whose own ``*args`` (``**kwargs``) ``arg`` passes on, never rebound."""
+        if not isinstance(arg.value, cst.Name):
+            return None
+        bindings = self.model.resolve(arg.value)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM:
+            return None
+        function = bindings[0].definition
+        if not isinstance(function, FunctionInfo) or not isinstance(function.node, cst.FunctionDef):
+            return None
+        params = function.node.params
+        star = params.star_kwarg if arg.star == "**" else params.star_arg
+        return function if isinstance(star, cst.Param) and star is bindings[0].node else None
 
     def _passes(self, binding: Binding, function: FunctionInfo, kinds: frozenset[Kind]) -> bool:
         """A call of ``function`` in this file passes a value of one of ``kinds`` for the

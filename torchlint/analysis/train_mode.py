@@ -87,6 +87,8 @@ _SWITCHES = re.compile(r"\.\s*(?:eval|train)\s*\(")
 _EVAL_SWITCHES = re.compile(r"\.\s*eval\s*\(|\.\s*train\s*\(\s*(?!\)|True\s*\))")
 # The key under which a scope's state keeps the mode a module was pickled in by `torch.save`.
 _SAVED = "pickled#"
+_STAR_POSITIONS = 8  # how many arguments handed through `*args` are followed
+_NEW = "new#"  # the object a constructor call builds, in `Evaluator(model).run()`
 _MAX_DEPTH = 2  # calls of this file's functions followed into, below the scope asked about
 _MAX_LAYER_DEPTH = 6
 
@@ -693,10 +695,14 @@ class TrainModeModel:
                                                 *function.node.params.kwonly_params)}
         shared = self._shared_globals(function) - roots
         closures = {name: node for name, node in self._closure_names(function).items() if name not in roots}
-        roots |= shared | set(closures)
+        roots |= shared | set(closures) | self._star_roots(function)
         state = _State({root: _CALLER for root in roots})
         found = _Summary(globals=frozenset(shared), closures=closures)
         end = self._walk_scope(function.node, _body(function.node), function, state, found, depth + 1)
+        stars = [param.name.value for param in (function.node.params.star_arg, function.node.params.star_kwarg)
+                 if isinstance(param, cst.Param)]
+        if any(name in end.changed for name in stars):
+            found.switches_unknown = True  # `*args` handed on whole to what is not followed
         for changed in sorted(end.changed):  # (a holder before what it holds: the same order on every run)
             if changed.split(".")[0] in roots:
                 mode = end.lookup(changed)
@@ -704,6 +710,27 @@ class TrainModeModel:
         found.aliases = {key: source for key, source in found.aliases.items()
                          if end.modes.get(key) is _CALLER and end.lookup(source) is _CALLER}
         self._summaries[key] = found
+        return found
+
+    def _star_roots(self, function: FunctionInfo) -> set[str]:
+        """The keys of what a call hands ``function`` through its ``*args`` (``*0``, ``*1``..)
+        and ``**kwargs`` (``**name``, for the names of the parameters of the functions of this
+        file it passes them on to), for the functions it passes them on to."""
+        params = function.node.params
+        found: set[str] = set()
+        if isinstance(params.star_arg, cst.Param):
+            found |= {f"*{index}" for index in range(_STAR_POSITIONS)}
+        if isinstance(params.star_kwarg, cst.Param):
+            name = params.star_kwarg.name.value
+            for call in iter_nodes(function.node.body):
+                if not isinstance(call, cst.Call) or not any(
+                        arg.star == "**" and isinstance(arg.value, cst.Name) and arg.value.value == name
+                        for arg in call.args):
+                    continue
+                value = self.analysis.inference.infer(call.func)
+                callee = value.function if value is not None and value.kind is Kind.FUNCTION else None
+                if callee is not None and isinstance(callee.node, cst.FunctionDef):
+                    found |= {f"**{param.name.value}" for param in callee.positional_params()}
         return found
 
     def _shared_globals(self, function: FunctionInfo) -> set[str]:
@@ -1189,16 +1216,23 @@ class _Walker:
                 self.summary.aliases[key] = source  # `self.model = model`
             else:
                 self.summary.aliases.pop(key, None)
-        init = self.owner.plain_init(value) if isinstance(value, cst.Call) else None
-        if init is not None:  # `predictor = Predictor(model)`: `predictor._model` is `model`
-            summary = self.owner.summary(init, self.depth)
-            if summary is not None:
-                arguments = {**_arguments(value, init), init.self_name: key}
-                for relative, source in summary.aliases.items():
-                    held, given = _rebased(relative, arguments), _rebased(source, arguments)
-                    mode = state.lookup(given) if given else None
-                    if held and isinstance(mode, Train):
-                        state.modes[held] = mode
+        if isinstance(value, cst.Call):
+            self.constructed(value, key, state)
+
+    def constructed(self, value: cst.Call, key: str, state: _State) -> bool:
+        """``predictor = Predictor(model)`` of a plain class of this file: ``predictor._model``
+        is ``model`` (in its mode); whether ``value`` is such a construction."""
+        init = self.owner.plain_init(value)
+        summary = self.owner.summary(init, self.depth) if init is not None else None
+        if summary is None:
+            return False
+        arguments = {**_arguments(value, init), init.self_name: key}
+        for relative, source in summary.aliases.items():
+            held, given = _rebased(relative, arguments), _rebased(source, arguments)
+            mode = state.lookup(given) if given else None
+            if held and isinstance(mode, Train):
+                state.modes[held] = mode
+        return True
 
     def value_mode(self, value, state: _State) -> Optional[object]:
         """The mode of what ``value`` evaluates to: a new module (training mode), the same
@@ -1330,7 +1364,14 @@ class _Walker:
         if function is not None and function.model is self.owner.model and isinstance(function.node, cst.FunctionDef):
             summary = self.owner.summary(function, self.depth)
             if summary is not None:
-                self.apply(call, function, summary, state)
+                if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) \
+                        and self.constructed(func.value, _NEW, state):
+                    # `Evaluator(model, loader).run()`: the method runs on the object just built
+                    self.apply(call, function, summary, state, receiver=_NEW)
+                    for key in [key for key in state.modes if key.startswith(_NEW)]:
+                        del state.modes[key]
+                else:
+                    self.apply(call, function, summary, state)
                 return
         init = self.owner.plain_init(call)  # a plain class of this file: its `__init__`
         if init is not None:
@@ -1361,6 +1402,7 @@ class _Walker:
         elif isinstance(func, cst.Attribute) and not self._instance_attribute(func):
             handed.append(func.value)  # a method: it may change what its object holds
         _forget_handed(handed, state)
+        _forget_starred(call, state)
 
     def _subclass_method(self, func: cst.Attribute, name: str) -> Optional[FunctionInfo]:
         """``self.<name>(..)`` in a method of a class of this file that does not have ``name``,
@@ -1577,8 +1619,11 @@ class _Walker:
         if isinstance(mode, Train):
             self.owner.report(self, call, key, mode, context[0], context[1], (), call, key)
 
-    def apply(self, call: cst.Call, function: FunctionInfo, summary: _Summary, state: _State) -> None:
-        arguments = _arguments(call, function)
+    def apply(self, call: cst.Call, function: FunctionInfo, summary: _Summary, state: _State,
+              receiver: Optional[str] = None) -> None:
+        arguments = _arguments(call, function, self.function)
+        if receiver is not None and function.self_name is not None:
+            arguments[function.self_name] = receiver
         own = self.function.scope.bindings if self.function is not None and self.function.scope is not None else {}
         for name in summary.globals:
             if name not in own or name in self.function.scope.globals:
@@ -1612,6 +1657,7 @@ class _Walker:
                 self.summary.loads.setdefault(key, loaded)
         if summary.switches_unknown:
             _forget_handed([arg.value for arg in call.args], state)
+            _forget_starred(call, state)
         for relative, mode in summary.exits.items():
             key = _rebased(relative, arguments)
             if key is None:
@@ -1680,8 +1726,9 @@ def _inner_key(call: cst.Call) -> str:
     return dotted(expression) or ""
 
 
-def _arguments(call: cst.Call, function: FunctionInfo) -> dict[str, str]:
-    """The function's parameter names (and ``self``) -> the dotted expressions the call passes."""
+def _arguments(call: cst.Call, function: FunctionInfo, within: Optional[FunctionInfo] = None) -> dict[str, str]:
+    """The function's parameter names (and ``self``) -> the dotted expressions the call passes
+    (``within``: the function the call is written in, whose ``*args`` it may pass on)."""
     found: dict[str, str] = {}
     params = [*function.node.params.posonly_params, *function.node.params.params]
     names = [param.name.value for param in params]
@@ -1699,6 +1746,37 @@ def _arguments(call: cst.Call, function: FunctionInfo) -> dict[str, str]:
     for arg in call.args:
         if arg.keyword is not None and isinstance(arg.value, (cst.Name, cst.Attribute)) and dotted(arg.value):
             found[arg.keyword.value] = dotted(arg.value)
+    own = function.node.params
+    if isinstance(own.star_arg, cst.Param):  # what lands in the callee's `*args`
+        for index, value in enumerate(positional[len(names):len(names) + _STAR_POSITIONS]):
+            text = dotted(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+            if text:
+                found[f"*{index}"] = text
+    if isinstance(own.star_kwarg, cst.Param):  # and in its `**kwargs`
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value not in names and f"**{arg.keyword.value}" not in found:
+                text = dotted(arg.value) if isinstance(arg.value, (cst.Name, cst.Attribute)) else None
+                if text:
+                    found[f"**{arg.keyword.value}"] = text
+    if within is not None and isinstance(within.node, cst.FunctionDef):
+        # `evaluate(*args, **kwargs)` in a function that passes on its own: the callee's
+        # parameters are what the caller's caller handed it there
+        star, star_kwarg = within.node.params.star_arg, within.node.params.star_kwarg
+        explicit = 0
+        for arg in call.args:
+            if arg.star == "*" and isinstance(star, cst.Param) and isinstance(arg.value, cst.Name) \
+                    and arg.value.value == star.name.value:
+                for index, name in enumerate(names[explicit:explicit + _STAR_POSITIONS]):
+                    found.setdefault(name, f"*{index}")
+                break
+            if arg.star or arg.keyword is not None:
+                break
+            explicit += 1
+        if isinstance(star_kwarg, cst.Param) and any(
+                arg.star == "**" and isinstance(arg.value, cst.Name) and arg.value.value == star_kwarg.name.value
+                for arg in call.args):
+            for name in names:
+                found.setdefault(name, f"**{name}")
     return found
 
 
@@ -1853,6 +1931,13 @@ def _forget_handed(handed: list, state: _State) -> None:
         for key in list(state.modes):
             if key == text or key.startswith(text + ".") or text.startswith(key + "."):
                 state.forget(key)
+
+
+def _forget_starred(call: cst.Call, state: _State) -> None:
+    """``f(*args, **kwargs)`` hands on whatever the caller's caller put there."""
+    if any(arg.star for arg in call.args):
+        for key in [key for key in state.modes if key.startswith("*")]:
+            state.forget(key)
 
 
 def _repeats_input(call: cst.Call) -> bool:

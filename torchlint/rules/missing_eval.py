@@ -69,9 +69,9 @@ class MissingEval(Rule):
     The mode is followed through the statements in the order they run, through both arms
     of an `if` (both must leave the model in training mode), through loops, and into this
     file's functions and methods (`self.validate(loader)`, `run_inference(model, data)`,
-    `model.predict(x)`, `model = train_model(model, loader)`, `train(epoch)` then
-    `test()` on the module's own `model`, and the closures of the function that builds
-    the model); a function of the file that only predicts
+    `model.predict(x)`, `model = train_model(model, loader)`, `Evaluator(model, data).run()`,
+    a wrapper that passes on its `*args, **kwargs`, `train(epoch)` then `test()` on the
+    module's own `model`, and the closures of the function that builds the model); a function of the file that only predicts
     (`accuracy(model, loader)`: its outputs read out, nothing back-propagated) is an
     evaluation of a model holding trained weights. A model of the module that nothing in the
     file can switch (no `eval()`/`train()` anywhere, never handed to a call) is in training
