@@ -12,7 +12,7 @@ from __future__ import annotations
 from twin_cases import DROPOUT_NET, twin, twin_tests
 
 EVALUATOR_BUILT_IN_THE_CALL = twin(
-    "an evaluator built where its method is called predicts with the model in training mode", "TL414", DROPOUT_NET + '''\
+    "an evaluator built where its method is called predicts in training mode", "TL414", DROPOUT_NET + '''\
 
 class Evaluator:
     def __init__(self, model, batches):
