@@ -359,6 +359,8 @@ class GradFlow:
         if key in self._call_sites:
             return self._call_sites[key]
         self._call_sites[key] = []  # while they are looked for
+        if not self.inference.takes_call_arguments(function):
+            return []
         calls = list(self.inference.calls_of(function))
         if isinstance(function.node, cst.Lambda):
             seen = {id(call) for call in calls}
@@ -847,6 +849,10 @@ class GradFlow:
                     and self.inference.qualname(func) is None:
                 return self._method(node, func.attr.value, depth, calls)  # a tensor if it requires grad
         qualname = self.inference.qualname(func)
+        if qualname is not None and not qualname.startswith(("torch.", "numpy.", "builtins.")):
+            imported = self.inference.project_function(func)  # a function of another module of the project
+            if imported is not None:
+                return self._imported_result(node, imported, calls)
         if qualname is not None:
             return self._function(node, qualname, depth, calls)
         if isinstance(func, cst.Attribute) and func.attr.value in torch_api.DISTRIBUTION_METHODS:
@@ -1042,6 +1048,25 @@ class GradFlow:
                 return None
             found = found or here
         return found.then(Step(node, f"`{{code}}` returns what `{function.name}` returns")) if found else None
+
+    def _imported_result(self, node: cst.Call, function: FunctionInfo, calls: int) -> Optional[GradSource]:
+        """A call of a function of another module of the project (``from models import
+        threshold``): every value it returns requires grad, as that module's analysis sees it
+        (without this file's arguments)."""
+        other = getattr(function.model, "analysis", None)
+        if other is None or other is self.analysis or not isinstance(function.node, cst.FunctionDef) \
+                or function.is_generator or not function.returns or calls >= _MAX_CALLS or self.grad_off(node):
+            return None
+        if any(other.inference.grad_disabled(returned) is not None for returned in function.returns):
+            return None
+        found = None
+        for returned in function.returns:
+            here = other.grad_flow._requires(returned, 0, calls + 1)
+            if here is None:
+                return None
+            found = found or here
+        return GradSource(node, f"{found.what} ({other.location(found.node)})",
+                          (Step(node, f"`{{code}}` returns what `{function.name}` returns"),))
 
     # --- regions and facts of the file ---------------------------------------------------
 

@@ -680,6 +680,18 @@ class Inference:
         return self._localize(value, node, f"`{{code}}` is defined in `{qualname.rsplit('.', 1)[0]}`",
                               analysis.inference)
 
+    def project_function(self, func: cst.BaseExpression) -> Optional[FunctionInfo]:
+        """The function of another module of the project that ``func`` names (``threshold``
+        of ``from models import threshold``)."""
+        qualname = self.qualname(func)
+        if qualname is None or self.project is None or not self.roots or \
+                qualname.split(".", 1)[0] in NOT_PROJECT_ROOTS:
+            return None
+        found = self.project.resolve(qualname, self.roots, consumer=self._consumer)
+        value = found[1] if found is not None else None
+        return value.function if value is not None and value.kind is Kind.FUNCTION and \
+            isinstance(value.function, FunctionInfo) else None
+
     @property
     def _consumer(self) -> Optional[Path]:
         """This file, as the project records what it looked at on its behalf."""
@@ -1037,7 +1049,8 @@ class Inference:
         return self._sites[key]
 
     def _find_call_sites(self, function: FunctionInfo) -> list[cst.Call]:
-        if function.model is not self.model or not isinstance(function.node, cst.FunctionDef):
+        if function.model is not self.model or not isinstance(function.node, cst.FunctionDef) or \
+                not self.takes_call_arguments(function):
             return []
         callees: list[cst.CSTNode] = []
         if function.kind == "function":
@@ -1069,6 +1082,18 @@ class Inference:
             callees += self._instance_calls(function.cls)  # `m(x)` runs `forward(x)`
         calls = (self.model.parent(callee) for callee in callees)
         return [call for call, callee in zip(calls, callees) if isinstance(call, cst.Call) and call.func is callee]
+
+    def takes_call_arguments(self, function: FunctionInfo) -> bool:
+        """The function gets what the calls of its name pass: it has no decorator but those
+        that hand the arguments on as they are (``@torch.no_grad()``, ``@staticmethod``); a
+        call of a name decorated otherwise calls a wrapper (``@pytorch_wrap``)."""
+        for decorator in getattr(function.node, "decorators", ()):
+            expression = decorator.decorator
+            if self.grad_mode(expression) is None and self.qualname(
+                    expression.func if isinstance(expression, cst.Call) else expression) \
+                    not in torch_api.ARGUMENT_KEEPING_DECORATORS:
+                return False
+        return True
 
     def _runs_method(self, receiver: cst.BaseExpression, method: FunctionInfo) -> bool:
         """Whether ``receiver.<method>(..)`` runs ``method``: the receiver holds an instance of

@@ -204,11 +204,14 @@ class ModuleAnalysis:
 
     def render(self, step: Step) -> str:
         """A step of this file's evidence as text for another file: "... (pkg/mod.py:12)"."""
+        return f"{step.text.replace('{code}', self.snippet(step.node))} ({self.location(step.node)})"
+
+    def location(self, node: cst.CSTNode) -> str:
+        """Where ``node`` is, for another file: "pkg/mod.py:12"."""
         where = self.path
         if self.file_path is not None and self.root is not None:
             where = self.file_path.relative_to(self.root).as_posix()
-        line = f":{self.line_index.position(step.node.start)[0]}"
-        return f"{step.text.replace('{code}', self.snippet(step.node))} ({where}{line})"
+        return f"{where}:{self.line_index.position(node.start)[0]}"
 
     def appended_to(self, binding) -> list:
         """The arguments of the ``name.append(value)`` calls on the list ``binding`` binds."""

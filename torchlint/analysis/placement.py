@@ -44,6 +44,9 @@ if TYPE_CHECKING:
 
 _MAX_DEPTH = 24
 # A module class that moves itself (`self.to(device)` in `__init__`) or defines its own move.
+_MOVES = re.compile(r"\.(?:to|cuda)\s*\(")
+_FACTORY_CALL = re.compile(r"\b(?:zeros|ones|rand|randn|randint|arange|empty|full|eye|linspace|tensor|"
+                           r"Tensor|FloatTensor|LongTensor|from_numpy|as_tensor)\s*\(")
 _MOVES_ITSELF = re.compile(r"\.(?:to|cuda|_apply)\s*\(|def (?:to|cuda)\b")
 _ITERATING_BUILTINS = frozenset({"zip", "enumerate", "iter", "list", "tuple", "len", "sorted", "reversed", "map"})
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
@@ -114,6 +117,9 @@ class DeviceMismatch:
     kind: str = ""
     why: str = ""  # how the tensor is known to be on the CPU
     device: Optional[cst.BaseExpression] = None  # the device the module is moved to
+    # The move, shown with where it is, when another module of the project moves the module
+    # (``moved`` is then a node of that module): "`Net().to(device)` (train.py:12)".
+    moved_where: str = ""
 
 
 class Placement:
@@ -124,6 +130,7 @@ class Placement:
         self._memo: dict[int, Optional[Dtype]] = {}
         self._active: set[int] = set()
         self._moved: Optional[dict[int, tuple[ClassInfo, cst.Call]]] = None
+        self._imported_moves: Optional[list[tuple[ClassInfo, cst.Call]]] = None
         self._call_site_memo: dict[int, list[cst.Call]] = {}  # a function's call sites, asked per parameter
         self._calls: Optional[list[cst.Call]] = None
         self._default_float32: Optional[bool] = None
@@ -1208,13 +1215,15 @@ class Placement:
             # float64: it promotes; `torch.cat`, views, submodules of the file) to a layer with weights.
             found = self.dtype(positional[0])
             if found is not None and found.holder == "tensor" and (found.name == "float64" or found.integer):
-                reached = self._reached_layer(model, found.name == "float64")
+                owner = self._owner_of(model)
+                reached = owner._reached_layer(model, found.name == "float64") if owner is not None else None
                 if reached is not None:
                     layer, where = reached
+                    line = f"line {self.analysis.line_index.position(where.start)[0]}" if owner is self else \
+                        owner.analysis.location(where)
                     return DtypeMismatch(positional[0], found, call,
                                          f"the input of `{model.name}`, which its `forward` gives to `{_last(layer)}` "
-                                         f"(float32 weights, line {self.analysis.line_index.position(where.start)[0]})",
-                                         "float32")
+                                         f"(float32 weights, {line})", "float32")
         operands = self._product_operands(call, qualname, positional)
         if operands is not None:
             return self._products(call, operands, qualname or call.func.attr.value)  # type: ignore[attr-defined]
@@ -1368,6 +1377,12 @@ class Placement:
             forward = cls.methods.get("forward") if cls is not None and self._is_module_class(cls) else None
             return self._input_layer(forward, depth + 1) if forward is not None else None
         if qualname != "torch.nn.Sequential":
+            built = self.inference.infer(construction)
+            cls = built.cls if built is not None and built.kind is Kind.MODULE else None
+            owner = self._owner_of(cls) if isinstance(cls, ClassInfo) and cls.model is not self.model else None
+            if owner is not None:  # `Net(..)` of `from models import Net`: what its module says of its `forward`
+                forward = cls.methods.get("forward") if owner._is_module_class(cls) else None
+                return owner._input_layer(forward, depth + 1) if forward is not None else None
             return qualname
         for arg in construction.args:
             if arg.star or arg.keyword is not None:
@@ -1431,8 +1446,20 @@ class Placement:
             value = self.inference.infer(func) if isinstance(func, (cst.Name, cst.Attribute, cst.Call)) else None
             cls = value.cls if value is not None and value.kind is Kind.MODULE and isinstance(value.cls, ClassInfo) \
                 else None
-        return cls if cls is not None and cls.model is self.model and self._is_module_class(cls) and \
-            "forward" in cls.methods else None
+        owner = self._owner_of(cls) if cls is not None else None
+        return cls if owner is not None and owner._is_module_class(cls) and "forward" in cls.methods else None
+
+    def _owner_of(self, cls: ClassInfo) -> Optional["Placement"]:
+        """The placement analysis of the module that defines ``cls``: this one, or that of
+        another module of the project the class is imported from (``from models import Net``)."""
+        if cls.model is self.model:
+            return self
+        other = getattr(cls.model, "analysis", None)
+        if other is None or other is self.analysis:
+            return None
+        for method in list(cls.lazy_methods):  # a module another file imports: its bodies are built on demand
+            cls.model.materialize(method)
+        return other.placement
 
     def _reached_layer(self, cls: ClassInfo, promotes: bool, depth: int = 0) -> Optional[tuple[str, cst.CSTNode]]:
         """(the torch layer with float32 weights, the call) that the input of ``cls``'s `forward`
@@ -1664,13 +1691,8 @@ class Placement:
         moved: dict[int, tuple[ClassInfo, cst.Call]] = {}
         for call in self._all_calls():
             func = call.func
-            if not isinstance(func, cst.Attribute) or func.attr.value not in ("to", "cuda"):
+            if not self._moves_to_a_device(call):
                 continue
-            if func.attr.value == "to":
-                target = keyword(call, "device") or (call.args[0].value if call.args and call.args[0].keyword is None
-                                                     else None)
-                if target is None or self._is_cpu(target) or self._dtype_name(target, False) is not None:
-                    continue
             cls = self._class_of(func.value)
             for made in [cls] if cls is not None else self._factory_classes(func.value):
                 if self._is_module_class(made):
@@ -1686,6 +1708,71 @@ class Placement:
                     pending.append((sub, call))
         self._moved = moved
         return moved
+
+    def _moves_to_a_device(self, call: cst.Call) -> bool:
+        """``call`` is ``x.to(device)`` or ``x.cuda()``, to a device that may not be the CPU."""
+        func = call.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in ("to", "cuda"):
+            return False
+        if func.attr.value == "to":
+            target = keyword(call, "device") or (call.args[0].value if call.args and call.args[0].keyword is None
+                                                 else None)
+            if target is None or self._is_cpu(target) or self._dtype_name(target, False) is not None:
+                return False
+        return True
+
+    def imported_moves(self) -> list[tuple[ClassInfo, cst.Call]]:
+        """The module classes of other modules of the project whose instances this file moves
+        to a device (``Net(..).to(device)`` after ``from models import Net``): (class, move)."""
+        if self._imported_moves is None:
+            self._imported_moves = []
+            for call in self._all_calls():
+                if self._moves_to_a_device(call):
+                    value = self.inference.infer(call.func.value)  # type: ignore[attr-defined]
+                    cls = value.cls if value is not None and value.kind is Kind.MODULE else None
+                    if isinstance(cls, ClassInfo) and cls.model is not self.model:
+                        self._imported_moves.append((cls, call))
+        return self._imported_moves
+
+    def _moved_elsewhere(self) -> list[tuple[ClassInfo, cst.Call, str]]:
+        """The module classes of this file that another module of the project moves to a
+        device (``model = Net().to(device)`` in train.py, after ``from models import Net``),
+        and the classes they build: (the class, the move, where the move is)."""
+        project, path = self.inference.project, self.analysis.file_path
+        if project is None or path is None:
+            return []
+        local = self.moved_classes()
+        found: dict[int, tuple[ClassInfo, cst.Call, str]] = {}
+        for cls in self.model.classes.values():
+            if id(cls) in local or id(cls) in found or cls.model is not self.model or \
+                    any(name in cls.methods for name in ("to", "cuda", "_apply")) or \
+                    not self._is_module_class(cls) or not self._leaves_tensors(cls):
+                continue
+            for other_path, text in project.texts_mentioning(path, cls.name, consumer=path):
+                if not _MOVES.search(text):
+                    continue
+                other = project.analysis(other_path, consumer=path)
+                moves = other.placement.imported_moves() if other is not None else []
+                move = next((move for moved, move in moves if moved.name == cls.name
+                             and getattr(moved.model.analysis, "file_path", None) == path), None)
+                if move is not None:
+                    found[id(cls)] = (cls, move, other.location(move), other.snippet(move))
+                    break
+        pending = list(found.values())
+        while pending:  # what a class moved elsewhere builds is moved with it
+            cls, move, where, text = pending.pop()
+            for sub in self._submodule_classes(cls):
+                if id(sub) not in local and id(sub) not in found:
+                    found[id(sub)] = (sub, move, where, text)
+                    pending.append(found[id(sub)])
+        return [(cls, move, f"`{text}` ({where})") for cls, move, where, text in found.values()]
+
+    def _leaves_tensors(self, cls: ClassInfo) -> bool:
+        """``cls`` (or a class it builds) makes a tensor without ``device=`` in its code: moving
+        it elsewhere may leave one behind."""
+        return bool(_FACTORY_CALL.search(self.analysis.text[cls.node.start:cls.node.end])) or any(
+            _FACTORY_CALL.search(self.analysis.text[sub.node.start:sub.node.end])
+            for sub in self._submodule_classes(cls))
 
     def _contained_classes(self, node: cst.BaseExpression, depth: int = 0) -> list[ClassInfo]:
         """This file's module classes built as layers of the torch container ``node`` is
@@ -1775,6 +1862,9 @@ class Placement:
                 continue
             found.extend(self._left_attributes(cls, move))
             found.extend(self._made_in_forward(cls, move))
+        for cls, move, where in self._moved_elsewhere():
+            found.extend(replace(mismatch, moved_where=where)
+                         for mismatch in (*self._left_attributes(cls, move), *self._made_in_forward(cls, move)))
         made_in_modules = {id(mismatch.made) for mismatch in found}
         # A tensor made in `forward` and also given to a loss as a CPU target is reported once,
         # where it is made (`targets = torch.arange(n)` in a contrastive model's `forward`).

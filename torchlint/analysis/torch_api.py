@@ -213,6 +213,14 @@ MODE_COPYING_FUNCTIONS = frozenset({"copy.deepcopy", "copy.copy"})
 MODE_KEEPING_FUNCTIONS = MODE_COPYING_FUNCTIONS | frozenset({
     "builtins.print", "builtins.repr", "builtins.str", "builtins.len", "builtins.isinstance", "builtins.id",
     "builtins.hash", "builtins.type", "builtins.format", "torch.save"})
+# Decorators whose function gets the arguments its callers pass, as they pass them (beside
+# the grad modes: `@torch.no_grad()`); under any other decorator (`@pytorch_wrap` turning
+# tensors into arrays, `@click.command()`), a call of the name calls a wrapper.
+ARGUMENT_KEEPING_DECORATORS = frozenset({
+    "builtins.staticmethod", "builtins.classmethod", "builtins.property", "abc.abstractmethod",
+    "functools.lru_cache", "functools.cache", "functools.cached_property", "typing.overload",
+    "typing_extensions.overload", "contextlib.contextmanager", "torch.jit.script", "torch.jit.ignore",
+    "torch.jit.unused", "torch.jit.export", "torch.compile", "torch.compiler.disable"})
 # What draws random noise: a forward of noise samples from a generator (a GAN's, a VAE's
 # decoder), where batch statistics in training mode are the convention, not a prediction.
 NOISE_FACTORIES = frozenset({"torch.randn", "torch.rand", "torch.randn_like", "torch.rand_like", "torch.normal"})

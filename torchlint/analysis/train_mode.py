@@ -886,10 +886,14 @@ class TrainModeModel:
             if cls is None:
                 return []
             values = []
-            for assignment in cls.assignments(expression.attr.value):
-                value = tuple_element(assignment.value, assignment.path)
-                if value is not None:
-                    values.append(value)
+            lineage, _whole = self.inference.file_lineage(cls, generations=7)
+            for owner in lineage:  # `self.model` set in the `__init__` of a base class of the file
+                for assignment in owner.assignments(expression.attr.value):
+                    value = tuple_element(assignment.value, assignment.path)
+                    if value is not None:
+                        values.append(value)
+                if values:
+                    break
             return values
         return []
 

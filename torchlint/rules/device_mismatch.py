@@ -21,7 +21,8 @@ class DeviceMismatch(Rule):
     message = "{what}; {advice}"
     fix = Applicability.UNSAFE
     raised_where_used = True
-    requires = (r"\.to\(|\.cuda\(",)
+    # (a module class may be moved by another module of the project that imports it)
+    requires = (r"\.to\(|\.cuda\(|\bModule\b",)
     references = (
         ("torch.nn.Module.register_buffer",
          "https://pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.register_buffer"),
@@ -32,7 +33,9 @@ class DeviceMismatch(Rule):
     In an `nn.Module` subclass whose instances the file moves to a device (`model.to(device)`,
     `.cuda()`; also a module built as a submodule of a moved one, or as a layer of an
     `nn.Sequential` that is moved, or returned by a factory function of the file:
-    `build_model(cfg).to(cfg.device)`), flags:
+    `build_model(cfg).to(cfg.device)`; or that another module of the project moves,
+    `TinyLM(50).to(device)` in train.py after `from layers import TinyLM`, the move then shown
+    with where it is), flags:
 
     - a plain tensor attribute made while the module is built (`self.mask = torch.ones(..)`
       in `__init__` or a method it calls, also the `__init__` of a base class of the file it
@@ -251,15 +254,16 @@ class DeviceMismatch(Rule):
             if found.kind in ("input", "weight", "target", "module", "operand"):
                 self._report_unmoved(found)
                 continue
-            related = [(found.moved, "the module is moved here: parameters and buffers only"),
-                       (found.used, "it meets the module's tensors here")]
+            related = [(found.used, "it meets the module's tensors here")]
+            if not found.moved_where:  # (a move in another module is shown with where it is)
+                related.insert(0, (found.moved, "the module is moved here: parameters and buffers only"))
             if found.made is not found.node and found.attribute is not None and \
                     not (found.node.start <= found.made.start and found.made.end <= found.node.end):
                 related.insert(0, (found.made, "the tensor is made here"))
-            move = self.ctx.snippet(found.moved)
+            move = found.moved_where or f"`{self.ctx.snippet(found.moved)}`"
             if found.attribute is not None:
                 what = (f"`self.{found.attribute}` of `{found.cls.name}` is a plain tensor attribute, not a buffer: "
-                        f"`{move}` does not move it, and `forward` computes with it on the device it was made on")
+                        f"{move} does not move it, and `forward` computes with it on the device it was made on")
                 advice = f"register it with `self.register_buffer(\"{found.attribute}\", ..)`"
                 fix = self._buffer_fix(found)
                 if found.kind == "tuple":  # a buffer holds one tensor
@@ -268,7 +272,7 @@ class DeviceMismatch(Rule):
                     fix = None
             else:
                 what = (f"`{self.ctx.snippet(found.node)}` makes a tensor on the CPU (no `device=`) in a method of "
-                        f"`{found.cls.name}`, which `{move}` moves, and " +
+                        f"`{found.cls.name}`, which {move} moves, and " +
                         ("computes with it and the module's input or a layer's output" if found.kind == "met"
                          else "gives it to the module's layers"))
                 advice = f"make it with `device={found.device_of}.device`" if found.device_of else \

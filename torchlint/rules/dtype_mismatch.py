@@ -41,8 +41,8 @@ class DtypeMismatch(Rule):
       `nn.MultiheadAttention` and the transformer layers): a numpy array is float64 by default
       (`np.random.randn`, `rng.normal(..)` of `rng = np.random.default_rng()`, `np.loadtxt`,
       the true division of integer counts), and `torch.from_numpy`, `torch.tensor` and
-      `torch.as_tensor` keep its dtype; also the input of a model class of the file whose
-      `forward` carries it to such a layer (through views, `torch.cat`, layers without weights,
+      `torch.as_tensor` keep its dtype; also the input of a model class of the file (or of
+      another module of the project, `from models import Net`) whose `forward` carries it to such a layer (through views, `torch.cat`, layers without weights,
       submodules of the file, and for float64 arithmetic with the module's float32 parameters:
       float64 wins), called as `model(x)` or `self.forward(x)`;
     - an initial hidden state of `nn.RNN`/`LSTM`/`GRU` (`(h0, c0)`) that is not float32;
