@@ -28,6 +28,7 @@ comes from the facts in ``torch_api``; this module knows only what flows where.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Optional
@@ -1739,25 +1740,25 @@ class Placement:
         device (``model = Net().to(device)`` in train.py, after ``from models import Net``),
         and the classes they build: (the class, the move, where the move is)."""
         project, path = self.inference.project, self.analysis.file_path
-        if project is None or path is None:
+        if project is None or path is None or os.path.isfile(path.parent / "__init__.py"):
+            return []  # (a module of a package: its scripts live elsewhere; a library's modules move each other rarely)
+        moved_there: dict[str, tuple] = {}  # class name -> (the move, the module it is in)
+        for other_path in project.importers(path, _MOVES, consumer=path):
+            other = project.analysis(other_path, consumer=path)
+            for moved, move in (other.placement.imported_moves() if other is not None else ()):
+                if getattr(moved.model.analysis, "file_path", None) == path:
+                    moved_there.setdefault(moved.name, (move, other))
+        if not moved_there:
             return []
         local = self.moved_classes()
-        found: dict[int, tuple[ClassInfo, cst.Call, str]] = {}
+        found: dict[int, tuple[ClassInfo, cst.Call, str, str]] = {}
         for cls in self.model.classes.values():
-            if id(cls) in local or id(cls) in found or cls.model is not self.model or \
+            if cls.name not in moved_there or id(cls) in local or cls.model is not self.model or \
                     any(name in cls.methods for name in ("to", "cuda", "_apply")) or \
                     not self._is_module_class(cls) or not self._leaves_tensors(cls):
                 continue
-            for other_path, text in project.texts_mentioning(path, cls.name, consumer=path):
-                if not _MOVES.search(text):
-                    continue
-                other = project.analysis(other_path, consumer=path)
-                moves = other.placement.imported_moves() if other is not None else []
-                move = next((move for moved, move in moves if moved.name == cls.name
-                             and getattr(moved.model.analysis, "file_path", None) == path), None)
-                if move is not None:
-                    found[id(cls)] = (cls, move, other.location(move), other.snippet(move))
-                    break
+            move, other = moved_there[cls.name]
+            found[id(cls)] = (cls, move, other.location(move), other.snippet(move))
         pending = list(found.values())
         while pending:  # what a class moved elsewhere builds is moved with it
             cls, move, where, text = pending.pop()
@@ -1857,14 +1858,16 @@ class Placement:
 
     def device_mismatches(self) -> list[DeviceMismatch]:
         found: list[DeviceMismatch] = []
+        for cls, move, where in self._moved_elsewhere():
+            found.extend(replace(mismatch, moved_where=where)
+                         for mismatch in (*self._left_attributes(cls, move), *self._made_in_forward(cls, move)))
+        if not _MOVES.search(self.analysis.text):
+            return found  # nothing is moved here: only what another module moves
         for cls, move in self.moved_classes().values():
             if any(name in cls.methods for name in ("to", "cuda", "_apply")):
                 continue
             found.extend(self._left_attributes(cls, move))
             found.extend(self._made_in_forward(cls, move))
-        for cls, move, where in self._moved_elsewhere():
-            found.extend(replace(mismatch, moved_where=where)
-                         for mismatch in (*self._left_attributes(cls, move), *self._made_in_forward(cls, move)))
         made_in_modules = {id(mismatch.made) for mismatch in found}
         # A tensor made in `forward` and also given to a loss as a CPU target is reported once,
         # where it is made (`targets = torch.arange(n)` in a contrastive model's `forward`).
@@ -1887,6 +1890,8 @@ class Placement:
     def dropped_moves(self) -> list[cst.Call]:
         """``x.to(device)`` / ``x.cuda()`` written as a statement of its own, on a value the
         inference shows is a tensor: the moved copy is dropped and ``x`` stays where it was."""
+        if not _MOVES.search(self.analysis.text):
+            return []
         return [call for call in self._all_calls()
                 if _dropped_move_of(call) is not None and isinstance(call.func.value, (cst.Name, cst.Attribute))
                 and self._is_move(call) and self._names_device(call)

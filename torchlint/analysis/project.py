@@ -93,6 +93,7 @@ class Project:
         # Package trees read for removal_risk (once per run), and which files' fixes read them.
         self._trees: dict[Path, _Tree] = {}
         self._scanned: defaultdict[Path, set[Path]] = defaultdict(set)
+        self._text_has: dict[tuple[Path, str], bool] = {}  # (file, pattern) -> whether its text has it
         # The answers of the name resolution under way (see _followed); None between them.
         self._followed_memo: Optional[dict] = None
 
@@ -315,6 +316,22 @@ class Project:
                 found.append((other, decode(_module_bytes(other)).text))
             except (UnreadableSource, ValueError, LookupError):
                 found.append((other, ""))
+        return found
+
+    def importers(self, path: Path, having: re.Pattern, consumer: Optional[Path] = None) -> list[Path]:
+        """The other modules of the package tree of ``path`` whose imports name its module
+        (``from models import Net`` for models.py) and whose text has ``having``."""
+        path = Path(os.path.abspath(path))
+        found = []
+        for other in self._tree(package_tree(path), consumer).importing(path.stem):
+            key = (other, having.pattern)
+            if key not in self._text_has:
+                try:
+                    self._text_has[key] = bool(having.search(decode(_module_bytes(other)).text))
+                except (UnreadableSource, ValueError, LookupError):
+                    self._text_has[key] = False
+            if other != path and self._text_has[key]:
+                found.append(other)
         return found
 
     def torch_importer(self, path: Path, name: str, consumer: Optional[Path] = None) -> Optional[tuple[Path, str]]:
@@ -635,6 +652,7 @@ class _Tree:
         self.words: dict[Path, frozenset[str]] = {}  # import words of the files that mention a name asked for
         self._imports: dict[Path, list[Import]] = {}
         self._parsed_stars: Optional[list[tuple[Path, Import]]] = None
+        self._importers: Optional[dict[str, list[Path]]] = None  # import word -> the files it is in
 
     def _texts(self):
         for path in self.paths:
@@ -666,6 +684,16 @@ class _Tree:
                     if path not in self.words:
                         self.words[path] = import_words(text)
         return found
+
+    def importing(self, word: str) -> list[Path]:
+        """The files with ``word`` in their import statements (``models`` of ``from models
+        import Net``): the tree is read once for every word asked."""
+        if self._importers is None:
+            self._importers = {}
+            for path, text in self._texts():
+                for found in import_words(text):
+                    self._importers.setdefault(found, []).append(path)
+        return self._importers.get(word, [])
 
     def stars(self) -> list[tuple[Path, Import]]:
         """Every star import of the tree, with its file."""
