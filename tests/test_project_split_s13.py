@@ -244,3 +244,16 @@ def test_a_class_nothing_moves_is_not_reported(project) -> None:
     project.write("train.py", TRAIN.replace("model = TinyLM(50).to(device)", "model = TinyLM(50)").replace(
         ", device=device)", ")"))
     assert project.findings("--no-cache", "--select", "TL416", ".") == []
+
+
+def test_the_cached_result_of_the_class_module_follows_the_module_that_moves_it(project) -> None:
+    """layers.py's findings depend on train.py: with the cache on, moving the model there
+    (or no longer) changes them on the next run, though layers.py did not change."""
+    project.write("layers.py", LAYERS)
+    project.write("train.py", TRAIN.replace("model = TinyLM(50).to(device)", "model = TinyLM(50)"))
+    cache = ("--cache-dir", str(project.root / ".cache"), "--select", "TL416", ".")
+    assert project.findings(*cache) == []
+    project.write("train.py", TRAIN)
+    assert project.findings(*cache) == [("layers.py", 12, 9, "TL416")]
+    project.write("train.py", TRAIN.replace("model = TinyLM(50).to(device)", "model = TinyLM(50)"))
+    assert project.findings(*cache) == []
