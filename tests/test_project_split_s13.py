@@ -257,3 +257,11 @@ def test_the_cached_result_of_the_class_module_follows_the_module_that_moves_it(
     assert project.findings(*cache) == [("layers.py", 12, 9, "TL416")]
     project.write("train.py", TRAIN.replace("model = TinyLM(50).to(device)", "model = TinyLM(50)"))
     assert project.findings(*cache) == []
+
+
+def test_a_class_of_a_models_package_moved_by_a_script_beside_it_is_checked(project) -> None:
+    """models/layers.py (a package) and train.py above it: `from models.layers import TinyLM`."""
+    project.write("models/__init__.py", "")
+    project.write("models/layers.py", LAYERS)
+    project.write("train.py", TRAIN.replace("from layers import TinyLM", "from models.layers import TinyLM"))
+    assert project.findings("--no-cache", "--select", "TL416", ".") == [("models/layers.py", 12, 9, "TL416")]

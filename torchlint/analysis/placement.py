@@ -31,6 +31,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
@@ -1740,10 +1741,13 @@ class Placement:
         device (``model = Net().to(device)`` in train.py, after ``from models import Net``),
         and the classes they build: (the class, the move, where the move is)."""
         project, path = self.inference.project, self.analysis.file_path
-        if project is None or path is None or os.path.isfile(path.parent / "__init__.py"):
-            return []  # (a module of a package: its scripts live elsewhere; a library's modules move each other rarely)
+        folder = _script_folder(path) if project is not None and path is not None else None
+        if folder is None:
+            return []
         moved_there: dict[str, tuple] = {}  # class name -> (the move, the module it is in)
-        for other_path in project.importers(path, _MOVES, consumer=path):
+        for other_path in project.importers(path, _MOVES, consumer=path, folder=folder):
+            if os.path.isfile(other_path.parent / "__init__.py"):
+                continue  # a module of a package, not a script
             other = project.analysis(other_path, consumer=path)
             for moved, move in (other.placement.imported_moves() if other is not None else ()):
                 if getattr(moved.model.analysis, "file_path", None) == path:
@@ -3741,3 +3745,20 @@ def _forward_argument_index(binding: Binding, method: FunctionInfo) -> Optional[
         return None
     params = [param.name.value for param in method.positional_params()]
     return params.index(binding.name) - 1 if binding.name in params else None
+
+
+def _script_folder(path: Path) -> Optional[Path]:
+    """The folder of scripts a module's classes may be moved from: its own folder when it is
+    no package (models.py beside train.py), or the folder above its top package when that
+    folder holds scripts (models/resnet.py under a folder with train.py); None for a library
+    (its modules rarely move each other's classes, and its scripts live elsewhere)."""
+    folder = path.parent
+    if not os.path.isfile(folder / "__init__.py"):
+        return folder
+    while os.path.isfile(folder / "__init__.py") and folder.parent != folder:
+        folder = folder.parent
+    try:
+        scripts = any(name.endswith(".py") for name in os.listdir(folder))
+    except OSError:
+        return None
+    return folder if scripts else None

@@ -318,12 +318,14 @@ class Project:
                 found.append((other, ""))
         return found
 
-    def importers(self, path: Path, having: re.Pattern, consumer: Optional[Path] = None) -> list[Path]:
-        """The other modules of the package tree of ``path`` whose imports name its module
-        (``from models import Net`` for models.py) and whose text has ``having``."""
+    def importers(self, path: Path, having: re.Pattern, consumer: Optional[Path] = None,
+                  folder: Optional[Path] = None) -> list[Path]:
+        """The other modules of the package tree of ``path`` (or of the tree of ``folder``)
+        whose imports name its module (``from models import Net`` for models.py) and whose
+        text has ``having``."""
         path = Path(os.path.abspath(path))
         found = []
-        for other in self._tree(package_tree(path), consumer).importing(path.stem):
+        for other in self._tree(folder or package_tree(path), consumer).importing(path.stem):
             key = (other, having.pattern)
             if key not in self._text_has:
                 try:
