@@ -229,6 +229,7 @@ class AutogradModel:
         self._behaviours: dict[int, Optional[ModuleBehaviour]] = {}
         self._switches: Optional[dict[str, cst.Assign]] = None
         self._builds_inplace: Optional[bool] = None
+        self._passes_inplace: Optional[bool] = None
         self._lifetime: Optional[GraphLifetime] = None
         self._freezes: Optional[list[tuple[str, int]]] = None
         self._parameter_flows: dict[tuple[int, str], bool] = {}  # (function, parameter) -> returned in the graph
@@ -1020,8 +1021,21 @@ class AutogradModel:
         """The construction through which calling the module ``module`` evaluates to writes
         its input in place (``nn.ReLU(inplace=True)``, or one an ``inplace_switches`` loop
         switches), or None."""
+        if not self._may_build_inplace():
+            return None
         behaviour = self._behaviour(module)
         return behaviour.writes_input if behaviour is not None else None
+
+    def _may_build_inplace(self) -> bool:
+        """Whether any construction of this file can work in place: every one that does is a
+        call of this file passing a literal ``True`` (``inplace=True``, ``nn.ReLU(True)``: what
+        ``inplace_argument`` reads), or a class ``inplace_switches`` names.  Most files pass none,
+        and then no module call is followed to its construction to learn it."""
+        if self._passes_inplace is None:
+            self._passes_inplace = bool(self.inplace_switches()) or any(
+                is_true(arg.value) and (arg.keyword is None or arg.keyword.value == "inplace")
+                for call in self.calls for arg in call.args)
+        return self._passes_inplace
 
     def _behaviour(self, expression: cst.BaseExpression, depth: int = 0) -> Optional[ModuleBehaviour]:
         """What calling the module ``expression`` evaluates to does (None: unknown)."""

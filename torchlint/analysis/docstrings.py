@@ -116,21 +116,34 @@ def _first_clause(text: str) -> str:
     return text[:match.start()].strip() if match else text.strip()
 
 
-@lru_cache(maxsize=1024)
-def _entry_patterns(name: str) -> tuple[re.Pattern, ...]:
-    """The patterns of a parameter's entry (the same names come back: `x`, `input`, `weight`)."""
+_SPHINX_TYPE, _SPHINX_PARAM, _LISTED, _NUMPY = range(4)
+
+
+@lru_cache(maxsize=4096)
+def _entry_pattern(name: str, style: int) -> re.Pattern:
+    """The pattern of a parameter's entry in one style (the same names come back: `x`,
+    `input`, `weight`), compiled only where a line may hold it: most names never need all."""
     escaped = re.escape(name)
-    return (
-        # :type x: Tensor
-        re.compile(rf"^\s*:type\s+{escaped}\s*:\s*(.+)$"),
-        # :param x: desc / :param Tensor x: desc
-        re.compile(rf"^(?P<indent>\s*):param\s+(?:(?P<type>[\w.\[\], ]+?)\s+)?{escaped}\s*:\s*(?P<desc>.*)$"),
-        # - x: desc / * x (Tensor): desc / x (Tensor): desc / x: desc (Google, after a section header)
-        re.compile(rf"^(?P<indent>\s*)(?:[-*]\s+)?`*{escaped}`*\s*(?:\((?P<type>[^()]*(?:\([^()]*\)[^()]*)*)\))?"
-                   rf"\s*:(?:\s+|$)(?P<desc>.*)$"),
-        # numpy: x : Tensor
-        re.compile(rf"^(?P<indent>\s*){escaped}\s+:\s*(?P<type>.+)$"),
-    )
+    if style == _SPHINX_TYPE:  # :type x: Tensor
+        return re.compile(rf"^\s*:type\s+{escaped}\s*:\s*(.+)$")
+    if style == _SPHINX_PARAM:  # :param x: desc / :param Tensor x: desc
+        return re.compile(rf"^(?P<indent>\s*):param\s+(?:(?P<type>[\w.\[\], ]+?)\s+)?{escaped}\s*:\s*(?P<desc>.*)$")
+    if style == _LISTED:  # - x: desc / * x (Tensor): desc / x (Tensor): desc / x: desc (Google, after a section header)
+        return re.compile(rf"^(?P<indent>\s*)(?:[-*]\s+)?`*{escaped}`*\s*(?:\((?P<type>[^()]*(?:\([^()]*\)[^()]*)*)\))?"
+                          rf"\s*:(?:\s+|$)(?P<desc>.*)$")
+    return re.compile(rf"^(?P<indent>\s*){escaped}\s+:\s*(?P<type>.+)$")  # numpy: x : Tensor
+
+
+def _may_hold(line: str, name: str, style: int) -> bool:
+    """Whether ``line`` has what the entry pattern of ``style`` needs before any matching:
+    ``:param``, or (Google, numpy) the name first after the indentation, a bullet and
+    backticks."""
+    if style == _SPHINX_PARAM:
+        return ":param" in line
+    text = line.lstrip()
+    if text.lstrip("`").startswith(name):
+        return True
+    return text[:1] in "-*" and text[1:].lstrip().lstrip("`").startswith(name)
 
 
 def _entry(docstring: str, name: str) -> Optional[tuple[str, str]]:
@@ -139,26 +152,31 @@ def _entry(docstring: str, name: str) -> Optional[tuple[str, str]]:
     if name not in docstring:
         return None
     lines = docstring.expandtabs().splitlines()
-    sphinx, *patterns = _entry_patterns(name)
     sphinx_type = None
-    for line in lines:
-        match = sphinx.match(line)
-        if match:
-            sphinx_type = match.group(1).strip()
+    if ":type" in docstring:
+        sphinx = _entry_pattern(name, _SPHINX_TYPE)
+        for line in lines:
+            match = sphinx.match(line)
+            if match:
+                sphinx_type = match.group(1).strip()
     in_section = False
     for number, line in enumerate(lines):
         if _SECTION.match(line):
             in_section = True
-        for style, pattern in enumerate(patterns):
-            match = pattern.match(line)
+        if name not in line:
+            continue
+        for style in (_SPHINX_PARAM, _LISTED, _NUMPY):
+            if not _may_hold(line, name, style):
+                continue
+            match = _entry_pattern(name, style).match(line)
             if match is None:
                 continue
             bulleted = line.lstrip()[:1] in "-*"
-            if style == 1 and not (bulleted or in_section or match.group("type")):
+            if style == _LISTED and not (bulleted or in_section or match.group("type")):
                 continue  # `name: text` in prose is not an entry
             indent = len(match.group("indent"))
             following = _continuation(lines[number + 1:], indent)
-            if style == 2:
+            if style == _NUMPY:
                 return match.group("type").strip(), following
             description = " ".join([match.group("desc").strip(), following]).strip()
             kind = (match.group("type") or sphinx_type or "").strip()

@@ -117,10 +117,10 @@ class GraphExits:
     def is_differentiated(self, node: cst.FunctionDef) -> bool:
         """A module-level function whose result a ``backward()`` of this file differentiates:
         ``loss = my_loss(out, y)`` (or ``loss = ce + my_loss(out, y)``), ``loss.backward()``."""
-        if "backward" not in self.analysis.text or node.parent is not self.analysis.module:
+        if node.parent is not self.analysis.module:
             return False
-        if self._differentiated_ids is None:
-            self._differentiated_ids = self._differentiated()
+        if self._differentiated_ids is None:  # the text is searched once, not for every function
+            self._differentiated_ids = self._differentiated() if "backward" in self.analysis.text else set()
         return id(node) in self._differentiated_ids
 
     def _differentiated(self) -> set[int]:

@@ -1155,7 +1155,7 @@ class Inference:
             found = self._attributes_by_scope[id(scope)] = {}
             for loads in scope.loads.values():
                 for _seq, load in loads:
-                    parent = self.model.parent(load)
+                    parent = load.parent
                     if isinstance(parent, cst.Attribute) and parent.value is load:
                         found.setdefault(parent.attr.value, []).append((load, parent))
         return found

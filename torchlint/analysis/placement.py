@@ -138,6 +138,7 @@ class Placement:
         self._default_float32: Optional[bool] = None
         self._mentions_autocast: Optional[bool] = None
         self._called: dict[int, Optional[ClassInfo]] = {}
+        self._calls_by_class: Optional[dict[int, list[cst.Call]]] = None
         # Answers of `cpu_origin` and `device_move` per node: a value reached from many call
         # sites is followed once (an answer cut short by depth or a cycle is None: a miss, never a finding).
         self._answers: dict[tuple[str, int], object] = {}
@@ -452,7 +453,7 @@ class Placement:
 
     def _find_call_sites(self, function: FunctionInfo) -> list[cst.Call]:
         if function.name == "forward" and function.cls is not None and self._is_module_class(function.cls):
-            return [call for call in self._all_calls() if self._class_called(call) is function.cls]
+            return list(self._module_calls().get(id(function.cls), ()))
         if function.name == "__call__" and function.cls is not None:  # `metric(preds, target)`
             return [call for call in self._all_calls() if self._instance_called(call) is function.cls]
         if function.name == "__init__" and function.cls is not None:
@@ -461,6 +462,17 @@ class Placement:
                     if isinstance(call.func, cst.Name) and call.func.value == function.cls.name and any(
                         binding.definition is function.cls for binding in self.model.resolve(call.func))]
         return self.inference._call_sites(function)
+
+    def _module_calls(self) -> dict[int, list[cst.Call]]:
+        """The calls of each module class's instances (``_class_called``), in source order: one
+        pass over the file's calls rather than one per class whose ``forward`` is asked about."""
+        if self._calls_by_class is None:
+            self._calls_by_class = {}
+            for call in self._all_calls():
+                called = self._class_called(call)
+                if called is not None:
+                    self._calls_by_class.setdefault(id(called), []).append(call)
+        return self._calls_by_class
 
     def _instance_called(self, call: cst.Call) -> Optional[ClassInfo]:
         """The class of this file whose instance ``call`` calls, through its `__call__`."""

@@ -10,7 +10,7 @@ the full answers, whatever order the rules happened to ask in.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Hashable, TypeVar
+from typing import Any, Callable, Hashable, Optional, TypeVar
 
 T = TypeVar("T")
 
@@ -22,7 +22,7 @@ class Answers:
     def __init__(self) -> None:
         self._open: dict[tuple[int, Hashable], int] = {}  # (table, key) -> its frame on the stack
         self._low: list[int] = []  # per frame: the lowest open frame its answer rests on
-        self._provisional: list[list[tuple[dict, Hashable]]] = []  # per frame: answers resting on it
+        self._provisional: list[Optional[list[tuple[dict, Hashable]]]] = []  # per frame: answers resting on it
 
     def ask(self, table: dict, key: Hashable, answer: Callable[[T], Any], question: T) -> Any:
         """``table[key]``, computed by ``answer(question)`` if it is not known yet."""
@@ -43,9 +43,10 @@ class Answers:
     def begin(self, table: dict, key: Hashable) -> None:
         """Start answering ``key`` of ``table``: while this runs, the key reads ``None``."""
         table[key] = None
-        self._open[(id(table), key)] = len(self._low)
-        self._low.append(len(self._low))
-        self._provisional.append([])
+        frame = len(self._low)
+        self._open[(id(table), key)] = frame
+        self._low.append(frame)
+        self._provisional.append(None)  # a list once something rests on the frame (few do)
 
     def met(self, table: dict, key: Hashable) -> None:
         """``table[key]`` was read as ``None``: when the key is still being answered, the
@@ -56,17 +57,22 @@ class Answers:
 
     def end(self, table: dict, key: Hashable, answer: Any) -> None:
         """``key`` of ``table`` is answered; ``answer`` None when answering it failed."""
-        frame = len(self._low) - 1
-        low = self._low.pop()
+        lows = self._low
+        frame = len(lows) - 1
+        low = lows.pop()
         provisional = self._provisional.pop()
         del self._open[(id(table), key)]
         table[key] = answer
         if low < frame:
-            provisional.append((table, key))
-            self._provisional[low].extend(provisional)
-            if self._low[-1] > low:
-                self._low[-1] = low
-        else:
+            resting = self._provisional[low]
+            if resting is None:
+                resting = self._provisional[low] = []
+            if provisional:
+                resting.extend(provisional)
+            resting.append((table, key))
+            if lows[-1] > low:
+                lows[-1] = low
+        elif provisional:
             for other_table, other_key in provisional:
                 other_table.pop(other_key, None)
 

@@ -264,6 +264,9 @@ class SemanticModel:
         self.analysis = None  # the ModuleAnalysis of this module, set by it
         # id(Name) -> (scope, seq) for every Name that is read
         self.references: dict[int, tuple[Scope, int]] = {}
+        # id(Name) -> what `resolve` found: the analyses ask the same reads again and again
+        # (emptied when a lazy body is built, which may bind names of the enclosing scopes).
+        self._resolved: dict[int, list[Binding]] = {}
         self.classes: dict[int, ClassInfo] = {}
         self.functions: dict[int, FunctionInfo] = {}
         self.star_imports: list[tuple[str, int, cst.ImportFrom]] = []
@@ -301,6 +304,7 @@ class SemanticModel:
         if not function.lazy:
             return
         function.lazy = False
+        self._resolved.clear()
         self.lazy_functions.remove(function)
         if function.cls is not None:
             function.cls.lazy_methods.remove(function)
@@ -346,11 +350,15 @@ class SemanticModel:
 
     def resolve(self, name: cst.Name) -> list[Binding]:
         """The bindings a read of ``name`` may see (empty for builtins and unknowns)."""
+        found = self._resolved.get(id(name))
+        if found is not None:
+            return found
         ref = self.references.get(id(name))
         if ref is None:
             return []
         scope, seq = ref
-        return self.lookup(name.value, scope, seq, name)
+        found = self._resolved[id(name)] = self.lookup(name.value, scope, seq, name)
+        return found
 
     def assigned_values(self, name: cst.Name) -> Optional[tuple[cst.BaseExpression, ...]]:
         """The values of the plain assignments (``name = value``) that may bind this read of

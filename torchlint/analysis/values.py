@@ -9,7 +9,7 @@ torch.nn module, a numpy array...) and carries the evidence for it: a chain of
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Optional
 
 from torchlint.syntax import cst
@@ -65,36 +65,44 @@ class Value:
     attached: Optional[bool] = None
     leaf: Optional[bool] = None
 
+    def _but(self, **changes) -> "Value":
+        """This value with ``changes``: what ``dataclasses.replace`` gives (every field is an
+        argument of ``__init__``, which does nothing else), without going through ``__init__``
+        field by field; the inference copies a value at every step of evidence it adds."""
+        copied = object.__new__(self.__class__)
+        copied.__dict__.update(self.__dict__, **changes)
+        return copied
+
     @property
     def is_tensor(self) -> bool:
         return self.kind is Kind.TENSOR
 
     def because(self, step: Step) -> "Value":
         """This value, with ``step`` put in front of its evidence."""
-        return replace(self, why=(step,) + self.why)
+        return self._but(why=(step,) + self.why)
 
     def in_graph(self, attached: Optional[bool], leaf: Optional[bool] = None) -> "Value":
         """This tensor with what is known of its place in the autograd graph."""
         if leaf is None and attached:
             leaf = False  # the result of an operation on a graph tensor
-        return replace(self, attached=attached, leaf=leaf)
+        return self._but(attached=attached, leaf=leaf)
 
     def with_scalar(self, step: Optional[Step]) -> "Value":
-        return replace(self, scalar=True, scalar_why=step or self.scalar_why)
+        return self._but(scalar=True, scalar_why=step or self.scalar_why)
 
     def without_scalar(self) -> "Value":
         if not self.scalar:
             return self
-        return replace(self, scalar=False, scalar_why=None, dims_at_most=None, dims_why=None)
+        return self._but(scalar=False, scalar_why=None, dims_at_most=None, dims_why=None)
 
     def with_dims_at_most(self, dims: int, step: Step) -> "Value":
         """This tensor, known to have at most ``dims`` dimensions; with none left, 0-dim."""
         if dims < 0:  # more indices than the bound allows: the bound says nothing here
-            return replace(self, dims_at_most=None, dims_why=None)
+            return self._but(dims_at_most=None, dims_why=None)
         if dims == 0:
             text = step.text + "; integer indices, iterations and reductions over one dimension took away each, leaving none"
-            return replace(self, scalar=True, scalar_why=Step(step.node, text), dims_at_most=0, dims_why=step)
-        return replace(self, dims_at_most=dims, dims_why=step)
+            return self._but(scalar=True, scalar_why=Step(step.node, text), dims_at_most=0, dims_why=step)
+        return self._but(dims_at_most=dims, dims_why=step)
 
     def keeping_dims_of(self, other: "Value") -> "Value":
         """This tensor, with as many dimensions as ``other`` (a shape-keeping operation of it)."""

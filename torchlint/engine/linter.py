@@ -58,7 +58,7 @@ def _lint(source: SourceText, display_path: str, rules: Sequence[type[Rule]],
           file_path: Optional[Path], project: Optional[Project], report: FileReport) -> list[Diagnostic]:
     """The diagnostics of one file (an internal error is noted on ``report``)."""
     selected = rules
-    known: dict[str, bool] = {}
+    known: dict = {}  # what the text gave, per pattern and literal (Rule.may_match)
     by_text = [rule for rule in rules if rule.may_match(source.text, known)]
     # Rules whose torch name may come from the user's other modules under another name.
     by_import = [rule for rule in rules if rule not in by_text and (rule.requires_may_be_imported

@@ -125,13 +125,24 @@ def _of_sequence(items: list, folded: bool = False) -> Optional[tuple[str, ...]]
     return max(candidates, key=lambda found: (min(map(len, found)), -len(found)))
 
 
-def may_contain(text: str, literals: Optional[Literals]) -> bool:
-    """False only when ``text`` holds none of ``literals`` (None: no shortcut, True)."""
+def may_contain(text: str, literals: Optional[Literals], seen: Optional[dict] = None) -> bool:
+    """False only when ``text`` holds none of ``literals`` (None: no shortcut, True).
+    ``seen`` keeps whether ``text`` holds each literal looked for: the rules' patterns share
+    literals (`backward`, `torch.`), and each look goes over the whole text."""
     if literals is None:
         return True
     if literals.folded:
         text = text.lower()
-    return any(literal in text for literal in literals.strings)
+    if seen is None:
+        return any(literal in text for literal in literals.strings)
+    for literal in literals.strings:
+        key = (literal, literals.folded)
+        held = seen.get(key)
+        if held is None:
+            held = seen[key] = literal in text
+        if held:
+            return True
+    return False
 
 
 class RequiredPattern:
@@ -144,21 +155,22 @@ class RequiredPattern:
         self.literals = necessary_literals(source)
         self._branches: Optional[tuple[tuple[TextPattern, Optional[Literals]], ...]] = None
 
-    def may_be_in(self, text: str) -> bool:
-        """False only when ``text`` holds none of the pattern's necessary literals."""
-        return may_contain(text, self.literals)
+    def may_be_in(self, text: str, seen: Optional[dict] = None) -> bool:
+        """False only when ``text`` holds none of the pattern's necessary literals (``seen``:
+        see ``may_contain``)."""
+        return may_contain(text, self.literals, seen)
 
-    def found_in(self, text: str) -> bool:
+    def found_in(self, text: str, seen: Optional[dict] = None) -> bool:
         """The pattern matches somewhere in ``text``."""
         if self.literals is not None and self.literals.exact:
-            return may_contain(text, self.literals)
+            return may_contain(text, self.literals, seen)
         if self._branches is None:
             self._branches = self._split()
         for branch, literals in self._branches:
             if literals is not None and literals.exact:
-                if may_contain(text, literals):
+                if may_contain(text, literals, seen):
                     return True
-            elif may_contain(text, literals) and branch.search(text) is not None:
+            elif may_contain(text, literals, seen) and branch.search(text) is not None:
                 return True
         return False
 

@@ -159,21 +159,22 @@ class Rule:
         return patterns
 
     @classmethod
-    def may_match(cls, text: str, known: Optional[dict[str, bool]] = None) -> bool:
+    def may_match(cls, text: str, known: Optional[dict] = None) -> bool:
         """False when ``text`` lacks something the rule needs (see ``requires``).  ``known``
-        keeps, per pattern, what ``text`` gave: rules that share a pattern search once."""
+        keeps, per pattern, what ``text`` gave (and per literal, see ``may_contain``): rules
+        that share a pattern search once."""
         known = {} if known is None else known
         required = cls.required_patterns()
         # The plain-string checks of every pattern first: most files fail one of them.
         for pattern in required:
             key = pattern.pattern.pattern
-            if known.get(key) is False or not pattern.may_be_in(text):
+            if known.get(key) is False or not pattern.may_be_in(text, known):
                 known[key] = False
                 return False
         for pattern in required:
             key = pattern.pattern.pattern
             if key not in known:
-                known[key] = pattern.found_in(text)
+                known[key] = pattern.found_in(text, known)
             if not known[key]:
                 return False
         return True
