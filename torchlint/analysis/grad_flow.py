@@ -1036,17 +1036,9 @@ class GradFlow:
     def _function_result(self, node: cst.Call, function: FunctionInfo, depth: int,
                          calls: int) -> Optional[GradSource]:
         """A call of this file's function: every value it returns requires grad."""
-        if function.model is not self.model or not isinstance(function.node, cst.FunctionDef) \
-                or function.is_generator or not function.returns or calls >= _MAX_CALLS or self.grad_off(node):
+        if function.model is not self.model:
             return None
-        if any(self.inference.grad_disabled(returned) is not None for returned in function.returns):
-            return None
-        found = None
-        for returned in function.returns:
-            here = self._requires(returned, depth, calls + 1)
-            if here is None:
-                return None
-            found = found or here
+        found = self._returns_require(node, function, self, depth, calls)
         return found.then(Step(node, f"`{{code}}` returns what `{function.name}` returns")) if found else None
 
     def _imported_result(self, node: cst.Call, function: FunctionInfo, calls: int) -> Optional[GradSource]:
@@ -1054,19 +1046,28 @@ class GradFlow:
         threshold``): every value it returns requires grad, as that module's analysis sees it
         (without this file's arguments)."""
         other = getattr(function.model, "analysis", None)
-        if other is None or other is self.analysis or not isinstance(function.node, cst.FunctionDef) \
-                or function.is_generator or not function.returns or calls >= _MAX_CALLS or self.grad_off(node):
+        if other is None or other is self.analysis:
             return None
-        if any(other.inference.grad_disabled(returned) is not None for returned in function.returns):
+        found = self._returns_require(node, function, other.grad_flow, 0, calls)
+        return GradSource(node, f"{found.what} ({other.location(found.node)})",
+                          (Step(node, f"`{{code}}` returns what `{function.name}` returns"),)) if found else None
+
+    def _returns_require(self, node: cst.Call, function: FunctionInfo, flow: "GradFlow", depth: int,
+                         calls: int) -> Optional[GradSource]:
+        """Where the gradient of every value ``function`` returns comes from, as ``flow`` (the
+        analysis of the module that defines it) sees it; None unless each requires grad."""
+        if not isinstance(function.node, cst.FunctionDef) or function.is_generator or not function.returns \
+                or calls >= _MAX_CALLS or self.grad_off(node):
+            return None
+        if any(flow.inference.grad_disabled(returned) is not None for returned in function.returns):
             return None
         found = None
         for returned in function.returns:
-            here = other.grad_flow._requires(returned, 0, calls + 1)
+            here = flow._requires(returned, depth, calls + 1)
             if here is None:
                 return None
             found = found or here
-        return GradSource(node, f"{found.what} ({other.location(found.node)})",
-                          (Step(node, f"`{{code}}` returns what `{function.name}` returns"),))
+        return found
 
     # --- regions and facts of the file ---------------------------------------------------
 

@@ -908,22 +908,12 @@ class Inference:
         runs, where ``call`` passes on the ``*args``/``**kwargs`` of the function it is written
         in (``self.update(*args, **kwargs)``): what each call of that function passes there
         (None where a call passes it unseen). An argument of None: not passed, the default."""
-        explicit = 0
-        forwarded_args = forwarded_kwargs = None
-        for arg in call.args:
-            if arg.star == "" and arg.keyword is None and forwarded_args is None:
-                explicit += 1
-            elif arg.star == "*" or arg.star == "**":
-                function = self._star_parameter_of(arg)
-                if function is None or (forwarded_args or forwarded_kwargs or function) is not function:
-                    return None
-                if arg.star == "*":
-                    forwarded_args = function
-                else:
-                    forwarded_kwargs = function
+        explicit, forwarded_args, forwarded_kwargs = self.passed_on(call)
         caller = forwarded_args or forwarded_kwargs
-        if caller is None or depth > 3:
-            return None
+        starred = sum(1 for arg in call.args if arg.star)
+        if caller is None or depth > 3 or (forwarded_args and forwarded_kwargs or caller) is not caller or \
+                starred != (forwarded_args is not None) + (forwarded_kwargs is not None):
+            return None  # (something else starred: what reaches the parameter is not seen)
         params = caller.positional_params()
         if caller.kind in ("method", "classmethod"):
             params = params[1:]
@@ -945,6 +935,24 @@ class Inference:
             else:
                 found.append((argument, outer))
         return found
+
+    def passed_on(self, call: cst.Call) -> tuple[int, Optional[FunctionInfo], Optional[FunctionInfo]]:
+        """How ``call`` passes on the ``*args``/``**kwargs`` of the function it is written in
+        (``evaluate(x, *args, **kwargs)``): the positional arguments written before its first
+        ``*`` argument, the function whose own ``*args`` that argument is (None: something
+        else), and the function whose own ``**kwargs`` a ``**`` argument is."""
+        explicit = 0
+        args_of = kwargs_of = None
+        seen_star = False
+        for arg in call.args:
+            if arg.star == "*" and not seen_star:
+                seen_star = True
+                args_of = self._star_parameter_of(arg)
+            elif arg.star == "**" and kwargs_of is None:
+                kwargs_of = self._star_parameter_of(arg)
+            elif not arg.star and arg.keyword is None and not seen_star:
+                explicit += 1
+        return explicit, args_of, kwargs_of
 
     def _star_parameter_of(self, arg: cst.Arg) -> Optional[FunctionInfo]:
         """The function whose own ``*args`` (``**kwargs``) ``arg`` passes on, never rebound."""

@@ -1471,8 +1471,7 @@ class Placement:
         other = getattr(cls.model, "analysis", None)
         if other is None or other is self.analysis:
             return None
-        for method in list(cls.lazy_methods):  # a module another file imports: its bodies are built on demand
-            cls.model.materialize(method)
+        cls.model.materialize_methods(cls)  # (a module another file imports: its bodies are built on demand)
         return other.placement
 
     def _reached_layer(self, cls: ClassInfo, promotes: bool, depth: int = 0) -> Optional[tuple[str, cst.CSTNode]]:

@@ -327,6 +327,11 @@ class SemanticModel:
         at = bisect.bisect_left(self.scopes, added[0].order, key=lambda scope: scope.order)
         self.scopes[at:at] = added
 
+    def materialize_methods(self, cls: ClassInfo) -> None:
+        """Build the bodies of the methods of ``cls`` the parse left lazy."""
+        for method in list(cls.lazy_methods):
+            self.materialize(method)
+
     def scopes_mentioning(self, name: str) -> list[Scope]:
         """Every scope in walk order, once the lazy functions whose text mentions
         ``name`` are built: what a search for reads of ``name`` must look through."""

@@ -1081,8 +1081,7 @@ class TrainModeModel:
         if key in self._layers:
             return self._layers[key]
         self._layers[key] = None
-        for method in list(cls.lazy_methods):  # a module another file imports: its bodies are built on demand
-            self.model.materialize(method)
+        self.model.materialize_methods(cls)  # (a module another file imports: its bodies are built on demand)
         found = self._code_layer(cls.node, depth)
         if found is None:
             for base in cls.node.bases:
@@ -1625,7 +1624,9 @@ class _Walker:
 
     def apply(self, call: cst.Call, function: FunctionInfo, summary: _Summary, state: _State,
               receiver: Optional[str] = None) -> None:
-        arguments = _arguments(call, function, self.function)
+        explicit, args_of, kwargs_of = self.inference.passed_on(call)
+        arguments = _arguments(call, function, explicit if args_of is not None and args_of is self.function else None,
+                               kwargs_of is self.function and kwargs_of is not None)
         if receiver is not None and function.self_name is not None:
             arguments[function.self_name] = receiver
         own = self.function.scope.bindings if self.function is not None and self.function.scope is not None else {}
@@ -1730,9 +1731,12 @@ def _inner_key(call: cst.Call) -> str:
     return dotted(expression) or ""
 
 
-def _arguments(call: cst.Call, function: FunctionInfo, within: Optional[FunctionInfo] = None) -> dict[str, str]:
-    """The function's parameter names (and ``self``) -> the dotted expressions the call passes
-    (``within``: the function the call is written in, whose ``*args`` it may pass on)."""
+def _arguments(call: cst.Call, function: FunctionInfo, passes_args: Optional[int] = None,
+               passes_kwargs: bool = False) -> dict[str, str]:
+    """The function's parameter names (and ``self``) -> the dotted expressions the call passes;
+    ``passes_args``: the call passes on the ``*args`` of the function it is written in, after
+    that many positional arguments (``passes_kwargs``: its ``**kwargs``), whose items are the
+    keys ``*0``, ``*1``.. (``**name``) of that function's summary."""
     found: dict[str, str] = {}
     params = [*function.node.params.posonly_params, *function.node.params.params]
     names = [param.name.value for param in params]
@@ -1762,25 +1766,14 @@ def _arguments(call: cst.Call, function: FunctionInfo, within: Optional[Function
                 text = dotted(arg.value) if isinstance(arg.value, (cst.Name, cst.Attribute)) else None
                 if text:
                     found[f"**{arg.keyword.value}"] = text
-    if within is not None and isinstance(within.node, cst.FunctionDef):
-        # `evaluate(*args, **kwargs)` in a function that passes on its own: the callee's
-        # parameters are what the caller's caller handed it there
-        star, star_kwarg = within.node.params.star_arg, within.node.params.star_kwarg
-        explicit = 0
-        for arg in call.args:
-            if arg.star == "*" and isinstance(star, cst.Param) and isinstance(arg.value, cst.Name) \
-                    and arg.value.value == star.name.value:
-                for index, name in enumerate(names[explicit:explicit + _STAR_POSITIONS]):
-                    found.setdefault(name, f"*{index}")
-                break
-            if arg.star or arg.keyword is not None:
-                break
-            explicit += 1
-        if isinstance(star_kwarg, cst.Param) and any(
-                arg.star == "**" and isinstance(arg.value, cst.Name) and arg.value.value == star_kwarg.name.value
-                for arg in call.args):
-            for name in names:
-                found.setdefault(name, f"**{name}")
+    # `evaluate(*args, **kwargs)` in a function that passes on its own: the callee's
+    # parameters are what the caller's caller handed it there
+    if passes_args is not None:
+        for index, name in enumerate(names[passes_args:passes_args + _STAR_POSITIONS]):
+            found.setdefault(name, f"*{index}")
+    if passes_kwargs:
+        for name in names:
+            found.setdefault(name, f"**{name}")
     return found
 
 
