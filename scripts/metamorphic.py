@@ -1,6 +1,6 @@
 """Does a finding hold when the code around it is written another way?
 
-    python scripts/metamorphic.py [--rewrites main,rename,split] [--jobs N] [CASE ...]
+    python scripts/metamorphic.py [--rewrites main,rename,split,library] [--jobs N] [CASE ...]
 
 Takes the bad programs of the thread corpus's `dev` split that torchlint catches (on a line
 that must change, by a code of the case's kind) and rewrites each in ways that keep what it
@@ -11,6 +11,8 @@ does and where the bug is, then asks again:
             attributes or keywords of other libraries' calls) becomes `v0_`, `v1_`, ...
     split   the module classes (and the functions written before them) go to models.py,
             which the program imports: `from models import Net`, as most projects do
+    library every class and function the script defines goes to utils.py, which the
+            program imports: its own statements stay (a training script over a package)
 
 A rewrite counts when the rewritten program still shows the bug under torch (it is run, as
 `thread_corpus.py verify` runs cases); the finding holds when a code of the kind is reported
@@ -100,31 +102,47 @@ def split_models(text: str) -> Rewritten:
     written before the first of them go to models.py, with the imports and the constants
     they may read; bad.py imports them by name."""
     tree = ast.parse(text)
-    lines = text.splitlines()
     moved = [statement for statement in tree.body if isinstance(statement, ast.ClassDef) and any(
         "Module" in ast.unparse(base) or "nn." in ast.unparse(base) for base in statement.bases)]
     if not moved:
         return None
-    imports = [statement for statement in tree.body if isinstance(statement, (ast.Import, ast.ImportFrom))]
     helpers = [statement for statement in tree.body
                if isinstance(statement, ast.FunctionDef) and statement.lineno < moved[0].lineno]
-    taken_statements = sorted(moved + helpers, key=lambda statement: statement.lineno)
+    return _moved_to(text, tree, moved + helpers, "models")
+
+
+def into_library(text: str) -> Rewritten:
+    """Every class and function the script defines goes to utils.py, with the imports and the
+    constants they may read; bad.py keeps its statements and imports the definitions by name."""
+    tree = ast.parse(text)
+    moved = [statement for statement in tree.body if isinstance(statement, (ast.ClassDef, ast.FunctionDef))]
+    if not moved:
+        return None
+    return _moved_to(text, tree, moved, "utils")
+
+
+def _moved_to(text: str, tree: ast.Module, statements: list[ast.stmt], module: str) -> Rewritten:
+    """``statements`` of ``tree`` go to ``module``.py (after the imports of the script and its
+    constants written before the last of them); the script imports them by name."""
+    lines = text.splitlines()
+    taken_statements = sorted(statements, key=lambda statement: statement.lineno)
+    imports = [statement for statement in tree.body if isinstance(statement, (ast.Import, ast.ImportFrom))]
     where: dict[int, tuple[str, int]] = {}
-    models: list[str] = []
+    written: list[str] = []
     for statement in imports:
         first, last = _span(statement)
-        models += lines[first - 1:last]
-    models.append("")
+        written += lines[first - 1:last]
+    written.append("")
     for statement in tree.body:
-        if _constant(statement) and statement.lineno < moved[-1].lineno:
+        if _constant(statement) and statement.lineno < taken_statements[-1].lineno:
             first, last = _span(statement)
-            models += lines[first - 1:last]
-    models += ["", ""]
+            written += lines[first - 1:last]
+    written += ["", ""]
     for statement in taken_statements:
         first, last = _span(statement)
         for line in range(first, last + 1):
-            where[line] = ("models.py", len(models) + 1 + line - first)
-        models += lines[first - 1:last] + ["", ""]
+            where[line] = (f"{module}.py", len(written) + 1 + line - first)
+        written += lines[first - 1:last] + ["", ""]
     taken = {line for statement in taken_statements for line in range(_span(statement)[0], _span(statement)[1] + 1)}
     last_import = max((_span(statement)[1] for statement in imports), default=0)
     program: list[str] = []
@@ -134,13 +152,15 @@ def split_models(text: str) -> Rewritten:
         program.append(line)
         where[number] = ("bad.py", len(program))
         if number == last_import:
-            program.append("from models import " + ", ".join(statement.name for statement in taken_statements))
+            program.append(f"from {module} import " + ", ".join(statement.name for statement in taken_statements))
     if not last_import:
         return None
-    return {"bad.py": "\n".join(program) + "\n", "models.py": "\n".join(models) + "\n"}, where.__getitem__
+    return {"bad.py": "\n".join(program) + "\n", f"{module}.py": "\n".join(written) + "\n"}, where.__getitem__
 
 
-REWRITES: dict[str, Callable[[str], Rewritten]] = {"main": into_main, "rename": renamed, "split": split_models}
+REWRITES: dict[str, Callable[[str], Rewritten]] = {
+    "main": into_main, "rename": renamed, "split": split_models, "library": into_library,
+}
 
 
 def _span(statement: ast.stmt) -> tuple[int, int]:
