@@ -668,6 +668,13 @@ class GradFlow:
             if found is not None:
                 return found.then(Step(argument, f"a call of `{function.name}` passes `{{code}}` for its "
                                                  f"parameter `{binding.name}`"))
+        for other, call in self.analysis.callers_elsewhere(function):  # `log_outputs(out)` in train.py
+            flow = other.grad_flow
+            argument = _argument(call, binding.name, index) if flow.grad_off(call) is None else None
+            found = flow._requires(argument, 0, calls + 1) if argument is not None else None
+            if found is not None:
+                return GradSource(binding.node, f"{found.what} ({other.location(found.node)}), passed for "
+                                                f"`{binding.name}` by `{other.snippet(call)}` ({other.location(call)})")
         return None
 
     def _attribute(self, node: cst.Attribute, depth: int, calls: int) -> Optional[GradSource]:
@@ -869,6 +876,8 @@ class GradFlow:
         if callee.kind is Kind.MODULE:
             return self._module_call(node, callee, depth, calls)
         if callee.kind is Kind.FUNCTION and isinstance(callee.function, FunctionInfo):
+            if callee.function.model is not self.model:  # `estimator.predict_proba(x)` of an imported class
+                return self._imported_result(node, callee.function, calls)
             return self._function_result(node, callee.function, depth, calls)
         if callee.kind is Kind.INSTANCE and isinstance(callee.cls, ClassInfo):
             method = self.inference.method_of(callee.cls, "__call__")  # `scattering(y)` runs its `__call__`

@@ -683,14 +683,24 @@ class Inference:
     def project_function(self, func: cst.BaseExpression) -> Optional[FunctionInfo]:
         """The function of another module of the project that ``func`` names (``threshold``
         of ``from models import threshold``)."""
+        value = self._project_object(func)
+        return value.function if value is not None and value.kind is Kind.FUNCTION and \
+            isinstance(value.function, FunctionInfo) else None
+
+    def project_class(self, func: cst.BaseExpression) -> Optional[ClassInfo]:
+        """The class of another module of the project that ``func`` names (``Trainer`` of
+        ``from utils import Trainer``)."""
+        value = self._project_object(func)
+        return value.cls if value is not None and value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo) \
+            else None
+
+    def _project_object(self, func: cst.BaseExpression) -> Optional[Value]:
         qualname = self.qualname(func)
         if qualname is None or self.project is None or not self.roots or \
                 qualname.split(".", 1)[0] in NOT_PROJECT_ROOTS:
             return None
         found = self.project.resolve(qualname, self.roots, consumer=self._consumer)
-        value = found[1] if found is not None else None
-        return value.function if value is not None and value.kind is Kind.FUNCTION and \
-            isinstance(value.function, FunctionInfo) else None
+        return found[1] if found is not None else None
 
     @property
     def _consumer(self) -> Optional[Path]:
@@ -873,7 +883,7 @@ class Inference:
             return None
         calls = self._call_sites(function)
         if not calls:
-            return None
+            return self._passed_elsewhere(binding, function)
         index = binding.param_index - (1 if function.kind in ("method", "classmethod") else 0)
         values = []
         for call in calls:
@@ -901,6 +911,28 @@ class Inference:
                                                 f"parameter `{binding.name}`{others}"))
         return value.because(Step(argument, f"`{{code}}` reaches the parameter `{binding.name}` of "
                                             f"`{function.name}` through `*args`/`**kwargs` passed on{others}"))
+
+    def _passed_elsewhere(self, binding: Binding, function: FunctionInfo) -> Optional[Value]:
+        """What the scripts that import ``function`` from this module pass for the parameter
+        ``binding`` where they call it (``Estimator(model, loss_fn)`` in train.py), when
+        there are such calls and each passes a known value of one kind."""
+        analysis = self.model.analysis
+        sites = analysis.callers_elsewhere(function) if analysis is not None else ()
+        index = binding.param_index - (1 if function.kind in ("method", "classmethod") else 0)
+        values = []
+        for other, call in sites:
+            argument = _argument(call, binding.name, index)
+            if argument is None and any(arg.star for arg in call.args):
+                return None
+            if argument is None:
+                value = self.infer(binding.node.default) if binding.node.default is not None else None
+            else:
+                summary = f"`{binding.name}` is what `{other.snippet(call)}` ({other.location(call)}) passes"
+                value = self._localize(other.inference.infer(argument), binding.node, summary, other.inference)
+            if value is None or value.kind is Kind.NONE:
+                return None
+            values.append(value)
+        return combine(values) if values else None
 
     def _forwarded(self, call: cst.Call, name: str, index: int, depth: int = 0
                    ) -> Optional[list[tuple[Optional[cst.BaseExpression], cst.Call]]]:

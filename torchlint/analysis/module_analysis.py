@@ -17,10 +17,10 @@ from torchlint.analysis.autograd import AutogradModel
 from torchlint.analysis.grad_flow import GradFlow
 from torchlint.analysis.inference import Inference
 from torchlint.analysis.placement import Placement
-from torchlint.analysis.module_names import NOT_PROJECT_ROOTS, module_identity
-from torchlint.analysis.semantic import BindingKind, SemanticModel
+from torchlint.analysis.module_names import NOT_PROJECT_ROOTS, module_identity, script_folder
+from torchlint.analysis.semantic import BindingKind, ClassInfo, SemanticModel
 from torchlint.analysis.train_mode import TrainModeModel
-from torchlint.analysis.values import Step
+from torchlint.analysis.values import Kind, Step
 
 if TYPE_CHECKING:
     from torchlint.analysis.project import Project
@@ -86,6 +86,8 @@ class ModuleAnalysis:
         self._nodes_by_type: dict[tuple, list] = {}
         self._nodes_by_class: Optional[defaultdict[type, list[cst.CSTNode]]] = None
         self._appends: Optional[dict[str, list[cst.Call]]] = None  # name -> its `name.append(v)` calls
+        self._project_calls: Optional[dict[tuple[Path, str], list[cst.Call]]] = None
+        self._callers_elsewhere: dict[str, list[tuple["ModuleAnalysis", cst.Call]]] = {}
 
     def all_nodes(self) -> list:
         """Every node of the module in evaluation order (the order ``walk`` enters them): one
@@ -225,6 +227,61 @@ class ModuleAnalysis:
         return [call.args[0] for call in self._appends.get(binding.name, ())
                 if binding in self.model.resolve(call.func.value)]
 
+    # --- the scripts that import it ---------------------------------------------------
+
+    def callers_elsewhere(self, function) -> list[tuple["ModuleAnalysis", cst.Call]]:
+        """The calls of ``function`` (of this module, module-level or a method of a
+        module-level class) in the scripts of the project that import from this module
+        (``train_step(model, opt, x, y)``, ``Evaluator(model, data)`` for ``__init__``,
+        ``meter.update(out)`` after ``from utils import train_step, Evaluator, Meter`` in
+        train.py beside utils.py), each with the script's analysis: its call sites beyond this
+        file. Only scripts are read (a module of a package is no entry point), and only for a
+        module that scripts sit by (``script_folder``)."""
+        project, path = self.inference.project, self.file_path
+        cls = function.cls
+        if function.model is not self.model or project is None or path is None or cls is not None and (
+                not any(statement is cls.node for statement in self.module.body) or _run_unseen(function)):
+            return []
+        key = f"{cls.name}.{function.name}" if cls is not None else function.name
+        found = self._callers_elsewhere.get(key)
+        if found is None:
+            found = self._callers_elsewhere[key] = []
+            folder = script_folder(path)
+            for other_path in project.importers(path, _ANY_TEXT, consumer=path, folder=folder) if folder else ():
+                if os.path.isfile(other_path.parent / "__init__.py"):
+                    continue
+                other = project.analysis(other_path, consumer=path)
+                if other is not None:
+                    found += [(other, call) for call in other.project_calls().get((path, key), ())]
+        return found
+
+    def project_calls(self) -> dict[tuple[Path, str], list[cst.Call]]:
+        """This file's calls of the functions and methods of other modules of the project,
+        by (the file that defines the function, its name: ``f``, or ``Cls.m`` for a method,
+        ``Cls.__init__`` for a construction): ``f(..)``, ``Cls(..)``, ``obj.m(..)`` on an
+        instance of the class (the method found where the class inherits it)."""
+        if self._project_calls is None:
+            self._project_calls = {}
+            inference = self.inference
+            for call in self.nodes_of(cst.Call):
+                func = call.func
+                if not isinstance(func, (cst.Name, cst.Attribute)):
+                    continue
+                function = inference.project_function(func)
+                if function is None:
+                    cls = inference.project_class(func)
+                    if cls is not None:
+                        function = _foreign_method(inference, cls, "__init__", self.model)
+                    elif isinstance(func, cst.Attribute):
+                        receiver = inference.infer(func.value)
+                        if receiver is not None and receiver.kind in (Kind.INSTANCE, Kind.MODULE):
+                            function = _foreign_method(inference, receiver.cls, func.attr.value, self.model)
+                defining = getattr(function.model, "analysis", None) if function is not None else None
+                if defining is not None and defining.file_path is not None:
+                    name = f"{function.cls.name}.{function.name}" if function.cls is not None else function.name
+                    self._project_calls.setdefault((defining.file_path, name), []).append(call)
+        return self._project_calls
+
     # --- its imports -----------------------------------------------------------------
 
     def renames_torch(self) -> bool:
@@ -246,3 +303,24 @@ class ModuleAnalysis:
                             and project.renames_torch(binding.qualname, roots, consumer):
                         return True
         return False
+
+
+# Every importer's text: which of its calls are of the function is read from its calls.
+_ANY_TEXT = re.compile("")
+
+
+def _run_unseen(method) -> bool:
+    """Python runs the method ``method`` where no call names it: a special method (but
+    ``__init__``, named by the class), or the ``forward`` of a module (``model(x)``)."""
+    name = method.name
+    return name.startswith("__") and name.endswith("__") and name != "__init__" or \
+        name == "forward" and bool(method.cls.node.bases)
+
+
+def _foreign_method(inference: Inference, cls, name: str, model: SemanticModel):
+    """The method ``name`` that instances of ``cls``, a class of another module, run (its
+    own or inherited), or None."""
+    if not isinstance(cls, ClassInfo) or cls.model is model:
+        return None
+    method = inference.method_of(cls, name)
+    return method if method is not None and method.model is not model else None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Optional
 
 # Roots whose names torchlint knows itself; never looked up on disk.
 KNOWN_ROOTS = frozenset({"torch", "numpy", "builtins", "torchvision", "timm", "tensorflow", "jax"})
@@ -27,3 +28,21 @@ def module_identity(path: Path) -> tuple[str, bool, Path]:
     if not parts:  # a top-level __init__.py outside any package
         parts = [path.parent.name]
     return ".".join(parts), is_package, folder
+
+
+def script_folder(path: Path) -> Optional[Path]:
+    """The folder of the scripts that may import a module (move its classes, call its
+    functions): its own folder when it is no package (models.py beside train.py), or the
+    folder above its top package when that folder holds scripts (models/resnet.py under a
+    folder with train.py); None for a library (its modules rarely move each other's classes,
+    and its scripts live elsewhere)."""
+    folder = path.parent
+    if not os.path.isfile(folder / "__init__.py"):
+        return folder
+    while os.path.isfile(folder / "__init__.py") and folder.parent != folder:
+        folder = folder.parent
+    try:
+        scripts = any(name.endswith(".py") for name in os.listdir(folder))
+    except OSError:
+        return None
+    return folder if scripts else None

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from torchlint.analysis import torch_api, torch_facts
-from torchlint.analysis.semantic import BindingKind, ClassInfo
+from torchlint.analysis.semantic import BindingKind, ClassInfo, FunctionInfo
 from torchlint.analysis.values import Kind, Step
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import integer_index, is_false, keyword, tuple_element
@@ -90,11 +90,15 @@ def _join(proofs: list[Proof], step: Optional[Step] = None) -> Proof:
 class NoGraph:
     """The graph-absence analysis of one module, answers remembered."""
 
-    def __init__(self, analysis: "ModuleAnalysis", requires_grad_set: bool = True):
+    def __init__(self, analysis: "ModuleAnalysis", requires_grad_set: bool = True, given=None):
         self.analysis = analysis
         # False: read as if the code set no `requires_grad` on what it computes (a loss made
         # a leaf that requires grad to silence the error has no graph to the model either).
         self.requires_grad_set = requires_grad_set
+        # A function whose parameters are taken to have no graph: asked by another module
+        # about a call of it whose arguments have none (`given_arguments`).
+        self.given = given
+        self._given_flows: dict[int, NoGraph] = {}
         self.model = analysis.model
         self.inference = analysis.inference
         self._memo: dict[int, Optional[Proof]] = {}
@@ -574,7 +578,11 @@ class NoGraph:
         if function is None or not isinstance(function.node, cst.FunctionDef) or self._changed_later(binding):
             return None
         param = next((param for param in function.positional_params() if param.name.value == binding.name), None)
-        calls = self._module_calls(function) if function.name == "forward" else self.inference.calls_of(function)
+        if function is self.given and param is not None and \
+                not (function.kind == "method" and param is function.positional_params()[0]):
+            return Proof()  # what the caller passes has no graph, as it showed
+        calls = self._module_calls(function) if function.name == "forward" and not _plain_class(function.cls) \
+            else self.inference.calls_of(function)  # a `Trainer.forward()` is called by its name
         if param is None or not calls or (function.kind == "method" and param is function.positional_params()[0]):
             return None
         passed = [self.inference.passed_argument(call, function, param) for call in calls]
@@ -707,11 +715,19 @@ class NoGraph:
             items = self._items(node.args[0].value, depth)
             start = self._operands([node.args[1].value], depth) if len(node.args) == 2 else Proof()
             return None if items is None or start is None else _join([items, start])
+        imported = self.inference.project_function(func) if qualname is not None else None
+        if imported is not None:
+            return self._foreign_call(node, imported, depth)  # `pairwise_loss(a, b)` of `from losses import ..`
         if qualname is not None:
             return self._torch_call(node, qualname, depth)
         callee = self.inference.infer(func)
         if callee is None:
             return None
+        if callee.kind is Kind.MODULE and isinstance(callee.cls, ClassInfo) and callee.cls.model is not self.model:
+            return self._foreign_call(node, self.inference.method_of(callee.cls, "forward"), depth)
+        if callee.kind is Kind.FUNCTION and isinstance(callee.function, FunctionInfo) \
+                and callee.function.model is not self.model:
+            return self._foreign_call(node, callee.function, depth)
         if callee.kind is Kind.MODULE:
             frozen = self._frozen_before(node) or self._frozen_by_its_class(node, callee)
             if frozen is not None:
@@ -1061,6 +1077,35 @@ class NoGraph:
                   fresh, detached=detached)
         return Proof((Step(node, f"`{{code}}` is {what}"),), (cut,))
 
+    def _foreign_call(self, node: cst.Call, function, depth: int) -> Optional[Proof]:
+        """A call of a function (or of the ``forward`` of a module) of another module of the
+        project: no graph when every argument here has none and that module shows that what
+        the function returns has none once its parameters have none (it computes only from
+        them, numbers and attributes without a graph). A graph cut inside it is that
+        module's to report."""
+        other = getattr(function.model, "analysis", None) if function is not None else None
+        if other is None or other is self.analysis or not isinstance(function.node, cst.FunctionDef) \
+                or function.is_generator or not function.returns or any(arg.star for arg in node.args):
+            return None
+        flow = other.grad_flow.no_graph if self.requires_grad_set else other.grad_flow.no_graph_but_requires_grad
+        given = flow.given_arguments(function)
+        for returned in function.returns:
+            proof = given._graphless(returned, 0)
+            if proof is None or proof.cuts:
+                return None
+        inputs = self._arguments(node, depth)
+        if inputs is None or not inputs.cuts:
+            return None
+        return inputs.then(Step(node, f"`{{code}}` computes its result from its arguments only "
+                                      f"(`{function.name}`, {other.location(function.node)})"))
+
+    def given_arguments(self, function) -> "NoGraph":
+        """This analysis, with the parameters of ``function`` taken to have no graph."""
+        flow = self._given_flows.get(id(function))
+        if flow is None:
+            flow = self._given_flows[id(function)] = NoGraph(self.analysis, self.requires_grad_set, function)
+        return flow
+
     def _function_result(self, node: cst.Call, function, depth: int) -> Optional[Proof]:
         """A function of this file: every value it returns has no graph."""
         definition = function.node
@@ -1088,6 +1133,13 @@ class NoGraph:
             return Proof(steps, (cut,))
         step = Step(node, f"`{{code}}` returns what `{function.name}` returns")
         return _join(proofs, step)
+
+
+def _plain_class(cls) -> bool:
+    """``cls`` is a class of this file with no base but `object`: not a module, whatever its
+    methods are named."""
+    return isinstance(cls, ClassInfo) and all(
+        isinstance(base.value, cst.Name) and base.value.value == "object" for base in cls.node.bases)
 
 
 def _freezing_statement(read: cst.Name) -> Optional[cst.CSTNode]:

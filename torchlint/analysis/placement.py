@@ -31,13 +31,13 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import dotted, keyword
 from torchlint.syntax.walk import ancestors, enclosing_code, in_branch, iter_nodes
 from torchlint.analysis import torch_api, torch_facts
+from torchlint.analysis.module_names import script_folder
 from torchlint.analysis.semantic import Binding, BindingKind, ClassInfo, FunctionInfo
 from torchlint.analysis.values import Kind
 
@@ -1752,7 +1752,7 @@ class Placement:
         device (``model = Net().to(device)`` in train.py, after ``from models import Net``),
         and the classes they build: (the class, the move, where the move is)."""
         project, path = self.inference.project, self.analysis.file_path
-        folder = _script_folder(path) if project is not None and path is not None else None
+        folder = script_folder(path) if project is not None and path is not None else None
         if folder is None:
             return []
         moved_there: dict[str, tuple] = {}  # class name -> (the move, the module it is in)
@@ -3756,20 +3756,3 @@ def _forward_argument_index(binding: Binding, method: FunctionInfo) -> Optional[
         return None
     params = [param.name.value for param in method.positional_params()]
     return params.index(binding.name) - 1 if binding.name in params else None
-
-
-def _script_folder(path: Path) -> Optional[Path]:
-    """The folder of scripts a module's classes may be moved from: its own folder when it is
-    no package (models.py beside train.py), or the folder above its top package when that
-    folder holds scripts (models/resnet.py under a folder with train.py); None for a library
-    (its modules rarely move each other's classes, and its scripts live elsewhere)."""
-    folder = path.parent
-    if not os.path.isfile(folder / "__init__.py"):
-        return folder
-    while os.path.isfile(folder / "__init__.py") and folder.parent != folder:
-        folder = folder.parent
-    try:
-        scripts = any(name.endswith(".py") for name in os.listdir(folder))
-    except OSError:
-        return None
-    return folder if scripts else None

@@ -828,6 +828,9 @@ class TrainModeModel:
         registry = any(isinstance(value, cst.Call) and self.registry_classes(value) is not None for value in built)
         # (a registry: which class is not known; several constructions: each is looked at)
         value = None if registry or len(built) > 1 else self.inference.infer(expression)
+        if value is not None and value.kind is Kind.MODULE and isinstance(value.cls, ClassInfo) \
+                and value.cls.model is not self.model:
+            return self._foreign_module_layer(expression, value.cls, depth + 1)
         if value is not None and value.kind is Kind.MODULE and isinstance(value.cls, ClassInfo):
             found = self._class_layer(value.cls, depth + 1)
             if found is not None and found[2] is None and self._built_off(built, found[0], value.cls, depth):
@@ -842,6 +845,26 @@ class TrainModeModel:
                 return None  # built on another path as a model without such a layer (`DCGAN_G_nobn(..)`)
             first = first or found
         return first
+
+    def _foreign_module_layer(self, expression: cst.BaseExpression, cls: ClassInfo, depth: int) -> Optional[tuple]:
+        """A module of a class of another module of the project handed to this one (`self.model`
+        of a trainer that train.py builds as `Trainer(UNet3D(), ..)`): a layer its class builds,
+        as that module's analysis finds it, unless an argument of the construction (not seen
+        here) may turn it off (`nn.Dropout(p=dropout)`)."""
+        other = getattr(cls.model, "analysis", None)
+        if other is None or other is self.analysis or depth > _MAX_LAYER_DEPTH:
+            return None
+        found = other.train_mode._class_layer(cls, depth)
+        if found is None:
+            return None
+        layer = found[0]
+        qualname = other.inference.qualname(layer.func) if isinstance(layer, cst.Call) else None
+        qualname = torch_api.normalize(qualname) if qualname is not None else None
+        if found[2] is None and qualname in torch_api.TRAIN_MODE_LAYERS:
+            argument, starred = _switch_argument(layer, qualname)
+            if starred or isinstance(argument, cst.Name):
+                return None
+        return expression, found[1], found[2] or other.render(Step(layer, "`{code}`"))
 
     def _rewraps(self, value: cst.Call, expression: cst.BaseExpression) -> bool:
         """``value`` wraps the module ``expression`` already holds (`self.net =

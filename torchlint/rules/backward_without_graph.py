@@ -53,6 +53,8 @@ class BackwardWithoutGraph(Rule):
     `requires_grad`, through the
     functions of the file that return it and the losses without parameters (of `torch.nn`,
     or a module of the file that builds nothing and calls only torch in `forward`), the
+    functions and losses of another module of the project that compute only from their
+    arguments (`TripletLoss(margin)(a, p, n)` of `from losses import TripletLoss`), the
     entries of a dict of losses written out (`losses["ce"]`, `sum(losses.values())`) and
     the builtin `sum` of losses; numbers on the way (`math.log(2)`, a numpy value, a
     hyperparameter of `parser.parse_args()` such as `args.weight`) carry no graph. Where

@@ -96,7 +96,9 @@ class MissingEval(Rule):
     `nn.MultiheadAttention`/`nn.LSTM` given a dropout, `F.dropout(x, training=self.training)`,
     through `nn.Sequential`, this file's module classes and helper functions, the module
     classes of the project's other files (`from models import Net`: the layer is shown
-    where that file writes it), and the
+    where that file writes it; also a model the scripts beside a module hand to it,
+    `Trainer(UNet(), ..)` in train.py for the `self.model` of utils.py's `Trainer`, unless
+    an argument of the construction may turn the layer off), and the
     models torchvision's builders make (`torchvision.models.resnet18()`: its BatchNorm2d;
     a table generated from torchvision itself, so torchvision need not be installed). A
     model built with its dropout turned off by a literal (`Net(dropout=0.0)`, where the

@@ -56,8 +56,11 @@ class NumpyRequiresGrad(Rule):
     like a distribution's (`flow.log_prob(x)`),
     or anything computed from them by differentiable operations, also across the
     functions of the file (a logging or metrics helper whose parameter a call passes a
-    model output, a function that returns one; a function of another module of the project,
-    `from utils import threshold`, as that module shows what it returns), lists filled with `.append(out)` and
+    model output, a function that returns one; a function or method of another module of the
+    project, `from utils import threshold`, `estimator.predict_proba(x)` of an imported class,
+    as that module shows what it returns; in a module the scripts beside it import, what they
+    pass: `meter.update(out)` in train.py reaches `Meter.update` of utils.py), lists filled with
+    `.append(out)` and
     joined by `torch.cat`/`torch.stack`, `np.concatenate`/`np.stack` or reduced by numpy
     (`np.mean(losses)`, `np.asarray(self.history)`, `plt.plot(losses)`: numpy converts each tensor;
     reported at the `.append(..)` that adds the tensor, the line to change; also a list a

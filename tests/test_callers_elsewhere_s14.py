@@ -1,0 +1,325 @@
+"""Issue 41, session 14: the functions and classes of a project's utils.py, called by the
+training script beside it. Rewriting the caught dev cases of the thread corpus so that every
+class and function they define lives in utils.py (the script keeps its statements and imports
+them) lost 28 of 74 findings: a function of utils.py was read without its callers. The calls in
+the scripts that import a module are now its call sites too (``ModuleAnalysis.callers_elsewhere``):
+
+- a parameter takes what the script passes (``Trainer(UNet(), ..)``: ``self.model`` is a UNet
+  with BatchNorm, evaluated in training mode: TL414, reported in utils.py);
+- a parameter requires grad when the script passes a model output for it (TL415 on
+  ``pred.cpu().numpy()`` in a metric of utils.py);
+- a method of an imported class returns what requires grad (``estimator.predict_proba(x)
+  .numpy()`` in the script: TL415);
+- a loss of utils.py computes only from its inputs: given inputs without a graph, its result
+  has none (TL408 in the script);
+
+and in one file: the ``forward`` method of a plain class (a ``Trainer``, no module) is called by
+its name, not as a module.
+
+Each bad project runs under torch and shows the bug; its fixed twin runs and has no finding.
+Real files through the real CLI."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+TRAINER = '''\
+import torch
+import torch.nn as nn
+
+
+class UNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.Conv2d(4, 2, 1))
+
+    def forward(self, x):
+        return self.body(x)
+
+
+class Trainer:
+    def __init__(self, model, optimizer, loaders):
+        self.model, self.optimizer, self.loaders = model, optimizer, loaders
+        self.last_val_output = None
+
+    def fit(self, epochs):
+        for _ in range(epochs):
+            self.train(self.loaders["train"])
+            self.validate(self.loaders["val"])
+
+    def train(self, loader):
+        self.model.train()
+        for x, y in loader:
+            loss = nn.functional.cross_entropy(self.model(x), y)
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+
+    def validate(self, loader):
+        outputs = []
+        with torch.no_grad():
+            for x, _ in loader:
+                outputs.append(self.model(x))
+        self.last_val_output = torch.cat(outputs)
+'''
+
+TRAIN_SCRIPT = '''\
+import copy
+
+import torch
+
+from utils import Trainer, UNet
+
+torch.manual_seed(0)
+
+
+def batches(n):
+    return [(torch.randn(4, 1, 8, 8), torch.randint(0, 2, (4, 8, 8))) for _ in range(n)]
+
+
+model = UNet()
+trainer = Trainer(model, torch.optim.SGD(model.parameters(), lr=0.1), {"train": batches(2), "val": batches(2)})
+trainer.fit(1)
+
+# -- check --
+reference = copy.deepcopy(model).eval()
+with torch.no_grad():
+    expected = torch.cat([reference(x) for x, _ in trainer.loaders["val"]])
+if not torch.allclose(trainer.last_val_output, expected, atol=1e-5):
+    print("BUG: validation ran in training mode")
+'''
+
+METRIC = '''\
+import numpy as np
+import torch
+
+
+def auc_like(scores, labels):
+    order = np.argsort(-scores.cpu().numpy())
+    return float(np.mean(labels.numpy()[order][: len(order) // 2]))
+
+
+class Meter:
+    def __init__(self):
+        self.scores, self.labels = [], []
+
+    def update(self, scores, labels):
+        self.scores.append(scores)
+        self.labels.append(labels)
+
+    def compute(self):
+        return auc_like(torch.cat(self.scores), torch.cat(self.labels))
+'''
+
+METRIC_SCRIPT = '''\
+import torch
+import torch.nn as nn
+
+from utils import Meter
+
+torch.manual_seed(0)
+
+model = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 1), nn.Sigmoid())
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+meter = Meter()
+for _ in range(3):
+    x, y = torch.randn(16, 6), (torch.rand(16) > 0.5).float()
+    scores = model(x).squeeze(1)
+    loss = nn.functional.binary_cross_entropy(scores, y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    meter.update(scores, y)
+print(meter.compute())
+'''
+
+ESTIMATOR = '''\
+import torch
+import torch.nn.functional as F
+
+
+class Estimator:
+    def __init__(self, model, optimizer):
+        self.model, self.optimizer = model, optimizer
+
+    def fit(self, x, y):
+        loss = F.cross_entropy(self.model(x), y)
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+        return self
+
+    def predict_proba(self, x):
+        return F.softmax(self.model(x), dim=1)
+'''
+
+ESTIMATOR_SCRIPT = '''\
+import torch
+import torch.nn as nn
+
+from utils import Estimator
+
+torch.manual_seed(0)
+
+model = nn.Linear(5, 3)
+estimator = Estimator(model, torch.optim.SGD(model.parameters(), lr=0.1))
+x, y = torch.randn(12, 5), torch.randint(0, 3, (12,))
+estimator.fit(x, y)
+probabilities = estimator.predict_proba(x).numpy()
+print(probabilities.sum(axis=1))
+'''
+
+TRIPLET = '''\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class TripletLoss(nn.Module):
+    def __init__(self, margin):
+        super().__init__()
+        self.margin = margin
+
+    def forward(self, anchor, positive, negative):
+        gap = F.pairwise_distance(anchor, positive) - F.pairwise_distance(anchor, negative)
+        return torch.clamp(gap + self.margin, min=0.0).mean()
+'''
+
+TRIPLET_SCRIPT = '''\
+import numpy as np
+import torch
+import torch.nn as nn
+
+from utils import TripletLoss
+
+torch.manual_seed(0)
+
+model = nn.Linear(10, 4)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+criterion = TripletLoss(0.5)
+a, p, n = (model(torch.randn(8, 10)) for _ in range(3))
+hard = np.arange(4)
+
+
+def select(out):
+    return torch.from_numpy(out.detach().numpy()[hard])
+
+
+loss = criterion(select(a), select(p), select(n))
+loss.backward()
+'''
+
+PROJECTS = {
+    # name: (utils.py, the script, its fix (old, new) in the script or utils.py, where the finding is,
+    #        how the bug shows, what it shows)
+    "a trainer of utils.py validates the script's model in training mode": (
+        TRAINER, TRAIN_SCRIPT, ("utils.py", "        outputs = []\n", "        self.model.eval()\n        outputs = []\n"),
+        [("utils.py", 36, 32, "TL414")], "wrong-value", "BUG:"),
+    "a meter of utils.py converts the script's model outputs with numpy": (
+        METRIC, METRIC_SCRIPT, ("train.py", "meter.update(scores, y)", "meter.update(scores.detach(), y)"),
+        [("utils.py", 6, 25, "TL415")], "raises", "Can't call numpy() on Tensor that requires grad"),
+    "a method of an imported class returns a model output": (
+        ESTIMATOR, ESTIMATOR_SCRIPT, ("train.py", ".predict_proba(x).numpy()", ".predict_proba(x).detach().numpy()"),
+        [("train.py", 12, 17, "TL415")], "raises", "Can't call numpy() on Tensor that requires grad"),
+    "a loss of utils.py given tensors made from numpy": (
+        TRIPLET, TRIPLET_SCRIPT, ("train.py", "torch.from_numpy(out.detach().numpy()[hard])", "out[hard]"),
+        [("train.py", 17, 12, "TL408")], "raises", "does not require grad"),
+}
+
+
+def _write(project, name: str, fixed: bool) -> None:
+    utils, script, (where, old, new), _found, _shows, _expect = PROJECTS[name]
+    files = {"utils.py": utils, "train.py": script}
+    if fixed:
+        assert files[where].count(old) == 1, old
+        files[where] = files[where].replace(old, new)
+    for file, text in files.items():
+        project.write(f"{'fixed' if fixed else 'bad'}/{file}", text)
+
+
+@pytest.mark.parametrize("name", sorted(PROJECTS))
+def test_the_finding_is_on_the_line_to_change_and_the_fixed_project_is_clean(project, name: str) -> None:
+    _write(project, name, fixed=False)
+    _write(project, name, fixed=True)
+    codes = ",".join(sorted({code for *_, code in PROJECTS[name][3]}))
+    assert project.findings("--no-cache", "--select", codes, "bad") == \
+        [(f"bad/{file}", row, column, code) for file, row, column, code in PROJECTS[name][3]]
+    assert project.findings("--no-cache", "--select", codes, "fixed") == []
+
+
+@pytest.mark.parametrize("name", sorted(PROJECTS))
+def test_the_bad_project_shows_the_bug_under_torch_and_the_fixed_one_does_not(project, name: str) -> None:
+    pytest.importorskip("torch")
+    _write(project, name, fixed=False)
+    _write(project, name, fixed=True)
+    shows, expect = PROJECTS[name][4:]
+
+    def run(folder: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "train.py"], cwd=project.root / folder, capture_output=True,
+                              text=True, timeout=180)
+
+    bad, fixed = run("bad"), run("fixed")
+    if shows == "raises":
+        assert bad.returncode != 0 and expect in bad.stderr, bad.stderr[-500:]
+    else:
+        assert bad.returncode == 0 and expect in bad.stdout, bad.stderr[-500:]
+    assert fixed.returncode == 0 and expect not in fixed.stdout + fixed.stderr, fixed.stderr[-500:]
+
+
+def test_a_module_of_a_package_takes_values_from_scripts_not_from_its_package(project) -> None:
+    """The modules of a package are no entry points: what one of them passes to another
+    module of its package is not all that module is called with (the package's users call it
+    too), so it makes nothing of its parameters."""
+    project.write("lib/setup.py", "from setuptools import setup\n\nsetup(name='pkg')\n")
+    project.write("lib/pkg/__init__.py", "")
+    project.write("lib/pkg/utils.py", METRIC)
+    project.write("lib/pkg/train.py", METRIC_SCRIPT.replace("from utils import", "from pkg.utils import"))
+    assert project.findings("--no-cache", "--select", "TL415", "lib") == []
+    project.write("lib/train.py", METRIC_SCRIPT.replace("from utils import", "from pkg.utils import"))
+    assert project.findings("--no-cache", "--select", "TL415", "lib") == [("lib/pkg/utils.py", 6, 25, "TL415")]
+
+
+def test_the_forward_method_of_a_plain_class_is_called_by_its_name(project) -> None:
+    """`Trainer.forward()` is no module's forward: its callers are the calls of
+    `trainer.forward(x, y)`, whose arguments make what it computes under no_grad a loss
+    without a graph (TL408 where `self.loss.backward()` runs)."""
+    project.write("train.py", '''\
+import torch
+import torch.nn as nn
+
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def forward(self, x, y):
+        with torch.no_grad():
+            self.output = self.model(x)
+        self.loss = nn.functional.mse_loss(self.output, y)
+
+    def optimize(self):
+        self.optimizer.zero_grad()
+        self.loss.backward()
+        self.optimizer.step()
+
+
+trainer = Trainer(nn.Linear(4, 1))
+trainer.forward(torch.randn(8, 4), torch.randn(8, 1))
+trainer.optimize()
+''')
+    assert project.findings("--no-cache", "--select", "TL408", "train.py") == [("train.py", 11, 14, "TL408")]
+
+
+def test_the_cache_follows_the_script_that_calls_the_module(project) -> None:
+    """utils.py's finding rests on train.py: when train.py stops passing a model output,
+    the cached answer for the unchanged utils.py is not reused."""
+    project.write("utils.py", METRIC)
+    project.write("train.py", METRIC_SCRIPT)
+    cache = ("--cache-dir", str(project.root / ".cache"), "--select", "TL415", ".")
+    assert project.findings(*cache) == [("utils.py", 6, 25, "TL415")]
+    project.write("train.py", METRIC_SCRIPT.replace("meter.update(scores, y)", "meter.update(scores.detach(), y)"))
+    assert project.findings(*cache) == []
