@@ -12,9 +12,15 @@ the scripts that import a module are now its call sites too (``ModuleAnalysis.ca
   .numpy()`` in the script: TL415);
 - a loss of utils.py computes only from its inputs: given inputs without a graph, its result
   has none (TL408 in the script);
+- a training step of utils.py that the script's loop calls without clearing the gradients
+  (TL407 on the step in utils.py); a function of utils.py evaluates the model the script
+  hands it (TL414 at the call); a tester class of utils.py that the script builds and keeps
+  (TL414 in utils.py); a helper of utils.py converts what it is handed with numpy (TL415 at
+  the script's append);
 
 and in one file: the ``forward`` method of a plain class (a ``Trainer``, no module) is called by
-its name, not as a module.
+its name, not as a module; a regularizer summed over a forward's steps into ``self.attention_sum``
+and added to the loss is no graph-keeping total (a new dev case's fixed twin showed the TL401).
 
 Each bad project runs under torch and shows the bug; its fixed twin runs and has no finding.
 Real files through the real CLI."""
@@ -212,6 +218,153 @@ loss = criterion(select(a), select(p), select(n))
 loss.backward()
 '''
 
+STEP = '''\
+import torch.nn.functional as F
+
+
+def train_step(model, optimizer, x, y):
+    loss = F.mse_loss(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+'''
+
+STEP_SCRIPT = '''\
+import torch
+import torch.nn as nn
+
+from utils import train_step
+
+torch.manual_seed(0)
+
+model = nn.Linear(4, 2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.0)
+x, y = torch.randn(8, 4), torch.randn(8, 2)
+history = []
+for epoch in range(3):
+    train_step(model, optimizer, x, y)
+    history.append(model.weight.grad.norm().item())
+# (a learning rate of 0 keeps the weights: each step's gradient is the first one's)
+if history[-1] > 2.5 * history[0]:
+    print("BUG: the gradient grew with every step: it was never zeroed")
+'''
+
+HEATMAP = '''\
+import numpy as np
+import torch
+import torch.nn as nn
+
+
+def small_net():
+    return nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                         nn.Linear(8, 4))
+
+
+def heatmap(model, image, target, patch=4):
+    patches = [image[:, :, i:i + patch, j:j + patch] for i in range(0, 8, patch) for j in range(0, 8, patch)]
+    with torch.no_grad():
+        logits = model(torch.cat(patches))
+    return logits[:, target].numpy()
+'''
+
+HEATMAP_SCRIPT = '''\
+import copy
+
+import numpy as np
+import torch
+
+from utils import heatmap, small_net
+
+torch.manual_seed(0)
+
+net = small_net()
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+for _ in range(3):
+    loss = net(torch.rand(8, 3, 4, 4) * 2 + 1).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+image = torch.rand(1, 3, 8, 8)
+found = heatmap(net, image, target=1)
+if not np.allclose(found, heatmap(copy.deepcopy(net).eval(), image, target=1), atol=1e-5):
+    print("BUG: the heatmap was computed with BatchNorm in training mode")
+'''
+
+TESTER = '''\
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Dropout(0.5), nn.Linear(16, 2))
+
+    def forward(self, x):
+        return self.body(x)
+
+
+class Tester:
+    def __init__(self, weights):
+        self.model = Net()
+        self.model.load_state_dict(weights)
+        self.outputs = []
+
+    def run(self, frames):
+        for frame in frames:
+            with torch.no_grad():
+                self.outputs.append(self.model(frame))
+        return self.outputs
+'''
+
+TESTER_SCRIPT = '''\
+import torch
+
+from utils import Net, Tester
+
+torch.manual_seed(0)
+
+weights = Net().state_dict()
+frames = [torch.randn(1, 6) for _ in range(4)]
+tester = Tester(weights)
+first = [out.clone() for out in tester.run(frames)]
+again = tester.run(frames)[len(frames):]
+if not all(torch.allclose(a, b) for a, b in zip(first, again)):
+    print("BUG: the tester's predictions change from run to run: dropout is active")
+'''
+
+CURVES = '''\
+import numpy as np
+
+
+def save_curve(path, values):
+    np.save(path, np.asarray(values, dtype=float))
+'''
+
+CURVES_SCRIPT = '''\
+import os
+import tempfile
+
+import torch
+import torch.nn as nn
+
+from utils import save_curve
+
+torch.manual_seed(0)
+
+model = nn.Linear(3, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+losses = []
+for _ in range(3):
+    loss = model(torch.randn(8, 3)).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    losses.append(loss)
+with tempfile.TemporaryDirectory() as folder:
+    save_curve(os.path.join(folder, "loss.npy"), losses)
+'''
+
 PROJECTS = {
     # name: (utils.py, the script, its fix (old, new) in the script or utils.py, where the finding is,
     #        how the bug shows, what it shows)
@@ -224,6 +377,20 @@ PROJECTS = {
     "a method of an imported class returns a model output": (
         ESTIMATOR, ESTIMATOR_SCRIPT, ("train.py", ".predict_proba(x).numpy()", ".predict_proba(x).detach().numpy()"),
         [("train.py", 12, 17, "TL415")], "raises", "Can't call numpy() on Tensor that requires grad"),
+    "a training step of utils.py called in the script's loop without clearing": (
+        STEP, STEP_SCRIPT, ("train.py", "    train_step(model, optimizer, x, y)",
+                            "    optimizer.zero_grad()\n    train_step(model, optimizer, x, y)"),
+        [("utils.py", 7, 5, "TL407")], "wrong-value", "BUG:"),
+    "a function of utils.py evaluates the script's trained model in training mode": (
+        HEATMAP, HEATMAP_SCRIPT, ("train.py", "found = heatmap(net, image, target=1)",
+                                  "net.eval()\nfound = heatmap(net, image, target=1)"),
+        [("train.py", 18, 9, "TL414")], "wrong-value", "BUG:"),
+    "a tester of utils.py that the script builds runs its model in training mode": (
+        TESTER, TESTER_SCRIPT, ("utils.py", "        self.outputs = []\n", "        self.model.eval()\n        self.outputs = []\n"),
+        [("utils.py", 23, 37, "TL414")], "wrong-value", "BUG:"),
+    "a helper of utils.py converts the script's list of losses with numpy": (
+        CURVES, CURVES_SCRIPT, ("train.py", "losses.append(loss)", "losses.append(loss.detach())"),
+        [("train.py", 19, 5, "TL415")], "raises", "Can't call numpy() on Tensor that requires grad"),
     "a loss of utils.py given tensors made from numpy": (
         TRIPLET, TRIPLET_SCRIPT, ("train.py", "torch.from_numpy(out.detach().numpy()[hard])", "out[hard]"),
         [("train.py", 17, 12, "TL408")], "raises", "does not require grad"),
@@ -323,3 +490,92 @@ def test_the_cache_follows_the_script_that_calls_the_module(project) -> None:
     assert project.findings(*cache) == [("utils.py", 6, 25, "TL415")]
     project.write("train.py", METRIC_SCRIPT.replace("meter.update(scores, y)", "meter.update(scores.detach(), y)"))
     assert project.findings(*cache) == []
+
+
+def test_a_function_of_utils_that_evaluates_a_model_it_builds_is_read_without_error(project) -> None:
+    """The summary of an imported function is that module's walk: one that builds its own
+    model and evaluates it in training mode reports there, not in the script, and the run
+    goes on (it stopped with an internal error in TL414)."""
+    project.write("utils.py", '''\
+import torch
+import torch.nn as nn
+
+
+def demo_prediction(x):
+    net = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5))
+    with torch.no_grad():
+        return net(x)
+''')
+    project.write("train.py", '''\
+import torch
+
+from utils import demo_prediction
+
+print(demo_prediction(torch.randn(2, 4)))
+''')
+    result = project.run("check", "--no-cache", "--select", "TL414", "--output-format", "concise", ".")
+    assert result.returncode == 1 and "internal error" not in result.stdout + result.stderr, result.stdout
+    assert project.findings("--no-cache", "--select", "TL414", ".") == [("utils.py", 8, 16, "TL414")]
+
+
+def test_a_regularizer_summed_in_forward_and_added_to_the_loss_is_no_graph_total(project) -> None:
+    """`self.attention_sum += attention.sum()` over the steps of a forward, added to the loss
+    (`loss += net.attention_sum * 1e-4`): summed to be differentiated, not a leak (TL401 said
+    so, with a fix that detached the regularizer). A total nothing differentiates still is."""
+    program = '''\
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.steps = nn.ModuleList(nn.Linear(4, 4) for _ in range(3))
+        self.attention_sum = 0
+
+    def forward(self, x):
+        self.attention_sum = 0
+        for step in self.steps:
+            attention = torch.sigmoid(step(x))
+            self.attention_sum += attention.sum()
+            x = x * attention
+        return x.sum(1)
+
+
+net = Net()
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+for _ in range(2):
+    loss = net(torch.randn(8, 4)).pow(2).mean()
+    loss += net.attention_sum * 1e-4
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+'''
+    project.write("net.py", program)
+    assert project.findings("--no-cache", "--select", "TL401", "net.py") == []
+    project.write("trainer.py", '''\
+import torch
+import torch.nn as nn
+
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        self.epoch_loss = 0
+
+    def train_epoch(self, batches):
+        self.epoch_loss = 0
+        for x, y in batches:
+            loss = nn.functional.mse_loss(self.model(x), y)
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+            self.epoch_loss += loss
+        return self.epoch_loss.item() / len(batches)
+
+
+trainer = Trainer(nn.Linear(4, 1))
+print(trainer.train_epoch([(torch.randn(8, 4), torch.randn(8, 1)) for _ in range(3)]))
+''')
+    assert project.findings("--no-cache", "--select", "TL401", "trainer.py") == [("trainer.py", 18, 13, "TL401")]

@@ -72,9 +72,14 @@ class GradSource:
     node: cst.CSTNode
     what: str
     steps: tuple[Step, ...] = ()
+    located: bool = False  # ``what`` says which file and line it is at (it was found in another file)
 
     def then(self, step: Step) -> "GradSource":
-        return GradSource(self.node, self.what, (step,) + self.steps)
+        return GradSource(self.node, self.what, (step,) + self.steps, self.located)
+
+    def told_in(self, analysis: "ModuleAnalysis") -> str:
+        """``what``, with where it is when it is in ``analysis``'s file and nothing says so yet."""
+        return self.what if self.located else f"{self.what} ({analysis.location(self.node)})"
 
 
 class GradFlow:
@@ -92,6 +97,7 @@ class GradFlow:
         self._no_graph_unset: Optional[NoGraph] = None
         self._graph_exits: Optional[GraphExits] = None
         self._hooks: Optional[dict[int, list[cst.Call]]] = None
+        self._converted: dict[int, frozenset] = {}  # function -> the parameters it converts with numpy
 
     @property
     def no_graph(self) -> NoGraph:
@@ -158,6 +164,81 @@ class GradFlow:
             return True
         return qualname is None and isinstance(func, cst.Attribute) and \
             func.attr.value in torch_api.AXES_ARRAY_METHODS and self._made_by(func.value, axes=True, depth=0)
+
+    def converted_arguments(self, call: cst.Call) -> list[cst.BaseExpression]:
+        """The arguments of ``call`` that the function of another module of the project it
+        calls converts with numpy on every run (``plot_curve(losses)`` where utils.py's
+        ``plot_curve`` runs ``plt.plot(values)``), as that module's analysis reads it."""
+        func = call.func
+        if not call.args or any(arg.star for arg in call.args):
+            return []
+        function = None
+        if isinstance(func, cst.Name) or isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            function = self.inference.project_function(func)  # `save_curve(..)`, `utils.save_curve(..)`
+        if function is None and isinstance(func, cst.Attribute):
+            receiver = self.inference.infer(func.value)  # `plotter.plot(..)` of an imported class
+            if receiver is not None and receiver.kind in (Kind.INSTANCE, Kind.MODULE) \
+                    and isinstance(receiver.cls, ClassInfo) and receiver.cls.model is not self.model:
+                function = self.inference.method_of(receiver.cls, func.attr.value)
+        other = getattr(function.model, "analysis", None) if isinstance(function, FunctionInfo) else None
+        if other is None or other is self.analysis or not isinstance(function.node, cst.FunctionDef):
+            return []
+        converted = other.grad_flow.converted_parameters(function)
+        offset = 1 if function.kind in ("method", "classmethod") else 0
+        found = []
+        for index, param in enumerate(function.positional_params()[offset:]):
+            if param.name.value in converted:
+                argument = _argument(call, param.name.value, index)
+                if argument is not None:
+                    found.append(argument)
+        return found
+
+    def converted_parameters(self, function: FunctionInfo) -> frozenset:
+        """The names of the parameters of ``function`` (of this module) that it converts with
+        numpy as it was handed them, outside any condition: given to a function that
+        converts its arguments (``plt.plot(values)``, ``np.asarray(x)``), or ``x.numpy()``,
+        ``x.cpu().numpy()``."""
+        key = id(function.node)
+        found = self._converted.get(key)
+        if found is None:
+            self.model.materialize(function)  # (a module another file imports: bodies built on demand)
+            names = set()
+            for param in function.positional_params():
+                name = param.name.value
+                binding = next((b for b in function.scope.bindings.get(name, ()) if b.kind is BindingKind.PARAM), None) \
+                    if function.scope is not None else None
+                if binding is None or name == function.self_name:
+                    continue
+                for _seq, read in function.scope.loads.get(name, ()):
+                    if self.model.resolve(read) == [binding] and self._converts_read(read, function.node):
+                        names.add(name)
+                        break
+            found = self._converted[key] = frozenset(names)
+        return found
+
+    def _converts_read(self, read: cst.Name, definition: cst.FunctionDef) -> bool:
+        parent = self.model.parent(read)
+        if isinstance(parent, cst.Attribute) and parent.value is read and parent.attr.value == "cpu":
+            call = self.model.parent(parent)
+            parent = self.model.parent(call) if isinstance(call, cst.Call) and not call.args else None
+            read = call
+        if isinstance(parent, cst.Attribute) and parent.value is read and parent.attr.value == "numpy":
+            converting = self.model.parent(parent)
+            converts = isinstance(converting, cst.Call) and not converting.args
+        else:
+            argument, converting = parent, self.model.parent(parent) if isinstance(parent, cst.Arg) else None
+            converts = isinstance(converting, cst.Call) and argument.keyword is None and not argument.star and (
+                self.inference.qualname(converting.func) in torch_api.NUMPY_TENSOR_CONVERSIONS
+                or self.converts_arrays(converting))
+        if not converts:
+            return False
+        for ancestor in ancestors(converting):
+            if ancestor is definition:
+                return True
+            if isinstance(ancestor, (cst.If, cst.IfExp, cst.While, cst.Try, cst.BooleanOperation, cst.Lambda,
+                                     cst.FunctionDef, cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.SetComp)):
+                return False
+        return False
 
     def _made_by(self, node: cst.BaseExpression, axes: bool, depth: int) -> bool:
         """``node`` is a matplotlib Axes (``axes``; also an item of the array of them
@@ -673,8 +754,8 @@ class GradFlow:
             argument = _argument(call, binding.name, index) if flow.grad_off(call) is None else None
             found = flow._requires(argument, 0, calls + 1) if argument is not None else None
             if found is not None:
-                return GradSource(binding.node, f"{found.what} ({other.location(found.node)}), passed for "
-                                                f"`{binding.name}` by `{other.snippet(call)}` ({other.location(call)})")
+                return GradSource(binding.node, f"{found.told_in(other)}, passed for `{binding.name}` by "
+                                                f"`{other.snippet(call)}` ({other.location(call)})", located=True)
         return None
 
     def _attribute(self, node: cst.Attribute, depth: int, calls: int) -> Optional[GradSource]:
@@ -1058,8 +1139,8 @@ class GradFlow:
         if other is None or other is self.analysis:
             return None
         found = self._returns_require(node, function, other.grad_flow, 0, calls)
-        return GradSource(node, f"{found.what} ({other.location(found.node)})",
-                          (Step(node, f"`{{code}}` returns what `{function.name}` returns"),)) if found else None
+        return GradSource(node, found.told_in(other), (Step(node, f"`{{code}}` returns what `{function.name}` returns"),),
+                          located=True) if found else None
 
     def _returns_require(self, node: cst.Call, function: FunctionInfo, flow: "GradFlow", depth: int,
                          calls: int) -> Optional[GradSource]:

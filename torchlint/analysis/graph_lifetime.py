@@ -31,7 +31,7 @@ from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.semantic import BindingKind, Scope
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import dotted
-from torchlint.syntax.walk import ancestors, enclosing_code, iter_nodes
+from torchlint.syntax.walk import ancestors, enclosing_code, is_descendant, iter_nodes
 
 if TYPE_CHECKING:
     from torchlint.analysis.autograd import AutogradModel
@@ -50,6 +50,7 @@ class GraphLifetime:
         self._scopes: Optional[dict[int, Scope]] = None
         self._returned: dict[int, Optional[frozenset[int] | bool]] = {}
         self._wanted: dict[int, set[str]] = {}
+        self._wanted_attributes: dict[str, bool] = {}  # attribute -> read into what is back-propagated
         self._called_in_loop: Optional[set[int]] = None
         self._backward_calls: Optional[dict[int, list[cst.Call]]] = None
 
@@ -297,6 +298,27 @@ class GraphLifetime:
         return found
 
     # --- what a function still needs the graph of ------------------------------------------
+
+    def attribute_wanted(self, total: cst.Attribute) -> bool:
+        """The attribute ``total`` names is read, through any object (``net.attention_sum``),
+        into a value that is back-propagated or returned: a term of a loss, summed to be
+        differentiated (``loss += net.attention_sum * 1e-7``)."""
+        name = total.attr.value
+        if name not in self._wanted_attributes:
+            self._wanted_attributes[name] = False
+            for read in self.model.analysis.nodes_of(cst.Attribute):
+                if read.attr.value != name or read is total:
+                    continue
+                statement = next((node for node in ancestors(read) if isinstance(node, (cst.Assign, cst.AugAssign))
+                                  or isinstance(node, cst.BaseStatement)), None)
+                target = statement.target if isinstance(statement, cst.AugAssign) else \
+                    statement.targets[0].target if isinstance(statement, cst.Assign) and len(statement.targets) == 1 \
+                    else None
+                if isinstance(target, cst.Name) and is_descendant(read, statement.value) \
+                        and self.graph_wanted(target.value, statement):
+                    self._wanted_attributes[name] = True
+                    break
+        return self._wanted_attributes[name]
 
     def graph_wanted(self, name: str, statement: cst.CSTNode) -> bool:
         """``name`` (or a value computed from it) is back-propagated or returned by the

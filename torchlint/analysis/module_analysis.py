@@ -88,6 +88,7 @@ class ModuleAnalysis:
         self._appends: Optional[dict[str, list[cst.Call]]] = None  # name -> its `name.append(v)` calls
         self._project_calls: Optional[dict[tuple[Path, str], list[cst.Call]]] = None
         self._callers_elsewhere: dict[str, list[tuple["ModuleAnalysis", cst.Call]]] = {}
+        self._scripts_beside: Optional[Path | bool] = None  # the folder of the scripts that may import it
 
     def all_nodes(self) -> list:
         """Every node of the module in evaluation order (the order ``walk`` enters them): one
@@ -246,7 +247,9 @@ class ModuleAnalysis:
         found = self._callers_elsewhere.get(key)
         if found is None:
             found = self._callers_elsewhere[key] = []
-            folder = script_folder(path)
+            if self._scripts_beside is None:
+                self._scripts_beside = script_folder(path) or False
+            folder = self._scripts_beside
             for other_path in project.importers(path, _ANY_TEXT, consumer=path, folder=folder) if folder else ():
                 if os.path.isfile(other_path.parent / "__init__.py"):
                     continue

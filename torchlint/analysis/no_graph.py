@@ -1084,8 +1084,10 @@ class NoGraph:
         them, numbers and attributes without a graph). A graph cut inside it is that
         module's to report."""
         other = getattr(function.model, "analysis", None) if function is not None else None
-        if other is None or other is self.analysis or not isinstance(function.node, cst.FunctionDef) \
-                or function.is_generator or not function.returns or any(arg.star for arg in node.args):
+        if other is None or other is self.analysis or not isinstance(function.node, cst.FunctionDef):
+            return None
+        other.model.materialize(function)  # (an imported module's bodies are built on demand)
+        if function.is_generator or not function.returns or any(arg.star for arg in node.args):
             return None
         flow = other.grad_flow.no_graph if self.requires_grad_set else other.grad_flow.no_graph_but_requires_grad
         given = flow.given_arguments(function)

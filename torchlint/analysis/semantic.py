@@ -327,6 +327,11 @@ class SemanticModel:
         at = bisect.bisect_left(self.scopes, added[0].order, key=lambda scope: scope.order)
         self.scopes[at:at] = added
 
+    def materialize_all(self) -> None:
+        """Build every body the parse left lazy: for a walk of the whole module."""
+        for function in list(self.lazy_functions):
+            self.materialize(function)
+
     def materialize_methods(self, cls: ClassInfo) -> None:
         """Build the bodies of the methods of ``cls`` the parse left lazy."""
         for method in list(cls.lazy_methods):

@@ -381,9 +381,9 @@ class TrainModeModel:
         return lineage if whole else None
 
     def _kept_instances(self, cls: ClassInfo) -> bool:
-        """The class (or a class of this file derived from it) is instantiated in this file,
-        each instance bound to a name that is never handed to a call (where code out of
-        sight might switch its modules)."""
+        """The class (or a class of this file derived from it) is instantiated in this file
+        or in the scripts that import it, each instance bound to a name that is never handed
+        to a call (where code out of sight might switch its modules)."""
         made = []
         for call in self.analysis.nodes_of(cst.Call):
             value = self.inference.infer(call.func)
@@ -391,11 +391,13 @@ class TrainModeModel:
                     and value.cls.model is self.model:
                 lineage = value.cls is cls or self._plain_lineage(value.cls)
                 if lineage is True or lineage and cls in lineage:
-                    made.append(call)
+                    made.append((call, self.analysis.text))
+        init = self.inference.method_of(cls, "__init__")
+        if init is not None:  # `tester = TesterOTB(frames, weights)` in test.py beside this module
+            made += [(call, other.text) for other, call in self.analysis.callers_elsewhere(init)]
         if not made:
             return False
-        text = self.analysis.text
-        for call in made:
+        for call, text in made:
             statement = call.parent
             if not (isinstance(statement, cst.Assign) and len(statement.targets) == 1
                     and isinstance(statement.targets[0].target, cst.Name)):
@@ -711,6 +713,26 @@ class TrainModeModel:
                          if end.modes.get(key) is _CALLER and end.lookup(source) is _CALLER}
         self._summaries[key] = found
         return found
+
+    def foreign_summary(self, call: cst.Call, function: FunctionInfo, depth: int) -> Optional[_Summary]:
+        """The summary of a module-level function of another module of the project, as that
+        module's analysis finds it, told in this file: what it evaluates, it evaluates at
+        ``call`` (saying where its forward is); a mode it leaves other than the caller's, or
+        weights it loads, are not known here."""
+        other = getattr(function.model, "analysis", None)
+        if other is None or other is self.analysis or function.cls is not None:
+            return None
+        other.model.materialize_all()  # (an imported module's bodies are built on demand: its walk reads them all)
+        other.train_mode.evaluations()  # (its walk of its own code, which the summary's walk reports into)
+        summary = other.train_mode.summary(function, depth)
+        if summary is None or summary.globals or summary.closures:
+            return None
+        evaluates = {relative: (call, f"{context} ({other.location(inner)})", None, (), prediction)
+                     for relative, (inner, context, _node, _calls, prediction) in summary.evaluates.items()}
+        exits = {key: mode if mode is _CALLER else None for key, mode in summary.exits.items()}
+        exits.update((key, None) for key in summary.loads)
+        return _Summary(evaluates=evaluates, exits=exits, trains=summary.trains,
+                        switches_unknown=summary.switches_unknown)
 
     def _star_roots(self, function: FunctionInfo) -> set[str]:
         """The keys of what a call hands ``function`` through its ``*args`` (``*0``, ``*1``..)
@@ -1399,6 +1421,12 @@ class _Walker:
                 else:
                     self.apply(call, function, summary, state)
                 return
+        if function is None and value is not None and value.kind is Kind.EXTERNAL:
+            function = self.inference.project_function(func)  # `evaluate(model, data)` of `from utils import ..`
+        summary = self.owner.foreign_summary(call, function, self.depth) if function is not None else None
+        if summary is not None:
+            self.apply(call, function, summary, state)
+            return
         init = self.owner.plain_init(call)  # a plain class of this file: its `__init__`
         if init is not None:
             summary = self.owner.summary(init, self.depth)

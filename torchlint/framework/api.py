@@ -41,11 +41,11 @@ from torchlint.syntax.nodes import (
     called_name, dotted, imported_module, integer_index, is_false, is_true, keyword, looks_like_size, positional_args,
 )
 from torchlint.syntax.source import LINE_BREAK, line_start
-from torchlint.syntax.walk import is_descendant, iter_nodes, walk
+from torchlint.syntax.walk import enclosing_loops, is_descendant, iter_nodes, walk
 
 __all__ = [
     # the syntax tree: libcst's node classes, walked in source order
-    "cst", "is_descendant", "iter_nodes", "walk", "called_name", "dotted", "imported_module", "integer_index", "is_false", "is_true",
+    "cst", "enclosing_loops", "is_descendant", "iter_nodes", "walk", "called_name", "dotted", "imported_module", "integer_index", "is_false", "is_true",
     "keyword", "looks_like_size", "positional_args",
     "LINE_BREAK", "line_start", "repair_legacy_syntax",
     # what the analysis knows of a value and a name

@@ -90,7 +90,9 @@ class GradientClearing:
         """``receiver.zero_grad()`` clears the parameters of other modules than those of every
         one of ``optimizers``: an optimizer (or a module) whose modules are known and share no
         parameter with the known modules of each stepped optimizer (`optimizer_E.zero_grad()`
-        in a loop that steps `optimizer_D` over `D`)."""
+        in a loop that steps `optimizer_D` over `D`). With no optimizer known, any may clear."""
+        if not optimizers:
+            return False
         value = self.ctx.infer(receiver)
         if value is not None and value.kind is Kind.OPTIMIZER:
             cleared = self.ctx.autograd.optimizer_updates(receiver)

@@ -170,7 +170,8 @@ class LossAccumulation(Rule):
         elif isinstance(total, cst.Name):
             if not lifetime.persists(total, loop):
                 return
-        elif not (isinstance(total, cst.Attribute) and isinstance(total.value, cst.Name)):
+        elif not (isinstance(total, cst.Attribute) and isinstance(total.value, cst.Name)) \
+                or lifetime.attribute_wanted(total):
             return
         value = self.ctx.tensor(added)
         # A loss: in the graph, and 0-dimensional. Collecting per-step outputs of a decoder

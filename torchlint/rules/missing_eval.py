@@ -58,7 +58,10 @@ class MissingEval(Rule):
       model and calls `model.train()` in its training loop leaves it in training mode
       when it was in training mode before (the loop may run or not: training mode either
       way); `train()` (or `train(True)`) is no switch to eval mode, so a class, or a script,
-      that only ever calls `train()` keeps the modules it builds in training mode.
+      that only ever calls `train()` keeps the modules it builds in training mode. A plain
+      class that builds its model in `__init__` (`self.model = Net()`) and never switches
+      it keeps it in training mode in its methods when every instance of it, made in this
+      file or in a script beside it that imports it, stays with the name it is bound to.
 
     In a file that never trains (no backward, no optimizer step anywhere), a model built
     here with trained weights loaded into it (`load_state_dict`, a torchvision builder given
@@ -67,7 +70,9 @@ class MissingEval(Rule):
     of the file it is handed to; reported once a model, where it first runs.
 
     The mode is followed through the statements in the order they run, through both arms
-    of an `if` (both must leave the model in training mode), through loops, and into this
+    of an `if` (both must leave the model in training mode), through loops, into the
+    functions of the project's other modules that the file imports (`heatmap(net, image)` of
+    `from utils import heatmap`, as that module reads it), and into this
     file's functions and methods (`self.validate(loader)`, `run_inference(model, data)`,
     `model.predict(x)`, `model = train_model(model, loader)`, `Evaluator(model, data).run()`,
     a wrapper that passes on its `*args, **kwargs`, `train(epoch)` then `test()` on the

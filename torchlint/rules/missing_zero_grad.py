@@ -6,7 +6,8 @@ from typing import Optional
 
 from torchlint.framework.api import (
     CONFIRMED, NOT_REPRODUCED, Applicability, Bad, Fix, GradientClearing, Kind, Observation, Rule, Step, Value,
-    Verdict, counted_step, cst, edits, every_iteration, is_descendant, loop_calls, unconditional_calls, where,
+    Verdict, FileContext, counted_step, cst, edits, enclosing_loops, every_iteration, is_descendant, loop_calls,
+    unconditional_calls, where,
 )
 
 
@@ -19,6 +20,11 @@ class MissingZeroGrad(Rule):
         "`{step}` in a loop that calls `{backward}` but never clears the gradients: backward adds into "
         "`.grad`, so each step applies the sum of all earlier iterations' gradients; call "
         "`{optimizer}.zero_grad()` once per iteration"
+    )
+    elsewhere_message = (
+        "`{step}` runs on every iteration of a loop in {where} (`{call}`) that calls `{backward}` through "
+        "`{function}`, and nothing clears the gradients: backward adds into `.grad`, so each step applies the sum "
+        "of all earlier iterations' gradients; call `{optimizer}.zero_grad()` in `{function}` before the backward"
     )
     fix = Applicability.UNSAFE
     requires = (r"\.step\s*\(", r"backward")
@@ -42,7 +48,9 @@ class MissingZeroGrad(Rule):
     but not by a condition on the iteration count (`if (i + 1) % k == 0`, accumulation
     on purpose); a function of this file that the loop calls on every iteration and that
     runs the backward and the step counts as the loop's body (`loss = train_step(model,
-    opt, x, y)`, advice only: the names there are its parameters).
+    opt, x, y)`, advice only: the names there are its parameters). The loop may be in a
+    script beside this module that imports the function (`from utils import train_step` in
+    train.py): the finding is then on the step in this module, and names the loop's call.
 
     Anything that may clear them keeps it quiet: a `zero_grad` of any object (the
     optimizer's, a model's, in a branch, in a nested function or closure; not in the
@@ -138,6 +146,39 @@ class MissingZeroGrad(Rule):
 
     def visit_While(self, node: cst.While) -> None:
         self._check_loop(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        """A training step of this module that a script beside it calls on every iteration of
+        its loop (`loss = train_step(model, opt, x, y)` in train.py): the loop is there, the
+        backward and the step here, and neither clears the gradients."""
+        function = self.ctx.model.functions.get(id(node))
+        if function is None or "backward" not in self.ctx.analysis.text[node.start:node.end]:
+            return
+        backwards = [call for call in unconditional_calls(every_iteration(node.body)) if self._is_backward(call)]
+        if not backwards:
+            return
+        exclusive = self.ctx.model.exclusive
+        steps = [(call, found) for call in loop_calls(node.body)
+                 if not any(is_descendant(loop, node) for loop in enclosing_loops(call))
+                 for found in (self._stepped_optimizer(call, node.body),) if found is not None
+                 and any(not exclusive(backward, call) for backward in backwards)
+                 and not self._clearing.may_clear(node.body, [found[1]], depth=0, seen=set(), step=call)]
+        if not steps:
+            return
+        for other, call in self.ctx.analysis.callers_elsewhere(function):
+            loop = next((loop for loop in enclosing_loops(call)
+                         if any(inner is call for inner in unconditional_calls(every_iteration(loop.body)))), None)
+            if loop is None or GradientClearing(FileContext(other)).may_clear(loop, [], depth=0, seen=set(),
+                                                                               skip=call):
+                continue
+            for step, (_optimizer, receiver) in steps:
+                backward = next(backward for backward in backwards if not exclusive(backward, step))
+                optimizer = self.ctx.receiver(receiver)
+                self.report(step, self.elsewhere_message, step=step, where=other.location(call), call=other.snippet(call),
+                            backward=backward, function=f"{function.name}()", optimizer=optimizer,
+                            fix=Fix(Applicability.DISPLAY_ONLY, f"Call `{optimizer}.zero_grad()` in "
+                                                                f"`{function.name}` before the backward", ()))
+            return
 
     @property
     def _clearing(self) -> GradientClearing:

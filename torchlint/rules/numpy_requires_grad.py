@@ -27,6 +27,8 @@ class NumpyRequiresGrad(Rule):
     # A list converted elsewhere is reported where its tensor is appended; numpy raises at the conversion.
     raised_where_used = True
     requires = (r"numpy|sklearn|matplotlib|pandas",)
+    # The conversion may be in a helper of the project (`save_curve(path, losses)` of utils.py).
+    requires_may_be_in_imports = requires
     references = (
         ("torch.Tensor.numpy", "https://pytorch.org/docs/stable/generated/torch.Tensor.numpy.html"),
         ("torch.Tensor.detach", "https://pytorch.org/docs/stable/generated/torch.Tensor.detach.html"),
@@ -39,7 +41,10 @@ class NumpyRequiresGrad(Rule):
     functions that convert the tensors they are given to arrays: numpy's `np.dot`,
     `np.exp`, `np.where`, ..., scikit-learn's metrics, `plt.plot` and the other plots of
     `matplotlib.pyplot` and of its Axes (`axs[0, 0].plot(epochs, losses)` of
-    `fig, axs = plt.subplots(2, 2)`, `fig.add_subplot(..)`), `pd.DataFrame`) where `t` requires grad, as the analysis shows with the place the gradient comes from:
+    `fig, axs = plt.subplots(2, 2)`, `fig.add_subplot(..)`), `pd.DataFrame`, and a function
+    of another module of the project that converts what it is handed that way on every run:
+    `save_curve(path, losses)` of utils.py) where `t` requires grad, as the analysis shows
+    with the place the gradient comes from:
     the output of a module with parameters (`model(x)`, `model.forward(x)`, `self.net(x)`, a model whose class
     another file of the project defines, `from net import Regressor`, its layers read
     there, a model built by `torchvision.models` or `timm.create_model`, the `output` a forward hook receives from
@@ -201,6 +206,9 @@ class NumpyRequiresGrad(Rule):
         if isinstance(func, cst.Attribute) and func.attr.value == "numpy" and not node.args:
             self._report_tensor(node, func.value)
             return
+        for argument in self.ctx.grad_flow.converted_arguments(node):  # `plot_curve(losses)` of utils.py
+            if self._report_tensor(node, argument) or self._report_container(node, argument):
+                return
         qualname = self.ctx.qualname(func) if isinstance(func, (cst.Attribute, cst.Name)) else None
         first = node.args[0].value if node.args and node.args[0].keyword is None and not node.args[0].star else None
         if first is None:
