@@ -579,3 +579,50 @@ trainer = Trainer(nn.Linear(4, 1))
 print(trainer.train_epoch([(torch.randn(8, 4), torch.randn(8, 1)) for _ in range(3)]))
 ''')
     assert project.findings("--no-cache", "--select", "TL401", "trainer.py") == [("trainer.py", 18, 13, "TL401")]
+
+
+LEFT_OFF = '''\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Linear(4, 2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+data = [(torch.randn(8, 4), torch.randint(0, 2, (8,))) for _ in range(3)]
+
+
+def evaluate(batches):
+    torch.set_grad_enabled(False)
+    return sum((model(x).argmax(1) == y).sum().item() for x, y in batches)
+
+
+def train_one_epoch():
+    for x, y in data:
+        loss = nn.functional.cross_entropy(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    print("correct", evaluate(data[:1]))
+
+
+for epoch in range(2):
+    train_one_epoch()
+'''
+
+
+def test_gradients_left_off_by_a_validation_helper_reach_the_next_epoch(project) -> None:
+    """`torch.set_grad_enabled(False)` in `evaluate`, called at the end of an epoch's
+    function, is still in force when the next epoch's backward runs (the first epoch runs;
+    the second raises): TL408 on the switch, the backward named. Switching inside
+    `with torch.no_grad():` instead leaves nothing to report."""
+    pytest.importorskip("torch")
+    project.write("train.py", LEFT_OFF)
+    project.write("fixed.py", LEFT_OFF.replace(
+        "    torch.set_grad_enabled(False)\n    return sum(",
+        "    with torch.no_grad():\n        return sum("))
+    assert project.findings("--no-cache", "--select", "TL408", "train.py") == [("train.py", 11, 5, "TL408")]
+    assert project.findings("--no-cache", "--select", "TL408", "fixed.py") == []
+    bad = subprocess.run([sys.executable, "train.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    assert bad.returncode != 0 and "does not require grad" in bad.stderr, bad.stderr[-500:]
+    fixed = subprocess.run([sys.executable, "fixed.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    assert fixed.returncode == 0, fixed.stderr[-500:]

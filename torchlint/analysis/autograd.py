@@ -1240,20 +1240,59 @@ class AutogradModel:
             switch = self._switches_grad_off(function)
             if switch is None:
                 continue
-            for call in self.inference.calls_of(function):
-                statement = next((a for a in ancestors(call) if isinstance(a, (cst.SimpleStatementLine,
-                                                                               cst.BaseCompoundStatement))), None)
-                block = statement.parent if statement is not None else None
-                if not isinstance(block, (cst.IndentedBlock, cst.Module)) or in_branch(call, statement):
-                    continue
-                for later in block.body[block.body.index(statement) + 1:]:
-                    if _RE_ENABLES_GRAD.search(text, later.start, later.end):
+            # The functions that leave gradients off when they return: this one, and those
+            # that call it as a statement of their own body with nothing turning them on after.
+            leaving = [(function, None)]
+            seen = {id(function)}
+            while leaving:
+                callee, first = leaving.pop(0)
+                for call in self.inference.calls_of(callee):
+                    where = self._left_off_after(call, text)
+                    if where is not None:
+                        found.append(GradLeftOff(switch, function.name, first or call, *where))
+                        leaving = []
                         break
-                    backward = self._backward_in(later)
-                    if backward is not None:
-                        found.append(GradLeftOff(switch, function.name, call, later, backward))
-                        break
+                    caller = self._leaves_off(call, text)
+                    if caller is not None and id(caller) not in seen and len(seen) < 4:
+                        seen.add(id(caller))
+                        leaving.append((caller, first or call))
         return found
+
+    def _left_off_after(self, call: cst.Call, text: str) -> Optional[tuple[cst.CSTNode, cst.Call]]:
+        """A statement that runs a backward after ``call`` (of a function that leaves
+        gradients off), with nothing turning gradients on in between: later in its block, or,
+        in a loop, on the next iteration: (the statement, the backward)."""
+        statement = next((a for a in ancestors(call) if isinstance(a, (cst.SimpleStatementLine,
+                                                                       cst.BaseCompoundStatement))), None)
+        block = statement.parent if statement is not None else None
+        if not isinstance(block, (cst.IndentedBlock, cst.Module)) or in_branch(call, statement):
+            return None
+        for later in block.body[block.body.index(statement) + 1:]:
+            if _RE_ENABLES_GRAD.search(text, later.start, later.end):
+                return None
+            backward = self._backward_in(later)
+            if backward is not None:
+                return later, backward
+        loop = block.parent if isinstance(block, cst.IndentedBlock) else None
+        if isinstance(loop, (cst.For, cst.While)) and not _RE_ENABLES_GRAD.search(text, loop.start, loop.end):
+            for earlier in block.body[:block.body.index(statement) + 1]:  # the next iteration runs them again
+                backward = self._backward_in(earlier)
+                if backward is not None:
+                    return earlier, backward
+        return None
+
+    def _leaves_off(self, call: cst.Call, text: str):
+        """The function of this file whose body has ``call`` as a statement of its own (not in a
+        branch or a loop), with nothing after it that may turn gradients on: it leaves them as
+        ``call`` left them."""
+        statement = next((a for a in ancestors(call) if isinstance(a, (cst.SimpleStatementLine,
+                                                                       cst.BaseCompoundStatement))), None)
+        definition = statement.parent.parent if statement is not None and \
+            isinstance(statement.parent, cst.IndentedBlock) else None
+        if not isinstance(definition, cst.FunctionDef) or not isinstance(statement, cst.SimpleStatementLine) \
+                or in_branch(call, statement) or _RE_ENABLES_GRAD.search(text, statement.end, definition.end):
+            return None
+        return self.model.functions.get(id(definition))
 
     def _switches_grad_off(self, function) -> Optional[cst.Call]:
         """``torch.set_grad_enabled(False)`` as a statement of ``function``'s own body (not in
@@ -1282,7 +1321,8 @@ class AutogradModel:
                     and self.inference.tensor(node.func.value) is not None:
                 return node
             callee = self.local_function(node)
-            if callee is not None:
+            if callee is not None and not _RE_ENABLES_GRAD.search(self.analysis.text, callee.node.start,
+                                                                  callee.node.end):
                 backward = self._runs_backward(callee, 0, set(), strict=True)
                 if backward is not None:
                     return backward
