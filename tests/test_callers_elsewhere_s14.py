@@ -626,3 +626,36 @@ def test_gradients_left_off_by_a_validation_helper_reach_the_next_epoch(project)
     assert bad.returncode != 0 and "does not require grad" in bad.stderr, bad.stderr[-500:]
     fixed = subprocess.run([sys.executable, "fixed.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
     assert fixed.returncode == 0, fixed.stderr[-500:]
+
+
+def test_a_constant_wrapped_in_variable_is_a_plain_attribute_the_move_leaves(project) -> None:
+    """`self.constant = Variable(torch.zeros(1), requires_grad=False)`: `Variable(x)` is `x`,
+    made on the CPU; `model.to(device)` moves parameters and buffers only (TL416, with
+    `register_buffer` as the fix). The buffer leaves nothing to report."""
+    program = '''\
+import torch
+import torch.nn as nn
+from torch.autograd import Variable
+
+
+class Clamp(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.floor = Variable(torch.zeros(1), requires_grad=False)
+
+    def forward(self, x):
+        return torch.max(x, self.floor.expand_as(x))
+
+
+model = nn.Sequential(nn.Linear(4, 4), Clamp()).to(torch.device("meta"))
+print(model(torch.randn(2, 4, device="meta")).shape)
+'''
+    project.write("net.py", program)
+    assert project.findings("--no-cache", "--select", "TL416", "net.py") == [("net.py", 9, 9, "TL416")]
+    project.write("net.py", program.replace("self.floor = Variable(torch.zeros(1), requires_grad=False)",
+                                            "self.register_buffer(\"floor\", torch.zeros(1))"))
+    assert project.findings("--no-cache", "--select", "TL416", "net.py") == []
+    pytest.importorskip("torch")
+    project.write("bad.py", program)
+    bad = subprocess.run([sys.executable, "bad.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    assert bad.returncode != 0 and "device" in bad.stderr, bad.stderr[-500:]

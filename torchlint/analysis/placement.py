@@ -3123,9 +3123,11 @@ class Placement:
                 helper = self._file_function(statement.value.func) if made is None and \
                     isinstance(statement.value, cst.Call) and isinstance(statement.value.func, cst.Name) else None
                 if made is None and not isinstance(statement.value, cst.Call) or helper is not None or (
-                        isinstance(statement.value, cst.Call) and isinstance(statement.value.func, cst.Attribute)):
+                        isinstance(statement.value, cst.Call) and isinstance(statement.value.func, cst.Attribute)) \
+                        or made is None and self.inference.qualname(statement.value.func) in \
+                        torch_api.SAME_TENSOR_WRAPPERS:
                     # `pe = torch.zeros(..); ..; self.pe = pe.unsqueeze(0)`; `self.bias = get_alibi(heads, n)`
-                    # of a helper of the file that makes the tensor it returns.
+                    # of a helper of the file that makes the tensor it returns; `Variable(torch.zeros(1))`.
                     origin = self.cpu_origin(statement.value)
                     within = [method.node] + ([helper.node] if helper is not None else [])
                     if origin is not None and isinstance(origin[0], cst.Call) and (
