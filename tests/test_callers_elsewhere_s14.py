@@ -659,3 +659,54 @@ print(model(torch.randn(2, 4, device="meta")).shape)
     project.write("bad.py", program)
     bad = subprocess.run([sys.executable, "bad.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
     assert bad.returncode != 0 and "device" in bad.stderr, bad.stderr[-500:]
+
+
+FROZEN_BY_THE_TRAINER = '''\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Sequential(nn.Linear(4, 8), nn.ReLU())
+        self.head = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.head(self.backbone(x))
+
+
+class Trainer:
+    def __init__(self, model, lr):
+        self.model = model
+        self.model.requires_grad_(False)
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=lr)
+
+    def step(self, x, y):
+        loss = F.cross_entropy(self.model(x), y)
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+        return loss.item()
+
+
+trainer = Trainer(Classifier(), 0.1)
+print(trainer.step(torch.randn(8, 4), torch.randint(0, 2, (8,))))
+'''
+
+
+def test_a_model_a_trainer_freezes_whole_has_no_graph(project) -> None:
+    """The trainer meant to freeze the backbone and froze `self.model` whole: the loss has no
+    graph and backward raises (TL408 on the freezing line). Freezing the backbone only
+    trains the head and leaves nothing to report."""
+    project.write("bad.py", FROZEN_BY_THE_TRAINER)
+    project.write("fixed.py", FROZEN_BY_THE_TRAINER.replace("self.model.requires_grad_(False)",
+                                                            "self.model.backbone.requires_grad_(False)"))
+    assert project.findings("--no-cache", "--select", "TL408", "bad.py") == [("bad.py", 19, 9, "TL408")]
+    assert project.findings("--no-cache", "--select", "TL408", "fixed.py") == []
+    pytest.importorskip("torch")
+    bad = subprocess.run([sys.executable, "bad.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    assert bad.returncode != 0 and "does not require grad" in bad.stderr, bad.stderr[-500:]
+    fixed = subprocess.run([sys.executable, "fixed.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    assert fixed.returncode == 0, fixed.stderr[-500:]

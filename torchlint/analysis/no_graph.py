@@ -729,7 +729,8 @@ class NoGraph:
                 and callee.function.model is not self.model:
             return self._foreign_call(node, callee.function, depth)
         if callee.kind is Kind.MODULE:
-            frozen = self._frozen_before(node) or self._frozen_by_its_class(node, callee)
+            frozen = self._frozen_before(node) or self._frozen_by_its_class(node, callee) or \
+                self._frozen_attribute(node, callee)
             if frozen is not None:
                 return frozen
         if callee.kind is Kind.MODULE and callee.qualname and torch_api.is_loss_module_class(callee.qualname) \
@@ -835,6 +836,61 @@ class NoGraph:
                                         f"`{cls.name}`")), (cut,))
             return _join([frozen, inputs])
         return None
+
+    def _frozen_attribute(self, call: cst.Call, callee) -> Optional[Proof]:
+        """``self.model(x)`` in a method of a class of this file that builds ``self.model``
+        once, in ``__init__``, where every parameter of it is frozen after it is built: by a
+        statement of that ``__init__`` (`self.model.requires_grad_(False)`, `for p in
+        self.model.parameters(): p.requires_grad = False`, also when both arms of an `if` in
+        the loop do) or by the ``__init__`` of the model's own class; given inputs without a
+        graph, when nothing in the file may turn `requires_grad` back on and nothing gives
+        ``self.model`` new layers."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)) \
+                or _RE_UNFREEZES.search(self.analysis.text):
+            return None
+        method = next((b.scope.function for b in self.model.resolve(func.value) if b.kind is BindingKind.PARAM
+                       and b.scope.function is not None and b.scope.function.self_name == func.value.value
+                       and b.scope.function.kind == "method"), None)
+        cls = method.cls if method is not None else None
+        init = cls.methods.get("__init__") if isinstance(cls, ClassInfo) and cls.model is self.model else None
+        name = func.attr.value
+        assignments = cls.assignments(name) if init is not None else []
+        if init is None or len(assignments) != 1 or assignments[0].function is not init or self._in_hierarchy(cls) \
+                or re.search(rf"\.{re.escape(name)}\s*\.\s*\w+\s*=(?!=)|\.{re.escape(name)}\s*\.\s*add_module",
+                             self._code(cls.node)):
+            return None
+        built = assignments[0].node
+        freezing = None
+        for statement in init.node.body.body:
+            if statement.start > built.start and _freezes_attribute(statement, init.self_name, name):
+                freezing = statement
+                break
+        if freezing is None and callee.cls is not None and isinstance(callee.cls, ClassInfo) \
+                and callee.cls.model is self.model and isinstance(assignments[0].value, cst.Call):
+            made = self.inference.infer(assignments[0].value.func)
+            own_init = callee.cls.methods.get("__init__")
+            if made is not None and made.kind is Kind.CLASS and made.cls is callee.cls and own_init is not None:
+                body = own_init.node.body.body
+                freezing = next((statement for index, statement in enumerate(body)
+                                 if _freezes_attribute(statement, own_init.self_name, None)
+                                 and not any(isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Attribute)
+                                             for later in body[index + 1:] for node in iter_nodes(later))), None)
+        if freezing is None:
+            return None
+        inputs = self._arguments(call, 0)
+        if inputs is None:
+            return None
+        shown = freezing.iter if isinstance(freezing, cst.For) else freezing.body[0].value
+        code, line = self.analysis.snippet(shown), self._line(shown)
+        cut = Cut(shown, f"`{code}` (line {line}), which freezes every parameter of `self.{name}`",
+                  f"is computed by `self.{name}`, whose parameters `{code}` (line {line}) freezes",
+                  f"Freeze only the layers meant to stay fixed, not every parameter of `self.{name}`, so that "
+                  f"the layers to train get gradients", to_change=True)
+        frozen = Proof((Step(call, f"`{{code}}` is computed by `self.{name}`, whose parameters are all frozen"),
+                        Step(shown, f"`{{code}}` turns off `requires_grad` of every parameter of `self.{name}`")),
+                       (cut,))
+        return _join([frozen, inputs])
 
     def _reads_later_in_loop(self, func: cst.Name, reads: list[cst.Name]) -> list[cst.Name]:
         """The reads of the module ``func`` that freeze it, after this call in a loop around
@@ -1171,6 +1227,45 @@ def _freezing_statement(read: cst.Name) -> Optional[cst.CSTNode]:
             if _turns_off_requires_grad(small, target.value):
                 return loop
     return None
+
+
+def _freezes_attribute(statement: cst.CSTNode, self_name: Optional[str], name: Optional[str]) -> bool:
+    """``statement`` turns off `requires_grad` of every parameter of ``self.<name>`` (of
+    ``self`` itself when ``name`` is None): `self.net.requires_grad_(False)`, or a loop over
+    its `parameters()` / `named_parameters()` whose body does it to each, unconditionally or
+    in both arms of an `if`."""
+    def is_holder(node) -> bool:
+        if name is None:
+            return isinstance(node, cst.Name) and node.value == self_name
+        return isinstance(node, cst.Attribute) and node.attr.value == name and \
+            isinstance(node.value, cst.Name) and node.value.value == self_name
+
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+            and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.Call):
+        call = statement.body[0].value
+        return isinstance(call.func, cst.Attribute) and call.func.attr.value == "requires_grad_" and \
+            is_holder(call.func.value) and len(call.args) == 1 and is_false(call.args[0].value)
+    if not isinstance(statement, cst.For) or not isinstance(statement.iter, cst.Call) \
+            or not isinstance(statement.iter.func, cst.Attribute) or not is_holder(statement.iter.func.value):
+        return False
+    method = statement.iter.func.attr.value
+    target = statement.target
+    if method == "named_parameters" and isinstance(target, cst.Tuple) and len(target.elements) == 2:
+        target = target.elements[1].value
+    if method not in ("parameters", "named_parameters") or not isinstance(target, cst.Name):
+        return False
+
+    def turns_off(suite) -> bool:
+        for inner in getattr(suite, "body", ()):
+            if isinstance(inner, cst.SimpleStatementLine) and any(
+                    _turns_off_requires_grad(small, target.value) for small in inner.body):
+                return True
+            if isinstance(inner, cst.If) and isinstance(inner.orelse, cst.Else) and turns_off(inner.body) \
+                    and turns_off(inner.orelse.body):
+                return True
+        return False
+
+    return turns_off(statement.body)
 
 
 def _receiver_of_statement(statement: cst.CSTNode) -> Optional[cst.Name]:
