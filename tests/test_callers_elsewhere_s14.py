@@ -710,3 +710,38 @@ def test_a_model_a_trainer_freezes_whole_has_no_graph(project) -> None:
     assert bad.returncode != 0 and "does not require grad" in bad.stderr, bad.stderr[-500:]
     fixed = subprocess.run([sys.executable, "fixed.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
     assert fixed.returncode == 0, fixed.stderr[-500:]
+
+
+def test_a_branch_written_for_variable_never_runs(project) -> None:
+    """`if type(src) == Variable: x = src.data` was written for PyTorch 0.3: since 0.4 no
+    tensor's type is `Variable`, so `x = src` is what runs and `x.numpy()` raises on a loss
+    that requires grad (TL415). Detaching in the branch that runs leaves nothing to report."""
+    program = '''\
+import numpy as np
+import torch
+import torch.nn as nn
+from torch.autograd import Variable
+
+
+def to_numpy(src):
+    if type(src) == Variable:
+        x = src.data
+    else:
+        x = src
+    return x.cpu().numpy()
+
+
+model = nn.Linear(3, 1)
+loss = model(torch.randn(4, 3)).pow(2).mean()
+loss.backward()
+print(to_numpy(loss))
+'''
+    project.write("bad.py", program)
+    project.write("fixed.py", program.replace("        x = src\n", "        x = src.detach()\n"))
+    assert project.findings("--no-cache", "--select", "TL415", "bad.py") == [("bad.py", 12, 12, "TL415")]
+    assert project.findings("--no-cache", "--select", "TL415", "fixed.py") == []
+    pytest.importorskip("torch")
+    bad = subprocess.run([sys.executable, "bad.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    assert bad.returncode != 0 and "Can't call numpy() on Tensor that requires grad" in bad.stderr, bad.stderr[-500:]
+    fixed = subprocess.run([sys.executable, "fixed.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    assert fixed.returncode == 0, fixed.stderr[-500:]

@@ -632,6 +632,8 @@ class GradFlow:
             return flagged
         found: Optional[GradSource] = None
         for binding in bindings:
+            if binding.node is not None and self.inference.never_runs(binding.node):
+                continue  # `if type(src) == Variable: x = src.data`, written for PyTorch 0.3
             here = self._binding(binding, depth, calls)
             if here is None:
                 return None  # on one path it is not shown to require grad

@@ -31,7 +31,7 @@ from torchlint.syntax import cst
 from torchlint.syntax.nodes import (
     called_name, integer_index, is_true, keyword, looks_like_size, positional_args, tuple_element,
 )
-from torchlint.syntax.walk import iter_nodes, settle_upward
+from torchlint.syntax.walk import ancestors, iter_nodes, settle_upward
 from torchlint.analysis import docstrings, torch_api, torch_facts
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
 from torchlint.analysis.recursion import Answers
@@ -529,6 +529,29 @@ class Inference:
                 if resolved is not None and resolved[0].model.imports_torch:
                     return True
         return False
+
+    def never_runs(self, node: cst.CSTNode) -> bool:
+        """``node`` is in the arm of an ``if`` (or ``elif``) whose test is ``type(x) ==
+        Variable`` (or ``is``): since PyTorch 0.4 a tensor's type is never ``Variable``, so code
+        written for 0.3 (``if type(src) == Variable: x = src.data``) never takes that arm."""
+        analysis = self.model.analysis
+        if analysis is None or "Variable" not in analysis.text:
+            return False
+        for ancestor in ancestors(node):
+            parent = ancestor.parent
+            if isinstance(parent, cst.If) and ancestor is parent.body and self._variable_type_test(parent.test):
+                return True
+        return False
+
+    def _variable_type_test(self, test: cst.BaseExpression) -> bool:
+        if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1 or \
+                not isinstance(test.comparisons[0].operator, (cst.Equal, cst.Is)):
+            return False
+        sides = (test.left, test.comparisons[0].comparator)
+        return any(isinstance(side, cst.Call) and isinstance(side.func, cst.Name) and side.func.value == "type"
+                   and self.qualname(side.func) in (None, "builtins.type") for side in sides) and \
+            any(isinstance(side, (cst.Name, cst.Attribute)) and self.qualname(side) == "torch.autograd.Variable"
+                for side in sides)
 
     def grad_disabled(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The ``with torch.no_grad():`` block, ``@torch.no_grad()`` decorator or
