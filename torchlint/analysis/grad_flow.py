@@ -169,19 +169,11 @@ class GradFlow:
         """The arguments of ``call`` that the function of another module of the project it
         calls converts with numpy on every run (``plot_curve(losses)`` where utils.py's
         ``plot_curve`` runs ``plt.plot(values)``), as that module's analysis reads it."""
-        func = call.func
-        if not call.args or any(arg.star for arg in call.args):
+        if not call.args or any(arg.star for arg in call.args) or not isinstance(call.func, (cst.Name, cst.Attribute)):
             return []
-        function = None
-        if isinstance(func, cst.Name) or isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
-            function = self.inference.project_function(func)  # `save_curve(..)`, `utils.save_curve(..)`
-        if function is None and isinstance(func, cst.Attribute):
-            receiver = self.inference.infer(func.value)  # `plotter.plot(..)` of an imported class
-            if receiver is not None and receiver.kind in (Kind.INSTANCE, Kind.MODULE) \
-                    and isinstance(receiver.cls, ClassInfo) and receiver.cls.model is not self.model:
-                function = self.inference.method_of(receiver.cls, func.attr.value)
-        other = getattr(function.model, "analysis", None) if isinstance(function, FunctionInfo) else None
-        if other is None or other is self.analysis or not isinstance(function.node, cst.FunctionDef):
+        function = self.inference.project_callee(call.func)  # `save_curve(..)`, `plotter.plot(..)`
+        other = self.analysis.defining(function) if function is not None else None
+        if other is None or not isinstance(function.node, cst.FunctionDef):
             return []
         converted = other.grad_flow.converted_parameters(function)
         offset = 1 if function.kind in ("method", "classmethod") else 0
@@ -1137,8 +1129,8 @@ class GradFlow:
         """A call of a function of another module of the project (``from models import
         threshold``): every value it returns requires grad, as that module's analysis sees it
         (without this file's arguments)."""
-        other = getattr(function.model, "analysis", None)
-        if other is None or other is self.analysis:
+        other = self.analysis.defining(function)
+        if other is None:
             return None
         found = self._returns_require(node, function, other.grad_flow, 0, calls)
         return GradSource(node, found.told_in(other), (Step(node, f"`{{code}}` returns what `{function.name}` returns"),),

@@ -710,12 +710,23 @@ class Inference:
         return value.function if value is not None and value.kind is Kind.FUNCTION and \
             isinstance(value.function, FunctionInfo) else None
 
-    def project_class(self, func: cst.BaseExpression) -> Optional[ClassInfo]:
-        """The class of another module of the project that ``func`` names (``Trainer`` of
-        ``from utils import Trainer``)."""
+    def project_callee(self, func: cst.BaseExpression) -> Optional[FunctionInfo]:
+        """The function of another module of the project that a call of ``func`` runs: the
+        function it names (``train_step`` of ``from utils import train_step``), the
+        ``__init__`` of the class it names (``Trainer(..)``), or the method of an instance of
+        a class of another module (``meter.update``, found where the class inherits it)."""
         value = self._project_object(func)
-        return value.cls if value is not None and value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo) \
-            else None
+        if value is not None and value.kind is Kind.FUNCTION and isinstance(value.function, FunctionInfo):
+            return value.function
+        cls, name = (value.cls, "__init__") if value is not None and value.kind is Kind.CLASS else (None, "")
+        if cls is None and isinstance(func, cst.Attribute):
+            receiver = self.infer(func.value)
+            if receiver is not None and receiver.kind in (Kind.INSTANCE, Kind.MODULE):
+                cls, name = receiver.cls, func.attr.value
+        if not isinstance(cls, ClassInfo) or cls.model is self.model:
+            return None
+        method = self.method_of(cls, name)
+        return method if method is not None and method.model is not self.model else None
 
     def _project_object(self, func: cst.BaseExpression) -> Optional[Value]:
         qualname = self.qualname(func)

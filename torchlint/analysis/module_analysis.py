@@ -17,10 +17,10 @@ from torchlint.analysis.autograd import AutogradModel
 from torchlint.analysis.grad_flow import GradFlow
 from torchlint.analysis.inference import Inference
 from torchlint.analysis.placement import Placement
-from torchlint.analysis.module_names import NOT_PROJECT_ROOTS, module_identity, script_folder
-from torchlint.analysis.semantic import BindingKind, ClassInfo, SemanticModel
+from torchlint.analysis.module_names import NOT_PROJECT_ROOTS, module_identity
+from torchlint.analysis.semantic import BindingKind, SemanticModel
 from torchlint.analysis.train_mode import TrainModeModel
-from torchlint.analysis.values import Kind, Step
+from torchlint.analysis.values import Step
 
 if TYPE_CHECKING:
     from torchlint.analysis.project import Project
@@ -88,7 +88,6 @@ class ModuleAnalysis:
         self._appends: Optional[dict[str, list[cst.Call]]] = None  # name -> its `name.append(v)` calls
         self._project_calls: Optional[dict[tuple[Path, str], list[cst.Call]]] = None
         self._callers_elsewhere: dict[str, list[tuple["ModuleAnalysis", cst.Call]]] = {}
-        self._scripts_beside: Optional[Path | bool] = None  # the folder of the scripts that may import it
 
     def all_nodes(self) -> list:
         """Every node of the module in evaluation order (the order ``walk`` enters them): one
@@ -228,6 +227,12 @@ class ModuleAnalysis:
         return [call.args[0] for call in self._appends.get(binding.name, ())
                 if binding in self.model.resolve(call.func.value)]
 
+    def defining(self, info) -> Optional["ModuleAnalysis"]:
+        """The analysis of the other module of the project that defines ``info`` (a function
+        or a class), or None when this module defines it or it has none."""
+        other = getattr(info.model, "analysis", None)
+        return other if other is not self else None
+
     # --- the scripts that import it ---------------------------------------------------
 
     def callers_elsewhere(self, function) -> list[tuple["ModuleAnalysis", cst.Call]]:
@@ -247,12 +252,7 @@ class ModuleAnalysis:
         found = self._callers_elsewhere.get(key)
         if found is None:
             found = self._callers_elsewhere[key] = []
-            if self._scripts_beside is None:
-                self._scripts_beside = script_folder(path) or False
-            folder = self._scripts_beside
-            for other_path in project.importers(path, _ANY_TEXT, consumer=path, folder=folder) if folder else ():
-                if os.path.isfile(other_path.parent / "__init__.py"):
-                    continue
+            for other_path in project.importing_scripts(path, consumer=path):
                 other = project.analysis(other_path, consumer=path)
                 if other is not None:
                     found += [(other, call) for call in other.project_calls().get((path, key), ())]
@@ -265,21 +265,10 @@ class ModuleAnalysis:
         instance of the class (the method found where the class inherits it)."""
         if self._project_calls is None:
             self._project_calls = {}
-            inference = self.inference
             for call in self.nodes_of(cst.Call):
-                func = call.func
-                if not isinstance(func, (cst.Name, cst.Attribute)):
-                    continue
-                function = inference.project_function(func)
-                if function is None:
-                    cls = inference.project_class(func)
-                    if cls is not None:
-                        function = _foreign_method(inference, cls, "__init__", self.model)
-                    elif isinstance(func, cst.Attribute):
-                        receiver = inference.infer(func.value)
-                        if receiver is not None and receiver.kind in (Kind.INSTANCE, Kind.MODULE):
-                            function = _foreign_method(inference, receiver.cls, func.attr.value, self.model)
-                defining = getattr(function.model, "analysis", None) if function is not None else None
+                function = self.inference.project_callee(call.func) \
+                    if isinstance(call.func, (cst.Name, cst.Attribute)) else None
+                defining = self.defining(function) if function is not None else None
                 if defining is not None and defining.file_path is not None:
                     name = f"{function.cls.name}.{function.name}" if function.cls is not None else function.name
                     self._project_calls.setdefault((defining.file_path, name), []).append(call)
@@ -308,10 +297,6 @@ class ModuleAnalysis:
         return False
 
 
-# Every importer's text: which of its calls are of the function is read from its calls.
-_ANY_TEXT = re.compile("")
-
-
 def _run_unseen(method) -> bool:
     """Python runs the method ``method`` where no call names it: a special method (but
     ``__init__``, named by the class), or the ``forward`` of a module (``model(x)``)."""
@@ -319,11 +304,3 @@ def _run_unseen(method) -> bool:
     return name.startswith("__") and name.endswith("__") and name != "__init__" or \
         name == "forward" and bool(method.cls.node.bases)
 
-
-def _foreign_method(inference: Inference, cls, name: str, model: SemanticModel):
-    """The method ``name`` that instances of ``cls``, a class of another module, run (its
-    own or inherited), or None."""
-    if not isinstance(cls, ClassInfo) or cls.model is model:
-        return None
-    method = inference.method_of(cls, name)
-    return method if method is not None and method.model is not model else None

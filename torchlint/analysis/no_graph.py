@@ -811,7 +811,8 @@ class NoGraph:
         body = init.node.body.body
         for index, statement in enumerate(body):
             receiver = _receiver_of_statement(statement)
-            if receiver is None or receiver.value != init.self_name or _freezing_statement(receiver) is None:
+            if not isinstance(receiver, cst.Name) or receiver.value != init.self_name \
+                    or _freezing_statement(receiver) is None:
                 continue
             if any(isinstance(node, (cst.Return, cst.Raise))
                    for earlier in body[:index] for node in iter_nodes(earlier)) \
@@ -1139,8 +1140,8 @@ class NoGraph:
         the function returns has none once its parameters have none (it computes only from
         them, numbers and attributes without a graph). A graph cut inside it is that
         module's to report."""
-        other = getattr(function.model, "analysis", None) if function is not None else None
-        if other is None or other is self.analysis or not isinstance(function.node, cst.FunctionDef):
+        other = self.analysis.defining(function) if function is not None else None
+        if other is None or not isinstance(function.node, cst.FunctionDef):
             return None
         other.model.materialize(function)  # (an imported module's bodies are built on demand)
         if function.is_generator or not function.returns or any(arg.star for arg in node.args):
@@ -1200,11 +1201,12 @@ def _plain_class(cls) -> bool:
         isinstance(base.value, cst.Name) and base.value.value == "object" for base in cls.node.bases)
 
 
-def _freezing_statement(read: cst.Name) -> Optional[cst.CSTNode]:
-    """The statement around this read of ``model`` that freezes all its parameters: the loop
-    `for p in model.parameters():` (or `named_parameters()`) whose body sets
-    `p.requires_grad = False` (or calls `p.requires_grad_(False)`) unconditionally, or the
-    line `model.requires_grad_(False)`."""
+def _freezing_statement(read: cst.BaseExpression, both_arms: bool = False) -> Optional[cst.CSTNode]:
+    """The statement around this read of a module (``model``, ``self.net``) that freezes all
+    its parameters: the loop `for p in model.parameters():` (or `named_parameters()`) whose
+    body sets `p.requires_grad = False` (or calls `p.requires_grad_(False)`) unconditionally
+    (or, with ``both_arms``, in both arms of an `if` of the body), or the line
+    `model.requires_grad_(False)`."""
     attribute = read.parent
     call = attribute.parent if isinstance(attribute, cst.Attribute) and attribute.value is read else None
     if not isinstance(call, cst.Call) or call.func is not attribute:
@@ -1212,8 +1214,8 @@ def _freezing_statement(read: cst.Name) -> Optional[cst.CSTNode]:
     method = attribute.attr.value
     if method == "requires_grad_":
         line = call.parent.parent
-        return line if isinstance(line, cst.SimpleStatementLine) and \
-            _turns_off_requires_grad(call.parent, read.value) else None
+        return line if isinstance(line, cst.SimpleStatementLine) and isinstance(call.parent, cst.Expr) and \
+            len(call.args) == 1 and is_false(call.args[0].value) else None
     loop = call.parent
     if method not in ("parameters", "named_parameters") or not isinstance(loop, cst.For) or loop.iter is not call:
         return None
@@ -1222,11 +1224,20 @@ def _freezing_statement(read: cst.Name) -> Optional[cst.CSTNode]:
         target = target.elements[1].value
     if not isinstance(target, cst.Name):
         return None
-    for statement in loop.body.body:
-        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
-            if _turns_off_requires_grad(small, target.value):
-                return loop
-    return None
+    return loop if _turns_off_each(loop.body, target.value, both_arms) else None
+
+
+def _turns_off_each(suite: cst.CSTNode, name: str, both_arms: bool) -> bool:
+    """A statement of ``suite`` turns off `requires_grad` of ``name`` (with ``both_arms``,
+    also an `if` whose arms both do)."""
+    for statement in getattr(suite, "body", ()):
+        if isinstance(statement, cst.SimpleStatementLine) and any(
+                _turns_off_requires_grad(small, name) for small in statement.body):
+            return True
+        if both_arms and isinstance(statement, cst.If) and isinstance(statement.orelse, cst.Else) \
+                and _turns_off_each(statement.body, name, True) and _turns_off_each(statement.orelse.body, name, True):
+            return True
+    return False
 
 
 def _freezes_attribute(statement: cst.CSTNode, self_name: Optional[str], name: Optional[str]) -> bool:
@@ -1234,41 +1245,16 @@ def _freezes_attribute(statement: cst.CSTNode, self_name: Optional[str], name: O
     ``self`` itself when ``name`` is None): `self.net.requires_grad_(False)`, or a loop over
     its `parameters()` / `named_parameters()` whose body does it to each, unconditionally or
     in both arms of an `if`."""
-    def is_holder(node) -> bool:
-        if name is None:
-            return isinstance(node, cst.Name) and node.value == self_name
-        return isinstance(node, cst.Attribute) and node.attr.value == name and \
-            isinstance(node.value, cst.Name) and node.value.value == self_name
-
-    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
-            and isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.Call):
-        call = statement.body[0].value
-        return isinstance(call.func, cst.Attribute) and call.func.attr.value == "requires_grad_" and \
-            is_holder(call.func.value) and len(call.args) == 1 and is_false(call.args[0].value)
-    if not isinstance(statement, cst.For) or not isinstance(statement.iter, cst.Call) \
-            or not isinstance(statement.iter.func, cst.Attribute) or not is_holder(statement.iter.func.value):
-        return False
-    method = statement.iter.func.attr.value
-    target = statement.target
-    if method == "named_parameters" and isinstance(target, cst.Tuple) and len(target.elements) == 2:
-        target = target.elements[1].value
-    if method not in ("parameters", "named_parameters") or not isinstance(target, cst.Name):
-        return False
-
-    def turns_off(suite) -> bool:
-        for inner in getattr(suite, "body", ()):
-            if isinstance(inner, cst.SimpleStatementLine) and any(
-                    _turns_off_requires_grad(small, target.value) for small in inner.body):
-                return True
-            if isinstance(inner, cst.If) and isinstance(inner.orelse, cst.Else) and turns_off(inner.body) \
-                    and turns_off(inner.orelse.body):
-                return True
-        return False
-
-    return turns_off(statement.body)
+    holder = _receiver_of_statement(statement)
+    if name is None:
+        held = isinstance(holder, cst.Name) and holder.value == self_name
+    else:
+        held = isinstance(holder, cst.Attribute) and holder.attr.value == name and \
+            isinstance(holder.value, cst.Name) and holder.value.value == self_name
+    return held and _freezing_statement(holder, both_arms=True) is statement
 
 
-def _receiver_of_statement(statement: cst.CSTNode) -> Optional[cst.Name]:
+def _receiver_of_statement(statement: cst.CSTNode) -> Optional[cst.BaseExpression]:
     """``m`` of the statement ``for p in m.parameters():`` or ``m.requires_grad_(False)``."""
     call = None
     if isinstance(statement, cst.For):
@@ -1276,7 +1262,7 @@ def _receiver_of_statement(statement: cst.CSTNode) -> Optional[cst.Name]:
     elif isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
             and isinstance(statement.body[0], cst.Expr):
         call = statement.body[0].value
-    if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name):
+    if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute):
         return call.func.value
     return None
 

@@ -28,7 +28,6 @@ comes from the facts in ``torch_api``; this module knows only what flows where.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Optional
@@ -37,7 +36,6 @@ from torchlint.syntax import cst
 from torchlint.syntax.nodes import dotted, keyword
 from torchlint.syntax.walk import ancestors, enclosing_code, in_branch, iter_nodes
 from torchlint.analysis import torch_api, torch_facts
-from torchlint.analysis.module_names import script_folder
 from torchlint.analysis.semantic import Binding, BindingKind, ClassInfo, FunctionInfo
 from torchlint.analysis.values import Kind
 
@@ -1468,8 +1466,8 @@ class Placement:
         another module of the project the class is imported from (``from models import Net``)."""
         if cls.model is self.model:
             return self
-        other = getattr(cls.model, "analysis", None)
-        if other is None or other is self.analysis:
+        other = self.analysis.defining(cls)
+        if other is None:
             return None
         cls.model.materialize_methods(cls)  # (a module another file imports: its bodies are built on demand)
         return other.placement
@@ -1752,13 +1750,10 @@ class Placement:
         device (``model = Net().to(device)`` in train.py, after ``from models import Net``),
         and the classes they build: (the class, the move, where the move is)."""
         project, path = self.inference.project, self.analysis.file_path
-        folder = script_folder(path) if project is not None and path is not None else None
-        if folder is None:
+        if project is None or path is None:
             return []
         moved_there: dict[str, tuple] = {}  # class name -> (the move, the module it is in)
-        for other_path in project.importers(path, _MOVES, consumer=path, folder=folder):
-            if os.path.isfile(other_path.parent / "__init__.py"):
-                continue  # a module of a package, not a script
+        for other_path in project.importing_scripts(path, _MOVES, consumer=path):
             other = project.analysis(other_path, consumer=path)
             for moved, move in (other.placement.imported_moves() if other is not None else ()):
                 if getattr(moved.model.analysis, "file_path", None) == path:

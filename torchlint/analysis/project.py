@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax.source import UnreadableSource, decode, read_bytes
 from torchlint.analysis.exports import MAY_STAR_IMPORT, STAR_IMPORT, Exports, Import, import_words, imports_of, may_rename, summarize
-from torchlint.analysis.module_names import KNOWN_ROOTS, NOT_PROJECT_ROOTS, module_identity
+from torchlint.analysis.module_names import KNOWN_ROOTS, NOT_PROJECT_ROOTS, module_identity, script_folder
 
 if TYPE_CHECKING:
     from torchlint.syntax import cst
@@ -94,6 +94,7 @@ class Project:
         self._trees: dict[Path, _Tree] = {}
         self._scanned: defaultdict[Path, set[Path]] = defaultdict(set)
         self._text_has: dict[tuple[Path, str], bool] = {}  # (file, pattern) -> whether its text has it
+        self._script_folders: dict[Path, Optional[Path]] = {}  # module -> the folder of its scripts
         # The answers of the name resolution under way (see _followed); None between them.
         self._followed_memo: Optional[dict] = None
 
@@ -318,21 +319,29 @@ class Project:
                 found.append((other, ""))
         return found
 
-    def importers(self, path: Path, having: re.Pattern, consumer: Optional[Path] = None,
-                  folder: Optional[Path] = None) -> list[Path]:
-        """The other modules of the package tree of ``path`` (or of the tree of ``folder``)
-        whose imports name its module (``from models import Net`` for models.py) and whose
-        text has ``having``."""
+    def importing_scripts(self, path: Path, having: Optional[re.Pattern] = None,
+                          consumer: Optional[Path] = None) -> list[Path]:
+        """The scripts whose imports name the module at ``path`` (``from models import Net``
+        in train.py for models.py) and whose text has ``having``, found in the folder of the
+        scripts that may import it (``script_folder``): none for a library, and never a module
+        of a package, which is no entry point."""
         path = Path(os.path.abspath(path))
+        if path not in self._script_folders:
+            self._script_folders[path] = script_folder(path)
+        folder = self._script_folders[path]
+        if folder is None:
+            return []
         found = []
-        for other in self._tree(folder or package_tree(path), consumer).importing(path.stem):
-            key = (other, having.pattern)
-            if key not in self._text_has:
+        for other in self._tree(folder, consumer).importing(path.stem):
+            if other == path or os.path.isfile(other.parent / "__init__.py"):
+                continue
+            key = (other, having.pattern) if having is not None else None
+            if key is not None and key not in self._text_has:
                 try:
                     self._text_has[key] = bool(having.search(decode(_module_bytes(other)).text))
                 except (UnreadableSource, ValueError, LookupError):
                     self._text_has[key] = False
-            if other != path and self._text_has[key]:
+            if key is None or self._text_has[key]:
                 found.append(other)
         return found
 

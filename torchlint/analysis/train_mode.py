@@ -719,8 +719,8 @@ class TrainModeModel:
         module's analysis finds it, told in this file: what it evaluates, it evaluates at
         ``call`` (saying where its forward is); a mode it leaves other than the caller's, or
         weights it loads, are not known here."""
-        other = getattr(function.model, "analysis", None)
-        if other is None or other is self.analysis or function.cls is not None:
+        other = self.analysis.defining(function)
+        if other is None or function.cls is not None:
             return None
         other.model.materialize_all()  # (an imported module's bodies are built on demand: its walk reads them all)
         other.train_mode.evaluations()  # (its walk of its own code, which the summary's walk reports into)
@@ -852,7 +852,7 @@ class TrainModeModel:
         value = None if registry or len(built) > 1 else self.inference.infer(expression)
         if value is not None and value.kind is Kind.MODULE and isinstance(value.cls, ClassInfo) \
                 and value.cls.model is not self.model:
-            return self._foreign_module_layer(expression, value.cls, depth + 1)
+            return self._imported_class_layer(expression, value.cls, depth + 1)  # (built where this file is not)
         if value is not None and value.kind is Kind.MODULE and isinstance(value.cls, ClassInfo):
             found = self._class_layer(value.cls, depth + 1)
             if found is not None and found[2] is None and self._built_off(built, found[0], value.cls, depth):
@@ -867,26 +867,6 @@ class TrainModeModel:
                 return None  # built on another path as a model without such a layer (`DCGAN_G_nobn(..)`)
             first = first or found
         return first
-
-    def _foreign_module_layer(self, expression: cst.BaseExpression, cls: ClassInfo, depth: int) -> Optional[tuple]:
-        """A module of a class of another module of the project handed to this one (`self.model`
-        of a trainer that train.py builds as `Trainer(UNet3D(), ..)`): a layer its class builds,
-        as that module's analysis finds it, unless an argument of the construction (not seen
-        here) may turn it off (`nn.Dropout(p=dropout)`)."""
-        other = getattr(cls.model, "analysis", None)
-        if other is None or other is self.analysis or depth > _MAX_LAYER_DEPTH:
-            return None
-        found = other.train_mode._class_layer(cls, depth)
-        if found is None:
-            return None
-        layer = found[0]
-        qualname = other.inference.qualname(layer.func) if isinstance(layer, cst.Call) else None
-        qualname = torch_api.normalize(qualname) if qualname is not None else None
-        if found[2] is None and qualname in torch_api.TRAIN_MODE_LAYERS:
-            argument, starred = _switch_argument(layer, qualname)
-            if starred or isinstance(argument, cst.Name):
-                return None
-        return expression, found[1], found[2] or other.render(Step(layer, "`{code}`"))
 
     def _rewraps(self, value: cst.Call, expression: cst.BaseExpression) -> bool:
         """``value`` wraps the module ``expression`` already holds (`self.net =
@@ -1080,18 +1060,32 @@ class TrainModeModel:
             return None
         return cls
 
-    def _imported_class_layer(self, call: cst.Call, cls: ClassInfo, depth: int) -> Optional[tuple]:
-        """``Net()`` of a class imported from another module of the project (``from models
-        import Net``): a layer its code builds, found by that module's own analysis; the
-        layer is then this construction, with where the layer is written."""
-        other = getattr(cls.model, "analysis", None)
-        if other is None or other is self.analysis or depth > _MAX_LAYER_DEPTH:
+    def _imported_class_layer(self, node: cst.BaseExpression, cls: ClassInfo, depth: int) -> Optional[tuple]:
+        """A layer that ``cls``, a module class of another module of the project, builds, found
+        by that module's own analysis; the layer is then ``node``, with where it is written.
+        ``node`` is the construction (``Net()`` of ``from models import Net``), and one that
+        turns the layer off (``Net(dropout=0.0)``) has none; or a model built where this file
+        does not see it (``self.model`` of a trainer that train.py builds as ``Trainer(UNet3D(),
+        ..)``), which has none when an argument of its construction may turn it off
+        (``nn.Dropout(p=dropout)``)."""
+        other = self.analysis.defining(cls)
+        if other is None or depth > _MAX_LAYER_DEPTH:
             return None
         found = other.train_mode._class_layer(cls, depth)
-        if found is None or other.train_mode.switched_off(found[0], cls, call):
+        if found is None:
             return None
-        where = found[2] or other.render(Step(found[0], "`{code}`"))
-        return call, found[1], where
+        layer = found[0]
+        if isinstance(node, cst.Call):
+            if other.train_mode.switched_off(layer, cls, node):
+                return None
+        elif found[2] is None and isinstance(layer, cst.Call):
+            qualname = other.inference.qualname(layer.func)
+            qualname = torch_api.normalize(qualname) if qualname is not None else None
+            if qualname in torch_api.TRAIN_MODE_LAYERS:
+                argument, starred = _switch_argument(layer, qualname)
+                if starred or isinstance(argument, cst.Name):
+                    return None
+        return node, found[1], found[2] or other.render(Step(layer, "`{code}`"))
 
     def switched_off(self, layer: cst.CSTNode, cls: ClassInfo, construction: cst.Call) -> bool:
         """The layer ``layer`` of ``cls`` (a class of this module) reads its switch from a
