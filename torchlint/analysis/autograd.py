@@ -1262,8 +1262,7 @@ class AutogradModel:
         """A statement that runs a backward after ``call`` (of a function that leaves
         gradients off), with nothing turning gradients on in between: later in its block, or,
         in a loop, on the next iteration: (the statement, the backward)."""
-        statement = next((a for a in ancestors(call) if isinstance(a, (cst.SimpleStatementLine,
-                                                                       cst.BaseCompoundStatement))), None)
+        statement = _statement_of(call)
         block = statement.parent if statement is not None else None
         if not isinstance(block, (cst.IndentedBlock, cst.Module)) or in_branch(call, statement):
             return None
@@ -1285,8 +1284,7 @@ class AutogradModel:
         """The function of this file whose body has ``call`` as a statement of its own (not in a
         branch or a loop), with nothing after it that may turn gradients on: it leaves them as
         ``call`` left them."""
-        statement = next((a for a in ancestors(call) if isinstance(a, (cst.SimpleStatementLine,
-                                                                       cst.BaseCompoundStatement))), None)
+        statement = _statement_of(call)
         definition = statement.parent.parent if statement is not None and \
             isinstance(statement.parent, cst.IndentedBlock) else None
         if not isinstance(definition, cst.FunctionDef) or not isinstance(statement, cst.SimpleStatementLine) \
@@ -2140,3 +2138,9 @@ def zipped_iterable(model, value: cst.BaseExpression, path: tuple) -> Optional[c
     if value.func.value == "enumerate" and path[0] == 1 and len(value.args) == 1:
         return value.args[0].value
     return None
+
+
+def _statement_of(node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    """The statement ``node`` is part of: its line, or the compound statement it heads."""
+    return next((a for a in ancestors(node) if isinstance(a, (cst.SimpleStatementLine, cst.BaseCompoundStatement))),
+                None)

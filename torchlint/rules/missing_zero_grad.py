@@ -154,6 +154,9 @@ class MissingZeroGrad(Rule):
         function = self.ctx.model.functions.get(id(node))
         if function is None or "backward" not in self.ctx.analysis.text[node.start:node.end]:
             return
+        callers = self.ctx.analysis.callers_elsewhere(function)
+        if not callers:
+            return
         backwards = [call for call in unconditional_calls(every_iteration(node.body)) if self._is_backward(call)]
         if not backwards:
             return
@@ -165,7 +168,7 @@ class MissingZeroGrad(Rule):
                  and not self._clearing.may_clear(node.body, [found[1]], depth=0, seen=set(), step=call)]
         if not steps:
             return
-        for other, call in self.ctx.analysis.callers_elsewhere(function):
+        for other, call in callers:
             loop = next((loop for loop in enclosing_loops(call)
                          if any(inner is call for inner in unconditional_calls(every_iteration(loop.body)))), None)
             if loop is None or GradientClearing(FileContext(other)).may_clear(loop, [], depth=0, seen=set(),
