@@ -851,7 +851,7 @@ class TrainModeModel:
         # (a registry: which class is not known; several constructions: each is looked at)
         value = None if registry or len(built) > 1 else self.inference.infer(expression)
         if value is not None and value.kind is Kind.MODULE and isinstance(value.cls, ClassInfo) \
-                and value.cls.model is not self.model:
+                and value.cls.model is not self.model and not built:
             return self._imported_class_layer(expression, value.cls, depth + 1)  # (built where this file is not)
         if value is not None and value.kind is Kind.MODULE and isinstance(value.cls, ClassInfo):
             found = self._class_layer(value.cls, depth + 1)
