@@ -1250,6 +1250,10 @@ class _Walker:
             state.forget_value(key)  # `self.outputs = []` in a trainer's method: `self` keeps its mode
         elif mode is None:
             state.forget(key)
+        elif "." in key and isinstance(mode, Train) and mode.built \
+                and isinstance(state.lookup(key.rsplit(".", 1)[0]), Train):
+            state.forget_value(key)  # `model.fc = nn.Linear(512, 10)`: a new head in training mode, like its model
+            state.modes[key] = mode
         else:
             state.set(key, mode)
         if self.summary is not None:

@@ -1,0 +1,69 @@
+"""Issue 41, session 15: shapes of everyday training code that the rules had not met.
+
+- Fine-tuning replaces the head of a model (``model.fc = nn.Linear(512, 10)``, as the transfer
+  learning tutorial does): the new head is a module in training mode, like the model it is put
+  in, so the model stays in training mode; it was forgotten, and an evaluation without
+  ``model.eval()`` after fine-tuning went unreported (TL414).
+
+Each bad program runs under torch and shows the bug; its fixed twin runs and has no finding.
+Real files through the real CLI."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+FINE_TUNED = '''\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+
+
+class Backbone(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(nn.Linear(12, 32), nn.BatchNorm1d(32), nn.ReLU())
+        self.fc = nn.Linear(32, 1000)
+
+    def forward(self, x):
+        return self.fc(self.features(x))
+
+
+model = Backbone()
+model.fc = nn.Linear(32, 3)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+data = [(torch.randn(16, 12), torch.randint(0, 3, (16,))) for _ in range(4)]
+for epoch in range(3):
+    for inputs, labels in data:
+        optimizer.zero_grad()
+        nn.functional.cross_entropy(model(inputs), labels).backward()
+        optimizer.step()
+
+test_inputs = data[0][0]
+outputs = model(test_inputs)
+_, predicted = torch.max(outputs.data, 1)
+print(predicted.tolist())
+if not torch.allclose(outputs.data[:2], model(test_inputs[:2]).data):
+    print("BUG: the predictions depend on the batch: BatchNorm in training mode")
+'''
+
+
+def test_a_model_whose_head_was_replaced_stays_in_training_mode(project) -> None:
+    project.write("bad.py", FINE_TUNED)
+    assert project.findings("--no-cache", "--select", "TL414", "bad.py") == [
+        ("bad.py", 28, 11, "TL414"), ("bad.py", 31, 41, "TL414")]
+    fixed = FINE_TUNED.replace("test_inputs = data", "model.eval()\ntest_inputs = data")
+    project.write("fixed.py", fixed)
+    assert project.findings("--no-cache", "--select", "TL414", "fixed.py") == []
+    bad = subprocess.run([sys.executable, "bad.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    assert "BUG" in bad.stdout, bad.stderr
+    good = subprocess.run([sys.executable, "fixed.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    assert good.returncode == 0 and "BUG" not in good.stdout, good.stderr
+
+
+def test_a_head_put_into_a_model_in_eval_mode_is_not_reported(project) -> None:
+    evaluated = FINE_TUNED.replace("model.fc = nn.Linear(32, 3)\n", "model.eval()\nmodel.fc = nn.Linear(32, 3)\n") \
+        .replace("for epoch in range(3):", "for epoch in range(0):")
+    project.write("eval_first.py", evaluated)
+    assert project.findings("--no-cache", "--select", "TL414", "eval_first.py") == []
