@@ -4,6 +4,11 @@
   learning tutorial does): the new head is a module in training mode, like the model it is put
   in, so the model stays in training mode; it was forgotten, and an evaluation without
   ``model.eval()`` after fine-tuning went unreported (TL414).
+- A feature pyramid's blocks are kept in an ``nn.ModuleList`` and called in a comprehension
+  over it (``lateral_conv(x) for i, lateral_conv in enumerate(self.lateral_convs)``) or by index
+  (``self.fpn_convs[i](x)``): what each block does to autograd (its forward ends in a ReLU,
+  which saves its output) was known for ``self.block`` but not for the items of a container,
+  so ``laterals[i - 1] += ..`` went unreported (TL409).
 
 Each bad program runs under torch and shows the bug; its fixed twin runs and has no finding.
 Real files through the real CLI."""
@@ -67,3 +72,74 @@ def test_a_head_put_into_a_model_in_eval_mode_is_not_reported(project) -> None:
         .replace("for epoch in range(3):", "for epoch in range(0):")
     project.write("eval_first.py", evaluated)
     assert project.findings("--no-cache", "--select", "TL414", "eval_first.py") == []
+
+
+NECK = '''\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class ConvBlock(nn.Module):
+    def __init__(self, channels):
+        super().__init__()
+        self.conv = nn.Conv2d(channels, channels, 1)
+
+    def forward(self, x):
+        return F.relu(self.conv(x))
+
+
+class Neck(nn.Module):
+    def __init__(self, levels=3):
+        super().__init__()
+        self.lateral_convs = nn.ModuleList([ConvBlock(4) for _ in range(levels)])
+        self.fpn_convs = nn.ModuleList()
+        for _ in range(levels):
+            self.fpn_convs.append(ConvBlock(4))
+
+    def forward(self, inputs):
+        laterals = [lateral_conv(inputs[i]) for i, lateral_conv in enumerate(self.lateral_convs)]
+        for i in range(len(laterals) - 1, 0, -1):
+            laterals[i - 1] += laterals[i]
+        outs = [self.fpn_convs[i](laterals[i]) for i in range(len(laterals))]
+        for i in range(len(outs) - 1):
+            outs[i + 1] += outs[i]
+        return outs
+
+
+neck = Neck()
+optimizer = torch.optim.SGD(neck.parameters(), lr=0.1)
+features = [torch.randn(2, 4, 8, 8) for _ in range(3)]
+loss = sum(out.pow(2).mean() for out in neck(features))
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+print(loss.item())
+'''
+
+
+def test_items_of_a_module_list_of_blocks_ending_in_relu_are_saved(project) -> None:
+    """The blocks of an ``nn.ModuleList`` (built from a comprehension, or appended one by one)
+    are reached through the loop over it and through an index: their forward ends in a ReLU,
+    which saves its output, and ``+=`` on the list items overwrites it (TL409)."""
+    project.write("bad.py", NECK)
+    assert project.findings("--no-cache", "--select", "TL409", "bad.py") == [
+        ("bad.py", 26, 13, "TL409"), ("bad.py", 29, 13, "TL409")]
+    fixed = NECK.replace("laterals[i - 1] += laterals[i]", "laterals[i - 1] = laterals[i - 1] + laterals[i]") \
+        .replace("outs[i + 1] += outs[i]", "outs[i + 1] = outs[i + 1] + outs[i]")
+    project.write("fixed.py", fixed)
+    assert project.findings("--no-cache", "--select", "TL409", "fixed.py") == []
+    bad = subprocess.run([sys.executable, "bad.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    assert "modified by an inplace operation" in bad.stderr
+    good = subprocess.run([sys.executable, "fixed.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    assert good.returncode == 0, good.stderr
+
+
+def test_a_module_list_of_layers_that_keep_their_input_is_not_reported(project) -> None:
+    """Blocks ending in a convolution keep their input, not their output: ``+=`` on the items
+    writes nothing saved, runs, and is not reported."""
+    plain = NECK.replace("return F.relu(self.conv(x))", "return self.conv(F.relu(x))")
+    project.write("plain.py", plain)
+    assert project.findings("--no-cache", "--select", "TL409", "plain.py") == []
+    ran = subprocess.run([sys.executable, "plain.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    assert ran.returncode == 0, ran.stderr

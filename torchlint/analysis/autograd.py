@@ -1055,15 +1055,66 @@ class AutogradModel:
         values: list[cst.BaseExpression] = []
         if isinstance(expression, cst.Name):
             bindings = self.model.resolve(expression)
+            if len(bindings) == 1 and bindings[0].iterates and bindings[0].value is not None:
+                # `for conv in self.convs`, `[conv(x) for i, conv in enumerate(self.convs)]`
+                held = bindings[0].value
+                iterated = zipped_iterable(self.model, held, bindings[0].path) if bindings[0].path else held
+                return self._element_behaviour(iterated, depth) if iterated is not None else None
             if not bindings or any(b.kind is not BindingKind.ASSIGN or b.value is None or b.path for b in bindings):
                 return None
             values = [b.value for b in bindings]
+        elif isinstance(expression, cst.Subscript) and len(expression.slice) == 1 \
+                and isinstance(expression.slice[0].slice, cst.Index):
+            return self._element_behaviour(expression.value, depth)  # `self.convs[i]`
         elif isinstance(expression, cst.Attribute) and isinstance(expression.value, cst.Name):
             cls = self._self_class(expression.value)
             if cls is None:
                 return None
             values = [a.value for a in _held(cls, expression)]
         return _agreed([self._behaviour(value, depth + 1) for value in values])
+
+    def _element_behaviour(self, container: cst.BaseExpression, depth: int) -> Optional[ModuleBehaviour]:
+        """What every module held by the container ``container`` does (``self.convs`` of
+        ``nn.ModuleList([Conv(c) for c in channels])``, or of ``nn.ModuleList()`` filled by
+        ``self.convs.append(Conv(..))``): one behaviour when all of them agree."""
+        if not (isinstance(container, cst.Attribute) and isinstance(container.value, cst.Name)):
+            return None
+        cls = self._self_class(container.value)
+        if cls is None:
+            return None
+        elements: list[cst.BaseExpression] = []
+        for assignment in _held(cls, container):
+            value = assignment.value
+            qualname = self.inference.qualname(value.func) if isinstance(value, cst.Call) else None
+            if qualname not in ("torch.nn.ModuleList", "torch.nn.Sequential") or \
+                    any(arg.keyword or arg.star for arg in value.args):
+                return None
+            given = [arg.value for arg in value.args]
+            if qualname == "torch.nn.Sequential":
+                elements += given
+            elif not given:
+                elements += self._appended(cls, container.attr.value)
+            elif len(given) == 1 and isinstance(given[0], (cst.ListComp, cst.GeneratorExp)):
+                elements.append(given[0].elt)
+            elif len(given) == 1 and isinstance(given[0], cst.List) \
+                    and all(isinstance(element, cst.Element) for element in given[0].elements):
+                elements += [element.value for element in given[0].elements]
+            else:
+                return None
+        return _agreed([self._behaviour(element, depth + 1) for element in elements])
+
+    def _appended(self, cls: ClassInfo, attribute: str) -> list[cst.BaseExpression]:
+        """What the class's methods append to ``self.<attribute>``."""
+        found = []
+        for method in cls.methods.values():
+            if method.self_name is None:
+                continue
+            for node in iter_nodes(method.node):
+                if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                        and node.func.attr.value == "append" and len(node.args) == 1 \
+                        and dotted(node.func.value) == f"{method.self_name}.{attribute}":
+                    found.append(node.args[0].value)
+        return found
 
     def _construction_behaviour(self, call: cst.Call, depth: int,
                                 func: Optional[cst.BaseExpression] = None) -> Optional[ModuleBehaviour]:
