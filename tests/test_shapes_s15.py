@@ -9,6 +9,8 @@
   (``self.fpn_convs[i](x)``): what each block does to autograd (its forward ends in a ReLU,
   which saves its output) was known for ``self.block`` but not for the items of a container,
   so ``laterals[i - 1] += ..`` went unreported (TL409).
+- Class labels made floating where they become a tensor (``torch.Tensor(labels)``, the most
+  common way to "expected target dtype to be Long"): only ``labels.float()`` was known (TL413).
 
 Each bad program runs under torch and shows the bug; its fixed twin runs and has no finding.
 Real files through the real CLI."""
@@ -142,4 +144,58 @@ def test_a_module_list_of_layers_that_keep_their_input_is_not_reported(project) 
     project.write("plain.py", plain)
     assert project.findings("--no-cache", "--select", "TL409", "plain.py") == []
     ran = subprocess.run([sys.executable, "plain.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    assert ran.returncode == 0, ran.stderr
+
+
+LABELS_AS_FLOATS = '''\
+import numpy as np
+import torch
+import torch.nn as nn
+
+np.random.seed(0)
+torch.manual_seed(0)
+
+features = np.random.randn(32, 4).astype(np.float32)
+classes = np.random.randint(0, 3, 32)
+model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 3))
+criterion = nn.CrossEntropyLoss()
+optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+
+x_train = torch.from_numpy(features)
+y_train = torch.Tensor(classes)
+for epoch in range(3):
+    optimizer.zero_grad()
+    loss = criterion(model(x_train), y_train)
+    loss.backward()
+    optimizer.step()
+'''
+
+
+def test_integer_labels_made_floating_are_no_class_indices(project) -> None:
+    """``torch.Tensor(labels)`` (and ``torch.tensor(.., dtype=torch.float32)``, a float numpy
+    array of int literals) makes one-dimensional class labels float32: the loss takes them as
+    class indices and raises "expected target dtype to be Long" (TL413, where it is made)."""
+    project.write("bad.py", LABELS_AS_FLOATS)
+    assert project.findings("--no-cache", "--select", "TL413", "bad.py") == [("bad.py", 15, 11, "TL413")]
+    bad = subprocess.run([sys.executable, "bad.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    assert "expected target dtype to be Long" in bad.stderr
+    for made in ("torch.tensor(classes, dtype=torch.float32)",
+                 "torch.from_numpy(classes.astype(np.float32))",
+                 "torch.from_numpy(np.array(classes, dtype=np.float32))"):
+        project.write("other.py", LABELS_AS_FLOATS.replace("torch.Tensor(classes)", made))
+        assert project.findings("--no-cache", "--select", "TL413", "other.py") == [("other.py", 15, 11, "TL413")]
+    project.write("fixed.py", LABELS_AS_FLOATS.replace("torch.Tensor(classes)", "torch.from_numpy(classes)"))
+    assert project.findings("--no-cache", "--select", "TL413", "fixed.py") == []
+    fixed = subprocess.run([sys.executable, "fixed.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    assert fixed.returncode == 0, fixed.stderr
+
+
+def test_floating_targets_in_the_input_shape_are_class_probabilities(project) -> None:
+    """Rows of one-hot or soft labels made floating are probabilities in the input's shape,
+    which the loss takes: not reported."""
+    soft = LABELS_AS_FLOATS.replace("torch.Tensor(classes)",
+                                    "torch.Tensor(np.eye(3, dtype=np.int64)[classes])")
+    project.write("soft.py", soft)
+    assert project.findings("--no-cache", "--select", "TL413", "soft.py") == []
+    ran = subprocess.run([sys.executable, "soft.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
     assert ran.returncode == 0, ran.stderr

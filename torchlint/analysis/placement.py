@@ -1163,7 +1163,7 @@ class Placement:
         if position is not None:
             given = (keyword(call, "target") if qualname else None) or (
                 positional[position] if position < len(positional) else None)
-            if self._floated_indices(given):
+            if self._floated_indices(given) or given is not None and self._floated_labels(given):
                 found = self.dtype(given)
                 if found is not None and found.holder == "tensor" and found.floating:
                     return DtypeMismatch(given, found, call,
@@ -1350,6 +1350,77 @@ class Placement:
             return False
         source = self.dtype(node.func.value)
         return source is not None and source.holder == "tensor" and source.integer
+
+    def _floated_labels(self, node: cst.BaseExpression, depth: int = 0) -> bool:
+        """``node`` makes one-dimensional integer data floating on its way into a tensor: class
+        labels (`np.random.randint(0, k, n)`, a list of ints) given to
+        `torch.Tensor(..)`/`torch.FloatTensor(..)`, to `torch.tensor(.., dtype=torch.float32)`, or
+        made floating by `.astype(np.float32)`/`.float()` before `torch.from_numpy`. One
+        dimension: a floating target in the input's shape would be class probabilities."""
+        if depth > _MAX_DEPTH:
+            return False
+        if isinstance(node, cst.Name):
+            return self._every_value(node, lambda value: self._floated_labels(value, depth + 1))
+        if not isinstance(node, cst.Call):
+            return False
+        func = node.func
+        positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
+        qualname = self.inference.qualname(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
+        if qualname is None and isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method in ("float", "double", "half") and not node.args or method == "astype" and len(positional) == 1 \
+                    and (self._dtype_name(positional[0], True) or "").startswith("float"):
+                return self._integer_labels(func.value, depth + 1)
+            if method in ("cpu", "contiguous", "clone", "detach") or method == "to" and all(
+                    self._is_device(arg.value) for arg in node.args):
+                return self._floated_labels(func.value, depth + 1)
+            return False
+        if not positional:
+            return False
+        if qualname in ("torch.Tensor", "torch.FloatTensor", "torch.DoubleTensor"):
+            return self._integer_labels(positional[0], depth + 1)
+        if qualname in ("torch.tensor", "torch.as_tensor", "numpy.array", "numpy.asarray"):
+            wanted = keyword(node, "dtype")
+            numpy = qualname.startswith("numpy.")
+            if wanted is not None and (self._dtype_name(wanted, numpy) or "").startswith("float"):
+                return self._integer_labels(positional[0], depth + 1)
+            return self._floated_labels(positional[0], depth + 1)
+        if qualname == "torch.from_numpy":
+            return self._floated_labels(positional[0], depth + 1)
+        return False
+
+    def _every_value(self, name: cst.Name, holds) -> bool:
+        """Every value assigned to ``name`` where it is read is one that ``holds``."""
+        values = self._assigned(name)
+        return bool(values) and len(values) == len(self.model.resolve(name)) and all(holds(value) for value in values)
+
+    def _integer_labels(self, node: cst.BaseExpression, depth: int = 0) -> bool:
+        """``node`` holds one dimension of integers: a list of int literals, the integers
+        `np.random.randint(low, high, n)` or `torch.randint(low, high, (n,))` draw, or a name
+        bound to one."""
+        if depth > _MAX_DEPTH:
+            return False
+        if isinstance(node, cst.Name):
+            return self._every_value(node, lambda value: self._integer_labels(value, depth + 1))
+        if isinstance(node, cst.List):
+            return bool(node.elements) and all(isinstance(element, cst.Element) and isinstance(
+                element.value, cst.Integer) for element in node.elements)
+        found = self.dtype(node)
+        if found is None or not found.integer or found.holder not in ("array", "tensor"):
+            return False
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                and self.inference.qualname(node.func) is None and node.func.attr.value in ("cpu", "numpy", "copy"):
+            return self._integer_labels(node.func.value, depth + 1)
+        qualname = self.inference.qualname(node.func) if isinstance(node, cst.Call) else None
+        if qualname == "torch.randint":  # `torch.randint(0, k, (n,))`
+            positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
+            size = keyword(node, "size") or (positional[-1] if positional else None)
+            return isinstance(size, cst.Tuple) and len(size.elements) == 1
+        if qualname == "numpy.random.randint":  # `np.random.randint(0, k, n)`
+            size = keyword(node, "size") or (node.args[2].value if len(node.args) > 2 and not node.args[2].keyword
+                                             else None)
+            return isinstance(size, cst.Integer) or isinstance(size, cst.Tuple) and len(size.elements) == 1
+        return False
 
     def _first_layer(self, module: cst.BaseExpression, depth: int = 0) -> Optional[str]:
         """The torch layer that first computes with the input of the `nn.Sequential`

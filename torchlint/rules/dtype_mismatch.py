@@ -66,8 +66,12 @@ class DtypeMismatch(Rule):
       (token ids made with `torch.Tensor(..)`: float32), also to a model class of the file
       whose `forward` gives its input to such a layer first;
     - class indices made floating for `nn.CrossEntropyLoss`/`nn.NLLLoss` and their functions
-      (`criterion(out, y.float())` with `y` shown to be int64: a floating target must hold
-      per-class probabilities, in the input's shape), any floating target of `nn.NLLLoss`/
+      (`criterion(out, y.float())` with `y` shown to be int64, or one-dimensional integer
+      labels made floating where they become a tensor: `torch.Tensor(labels)`,
+      `torch.tensor(labels, dtype=torch.float32)`, `.astype(np.float32)` before
+      `torch.from_numpy`, with `labels` drawn by `np.random.randint(0, k, n)` or written as a
+      list of ints: a floating target must hold per-class probabilities, in the input's
+      shape), any floating target of `nn.NLLLoss`/
       `F.nll_loss` (they take no probabilities), and class indices of an integer dtype other
       than int64 and uint8 (`labels.astype(np.int32)`, `y.int()`: "expected target dtype to
       be Long or Byte");
