@@ -11,6 +11,8 @@
   so ``laterals[i - 1] += ..`` went unreported (TL409).
 - Class labels made floating where they become a tensor (``torch.Tensor(labels)``, the most
   common way to "expected target dtype to be Long"): only ``labels.float()`` was known (TL413).
+- ``use_gpu = False`` then ``if use_gpu: model.cuda()``: the move never runs, and the CPU
+  inputs a new dev case's fixed twin gives the model are no device mismatch (TL416 was wrong).
 
 Each bad program runs under torch and shows the bug; its fixed twin runs and has no finding.
 Real files through the real CLI."""
@@ -199,3 +201,37 @@ def test_floating_targets_in_the_input_shape_are_class_probabilities(project) ->
     assert project.findings("--no-cache", "--select", "TL413", "soft.py") == []
     ran = subprocess.run([sys.executable, "soft.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
     assert ran.returncode == 0, ran.stderr
+
+
+SWITCHED_OFF_GPU = '''\
+import torch
+import torch.nn as nn
+
+use_gpu = False
+
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+if use_gpu:
+    model.cuda()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(3):
+    inputs, targets = torch.randn(8, 4), torch.randn(8, 1)
+    loss = nn.functional.mse_loss(model(inputs), targets)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+'''
+
+
+def test_a_move_under_a_flag_the_script_sets_false_never_runs(project) -> None:
+    """``use_gpu = False`` then ``if use_gpu: model.cuda()``: the model stays on the CPU with
+    its inputs (the program runs); a flag that may be true keeps the finding (TL416)."""
+    project.write("off.py", SWITCHED_OFF_GPU)
+    assert project.findings("--no-cache", "--select", "TL416", "off.py") == []
+    ran = subprocess.run([sys.executable, "off.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    assert ran.returncode == 0, ran.stderr
+    maybe = SWITCHED_OFF_GPU.replace("use_gpu = False", "use_gpu = torch.cuda.is_available()")
+    project.write("maybe.py", maybe)
+    assert [found[3] for found in project.findings("--no-cache", "--select", "TL416", "maybe.py")] == ["TL416"] * 2
+    rebound = SWITCHED_OFF_GPU.replace("if use_gpu:", "use_gpu = True\nif use_gpu:")
+    project.write("rebound.py", rebound)
+    assert [found[3] for found in project.findings("--no-cache", "--select", "TL416", "rebound.py")] == ["TL416"] * 2

@@ -533,15 +533,29 @@ class Inference:
     def never_runs(self, node: cst.CSTNode) -> bool:
         """``node`` is in the arm of an ``if`` (or ``elif``) whose test is ``type(x) ==
         Variable`` (or ``is``): since PyTorch 0.4 a tensor's type is never ``Variable``, so code
-        written for 0.3 (``if type(src) == Variable: x = src.data``) never takes that arm."""
+        written for 0.3 (``if type(src) == Variable: x = src.data``) never takes that arm; or
+        whose test is a name the module binds once, to ``False`` (``use_gpu = False``, then
+        ``if use_gpu: model.cuda()``)."""
         analysis = self.model.analysis
-        if analysis is None or "Variable" not in analysis.text:
+        if analysis is None:
             return False
+        variable = "Variable" in analysis.text
         for ancestor in ancestors(node):
             parent = ancestor.parent
-            if isinstance(parent, cst.If) and ancestor is parent.body and self._variable_type_test(parent.test):
+            if isinstance(parent, cst.If) and ancestor is parent.body and (
+                    variable and self._variable_type_test(parent.test) or self._false_flag(parent.test)):
                 return True
         return False
+
+    def _false_flag(self, test: cst.BaseExpression) -> bool:
+        if not isinstance(test, cst.Name):
+            return False
+        bindings = self.model.resolve(test)
+        if len(bindings) != 1 or bindings[0].scope is not self.model.module_scope:
+            return False
+        every = self.model.module_scope.bindings.get(test.value, [])  # (a `global` rebinding is one too)
+        return len(every) == 1 and every[0].kind is BindingKind.ASSIGN and not every[0].path \
+            and isinstance(every[0].value, cst.Name) and every[0].value.value == "False"
 
     def _variable_type_test(self, test: cst.BaseExpression) -> bool:
         if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1 or \

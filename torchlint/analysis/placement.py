@@ -1794,7 +1794,8 @@ class Placement:
     def _moves_to_a_device(self, call: cst.Call) -> bool:
         """``call`` is ``x.to(device)`` or ``x.cuda()``, to a device that may not be the CPU."""
         func = call.func
-        if not isinstance(func, cst.Attribute) or func.attr.value not in ("to", "cuda"):
+        if not isinstance(func, cst.Attribute) or func.attr.value not in ("to", "cuda") \
+                or self.inference.never_runs(call):
             return False
         if func.attr.value == "to":
             target = keyword(call, "device") or (call.args[0].value if call.args and call.args[0].keyword is None
@@ -2499,7 +2500,8 @@ class Placement:
 
     def _is_move(self, call: cst.Call) -> bool:
         func = call.func
-        if not isinstance(func, cst.Attribute) or func.attr.value not in ("to", "cuda"):
+        if not isinstance(func, cst.Attribute) or func.attr.value not in ("to", "cuda") \
+                or self.inference.never_runs(call):
             return False
         if func.attr.value == "cuda":
             return True
