@@ -1093,7 +1093,10 @@ class AutogradModel:
             if qualname == "torch.nn.Sequential":
                 elements += given
             elif not given:
-                elements += self._appended(cls, container.attr.value)
+                appended = self._appended(cls, container.attr.value)
+                if appended is None:
+                    return None
+                elements += appended
             elif len(given) == 1 and isinstance(given[0], (cst.ListComp, cst.GeneratorExp)):
                 elements.append(given[0].elt)
             elif len(given) == 1 and isinstance(given[0], cst.List) \
@@ -1103,17 +1106,28 @@ class AutogradModel:
                 return None
         return _agreed([self._behaviour(element, depth + 1) for element in elements])
 
-    def _appended(self, cls: ClassInfo, attribute: str) -> list[cst.BaseExpression]:
-        """What the class's methods append to ``self.<attribute>``."""
+    def _appended(self, cls: ClassInfo, attribute: str,
+                  every: bool = False) -> Optional[list[cst.BaseExpression]]:
+        """What the class's methods put into ``self.<attribute>`` one item at a time
+        (``append``, ``insert``, ``self.<attribute>[key] = ..``), or None when they also
+        add what is not seen item by item (``extend``), unless ``every`` asks only for
+        the items seen."""
         found = []
         for method in cls.methods.values():
             if method.self_name is None:
                 continue
+            held = f"{method.self_name}.{attribute}"
             for node in iter_nodes(method.node):
                 if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
-                        and node.func.attr.value == "append" and len(node.args) == 1 \
-                        and dotted(node.func.value) == f"{method.self_name}.{attribute}":
-                    found.append(node.args[0].value)
+                        and dotted(node.func.value) == held:
+                    if node.func.attr.value in ("append", "insert") and node.args:
+                        found.append(node.args[-1].value)
+                    elif node.func.attr.value in ("extend", "update", "__setitem__") and not every:
+                        return None
+                elif isinstance(node, cst.Assign) and len(node.targets) == 1 \
+                        and isinstance(node.targets[0].target, cst.Subscript) \
+                        and dotted(node.targets[0].target.value) == held:
+                    found.append(node.value)
         return found
 
     def _construction_behaviour(self, call: cst.Call, depth: int,
@@ -1507,22 +1521,10 @@ class AutogradModel:
 
     def _appended_layer(self, cls: ClassInfo, attribute: str, method, depth: int) -> Optional[cst.CSTNode]:
         """A layer appended (or stored by key) into ``self.<attribute>`` in the class's methods."""
-        for other in cls.methods.values():
-            if other.self_name is None:
-                continue
-            for node in iter_nodes(other.node):
-                item = None
-                if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
-                        and node.func.attr.value in ("append", "insert") and node.args \
-                        and dotted(node.func.value) == f"{other.self_name}.{attribute}":
-                    item = node.args[-1].value
-                elif isinstance(node, cst.Assign) and len(node.targets) == 1 \
-                        and isinstance(node.targets[0].target, cst.Subscript) \
-                        and dotted(node.targets[0].target.value) == f"{other.self_name}.{attribute}":
-                    item = node.value
-                found = self._layer_or_container(item, cls, attribute, method, depth)
-                if found is not None:
-                    return found
+        for item in self._appended(cls, attribute, every=True) or ():
+            found = self._layer_or_container(item, cls, attribute, method, depth)
+            if found is not None:
+                return found
         return None
 
     def _appended_to_name(self, name: str, binding, cls, attribute, method, depth) -> Optional[cst.CSTNode]:
