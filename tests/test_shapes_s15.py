@@ -22,6 +22,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
+
+def _run(project, name: str) -> subprocess.CompletedProcess:
+    """The program ``name`` of the project, run under torch."""
+    return subprocess.run([sys.executable, name], cwd=project.root, capture_output=True, text=True, timeout=180)
+
+
 FINE_TUNED = '''\
 import torch
 import torch.nn as nn
@@ -65,9 +71,9 @@ def test_a_model_whose_head_was_replaced_stays_in_training_mode(project) -> None
     fixed = FINE_TUNED.replace("test_inputs = data", "model.eval()\ntest_inputs = data")
     project.write("fixed.py", fixed)
     assert project.findings("--no-cache", "--select", "TL414", "fixed.py") == []
-    bad = subprocess.run([sys.executable, "bad.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    bad = _run(project, "bad.py")
     assert "BUG" in bad.stdout, bad.stderr
-    good = subprocess.run([sys.executable, "fixed.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    good = _run(project, "fixed.py")
     assert good.returncode == 0 and "BUG" not in good.stdout, good.stderr
 
 
@@ -133,9 +139,9 @@ def test_items_of_a_module_list_of_blocks_ending_in_relu_are_saved(project) -> N
         .replace("outs[i + 1] += outs[i]", "outs[i + 1] = outs[i + 1] + outs[i]")
     project.write("fixed.py", fixed)
     assert project.findings("--no-cache", "--select", "TL409", "fixed.py") == []
-    bad = subprocess.run([sys.executable, "bad.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    bad = _run(project, "bad.py")
     assert "modified by an inplace operation" in bad.stderr
-    good = subprocess.run([sys.executable, "fixed.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    good = _run(project, "fixed.py")
     assert good.returncode == 0, good.stderr
 
 
@@ -145,7 +151,7 @@ def test_a_module_list_of_layers_that_keep_their_input_is_not_reported(project) 
     plain = NECK.replace("return F.relu(self.conv(x))", "return self.conv(F.relu(x))")
     project.write("plain.py", plain)
     assert project.findings("--no-cache", "--select", "TL409", "plain.py") == []
-    ran = subprocess.run([sys.executable, "plain.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    ran = _run(project, "plain.py")
     assert ran.returncode == 0, ran.stderr
 
 
@@ -179,7 +185,7 @@ def test_integer_labels_made_floating_are_no_class_indices(project) -> None:
     class indices and raises "expected target dtype to be Long" (TL413, where it is made)."""
     project.write("bad.py", LABELS_AS_FLOATS)
     assert project.findings("--no-cache", "--select", "TL413", "bad.py") == [("bad.py", 15, 11, "TL413")]
-    bad = subprocess.run([sys.executable, "bad.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    bad = _run(project, "bad.py")
     assert "expected target dtype to be Long" in bad.stderr
     for made in ("torch.tensor(classes, dtype=torch.float32)",
                  "torch.from_numpy(classes.astype(np.float32))",
@@ -188,7 +194,7 @@ def test_integer_labels_made_floating_are_no_class_indices(project) -> None:
         assert project.findings("--no-cache", "--select", "TL413", "other.py") == [("other.py", 15, 11, "TL413")]
     project.write("fixed.py", LABELS_AS_FLOATS.replace("torch.Tensor(classes)", "torch.from_numpy(classes)"))
     assert project.findings("--no-cache", "--select", "TL413", "fixed.py") == []
-    fixed = subprocess.run([sys.executable, "fixed.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    fixed = _run(project, "fixed.py")
     assert fixed.returncode == 0, fixed.stderr
 
 
@@ -199,7 +205,7 @@ def test_floating_targets_in_the_input_shape_are_class_probabilities(project) ->
                                     "torch.Tensor(np.eye(3, dtype=np.int64)[classes])")
     project.write("soft.py", soft)
     assert project.findings("--no-cache", "--select", "TL413", "soft.py") == []
-    ran = subprocess.run([sys.executable, "soft.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    ran = _run(project, "soft.py")
     assert ran.returncode == 0, ran.stderr
 
 
@@ -227,7 +233,7 @@ def test_a_move_under_a_flag_the_script_sets_false_never_runs(project) -> None:
     its inputs (the program runs); a flag that may be true keeps the finding (TL416)."""
     project.write("off.py", SWITCHED_OFF_GPU)
     assert project.findings("--no-cache", "--select", "TL416", "off.py") == []
-    ran = subprocess.run([sys.executable, "off.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    ran = _run(project, "off.py")
     assert ran.returncode == 0, ran.stderr
     maybe = SWITCHED_OFF_GPU.replace("use_gpu = False", "use_gpu = torch.cuda.is_available()")
     project.write("maybe.py", maybe)

@@ -1005,9 +1005,7 @@ class Placement:
         if depth > 6:
             return False
         if isinstance(node, cst.Name):
-            values = self._assigned(node)
-            return bool(values) and len(values) == len(self.model.resolve(node)) and \
-                all(self._dims_evident(value, depth + 1) for value in values)
+            return self._every_value(node, lambda value: self._dims_evident(value, depth + 1))
         if isinstance(node, cst.Subscript):
             return any(isinstance(element.slice, cst.Slice) for element in node.slice) and \
                 self._dims_evident(node.value, depth + 1)
@@ -2499,16 +2497,14 @@ class Placement:
         return moves[0].value
 
     def _is_move(self, call: cst.Call) -> bool:
-        func = call.func
-        if not isinstance(func, cst.Attribute) or func.attr.value not in ("to", "cuda") \
-                or self.inference.never_runs(call):
+        """``_moves_to_a_device``, and not ``.to(loss.dtype)`` (a conversion, written as an attribute)."""
+        if not self._moves_to_a_device(call):
             return False
-        if func.attr.value == "cuda":
+        if call.func.attr.value == "cuda":  # type: ignore[attr-defined]
             return True
         target = keyword(call, "device") or (call.args[0].value if call.args and call.args[0].keyword is None
                                              else None)
-        return target is not None and not self._is_cpu(target) and self._dtype_name(target, False) is None and \
-            not (isinstance(target, cst.Attribute) and target.attr.value == "dtype")  # `.to(loss.dtype)`
+        return not (isinstance(target, cst.Attribute) and target.attr.value == "dtype")
 
     @staticmethod
     def _move_target(move: cst.Call) -> Optional[cst.BaseExpression]:
