@@ -72,10 +72,13 @@ _RETURNS_SELF = frozenset({"to", "cuda", "cpu", "float", "double", "half", "bflo
 _READ_OUT = frozenset({"detach", "item", "numpy", "tolist", "argmax"})
 _READS_OUT = TextPattern(r"\bno_grad\b|\binference_mode\b|\.(?:%s)\s*\(" % "|".join(sorted(_READ_OUT)))
 # Methods that keep their argument in a container that outlives the statement.
+_READ_OUT_FUNCTION_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in torch_api.READ_OUT_FUNCTIONS)
 _STORING = frozenset({"append", "extend", "insert", "add", "put", "update", "setdefault", "__setitem__"})
 # Methods of the containers code keeps on an object (`self.outputs.append(out)`): they switch no module.
 _CONTAINER_METHODS = _STORING | frozenset({"pop", "popitem", "clear", "remove", "get", "items", "keys", "values",
                                            "copy", "sort", "reverse", "index", "count"})
+# Method names the walk reads as a switch, a load or a forward whatever their receiver.
+_SWITCHING_NAMES = frozenset({"train", "eval", "load_state_dict", "forward"})
 _MAY_EVALUATE = TextPattern(r"\bno_grad|inference_mode|def _*(?:predict|eval|valid|test|infer)|load_state_dict|"
                             r"backward|pretrained|weights\s*=")
 _GRAD_OFF = TextPattern(r"\bno_grad\b|\binference_mode\b")
@@ -259,10 +262,17 @@ class TrainModeModel:
         self._summaries: dict[int, Optional[_Summary]] = {}
         self._layers: dict[int, Optional[tuple]] = {}
         self._training_calls: Optional[set[int]] = None
-        self._found: Optional[list[TrainModeEvaluation]] = None
+        # What the walks report (also the walks of summaries asked for by another module's
+        # analysis, before or without this module's own walk), and whether that walk ran.
+        self._found: list[TrainModeEvaluation] = []
+        self._walked = False
+        self._seen: set[int] = set()
+        self._reported_modes: set[int] = set()  # the constructions or switches of the models reported
         self._built: dict[int, list[tuple[str, cst.Call, Optional[cst.Call]]]] = {}
         self._trains: Optional[bool] = None  # the file runs a backward or an optimizer step somewhere
         self._module_names: Optional[set[str]] = None
+        self._function_names: Optional[frozenset[str]] = None
+        self._scanned: dict[int, tuple[list, list, list]] = {}  # a scope's nodes the scans of its outputs read
         self._globals: dict[str, Optional[Train]] = {}
 
     # --- the question ----------------------------------------------------------------------
@@ -270,14 +280,12 @@ class TrainModeModel:
     def evaluations(self) -> list[TrainModeEvaluation]:
         """Forwards of a model with Dropout/BatchNorm layers, in an evaluation, while the
         model is shown to be in training mode (one per evaluating call)."""
-        if self._found is not None:
+        if self._walked:
             return self._found
-        self._found = []
+        self._walked = True
         text = self.analysis.text
         if ".train(" not in text and not _MAY_EVALUATE.search(text):
             return self._found
-        self._seen: set[int] = set()
-        self._reported_modes: set[int] = set()  # the constructions or switches of the models reported
         self._walk_scope(self.analysis.module, self.analysis.module.body, None, _State())
         functions = [function for function in self.model.functions.values()
                      if function.model is self.model and isinstance(function.node, cst.FunctionDef)]
@@ -354,6 +362,8 @@ class TrainModeModel:
             init = owner.methods.get("__init__")
             if init is None or init.self_name is None:
                 continue
+            if init.lazy:  # (a class of an imported module)
+                init.model.materialize(init)
             for node in iter_nodes(init.node.body):
                 if not (isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.value, cst.Call)):
                     continue
@@ -385,8 +395,15 @@ class TrainModeModel:
         or in the scripts that import it, each instance bound to a name that is never handed
         to a call (where code out of sight might switch its modules)."""
         made = []
+        # (Only a call named after a class of this file, or through a name assigned, can make one.)
+        names = {other.name for other in self.model.classes.values() if other.model is self.model}
         for call in self.analysis.nodes_of(cst.Call):
-            value = self.inference.infer(call.func)
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value not in names or isinstance(func, cst.Name) \
+                    and func.value not in names and not any(binding.kind is BindingKind.ASSIGN
+                                                            for binding in self.model.resolve(func)):
+                continue
+            value = self.inference.infer(func)
             if value is not None and value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo) \
                     and value.cls.model is self.model:
                 lineage = value.cls is cls or self._plain_lineage(value.cls)
@@ -722,8 +739,7 @@ class TrainModeModel:
         other = self.analysis.defining(function)
         if other is None or function.cls is not None:
             return None
-        other.model.materialize_all()  # (an imported module's bodies are built on demand: its walk reads them all)
-        other.train_mode.evaluations()  # (its walk of its own code, which the summary's walk reports into)
+        # (Only the bodies the summary's walk reads are built: an imported module's are lazy.)
         summary = other.train_mode.summary(function, depth)
         if summary is None or summary.globals or summary.closures:
             return None
@@ -784,6 +800,18 @@ class TrainModeModel:
                     any(isinstance(binding.value, cst.Call) for binding in bindings):
                 found[read.value] = bindings[0].scope.node
         return found
+
+    def scanned(self, scope_node: cst.CSTNode) -> tuple[list, list, list]:
+        found = self._scanned.get(id(scope_node))
+        if found is None:
+            found = self._scanned[id(scope_node)] = _scope_scan(scope_node)
+        return found
+
+    def function_names(self) -> frozenset[str]:
+        """The names of the functions and methods defined in this module."""
+        if self._function_names is None:
+            self._function_names = frozenset(function.name for function in self.model.functions.values())
+        return self._function_names
 
     def _module_calls(self) -> set[str]:
         if self._module_names is None:
@@ -1358,6 +1386,8 @@ class _Walker:
             if self.summary is not None:
                 self.summary.trains = True
         name = func.attr.value if isinstance(func, cst.Attribute) else None
+        if self._unaffected(call, func, name, state):
+            return
         receiver = dotted(func.value) if isinstance(func, cst.Attribute) else None
         value = self.inference.infer(func)
         function = value.function if value is not None and value.kind is Kind.FUNCTION else None
@@ -1421,7 +1451,11 @@ class _Walker:
                 return
         if function is None and value is not None and value.kind is Kind.EXTERNAL:
             function = self.inference.project_function(func)  # `evaluate(model, data)` of `from utils import ..`
-        summary = self.owner.foreign_summary(call, function, self.depth) if function is not None else None
+        # Another module's function acts only on what it is handed (its summary never puts a
+        # model in training mode here, nor reads this module's globals): handed no model this
+        # walk knows, there is nothing to ask it, and its module is not built for the question.
+        summary = self.owner.foreign_summary(call, function, self.depth) \
+            if function is not None and _hands_known(call, state) else None
         if summary is not None:
             self.apply(call, function, summary, state)
             return
@@ -1455,6 +1489,22 @@ class _Walker:
             handed.append(func.value)  # a method: it may change what its object holds
         _forget_handed(handed, state)
         _forget_starred(call, state)
+
+    def _unaffected(self, call: cst.Call, func, name: Optional[str], state: _State) -> bool:
+        """``call`` can neither reach a function of this file nor touch a model this walk
+        knows: it is handed none, is no method of one (nor of what holds one), and calls an
+        imported or built-in name, or a method no function of this file is named after.
+        Nothing needs inferring then (which may parse the modules it comes from)."""
+        if isinstance(func, cst.Name):
+            if any(binding.kind is not BindingKind.IMPORT for binding in self.owner.model.resolve(func)):
+                return False
+        elif not isinstance(func, cst.Attribute) or name in _SWITCHING_NAMES \
+                or name in self.owner.function_names():
+            return False
+        for key in (dotted(func), dotted(func.value) if isinstance(func, cst.Attribute) else None):
+            if key and (state.lookup(key) is not None or any(known.startswith(key + ".") for known in state.modes)):
+                return False
+        return not _hands_known(call, state)
 
     def _subclass_method(self, func: cst.Attribute, name: str) -> Optional[FunctionInfo]:
         """``self.<name>(..)`` in a method of a class of this file that does not have ``name``,
@@ -1598,12 +1648,13 @@ class _Walker:
         """None when the output of ``call`` may be back-propagated (a backward may follow, it
         leaves the scope); else (None, where it is read out of the graph, if it is)."""
         scope = self.function.scope if self.function is not None else self.owner.model.module_scope
-        if scope is None or _backward_may_follow(self.scope_node, call) or \
+        loops, backwards, candidates = self.owner.scanned(self.scope_node)
+        if scope is None or _backward_may_follow(loops, backwards, call) or \
                 self.function is not None and any(self._noise(arg.value, 0) for arg in call.args):
             return None  # training goes on, or a function samples a generator on the noise it draws
         autograd = self.owner.analysis.autograd
         read_out = None
-        for node in iter_nodes(self.scope_node):
+        for node in candidates:
             if node.end <= call.end:
                 continue  # before it, or inside it; `net(x).detach()` ends after it
             if isinstance(node, cst.Return) and node.value is not None \
@@ -1824,6 +1875,18 @@ def _arguments(call: cst.Call, function: FunctionInfo, passes_args: Optional[int
         for name in names:
             found.setdefault(name, f"**{name}")
     return found
+
+
+def _hands_known(call: cst.Call, state: _State) -> bool:
+    """``call`` hands on a model whose mode ``state`` knows, or what holds one, or may (a
+    starred argument)."""
+    for arg in call.args:
+        if arg.star:
+            return True
+        key = dotted(arg.value) if isinstance(arg.value, (cst.Name, cst.Attribute)) else None
+        if key and (state.lookup(key) is not None or any(known.startswith(key + ".") for known in state.modes)):
+            return True
+    return False
 
 
 def _rebased(relative: str, arguments: dict[str, str]) -> Optional[str]:
@@ -2060,17 +2123,37 @@ def _runs_backward(node: cst.CSTNode) -> bool:
                for child in iter_nodes(node))
 
 
-def _backward_may_follow(scope_node: cst.CSTNode, call: cst.Call) -> bool:
-    """A backward of ``scope_node`` may use the output of ``call``: one written after it
-    (training goes on), or one earlier in a loop around it that reads a name the output is
-    bound to (on the next iteration).  The backward of a training loop that ran before the
-    prediction (or beside it, in the epoch loop) does not."""
-    loops = [node for node in iter_nodes(scope_node) if isinstance(node, (cst.For, cst.While))
-             and node.start <= call.start and call.end <= node.end]
+def _scope_scan(scope_node: cst.CSTNode) -> tuple[list, list, list]:
+    """The loops of ``scope_node``, its ``.backward()`` attributes, and, in walk order, the
+    nodes ``_Walker._scan`` asks about (each of its tests implies this one)."""
+    loops, backwards, candidates = [], [], []
+    for node in iter_nodes(scope_node):
+        if isinstance(node, (cst.For, cst.While)):
+            loops.append(node)
+        elif isinstance(node, cst.Attribute):
+            if node.attr.value == "backward" and isinstance(node.parent, cst.Call) and node.parent.func is node:
+                backwards.append(node)
+            elif node.attr.value in _READ_OUT or node.attr.value == "data":
+                candidates.append(node)
+        elif isinstance(node, (cst.Return, cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            if node.value is not None:
+                candidates.append(node)
+        elif isinstance(node, cst.Call) and (isinstance(node.func, cst.Attribute) and (
+                node.func.attr.value in _STORING or node.args and node.func.attr.value in _READ_OUT_FUNCTION_NAMES)
+                or isinstance(node.func, cst.Name) and node.args):
+            candidates.append(node)
+    return loops, backwards, candidates
+
+
+def _backward_may_follow(scope_loops: list, backwards: list, call: cst.Call) -> bool:
+    """A backward of the scope (``backwards``: its ``.backward`` attributes) may use the
+    output of ``call``: one written after it (training goes on), or one earlier in a loop
+    around it that reads a name the output is bound to (on the next iteration).  The backward
+    of a training loop that ran before the prediction (or beside it, in the epoch loop) does not."""
+    loops = [node for node in scope_loops if node.start <= call.start and call.end <= node.end]
     bound = _bound_names(call)
-    for child in iter_nodes(scope_node):
-        if not (isinstance(child, cst.Attribute) and child.attr.value == "backward" and _owner(child) is _owner(call)
-                and isinstance(child.parent, cst.Call) and child.parent.func is child):
+    for child in backwards:
+        if _owner(child) is not _owner(call):
             continue
         if child.start > call.end:
             return True  # training goes on after it (`fake = G(z).detach()` feeds a later step)
