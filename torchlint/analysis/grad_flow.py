@@ -89,7 +89,10 @@ class GradFlow:
         self.analysis = analysis
         self.model = analysis.model
         self.inference = analysis.inference
-        self._memo: dict[tuple[int, int], Optional[GradSource]] = {}
+        self._memo: dict[tuple, Optional[GradSource]] = {}
+        # The calls whose result is being read, innermost last: (id of the function's node, the
+        # call): there, a parameter is what that call passes, not what any call passes.
+        self._context: tuple[tuple[int, cst.Call], ...] = ()
         self._flags: Optional[dict] = None
         self._freezes: Optional[bool] = None
         self._call_sites: dict[int, list[cst.Call]] = {}
@@ -671,7 +674,7 @@ class GradFlow:
     # --- the analysis ------------------------------------------------------------------
 
     def _requires(self, node: cst.BaseExpression, depth: int, calls: int) -> Optional[GradSource]:
-        key = (id(node), calls)
+        key = (id(node), calls, tuple(id(call) for _function, call in self._context))
         if key in self._memo:
             return self._memo[key]
         if depth > _MAX_DEPTH:
@@ -852,6 +855,19 @@ class GradFlow:
         hooked = self._hook_output(function, index)
         if hooked is not None:
             return hooked.then(Step(binding.node, f"`{binding.name}` is the output the forward hook receives"))
+        for level in range(len(self._context) - 1, -1, -1):
+            if self._context[level][0] == id(function.node):  # the result of this call is read: its argument
+                call = self._context[level][1]
+                argument = _argument(call, binding.name, index)
+                if argument is None:
+                    return None
+                inner, self._context = self._context, self._context[:level]
+                try:
+                    found = self._requires(argument, depth, calls + 1)
+                finally:
+                    self._context = inner
+                return found.then(Step(argument, f"the call passes `{{code}}` for the parameter "
+                                                 f"`{binding.name}` of `{function.name}`")) if found else None
         for call in self.call_sites(function):
             if self.grad_off(call) is not None:
                 continue
@@ -1314,13 +1330,19 @@ class GradFlow:
             return None
         if any(flow.inference.grad_disabled(returned) is not None for returned in function.returns):
             return None
-        found = None
-        for returned in function.returns:
-            here = flow._requires(returned, depth, calls + 1)
-            if here is None:
-                return None
-            found = found or here
-        return found
+        outer = flow._context
+        if flow is self and not any(arg.star for arg in node.args):
+            flow._context = outer + ((id(function.node), node),)  # its parameters hold what `node` passes
+        try:
+            found = None
+            for returned in function.returns:
+                here = flow._requires(returned, depth, calls + 1)
+                if here is None:
+                    return None
+                found = found or here
+            return found
+        finally:
+            flow._context = outer
 
     # --- regions and facts of the file ---------------------------------------------------
 
