@@ -89,7 +89,10 @@ class GradFlow:
         self.analysis = analysis
         self.model = analysis.model
         self.inference = analysis.inference
-        self._memo: dict[tuple[int, int], Optional[GradSource]] = {}
+        self._memo: dict[tuple, Optional[GradSource]] = {}
+        # The calls whose result is being read, innermost last: (id of the function's node, the
+        # call): there, a parameter is what that call passes, not what any call passes.
+        self._context: tuple[tuple[int, cst.Call], ...] = ()
         self._flags: Optional[dict] = None
         self._freezes: Optional[bool] = None
         self._call_sites: dict[int, list[cst.Call]] = {}
@@ -98,6 +101,7 @@ class GradFlow:
         self._graph_exits: Optional[GraphExits] = None
         self._hooks: Optional[dict[int, list[cst.Call]]] = None
         self._converted: dict[int, frozenset] = {}  # function -> the parameters it converts with numpy
+        self._stores: Optional[dict[str, list]] = None  # name -> (target, value) of `name[i] = value`
 
     @property
     def no_graph(self) -> NoGraph:
@@ -289,22 +293,31 @@ class GradFlow:
         if len(bindings) != 1:
             return None
         binding = bindings[0]
-        literal = tuple_element(binding.value, binding.path) if binding.kind is BindingKind.ASSIGN else None
-        if isinstance(literal, cst.List) and not binding.iterates:  # `preds, targets = [], []`
+        literal = _list_written(tuple_element(binding.value, binding.path)) \
+            if binding.kind is BindingKind.ASSIGN else None
+        if literal is not None and not binding.iterates:  # `preds, targets = [], []`, `out = [None] * n`
             appended = self.analysis.appended_to(binding)
-            if appended:
+            stored = self._item_stores(binding)
+            if appended or stored:
                 items = [element.value for element in literal.elements
-                         if not isinstance(element, cst.StarredElement)] + [arg.value for arg in appended]
-                return items, (Step(appended[0], f"`{binding.name}` holds what is appended to it: `{{code}}`"),)
+                         if not isinstance(element, cst.StarredElement)] + [arg.value for arg in appended] \
+                    + [value for _target, value in stored]
+                step = Step(appended[0], f"`{binding.name}` holds what is appended to it: `{{code}}`") if appended \
+                    else Step(stored[0][1], f"`{self.analysis.snippet(stored[0][0])}` = `{{code}}`")
+                return items, (step,)
         if binding.kind is BindingKind.ASSIGN and binding.value is not None and not binding.path:
             found = self._container(binding.value, calls)
             if found is not None:
                 return found[0], (Step(binding.value, f"`{binding.name}` = `{{code}}`"),) + found[1]
             return None
+        if binding.kind is BindingKind.FOR and binding.iterates and not binding.path and binding.value is not None:
+            return self._nested_container(binding, calls)  # `for d in data:` of a tuple of lists
         function = binding.definition
         if binding.kind is not BindingKind.PARAM or not isinstance(function, FunctionInfo) \
                 or not isinstance(binding.node, cst.Param):
             return None
+        if binding.path == (None,):
+            return self._star_container(binding, function)
         index = binding.param_index - (1 if function.kind in ("method", "classmethod") else 0)
         for call in self.call_sites(function):
             argument = _argument(call, binding.name, index) if index >= 0 else None
@@ -314,6 +327,93 @@ class GradFlow:
                                       f"`{binding.name}`")
                 return found[0], (step,) + found[1]
         return None
+
+    def _nested_container(self, binding, calls: int):
+        """The list an item of a list of lists is (``for d in data:`` where ``data`` holds
+        ``history``): (the items of the item lists, the steps to them)."""
+        outer = self._container(binding.value, calls + 1)
+        if outer is None:
+            return None
+        for item in outer[0] if isinstance(outer[0], list) else [outer[0]]:
+            inner = self._container(item, calls + 1)
+            if inner is not None:
+                step = Step(item, f"`{binding.name}` is an item of `{self.analysis.snippet(binding.value)}`: "
+                                  f"`{{code}}`")
+                return inner[0], outer[1] + (step,) + inner[1]
+        return None
+
+    def _star_container(self, binding, function: FunctionInfo):
+        """``*args`` of ``function``: the positional arguments its calls pass beyond its
+        named parameters, the receiver first where a decorator of this file wraps a method
+        into it (``def result(*args, **kwargs)`` returned by ``pytorch_wrap``, ``vis.images(out)``
+        on the decorated ``images``): (the items, the steps to them)."""
+        if binding.node is not function.node.params.star_arg:
+            return None
+        named = len(function.positional_params())
+        items = []
+        for call, receiver in self.star_calls(function):
+            positional = ([receiver] if receiver is not None else []) + [arg.value for arg in call.args
+                                                                         if arg.keyword is None]
+            offset = 1 if function.kind in ("method", "classmethod") and receiver is None else 0
+            items.extend(positional[named - offset:])
+        if not items:
+            return None
+        return items, (Step(binding.node, f"`{binding.name}` holds the positional arguments of the calls of "
+                                          f"`{function.name}`"),)
+
+    def star_calls(self, function: FunctionInfo) -> list:
+        """The calls that run ``function`` with the arguments they are written with, each with
+        the receiver it gets as its first argument (or None): its calls in this file, not under
+        ``no_grad``; for the function a decorator of this file returns (a wrapper taking
+        ``*args, **kwargs``), the calls of each function of the file decorated with it, and for
+        a decorated method, the object it is called on."""
+        found = [(call, None) for call in self.call_sites(function)
+                 if not any(arg.star for arg in call.args) and self.grad_off(call) is None]
+        for decorated in self._decorated_with(function):
+            for call in self.analysis.nodes_of(cst.Call):
+                if any(arg.star for arg in call.args) or self.grad_off(call) is not None:
+                    continue
+                func = call.func
+                if decorated.kind == "function" and isinstance(func, cst.Name) and func.value == decorated.name \
+                        and any(b.definition is decorated for b in self.model.resolve(func)):
+                    found.append((call, None))
+                elif decorated.kind == "method" and isinstance(func, cst.Attribute) \
+                        and func.attr.value == decorated.name:
+                    receiver = self.value_of(func.value)
+                    if receiver is not None and receiver.kind in (Kind.INSTANCE, Kind.MODULE) \
+                            and self._inherits(receiver.cls, decorated.cls, decorated.name):
+                        found.append((call, func.value))
+        return found
+
+    def _decorated_with(self, wrapper: FunctionInfo) -> list[FunctionInfo]:
+        """The functions of this file decorated with the function that returns ``wrapper`` (a
+        function defined inside it), when that decorator is its only one."""
+        if wrapper.model is not self.model or not isinstance(wrapper.node, cst.FunctionDef):
+            return []
+        factory = self._function_of(wrapper.node)
+        if factory is None or not factory.returns or not all(
+                isinstance(returned, cst.Name) and any(b.definition is wrapper for b in self.model.resolve(returned))
+                for returned in factory.returns):
+            return []
+        found = []
+        for function in self.model.functions.values():
+            decorators = getattr(function.node, "decorators", ())
+            if len(decorators) == 1 and isinstance(decorators[0].decorator, cst.Name) and any(
+                    b.definition is factory for b in self.model.resolve(decorators[0].decorator)):
+                found.append(function)
+        return found
+
+    def _item_stores(self, binding) -> list:
+        """(target, value) of the ``name[i] = value`` statements writing into the list that
+        ``binding`` binds (``output[xi] = x`` after ``output = [None] * n``)."""
+        if self._stores is None:
+            self._stores = {}
+            for assign in self.analysis.nodes_of(cst.Assign):
+                for target in assign.targets:
+                    if isinstance(target.target, cst.Subscript) and isinstance(target.target.value, cst.Name):
+                        self._stores.setdefault(target.target.value.value, []).append((target.target, assign.value))
+        return [(target, value) for target, value in self._stores.get(binding.name, ())
+                if binding in self.model.resolve(target.value)]
 
     def _copied_container(self, node: cst.Call, calls: int):
         """``list(x)``, ``tuple(x)``, ``sorted(x)`` of a tensor (its rows are tensors of its
@@ -574,7 +674,7 @@ class GradFlow:
     # --- the analysis ------------------------------------------------------------------
 
     def _requires(self, node: cst.BaseExpression, depth: int, calls: int) -> Optional[GradSource]:
-        key = (id(node), calls)
+        key = (id(node), calls, tuple(id(call) for _function, call in self._context))
         if key in self._memo:
             return self._memo[key]
         if depth > _MAX_DEPTH:
@@ -622,8 +722,11 @@ class GradFlow:
         flagged = self._flagged_before(node, bindings)
         if flagged is not None:
             return flagged
+        known = self.inference.infer(node)
+        if known is not None and known.kind in (Kind.OTHER, Kind.NDARRAY, Kind.NONE):
+            return None  # `x.clone() if isinstance(x, torch.Tensor) else np.copy(x)`: not a tensor there
         found: Optional[GradSource] = None
-        for binding in bindings:
+        for binding in _after_loops(bindings, node):
             if binding.node is not None and self.inference.never_runs(binding.node):
                 continue  # `if type(src) == Variable: x = src.data`, written for PyTorch 0.3
             here = self._binding(binding, depth, calls)
@@ -675,7 +778,7 @@ class GradFlow:
         if kind is BindingKind.FOR and binding.path == (1,) and self._parameters_of(value, "named_parameters"):
             found = self._parameters_of(value, "named_parameters")  # `for name, p in model.named_parameters():`
         elif kind is BindingKind.FOR or binding.iterates:
-            found = self._iterated(value, depth, calls)
+            found = self._iterated_item(value, binding.path, depth, calls)
         elif binding.path:
             found = self._unpacked(value, binding.path, depth, calls)
         else:
@@ -707,6 +810,25 @@ class GradFlow:
             found = item[1] if item is not None else None
         return found
 
+    def _iterated_item(self, iterable: cst.BaseExpression, path, depth: int, calls: int) -> Optional[GradSource]:
+        """The part ``path`` of an item of ``iterable`` (a loop's target): through ``enumerate``
+        (item 0 is the count) and ``zip`` (item k is an item of the k-th iterable), down to the
+        items of the iterable they wrap; else an item of the iterable itself."""
+        while path and path[0] is not None and isinstance(iterable, cst.Call) \
+                and isinstance(iterable.func, cst.Name) and not any(arg.star for arg in iterable.args):
+            wrapper = self.inference.qualname(iterable.func)
+            positional = [arg.value for arg in iterable.args if arg.keyword is None]
+            if wrapper == "builtins.enumerate" and positional:
+                if path[0] == 0:
+                    return None  # `for i, x in enumerate(xs)`: the count
+                iterable = positional[0]
+            elif wrapper == "builtins.zip" and path[0] < len(positional):
+                iterable = positional[path[0]]
+            else:
+                break
+            path = path[1:]
+        return self._iterated(iterable, depth, calls)
+
     def _unpacked(self, value: cst.BaseExpression, path, depth: int, calls: int) -> Optional[GradSource]:
         if None in path:
             return None
@@ -733,6 +855,19 @@ class GradFlow:
         hooked = self._hook_output(function, index)
         if hooked is not None:
             return hooked.then(Step(binding.node, f"`{binding.name}` is the output the forward hook receives"))
+        for level in range(len(self._context) - 1, -1, -1):
+            if self._context[level][0] == id(function.node):  # the result of this call is read: its argument
+                call = self._context[level][1]
+                argument = _argument(call, binding.name, index)
+                if argument is None:
+                    return None
+                inner, self._context = self._context, self._context[:level]
+                try:
+                    found = self._requires(argument, depth, calls + 1)
+                finally:
+                    self._context = inner
+                return found.then(Step(argument, f"the call passes `{{code}}` for the parameter "
+                                                 f"`{binding.name}` of `{function.name}`")) if found else None
         for call in self.call_sites(function):
             if self.grad_off(call) is not None:
                 continue
@@ -800,7 +935,8 @@ class GradFlow:
             index = node.slice[0].slice
             if isinstance(index, cst.Index) and isinstance(index.value, cst.Integer) and index.value.value != "0":
                 return None  # `h.max(1)[1]`
-        entry = self._dict_entry(node, depth, calls) or self._stored_entry(node, depth, calls)
+        entry = self._dict_entry(node, depth, calls) or self._stored_entry(node, depth, calls) \
+            or self._keyword_entry(node, depth, calls)
         if entry is not None:
             return entry
         if isinstance(node.value, cst.Call) and self.inference.qualname(node.value.func) in _COPYING_BUILTINS:
@@ -833,6 +969,55 @@ class GradFlow:
                     if found is not None:
                         return found.then(Step(element.value, f"the entry {element.key.value} is `{{code}}`"))
         return None
+
+    def _keyword_entry(self, node: cst.Subscript, depth: int, calls: int) -> Optional[GradSource]:
+        """``kwargs[key]`` of a function's ``**kwargs``: the keyword argument of that name its
+        calls pass (``star_calls``), or, where ``key`` is the variable of a loop over
+        ``kwargs`` that skips none of them (but those a test of the entry's torch type lets
+        through), any keyword argument beyond its named parameters."""
+        owner = node.value
+        if not isinstance(owner, cst.Name) or len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return None
+        bindings = self.model.resolve(owner)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM or bindings[0].path != (None,):
+            return None
+        function = bindings[0].definition
+        if not isinstance(function, FunctionInfo) or bindings[0].node is not function.node.params.star_kwarg:
+            return None
+        key = node.slice[0].slice.value
+        keys = _literal_keys(key, self.model)
+        if not keys and not (_iterates_keys_of(key, owner, self.model) and self._every_tensor_entry(node, key)):
+            return None
+        named = {param.name.value for param in function.positional_params()} | {
+            param.name.value for param in function.node.params.kwonly_params}
+        for call, _receiver in self.star_calls(function):
+            for arg in call.args:
+                if arg.keyword is None or arg.keyword.value in named or (keys and arg.keyword.value not in keys):
+                    continue
+                found = self._requires(arg.value, depth, calls + 1)
+                if found is not None:
+                    return found.then(Step(arg.value, f"a call of `{function.name}` passes `{{code}}` for "
+                                                      f"`{arg.keyword.value}`, an entry of `{owner.value}`"))
+        return None
+
+    def _every_tensor_entry(self, node: cst.Subscript, key: cst.Name) -> bool:
+        """``node`` (``kwargs[k]``) runs in the loop over ``k`` for every entry, or for every
+        entry that is a torch object: the only ``if`` around it tests the entry's type
+        against torch (``if type(kwargs[k]).__module__.startswith('torch'):``, ``isinstance(
+        kwargs[k], torch.Tensor)``), and nothing skips or stops the loop."""
+        entry = self.analysis.snippet(node)
+        for ancestor in ancestors(node):
+            if isinstance(ancestor, cst.For):
+                return isinstance(ancestor.target, cst.Name) and ancestor.target.value == key.value and not any(
+                    isinstance(inner, (cst.Continue, cst.Break)) for inner in iter_nodes(ancestor.body))
+            if isinstance(ancestor, (cst.If, cst.IfExp)):
+                test = self.analysis.snippet(ancestor.test)
+                if not (re.search(rf"\b(?:type|isinstance|is_tensor)\(\s*{re.escape(entry)}", test)
+                        and re.search(r"\btorch\b|\bTensor\b", test) and not re.search(r"\bnot\b|!=", test)):
+                    return False
+            elif isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.While, cst.Try, cst.BooleanOperation)):
+                return False
+        return False
 
     def _stored_entry(self, node: cst.Subscript, depth: int, calls: int) -> Optional[GradSource]:
         """``d[key]`` of a dict bound once to `{}` and filled only by `d[k] = value` statements
@@ -1145,13 +1330,19 @@ class GradFlow:
             return None
         if any(flow.inference.grad_disabled(returned) is not None for returned in function.returns):
             return None
-        found = None
-        for returned in function.returns:
-            here = flow._requires(returned, depth, calls + 1)
-            if here is None:
-                return None
-            found = found or here
-        return found
+        outer = flow._context
+        if flow is self and not any(arg.star for arg in node.args):
+            flow._context = outer + ((id(function.node), node),)  # its parameters hold what `node` passes
+        try:
+            found = None
+            for returned in function.returns:
+                here = flow._requires(returned, depth, calls + 1)
+                if here is None:
+                    return None
+                found = found or here
+            return found
+        finally:
+            flow._context = outer
 
     # --- regions and facts of the file ---------------------------------------------------
 
@@ -1183,6 +1374,65 @@ def node_root(node: cst.BaseExpression) -> cst.BaseExpression:
     while isinstance(node, cst.Attribute):
         node = node.value
     return node
+
+
+def _list_written(value: Optional[cst.BaseExpression]) -> Optional[cst.List]:
+    """The list written out that ``value`` is, also repeated (``[None] * n``), or None."""
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply):
+        value = value.left if isinstance(value.left, cst.List) else value.right
+    return value if isinstance(value, cst.List) else None
+
+
+def _after_loops(bindings: list, use: cst.Name) -> list:
+    """The bindings of ``bindings`` that may reach ``use``, less those made before a ``for``
+    loop (not holding ``use``) whose body binds the name again on every pass before any
+    ``break`` or ``continue``: after the loop, the name holds what its last pass bound
+    (``u = ones(..)`` then ``for it in range(n): u = a / kv`` then ``np.log(u)``), the
+    loop running at least once."""
+    if len(bindings) < 2 or any(binding.node is None for binding in bindings):
+        return bindings
+    replaced = None
+    for binding in bindings:
+        loop = _every_pass_binds(binding.node)
+        if loop is not None and loop.end <= use.start and (replaced is None or loop.start < replaced):
+            replaced = loop.start
+    if replaced is None:
+        return bindings
+    kept = [binding for binding in bindings if binding.node.start >= replaced]
+    return kept or bindings
+
+
+def _every_pass_binds(node: cst.CSTNode) -> Optional[cst.For]:
+    """The ``for`` loop whose every pass runs ``node`` (a binding): it sits in the loop's
+    body outside any branch, and no ``break``/``continue`` of the loop comes before it."""
+    child = node
+    for ancestor in ancestors(node):
+        if isinstance(ancestor, cst.For):
+            if child is not ancestor.body or (isinstance(ancestor.iter, (cst.List, cst.Tuple))
+                                              and not ancestor.iter.elements):
+                return None
+            for inner in iter_nodes(ancestor.body):
+                if isinstance(inner, (cst.Break, cst.Continue)) and inner.start < node.start \
+                        and not any(isinstance(a, (cst.For, cst.While)) and a is not ancestor
+                                    for a in _ancestors_up_to(inner, ancestor)):
+                    return None
+            return ancestor
+        if isinstance(ancestor, (cst.If, cst.Else, cst.While, cst.Try, cst.TryStar, cst.ExceptHandler,
+                                 cst.ExceptStarHandler, cst.Match, cst.IfExp, cst.BooleanOperation, cst.Lambda,
+                                 cst.FunctionDef, cst.ClassDef, cst.ListComp, cst.SetComp, cst.DictComp,
+                                 cst.GeneratorExp, cst.Module)):
+            return None
+        child = ancestor
+    return None
+
+
+def _ancestors_up_to(node: cst.CSTNode, top: cst.CSTNode) -> list:
+    found = []
+    for ancestor in ancestors(node):
+        if ancestor is top:
+            break
+        found.append(ancestor)
+    return found
 
 
 def _indices_of(value: cst.BaseExpression) -> bool:
