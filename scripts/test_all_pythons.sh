@@ -43,5 +43,5 @@ for version in "${versions[@]}"; do
     fi
     "$venv/bin/python" -m pip install --quiet -e '.[test]'
     echo "== Python $version: ${tests[*]}"
-    "$venv/bin/python" -m pytest -q -p no:cacheprovider "${tests[@]}"
+    "$venv/bin/python" -m pytest -q -n auto --maxprocesses 4 -p no:cacheprovider "${tests[@]}"
 done

@@ -6,9 +6,9 @@ verdict is the point."""
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import pytest
+from torch_programs import run_program as torch_program
 
 pytest.importorskip("torch")
 
@@ -109,7 +109,7 @@ for epoch in range(2):
 
 
 def _runs(project, name: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, name], cwd=project.root, capture_output=True, text=True, timeout=120)
+    return torch_program(name, cwd=project.root, timeout=120)
 
 
 def _shown_reported_fixed(project, source: str, error: str, code: str, found: list, fixed: str) -> None:
@@ -765,14 +765,12 @@ run(__import__("sys").argv[1])
 ], ids=["hidden-state-from-a-helper", "labels-of-a-loss-module", "mask-of-chunked-heads", "anchors-from-a-list"])
 def test_tensors_left_on_the_cpu_in_library_shapes(project, which: str, line: int, fixed) -> None:
     project.write("bad.py", DEVICE_SHAPES)
-    ran = subprocess.run([sys.executable, "bad.py", which], cwd=project.root, capture_output=True, text=True,
-                         timeout=120)
+    ran = torch_program("bad.py", which, cwd=project.root, timeout=120)
     assert "device" in ran.stderr, ran.stderr
     assert line in [row[1] for row in project.findings("--no-cache", "--select", "TL416")]
     project.write("bad.py", DEVICE_SHAPES.replace(*fixed))
     assert line not in [row[1] for row in project.findings("--no-cache", "--select", "TL416")]
-    ran = subprocess.run([sys.executable, "bad.py", which], cwd=project.root, capture_output=True, text=True,
-                         timeout=120)
+    ran = torch_program("bad.py", which, cwd=project.root, timeout=120)
     assert ran.returncode == 0, ran.stderr
 
 

@@ -28,9 +28,9 @@ Real files through the real CLI."""
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import pytest
+from torch_programs import run_program as torch_program
 
 TRAINER = '''\
 import torch
@@ -425,8 +425,7 @@ def test_the_bad_project_shows_the_bug_under_torch_and_the_fixed_one_does_not(pr
     shows, expect = PROJECTS[name][4:]
 
     def run(folder: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "train.py"], cwd=project.root / folder, capture_output=True,
-                              text=True, timeout=180)
+        return torch_program("train.py", cwd=project.root / folder, timeout=180)
 
     bad, fixed = run("bad"), run("fixed")
     if shows == "raises":
@@ -622,9 +621,9 @@ def test_gradients_left_off_by_a_validation_helper_reach_the_next_epoch(project)
         "    with torch.no_grad():\n        return sum("))
     assert project.findings("--no-cache", "--select", "TL408", "train.py") == [("train.py", 11, 5, "TL408")]
     assert project.findings("--no-cache", "--select", "TL408", "fixed.py") == []
-    bad = subprocess.run([sys.executable, "train.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    bad = torch_program("train.py", cwd=project.root, timeout=180)
     assert bad.returncode != 0 and "does not require grad" in bad.stderr, bad.stderr[-500:]
-    fixed = subprocess.run([sys.executable, "fixed.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    fixed = torch_program("fixed.py", cwd=project.root, timeout=180)
     assert fixed.returncode == 0, fixed.stderr[-500:]
 
 
@@ -657,7 +656,7 @@ print(model(torch.randn(2, 4, device="meta")).shape)
     assert project.findings("--no-cache", "--select", "TL416", "net.py") == []
     pytest.importorskip("torch")
     project.write("bad.py", program)
-    bad = subprocess.run([sys.executable, "bad.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    bad = torch_program("bad.py", cwd=project.root, timeout=180)
     assert bad.returncode != 0 and "device" in bad.stderr, bad.stderr[-500:]
 
 
@@ -706,9 +705,9 @@ def test_a_model_a_trainer_freezes_whole_has_no_graph(project) -> None:
     assert project.findings("--no-cache", "--select", "TL408", "bad.py") == [("bad.py", 19, 9, "TL408")]
     assert project.findings("--no-cache", "--select", "TL408", "fixed.py") == []
     pytest.importorskip("torch")
-    bad = subprocess.run([sys.executable, "bad.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    bad = torch_program("bad.py", cwd=project.root, timeout=180)
     assert bad.returncode != 0 and "does not require grad" in bad.stderr, bad.stderr[-500:]
-    fixed = subprocess.run([sys.executable, "fixed.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    fixed = torch_program("fixed.py", cwd=project.root, timeout=180)
     assert fixed.returncode == 0, fixed.stderr[-500:]
 
 
@@ -741,7 +740,7 @@ print(to_numpy(loss))
     assert project.findings("--no-cache", "--select", "TL415", "bad.py") == [("bad.py", 12, 12, "TL415")]
     assert project.findings("--no-cache", "--select", "TL415", "fixed.py") == []
     pytest.importorskip("torch")
-    bad = subprocess.run([sys.executable, "bad.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    bad = torch_program("bad.py", cwd=project.root, timeout=180)
     assert bad.returncode != 0 and "Can't call numpy() on Tensor that requires grad" in bad.stderr, bad.stderr[-500:]
-    fixed = subprocess.run([sys.executable, "fixed.py"], cwd=project.root, capture_output=True, text=True, timeout=180)
+    fixed = torch_program("fixed.py", cwd=project.root, timeout=180)
     assert fixed.returncode == 0, fixed.stderr[-500:]

@@ -4,10 +4,9 @@ class keeps the graph in what it returns, not when it detaches its state itself
 
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import pytest
+from torch_programs import run_program as torch_program
 
 MODEL = '''
 import torch
@@ -133,5 +132,5 @@ def test_state_the_module_keeps_on_itself(project, source, reported) -> None:
     project.write("train.py", source)
     found = project.findings("--no-cache", "--select", "TL411")
     assert found == ([("train.py", 25, 5, "TL411")] if reported else [])
-    ran = subprocess.run([sys.executable, "train.py"], cwd=project.root, capture_output=True, text=True)
+    ran = torch_program("train.py", cwd=project.root)
     assert ("backward through the graph a second time" in ran.stderr) == reported, ran.stderr

@@ -34,7 +34,7 @@ def test_ci_runs_the_readme_test_command() -> None:
     quick_start = re.findall(r"```sh\n(.+?)\n```", readme.split("## Quick start")[1].split("\n## ")[0])
     assert len(quick_start) == 2
     test_command = quick_start[1].split("&&")[-1].strip()
-    assert test_command == "python -m pytest -q"
+    assert test_command == "python -m pytest -q -n auto --maxprocesses 4"
     lines = ci.rstrip().splitlines()
     # The README's command, then the syntax tests on the other Pythons (README says so too).
     assert lines[-3:] == [test_command, lines[-2], "bash scripts/test_all_pythons.sh"]

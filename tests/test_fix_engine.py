@@ -16,6 +16,7 @@ from torchlint.framework.diagnostics import allowed_applicabilities
 from torchlint.framework.edits import replace
 from torchlint.framework.rule import Applicability, Fix, Rule
 from torchlint.engine.fixer import fix_source
+from torch_programs import run_program as torch_program
 
 # One safe fix (TL203) and one unsafe fix (TL102).
 TRAIN = textwrap.dedent('''\
@@ -301,5 +302,5 @@ def test_a_form_feed_starting_the_first_indented_line_is_not_indentation(project
     fixed = path.read_text()
     assert "    with torch.no_grad():\n        w -= 0.1 * w.grad\n" in fixed
     compile(fixed, "page_break.py", "exec")
-    run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+    run = torch_program(str(path), timeout=120)
     assert run.returncode == 0, run.stderr

@@ -6,19 +6,18 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from conftest import FIXTURES, run_torchlint
+from torch_programs import run_program as torch_program
 
 pytest.importorskip("torch")
 
 
 def run_python(path: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120,
-                          cwd=path.parent)
+    return torch_program(str(path), timeout=120, cwd=path.parent)
 
 
 def fixed(relative: str, tmp_path: Path) -> tuple[subprocess.CompletedProcess, subprocess.CompletedProcess]:

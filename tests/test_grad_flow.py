@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import finding_rows, lint_findings, run_torchlint
+from torch_programs import run_program as torch_program
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures" / "TL415-numpy-requires-grad"
@@ -136,10 +137,8 @@ def test_set_grad_enabled_false_as_a_statement(tmp_path):
 
 
 def test_fixtures_are_runnable_and_show_the_error():
-    import subprocess
-    import sys
     for path in sorted(FIXTURES.glob("bad_*.py")):
-        completed = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+        completed = torch_program(str(path), timeout=120)
         assert "Can't call numpy() on Tensor that requires grad" in completed.stderr, path
 
 

@@ -6,12 +6,12 @@ other line of that code may be.  The bad programs also run under torch: the bug 
 from __future__ import annotations
 
 import subprocess
-import sys
 import textwrap
 
 import pytest
 
 from conftest import run_torchlint
+from torch_programs import run_program as torch_program
 
 CASES = {
     "TL301 helper returns a view of its argument on one path": ("TL301", """
@@ -191,7 +191,7 @@ def _run(tmp_path, source: str) -> subprocess.CompletedProcess:
     pytest.importorskip("torch")
     path = tmp_path / "case.py"
     path.write_text(textwrap.dedent(source).lstrip("\n"))
-    return subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+    return torch_program(str(path), timeout=120)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from torch_programs import run_program as torch_program
 
 REPO = Path(__file__).resolve().parent.parent
 SPEC = importlib.util.spec_from_file_location("metamorphic", REPO / "scripts" / "metamorphic.py")
@@ -44,7 +45,7 @@ print("total", round(total.item(), 4))
 
 
 def _run(folder: Path) -> str:
-    done = subprocess.run([sys.executable, "bad.py"], cwd=folder, capture_output=True, text=True, timeout=120)
+    done = torch_program("bad.py", cwd=folder, timeout=120)
     assert done.returncode == 0, done.stderr
     return done.stdout
 

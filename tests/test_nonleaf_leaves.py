@@ -4,12 +4,11 @@ optimizer's parameter list. Real files through the real CLI; runtime verdicts un
 
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import pytest
 
 from conftest import finding_rows, lint_findings
+from torch_programs import run_program as torch_program
 
 torch = pytest.importorskip("torch")
 
@@ -88,5 +87,5 @@ def test_requires_grad_on_an_embeddings_output(project, source, expected) -> Non
     project.write("bad.py", source)
     assert project.findings("--no-cache", "--select", "TL406") == expected
     pytest.importorskip("torch")
-    ran = subprocess.run([sys.executable, "bad.py"], cwd=project.root, capture_output=True, text=True)
+    ran = torch_program("bad.py", cwd=project.root)
     assert ("leaf variables" in ran.stderr) == bool(expected), ran.stderr

@@ -20,9 +20,9 @@ grad"; ``--runtime`` confirms it; its fixed twin has no finding. Real files, the
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import pytest
+from torch_programs import run_program as torch_program
 
 pytest.importorskip("torch")
 
@@ -30,7 +30,7 @@ EXPECTED = "Can't call numpy() on Tensor that requires grad"
 
 
 def _run(project, name: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, name], cwd=project.root, capture_output=True, text=True, timeout=180)
+    return torch_program(name, cwd=project.root, timeout=180)
 
 
 def _check(project, bad: str, fixed: str, rows: list[int]) -> None:

@@ -18,10 +18,10 @@ its fixed twin runs and has no finding. Real files through the real CLI."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from dataclasses import dataclass
 
 import pytest
+from torch_programs import run_program as torch_program
 
 
 @dataclass(frozen=True)
@@ -179,7 +179,7 @@ CASES = {
 
 
 def _runs(project, name: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, name], cwd=project.root, capture_output=True, text=True, timeout=180)
+    return torch_program(name, cwd=project.root, timeout=180)
 
 
 def _write(project, case: Case) -> None:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import math
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from conftest import run_torchlint
 from torchlint.analysis import torch_api
+from torch_programs import run_program as torch_program
 
 torch = pytest.importorskip("torch")
 np = pytest.importorskip("numpy")
@@ -102,7 +102,7 @@ def _findings(path: Path) -> list[tuple[int, str]]:
 
 
 def _run(path: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120, cwd=path.parent)
+    return torch_program(str(path), timeout=120, cwd=path.parent)
 
 
 def test_every_case_is_listed() -> None:

@@ -6,15 +6,15 @@ files through the real CLI."""
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import pytest
+from torch_programs import run_program as torch_program
 
 pytest.importorskip("torch")
 
 
 def _runs(project, name: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, name], cwd=project.root, capture_output=True, text=True, timeout=120)
+    return torch_program(name, cwd=project.root, timeout=120)
 
 
 def _check(project, source: str, code: str, expected: list, error: str) -> None:

@@ -20,12 +20,12 @@ Real files through the real CLI."""
 from __future__ import annotations
 
 import subprocess
-import sys
+from torch_programs import run_program as torch_program
 
 
 def _run(project, name: str) -> subprocess.CompletedProcess:
     """The program ``name`` of the project, run under torch."""
-    return subprocess.run([sys.executable, name], cwd=project.root, capture_output=True, text=True, timeout=180)
+    return torch_program(name, cwd=project.root, timeout=180)
 
 
 FINE_TUNED = '''\

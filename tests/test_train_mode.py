@@ -5,14 +5,13 @@ runtime verdicts, and the torch API table checked against torch's signatures."""
 from __future__ import annotations
 
 import inspect
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from conftest import FIXTURES, lint_findings, run_torchlint
 from torchlint.analysis import torch_api
+from torch_programs import run_program as torch_program
 
 
 def findings(tmp_path: Path, source: str, code: str, *extra: str) -> list[dict]:
@@ -271,5 +270,5 @@ def test_a_model_wrapped_by_data_parallel(project, source, expected) -> None:
     project.write("bad.py", source)
     assert [row for row in project.findings("--no-cache", "--select", "TL414")][:1] == expected
     pytest.importorskip("torch")
-    ran = subprocess.run([sys.executable, "bad.py"], cwd=project.root, capture_output=True, text=True)
+    ran = torch_program("bad.py", cwd=project.root)
     assert ("BUG:" in ran.stdout) == bool(expected), ran.stderr

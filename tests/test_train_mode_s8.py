@@ -7,7 +7,6 @@ that the bad one has the bug and the twin has not."""
 from __future__ import annotations
 
 import subprocess
-import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import lint_findings
+from torch_programs import run_program as torch_program
 
 
 @dataclass(frozen=True)
@@ -1047,7 +1047,7 @@ def test_right_programs_are_not_reported(tmp_path, name) -> None:
 def _run(tmp_path: Path, source: str) -> subprocess.CompletedProcess:
     path = tmp_path / "program.py"
     path.write_text(source)
-    return subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    return torch_program(str(path), timeout=120, cwd=tmp_path)
 
 
 @pytest.mark.parametrize("name", sorted(PROBES))

@@ -6,10 +6,10 @@ must not."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from dataclasses import dataclass
 
 import pytest
+from torch_programs import run_program as torch_program
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ def twin_tests(cases: dict[str, Case]):
 
 
 def run_program(project, name: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, name], cwd=project.root, capture_output=True, text=True, timeout=180)
+    return torch_program(name, cwd=project.root, timeout=180)
 
 
 def shows_the_bug(result: subprocess.CompletedProcess, case) -> bool:
