@@ -4,8 +4,8 @@ class keeps the graph in what it returns, not when it detaches its state itself
 
 from __future__ import annotations
 
-
 import pytest
+
 from torch_programs import run_program as torch_program
 
 MODEL = '''

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from torch_programs import run_program as torch_program
 
 REPO = Path(__file__).resolve().parent.parent

@@ -4,7 +4,6 @@ optimizer's parameter list. Real files through the real CLI; runtime verdicts un
 
 from __future__ import annotations
 
-
 import pytest
 
 from conftest import finding_rows, lint_findings

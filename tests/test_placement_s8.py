@@ -8,6 +8,7 @@ from __future__ import annotations
 import subprocess
 
 import pytest
+
 from torch_programs import run_program as torch_program
 
 pytest.importorskip("torch")

@@ -20,6 +20,7 @@ Real files through the real CLI."""
 from __future__ import annotations
 
 import subprocess
+
 from torch_programs import run_program as torch_program
 
 

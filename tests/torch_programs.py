@@ -14,6 +14,8 @@ Without torch, or when `TORCHLINT_TESTS_FRESH_PYTHON=1`, every program gets a fr
 from __future__ import annotations
 
 import atexit
+import functools
+import importlib.util
 import json
 import os
 import select
@@ -141,10 +143,9 @@ def _read(path: Path) -> str:
 _server: _Server | None = None
 
 
+@functools.cache
 def _has_torch() -> bool:
-    from importlib.util import find_spec
-
-    return find_spec("torch") is not None
+    return importlib.util.find_spec("torch") is not None
 
 
 def run_program(program: str | Path, *args: str, cwd: str | Path | None = None,

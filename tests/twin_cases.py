@@ -9,6 +9,7 @@ import subprocess
 from dataclasses import dataclass
 
 import pytest
+
 from torch_programs import run_program as torch_program
 
 
