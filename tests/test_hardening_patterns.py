@@ -35,8 +35,9 @@ def test_a_backtracking_gitignore_pattern_takes_no_time(project) -> None:
     project.write(".gitignore", BACKTRACKING + "\n")
     elapsed, files = timed_listing(project)
     assert files == [LONG_NAME, "keep.py"]
-    # What the pattern costs beyond starting torchlint (the run is otherwise the same).
-    assert elapsed < baseline + 0.5, (elapsed, baseline)
+    # What the pattern costs beyond starting torchlint (the run is otherwise the same): a
+    # backtracking matcher takes minutes, and a loaded machine varies start-up by a second or two.
+    assert elapsed < baseline + 3, (elapsed, baseline)
 
 
 def test_a_backtracking_exclude_pattern_takes_no_time(project) -> None:
@@ -46,7 +47,7 @@ def test_a_backtracking_exclude_pattern_takes_no_time(project) -> None:
     project.write("pyproject.toml", f'[tool.torchlint]\nextend-exclude = ["{BACKTRACKING}*"]\n')
     elapsed, files = timed_listing(project)
     assert files == [LONG_NAME]
-    assert elapsed < baseline + 0.5, (elapsed, baseline)
+    assert elapsed < baseline + 3, (elapsed, baseline)
 
 
 @pytest.mark.parametrize("line", ODD_LINES)
@@ -129,18 +130,23 @@ def test_gitignore_patterns_match_what_git_matches(project) -> None:
 
 
 def test_a_search_for_files_made_slow_by_the_repository_stops_at_the_file_timeout(project) -> None:
-    """Matching is polynomial, but at Python speed: 20,000 distinct wildcard lines tried on every
-    name cost a fraction of a second each. The search stops at --file-timeout with a TL000 where
-    it stopped, and what it found so far is linted."""
-    project.write(".gitignore", "".join(f"{'*a' * 12}*[{number}]*\n" for number in range(20_000)))
-    for letter in "bcdefghijklmnopqrstuvwxyz":
-        project.write("a" * 60 + letter + ".py", "import torch\nx = torch.zeros(3)\ny = x.data\n")
+    """Matching is polynomial, but at Python speed: 4,000 distinct wildcard lines tried on a name
+    full of a's cost a fifth of a second (reading them a tenth of that). The search stops at
+    --file-timeout with a TL000 where it stopped, and what it found so far is linted. The first
+    name has no a, so it is cheap and the search reaches it however slow the machine is; the
+    others have no digit, so no line ignores them."""
+    project.write(".gitignore", "".join(f"{'*a' * 12}*[{number}]*\n" for number in range(4_000)))
+    source = "import torch\nx = torch.zeros(3)\ny = x.data\n"
+    project.write("0.py", source)
+    letters = "bcdefghijklmnopqrstuvwxyz"
+    for name in [first + second for first in letters for second in letters][:120]:
+        project.write("a" * 60 + name + ".py", source)
     started = time.monotonic()
-    result = project.run("check", "--no-cache", "--output-format", "json", "--file-timeout", "2", ".")
+    result = project.run("check", "--no-cache", "--output-format", "json", "--file-timeout", "3", ".")
     elapsed = time.monotonic() - started
     assert result.returncode == 1, result.stderr
     codes = [(item["code"], item["message"]) for item in result.json()]
     stopped = [message for code, message in codes if code == "TL000"]
-    assert len(stopped) == 1 and "the search for files to lint stopped here after 2 s" in stopped[0], codes
-    assert 0 < sum(code == "TL101" for code, _ in codes) < 25, codes
+    assert len(stopped) == 1 and "the search for files to lint stopped here after 3 s" in stopped[0], codes
+    assert 0 < sum(code == "TL101" for code, _ in codes) < 121, codes
     assert elapsed < 12, elapsed
