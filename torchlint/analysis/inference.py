@@ -1146,6 +1146,11 @@ class Inference:
                        for _seq, load in scope.loads.get(function.name, ())
                        if any(b.definition is function for b in self.model.resolve(load))]
             callees += [alias for load in callees for alias in self._alias_loads(load)]
+            calls = [call for load in callees for call in self._handed_calls(load)]
+            if calls:
+                direct = (self.model.parent(callee) for callee in callees)
+                return [call for call, callee in zip(direct, callees) if isinstance(call, cst.Call)
+                        and call.func is callee] + calls
         elif function.kind in ("method", "classmethod") and function.cls is not None:
             for scope, load, attribute in self._attribute_loads(function.name):
                 caller = scope.function
@@ -1170,6 +1175,60 @@ class Inference:
             callees += self._instance_calls(function.cls)  # `m(x)` runs `forward(x)`
         calls = (self.model.parent(callee) for callee in callees)
         return [call for call, callee in zip(calls, callees) if isinstance(call, cst.Call) and call.func is callee]
+
+    def _handed_calls(self, load: cst.Name) -> list[cst.Call]:
+        """The calls of a function handed by name to a function or class of this file
+        (``Loss(gradient_penalty)``, ``fit(model, loss_fn=mse)`` by position): of the parameter
+        that receives it (``fn(x)``), or of the attribute that parameter is kept in
+        (``self._loss_fn = loss_fn`` in ``__init__``, then ``self._loss_fn(pred, y)`` in the
+        methods of that class and of the classes of this file that extend it)."""
+        arg = self.model.parent(load)
+        if not isinstance(arg, cst.Arg) or arg.value is not load:
+            return []
+        call = self.model.parent(arg)
+        receiver = None
+        if isinstance(call, cst.Call) and arg.keyword is None and not any(a.star for a in call.args):
+            made = self.infer(call.func)
+            if made is not None and made.kind is Kind.CLASS and isinstance(made.cls, ClassInfo):
+                init = self.method_of(made.cls, "__init__")
+                receiver = self.receiving_parameter(arg, init) if init is not None else None
+            else:
+                receiver = self.receiving_parameter(arg)
+        if receiver is None:
+            return []
+        function, _name, reads = receiver
+        found: list[cst.Call] = []
+        for read in reads:
+            up = self.model.parent(read)
+            if isinstance(up, cst.Call) and up.func is read:
+                found.append(up)
+            elif isinstance(up, cst.Assign) and up.value is read and len(up.targets) == 1 \
+                    and function.cls is not None and function.self_name is not None \
+                    and isinstance(up.targets[0].target, cst.Attribute) \
+                    and isinstance(up.targets[0].target.value, cst.Name) \
+                    and up.targets[0].target.value.value == function.self_name:
+                attribute = up.targets[0].target.attr.value
+                if len(function.cls.assignments(attribute)) != 1:
+                    return []  # the attribute holds something else too
+                for scope, name, used in self._attribute_loads(attribute):
+                    caller = scope.function
+                    site = self.model.parent(used)
+                    if isinstance(site, cst.Call) and site.func is used and caller is not None \
+                            and caller.cls is not None and name.value == caller.self_name \
+                            and self._extends(caller.cls, function.cls):
+                        found.append(site)
+        return found
+
+    def _extends(self, cls, base: ClassInfo) -> bool:
+        """``cls`` is ``base`` or a class of this file that extends it (a few generations)."""
+        for _ in range(5):
+            if cls is base:
+                return True
+            if not isinstance(cls, ClassInfo) or cls.model is not self.model or len(cls.node.bases) != 1:
+                return False
+            parent = self.infer(cls.node.bases[0].value)
+            cls = parent.cls if parent is not None and parent.kind is Kind.CLASS else None
+        return False
 
     def takes_call_arguments(self, function: FunctionInfo) -> bool:
         """The function gets what the calls of its name pass: it has no decorator but those
