@@ -1311,7 +1311,7 @@ class AutogradModel:
             seen = {id(function)}
             while leaving:
                 callee, first = leaving.pop(0)
-                for call in self.inference.calls_of(callee):
+                for call in self._calls_running(callee):
                     where = self._left_off_after(call, text)
                     if where is not None:
                         found.append(GradLeftOff(switch, function.name, first or call, *where))
@@ -1322,6 +1322,22 @@ class AutogradModel:
                         seen.add(id(caller))
                         leaving.append((caller, first or call))
         return found
+
+    def _calls_running(self, function) -> list[cst.Call]:
+        """The calls of ``function`` in this file; of the ``forward`` of a module class, also the
+        calls of a name the inference knows holds an instance of it (`model = build()` of a
+        function of the file that returns one, then `model(x)`)."""
+        calls = list(self.inference.calls_of(function))
+        if function.name != "forward" or function.cls is None or function.kind != "method":
+            return calls
+        seen = {id(call) for call in calls}
+        for call in self.analysis.nodes_of(cst.Call):
+            if id(call) in seen or not isinstance(call.func, cst.Name):
+                continue
+            value = self.inference.infer(call.func)
+            if value is not None and value.kind is Kind.MODULE and value.cls is function.cls:
+                calls.append(call)
+        return calls
 
     def _left_off_after(self, call: cst.Call, text: str) -> Optional[tuple[cst.CSTNode, cst.Call]]:
         """A statement that runs a backward after ``call`` (of a function that leaves
@@ -1365,13 +1381,17 @@ class AutogradModel:
                 or not isinstance(definition.body, cst.IndentedBlock):
             return None
         for statement in definition.body.body:
-            small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and \
-                len(statement.body) == 1 else None
-            call = small.value if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) else None
-            if call is not None and self.inference.grad_mode(call, strict=True) is False and \
-                    "set_grad_enabled" in (self.inference.qualname(call.func) or ""):
-                rest = self.analysis.text[statement.end:definition.end]
-                return None if _RE_ENABLES_GRAD.search(rest) else call
+            lines = [statement]
+            if isinstance(statement, cst.If) and statement.orelse is None:
+                # `if not self.training: torch.set_grad_enabled(False)`: off whenever the test holds
+                lines = list(statement.body.body) if isinstance(statement.body, cst.IndentedBlock) else []
+            for line in lines:
+                small = line.body[0] if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 else None
+                call = small.value if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) else None
+                if call is not None and self.inference.grad_mode(call, strict=True) is False and \
+                        "set_grad_enabled" in (self.inference.qualname(call.func) or ""):
+                    rest = self.analysis.text[line.end:definition.end]
+                    return None if _RE_ENABLES_GRAD.search(rest) else call
         return None
 
     def _backward_in(self, statement: cst.CSTNode) -> Optional[cst.Call]:
