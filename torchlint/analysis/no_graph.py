@@ -62,6 +62,10 @@ class Cut:
     # `.detach()` or `.data`: the line to change when it is written in another function than
     # the backward (a `forward`, a loss function); in the same one, the use of it may be.
     detached: bool = False
+    # Values no gradient can come back through, whatever was meant: the gradients of
+    # `torch.autograd.grad` without `create_graph=True`, a round trip through plain values, a
+    # step function. A term of a loss made only of such values trains nothing.
+    inert: bool = False
 
 
 @dataclass(frozen=True)
@@ -90,8 +94,13 @@ def _join(proofs: list[Proof], step: Optional[Step] = None) -> Proof:
 class NoGraph:
     """The graph-absence analysis of one module, answers remembered."""
 
-    def __init__(self, analysis: "ModuleAnalysis", requires_grad_set: bool = True, given=None):
+    def __init__(self, analysis: "ModuleAnalysis", requires_grad_set: bool = True, given=None,
+                 branch: Optional[tuple[cst.If, bool]] = None):
         self.analysis = analysis
+        # An `if` and the arm taken (True: its body): the values are read on the path through
+        # that arm, as when a batch has no target and the loss is made of constants there.
+        self.branch = branch
+        self._branches: dict[int, Optional[tuple]] = {}
         # False: read as if the code set no `requires_grad` on what it computes (a loss made
         # a leaf that requires grad to silence the error has no graph to the model either).
         self.requires_grad_set = requires_grad_set
@@ -111,10 +120,12 @@ class NoGraph:
     def _line(self, node: cst.CSTNode) -> int:
         return self.analysis.line_index.position(node.start)[0]
 
-    def graphless(self, node: cst.BaseExpression) -> Optional[Proof]:
+    def graphless(self, node: cst.BaseExpression, tensor: bool = False) -> Optional[Proof]:
         """The evidence that the tensor ``node`` has no autograd graph because it was cut
-        somewhere (a proof with ``cuts``), or None when that is not shown."""
-        if self.inference.tensor(node) is None:
+        somewhere (a proof with ``cuts``), or None when that is not shown.  ``tensor``: the
+        caller knows ``node`` is a tensor (the `outputs` of `torch.autograd.grad`), though
+        the inference may not."""
+        if not tensor and self.inference.tensor(node) is None:
             return None
         proof = self._graphless(node, 0)
         if proof is None or not proof.cuts:
@@ -161,6 +172,167 @@ class NoGraph:
             else:
                 return None
         return min(places, key=lambda place: place.start)
+
+    def inert_terms(self, target: cst.BaseExpression) -> list[tuple[cst.BaseExpression, Proof]]:
+        """The terms of the sum ``target`` (`ce + lam * penalty`, through names bound once to a
+        sum) that no gradient comes back through: computed only from gradients of
+        `torch.autograd.grad` without `create_graph=True`, from round trips through plain values
+        or from step functions, scaled at most by values that are not tensors the inference
+        knows.  Empty when ``target`` is no sum, or when every term is such (the whole value
+        then has no graph)."""
+        terms = self._terms(target, 0)
+        if len(terms) < 2:
+            return []
+        found = []
+        for term in terms:
+            proof = self._inert_product(term)
+            if proof is not None:
+                found.append((term, proof))
+        return found if len(found) < len(terms) else []
+
+    def _terms(self, node: cst.BaseExpression, hops: int) -> list[cst.BaseExpression]:
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
+            return self._terms(node.left, hops) + self._terms(node.right, hops)
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            return self._terms(node.expression, hops)
+        if isinstance(node, cst.Name) and hops < 3:
+            bindings = self.model.resolve(node)
+            if len(bindings) == 1 and bindings[0].kind is BindingKind.ASSIGN and not bindings[0].path \
+                    and not bindings[0].iterates and isinstance(bindings[0].value, cst.BinaryOperation) \
+                    and isinstance(bindings[0].value.operator, (cst.Add, cst.Subtract)) \
+                    and not self._changed_later(bindings[0]):
+                return self._terms(bindings[0].value, hops + 1)
+        return [node]
+
+    def _inert_product(self, term: cst.BaseExpression) -> Optional[Proof]:
+        """``term`` is a product (or quotient) of factors one of which is shown to carry no
+        gradient back (cuts all ``inert``) and none of which is a tensor not shown so."""
+        factors, pending = [], [term]
+        while pending:
+            node = pending.pop()
+            if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Multiply, cst.Divide)):
+                pending += [node.left, node.right]
+            else:
+                factors.append(node)
+        proofs = []
+        for factor in factors:
+            value = self.inference.infer(factor)
+            known = value is not None and value.kind is Kind.TENSOR
+            proof = self._graphless(factor, 0) if known or value is None else None
+            if proof is not None and proof.cuts and all(cut.inert for cut in proof.cuts):
+                proofs.append(proof)
+            elif known or proof is not None and proof.cuts:
+                return None
+        return _join(proofs) if proofs else None
+
+    def graphless_on_branch(self, target: cst.BaseExpression) -> Optional[tuple[Proof, cst.If, bool]]:
+        """The evidence that ``target`` has no graph on the path through one arm of an `if`
+        (the arm taken, True for its body): every tensor it is computed from on that path is
+        a constant made in that arm without `requires_grad` (`loss = torch.tensor(0.)` when a
+        batch has no object), on a value that has a graph on the other paths."""
+        for branch in self._constant_arms():
+            flow = self._branches.get(id(branch))
+            if flow is None:
+                flow = self._branches[id(branch)] = NoGraph(self.analysis, self.requires_grad_set, branch=branch)
+            proof = flow._graphless(target, 0)
+            if proof is not None and proof.cuts and all(cut.fresh and flow._on_branch(cut.node)
+                                                        for cut in proof.cuts):
+                return proof, branch[0], branch[1]
+        return None
+
+    def _constant_arms(self) -> list[tuple[cst.If, bool]]:
+        """The arms of the file's `if` statements that make a constant tensor (`torch.tensor(0)`,
+        `torch.zeros(1)`) without `requires_grad` in one of their own statements, a few at most."""
+        found = self._branches.get(0)
+        if found is not None:
+            return found
+        found = []
+        for statement in self.analysis.nodes_of(cst.If):
+            for arm, block in ((True, statement.body), (False, statement.orelse)):
+                if isinstance(block, cst.Else):
+                    block = block.body
+                if not isinstance(block, cst.IndentedBlock):
+                    continue
+                if any(isinstance(node, cst.Call) and self._constant(node) for node in iter_nodes(block)):
+                    found.append((statement, arm))
+        found = found[:8]
+        self._branches[0] = found
+        return found
+
+    def _constant(self, call: cst.Call) -> bool:
+        """`torch.tensor(0)`, `torch.zeros(1)`, `torch.zeros(())`: a constant made without
+        `requires_grad`."""
+        qualname = self.inference.qualname(call.func) or ""
+        requires_grad = keyword(call, "requires_grad")
+        if requires_grad is not None and not is_false(requires_grad):
+            return False
+        if qualname in ("torch.tensor", "torch.Tensor", "torch.FloatTensor"):
+            return bool(call.args) and call.args[0].keyword is None and self._number(call.args[0].value)
+        name = qualname.rsplit(".", 1)[-1]
+        return qualname.count(".") == 1 and name in ("zeros", "ones", "full")
+
+    def _on_branch(self, node: cst.CSTNode) -> bool:
+        """``node`` is in the arm of ``self.branch`` taken."""
+        statement, arm = self.branch
+        block = statement.body if arm else statement.orelse
+        return block is not None and is_descendant(node, block)
+
+    def _off_path(self, node: cst.CSTNode) -> bool:
+        """``node`` does not run on the path through the arm of ``self.branch`` taken: it is in
+        the other arm, or after the `if` where the arm ends with `continue` (the rest of the
+        loop's body) or with `return`/`raise` (the rest of the function)."""
+        statement, arm = self.branch
+        other = statement.orelse if arm else statement.body
+        if other is not None and is_descendant(node, other):
+            return True
+        block = statement.body if arm else statement.orelse
+        if isinstance(block, cst.Else):
+            block = block.body
+        if not isinstance(block, cst.IndentedBlock) or not block.body or node.start < statement.end:
+            return False
+        last = block.body[-1]
+        small = last.body[-1] if isinstance(last, cst.SimpleStatementLine) and last.body else None
+        if isinstance(small, (cst.Continue, cst.Break)):
+            loops = enclosing_loops(statement)
+            return bool(loops) and is_descendant(node, loops[0].body)
+        if isinstance(small, (cst.Return, cst.Raise)):
+            code = enclosing_code(statement)
+            return code is not None and is_descendant(node, code)
+        return False
+
+    def trained_under_no_grad(self) -> list["TrainedWithoutGraph"]:
+        """Layers made to train that only ever run where gradients are off: `E.requires_grad_(True)`
+        (or `requires_grad_()`, or `p.requires_grad = True` for each `p` of `E.parameters()`) in
+        a file that runs a backward, where `E` is `m.<name>` of an instance `m` of a module
+        class of this file whose `forward` is decorated `@torch.no_grad()` (nothing in it turning
+        gradients back on), and `self.<name>(..)` is called in that `forward` and nowhere else in
+        the file (nor is `.<name>` handed on): its parameters never get a gradient."""
+        text = self.analysis.text
+        if "requires_grad" not in text or "backward" not in text:
+            return []
+        found = []
+        for call in self.analysis.nodes_of(cst.Call):
+            switched = _switched_on(call)
+            if switched is None or not isinstance(switched, cst.Attribute):
+                continue
+            owner = self.inference.infer(switched.value)
+            cls = owner.cls if owner is not None and owner.kind is Kind.MODULE else None
+            forward = cls.methods.get("forward") if isinstance(cls, ClassInfo) and cls.model is self.model else None
+            if forward is None or not isinstance(forward.node, cst.FunctionDef):
+                continue
+            decorator = next((d for d in forward.node.decorators
+                              if self.inference.grad_mode(d.decorator, strict=True) is False), None)
+            if decorator is None or _RE_ENABLES.search(self._code(forward.node)):
+                continue
+            name = switched.attr.value
+            uses = [found for found in re.finditer(rf"\.\s*{re.escape(name)}\b(?!\s*=(?!=))", text)]
+            runs = [use for use in uses if re.match(rf"\.\s*{re.escape(name)}\s*\(", text[use.start():])]
+            inside = [use for use in runs if forward.node.start <= use.start() < forward.node.end]
+            if not inside or len(inside) != len(runs) or any(
+                    re.match(r"\s*[,)]", text[use.end():]) for use in uses):  # run elsewhere, or handed on
+                continue
+            found.append(TrainedWithoutGraph(decorator, forward, cls.name, name, _switch_of(call)))
+        return found
 
     def made_to_require_grad(self, target: cst.BaseExpression) -> bool:
         """The value back-propagated is itself made to require grad: a name whose function
@@ -276,9 +448,14 @@ class NoGraph:
                 if proof is not None:
                     return proof
         if isinstance(node, cst.Call):
+            grads = self._gradients_without_graph(node)
+            if grads is not None:
+                return grads  # `torch.autograd.grad(loss, params)`, and a name unpacked from it
             return self._call(node, depth)
         if isinstance(node, cst.BinaryOperation):
             return self._operands([node.left, node.right], depth)
+        if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+            return self._graphless(node.elt, depth)  # `[g.flatten() for g in grads]`
         if isinstance(node, cst.UnaryOperation):
             return self._graphless(node.expression, depth)
         if isinstance(node, cst.Subscript):
@@ -287,6 +464,9 @@ class NoGraph:
             entries = self._dict_entries(node)
             if entries is not None:  # `losses["total"]` of a dict written out
                 return self._all(entries, depth)
+            grads = self._gradients_of(node.value)
+            if grads is not None:  # `torch.autograd.grad(loss, x)[0]`
+                return grads
             if self.inference.tensor(node.value) is None and not self._batch(node.value):
                 return None
             return self._graphless(node.value, depth)  # of a batch: `batch["label"]`, `batch[0]`
@@ -363,6 +543,8 @@ class NoGraph:
 
     def _bindings(self, bindings, name: str, depth: int) -> Optional[Proof]:
         """Every value these bindings of ``name`` give it has no graph."""
+        if self.branch is not None:
+            bindings = [binding for binding in bindings if not self._off_path(binding.node)]
         if not bindings or any(b.kind not in (BindingKind.ASSIGN, BindingKind.AUGASSIGN, BindingKind.FOR)
                                or b.value is None for b in bindings):
             return None
@@ -378,20 +560,47 @@ class NoGraph:
                 continue
             if binding.kind is BindingKind.AUGASSIGN:  # `total += loss.item()`: what it held, and what is added
                 before = self.model.lookup(name, binding.scope, binding.seq, use=binding.node)
-                if any(other is binding or other.kind is BindingKind.AUGASSIGN for other in before):
+                adding = [binding] + [other for other in before if other.kind is BindingKind.AUGASSIGN
+                                      and other is not binding]
+                before = [other for other in before if other.kind is not BindingKind.AUGASSIGN]
+                if any(other is binding for other in before) or not before or len(adding) > 4:
                     return None
-                held, added = self._bindings(before, name, depth + 1), self._added(binding.value, depth)
-                if held is None or added is None:
+                held = Proof() if all(other.kind is BindingKind.ASSIGN and not other.path and not other.iterates
+                                      and self._number(other.value) for other in before) \
+                    else self._bindings(before, name, depth + 1)  # `total = 0`, then `total += ..`
+                if held is None:
                     return None
-                proofs.append(_join([held, added.then(Step(binding.value, f"`{name}` is added `{{code}}`"))]))
+                parts = [held]
+                for other in adding:  # each `+=` of a loop adds again what it adds
+                    if other.value is None or self._changed_later(other):
+                        return None
+                    added = self._added(other.value, depth)
+                    if added is None:
+                        return None
+                    parts.append(added.then(Step(other.value, f"`{name}` is added `{{code}}`")))
+                proofs.append(_join(parts))
                 continue
             if binding.path == (1,) and self._gives_indices(binding.value):
                 proofs.append(self._stopped(binding.value, indices=True))  # `_, predicted = torch.max(out, 1)`
                 continue
-            proof = self._graphless(binding.value, depth)
+            value = binding.value
+            if binding.path and not binding.iterates and isinstance(value, cst.Call):
+                callee = self.inference.infer(value.func)
+                if callee is not None and callee.kind is Kind.FUNCTION and callee.function is not None:
+                    # `loss, stats = model.loss(preds, batch)`: the part of what it returns
+                    proof = self._function_result(value, callee.function, depth, binding.path)
+                    if proof is None:
+                        return None
+                    proofs.append(proof.then(Step(value, f"`{name}` is taken from `{{code}}`")))
+                    continue
+            if binding.path and not binding.iterates and isinstance(value, (cst.Tuple, cst.List)):
+                value = tuple_element(value, binding.path)  # `pred, y = out.detach(), y`: its own part
+                if value is None:
+                    return None
+            proof = self._graphless(value, depth)
             if proof is None:
                 return None
-            proofs.append(proof.then(Step(binding.value, f"`{name}` = `{{code}}`")))
+            proofs.append(proof.then(Step(value, f"`{name}` = `{{code}}`")))
         return _join(proofs)
 
     def _items(self, iterable: cst.BaseExpression, depth: int) -> Optional[Proof]:
@@ -406,6 +615,10 @@ class NoGraph:
                 if iterable.elements else None
         if isinstance(iterable, (cst.ListComp, cst.GeneratorExp)):
             return self._graphless(iterable.elt, depth)
+        if isinstance(iterable, cst.Call):
+            grads = self._gradients_without_graph(iterable)
+            if grads is not None:
+                return grads  # `for g in torch.autograd.grad(loss, params):`
         if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) \
                 and iterable.func.attr.value == "values" and not iterable.args:
             dicts = self._literal_dicts(iterable.func.value, 0)
@@ -428,6 +641,10 @@ class NoGraph:
             return Proof()
         if isinstance(iterable, cst.Name):
             bindings = self.model.resolve(iterable)
+            if len(bindings) == 1 and bindings[0].kind is BindingKind.FOR and not bindings[0].path \
+                    and bindings[0].value is not None and not self._changed_later(bindings[0]):
+                # `for grad in grads:` then `zip(grad, ..)`: the items of the items of `grads`
+                return self._nested_items(bindings[0].value, depth)
             if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
                     or bindings[0].iterates or bindings[0].value is None:
                 return None
@@ -439,7 +656,8 @@ class NoGraph:
                 if re.search(rf"(?<![\w.]){name}\s*(?:\.\s*(?:extend|insert|__setitem__)\b|\+=|\[[^\]\n]*\]\s*=(?!=))",
                              self._code(binding.scope.node)):
                     return None  # items added some other way
-                appended = [arg.value for arg in self.analysis.appended_to(binding)]
+                appended = [arg.value for arg in self.analysis.appended_to(binding)
+                            if self.branch is None or not self._off_path(arg)]
                 if appended:
                     written = self._items(binding.value, depth) if not (
                         isinstance(binding.value, cst.List) and not binding.value.elements) else Proof()
@@ -449,6 +667,65 @@ class NoGraph:
         if self.inference.tensor(iterable) is not None:
             return self._graphless(iterable, depth)  # `for row in x:`
         return None
+
+    def _number(self, node: Optional[cst.BaseExpression]) -> bool:
+        """``node`` is a number written out (`0`, `0.0`, `-1`)."""
+        if isinstance(node, cst.UnaryOperation):
+            node = node.expression
+        return isinstance(node, (cst.Integer, cst.Float))
+
+    def _nested_items(self, iterable: cst.BaseExpression, depth: int) -> Optional[Proof]:
+        """Every item of every item of ``iterable`` has no graph: a list written out, or bound
+        to a name once and only appended to (`grads.append(torch.autograd.grad(..))`), whose
+        elements each iterate only over values without a graph."""
+        if isinstance(iterable, (cst.List, cst.Tuple)):
+            elements = [element.value for element in iterable.elements if not isinstance(element, cst.StarredElement)]
+            if not elements or len(elements) != len(iterable.elements):
+                return None
+        elif isinstance(iterable, cst.Name):
+            bindings = self.model.resolve(iterable)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].iterates:
+                return None
+            written = tuple_element(bindings[0].value, bindings[0].path)  # `total, grads = 0, []`
+            if not isinstance(written, cst.List) or written.elements:
+                return None
+            name = re.escape(bindings[0].name)
+            if re.search(rf"(?<![\w.]){name}\s*(?:\.\s*(?:extend|insert|__setitem__)\b|\+=|\[[^\]\n]*\]\s*=(?!=))",
+                         self._code(bindings[0].scope.node)):
+                return None
+            elements = [arg.value for arg in self.analysis.appended_to(bindings[0])]
+        else:
+            return None
+        proofs = [self._items(element, depth) for element in elements]
+        if not proofs or any(proof is None for proof in proofs):
+            return None
+        return _join(proofs)
+
+    def _gradients_of(self, node: cst.BaseExpression) -> Optional[Proof]:
+        """``node`` is what `torch.autograd.grad` returned without a graph: the call, or a name
+        bound to it once."""
+        if isinstance(node, cst.Name):
+            bindings = self.model.resolve(node)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
+                    or not isinstance(bindings[0].value, cst.Call) or self._changed_later(bindings[0]):
+                return None
+            proof = self._gradients_without_graph(bindings[0].value)
+            return proof.then(Step(bindings[0].value, f"`{node.value}` = `{{code}}`")) if proof is not None else None
+        return self._gradients_without_graph(node) if isinstance(node, cst.Call) else None
+
+    def _gradients_without_graph(self, call: cst.Call) -> Optional[Proof]:
+        """``call`` is `torch.autograd.grad(..)` without `create_graph=True`: the gradients it
+        returns are new tensors without a graph of their own."""
+        if self.inference.qualname(call.func) != "torch.autograd.grad" or any(arg.star for arg in call.args) \
+                or len([arg for arg in call.args if arg.keyword is None]) > 4:
+            return None
+        create = keyword(call, "create_graph")
+        if create is not None and not is_false(create):
+            return None
+        return self._cut(call, "gradients returned without `create_graph=True`, which have no graph of their own",
+                         "Pass `create_graph=True` to `torch.autograd.grad`, so that the gradients it returns are "
+                         "part of the graph and what is computed from them (a penalty) can be back-propagated",
+                         to_change=True, inert=True)
 
     def _plain_value(self, node: cst.BaseExpression) -> bool:
         """``node`` is a plain value that cannot carry a graph although the inference does not
@@ -566,7 +843,7 @@ class NoGraph:
         if tensor is not None:  # `total += loss.item()`, `total += float(loss)`
             return self._cut(value, "a plain number, out of the graph",
                              f"Add `{self.analysis.snippet(tensor)}` itself, not its plain value, to what "
-                             f"is back-propagated", to_change=True)
+                             f"is back-propagated", to_change=True, inert=True)
         return self._operands([value], depth)
 
     def _parameter(self, binding, depth: int) -> Optional[Proof]:
@@ -703,11 +980,18 @@ class NoGraph:
             fact = torch_facts.method(func.attr.value)
             if receiver is not None and receiver.kind is Kind.TENSOR or \
                     receiver is None and fact is not None and fact.tensor_only and fact.kind == "method":
-                return self._method(node, func.value, func.attr.value, depth)  # `model(x).detach()`
+                # `model(x).detach()`; a method only tensors have makes a tensor of an unknown receiver
+                return self._method(node, func.value, func.attr.value, depth, batch=receiver is None)
             if receiver is None and fact is not None and fact.kind == "method" and fact.returns == "tensor" \
                     and (isinstance(func.value, cst.Subscript) and self._batch(func.value.value)
                          or self._batch(func.value)):
                 return self._method(node, func.value, func.attr.value, depth, batch=True)  # `batch["x"].to(dev)`
+            if receiver is None and fact is not None and fact.kind == "method" and fact.returns == "tensor":
+                # a receiver the inference does not know, shown to be a tensor cut from the graph
+                # (`g.pow(2)` of `for g in torch.autograd.grad(..)`)
+                known = self._graphless(func.value, depth)
+                if known is not None and known.cuts:
+                    return self._method(node, func.value, func.attr.value, depth, batch=True)
         qualname = self.inference.qualname(func)
         if isinstance(func, cst.Name) and func.value == "sum" and qualname in (None, "builtins.sum") \
                 and 1 <= len(node.args) <= 2 and not any(arg.star or arg.keyword for arg in node.args):
@@ -1032,6 +1316,9 @@ class NoGraph:
             return self._stopped(node)
         if self.inference.tensor(node) is None:
             return None
+        if qualname in torch_api.TENSOR_JOINING_FUNCTIONS and node.args and node.args[0].keyword is None \
+                and not node.args[0].star and isinstance(node.args[0].value, cst.Name):
+            return self._items(node.args[0].value, depth)  # `torch.stack(losses)` of a list of losses
         return self._arguments(node, depth)
 
     def _arguments(self, node: cst.Call, depth: int) -> Optional[Proof]:
@@ -1065,14 +1352,18 @@ class NoGraph:
             if isinstance(inner, cst.Call) and self._plain_values_of(inner) is not None:
                 return self._cut(node, f"a new tensor made from the plain values of `{self.analysis.snippet(inner)}`",
                                  "Combine the tensors themselves (not their `.item()`, `.tolist()` or numpy values), "
-                                 "so that the result keeps their graph", to_change=True)
+                                 "so that the result keeps their graph", to_change=True, inert=True)
         if isinstance(source, (cst.List, cst.ListComp, cst.Tuple)):
             elements = [source.elt] if isinstance(source, cst.ListComp) else \
                 [element.value for element in source.elements if not isinstance(element, cst.StarredElement)]
             if elements and all(self.inference.tensor(element) is not None for element in elements):
                 return self._cut(node, "a new tensor made from the values of the tensors listed",
                                  "Combine the tensors themselves (`torch.stack`, `torch.cat`), not copies of their "
-                                 "values, so that the result keeps their graph", to_change=True)
+                                 "values, so that the result keeps their graph", to_change=True, inert=True)
+        if self.branch is not None and self._number(source) and self._on_branch(node):
+            return self._cut(node, "a constant made without `requires_grad`",
+                             "Make the value returned on this path from the predictions (`pred.sum() * 0`), so "
+                             "that it keeps their graph, or skip the backward for it", fresh=True)
         value = self.inference.infer(source)
         if self.inference.qualname(node.func) not in ("torch.tensor", "torch.from_numpy"):
             # `torch.Tensor(t)` of a tensor keeps its graph; numbers, lists and arrays have none.
@@ -1124,14 +1415,14 @@ class NoGraph:
         return self._cut(node, what,
                          "Compute the loss from the scores themselves (`cross_entropy` on the logits, or a soft "
                          "version with `softmax`), not from `argmax`, comparisons or integer conversions of them",
-                         to_change=True)
+                         to_change=True, inert=True)
 
     def _cut(self, node: cst.BaseExpression, what: str, advice: str, to_change: bool = False,
-             fresh: bool = False, detached: bool = False) -> Proof:
+             fresh: bool = False, detached: bool = False, inert: bool = False) -> Proof:
         line = self._line(node)
         shown = self.analysis.snippet(node)
         cut = Cut(node, f"`{shown}` (line {line}), {what}", f"is `{shown}` (line {line}), {what}", advice, to_change,
-                  fresh, detached=detached)
+                  fresh, detached=detached, inert=inert)
         return Proof((Step(node, f"`{{code}}` is {what}"),), (cut,))
 
     def _foreign_call(self, node: cst.Call, function, depth: int) -> Optional[Proof]:
@@ -1165,20 +1456,28 @@ class NoGraph:
             flow = self._given_flows[id(function)] = NoGraph(self.analysis, self.requires_grad_set, function)
         return flow
 
-    def _function_result(self, node: cst.Call, function, depth: int) -> Optional[Proof]:
-        """A function of this file: every value it returns has no graph."""
+    def _function_result(self, node: cst.Call, function, depth: int, path: tuple = ()) -> Optional[Proof]:
+        """A function of this file: every value it returns has no graph (with ``path``, the
+        part of the tuple it returns that a target of an unpacking gets)."""
         definition = function.node
         if function.model is not self.model or not isinstance(definition, cst.FunctionDef) \
                 or function.is_generator or not function.returns:
             return None
+        returns = [returned for returned in function.returns if self.branch is None or not self._off_path(returned)]
+        if path:
+            returns = [tuple_element(returned, path) for returned in returns]
+            if any(returned is None for returned in returns):
+                return None
+        if not returns:
+            return None
         proofs = []
-        for returned in function.returns:
+        for returned in returns:
             proof = self._graphless(returned, depth)
             if proof is None:
                 return None
             proofs.append(proof)
-        decorator = self._disabled(function.returns[0])
-        if isinstance(decorator, cst.Decorator) and all(self._disabled(r) is decorator for r in function.returns):
+        decorator = self._disabled(returns[0])
+        if isinstance(decorator, cst.Decorator) and all(self._disabled(r) is decorator for r in returns):
             # The whole function runs without gradients: that is the reason, said once.
             runs = f"which runs under `@{self.analysis.snippet(decorator.decorator)}` (line {self._line(decorator)})"
             shown = self.analysis.snippet(node)
@@ -1192,6 +1491,56 @@ class NoGraph:
             return Proof(steps, (cut,))
         step = Step(node, f"`{{code}}` returns what `{function.name}` returns")
         return _join(proofs, step)
+
+
+@dataclass(frozen=True)
+class TrainedWithoutGraph:
+    """``switch_on`` turns on `requires_grad` for ``self.<layer>`` of ``cls``, whose ``forward``
+    (the only place it runs) is decorated ``decorator``, a `no_grad`."""
+
+    decorator: cst.Decorator
+    forward: object
+    cls: str
+    layer: str
+    switch_on: cst.CSTNode
+
+
+def _switch_of(call: cst.Call) -> cst.CSTNode:
+    """What turns `requires_grad` on, for ``call`` of ``_switched_on``: the call itself, or
+    the `p.requires_grad = True` of its loop."""
+    if isinstance(call.parent, cst.For):
+        for node in iter_nodes(call.parent.body):
+            if isinstance(node, cst.Assign) and isinstance(node.targets[0].target, cst.Attribute) \
+                    and node.targets[0].target.attr.value == "requires_grad":
+                return node
+    return call
+
+
+def _switched_on(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``E`` of `E.requires_grad_(True)` / `E.requires_grad_()`, or of the loop `for p in
+    E.parameters(): p.requires_grad = True` whose `.parameters()` call ``call`` is."""
+    func = call.func
+    if not isinstance(func, cst.Attribute):
+        return None
+    if func.attr.value == "requires_grad_":
+        given = call.args[0].value if len(call.args) == 1 and call.args[0].keyword is None else None
+        if not call.args or isinstance(given, cst.Name) and given.value == "True":
+            return func.value
+        return None
+    loop = call.parent
+    if func.attr.value != "parameters" or call.args or not isinstance(loop, cst.For) or loop.iter is not call \
+            or not isinstance(loop.target, cst.Name):
+        return None
+    for statement in getattr(loop.body, "body", ()):
+        for small in getattr(statement, "body", ()) if isinstance(statement, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 \
+                    and isinstance(small.targets[0].target, cst.Attribute) \
+                    and small.targets[0].target.attr.value == "requires_grad" \
+                    and isinstance(small.targets[0].target.value, cst.Name) \
+                    and small.targets[0].target.value.value == loop.target.value \
+                    and isinstance(small.value, cst.Name) and small.value.value == "True":
+                return func.value
+    return None
 
 
 def _plain_class(cls) -> bool:

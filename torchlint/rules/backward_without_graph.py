@@ -7,7 +7,8 @@ says it at the backward."""
 from __future__ import annotations
 
 from torchlint.framework.api import (
-    Applicability, Bad, Fix, Observation, Rule, Verdict, cst, called_name, keyword, torch_api,
+    Applicability, Bad, Fix, Observation, Rule, Verdict, called_name, cst, enclosing_loops, is_descendant, keyword,
+    torch_api,
 )
 
 
@@ -22,9 +23,14 @@ class BackwardWithoutGraph(Rule):
         "require grad\"; call it outside the block, or wrap its body in `with torch.enable_grad():`"
     )
     left_off_message = (
-        "`{switch}` turns gradients off for the rest of the program, not only inside `{function}`: after `{call}` "
-        "(line {call_line}) returns, `{backward}` (line {line}) runs without gradients and raises RuntimeError "
-        "\"element 0 of tensors does not require grad\"; compute under `with torch.no_grad():` instead"
+        "`{switch}`{when} turns gradients off for the rest of the program, not only inside `{function}`: after "
+        "`{call}` (line {call_line}) returns, `{backward}` (line {line}) runs without gradients and raises "
+        "RuntimeError \"element 0 of tensors does not require grad\"; compute under `with torch.no_grad():` instead"
+    )
+    no_grad_forward_message = (
+        "`{cls}.forward` runs under `{decorator}` (line {line}), the only place `self.{layer}` runs, yet `{switch}` "
+        "(line {switch_line}) turns on `requires_grad` to train it: what it computes there records no graph, so its "
+        "parameters never get a gradient and never change"
     )
     fix = Applicability.DISPLAY_ONLY
     # A backward run by a function called under no_grad fails inside it, on a related line.
@@ -92,7 +98,22 @@ class BackwardWithoutGraph(Rule):
     them on), it is flagged at that statement, the line to change (an `evaluate()` that
     leaves the training after it without gradients). `backward()` inside `no_grad` on a value computed
     outside it is left alone (it works), and so is a view made under `no_grad` (`x[0]`,
-    `x.view(..)`), which may still reach the graph of what it views.
+    `x.view(..)`), which may still reach the graph of what it views. Such a switch under
+    an `if` (no `else`) of the function counts too, said with its test, and so does a call
+    of a module built by a function of the file (`model = build()`, then `model(x)`).
+
+    The gradients `torch.autograd.grad` returns without `create_graph=True` have no
+    graph. A function handed by name to a function or class of the file (`Loss(penalty)`)
+    is given what the calls through the parameter or attribute keeping it pass
+    (`self._loss_fn(pred.detach(), y)`). A value that has a graph on other paths but none
+    on the path through one arm of an `if`, every tensor it is computed from there being
+    a constant made in that arm without `requires_grad` (`return torch.tensor(0.)` when a
+    batch has no target; the arm taken on every pass of a loop when it ends with
+    `continue`), is flagged at the first such constant. A layer made to train
+    (`model.encoder.backbone.requires_grad_(True)`, or a loop setting `requires_grad =
+    True` over its parameters) that runs only in the `forward` of a module class of the
+    file decorated with `@torch.no_grad()` is flagged at the decorator: its parameters
+    never get a gradient.
 
     ## Why is this bad?
     Backward starts from the graph that recorded how `x` was computed. Under
@@ -181,8 +202,21 @@ class BackwardWithoutGraph(Rule):
                         fix=Fix(Applicability.DISPLAY_ONLY, "Call it outside the `no_grad` block, or turn gradients "
                                                             "back on with `torch.enable_grad()` inside it", ()))
 
+        for found in self.ctx.grad_flow.no_graph.trained_under_no_grad():
+            decorator = f"@{self.ctx.snippet(found.decorator.decorator)}"
+            self.report(found.decorator, self.no_grad_forward_message, cls=found.cls, decorator=decorator,
+                        line=self._line(found.decorator), layer=found.layer, switch=found.switch_on,
+                        switch_line=self._line(found.switch_on),
+                        related=((found.switch_on, "made to train here"),),
+                        fix=Fix(Applicability.DISPLAY_ONLY, f"Remove `{decorator}` from `{found.cls}.forward` (or run "
+                                                            f"`self.{found.layer}` under `torch.enable_grad()` when it "
+                                                            f"is trained)", ()))
+
         for found in self.ctx.autograd.gradients_left_off():
-            self.report(found.switch, self.left_off_message, switch=found.switch, function=found.function,
+            guard = next((ancestor for ancestor in _ancestors_until(found.switch, cst.FunctionDef)
+                          if isinstance(ancestor, cst.If)), None)
+            when = f" (when `{self.ctx.snippet(guard.test)}`, line {self._line(guard)})" if guard is not None else ""
+            self.report(found.switch, self.left_off_message, switch=found.switch, when=when, function=found.function,
                         call=found.call, call_line=self._line(found.call), backward=found.backward,
                         line=self._line(found.backward), related=((found.backward, "the backward that raises"),),
                         fix=Fix(Applicability.DISPLAY_ONLY, "Compute under `with torch.no_grad():`, which restores "
@@ -206,18 +240,20 @@ class BackwardWithoutGraph(Rule):
             return
         if isinstance(given, (cst.List, cst.Tuple)):
             for element in given.elements:
-                if not isinstance(element, cst.StarredElement) and self._check(element.value, node, node):
+                if not isinstance(element, cst.StarredElement) and self._check(element.value, node, node, True):
                     return
             return
-        self._check(given, node, node)
+        self._check(given, node, node, True)
 
-    def _check(self, target: cst.BaseExpression, call: cst.Call, reported: cst.CSTNode) -> bool:
+    def _check(self, target: cst.BaseExpression, call: cst.Call, reported: cst.CSTNode, given: bool = False) -> bool:
+        """``given``: ``target`` is what an autograd function is given to differentiate, a
+        tensor (or it raises) whether or not the inference knows it."""
         no_graph = self.ctx.grad_flow.no_graph
-        if self.ctx.tensor(target) is None or no_graph.expects_no_graph(call):
+        if not given and self.ctx.tensor(target) is None or no_graph.expects_no_graph(call):
             return False
-        proof = no_graph.graphless(target)
+        proof = no_graph.graphless(target, tensor=given)
         if proof is None:
-            return False
+            return self._check_branch(target, call, given)
         cause = self._cause(target, proof)
         advice = "; ".join(dict.fromkeys(cut.advice for cut in proof.cuts[:2]))
         related = ()
@@ -228,6 +264,29 @@ class BackwardWithoutGraph(Rule):
         where = f" (line {self._line(call)})" if reported is not call else ""
         self.report(reported, evidence=proof.steps, fix=Fix(Applicability.DISPLAY_ONLY, advice, ()),
                     cause=cause, call=call, where=where, related=related)
+        return True
+
+    def _check_branch(self, target: cst.BaseExpression, call: cst.Call, given: bool) -> bool:
+        """``target`` has no graph on the path through one arm of an `if` (a loss made of
+        constants when a batch has no target): reported at the first constant made there."""
+        if any(isinstance(a, (cst.If, cst.IfExp)) for a in _ancestors_until(call, cst.FunctionDef)):
+            return False  # `if n_pos > 0: loss.backward()`: the path may be kept away from it
+        found = self.ctx.grad_flow.no_graph.graphless_on_branch(target)
+        if found is None:
+            return False
+        proof, statement, arm = found
+        test = f"`{self.ctx.snippet(statement.test)}` (line {self._line(statement)})"
+        when = f"when {test} holds" if arm else f"when {test} does not hold"
+        loops = enclosing_loops(statement)
+        if loops and not is_descendant(target, loops[0]):
+            when += f" on every pass of the loop (line {self._line(loops[0])})"
+        made = ", ".join(f"`{self.ctx.snippet(cut.node)}` (line {self._line(cut.node)})" for cut in proof.cuts[:3])
+        cause = f"{when}, `{self.ctx.snippet(target)}` is computed only from constants made there without " \
+                f"`requires_grad` ({made}" + (", ...)" if len(proof.cuts) > 3 else ")")
+        first = proof.cuts[0]
+        self.report(first.node, evidence=proof.steps, fix=Fix(Applicability.DISPLAY_ONLY, first.advice, ()),
+                    cause=cause, call=call, where=f" (line {self._line(call)})",
+                    related=((call, "backward raises here on that path"), (statement.test, "the path")))
         return True
 
     def _cause(self, target: cst.BaseExpression, proof) -> str:
@@ -254,3 +313,11 @@ class BackwardWithoutGraph(Rule):
     def judge(cls, run: Observation) -> Verdict:
         return run.raised_or("RuntimeError", "does not require grad and does not have a grad_fn",
                              "backward ran: the value had a graph on this run")
+
+
+def _ancestors_until(node: cst.CSTNode, kind: type):
+    """The ancestors of ``node`` up to the first of ``kind``."""
+    current = node.parent
+    while current is not None and not isinstance(current, kind):
+        yield current
+        current = current.parent

@@ -34,9 +34,13 @@ class GradientCut(Rule):
         "them only because `requires_grad` is set on it: nothing it was computed from gets a gradient (the "
         "parameters' `.grad` stays None); compute the loss from the tensors themselves"
     )
+    term_message = (
+        "the term `{term}` of `{target}` is computed only from {cut}: `{backward}` (line {line}) sends no "
+        "gradient back through it, so it trains nothing it was computed from"
+    )
     fix = Applicability.DISPLAY_ONLY
     requires = (r"\bforward\b|backward",
-                r"numpy|\.item\(|tolist|\bfloat\(|\bnp\.|\bmath\.|tensor\(|Tensor\(|detach\(|\.data\b")
+                r"numpy|autograd|\.item\(|tolist|\bfloat\(|\bnp\.|\bmath\.|tensor\(|Tensor\(|detach\(|\.data\b")
     references = (
         ("Autograd mechanics", "https://pytorch.org/docs/stable/notes/autograd.html"),
         ("torch.Tensor.item", "https://pytorch.org/docs/stable/generated/torch.Tensor.item.html"),
@@ -81,7 +85,11 @@ class GradientCut(Rule):
     back-propagated value itself, a `.detach()` / `.data` (a loss of `model(x).detach()`
     made to require grad; a detached copy made a leaf to learn, `x.detach().requires_grad_()`,
     is not a cut graph): reported at the cut, which backward runs past without reaching
-    the model.
+    the model. So is a term of the back-propagated sum (`ce + lam * penalty`, through
+    names bound once to a sum) computed only from the gradients of `torch.autograd.grad`
+    without `create_graph=True` (a gradient penalty that then trains nothing), from a round
+    trip through plain values or from a step function, scaled at most by values not known
+    to be tensors: reported at the first place it was cut.
 
     ## Why is this bad?
     Autograd records only torch operations on tensors. A numpy array or a Python float
@@ -193,12 +201,25 @@ class GradientCut(Rule):
         cuts = [cut for cut in proof.cuts if (cut.to_change or cut.detached and made)
                 and isinstance(cut.node, (cst.Call, cst.Attribute))] if proof else []
         if not cuts or len(cuts) != len(proof.cuts):
+            self._inert_terms(node, target)
             return
         cut = min(cuts, key=lambda found: found.node.start)
         self.report(cut.node, self.backward_message, cut=cut.node, backward=node, line=self._line(node),
                     evidence=proof.steps, related=((node, "this backward runs, and reaches nothing it was computed "
                                                           "from"),),
                     fix=Fix(Applicability.DISPLAY_ONLY, cut.advice, ()))
+
+    def _inert_terms(self, backward: cst.Call, target: cst.BaseExpression) -> None:
+        """A term of the back-propagated sum that no gradient comes back through (a gradient
+        penalty of `autograd.grad` without `create_graph=True`, a round trip through `.item()`):
+        reported at the first place it was cut."""
+        for term, proof in self.ctx.grad_flow.no_graph.inert_terms(target):
+            cut = min(proof.cuts, key=lambda found: found.node.start)
+            self.report(cut.node, self.term_message, term=term, target=target, cut=cut.noun, backward=backward,
+                        line=self._line(backward), evidence=proof.steps,
+                        related=((backward, "this backward reaches nothing the term was computed from"),),
+                        fix=Fix(Applicability.DISPLAY_ONLY, cut.advice, ()))
+            return
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
