@@ -215,11 +215,24 @@ class GradientCut(Rule):
         reported at the first place it was cut."""
         for term, proof in self.ctx.grad_flow.no_graph.inert_terms(target):
             cut = min(proof.cuts, key=lambda found: found.node.start)
+            if self._exit_inside(cut.node):
+                return  # said where the values leave torch, in the function that returns them
             self.report(cut.node, self.term_message, term=term, target=target, cut=cut.noun, backward=backward,
                         line=self._line(backward), evidence=proof.steps,
                         related=((backward, "this backward reaches nothing the term was computed from"),),
                         fix=Fix(Applicability.DISPLAY_ONLY, cut.advice, ()))
             return
+
+    def _exit_inside(self, node: cst.CSTNode) -> bool:
+        """A finding of ``visit_FunctionDef`` lies within ``node``: the values of a graph tensor
+        leave torch there, in a function whose result is differentiated."""
+        exits = self.ctx.grad_flow.graph_exits
+        function = next((a for a in _ancestors(node) if isinstance(a, cst.FunctionDef)), None)
+        if function is None or not (function.name.value == "forward" or exits.is_differentiated(function)) \
+                or exits.function_info(function) is None:
+            return False
+        return any(escape is not None and node.start <= escape.cut.node.start and escape.cut.node.end <= node.end
+                   for escape in (exits.escape(cut, function) for cut in exits.cuts(function)))
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
@@ -289,3 +302,10 @@ class GradientCut(Rule):
 
     def _line(self, node: cst.CSTNode) -> int:
         return self.ctx.line_index.position(node.start)[0]
+
+
+def _ancestors(node: cst.CSTNode):
+    current = node.parent
+    while current is not None:
+        yield current
+        current = current.parent
