@@ -203,3 +203,40 @@ print(model.evaluate(torch.randn(4, 8, device=device), torch.randn(4, 2, device=
 def test_modules_handed_to_a_moved_module_and_kept_in_a_plain_list(project, source: str, expected) -> None:
     _check(project, source, expected)
 
+
+DEFAULT_MASK = '''
+import torch
+import torch.nn as nn
+
+device = torch.device("meta")
+
+
+class SelfAttention(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.q = nn.Linear(dim, dim)
+        self.k = nn.Linear(dim, dim)
+
+    def forward(self, x, mask=None):
+        mask = torch.ones(x.shape[0], x.shape[1]) if mask is None else mask
+        scores = self.q(x) @ self.k(x).transpose(1, 2)
+        scores = scores.masked_fill(mask[:, None, :] == 0, -1e9)
+        return scores.softmax(-1)
+
+
+model = SelfAttention(8).to(device)
+x = torch.randn(2, 5, 8, device=device)
+print(model(x).shape)
+'''
+
+
+@pytest.mark.parametrize("source, expected", [
+    (DEFAULT_MASK, [("bad.py", 14, 16, "TL416")]),
+    (DEFAULT_MASK.replace("torch.ones(x.shape[0], x.shape[1])", "torch.ones(x.shape[0], x.shape[1], device=x.device)"),
+     []),
+    # every call gives a mask: the default is never made
+    (DEFAULT_MASK.replace("print(model(x).shape)", "print(model(x, torch.ones(2, 5, device=device)).shape)"), []),
+], ids=["default-on-the-cpu", "default-on-the-input-device", "mask-always-given"])
+def test_a_default_made_when_the_caller_gives_none(project, source: str, expected) -> None:
+    # `torch.ones(..) if mask is None else mask`: the call without a mask gets a CPU mask.
+    _check(project, source, expected)

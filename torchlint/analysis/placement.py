@@ -3712,8 +3712,28 @@ class Placement:
             if isinstance(parent, cst.Comparison) and parent.left is current:
                 current = parent
                 continue
+            if self._default_of(current, parent):
+                current = parent  # `torch.ones(n) if mask is None else mask`: the default is on the CPU
+                continue
             break
         return current
+
+    def _default_of(self, made: cst.BaseExpression, parent: Optional[cst.CSTNode]) -> bool:
+        """``parent`` is `made if <name> is None else <name>` (or the reverse): the value the
+        parameter ``name`` gets when the caller gives none, and a call gives none."""
+        if not isinstance(parent, cst.IfExp) or made is parent.test:
+            return False
+        test, other = parent.test, parent.orelse if parent.body is made else parent.body
+        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(other, cst.Name)
+                and isinstance(test.left, cst.Name) and test.left.value == other.value):
+            return False
+        operator, comparator = test.comparisons[0].operator, test.comparisons[0].comparator
+        wanted = cst.Is if parent.body is made else cst.IsNot
+        if not (isinstance(operator, wanted) and isinstance(comparator, cst.Name) and comparator.value == "None"):
+            return False
+        bindings = self.model.resolve(other)
+        passed = self._passed(bindings[0]) if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM else None
+        return passed is not None and any(value is None for value in passed)
 
     @staticmethod
     def _keeps_device(method: str) -> bool:
@@ -3748,7 +3768,8 @@ class Placement:
                     and parent.attr.value not in ("cpu", "cuda"):
                 current = parent.parent
                 continue
-            if isinstance(parent, cst.Comparison) and parent.left is current:
+            if isinstance(parent, cst.Comparison) and parent.left is current or \
+                    isinstance(parent, cst.Subscript) and parent.value is current:  # `mask[:, None] == 0`
                 current = parent
                 continue
             if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, (

@@ -61,7 +61,8 @@ class DeviceMismatch(Rule):
       are TL418's);
     - a tensor made in `forward` (or a method it calls, or returned by a helper such as
       `init_hidden`) by a factory without `device=` (`torch.zeros(..)`, also wrapped in
-      `nn.Parameter(..)`, which registers nothing there), given to one of
+      `nn.Parameter(..)`, which registers nothing there; also the default of a parameter,
+      `torch.ones(..) if mask is None else mask`, when a call leaves it out), given to one of
       the module's layers (also inside the arithmetic of the layer's input), or meeting the module's
       input or a layer's output through arithmetic, `torch.cat`, a torch function or a
       tensor method (`x + 0.1 * torch.randn(x.shape)`, `scores.masked_fill(mask, ..)`);
