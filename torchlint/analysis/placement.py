@@ -120,6 +120,8 @@ class DeviceMismatch:
     # The move, shown with where it is, when another module of the project moves the module
     # (``moved`` is then a node of that module): "`Net().to(device)` (train.py:12)".
     moved_where: str = ""
+    # "cache": a call of the module that ran `forward` (and filled the cache) before the move.
+    ran: Optional[cst.Call] = None
 
 
 class Placement:
@@ -1948,6 +1950,9 @@ class Placement:
                 continue
             found.extend(self._left_attributes(cls, move))
             found.extend(self._made_in_forward(cls, move))
+            found.extend(self._stale_caches(cls, move))
+        found.extend(self._built_after_own_move())
+        found.extend(self._held_in_plain_containers())
         made_in_modules = {id(mismatch.made) for mismatch in found}
         # A tensor made in `forward` and also given to a loss as a CPU target is reported once,
         # where it is made (`targets = torch.arange(n)` in a contrastive model's `forward`).
@@ -2773,7 +2778,8 @@ class Placement:
                 if positional and (self._computes_from_first(qualname) or qualname in torch_api.SAME_TENSOR_WRAPPERS):
                     return self.device_move(positional[0], depth + 1)
                 return None
-            if isinstance(func, cst.Attribute) and self._keeps_device_of(func.attr.value):
+            if isinstance(func, cst.Attribute) and (self._keeps_device_of(func.attr.value) or
+                                                    self._converts_dtype_only(node)):
                 return self.device_move(func.value, depth + 1)
             return None
         if isinstance(node, cst.Subscript):
@@ -2821,9 +2827,34 @@ class Placement:
             if isinstance(value, cst.Name):
                 values = self._assigned(value)
                 moves = [self._items_move(item, depth + 1) for item in values or ()]
+                if not values:
+                    return self._rows_move(value, depth)
                 return moves[0] if moves and all(move is not None for move in moves) else None
+            if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name):  # `for row in mask[1:]`
+                return self._rows_move(value, depth)
             return self._items_move(value, depth + 1)
         return self.device_move(value, depth + 1) if binding.path and isinstance(value, (cst.Name, cst.Call)) else None
+
+    def _rows_move(self, iterable: cst.BaseExpression, depth: int) -> Optional[cst.Call]:
+        """The device of the rows a loop takes from a tensor: ``for row in mask`` over a parameter
+        every call site gives a tensor on the device (not a module: its layers are no tensors)."""
+        value = self.inference.infer(iterable)
+        if value is not None and value.kind is not Kind.TENSOR:
+            return None
+        return self.device_move(iterable, depth + 1)
+
+    def _converts_dtype_only(self, call: cst.Call) -> bool:
+        """``call`` is ``x.to(dtype)`` or ``x.type(dtype)`` with a torch dtype alone
+        (`torch.float32`, `y.dtype`): a conversion that keeps the tensor's device."""
+        func = call.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in ("to", "type") or len(call.args) != 1:
+            return False
+        arg = call.args[0]
+        if arg.star or (arg.keyword is not None and arg.keyword.value != "dtype"):
+            return False
+        target = arg.value
+        return self._dtype_name(target, False) is not None or \
+            isinstance(target, cst.Attribute) and target.attr.value == "dtype"
 
     def _items_move(self, iterable: cst.BaseExpression, depth: int) -> Optional[cst.Call]:
         """The device of every item of a list written out or built by a comprehension."""
@@ -3210,6 +3241,299 @@ class Placement:
                                             kind="tuple" if holds_several else ""))
         return found
 
+    def _stale_caches(self, cls: ClassInfo, move: cst.Call) -> list[DeviceMismatch]:
+        """Plain attributes that ``forward`` (or a method it calls) fills with a tensor made on
+        the device of that call, under an ``if`` on the module's own state (`if self.idx is None`,
+        `if batch_size != self.batch_size_last`): a cache, kept across calls. The module is
+        called before it is moved (`model(x)` for a sanity check or training on the CPU, then
+        `model.to(device)`) and after: the move leaves the cache where the first call made it,
+        and ``forward`` computes with it there. Reported where ``__init__`` sets it (to None),
+        else where ``forward`` fills it."""
+        found: list[DeviceMismatch] = []
+        lineage = self._built_by(cls)
+        forward_methods = next((self._forward_methods(owner) for owner in lineage if "forward" in owner.methods), [])
+        if not forward_methods or any(method in owner.methods for owner in lineage
+                                      for method in ("to", "cuda", "_apply")):
+            return found
+        ran = self._called_before(move)
+        if ran is None:
+            return found
+        source = "".join(self.analysis.text[owner.node.start:owner.node.end] for owner in lineage)
+        init_methods = [method for owner in lineage for method in self._init_methods(owner)]
+        seen: set[str] = set()
+        for method in forward_methods:
+            for statement in self._assignments_in(method):
+                target = statement.targets[0].target
+                if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                        and target.value.value == method.self_name) or target.attr.value in seen:
+                    continue
+                name = target.attr.value
+                if f'"{name}"' in source or f"'{name}'" in source or not self._cache_guard(statement, method):
+                    continue  # registered by name, or remade at every call
+                value = self.inference.tensor(statement.value)
+                if value is None or value.scalar:
+                    continue  # a 0-dim tensor mixes with tensors on any device
+                used = self._cache_use(name, forward_methods)
+                if used is None:
+                    continue
+                seen.add(name)
+                initial = next((assignment for init in init_methods for assignment in self._assignments_in(init)
+                                if isinstance(assignment.targets[0].target, cst.Attribute)
+                                and dotted(assignment.targets[0].target) == f"{init.self_name}.{name}"
+                                and isinstance(assignment.value, cst.Name) and assignment.value.value == "None"),
+                               None)
+                found.append(DeviceMismatch(initial or statement, statement, cls, move, used, attribute=name,
+                                            kind="cache", ran=ran))
+        return found
+
+    def _built_after_own_move(self) -> list[DeviceMismatch]:
+        """A module class whose ``__init__`` moves the module (`self.to(device)`, `self.cuda()`,
+        to a device that may not be the CPU) before it builds its layers: the move takes what
+        is registered then (nothing), and the layers built after it stay on the CPU. Only when
+        nothing else in the file moves its instances (or a module holding one), and a method
+        computes with one of those layers."""
+        found: list[DeviceMismatch] = []
+        for cls in self.model.classes.values():
+            if cls.model is not self.model or not self._is_module_class(cls) or \
+                    any(name in cls.methods for name in ("to", "cuda", "_apply")):
+                continue
+            init = cls.methods.get("__init__")
+            if init is None:
+                continue
+            own = [call for call in self._calls_in(init.node) if self._is_move(call)
+                   and isinstance(call.func.value, cst.Name)  # type: ignore[attr-defined]
+                   and call.func.value.value == init.self_name]  # type: ignore[attr-defined]
+            if len(own) != 1 or not isinstance(own[0].parent, cst.Expr):
+                continue
+            move = own[0]
+            layers = [statement for statement in self._assignments_in(init) if statement.start > move.end
+                      and isinstance(statement.targets[0].target, cst.Attribute)
+                      and dotted(statement.targets[0].target.value) == init.self_name
+                      and isinstance(statement.value, cst.Call) and self._holds_weights(statement.value)]
+            if not layers or self._moved_otherwise(cls, move):
+                continue
+            for layer in layers:
+                name = layer.targets[0].target.attr.value  # type: ignore[attr-defined]
+                used = next((call for method in cls.methods.values() if method is not init
+                             for call in self._calls_in(method.node) if isinstance(call.func, cst.Attribute)
+                             and call.func.attr.value == name and dotted(call.func.value) == method.self_name), None)
+                if used is not None:
+                    found.append(DeviceMismatch(move, layer, cls, move, used, attribute=name, kind="early"))
+                    break
+        return found
+
+    def _moved_otherwise(self, cls: ClassInfo, own: cst.Call) -> bool:
+        """Something in the file but ``own`` (the class's move of itself) may move instances of
+        ``cls``: a move of a module whose class is not known, is ``cls``, or builds it."""
+        for call in self._all_calls():
+            if call is own or not isinstance(call.func, cst.Attribute) or call.func.attr.value not in ("to", "cuda") \
+                    or not self._moves_to_a_device(call):
+                continue
+            receiver = call.func.value
+            value = self.inference.infer(receiver)
+            if value is not None and value.kind is Kind.TENSOR:
+                continue
+            holder = self._class_of(receiver)
+            if holder is None and value is not None and value.kind is Kind.MODULE and value.qualname is not None \
+                    and not self._contained_classes(receiver):
+                continue  # a torch layer of its own
+            if holder is None:
+                return True
+            pending, seen = [holder], set()
+            while pending:
+                current = pending.pop()
+                if current is cls:
+                    return True
+                if id(current) not in seen:
+                    seen.add(id(current))
+                    pending.extend(self._submodule_classes(current))
+        return False
+
+    def _held_in_plain_containers(self) -> list[DeviceMismatch]:
+        """Modules given to a moved module's constructor and kept in a plain list or tuple
+        attribute (`self.metrics = [*metrics, self.criterion]`): `.to(device)` does not reach
+        them, so a module built on the CPU (never moved, holding parameters or buffers) stays
+        there, and a method of the moved module calls it with the module's own output
+        (`metric(self(x), ..)`). Layers built in the class itself are TL418's."""
+        found: list[DeviceMismatch] = []
+        if not _MOVES.search(self.analysis.text):
+            return found
+        for cls, move in self.moved_classes().values():
+            if any(name in cls.methods for name in ("to", "cuda", "_apply")):
+                continue
+            for init in self._init_methods(cls):
+                for statement in self._assignments_in(init):
+                    target = statement.targets[0].target
+                    if not (isinstance(target, cst.Attribute) and dotted(target.value) == init.self_name
+                            and isinstance(statement.value, (cst.List, cst.Tuple))):
+                        continue
+                    made = self._unmoved_given_module(statement.value)
+                    used = self._held_module_call(cls, target.attr.value) if made is not None else None
+                    if used is not None:
+                        found.append(DeviceMismatch(statement, made, cls, move, used, attribute=target.attr.value,
+                                                    kind="held"))
+        return found
+
+    def _unmoved_given_module(self, container: cst.BaseExpression) -> Optional[cst.Call]:
+        """A module the list or tuple written out ``container`` holds that a caller builds and
+        never moves: through a parameter (`*metrics`, `metric`) every call site gives a list of
+        constructions (or one), of a class of the file or of torch, holding tensors, without
+        `device=`."""
+        for element in container.elements:  # type: ignore[attr-defined]
+            value = element.value
+            if not isinstance(value, cst.Name):
+                continue
+            bindings = self.model.resolve(value)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM:
+                continue
+            passed = self._passed(bindings[0])
+            if not passed or any(given is None for given in passed):
+                continue
+            for given in passed:
+                items = _items(given) if isinstance(element, cst.StarredElement) else [given]
+                for item in items or ():
+                    if isinstance(item, cst.Call) and keyword(item, "device") is None and \
+                            not any(arg.star == "**" for arg in item.args) and self._module_with_tensors(item):
+                        return item
+        return None
+
+    def _module_with_tensors(self, call: cst.Call) -> bool:
+        """``call`` builds a module that holds parameters or buffers: a torch layer with weights,
+        or a module class of the file that (or a base class of the file) registers some."""
+        qualname = self.inference.qualname(call.func)
+        if qualname is not None:
+            return self._has_weights(qualname)
+        cls = self._class_of(call)
+        return cls is not None and self._is_module_class(cls) and self._computes_with_own_tensors(cls)
+
+    def _computes_with_own_tensors(self, cls: ClassInfo) -> bool:
+        """The ``forward`` of the module class ``cls`` (or of a base class of the file) computes
+        with a tensor the module registers (`register_buffer("w", ..)`, an `nn.Parameter`)
+        where it is, not moved first (`self.w.to(preds.device)`), or calls a layer with weights."""
+        lineage = self._lineage(cls)
+        forward_methods = next((self._forward_methods(owner) for owner in lineage if "forward" in owner.methods), [])
+        source = "".join(self.analysis.text[owner.node.start:owner.node.end] for owner in lineage)
+        names = set(re.findall(r"register_(?:buffer|parameter)\(\s*[\"'](\w+)[\"']", source)) | \
+            set(re.findall(r"\bself\.(\w+)\s*=\s*(?:torch\.)?(?:nn\.)?Parameter\(", source))
+        if any(self._cache_use(name, forward_methods) is not None for name in names):
+            return True
+        return any(self._direct_layer_call(call, method) for method in forward_methods
+                   for call in self._calls_in(method.node))
+
+    def _direct_layer_call(self, call: cst.Call, method: FunctionInfo) -> bool:
+        """``call`` runs a torch layer with weights held by the module (`self.fc(x)`)."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and dotted(func.value) == method.self_name):
+            return False
+        layer = self.inference.infer(func)
+        return layer is not None and layer.kind is Kind.MODULE and layer.qualname is not None and \
+            self._has_weights(layer.qualname)
+
+    def _held_module_call(self, cls: ClassInfo, name: str) -> Optional[cst.Call]:
+        """A call, in a method of ``cls``, of a module taken from ``self.<name>`` (a loop over it,
+        or an index) given a tensor on the module's device (its own output `self(x)`, a layer's)."""
+        for method in cls.methods.values():
+            if method.name == "__init__":
+                continue
+            for call in self._calls_in(method.node):
+                func = call.func
+                source = func.value if isinstance(func, cst.Subscript) else None
+                if isinstance(func, cst.Name):
+                    bindings = self.model.resolve(func)
+                    if len(bindings) == 1 and bindings[0].kind is BindingKind.FOR and not bindings[0].path:
+                        source = bindings[0].value
+                while isinstance(source, cst.Subscript):  # `self.metrics[:-1]`
+                    source = source.value
+                if not (isinstance(source, cst.Attribute) and source.attr.value == name
+                        and dotted(source.value) == method.self_name):
+                    continue
+                if any(arg.keyword is None and not arg.star and self._own_output(arg.value, method)
+                       for arg in call.args):
+                    return call
+        return None
+
+    def _own_output(self, node: cst.BaseExpression, method: FunctionInfo, depth: int = 0) -> bool:
+        """``node`` is the output of the module ``method`` belongs to (`self(x)`, `self.forward(x)`),
+        of one of its layers (``_on_device``), or what keeps the device of those."""
+        if depth > 4:
+            return False
+        if isinstance(node, cst.Name):
+            values = self._assigned(node)
+            return bool(values) and all(self._own_output(value, method, depth + 1) for value in values)
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Name) and func.value == method.self_name or \
+                    isinstance(func, cst.Attribute) and func.attr.value == "forward" and \
+                    dotted(func.value) == method.self_name:
+                forward = method.cls.methods.get("forward") if method.cls is not None else None
+                return forward is not None and bool(forward.returns) and \
+                    all(self._on_device(returned, forward) for returned in forward.returns)
+            if isinstance(func, cst.Attribute) and self._keeps_device_of(func.attr.value):
+                return self._own_output(func.value, method, depth + 1)
+        return self._on_device(node, method)
+
+    def _cache_guard(self, statement: cst.Assign, method: FunctionInfo) -> bool:
+        """``statement`` runs under an ``if`` of ``method`` whose test reads the module's own
+        state (`self.<attr>`) and not a device (`x.device != self.mask.device` remakes it)."""
+        for node in ancestors(statement):
+            if node is method.node:
+                return False
+            if isinstance(node, cst.If):
+                test = self.analysis.text[node.test.start:node.test.end]
+                return "device" not in test and any(
+                    isinstance(read, cst.Attribute) and isinstance(read.value, cst.Name)
+                    and read.value.value == method.self_name for read in iter_nodes(node.test))
+        return False
+
+    def _cache_use(self, name: str, methods: list[FunctionInfo]) -> Optional[cst.CSTNode]:
+        """The first read of ``self.<name>`` in ``methods`` that computes with the tensor: not
+        an assignment, a test (`is None`), a move or a metadata read (`.to(x.device)`, `.shape`);
+        None when one read moves it."""
+        for method in methods:
+            for node in self.analysis.nodes_of(cst.Attribute):
+                if not (method.node.start <= node.start and node.end <= method.node.end) or \
+                        node.attr.value != name or not isinstance(node.value, cst.Name) or \
+                        node.value.value != method.self_name:
+                    continue
+                if isinstance(node.parent, (cst.AssignTarget, cst.Comparison)) or any(
+                        isinstance(up, cst.If) and up.test.start <= node.start and node.end <= up.test.end
+                        for up in ancestors(node)):
+                    continue  # set, or tested (`self.mask is None`)
+                return None if self._neutral_read(node) else node
+        return None
+
+    @staticmethod
+    def _neutral_read(node: cst.Attribute) -> bool:
+        """The read ``node`` (`self.mask`, also indexed) moves the tensor or reads its metadata
+        (`self.mask.to(x.device)`, `.shape`): where it is does not matter there."""
+        outer = node.parent
+        while isinstance(outer, (cst.Subscript, cst.SubscriptElement, cst.Index, cst.Slice)):
+            outer = outer.parent
+        return isinstance(outer, cst.Attribute) and outer.attr.value in torch_api.PLACEMENT_NEUTRAL_USES
+
+    def _called_before(self, move: cst.Call) -> Optional[cst.Call]:
+        """A call of the module that ``move`` (`model.to(device)`) moves, made before the move in
+        the same code while the module was still where it was built (the CPU: built without
+        `device=`, not moved before), when the code calls it again after the move."""
+        module = move.func.value  # type: ignore[attr-defined]
+        if not isinstance(module, cst.Name) or self.inference.never_runs(move):
+            return None
+        construction = self._construction(module)
+        if construction is None or keyword(construction, "device") is not None or \
+                re.search(r"set_default_device", self.analysis.text):
+            return None
+        code = enclosing_code(move)
+        calls = [call for call in self._all_calls() if isinstance(call.func, cst.Name)
+                 and call.func.value == module.value and enclosing_code(call) is code]
+        before = [call for call in calls if call.end <= move.start]
+        if not before or not any(call.start > move.end for call in calls):
+            return None
+        if any(other is not move and self._is_move(other) and other.end <= move.start
+               and dotted(other.func.value) == module.value for other in self._all_calls()):  # type: ignore
+            return None  # moved before it ran
+        first = before[0]
+        return first if self.model.resolve(first.func) == self.model.resolve(module) else None
+
     def _built_by(self, cls: ClassInfo) -> list[ClassInfo]:
         """``cls`` and the base classes of this file whose ``__init__`` builds its instances
         too: through `super().__init__(..)`, or inherited when ``cls`` defines none."""
@@ -3302,11 +3626,11 @@ class Placement:
                     continue
                 if first_assignment is not None and first_assignment.start < node.start:
                     break
+                if self._neutral_read(node):
+                    return None
                 outer = parent
                 while isinstance(outer, (cst.Subscript, cst.SubscriptElement, cst.Index, cst.Slice)):
                     outer = outer.parent
-                if isinstance(outer, cst.Attribute) and outer.attr.value in torch_api.PLACEMENT_NEUTRAL_USES:
-                    return None
                 if isinstance(outer, cst.Arg) and isinstance(outer.parent, cst.Call) and \
                         isinstance(outer.parent.func, cst.Name) and outer.parent.func.value in _ITERATING_BUILTINS or \
                         isinstance(outer, (cst.CompFor, cst.For)) and outer.iter is node:
@@ -3388,8 +3712,28 @@ class Placement:
             if isinstance(parent, cst.Comparison) and parent.left is current:
                 current = parent
                 continue
+            if self._default_of(current, parent):
+                current = parent  # `torch.ones(n) if mask is None else mask`: the default is on the CPU
+                continue
             break
         return current
+
+    def _default_of(self, made: cst.BaseExpression, parent: Optional[cst.CSTNode]) -> bool:
+        """``parent`` is `made if <name> is None else <name>` (or the reverse): the value the
+        parameter ``name`` gets when the caller gives none, and a call gives none."""
+        if not isinstance(parent, cst.IfExp) or made is parent.test:
+            return False
+        test, other = parent.test, parent.orelse if parent.body is made else parent.body
+        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(other, cst.Name)
+                and isinstance(test.left, cst.Name) and test.left.value == other.value):
+            return False
+        operator, comparator = test.comparisons[0].operator, test.comparisons[0].comparator
+        wanted = cst.Is if parent.body is made else cst.IsNot
+        if not (isinstance(operator, wanted) and isinstance(comparator, cst.Name) and comparator.value == "None"):
+            return False
+        bindings = self.model.resolve(other)
+        passed = self._passed(bindings[0]) if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM else None
+        return passed is not None and any(value is None for value in passed)
 
     @staticmethod
     def _keeps_device(method: str) -> bool:
@@ -3424,7 +3768,8 @@ class Placement:
                     and parent.attr.value not in ("cpu", "cuda"):
                 current = parent.parent
                 continue
-            if isinstance(parent, cst.Comparison) and parent.left is current:
+            if isinstance(parent, cst.Comparison) and parent.left is current or \
+                    isinstance(parent, cst.Subscript) and parent.value is current:  # `mask[:, None] == 0`
                 current = parent
                 continue
             if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, (

@@ -46,9 +46,23 @@ class DeviceMismatch(Rule):
       of those such as an LSTM's `(h0, c0)`, a `torch.distributions` object built from CPU
       tensors or Python numbers, whose samples are on the CPU), that `forward` computes with
       before replacing it;
+    - a plain attribute that `forward` (or a method it calls) fills with a tensor under an
+      `if` on the module's own state, a cache (`if self.mask is None: self.mask = ..`,
+      `if n != self.n_cached:`), when the file runs the module before it moves it
+      (`model(x)` as a check on the CPU, then `model.to(device)`) and again after: the cache
+      stays where the first call made it (reported where `__init__` sets it to None);
+    - `self.to(device)` or `self.cuda()` in `__init__` before the layers are built: it moves
+      only what is registered by then, and the layers built after it stay on the CPU (when
+      nothing else in the file moves the module);
+    - modules handed to a moved module's constructor and kept in a plain list or tuple
+      (`self.metrics = [*metrics, self.criterion]`): the move does not reach them, and one
+      built on the CPU, whose `forward` computes with its own buffers or a layer with
+      weights, is called with the moved module's output (layers built in the class itself
+      are TL418's);
     - a tensor made in `forward` (or a method it calls, or returned by a helper such as
       `init_hidden`) by a factory without `device=` (`torch.zeros(..)`, also wrapped in
-      `nn.Parameter(..)`, which registers nothing there), given to one of
+      `nn.Parameter(..)`, which registers nothing there; also the default of a parameter,
+      `torch.ones(..) if mask is None else mask`, when a call leaves it out), given to one of
       the module's layers (also inside the arithmetic of the layer's input), or meeting the module's
       input or a layer's output through arithmetic, `torch.cat`, a torch function or a
       tensor method (`x + 0.1 * torch.randn(x.shape)`, `scores.masked_fill(mask, ..)`);
@@ -75,7 +89,8 @@ class DeviceMismatch(Rule):
       arithmetic, a comparison (`pred == labels` with the labels never moved), an
       arithmetic or comparison method (`pred.eq(target)`), `gather`/`masked_fill`/
       `index_select`, torch's arithmetic functions, `torch.cat`/`torch.stack` of a list
-      written out; also through a helper's parameters (`accuracy(out, labels)`; the
+      written out (the rows a loop takes from a tensor are where it is, and so is
+      `x.to(torch.float32)`); also through a helper's parameters (`accuracy(out, labels)`; the
       tensor on the device may come from one call site: `self.combine(mask, layer_mask)`
       in a method given batches moved to the device), a mask a helper function makes
       (reported in the helper when it makes it from the shape of a tensor it is given,
@@ -254,6 +269,12 @@ class DeviceMismatch(Rule):
             if found.kind in ("input", "weight", "target", "module", "operand"):
                 self._report_unmoved(found)
                 continue
+            if found.kind == "early":
+                self._report_early_move(found)
+                continue
+            if found.kind == "held":
+                self._report_held(found)
+                continue
             related = [(found.used, "it meets the module's tensors here")]
             if not found.moved_where:  # (a move in another module is shown with where it is)
                 related.insert(0, (found.moved, "the module is moved here: parameters and buffers only"))
@@ -266,6 +287,17 @@ class DeviceMismatch(Rule):
                         f"{move} does not move it, and `forward` computes with it on the device it was made on")
                 advice = f"register it with `self.register_buffer(\"{found.attribute}\", ..)`"
                 fix = self._buffer_fix(found)
+                if found.kind == "cache":  # filled by `forward` at a call before the move
+                    related.insert(0, (found.ran, "the module runs here before the move: the cache is made on the "
+                                                  "device of this call"))
+                    what = (f"`self.{found.attribute}` of `{found.cls.name}` is a plain attribute caching a tensor "
+                            f"that `forward` makes at its first call (`{self.ctx.snippet(found.ran)}`, before the "
+                            f"move) and keeps: {move} does not move it, and `forward` computes with it where it "
+                            f"was made")
+                    advice = (f"register it with `self.register_buffer(\"{found.attribute}\", None, "
+                              f"persistent=False)` so that the move takes it along")
+                    if found.node is found.made:  # filled in `forward`: registered where it is first set
+                        fix = None
                 if found.kind == "tuple":  # a buffer holds one tensor
                     what = what.replace("is a plain tensor attribute", "is a plain attribute holding CPU tensors")
                     advice = "make its tensors in `forward` on the device of the input (`device=x.device`)"
@@ -341,6 +373,31 @@ class DeviceMismatch(Rule):
                       (edits.insert_after(found.node, f".to({device})"),))
         self.report(found.node, what=what + ": RuntimeError at the first batch", advice=advice,
                     related=tuple(related), fix=fix)
+
+    def _report_early_move(self, found: Found) -> None:
+        """`self.to(device)` in `__init__` before the layers are built: it moves nothing."""
+        move = self.ctx.snippet(found.moved)
+        what = (f"`{move}` runs in `{found.cls.name}.__init__` before the layers are built, so it moves only what is "
+                f"registered by then: `self.{found.attribute}`, built after it, stays on the CPU")
+        related = ((found.made, f"`self.{found.attribute}` is built here, after the move, on the CPU"),
+                   (found.used, "the module computes with it here"))
+        self.report(found.node, what=what + ": RuntimeError at the first batch on the device",
+                    advice=f"build the layers first and call `{move}` at the end of `__init__`", related=related)
+
+    def _report_held(self, found: Found) -> None:
+        """Modules given from outside and kept in a plain list of a moved module."""
+        move = self.ctx.snippet(found.moved)
+        container = "tuple" if isinstance(found.node.value, cst.Tuple) else "list"  # type: ignore[attr-defined]
+        what = (f"`self.{found.attribute}` of `{found.cls.name}` keeps modules in a plain {container}: `{move}` "
+                f"does not move them, and `{self.ctx.snippet(found.made)}`, built on the CPU and never moved, keeps "
+                f"its parameters and buffers there while `{self.ctx.snippet(found.used)}` gives it the module's "
+                f"output, on the device")
+        related = ((found.made, "the module is built here, on the CPU"),
+                   (found.moved, "the module holding the list is moved here: registered submodules only"),
+                   (found.used, "it computes with the device tensors here"))
+        self.report(found.node, what=what, related=related,
+                    advice=("hold them in `nn.ModuleList(..)` so that the move takes them along (or move each "
+                            "to the device)"))
 
     def _made_here(self, found: Found) -> bool:
         """The CPU tensor given to the module is made by a factory (`torch.zeros(..)`) in the
