@@ -35,6 +35,8 @@ What is derived from torch, and how (field by field, see ``Fact`` in the generat
 - integer (what an integer tensor gives): calling the method or function on an ``int64`` and on a
   ``float32`` input with the same integer arguments (``integer_of``); functions without a tensor
   input, with integers only.
+- dropout (a function that zeroes elements at random, and the arguments that give the rate and
+  switch it on): the signature (or aten schema) names the candidates, calls decide (``dropout_of``).
 
 What cannot be derived is in OVERRIDES below, each with its reason.
 """
@@ -84,9 +86,16 @@ OUT = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else \
 # parameters:  a module class built with simple arguments has parameters of its own (None: not built,
 #              or no module class); its aliasing says whether its call may give its input itself
 #              (maybe_self: `Identity`, `ReLU(inplace=True)`, `Dropout` in eval mode) or a view of it
+# dropout:     a function that zeroes elements at random (`F.dropout`, `torch.dropout`, the attention
+#              `F.scaled_dot_product_attention` drops weights of): ``<rate>`` or ``<rate>,<switch>``, each
+#              ``<name>@<position>`` with ``=<default>`` where it has one (``1``/``0`` for True/False;
+#              position among the positional parameters, ``k`` when keyword-only): ``p@1=0.5,training@2=1``.
+#              The switch is the bool that turns the dropping on (a module passes `self.training`); a
+#              function without one drops whenever its rate is above 0.  ``-``: no such function.
 DEFAULTS = dict(returns="tensor", zero_dim="never", aliasing="copy", in_place="none", out_variant=False,
                 differentiable=None, tensor_only=False, reduction=False, loss=False, legacy_dtype=None,
-                removed=False, factory=False, saves="-", integer="-", parameters=None, source="schema")
+                removed=False, factory=False, saves="-", integer="-", parameters=None, dropout=None,
+                source="schema")
 FIELDS = ("kind",) + tuple(DEFAULTS)
 
 # --- names -------------------------------------------------------------------------------------
@@ -810,6 +819,118 @@ for name in LEGACY_TYPES:
     add(f"torch.{name}" if name != "Tensor" else "torch.Tensor", "type", returns="tensor",
         legacy_dtype=str(dtype).replace("torch.", ""), tensor_only=True, source="type")
 
+# --- random dropping ---------------------------------------------------------------------------
+# What names a candidate: a float parameter named for a drop probability, and a bool one named for
+# the training switch; what makes it a fact: the calls below (``dropout_of``).
+RATE_PARAMETERS = ("p", "dropout_p")
+SWITCH_PARAMETERS = ("training", "train")
+DROPOUT_SHAPES = [(2, 4, 8, 8), (2, 4, 16), (2, 4, 4, 8, 8)]
+
+
+def parameters_of(fn, name):
+    """(name, positional index or None when keyword-only, has a default, the default) of each
+    parameter: the Python signature, else the aten schema of the main overload."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        params = None
+    if params is not None:
+        found, index = [], 0
+        for param in params:
+            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+                return None
+            keyword_only = param.kind is param.KEYWORD_ONLY
+            found.append((param.name, None if keyword_only else index, param.default is not param.empty,
+                          None if param.default is param.empty else param.default))
+            index += not keyword_only
+        return found
+    main = [s for op, s in overloads(name) if torch.Tag.out not in op.tags]
+    if not main:
+        return None
+    found, index = [], 0
+    for argument in main[0].arguments:
+        has_default = argument.has_default_value()
+        found.append((argument.name, None if argument.kwarg_only else index, has_default,
+                      argument.default_value if has_default else None))
+        index += not argument.kwarg_only
+    return found
+
+
+def _argument_cell(name, position, has_default, default):
+    cell = f"{name}@{'k' if position is None else position}"
+    if has_default:
+        cell += "=" + ("1" if default is True else "0" if default is False else repr(float(default)))
+    return cell
+
+
+def dropout_of(fn, name):
+    """The ``dropout`` cell of a function (``DEFAULTS``' comment), or None.  A candidate (a rate
+    parameter, maybe a switch) is one when calls show it: at rate 0 the result depends on the
+    input and is the same from call to call; at rate 0.5 (switched on) two calls differ, and
+    neither is the rate-0 result; switched off, rate 0.5 gives the rate-0 result; and left out,
+    the switch does what its default says."""
+    params = parameters_of(fn, name)
+    if not params:
+        return None
+    names = [param[0] for param in params]
+    rate = next((param for param in params if param[0] in RATE_PARAMETERS), None)
+    switch = next((param for param in params if param[0] in SWITCH_PARAMETERS), None)
+    if rate is None:
+        return None
+    # The tensors it needs: its parameters before the rate that have no default.
+    needed = [param for param in params[:names.index(rate[0])] if not param[2]]
+    if any(param[1] is None for param in needed):
+        return None
+
+    def run(shape, seed, offset, **arguments):
+        torch.manual_seed(seed)
+        generator = torch.Generator().manual_seed(offset)
+        tensors = [torch.rand(shape, generator=generator) + 1 + offset for _ in needed]
+        ok, result = call(lambda: fn(*tensors, **arguments))
+        if ok and isinstance(result, (tuple, list)) and result and isinstance(result[0], torch.Tensor):
+            result = result[0]  # `native_dropout`: (the result, the mask)
+        return result if ok and isinstance(result, torch.Tensor) and result.is_floating_point() else None
+
+    def same(a, b):
+        return a is not None and b is not None and a.shape == b.shape and torch.equal(a, b)
+
+    with torch.random.fork_rng():
+        for shape in DROPOUT_SHAPES:
+            on = {switch[0]: True} if switch else {}
+            kept = run(shape, 1, 0, **{rate[0]: 0.0}, **on)
+            if kept is None:
+                continue
+            again, other_input = run(shape, 2, 0, **{rate[0]: 0.0}, **on), run(shape, 1, 1, **{rate[0]: 0.0}, **on)
+            if not same(kept, again) or same(kept, other_input):
+                return None  # not the same from call to call, or the input does not matter (`bernoulli`)
+            first, second = run(shape, 1, 0, **{rate[0]: 0.5}, **on), run(shape, 2, 0, **{rate[0]: 0.5}, **on)
+            if first is None or second is None or same(first, second) or same(first, kept):
+                return None  # nothing drawn at random (`normalize(x, p)`)
+            cell = _argument_cell(*rate)
+            if switch is None:
+                return cell
+            if not same(run(shape, 1, 0, **{rate[0]: 0.5, switch[0]: False}), kept):
+                return None
+            if switch[2]:  # left out: does what its default says
+                left_out = [run(shape, seed, 0, **{rate[0]: 0.5}) for seed in (1, 2)]
+                random = not same(*left_out)
+                assert random is (switch[3] is True), f"{name}: the default of `{switch[0]}` is not what it does"
+            return f"{cell},{_argument_cell(*switch)}"
+    return None
+
+
+for name in functional:
+    cell = dropout_of(getattr(F, name), name)
+    if cell is not None:
+        facts[f"torch.nn.functional.{name}"]["dropout"] = cell
+for name in torch_functions:
+    if name.startswith(FUNCTION_NEVER_PROBE):
+        continue
+    cell = dropout_of(getattr(torch, name), name)
+    if cell is not None:
+        facts[f"torch.{name}"]["dropout"] = cell
+
+
 for key, (fields, reason) in OVERRIDES.items():
     if key not in facts:
         assert fields.get("removed"), f"override of {key}, which torch {torch.__version__} does not have"
@@ -824,7 +945,7 @@ for key, (fields, reason) in OVERRIDES.items():
 # The fields the linter reads, in the order of a row (the others above only help derive these):
 # torch_facts.Fact's.
 EMITTED = ("kind", "returns", "zero_dim", "aliasing", "in_place", "differentiable", "tensor_only", "loss",
-           "factory", "legacy_dtype", "saves", "integer", "parameters")
+           "factory", "legacy_dtype", "saves", "integer", "parameters", "dropout")
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 from torchlint.analysis.torch_facts import FIELDS  # noqa: E402
 

@@ -320,6 +320,16 @@ OTHER_BAD = {
     "TL418-module-list/bad_layers_in_a_list.py": {
         "12:9 TL418": (CONFIRMED, "`convs` held 3 layers with 6 parameter tensors"),
     },
+    # The dropout runs in the training loop first; the run goes on until the model is in eval mode.
+    "TL419-functional-dropout/bad_dropout_default_in_forward.py": {
+        "20:13 TL419": (CONFIRMED, "`F.dropout` ran with `Classifier` in eval mode (`training` False) at rate 0.5"),
+    },
+    "TL419-functional-dropout/bad_attention_dropout_p.py": {
+        "25:16 TL419": (CONFIRMED, "`F.scaled_dot_product_attention` ran with `SelfAttention` in eval mode"),
+    },
+    "TL419-functional-dropout/bad_torch_dropout_true.py": {
+        "23:19 TL419": (CONFIRMED, "`torch.dropout` ran with `Attention` in eval mode"),
+    },
     "TL303-view-inplace/bad_chunk_written_in_place.py": {
         "10:1 TL303": (CONFIRMED, "is a view and is being modified inplace"),
     },

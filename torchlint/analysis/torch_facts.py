@@ -22,8 +22,8 @@ from typing import Optional, Union
 
 from torchlint.analysis.torch_facts_table import ROWS, TORCH_VERSION
 
-__all__ = ["TORCH_VERSION", "Fact", "FIELDS", "fact", "method", "methods", "properties", "functions", "types",
-           "module_classes"]
+__all__ = ["TORCH_VERSION", "Fact", "FIELDS", "Argument", "Dropout", "fact", "method", "methods", "properties",
+           "functions", "types", "module_classes", "dropout", "dropouts"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,9 @@ class Fact:
     # "int64" whatever the input, "indices" (tuples ending with int64 indices), None unknown.
     integer: Optional[str]
     parameters: Optional[bool]  # a module class with parameters of its own (None: not built, or not a module)
+    # A function that zeroes elements at random (scripts/gen_torch_facts.py, DEFAULTS' comment):
+    # "<rate>[,<switch>]", each "<name>@<position>[=<default>]"; read it with ``dropout(name)``.
+    dropout: Optional[str]
 
 
 _Allowed = Union[str, bool, None, frozenset, set, tuple]
@@ -62,7 +65,7 @@ def _rows() -> tuple:
     for line in ROWS.splitlines()[1:]:
         cells = line.split()
         rows.append((cells[0], *cells[1:6], *(_VALUES[c] for c in cells[6:10]),
-                     *(_VALUES.get(c, c) for c in cells[10:13]), _VALUES[cells[13]]))
+                     *(_VALUES.get(c, c) for c in cells[10:13]), _VALUES[cells[13]], _VALUES.get(cells[14], cells[14])))
     return tuple(rows)
 
 
@@ -125,3 +128,47 @@ def types(**where: _Allowed) -> frozenset:
 def module_classes(**where: _Allowed) -> frozenset:
     """Names of ``torch.nn`` module classes whose fields have the given values."""
     return _select("module_class", "torch.nn.", where)
+
+
+@dataclass(frozen=True)
+class Argument:
+    """A parameter of a torch function: its name, its index among the positional parameters
+    (None: keyword-only) and its default as the table writes it (``"0.5"``, ``"1"`` for True;
+    None: it must be given)."""
+
+    name: str
+    position: Optional[int]
+    default: Optional[str]
+
+
+@dataclass(frozen=True)
+class Dropout:
+    """A function that zeroes elements at random: ``rate`` gives the probability, ``switch``
+    (``training`` of ``F.dropout``, ``train`` of ``torch.dropout``) turns it on; a function
+    without a switch (``F.scaled_dot_product_attention``'s ``dropout_p``) drops whenever its rate
+    is above 0, whatever the module's mode."""
+
+    rate: Argument
+    switch: Optional[Argument]
+
+
+def _argument(cell: str) -> Argument:
+    head, _, default = cell.partition("=")
+    name, _, position = head.partition("@")
+    return Argument(name, None if position == "k" else int(position), default if default else None)
+
+
+@lru_cache(maxsize=None)
+def dropout(name: str) -> Optional[Dropout]:
+    """How the function ``name`` (``torch.nn.functional.dropout``) drops at random, or None."""
+    row = fact(name)
+    if row is None or row.dropout is None:
+        return None
+    cells = row.dropout.split(",")
+    return Dropout(_argument(cells[0]), _argument(cells[1]) if len(cells) > 1 else None)
+
+
+@lru_cache(maxsize=None)
+def dropouts() -> frozenset:
+    """The qualified names of the functions that zero elements at random (``dropout``)."""
+    return frozenset(row[0] for row in _rows() if row[-1] is not None)

@@ -10,1686 +10,1686 @@ not cached the module is compiled on every import, and one string compiles in no
 TORCH_VERSION = '2.13.0'
 
 ROWS = """
-torch.BFloat16Tensor                                    type         tensor  never   copy       none     - 1 0 0 bfloat16 -    -       -
-torch.BoolTensor                                        type         tensor  never   copy       none     - 1 0 0 bool     -    -       -
-torch.ByteTensor                                        type         tensor  never   copy       none     - 1 0 0 uint8    -    -       -
-torch.CharTensor                                        type         tensor  never   copy       none     - 1 0 0 int8     -    -       -
-torch.DoubleTensor                                      type         tensor  never   copy       none     - 1 0 0 float64  -    -       -
-torch.FloatTensor                                       type         tensor  never   copy       none     - 1 0 0 float32  -    -       -
-torch.HalfTensor                                        type         tensor  never   copy       none     - 1 0 0 float16  -    -       -
-torch.IntTensor                                         type         tensor  never   copy       none     - 1 0 0 int32    -    -       -
-torch.LongTensor                                        type         tensor  never   copy       none     - 1 0 0 int64    -    -       -
-torch.ShortTensor                                       type         tensor  never   copy       none     - 1 0 0 int16    -    -       -
-torch.Tensor                                            type         tensor  never   copy       none     - 1 0 0 float32  -    -       -
-torch.Tensor.H                                          property     tensor  never   view       none     1 1 0 0 -        -    keeps   -
-torch.Tensor.T                                          property     tensor  never   view       none     1 0 0 0 -        -    keeps   -
-torch.Tensor.abs                                        method       tensor  keeps   copy       none     1 1 0 0 -        I    keeps   -
-torch.Tensor.abs_                                       method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.absolute                                   method       tensor  keeps   copy       none     1 1 0 0 -        I    keeps   -
-torch.Tensor.absolute_                                  method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.acos                                       method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.acos_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.acosh                                      method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.acosh_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.add                                        method       tensor  keeps   copy       none     1 0 0 0 -        n    keeps   -
-torch.Tensor.add_                                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.addbmm                                     method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.addbmm_                                    method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.addcdiv                                    method       tensor  keeps   copy       none     - 1 0 0 -        ci   -       -
-torch.Tensor.addcdiv_                                   method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.addcmul                                    method       tensor  keeps   copy       none     - 1 0 0 -        ci   -       -
-torch.Tensor.addcmul_                                   method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.addmm                                      method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.addmm_                                     method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.addmv                                      method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.addmv_                                     method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.addr                                       method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.addr_                                      method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.adjoint                                    method       tensor  keeps   view       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.all                                        method       tensor  no_dim  copy       none     0 0 0 0 -        -    -       -
-torch.Tensor.allclose                                   method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.amax                                       method       tensor  no_dim  copy       none     1 1 0 0 -        IO   keeps   -
-torch.Tensor.amin                                       method       tensor  no_dim  copy       none     1 1 0 0 -        IO   keeps   -
-torch.Tensor.aminmax                                    method       tuple   never   copy       none     1 1 0 0 -        IO   -       -
-torch.Tensor.angle                                      method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.any                                        method       tensor  no_dim  copy       none     0 0 0 0 -        -    -       -
-torch.Tensor.apply_                                     method       unknown unknown self       data     - 1 0 0 -        -    -       -
-torch.Tensor.arccos                                     method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.arccos_                                    method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.arccosh                                    method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.arccosh_                                   method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.arcsin                                     method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.arcsin_                                    method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.arcsinh                                    method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.arcsinh_                                   method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.arctan                                     method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.arctan2                                    method       tensor  never   copy       none     - 1 0 0 -        ci   -       -
-torch.Tensor.arctan2_                                   method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.arctan_                                    method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.arctanh                                    method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.arctanh_                                   method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.argmax                                     method       tensor  no_dim  copy       none     0 0 0 0 -        -    always  -
-torch.Tensor.argmin                                     method       tensor  no_dim  copy       none     0 0 0 0 -        -    always  -
-torch.Tensor.argsort                                    method       tensor  keeps   copy       none     0 0 0 0 -        -    always  -
-torch.Tensor.argwhere                                   method       tensor  never   copy       none     0 1 0 0 -        -    always  -
-torch.Tensor.as_strided                                 method       tensor  never   view       none     - 1 0 0 -        -    -       -
-torch.Tensor.as_strided_                                method       tensor  never   self       metadata - 1 0 0 -        -    -       -
-torch.Tensor.as_strided_scatter                         method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.as_subclass                                method       unknown unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.asin                                       method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.asin_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.asinh                                      method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.asinh_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.atan                                       method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.atan2                                      method       tensor  keeps   copy       none     - 1 0 0 -        ci   -       -
-torch.Tensor.atan2_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.atan_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.atanh                                      method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.atanh_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.backward                                   method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.baddbmm                                    method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.baddbmm_                                   method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.bernoulli                                  method       tensor  never   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.bernoulli_                                 method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.bfloat16                                   method       tensor  keeps   maybe_self none     1 0 0 0 -        n    -       -
-torch.Tensor.bincount                                   method       tensor  never   copy       none     0 1 0 0 -        -    -       -
-torch.Tensor.bitwise_and                                method       tensor  keeps   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.bitwise_and_                               method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.bitwise_left_shift                         method       tensor  keeps   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.bitwise_left_shift_                        method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.bitwise_not                                method       tensor  keeps   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.bitwise_not_                               method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.bitwise_or                                 method       tensor  keeps   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.bitwise_or_                                method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.bitwise_right_shift                        method       tensor  keeps   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.bitwise_right_shift_                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.bitwise_xor                                method       tensor  keeps   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.bitwise_xor_                               method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.bmm                                        method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.bool                                       method       tensor  keeps   maybe_self none     0 1 0 0 -        -    -       -
-torch.Tensor.broadcast_to                               method       tensor  never   view       none     1 1 0 0 -        -    -       -
-torch.Tensor.byte                                       method       tensor  keeps   maybe_self none     0 1 0 0 -        -    always  -
-torch.Tensor.cauchy_                                    method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.ccol_indices                               method       tensor  never   view       none     - 1 0 0 -        -    -       -
-torch.Tensor.cdouble                                    method       tensor  keeps   maybe_self none     1 1 0 0 -        n    -       -
-torch.Tensor.ceil                                       method       tensor  keeps   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.ceil_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.cfloat                                     method       tensor  keeps   maybe_self none     1 1 0 0 -        n    -       -
-torch.Tensor.chalf                                      method       tensor  keeps   maybe_self none     1 1 0 0 -        n    -       -
-torch.Tensor.char                                       method       tensor  keeps   maybe_self none     0 1 0 0 -        -    always  -
-torch.Tensor.cholesky                                   method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.cholesky_inverse                           method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.cholesky_solve                             method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.chunk                                      method       tuple   never   view       none     1 1 0 0 -        n    -       -
-torch.Tensor.clamp                                      method       tensor  keeps   copy       none     1 1 0 0 -        ciI  keeps   -
-torch.Tensor.clamp_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.clamp_max                                  method       tensor  keeps   copy       none     1 1 0 0 -        ciI  keeps   -
-torch.Tensor.clamp_max_                                 method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.clamp_min                                  method       tensor  keeps   copy       none     1 1 0 0 -        ciI  keeps   -
-torch.Tensor.clamp_min_                                 method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.clip                                       method       tensor  keeps   copy       none     1 0 0 0 -        ciI  keeps   -
-torch.Tensor.clip_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.clone                                      method       tensor  keeps   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.coalesce                                   method       tensor  never   maybe_self none     - 1 0 0 -        -    -       -
-torch.Tensor.col_indices                                method       tensor  never   view       none     - 1 0 0 -        -    -       -
-torch.Tensor.conj                                       method       tensor  keeps   view       none     1 0 0 0 -        n    keeps   -
-torch.Tensor.conj_physical                              method       tensor  keeps   maybe_self none     1 1 0 0 -        n    keeps   -
-torch.Tensor.conj_physical_                             method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.const_data_ptr                             method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.contiguous                                 method       tensor  keeps   maybe_self none     1 1 0 0 -        n    keeps   -
-torch.Tensor.copy_                                      method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.copysign                                   method       tensor  keeps   copy       none     1 1 0 0 -        ioIO -       -
-torch.Tensor.copysign_                                  method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.corrcoef                                   method       tensor  keeps   copy       none     1 1 0 0 -        n    -       -
-torch.Tensor.cos                                        method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.cos_                                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.cosh                                       method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.cosh_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.count_nonzero                              method       tensor  no_dim  copy       none     0 1 0 0 -        -    always  -
-torch.Tensor.cov                                        method       tensor  keeps   copy       none     1 1 0 0 -        n    -       -
-torch.Tensor.cpu                                        method       tensor  keeps   maybe_self none     1 0 0 0 -        n    keeps   -
-torch.Tensor.cross                                      method       tensor  never   copy       none     - 1 0 0 -        ci   -       -
-torch.Tensor.crow_indices                               method       tensor  never   view       none     - 1 0 0 -        -    -       -
-torch.Tensor.cuda                                       method       tensor  keeps   maybe_self none     1 0 0 0 -        -    keeps   -
-torch.Tensor.cummax                                     method       tuple   never   copy       none     1 1 0 0 -        IO   indices -
-torch.Tensor.cummin                                     method       tuple   never   copy       none     1 1 0 0 -        IO   indices -
-torch.Tensor.cumprod                                    method       tensor  never   copy       none     1 0 0 0 -        IO   keeps   -
-torch.Tensor.cumprod_                                   method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.cumsum                                     method       tensor  never   copy       none     1 0 0 0 -        n    keeps   -
-torch.Tensor.cumsum_                                    method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.data                                       property     tensor  keeps   view       none     0 0 0 0 -        -    keeps   -
-torch.Tensor.data_ptr                                   method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.deg2rad                                    method       tensor  keeps   copy       none     1 1 0 0 -        n    -       -
-torch.Tensor.deg2rad_                                   method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.dense_dim                                  method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.dequantize                                 method       tensor  keeps   maybe_self none     1 1 0 0 -        n    -       -
-torch.Tensor.det                                        method       tensor  no_dim  copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.detach                                     method       tensor  keeps   view       none     0 1 0 0 -        -    keeps   -
-torch.Tensor.detach_                                    method       tensor  keeps   self       metadata 0 1 0 0 -        -    -       -
-torch.Tensor.device                                     property     other   unknown none       none     - 0 0 0 -        -    -       -
-torch.Tensor.diag                                       method       tensor  never   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.diag_embed                                 method       tensor  never   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.diagflat                                   method       tensor  never   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.diagonal                                   method       tensor  never   view       none     1 0 0 0 -        n    keeps   -
-torch.Tensor.diagonal_scatter                           method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.diff                                       method       tensor  never   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.digamma                                    method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.digamma_                                   method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.dim                                        method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.dim_order                                  method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.dist                                       method       tensor  always  copy       none     - 1 0 0 -        cio  -       -
-torch.Tensor.div                                        method       tensor  keeps   copy       none     1 1 0 0 -        ci   -       -
-torch.Tensor.div_                                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.divide                                     method       tensor  never   copy       none     1 1 0 0 -        ci   -       -
-torch.Tensor.divide_                                    method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.dot                                        method       tensor  always  copy       none     - 0 0 0 -        -    -       -
-torch.Tensor.double                                     method       tensor  keeps   maybe_self none     1 0 0 0 -        n    -       -
-torch.Tensor.dsplit                                     method       tuple   never   view       none     - 1 0 0 -        -    -       -
-torch.Tensor.dtype                                      property     other   unknown none       none     - 0 0 0 -        -    -       -
-torch.Tensor.eig                                        method       tuple   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.element_size                               method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.eq                                         method       tensor  keeps   copy       none     0 1 0 0 -        -    -       -
-torch.Tensor.eq_                                        method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.equal                                      method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.erf                                        method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.erf_                                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.erfc                                       method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.erfc_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.erfinv                                     method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.erfinv_                                    method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.exp                                        method       tensor  keeps   copy       none     1 1 0 0 -        O    -       -
-torch.Tensor.exp2                                       method       tensor  keeps   copy       none     1 1 0 0 -        O    -       -
-torch.Tensor.exp2_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.exp_                                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.expand                                     method       tensor  never   view       none     1 1 0 0 -        -    -       -
-torch.Tensor.expand_as                                  method       tensor  never   view       none     - 1 0 0 -        n    keeps   -
-torch.Tensor.expm1                                      method       tensor  keeps   copy       none     1 1 0 0 -        O    -       -
-torch.Tensor.expm1_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.exponential_                               method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.fill_                                      method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.fill_diagonal_                             method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.fix                                        method       tensor  keeps   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.fix_                                       method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.flatten                                    method       tensor  never   maybe_view none     1 0 0 0 -        n    keeps   -
-torch.Tensor.flip                                       method       tensor  never   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.fliplr                                     method       tensor  never   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.flipud                                     method       tensor  never   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.float                                      method       tensor  keeps   maybe_self none     1 0 0 0 -        n    -       -
-torch.Tensor.float_power                                method       tensor  keeps   copy       none     1 1 0 0 -        o    -       -
-torch.Tensor.float_power_                               method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.floor                                      method       tensor  keeps   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.floor_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.floor_divide                               method       tensor  never   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.floor_divide_                              method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.fmax                                       method       tensor  keeps   copy       none     - 1 0 0 -        ci   -       -
-torch.Tensor.fmin                                       method       tensor  keeps   copy       none     - 1 0 0 -        ci   -       -
-torch.Tensor.fmod                                       method       tensor  keeps   copy       none     1 1 0 0 -        ci   keeps   -
-torch.Tensor.fmod_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.frac                                       method       tensor  keeps   copy       none     1 1 0 0 -        n    -       -
-torch.Tensor.frac_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.frexp                                      method       tuple   never   copy       none     1 1 0 0 -        O    -       -
-torch.Tensor.gather                                     method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.gcd                                        method       tensor  keeps   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.gcd_                                       method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.ge                                         method       tensor  keeps   copy       none     0 1 0 0 -        -    -       -
-torch.Tensor.ge_                                        method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.geometric_                                 method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.geqrf                                      method       tuple   never   copy       none     1 1 0 0 -        n    -       -
-torch.Tensor.ger                                        method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.get_device                                 method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.grad                                       property     tensor  keeps   copy       none     0 1 0 0 -        -    -       -
-torch.Tensor.grad_dtype                                 property     other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.grad_fn                                    property     other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.greater                                    method       tensor  never   copy       none     0 1 0 0 -        -    -       -
-torch.Tensor.greater_                                   method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.greater_equal                              method       tensor  never   copy       none     0 1 0 0 -        -    -       -
-torch.Tensor.greater_equal_                             method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.gt                                         method       tensor  keeps   copy       none     0 1 0 0 -        -    -       -
-torch.Tensor.gt_                                        method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.half                                       method       tensor  keeps   maybe_self none     1 0 0 0 -        n    -       -
-torch.Tensor.hardshrink                                 method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.hash_tensor                                method       tensor  no_dim  copy       none     0 1 0 0 -        -    always  -
-torch.Tensor.heaviside                                  method       tensor  keeps   copy       none     - 1 0 0 -        n    -       -
-torch.Tensor.heaviside_                                 method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.histc                                      method       tensor  never   copy       none     0 1 0 0 -        -    -       -
-torch.Tensor.histogram                                  method       tuple   never   copy       none     1 1 0 0 -        n    -       -
-torch.Tensor.hsplit                                     method       tuple   never   view       none     1 1 0 0 -        n    -       -
-torch.Tensor.hypot                                      method       tensor  keeps   copy       none     - 1 0 0 -        io   -       -
-torch.Tensor.hypot_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.i0                                         method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.i0_                                        method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.igamma                                     method       tensor  keeps   copy       none     - 1 0 0 -        ci   -       -
-torch.Tensor.igamma_                                    method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.igammac                                    method       tensor  keeps   copy       none     - 1 0 0 -        ci   -       -
-torch.Tensor.igammac_                                   method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.imag                                       property     tensor  keeps   view       none     1 0 0 0 -        -    -       -
-torch.Tensor.index                                      method       unknown never   none       none     1 0 0 0 -        n    keeps   -
-torch.Tensor.index_add                                  method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.index_add_                                 method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.index_copy                                 method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.index_copy_                                method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.index_fill                                 method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.index_fill_                                method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.index_put                                  method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.index_put_                                 method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.index_reduce                               method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.index_reduce_                              method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.index_select                               method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.indices                                    method       tensor  never   view       none     - 1 0 0 -        -    -       -
-torch.Tensor.inner                                      method       tensor  never   copy       none     - 1 0 0 -        ci   -       -
-torch.Tensor.int                                        method       tensor  keeps   maybe_self none     0 1 0 0 -        -    always  -
-torch.Tensor.int_repr                                   method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.inverse                                    method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.ipu                                        method       unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.Tensor.is_coalesced                               method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_complex                                 method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_conj                                    method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_contiguous                              method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_cpu                                     property     other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_cuda                                    property     other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_distributed                             method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_floating_point                          method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_inference                               method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_ipu                                     property     other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_leaf                                    property     other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_maia                                    property     other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_meta                                    property     other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_mkldnn                                  property     other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_mps                                     property     other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_mtia                                    property     other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_neg                                     method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_nested                                  property     other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_nonzero                                 method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_pinned                                  method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_quantized                               property     other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_same_size                               method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_set_to                                  method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_shared                                  method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_signed                                  method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_sparse                                  property     other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_sparse_csr                              property     other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_vulkan                                  property     other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_xla                                     property     other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.is_xpu                                     property     other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.isclose                                    method       tensor  never   copy       none     0 1 0 0 -        -    -       -
-torch.Tensor.isfinite                                   method       tensor  keeps   copy       none     0 1 0 0 -        -    -       -
-torch.Tensor.isinf                                      method       tensor  keeps   copy       none     0 1 0 0 -        -    -       -
-torch.Tensor.isnan                                      method       tensor  keeps   copy       none     0 1 0 0 -        -    -       -
-torch.Tensor.isneginf                                   method       tensor  keeps   copy       none     0 1 0 0 -        -    -       -
-torch.Tensor.isposinf                                   method       tensor  keeps   copy       none     0 1 0 0 -        -    -       -
-torch.Tensor.isreal                                     method       tensor  keeps   copy       none     0 1 0 0 -        -    -       -
-torch.Tensor.istft                                      method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.item                                       method       other   unknown none       none     - 0 0 0 -        -    -       -
-torch.Tensor.itemsize                                   property     other   unknown none       none     - 0 0 0 -        -    -       -
-torch.Tensor.kron                                       method       tensor  never   copy       none     - 1 0 0 -        n    -       -
-torch.Tensor.kthvalue                                   method       tuple   never   copy       none     1 1 0 0 -        O    indices -
-torch.Tensor.layout                                     property     other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.lcm                                        method       tensor  keeps   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.lcm_                                       method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.ldexp                                      method       tensor  keeps   copy       none     - 1 0 0 -        cio  -       -
-torch.Tensor.ldexp_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.le                                         method       tensor  keeps   copy       none     0 1 0 0 -        -    -       -
-torch.Tensor.le_                                        method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.lerp                                       method       tensor  keeps   copy       none     - 1 0 0 -        ci   -       -
-torch.Tensor.lerp_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.less                                       method       tensor  never   copy       none     0 1 0 0 -        -    -       -
-torch.Tensor.less_                                      method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.less_equal                                 method       tensor  never   copy       none     0 1 0 0 -        -    -       -
-torch.Tensor.less_equal_                                method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.lgamma                                     method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.lgamma_                                    method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.log                                        method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.log10                                      method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.log10_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.log1p                                      method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.log1p_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.log2                                       method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.log2_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.log_                                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.log_normal_                                method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.log_softmax                                method       tensor  never   copy       none     1 1 0 0 -        O    -       -
-torch.Tensor.logaddexp                                  method       tensor  keeps   copy       none     - 1 0 0 -        ci   -       -
-torch.Tensor.logaddexp2                                 method       tensor  keeps   copy       none     - 1 0 0 -        ci   -       -
-torch.Tensor.logcumsumexp                               method       tensor  never   copy       none     1 1 0 0 -        IO   -       -
-torch.Tensor.logdet                                     method       tensor  no_dim  copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.logical_and                                method       tensor  keeps   copy       none     0 1 0 0 -        -    -       -
-torch.Tensor.logical_and_                               method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.logical_not                                method       tensor  keeps   copy       none     0 1 0 0 -        -    -       -
-torch.Tensor.logical_not_                               method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.logical_or                                 method       tensor  keeps   copy       none     0 1 0 0 -        -    -       -
-torch.Tensor.logical_or_                                method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.logical_xor                                method       tensor  keeps   copy       none     0 1 0 0 -        -    -       -
-torch.Tensor.logical_xor_                               method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.logit                                      method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.logit_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.logsumexp                                  method       tensor  never   copy       none     1 1 0 0 -        IO   -       -
-torch.Tensor.long                                       method       tensor  keeps   maybe_self none     0 1 0 0 -        -    always  -
-torch.Tensor.lstsq                                      method       tuple   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.lt                                         method       tensor  keeps   copy       none     0 1 0 0 -        -    -       -
-torch.Tensor.lt_                                        method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.lu                                         method       tuple   never   copy       none     1 1 0 0 -        O    -       -
-torch.Tensor.lu_solve                                   method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.mH                                         property     tensor  never   view       none     1 1 0 0 -        -    keeps   -
-torch.Tensor.mT                                         property     tensor  never   view       none     1 0 0 0 -        -    keeps   -
-torch.Tensor.map2_                                      method       unknown unknown self       data     - 1 0 0 -        -    -       -
-torch.Tensor.map_                                       method       unknown unknown self       data     - 1 0 0 -        -    -       -
-torch.Tensor.masked_fill                                method       tensor  keeps   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.masked_fill_                               method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.masked_scatter                             method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.masked_scatter_                            method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.masked_select                              method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.matmul                                     method       tensor  never   copy       none     - 1 0 0 -        ci   -       -
-torch.Tensor.matrix_exp                                 method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.matrix_power                               method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.max                                        method       depends no_dim  copy       none     1 0 0 0 -        ciIO indices -
-torch.Tensor.maximum                                    method       tensor  keeps   copy       none     - 1 0 0 -        ci   -       -
-torch.Tensor.mean                                       method       tensor  no_dim  copy       none     1 0 0 0 -        n    -       -
-torch.Tensor.median                                     method       depends no_dim  copy       none     1 1 0 0 -        IO   indices -
-torch.Tensor.min                                        method       depends no_dim  copy       none     1 0 0 0 -        ciIO indices -
-torch.Tensor.minimum                                    method       tensor  keeps   copy       none     - 1 0 0 -        ci   -       -
-torch.Tensor.mm                                         method       tensor  never   copy       none     - 1 0 0 -        ci   -       -
-torch.Tensor.mode                                       method       tuple   never   copy       none     1 1 0 0 -        O    indices -
-torch.Tensor.module_load                                method       unknown unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.moveaxis                                   method       tensor  never   view       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.movedim                                    method       tensor  never   view       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.msort                                      method       tensor  keeps   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.mtia                                       method       unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.Tensor.mul                                        method       tensor  keeps   copy       none     1 1 0 0 -        ci   keeps   -
-torch.Tensor.mul_                                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.multinomial                                method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.multiply                                   method       tensor  never   copy       none     1 1 0 0 -        ci   keeps   -
-torch.Tensor.multiply_                                  method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.mv                                         method       tensor  never   copy       none     - 1 0 0 -        ci   -       -
-torch.Tensor.mvlgamma                                   method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.mvlgamma_                                  method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.name                                       property     other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.nan_to_num                                 method       tensor  keeps   copy       none     1 1 0 0 -        I    keeps   -
-torch.Tensor.nan_to_num_                                method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.nanmean                                    method       tensor  no_dim  copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.nanmedian                                  method       depends no_dim  copy       none     1 1 0 0 -        IO   indices -
-torch.Tensor.nanquantile                                method       tensor  never   copy       none     1 1 0 0 -        n    -       -
-torch.Tensor.nansum                                     method       tensor  no_dim  copy       none     1 1 0 0 -        I    keeps   -
-torch.Tensor.narrow                                     method       tensor  never   view       none     1 1 0 0 -        -    -       -
-torch.Tensor.narrow_copy                                method       tensor  never   copy       none     1 1 0 0 -        -    -       -
-torch.Tensor.nbytes                                     property     other   unknown none       none     - 0 0 0 -        -    -       -
-torch.Tensor.ndim                                       property     other   unknown none       none     - 0 0 0 -        -    -       -
-torch.Tensor.ndimension                                 method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.ne                                         method       tensor  keeps   copy       none     0 1 0 0 -        -    -       -
-torch.Tensor.ne_                                        method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.neg                                        method       tensor  keeps   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.neg_                                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.negative                                   method       tensor  keeps   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.negative_                                  method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.nelement                                   method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.new                                        method       tensor  unknown none       none     0 1 0 0 -        -    -       -
-torch.Tensor.new_empty                                  method       tensor  never   copy       none     0 1 0 0 -        -    keeps   -
-torch.Tensor.new_empty_strided                          method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.new_full                                   method       tensor  never   copy       none     0 1 0 0 -        -    -       -
-torch.Tensor.new_ones                                   method       tensor  never   copy       none     0 1 0 0 -        -    keeps   -
-torch.Tensor.new_tensor                                 method       tensor  never   copy       none     0 1 0 0 -        -    keeps   -
-torch.Tensor.new_zeros                                  method       tensor  never   copy       none     0 1 0 0 -        -    keeps   -
-torch.Tensor.nextafter                                  method       tensor  keeps   copy       none     - 1 0 0 -        ci   -       -
-torch.Tensor.nextafter_                                 method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.nonzero                                    method       depends never   copy       none     0 0 0 0 -        -    always  -
-torch.Tensor.nonzero_static                             method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.norm                                       method       tensor  no_dim  copy       none     1 1 0 0 -        IO   -       -
-torch.Tensor.normal_                                    method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.not_equal                                  method       tensor  never   copy       none     0 1 0 0 -        -    -       -
-torch.Tensor.not_equal_                                 method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.numel                                      method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.numpy                                      method       ndarray unknown view       none     0 1 0 0 -        -    -       -
-torch.Tensor.orgqr                                      method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.ormqr                                      method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.outer                                      method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.output_nr                                  property     other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.permute                                    method       tensor  never   view       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.pin_memory                                 method       tensor  never   maybe_self none     - 1 0 0 -        -    -       -
-torch.Tensor.pinverse                                   method       tensor  never   copy       none     1 1 0 0 -        IO   -       -
-torch.Tensor.polygamma                                  method       tensor  never   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.polygamma_                                 method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.positive                                   method       tensor  keeps   maybe_self none     1 1 0 0 -        n    keeps   -
-torch.Tensor.pow                                        method       tensor  keeps   copy       none     1 1 0 0 -        cioI keeps   -
-torch.Tensor.pow_                                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.prelu                                      method       tensor  never   copy       none     - 1 0 0 -        ci   -       -
-torch.Tensor.prod                                       method       tensor  no_dim  copy       none     1 0 0 0 -        IO   keeps   -
-torch.Tensor.put                                        method       tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.Tensor.put_                                       method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.q_per_channel_axis                         method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.q_per_channel_scales                       method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.q_per_channel_zero_points                  method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.q_scale                                    method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.q_zero_point                               method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.qr                                         method       tuple   never   copy       none     1 1 0 0 -        O    -       -
-torch.Tensor.qscheme                                    method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.quantile                                   method       tensor  never   copy       none     1 1 0 0 -        n    -       -
-torch.Tensor.rad2deg                                    method       tensor  keeps   copy       none     1 1 0 0 -        n    -       -
-torch.Tensor.rad2deg_                                   method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.random_                                    method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.ravel                                      method       tensor  never   maybe_view none     1 0 0 0 -        n    keeps   -
-torch.Tensor.real                                       property     tensor  keeps   view       none     1 0 0 0 -        -    keeps   -
-torch.Tensor.reciprocal                                 method       tensor  keeps   copy       none     1 1 0 0 -        O    -       -
-torch.Tensor.reciprocal_                                method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.record_stream                              method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.register_hook                              method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.register_post_accumulate_grad_hook         method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.reinforce                                  method       unknown unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.relu                                       method       tensor  keeps   copy       none     1 1 0 0 -        O    keeps   -
-torch.Tensor.relu_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.remainder                                  method       tensor  keeps   copy       none     1 1 0 0 -        ci   keeps   -
-torch.Tensor.remainder_                                 method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.renorm                                     method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.renorm_                                    method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.repeat                                     method       tensor  never   copy       none     1 0 0 0 -        n    keeps   -
-torch.Tensor.repeat_interleave                          method       tensor  never   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.requires_grad                              property     other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.requires_grad_                             method       tensor  keeps   self       metadata - 0 0 0 -        -    -       -
-torch.Tensor.reshape                                    method       tensor  never   maybe_view none     1 0 0 0 -        n    keeps   -
-torch.Tensor.reshape_as                                 method       tensor  never   maybe_view none     - 1 0 0 -        n    keeps   -
-torch.Tensor.resize                                     method       tensor  never   maybe_view none     1 0 0 0 -        -    -       -
-torch.Tensor.resize_                                    method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.resize_as                                  method       tensor  never   maybe_view none     - 1 0 0 -        n    keeps   -
-torch.Tensor.resize_as_                                 method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.resize_as_sparse_                          method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.resolve_conj                               method       tensor  keeps   maybe_self none     1 1 0 0 -        n    keeps   -
-torch.Tensor.resolve_neg                                method       tensor  keeps   maybe_self none     1 1 0 0 -        n    keeps   -
-torch.Tensor.retain_grad                                method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.retains_grad                               property     other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.roll                                       method       tensor  never   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.rot90                                      method       tensor  never   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.round                                      method       tensor  keeps   copy       none     1 0 0 0 -        n    keeps   -
-torch.Tensor.round_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.row_indices                                method       tensor  never   view       none     - 1 0 0 -        -    -       -
-torch.Tensor.rsqrt                                      method       tensor  keeps   copy       none     1 1 0 0 -        O    -       -
-torch.Tensor.rsqrt_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.scatter                                    method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.scatter_                                   method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.scatter_add                                method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.scatter_add_                               method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.scatter_reduce                             method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.scatter_reduce_                            method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.select                                     method       tensor  never   view       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.select_scatter                             method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.set_                                       method       tensor  never   self       metadata - 1 0 0 -        -    -       -
-torch.Tensor.sgn                                        method       tensor  keeps   copy       none     1 1 0 0 -        IO   keeps   -
-torch.Tensor.sgn_                                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.shape                                      property     other   unknown none       none     - 0 0 0 -        -    -       -
-torch.Tensor.share_memory_                              method       tensor  unknown self       metadata - 1 0 0 -        -    -       -
-torch.Tensor.short                                      method       tensor  keeps   maybe_self none     0 1 0 0 -        -    always  -
-torch.Tensor.sigmoid                                    method       tensor  keeps   copy       none     1 1 0 0 -        O    -       -
-torch.Tensor.sigmoid_                                   method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.sign                                       method       tensor  keeps   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.sign_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.signbit                                    method       tensor  keeps   copy       none     0 1 0 0 -        -    -       -
-torch.Tensor.sin                                        method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.sin_                                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.sinc                                       method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.sinc_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.sinh                                       method       tensor  keeps   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.sinh_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.size                                       method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.slice_inverse                              method       tensor  never   view       none     - 1 0 0 -        n    keeps   -
-torch.Tensor.slice_scatter                              method       tensor  never   copy       none     - 1 0 0 -        n    keeps   -
-torch.Tensor.slogdet                                    method       tuple   never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.smm                                        method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.softmax                                    method       tensor  never   copy       none     1 1 0 0 -        O    -       -
-torch.Tensor.solve                                      method       unknown unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.sort                                       method       tuple   never   copy       none     1 0 0 0 -        O    indices -
-torch.Tensor.sparse_dim                                 method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.sparse_mask                                method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.sparse_resize_                             method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.sparse_resize_and_clear_                   method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.split                                      method       tuple   never   view       none     1 0 0 0 -        n    -       -
-torch.Tensor.split_with_sizes                           method       tuple   never   view       none     - 1 0 0 -        -    -       -
-torch.Tensor.sqrt                                       method       tensor  keeps   copy       none     1 1 0 0 -        O    -       -
-torch.Tensor.sqrt_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.square                                     method       tensor  keeps   copy       none     1 1 0 0 -        I    keeps   -
-torch.Tensor.square_                                    method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.squeeze                                    method       tensor  keeps   view       none     1 0 0 0 -        n    keeps   -
-torch.Tensor.squeeze_                                   method       tensor  never   self       metadata - 1 0 0 -        -    -       -
-torch.Tensor.sspaddmm                                   method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.std                                        method       tensor  no_dim  copy       none     1 0 0 0 -        IO   -       -
-torch.Tensor.stft                                       method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.storage                                    method       other   unknown view       none     - 1 0 0 -        -    -       -
-torch.Tensor.storage_offset                             method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.storage_type                               method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.stride                                     method       other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.sub                                        method       tensor  keeps   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.sub_                                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.subtract                                   method       tensor  never   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.subtract_                                  method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.sum                                        method       tensor  no_dim  copy       none     1 0 0 0 -        n    keeps   -
-torch.Tensor.sum_to_size                                method       tensor  never   maybe_self none     1 1 0 0 -        n    keeps   -
-torch.Tensor.svd                                        method       tuple   never   copy       none     1 1 0 0 -        O    -       -
-torch.Tensor.swapaxes                                   method       tensor  never   view       none     1 0 0 0 -        n    keeps   -
-torch.Tensor.swapaxes_                                  method       tensor  never   self       metadata - 1 0 0 -        -    -       -
-torch.Tensor.swapdims                                   method       tensor  never   view       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.swapdims_                                  method       tensor  never   self       metadata - 1 0 0 -        -    -       -
-torch.Tensor.symeig                                     method       tuple   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.t                                          method       tensor  keeps   view       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.t_                                         method       tensor  never   self       metadata - 1 0 0 -        -    -       -
-torch.Tensor.take                                       method       tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.Tensor.take_along_dim                             method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.tan                                        method       tensor  keeps   copy       none     1 1 0 0 -        O    -       -
-torch.Tensor.tan_                                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.tanh                                       method       tensor  keeps   copy       none     1 1 0 0 -        O    -       -
-torch.Tensor.tanh_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.tensor_split                               method       tuple   never   view       none     1 1 0 0 -        n    -       -
-torch.Tensor.tile                                       method       tensor  never   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.to                                         method       tensor  keeps   maybe_self none     1 0 0 0 -        n    keeps   -
-torch.Tensor.to_dense                                   method       tensor  keeps   maybe_self none     1 1 0 0 -        n    keeps   -
-torch.Tensor.to_mkldnn                                  method       tensor  never   copy       none     1 1 0 0 -        I    -       -
-torch.Tensor.to_padded_tensor                           method       tensor  never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.to_sparse                                  method       tensor  keeps   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.to_sparse_bsc                              method       tensor  never   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.to_sparse_bsr                              method       tensor  never   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.to_sparse_coo                              method       tensor  keeps   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.to_sparse_csc                              method       tensor  never   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.to_sparse_csr                              method       tensor  never   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.tolist                                     method       other   unknown none       none     - 0 0 0 -        -    -       -
-torch.Tensor.topk                                       method       tuple   never   copy       none     1 1 0 0 -        O    indices -
-torch.Tensor.trace                                      method       tensor  no_dim  copy       none     1 0 0 0 -        n    keeps   -
-torch.Tensor.transpose                                  method       tensor  never   view       none     1 0 0 0 -        n    keeps   -
-torch.Tensor.transpose_                                 method       tensor  never   self       metadata - 1 0 0 -        -    -       -
-torch.Tensor.triangular_solve                           method       tuple   never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.tril                                       method       tensor  never   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.tril_                                      method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.triu                                       method       tensor  never   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.triu_                                      method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.true_divide                                method       tensor  keeps   copy       none     1 1 0 0 -        ci   -       -
-torch.Tensor.true_divide_                               method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.trunc                                      method       tensor  keeps   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.trunc_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.type                                       method       depends keeps   maybe_self none     - 0 0 0 -        -    -       -
-torch.Tensor.type_as                                    method       tensor  keeps   maybe_self none     - 1 0 0 -        n    -       -
-torch.Tensor.unbind                                     method       tuple   never   view       none     1 1 0 0 -        n    -       -
-torch.Tensor.unflatten                                  method       tensor  never   maybe_view none     - 1 0 0 -        -    -       -
-torch.Tensor.unfold                                     method       tensor  never   view       none     1 1 0 0 -        -    -       -
-torch.Tensor.uniform_                                   method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.unique                                     method       depends never   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.unique_consecutive                         method       depends never   copy       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.unsafe_chunk                               method       tuple   never   view       none     1 1 0 0 -        n    -       -
-torch.Tensor.unsafe_split                               method       tuple   never   view       none     1 1 0 0 -        n    -       -
-torch.Tensor.unsafe_split_with_sizes                    method       tuple   never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.unsqueeze                                  method       tensor  never   view       none     1 1 0 0 -        n    keeps   -
-torch.Tensor.unsqueeze_                                 method       tensor  never   self       metadata - 1 0 0 -        -    -       -
-torch.Tensor.untyped_storage                            method       other   unknown view       none     - 1 0 0 -        -    -       -
-torch.Tensor.values                                     method       tensor  never   view       none     - 0 0 0 -        -    -       -
-torch.Tensor.var                                        method       tensor  no_dim  copy       none     1 0 0 0 -        I    -       -
-torch.Tensor.vdot                                       method       tensor  always  copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.view                                       method       tensor  never   view       none     1 0 0 0 -        n    keeps   -
-torch.Tensor.view_as                                    method       tensor  never   view       none     - 1 0 0 -        n    keeps   -
-torch.Tensor.volatile                                   property     other   unknown none       none     - 1 0 0 -        -    -       -
-torch.Tensor.vsplit                                     method       tuple   never   view       none     1 1 0 0 -        n    -       -
-torch.Tensor.where                                      method       depends never   copy       none     - 1 0 0 -        -    -       -
-torch.Tensor.xlogy                                      method       tensor  keeps   copy       none     1 1 0 0 -        ciI  -       -
-torch.Tensor.xlogy_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       -
-torch.Tensor.xpu                                        method       unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.Tensor.zero_                                      method       tensor  never   self       data     - 1 0 0 -        -    -       -
-torch.abs                                               function     tensor  keeps   copy       none     1 0 0 0 -        I    keeps   -
-torch.abs_                                              function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.absolute                                          function     tensor  never   copy       none     1 0 0 0 -        I    keeps   -
-torch.acos                                              function     tensor  keeps   copy       none     1 0 0 0 -        I    -       -
-torch.acos_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.acosh                                             function     tensor  keeps   copy       none     1 0 0 0 -        I    -       -
-torch.acosh_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.adaptive_avg_pool1d                               function     tensor  never   copy       none     - 0 0 0 -        n    keeps   -
-torch.adaptive_max_pool1d                               function     tuple   never   copy       none     - 0 0 0 -        n    -       -
-torch.add                                               function     tensor  keeps   copy       none     - 0 0 0 -        n    keeps   -
-torch.addbmm                                            function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.addcdiv                                           function     tensor  keeps   copy       none     - 0 0 0 -        -    -       -
-torch.addcmul                                           function     tensor  keeps   copy       none     - 0 0 0 -        -    -       -
-torch.addmm                                             function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.addmv                                             function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.addmv_                                            function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.addr                                              function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.adjoint                                           function     tensor  never   view       none     1 0 0 0 -        n    keeps   -
-torch.affine_grid_generator                             function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.alias_copy                                        function     tensor  never   copy       none     1 0 0 0 -        n    keeps   -
-torch.all                                               function     tensor  no_dim  copy       none     0 0 0 0 -        -    -       -
-torch.allclose                                          function     other   unknown none       none     - 0 0 0 -        -    -       -
-torch.alpha_dropout                                     function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.alpha_dropout_                                    function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.amax                                              function     tensor  no_dim  copy       none     1 0 0 0 -        IO   keeps   -
-torch.amin                                              function     tensor  no_dim  copy       none     1 0 0 0 -        IO   keeps   -
-torch.aminmax                                           function     tuple   never   copy       none     - 0 0 0 -        IO   -       -
-torch.angle                                             function     tensor  keeps   copy       none     1 0 0 0 -        I    -       -
-torch.any                                               function     tensor  no_dim  copy       none     0 0 0 0 -        -    -       -
-torch.arange                                            function     tensor  never   copy       none     0 0 0 1 -        -    always  -
-torch.arccos                                            function     tensor  never   copy       none     1 0 0 0 -        I    -       -
-torch.arccos_                                           function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.arccosh                                           function     tensor  never   copy       none     1 0 0 0 -        I    -       -
-torch.arccosh_                                          function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.arcsin                                            function     tensor  never   copy       none     1 0 0 0 -        I    -       -
-torch.arcsin_                                           function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.arcsinh                                           function     tensor  never   copy       none     1 0 0 0 -        I    -       -
-torch.arcsinh_                                          function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.arctan                                            function     tensor  never   copy       none     1 0 0 0 -        I    -       -
-torch.arctan2                                           function     tensor  never   copy       none     - 0 0 0 -        ci   -       -
-torch.arctan_                                           function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.arctanh                                           function     tensor  never   copy       none     1 0 0 0 -        I    -       -
-torch.arctanh_                                          function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.are_deterministic_algorithms_enabled              function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.argmax                                            function     tensor  no_dim  copy       none     0 0 0 0 -        -    always  -
-torch.argmin                                            function     tensor  no_dim  copy       none     0 0 0 0 -        -    always  -
-torch.argsort                                           function     tensor  never   copy       none     0 0 0 0 -        -    always  -
-torch.argwhere                                          function     tensor  never   copy       none     0 0 0 0 -        -    always  -
-torch.as_strided                                        function     tensor  never   view       none     - 0 0 0 -        -    -       -
-torch.as_strided_                                       function     tensor  never   self       metadata - 0 0 0 -        -    -       -
-torch.as_strided_copy                                   function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.as_strided_scatter                                function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.as_tensor                                         function     tensor  never   maybe_view none     0 0 0 1 -        n    keeps   -
-torch.asarray                                           function     tensor  unknown none       none     0 0 0 1 -        -    -       -
-torch.asin                                              function     tensor  keeps   copy       none     1 0 0 0 -        I    -       -
-torch.asin_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.asinh                                             function     tensor  keeps   copy       none     1 0 0 0 -        I    -       -
-torch.asinh_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.atan                                              function     tensor  keeps   copy       none     1 0 0 0 -        I    -       -
-torch.atan2                                             function     tensor  keeps   copy       none     - 0 0 0 -        ci   -       -
-torch.atan_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.atanh                                             function     tensor  keeps   copy       none     1 0 0 0 -        I    -       -
-torch.atanh_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.atleast_1d                                        function     depends never   maybe_self none     1 0 0 0 -        n    keeps   -
-torch.atleast_2d                                        function     depends never   maybe_self none     1 0 0 0 -        n    keeps   -
-torch.atleast_3d                                        function     depends never   view       none     1 0 0 0 -        n    keeps   -
-torch.autocast                                          function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.autocast_decrement_nesting                        function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.autocast_increment_nesting                        function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.avg_pool1d                                        function     tensor  never   copy       none     - 0 0 0 -        n    keeps   -
-torch.baddbmm                                           function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.bartlett_window                                   function     tensor  never   copy       none     0 0 0 1 -        -    -       -
-torch.batch_norm                                        function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.batch_norm_backward_elemt                         function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.batch_norm_backward_reduce                        function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.batch_norm_elemt                                  function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.batch_norm_gather_stats                           function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.batch_norm_gather_stats_with_counts               function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.batch_norm_stats                                  function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.batch_norm_update_stats                           function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.bernoulli                                         function     tensor  never   copy       none     - 0 0 0 -        n    keeps   -
-torch.bilinear                                          function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.binary_cross_entropy_with_logits                  function     tensor  never   copy       none     - 0 0 0 -        ci   -       -
-torch.bincount                                          function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.binomial                                          function     tensor  never   copy       none     - 0 0 0 -        n    -       -
-torch.bitwise_and                                       function     tensor  keeps   copy       none     - 0 0 0 -        -    -       -
-torch.bitwise_left_shift                                function     tensor  keeps   copy       none     - 0 0 0 -        -    -       -
-torch.bitwise_not                                       function     tensor  keeps   copy       none     - 0 0 0 -        -    -       -
-torch.bitwise_or                                        function     tensor  keeps   copy       none     - 0 0 0 -        -    -       -
-torch.bitwise_right_shift                               function     tensor  keeps   copy       none     - 0 0 0 -        -    -       -
-torch.bitwise_xor                                       function     tensor  keeps   copy       none     - 0 0 0 -        -    -       -
-torch.blackman_window                                   function     tensor  never   copy       none     0 0 0 1 -        -    -       -
-torch.block_diag                                        function     tensor  never   copy       none     1 0 0 0 -        n    keeps   -
-torch.bmm                                               function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.broadcast_shapes                                  function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.broadcast_tensors                                 function     tuple   never   maybe_self none     - 0 0 0 -        n    -       -
-torch.broadcast_to                                      function     tensor  never   maybe_view none     - 0 0 0 -        -    -       -
-torch.bucketize                                         function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.can_cast                                          function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.cartesian_prod                                    function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.cat                                               function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.ccol_indices_copy                                 function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.cdist                                             function     tensor  never   copy       none     - 0 0 0 -        cio  -       -
-torch.ceil                                              function     tensor  keeps   copy       none     1 0 0 0 -        n    keeps   -
-torch.ceil_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.celu                                              function     tensor  keeps   copy       none     1 0 0 0 -        I    -       -
-torch.celu_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.chain_matmul                                      function     tensor  never   copy       none     1 0 0 0 -        ci   keeps   -
-torch.channel_shuffle                                   function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.cholesky                                          function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.cholesky_inverse                                  function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.cholesky_solve                                    function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.choose_qparams_optimized                          function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.chunk                                             function     tuple   never   maybe_view none     - 0 0 0 -        n    -       -
-torch.clamp                                             function     tensor  keeps   copy       none     - 0 0 0 -        ciI  keeps   -
-torch.clamp_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.clamp_max                                         function     tensor  keeps   copy       none     - 0 0 0 -        ciI  keeps   -
-torch.clamp_max_                                        function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.clamp_min                                         function     tensor  keeps   copy       none     - 0 0 0 -        ciI  keeps   -
-torch.clamp_min_                                        function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.classproperty                                     function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.clear_autocast_cache                              function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.clip                                              function     tensor  keeps   copy       none     - 0 0 0 -        ciI  keeps   -
-torch.clip_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.clone                                             function     tensor  keeps   copy       none     1 0 0 0 -        n    keeps   -
-torch.col_indices_copy                                  function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.column_stack                                      function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.combinations                                      function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.compile                                           function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.compiled_with_cxx11_abi                           function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.complex                                           function     tensor  never   copy       none     - 0 0 0 -        i    -       -
-torch.concat                                            function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.concatenate                                       function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.cond                                              function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.conj                                              function     tensor  never   view       none     1 0 0 0 -        n    keeps   -
-torch.conj_physical                                     function     tensor  keeps   maybe_self none     1 0 0 0 -        n    keeps   -
-torch.conj_physical_                                    function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.constant_pad_nd                                   function     tensor  never   copy       none     - 0 0 0 -        -    keeps   -
-torch.conv1d                                            function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.conv2d                                            function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.conv3d                                            function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.conv_tbc                                          function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.conv_transpose1d                                  function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.conv_transpose2d                                  function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.conv_transpose3d                                  function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.convolution                                       function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.copysign                                          function     tensor  keeps   copy       none     - 0 0 0 -        ioIO -       -
-torch.corrcoef                                          function     tensor  never   copy       none     1 0 0 0 -        n    -       -
-torch.cos                                               function     tensor  keeps   copy       none     1 0 0 0 -        I    -       -
-torch.cos_                                              function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.cosh                                              function     tensor  keeps   copy       none     1 0 0 0 -        I    -       -
-torch.cosh_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.cosine_embedding_loss                             function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.cosine_similarity                                 function     tensor  never   copy       none     - 0 0 0 -        i    -       -
-torch.count_nonzero                                     function     tensor  no_dim  copy       none     0 0 0 0 -        -    always  -
-torch.cov                                               function     tensor  never   copy       none     1 0 0 0 -        n    -       -
-torch.cross                                             function     tensor  never   copy       none     - 0 0 0 -        ci   -       -
-torch.crow_indices_copy                                 function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.ctc_loss                                          function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.cudnn_affine_grid_generator                       function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.cudnn_batch_norm                                  function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.cudnn_convolution                                 function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.cudnn_convolution_add_relu                        function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.cudnn_convolution_relu                            function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.cudnn_convolution_transpose                       function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.cudnn_grid_sampler                                function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.cudnn_is_acceptable                               function     other   unknown none       none     - 0 0 0 -        -    -       -
-torch.cummax                                            function     tuple   never   copy       none     - 0 0 0 -        IO   indices -
-torch.cummin                                            function     tuple   never   copy       none     - 0 0 0 -        IO   indices -
-torch.cumprod                                           function     tensor  never   copy       none     - 0 0 0 -        IO   keeps   -
-torch.cumsum                                            function     tensor  never   copy       none     - 0 0 0 -        n    keeps   -
-torch.cumulative_trapezoid                              function     tensor  never   copy       none     1 0 0 0 -        n    -       -
-torch.deg2rad                                           function     tensor  keeps   copy       none     1 0 0 0 -        n    -       -
-torch.deg2rad_                                          function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.dequantize                                        function     depends never   maybe_self none     1 0 0 0 -        n    -       -
-torch.det                                               function     tensor  no_dim  copy       none     - 0 0 0 -        -    -       -
-torch.detach                                            function     tensor  never   view       none     0 0 0 0 -        -    keeps   -
-torch.detach_                                           function     tensor  never   self       metadata 0 0 0 0 -        -    -       -
-torch.detach_copy                                       function     tensor  never   copy       none     1 0 0 0 -        n    keeps   -
-torch.device                                            function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.diag                                              function     tensor  never   copy       none     1 0 0 0 -        n    keeps   -
-torch.diag_embed                                        function     tensor  never   copy       none     1 0 0 0 -        n    keeps   -
-torch.diagflat                                          function     tensor  never   copy       none     1 0 0 0 -        n    keeps   -
-torch.diagonal                                          function     tensor  never   view       none     1 0 0 0 -        n    keeps   -
-torch.diagonal_copy                                     function     tensor  never   copy       none     1 0 0 0 -        n    keeps   -
-torch.diagonal_scatter                                  function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.diff                                              function     tensor  never   copy       none     1 0 0 0 -        n    keeps   -
-torch.digamma                                           function     tensor  keeps   copy       none     1 0 0 0 -        I    -       -
-torch.dist                                              function     tensor  always  copy       none     - 0 0 0 -        cio  -       -
-torch.div                                               function     tensor  keeps   copy       none     - 0 0 0 -        ci   -       -
-torch.divide                                            function     tensor  never   copy       none     - 0 0 0 -        ci   -       -
-torch.dot                                               function     tensor  always  copy       none     - 0 0 0 -        -    -       -
-torch.dropout                                           function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.dropout_                                          function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.dsmm                                              function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.dsplit                                            function     tuple   never   maybe_view none     - 0 0 0 -        -    -       -
-torch.dstack                                            function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.dtype                                             function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.eig                                               function     tuple   unknown none       none     - 0 0 0 -        -    -       -
-torch.einsum                                            function     tensor  never   copy       none     - 0 0 0 -        -    keeps   -
-torch.embedding                                         function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.embedding_bag                                     function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.embedding_renorm_                                 function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.empty                                             function     tensor  never   copy       none     0 0 0 1 -        -    -       -
-torch.empty_like                                        function     tensor  never   copy       none     0 0 0 1 -        -    keeps   -
-torch.empty_permuted                                    function     tensor  never   copy       none     0 0 0 1 -        -    -       -
-torch.empty_quantized                                   function     tensor  never   copy       none     - 0 0 1 -        -    -       -
-torch.empty_strided                                     function     tensor  never   copy       none     0 0 0 1 -        -    -       -
-torch.enable_grad                                       function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.eq                                                function     unknown unknown copy       none     - 0 0 0 -        -    -       -
-torch.equal                                             function     other   unknown none       none     - 0 0 0 -        -    -       -
-torch.erf                                               function     tensor  keeps   copy       none     1 0 0 0 -        I    -       -
-torch.erf_                                              function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.erfc                                              function     tensor  keeps   copy       none     1 0 0 0 -        I    -       -
-torch.erfc_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.erfinv                                            function     tensor  keeps   copy       none     1 0 0 0 -        I    -       -
-torch.exp                                               function     tensor  keeps   copy       none     1 0 0 0 -        O    -       -
-torch.exp2                                              function     tensor  keeps   copy       none     1 0 0 0 -        O    -       -
-torch.exp2_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.exp_                                              function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.expand_copy                                       function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.expm1                                             function     tensor  keeps   copy       none     1 0 0 0 -        O    -       -
-torch.expm1_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.eye                                               function     tensor  never   copy       none     0 0 0 1 -        -    -       -
-torch.fake_quantize_per_channel_affine                  function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.fake_quantize_per_tensor_affine                   function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.fbgemm_linear_fp16_weight                         function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.fbgemm_linear_fp16_weight_fp32_activation         function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.fbgemm_linear_int8_weight                         function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.fbgemm_linear_int8_weight_fp32_activation         function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.fbgemm_linear_quantize_weight                     function     other   unknown none       none     - 0 0 0 -        -    -       -
-torch.fbgemm_pack_gemm_matrix_fp16                      function     tensor  never   copy       none     0 0 0 0 -        -    always  -
-torch.fbgemm_pack_quantized_matrix                      function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.feature_alpha_dropout                             function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.feature_alpha_dropout_                            function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.feature_dropout                                   function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.feature_dropout_                                  function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.fill                                              function     tensor  never   copy       none     - 0 0 0 -        n    keeps   -
-torch.fill_                                             function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.finfo                                             function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.fix                                               function     tensor  never   copy       none     1 0 0 0 -        n    keeps   -
-torch.fix_                                              function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.flatten                                           function     tensor  never   maybe_view none     1 0 0 0 -        n    keeps   -
-torch.flip                                              function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.fliplr                                            function     tensor  never   copy       none     1 0 0 0 -        n    keeps   -
-torch.flipud                                            function     tensor  never   copy       none     1 0 0 0 -        n    keeps   -
-torch.float_power                                       function     tensor  keeps   copy       none     - 0 0 0 -        o    -       -
-torch.floor                                             function     tensor  keeps   copy       none     1 0 0 0 -        n    keeps   -
-torch.floor_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.floor_divide                                      function     tensor  never   copy       none     - 0 0 0 -        n    keeps   -
-torch.fmax                                              function     tensor  keeps   copy       none     - 0 0 0 -        ci   -       -
-torch.fmin                                              function     tensor  keeps   copy       none     - 0 0 0 -        ci   -       -
-torch.fmod                                              function     tensor  keeps   copy       none     - 0 0 0 -        ci   keeps   -
-torch.fork                                              function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.frac                                              function     tensor  keeps   copy       none     1 0 0 0 -        n    -       -
-torch.frac_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.frexp                                             function     tuple   never   copy       none     - 0 0 0 -        O    -       -
-torch.frobenius_norm                                    function     tensor  never   copy       none     - 0 0 0 -        IO   -       -
-torch.from_dlpack                                       function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.from_file                                         function     tensor  never   copy       none     0 0 0 1 -        -    -       -
-torch.from_numpy                                        function     tensor  unknown view       none     0 0 0 1 -        -    -       -
-torch.frombuffer                                        function     tensor  unknown none       none     0 0 0 1 -        -    -       -
-torch.full                                              function     tensor  never   copy       none     0 0 0 1 -        -    -       -
-torch.full_like                                         function     tensor  never   copy       none     - 0 0 1 -        -    keeps   -
-torch.fused_moving_avg_obs_fake_quant                   function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.gather                                            function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.gcd                                               function     tensor  keeps   copy       none     - 0 0 0 -        -    -       -
-torch.gcd_                                              function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.ge                                                function     tensor  keeps   copy       none     - 0 0 0 -        -    -       -
-torch.geqrf                                             function     tuple   never   copy       none     - 0 0 0 -        n    -       -
-torch.ger                                               function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.get_autocast_cpu_dtype                            function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.get_autocast_dtype                                function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.get_autocast_gpu_dtype                            function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.get_autocast_ipu_dtype                            function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.get_autocast_xla_dtype                            function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.get_default_device                                function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.get_default_dtype                                 function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.get_deterministic_debug_mode                      function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.get_device                                        function     other   unknown none       none     - 0 0 0 -        -    -       -
-torch.get_device_module                                 function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.get_file_path                                     function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.get_float32_matmul_precision                      function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.get_num_interop_threads                           function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.get_num_threads                                   function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.get_rng_state                                     function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.gradient                                          function     tuple   never   copy       none     - 0 0 0 -        n    -       -
-torch.greater                                           function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.greater_equal                                     function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.grid_sampler                                      function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.grid_sampler_2d                                   function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.grid_sampler_3d                                   function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.group_norm                                        function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.gru                                               function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.gru_cell                                          function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.gt                                                function     tensor  keeps   copy       none     - 0 0 0 -        -    -       -
-torch.hamming_window                                    function     tensor  never   copy       none     0 0 0 1 -        -    -       -
-torch.hann_window                                       function     tensor  never   copy       none     0 0 0 1 -        -    -       -
-torch.hardshrink                                        function     tensor  keeps   copy       none     1 0 0 0 -        I    -       -
-torch.hash_tensor                                       function     tensor  no_dim  copy       none     0 0 0 0 -        -    always  -
-torch.heaviside                                         function     tensor  keeps   copy       none     - 0 0 0 -        n    -       -
-torch.hinge_embedding_loss                              function     tensor  never   copy       none     - 0 0 0 -        n    keeps   -
-torch.histc                                             function     tensor  never   copy       none     0 0 0 0 -        -    -       -
-torch.histogram                                         function     tuple   never   copy       none     - 0 0 0 -        n    -       -
-torch.histogramdd                                       function     tuple   never   copy       none     - 0 0 0 -        n    -       -
-torch.hsmm                                              function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.hsplit                                            function     tuple   never   maybe_view none     - 0 0 0 -        n    -       -
-torch.hspmm                                             function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.hstack                                            function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.hypot                                             function     tensor  keeps   copy       none     - 0 0 0 -        io   -       -
-torch.i0                                                function     tensor  keeps   copy       none     1 0 0 0 -        I    -       -
-torch.i0_                                               function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.igamma                                            function     tensor  keeps   copy       none     - 0 0 0 -        ci   -       -
-torch.igammac                                           function     tensor  keeps   copy       none     - 0 0 0 -        ci   -       -
-torch.iinfo                                             function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.imag                                              function     tensor  never   maybe_view none     - 0 0 0 -        -    -       -
-torch.import_ir_module                                  function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.import_ir_module_from_buffer                      function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.index_add                                         function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.index_copy                                        function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.index_fill                                        function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.index_put                                         function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.index_put_                                        function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.index_reduce                                      function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.index_select                                      function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.indices_copy                                      function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.inference_mode                                    function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.init_num_threads                                  function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.initial_seed                                      function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.inner                                             function     tensor  never   copy       none     - 0 0 0 -        ci   -       -
-torch.instance_norm                                     function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.int_repr                                          function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.inverse                                           function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.is_anomaly_check_nan_enabled                      function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.is_anomaly_enabled                                function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.is_autocast_cache_enabled                         function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.is_autocast_cpu_enabled                           function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.is_autocast_enabled                               function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.is_autocast_ipu_enabled                           function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.is_autocast_xla_enabled                           function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.is_complex                                        function     other   unknown none       none     - 0 0 0 -        -    -       -
-torch.is_conj                                           function     other   unknown none       none     - 0 0 0 -        -    -       -
-torch.is_deterministic_algorithms_warn_only_enabled     function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.is_distributed                                    function     other   unknown none       none     - 0 0 0 -        -    -       -
-torch.is_floating_point                                 function     other   unknown none       none     - 0 0 0 -        -    -       -
-torch.is_grad_enabled                                   function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.is_inference                                      function     other   unknown none       none     - 0 0 0 -        -    -       -
-torch.is_inference_mode_enabled                         function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.is_neg                                            function     other   unknown none       none     - 0 0 0 -        -    -       -
-torch.is_nonzero                                        function     other   unknown none       none     - 0 0 0 -        -    -       -
-torch.is_same_size                                      function     other   unknown none       none     - 0 0 0 -        -    -       -
-torch.is_signed                                         function     other   unknown none       none     - 0 0 0 -        -    -       -
-torch.is_storage                                        function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.is_tensor                                         function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.is_vulkan_available                               function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.is_warn_always_enabled                            function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.isclose                                           function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.isfinite                                          function     tensor  keeps   copy       none     0 0 0 0 -        -    -       -
-torch.isin                                              function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.isinf                                             function     tensor  keeps   copy       none     0 0 0 0 -        -    -       -
-torch.isnan                                             function     tensor  keeps   copy       none     0 0 0 0 -        -    -       -
-torch.isneginf                                          function     tensor  keeps   copy       none     0 0 0 0 -        -    -       -
-torch.isposinf                                          function     tensor  keeps   copy       none     0 0 0 0 -        -    -       -
-torch.isreal                                            function     tensor  never   copy       none     0 0 0 0 -        -    -       -
-torch.istft                                             function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.kaiser_window                                     function     tensor  never   copy       none     0 0 0 1 -        -    -       -
-torch.kl_div                                            function     tensor  never   copy       none     - 0 0 0 -        ci   -       -
-torch.kron                                              function     tensor  never   copy       none     - 0 0 0 -        n    -       -
-torch.kthvalue                                          function     tuple   never   copy       none     - 0 0 0 -        O    indices -
-torch.layer_norm                                        function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.layout                                            function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.lcm                                               function     tensor  keeps   copy       none     - 0 0 0 -        -    -       -
-torch.lcm_                                              function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.ldexp                                             function     tensor  keeps   copy       none     - 0 0 0 -        cio  -       -
-torch.ldexp_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.le                                                function     tensor  keeps   copy       none     - 0 0 0 -        -    -       -
-torch.lerp                                              function     tensor  keeps   copy       none     - 0 0 0 -        -    -       -
-torch.less                                              function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.less_equal                                        function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.lgamma                                            function     tensor  keeps   copy       none     1 0 0 0 -        I    -       -
-torch.linspace                                          function     tensor  never   copy       none     - 0 0 1 -        -    -       -
-torch.load                                              function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.lobpcg                                            function     tuple   unknown none       none     - 0 0 0 -        -    -       -
-torch.log                                               function     tensor  keeps   copy       none     1 0 0 0 -        I    -       -
-torch.log10                                             function     tensor  keeps   copy       none     1 0 0 0 -        I    -       -
-torch.log10_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.log1p                                             function     tensor  keeps   copy       none     1 0 0 0 -        I    -       -
-torch.log1p_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.log2                                              function     tensor  keeps   copy       none     1 0 0 0 -        I    -       -
-torch.log2_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.log_                                              function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.log_softmax                                       function     tensor  never   copy       none     - 0 0 0 -        O    -       -
-torch.logaddexp                                         function     tensor  keeps   copy       none     - 0 0 0 -        ci   -       -
-torch.logaddexp2                                        function     tensor  keeps   copy       none     - 0 0 0 -        ci   -       -
-torch.logcumsumexp                                      function     tensor  never   copy       none     - 0 0 0 -        IO   -       -
-torch.logdet                                            function     tensor  no_dim  copy       none     - 0 0 0 -        -    -       -
-torch.logical_and                                       function     tensor  keeps   copy       none     - 0 0 0 -        -    -       -
-torch.logical_not                                       function     tensor  keeps   copy       none     0 0 0 0 -        -    -       -
-torch.logical_or                                        function     tensor  keeps   copy       none     - 0 0 0 -        -    -       -
-torch.logical_xor                                       function     tensor  keeps   copy       none     - 0 0 0 -        -    -       -
-torch.logit                                             function     tensor  keeps   copy       none     1 0 0 0 -        I    -       -
-torch.logit_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.logspace                                          function     tensor  never   copy       none     - 0 0 1 -        -    -       -
-torch.logsumexp                                         function     tensor  never   copy       none     - 0 0 0 -        IO   -       -
-torch.lstm                                              function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.lstm_cell                                         function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.lstsq                                             function     tuple   unknown none       none     - 0 0 0 -        -    -       -
-torch.lt                                                function     tensor  keeps   copy       none     - 0 0 0 -        -    -       -
-torch.lu                                                function     tuple   unknown none       none     - 0 0 0 -        -    -       -
-torch.lu_solve                                          function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.lu_unpack                                         function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.manual_seed                                       function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.margin_ranking_loss                               function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.masked_fill                                       function     tensor  keeps   copy       none     - 0 0 0 -        -    -       -
-torch.masked_scatter                                    function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.masked_select                                     function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.matmul                                            function     tensor  never   copy       none     - 0 0 0 -        ci   -       -
-torch.matrix_exp                                        function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.matrix_power                                      function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.matrix_rank                                       function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.max                                               function     depends no_dim  copy       none     1 0 0 0 -        ciIO indices -
-torch.max_pool1d                                        function     tensor  never   copy       none     - 0 0 0 -        n    -       -
-torch.max_pool1d_with_indices                           function     tuple   never   copy       none     - 0 0 0 -        n    indices -
-torch.max_pool2d                                        function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.max_pool3d                                        function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.maximum                                           function     tensor  keeps   copy       none     - 0 0 0 -        ci   -       -
-torch.mean                                              function     tensor  no_dim  copy       none     1 0 0 0 -        n    -       -
-torch.median                                            function     depends no_dim  copy       none     1 0 0 0 -        IO   indices -
-torch.memory_format                                     function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.merge_type_from_type_comment                      function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.meshgrid                                          function     tuple   never   view       none     - 0 0 0 -        -    -       -
-torch.min                                               function     depends no_dim  copy       none     1 0 0 0 -        ciIO indices -
-torch.minimum                                           function     tensor  keeps   copy       none     - 0 0 0 -        ci   -       -
-torch.miopen_batch_norm                                 function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.miopen_convolution                                function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.miopen_convolution_add_relu                       function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.miopen_convolution_relu                           function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.miopen_convolution_transpose                      function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.miopen_ctc_loss                                   function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.miopen_depthwise_convolution                      function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.miopen_rnn                                        function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.mkldnn_adaptive_avg_pool2d                        function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.mkldnn_convolution                                function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.mkldnn_linear_backward_weights                    function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.mkldnn_max_pool2d                                 function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.mkldnn_max_pool3d                                 function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.mkldnn_rnn_layer                                  function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.mm                                                function     tensor  never   copy       none     - 0 0 0 -        ci   -       -
-torch.mode                                              function     tuple   never   copy       none     - 0 0 0 -        O    indices -
-torch.moveaxis                                          function     tensor  never   maybe_view none     - 0 0 0 -        -    keeps   -
-torch.movedim                                           function     tensor  never   maybe_view none     - 0 0 0 -        -    keeps   -
-torch.msort                                             function     tensor  never   copy       none     1 0 0 0 -        n    keeps   -
-torch.mul                                               function     tensor  keeps   copy       none     - 0 0 0 -        ci   keeps   -
-torch.multinomial                                       function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.multiply                                          function     tensor  never   copy       none     - 0 0 0 -        ci   keeps   -
-torch.mv                                                function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.mvlgamma                                          function     tensor  keeps   copy       none     - 0 0 0 -        I    -       -
-torch.nan_to_num                                        function     tensor  keeps   copy       none     1 0 0 0 -        I    keeps   -
-torch.nan_to_num_                                       function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.nanmean                                           function     tensor  no_dim  copy       none     1 0 0 0 -        I    -       -
-torch.nanmedian                                         function     depends no_dim  copy       none     1 0 0 0 -        IO   indices -
-torch.nanquantile                                       function     tensor  never   copy       none     - 0 0 0 -        n    -       -
-torch.nansum                                            function     tensor  no_dim  copy       none     1 0 0 0 -        I    keeps   -
-torch.narrow                                            function     tensor  never   view       none     - 0 0 0 -        -    -       -
-torch.narrow_copy                                       function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.native_batch_norm                                 function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.native_channel_shuffle                            function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.native_dropout                                    function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.native_group_norm                                 function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.native_layer_norm                                 function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.native_norm                                       function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.ne                                                function     unknown unknown copy       none     - 0 0 0 -        -    -       -
-torch.neg                                               function     tensor  keeps   copy       none     1 0 0 0 -        n    keeps   -
-torch.neg_                                              function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.negative                                          function     tensor  never   copy       none     1 0 0 0 -        n    keeps   -
-torch.negative_                                         function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.nextafter                                         function     tensor  keeps   copy       none     - 0 0 0 -        ci   -       -
-torch.nn.AdaptiveAvgPool1d                              module_class tensor  never   none       none     - 0 0 0 -        n    -       0
-torch.nn.AdaptiveAvgPool2d                              module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.AdaptiveAvgPool3d                              module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.AdaptiveLogSoftmaxWithLoss                     module_class tuple   never   none       none     - 0 0 0 -        -    -       1
-torch.nn.AdaptiveMaxPool1d                              module_class tensor  never   none       none     - 0 0 0 -        n    -       0
-torch.nn.AdaptiveMaxPool2d                              module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.AdaptiveMaxPool3d                              module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.AlphaDropout                                   module_class tensor  never   maybe_self none     - 0 0 0 -        n    -       0
-torch.nn.AvgPool1d                                      module_class tensor  never   none       none     - 0 0 0 -        n    -       0
-torch.nn.AvgPool2d                                      module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.AvgPool3d                                      module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.BCELoss                                        module_class tensor  never   none       none     - 0 1 0 -        -    -       0
-torch.nn.BCEWithLogitsLoss                              module_class tensor  never   none       none     - 0 1 0 -        -    -       0
-torch.nn.BatchNorm1d                                    module_class tensor  never   none       none     - 0 0 0 -        ci   -       1
-torch.nn.BatchNorm2d                                    module_class tensor  never   none       none     - 0 0 0 -        ci   -       1
-torch.nn.BatchNorm3d                                    module_class tensor  never   none       none     - 0 0 0 -        ci   -       1
-torch.nn.Bilinear                                       module_class tensor  never   none       none     - 0 0 0 -        -    -       1
-torch.nn.CELU                                           module_class tensor  never   maybe_self none     - 0 0 0 -        i    -       0
-torch.nn.CTCLoss                                        module_class tensor  never   none       none     - 0 1 0 -        -    -       0
-torch.nn.ChannelShuffle                                 module_class tensor  never   none       none     - 0 0 0 -        n    -       0
-torch.nn.CircularPad1d                                  module_class tensor  never   none       none     - 0 0 0 -        n    -       0
-torch.nn.CircularPad2d                                  module_class tensor  never   none       none     - 0 0 0 -        n    -       0
-torch.nn.CircularPad3d                                  module_class tensor  never   none       none     - 0 0 0 -        n    -       0
-torch.nn.ConstantPad1d                                  module_class tensor  never   none       none     - 0 0 0 -        n    -       0
-torch.nn.ConstantPad2d                                  module_class tensor  never   none       none     - 0 0 0 -        n    -       0
-torch.nn.ConstantPad3d                                  module_class tensor  never   none       none     - 0 0 0 -        -    -       0
-torch.nn.Container                                      module_class tensor  never   none       none     - 0 0 0 -        -    -       0
-torch.nn.Conv1d                                         module_class tensor  never   none       none     - 0 0 0 -        ci   -       1
-torch.nn.Conv2d                                         module_class tensor  never   none       none     - 0 0 0 -        ci   -       1
-torch.nn.Conv3d                                         module_class tensor  never   none       none     - 0 0 0 -        ci   -       1
-torch.nn.ConvTranspose1d                                module_class tensor  never   none       none     - 0 0 0 -        ci   -       1
-torch.nn.ConvTranspose2d                                module_class tensor  never   none       none     - 0 0 0 -        ci   -       1
-torch.nn.ConvTranspose3d                                module_class tensor  never   none       none     - 0 0 0 -        ci   -       1
-torch.nn.CosineEmbeddingLoss                            module_class tensor  never   none       none     - 0 1 0 -        -    -       0
-torch.nn.CosineSimilarity                               module_class tensor  never   none       none     - 0 0 0 -        -    -       0
-torch.nn.CrossEntropyLoss                               module_class tensor  never   none       none     - 0 1 0 -        -    -       0
-torch.nn.CrossMapLRN2d                                  module_class tensor  never   none       none     - 0 0 0 -        io   -       0
-torch.nn.DataParallel                                   module_class tensor  never   none       none     - 0 0 0 -        -    -       0
-torch.nn.Dropout                                        module_class tensor  never   maybe_self none     - 0 0 0 -        n    -       0
-torch.nn.Dropout1d                                      module_class tensor  never   maybe_self none     - 0 0 0 -        n    -       0
-torch.nn.Dropout2d                                      module_class tensor  never   maybe_self none     - 0 0 0 -        n    -       0
-torch.nn.Dropout3d                                      module_class tensor  never   maybe_self none     - 0 0 0 -        n    -       0
-torch.nn.ELU                                            module_class tensor  never   maybe_self none     - 0 0 0 -        i    -       0
-torch.nn.Embedding                                      module_class tensor  never   none       none     - 0 0 0 -        -    -       1
-torch.nn.EmbeddingBag                                   module_class tensor  never   none       none     - 0 0 0 -        -    -       1
-torch.nn.FeatureAlphaDropout                            module_class tensor  never   maybe_self none     - 0 0 0 -        n    -       0
-torch.nn.Flatten                                        module_class tensor  never   maybe_self none     - 0 0 0 -        n    -       0
-torch.nn.Fold                                           module_class tensor  never   none       none     - 0 0 0 -        -    -       0
-torch.nn.FractionalMaxPool2d                            module_class tensor  never   none       none     - 0 0 0 -        -    -       0
-torch.nn.FractionalMaxPool3d                            module_class tensor  never   none       none     - 0 0 0 -        -    -       0
-torch.nn.GELU                                           module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.GLU                                            module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.GRU                                            module_class tuple   never   none       none     - 0 0 0 -        ci   -       1
-torch.nn.GRUCell                                        module_class tensor  never   none       none     - 0 0 0 -        ci   -       1
-torch.nn.GaussianNLLLoss                                module_class tensor  never   none       none     - 0 1 0 -        -    -       0
-torch.nn.GroupNorm                                      module_class tensor  never   none       none     - 0 0 0 -        -    -       -
-torch.nn.Hardshrink                                     module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.Hardsigmoid                                    module_class tensor  never   maybe_self none     - 0 0 0 -        i    -       0
-torch.nn.Hardswish                                      module_class tensor  never   maybe_self none     - 0 0 0 -        i    -       0
-torch.nn.Hardtanh                                       module_class tensor  never   maybe_self none     - 0 0 0 -        i    -       0
-torch.nn.HingeEmbeddingLoss                             module_class tensor  never   none       none     - 0 1 0 -        -    -       0
-torch.nn.HuberLoss                                      module_class tensor  never   none       none     - 0 1 0 -        -    -       0
-torch.nn.Identity                                       module_class tensor  never   maybe_self none     - 0 0 0 -        n    -       0
-torch.nn.InstanceNorm1d                                 module_class tensor  never   none       none     - 0 0 0 -        n    -       0
-torch.nn.InstanceNorm2d                                 module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.InstanceNorm3d                                 module_class tensor  never   none       none     - 0 0 0 -        n    -       0
-torch.nn.KLDivLoss                                      module_class tensor  never   none       none     - 0 1 0 -        -    -       0
-torch.nn.L1Loss                                         module_class tensor  never   none       none     - 0 1 0 -        -    -       0
-torch.nn.LPPool1d                                       module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.LPPool2d                                       module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.LPPool3d                                       module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.LSTM                                           module_class tuple   never   none       none     - 0 0 0 -        n    -       1
-torch.nn.LSTMCell                                       module_class tuple   never   none       none     - 0 0 0 -        ci   -       1
-torch.nn.LayerNorm                                      module_class tensor  never   none       none     - 0 0 0 -        ci   -       1
-torch.nn.LazyBatchNorm1d                                module_class tensor  never   none       none     - 0 0 0 -        -    -       -
-torch.nn.LazyBatchNorm2d                                module_class tensor  never   none       none     - 0 0 0 -        -    -       -
-torch.nn.LazyBatchNorm3d                                module_class tensor  never   none       none     - 0 0 0 -        -    -       -
-torch.nn.LazyConv1d                                     module_class tensor  never   none       none     - 0 0 0 -        -    -       -
-torch.nn.LazyConv2d                                     module_class tensor  never   none       none     - 0 0 0 -        -    -       -
-torch.nn.LazyConv3d                                     module_class tensor  never   none       none     - 0 0 0 -        -    -       -
-torch.nn.LazyConvTranspose1d                            module_class tensor  never   none       none     - 0 0 0 -        -    -       -
-torch.nn.LazyConvTranspose2d                            module_class tensor  never   none       none     - 0 0 0 -        -    -       -
-torch.nn.LazyConvTranspose3d                            module_class tensor  never   none       none     - 0 0 0 -        -    -       -
-torch.nn.LazyInstanceNorm1d                             module_class tensor  never   none       none     - 0 0 0 -        -    -       -
-torch.nn.LazyInstanceNorm2d                             module_class tensor  never   none       none     - 0 0 0 -        -    -       -
-torch.nn.LazyInstanceNorm3d                             module_class tensor  never   none       none     - 0 0 0 -        -    -       -
-torch.nn.LazyLinear                                     module_class tensor  never   none       none     - 0 0 0 -        -    -       -
-torch.nn.LeakyReLU                                      module_class tensor  never   maybe_self none     - 0 0 0 -        i    -       0
-torch.nn.Linear                                         module_class tensor  never   none       none     - 0 0 0 -        ci   -       1
-torch.nn.LinearCrossEntropyLoss                         module_class tensor  never   none       none     - 0 1 0 -        -    -       1
-torch.nn.LocalResponseNorm                              module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.LogSigmoid                                     module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.LogSoftmax                                     module_class tensor  never   none       none     - 0 0 0 -        o    -       0
-torch.nn.MSELoss                                        module_class tensor  never   none       none     - 0 1 0 -        -    -       0
-torch.nn.MarginRankingLoss                              module_class tensor  never   none       none     - 0 1 0 -        -    -       0
-torch.nn.MaxPool1d                                      module_class tensor  never   none       none     - 0 0 0 -        n    -       0
-torch.nn.MaxPool2d                                      module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.MaxPool3d                                      module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.MaxUnpool1d                                    module_class tensor  never   none       none     - 0 0 0 -        -    -       0
-torch.nn.MaxUnpool2d                                    module_class tensor  never   none       none     - 0 0 0 -        -    -       0
-torch.nn.MaxUnpool3d                                    module_class tensor  never   none       none     - 0 0 0 -        -    -       0
-torch.nn.Mish                                           module_class tensor  never   maybe_self none     - 0 0 0 -        i    -       0
-torch.nn.Module                                         module_class tensor  never   none       none     - 0 0 0 -        -    -       0
-torch.nn.ModuleDict                                     module_class tensor  never   none       none     - 0 0 0 -        -    -       -
-torch.nn.ModuleList                                     module_class tensor  never   none       none     - 0 0 0 -        -    -       -
-torch.nn.MultiLabelMarginLoss                           module_class tensor  never   none       none     - 0 1 0 -        -    -       0
-torch.nn.MultiLabelSoftMarginLoss                       module_class tensor  never   none       none     - 0 1 0 -        -    -       0
-torch.nn.MultiMarginLoss                                module_class tensor  never   none       none     - 0 1 0 -        -    -       0
-torch.nn.MultiheadAttention                             module_class tuple   never   none       none     - 0 0 0 -        -    -       1
-torch.nn.NLLLoss                                        module_class tensor  never   none       none     - 0 1 0 -        -    -       0
-torch.nn.NLLLoss2d                                      module_class tensor  never   none       none     - 0 1 0 -        -    -       0
-torch.nn.PReLU                                          module_class tensor  never   none       none     - 0 0 0 -        ci   -       1
-torch.nn.PairwiseDistance                               module_class tensor  never   none       none     - 0 0 0 -        -    -       0
-torch.nn.ParameterDict                                  module_class tensor  never   none       none     - 0 0 0 -        -    -       -
-torch.nn.ParameterList                                  module_class tensor  never   none       none     - 0 0 0 -        -    -       -
-torch.nn.PixelShuffle                                   module_class tensor  never   none       none     - 0 0 0 -        -    -       0
-torch.nn.PixelUnshuffle                                 module_class tensor  never   none       none     - 0 0 0 -        -    -       0
-torch.nn.PoissonNLLLoss                                 module_class tensor  never   none       none     - 0 1 0 -        -    -       0
-torch.nn.RMSNorm                                        module_class tensor  never   none       none     - 0 0 0 -        i    -       1
-torch.nn.RNN                                            module_class tuple   never   none       none     - 0 0 0 -        ci   -       1
-torch.nn.RNNBase                                        module_class tensor  never   none       none     - 0 0 0 -        -    -       -
-torch.nn.RNNCell                                        module_class tensor  never   none       none     - 0 0 0 -        cio  -       1
-torch.nn.RNNCellBase                                    module_class tensor  never   none       none     - 0 0 0 -        -    -       -
-torch.nn.RReLU                                          module_class tensor  never   maybe_self none     - 0 0 0 -        i    -       0
-torch.nn.ReLU                                           module_class tensor  never   maybe_self none     - 0 0 0 -        o    -       0
-torch.nn.ReLU6                                          module_class tensor  never   maybe_self none     - 0 0 0 -        i    -       0
-torch.nn.ReflectionPad1d                                module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.ReflectionPad2d                                module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.ReflectionPad3d                                module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.ReplicationPad1d                               module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.ReplicationPad2d                               module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.ReplicationPad3d                               module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.SELU                                           module_class tensor  never   maybe_self none     - 0 0 0 -        i    -       0
-torch.nn.Sequential                                     module_class tensor  never   none       none     - 0 0 0 -        n    -       -
-torch.nn.SiLU                                           module_class tensor  never   maybe_self none     - 0 0 0 -        i    -       0
-torch.nn.Sigmoid                                        module_class tensor  never   none       none     - 0 0 0 -        o    -       0
-torch.nn.SmoothL1Loss                                   module_class tensor  never   none       none     - 0 1 0 -        -    -       0
-torch.nn.SoftMarginLoss                                 module_class tensor  never   none       none     - 0 1 0 -        -    -       0
-torch.nn.Softmax                                        module_class tensor  never   none       none     - 0 0 0 -        o    -       0
-torch.nn.Softmax2d                                      module_class tensor  never   none       none     - 0 0 0 -        -    -       0
-torch.nn.Softmin                                        module_class tensor  never   none       none     - 0 0 0 -        o    -       0
-torch.nn.Softplus                                       module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.Softshrink                                     module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.Softsign                                       module_class tensor  never   none       none     - 0 0 0 -        i    -       0
-torch.nn.SyncBatchNorm                                  module_class tensor  never   none       none     - 0 0 0 -        ci   -       1
-torch.nn.Tanh                                           module_class tensor  never   none       none     - 0 0 0 -        o    -       0
-torch.nn.Tanhshrink                                     module_class tensor  never   none       none     - 0 0 0 -        n    -       0
-torch.nn.Threshold                                      module_class tensor  never   maybe_self none     - 0 0 0 -        i    -       0
-torch.nn.Transformer                                    module_class tensor  never   none       none     - 0 0 0 -        -    -       1
-torch.nn.TransformerDecoder                             module_class tensor  never   none       none     - 0 0 0 -        -    -       1
-torch.nn.TransformerDecoderLayer                        module_class tensor  never   none       none     - 0 0 0 -        -    -       1
-torch.nn.TransformerEncoder                             module_class tensor  never   none       none     - 0 0 0 -        -    -       1
-torch.nn.TransformerEncoderLayer                        module_class tensor  never   none       none     - 0 0 0 -        -    -       1
-torch.nn.TripletMarginLoss                              module_class tensor  never   none       none     - 0 1 0 -        -    -       0
-torch.nn.TripletMarginWithDistanceLoss                  module_class tensor  never   none       none     - 0 1 0 -        -    -       0
-torch.nn.Unflatten                                      module_class tensor  never   view       none     - 0 0 0 -        -    -       0
-torch.nn.Unfold                                         module_class tensor  never   none       none     - 0 0 0 -        n    -       0
-torch.nn.Upsample                                       module_class tensor  never   none       none     - 0 0 0 -        n    -       0
-torch.nn.UpsamplingBilinear2d                           module_class tensor  never   none       none     - 0 0 0 -        n    -       0
-torch.nn.UpsamplingNearest2d                            module_class tensor  never   none       none     - 0 0 0 -        n    -       0
-torch.nn.ZeroPad1d                                      module_class tensor  never   none       none     - 0 0 0 -        n    -       0
-torch.nn.ZeroPad2d                                      module_class tensor  never   none       none     - 0 0 0 -        n    -       0
-torch.nn.ZeroPad3d                                      module_class tensor  never   none       none     - 0 0 0 -        n    -       0
-torch.nn.functional.adaptive_avg_pool1d                 function     tensor  never   copy       none     - 0 0 0 -        n    -       -
-torch.nn.functional.adaptive_avg_pool2d                 function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.adaptive_avg_pool3d                 function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.adaptive_max_pool1d                 function     tensor  never   copy       none     - 0 0 0 -        n    -       -
-torch.nn.functional.adaptive_max_pool1d_with_indices    function     depends never   copy       none     - 0 0 0 -        n    -       -
-torch.nn.functional.adaptive_max_pool2d                 function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.adaptive_max_pool2d_with_indices    function     depends never   copy       none     - 0 0 0 -        IO   -       -
-torch.nn.functional.adaptive_max_pool3d                 function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.adaptive_max_pool3d_with_indices    function     depends never   copy       none     - 0 0 0 -        IO   -       -
-torch.nn.functional.affine_grid                         function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.alpha_dropout                       function     tensor  never   copy       none     - 0 0 0 -        n    -       -
-torch.nn.functional.assert_int_or_pair                  function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.avg_pool1d                          function     tensor  never   copy       none     - 0 0 0 -        n    -       -
-torch.nn.functional.avg_pool2d                          function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.avg_pool3d                          function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.batch_norm                          function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.bilinear                            function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.binary_cross_entropy                function     tensor  no_dim  copy       none     - 0 1 0 -        -    -       -
-torch.nn.functional.binary_cross_entropy_with_logits    function     tensor  no_dim  copy       none     - 0 1 0 -        ci   -       -
-torch.nn.functional.boolean_dispatch                    function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.celu                                function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.celu_                               function     tensor  never   copy       data     - 0 0 0 -        -    -       -
-torch.nn.functional.channel_shuffle                     function     tensor  never   copy       none     - 0 0 0 -        n    -       -
-torch.nn.functional.conv1d                              function     tensor  never   copy       none     - 0 0 0 -        ci   -       -
-torch.nn.functional.conv2d                              function     tensor  never   copy       none     - 0 0 0 -        ci   -       -
-torch.nn.functional.conv3d                              function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.conv_tbc                            function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.conv_transpose1d                    function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.conv_transpose2d                    function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.conv_transpose3d                    function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.cosine_embedding_loss               function     tensor  no_dim  copy       none     - 0 1 0 -        -    -       -
-torch.nn.functional.cosine_similarity                   function     tensor  never   copy       none     - 0 0 0 -        i    -       -
-torch.nn.functional.cross_entropy                       function     tensor  no_dim  copy       none     - 0 1 0 -        ci   -       -
-torch.nn.functional.ctc_loss                            function     tensor  no_dim  copy       none     - 0 1 0 -        -    -       -
-torch.nn.functional.dropout                             function     tensor  never   copy       none     - 0 0 0 -        n    -       -
-torch.nn.functional.dropout1d                           function     tensor  never   copy       none     - 0 0 0 -        n    -       -
-torch.nn.functional.dropout2d                           function     tensor  never   copy       none     - 0 0 0 -        n    -       -
-torch.nn.functional.dropout3d                           function     tensor  never   copy       none     - 0 0 0 -        n    -       -
-torch.nn.functional.elu                                 function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.elu_                                function     tensor  never   copy       data     - 0 0 0 -        -    -       -
-torch.nn.functional.embedding                           function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.embedding_bag                       function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.feature_alpha_dropout               function     tensor  never   copy       none     - 0 0 0 -        n    -       -
-torch.nn.functional.fold                                function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.fractional_max_pool2d               function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.fractional_max_pool2d_with_indices  function     depends never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.fractional_max_pool3d               function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.fractional_max_pool3d_with_indices  function     depends never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.gaussian_nll_loss                   function     tensor  no_dim  copy       none     - 0 1 0 -        -    -       -
-torch.nn.functional.gelu                                function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.glu                                 function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.grid_sample                         function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.group_norm                          function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.grouped_mm                          function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.gumbel_softmax                      function     tensor  never   copy       none     - 0 0 0 -        cioO -       -
-torch.nn.functional.handle_torch_function               function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.hardshrink                          function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.hardsigmoid                         function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.hardswish                           function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.hardtanh                            function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.hardtanh_                           function     tensor  never   copy       data     - 0 0 0 -        -    -       -
-torch.nn.functional.has_torch_function                  function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.has_torch_function_unary            function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.has_torch_function_variadic         function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.hinge_embedding_loss                function     tensor  no_dim  copy       none     - 0 1 0 -        n    -       -
-torch.nn.functional.huber_loss                          function     tensor  no_dim  copy       none     - 0 1 0 -        ci   -       -
-torch.nn.functional.instance_norm                       function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.interpolate                         function     tensor  never   copy       none     - 0 0 0 -        n    -       -
-torch.nn.functional.kl_div                              function     tensor  no_dim  copy       none     - 0 1 0 -        ci   -       -
-torch.nn.functional.l1_loss                             function     tensor  no_dim  copy       none     - 0 1 0 -        n    -       -
-torch.nn.functional.layer_norm                          function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.leaky_relu                          function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.leaky_relu_                         function     tensor  never   copy       data     - 0 0 0 -        -    -       -
-torch.nn.functional.linear                              function     tensor  never   copy       none     - 0 0 0 -        ci   -       -
-torch.nn.functional.linear_cross_entropy                function     tensor  no_dim  copy       none     - 0 1 0 -        -    -       -
-torch.nn.functional.local_response_norm                 function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.log_softmax                         function     tensor  never   copy       none     - 0 0 0 -        O    -       -
-torch.nn.functional.logsigmoid                          function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.lp_pool1d                           function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.lp_pool2d                           function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.lp_pool3d                           function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.margin_ranking_loss                 function     tensor  no_dim  copy       none     - 0 1 0 -        -    -       -
-torch.nn.functional.max_pool1d                          function     tensor  never   copy       none     - 0 0 0 -        n    -       -
-torch.nn.functional.max_pool1d_with_indices             function     depends never   copy       none     - 0 0 0 -        n    -       -
-torch.nn.functional.max_pool2d                          function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.max_pool2d_with_indices             function     depends never   copy       none     - 0 0 0 -        IO   -       -
-torch.nn.functional.max_pool3d                          function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.max_pool3d_with_indices             function     depends never   copy       none     - 0 0 0 -        IO   -       -
-torch.nn.functional.max_unpool1d                        function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.max_unpool2d                        function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.max_unpool3d                        function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.mish                                function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.mse_loss                            function     tensor  no_dim  copy       none     - 0 1 0 -        ci   -       -
-torch.nn.functional.multi_head_attention_forward        function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.multi_margin_loss                   function     tensor  no_dim  copy       none     - 0 1 0 -        -    -       -
-torch.nn.functional.multilabel_margin_loss              function     tensor  no_dim  copy       none     - 0 1 0 -        -    -       -
-torch.nn.functional.multilabel_soft_margin_loss         function     tensor  no_dim  copy       none     - 0 1 0 -        ciI  -       -
-torch.nn.functional.native_channel_shuffle              function     tensor  never   copy       none     - 0 0 0 -        n    -       -
-torch.nn.functional.nll_loss                            function     tensor  no_dim  copy       none     - 0 1 0 -        -    -       -
-torch.nn.functional.normalize                           function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.one_hot                             function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.pad                                 function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.pairwise_distance                   function     tensor  never   copy       none     - 0 0 0 -        o    -       -
-torch.nn.functional.pdist                               function     tensor  never   copy       none     - 0 0 0 -        IO   -       -
-torch.nn.functional.pixel_shuffle                       function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.pixel_unshuffle                     function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.poisson_nll_loss                    function     tensor  no_dim  copy       none     - 0 1 0 -        ci   -       -
-torch.nn.functional.prelu                               function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.relu                                function     tensor  never   copy       none     - 0 0 0 -        O    -       -
-torch.nn.functional.relu6                               function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.relu_                               function     tensor  never   copy       data     - 0 0 0 -        -    -       -
-torch.nn.functional.rms_norm                            function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.rrelu                               function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.rrelu_                              function     tensor  never   copy       data     - 0 0 0 -        -    -       -
-torch.nn.functional.scaled_dot_product_attention        function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.scaled_grouped_mm                   function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.scaled_mm                           function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.selu                                function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.selu_                               function     tensor  never   copy       data     - 0 0 0 -        -    -       -
-torch.nn.functional.sigmoid                             function     tensor  never   copy       none     - 0 0 0 -        O    -       -
-torch.nn.functional.silu                                function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.smooth_l1_loss                      function     tensor  no_dim  copy       none     - 0 1 0 -        ci   -       -
-torch.nn.functional.soft_margin_loss                    function     tensor  no_dim  copy       none     - 0 1 0 -        -    -       -
-torch.nn.functional.softmax                             function     tensor  never   copy       none     - 0 0 0 -        O    -       -
-torch.nn.functional.softmin                             function     tensor  never   copy       none     - 0 0 0 -        O    -       -
-torch.nn.functional.softplus                            function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.softshrink                          function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.softsign                            function     tensor  never   copy       none     - 0 0 0 -        I    -       -
-torch.nn.functional.tanh                                function     tensor  never   copy       none     - 0 0 0 -        O    -       -
-torch.nn.functional.tanhshrink                          function     tensor  never   copy       none     - 0 0 0 -        n    -       -
-torch.nn.functional.threshold                           function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nn.functional.threshold_                          function     tensor  never   copy       data     - 0 0 0 -        -    -       -
-torch.nn.functional.triplet_margin_loss                 function     tensor  no_dim  copy       none     - 0 1 0 -        -    -       -
-torch.nn.functional.triplet_margin_with_distance_loss   function     tensor  no_dim  copy       none     - 0 1 0 -        -    -       -
-torch.nn.functional.unfold                              function     tensor  never   copy       none     - 0 0 0 -        n    -       -
-torch.nn.functional.upsample                            function     tensor  never   copy       none     - 0 0 0 -        n    -       -
-torch.nn.functional.upsample_bilinear                   function     tensor  never   copy       none     - 0 0 0 -        n    -       -
-torch.nn.functional.upsample_nearest                    function     tensor  never   copy       none     - 0 0 0 -        n    -       -
-torch.nn.init.calculate_gain                            function     other   never   none       none     - 0 0 0 -        -    -       -
-torch.nn.init.constant                                  function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.nn.init.constant_                                 function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.nn.init.dirac                                     function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.nn.init.dirac_                                    function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.nn.init.eye                                       function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.nn.init.eye_                                      function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.nn.init.kaiming_normal                            function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.nn.init.kaiming_normal_                           function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.nn.init.kaiming_uniform                           function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.nn.init.kaiming_uniform_                          function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.nn.init.normal                                    function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.nn.init.normal_                                   function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.nn.init.ones_                                     function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.nn.init.orthogonal                                function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.nn.init.orthogonal_                               function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.nn.init.sparse                                    function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.nn.init.sparse_                                   function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.nn.init.trunc_normal_                             function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.nn.init.uniform                                   function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.nn.init.uniform_                                  function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.nn.init.xavier_normal                             function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.nn.init.xavier_normal_                            function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.nn.init.xavier_uniform                            function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.nn.init.xavier_uniform_                           function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.nn.init.zeros_                                    function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.no_grad                                           function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.nonzero                                           function     depends never   copy       none     0 0 0 0 -        -    always  -
-torch.nonzero_static                                    function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.norm                                              function     tensor  no_dim  copy       none     1 0 0 0 -        IO   -       -
-torch.norm_except_dim                                   function     tensor  never   copy       none     1 0 0 0 -        I    -       -
-torch.normal                                            function     tensor  never   copy       none     1 0 0 1 -        n    -       -
-torch.not_equal                                         function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.nuclear_norm                                      function     tensor  no_dim  copy       none     1 0 0 0 -        n    -       -
-torch.numel                                             function     other   unknown none       none     - 0 0 0 -        -    -       -
-torch.ones                                              function     tensor  never   copy       none     0 0 0 1 -        -    -       -
-torch.ones_like                                         function     tensor  never   copy       none     0 0 0 1 -        -    keeps   -
-torch.orgqr                                             function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.ormqr                                             function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.outer                                             function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.pairwise_distance                                 function     tensor  never   copy       none     - 0 0 0 -        o    -       -
-torch.parse_ir                                          function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.parse_schema                                      function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.parse_type_comment                                function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.pca_lowrank                                       function     tuple   unknown none       none     - 0 0 0 -        -    -       -
-torch.pdist                                             function     tensor  never   copy       none     1 0 0 0 -        IO   -       -
-torch.permute                                           function     tensor  never   view       none     - 0 0 0 -        -    -       -
-torch.permute_copy                                      function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.pinverse                                          function     tensor  never   copy       none     1 0 0 0 -        IO   -       -
-torch.pixel_shuffle                                     function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.pixel_unshuffle                                   function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.poisson                                           function     tensor  never   copy       none     - 0 0 0 -        n    -       -
-torch.poisson_nll_loss                                  function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.polar                                             function     tensor  never   copy       none     - 0 0 0 -        o    -       -
-torch.polygamma                                         function     tensor  keeps   copy       none     - 0 0 0 -        -    -       -
-torch.positive                                          function     tensor  keeps   maybe_self none     1 0 0 0 -        n    keeps   -
-torch.pow                                               function     tensor  keeps   copy       none     - 0 0 0 -        cioI keeps   -
-torch.prelu                                             function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.prepare_multiprocessing_environment               function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.prod                                              function     tensor  no_dim  copy       none     1 0 0 0 -        IO   keeps   -
-torch.profiler_allow_cudagraph_cupti_lazy_reinit_cuda12 function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.promote_types                                     function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.put                                               function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.q_per_channel_axis                                function     other   unknown none       none     - 0 0 0 -        -    -       -
-torch.q_per_channel_scales                              function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.q_per_channel_zero_points                         function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.q_scale                                           function     other   unknown none       none     - 0 0 0 -        -    -       -
-torch.q_zero_point                                      function     other   unknown none       none     - 0 0 0 -        -    -       -
-torch.qr                                                function     tuple   never   copy       none     - 0 0 0 -        O    -       -
-torch.qscheme                                           function     other   unknown none       none     - 0 0 0 -        -    -       -
-torch.quantile                                          function     tensor  never   copy       none     - 0 0 0 -        n    -       -
-torch.quantize_per_channel                              function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.quantize_per_tensor                               function     depends never   copy       none     - 0 0 0 -        -    -       -
-torch.quantize_per_tensor_dynamic                       function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.quantized_batch_norm                              function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.quantized_gru                                     function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.quantized_gru_cell                                function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.quantized_lstm                                    function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.quantized_lstm_cell                               function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.quantized_max_pool1d                              function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.quantized_max_pool2d                              function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.quantized_max_pool3d                              function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.quantized_rnn_relu_cell                           function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.quantized_rnn_tanh_cell                           function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.rad2deg                                           function     tensor  keeps   copy       none     1 0 0 0 -        n    -       -
-torch.rad2deg_                                          function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.rand                                              function     tensor  never   copy       none     0 0 0 1 -        -    -       -
-torch.rand_like                                         function     tensor  never   copy       none     0 0 0 1 -        -    -       -
-torch.randint                                           function     tensor  never   copy       none     0 0 0 1 -        -    always  -
-torch.randint_like                                      function     tensor  never   copy       none     - 0 0 1 -        -    keeps   -
-torch.randn                                             function     tensor  never   copy       none     0 0 0 1 -        -    -       -
-torch.randn_like                                        function     tensor  never   copy       none     0 0 0 1 -        -    -       -
-torch.randperm                                          function     tensor  never   copy       none     0 0 0 1 -        -    always  -
-torch.range                                             function     tensor  never   copy       none     0 0 0 1 -        -    -       -
-torch.ravel                                             function     tensor  never   maybe_view none     1 0 0 0 -        n    keeps   -
-torch.real                                              function     tensor  never   view       none     1 0 0 0 -        n    keeps   -
-torch.reciprocal                                        function     tensor  keeps   copy       none     1 0 0 0 -        O    -       -
-torch.reciprocal_                                       function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.relu                                              function     tensor  keeps   copy       none     1 0 0 0 -        O    keeps   -
-torch.relu_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.remainder                                         function     tensor  keeps   copy       none     - 0 0 0 -        ci   keeps   -
-torch.renorm                                            function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.repeat_interleave                                 function     tensor  never   copy       none     - 0 0 0 -        n    keeps   -
-torch.reshape                                           function     tensor  never   maybe_view none     - 0 0 0 -        -    keeps   -
-torch.resize_as_                                        function     tensor  never   self       metadata - 0 0 0 -        -    -       -
-torch.resize_as_sparse_                                 function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.resolve_conj                                      function     tensor  never   maybe_self none     1 0 0 0 -        n    keeps   -
-torch.resolve_neg                                       function     tensor  never   maybe_self none     1 0 0 0 -        n    keeps   -
-torch.result_type                                       function     other   unknown none       none     - 0 0 0 -        -    -       -
-torch.rms_norm                                          function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.rnn_relu                                          function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.rnn_relu_cell                                     function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.rnn_tanh                                          function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.rnn_tanh_cell                                     function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.roll                                              function     tensor  never   copy       none     - 0 0 0 -        n    keeps   -
-torch.rot90                                             function     tensor  never   copy       none     1 0 0 0 -        n    keeps   -
-torch.round                                             function     tensor  keeps   copy       none     1 0 0 0 -        n    keeps   -
-torch.round_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.row_indices_copy                                  function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.row_stack                                         function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.rrelu                                             function     tensor  keeps   copy       none     1 0 0 0 -        I    -       -
-torch.rrelu_                                            function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.rsqrt                                             function     tensor  keeps   copy       none     1 0 0 0 -        O    -       -
-torch.rsqrt_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.rsub                                              function     tensor  keeps   copy       none     - 0 0 0 -        n    keeps   -
-torch.saddmm                                            function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.save                                              function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.scalar_tensor                                     function     tensor  never   copy       none     0 0 0 1 -        -    -       -
-torch.scatter                                           function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.scatter_add                                       function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.scatter_reduce                                    function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.searchsorted                                      function     tensor  never   copy       none     - 0 0 0 -        -    always  -
-torch.seed                                              function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.segment_reduce                                    function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.select                                            function     tensor  never   view       none     - 0 0 0 -        -    keeps   -
-torch.select_copy                                       function     tensor  never   copy       none     - 0 0 0 -        -    keeps   -
-torch.select_scatter                                    function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.selu                                              function     tensor  keeps   copy       none     1 0 0 0 -        I    -       -
-torch.selu_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.set_anomaly_enabled                               function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.set_autocast_cache_enabled                        function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.set_autocast_cpu_dtype                            function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.set_autocast_cpu_enabled                          function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.set_autocast_dtype                                function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.set_autocast_enabled                              function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.set_autocast_gpu_dtype                            function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.set_autocast_ipu_dtype                            function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.set_autocast_ipu_enabled                          function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.set_autocast_xla_dtype                            function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.set_autocast_xla_enabled                          function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.set_default_device                                function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.set_default_dtype                                 function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.set_default_tensor_type                           function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.set_deterministic_debug_mode                      function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.set_float32_matmul_precision                      function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.set_flush_denormal                                function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.set_grad_enabled                                  function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.set_num_interop_threads                           function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.set_num_threads                                   function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.set_printoptions                                  function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.set_rng_state                                     function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.set_warn_always                                   function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.sgn                                               function     tensor  keeps   copy       none     1 0 0 0 -        IO   keeps   -
-torch.sigmoid                                           function     tensor  keeps   copy       none     1 0 0 0 -        O    -       -
-torch.sigmoid_                                          function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.sign                                              function     tensor  keeps   copy       none     1 0 0 0 -        n    keeps   -
-torch.signbit                                           function     tensor  keeps   copy       none     0 0 0 0 -        -    -       -
-torch.sin                                               function     tensor  keeps   copy       none     1 0 0 0 -        I    -       -
-torch.sin_                                              function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.sinc                                              function     tensor  keeps   copy       none     1 0 0 0 -        I    -       -
-torch.sinc_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.sinh                                              function     tensor  keeps   copy       none     1 0 0 0 -        I    -       -
-torch.sinh_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.slice_copy                                        function     tensor  never   copy       none     1 0 0 0 -        n    keeps   -
-torch.slice_inverse                                     function     tensor  never   maybe_view none     - 0 0 0 -        n    keeps   -
-torch.slice_scatter                                     function     tensor  never   copy       none     - 0 0 0 -        n    keeps   -
-torch.slogdet                                           function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.smm                                               function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.softmax                                           function     tensor  never   copy       none     - 0 0 0 -        O    -       -
-torch.solve                                             function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.sort                                              function     tuple   never   copy       none     - 0 0 0 -        O    indices -
-torch.sparse_bsc_tensor                                 function     tensor  never   copy       none     - 0 0 1 -        -    -       -
-torch.sparse_bsr_tensor                                 function     tensor  never   copy       none     - 0 0 1 -        -    -       -
-torch.sparse_compressed_tensor                          function     tensor  never   copy       none     - 0 0 1 -        -    -       -
-torch.sparse_coo_tensor                                 function     tensor  never   copy       none     - 0 0 1 -        n    -       -
-torch.sparse_csc_tensor                                 function     tensor  never   copy       none     - 0 0 1 -        -    -       -
-torch.sparse_csr_tensor                                 function     tensor  never   copy       none     - 0 0 1 -        -    -       -
-torch.split                                             function     tuple   never   view       none     - 0 0 0 -        n    -       -
-torch.split_copy                                        function     tuple   never   copy       none     - 0 0 0 -        n    -       -
-torch.split_with_sizes                                  function     tuple   never   view       none     - 0 0 0 -        -    -       -
-torch.split_with_sizes_copy                             function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.spmm                                              function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.sqrt                                              function     tensor  keeps   copy       none     1 0 0 0 -        O    -       -
-torch.sqrt_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.square                                            function     tensor  keeps   copy       none     1 0 0 0 -        I    keeps   -
-torch.square_                                           function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.squeeze                                           function     tensor  never   view       none     1 0 0 0 -        n    keeps   -
-torch.squeeze_copy                                      function     tensor  never   copy       none     1 0 0 0 -        n    keeps   -
-torch.sspaddmm                                          function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.stack                                             function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.std                                               function     tensor  no_dim  copy       none     1 0 0 0 -        IO   -       -
-torch.std_mean                                          function     tuple   never   copy       none     - 0 0 0 -        IO   -       -
-torch.stft                                              function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.sub                                               function     tensor  keeps   copy       none     - 0 0 0 -        n    keeps   -
-torch.subtract                                          function     tensor  never   copy       none     - 0 0 0 -        n    keeps   -
-torch.sum                                               function     tensor  no_dim  copy       none     1 0 0 0 -        n    keeps   -
-torch.svd                                               function     tuple   never   copy       none     - 0 0 0 -        O    -       -
-torch.svd_lowrank                                       function     tuple   unknown none       none     - 0 0 0 -        -    -       -
-torch.swapaxes                                          function     tensor  never   maybe_view none     - 0 0 0 -        -    keeps   -
-torch.swapdims                                          function     tensor  never   maybe_view none     - 0 0 0 -        -    keeps   -
-torch.sym_constrain_range                               function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.sym_constrain_range_for_size                      function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.sym_float                                         function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.sym_fresh_size                                    function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.sym_int                                           function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.sym_ite                                           function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.sym_max                                           function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.sym_min                                           function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.sym_not                                           function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.sym_sqrt                                          function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.sym_sum                                           function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.symeig                                            function     tuple   unknown none       none     - 0 0 0 -        -    -       -
-torch.t                                                 function     tensor  never   view       none     1 0 0 0 -        n    keeps   -
-torch.t_copy                                            function     tensor  never   copy       none     1 0 0 0 -        n    keeps   -
-torch.take                                              function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.take_along_dim                                    function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.tan                                               function     tensor  keeps   copy       none     1 0 0 0 -        O    -       -
-torch.tan_                                              function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.tanh                                              function     tensor  keeps   copy       none     1 0 0 0 -        O    -       -
-torch.tanh_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.tensor                                            function     tensor  never   copy       none     0 0 0 1 -        -    always  -
-torch.tensor_split                                      function     tuple   never   maybe_view none     - 0 0 0 -        n    -       -
-torch.tensordot                                         function     tensor  never   copy       none     - 0 0 0 -        n    -       -
-torch.thread_safe_generator                             function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.threshold                                         function     tensor  keeps   copy       none     - 0 0 0 -        -    keeps   -
-torch.threshold_                                        function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.tile                                              function     tensor  never   copy       none     - 0 0 0 -        -    keeps   -
-torch.to_dlpack                                         function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.topk                                              function     tuple   never   copy       none     - 0 0 0 -        O    indices -
-torch.trace                                             function     tensor  no_dim  copy       none     1 0 0 0 -        n    keeps   -
-torch.transpose                                         function     tensor  never   view       none     - 0 0 0 -        -    keeps   -
-torch.transpose_copy                                    function     tensor  never   copy       none     - 0 0 0 -        -    keeps   -
-torch.trapezoid                                         function     tensor  never   copy       none     1 0 0 0 -        n    -       -
-torch.trapz                                             function     tensor  never   copy       none     1 0 0 0 -        n    -       -
-torch.triangular_solve                                  function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.tril                                              function     tensor  never   copy       none     1 0 0 0 -        n    keeps   -
-torch.tril_indices                                      function     tensor  never   copy       none     0 0 0 1 -        -    -       -
-torch.triplet_margin_loss                               function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.triu                                              function     tensor  never   copy       none     1 0 0 0 -        n    keeps   -
-torch.triu_indices                                      function     tensor  never   copy       none     0 0 0 1 -        -    -       -
-torch.true_divide                                       function     tensor  keeps   copy       none     - 0 0 0 -        ci   -       -
-torch.trunc                                             function     tensor  keeps   copy       none     1 0 0 0 -        n    keeps   -
-torch.trunc_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.typename                                          function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.unbind                                            function     tuple   never   view       none     - 0 0 0 -        n    -       -
-torch.unbind_copy                                       function     tuple   never   copy       none     - 0 0 0 -        n    -       -
-torch.unflatten                                         function     tensor  never   maybe_view none     - 0 0 0 -        -    -       -
-torch.unfold_copy                                       function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.unify_type_list                                   function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.unique                                            function     depends unknown copy       none     - 0 0 0 -        -    -       -
-torch.unique_consecutive                                function     depends never   copy       none     1 0 0 0 -        n    keeps   -
-torch.unravel_index                                     function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.unsafe_chunk                                      function     tuple   never   view       none     - 0 0 0 -        n    -       -
-torch.unsafe_split                                      function     tuple   never   view       none     - 0 0 0 -        n    -       -
-torch.unsafe_split_with_sizes                           function     tuple   never   copy       none     - 0 0 0 -        -    -       -
-torch.unsqueeze                                         function     tensor  never   view       none     - 0 0 0 -        n    keeps   -
-torch.unsqueeze_copy                                    function     tensor  never   copy       none     - 0 0 0 -        n    keeps   -
-torch.use_deterministic_algorithms                      function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.values_copy                                       function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.vander                                            function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.var                                               function     tensor  no_dim  copy       none     1 0 0 0 -        I    -       -
-torch.var_mean                                          function     tuple   never   copy       none     - 0 0 0 -        I    -       -
-torch.vdot                                              function     tensor  always  copy       none     - 0 0 0 -        -    -       -
-torch.view_as_complex                                   function     tensor  never   view       none     - 0 0 0 -        -    -       -
-torch.view_as_complex_copy                              function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.view_as_real                                      function     tensor  never   view       none     - 0 0 0 -        -    -       -
-torch.view_as_real_copy                                 function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.view_copy                                         function     tensor  never   copy       none     - 0 0 0 -        -    keeps   -
-torch.vmap                                              function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.vsplit                                            function     tuple   never   maybe_view none     - 0 0 0 -        n    -       -
-torch.vstack                                            function     tensor  never   copy       none     - 0 0 0 -        -    -       -
-torch.wait                                              function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.where                                             function     depends never   copy       none     - 0 0 0 -        -    -       -
-torch.while_loop                                        function     unknown unknown none       none     - 0 0 0 -        -    -       -
-torch.xlogy                                             function     tensor  keeps   copy       none     - 0 0 0 -        ciI  -       -
-torch.xlogy_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       -
-torch.zero_                                             function     tensor  never   self       data     - 0 0 0 -        -    -       -
-torch.zeros                                             function     tensor  never   copy       none     0 0 0 1 -        -    -       -
-torch.zeros_like                                        function     tensor  never   copy       none     0 0 0 1 -        -    keeps   -
+torch.BFloat16Tensor                                    type         tensor  never   copy       none     - 1 0 0 bfloat16 -    -       - -
+torch.BoolTensor                                        type         tensor  never   copy       none     - 1 0 0 bool     -    -       - -
+torch.ByteTensor                                        type         tensor  never   copy       none     - 1 0 0 uint8    -    -       - -
+torch.CharTensor                                        type         tensor  never   copy       none     - 1 0 0 int8     -    -       - -
+torch.DoubleTensor                                      type         tensor  never   copy       none     - 1 0 0 float64  -    -       - -
+torch.FloatTensor                                       type         tensor  never   copy       none     - 1 0 0 float32  -    -       - -
+torch.HalfTensor                                        type         tensor  never   copy       none     - 1 0 0 float16  -    -       - -
+torch.IntTensor                                         type         tensor  never   copy       none     - 1 0 0 int32    -    -       - -
+torch.LongTensor                                        type         tensor  never   copy       none     - 1 0 0 int64    -    -       - -
+torch.ShortTensor                                       type         tensor  never   copy       none     - 1 0 0 int16    -    -       - -
+torch.Tensor                                            type         tensor  never   copy       none     - 1 0 0 float32  -    -       - -
+torch.Tensor.H                                          property     tensor  never   view       none     1 1 0 0 -        -    keeps   - -
+torch.Tensor.T                                          property     tensor  never   view       none     1 0 0 0 -        -    keeps   - -
+torch.Tensor.abs                                        method       tensor  keeps   copy       none     1 1 0 0 -        I    keeps   - -
+torch.Tensor.abs_                                       method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.absolute                                   method       tensor  keeps   copy       none     1 1 0 0 -        I    keeps   - -
+torch.Tensor.absolute_                                  method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.acos                                       method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.acos_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.acosh                                      method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.acosh_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.add                                        method       tensor  keeps   copy       none     1 0 0 0 -        n    keeps   - -
+torch.Tensor.add_                                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.addbmm                                     method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.addbmm_                                    method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.addcdiv                                    method       tensor  keeps   copy       none     - 1 0 0 -        ci   -       - -
+torch.Tensor.addcdiv_                                   method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.addcmul                                    method       tensor  keeps   copy       none     - 1 0 0 -        ci   -       - -
+torch.Tensor.addcmul_                                   method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.addmm                                      method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.addmm_                                     method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.addmv                                      method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.addmv_                                     method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.addr                                       method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.addr_                                      method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.adjoint                                    method       tensor  keeps   view       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.all                                        method       tensor  no_dim  copy       none     0 0 0 0 -        -    -       - -
+torch.Tensor.allclose                                   method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.amax                                       method       tensor  no_dim  copy       none     1 1 0 0 -        IO   keeps   - -
+torch.Tensor.amin                                       method       tensor  no_dim  copy       none     1 1 0 0 -        IO   keeps   - -
+torch.Tensor.aminmax                                    method       tuple   never   copy       none     1 1 0 0 -        IO   -       - -
+torch.Tensor.angle                                      method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.any                                        method       tensor  no_dim  copy       none     0 0 0 0 -        -    -       - -
+torch.Tensor.apply_                                     method       unknown unknown self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.arccos                                     method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.arccos_                                    method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.arccosh                                    method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.arccosh_                                   method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.arcsin                                     method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.arcsin_                                    method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.arcsinh                                    method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.arcsinh_                                   method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.arctan                                     method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.arctan2                                    method       tensor  never   copy       none     - 1 0 0 -        ci   -       - -
+torch.Tensor.arctan2_                                   method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.arctan_                                    method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.arctanh                                    method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.arctanh_                                   method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.argmax                                     method       tensor  no_dim  copy       none     0 0 0 0 -        -    always  - -
+torch.Tensor.argmin                                     method       tensor  no_dim  copy       none     0 0 0 0 -        -    always  - -
+torch.Tensor.argsort                                    method       tensor  keeps   copy       none     0 0 0 0 -        -    always  - -
+torch.Tensor.argwhere                                   method       tensor  never   copy       none     0 1 0 0 -        -    always  - -
+torch.Tensor.as_strided                                 method       tensor  never   view       none     - 1 0 0 -        -    -       - -
+torch.Tensor.as_strided_                                method       tensor  never   self       metadata - 1 0 0 -        -    -       - -
+torch.Tensor.as_strided_scatter                         method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.as_subclass                                method       unknown unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.asin                                       method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.asin_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.asinh                                      method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.asinh_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.atan                                       method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.atan2                                      method       tensor  keeps   copy       none     - 1 0 0 -        ci   -       - -
+torch.Tensor.atan2_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.atan_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.atanh                                      method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.atanh_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.backward                                   method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.baddbmm                                    method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.baddbmm_                                   method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.bernoulli                                  method       tensor  never   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.bernoulli_                                 method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.bfloat16                                   method       tensor  keeps   maybe_self none     1 0 0 0 -        n    -       - -
+torch.Tensor.bincount                                   method       tensor  never   copy       none     0 1 0 0 -        -    -       - -
+torch.Tensor.bitwise_and                                method       tensor  keeps   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.bitwise_and_                               method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.bitwise_left_shift                         method       tensor  keeps   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.bitwise_left_shift_                        method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.bitwise_not                                method       tensor  keeps   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.bitwise_not_                               method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.bitwise_or                                 method       tensor  keeps   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.bitwise_or_                                method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.bitwise_right_shift                        method       tensor  keeps   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.bitwise_right_shift_                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.bitwise_xor                                method       tensor  keeps   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.bitwise_xor_                               method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.bmm                                        method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.bool                                       method       tensor  keeps   maybe_self none     0 1 0 0 -        -    -       - -
+torch.Tensor.broadcast_to                               method       tensor  never   view       none     1 1 0 0 -        -    -       - -
+torch.Tensor.byte                                       method       tensor  keeps   maybe_self none     0 1 0 0 -        -    always  - -
+torch.Tensor.cauchy_                                    method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.ccol_indices                               method       tensor  never   view       none     - 1 0 0 -        -    -       - -
+torch.Tensor.cdouble                                    method       tensor  keeps   maybe_self none     1 1 0 0 -        n    -       - -
+torch.Tensor.ceil                                       method       tensor  keeps   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.ceil_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.cfloat                                     method       tensor  keeps   maybe_self none     1 1 0 0 -        n    -       - -
+torch.Tensor.chalf                                      method       tensor  keeps   maybe_self none     1 1 0 0 -        n    -       - -
+torch.Tensor.char                                       method       tensor  keeps   maybe_self none     0 1 0 0 -        -    always  - -
+torch.Tensor.cholesky                                   method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.cholesky_inverse                           method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.cholesky_solve                             method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.chunk                                      method       tuple   never   view       none     1 1 0 0 -        n    -       - -
+torch.Tensor.clamp                                      method       tensor  keeps   copy       none     1 1 0 0 -        ciI  keeps   - -
+torch.Tensor.clamp_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.clamp_max                                  method       tensor  keeps   copy       none     1 1 0 0 -        ciI  keeps   - -
+torch.Tensor.clamp_max_                                 method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.clamp_min                                  method       tensor  keeps   copy       none     1 1 0 0 -        ciI  keeps   - -
+torch.Tensor.clamp_min_                                 method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.clip                                       method       tensor  keeps   copy       none     1 0 0 0 -        ciI  keeps   - -
+torch.Tensor.clip_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.clone                                      method       tensor  keeps   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.coalesce                                   method       tensor  never   maybe_self none     - 1 0 0 -        -    -       - -
+torch.Tensor.col_indices                                method       tensor  never   view       none     - 1 0 0 -        -    -       - -
+torch.Tensor.conj                                       method       tensor  keeps   view       none     1 0 0 0 -        n    keeps   - -
+torch.Tensor.conj_physical                              method       tensor  keeps   maybe_self none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.conj_physical_                             method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.const_data_ptr                             method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.contiguous                                 method       tensor  keeps   maybe_self none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.copy_                                      method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.copysign                                   method       tensor  keeps   copy       none     1 1 0 0 -        ioIO -       - -
+torch.Tensor.copysign_                                  method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.corrcoef                                   method       tensor  keeps   copy       none     1 1 0 0 -        n    -       - -
+torch.Tensor.cos                                        method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.cos_                                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.cosh                                       method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.cosh_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.count_nonzero                              method       tensor  no_dim  copy       none     0 1 0 0 -        -    always  - -
+torch.Tensor.cov                                        method       tensor  keeps   copy       none     1 1 0 0 -        n    -       - -
+torch.Tensor.cpu                                        method       tensor  keeps   maybe_self none     1 0 0 0 -        n    keeps   - -
+torch.Tensor.cross                                      method       tensor  never   copy       none     - 1 0 0 -        ci   -       - -
+torch.Tensor.crow_indices                               method       tensor  never   view       none     - 1 0 0 -        -    -       - -
+torch.Tensor.cuda                                       method       tensor  keeps   maybe_self none     1 0 0 0 -        -    keeps   - -
+torch.Tensor.cummax                                     method       tuple   never   copy       none     1 1 0 0 -        IO   indices - -
+torch.Tensor.cummin                                     method       tuple   never   copy       none     1 1 0 0 -        IO   indices - -
+torch.Tensor.cumprod                                    method       tensor  never   copy       none     1 0 0 0 -        IO   keeps   - -
+torch.Tensor.cumprod_                                   method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.cumsum                                     method       tensor  never   copy       none     1 0 0 0 -        n    keeps   - -
+torch.Tensor.cumsum_                                    method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.data                                       property     tensor  keeps   view       none     0 0 0 0 -        -    keeps   - -
+torch.Tensor.data_ptr                                   method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.deg2rad                                    method       tensor  keeps   copy       none     1 1 0 0 -        n    -       - -
+torch.Tensor.deg2rad_                                   method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.dense_dim                                  method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.dequantize                                 method       tensor  keeps   maybe_self none     1 1 0 0 -        n    -       - -
+torch.Tensor.det                                        method       tensor  no_dim  copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.detach                                     method       tensor  keeps   view       none     0 1 0 0 -        -    keeps   - -
+torch.Tensor.detach_                                    method       tensor  keeps   self       metadata 0 1 0 0 -        -    -       - -
+torch.Tensor.device                                     property     other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.Tensor.diag                                       method       tensor  never   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.diag_embed                                 method       tensor  never   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.diagflat                                   method       tensor  never   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.diagonal                                   method       tensor  never   view       none     1 0 0 0 -        n    keeps   - -
+torch.Tensor.diagonal_scatter                           method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.diff                                       method       tensor  never   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.digamma                                    method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.digamma_                                   method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.dim                                        method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.dim_order                                  method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.dist                                       method       tensor  always  copy       none     - 1 0 0 -        cio  -       - -
+torch.Tensor.div                                        method       tensor  keeps   copy       none     1 1 0 0 -        ci   -       - -
+torch.Tensor.div_                                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.divide                                     method       tensor  never   copy       none     1 1 0 0 -        ci   -       - -
+torch.Tensor.divide_                                    method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.dot                                        method       tensor  always  copy       none     - 0 0 0 -        -    -       - -
+torch.Tensor.double                                     method       tensor  keeps   maybe_self none     1 0 0 0 -        n    -       - -
+torch.Tensor.dsplit                                     method       tuple   never   view       none     - 1 0 0 -        -    -       - -
+torch.Tensor.dtype                                      property     other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.Tensor.eig                                        method       tuple   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.element_size                               method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.eq                                         method       tensor  keeps   copy       none     0 1 0 0 -        -    -       - -
+torch.Tensor.eq_                                        method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.equal                                      method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.erf                                        method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.erf_                                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.erfc                                       method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.erfc_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.erfinv                                     method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.erfinv_                                    method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.exp                                        method       tensor  keeps   copy       none     1 1 0 0 -        O    -       - -
+torch.Tensor.exp2                                       method       tensor  keeps   copy       none     1 1 0 0 -        O    -       - -
+torch.Tensor.exp2_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.exp_                                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.expand                                     method       tensor  never   view       none     1 1 0 0 -        -    -       - -
+torch.Tensor.expand_as                                  method       tensor  never   view       none     - 1 0 0 -        n    keeps   - -
+torch.Tensor.expm1                                      method       tensor  keeps   copy       none     1 1 0 0 -        O    -       - -
+torch.Tensor.expm1_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.exponential_                               method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.fill_                                      method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.fill_diagonal_                             method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.fix                                        method       tensor  keeps   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.fix_                                       method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.flatten                                    method       tensor  never   maybe_view none     1 0 0 0 -        n    keeps   - -
+torch.Tensor.flip                                       method       tensor  never   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.fliplr                                     method       tensor  never   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.flipud                                     method       tensor  never   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.float                                      method       tensor  keeps   maybe_self none     1 0 0 0 -        n    -       - -
+torch.Tensor.float_power                                method       tensor  keeps   copy       none     1 1 0 0 -        o    -       - -
+torch.Tensor.float_power_                               method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.floor                                      method       tensor  keeps   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.floor_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.floor_divide                               method       tensor  never   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.floor_divide_                              method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.fmax                                       method       tensor  keeps   copy       none     - 1 0 0 -        ci   -       - -
+torch.Tensor.fmin                                       method       tensor  keeps   copy       none     - 1 0 0 -        ci   -       - -
+torch.Tensor.fmod                                       method       tensor  keeps   copy       none     1 1 0 0 -        ci   keeps   - -
+torch.Tensor.fmod_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.frac                                       method       tensor  keeps   copy       none     1 1 0 0 -        n    -       - -
+torch.Tensor.frac_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.frexp                                      method       tuple   never   copy       none     1 1 0 0 -        O    -       - -
+torch.Tensor.gather                                     method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.gcd                                        method       tensor  keeps   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.gcd_                                       method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.ge                                         method       tensor  keeps   copy       none     0 1 0 0 -        -    -       - -
+torch.Tensor.ge_                                        method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.geometric_                                 method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.geqrf                                      method       tuple   never   copy       none     1 1 0 0 -        n    -       - -
+torch.Tensor.ger                                        method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.get_device                                 method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.grad                                       property     tensor  keeps   copy       none     0 1 0 0 -        -    -       - -
+torch.Tensor.grad_dtype                                 property     other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.grad_fn                                    property     other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.greater                                    method       tensor  never   copy       none     0 1 0 0 -        -    -       - -
+torch.Tensor.greater_                                   method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.greater_equal                              method       tensor  never   copy       none     0 1 0 0 -        -    -       - -
+torch.Tensor.greater_equal_                             method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.gt                                         method       tensor  keeps   copy       none     0 1 0 0 -        -    -       - -
+torch.Tensor.gt_                                        method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.half                                       method       tensor  keeps   maybe_self none     1 0 0 0 -        n    -       - -
+torch.Tensor.hardshrink                                 method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.hash_tensor                                method       tensor  no_dim  copy       none     0 1 0 0 -        -    always  - -
+torch.Tensor.heaviside                                  method       tensor  keeps   copy       none     - 1 0 0 -        n    -       - -
+torch.Tensor.heaviside_                                 method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.histc                                      method       tensor  never   copy       none     0 1 0 0 -        -    -       - -
+torch.Tensor.histogram                                  method       tuple   never   copy       none     1 1 0 0 -        n    -       - -
+torch.Tensor.hsplit                                     method       tuple   never   view       none     1 1 0 0 -        n    -       - -
+torch.Tensor.hypot                                      method       tensor  keeps   copy       none     - 1 0 0 -        io   -       - -
+torch.Tensor.hypot_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.i0                                         method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.i0_                                        method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.igamma                                     method       tensor  keeps   copy       none     - 1 0 0 -        ci   -       - -
+torch.Tensor.igamma_                                    method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.igammac                                    method       tensor  keeps   copy       none     - 1 0 0 -        ci   -       - -
+torch.Tensor.igammac_                                   method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.imag                                       property     tensor  keeps   view       none     1 0 0 0 -        -    -       - -
+torch.Tensor.index                                      method       unknown never   none       none     1 0 0 0 -        n    keeps   - -
+torch.Tensor.index_add                                  method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.index_add_                                 method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.index_copy                                 method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.index_copy_                                method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.index_fill                                 method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.index_fill_                                method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.index_put                                  method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.index_put_                                 method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.index_reduce                               method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.index_reduce_                              method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.index_select                               method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.indices                                    method       tensor  never   view       none     - 1 0 0 -        -    -       - -
+torch.Tensor.inner                                      method       tensor  never   copy       none     - 1 0 0 -        ci   -       - -
+torch.Tensor.int                                        method       tensor  keeps   maybe_self none     0 1 0 0 -        -    always  - -
+torch.Tensor.int_repr                                   method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.inverse                                    method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.ipu                                        method       unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.Tensor.is_coalesced                               method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_complex                                 method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_conj                                    method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_contiguous                              method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_cpu                                     property     other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_cuda                                    property     other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_distributed                             method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_floating_point                          method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_inference                               method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_ipu                                     property     other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_leaf                                    property     other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_maia                                    property     other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_meta                                    property     other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_mkldnn                                  property     other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_mps                                     property     other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_mtia                                    property     other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_neg                                     method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_nested                                  property     other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_nonzero                                 method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_pinned                                  method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_quantized                               property     other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_same_size                               method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_set_to                                  method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_shared                                  method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_signed                                  method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_sparse                                  property     other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_sparse_csr                              property     other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_vulkan                                  property     other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_xla                                     property     other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.is_xpu                                     property     other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.isclose                                    method       tensor  never   copy       none     0 1 0 0 -        -    -       - -
+torch.Tensor.isfinite                                   method       tensor  keeps   copy       none     0 1 0 0 -        -    -       - -
+torch.Tensor.isinf                                      method       tensor  keeps   copy       none     0 1 0 0 -        -    -       - -
+torch.Tensor.isnan                                      method       tensor  keeps   copy       none     0 1 0 0 -        -    -       - -
+torch.Tensor.isneginf                                   method       tensor  keeps   copy       none     0 1 0 0 -        -    -       - -
+torch.Tensor.isposinf                                   method       tensor  keeps   copy       none     0 1 0 0 -        -    -       - -
+torch.Tensor.isreal                                     method       tensor  keeps   copy       none     0 1 0 0 -        -    -       - -
+torch.Tensor.istft                                      method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.item                                       method       other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.Tensor.itemsize                                   property     other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.Tensor.kron                                       method       tensor  never   copy       none     - 1 0 0 -        n    -       - -
+torch.Tensor.kthvalue                                   method       tuple   never   copy       none     1 1 0 0 -        O    indices - -
+torch.Tensor.layout                                     property     other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.lcm                                        method       tensor  keeps   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.lcm_                                       method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.ldexp                                      method       tensor  keeps   copy       none     - 1 0 0 -        cio  -       - -
+torch.Tensor.ldexp_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.le                                         method       tensor  keeps   copy       none     0 1 0 0 -        -    -       - -
+torch.Tensor.le_                                        method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.lerp                                       method       tensor  keeps   copy       none     - 1 0 0 -        ci   -       - -
+torch.Tensor.lerp_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.less                                       method       tensor  never   copy       none     0 1 0 0 -        -    -       - -
+torch.Tensor.less_                                      method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.less_equal                                 method       tensor  never   copy       none     0 1 0 0 -        -    -       - -
+torch.Tensor.less_equal_                                method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.lgamma                                     method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.lgamma_                                    method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.log                                        method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.log10                                      method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.log10_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.log1p                                      method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.log1p_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.log2                                       method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.log2_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.log_                                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.log_normal_                                method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.log_softmax                                method       tensor  never   copy       none     1 1 0 0 -        O    -       - -
+torch.Tensor.logaddexp                                  method       tensor  keeps   copy       none     - 1 0 0 -        ci   -       - -
+torch.Tensor.logaddexp2                                 method       tensor  keeps   copy       none     - 1 0 0 -        ci   -       - -
+torch.Tensor.logcumsumexp                               method       tensor  never   copy       none     1 1 0 0 -        IO   -       - -
+torch.Tensor.logdet                                     method       tensor  no_dim  copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.logical_and                                method       tensor  keeps   copy       none     0 1 0 0 -        -    -       - -
+torch.Tensor.logical_and_                               method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.logical_not                                method       tensor  keeps   copy       none     0 1 0 0 -        -    -       - -
+torch.Tensor.logical_not_                               method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.logical_or                                 method       tensor  keeps   copy       none     0 1 0 0 -        -    -       - -
+torch.Tensor.logical_or_                                method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.logical_xor                                method       tensor  keeps   copy       none     0 1 0 0 -        -    -       - -
+torch.Tensor.logical_xor_                               method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.logit                                      method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.logit_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.logsumexp                                  method       tensor  never   copy       none     1 1 0 0 -        IO   -       - -
+torch.Tensor.long                                       method       tensor  keeps   maybe_self none     0 1 0 0 -        -    always  - -
+torch.Tensor.lstsq                                      method       tuple   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.lt                                         method       tensor  keeps   copy       none     0 1 0 0 -        -    -       - -
+torch.Tensor.lt_                                        method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.lu                                         method       tuple   never   copy       none     1 1 0 0 -        O    -       - -
+torch.Tensor.lu_solve                                   method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.mH                                         property     tensor  never   view       none     1 1 0 0 -        -    keeps   - -
+torch.Tensor.mT                                         property     tensor  never   view       none     1 0 0 0 -        -    keeps   - -
+torch.Tensor.map2_                                      method       unknown unknown self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.map_                                       method       unknown unknown self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.masked_fill                                method       tensor  keeps   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.masked_fill_                               method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.masked_scatter                             method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.masked_scatter_                            method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.masked_select                              method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.matmul                                     method       tensor  never   copy       none     - 1 0 0 -        ci   -       - -
+torch.Tensor.matrix_exp                                 method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.matrix_power                               method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.max                                        method       depends no_dim  copy       none     1 0 0 0 -        ciIO indices - -
+torch.Tensor.maximum                                    method       tensor  keeps   copy       none     - 1 0 0 -        ci   -       - -
+torch.Tensor.mean                                       method       tensor  no_dim  copy       none     1 0 0 0 -        n    -       - -
+torch.Tensor.median                                     method       depends no_dim  copy       none     1 1 0 0 -        IO   indices - -
+torch.Tensor.min                                        method       depends no_dim  copy       none     1 0 0 0 -        ciIO indices - -
+torch.Tensor.minimum                                    method       tensor  keeps   copy       none     - 1 0 0 -        ci   -       - -
+torch.Tensor.mm                                         method       tensor  never   copy       none     - 1 0 0 -        ci   -       - -
+torch.Tensor.mode                                       method       tuple   never   copy       none     1 1 0 0 -        O    indices - -
+torch.Tensor.module_load                                method       unknown unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.moveaxis                                   method       tensor  never   view       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.movedim                                    method       tensor  never   view       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.msort                                      method       tensor  keeps   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.mtia                                       method       unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.Tensor.mul                                        method       tensor  keeps   copy       none     1 1 0 0 -        ci   keeps   - -
+torch.Tensor.mul_                                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.multinomial                                method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.multiply                                   method       tensor  never   copy       none     1 1 0 0 -        ci   keeps   - -
+torch.Tensor.multiply_                                  method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.mv                                         method       tensor  never   copy       none     - 1 0 0 -        ci   -       - -
+torch.Tensor.mvlgamma                                   method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.mvlgamma_                                  method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.name                                       property     other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.nan_to_num                                 method       tensor  keeps   copy       none     1 1 0 0 -        I    keeps   - -
+torch.Tensor.nan_to_num_                                method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.nanmean                                    method       tensor  no_dim  copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.nanmedian                                  method       depends no_dim  copy       none     1 1 0 0 -        IO   indices - -
+torch.Tensor.nanquantile                                method       tensor  never   copy       none     1 1 0 0 -        n    -       - -
+torch.Tensor.nansum                                     method       tensor  no_dim  copy       none     1 1 0 0 -        I    keeps   - -
+torch.Tensor.narrow                                     method       tensor  never   view       none     1 1 0 0 -        -    -       - -
+torch.Tensor.narrow_copy                                method       tensor  never   copy       none     1 1 0 0 -        -    -       - -
+torch.Tensor.nbytes                                     property     other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.Tensor.ndim                                       property     other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.Tensor.ndimension                                 method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.ne                                         method       tensor  keeps   copy       none     0 1 0 0 -        -    -       - -
+torch.Tensor.ne_                                        method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.neg                                        method       tensor  keeps   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.neg_                                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.negative                                   method       tensor  keeps   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.negative_                                  method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.nelement                                   method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.new                                        method       tensor  unknown none       none     0 1 0 0 -        -    -       - -
+torch.Tensor.new_empty                                  method       tensor  never   copy       none     0 1 0 0 -        -    keeps   - -
+torch.Tensor.new_empty_strided                          method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.new_full                                   method       tensor  never   copy       none     0 1 0 0 -        -    -       - -
+torch.Tensor.new_ones                                   method       tensor  never   copy       none     0 1 0 0 -        -    keeps   - -
+torch.Tensor.new_tensor                                 method       tensor  never   copy       none     0 1 0 0 -        -    keeps   - -
+torch.Tensor.new_zeros                                  method       tensor  never   copy       none     0 1 0 0 -        -    keeps   - -
+torch.Tensor.nextafter                                  method       tensor  keeps   copy       none     - 1 0 0 -        ci   -       - -
+torch.Tensor.nextafter_                                 method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.nonzero                                    method       depends never   copy       none     0 0 0 0 -        -    always  - -
+torch.Tensor.nonzero_static                             method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.norm                                       method       tensor  no_dim  copy       none     1 1 0 0 -        IO   -       - -
+torch.Tensor.normal_                                    method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.not_equal                                  method       tensor  never   copy       none     0 1 0 0 -        -    -       - -
+torch.Tensor.not_equal_                                 method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.numel                                      method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.numpy                                      method       ndarray unknown view       none     0 1 0 0 -        -    -       - -
+torch.Tensor.orgqr                                      method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.ormqr                                      method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.outer                                      method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.output_nr                                  property     other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.permute                                    method       tensor  never   view       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.pin_memory                                 method       tensor  never   maybe_self none     - 1 0 0 -        -    -       - -
+torch.Tensor.pinverse                                   method       tensor  never   copy       none     1 1 0 0 -        IO   -       - -
+torch.Tensor.polygamma                                  method       tensor  never   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.polygamma_                                 method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.positive                                   method       tensor  keeps   maybe_self none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.pow                                        method       tensor  keeps   copy       none     1 1 0 0 -        cioI keeps   - -
+torch.Tensor.pow_                                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.prelu                                      method       tensor  never   copy       none     - 1 0 0 -        ci   -       - -
+torch.Tensor.prod                                       method       tensor  no_dim  copy       none     1 0 0 0 -        IO   keeps   - -
+torch.Tensor.put                                        method       tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.Tensor.put_                                       method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.q_per_channel_axis                         method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.q_per_channel_scales                       method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.q_per_channel_zero_points                  method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.q_scale                                    method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.q_zero_point                               method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.qr                                         method       tuple   never   copy       none     1 1 0 0 -        O    -       - -
+torch.Tensor.qscheme                                    method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.quantile                                   method       tensor  never   copy       none     1 1 0 0 -        n    -       - -
+torch.Tensor.rad2deg                                    method       tensor  keeps   copy       none     1 1 0 0 -        n    -       - -
+torch.Tensor.rad2deg_                                   method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.random_                                    method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.ravel                                      method       tensor  never   maybe_view none     1 0 0 0 -        n    keeps   - -
+torch.Tensor.real                                       property     tensor  keeps   view       none     1 0 0 0 -        -    keeps   - -
+torch.Tensor.reciprocal                                 method       tensor  keeps   copy       none     1 1 0 0 -        O    -       - -
+torch.Tensor.reciprocal_                                method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.record_stream                              method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.register_hook                              method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.register_post_accumulate_grad_hook         method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.reinforce                                  method       unknown unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.relu                                       method       tensor  keeps   copy       none     1 1 0 0 -        O    keeps   - -
+torch.Tensor.relu_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.remainder                                  method       tensor  keeps   copy       none     1 1 0 0 -        ci   keeps   - -
+torch.Tensor.remainder_                                 method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.renorm                                     method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.renorm_                                    method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.repeat                                     method       tensor  never   copy       none     1 0 0 0 -        n    keeps   - -
+torch.Tensor.repeat_interleave                          method       tensor  never   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.requires_grad                              property     other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.requires_grad_                             method       tensor  keeps   self       metadata - 0 0 0 -        -    -       - -
+torch.Tensor.reshape                                    method       tensor  never   maybe_view none     1 0 0 0 -        n    keeps   - -
+torch.Tensor.reshape_as                                 method       tensor  never   maybe_view none     - 1 0 0 -        n    keeps   - -
+torch.Tensor.resize                                     method       tensor  never   maybe_view none     1 0 0 0 -        -    -       - -
+torch.Tensor.resize_                                    method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.resize_as                                  method       tensor  never   maybe_view none     - 1 0 0 -        n    keeps   - -
+torch.Tensor.resize_as_                                 method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.resize_as_sparse_                          method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.resolve_conj                               method       tensor  keeps   maybe_self none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.resolve_neg                                method       tensor  keeps   maybe_self none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.retain_grad                                method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.retains_grad                               property     other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.roll                                       method       tensor  never   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.rot90                                      method       tensor  never   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.round                                      method       tensor  keeps   copy       none     1 0 0 0 -        n    keeps   - -
+torch.Tensor.round_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.row_indices                                method       tensor  never   view       none     - 1 0 0 -        -    -       - -
+torch.Tensor.rsqrt                                      method       tensor  keeps   copy       none     1 1 0 0 -        O    -       - -
+torch.Tensor.rsqrt_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.scatter                                    method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.scatter_                                   method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.scatter_add                                method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.scatter_add_                               method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.scatter_reduce                             method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.scatter_reduce_                            method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.select                                     method       tensor  never   view       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.select_scatter                             method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.set_                                       method       tensor  never   self       metadata - 1 0 0 -        -    -       - -
+torch.Tensor.sgn                                        method       tensor  keeps   copy       none     1 1 0 0 -        IO   keeps   - -
+torch.Tensor.sgn_                                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.shape                                      property     other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.Tensor.share_memory_                              method       tensor  unknown self       metadata - 1 0 0 -        -    -       - -
+torch.Tensor.short                                      method       tensor  keeps   maybe_self none     0 1 0 0 -        -    always  - -
+torch.Tensor.sigmoid                                    method       tensor  keeps   copy       none     1 1 0 0 -        O    -       - -
+torch.Tensor.sigmoid_                                   method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.sign                                       method       tensor  keeps   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.sign_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.signbit                                    method       tensor  keeps   copy       none     0 1 0 0 -        -    -       - -
+torch.Tensor.sin                                        method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.sin_                                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.sinc                                       method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.sinc_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.sinh                                       method       tensor  keeps   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.sinh_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.size                                       method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.slice_inverse                              method       tensor  never   view       none     - 1 0 0 -        n    keeps   - -
+torch.Tensor.slice_scatter                              method       tensor  never   copy       none     - 1 0 0 -        n    keeps   - -
+torch.Tensor.slogdet                                    method       tuple   never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.smm                                        method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.softmax                                    method       tensor  never   copy       none     1 1 0 0 -        O    -       - -
+torch.Tensor.solve                                      method       unknown unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.sort                                       method       tuple   never   copy       none     1 0 0 0 -        O    indices - -
+torch.Tensor.sparse_dim                                 method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.sparse_mask                                method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.sparse_resize_                             method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.sparse_resize_and_clear_                   method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.split                                      method       tuple   never   view       none     1 0 0 0 -        n    -       - -
+torch.Tensor.split_with_sizes                           method       tuple   never   view       none     - 1 0 0 -        -    -       - -
+torch.Tensor.sqrt                                       method       tensor  keeps   copy       none     1 1 0 0 -        O    -       - -
+torch.Tensor.sqrt_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.square                                     method       tensor  keeps   copy       none     1 1 0 0 -        I    keeps   - -
+torch.Tensor.square_                                    method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.squeeze                                    method       tensor  keeps   view       none     1 0 0 0 -        n    keeps   - -
+torch.Tensor.squeeze_                                   method       tensor  never   self       metadata - 1 0 0 -        -    -       - -
+torch.Tensor.sspaddmm                                   method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.std                                        method       tensor  no_dim  copy       none     1 0 0 0 -        IO   -       - -
+torch.Tensor.stft                                       method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.storage                                    method       other   unknown view       none     - 1 0 0 -        -    -       - -
+torch.Tensor.storage_offset                             method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.storage_type                               method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.stride                                     method       other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.sub                                        method       tensor  keeps   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.sub_                                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.subtract                                   method       tensor  never   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.subtract_                                  method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.sum                                        method       tensor  no_dim  copy       none     1 0 0 0 -        n    keeps   - -
+torch.Tensor.sum_to_size                                method       tensor  never   maybe_self none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.svd                                        method       tuple   never   copy       none     1 1 0 0 -        O    -       - -
+torch.Tensor.swapaxes                                   method       tensor  never   view       none     1 0 0 0 -        n    keeps   - -
+torch.Tensor.swapaxes_                                  method       tensor  never   self       metadata - 1 0 0 -        -    -       - -
+torch.Tensor.swapdims                                   method       tensor  never   view       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.swapdims_                                  method       tensor  never   self       metadata - 1 0 0 -        -    -       - -
+torch.Tensor.symeig                                     method       tuple   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.t                                          method       tensor  keeps   view       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.t_                                         method       tensor  never   self       metadata - 1 0 0 -        -    -       - -
+torch.Tensor.take                                       method       tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.Tensor.take_along_dim                             method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.tan                                        method       tensor  keeps   copy       none     1 1 0 0 -        O    -       - -
+torch.Tensor.tan_                                       method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.tanh                                       method       tensor  keeps   copy       none     1 1 0 0 -        O    -       - -
+torch.Tensor.tanh_                                      method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.tensor_split                               method       tuple   never   view       none     1 1 0 0 -        n    -       - -
+torch.Tensor.tile                                       method       tensor  never   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.to                                         method       tensor  keeps   maybe_self none     1 0 0 0 -        n    keeps   - -
+torch.Tensor.to_dense                                   method       tensor  keeps   maybe_self none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.to_mkldnn                                  method       tensor  never   copy       none     1 1 0 0 -        I    -       - -
+torch.Tensor.to_padded_tensor                           method       tensor  never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.to_sparse                                  method       tensor  keeps   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.to_sparse_bsc                              method       tensor  never   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.to_sparse_bsr                              method       tensor  never   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.to_sparse_coo                              method       tensor  keeps   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.to_sparse_csc                              method       tensor  never   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.to_sparse_csr                              method       tensor  never   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.tolist                                     method       other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.Tensor.topk                                       method       tuple   never   copy       none     1 1 0 0 -        O    indices - -
+torch.Tensor.trace                                      method       tensor  no_dim  copy       none     1 0 0 0 -        n    keeps   - -
+torch.Tensor.transpose                                  method       tensor  never   view       none     1 0 0 0 -        n    keeps   - -
+torch.Tensor.transpose_                                 method       tensor  never   self       metadata - 1 0 0 -        -    -       - -
+torch.Tensor.triangular_solve                           method       tuple   never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.tril                                       method       tensor  never   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.tril_                                      method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.triu                                       method       tensor  never   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.triu_                                      method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.true_divide                                method       tensor  keeps   copy       none     1 1 0 0 -        ci   -       - -
+torch.Tensor.true_divide_                               method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.trunc                                      method       tensor  keeps   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.trunc_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.type                                       method       depends keeps   maybe_self none     - 0 0 0 -        -    -       - -
+torch.Tensor.type_as                                    method       tensor  keeps   maybe_self none     - 1 0 0 -        n    -       - -
+torch.Tensor.unbind                                     method       tuple   never   view       none     1 1 0 0 -        n    -       - -
+torch.Tensor.unflatten                                  method       tensor  never   maybe_view none     - 1 0 0 -        -    -       - -
+torch.Tensor.unfold                                     method       tensor  never   view       none     1 1 0 0 -        -    -       - -
+torch.Tensor.uniform_                                   method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.unique                                     method       depends never   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.unique_consecutive                         method       depends never   copy       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.unsafe_chunk                               method       tuple   never   view       none     1 1 0 0 -        n    -       - -
+torch.Tensor.unsafe_split                               method       tuple   never   view       none     1 1 0 0 -        n    -       - -
+torch.Tensor.unsafe_split_with_sizes                    method       tuple   never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.unsqueeze                                  method       tensor  never   view       none     1 1 0 0 -        n    keeps   - -
+torch.Tensor.unsqueeze_                                 method       tensor  never   self       metadata - 1 0 0 -        -    -       - -
+torch.Tensor.untyped_storage                            method       other   unknown view       none     - 1 0 0 -        -    -       - -
+torch.Tensor.values                                     method       tensor  never   view       none     - 0 0 0 -        -    -       - -
+torch.Tensor.var                                        method       tensor  no_dim  copy       none     1 0 0 0 -        I    -       - -
+torch.Tensor.vdot                                       method       tensor  always  copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.view                                       method       tensor  never   view       none     1 0 0 0 -        n    keeps   - -
+torch.Tensor.view_as                                    method       tensor  never   view       none     - 1 0 0 -        n    keeps   - -
+torch.Tensor.volatile                                   property     other   unknown none       none     - 1 0 0 -        -    -       - -
+torch.Tensor.vsplit                                     method       tuple   never   view       none     1 1 0 0 -        n    -       - -
+torch.Tensor.where                                      method       depends never   copy       none     - 1 0 0 -        -    -       - -
+torch.Tensor.xlogy                                      method       tensor  keeps   copy       none     1 1 0 0 -        ciI  -       - -
+torch.Tensor.xlogy_                                     method       tensor  keeps   self       data     - 1 0 0 -        -    -       - -
+torch.Tensor.xpu                                        method       unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.Tensor.zero_                                      method       tensor  never   self       data     - 1 0 0 -        -    -       - -
+torch.abs                                               function     tensor  keeps   copy       none     1 0 0 0 -        I    keeps   - -
+torch.abs_                                              function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.absolute                                          function     tensor  never   copy       none     1 0 0 0 -        I    keeps   - -
+torch.acos                                              function     tensor  keeps   copy       none     1 0 0 0 -        I    -       - -
+torch.acos_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.acosh                                             function     tensor  keeps   copy       none     1 0 0 0 -        I    -       - -
+torch.acosh_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.adaptive_avg_pool1d                               function     tensor  never   copy       none     - 0 0 0 -        n    keeps   - -
+torch.adaptive_max_pool1d                               function     tuple   never   copy       none     - 0 0 0 -        n    -       - -
+torch.add                                               function     tensor  keeps   copy       none     - 0 0 0 -        n    keeps   - -
+torch.addbmm                                            function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.addcdiv                                           function     tensor  keeps   copy       none     - 0 0 0 -        -    -       - -
+torch.addcmul                                           function     tensor  keeps   copy       none     - 0 0 0 -        -    -       - -
+torch.addmm                                             function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.addmv                                             function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.addmv_                                            function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.addr                                              function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.adjoint                                           function     tensor  never   view       none     1 0 0 0 -        n    keeps   - -
+torch.affine_grid_generator                             function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.alias_copy                                        function     tensor  never   copy       none     1 0 0 0 -        n    keeps   - -
+torch.all                                               function     tensor  no_dim  copy       none     0 0 0 0 -        -    -       - -
+torch.allclose                                          function     other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.alpha_dropout                                     function     tensor  never   copy       none     - 0 0 0 -        -    -       - p@1,train@2
+torch.alpha_dropout_                                    function     tensor  never   self       data     - 0 0 0 -        -    -       - p@1,train@2
+torch.amax                                              function     tensor  no_dim  copy       none     1 0 0 0 -        IO   keeps   - -
+torch.amin                                              function     tensor  no_dim  copy       none     1 0 0 0 -        IO   keeps   - -
+torch.aminmax                                           function     tuple   never   copy       none     - 0 0 0 -        IO   -       - -
+torch.angle                                             function     tensor  keeps   copy       none     1 0 0 0 -        I    -       - -
+torch.any                                               function     tensor  no_dim  copy       none     0 0 0 0 -        -    -       - -
+torch.arange                                            function     tensor  never   copy       none     0 0 0 1 -        -    always  - -
+torch.arccos                                            function     tensor  never   copy       none     1 0 0 0 -        I    -       - -
+torch.arccos_                                           function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.arccosh                                           function     tensor  never   copy       none     1 0 0 0 -        I    -       - -
+torch.arccosh_                                          function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.arcsin                                            function     tensor  never   copy       none     1 0 0 0 -        I    -       - -
+torch.arcsin_                                           function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.arcsinh                                           function     tensor  never   copy       none     1 0 0 0 -        I    -       - -
+torch.arcsinh_                                          function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.arctan                                            function     tensor  never   copy       none     1 0 0 0 -        I    -       - -
+torch.arctan2                                           function     tensor  never   copy       none     - 0 0 0 -        ci   -       - -
+torch.arctan_                                           function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.arctanh                                           function     tensor  never   copy       none     1 0 0 0 -        I    -       - -
+torch.arctanh_                                          function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.are_deterministic_algorithms_enabled              function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.argmax                                            function     tensor  no_dim  copy       none     0 0 0 0 -        -    always  - -
+torch.argmin                                            function     tensor  no_dim  copy       none     0 0 0 0 -        -    always  - -
+torch.argsort                                           function     tensor  never   copy       none     0 0 0 0 -        -    always  - -
+torch.argwhere                                          function     tensor  never   copy       none     0 0 0 0 -        -    always  - -
+torch.as_strided                                        function     tensor  never   view       none     - 0 0 0 -        -    -       - -
+torch.as_strided_                                       function     tensor  never   self       metadata - 0 0 0 -        -    -       - -
+torch.as_strided_copy                                   function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.as_strided_scatter                                function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.as_tensor                                         function     tensor  never   maybe_view none     0 0 0 1 -        n    keeps   - -
+torch.asarray                                           function     tensor  unknown none       none     0 0 0 1 -        -    -       - -
+torch.asin                                              function     tensor  keeps   copy       none     1 0 0 0 -        I    -       - -
+torch.asin_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.asinh                                             function     tensor  keeps   copy       none     1 0 0 0 -        I    -       - -
+torch.asinh_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.atan                                              function     tensor  keeps   copy       none     1 0 0 0 -        I    -       - -
+torch.atan2                                             function     tensor  keeps   copy       none     - 0 0 0 -        ci   -       - -
+torch.atan_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.atanh                                             function     tensor  keeps   copy       none     1 0 0 0 -        I    -       - -
+torch.atanh_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.atleast_1d                                        function     depends never   maybe_self none     1 0 0 0 -        n    keeps   - -
+torch.atleast_2d                                        function     depends never   maybe_self none     1 0 0 0 -        n    keeps   - -
+torch.atleast_3d                                        function     depends never   view       none     1 0 0 0 -        n    keeps   - -
+torch.autocast                                          function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.autocast_decrement_nesting                        function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.autocast_increment_nesting                        function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.avg_pool1d                                        function     tensor  never   copy       none     - 0 0 0 -        n    keeps   - -
+torch.baddbmm                                           function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.bartlett_window                                   function     tensor  never   copy       none     0 0 0 1 -        -    -       - -
+torch.batch_norm                                        function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.batch_norm_backward_elemt                         function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.batch_norm_backward_reduce                        function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.batch_norm_elemt                                  function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.batch_norm_gather_stats                           function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.batch_norm_gather_stats_with_counts               function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.batch_norm_stats                                  function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.batch_norm_update_stats                           function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.bernoulli                                         function     tensor  never   copy       none     - 0 0 0 -        n    keeps   - -
+torch.bilinear                                          function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.binary_cross_entropy_with_logits                  function     tensor  never   copy       none     - 0 0 0 -        ci   -       - -
+torch.bincount                                          function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.binomial                                          function     tensor  never   copy       none     - 0 0 0 -        n    -       - -
+torch.bitwise_and                                       function     tensor  keeps   copy       none     - 0 0 0 -        -    -       - -
+torch.bitwise_left_shift                                function     tensor  keeps   copy       none     - 0 0 0 -        -    -       - -
+torch.bitwise_not                                       function     tensor  keeps   copy       none     - 0 0 0 -        -    -       - -
+torch.bitwise_or                                        function     tensor  keeps   copy       none     - 0 0 0 -        -    -       - -
+torch.bitwise_right_shift                               function     tensor  keeps   copy       none     - 0 0 0 -        -    -       - -
+torch.bitwise_xor                                       function     tensor  keeps   copy       none     - 0 0 0 -        -    -       - -
+torch.blackman_window                                   function     tensor  never   copy       none     0 0 0 1 -        -    -       - -
+torch.block_diag                                        function     tensor  never   copy       none     1 0 0 0 -        n    keeps   - -
+torch.bmm                                               function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.broadcast_shapes                                  function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.broadcast_tensors                                 function     tuple   never   maybe_self none     - 0 0 0 -        n    -       - -
+torch.broadcast_to                                      function     tensor  never   maybe_view none     - 0 0 0 -        -    -       - -
+torch.bucketize                                         function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.can_cast                                          function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.cartesian_prod                                    function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.cat                                               function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.ccol_indices_copy                                 function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.cdist                                             function     tensor  never   copy       none     - 0 0 0 -        cio  -       - -
+torch.ceil                                              function     tensor  keeps   copy       none     1 0 0 0 -        n    keeps   - -
+torch.ceil_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.celu                                              function     tensor  keeps   copy       none     1 0 0 0 -        I    -       - -
+torch.celu_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.chain_matmul                                      function     tensor  never   copy       none     1 0 0 0 -        ci   keeps   - -
+torch.channel_shuffle                                   function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.cholesky                                          function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.cholesky_inverse                                  function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.cholesky_solve                                    function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.choose_qparams_optimized                          function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.chunk                                             function     tuple   never   maybe_view none     - 0 0 0 -        n    -       - -
+torch.clamp                                             function     tensor  keeps   copy       none     - 0 0 0 -        ciI  keeps   - -
+torch.clamp_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.clamp_max                                         function     tensor  keeps   copy       none     - 0 0 0 -        ciI  keeps   - -
+torch.clamp_max_                                        function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.clamp_min                                         function     tensor  keeps   copy       none     - 0 0 0 -        ciI  keeps   - -
+torch.clamp_min_                                        function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.classproperty                                     function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.clear_autocast_cache                              function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.clip                                              function     tensor  keeps   copy       none     - 0 0 0 -        ciI  keeps   - -
+torch.clip_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.clone                                             function     tensor  keeps   copy       none     1 0 0 0 -        n    keeps   - -
+torch.col_indices_copy                                  function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.column_stack                                      function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.combinations                                      function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.compile                                           function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.compiled_with_cxx11_abi                           function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.complex                                           function     tensor  never   copy       none     - 0 0 0 -        i    -       - -
+torch.concat                                            function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.concatenate                                       function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.cond                                              function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.conj                                              function     tensor  never   view       none     1 0 0 0 -        n    keeps   - -
+torch.conj_physical                                     function     tensor  keeps   maybe_self none     1 0 0 0 -        n    keeps   - -
+torch.conj_physical_                                    function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.constant_pad_nd                                   function     tensor  never   copy       none     - 0 0 0 -        -    keeps   - -
+torch.conv1d                                            function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.conv2d                                            function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.conv3d                                            function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.conv_tbc                                          function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.conv_transpose1d                                  function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.conv_transpose2d                                  function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.conv_transpose3d                                  function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.convolution                                       function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.copysign                                          function     tensor  keeps   copy       none     - 0 0 0 -        ioIO -       - -
+torch.corrcoef                                          function     tensor  never   copy       none     1 0 0 0 -        n    -       - -
+torch.cos                                               function     tensor  keeps   copy       none     1 0 0 0 -        I    -       - -
+torch.cos_                                              function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.cosh                                              function     tensor  keeps   copy       none     1 0 0 0 -        I    -       - -
+torch.cosh_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.cosine_embedding_loss                             function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.cosine_similarity                                 function     tensor  never   copy       none     - 0 0 0 -        i    -       - -
+torch.count_nonzero                                     function     tensor  no_dim  copy       none     0 0 0 0 -        -    always  - -
+torch.cov                                               function     tensor  never   copy       none     1 0 0 0 -        n    -       - -
+torch.cross                                             function     tensor  never   copy       none     - 0 0 0 -        ci   -       - -
+torch.crow_indices_copy                                 function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.ctc_loss                                          function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.cudnn_affine_grid_generator                       function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.cudnn_batch_norm                                  function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.cudnn_convolution                                 function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.cudnn_convolution_add_relu                        function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.cudnn_convolution_relu                            function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.cudnn_convolution_transpose                       function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.cudnn_grid_sampler                                function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.cudnn_is_acceptable                               function     other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.cummax                                            function     tuple   never   copy       none     - 0 0 0 -        IO   indices - -
+torch.cummin                                            function     tuple   never   copy       none     - 0 0 0 -        IO   indices - -
+torch.cumprod                                           function     tensor  never   copy       none     - 0 0 0 -        IO   keeps   - -
+torch.cumsum                                            function     tensor  never   copy       none     - 0 0 0 -        n    keeps   - -
+torch.cumulative_trapezoid                              function     tensor  never   copy       none     1 0 0 0 -        n    -       - -
+torch.deg2rad                                           function     tensor  keeps   copy       none     1 0 0 0 -        n    -       - -
+torch.deg2rad_                                          function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.dequantize                                        function     depends never   maybe_self none     1 0 0 0 -        n    -       - -
+torch.det                                               function     tensor  no_dim  copy       none     - 0 0 0 -        -    -       - -
+torch.detach                                            function     tensor  never   view       none     0 0 0 0 -        -    keeps   - -
+torch.detach_                                           function     tensor  never   self       metadata 0 0 0 0 -        -    -       - -
+torch.detach_copy                                       function     tensor  never   copy       none     1 0 0 0 -        n    keeps   - -
+torch.device                                            function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.diag                                              function     tensor  never   copy       none     1 0 0 0 -        n    keeps   - -
+torch.diag_embed                                        function     tensor  never   copy       none     1 0 0 0 -        n    keeps   - -
+torch.diagflat                                          function     tensor  never   copy       none     1 0 0 0 -        n    keeps   - -
+torch.diagonal                                          function     tensor  never   view       none     1 0 0 0 -        n    keeps   - -
+torch.diagonal_copy                                     function     tensor  never   copy       none     1 0 0 0 -        n    keeps   - -
+torch.diagonal_scatter                                  function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.diff                                              function     tensor  never   copy       none     1 0 0 0 -        n    keeps   - -
+torch.digamma                                           function     tensor  keeps   copy       none     1 0 0 0 -        I    -       - -
+torch.dist                                              function     tensor  always  copy       none     - 0 0 0 -        cio  -       - -
+torch.div                                               function     tensor  keeps   copy       none     - 0 0 0 -        ci   -       - -
+torch.divide                                            function     tensor  never   copy       none     - 0 0 0 -        ci   -       - -
+torch.dot                                               function     tensor  always  copy       none     - 0 0 0 -        -    -       - -
+torch.dropout                                           function     tensor  never   copy       none     - 0 0 0 -        -    -       - p@1,train@2
+torch.dropout_                                          function     tensor  never   self       data     - 0 0 0 -        -    -       - p@1,train@2
+torch.dsmm                                              function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.dsplit                                            function     tuple   never   maybe_view none     - 0 0 0 -        -    -       - -
+torch.dstack                                            function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.dtype                                             function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.eig                                               function     tuple   unknown none       none     - 0 0 0 -        -    -       - -
+torch.einsum                                            function     tensor  never   copy       none     - 0 0 0 -        -    keeps   - -
+torch.embedding                                         function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.embedding_bag                                     function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.embedding_renorm_                                 function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.empty                                             function     tensor  never   copy       none     0 0 0 1 -        -    -       - -
+torch.empty_like                                        function     tensor  never   copy       none     0 0 0 1 -        -    keeps   - -
+torch.empty_permuted                                    function     tensor  never   copy       none     0 0 0 1 -        -    -       - -
+torch.empty_quantized                                   function     tensor  never   copy       none     - 0 0 1 -        -    -       - -
+torch.empty_strided                                     function     tensor  never   copy       none     0 0 0 1 -        -    -       - -
+torch.enable_grad                                       function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.eq                                                function     unknown unknown copy       none     - 0 0 0 -        -    -       - -
+torch.equal                                             function     other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.erf                                               function     tensor  keeps   copy       none     1 0 0 0 -        I    -       - -
+torch.erf_                                              function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.erfc                                              function     tensor  keeps   copy       none     1 0 0 0 -        I    -       - -
+torch.erfc_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.erfinv                                            function     tensor  keeps   copy       none     1 0 0 0 -        I    -       - -
+torch.exp                                               function     tensor  keeps   copy       none     1 0 0 0 -        O    -       - -
+torch.exp2                                              function     tensor  keeps   copy       none     1 0 0 0 -        O    -       - -
+torch.exp2_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.exp_                                              function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.expand_copy                                       function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.expm1                                             function     tensor  keeps   copy       none     1 0 0 0 -        O    -       - -
+torch.expm1_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.eye                                               function     tensor  never   copy       none     0 0 0 1 -        -    -       - -
+torch.fake_quantize_per_channel_affine                  function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.fake_quantize_per_tensor_affine                   function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.fbgemm_linear_fp16_weight                         function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.fbgemm_linear_fp16_weight_fp32_activation         function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.fbgemm_linear_int8_weight                         function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.fbgemm_linear_int8_weight_fp32_activation         function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.fbgemm_linear_quantize_weight                     function     other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.fbgemm_pack_gemm_matrix_fp16                      function     tensor  never   copy       none     0 0 0 0 -        -    always  - -
+torch.fbgemm_pack_quantized_matrix                      function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.feature_alpha_dropout                             function     tensor  never   copy       none     - 0 0 0 -        -    -       - p@1,train@2
+torch.feature_alpha_dropout_                            function     tensor  never   self       data     - 0 0 0 -        -    -       - p@1,train@2
+torch.feature_dropout                                   function     tensor  never   copy       none     - 0 0 0 -        -    -       - p@1,train@2
+torch.feature_dropout_                                  function     tensor  never   self       data     - 0 0 0 -        -    -       - p@1,train@2
+torch.fill                                              function     tensor  never   copy       none     - 0 0 0 -        n    keeps   - -
+torch.fill_                                             function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.finfo                                             function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.fix                                               function     tensor  never   copy       none     1 0 0 0 -        n    keeps   - -
+torch.fix_                                              function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.flatten                                           function     tensor  never   maybe_view none     1 0 0 0 -        n    keeps   - -
+torch.flip                                              function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.fliplr                                            function     tensor  never   copy       none     1 0 0 0 -        n    keeps   - -
+torch.flipud                                            function     tensor  never   copy       none     1 0 0 0 -        n    keeps   - -
+torch.float_power                                       function     tensor  keeps   copy       none     - 0 0 0 -        o    -       - -
+torch.floor                                             function     tensor  keeps   copy       none     1 0 0 0 -        n    keeps   - -
+torch.floor_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.floor_divide                                      function     tensor  never   copy       none     - 0 0 0 -        n    keeps   - -
+torch.fmax                                              function     tensor  keeps   copy       none     - 0 0 0 -        ci   -       - -
+torch.fmin                                              function     tensor  keeps   copy       none     - 0 0 0 -        ci   -       - -
+torch.fmod                                              function     tensor  keeps   copy       none     - 0 0 0 -        ci   keeps   - -
+torch.fork                                              function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.frac                                              function     tensor  keeps   copy       none     1 0 0 0 -        n    -       - -
+torch.frac_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.frexp                                             function     tuple   never   copy       none     - 0 0 0 -        O    -       - -
+torch.frobenius_norm                                    function     tensor  never   copy       none     - 0 0 0 -        IO   -       - -
+torch.from_dlpack                                       function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.from_file                                         function     tensor  never   copy       none     0 0 0 1 -        -    -       - -
+torch.from_numpy                                        function     tensor  unknown view       none     0 0 0 1 -        -    -       - -
+torch.frombuffer                                        function     tensor  unknown none       none     0 0 0 1 -        -    -       - -
+torch.full                                              function     tensor  never   copy       none     0 0 0 1 -        -    -       - -
+torch.full_like                                         function     tensor  never   copy       none     - 0 0 1 -        -    keeps   - -
+torch.fused_moving_avg_obs_fake_quant                   function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.gather                                            function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.gcd                                               function     tensor  keeps   copy       none     - 0 0 0 -        -    -       - -
+torch.gcd_                                              function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.ge                                                function     tensor  keeps   copy       none     - 0 0 0 -        -    -       - -
+torch.geqrf                                             function     tuple   never   copy       none     - 0 0 0 -        n    -       - -
+torch.ger                                               function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.get_autocast_cpu_dtype                            function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.get_autocast_dtype                                function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.get_autocast_gpu_dtype                            function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.get_autocast_ipu_dtype                            function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.get_autocast_xla_dtype                            function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.get_default_device                                function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.get_default_dtype                                 function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.get_deterministic_debug_mode                      function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.get_device                                        function     other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.get_device_module                                 function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.get_file_path                                     function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.get_float32_matmul_precision                      function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.get_num_interop_threads                           function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.get_num_threads                                   function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.get_rng_state                                     function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.gradient                                          function     tuple   never   copy       none     - 0 0 0 -        n    -       - -
+torch.greater                                           function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.greater_equal                                     function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.grid_sampler                                      function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.grid_sampler_2d                                   function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.grid_sampler_3d                                   function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.group_norm                                        function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.gru                                               function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.gru_cell                                          function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.gt                                                function     tensor  keeps   copy       none     - 0 0 0 -        -    -       - -
+torch.hamming_window                                    function     tensor  never   copy       none     0 0 0 1 -        -    -       - -
+torch.hann_window                                       function     tensor  never   copy       none     0 0 0 1 -        -    -       - -
+torch.hardshrink                                        function     tensor  keeps   copy       none     1 0 0 0 -        I    -       - -
+torch.hash_tensor                                       function     tensor  no_dim  copy       none     0 0 0 0 -        -    always  - -
+torch.heaviside                                         function     tensor  keeps   copy       none     - 0 0 0 -        n    -       - -
+torch.hinge_embedding_loss                              function     tensor  never   copy       none     - 0 0 0 -        n    keeps   - -
+torch.histc                                             function     tensor  never   copy       none     0 0 0 0 -        -    -       - -
+torch.histogram                                         function     tuple   never   copy       none     - 0 0 0 -        n    -       - -
+torch.histogramdd                                       function     tuple   never   copy       none     - 0 0 0 -        n    -       - -
+torch.hsmm                                              function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.hsplit                                            function     tuple   never   maybe_view none     - 0 0 0 -        n    -       - -
+torch.hspmm                                             function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.hstack                                            function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.hypot                                             function     tensor  keeps   copy       none     - 0 0 0 -        io   -       - -
+torch.i0                                                function     tensor  keeps   copy       none     1 0 0 0 -        I    -       - -
+torch.i0_                                               function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.igamma                                            function     tensor  keeps   copy       none     - 0 0 0 -        ci   -       - -
+torch.igammac                                           function     tensor  keeps   copy       none     - 0 0 0 -        ci   -       - -
+torch.iinfo                                             function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.imag                                              function     tensor  never   maybe_view none     - 0 0 0 -        -    -       - -
+torch.import_ir_module                                  function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.import_ir_module_from_buffer                      function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.index_add                                         function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.index_copy                                        function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.index_fill                                        function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.index_put                                         function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.index_put_                                        function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.index_reduce                                      function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.index_select                                      function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.indices_copy                                      function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.inference_mode                                    function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.init_num_threads                                  function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.initial_seed                                      function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.inner                                             function     tensor  never   copy       none     - 0 0 0 -        ci   -       - -
+torch.instance_norm                                     function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.int_repr                                          function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.inverse                                           function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.is_anomaly_check_nan_enabled                      function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.is_anomaly_enabled                                function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.is_autocast_cache_enabled                         function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.is_autocast_cpu_enabled                           function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.is_autocast_enabled                               function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.is_autocast_ipu_enabled                           function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.is_autocast_xla_enabled                           function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.is_complex                                        function     other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.is_conj                                           function     other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.is_deterministic_algorithms_warn_only_enabled     function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.is_distributed                                    function     other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.is_floating_point                                 function     other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.is_grad_enabled                                   function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.is_inference                                      function     other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.is_inference_mode_enabled                         function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.is_neg                                            function     other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.is_nonzero                                        function     other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.is_same_size                                      function     other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.is_signed                                         function     other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.is_storage                                        function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.is_tensor                                         function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.is_vulkan_available                               function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.is_warn_always_enabled                            function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.isclose                                           function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.isfinite                                          function     tensor  keeps   copy       none     0 0 0 0 -        -    -       - -
+torch.isin                                              function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.isinf                                             function     tensor  keeps   copy       none     0 0 0 0 -        -    -       - -
+torch.isnan                                             function     tensor  keeps   copy       none     0 0 0 0 -        -    -       - -
+torch.isneginf                                          function     tensor  keeps   copy       none     0 0 0 0 -        -    -       - -
+torch.isposinf                                          function     tensor  keeps   copy       none     0 0 0 0 -        -    -       - -
+torch.isreal                                            function     tensor  never   copy       none     0 0 0 0 -        -    -       - -
+torch.istft                                             function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.kaiser_window                                     function     tensor  never   copy       none     0 0 0 1 -        -    -       - -
+torch.kl_div                                            function     tensor  never   copy       none     - 0 0 0 -        ci   -       - -
+torch.kron                                              function     tensor  never   copy       none     - 0 0 0 -        n    -       - -
+torch.kthvalue                                          function     tuple   never   copy       none     - 0 0 0 -        O    indices - -
+torch.layer_norm                                        function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.layout                                            function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.lcm                                               function     tensor  keeps   copy       none     - 0 0 0 -        -    -       - -
+torch.lcm_                                              function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.ldexp                                             function     tensor  keeps   copy       none     - 0 0 0 -        cio  -       - -
+torch.ldexp_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.le                                                function     tensor  keeps   copy       none     - 0 0 0 -        -    -       - -
+torch.lerp                                              function     tensor  keeps   copy       none     - 0 0 0 -        -    -       - -
+torch.less                                              function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.less_equal                                        function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.lgamma                                            function     tensor  keeps   copy       none     1 0 0 0 -        I    -       - -
+torch.linspace                                          function     tensor  never   copy       none     - 0 0 1 -        -    -       - -
+torch.load                                              function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.lobpcg                                            function     tuple   unknown none       none     - 0 0 0 -        -    -       - -
+torch.log                                               function     tensor  keeps   copy       none     1 0 0 0 -        I    -       - -
+torch.log10                                             function     tensor  keeps   copy       none     1 0 0 0 -        I    -       - -
+torch.log10_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.log1p                                             function     tensor  keeps   copy       none     1 0 0 0 -        I    -       - -
+torch.log1p_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.log2                                              function     tensor  keeps   copy       none     1 0 0 0 -        I    -       - -
+torch.log2_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.log_                                              function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.log_softmax                                       function     tensor  never   copy       none     - 0 0 0 -        O    -       - -
+torch.logaddexp                                         function     tensor  keeps   copy       none     - 0 0 0 -        ci   -       - -
+torch.logaddexp2                                        function     tensor  keeps   copy       none     - 0 0 0 -        ci   -       - -
+torch.logcumsumexp                                      function     tensor  never   copy       none     - 0 0 0 -        IO   -       - -
+torch.logdet                                            function     tensor  no_dim  copy       none     - 0 0 0 -        -    -       - -
+torch.logical_and                                       function     tensor  keeps   copy       none     - 0 0 0 -        -    -       - -
+torch.logical_not                                       function     tensor  keeps   copy       none     0 0 0 0 -        -    -       - -
+torch.logical_or                                        function     tensor  keeps   copy       none     - 0 0 0 -        -    -       - -
+torch.logical_xor                                       function     tensor  keeps   copy       none     - 0 0 0 -        -    -       - -
+torch.logit                                             function     tensor  keeps   copy       none     1 0 0 0 -        I    -       - -
+torch.logit_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.logspace                                          function     tensor  never   copy       none     - 0 0 1 -        -    -       - -
+torch.logsumexp                                         function     tensor  never   copy       none     - 0 0 0 -        IO   -       - -
+torch.lstm                                              function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.lstm_cell                                         function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.lstsq                                             function     tuple   unknown none       none     - 0 0 0 -        -    -       - -
+torch.lt                                                function     tensor  keeps   copy       none     - 0 0 0 -        -    -       - -
+torch.lu                                                function     tuple   unknown none       none     - 0 0 0 -        -    -       - -
+torch.lu_solve                                          function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.lu_unpack                                         function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.manual_seed                                       function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.margin_ranking_loss                               function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.masked_fill                                       function     tensor  keeps   copy       none     - 0 0 0 -        -    -       - -
+torch.masked_scatter                                    function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.masked_select                                     function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.matmul                                            function     tensor  never   copy       none     - 0 0 0 -        ci   -       - -
+torch.matrix_exp                                        function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.matrix_power                                      function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.matrix_rank                                       function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.max                                               function     depends no_dim  copy       none     1 0 0 0 -        ciIO indices - -
+torch.max_pool1d                                        function     tensor  never   copy       none     - 0 0 0 -        n    -       - -
+torch.max_pool1d_with_indices                           function     tuple   never   copy       none     - 0 0 0 -        n    indices - -
+torch.max_pool2d                                        function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.max_pool3d                                        function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.maximum                                           function     tensor  keeps   copy       none     - 0 0 0 -        ci   -       - -
+torch.mean                                              function     tensor  no_dim  copy       none     1 0 0 0 -        n    -       - -
+torch.median                                            function     depends no_dim  copy       none     1 0 0 0 -        IO   indices - -
+torch.memory_format                                     function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.merge_type_from_type_comment                      function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.meshgrid                                          function     tuple   never   view       none     - 0 0 0 -        -    -       - -
+torch.min                                               function     depends no_dim  copy       none     1 0 0 0 -        ciIO indices - -
+torch.minimum                                           function     tensor  keeps   copy       none     - 0 0 0 -        ci   -       - -
+torch.miopen_batch_norm                                 function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.miopen_convolution                                function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.miopen_convolution_add_relu                       function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.miopen_convolution_relu                           function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.miopen_convolution_transpose                      function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.miopen_ctc_loss                                   function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.miopen_depthwise_convolution                      function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.miopen_rnn                                        function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.mkldnn_adaptive_avg_pool2d                        function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.mkldnn_convolution                                function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.mkldnn_linear_backward_weights                    function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.mkldnn_max_pool2d                                 function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.mkldnn_max_pool3d                                 function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.mkldnn_rnn_layer                                  function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.mm                                                function     tensor  never   copy       none     - 0 0 0 -        ci   -       - -
+torch.mode                                              function     tuple   never   copy       none     - 0 0 0 -        O    indices - -
+torch.moveaxis                                          function     tensor  never   maybe_view none     - 0 0 0 -        -    keeps   - -
+torch.movedim                                           function     tensor  never   maybe_view none     - 0 0 0 -        -    keeps   - -
+torch.msort                                             function     tensor  never   copy       none     1 0 0 0 -        n    keeps   - -
+torch.mul                                               function     tensor  keeps   copy       none     - 0 0 0 -        ci   keeps   - -
+torch.multinomial                                       function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.multiply                                          function     tensor  never   copy       none     - 0 0 0 -        ci   keeps   - -
+torch.mv                                                function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.mvlgamma                                          function     tensor  keeps   copy       none     - 0 0 0 -        I    -       - -
+torch.nan_to_num                                        function     tensor  keeps   copy       none     1 0 0 0 -        I    keeps   - -
+torch.nan_to_num_                                       function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.nanmean                                           function     tensor  no_dim  copy       none     1 0 0 0 -        I    -       - -
+torch.nanmedian                                         function     depends no_dim  copy       none     1 0 0 0 -        IO   indices - -
+torch.nanquantile                                       function     tensor  never   copy       none     - 0 0 0 -        n    -       - -
+torch.nansum                                            function     tensor  no_dim  copy       none     1 0 0 0 -        I    keeps   - -
+torch.narrow                                            function     tensor  never   view       none     - 0 0 0 -        -    -       - -
+torch.narrow_copy                                       function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.native_batch_norm                                 function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.native_channel_shuffle                            function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.native_dropout                                    function     tuple   never   copy       none     - 0 0 0 -        -    -       - p@1,train@2
+torch.native_group_norm                                 function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.native_layer_norm                                 function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.native_norm                                       function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.ne                                                function     unknown unknown copy       none     - 0 0 0 -        -    -       - -
+torch.neg                                               function     tensor  keeps   copy       none     1 0 0 0 -        n    keeps   - -
+torch.neg_                                              function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.negative                                          function     tensor  never   copy       none     1 0 0 0 -        n    keeps   - -
+torch.negative_                                         function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.nextafter                                         function     tensor  keeps   copy       none     - 0 0 0 -        ci   -       - -
+torch.nn.AdaptiveAvgPool1d                              module_class tensor  never   none       none     - 0 0 0 -        n    -       0 -
+torch.nn.AdaptiveAvgPool2d                              module_class tensor  never   none       none     - 0 0 0 -        i    -       0 -
+torch.nn.AdaptiveAvgPool3d                              module_class tensor  never   none       none     - 0 0 0 -        i    -       0 -
+torch.nn.AdaptiveLogSoftmaxWithLoss                     module_class tuple   never   none       none     - 0 0 0 -        -    -       1 -
+torch.nn.AdaptiveMaxPool1d                              module_class tensor  never   none       none     - 0 0 0 -        n    -       0 -
+torch.nn.AdaptiveMaxPool2d                              module_class tensor  never   none       none     - 0 0 0 -        i    -       0 -
+torch.nn.AdaptiveMaxPool3d                              module_class tensor  never   none       none     - 0 0 0 -        i    -       0 -
+torch.nn.AlphaDropout                                   module_class tensor  never   maybe_self none     - 0 0 0 -        n    -       0 -
+torch.nn.AvgPool1d                                      module_class tensor  never   none       none     - 0 0 0 -        n    -       0 -
+torch.nn.AvgPool2d                                      module_class tensor  never   none       none     - 0 0 0 -        i    -       0 -
+torch.nn.AvgPool3d                                      module_class tensor  never   none       none     - 0 0 0 -        i    -       0 -
+torch.nn.BCELoss                                        module_class tensor  never   none       none     - 0 1 0 -        -    -       0 -
+torch.nn.BCEWithLogitsLoss                              module_class tensor  never   none       none     - 0 1 0 -        -    -       0 -
+torch.nn.BatchNorm1d                                    module_class tensor  never   none       none     - 0 0 0 -        ci   -       1 -
+torch.nn.BatchNorm2d                                    module_class tensor  never   none       none     - 0 0 0 -        ci   -       1 -
+torch.nn.BatchNorm3d                                    module_class tensor  never   none       none     - 0 0 0 -        ci   -       1 -
+torch.nn.Bilinear                                       module_class tensor  never   none       none     - 0 0 0 -        -    -       1 -
+torch.nn.CELU                                           module_class tensor  never   maybe_self none     - 0 0 0 -        i    -       0 -
+torch.nn.CTCLoss                                        module_class tensor  never   none       none     - 0 1 0 -        -    -       0 -
+torch.nn.ChannelShuffle                                 module_class tensor  never   none       none     - 0 0 0 -        n    -       0 -
+torch.nn.CircularPad1d                                  module_class tensor  never   none       none     - 0 0 0 -        n    -       0 -
+torch.nn.CircularPad2d                                  module_class tensor  never   none       none     - 0 0 0 -        n    -       0 -
+torch.nn.CircularPad3d                                  module_class tensor  never   none       none     - 0 0 0 -        n    -       0 -
+torch.nn.ConstantPad1d                                  module_class tensor  never   none       none     - 0 0 0 -        n    -       0 -
+torch.nn.ConstantPad2d                                  module_class tensor  never   none       none     - 0 0 0 -        n    -       0 -
+torch.nn.ConstantPad3d                                  module_class tensor  never   none       none     - 0 0 0 -        -    -       0 -
+torch.nn.Container                                      module_class tensor  never   none       none     - 0 0 0 -        -    -       0 -
+torch.nn.Conv1d                                         module_class tensor  never   none       none     - 0 0 0 -        ci   -       1 -
+torch.nn.Conv2d                                         module_class tensor  never   none       none     - 0 0 0 -        ci   -       1 -
+torch.nn.Conv3d                                         module_class tensor  never   none       none     - 0 0 0 -        ci   -       1 -
+torch.nn.ConvTranspose1d                                module_class tensor  never   none       none     - 0 0 0 -        ci   -       1 -
+torch.nn.ConvTranspose2d                                module_class tensor  never   none       none     - 0 0 0 -        ci   -       1 -
+torch.nn.ConvTranspose3d                                module_class tensor  never   none       none     - 0 0 0 -        ci   -       1 -
+torch.nn.CosineEmbeddingLoss                            module_class tensor  never   none       none     - 0 1 0 -        -    -       0 -
+torch.nn.CosineSimilarity                               module_class tensor  never   none       none     - 0 0 0 -        -    -       0 -
+torch.nn.CrossEntropyLoss                               module_class tensor  never   none       none     - 0 1 0 -        -    -       0 -
+torch.nn.CrossMapLRN2d                                  module_class tensor  never   none       none     - 0 0 0 -        io   -       0 -
+torch.nn.DataParallel                                   module_class tensor  never   none       none     - 0 0 0 -        -    -       0 -
+torch.nn.Dropout                                        module_class tensor  never   maybe_self none     - 0 0 0 -        n    -       0 -
+torch.nn.Dropout1d                                      module_class tensor  never   maybe_self none     - 0 0 0 -        n    -       0 -
+torch.nn.Dropout2d                                      module_class tensor  never   maybe_self none     - 0 0 0 -        n    -       0 -
+torch.nn.Dropout3d                                      module_class tensor  never   maybe_self none     - 0 0 0 -        n    -       0 -
+torch.nn.ELU                                            module_class tensor  never   maybe_self none     - 0 0 0 -        i    -       0 -
+torch.nn.Embedding                                      module_class tensor  never   none       none     - 0 0 0 -        -    -       1 -
+torch.nn.EmbeddingBag                                   module_class tensor  never   none       none     - 0 0 0 -        -    -       1 -
+torch.nn.FeatureAlphaDropout                            module_class tensor  never   maybe_self none     - 0 0 0 -        n    -       0 -
+torch.nn.Flatten                                        module_class tensor  never   maybe_self none     - 0 0 0 -        n    -       0 -
+torch.nn.Fold                                           module_class tensor  never   none       none     - 0 0 0 -        -    -       0 -
+torch.nn.FractionalMaxPool2d                            module_class tensor  never   none       none     - 0 0 0 -        -    -       0 -
+torch.nn.FractionalMaxPool3d                            module_class tensor  never   none       none     - 0 0 0 -        -    -       0 -
+torch.nn.GELU                                           module_class tensor  never   none       none     - 0 0 0 -        i    -       0 -
+torch.nn.GLU                                            module_class tensor  never   none       none     - 0 0 0 -        i    -       0 -
+torch.nn.GRU                                            module_class tuple   never   none       none     - 0 0 0 -        ci   -       1 -
+torch.nn.GRUCell                                        module_class tensor  never   none       none     - 0 0 0 -        ci   -       1 -
+torch.nn.GaussianNLLLoss                                module_class tensor  never   none       none     - 0 1 0 -        -    -       0 -
+torch.nn.GroupNorm                                      module_class tensor  never   none       none     - 0 0 0 -        -    -       - -
+torch.nn.Hardshrink                                     module_class tensor  never   none       none     - 0 0 0 -        i    -       0 -
+torch.nn.Hardsigmoid                                    module_class tensor  never   maybe_self none     - 0 0 0 -        i    -       0 -
+torch.nn.Hardswish                                      module_class tensor  never   maybe_self none     - 0 0 0 -        i    -       0 -
+torch.nn.Hardtanh                                       module_class tensor  never   maybe_self none     - 0 0 0 -        i    -       0 -
+torch.nn.HingeEmbeddingLoss                             module_class tensor  never   none       none     - 0 1 0 -        -    -       0 -
+torch.nn.HuberLoss                                      module_class tensor  never   none       none     - 0 1 0 -        -    -       0 -
+torch.nn.Identity                                       module_class tensor  never   maybe_self none     - 0 0 0 -        n    -       0 -
+torch.nn.InstanceNorm1d                                 module_class tensor  never   none       none     - 0 0 0 -        n    -       0 -
+torch.nn.InstanceNorm2d                                 module_class tensor  never   none       none     - 0 0 0 -        i    -       0 -
+torch.nn.InstanceNorm3d                                 module_class tensor  never   none       none     - 0 0 0 -        n    -       0 -
+torch.nn.KLDivLoss                                      module_class tensor  never   none       none     - 0 1 0 -        -    -       0 -
+torch.nn.L1Loss                                         module_class tensor  never   none       none     - 0 1 0 -        -    -       0 -
+torch.nn.LPPool1d                                       module_class tensor  never   none       none     - 0 0 0 -        i    -       0 -
+torch.nn.LPPool2d                                       module_class tensor  never   none       none     - 0 0 0 -        i    -       0 -
+torch.nn.LPPool3d                                       module_class tensor  never   none       none     - 0 0 0 -        i    -       0 -
+torch.nn.LSTM                                           module_class tuple   never   none       none     - 0 0 0 -        n    -       1 -
+torch.nn.LSTMCell                                       module_class tuple   never   none       none     - 0 0 0 -        ci   -       1 -
+torch.nn.LayerNorm                                      module_class tensor  never   none       none     - 0 0 0 -        ci   -       1 -
+torch.nn.LazyBatchNorm1d                                module_class tensor  never   none       none     - 0 0 0 -        -    -       - -
+torch.nn.LazyBatchNorm2d                                module_class tensor  never   none       none     - 0 0 0 -        -    -       - -
+torch.nn.LazyBatchNorm3d                                module_class tensor  never   none       none     - 0 0 0 -        -    -       - -
+torch.nn.LazyConv1d                                     module_class tensor  never   none       none     - 0 0 0 -        -    -       - -
+torch.nn.LazyConv2d                                     module_class tensor  never   none       none     - 0 0 0 -        -    -       - -
+torch.nn.LazyConv3d                                     module_class tensor  never   none       none     - 0 0 0 -        -    -       - -
+torch.nn.LazyConvTranspose1d                            module_class tensor  never   none       none     - 0 0 0 -        -    -       - -
+torch.nn.LazyConvTranspose2d                            module_class tensor  never   none       none     - 0 0 0 -        -    -       - -
+torch.nn.LazyConvTranspose3d                            module_class tensor  never   none       none     - 0 0 0 -        -    -       - -
+torch.nn.LazyInstanceNorm1d                             module_class tensor  never   none       none     - 0 0 0 -        -    -       - -
+torch.nn.LazyInstanceNorm2d                             module_class tensor  never   none       none     - 0 0 0 -        -    -       - -
+torch.nn.LazyInstanceNorm3d                             module_class tensor  never   none       none     - 0 0 0 -        -    -       - -
+torch.nn.LazyLinear                                     module_class tensor  never   none       none     - 0 0 0 -        -    -       - -
+torch.nn.LeakyReLU                                      module_class tensor  never   maybe_self none     - 0 0 0 -        i    -       0 -
+torch.nn.Linear                                         module_class tensor  never   none       none     - 0 0 0 -        ci   -       1 -
+torch.nn.LinearCrossEntropyLoss                         module_class tensor  never   none       none     - 0 1 0 -        -    -       1 -
+torch.nn.LocalResponseNorm                              module_class tensor  never   none       none     - 0 0 0 -        i    -       0 -
+torch.nn.LogSigmoid                                     module_class tensor  never   none       none     - 0 0 0 -        i    -       0 -
+torch.nn.LogSoftmax                                     module_class tensor  never   none       none     - 0 0 0 -        o    -       0 -
+torch.nn.MSELoss                                        module_class tensor  never   none       none     - 0 1 0 -        -    -       0 -
+torch.nn.MarginRankingLoss                              module_class tensor  never   none       none     - 0 1 0 -        -    -       0 -
+torch.nn.MaxPool1d                                      module_class tensor  never   none       none     - 0 0 0 -        n    -       0 -
+torch.nn.MaxPool2d                                      module_class tensor  never   none       none     - 0 0 0 -        i    -       0 -
+torch.nn.MaxPool3d                                      module_class tensor  never   none       none     - 0 0 0 -        i    -       0 -
+torch.nn.MaxUnpool1d                                    module_class tensor  never   none       none     - 0 0 0 -        -    -       0 -
+torch.nn.MaxUnpool2d                                    module_class tensor  never   none       none     - 0 0 0 -        -    -       0 -
+torch.nn.MaxUnpool3d                                    module_class tensor  never   none       none     - 0 0 0 -        -    -       0 -
+torch.nn.Mish                                           module_class tensor  never   maybe_self none     - 0 0 0 -        i    -       0 -
+torch.nn.Module                                         module_class tensor  never   none       none     - 0 0 0 -        -    -       0 -
+torch.nn.ModuleDict                                     module_class tensor  never   none       none     - 0 0 0 -        -    -       - -
+torch.nn.ModuleList                                     module_class tensor  never   none       none     - 0 0 0 -        -    -       - -
+torch.nn.MultiLabelMarginLoss                           module_class tensor  never   none       none     - 0 1 0 -        -    -       0 -
+torch.nn.MultiLabelSoftMarginLoss                       module_class tensor  never   none       none     - 0 1 0 -        -    -       0 -
+torch.nn.MultiMarginLoss                                module_class tensor  never   none       none     - 0 1 0 -        -    -       0 -
+torch.nn.MultiheadAttention                             module_class tuple   never   none       none     - 0 0 0 -        -    -       1 -
+torch.nn.NLLLoss                                        module_class tensor  never   none       none     - 0 1 0 -        -    -       0 -
+torch.nn.NLLLoss2d                                      module_class tensor  never   none       none     - 0 1 0 -        -    -       0 -
+torch.nn.PReLU                                          module_class tensor  never   none       none     - 0 0 0 -        ci   -       1 -
+torch.nn.PairwiseDistance                               module_class tensor  never   none       none     - 0 0 0 -        -    -       0 -
+torch.nn.ParameterDict                                  module_class tensor  never   none       none     - 0 0 0 -        -    -       - -
+torch.nn.ParameterList                                  module_class tensor  never   none       none     - 0 0 0 -        -    -       - -
+torch.nn.PixelShuffle                                   module_class tensor  never   none       none     - 0 0 0 -        -    -       0 -
+torch.nn.PixelUnshuffle                                 module_class tensor  never   none       none     - 0 0 0 -        -    -       0 -
+torch.nn.PoissonNLLLoss                                 module_class tensor  never   none       none     - 0 1 0 -        -    -       0 -
+torch.nn.RMSNorm                                        module_class tensor  never   none       none     - 0 0 0 -        i    -       1 -
+torch.nn.RNN                                            module_class tuple   never   none       none     - 0 0 0 -        ci   -       1 -
+torch.nn.RNNBase                                        module_class tensor  never   none       none     - 0 0 0 -        -    -       - -
+torch.nn.RNNCell                                        module_class tensor  never   none       none     - 0 0 0 -        cio  -       1 -
+torch.nn.RNNCellBase                                    module_class tensor  never   none       none     - 0 0 0 -        -    -       - -
+torch.nn.RReLU                                          module_class tensor  never   maybe_self none     - 0 0 0 -        i    -       0 -
+torch.nn.ReLU                                           module_class tensor  never   maybe_self none     - 0 0 0 -        o    -       0 -
+torch.nn.ReLU6                                          module_class tensor  never   maybe_self none     - 0 0 0 -        i    -       0 -
+torch.nn.ReflectionPad1d                                module_class tensor  never   none       none     - 0 0 0 -        i    -       0 -
+torch.nn.ReflectionPad2d                                module_class tensor  never   none       none     - 0 0 0 -        i    -       0 -
+torch.nn.ReflectionPad3d                                module_class tensor  never   none       none     - 0 0 0 -        i    -       0 -
+torch.nn.ReplicationPad1d                               module_class tensor  never   none       none     - 0 0 0 -        i    -       0 -
+torch.nn.ReplicationPad2d                               module_class tensor  never   none       none     - 0 0 0 -        i    -       0 -
+torch.nn.ReplicationPad3d                               module_class tensor  never   none       none     - 0 0 0 -        i    -       0 -
+torch.nn.SELU                                           module_class tensor  never   maybe_self none     - 0 0 0 -        i    -       0 -
+torch.nn.Sequential                                     module_class tensor  never   none       none     - 0 0 0 -        n    -       - -
+torch.nn.SiLU                                           module_class tensor  never   maybe_self none     - 0 0 0 -        i    -       0 -
+torch.nn.Sigmoid                                        module_class tensor  never   none       none     - 0 0 0 -        o    -       0 -
+torch.nn.SmoothL1Loss                                   module_class tensor  never   none       none     - 0 1 0 -        -    -       0 -
+torch.nn.SoftMarginLoss                                 module_class tensor  never   none       none     - 0 1 0 -        -    -       0 -
+torch.nn.Softmax                                        module_class tensor  never   none       none     - 0 0 0 -        o    -       0 -
+torch.nn.Softmax2d                                      module_class tensor  never   none       none     - 0 0 0 -        -    -       0 -
+torch.nn.Softmin                                        module_class tensor  never   none       none     - 0 0 0 -        o    -       0 -
+torch.nn.Softplus                                       module_class tensor  never   none       none     - 0 0 0 -        i    -       0 -
+torch.nn.Softshrink                                     module_class tensor  never   none       none     - 0 0 0 -        i    -       0 -
+torch.nn.Softsign                                       module_class tensor  never   none       none     - 0 0 0 -        i    -       0 -
+torch.nn.SyncBatchNorm                                  module_class tensor  never   none       none     - 0 0 0 -        ci   -       1 -
+torch.nn.Tanh                                           module_class tensor  never   none       none     - 0 0 0 -        o    -       0 -
+torch.nn.Tanhshrink                                     module_class tensor  never   none       none     - 0 0 0 -        n    -       0 -
+torch.nn.Threshold                                      module_class tensor  never   maybe_self none     - 0 0 0 -        i    -       0 -
+torch.nn.Transformer                                    module_class tensor  never   none       none     - 0 0 0 -        -    -       1 -
+torch.nn.TransformerDecoder                             module_class tensor  never   none       none     - 0 0 0 -        -    -       1 -
+torch.nn.TransformerDecoderLayer                        module_class tensor  never   none       none     - 0 0 0 -        -    -       1 -
+torch.nn.TransformerEncoder                             module_class tensor  never   none       none     - 0 0 0 -        -    -       1 -
+torch.nn.TransformerEncoderLayer                        module_class tensor  never   none       none     - 0 0 0 -        -    -       1 -
+torch.nn.TripletMarginLoss                              module_class tensor  never   none       none     - 0 1 0 -        -    -       0 -
+torch.nn.TripletMarginWithDistanceLoss                  module_class tensor  never   none       none     - 0 1 0 -        -    -       0 -
+torch.nn.Unflatten                                      module_class tensor  never   view       none     - 0 0 0 -        -    -       0 -
+torch.nn.Unfold                                         module_class tensor  never   none       none     - 0 0 0 -        n    -       0 -
+torch.nn.Upsample                                       module_class tensor  never   none       none     - 0 0 0 -        n    -       0 -
+torch.nn.UpsamplingBilinear2d                           module_class tensor  never   none       none     - 0 0 0 -        n    -       0 -
+torch.nn.UpsamplingNearest2d                            module_class tensor  never   none       none     - 0 0 0 -        n    -       0 -
+torch.nn.ZeroPad1d                                      module_class tensor  never   none       none     - 0 0 0 -        n    -       0 -
+torch.nn.ZeroPad2d                                      module_class tensor  never   none       none     - 0 0 0 -        n    -       0 -
+torch.nn.ZeroPad3d                                      module_class tensor  never   none       none     - 0 0 0 -        n    -       0 -
+torch.nn.functional.adaptive_avg_pool1d                 function     tensor  never   copy       none     - 0 0 0 -        n    -       - -
+torch.nn.functional.adaptive_avg_pool2d                 function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.adaptive_avg_pool3d                 function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.adaptive_max_pool1d                 function     tensor  never   copy       none     - 0 0 0 -        n    -       - -
+torch.nn.functional.adaptive_max_pool1d_with_indices    function     depends never   copy       none     - 0 0 0 -        n    -       - -
+torch.nn.functional.adaptive_max_pool2d                 function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.adaptive_max_pool2d_with_indices    function     depends never   copy       none     - 0 0 0 -        IO   -       - -
+torch.nn.functional.adaptive_max_pool3d                 function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.adaptive_max_pool3d_with_indices    function     depends never   copy       none     - 0 0 0 -        IO   -       - -
+torch.nn.functional.affine_grid                         function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.alpha_dropout                       function     tensor  never   copy       none     - 0 0 0 -        n    -       - p@1=0.5,training@2=0
+torch.nn.functional.assert_int_or_pair                  function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.avg_pool1d                          function     tensor  never   copy       none     - 0 0 0 -        n    -       - -
+torch.nn.functional.avg_pool2d                          function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.avg_pool3d                          function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.batch_norm                          function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.bilinear                            function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.binary_cross_entropy                function     tensor  no_dim  copy       none     - 0 1 0 -        -    -       - -
+torch.nn.functional.binary_cross_entropy_with_logits    function     tensor  no_dim  copy       none     - 0 1 0 -        ci   -       - -
+torch.nn.functional.boolean_dispatch                    function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.celu                                function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.celu_                               function     tensor  never   copy       data     - 0 0 0 -        -    -       - -
+torch.nn.functional.channel_shuffle                     function     tensor  never   copy       none     - 0 0 0 -        n    -       - -
+torch.nn.functional.conv1d                              function     tensor  never   copy       none     - 0 0 0 -        ci   -       - -
+torch.nn.functional.conv2d                              function     tensor  never   copy       none     - 0 0 0 -        ci   -       - -
+torch.nn.functional.conv3d                              function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.conv_tbc                            function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.conv_transpose1d                    function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.conv_transpose2d                    function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.conv_transpose3d                    function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.cosine_embedding_loss               function     tensor  no_dim  copy       none     - 0 1 0 -        -    -       - -
+torch.nn.functional.cosine_similarity                   function     tensor  never   copy       none     - 0 0 0 -        i    -       - -
+torch.nn.functional.cross_entropy                       function     tensor  no_dim  copy       none     - 0 1 0 -        ci   -       - -
+torch.nn.functional.ctc_loss                            function     tensor  no_dim  copy       none     - 0 1 0 -        -    -       - -
+torch.nn.functional.dropout                             function     tensor  never   copy       none     - 0 0 0 -        n    -       - p@1=0.5,training@2=1
+torch.nn.functional.dropout1d                           function     tensor  never   copy       none     - 0 0 0 -        n    -       - p@1=0.5,training@2=1
+torch.nn.functional.dropout2d                           function     tensor  never   copy       none     - 0 0 0 -        n    -       - p@1=0.5,training@2=1
+torch.nn.functional.dropout3d                           function     tensor  never   copy       none     - 0 0 0 -        n    -       - p@1=0.5,training@2=1
+torch.nn.functional.elu                                 function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.elu_                                function     tensor  never   copy       data     - 0 0 0 -        -    -       - -
+torch.nn.functional.embedding                           function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.embedding_bag                       function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.feature_alpha_dropout               function     tensor  never   copy       none     - 0 0 0 -        n    -       - p@1=0.5,training@2=0
+torch.nn.functional.fold                                function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.fractional_max_pool2d               function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.fractional_max_pool2d_with_indices  function     depends never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.fractional_max_pool3d               function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.fractional_max_pool3d_with_indices  function     depends never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.gaussian_nll_loss                   function     tensor  no_dim  copy       none     - 0 1 0 -        -    -       - -
+torch.nn.functional.gelu                                function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.glu                                 function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.grid_sample                         function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.group_norm                          function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.grouped_mm                          function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.gumbel_softmax                      function     tensor  never   copy       none     - 0 0 0 -        cioO -       - -
+torch.nn.functional.handle_torch_function               function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.hardshrink                          function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.hardsigmoid                         function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.hardswish                           function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.hardtanh                            function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.hardtanh_                           function     tensor  never   copy       data     - 0 0 0 -        -    -       - -
+torch.nn.functional.has_torch_function                  function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.has_torch_function_unary            function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.has_torch_function_variadic         function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.hinge_embedding_loss                function     tensor  no_dim  copy       none     - 0 1 0 -        n    -       - -
+torch.nn.functional.huber_loss                          function     tensor  no_dim  copy       none     - 0 1 0 -        ci   -       - -
+torch.nn.functional.instance_norm                       function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.interpolate                         function     tensor  never   copy       none     - 0 0 0 -        n    -       - -
+torch.nn.functional.kl_div                              function     tensor  no_dim  copy       none     - 0 1 0 -        ci   -       - -
+torch.nn.functional.l1_loss                             function     tensor  no_dim  copy       none     - 0 1 0 -        n    -       - -
+torch.nn.functional.layer_norm                          function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.leaky_relu                          function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.leaky_relu_                         function     tensor  never   copy       data     - 0 0 0 -        -    -       - -
+torch.nn.functional.linear                              function     tensor  never   copy       none     - 0 0 0 -        ci   -       - -
+torch.nn.functional.linear_cross_entropy                function     tensor  no_dim  copy       none     - 0 1 0 -        -    -       - -
+torch.nn.functional.local_response_norm                 function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.log_softmax                         function     tensor  never   copy       none     - 0 0 0 -        O    -       - -
+torch.nn.functional.logsigmoid                          function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.lp_pool1d                           function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.lp_pool2d                           function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.lp_pool3d                           function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.margin_ranking_loss                 function     tensor  no_dim  copy       none     - 0 1 0 -        -    -       - -
+torch.nn.functional.max_pool1d                          function     tensor  never   copy       none     - 0 0 0 -        n    -       - -
+torch.nn.functional.max_pool1d_with_indices             function     depends never   copy       none     - 0 0 0 -        n    -       - -
+torch.nn.functional.max_pool2d                          function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.max_pool2d_with_indices             function     depends never   copy       none     - 0 0 0 -        IO   -       - -
+torch.nn.functional.max_pool3d                          function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.max_pool3d_with_indices             function     depends never   copy       none     - 0 0 0 -        IO   -       - -
+torch.nn.functional.max_unpool1d                        function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.max_unpool2d                        function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.max_unpool3d                        function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.mish                                function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.mse_loss                            function     tensor  no_dim  copy       none     - 0 1 0 -        ci   -       - -
+torch.nn.functional.multi_head_attention_forward        function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.multi_margin_loss                   function     tensor  no_dim  copy       none     - 0 1 0 -        -    -       - -
+torch.nn.functional.multilabel_margin_loss              function     tensor  no_dim  copy       none     - 0 1 0 -        -    -       - -
+torch.nn.functional.multilabel_soft_margin_loss         function     tensor  no_dim  copy       none     - 0 1 0 -        ciI  -       - -
+torch.nn.functional.native_channel_shuffle              function     tensor  never   copy       none     - 0 0 0 -        n    -       - -
+torch.nn.functional.nll_loss                            function     tensor  no_dim  copy       none     - 0 1 0 -        -    -       - -
+torch.nn.functional.normalize                           function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.one_hot                             function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.pad                                 function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.pairwise_distance                   function     tensor  never   copy       none     - 0 0 0 -        o    -       - -
+torch.nn.functional.pdist                               function     tensor  never   copy       none     - 0 0 0 -        IO   -       - -
+torch.nn.functional.pixel_shuffle                       function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.pixel_unshuffle                     function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.poisson_nll_loss                    function     tensor  no_dim  copy       none     - 0 1 0 -        ci   -       - -
+torch.nn.functional.prelu                               function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.relu                                function     tensor  never   copy       none     - 0 0 0 -        O    -       - -
+torch.nn.functional.relu6                               function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.relu_                               function     tensor  never   copy       data     - 0 0 0 -        -    -       - -
+torch.nn.functional.rms_norm                            function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.rrelu                               function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.rrelu_                              function     tensor  never   copy       data     - 0 0 0 -        -    -       - -
+torch.nn.functional.scaled_dot_product_attention        function     tensor  never   copy       none     - 0 0 0 -        -    -       - dropout_p@4=0.0
+torch.nn.functional.scaled_grouped_mm                   function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.scaled_mm                           function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.selu                                function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.selu_                               function     tensor  never   copy       data     - 0 0 0 -        -    -       - -
+torch.nn.functional.sigmoid                             function     tensor  never   copy       none     - 0 0 0 -        O    -       - -
+torch.nn.functional.silu                                function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.smooth_l1_loss                      function     tensor  no_dim  copy       none     - 0 1 0 -        ci   -       - -
+torch.nn.functional.soft_margin_loss                    function     tensor  no_dim  copy       none     - 0 1 0 -        -    -       - -
+torch.nn.functional.softmax                             function     tensor  never   copy       none     - 0 0 0 -        O    -       - -
+torch.nn.functional.softmin                             function     tensor  never   copy       none     - 0 0 0 -        O    -       - -
+torch.nn.functional.softplus                            function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.softshrink                          function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.softsign                            function     tensor  never   copy       none     - 0 0 0 -        I    -       - -
+torch.nn.functional.tanh                                function     tensor  never   copy       none     - 0 0 0 -        O    -       - -
+torch.nn.functional.tanhshrink                          function     tensor  never   copy       none     - 0 0 0 -        n    -       - -
+torch.nn.functional.threshold                           function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nn.functional.threshold_                          function     tensor  never   copy       data     - 0 0 0 -        -    -       - -
+torch.nn.functional.triplet_margin_loss                 function     tensor  no_dim  copy       none     - 0 1 0 -        -    -       - -
+torch.nn.functional.triplet_margin_with_distance_loss   function     tensor  no_dim  copy       none     - 0 1 0 -        -    -       - -
+torch.nn.functional.unfold                              function     tensor  never   copy       none     - 0 0 0 -        n    -       - -
+torch.nn.functional.upsample                            function     tensor  never   copy       none     - 0 0 0 -        n    -       - -
+torch.nn.functional.upsample_bilinear                   function     tensor  never   copy       none     - 0 0 0 -        n    -       - -
+torch.nn.functional.upsample_nearest                    function     tensor  never   copy       none     - 0 0 0 -        n    -       - -
+torch.nn.init.calculate_gain                            function     other   never   none       none     - 0 0 0 -        -    -       - -
+torch.nn.init.constant                                  function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.nn.init.constant_                                 function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.nn.init.dirac                                     function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.nn.init.dirac_                                    function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.nn.init.eye                                       function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.nn.init.eye_                                      function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.nn.init.kaiming_normal                            function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.nn.init.kaiming_normal_                           function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.nn.init.kaiming_uniform                           function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.nn.init.kaiming_uniform_                          function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.nn.init.normal                                    function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.nn.init.normal_                                   function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.nn.init.ones_                                     function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.nn.init.orthogonal                                function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.nn.init.orthogonal_                               function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.nn.init.sparse                                    function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.nn.init.sparse_                                   function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.nn.init.trunc_normal_                             function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.nn.init.uniform                                   function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.nn.init.uniform_                                  function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.nn.init.xavier_normal                             function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.nn.init.xavier_normal_                            function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.nn.init.xavier_uniform                            function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.nn.init.xavier_uniform_                           function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.nn.init.zeros_                                    function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.no_grad                                           function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.nonzero                                           function     depends never   copy       none     0 0 0 0 -        -    always  - -
+torch.nonzero_static                                    function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.norm                                              function     tensor  no_dim  copy       none     1 0 0 0 -        IO   -       - -
+torch.norm_except_dim                                   function     tensor  never   copy       none     1 0 0 0 -        I    -       - -
+torch.normal                                            function     tensor  never   copy       none     1 0 0 1 -        n    -       - -
+torch.not_equal                                         function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.nuclear_norm                                      function     tensor  no_dim  copy       none     1 0 0 0 -        n    -       - -
+torch.numel                                             function     other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.ones                                              function     tensor  never   copy       none     0 0 0 1 -        -    -       - -
+torch.ones_like                                         function     tensor  never   copy       none     0 0 0 1 -        -    keeps   - -
+torch.orgqr                                             function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.ormqr                                             function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.outer                                             function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.pairwise_distance                                 function     tensor  never   copy       none     - 0 0 0 -        o    -       - -
+torch.parse_ir                                          function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.parse_schema                                      function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.parse_type_comment                                function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.pca_lowrank                                       function     tuple   unknown none       none     - 0 0 0 -        -    -       - -
+torch.pdist                                             function     tensor  never   copy       none     1 0 0 0 -        IO   -       - -
+torch.permute                                           function     tensor  never   view       none     - 0 0 0 -        -    -       - -
+torch.permute_copy                                      function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.pinverse                                          function     tensor  never   copy       none     1 0 0 0 -        IO   -       - -
+torch.pixel_shuffle                                     function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.pixel_unshuffle                                   function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.poisson                                           function     tensor  never   copy       none     - 0 0 0 -        n    -       - -
+torch.poisson_nll_loss                                  function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.polar                                             function     tensor  never   copy       none     - 0 0 0 -        o    -       - -
+torch.polygamma                                         function     tensor  keeps   copy       none     - 0 0 0 -        -    -       - -
+torch.positive                                          function     tensor  keeps   maybe_self none     1 0 0 0 -        n    keeps   - -
+torch.pow                                               function     tensor  keeps   copy       none     - 0 0 0 -        cioI keeps   - -
+torch.prelu                                             function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.prepare_multiprocessing_environment               function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.prod                                              function     tensor  no_dim  copy       none     1 0 0 0 -        IO   keeps   - -
+torch.profiler_allow_cudagraph_cupti_lazy_reinit_cuda12 function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.promote_types                                     function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.put                                               function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.q_per_channel_axis                                function     other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.q_per_channel_scales                              function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.q_per_channel_zero_points                         function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.q_scale                                           function     other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.q_zero_point                                      function     other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.qr                                                function     tuple   never   copy       none     - 0 0 0 -        O    -       - -
+torch.qscheme                                           function     other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.quantile                                          function     tensor  never   copy       none     - 0 0 0 -        n    -       - -
+torch.quantize_per_channel                              function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.quantize_per_tensor                               function     depends never   copy       none     - 0 0 0 -        -    -       - -
+torch.quantize_per_tensor_dynamic                       function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.quantized_batch_norm                              function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.quantized_gru                                     function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.quantized_gru_cell                                function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.quantized_lstm                                    function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.quantized_lstm_cell                               function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.quantized_max_pool1d                              function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.quantized_max_pool2d                              function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.quantized_max_pool3d                              function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.quantized_rnn_relu_cell                           function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.quantized_rnn_tanh_cell                           function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.rad2deg                                           function     tensor  keeps   copy       none     1 0 0 0 -        n    -       - -
+torch.rad2deg_                                          function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.rand                                              function     tensor  never   copy       none     0 0 0 1 -        -    -       - -
+torch.rand_like                                         function     tensor  never   copy       none     0 0 0 1 -        -    -       - -
+torch.randint                                           function     tensor  never   copy       none     0 0 0 1 -        -    always  - -
+torch.randint_like                                      function     tensor  never   copy       none     - 0 0 1 -        -    keeps   - -
+torch.randn                                             function     tensor  never   copy       none     0 0 0 1 -        -    -       - -
+torch.randn_like                                        function     tensor  never   copy       none     0 0 0 1 -        -    -       - -
+torch.randperm                                          function     tensor  never   copy       none     0 0 0 1 -        -    always  - -
+torch.range                                             function     tensor  never   copy       none     0 0 0 1 -        -    -       - -
+torch.ravel                                             function     tensor  never   maybe_view none     1 0 0 0 -        n    keeps   - -
+torch.real                                              function     tensor  never   view       none     1 0 0 0 -        n    keeps   - -
+torch.reciprocal                                        function     tensor  keeps   copy       none     1 0 0 0 -        O    -       - -
+torch.reciprocal_                                       function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.relu                                              function     tensor  keeps   copy       none     1 0 0 0 -        O    keeps   - -
+torch.relu_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.remainder                                         function     tensor  keeps   copy       none     - 0 0 0 -        ci   keeps   - -
+torch.renorm                                            function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.repeat_interleave                                 function     tensor  never   copy       none     - 0 0 0 -        n    keeps   - -
+torch.reshape                                           function     tensor  never   maybe_view none     - 0 0 0 -        -    keeps   - -
+torch.resize_as_                                        function     tensor  never   self       metadata - 0 0 0 -        -    -       - -
+torch.resize_as_sparse_                                 function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.resolve_conj                                      function     tensor  never   maybe_self none     1 0 0 0 -        n    keeps   - -
+torch.resolve_neg                                       function     tensor  never   maybe_self none     1 0 0 0 -        n    keeps   - -
+torch.result_type                                       function     other   unknown none       none     - 0 0 0 -        -    -       - -
+torch.rms_norm                                          function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.rnn_relu                                          function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.rnn_relu_cell                                     function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.rnn_tanh                                          function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.rnn_tanh_cell                                     function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.roll                                              function     tensor  never   copy       none     - 0 0 0 -        n    keeps   - -
+torch.rot90                                             function     tensor  never   copy       none     1 0 0 0 -        n    keeps   - -
+torch.round                                             function     tensor  keeps   copy       none     1 0 0 0 -        n    keeps   - -
+torch.round_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.row_indices_copy                                  function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.row_stack                                         function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.rrelu                                             function     tensor  keeps   copy       none     1 0 0 0 -        I    -       - -
+torch.rrelu_                                            function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.rsqrt                                             function     tensor  keeps   copy       none     1 0 0 0 -        O    -       - -
+torch.rsqrt_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.rsub                                              function     tensor  keeps   copy       none     - 0 0 0 -        n    keeps   - -
+torch.saddmm                                            function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.save                                              function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.scalar_tensor                                     function     tensor  never   copy       none     0 0 0 1 -        -    -       - -
+torch.scatter                                           function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.scatter_add                                       function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.scatter_reduce                                    function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.searchsorted                                      function     tensor  never   copy       none     - 0 0 0 -        -    always  - -
+torch.seed                                              function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.segment_reduce                                    function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.select                                            function     tensor  never   view       none     - 0 0 0 -        -    keeps   - -
+torch.select_copy                                       function     tensor  never   copy       none     - 0 0 0 -        -    keeps   - -
+torch.select_scatter                                    function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.selu                                              function     tensor  keeps   copy       none     1 0 0 0 -        I    -       - -
+torch.selu_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.set_anomaly_enabled                               function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.set_autocast_cache_enabled                        function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.set_autocast_cpu_dtype                            function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.set_autocast_cpu_enabled                          function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.set_autocast_dtype                                function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.set_autocast_enabled                              function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.set_autocast_gpu_dtype                            function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.set_autocast_ipu_dtype                            function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.set_autocast_ipu_enabled                          function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.set_autocast_xla_dtype                            function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.set_autocast_xla_enabled                          function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.set_default_device                                function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.set_default_dtype                                 function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.set_default_tensor_type                           function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.set_deterministic_debug_mode                      function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.set_float32_matmul_precision                      function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.set_flush_denormal                                function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.set_grad_enabled                                  function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.set_num_interop_threads                           function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.set_num_threads                                   function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.set_printoptions                                  function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.set_rng_state                                     function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.set_warn_always                                   function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.sgn                                               function     tensor  keeps   copy       none     1 0 0 0 -        IO   keeps   - -
+torch.sigmoid                                           function     tensor  keeps   copy       none     1 0 0 0 -        O    -       - -
+torch.sigmoid_                                          function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.sign                                              function     tensor  keeps   copy       none     1 0 0 0 -        n    keeps   - -
+torch.signbit                                           function     tensor  keeps   copy       none     0 0 0 0 -        -    -       - -
+torch.sin                                               function     tensor  keeps   copy       none     1 0 0 0 -        I    -       - -
+torch.sin_                                              function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.sinc                                              function     tensor  keeps   copy       none     1 0 0 0 -        I    -       - -
+torch.sinc_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.sinh                                              function     tensor  keeps   copy       none     1 0 0 0 -        I    -       - -
+torch.sinh_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.slice_copy                                        function     tensor  never   copy       none     1 0 0 0 -        n    keeps   - -
+torch.slice_inverse                                     function     tensor  never   maybe_view none     - 0 0 0 -        n    keeps   - -
+torch.slice_scatter                                     function     tensor  never   copy       none     - 0 0 0 -        n    keeps   - -
+torch.slogdet                                           function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.smm                                               function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.softmax                                           function     tensor  never   copy       none     - 0 0 0 -        O    -       - -
+torch.solve                                             function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.sort                                              function     tuple   never   copy       none     - 0 0 0 -        O    indices - -
+torch.sparse_bsc_tensor                                 function     tensor  never   copy       none     - 0 0 1 -        -    -       - -
+torch.sparse_bsr_tensor                                 function     tensor  never   copy       none     - 0 0 1 -        -    -       - -
+torch.sparse_compressed_tensor                          function     tensor  never   copy       none     - 0 0 1 -        -    -       - -
+torch.sparse_coo_tensor                                 function     tensor  never   copy       none     - 0 0 1 -        n    -       - -
+torch.sparse_csc_tensor                                 function     tensor  never   copy       none     - 0 0 1 -        -    -       - -
+torch.sparse_csr_tensor                                 function     tensor  never   copy       none     - 0 0 1 -        -    -       - -
+torch.split                                             function     tuple   never   view       none     - 0 0 0 -        n    -       - -
+torch.split_copy                                        function     tuple   never   copy       none     - 0 0 0 -        n    -       - -
+torch.split_with_sizes                                  function     tuple   never   view       none     - 0 0 0 -        -    -       - -
+torch.split_with_sizes_copy                             function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.spmm                                              function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.sqrt                                              function     tensor  keeps   copy       none     1 0 0 0 -        O    -       - -
+torch.sqrt_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.square                                            function     tensor  keeps   copy       none     1 0 0 0 -        I    keeps   - -
+torch.square_                                           function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.squeeze                                           function     tensor  never   view       none     1 0 0 0 -        n    keeps   - -
+torch.squeeze_copy                                      function     tensor  never   copy       none     1 0 0 0 -        n    keeps   - -
+torch.sspaddmm                                          function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.stack                                             function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.std                                               function     tensor  no_dim  copy       none     1 0 0 0 -        IO   -       - -
+torch.std_mean                                          function     tuple   never   copy       none     - 0 0 0 -        IO   -       - -
+torch.stft                                              function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.sub                                               function     tensor  keeps   copy       none     - 0 0 0 -        n    keeps   - -
+torch.subtract                                          function     tensor  never   copy       none     - 0 0 0 -        n    keeps   - -
+torch.sum                                               function     tensor  no_dim  copy       none     1 0 0 0 -        n    keeps   - -
+torch.svd                                               function     tuple   never   copy       none     - 0 0 0 -        O    -       - -
+torch.svd_lowrank                                       function     tuple   unknown none       none     - 0 0 0 -        -    -       - -
+torch.swapaxes                                          function     tensor  never   maybe_view none     - 0 0 0 -        -    keeps   - -
+torch.swapdims                                          function     tensor  never   maybe_view none     - 0 0 0 -        -    keeps   - -
+torch.sym_constrain_range                               function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.sym_constrain_range_for_size                      function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.sym_float                                         function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.sym_fresh_size                                    function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.sym_int                                           function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.sym_ite                                           function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.sym_max                                           function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.sym_min                                           function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.sym_not                                           function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.sym_sqrt                                          function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.sym_sum                                           function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.symeig                                            function     tuple   unknown none       none     - 0 0 0 -        -    -       - -
+torch.t                                                 function     tensor  never   view       none     1 0 0 0 -        n    keeps   - -
+torch.t_copy                                            function     tensor  never   copy       none     1 0 0 0 -        n    keeps   - -
+torch.take                                              function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.take_along_dim                                    function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.tan                                               function     tensor  keeps   copy       none     1 0 0 0 -        O    -       - -
+torch.tan_                                              function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.tanh                                              function     tensor  keeps   copy       none     1 0 0 0 -        O    -       - -
+torch.tanh_                                             function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.tensor                                            function     tensor  never   copy       none     0 0 0 1 -        -    always  - -
+torch.tensor_split                                      function     tuple   never   maybe_view none     - 0 0 0 -        n    -       - -
+torch.tensordot                                         function     tensor  never   copy       none     - 0 0 0 -        n    -       - -
+torch.thread_safe_generator                             function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.threshold                                         function     tensor  keeps   copy       none     - 0 0 0 -        -    keeps   - -
+torch.threshold_                                        function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.tile                                              function     tensor  never   copy       none     - 0 0 0 -        -    keeps   - -
+torch.to_dlpack                                         function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.topk                                              function     tuple   never   copy       none     - 0 0 0 -        O    indices - -
+torch.trace                                             function     tensor  no_dim  copy       none     1 0 0 0 -        n    keeps   - -
+torch.transpose                                         function     tensor  never   view       none     - 0 0 0 -        -    keeps   - -
+torch.transpose_copy                                    function     tensor  never   copy       none     - 0 0 0 -        -    keeps   - -
+torch.trapezoid                                         function     tensor  never   copy       none     1 0 0 0 -        n    -       - -
+torch.trapz                                             function     tensor  never   copy       none     1 0 0 0 -        n    -       - -
+torch.triangular_solve                                  function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.tril                                              function     tensor  never   copy       none     1 0 0 0 -        n    keeps   - -
+torch.tril_indices                                      function     tensor  never   copy       none     0 0 0 1 -        -    -       - -
+torch.triplet_margin_loss                               function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.triu                                              function     tensor  never   copy       none     1 0 0 0 -        n    keeps   - -
+torch.triu_indices                                      function     tensor  never   copy       none     0 0 0 1 -        -    -       - -
+torch.true_divide                                       function     tensor  keeps   copy       none     - 0 0 0 -        ci   -       - -
+torch.trunc                                             function     tensor  keeps   copy       none     1 0 0 0 -        n    keeps   - -
+torch.trunc_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.typename                                          function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.unbind                                            function     tuple   never   view       none     - 0 0 0 -        n    -       - -
+torch.unbind_copy                                       function     tuple   never   copy       none     - 0 0 0 -        n    -       - -
+torch.unflatten                                         function     tensor  never   maybe_view none     - 0 0 0 -        -    -       - -
+torch.unfold_copy                                       function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.unify_type_list                                   function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.unique                                            function     depends unknown copy       none     - 0 0 0 -        -    -       - -
+torch.unique_consecutive                                function     depends never   copy       none     1 0 0 0 -        n    keeps   - -
+torch.unravel_index                                     function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.unsafe_chunk                                      function     tuple   never   view       none     - 0 0 0 -        n    -       - -
+torch.unsafe_split                                      function     tuple   never   view       none     - 0 0 0 -        n    -       - -
+torch.unsafe_split_with_sizes                           function     tuple   never   copy       none     - 0 0 0 -        -    -       - -
+torch.unsqueeze                                         function     tensor  never   view       none     - 0 0 0 -        n    keeps   - -
+torch.unsqueeze_copy                                    function     tensor  never   copy       none     - 0 0 0 -        n    keeps   - -
+torch.use_deterministic_algorithms                      function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.values_copy                                       function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.vander                                            function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.var                                               function     tensor  no_dim  copy       none     1 0 0 0 -        I    -       - -
+torch.var_mean                                          function     tuple   never   copy       none     - 0 0 0 -        I    -       - -
+torch.vdot                                              function     tensor  always  copy       none     - 0 0 0 -        -    -       - -
+torch.view_as_complex                                   function     tensor  never   view       none     - 0 0 0 -        -    -       - -
+torch.view_as_complex_copy                              function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.view_as_real                                      function     tensor  never   view       none     - 0 0 0 -        -    -       - -
+torch.view_as_real_copy                                 function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.view_copy                                         function     tensor  never   copy       none     - 0 0 0 -        -    keeps   - -
+torch.vmap                                              function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.vsplit                                            function     tuple   never   maybe_view none     - 0 0 0 -        n    -       - -
+torch.vstack                                            function     tensor  never   copy       none     - 0 0 0 -        -    -       - -
+torch.wait                                              function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.where                                             function     depends never   copy       none     - 0 0 0 -        -    -       - -
+torch.while_loop                                        function     unknown unknown none       none     - 0 0 0 -        -    -       - -
+torch.xlogy                                             function     tensor  keeps   copy       none     - 0 0 0 -        ciI  -       - -
+torch.xlogy_                                            function     tensor  keeps   self       data     - 0 0 0 -        -    -       - -
+torch.zero_                                             function     tensor  never   self       data     - 0 0 0 -        -    -       - -
+torch.zeros                                             function     tensor  never   copy       none     0 0 0 1 -        -    -       - -
+torch.zeros_like                                        function     tensor  never   copy       none     0 0 0 1 -        -    keeps   - -
 """

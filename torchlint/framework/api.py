@@ -11,6 +11,7 @@ from torchlint.analysis.autograd import (
     Backward, InplaceOverSaved, ModuleForward, OptimizerStep, ReusedGraph, StaleForward, UnregisteredLayers,
     modules_overlap,
 )
+from torchlint.analysis.functional_dropout import ModeBlindDropout, mode_blind_dropouts
 from torchlint.analysis.module_names import NOT_PROJECT_ROOTS
 from torchlint.analysis.placement import DeviceMismatch, DtypeMismatch
 from torchlint.analysis.semantic import Binding, BindingKind
@@ -60,6 +61,8 @@ __all__ = [
     "TrainModeEvaluation",
     # parameters and buffers allocated with torch.empty that nothing fills
     "Uninitialized", "uninitialized",
+    # dropout functions in a module's forward that do not follow its mode
+    "ModeBlindDropout", "mode_blind_dropouts",
     # a rule, what it sees, what it reports and how it fixes it
     "Rule", "Bad", "FileContext", "Fix", "Edit", "Applicability", "edits", "earliest_release",
     # what a rule that reads the file's `# noqa` directives gets (TL901)

@@ -72,6 +72,7 @@ RULES = {info.code: info for info in (
     RuleInfo("TL416", "device-mismatch", Applicability.UNSAFE, True),
     RuleInfo("TL417", "leaf-inplace", Applicability.UNSAFE, True),
     RuleInfo("TL418", "module-list", Applicability.UNSAFE, True),
+    RuleInfo("TL419", "functional-dropout", Applicability.SAFE, True),
     RuleInfo("TL501", "removed-function", Applicability.DISPLAY_ONLY, True, ('TOR001',)),
     RuleInfo("TL502", "removed-import", Applicability.DISPLAY_ONLY, True, ('TOR004',)),
     RuleInfo("TL503", "deprecated-function", Applicability.SAFE, True, ('TOR101',)),

@@ -10,7 +10,9 @@ watch ("sites").  While the code runs, five instruments record what torch does:
 - a dispatch mode sees every in-place write (the schema's ``alias_info.is_write``)
   and every allocation;
 - a function mode sees the Python-level calls: ``.data`` get/set, ``detach_``,
-  ``numpy()``, ``torch.tensor(t)``, and every use of a tensor as an argument;
+  ``numpy()``, ``torch.tensor(t)``, the dropout functions of a TL419 site (the mode of the
+  module whose method calls them, and what they dropped), and every use of a tensor as an
+  argument;
 - a line tracer (only in the watched files) counts which lines ran, and inspects
   values after a statement (a loss total's graph, two tensors' storages);
 - an optimizer step pre-hook (only with a TL407 site) compares each parameter's
@@ -54,6 +56,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from torchlint.analysis import torch_facts
 from torchlint.framework.verdicts import (
     CONFIRMED, COULD_NOT_RUN, LATENT, NOT_REPRODUCED, Observation, Verdict, quote, where as where_is,
 )
@@ -128,6 +131,8 @@ class Site:
         (``RAISED_WHERE_USED``) also once it reached a line where it is used; a probe of an
         object's attribute once that object was probed often enough."""
         if self.owner is not None and self.samples < ENOUGH_HITS:
+            return False
+        if self.code in AWAITED_EVENTS and not self.has(AWAITED_EVENTS[self.code]):
             return False
         return self.hits >= ENOUGH_HITS and (self.uses > 0 or self.code not in RAISED_WHERE_USED
                                              or not self.related_lines)
@@ -323,6 +328,9 @@ class Saved:
 # Runs of a site's statement after which nothing new is learnt: the first saw the write, the
 # second the backward that read what it wrote (a loop's next iteration).
 ENOUGH_HITS = 3
+# Sites whose bug shows only in an event a later part of the run brings: a TL419 dropout
+# runs in a training loop first and shows its bug only once the module is in eval mode.
+AWAITED_EVENTS = {"TL419": "dropout-eval"}
 # Frames of code nested in a statement's line: a comprehension (before Python 3.12), or a
 # lambda (`reduce(lambda x, y: x + y, parts)`), whose every call is a line event of the
 # statement's line.  A statement is never inside a lambda, so its frame is not one of these.
@@ -372,6 +380,8 @@ class Monitor:
         self.module_sites: dict[int, tuple[weakref.ref, list[Site]]] = {}
         self.module_stack: list[int] = []
         self.layer_holders: list[tuple[Site, Any, str]] = []  # TL418: (site, the module, its attribute)
+        # TL419: id of each function that drops at random -> its qualified name (the facts table's).
+        self.dropouts: dict[int, str] = _dropout_functions() if "TL419" in self.codes else {}
 
     # -- saved tensors ------------------------------------------------------------------
 
@@ -594,6 +604,7 @@ class Monitor:
             self._on_graph_exit(func, name, owner, args[0])
         writes = args and isinstance(args[0], torch.Tensor) and (
             name == "__setitem__" or (name.endswith("_") and not name.startswith("__")) or name.startswith("__i"))
+        dropout = self._dropout_before(func, args, kwargs) if self.dropouts and id(func) in self.dropouts else None
         if writes:
             self.python_targets.append(id(args[0]))
         try:
@@ -601,6 +612,8 @@ class Monitor:
         finally:
             if writes:
                 self.python_targets.pop()
+        if dropout is not None:
+            self._dropout_after(dropout, result)
         if name == "__get__" and owner is torch._C.TensorBase.data and isinstance(result, torch.Tensor):
             for site in self.locator.sites_at(self.locator.here(), "TL101"):
                 self._tag(result, site.id)
@@ -933,6 +946,58 @@ class Monitor:
                     and not site.has("functional-mode"):
                 site.add("functional-mode", function=f"F.{name}", line=where.line if where is not None else None)
 
+    def _dropout_before(self, func, args, kwargs) -> Optional[tuple]:
+        """TL419: a dropout function called at a watched site from a module's method: the
+        module's mode, the rate, and (in eval mode) the result the call gives switched off
+        (its rate 0 where it has no switch), computed before the call draws its mask."""
+        sites = self.locator.sites_at(self.locator.here(), "TL419")
+        if not sites:
+            return None
+        frame = sys._getframe(1)
+        while frame is not None and self.locator.watched(frame.f_code.co_filename) is None:
+            frame = frame.f_back
+        code = frame.f_code if frame is not None else None
+        module = frame.f_locals.get(code.co_varnames[0]) if code is not None and code.co_argcount else None
+        if not isinstance(module, torch.nn.Module):
+            return None
+        kind = "dropout-train" if module.training else "dropout-eval"
+        sites = [site for site in sites if not site.has(kind)]
+        if not sites:
+            return None
+        qualname = self.dropouts[id(func)]
+        dropout = torch_facts.dropout(qualname)
+        rate = _argument_value(dropout.rate, args, kwargs)
+        details = {"function": qualname.replace("torch.nn.functional.", "F."), "module": type(module).__name__,
+                   "rate": float(rate) if isinstance(rate, (int, float)) else 0.0}
+        reference = None
+        if kind == "dropout-eval" and torch_facts.fact(qualname).in_place == "none":
+            off = dropout.switch if dropout.switch is not None else dropout.rate
+            value = False if dropout.switch is not None else 0.0
+            arguments, keywords = list(args), dict(kwargs)
+            if off.name in keywords or off.position is None or off.position >= len(arguments):
+                keywords[off.name] = value
+            else:
+                arguments[off.position] = value
+            with _internal():
+                try:
+                    reference = func(*arguments, **keywords)
+                except Exception:  # noqa: BLE001 - the user's call raises the same, unwatched
+                    reference = None
+        return sites, kind, details, reference
+
+    def _dropout_after(self, dropout: tuple, result) -> None:
+        sites, kind, details, reference = dropout
+        if kind == "dropout-eval":
+            first = result[0] if isinstance(result, (tuple, list)) and result else result
+            known = isinstance(first, torch.Tensor) and isinstance(reference, torch.Tensor) \
+                and first.shape == reference.shape
+            with _internal():
+                differ = int((first != reference).sum()) if known else 0
+            details = {**details, "changed": differ > 0 if known else details["rate"] > 0, "differ": differ,
+                       "total": first.numel() if isinstance(first, torch.Tensor) else 0}
+        for site in sites:
+            site.add(kind, **details)
+
     def check_layer_holders(self) -> None:
         """TL418, at the end of the run: the layers each flagged attribute holds (in lists,
         tuples and dicts, nested) whose parameters the module that holds them does not list."""
@@ -985,6 +1050,30 @@ _TRAINING_FUNCTIONALS = {
                                   "feature_alpha_dropout")},
     "batch_norm": (5, None),
 }
+
+
+def _dropout_functions() -> dict[int, str]:
+    """id -> qualified name of the functions that drop at random (the facts table's)."""
+    found = {}
+    for qualname in torch_facts.dropouts():
+        owner_name, _, name = qualname.rpartition(".")
+        owner = {"torch": torch, "torch.nn.functional": torch.nn.functional}.get(owner_name)
+        function = getattr(owner, name, None) if owner is not None else None
+        if function is not None:
+            found[id(function)] = qualname
+    return found
+
+
+def _argument_value(argument, args, kwargs) -> Any:
+    """The value a call gives the facts table's ``argument`` (its default where left out)."""
+    if argument.name in kwargs:
+        return kwargs[argument.name]
+    if argument.position is not None and argument.position < len(args):
+        return args[argument.position]
+    try:
+        return float(argument.default) if argument.default is not None else None
+    except ValueError:
+        return None
 
 
 def _mode_dependent(layer: torch.nn.Module) -> bool:
