@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
@@ -72,17 +73,18 @@ class ModeBlindDropout:
 
 
 def mode_blind_dropouts(analysis: "ModuleAnalysis") -> list[ModeBlindDropout]:
-    if "dropout" not in analysis.text or "forward" not in analysis.text:
+    if "forward" not in analysis.text or not _may_call_dropout(analysis.text):
         return []
     found: list[ModeBlindDropout] = []
+    calls = _CallsOnce()
     for cls in analysis.model.classes.values():
         if cls.model is not analysis.model or "forward" not in cls.methods:
             continue
         base = analysis.inference.torch_base(cls)
         if base is None or not torch_api.is_module_class(torch_api.normalize(base)):
             continue
-        for method, via in _run_by_forward(analysis, cls):
-            for call in _calls(method):
+        for method, via in _run_by_forward(analysis, cls, calls):
+            for call in calls(method):
                 blind = _blind(analysis, cls, method, via, call)
                 if blind is not None:
                     found.append(blind)
@@ -90,7 +92,8 @@ def mode_blind_dropouts(analysis: "ModuleAnalysis") -> list[ModeBlindDropout]:
     return found
 
 
-def _run_by_forward(analysis: "ModuleAnalysis", cls: ClassInfo) -> list[tuple[FunctionInfo, tuple[cst.Call, ...]]]:
+def _run_by_forward(analysis: "ModuleAnalysis", cls: ClassInfo,
+                    calls: "_CallsOnce") -> list[tuple[FunctionInfo, tuple[cst.Call, ...]]]:
     """``forward`` and the methods of the class it calls on ``self`` (and they call), each
     with the calls that lead there, once each (the first way found)."""
     forward = cls.methods["forward"]
@@ -102,15 +105,42 @@ def _run_by_forward(analysis: "ModuleAnalysis", cls: ClassInfo) -> list[tuple[Fu
         index += 1
         if method.kind != "method" or not method.self_name:
             continue
-        for call in _calls(method):
+        for call in calls(method):
             func = call.func
             if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
-                    and func.value.value == method.self_name and not _mode_gated(call, method):
+                    and func.value.value == method.self_name:
                 callee = cls.methods.get(func.attr.value)
-                if callee is not None and id(callee) not in seen and isinstance(callee.node, cst.FunctionDef):
+                if callee is not None and id(callee) not in seen and isinstance(callee.node, cst.FunctionDef) \
+                        and not _mode_gated(call, method):
                     seen.add(id(callee))
                     reached.append((callee, via + (call,)))
     return [(method, via) for method, via in reached if method.kind == "method" and method.self_name]
+
+
+@lru_cache(maxsize=None)
+def _dropout_text() -> "re.Pattern[str]":
+    names = "|".join(sorted({re.escape(qualname.rsplit(".", 1)[1]) for qualname in torch_facts.dropouts()}))
+    return re.compile(rf"\b(?:{names})\s*\(|\bimport\b(?:[^\n(]*|\s*\([^)]*)\b(?:{names})\b")
+
+
+def _may_call_dropout(text: str) -> bool:
+    """Whether the file calls a function named as torch's dropouts are (or imports one): most
+    files that mention dropout hold `nn.Dropout` layers only, and their methods need no walk."""
+    return _dropout_text().search(text) is not None
+
+
+class _CallsOnce:
+    """``_calls`` of each method, walked once: a method is searched for the methods it calls
+    and again for its dropout calls."""
+
+    def __init__(self):
+        self._known: dict[int, list[cst.Call]] = {}
+
+    def __call__(self, method: FunctionInfo) -> list[cst.Call]:
+        known = self._known.get(id(method))
+        if known is None:
+            known = self._known[id(method)] = _calls(method)
+        return known
 
 
 def _calls(method: FunctionInfo) -> list[cst.Call]:
