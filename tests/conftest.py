@@ -27,7 +27,7 @@ class Result:
 
 
 def run_torchlint(*args: str, cwd: Path | str | None = None, stdin: bytes | None = None,
-                  env: dict | None = None, without_root_file_access: bool = False) -> Result:
+                  env: dict | None = None, without_root_file_access: bool = False, timeout: float = 120) -> Result:
     """Run `python -m torchlint ARGS` and capture what it prints."""
     environment = dict(os.environ)
     for variable in ("GITHUB_ACTIONS", "FORCE_COLOR", "NO_COLOR"):  # the machine's own must not change the output
@@ -40,7 +40,7 @@ def run_torchlint(*args: str, cwd: Path | str | None = None, stdin: bytes | None
         input=stdin,
         capture_output=True,
         env=environment,
-        timeout=120,
+        timeout=timeout,
         preexec_fn=drop_root_file_access if without_root_file_access and os.geteuid() == 0 else None,
     )
     return Result(
