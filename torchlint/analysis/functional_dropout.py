@@ -310,28 +310,19 @@ def _passed(analysis: "ModuleAnalysis", binding) -> Optional[list]:
     function = binding.scope.function if binding.scope is not None else None
     if function is None or binding.param_index < 0:
         return None
-    parameter = binding.node if isinstance(binding.node, cst.Param) else getattr(binding.node, "parent", None)
-    default = parameter.default if isinstance(parameter, cst.Param) else None
     given: list = []
     for call in analysis.nodes_of(cst.Call):
         value = analysis.inference.infer(call.func)
         if value is None:
             continue
-        if value.kind is Kind.CLASS and function.name == "__init__" and value.cls is function.cls \
-                and function.cls is not None:
-            offset = 1
-        elif value.kind is Kind.FUNCTION and value.function is function:
-            offset = 1 if function.self_name is not None and isinstance(call.func, cst.Attribute) else 0
-        else:
+        constructs = value.kind is Kind.CLASS and function.name == "__init__" and value.cls is function.cls \
+            and function.cls is not None
+        if not constructs and not (value.kind is Kind.FUNCTION and value.function is function):
             continue
         if any(arg.star for arg in call.args):
             return None
-        argument = keyword(call, binding.name)
-        if argument is None:
-            positional = positional_args(call)
-            index = binding.param_index - offset
-            argument = positional[index].value if 0 <= index < len(positional) else None
-        given.append(argument if argument is not None else default)
+        argument = analysis.inference.passed_argument(call, function, binding.node)
+        given.append(argument if argument is not None else binding.node.default)
     return given or None
 
 
