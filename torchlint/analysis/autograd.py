@@ -1118,14 +1118,15 @@ class AutogradModel:
                 continue
             held = f"{method.self_name}.{attribute}"
             for node in iter_nodes(method.node):
-                if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                cls = type(node)  # no subclasses: compared by identity, for every node of every method
+                if cls is cst.Call and type(node.func) is cst.Attribute \
                         and dotted(node.func.value) == held:
                     if node.func.attr.value in ("append", "insert") and node.args:
                         found.append(node.args[-1].value)
                     elif node.func.attr.value in ("extend", "update", "__setitem__") and not every:
                         return None
-                elif isinstance(node, cst.Assign) and len(node.targets) == 1 \
-                        and isinstance(node.targets[0].target, cst.Subscript) \
+                elif cls is cst.Assign and len(node.targets) == 1 \
+                        and type(node.targets[0].target) is cst.Subscript \
                         and dotted(node.targets[0].target.value) == held:
                     found.append(node.value)
         return found

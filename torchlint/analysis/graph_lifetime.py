@@ -362,16 +362,21 @@ class GraphLifetime:
         return self._scopes.get(id(enclosing_code(node)))
 
 
+_COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
+_LOOP_CLASSES = frozenset(_LOOPS)
+_SCOPE_CLASSES = frozenset(_SCOPES)
+
+
 def _loops_around(node: cst.CSTNode) -> bool:
-    child = node
-    for ancestor in ancestors(node):
-        if isinstance(ancestor, _LOOPS) and child is ancestor.body:
+    # Node classes compared by identity (no subclasses): asked for every name of a file.
+    child, ancestor = node, node.parent
+    while ancestor is not None:
+        cls = type(ancestor)
+        if cls in _LOOP_CLASSES and child is ancestor.body or cls in _COMPREHENSIONS:
             return True
-        if isinstance(ancestor, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
-            return True
-        if isinstance(ancestor, _SCOPES):
+        if cls in _SCOPE_CLASSES:
             return False
-        child = ancestor
+        child, ancestor = ancestor, ancestor.parent
     return False
 
 

@@ -224,16 +224,17 @@ class Inference:
         if handler is None:
             memo[key] = None
             return None
-        self._answers.begin(memo, key)
+        answers = self._answers
+        begun = answers.begin(memo, key)
         self._depth += 1
         try:
             value = handler(node)
         except BaseException:
-            self._answers.abandon(memo, key)
+            answers.abandon(memo, key)
             raise
         finally:
             self._depth -= 1
-        self._answers.end(memo, key, value)
+        answers.end(memo, key, value, begun)
         return value
 
     def tensor(self, node: cst.CSTNode) -> Optional[Value]:

@@ -21,8 +21,9 @@ class Answers:
 
     def __init__(self) -> None:
         self._open: dict[tuple[int, Hashable], int] = {}  # (table, key) -> its frame on the stack
-        self._low: list[int] = []  # per frame: the lowest open frame its answer rests on
-        self._provisional: list[Optional[list[tuple[dict, Hashable]]]] = []  # per frame: answers resting on it
+        # Per frame, [the lowest open frame its answer rests on, the answers resting on it or
+        # None (few have any)]: one list a frame, as `ask` runs for every binding and return.
+        self._frames: list[list] = []
 
     def ask(self, table: dict, key: Hashable, answer: Callable[[T], Any], question: T) -> Any:
         """``table[key]``, computed by ``answer(question)`` if it is not known yet."""
@@ -31,47 +32,62 @@ class Answers:
             if known is None:
                 self.met(table, key)
             return known
-        self.begin(table, key)
+        # `begin` and `end` written out: this is the analyses' most frequent call.
+        frames = self._frames
+        frame = len(frames)
+        table[key] = None
+        opened = (id(table), key)
+        self._open[opened] = frame
+        frames.append([frame, None])
         try:
             found = answer(question)
         except BaseException:
             self.abandon(table, key)
             raise
-        self.end(table, key, found)
+        self._close(table, key, opened, frame, found)
         return found
 
-    def begin(self, table: dict, key: Hashable) -> None:
-        """Start answering ``key`` of ``table``: while this runs, the key reads ``None``."""
+    def begin(self, table: dict, key: Hashable) -> tuple[tuple, int]:
+        """Start answering ``key`` of ``table``: while this runs, the key reads ``None``.
+        What it gives is for ``end``."""
         table[key] = None
-        frame = len(self._low)
-        self._open[(id(table), key)] = frame
-        self._low.append(frame)
-        self._provisional.append(None)  # a list once something rests on the frame (few do)
+        frames = self._frames
+        frame = len(frames)
+        opened = (id(table), key)
+        self._open[opened] = frame
+        frames.append([frame, None])
+        return opened, frame
 
     def met(self, table: dict, key: Hashable) -> None:
         """``table[key]`` was read as ``None``: when the key is still being answered, the
         answer being computed now rests on that stand-in."""
         frame = self._open.get((id(table), key))
-        if frame is not None and self._low and frame < self._low[-1]:
-            self._low[-1] = frame
+        frames = self._frames
+        if frame is not None and frames and frame < frames[-1][0]:
+            frames[-1][0] = frame
 
-    def end(self, table: dict, key: Hashable, answer: Any) -> None:
-        """``key`` of ``table`` is answered; ``answer`` None when answering it failed."""
-        lows = self._low
-        frame = len(lows) - 1
-        low = lows.pop()
-        provisional = self._provisional.pop()
-        del self._open[(id(table), key)]
+    def end(self, table: dict, key: Hashable, answer: Any, begun: Optional[tuple[tuple, int]] = None) -> None:
+        """``key`` of ``table`` is answered; ``answer`` None when answering it failed.
+        ``begun``: what ``begin`` gave, if at hand."""
+        if begun is None:
+            begun = ((id(table), key), len(self._frames) - 1)
+        self._close(table, key, begun[0], begun[1], answer)
+
+    def _close(self, table: dict, key: Hashable, opened: tuple, frame: int, answer: Any) -> None:
+        frames = self._frames
+        low, provisional = frames.pop()
+        del self._open[opened]
         table[key] = answer
         if low < frame:
-            resting = self._provisional[low]
+            resting_frame = frames[low]
+            resting = resting_frame[1]
             if resting is None:
-                resting = self._provisional[low] = []
+                resting = resting_frame[1] = []
             if provisional:
                 resting.extend(provisional)
             resting.append((table, key))
-            if lows[-1] > low:
-                lows[-1] = low
+            if frames[-1][0] > low:
+                frames[-1][0] = low
         elif provisional:
             for other_table, other_key in provisional:
                 other_table.pop(other_key, None)

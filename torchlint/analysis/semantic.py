@@ -29,6 +29,20 @@ _BRANCHES = (cst.If, cst.Else, cst.For, cst.While, cst.Try, cst.TryStar, cst.Exc
 _FLOW_NODES = (cst.BaseStatement, cst.BaseSuite, *_BRANCHES)
 
 
+def _subclasses(bases: tuple[type, ...]) -> frozenset[type]:
+    found, pending = set(), list(bases)
+    while pending:
+        cls = pending.pop()
+        if cls not in found:
+            found.add(cls)
+            pending.extend(cls.__subclasses__())
+    return frozenset(found)
+
+
+# The same, as a set of classes: `_ancestor_ids` tests every node above every name read.
+_FLOW_CLASSES = _subclasses(_FLOW_NODES)
+
+
 class BindingKind(enum.Enum):
     ASSIGN = "assign"
     AUGASSIGN = "augmented assignment"
@@ -473,14 +487,19 @@ class SemanticModel:
         memo = self._flow_ancestors
         path = []
         current = node.parent
-        while current is not None and id(current) not in memo:
-            path.append(current)
+        found = frozenset()
+        while current is not None:
+            key = id(current)
+            if key in memo:
+                found = memo[key]
+                break
+            path.append((key, current))
             current = current.parent
-        found = memo[id(current)] if current is not None else frozenset()
-        for ancestor in reversed(path):
-            if isinstance(ancestor, _FLOW_NODES):
-                found = found | {id(ancestor)}
-            memo[id(ancestor)] = found
+        flow_classes = _FLOW_CLASSES
+        for key, ancestor in reversed(path):
+            if type(ancestor) in flow_classes:
+                found = found | {key}
+            memo[key] = found
         return found
 
     def star_import_source(self, name: str) -> Optional[str]:
@@ -562,10 +581,15 @@ class _Builder:
         self.lazy_headers: dict[int, FunctionInfo] = {}
         self.anchor: Optional[int] = None  # in a lazy body: the function's anchor
         self.walked: list[cst.CSTNode] = []
+        # Whether each node left gets its span in `walked` (`walk.iter_nodes` reads it): only
+        # in the first walk, where `seq` counts the list, and while no body is left lazy (a
+        # body built later is not in the list).
+        self.spans = False
 
     def build(self) -> int:
         """Walk the module; the last seq given."""
         self.walked = self.model.walked_nodes
+        self.spans = True
         walk(self.model.module, self._enter, self._leave, link_parents=True)
         return self.seq
 
@@ -573,6 +597,7 @@ class _Builder:
 
     def _enter(self, node: cst.CSTNode, parent) -> None:
         self.walked.append(node)  # the shared list of nodes (ModuleAnalysis.nodes_of)
+        node.span = self.seq  # where it is in that list, until `_leave` knows where its subtree ends
         self.seq += 1
         entry = self.scope_entries.pop(id(node), None) if self.scope_entries else None
         if entry is not None:
@@ -582,6 +607,8 @@ class _Builder:
             handler(self, node)
 
     def _leave(self, node: cst.CSTNode) -> None:
+        if self.spans and not self.model.lazy_functions:
+            node.span = (self.walked, node.span, self.seq)
         while self.scope.exit_node is node:
             self.scope = self.scope.parent  # type: ignore[assignment]
         if self.lazy_headers:

@@ -166,6 +166,9 @@ def _argument_write(ctx: "FileContext", arg: cst.Arg) -> Optional[Write]:
     return None
 
 
+_NAME_OR_ATTRIBUTE = frozenset({cst.Name, cst.Attribute})
+
+
 def written_expressions(ctx: "FileContext") -> list[cst.CSTNode]:
     """The names and attributes that in-place writes may reach, found from the writes' side
     (an augmented assignment, an item assignment, an in-place method, `out=`): every
@@ -174,19 +177,24 @@ def written_expressions(ctx: "FileContext") -> list[cst.CSTNode]:
     if "written_expressions" in ctx.cache:
         return ctx.cache["written_expressions"]
     found: list[cst.CSTNode] = []
+    # Node classes compared by identity (they have no subclasses): every call and argument
+    # of the file passes here.
     for node in ctx.analysis.nodes_of(cst.AugAssign, cst.Assign, cst.Call, cst.Arg):
-        if isinstance(node, cst.AugAssign):
+        cls = type(node)
+        if cls is cst.AugAssign:
             roots = [node.target]
-        elif isinstance(node, cst.Assign):
-            roots = [target.target for target in node.targets if isinstance(target.target, cst.Subscript)]
-        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value.endswith("_"):
+        elif cls is cst.Assign:
+            roots = [target.target for target in node.targets if type(target.target) is cst.Subscript]
+        elif cls is cst.Call:
+            if type(node.func) is not cst.Attribute or not node.func.attr.value.endswith("_"):
+                continue
             roots = [node.func.value]
-        elif isinstance(node, cst.Arg) and node.keyword is not None and node.keyword.value == "out":
+        elif node.keyword is not None and node.keyword.value == "out":
             roots = [node.value]
         else:
             continue
         for root in roots:
-            found.extend(inner for inner in iter_nodes(root) if isinstance(inner, (cst.Name, cst.Attribute)))
+            found.extend(inner for inner in iter_nodes(root) if type(inner) in _NAME_OR_ATTRIBUTE)
     ctx.cache["written_expressions"] = found
     return found
 

@@ -76,7 +76,9 @@ class ParserSyntaxError(Exception):
 
 
 class CSTNode:
-    __slots__ = ("start", "end", "parent")  # parent: set by the walk (semantic.py)
+    # parent: set by the walk (semantic.py); span: where the walk put the node and its
+    # descendants in its list of nodes, read by `walk.iter_nodes` (set by the same walk).
+    __slots__ = ("start", "end", "parent", "span")
     _init_fields: tuple[str, ...] = ()
     #: The child fields, in the order torchlint's walk visits them (evaluation order).
     _fields: tuple[str, ...] = ()

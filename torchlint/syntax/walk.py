@@ -10,6 +10,7 @@ before its target, the ``for`` clauses of a comprehension before its element.
 
 from __future__ import annotations
 
+import operator
 from typing import Callable, Iterable, Iterator, Optional
 
 from torchlint.syntax import cst
@@ -33,15 +34,34 @@ Enter = Callable[[CSTNode, Optional[CSTNode]], None]
 Leave = Callable[[CSTNode], None]
 
 _LEAVE = object()
-# Per node class: its child fields in reverse, pushed so that the first is visited first.
-_REVERSED_FIELDS: dict[type, tuple[str, ...]] = {}
+
+# Per node class: one call that reads all its child fields, last first (pushed so that the
+# first is visited first). A class with fewer than two fields reads `__class__` besides,
+# so that the getter always gives a tuple; a class is never a node, so the walk skips it.
+_CHILD_GETTERS: dict[type, Callable[[CSTNode], tuple]] = {}
+# The classes of the values met in child fields, sorted once each: nodes, and the rest
+# (strings, numbers, None, the classes the getters read); lists and tuples are opened.
+_NODE_CLASSES: set[type] = set()
+_OTHER_CLASSES: set[type] = {str, int, float, bool, bytes, type(None), type}
 
 
-def _learn_reversed_fields(cls: type) -> tuple[str, ...]:
-    """The first node of ``cls`` met: its reversed fields, kept (the walks read the table
+def _child_getter(cls: type) -> Callable[[CSTNode], tuple]:
+    """The first node of ``cls`` met: its getter, kept (the walks read the table
     themselves, a call per node costing what the table saves)."""
-    fields = _REVERSED_FIELDS[cls] = tuple(reversed(cls._fields))
-    return fields
+    fields = tuple(reversed(cls._fields))
+    if len(fields) < 2:
+        fields = fields + ("__class__",) * (2 - len(fields))
+    getter = _CHILD_GETTERS[cls] = operator.attrgetter(*fields)
+    return getter
+
+
+def _is_node_class(cls: type) -> bool:
+    """The first value of ``cls`` met in a child field: whether it is a node, kept."""
+    if issubclass(cls, CSTNode):
+        _NODE_CLASSES.add(cls)
+        return True
+    _OTHER_CLASSES.add(cls)
+    return False
 
 
 def walk(
@@ -58,7 +78,9 @@ def walk(
     stack: list = [(root, None)]
     pop = stack.pop
     push = stack.append
-    reversed_fields = _REVERSED_FIELDS
+    getters = _CHILD_GETTERS
+    nodes = _NODE_CLASSES
+    others = _OTHER_CLASSES
     while stack:
         node, parent = pop()
         if parent is _LEAVE:
@@ -68,48 +90,38 @@ def walk(
         if leave is not None:
             push((node, _LEAVE))
         cls = type(node)
-        fields = reversed_fields.get(cls)
-        if fields is None:
-            fields = _learn_reversed_fields(cls)
-        for name in fields:
-            value = getattr(node, name)
-            if isinstance(value, CSTNode):
-                if link_parents:
-                    value.parent = node
-                push((value, node))
-            elif type(value) is tuple or type(value) is list:
+        try:
+            getter = getters[cls]
+        except KeyError:
+            getter = _child_getter(cls)
+        for value in getter(node):
+            kind = type(value)
+            if kind is tuple or kind is list:
                 for child in reversed(value):
-                    if isinstance(child, CSTNode):
+                    kind = type(child)
+                    if kind in nodes or kind not in others and _is_node_class(kind):
                         if link_parents:
                             child.parent = node
                         push((child, node))
+            elif kind in nodes or kind not in others and _is_node_class(kind):
+                if link_parents:
+                    value.parent = node
+                push((value, node))
 
 
 def iter_nodes(root: CSTNode) -> Iterable[CSTNode]:
     """Every node below ``root`` (inclusive), in evaluation order."""
-    # `walk`'s loop without its callback and (node, parent) pairs: the rules and analyses
-    # ask for every node of a subtree thousands of times per file.
+    # The rules and analyses ask for every node of a subtree thousands of times per file.
+    # The semantic model's walk of a tree left the node and its descendants side by side in
+    # its list (a preorder), and the node's `span` says where: a slice of that list.
+    span = getattr(root, "span", None)
+    if type(span) is tuple:
+        nodes, start, stop = span
+        return nodes[start:stop]
+    # Else (a tree whose bodies were built lazily, a node made after the walk) a walk.
     found: list[CSTNode] = []
     keep = found.append
-    stack: list = [root]
-    pop = stack.pop
-    push = stack.append
-    reversed_fields = _REVERSED_FIELDS
-    while stack:
-        node = pop()
-        keep(node)
-        cls = type(node)
-        fields = reversed_fields.get(cls)
-        if fields is None:
-            fields = _learn_reversed_fields(cls)
-        for name in fields:
-            value = getattr(node, name)
-            if isinstance(value, CSTNode):
-                push(value)
-            elif type(value) is tuple or type(value) is list:
-                for child in reversed(value):
-                    if isinstance(child, CSTNode):
-                        push(child)
+    walk(root, lambda node, parent: keep(node))
     return found
 
 
@@ -172,11 +184,12 @@ def settle_upward(memo: dict, node: CSTNode, step: Callable[[CSTNode], tuple[Opt
     current: Optional[CSTNode] = node
     answer = None
     while current is not None:
-        if id(current) in memo:
-            answer = memo[id(current)]
+        key = id(current)
+        if key in memo:
+            answer = memo[key]
             break
-        passed.append(current)
+        passed.append(key)
         current, answer = step(current)
-    for passed_node in passed:
-        memo[id(passed_node)] = answer
+    for key in passed:
+        memo[key] = answer
     return answer
