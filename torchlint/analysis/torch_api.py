@@ -192,8 +192,10 @@ TRAIN_MODE_CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList",
 # The functionals that behave like those layers when given `training=self.training`: the
 # position of `training`.
 TRAIN_MODE_FUNCTIONS: dict[str, int] = {
-    **{f"torch.nn.functional.{name}": 2 for name in (
-        "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout")},
+    # The dropouts of the facts table switched by a module's `training` (`F.dropout(.., training=)`).
+    **{name: switch.position for name in sorted(torch_facts.dropouts())
+       if (switch := torch_facts.dropout(name).switch) is not None and switch.name == "training"
+       and switch.position is not None},
     "torch.nn.functional.batch_norm": 5,
 }
 # The data-parallel wrappers: a wrapper built around a module is in its mode, and its

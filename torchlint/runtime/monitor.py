@@ -930,10 +930,12 @@ class Monitor:
         """TL414: ``F.dropout(x, p, training=True)`` (or ``F.batch_norm`` with ``training=True``)
         running below a flagged statement whose module was read in training mode: the
         module's own forward passes ``self.training`` on, so it behaves as in training."""
-        position, p_position = _TRAINING_FUNCTIONALS[name]
-        training = kwargs.get("training", args[position] if len(args) > position else name != "batch_norm")
-        p = kwargs.get("p", args[p_position] if p_position is not None and len(args) > p_position else 0.5)
-        if training is not True or p_position is not None and not (isinstance(p, (int, float)) and p > 0):
+        switch, rate = _TRAINING_FUNCTIONALS[name]
+        training = _argument_value(switch, args, kwargs)
+        if switch.name not in kwargs and not (switch.position is not None and switch.position < len(args)):
+            training = training == 1  # its default: "1" or "0" in the facts table
+        p = _argument_value(rate, args, kwargs) if rate is not None else None
+        if training is not True or rate is not None and not (isinstance(p, (int, float)) and p > 0):
             return
         stack = set()
         frame = sys._getframe(1)
@@ -1043,12 +1045,14 @@ class Monitor:
 _MISSING = object()
 
 
-# The functionals that act as in training mode when given `training=True`: the position of
-# `training`, and of the drop probability (None: none).
+# The functionals that act as in training mode when given `training=True`: their `training`
+# argument, and their drop probability (None: none). The dropouts are the facts table's with
+# a `training` switch (`F.alpha_dropout` drops only when asked: its default is off).
 _TRAINING_FUNCTIONALS = {
-    **{name: (2, 1) for name in ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
-                                  "feature_alpha_dropout")},
-    "batch_norm": (5, None),
+    **{qualname.rpartition(".")[2]: (facts.switch, facts.rate) for qualname in sorted(torch_facts.dropouts())
+       if qualname.startswith("torch.nn.functional.")
+       and (facts := torch_facts.dropout(qualname)).switch is not None and facts.switch.name == "training"},
+    "batch_norm": (torch_facts.Argument("training", 5, "0"), None),
 }
 
 
