@@ -125,8 +125,8 @@ class GraphExits:
 
     def _differentiated(self) -> set[int]:
         found: set[int] = set()
-        for call in iter_nodes(self.analysis.module):
-            func = call.func if isinstance(call, cst.Call) else None
+        for call in self.analysis.nodes_of(cst.Call):
+            func = call.func
             if not (isinstance(func, cst.Attribute) and func.attr.value == "backward"
                     and self.inference.tensor(func.value) is not None):
                 continue

@@ -1996,8 +1996,10 @@ def _returns_always(function: cst.FunctionDef) -> bool:
     if not (isinstance(last, cst.SimpleStatementLine) and (isinstance(last.body[-1], cst.Return)
             and last.body[-1].value is not None or isinstance(last.body[-1], cst.Raise))):
         return False  # (a builder ending in `raise ValueError(name)` returns a module whenever it returns)
-    return not any(isinstance(node, cst.Return) and node.value is None and _owner(node) is function
-                   for node in iter_nodes(function))
+    for node in iter_nodes(function):
+        if type(node) is cst.Return and node.value is None and _owner(node) is function:
+            return False
+    return True
 
 
 def _loaded_in(init: FunctionInfo, name: str) -> Optional[cst.Call]:
@@ -2123,22 +2125,26 @@ def _runs_backward(node: cst.CSTNode) -> bool:
                for child in iter_nodes(node))
 
 
+_VALUE_STATEMENTS = frozenset({cst.Return, cst.Assign, cst.AugAssign, cst.AnnAssign})
+
+
 def _scope_scan(scope_node: cst.CSTNode) -> tuple[list, list, list]:
     """The loops of ``scope_node``, its ``.backward()`` attributes, and, in walk order, the
     nodes ``_Walker._scan`` asks about (each of its tests implies this one)."""
     loops, backwards, candidates = [], [], []
     for node in iter_nodes(scope_node):
-        if isinstance(node, (cst.For, cst.While)):
+        cls = type(node)  # classes without subclasses, compared by identity: every node of the scope
+        if cls is cst.For or cls is cst.While:
             loops.append(node)
-        elif isinstance(node, cst.Attribute):
+        elif cls is cst.Attribute:
             if node.attr.value == "backward" and isinstance(node.parent, cst.Call) and node.parent.func is node:
                 backwards.append(node)
             elif node.attr.value in _READ_OUT or node.attr.value == "data":
                 candidates.append(node)
-        elif isinstance(node, (cst.Return, cst.Assign, cst.AugAssign, cst.AnnAssign)):
+        elif cls in _VALUE_STATEMENTS:
             if node.value is not None:
                 candidates.append(node)
-        elif isinstance(node, cst.Call) and (isinstance(node.func, cst.Attribute) and (
+        elif cls is cst.Call and (isinstance(node.func, cst.Attribute) and (
                 node.func.attr.value in _STORING or node.args and node.func.attr.value in _READ_OUT_FUNCTION_NAMES)
                 or isinstance(node.func, cst.Name) and node.args):
             candidates.append(node)

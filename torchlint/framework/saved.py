@@ -618,24 +618,29 @@ def _reaches(ctx: "FileContext", scope, saver: cst.CSTNode, backward: cst.Call) 
 
 def _item_assignments(ctx: "FileContext", scope) -> list[cst.Assign]:
     """The assignments to items of a name (``x[0] = v``) in the code of ``scope``."""
-    key = ("item_assignments", id(scope.node))
-    if key not in ctx.cache:
-        ctx.cache[key] = [node for node in ctx.analysis.nodes_of(cst.Assign)
-                          if any(isinstance(target.target, cst.Subscript) for target in node.targets)
-                          and (ctx.enclosing_function(node) or ctx.module) is scope.node]
-    return ctx.cache[key]
+    return _by_code(ctx, "item_assignments", scope, lambda: [
+        node for node in ctx.analysis.nodes_of(cst.Assign)
+        if any(type(target.target) is cst.Subscript for target in node.targets)])
 
 
 def _appends(ctx: "FileContext", scope) -> list[cst.Call]:
     """``outputs.append(v)`` (``extend``, ``insert``) on a name in the code of ``scope``: the
     list then holds ``v``, and what is computed from the list (``torch.stack(outputs)``) from it."""
-    key = ("appends", id(scope.node))
-    if key not in ctx.cache:
-        ctx.cache[key] = [node for node in ctx.analysis.nodes_of(cst.Call)
-                          if isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name)
-                          and node.func.attr.value in ("append", "extend", "insert")
-                          and (ctx.enclosing_function(node) or ctx.module) is scope.node]
-    return ctx.cache[key]
+    return _by_code(ctx, "appends", scope, lambda: [
+        node for node in ctx.analysis.nodes_of(cst.Call)
+        if type(node.func) is cst.Attribute and type(node.func.value) is cst.Name
+        and node.func.attr.value in ("append", "extend", "insert")])
+
+
+def _by_code(ctx: "FileContext", kind: str, scope, nodes) -> list:
+    """The nodes ``nodes()`` finds in the file, those in the code of ``scope`` (its function,
+    or the module outside functions): sorted by function once per file, not once per scope."""
+    grouped = ctx.cache.get(kind)
+    if grouped is None:
+        grouped = ctx.cache[kind] = {}
+        for node in nodes():
+            grouped.setdefault(id(ctx.enclosing_function(node) or ctx.module), []).append(node)
+    return grouped.get(id(scope.node), [])
 
 
 def _mentions(ctx: "FileContext", expression: cst.BaseExpression, saver: cst.CSTNode, tainted: set[int]) -> bool:

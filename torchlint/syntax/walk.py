@@ -21,12 +21,21 @@ CSTNode = cst.CSTNode
 def children(node: CSTNode) -> list[CSTNode]:
     """The semantically interesting children of ``node``, in evaluation order."""
     result: list[CSTNode] = []
-    for name in type(node)._fields:
-        value = getattr(node, name)
-        if isinstance(value, CSTNode):
+    cls = type(node)
+    try:
+        getter = _CHILD_GETTERS[cls]
+    except KeyError:
+        getter = _child_getter(cls)
+    nodes, others = _NODE_CLASSES, _OTHER_CLASSES
+    for value in reversed(getter(node)):
+        kind = type(value)
+        if kind is tuple or kind is list:
+            for child in value:
+                kind = type(child)
+                if kind in nodes or kind not in others and _is_node_class(kind):
+                    result.append(child)
+        elif kind in nodes or kind not in others and _is_node_class(kind):
             result.append(value)
-        elif type(value) is tuple or type(value) is list:
-            result.extend(v for v in value if isinstance(v, CSTNode))
     return result
 
 
