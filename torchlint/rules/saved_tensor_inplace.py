@@ -18,6 +18,11 @@ class SavedTensorInplace(Rule):
         "In-place write ({how}) to `{written}`, which `{saver}` saved for backward; {backward} reads it after "
         "the write and raises RuntimeError; {advice}"
     )
+    shared_message = (
+        "In-place write ({how}) to `{written}`, a view of `{base}`, whose storage `{saver}` saved for backward "
+        "(it keeps {what}, another view of `{base}`: views share one version counter); {backward} reads it after "
+        "the write and raises RuntimeError; {advice}"
+    )
     result_message = (
         "In-place write ({how}) to the result of `{saver}`, which it saved for backward; {backward} reads it "
         "after the write and raises RuntimeError; {advice}"
@@ -209,7 +214,10 @@ class SavedTensorInplace(Rule):
             written = found.written
             fix, advice = self._fix(found)
             message = self.message if isinstance(written, cst.Name) else self.result_message
-            self.report(found.write.node, message, how=found.write.how, written=written,
+            if found.read.shares:
+                message = self.shared_message
+            self.report(found.write.node, message, how=found.write.how, written=written, base=found.read.shares,
+                        what=found.read.what,
                         saver=found.read.saver, backward=found.read.reader(self.ctx), advice=advice,
                         evidence=self.ctx.tensor(found.read.saver), related=found.read.related(self.ctx), fix=fix)
 
@@ -275,6 +283,9 @@ class SavedTensorInplace(Rule):
             return self._out_of_place(statement)  # an item of a list: the sum is a new tensor put in the list
         if found.read.what == LIST_ITEMS:
             return None, f"write out of place and put the result in `{name.value}` as a new item"
+        if found.read.shares and isinstance(statement, cst.AugAssign) and statement.target is write \
+                and isinstance(write, cst.Name):
+            return self._out_of_place(statement)  # the sum is a new tensor; the shared storage is left as it was
         if found.read.what != "its result":
             # An input was saved (a parameter, a leaf): writing it in place is often the point
             # (an update); the write belongs after the backward, or the operation needs a copy.
