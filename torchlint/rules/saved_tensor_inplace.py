@@ -88,9 +88,13 @@ class SavedTensorInplace(Rule):
     built from a list of appended layers) or called on what a module returned in a
     `forward` (`x = self.block(x); x = self.dropout(x)`, where `self.block` ends with a
     ReLU). What a module of the project returns is followed through its `forward` (or its
-    `__call__` where it defines one, and a method whose result `forward` returns); an
-    activation picked from a dict of classes by a constant key (`ACTS["relu"]()`) is that
-    class. Such a module held in an attribute writes what it is called on: `x =
+    `__call__` where it defines one, and a method whose result `forward` returns), also
+    for a class of another module of the project; an activation picked from a dict of
+    classes by a constant key (`ACTS["relu"]()`) is that class. A `forward` that applies
+    its activation only when it is set (`x = self.conv(x)`, then `if self.act is not None:
+    x = self.act(x)`, with `self.act = nn.ReLU() if act_cfg else None`) returns a saved
+    output whenever that arm runs: the finding names the condition, and a write to such
+    outputs (`laterals[i - 1] += up(laterals[i])` in a feature pyramid) is flagged. Such a module held in an attribute writes what it is called on: `x =
     self.relu(x)` after `self.conv1(x)` kept `x` is flagged at the call, as are
     `torch.relu_(x)` and `F.relu(x, inplace=True)` (the name is bound again only after the
     write). A name bound to a saved result (`x = y` after `y = torch.softmax(..)`) is the
@@ -99,8 +103,11 @@ class SavedTensorInplace(Rule):
     feats[i - 1] + ..`, a new tensor in the list). A view of a saved tensor
     (`x.transpose(1, 2)`, `x[0]`) shares its version
     counter: saving the view saves the tensor, and a write to the tensor is flagged; in
-    `x[i] = f(x)` and `x += f(x)` the right side runs first. A saved tensor written several
-    times is reported once, at its first write.
+    `x[i] = f(x)` and `x += f(x)` the right side runs first. Two views of one tensor share
+    it too: `keep, move = halves(x)` (a function of the file that returns `t[:, :n], t[:,
+    n:]`, or a static method called through its class) or `move = x[:, n:]`, then
+    `self.net(keep)` and `move *= s` is flagged, and written out of place. A saved tensor
+    written several times is reported once, at its first write.
 
     Writes through a `.data`, `.detach()`, view or numpy alias are reported by TL102,
     TL301, TL303 and TL304, with the same evidence.

@@ -55,7 +55,9 @@ class ViewInplace(AliasWriteRule):
     outside `no_grad`, is flagged whatever is read afterwards (torch raises "Output 0 of
     SplitBackward0 is a view and is being modified inplace"). So is a view of one of them
     (`flat = u.reshape(-1)`) and a loop target of `zip(x, ..)`. (`tensor_split`,
-    `hsplit`, `vsplit`, `dsplit` slice instead: their outputs may be written.)
+    `hsplit`, `vsplit`, `dsplit` slice instead: their outputs may be written.) Whether `x`
+    requires grad is followed through the calls of the file, and `t.requires_grad = True`
+    (or `t.requires_grad_()`) makes `t` require grad from there on.
 
     A view made under `torch.no_grad()` of a tensor that requires grad (`row = emb.weight[0]`
     in a `no_grad` block) may not be written in place once grad mode is back on either: torch
