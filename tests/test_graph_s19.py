@@ -215,6 +215,45 @@ learner = Learner(make_critic=lambda: Critic(3))
 learner.update(torch.randn(5, 3), torch.randn(5, 1))
 """
 
+EARLY_RETURN = """
+import torch
+from torch import nn
+
+
+class Unit(nn.Module):
+    def __init__(self, cin, cout, act=True):
+        super().__init__()
+        self.lin = nn.Linear(cin, cout)
+        self.act = nn.Tanh() if act else None
+
+    def forward(self, h):
+        h = self.lin(h)
+        if self.act is None:
+            return h
+        return self.act(h)
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = Unit(3, 4)
+
+    def forward(self, x):
+        p = self.a(x)
+        p += 1
+        return p.sum()
+
+
+Head()(torch.randn(2, 3)).backward()
+"""
+
+# The same block choosing its return in one expression.
+CONDITIONAL_RETURN = EARLY_RETURN.replace(
+    "        if self.act is None:\n            return h\n        return self.act(h)",
+    "        return self.act(h) if self.act is not None else h",
+).replace("p += 1", "q *= 2").replace("p = self", "q = self").replace("p.sum()", "q.sum()")
+
+
 CASES = {
     # name: (files, the file and line of the finding, code, how the fixed twin reads)
     "merge_elsewhere": ({"pkg/__init__.py": "", "pkg/blocks.py": UNIT, "pkg/pyramid.py": MERGE_ELSEWHERE},
@@ -234,6 +273,8 @@ CASES = {
     "switched_method": ({"plot.py": SWITCHED.replace("{switch}", "requires_grad_()")}, ("plot.py", 13, "TL303"),
                         ("for plane in out[0]:\n        plane.mul_(0.25)",
                          "for k in range(out.shape[1]):\n        out[0, k] = out[0, k] * 0.25")),
+    "early_return": ({"head.py": EARLY_RETURN}, ("head.py", 25, "TL409"), ("p += 1", "p = p + 1")),
+    "conditional_return": ({"head.py": CONDITIONAL_RETURN}, ("head.py", 23, "TL409"), ("q *= 2", "q = q * 2")),
     "factory": ({"learn.py": FACTORY}, ("learn.py", 27, "TL409"),
                 ("        self.opt_c.step()\n        self.opt_a.zero_grad()\n        actor_loss.backward()\n",
                  "        self.opt_a.zero_grad()\n        actor_loss.backward()\n        self.opt_c.step()\n")),
@@ -315,3 +356,34 @@ def merge(units, feats):
     _write(project, {"free.py": source})
     # No backward and no module forward reads the result here: nothing to report.
     assert project.findings("--select", "TL409", "--no-cache") == []
+
+
+def test_an_in_place_activation_after_an_optional_norm_is_fine(project) -> None:
+    # The norm keeps its input (the convolution's output); the in-place ReLU writes the
+    # norm's output, a new tensor: torch runs it, and nothing is reported.
+    source = """
+import torch
+from torch import nn
+
+
+class ConvUnit(nn.Module):
+    def __init__(self, cin, cout, norm=True, act=True):
+        super().__init__()
+        self.conv = nn.Conv2d(cin, cout, 3, padding=1)
+        self.norm = nn.BatchNorm2d(cout) if norm else None
+        self.act = nn.ReLU(inplace=True) if act else None
+
+    def forward(self, x):
+        x = self.conv(x)
+        if self.norm is not None:
+            x = self.norm(x)
+        if self.act is not None:
+            x = self.act(x)
+        return x
+
+
+ConvUnit(3, 4)(torch.randn(2, 3, 5, 5)).sum().backward()
+"""
+    _write(project, {"unit.py": source})
+    assert project.findings("--select", "TL409,TL303", "--no-cache") == []
+    assert _run(project, "unit.py").returncode == 0

@@ -1260,7 +1260,34 @@ class AutogradModel:
             first = outputs[0]
             return ModuleBehaviour(f"`{cls.name}`'s forward returns a saved result: {first.saves_output}",
                                    first.saver, None)
+        saving = [index for index, output in enumerate(outputs) if output is not None and output.saves_output]
+        if saving:
+            # `if self.act is None: return x`, then `return self.act(x)`: saved when that return runs.
+            index = saving[0]
+            when = self._arm_condition(forward.returns[index].parent)
+            if when is None:
+                early = [self._arm_condition(value.parent, exits=True) for position, value in enumerate(forward.returns)
+                         if position not in saving]
+                when = early[0] if len(early) == 1 else None
+            if when is not None:
+                return ModuleBehaviour(f"`{cls.name}`'s forward returns a saved result: "
+                                       f"{outputs[index].saves_output}, {when}", outputs[index].saver, None)
         return ModuleBehaviour(None, None, None)
+
+    def _arm_condition(self, node: cst.CSTNode, exits: bool = False) -> Optional[str]:
+        """When ``node`` runs, as the test of the nearest ``if`` of its function around it says
+        ("when `self.act is not None` holds, line 12"); ``exits``: when the code after that ``if``
+        runs instead (``node`` returning from its body)."""
+        child, parent = node, node.parent
+        while parent is not None and not isinstance(parent, (cst.If, cst.IfExp, cst.FunctionDef, cst.Lambda)):
+            child, parent = parent, parent.parent
+        if not isinstance(parent, (cst.If, cst.IfExp)) or (exits and (isinstance(parent, cst.IfExp)
+                                                                     or child is not parent.body)):
+            return None
+        test = self.analysis.snippet(parent.test)
+        line = self.analysis.line_index.position(parent.start)[0]
+        holds = (child is parent.body) != exits
+        return f"when `{test}` holds, line {line}" if holds else f"when `{test}` does not hold, line {line}"
 
     def _output_behaviour(self, value: cst.BaseExpression, depth: int = 0) -> Optional[ModuleBehaviour]:
         """Whether the tensor ``value`` is the saved output of the call that made it."""
@@ -1274,6 +1301,16 @@ class AutogradModel:
             if len(bindings) == 1:
                 return self._output_behaviour(bindings[0].value, depth + 1)
             return self._branch_output(bindings, depth)
+        if isinstance(value, cst.IfExp):
+            # `self.act(x) if self.act is not None else x`: saved when the arm that saves runs.
+            arms = [(arm, self._output_behaviour(arm, depth + 1)) for arm in (value.body, value.orelse)]
+            saving = [(arm, output) for arm, output in arms if output is not None and output.saves_output]
+            if len(saving) == 2:
+                return saving[0][1]
+            if not saving:
+                return None
+            when = self._arm_condition(saving[0][0])
+            return ModuleBehaviour(f"{saving[0][1].saves_output}, {when}", saving[0][1].saver, None)
         if not isinstance(value, cst.Call):
             return None
         func = value.func
@@ -1304,16 +1341,8 @@ class AutogradModel:
         if len(saving) == len(bindings):
             return saving[0][1]
         binding, output = saving[-1]
-        child, parent = binding.node, binding.node.parent
-        while parent is not None and not isinstance(parent, (cst.If, cst.FunctionDef)):
-            child, parent = parent, parent.parent
-        if not isinstance(parent, cst.If):
-            return None
-        test = self.analysis.snippet(parent.test)
-        line = self.analysis.line_index.position(parent.start)[0]
-        when = f"when `{test}` holds, line {line}" if child is parent.body else \
-            f"when `{test}` does not hold, line {line}"
-        return ModuleBehaviour(f"{output.saves_output}, {when}", output.saver, None)
+        when = self._arm_condition(binding.node)
+        return ModuleBehaviour(f"{output.saves_output}, {when}", output.saver, None) if when is not None else None
 
     # --- training code called while gradients are off ------------------------------------------
 

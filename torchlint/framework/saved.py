@@ -359,7 +359,9 @@ def _rebound(scope, name: str, load: cst.Name, write: cst.CSTNode) -> bool:
     """Whether ``name`` is bound again between ``load`` and ``write`` (``h = F.linear(h, w)``:
     the ``h`` written later is the new tensor, not the one the operation saved). The
     binding the write's own value makes (``x = F.relu(x, inplace=True)``) comes after it."""
-    return any(load.end <= binding.node.start < write.start and binding.kind is not BindingKind.AUGASSIGN
+    return any((load.end <= binding.node.start or binding.value is not None
+                and binding.value.start <= load.start < binding.value.end)  # `x = self.bn(x)` reads, then binds
+               and binding.node.start < write.start and binding.kind is not BindingKind.AUGASSIGN
                and not (binding.value is not None and binding.value.start <= write.start < binding.value.end)
                for binding in scope.bindings.get(name, ()))
 

@@ -92,8 +92,8 @@ class SavedTensorInplace(Rule):
     for a class of another module of the project; an activation picked from a dict of
     classes by a constant key (`ACTS["relu"]()`) is that class. A `forward` that applies
     its activation only when it is set (`x = self.conv(x)`, then `if self.act is not None:
-    x = self.act(x)`, with `self.act = nn.ReLU() if act_cfg else None`) returns a saved
-    output whenever that arm runs: the finding names the condition, and a write to such
+    x = self.act(x)`, with `self.act = nn.ReLU() if act_cfg else None`; or `if self.act is
+    None: return x` before `return self.act(x)`) returns a saved output whenever that arm runs: the finding names the condition, and a write to such
     outputs (`laterals[i - 1] += up(laterals[i])` in a feature pyramid) is flagged. Such a module held in an attribute writes what it is called on: `x =
     self.relu(x)` after `self.conv1(x)` kept `x` is flagged at the call, as are
     `torch.relu_(x)` and `F.relu(x, inplace=True)` (the name is bound again only after the
