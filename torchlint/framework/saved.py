@@ -176,9 +176,11 @@ def saved_writes(ctx: "FileContext") -> list[SavedWrite]:
 
 
 def saved_read(ctx: "FileContext", bindings: list[Binding], write: cst.CSTNode,
-               name: str) -> Optional[SavedRead]:
+               name: str, through_base: bool = False) -> Optional[SavedRead]:
     """When the tensor bound by ``bindings`` (the name ``name``) was saved for backward
-    before ``write`` and a backward after ``write`` reads it (module docstring)."""
+    before ``write`` and a backward after ``write`` reads it (module docstring).
+    ``through_base``: the write is to the tensor ``name`` is a view of, not to ``name``
+    (binding ``name`` again then does not take the saved view out of the write's way)."""
     scope = bindings[0].scope if bindings else None
     if scope is None or any(binding.scope is not scope for binding in bindings):
         return None
@@ -186,7 +188,7 @@ def saved_read(ctx: "FileContext", bindings: list[Binding], write: cst.CSTNode,
                  if call.start > write.end and not ctx.model.exclusive(write, call)]
     if not backwards:
         return None
-    for saver, what, *shares in _savers(ctx, bindings, name, write):
+    for saver, what, *shares in _savers(ctx, bindings, name, write, through_base):
         if ctx.model.exclusive(saver, write):
             continue
         for backward in backwards:
@@ -195,7 +197,7 @@ def saved_read(ctx: "FileContext", bindings: list[Binding], write: cst.CSTNode,
     return None
 
 
-def _savers(ctx: "FileContext", bindings: list[Binding], name: str, write: cst.CSTNode):
+def _savers(ctx: "FileContext", bindings: list[Binding], name: str, write: cst.CSTNode, through_base: bool = False):
     """(operation, what it saved) for each operation before ``write`` that saved the tensor."""
     ids = {id(binding) for binding in bindings}
     for binding in bindings:
@@ -228,7 +230,8 @@ def _savers(ctx: "FileContext", bindings: list[Binding], name: str, write: cst.C
             if value is None or load.start >= value.end:
                 break
             continue
-        if not ids & {id(binding) for binding in ctx.model.resolve(load)} or _rebound(scope, name, load, write):
+        if not ids & {id(binding) for binding in ctx.model.resolve(load)} \
+                or _rebound(scope, name, load, write, own_value=not through_base):
             continue
         operation = _saves_input(ctx, load)
         if operation is not None:
@@ -355,11 +358,11 @@ def _assigned_value(ctx: "FileContext", write: cst.CSTNode) -> Optional[cst.Base
     return None
 
 
-def _rebound(scope, name: str, load: cst.Name, write: cst.CSTNode) -> bool:
+def _rebound(scope, name: str, load: cst.Name, write: cst.CSTNode, own_value: bool = True) -> bool:
     """Whether ``name`` is bound again between ``load`` and ``write`` (``h = F.linear(h, w)``:
     the ``h`` written later is the new tensor, not the one the operation saved). The
     binding the write's own value makes (``x = F.relu(x, inplace=True)``) comes after it."""
-    return any((load.end <= binding.node.start or binding.value is not None
+    return any((load.end <= binding.node.start or own_value and binding.value is not None
                 and binding.value.start <= load.start < binding.value.end)  # `x = self.bn(x)` reads, then binds
                and binding.node.start < write.start and binding.kind is not BindingKind.AUGASSIGN
                and not (binding.value is not None and binding.value.start <= write.start < binding.value.end)
