@@ -55,6 +55,8 @@ _LOOPS = (cst.For, cst.While)
 # Methods that return one view of their receiver (`view`, `reshape` when it can, `flatten`...).
 # (`detach()` is a view autograd does not track: writing it is allowed.)
 _SINGLE_VIEW_METHODS = torch_facts.methods(aliasing={"view", "maybe_view"}, returns="tensor") - {"detach"}
+_VIEW_METHODS = torch_facts.methods(aliasing="view", returns="tensor") - {"detach"}
+_VIEW_ATTRIBUTES = torch_facts.properties(aliasing="view") - {"data"}
 _MAX_MODULE_DEPTH = 24  # modules built of modules, through names, attributes and functions
 # `self.<name> = [`, `= {`, `= (` or `= <name>`: an attribute that may be given a plain container.
 _CONTAINER_ASSIGNMENT = re.compile(r"self\.(\w+)\s*=\s*(?:[\[{(]|[A-Za-z_]\w*\s*$)", re.MULTILINE)
@@ -233,6 +235,7 @@ class AutogradModel:
         self._lifetime: Optional[GraphLifetime] = None
         self._freezes: Optional[list[tuple[str, int]]] = None
         self._parameter_flows: dict[tuple[int, str], bool] = {}  # (function, parameter) -> returned in the graph
+        self._returned_views: dict[int, Optional[cst.Param]] = {}
 
     @property
     def lifetime(self) -> GraphLifetime:
@@ -1052,6 +1055,11 @@ class AutogradModel:
     def _find_behaviour(self, expression: cst.BaseExpression, depth: int) -> Optional[ModuleBehaviour]:
         if isinstance(expression, cst.Call):
             return self._construction_behaviour(expression, depth)
+        if isinstance(expression, cst.IfExp):
+            # `nn.ReLU() if act else None`: a call of it runs the module, never the None.
+            built = [branch for branch in (expression.body, expression.orelse)
+                     if not (isinstance(branch, cst.Name) and branch.value == "None")]
+            return _agreed([self._behaviour(branch, depth + 1) for branch in built])
         values: list[cst.BaseExpression] = []
         if isinstance(expression, cst.Name):
             bindings = self.model.resolve(expression)
@@ -1175,8 +1183,19 @@ class AutogradModel:
         value = self.inference.infer(func)
         if value is None:
             return None
-        if value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo):
-            return self._class_behaviour(value.cls, depth)
+        cls = value.cls if value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo) else \
+            self.inference.project_class(func) if value.kind is Kind.EXTERNAL else None
+        if cls is not None:
+            owner = cls.model.analysis if cls.model is not self.model else None
+            if owner is not None:
+                # A class of another module of the project: that module's model reads its forward.
+                found = owner.autograd._class_behaviour(cls, depth)
+                if found is None or not found.saves_output:
+                    return found
+                where = owner.file_path.name if owner.file_path is not None else owner.path
+                return ModuleBehaviour(f"{found.saves_output} (in `{where}`)", found.saver, found.writes_input,
+                                       found.saves_input)
+            return self._class_behaviour(cls, depth)
         if value.kind is Kind.FUNCTION and value.function is not None and value.function.model is self.model:
             return _agreed([self._behaviour(returned, depth + 1) for returned in value.function.returns])
         return None
@@ -1240,9 +1259,36 @@ class AutogradModel:
         outputs = [self._output_behaviour(value, depth + 1) for value in forward.returns]
         if all(output is not None and output.saves_output for output in outputs):
             first = outputs[0]
-            return ModuleBehaviour(f"`{cls.name}`'s forward returns a result that is saved ({first.saves_output})",
+            return ModuleBehaviour(f"`{cls.name}`'s forward returns a saved result: {first.saves_output}",
                                    first.saver, None)
+        saving = [index for index, output in enumerate(outputs) if output is not None and output.saves_output]
+        if saving:
+            # `if self.act is None: return x`, then `return self.act(x)`: saved when that return runs.
+            index = saving[0]
+            when = self._arm_condition(forward.returns[index].parent)
+            if when is None:
+                early = [self._arm_condition(value.parent, exits=True) for position, value in enumerate(forward.returns)
+                         if position not in saving]
+                when = early[0] if len(early) == 1 else None
+            if when is not None:
+                return ModuleBehaviour(f"`{cls.name}`'s forward returns a saved result: "
+                                       f"{outputs[index].saves_output}, {when}", outputs[index].saver, None)
         return ModuleBehaviour(None, None, None)
+
+    def _arm_condition(self, node: cst.CSTNode, exits: bool = False) -> Optional[str]:
+        """When ``node`` runs, as the test of the nearest ``if`` of its function around it says
+        ("when `self.act is not None` holds, line 12"); ``exits``: when the code after that ``if``
+        runs instead (``node`` returning from its body)."""
+        child, parent = node, node.parent
+        while parent is not None and not isinstance(parent, (cst.If, cst.IfExp, cst.FunctionDef, cst.Lambda)):
+            child, parent = parent, parent.parent
+        if not isinstance(parent, (cst.If, cst.IfExp)) or (exits and (isinstance(parent, cst.IfExp)
+                                                                     or child is not parent.body)):
+            return None
+        test = self.analysis.snippet(parent.test)
+        line = self.analysis.line_index.position(parent.start)[0]
+        holds = (child is parent.body) != exits
+        return f"when `{test}` holds, line {line}" if holds else f"when `{test}` does not hold, line {line}"
 
     def _output_behaviour(self, value: cst.BaseExpression, depth: int = 0) -> Optional[ModuleBehaviour]:
         """Whether the tensor ``value`` is the saved output of the call that made it."""
@@ -1250,10 +1296,22 @@ class AutogradModel:
             return None
         if isinstance(value, cst.Name):
             bindings = self.model.resolve(value)
-            if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
-                    or bindings[0].value is None:
+            if not bindings or any(binding.kind is not BindingKind.ASSIGN or binding.path or binding.value is None
+                                   for binding in bindings):
                 return None
-            return self._output_behaviour(bindings[0].value, depth + 1)
+            if len(bindings) == 1:
+                return self._output_behaviour(bindings[0].value, depth + 1)
+            return self._branch_output(bindings, depth)
+        if isinstance(value, cst.IfExp):
+            # `self.act(x) if self.act is not None else x`: saved when the arm that saves runs.
+            arms = [(arm, self._output_behaviour(arm, depth + 1)) for arm in (value.body, value.orelse)]
+            saving = [(arm, output) for arm, output in arms if output is not None and output.saves_output]
+            if len(saving) == 2:
+                return saving[0][1]
+            if not saving:
+                return None
+            when = self._arm_condition(saving[0][0])
+            return ModuleBehaviour(f"{saving[0][1].saves_output}, {when}", saving[0][1].saver, None)
         if not isinstance(value, cst.Call):
             return None
         func = value.func
@@ -1271,6 +1329,21 @@ class AutogradModel:
         # A module the inference does not follow (`self.act = ACTIVATIONS[name]()`) is known
         # by its construction, when that is.
         return self._behaviour(func, depth + 1)
+
+    def _branch_output(self, bindings: list, depth: int) -> Optional[ModuleBehaviour]:
+        """A returned name bound on several paths (``x = self.conv(x)``, then ``if self.act is
+        not None: x = self.act(x)``): when the binding made in one arm of an ``if`` is a saved
+        result, so is the output whenever that arm runs, and the why says when."""
+        outputs = [self._output_behaviour(binding.value, depth + 1) for binding in bindings]
+        saving = [(binding, output) for binding, output in zip(bindings, outputs)
+                  if output is not None and output.saves_output]
+        if not saving:
+            return None
+        if len(saving) == len(bindings):
+            return saving[0][1]
+        binding, output = saving[-1]
+        when = self._arm_condition(binding.node)
+        return ModuleBehaviour(f"{output.saves_output}, {when}", output.saver, None) if when is not None else None
 
     # --- training code called while gradients are off ------------------------------------------
 
@@ -1410,6 +1483,37 @@ class AutogradModel:
                 backward = self._runs_backward(callee, 0, set(), strict=True)
                 if backward is not None:
                     return backward
+        return None
+
+    def returned_views(self, function) -> Optional[cst.Param]:
+        """The parameter whose tensor every tensor ``function`` returns is a view of: ``return
+        t[:, :c], t[:, c:]`` (a tuple of views), ``return t.transpose(1, 2)``.  What a caller
+        binds from such a call shares the storage and the version counter of what it passed."""
+        key = id(function)
+        if key not in self._returned_views:
+            self._returned_views[key] = self._find_returned_views(function)
+        return self._returned_views[key]
+
+    def _find_returned_views(self, function) -> Optional[cst.Param]:
+        if not function.returns or function.is_generator:
+            return None
+        roots: set[str] = set()
+        for value in function.returns:
+            parts = [element.value for element in value.elements] if isinstance(value, cst.Tuple) else [value]
+            for part in parts:
+                root = view_root(part)
+                if root is None:
+                    return None
+                roots.add(root.value)
+        if len(roots) != 1:
+            return None
+        name = roots.pop()
+        for param in function.positional_params():
+            if param.name.value == name:
+                # Not bound again in the function: the name returned is the tensor passed.
+                scope = function.scope
+                if scope is not None and len(scope.bindings.get(name, ())) == 1:
+                    return param
         return None
 
     def local_function(self, call: cst.Call):
@@ -2029,6 +2133,33 @@ def _holder_names(construction: cst.Call) -> set[str]:
             break
         current = parent
     return names
+
+
+def view_root(expression: cst.BaseExpression) -> Optional[cst.Name]:
+    """The name ``expression`` is a view of, through one or more plain indexings (integers,
+    slices, ``...``, ``None``), view methods (``view``, ``transpose``, ``narrow``) and view
+    attributes (``.T``): ``x[:, :c, ...]`` -> ``x``; None for the name itself or anything else."""
+    current = expression
+    while True:
+        if isinstance(current, cst.Subscript) and all(_basic_element(element) for element in current.slice):
+            current = current.value
+        elif isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute) \
+                and current.func.attr.value in _VIEW_METHODS:
+            current = current.func.value
+        elif isinstance(current, cst.Attribute) and current.attr.value in _VIEW_ATTRIBUTES:
+            current = current.value
+        else:
+            break
+    return current if isinstance(current, cst.Name) and current is not expression else None
+
+
+def _basic_element(element: cst.SubscriptElement) -> bool:
+    index = element.slice
+    if isinstance(index, cst.Slice):
+        return True  # a slice of a tensor is a view, whatever its bounds
+    value = index.value
+    return isinstance(value, (cst.Integer, cst.Ellipsis)) or (isinstance(value, cst.Name) and value.value == "None") \
+        or isinstance(value, cst.UnaryOperation) and isinstance(value.expression, cst.Integer)
 
 
 def _agreed(behaviours: list) -> Optional[ModuleBehaviour]:

@@ -180,6 +180,7 @@ class Inference:
             cst.BooleanOperation: lambda n: combine((self.infer(n.left), self.infer(n.right))),
             cst.IfExp: lambda n: combine((self.infer(n.body), self.infer(n.orelse))),
             cst.NamedExpr: lambda n: self.infer(n.value),
+            cst.Lambda: self._lambda,
             cst.Tuple: self._sequence_literal,
             cst.List: self._sequence_literal,
             cst.ListComp: lambda n: sequence_of(self.infer(n.elt)),
@@ -377,7 +378,13 @@ class Inference:
             return narrowed
         bindings = self.model.resolve(node)
         if bindings:
-            return combine(self.binding_value(b) for b in bindings)
+            value = combine(self.binding_value(b) for b in bindings)
+            if value is not None and value.kind is Kind.TENSOR and value.attached is not True:
+                switched = self._grad_switched_on(node, bindings)
+                if switched is not None:
+                    step = Step(switched, f"`{{code}}` makes `{node.value}` require grad")
+                    value = value.because(step).in_graph(True, True)
+            return value
         if id(node) not in self.model.references:
             return None
         name = node.value
@@ -394,6 +401,47 @@ class Inference:
                 return found
         if name in _BUILTINS:
             return Value(Kind.EXTERNAL, qualname=f"builtins.{name}")
+        return None
+
+    def _lambda(self, node: cst.Lambda) -> Optional[Value]:
+        """A lambda is a function of the file: what a call of it returns is its body's value
+        (``q_maker=lambda: QNet(4)``, then ``self.q = q_maker()`` is a ``QNet``)."""
+        function = self.model.functions.get(id(node))
+        return Value(Kind.FUNCTION, function=function) if function is not None else None
+
+    def _grad_switched_on(self, node: cst.Name, bindings: list[Binding]) -> Optional[cst.CSTNode]:
+        """``t.requires_grad = True`` (or ``t.requires_grad_()``) after every binding that
+        reaches ``node`` and before it, in a block that ``node`` is in: ``node`` is that
+        tensor, now a leaf that requires grad (``t = (img - mean) / std``, then the switch,
+        then ``return t``)."""
+        ref = self.model.references.get(id(node))
+        if ref is None:
+            return None
+        scope, seq = ref
+        uses = scope.attribute_uses.get(node.value)
+        if not uses or any(binding.scope is not scope for binding in bindings):
+            return None
+        start = max(binding.seq for binding in bindings)
+        for use_seq, attribute, used in uses:
+            if not start < use_seq < seq or attribute not in ("requires_grad", "requires_grad_"):
+                continue
+            parent = used.parent
+            if attribute == "requires_grad":
+                statement = parent.parent if isinstance(parent, cst.AssignTarget) else None
+                if not isinstance(statement, cst.Assign) or not is_true(statement.value):
+                    continue
+            else:
+                statement = parent if isinstance(parent, cst.Call) and parent.func is used else None
+                if statement is None or any(arg.keyword is not None and arg.keyword.value != "requires_grad"
+                                            for arg in statement.args) \
+                        or (statement.args and not is_true(statement.args[0].value)):
+                    continue
+            line = statement.parent
+            if isinstance(line, cst.Expr):
+                line = line.parent
+            block = line.parent if isinstance(line, cst.SimpleStatementLine) else None
+            if block is not None and any(ancestor is block for ancestor in ancestors(node)):
+                return statement
         return None
 
     def _narrowed(self, node: cst.Name) -> Optional[Value]:
@@ -742,6 +790,13 @@ class Inference:
             return None
         method = self.method_of(cls, name)
         return method if method is not None and method.model is not self.model else None
+
+    def project_class(self, func: cst.BaseExpression) -> Optional[ClassInfo]:
+        """The class of another module of the project that ``func`` names (``Block`` of ``from
+        .blocks import Block``)."""
+        value = self._project_object(func)
+        return value.cls if value is not None and value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo) \
+            else None
 
     def _project_object(self, func: cst.BaseExpression) -> Optional[Value]:
         qualname = self.qualname(func)
@@ -1735,6 +1790,11 @@ class Inference:
             return self._module_attribute(base, attribute, node)
         if kind is Kind.INSTANCE and isinstance(base.cls, ClassInfo):
             return self._class_attribute_here(base.cls, attribute, node)
+        if kind is Kind.CLASS and isinstance(base.cls, ClassInfo):
+            # `Ops.split(x)`: a static method called through its class is a plain function.
+            method = base.cls.methods.get(attribute)
+            return Value(Kind.FUNCTION, function=method) if method is not None \
+                and method.kind == "staticmethod" else None
         if kind is Kind.OPTIMIZER and attribute == "param_groups":
             return sequence_of(Value(Kind.PARAM_GROUP, base.why), base.why)
         if kind is Kind.SEQUENCE and attribute in ("values", "indices"):
@@ -1995,8 +2055,12 @@ class Inference:
             return self._module_call(callee, node)
         if kind is Kind.FUNCTION and isinstance(callee.function, FunctionInfo):
             return self._function_result(callee.function, node)
-        if kind is Kind.MODULE:
-            return self._module_call(callee, node)
+        if kind is Kind.INSTANCE and isinstance(callee.cls, ClassInfo):
+            # `actor(data)`: an object of a class of the project that defines `__call__` runs it.
+            method = self.class_attribute(callee.cls, "__call__")
+            if method is not None and method.kind is Kind.FUNCTION and isinstance(method.function, FunctionInfo) \
+                    and method.function.kind == "method":
+                return self._function_result(method.function, node)
         return None
 
     def _with_argument_graph(self, result: Value, node: cst.Call) -> Value:

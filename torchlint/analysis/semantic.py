@@ -256,7 +256,7 @@ MODULE_USE_ATTRIBUTES = frozenset({
     "register_full_backward_hook",
 })
 # The `name.attribute` uses each scope records, for evidence from how a name is used.
-EVIDENCE_ATTRIBUTES = TENSOR_USE_ATTRIBUTES | MODULE_USE_ATTRIBUTES | {"item", "size", "view", "data"}
+EVIDENCE_ATTRIBUTES = TENSOR_USE_ATTRIBUTES | MODULE_USE_ATTRIBUTES | {"item", "size", "view", "data", "requires_grad_"}
 
 
 # What a hook receives: a gradient (tensor hooks), or (module, grad_input, grad_output)

@@ -328,7 +328,8 @@ def _writes(ctx: "FileContext", alias: Alias) -> list[AliasWrite]:
             saved = None
             if backward:
                 other_bindings = ctx.model.resolve(alias.base) if through_alias else [binding]
-                saved = saved_read(ctx, other_bindings, write.node, alias.base.value if through_alias else alias.name)
+                saved = saved_read(ctx, other_bindings, write.node, alias.base.value if through_alias else alias.name,
+                                   through_base=not through_alias)
             if through_alias or reader is not None or saved is not None:
                 events.append(AliasWrite(alias, write, node, through_alias, reader, saved))
     return events

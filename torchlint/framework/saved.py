@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Optional
 from torchlint.syntax import cst
 from torchlint.syntax.walk import enclosing_loops, iter_nodes
 from torchlint.analysis import torch_api, torch_facts
+from torchlint.analysis.autograd import view_root
 from torchlint.analysis.semantic import Binding, BindingKind
 from torchlint.analysis.values import Kind
 from torchlint.framework.writes import (
@@ -48,15 +49,20 @@ class SavedRead:
     saver: cst.CSTNode
     what: str
     backward: cst.CSTNode
+    # The tensor the written view and the saved one are both views of (`z` of `z1, z2 =
+    # halves(z)`), when the operation saved another view of it.
+    shares: str = ""
 
     def related(self, ctx: Optional["FileContext"] = None) -> tuple[tuple[cst.CSTNode, str], ...]:
         reads = "`forward` returns it here: the backward of a training step reads what was saved" \
             if isinstance(self.backward, cst.Return) else "and backward reads it here, after the write"
-        found = ((self.saver, f"saves {self.what} for backward here"), (self.backward, reads))
+        why = _module_why(ctx, self.saver) if ctx is not None else None
+        saves = f"saves {self.what} for backward here" + (f": {why}" if why else "")
+        found = ((self.saver, saves), (self.backward, reads))
         caller = ctx.cache.get("returns_backpropagated", {}).get(id(self.backward)) if ctx is not None else None
         if caller is not None and not caller.direct:
             # `return` here hands the tensor to the calls that take it to the backward.
-            found = ((self.saver, f"saves {self.what} for backward here"),
+            found = ((self.saver, saves),
                      (self.backward, "returns a result computed from it"),
                      *((call, "this call's result is taken on towards the backward") for call in caller.calls),
                      (caller.backward, "what `forward` returns is differentiated when the module trains"
@@ -89,6 +95,18 @@ class SavedRead:
                     "back-propagates it)"
             return f"the backward through `{shown}` (a module's output is differentiated when it trains)"
         return f"`{shown}`"
+
+
+def _module_why(ctx: "FileContext", saver: cst.CSTNode) -> Optional[str]:
+    """Why calling a module saves its output (``conv(x)`` of a block whose ``forward`` ends in a
+    ReLU when its activation is set), for a saver that is a module call."""
+    if not isinstance(saver, cst.Call):
+        return None
+    module = ctx.infer(saver.func)
+    if module is None or module.kind is not Kind.MODULE:
+        return None
+    behaviour = ctx.autograd.module_behaviour(saver.func)
+    return behaviour.saves_output if behaviour is not None else None
 
 
 @dataclass(frozen=True)
@@ -158,9 +176,11 @@ def saved_writes(ctx: "FileContext") -> list[SavedWrite]:
 
 
 def saved_read(ctx: "FileContext", bindings: list[Binding], write: cst.CSTNode,
-               name: str) -> Optional[SavedRead]:
+               name: str, through_base: bool = False) -> Optional[SavedRead]:
     """When the tensor bound by ``bindings`` (the name ``name``) was saved for backward
-    before ``write`` and a backward after ``write`` reads it (module docstring)."""
+    before ``write`` and a backward after ``write`` reads it (module docstring).
+    ``through_base``: the write is to the tensor ``name`` is a view of, not to ``name``
+    (binding ``name`` again then does not take the saved view out of the write's way)."""
     scope = bindings[0].scope if bindings else None
     if scope is None or any(binding.scope is not scope for binding in bindings):
         return None
@@ -168,16 +188,16 @@ def saved_read(ctx: "FileContext", bindings: list[Binding], write: cst.CSTNode,
                  if call.start > write.end and not ctx.model.exclusive(write, call)]
     if not backwards:
         return None
-    for saver, what in _savers(ctx, bindings, name, write):
+    for saver, what, *shares in _savers(ctx, bindings, name, write, through_base):
         if ctx.model.exclusive(saver, write):
             continue
         for backward in backwards:
             if _reaches(ctx, scope, saver, backward):
-                return SavedRead(saver, what, backward)
+                return SavedRead(saver, what, backward, *shares)
     return None
 
 
-def _savers(ctx: "FileContext", bindings: list[Binding], name: str, write: cst.CSTNode):
+def _savers(ctx: "FileContext", bindings: list[Binding], name: str, write: cst.CSTNode, through_base: bool = False):
     """(operation, what it saved) for each operation before ``write`` that saved the tensor."""
     ids = {id(binding) for binding in bindings}
     for binding in bindings:
@@ -210,12 +230,78 @@ def _savers(ctx: "FileContext", bindings: list[Binding], name: str, write: cst.C
             if value is None or load.start >= value.end:
                 break
             continue
-        if not ids & {id(binding) for binding in ctx.model.resolve(load)} or _rebound(scope, name, load, write):
+        if not ids & {id(binding) for binding in ctx.model.resolve(load)} \
+                or _rebound(scope, name, load, write, own_value=not through_base):
             continue
         operation = _saves_input(ctx, load)
         if operation is not None:
             yield operation, f"`{ctx.snippet(_view_of(ctx, load))}`"
     yield from _view_savers(ctx, scope, ids, name, write, value)
+    if len(bindings) == 1:
+        yield from _sibling_savers(ctx, scope, bindings[0], write, value)
+
+
+def _viewed_base(ctx: "FileContext", binding: Binding) -> Optional[cst.Name]:
+    """The name whose tensor ``binding`` binds a view of: ``b = x[:, c:]``, or ``a, b =
+    halves(x)`` with a function of the file that returns views of its parameter."""
+    value = binding.value
+    if binding.kind is not BindingKind.ASSIGN or value is None:
+        return None
+    if not binding.path:
+        return view_root(value)
+    if not isinstance(value, cst.Call) or len(binding.path) != 1:
+        return None
+    function = ctx.autograd.local_function(value)
+    param = ctx.autograd.returned_views(function) if function is not None else None
+    passed = ctx.inference.passed_argument(value, function, param) if param is not None else None
+    return passed if isinstance(passed, cst.Name) else None
+
+
+def _sibling_savers(ctx: "FileContext", scope, binding: Binding, write: cst.CSTNode,
+                    value: Optional[cst.BaseExpression]):
+    """The tensor written is a view of a name (``z1, z2 = halves(z)``, ``z2 = z[:, c:]``): an
+    operation that saved that name, or another view of it (``self.net(z1)``), before the write
+    saved the storage and the version counter the write to ``z2`` changes."""
+    base = _viewed_base(ctx, binding)
+    if base is None:
+        return
+    base_ids = {id(each) for each in ctx.model.resolve(base)}
+    if not base_ids:
+        return
+    for operation, what in _view_savers(ctx, scope, base_ids, base.value, write, value):
+        yield operation, what, base.value
+    for _seq, load in scope.loads.get(base.value, ()):
+        if load.start >= write.start or not base_ids & {id(each) for each in ctx.model.resolve(load)}:
+            continue
+        operation = _saves_input(ctx, load)
+        if operation is not None:
+            yield operation, f"`{ctx.snippet(_view_of(ctx, load))}`", base.value
+            continue
+        # `a, b = halves(z)`: both names are views of `z`.
+        arg = ctx.parent(load)
+        call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+        statement = ctx.parent(call) if isinstance(call, cst.Call) else None
+        if not isinstance(statement, cst.Assign) or statement.value is not call or len(statement.targets) != 1 \
+                or not isinstance(statement.targets[0].target, cst.Tuple):
+            continue
+        function = ctx.autograd.local_function(call)
+        param = ctx.autograd.returned_views(function) if function is not None else None
+        if param is None or ctx.inference.passed_argument(call, function, param) is not load:
+            continue
+        for element in statement.targets[0].target.elements:
+            alias = element.value
+            if not isinstance(alias, cst.Name):
+                continue
+            for _seq, other in scope.loads.get(alias.value, ()):
+                inside = value is not None and value.start <= other.start < value.end
+                if other.start < statement.end or (other.end > write.start and not inside):
+                    continue
+                if not any(each.node is statement or ctx.parent(each.node) is statement
+                           or each.value is call for each in ctx.model.resolve(other)):
+                    continue
+                operation = _saves_input(ctx, other)
+                if operation is not None:
+                    yield operation, f"`{alias.value}`", base.value
 
 
 def _item_written(ctx: "FileContext", write: cst.CSTNode) -> bool:
@@ -272,11 +358,13 @@ def _assigned_value(ctx: "FileContext", write: cst.CSTNode) -> Optional[cst.Base
     return None
 
 
-def _rebound(scope, name: str, load: cst.Name, write: cst.CSTNode) -> bool:
+def _rebound(scope, name: str, load: cst.Name, write: cst.CSTNode, own_value: bool = True) -> bool:
     """Whether ``name`` is bound again between ``load`` and ``write`` (``h = F.linear(h, w)``:
     the ``h`` written later is the new tensor, not the one the operation saved). The
     binding the write's own value makes (``x = F.relu(x, inplace=True)``) comes after it."""
-    return any(load.end <= binding.node.start < write.start and binding.kind is not BindingKind.AUGASSIGN
+    return any((load.end <= binding.node.start or own_value and binding.value is not None
+                and binding.value.start <= load.start < binding.value.end)  # `x = self.bn(x)` reads, then binds
+               and binding.node.start < write.start and binding.kind is not BindingKind.AUGASSIGN
                and not (binding.value is not None and binding.value.start <= write.start < binding.value.end)
                for binding in scope.bindings.get(name, ()))
 
@@ -609,9 +697,20 @@ def _reaches(ctx: "FileContext", scope, saver: cst.CSTNode, backward: cst.Call) 
                         root = root.value
                     if isinstance(root, cst.Name):
                         tainted.update(id(binding) for binding in ctx.model.resolve(root))
-        elif _mentions(ctx, event.value, saver, tainted) or event.kind is BindingKind.AUGASSIGN and \
-                isinstance(event.node, cst.Name) and any(id(before) in tainted
-                                                         for before in ctx.model.resolve(event.node)):
+        elif _mentions(ctx, event.value, saver, tainted):
+            tainted.add(id(event))
+            if event.kind is BindingKind.AUGASSIGN and isinstance(event.node, cst.Name):
+                # `out += x` writes `x` into the tensor `out` held: what reads that tensor
+                # through another path (an `if` arm where `out` was not updated) reads it too.
+                for before in ctx.model.resolve(event.node):
+                    tainted.add(id(before))
+                    # A view's storage is its base's: the base holds what was written (`move =
+                    # x[:, 2:]`, `move += f(..)`, `return x.sum()`).
+                    base = _viewed_base(ctx, before)
+                    if base is not None:
+                        tainted.update(id(each) for each in ctx.model.resolve(base))
+        elif event.kind is BindingKind.AUGASSIGN and isinstance(event.node, cst.Name) \
+                and any(id(before) in tainted for before in ctx.model.resolve(event.node)):
             tainted.add(id(event))  # `out += x`: the new `out` is computed from the old one too
     return _mentions(ctx, _backward_tensor(backward), saver, tainted)
 

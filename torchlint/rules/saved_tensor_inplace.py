@@ -18,6 +18,11 @@ class SavedTensorInplace(Rule):
         "In-place write ({how}) to `{written}`, which `{saver}` saved for backward; {backward} reads it after "
         "the write and raises RuntimeError; {advice}"
     )
+    shared_message = (
+        "In-place write ({how}) to `{written}`, a view of `{base}`, whose storage `{saver}` saved for backward "
+        "(it keeps {what}, another view of `{base}`: views share one version counter); {backward} reads it after "
+        "the write and raises RuntimeError; {advice}"
+    )
     result_message = (
         "In-place write ({how}) to the result of `{saver}`, which it saved for backward; {backward} reads it "
         "after the write and raises RuntimeError; {advice}"
@@ -83,9 +88,13 @@ class SavedTensorInplace(Rule):
     built from a list of appended layers) or called on what a module returned in a
     `forward` (`x = self.block(x); x = self.dropout(x)`, where `self.block` ends with a
     ReLU). What a module of the project returns is followed through its `forward` (or its
-    `__call__` where it defines one, and a method whose result `forward` returns); an
-    activation picked from a dict of classes by a constant key (`ACTS["relu"]()`) is that
-    class. Such a module held in an attribute writes what it is called on: `x =
+    `__call__` where it defines one, and a method whose result `forward` returns), also
+    for a class of another module of the project; an activation picked from a dict of
+    classes by a constant key (`ACTS["relu"]()`) is that class. A `forward` that applies
+    its activation only when it is set (`x = self.conv(x)`, then `if self.act is not None:
+    x = self.act(x)`, with `self.act = nn.ReLU() if act_cfg else None`; or `if self.act is
+    None: return x` before `return self.act(x)`) returns a saved output whenever that arm runs: the finding names the condition, and a write to such
+    outputs (`laterals[i - 1] += up(laterals[i])` in a feature pyramid) is flagged. Such a module held in an attribute writes what it is called on: `x =
     self.relu(x)` after `self.conv1(x)` kept `x` is flagged at the call, as are
     `torch.relu_(x)` and `F.relu(x, inplace=True)` (the name is bound again only after the
     write). A name bound to a saved result (`x = y` after `y = torch.softmax(..)`) is the
@@ -94,8 +103,11 @@ class SavedTensorInplace(Rule):
     feats[i - 1] + ..`, a new tensor in the list). A view of a saved tensor
     (`x.transpose(1, 2)`, `x[0]`) shares its version
     counter: saving the view saves the tensor, and a write to the tensor is flagged; in
-    `x[i] = f(x)` and `x += f(x)` the right side runs first. A saved tensor written several
-    times is reported once, at its first write.
+    `x[i] = f(x)` and `x += f(x)` the right side runs first. Two views of one tensor share
+    it too: `keep, move = halves(x)` (a function of the file that returns `t[:, :n], t[:,
+    n:]`, or a static method called through its class) or `move = x[:, n:]`, then
+    `self.net(keep)` and `move *= s` is flagged, and written out of place. A saved tensor
+    written several times is reported once, at its first write.
 
     Writes through a `.data`, `.detach()`, view or numpy alias are reported by TL102,
     TL301, TL303 and TL304, with the same evidence.
@@ -209,7 +221,10 @@ class SavedTensorInplace(Rule):
             written = found.written
             fix, advice = self._fix(found)
             message = self.message if isinstance(written, cst.Name) else self.result_message
-            self.report(found.write.node, message, how=found.write.how, written=written,
+            if found.read.shares:
+                message = self.shared_message
+            self.report(found.write.node, message, how=found.write.how, written=written, base=found.read.shares,
+                        what=found.read.what,
                         saver=found.read.saver, backward=found.read.reader(self.ctx), advice=advice,
                         evidence=self.ctx.tensor(found.read.saver), related=found.read.related(self.ctx), fix=fix)
 
@@ -275,6 +290,9 @@ class SavedTensorInplace(Rule):
             return self._out_of_place(statement)  # an item of a list: the sum is a new tensor put in the list
         if found.read.what == LIST_ITEMS:
             return None, f"write out of place and put the result in `{name.value}` as a new item"
+        if found.read.shares and isinstance(statement, cst.AugAssign) and statement.target is write \
+                and isinstance(write, cst.Name):
+            return self._out_of_place(statement)  # the sum is a new tensor; the shared storage is left as it was
         if found.read.what != "its result":
             # An input was saved (a parameter, a leaf): writing it in place is often the point
             # (an update); the write belongs after the backward, or the operation needs a copy.

@@ -55,7 +55,9 @@ class ViewInplace(AliasWriteRule):
     outside `no_grad`, is flagged whatever is read afterwards (torch raises "Output 0 of
     SplitBackward0 is a view and is being modified inplace"). So is a view of one of them
     (`flat = u.reshape(-1)`) and a loop target of `zip(x, ..)`. (`tensor_split`,
-    `hsplit`, `vsplit`, `dsplit` slice instead: their outputs may be written.)
+    `hsplit`, `vsplit`, `dsplit` slice instead: their outputs may be written.) Whether `x`
+    requires grad is followed through the calls of the file, and `t.requires_grad = True`
+    (or `t.requires_grad_()`) makes `t` require grad from there on.
 
     A view made under `torch.no_grad()` of a tensor that requires grad (`row = emb.weight[0]`
     in a `no_grad` block) may not be written in place once grad mode is back on either: torch
@@ -111,6 +113,12 @@ class ViewInplace(AliasWriteRule):
         "`.clone()` the view first"
     )
 
+    unbound_view_message = (
+        "In-place write ({how}) to `{name}`, one of the views that iterating over `{base}` (which requires grad) "
+        "unbinds it into: autograd refuses it (RuntimeError \"is a view and is being modified inplace\"); write "
+        "out of place or `.clone()` the view first"
+    )
+
     no_grad_view_message = (
         "In-place write ({how}) to `{name}`, a view of `{base}` made under `no_grad` (line {line}), with grad "
         "mode on: autograd refuses it (RuntimeError \"A view was created in no_grad mode and is being modified "
@@ -134,7 +142,9 @@ class ViewInplace(AliasWriteRule):
                                 related=((view, "the view is made here"), (disabled, "gradients are off here")))
                 continue
             seen.add(id(write.node))
-            self.report(write.node, self.multi_view_message, how=write.how, name=candidate, made=made[0],
+            # Iterating a tensor unbinds it: the loop made the views, not a call.
+            message = self.unbound_view_message if made[0] is made[1] else self.multi_view_message
+            self.report(write.node, message, how=write.how, name=candidate, made=made[0],
                         base=made[1], evidence=self.ctx.tensor(made[1]))
 
     @classmethod
