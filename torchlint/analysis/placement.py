@@ -174,7 +174,7 @@ class Placement:
         if isinstance(node, cst.Name):
             if node.value == "None":
                 return _NONE
-            return self._combine([self._binding(binding, depth) for binding in self.model.resolve(node)])
+            return self._combine([self._binding(binding, depth) for binding in self.model.bound_when_run(node)])
         if isinstance(node, cst.Attribute):
             return self._attribute(node, depth)
         if isinstance(node, cst.Call):
@@ -239,7 +239,7 @@ class Placement:
                 return None
             return self._part(value.elements[path[0]].value, path[1:], depth + 1)
         if isinstance(value, cst.Name):
-            bindings = self.model.resolve(value)
+            bindings = self.model.bound_when_run(value)
             if not bindings:
                 return None
             return self._combine([self._binding(binding, depth + 1, path) for binding in bindings])
@@ -257,6 +257,10 @@ class Placement:
                     function = binding.definition
                     if isinstance(function, FunctionInfo) and function.returns and not function.is_generator:
                         return self._combine([self._part(returned, path, depth + 1) for returned in function.returns])
+            if isinstance(func, cst.Attribute) and self.inference.qualname(func) is None:
+                method = self._file_function(func)  # `bx, by = data.sample(n)`: a method of this file
+                if method is not None and method.returns and not method.is_generator:
+                    return self._combine([self._part(returned, path, depth + 1) for returned in method.returns])
             if self.inference.qualname(func) in torch_api.NUMPY_DTYPE_KEEPING_SPLITS and len(path) == 1:
                 arrays = [arg.value for arg in value.args if arg.keyword is None and not arg.star]
                 found = self._combine([self.dtype(array, depth + 1) for array in arrays]) if arrays else None
@@ -617,6 +621,10 @@ class Placement:
             for binding in self.model.resolve(func):
                 if isinstance(binding.definition, FunctionInfo):
                     return self._returns(binding.definition, depth)
+            called = self._instance_called(node)  # `transform(image)`: an instance's `__call__`
+            method = called.methods.get("__call__") if called is not None and called.model is self.model else None
+            if method is not None:
+                return self._returns(method, depth)
         return None
 
     def _module_called(self, node: cst.Call, depth: int) -> Optional[Dtype]:
@@ -638,7 +646,33 @@ class Placement:
         returns = function.returns
         if not returns or function.is_generator:
             return None
-        return self._combine([self.dtype(value, depth) for value in returns])
+        found = [self.dtype(value, depth) for value in returns]
+        if len(returns) > 1 and len({item.name if item is not None else None for item in found}) > 1:
+            # `if img.dtype == torch.uint8: return img.float().div(255)`: a return under a test
+            # of a dtype shown to be another never runs
+            found = [item for item, value in zip(found, returns) if not self._dtype_test_fails(value, depth)]
+        return self._combine(found)
+
+    def _dtype_test_fails(self, node: cst.CSTNode, depth: int) -> bool:
+        """``node`` runs only where a test `x.dtype == torch.<dtype>` (or `!=`) holds that the
+        dtype shown for ``x`` makes false."""
+        child, current = node, node.parent
+        while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.Module)):
+            if isinstance(current, cst.If) and child is not current.test:
+                test = current.test
+                if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(
+                        test.comparisons[0].operator, (cst.Equal, cst.NotEqual)) and \
+                        isinstance(test.left, cst.Attribute) and test.left.attr.value == "dtype":
+                    named = self._dtype_name(test.comparisons[0].comparator, False)
+                    shown = self.dtype(test.left.value, depth + 1)
+                    if named is not None and shown is not None and shown.holder == "tensor" and shown.name in (
+                            *_FLOATS, *_INTEGERS):
+                        equal = shown.name == named
+                        holds = equal if isinstance(test.comparisons[0].operator, cst.Equal) else not equal
+                        if holds is not (child is current.body):
+                            return True
+            child, current = current, current.parent
+        return False
 
     def _explicit(self, node: cst.Call, numpy: bool) -> Optional[str]:
         """The dtype a `dtype=` argument names, if any is given and known."""
@@ -814,7 +848,7 @@ class Placement:
             if holder != "tensor":
                 return None
             name = torch_api.DTYPE_METHODS[method]
-            return Dtype(name, "tensor", node, f"{code} is {name}", name in _FLOATS)
+            return Dtype(name, "tensor", node, f"{code} is {name}", True)  # the conversion chooses it
         if method == "astype" and node.args:
             found = self._dtype_name(node.args[0].value, True)
             return Dtype(found, "array", node, f"{code} is {found}") if found else None

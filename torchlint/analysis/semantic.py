@@ -301,6 +301,7 @@ class SemanticModel:
         # Functions whose bodies the parse left lazy (cst.LazyBody), in source order.
         self.lazy_functions: list[FunctionInfo] = []
         self._mentioned: set[str] = set()  # names whose lazy mentions are built
+        self._used_after_memo: dict[tuple[int, int], bool] = {}  # see bound_when_run
         self._last_seq = _Builder(self).build()
         if self.lazy_functions:  # bodies built later are walked apart: the list is not whole
             self.walked_nodes = []
@@ -469,6 +470,53 @@ class SemanticModel:
             child = parent
             parent = parent.parent
         return False
+
+    def bound_when_run(self, name: cst.Name) -> list[Binding]:
+        """The bindings a read of ``name`` sees when its code runs: for a read in a function of
+        a module-level name bound several times (`y = []` .. `y = np.array(y)`), the last
+        binding, where it is an unconditional module-level statement and every use of the
+        top-level function or class holding the read comes after it (so no call can run
+        before it); else what ``resolve`` gives."""
+        bindings = self.resolve(name)
+        if len(bindings) < 2 or any(binding.scope is not self.module_scope for binding in bindings):
+            return bindings
+        if any(_top_level_definition(binding.node, body=False) is not None for binding in bindings):
+            return bindings  # `global y` in a function: bound when that function runs
+        last = max(bindings, key=lambda binding: binding.node.start)
+        if _in_flow(last.node):
+            return bindings
+        holder = _top_level_definition(name)
+        if holder is None or not self._used_after(holder, last.node.start, 0):
+            return bindings
+        return [last]
+
+    def _used_after(self, definition: cst.CSTNode, start: int, depth: int) -> bool:
+        """Every read of the top-level function or class ``definition``'s name comes after
+        the offset ``start``: at module level, or in another top-level definition whose own reads do."""
+        key = (id(definition), start)
+        if key not in self._used_after_memo:
+            self._used_after_memo[key] = False  # a cycle of definitions: not shown
+            self._used_after_memo[key] = self._find_used_after(definition, start, depth)
+        return self._used_after_memo[key]
+
+    def _find_used_after(self, definition: cst.CSTNode, start: int, depth: int) -> bool:
+        name = definition.name.value  # type: ignore[attr-defined]
+        reads = 0
+        for scope in self.scopes_mentioning(name):
+            for _, load in scope.loads.get(name, ()):
+                if not any(binding.node is definition for binding in self.resolve(load)):
+                    continue  # another thing of that name
+                reads += 1
+                if scope is self.module_scope:
+                    if load.start < start:
+                        return False
+                    continue
+                outer = _top_level_definition(load)
+                if outer is definition:
+                    continue  # `super(Net, self)`, a recursion: runs once it is used from outside
+                if outer is None or depth >= 2 or not self._used_after(outer, start, depth + 1):
+                    return False
+        return reads > 0
 
     def _conditional(self, node: cst.CSTNode, use_ancestors: set[int]) -> bool:
         parent = node.parent
@@ -949,6 +997,34 @@ _HANDLERS = {
     cst.MatchStar: _Builder._match_capture,
     cst.TypeAlias: _Builder._type_alias,
 }
+
+
+def _top_level_definition(node: cst.CSTNode, body: bool = True) -> Optional[cst.CSTNode]:
+    """The function or class definition at module level that holds ``node``, if any; with
+    ``body``, only where ``node`` is in the body of a function (or lambda) in it, so that it
+    runs when that is called, not as the definition runs (a default value, a class body)."""
+    found = None
+    in_body = False
+    child, current = node, node.parent
+    while current is not None and not isinstance(current, cst.Module):
+        if isinstance(current, (cst.FunctionDef, cst.Lambda)) and child is current.body:
+            in_body = True
+        if isinstance(current, (cst.FunctionDef, cst.ClassDef)):
+            found = current
+        child, current = current, current.parent
+    if found is None or not isinstance(found.parent, cst.Module) or body and not in_body:
+        return None
+    return found
+
+
+def _in_flow(node: cst.CSTNode) -> bool:
+    """``node`` sits in a branch, loop or ``try`` of its code (or in a function or class)."""
+    current = node.parent
+    while current is not None and not isinstance(current, cst.Module):
+        if isinstance(current, (*_BRANCHES, cst.With, cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return True
+        current = current.parent
+    return False
 
 
 def _first_offset(node: cst.FunctionDef) -> int:

@@ -86,7 +86,10 @@ class DtypeMismatch(Rule):
     is float64), a comparison of tensors is bool and its `sum` int64, `torch.stack`/`torch.cat`
     keep the dtype of what they join, an in-place method (`.normal_()`) the tensor's,
     `Variable(x)` and `x.data` the dtype of `x`. The dtype
-    is followed through names, attributes, the functions and methods of the file, dicts of
+    is followed through names, attributes, the functions and methods of the file (also the
+    tuples they return: `xb, yb = data.batch(n)`), a module-level name bound several times
+    and read in a function or class used only after its last binding (`y = []` .. `y =
+    np.array(y, dtype=np.int32)` read by a `Dataset`), dicts of
     arrays per split (`X["train"]`, `for part, x in X.items()`), and the
     data pipeline: the batches of a `DataLoader` have the dtype of its dataset's items (the
     rows of a `TensorDataset`'s tensors, what a `Dataset` class's `__getitem__` returns;
@@ -94,7 +97,10 @@ class DtypeMismatch(Rule):
     also through `enumerate` and `next(iter(loader))`; an `nn.Sequential` takes its input in
     its first layer with weights.
 
-    The finding says where the dtype comes from (a related location). In a file that converts a
+    The finding is where the dtype was chosen in a torch call of the file (a `dtype=`, the
+    conversion of a numpy array, `.double()`, a conversion to an integer dtype such as
+    `labels.long()` or `y.int()`), else where the value is used; it says where the dtype comes
+    from (a related location). In a file that converts a
     module (`model.double()`) only the calls of a model shown converted are judged; a file that
     changes the default dtype is not judged.
 
@@ -213,8 +219,13 @@ class DtypeMismatch(Rule):
 
     def _torch_call(self, call: cst.Call) -> bool:
         qualname = self.ctx.qualname(call.func) or ""
-        return qualname.startswith("torch.") or (isinstance(call.func, cst.Attribute) and
-                                                 call.func.attr.value in ("double", "to", "type"))
+        if qualname.startswith("torch."):
+            return True
+        method = call.func.attr.value if isinstance(call.func, cst.Attribute) and not qualname else None
+        # `.double()`, `.to(..)`, and a conversion to an integer dtype (`labels.long()` into a binary
+        # cross entropy): the conversion chose the dtype the operation refuses.
+        return method in ("double", "to", "type") or method in torch_api.DTYPE_METHODS and \
+            torch_api.DTYPE_METHODS[method] not in ("float32", "float16", "bfloat16") and not call.args
 
     def _loss_calls(self, found: Found) -> list[cst.Call]:
         """For class weights given to a loss module's constructor: the calls of such losses,
@@ -237,8 +248,9 @@ class DtypeMismatch(Rule):
         func = origin.func
         qualname = self.ctx.qualname(func) or ""
         method = _conversion(wanted)
-        if wanted == "float32" and isinstance(func, cst.Attribute) and func.attr.value == "double" and not origin.args:
-            return Fix(Applicability.UNSAFE, "Use `.float()`", (edits.replace(func.attr, "float"),))
+        if isinstance(func, cst.Attribute) and not qualname and func.attr.value in torch_api.DTYPE_METHODS \
+                and not origin.args and func.attr.value != method:  # `.double()` → `.float()`, `.int()` → `.long()`
+            return Fix(Applicability.UNSAFE, f"Use `.{method}()`", (edits.replace(func.attr, method),))
         if qualname == "torch.from_numpy":
             return Fix(Applicability.UNSAFE, f"Convert to {wanted} with `.{method}()`",
                        (edits.insert_after(origin, f".{method}()"),))
