@@ -76,9 +76,11 @@ def test_hand_picked_tensor_uses_are_tensor_only() -> None:
 
     assert all(tensor_only(name) for name in semantic.TENSOR_USE_ATTRIBUTES)
     # `size` and `view` count only with the arguments only a tensor's take (`x.size(0)`,
-    # `x.view(n, -1)`); `data` lets one `x.data` use as a tensor vouch for the others of that `x`.
+    # `x.view(n, -1)`); `data` lets one `x.data` use as a tensor vouch for the others of that `x`;
+    # `requires_grad_` is recorded for when a tensor's grad is switched on, never as evidence of
+    # a kind (an nn.Module has it too).
     assert semantic.EVIDENCE_ATTRIBUTES == semantic.TENSOR_USE_ATTRIBUTES | semantic.MODULE_USE_ATTRIBUTES | {
-        "item", "size", "view", "data"}
+        "item", "size", "view", "data", "requires_grad_"}
     # `x.data.cpu()`: nn.Module has cpu/cuda/float/double/half too, but a Module has no `.data`.
     shared_with_modules = {"cpu", "cuda", "float", "double", "half"}
     assert torch_api.DATA_TENSOR_USES - torch_api.TENSOR_ONLY_USES == shared_with_modules

@@ -255,7 +255,8 @@ MODULE_USE_ATTRIBUTES = frozenset({
     "register_buffer", "register_parameter", "register_forward_hook", "register_forward_pre_hook",
     "register_full_backward_hook",
 })
-# The `name.attribute` uses each scope records, for evidence from how a name is used.
+# The `name.attribute` uses each scope records, for evidence from how a name is used
+# (`requires_grad_`: not of a kind, but that a tensor's grad is switched on from there).
 EVIDENCE_ATTRIBUTES = TENSOR_USE_ATTRIBUTES | MODULE_USE_ATTRIBUTES | {"item", "size", "view", "data", "requires_grad_"}
 
 
