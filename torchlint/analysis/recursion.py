@@ -32,19 +32,13 @@ class Answers:
             if known is None:
                 self.met(table, key)
             return known
-        # `begin` and `end` written out: this is the analyses' most frequent call.
-        frames = self._frames
-        frame = len(frames)
-        table[key] = None
-        opened = (id(table), key)
-        self._open[opened] = frame
-        frames.append([frame, None])
+        begun = self.begin(table, key)
         try:
             found = answer(question)
         except BaseException:
             self.abandon(table, key)
             raise
-        self._close(table, key, opened, frame, found)
+        self.end(table, key, found, begun)
         return found
 
     def begin(self, table: dict, key: Hashable) -> tuple[tuple, int]:
@@ -69,12 +63,8 @@ class Answers:
     def end(self, table: dict, key: Hashable, answer: Any, begun: Optional[tuple[tuple, int]] = None) -> None:
         """``key`` of ``table`` is answered; ``answer`` None when answering it failed.
         ``begun``: what ``begin`` gave, if at hand."""
-        if begun is None:
-            begun = ((id(table), key), len(self._frames) - 1)
-        self._close(table, key, begun[0], begun[1], answer)
-
-    def _close(self, table: dict, key: Hashable, opened: tuple, frame: int, answer: Any) -> None:
         frames = self._frames
+        opened, frame = begun if begun is not None else ((id(table), key), len(frames) - 1)
         low, provisional = frames.pop()
         del self._open[opened]
         table[key] = answer
