@@ -55,8 +55,6 @@ _LOOPS = (cst.For, cst.While)
 # Methods that return one view of their receiver (`view`, `reshape` when it can, `flatten`...).
 # (`detach()` is a view autograd does not track: writing it is allowed.)
 _SINGLE_VIEW_METHODS = torch_facts.methods(aliasing={"view", "maybe_view"}, returns="tensor") - {"detach"}
-_VIEW_METHODS = torch_facts.methods(aliasing="view", returns="tensor") - {"detach"}
-_VIEW_ATTRIBUTES = torch_facts.properties(aliasing="view") - {"data"}
 _MAX_MODULE_DEPTH = 24  # modules built of modules, through names, attributes and functions
 # `self.<name> = [`, `= {`, `= (` or `= <name>`: an attribute that may be given a plain container.
 _CONTAINER_ASSIGNMENT = re.compile(r"self\.(\w+)\s*=\s*(?:[\[{(]|[A-Za-z_]\w*\s*$)", re.MULTILINE)
@@ -2141,25 +2139,17 @@ def view_root(expression: cst.BaseExpression) -> Optional[cst.Name]:
     attributes (``.T``): ``x[:, :c, ...]`` -> ``x``; None for the name itself or anything else."""
     current = expression
     while True:
-        if isinstance(current, cst.Subscript) and all(_basic_element(element) for element in current.slice):
+        if isinstance(current, cst.Subscript) \
+                and all(torch_api.literal_view_index(element) for element in current.slice):
             current = current.value
         elif isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute) \
-                and current.func.attr.value in _VIEW_METHODS:
+                and current.func.attr.value in torch_api.TRACKED_VIEW_METHODS:
             current = current.func.value
-        elif isinstance(current, cst.Attribute) and current.attr.value in _VIEW_ATTRIBUTES:
+        elif isinstance(current, cst.Attribute) and current.attr.value in torch_api.TRACKED_VIEW_ATTRIBUTES:
             current = current.value
         else:
             break
     return current if isinstance(current, cst.Name) and current is not expression else None
-
-
-def _basic_element(element: cst.SubscriptElement) -> bool:
-    index = element.slice
-    if isinstance(index, cst.Slice):
-        return True  # a slice of a tensor is a view, whatever its bounds
-    value = index.value
-    return isinstance(value, (cst.Integer, cst.Ellipsis)) or (isinstance(value, cst.Name) and value.value == "None") \
-        or isinstance(value, cst.UnaryOperation) and isinstance(value.expression, cst.Integer)
 
 
 def _agreed(behaviours: list) -> Optional[ModuleBehaviour]:

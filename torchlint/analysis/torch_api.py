@@ -192,10 +192,7 @@ TRAIN_MODE_CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList",
 # The functionals that behave like those layers when given `training=self.training`: the
 # position of `training`.
 TRAIN_MODE_FUNCTIONS: dict[str, int] = {
-    # The dropouts of the facts table switched by a module's `training` (`F.dropout(.., training=)`).
-    **{name: switch.position for name in sorted(torch_facts.dropouts())
-       if (switch := torch_facts.dropout(name).switch) is not None and switch.name == "training"
-       and switch.position is not None},
+    **{name: torch_facts.dropout(name).switch.position for name in sorted(torch_facts.mode_switched_dropouts())},
     "torch.nn.functional.batch_norm": 5,
 }
 # The data-parallel wrappers: a wrapper built around a module is in its mode, and its
@@ -541,6 +538,23 @@ MULTI_OUTPUT_VIEW_METHODS = frozenset({"chunk", "split", "split_with_sizes", "un
 MULTI_OUTPUT_VIEW_FUNCTIONS = frozenset("torch." + name for name in MULTI_OUTPUT_VIEW_METHODS)
 # Attributes that are the receiver's storage: `data`, `T`, `mT`, `H`, `mH`, `real`, `imag`.
 VIEW_ATTRIBUTES = torch_facts.properties(aliasing="view")
+# Methods and attributes whose result is one view of the receiver that autograd tracks (not
+# `.detach()`, `.data`: writes through those are the aliasing rules').
+TRACKED_VIEW_METHODS = torch_facts.methods(aliasing="view", returns="tensor") - {"detach"}
+TRACKED_VIEW_ATTRIBUTES = VIEW_ATTRIBUTES - {"data"}
+
+
+def literal_view_index(element: cst.SubscriptElement) -> bool:
+    """An index that gives a view whatever the tensor: a slice, an integer literal, ``...``,
+    ``None`` (a name, a mask or a list may copy)."""
+    index = element.slice
+    if isinstance(index, cst.Slice):
+        return True
+    value = index.value
+    return isinstance(value, (cst.Integer, cst.Ellipsis)) or (isinstance(value, cst.Name) and value.value == "None") \
+        or isinstance(value, cst.UnaryOperation) and isinstance(value.expression, cst.Integer)
+
+
 # Methods and torch functions that write the elements of their receiver (first argument) in
 # place: not `requires_grad_`, `detach_`, `squeeze_`, `t_`, `set_`..., which change only metadata.
 DATA_WRITING_METHODS = torch_facts.methods(in_place="data")

@@ -23,7 +23,7 @@ from typing import Optional, Union
 from torchlint.analysis.torch_facts_table import ROWS, TORCH_VERSION
 
 __all__ = ["TORCH_VERSION", "Fact", "FIELDS", "Argument", "Dropout", "fact", "method", "methods", "properties",
-           "functions", "types", "module_classes", "dropout", "dropouts"]
+           "functions", "types", "module_classes", "dropout", "dropouts", "mode_switched_dropouts"]
 
 
 @dataclass(frozen=True)
@@ -172,3 +172,12 @@ def dropout(name: str) -> Optional[Dropout]:
 def dropouts() -> frozenset:
     """The qualified names of the functions that zero elements at random (``dropout``)."""
     return frozenset(row[0] for row in _rows() if row[-1] is not None)
+
+
+@lru_cache(maxsize=None)
+def mode_switched_dropouts() -> frozenset:
+    """The dropouts a module's mode switches: those whose switch is ``training`` (a module's
+    ``F.dropout(x, p, training=self.training)``)."""
+    return frozenset(name for name in dropouts()
+                     if (switch := dropout(name).switch) is not None and switch.name == "training"
+                     and switch.position is not None)

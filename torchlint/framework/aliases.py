@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional
 
 from torchlint.syntax import cst
-from torchlint.analysis import torch_facts
+from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.semantic import Binding, BindingKind, Scope
 from torchlint.framework import edits
 from torchlint.framework.rule import Applicability, Edit, Fix, Rule
@@ -49,11 +49,11 @@ KINDS = ("data", "detach", "from_numpy", "numpy", "reshape", "maybe_self", "view
 
 # From torch_facts: methods giving a view, a tuple of views (`split`, `chunk`, `unbind`:
 # an alias once indexed or unpacked), a view or a copy, the receiver or a copy.
-_VIEW_METHODS = torch_facts.methods(aliasing="view", returns="tensor") - {"detach"}
+_VIEW_METHODS = torch_api.TRACKED_VIEW_METHODS
 _TUPLE_VIEW_METHODS = torch_facts.methods(aliasing="view", returns="tuple")
 _MAYBE_VIEW_METHODS = torch_facts.methods(aliasing="maybe_view", returns="tensor")
 _MAYBE_SELF_METHODS = torch_facts.methods(aliasing="maybe_self", returns="tensor")
-_VIEW_ATTRIBUTES = torch_facts.properties(aliasing="view") - {"data"}
+_VIEW_ATTRIBUTES = torch_api.TRACKED_VIEW_ATTRIBUTES
 
 
 @dataclass(frozen=True)

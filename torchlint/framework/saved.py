@@ -33,10 +33,6 @@ from torchlint.framework.writes import (
 if TYPE_CHECKING:
     from torchlint.framework.context import FileContext
 
-# Methods and attributes whose result is a view of the receiver, that autograd tracks (not
-# `.detach()`, `.data`: writes through those are the aliasing rules').
-_VIEW_METHODS = torch_facts.methods(aliasing="view", returns="tensor") - {"detach"}
-_VIEW_ATTRIBUTES = torch_facts.properties(aliasing="view") - {"data"}
 _OPERATORS = {cst.Multiply: "mul", cst.Divide: "div", cst.MatrixMultiply: "matmul", cst.Power: "pow",
               cst.Add: "add", cst.Subtract: "sub"}
 
@@ -448,10 +444,10 @@ def _view_of(ctx: "FileContext", load: cst.Name) -> cst.BaseExpression:
         if isinstance(parent, cst.Attribute) and parent.value is current:
             call = ctx.parent(parent)
             if isinstance(call, cst.Call) and call.func is parent:
-                if parent.attr.value not in _VIEW_METHODS:
+                if parent.attr.value not in torch_api.TRACKED_VIEW_METHODS:
                     return current
                 current = call
-            elif parent.attr.value in _VIEW_ATTRIBUTES:
+            elif parent.attr.value in torch_api.TRACKED_VIEW_ATTRIBUTES:
                 current = parent
             else:
                 return current

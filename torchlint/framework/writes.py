@@ -98,17 +98,9 @@ def _write_step(ctx: "FileContext", current: cst.CSTNode) -> tuple[Optional[cst.
 def basic_index(ctx: "FileContext", node: cst.Subscript) -> bool:
     """Integers, slices, `...` and `None` index a view; anything else may copy."""
     for element in node.slice:
-        index = element.slice
-        if isinstance(index, cst.Slice):
+        if torch_api.literal_view_index(element):
             continue
-        value = index.value
-        if isinstance(value, (cst.Integer, cst.Ellipsis)):
-            continue
-        if isinstance(value, cst.Name) and value.value == "None":
-            continue
-        if isinstance(value, cst.UnaryOperation) and isinstance(value.expression, cst.Integer):
-            continue
-        inferred = ctx.infer(value)
+        inferred = ctx.infer(element.slice.value)
         if inferred is not None and inferred.kind is Kind.OTHER:
             continue  # an int (a loop counter over range(), a len())
         return False

@@ -931,9 +931,9 @@ class Monitor:
         running below a flagged statement whose module was read in training mode: the
         module's own forward passes ``self.training`` on, so it behaves as in training."""
         switch, rate = _TRAINING_FUNCTIONALS[name]
-        training = _argument_value(switch, args, kwargs)
-        if switch.name not in kwargs and not (switch.position is not None and switch.position < len(args)):
-            training = training == 1  # its default: "1" or "0" in the facts table
+        training = _passed(switch, args, kwargs)
+        if training is _MISSING:
+            training = switch.default == "1"  # its default in the facts table: "1" or "0"
         p = _argument_value(rate, args, kwargs) if rate is not None else None
         if training is not True or rate is not None and not (isinstance(p, (int, float)) and p > 0):
             return
@@ -1049,9 +1049,8 @@ _MISSING = object()
 # argument, and their drop probability (None: none). The dropouts are the facts table's with
 # a `training` switch (`F.alpha_dropout` drops only when asked: its default is off).
 _TRAINING_FUNCTIONALS = {
-    **{qualname.rpartition(".")[2]: (facts.switch, facts.rate) for qualname in sorted(torch_facts.dropouts())
-       if qualname.startswith("torch.nn.functional.")
-       and (facts := torch_facts.dropout(qualname)).switch is not None and facts.switch.name == "training"},
+    **{qualname.rpartition(".")[2]: (torch_facts.dropout(qualname).switch, torch_facts.dropout(qualname).rate)
+       for qualname in sorted(torch_facts.mode_switched_dropouts())},
     "batch_norm": (torch_facts.Argument("training", 5, "0"), None),
 }
 
@@ -1068,12 +1067,20 @@ def _dropout_functions() -> dict[int, str]:
     return found
 
 
-def _argument_value(argument, args, kwargs) -> Any:
-    """The value a call gives the facts table's ``argument`` (its default where left out)."""
+def _passed(argument, args, kwargs) -> Any:
+    """The value a call passes for the facts table's ``argument``, or _MISSING."""
     if argument.name in kwargs:
         return kwargs[argument.name]
     if argument.position is not None and argument.position < len(args):
         return args[argument.position]
+    return _MISSING
+
+
+def _argument_value(argument, args, kwargs) -> Any:
+    """The value a call gives the facts table's ``argument`` (its default where left out)."""
+    passed = _passed(argument, args, kwargs)
+    if passed is not _MISSING:
+        return passed
     try:
         return float(argument.default) if argument.default is not None else None
     except ValueError:
