@@ -141,14 +141,20 @@ def saved_writes(ctx: "FileContext") -> list[SavedWrite]:
         for name in names:
             loads = sorted([load for _seq, load in scope.loads.get(name, ())] +
                            augmented.get((id(scope.node), name), []), key=lambda node: node.start)
-            shown: set[int] = set()  # the savers already reported: their first write is the one to change
+            # The writes already reported, by saver: the first write on a path is the one to
+            # change, and each arm of an `if` is a path of its own (`if 'scale_factor' in cfg:
+            # feats[i] += ..` / `else: feats[i] += ..`), since only one of them runs.
+            shown: dict[int, list[cst.CSTNode]] = {}
             for load in loads:
                 write = find_write(ctx, load) or helper_write(ctx, load)
                 if write is None or written_through_alias(ctx, load, write.node):
                     continue
                 read = saved_read(ctx, ctx.model.resolve(load), write.node, name)
-                if read is not None and id(read.saver) not in shown:
-                    shown.add(id(read.saver))
+                if read is None:
+                    continue
+                earlier = shown.setdefault(id(read.saver), [])
+                if all(ctx.model.exclusive(previous, write.node) for previous in earlier):
+                    earlier.append(write.node)
                     found.append(SavedWrite(write, load, read))
     # A computed result written in place (`F.relu(h.exp(), inplace=True)`, `h.exp().relu_()`):
     # no name to load, so each call or operator is asked, as the loads are.

@@ -107,7 +107,9 @@ class SavedTensorInplace(Rule):
     it too: `keep, move = halves(x)` (a function of the file that returns `t[:, :n], t[:,
     n:]`, or a static method called through its class) or `move = x[:, n:]`, then
     `self.net(keep)` and `move *= s` is flagged, and written out of place. A saved tensor
-    written several times is reported once, at its first write.
+    written several times is reported once on each path, at its first write: in each arm of
+    an `if` that writes it (`if 'scale_factor' in cfg: feats[i] += ..` / `else: feats[i] +=
+    ..`), since only one arm runs.
 
     Writes through a `.data`, `.detach()`, view or numpy alias are reported by TL102,
     TL301, TL303 and TL304, with the same evidence.

@@ -321,8 +321,8 @@ def _internal():
 class Saved:
     """A tensor autograd saved for backward, as the pack hook returns it."""
 
-    __slots__ = ("tensor", "original", "version", "had_grad_fn", "extent", "snapshot", "where", "writes",
-                 "swapped_at", "__weakref__")
+    __slots__ = ("tensor", "original", "base", "version", "had_grad_fn", "extent", "snapshot", "where",
+                 "writes", "swapped_at", "__weakref__")
 
 
 # Runs of a site's statement after which nothing new is learnt: the first saw the write, the
@@ -391,6 +391,7 @@ class Monitor:
             leaf = t.grad_fn is None
             record.tensor = t if leaf else t.detach()
             record.original = weakref.ref(t)
+            record.base = weakref.ref(t._base) if t._base is not None else None  # a view: its counter is the base's
             record.version = t._version
             record.had_grad_fn = not leaf
             record.extent = extent(t)
@@ -472,23 +473,31 @@ class Monitor:
         before = []
         for target in written:
             span = extent(target)
+            # Views of one base share its version counter (`z1, z2 = z[:, :c], z[:, c:]`): a
+            # write to one moves the version autograd checks on the other, though their bytes
+            # do not overlap.  (The counter moves above this dispatch level, after the write.)
+            viewed = target._base if target._base is not None else target
+            shared = []
             for record in list(self.saved.get(span[0], ())):
-                if _overlap(span, record.extent) and record.snapshot is None:
+                if not _overlap(span, record.extent):
+                    if record.base is not None and record.base() is viewed:
+                        shared.append(record)
+                elif record.snapshot is None:
                     with _internal():
                         record.snapshot = record.tensor.detach().clone()
-            before.append((target, span, target._version))
+            before.append((target, span, target._version, shared))
         out = func(*args, **kwargs)
         if written:
             where = self.locator.here()
-            for target, span, version in before:
-                self._on_write(target, span, version, where, name)
+            for target, span, version, shared in before:
+                self._on_write(target, span, version, where, name, shared)
         if self.codes & {"TL301", "TL303", "TL304", "TL101"}:
             self._register_outputs(out)
         if self.codes & {"TL204", "TL412"} and name in EMPTY_OPS and isinstance(out, torch.Tensor):
             self._maybe_fill(out)
         return out
 
-    def _on_write(self, target, span, version, where: Optional[Position], op: str) -> None:
+    def _on_write(self, target, span, version, where: Optional[Position], op: str, shared=()) -> None:
         # A `.data` read (TL101) is written only through the alias it made (its tag): in
         # `p.data.add_(p.grad.data)` the statement overlaps the read, but the write goes to `p`.
         sites = [site for site in self.locator.sites_at(where) if site.code != "TL101"]
@@ -509,7 +518,7 @@ class Monitor:
         sites += [self._site(i) for i in sorted(tagged) if self._site(i) not in sites]
         write = {"where": where, "op": op, "sites": sites, "bumped": target._version != version}
         for record in list(self.saved.get(span[0], ())):
-            if _overlap(span, record.extent):
+            if _overlap(span, record.extent) or record in shared:
                 record.writes.append(write)
                 for site in sites:
                     site.add("saved-write", write=write, saved_at=record.where)
