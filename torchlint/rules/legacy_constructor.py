@@ -508,6 +508,8 @@ _CONSTRUCTOR_MESSAGES = {
     "data": "`{call}` is a legacy constructor; use `{modern}` (without `dtype=`, torch.tensor would infer "
             "the dtype from the data)",
 }
+
+
 def _safe_unless_comments(ctx: "FileContext", node: cst.Call) -> Applicability:
     """Safe, or unsafe when the rewrite would lose a comment: one inside the call but not
     inside an argument (arguments are copied with their comments)."""
@@ -524,8 +526,10 @@ def _new(node: cst.Call, receiver: cst.BaseExpression, method: Optional[str], te
     """`x.new_empty(..)` / `x.new_tensor(..)` for `x.new(..)`, written with ``text``."""
     if method is None:
         return f"{as_receiver(receiver)}.new_empty(...)` or `{as_receiver(receiver)}.new_tensor(...)"
-    arguments = [f"{arg.keyword.value}={text(arg.value)}" if arg.keyword else text(arg.value) for arg in node.args]
-    if method == "new_empty" and not positional_args(node):
+    arguments = [f"{arg.keyword.value}={text(arg.value)}" if arg.keyword else f"{arg.star}{text(arg.value)}"
+                 for arg in node.args]
+    # `x.new(*size)` passes a size; `x.new()` and `x.new(**options)` none.
+    if method == "new_empty" and not any(arg.keyword is None and arg.star != "**" for arg in node.args):
         arguments.insert(0, "0")
     return _call(f"{as_receiver(receiver)}.{method}", arguments)
 
