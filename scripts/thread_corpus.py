@@ -262,12 +262,13 @@ def torchlint_findings(paths: list[Path], runtime: bool) -> dict[Path, list[dict
     return found
 
 
-def score(cases: list[Case], runtime: bool, show_misses: bool, show_kept: bool = False) -> dict:
+def score(cases: list[Case], runtime: bool, show_misses: bool, show_kept: bool = False,
+          show_unconfirmed: bool = False) -> dict:
     known_kinds = kinds()
     paths = [p for case in cases for p in (case.bad, case.fixed)]
     found = torchlint_findings(paths, runtime)
     per_kind: dict[str, Counter] = defaultdict(Counter)
-    misses, wrong_on_fixed, confirmed_fixed, kept_on_fixed = [], [], [], []
+    misses, wrong_on_fixed, confirmed_fixed, kept_on_fixed, unconfirmed = [], [], [], [], []
     for case in cases:
         fitting = set(known_kinds[case.kind]["codes"])
         row = per_kind[case.kind]
@@ -279,6 +280,8 @@ def score(cases: list[Case], runtime: bool, show_misses: bool, show_kept: bool =
             if runtime:
                 verdicts = {(d.get("runtime") or {}).get("verdict") for d in catches}
                 row["confirmed"] += "CONFIRMED" in verdicts
+                if "CONFIRMED" not in verdicts:
+                    unconfirmed.append((case, catches))
         else:
             misses.append(case)
         for d in found.get(case.fixed.resolve(), []):
@@ -322,6 +325,13 @@ def score(cases: list[Case], runtime: bool, show_misses: bool, show_kept: bool =
     if show_kept:
         for case, d in kept_on_fixed:
             print(f"  {case.name}/fixed.py:{d['location']['row']}: {d['code']} {d['message'][:120]}")
+    if show_unconfirmed:
+        print("\ncaught, not CONFIRMED:")
+        for case, catches in unconfirmed:
+            for d in catches:
+                run = d.get("runtime") or {}
+                print(f"  {case.name} line {d['location']['row']} {d['code']}: {run.get('verdict')}: "
+                      f"{(run.get('evidence') or '')[:200]}")
     if show_misses:
         print("\nmissed:")
         for case in misses:
@@ -364,6 +374,8 @@ def main() -> int:
     sc.add_argument("--runtime", action="store_true", help="also run torchlint --runtime and count verdicts")
     sc.add_argument("--split", choices=("dev", "held-out", "all"), default="all")
     sc.add_argument("--misses", action="store_true", help="list the cases not caught")
+    sc.add_argument("--unconfirmed", action="store_true",
+                    help="with --runtime, list the caught cases no finding of which was CONFIRMED, with the verdicts")
     sc.add_argument("--kept", action="store_true", help="list the legacy-idiom findings on fixed twins")
     sc.add_argument("--json", type=Path, help="write the totals here")
     commands.add_parser("reserve", help="refresh reserved.sha256 from ../shared/reserved/threads.txt")
@@ -382,7 +394,7 @@ def main() -> int:
         return verify(cases, args.python, args.jobs)
     if args.split != "all":
         cases = [case for case in cases if case.split == args.split]
-    totals = score(cases, args.runtime, args.misses, args.kept)
+    totals = score(cases, args.runtime, args.misses, args.kept, args.unconfirmed)
     if args.json:
         args.json.write_text(json.dumps(totals, indent=2) + "\n")
     return 0

@@ -8,9 +8,9 @@ from torchlint.framework.api import (
 )
 
 # What torch 2.13 says when an operation mixes devices (the meta device stands in for a GPU on CPU torch).
-_SIGNATURES = ("is not on the expected device", "Expected all tensors to be on the same device",
-               "must be on the same device", "should be the same device", "Tensor for argument",
-               "are not at the same device")
+DEVICE_ERRORS = ("is not on the expected device", "Expected all tensors to be on the same device",
+                 "must be on the same device", "should be the same device", "Tensor for argument",
+                 "are not at the same device")
 
 
 class DeviceMismatch(Rule):
@@ -474,6 +474,6 @@ class DeviceMismatch(Rule):
     def judge(cls, run: Observation) -> Verdict:
         raised = run.raised
         if raised is not None and raised["type"] == "RuntimeError" and any(
-                signature in raised["message"] for signature in _SIGNATURES):
+                signature in raised["message"] for signature in DEVICE_ERRORS):
             return Verdict(CONFIRMED, f"RuntimeError: {raised['message']}")
         return Verdict(NOT_REPRODUCED, "no operation mixed devices on this run")

@@ -61,6 +61,7 @@ from torchlint.framework.verdicts import (
     CONFIRMED, COULD_NOT_RUN, LATENT, NOT_REPRODUCED, Observation, Verdict, quote, where as where_is,
 )
 from torchlint.rules import all_rules
+from torchlint.rules.device_mismatch import DEVICE_ERRORS
 from torchlint.runtime import made_inputs, stand_ins, synthetic
 
 
@@ -297,6 +298,15 @@ def _proportional(a: torch.Tensor, b: torch.Tensor) -> bool:
     return factor > 0 and torch.allclose(a, b * factor, rtol=1e-4, atol=1e-7 * max(abs(factor), 1.0))
 
 
+def _tensors_in(args, kwargs):
+    """The tensors an operation is given, also inside a list or tuple (`torch.cat([a, b])`)."""
+    for value in itertools.chain(args, kwargs.values()):
+        if isinstance(value, torch.Tensor):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            yield from (item for item in value if isinstance(item, torch.Tensor))
+
+
 def _overlap(a: tuple[int, int, int], b: tuple[int, int, int]) -> bool:
     return a[0] == b[0] and a[1] < b[2] and b[1] < a[2]
 
@@ -356,6 +366,10 @@ class Monitor:
         self.saved: dict[int, weakref.WeakSet] = {}  # storage pointer -> live Saved records
         self.live: dict[int, dict[int, weakref.ref]] = {}  # storage pointer -> id(tensor) -> tensor
         self.tags: dict[int, tuple[weakref.ref, set[int]]] = {}  # id(tensor) -> sites it is an alias of
+        # TL416: id(tensor) -> the sites whose factory made it, or made what it was computed from
+        # (on the device the factory chose), so that a device error raised deep in a layer that
+        # it reaches is told to the site that made it.
+        self.made_by: dict[int, tuple[weakref.ref, set[int]]] = {}
         self.watches: list[dict] = []  # writes whose other side we wait to see read
         self.allocations: list[dict] = []  # sentinel-filled legacy constructor results
         self.arrays: list[tuple[weakref.ref, tuple, Optional[Site]]] = []  # numpy sides of `.numpy()`
@@ -486,7 +500,14 @@ class Monitor:
                     with _internal():
                         record.snapshot = record.tensor.detach().clone()
             before.append((target, span, target._version, shared))
-        out = func(*args, **kwargs)
+        try:
+            out = func(*args, **kwargs)
+        except RuntimeError as error:
+            if self.made_by:
+                self._device_error(error, args, kwargs)
+            raise
+        if "TL416" in self.codes:
+            self._follow_made(name, args, kwargs, out)
         if written:
             where = self.locator.here()
             for target, span, version, shared in before:
@@ -541,6 +562,53 @@ class Monitor:
     def _live_on(self, span) -> set[int]:
         """The live tensors on the storage of ``span`` (numpy writes change whole arrays)."""
         return {i for i, ref in self.live.get(span[0], {}).items() if ref() is not None}
+
+    # -- TL416: where a tensor was made, and the device errors it meets -------------------
+
+    def _made_sites(self, tensor: torch.Tensor) -> set[int]:
+        entry = self.made_by.get(id(tensor))
+        return entry[1] if entry is not None and entry[0]() is tensor else set()
+
+    def _mark_made(self, out, site_ids: set[int]) -> None:
+        for t in out if isinstance(out, (tuple, list)) else (out,):
+            if isinstance(t, torch.Tensor):
+                key = id(t)
+                known = self._made_sites(t)
+                self.made_by[key] = (weakref.ref(t, lambda _r, k=key: self.made_by.pop(k, None)), known | site_ids)
+
+    def _follow_made(self, name: str, args, kwargs, out) -> None:
+        """A tensor made by a flagged factory (no tensor input: `torch.zeros(n, h)`) is marked
+        with its site; so is what an operation computes from a marked tensor on its device, and
+        the tensor a flagged move leaves behind (`t.to(device)` whose copy is dropped)."""
+        inputs = list(_tensors_in(args, kwargs))
+        if name == "_to_copy.default" and isinstance(out, torch.Tensor) and inputs and inputs[0].device != out.device:
+            site_ids = {site.id for site in self.locator.sites_at(self.locator.here(), "TL416")}
+            if site_ids:
+                self._mark_made(inputs[0], site_ids)
+            return
+        if not inputs or (len(inputs) == 1 and inputs[0] is out):  # `torch.tensor(..)` lifts a new tensor
+            site_ids = {site.id for site in self.locator.sites_at(self.locator.here(), "TL416")}
+        else:
+            site_ids = set()
+            for tensor in inputs:
+                site_ids |= self._made_sites(tensor)
+        if site_ids:
+            self._mark_made(out, site_ids)
+
+    def _device_error(self, error: RuntimeError, args, kwargs) -> None:
+        """A device error raised by an operation given a tensor a flagged factory made: the
+        error is that site's, wherever the operation runs (in a layer the tensor reaches)."""
+        message = str(error).split("\n")[0][:300]
+        if not any(signature in message for signature in DEVICE_ERRORS):
+            return
+        where = self.locator.here()
+        for tensor in _tensors_in(args, kwargs):
+            for site_id in sorted(self._made_sites(tensor)):
+                site = self._site(site_id)
+                if not site.has("raised"):
+                    at = f" (raised at {where_is(where)}, by an operation given a tensor this line made or left " \
+                         "where it was)" if where else ""
+                    site.add("raised", type=type(error).__name__, message=message + at)
 
     def _register_outputs(self, out) -> None:
         for t in out if isinstance(out, (tuple, list)) else (out,):
