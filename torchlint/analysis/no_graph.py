@@ -1249,15 +1249,22 @@ class NoGraph:
             found = None
             for call in calls:
                 passed = self.inference.passed_argument(call, function, param)
-                origin = self._frozen_module(passed, hops + 1) if isinstance(passed, cst.Name) else None
+                origin = self._frozen_module(passed, hops + 1) if isinstance(passed, cst.Name) else \
+                    self._made_frozen(passed)  # `fit(make(4), data)`
                 if origin is None:
                     return None
                 found = found or origin
             return found
-        if binding.kind is not BindingKind.ASSIGN or binding.path or binding.iterates \
-                or not isinstance(binding.value, cst.Call) or self._changed_later(binding):
+        if binding.kind is not BindingKind.ASSIGN or binding.path or binding.iterates:
             return None
-        callee = self.inference.infer(binding.value.func)
+        return self._made_frozen(binding.value)
+
+    def _made_frozen(self, value: Optional[cst.BaseExpression]) -> Optional[tuple]:
+        """``value`` is a call of a function of this file that returns a module with every
+        parameter frozen: the freezing statement and the function."""
+        if not isinstance(value, cst.Call):
+            return None
+        callee = self.inference.infer(value.func)
         function = callee.function if callee is not None and callee.kind is Kind.FUNCTION else None
         statement = self._freezes_what_it_returns(function)
         return (statement, function) if statement is not None else None
@@ -1482,6 +1489,7 @@ class NoGraph:
             return None
         source = node.args[0].value
         sources: list[cst.CSTNode] = [source]
+        listed: list[cst.BaseExpression] = []  # what is appended to the list it is made from
         for found in sources:  # grows: the values of the names read, three assignments back at most
             if len(sources) > 12:
                 break
@@ -1492,7 +1500,10 @@ class NoGraph:
                         continue
                     value = binding.value
                     if isinstance(value, cst.List) and not value.elements:
-                        sources += [arg.value for arg in self.analysis.appended_to(binding)]  # `losses.append(..)`
+                        appended = [arg.value for arg in self.analysis.appended_to(binding)]  # `losses.append(..)`
+                        sources += appended
+                        if found is source and isinstance(source, cst.Name) and name is source:
+                            listed += appended
                     elif not binding.path and not binding.iterates:
                         sources.append(value)  # `pred_np = pred.detach().numpy()`
         for inner in (inner for found in sources for inner in iter_nodes(found)):
@@ -1500,9 +1511,9 @@ class NoGraph:
                 return self._cut(node, f"a new tensor made from the plain values of `{self.analysis.snippet(inner)}`",
                                  "Combine the tensors themselves (not their `.item()`, `.tolist()` or numpy values), "
                                  "so that the result keeps their graph", to_change=True, inert=True)
-        if isinstance(source, (cst.List, cst.ListComp, cst.Tuple)):
-            elements = [source.elt] if isinstance(source, cst.ListComp) else \
-                [element.value for element in source.elements if not isinstance(element, cst.StarredElement)]
+        if isinstance(source, (cst.List, cst.ListComp, cst.Tuple, cst.Name)):
+            elements = [source.elt] if isinstance(source, cst.ListComp) else listed if isinstance(source, cst.Name) \
+                else [element.value for element in source.elements if not isinstance(element, cst.StarredElement)]
             if elements and all(self.inference.tensor(element) is not None for element in elements):
                 return self._cut(node, "a new tensor made from the values of the tensors listed",
                                  "Combine the tensors themselves (`torch.stack`, `torch.cat`), not copies of their "
