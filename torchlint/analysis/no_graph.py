@@ -1233,8 +1233,8 @@ class NoGraph:
         """The freezing statement and the function of the file that made the module ``name``
         holds with every parameter frozen (see ``_frozen_where_made``)."""
         bindings = self.model.resolve(name)
-        if hops > 2 or len(bindings) != 1 or any(self._adds_layers(read)
-                                                 for read in self.model.reads_since_binding(name)):
+        if hops > 2 or len(bindings) != 1 or not all(self._plain_use(read)
+                                                     for read in self.model.reads_since_binding(name)):
             return None
         binding = bindings[0]
         if binding.kind is BindingKind.PARAM:
@@ -1244,7 +1244,7 @@ class NoGraph:
                 else None
             calls = self.inference.calls_of(function) if param is not None else []
             if not calls or function.kind == "method" and param is function.positional_params()[0] \
-                    or any(self._adds_layers(load) for _seq, load in binding.scope.loads.get(binding.name, ())):
+                    or not all(self._plain_use(load) for _seq, load in binding.scope.loads.get(binding.name, ())):
                 return None
             found = None
             for call in calls:
@@ -1262,6 +1262,9 @@ class NoGraph:
     def _made_frozen(self, value: Optional[cst.BaseExpression]) -> Optional[tuple]:
         """``value`` is a call of a function of this file that returns a module with every
         parameter frozen: the freezing statement and the function."""
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                and value.func.attr.value in _PLAIN_MODULE_METHODS and isinstance(value.func.value, cst.Call):
+            value = value.func.value  # `build(3).to(device)`: the module itself
         if not isinstance(value, cst.Call):
             return None
         callee = self.inference.infer(value.func)
@@ -1302,13 +1305,19 @@ class NoGraph:
     def _adds_layers(self, read: cst.Name) -> bool:
         """``_may_add_layers``, except a module handed to a function of this file that only
         calls it or uses a method of it that adds nothing (`train(model, loader)`)."""
-        if not _may_add_layers(read):
-            return False
+        return _may_add_layers(read) and not self._handed_to_plain_use(read)
+
+    def _plain_use(self, read: cst.Name) -> bool:
+        """This read of a module calls it, uses a method of it that changes nothing of its
+        parameters (``_only_uses``), or hands it to a function of this file that does only that."""
+        return _only_uses(read) or self._handed_to_plain_use(read)
+
+    def _handed_to_plain_use(self, read: cst.Name) -> bool:
         argument = read.parent
         if not isinstance(argument, cst.Arg) or argument.value is not read:
-            return True
+            return False
         receiver = self.inference.receiving_parameter(argument)
-        return receiver is None or not all(_only_uses(inner) for inner in receiver[2])
+        return receiver is not None and all(_only_uses(inner) for inner in receiver[2])
 
     def _reads_later_in_loop(self, func: cst.Name, reads: list[cst.Name]) -> list[cst.Name]:
         """The reads of the module ``func`` that freeze it, after this call in a loop around
