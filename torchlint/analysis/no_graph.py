@@ -36,6 +36,8 @@ _RE_ATTACHES = re.compile(r"requires_grad|Parameter|register_|enable_grad|set_gr
 _RE_UNFREEZES = re.compile(r"\.\s*requires_grad\s*=(?!=)\s*(?![\s]|False)|requires_grad_\(\s*(?![\s]|False)")
 _GUARD_TEST = re.compile(r"requires_grad|grad_fn|is_grad_enabled|is_leaf")
 _MAX_DEPTH = 40
+# Code that makes a tensor to learn (a leaf that requires grad): its values may have a graph after all.
+_RE_MAKES_LEAF = re.compile(r"requires_grad|Parameter\b")
 
 
 @dataclass(frozen=True)
@@ -467,6 +469,9 @@ class NoGraph:
             grads = self._gradients_of(node.value)
             if grads is not None:  # `torch.autograd.grad(loss, x)[0]`
                 return grads
+            returned = self._container_under_no_grad(node.value, depth)
+            if returned is not None:  # `losses["loss"]` of `outputs, losses = self.process_batch(x)` under no_grad
+                return returned
             if self.inference.tensor(node.value) is None and not self._batch(node.value):
                 return None
             return self._graphless(node.value, depth)  # of a batch: `batch["label"]`, `batch[0]`
@@ -588,7 +593,8 @@ class NoGraph:
                 callee = self.inference.infer(value.func)
                 if callee is not None and callee.kind is Kind.FUNCTION and callee.function is not None:
                     # `loss, stats = model.loss(preds, batch)`: the part of what it returns
-                    proof = self._function_result(value, callee.function, depth, binding.path)
+                    proof = self._returned_under_no_grad(value, depth, binding.path) or \
+                        self._function_result(value, callee.function, depth, binding.path)
                     if proof is None:
                         return None
                     proofs.append(proof.then(Step(value, f"`{name}` is taken from `{{code}}`")))
@@ -641,6 +647,10 @@ class NoGraph:
             return Proof()
         if isinstance(iterable, cst.Name):
             bindings = self.model.resolve(iterable)
+            if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM:
+                passed = self._passed_for(bindings[0])  # `def fit(net, loader)`: the items of what calls pass
+                proofs = [self._items(value, depth) for value in passed] if passed else [None]
+                return None if any(proof is None for proof in proofs) else _join(proofs)
             if len(bindings) == 1 and bindings[0].kind is BindingKind.FOR and not bindings[0].path \
                     and bindings[0].value is not None and not self._changed_later(bindings[0]):
                 # `for grad in grads:` then `zip(grad, ..)`: the items of the items of `grads`
@@ -858,14 +868,25 @@ class NoGraph:
         if function is self.given and param is not None and \
                 not (function.kind == "method" and param is function.positional_params()[0]):
             return Proof()  # what the caller passes has no graph, as it showed
+        passed = self._passed_for(binding)
+        return self._operands(passed, depth) if passed else None
+
+    def _passed_for(self, binding) -> Optional[list[cst.BaseExpression]]:
+        """What every call of the function of this file whose parameter ``binding`` is (not a
+        method's ``self``) passes for it; of ``forward``, the calls of the module's instances
+        (`criterion(out, y)`) are its call sites. None when a call is not known or passes
+        nothing for it."""
+        scope = binding.scope
+        function = scope.function if scope is not None else None
+        if function is None or not isinstance(function.node, cst.FunctionDef) or self._changed_later(binding):
+            return None
+        param = next((param for param in function.positional_params() if param.name.value == binding.name), None)
         calls = self._module_calls(function) if function.name == "forward" and not _plain_class(function.cls) \
             else self.inference.calls_of(function)  # a `Trainer.forward()` is called by its name
         if param is None or not calls or (function.kind == "method" and param is function.positional_params()[0]):
             return None
         passed = [self.inference.passed_argument(call, function, param) for call in calls]
-        if any(value is None for value in passed):
-            return None
-        return self._operands(passed, depth)
+        return None if any(value is None for value in passed) else passed
 
     def _module_calls(self, forward) -> list[cst.Call]:
         """The calls `m(..)` in this file of an instance of the module class whose ``forward``
@@ -1014,7 +1035,7 @@ class NoGraph:
             return self._foreign_call(node, callee.function, depth)
         if callee.kind is Kind.MODULE:
             frozen = self._frozen_before(node) or self._frozen_by_its_class(node, callee) or \
-                self._frozen_attribute(node, callee)
+                self._frozen_attribute(node, callee) or self._frozen_where_made(node)
             if frozen is not None:
                 return frozen
         if callee.kind is Kind.MODULE and callee.qualname and torch_api.is_loss_module_class(callee.qualname) \
@@ -1030,7 +1051,7 @@ class NoGraph:
             forward = self.inference.method_of(callee.cls, "forward")  # what its `forward` returns
             return self._function_result(node, forward, depth) if forward is not None else None
         if callee.kind is Kind.FUNCTION and callee.function is not None:
-            return self._function_result(node, callee.function, depth)
+            return self._returned_under_no_grad(node, depth) or self._function_result(node, callee.function, depth)
         if callee.kind is Kind.INSTANCE and isinstance(callee.cls, ClassInfo):
             method = self.inference.method_of(callee.cls, "__call__")  # an instance called runs its `__call__`
             return self._function_result(node, method, depth) if method is not None else None
@@ -1177,6 +1198,127 @@ class NoGraph:
                        (cut,))
         return _join([frozen, inputs])
 
+    def _frozen_where_made(self, call: cst.Call) -> Optional[Proof]:
+        """``model(x)`` of a module made by a function of this file that freezes every parameter
+        of what it returns before returning it (`m.requires_grad_(False)`, a loop over
+        `m.parameters()`, a call of a freezing function of the file), after the last layer it
+        adds: ``model`` bound once to that call, or a parameter every call of its function
+        passes such a module for; given inputs without a graph, when nothing in the file may
+        turn `requires_grad` back on and no read on the way may give the module new layers."""
+        func = call.func
+        if not isinstance(func, cst.Name) or _RE_UNFREEZES.search(self.analysis.text):
+            return None
+        found = self._frozen_module(func, 0)
+        if found is None:
+            return None
+        statement, function = found
+        inputs = self._arguments(call, 0)
+        if inputs is None:
+            return None
+        shown = statement.iter if isinstance(statement, cst.For) else statement.body[0].value
+        code, line = self.analysis.snippet(shown), self._line(shown)
+        cut = Cut(shown, f"`{code}` (line {line}) in `{function.name}`, which freezes every parameter of the module "
+                         f"it returns",
+                  f"is computed by `{func.value}`, made by `{function.name}`, whose `{code}` (line {line}) freezes "
+                  f"every parameter", f"Freeze only the layers meant to stay fixed in `{function.name}` (the "
+                                      f"pretrained part), or freeze before adding the layers to train",
+                  to_change=True)
+        frozen = Proof((Step(call, f"`{{code}}` is computed by `{func.value}`, which `{function.name}` returns with "
+                                   f"every parameter frozen"),
+                        Step(shown, f"`{{code}}` turns off `requires_grad` of every parameter of what "
+                                    f"`{function.name}` returns")), (cut,))
+        return _join([frozen, inputs])
+
+    def _frozen_module(self, name: cst.Name, hops: int) -> Optional[tuple]:
+        """The freezing statement and the function of the file that made the module ``name``
+        holds with every parameter frozen (see ``_frozen_where_made``)."""
+        bindings = self.model.resolve(name)
+        if hops > 2 or len(bindings) != 1 or not all(self._plain_use(read)
+                                                     for read in self.model.reads_since_binding(name)):
+            return None
+        binding = bindings[0]
+        if binding.kind is BindingKind.PARAM:
+            function = binding.scope.function if binding.scope is not None else None
+            param = next((param for param in function.positional_params() if param.name.value == binding.name),
+                         None) if isinstance(function, FunctionInfo) and isinstance(function.node, cst.FunctionDef) \
+                else None
+            calls = self.inference.calls_of(function) if param is not None else []
+            if not calls or function.kind == "method" and param is function.positional_params()[0] \
+                    or not all(self._plain_use(load) for _seq, load in binding.scope.loads.get(binding.name, ())):
+                return None
+            found = None
+            for call in calls:
+                passed = self.inference.passed_argument(call, function, param)
+                origin = self._frozen_module(passed, hops + 1) if isinstance(passed, cst.Name) else \
+                    self._made_frozen(passed)  # `fit(make(4), data)`
+                if origin is None:
+                    return None
+                found = found or origin
+            return found
+        if binding.kind is not BindingKind.ASSIGN or binding.path or binding.iterates:
+            return None
+        return self._made_frozen(binding.value)
+
+    def _made_frozen(self, value: Optional[cst.BaseExpression]) -> Optional[tuple]:
+        """``value`` is a call of a function of this file that returns a module with every
+        parameter frozen: the freezing statement and the function."""
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                and value.func.attr.value in _PLAIN_MODULE_METHODS and isinstance(value.func.value, cst.Call):
+            value = value.func.value  # `build(3).to(device)`: the module itself
+        if not isinstance(value, cst.Call):
+            return None
+        callee = self.inference.infer(value.func)
+        function = callee.function if callee is not None and callee.kind is Kind.FUNCTION else None
+        statement = self._freezes_what_it_returns(function)
+        return (statement, function) if statement is not None else None
+
+    def _freezes_what_it_returns(self, function) -> Optional[cst.CSTNode]:
+        """The statement of ``function``'s body (not under an `if`, no `return` before it) that
+        freezes every parameter of the local module it returns (each `return` names it), after
+        which nothing assigns the name again nor may give the module new layers."""
+        if not isinstance(function, FunctionInfo) or function.model is not self.model \
+                or not isinstance(function.node, cst.FunctionDef) or function.is_generator or not function.returns \
+                or not all(isinstance(returned, cst.Name) for returned in function.returns) \
+                or len({returned.value for returned in function.returns}) != 1:
+            return None
+        local = function.returns[0].value
+        body = function.node.body.body
+        for index, statement in enumerate(body):
+            freezing = None
+            for read in (node for node in iter_nodes(statement) if isinstance(node, cst.Name) and node.value == local):
+                found = _freezing_statement(read) or self._freezing_call(read)
+                if found is statement:
+                    freezing = found
+                    break
+            if freezing is None:
+                continue
+            if any(isinstance(node, (cst.Return, cst.Raise)) for earlier in body[:index] for node in iter_nodes(earlier)):
+                return None
+            for later in body[index + 1:]:
+                for node in iter_nodes(later):
+                    if isinstance(node, cst.Name) and node.value == local and (
+                            isinstance(node.parent, cst.AssignTarget) or self._adds_layers(node)):
+                        return None
+            return freezing
+        return None
+
+    def _adds_layers(self, read: cst.Name) -> bool:
+        """``_may_add_layers``, except a module handed to a function of this file that only
+        calls it or uses a method of it that adds nothing (`train(model, loader)`)."""
+        return _may_add_layers(read) and not self._handed_to_plain_use(read)
+
+    def _plain_use(self, read: cst.Name) -> bool:
+        """This read of a module calls it, uses a method of it that changes nothing of its
+        parameters (``_only_uses``), or hands it to a function of this file that does only that."""
+        return _only_uses(read) or self._handed_to_plain_use(read)
+
+    def _handed_to_plain_use(self, read: cst.Name) -> bool:
+        argument = read.parent
+        if not isinstance(argument, cst.Arg) or argument.value is not read:
+            return False
+        receiver = self.inference.receiving_parameter(argument)
+        return receiver is not None and all(_only_uses(inner) for inner in receiver[2])
+
     def _reads_later_in_loop(self, func: cst.Name, reads: list[cst.Name]) -> list[cst.Name]:
         """The reads of the module ``func`` that freeze it, after this call in a loop around
         it (the outermost one the module is bound outside of), when nothing else in the loop
@@ -1209,11 +1351,32 @@ class NoGraph:
         function, _name, reads = receiver
         for inner in reads:
             statement = _freezing_statement(inner)
-            if statement is not None and statement.parent is function.node.body and not any(
-                    isinstance(node, (cst.Return, cst.Raise)) and node.start < statement.start
-                    for node in iter_nodes(function.node.body)):
+            if statement is None:
+                continue
+            guard = statement.parent.parent if isinstance(statement.parent, cst.IndentedBlock) else None
+            # `if feature_extracting:` around it, a flag every call here passes True for
+            taken = statement.parent is function.node.body or isinstance(guard, cst.If) \
+                and guard.parent is function.node.body and statement.parent is guard.body \
+                and self._passes_true(call, function, guard.test)
+            if taken and not any(isinstance(node, (cst.Return, cst.Raise)) and node.start < statement.start
+                                 for node in iter_nodes(function.node.body)):
                 return line
         return None
+
+    def _passes_true(self, call: cst.Call, function, test: cst.BaseExpression, hops: int = 0) -> bool:
+        """``test`` is a parameter of ``function`` for which ``call`` passes `True`, written out
+        or through a parameter of the caller's every call passes `True` for (two calls up)."""
+        param = next((param for param in function.positional_params()
+                      if isinstance(test, cst.Name) and param.name.value == test.value), None)
+        passed = self.inference.passed_argument(call, function, param) if param is not None else None
+        if isinstance(passed, cst.Name) and passed.value == "True":
+            return True
+        bindings = self.model.resolve(passed) if isinstance(passed, cst.Name) and hops < 1 else []
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM or self._changed_later(bindings[0]):
+            return False
+        caller = bindings[0].scope.function
+        calls = self.inference.calls_of(caller) if isinstance(caller, FunctionInfo) else []
+        return bool(calls) and all(self._passes_true(outer, caller, passed, hops + 1) for outer in calls)
 
     def _loader_batch(self, name: cst.Name) -> bool:
         """``name`` is (a part of) a batch of a `DataLoader`: a new tensor that requires no grad
@@ -1335,6 +1498,7 @@ class NoGraph:
             return None
         source = node.args[0].value
         sources: list[cst.CSTNode] = [source]
+        listed: list[cst.BaseExpression] = []  # what is appended to the list it is made from
         for found in sources:  # grows: the values of the names read, three assignments back at most
             if len(sources) > 12:
                 break
@@ -1345,7 +1509,10 @@ class NoGraph:
                         continue
                     value = binding.value
                     if isinstance(value, cst.List) and not value.elements:
-                        sources += [arg.value for arg in self.analysis.appended_to(binding)]  # `losses.append(..)`
+                        appended = [arg.value for arg in self.analysis.appended_to(binding)]  # `losses.append(..)`
+                        sources += appended
+                        if found is source and isinstance(source, cst.Name) and name is source:
+                            listed += appended
                     elif not binding.path and not binding.iterates:
                         sources.append(value)  # `pred_np = pred.detach().numpy()`
         for inner in (inner for found in sources for inner in iter_nodes(found)):
@@ -1353,9 +1520,9 @@ class NoGraph:
                 return self._cut(node, f"a new tensor made from the plain values of `{self.analysis.snippet(inner)}`",
                                  "Combine the tensors themselves (not their `.item()`, `.tolist()` or numpy values), "
                                  "so that the result keeps their graph", to_change=True, inert=True)
-        if isinstance(source, (cst.List, cst.ListComp, cst.Tuple)):
-            elements = [source.elt] if isinstance(source, cst.ListComp) else \
-                [element.value for element in source.elements if not isinstance(element, cst.StarredElement)]
+        if isinstance(source, (cst.List, cst.ListComp, cst.Tuple, cst.Name)):
+            elements = [source.elt] if isinstance(source, cst.ListComp) else listed if isinstance(source, cst.Name) \
+                else [element.value for element in source.elements if not isinstance(element, cst.StarredElement)]
             if elements and all(self.inference.tensor(element) is not None for element in elements):
                 return self._cut(node, "a new tensor made from the values of the tensors listed",
                                  "Combine the tensors themselves (`torch.stack`, `torch.cat`), not copies of their "
@@ -1378,7 +1545,10 @@ class NoGraph:
         `t.numpy()`, `float(t)`, `int(t)`; None for any other call."""
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value in torch_api.TO_PLAIN_METHODS:
-            return func.value if self.inference.tensor(func.value) is not None else None
+            fact = torch_facts.method(func.attr.value)
+            # `.numpy()` is a method of tensors only: its receiver is one, known or not (a parameter)
+            known = self.inference.tensor(func.value) is not None or fact is not None and fact.tensor_only
+            return func.value if known else None
         if isinstance(func, cst.Name) and func.value in ("float", "int") and len(call.args) == 1 \
                 and call.args[0].keyword is None and not call.args[0].star \
                 and self.inference.qualname(func) in (None, f"builtins.{func.value}"):
@@ -1455,6 +1625,103 @@ class NoGraph:
         if flow is None:
             flow = self._given_flows[id(function)] = NoGraph(self.analysis, self.requires_grad_set, function)
         return flow
+
+    def _container_under_no_grad(self, node: cst.BaseExpression, depth: int) -> Optional[Proof]:
+        """``node`` is a name bound once (not in a loop's target) to what a call of a function
+        of this file returns, or to a part of it, the call made under no_grad: see
+        ``_returned_under_no_grad``."""
+        if not isinstance(node, cst.Name):
+            return None
+        bindings = self.model.resolve(node)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].iterates \
+                or not isinstance(bindings[0].value, cst.Call) or self._changed_later(bindings[0]):
+            return None
+        proof = self._returned_under_no_grad(bindings[0].value, depth, bindings[0].path)
+        return proof.then(Step(bindings[0].value, f"`{node.value}` is taken from `{{code}}`")) if proof else None
+
+    def _returned_under_no_grad(self, call: cst.Call, depth: int, path: tuple = ()) -> Optional[Proof]:
+        """``call`` of a function of this file runs under no_grad (a `with` block, a decorator,
+        `set_grad_enabled(False)` around it): everything it computes records no graph, so what
+        it returns (with ``path``, the part of the tuple it returns) has none when every value
+        in it is made during the call (by torch operations, modules, or this file's functions
+        called from it, itself or its part a dict, list or tuple of such values), never an
+        argument, attribute or global handed back, and nothing on the way turns gradients on
+        or sets `requires_grad`."""
+        if self._disabled(call) is None:
+            return None
+        callee = self.inference.infer(call.func)
+        function = callee.function if callee is not None and callee.kind is Kind.FUNCTION else None
+        if not self._runs_without_grad(function, 0):
+            return None
+        for returned in function.returns:
+            part = tuple_element(returned, path) if path else returned
+            if part is None or not self._made_in(part, function, 0):
+                return None
+        return self._under_no_grad(call)
+
+    def _runs_without_grad(self, function, hops: int) -> bool:
+        """``function``, of this file and returning values, turns no gradients on and sets no
+        `requires_grad` (nor do the functions of this file it calls, three calls deep)."""
+        if not isinstance(function, FunctionInfo) or function.model is not self.model \
+                or not isinstance(function.node, cst.FunctionDef) or function.is_generator or not function.returns \
+                or hops > 3:
+            return False
+        code = self._code(function.node)
+        return not _RE_ENABLES.search(code) and not _RE_MAKES_LEAF.search(code)
+
+    def _made_in(self, node: cst.BaseExpression, function, hops: int) -> bool:
+        """``node``, in ``function``, is a value made while it runs: a tensor computed by a
+        torch operation or a module, what a function of this file called there returns when
+        that is made in it, a local name bound only to such values, a dict, list or tuple of
+        them. Not a parameter, attribute or global, which may hold a graph from before."""
+        if hops > 6:
+            return False
+        if isinstance(node, cst.Dict):
+            return bool(node.elements) and all(isinstance(element, cst.DictElement)
+                                               and self._made_in(element.value, function, hops + 1)
+                                               for element in node.elements)
+        if isinstance(node, (cst.Tuple, cst.List)):
+            return bool(node.elements) and all(not isinstance(element, cst.StarredElement)
+                                               and self._made_in(element.value, function, hops + 1)
+                                               for element in node.elements)
+        if isinstance(node, cst.Name):
+            bindings = self.model.resolve(node)
+            if not bindings:
+                return False
+            for binding in bindings:
+                if binding.kind is not BindingKind.ASSIGN or binding.iterates or binding.value is None \
+                        or binding.scope is None or binding.scope.function is not function \
+                        or self._changed_later(binding):
+                    return False
+                value = binding.value
+                if binding.path:
+                    if isinstance(value, (cst.Tuple, cst.List)):
+                        value = tuple_element(value, binding.path)
+                        if value is None or not self._made_in(value, function, hops + 1):
+                            return False
+                    elif not self._returns_made(value, binding.path, hops):
+                        return False
+                elif not self._made_in(value, function, hops + 1):
+                    return False
+            return True
+        if isinstance(node, cst.Call) and self._returns_made(node, (), hops):
+            return True
+        return isinstance(node, (cst.Call, cst.BinaryOperation)) and self._computes_under_no_grad(node)
+
+    def _returns_made(self, call: cst.BaseExpression, path: tuple, hops: int) -> bool:
+        """``call`` is of a function of this file whose every return (its part ``path``) is
+        made while it runs (``_made_in``)."""
+        if not isinstance(call, cst.Call):
+            return False
+        callee = self.inference.infer(call.func)
+        function = callee.function if callee is not None and callee.kind is Kind.FUNCTION else None
+        if not self._runs_without_grad(function, hops // 2):
+            return False
+        for returned in function.returns:
+            part = tuple_element(returned, path) if path else returned
+            if part is None or not self._made_in(part, function, hops + 1):
+                return False
+        return True
 
     def _function_result(self, node: cst.Call, function, depth: int, path: tuple = ()) -> Optional[Proof]:
         """A function of this file: every value it returns has no graph (with ``path``, the
@@ -1654,10 +1921,19 @@ def _may_add_layers(read: cst.Name) -> bool:
         return True
     if not isinstance(parent, cst.Attribute) or parent.value is not read:
         return False
-    if isinstance(parent.parent, cst.AssignTarget):
-        return True
-    return parent.attr.value in ("add_module", "register_module", "register_parameter", "append", "extend",
-                                 "insert", "apply", "__setattr__")
+    top = parent  # `model.blocks`, `model.encoder.layers[0]`: the submodule read
+    while isinstance(top.parent, (cst.Attribute, cst.Subscript)) and top.parent.value is top:
+        top = top.parent
+    holder = top.parent
+    if isinstance(holder, (cst.AssignTarget, cst.Arg)) or isinstance(holder, cst.Assign) and holder.value is top:
+        return True  # replaced, handed to a call (`setattr(model.encoder, ..)`), or kept under another name
+    if isinstance(holder, cst.For) and holder.iter is top:
+        # `for block in model.blocks: block.proj = Adapter(block.proj)`: layers added to its parts
+        return any(isinstance(node, cst.AssignTarget) and isinstance(node.target, (cst.Attribute, cst.Subscript))
+                   or isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "setattr"
+                   for node in iter_nodes(holder.body))
+    return isinstance(top, cst.Attribute) and top.attr.value in (
+        "add_module", "register_module", "register_parameter", "append", "extend", "insert", "apply", "__setattr__")
 
 
 def _is_super_init(call: cst.Call) -> bool:

@@ -115,6 +115,20 @@ class BackwardWithoutGraph(Rule):
     file decorated with `@torch.no_grad()` is flagged at the decorator: its parameters
     never get a gradient.
 
+    A function of the file called under `no_grad` computes everything without a graph:
+    what it returns (a loss, a dict of losses, a part of a tuple) has none when every value
+    in it is made during the call (`outputs, losses = self.process_batch(batch)` in the
+    evaluation's block), and the finding is on the `with` item. A module made by a
+    function of the file that freezes every parameter of what it returns after its last
+    layer (`model.requires_grad_(False)` in `build_model()`, or a freezing helper called
+    there, also under an `if feature_extract:` its calls pass `True` for) has none either,
+    where it is called or in a function it is passed to; the finding is on the freezing
+    statement. `.numpy()` is a method of tensors only: a tensor made from its values is a
+    round trip whatever the inference knows of the receiver, and so is `torch.tensor(losses)`
+    of a list the loop appends tensors to. Layers assigned to the parts of a frozen model
+    (`for block in model.blocks: block.proj = Adapter(block.proj)`) train: the model is then
+    not taken as frozen.
+
     ## Why is this bad?
     Backward starts from the graph that recorded how `x` was computed. Under
     `no_grad` nothing was recorded, and a detached tensor does not require grad, nor
