@@ -26,7 +26,11 @@ mode when nothing in the file can switch it.  ``copy.deepcopy`` keeps the mode; 
 model also switches its other names and the wrappers built around it.
 
 Evaluation is a forward of the model under ``no_grad``/``inference_mode`` or in a function
-whose name says it predicts, evaluates, validates or tests (and that runs no backward).  A
+whose name says it predicts, classifies, evaluates, validates or tests (and that runs no
+backward); grad mode is the caller's, so a method of the model called under ``no_grad``
+(``model.encode_text(t)``) evaluates the submodules it runs (its summary's ``forwards``).  A
+forward whose output is dropped in a file that hooks no module refreshes batch-norm
+statistics, and is no evaluation.  A
 mode set by an explicit ``.train()`` counts only once training (a backward or an optimizer
 step) has run since: ``model.train()`` just before predictions under ``no_grad`` is how
 Monte Carlo dropout is written.
@@ -56,7 +60,7 @@ if TYPE_CHECKING:
 # A function whose name says it evaluates: `predict`, `evaluate`, `validate`, `test`, `infer`.
 # The word may come later in the name (`run_inference`, `get_predictions`, `runEval`).
 _EVALUATING_NAME = re.compile(
-    r"(?:^_*|_|(?<=[a-z0-9])(?=[A-Z]))(?i:predict|eval|valid|test|infer|score)[a-z]*(?:_|[A-Z0-9]|$)")
+    r"(?:^_*|_|(?<=[a-z0-9])(?=[A-Z]))(?i:predict|classify|eval|valid|test|infer|score)[a-z]*(?:_|[A-Z0-9]|$)")
 # nn.Module methods that leave the training flag as it is.
 _MODE_KEEPING = frozenset({
     "parameters", "named_parameters", "buffers", "named_buffers", "children", "named_children", "modules",
@@ -79,8 +83,10 @@ _CONTAINER_METHODS = _STORING | frozenset({"pop", "popitem", "clear", "remove", 
                                            "copy", "sort", "reverse", "index", "count"})
 # Method names the walk reads as a switch, a load or a forward whatever their receiver.
 _SWITCHING_NAMES = frozenset({"train", "eval", "load_state_dict", "forward"})
-_MAY_EVALUATE = TextPattern(r"\bno_grad|inference_mode|def _*(?:predict|eval|valid|test|infer)|load_state_dict|"
+_MAY_EVALUATE = TextPattern(r"\bno_grad|inference_mode|def _*(?:predict|classify|eval|valid|test|infer)|load_state_dict|"
                             r"backward|pretrained|weights\s*=")
+# Hooks see a forward's activations even where its output is dropped.
+_HOOKED = TextPattern(r"\bregister_(?:module_)?forward_(?:pre_)?hook\b|\bregister_hook\b")
 _GRAD_OFF = TextPattern(r"\bno_grad\b|\binference_mode\b")
 # What a training step calls: `loss.backward()`, `optimizer.step()`.
 _TRAINING_ATTRIBUTES = frozenset({"backward", "step"})
@@ -183,6 +189,12 @@ class _Summary:
     # It calls `train()`/`eval()` on a module it reaches some other way (`for m in models:
     # m.eval()`): whatever it is handed may leave in another mode.
     switches_unknown: bool = False
+    # The forwards it runs in the caller's mode outside any evaluation of its own, their
+    # outputs used (`h = self.encoder(x)` in a model's `encode_text()`): relative key -> the
+    # forward. Grad mode is the caller's too: called under `no_grad`, they are an evaluation.
+    # (relative key -> (the forward, the layer of the module it runs)), one a root, each
+    # running a module with a layer that behaves differently.
+    forwards: dict[str, tuple] = field(default_factory=dict)
 
 
 class _State:
@@ -274,6 +286,7 @@ class TrainModeModel:
         self._function_names: Optional[frozenset[str]] = None
         self._scanned: dict[int, tuple[list, list, list]] = {}  # a scope's nodes the scans of its outputs read
         self._globals: dict[str, Optional[Train]] = {}
+        self._keeping: Optional[set[str]] = None
 
     # --- the question ----------------------------------------------------------------------
 
@@ -358,10 +371,11 @@ class TrainModeModel:
         if not lineage or any(_EVAL_SWITCHES.search(text, c.node.start, c.node.end) for c in lineage) \
                 or not self._kept_instances(cls):
             return found
-        for owner in lineage:
-            init = owner.methods.get("__init__")
-            if init is None or init.self_name is None:
-                continue
+        # (In `__init__`, or in the method that sets the model up, `initialize(opt)` or
+        # `_load_model()`: the only assignment, so whatever method reads it reads that module.)
+        methods = [method for owner in lineage for method in owner.methods.values()
+                   if method.self_name is not None and isinstance(method.node, cst.FunctionDef)]
+        for init in methods:
             if init.lazy:  # (a class of an imported module)
                 init.model.materialize(init)
             for node in iter_nodes(init.node.body):
@@ -377,9 +391,11 @@ class TrainModeModel:
                 if sum(len(c.assignments(name)) for c in lineage) != 1 or not isinstance(built, cst.Call) \
                         or not (self.constructs(built) or returned is not None) or re.search(
                         rf"\.{re.escape(name)}\s*(?:\.\s*eval\s*\(|\.\s*train\s*\(\s*(?!\)|True\s*\)))"
-                        rf"|[(,=]\s*\w+\.{re.escape(name)}\s*[,)]", text):
+                        rf"|[(,=]\s*\w+\.{re.escape(name)}\s*(?:[,)]|$)", text, re.MULTILINE):
                     continue
+                constructor = lineage[0].methods.get("__init__") if init.name != "__init__" else None
                 found.append((name, built, self.pretrained(built) or _loaded_in(init, name)
+                              or (_loaded_in(constructor, name) if constructor is not None else None)
                               or (returned[1] if returned is not None and returned[1] is not None and
                                   returned[1].start >= 0 else None)))
         return found
@@ -433,7 +449,7 @@ class TrainModeModel:
 
     def report(self, walker: "_Walker", call: cst.Call, key: str, mode: Train, context: str,
                context_node, calls: tuple[cst.Call, ...], inner: cst.Call, inner_key: str,
-               handed: bool = False) -> None:
+               handed: bool = False, layer: Optional[tuple] = None) -> None:
         """``handed``: ``call`` hands the model itself to the function that evaluates it; the
         finding goes on ``call``, where the mode is the caller's choice."""
         seen = (id(inner), id(mode.node)) if handed else id(inner)
@@ -442,7 +458,7 @@ class TrainModeModel:
         if not mode.built and not mode.trained and not (mode.restores and not _repeats_input(inner)) and \
                 not self._train_then_evaluation(walker, inner, mode):
             return  # `model.train()` then predictions: Monte Carlo dropout, batch-norm statistics refreshed
-        layer = self.layer_of(cst_expression(inner), inner, key_node=_key_node(call, key))
+        layer = layer or self.layer_of(cst_expression(inner), inner, key_node=_key_node(call, key))
         if layer is None:
             return
         self._seen.add(seen)
@@ -659,17 +675,29 @@ class TrainModeModel:
         the ``load_state_dict`` call if there is one."""
         called = self.inference.infer(call.func)
         function = called.function if called is not None and called.kind is Kind.FUNCTION else None
+        if function is None and isinstance(call.func, cst.Attribute):
+            function = self._class_builder(call.func)
         if function is None or function.model is not self.model:
             return None
         return self.function_builds(function)
 
+    def _class_builder(self, func: cst.Attribute) -> Optional[FunctionInfo]:
+        """``Net.from_pretrained`` of ``Net.from_pretrained(path)``: a classmethod (or static
+        method) of a class of this file, called on the class."""
+        owner = self.inference.infer(func.value)
+        if owner is None or owner.kind is not Kind.CLASS or not isinstance(owner.cls, ClassInfo) or \
+                owner.cls.model is not self.model:
+            return None
+        method = self.inference.method_of(owner.cls, func.attr.value)
+        return method if method is not None and method.kind in ("classmethod", "staticmethod") else None
+
     def function_builds(self, function: FunctionInfo) -> Optional[tuple[cst.Call, Optional[cst.Call]]]:
         """``function`` (of this file) builds a module, does nothing to it that may change its
         mode, and returns it: the construction, and the ``load_state_dict`` call if any."""
+        returned = _under_moves(function.returns[0]) if len(function.returns) == 1 else None  # `return model.to(d)`
         if function.scope is None or not isinstance(function.node, cst.FunctionDef) or function.is_generator or \
-                len(function.returns) != 1 or not isinstance(function.returns[0], cst.Name):
+                not isinstance(returned, cst.Name):
             return None
-        returned = function.returns[0]
         bindings = function.scope.bindings.get(returned.value, [])
         if not bindings or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path:
             return None
@@ -841,8 +869,9 @@ class TrainModeModel:
                 or dotted(_under_moves(binding.value)) != name for binding in moves):
             return None
         escaped = re.escape(name)
+        keeping = _MODE_KEEPING | {"forward", "train"} | self._keeping_methods()  # (`model.encode(x)` of its class)
         if re.search(rf"(?:[(,=\[{{:]|\breturn|\byield|\bglobal)\s*{escaped}\s*(?:[,)\]}}]|$)", text, re.MULTILINE) or \
-                re.search(rf"\b{escaped}\s*\.\s*(?!(?:{'|'.join(sorted(_MODE_KEEPING | {'forward', 'train'}))})\s*\()\w+\s*\(",
+                re.search(rf"\b{escaped}\s*\.\s*(?!(?:{'|'.join(sorted(keeping))})\s*\()\w+\s*\(",
                           text):
             return None  # handed out, aliased, or a method that may switch it
         loaded = None
@@ -853,6 +882,21 @@ class TrainModeModel:
                 loaded = attribute.parent
         self._globals[name] = mode = Train(built, True, loaded=loaded or self.pretrained(built))
         return mode
+
+    def _keeping_methods(self) -> set[str]:
+        """The names of the methods of this file's classes that cannot switch a mode: no
+        class that defines one of that name writes ``.eval(``/``.train(`` (``encode_text``
+        of a model class)."""
+        if self._keeping is None:
+            text = self.analysis.text
+            kept, switching = set(), set()
+            for cls in self.model.classes.values():
+                if cls.model is not self.model:
+                    continue
+                names = (switching if _SWITCHES.search(text, cls.node.start, cls.node.end) else kept)
+                names.update(name for name in cls.methods if name.isidentifier())
+            self._keeping = kept - switching
+        return self._keeping
 
     # --- which models behave differently in training mode ------------------------------------------
 
@@ -1021,7 +1065,9 @@ class TrainModeModel:
         if value is not None and value.kind is Kind.EXTERNAL:
             return self._imported_builder_layer(call, depth)
         if value is None:
-            return None
+            builder = self._class_builder(call.func) if isinstance(call.func, cst.Attribute) else None
+            built = self.function_builds(builder) if builder is not None else None
+            return self._expression_layer(built[0], depth + 1) if built is not None else None
         if value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo):
             if value.cls.model is not self.model:  # a class of another module, named through `from models import *`
                 return self._imported_class_layer(call, value.cls, depth + 1)
@@ -1185,6 +1231,9 @@ class _Walker:
         self.evaluating_name = function is not None and bool(_EVALUATING_NAME.search(function.name)) \
             and not _runs_backward(function.node)
         self.switched: set[str] = set()  # the models `eval()` (or `train(flag)`) was called on so far
+        # `for block in self.blocks:` in a summary: the loop's name -> the key it iterates, and
+        # the node written for it (`block(x)` runs a module of `self.blocks`).
+        self.loops: dict[str, tuple[str, cst.BaseExpression]] = {}
 
     # --- statements -------------------------------------------------------------------------------
 
@@ -1210,6 +1259,7 @@ class _Walker:
             self.expression(head, state)
             if isinstance(statement, cst.For):
                 self.assigned(statement.target, None, state)
+                self._loop_over(statement, state)
             first = self.block(_body(statement), state.copy())
             top = state.join(first)
             again = self.block(_body(statement), top.copy())
@@ -1238,6 +1288,34 @@ class _Walker:
             if isinstance(node, cst.Call):
                 self.call(node, state)
         return state
+
+    def _loop_over(self, statement: cst.For, state: _State) -> None:
+        """``for block in self.blocks:`` in a summary, over modules the caller hands: ``block``
+        is one of them, in the caller's mode."""
+        iterated = statement.iter
+        if self.summary is None or not isinstance(statement.target, cst.Name) or \
+                not isinstance(iterated, (cst.Name, cst.Attribute)) or not dotted(iterated):
+            return
+        key = dotted(iterated)
+        if state.lookup(key) is _CALLER:
+            self.loops[statement.target.value] = (key, iterated)
+            state.modes[statement.target.value] = _CALLER
+
+    def _forward_seen(self, call: cst.Call, key: str) -> None:
+        """A forward in the caller's mode outside an evaluation of this function's own: kept
+        in the summary (one a root) when the module it runs has a layer that behaves
+        differently; the caller's context decides whether it evaluates."""
+        root, _, rest = key.partition(".")
+        written: Optional[cst.BaseExpression] = cst_expression(call)
+        if root in self.loops:
+            looped, written = self.loops[root]
+            key = looped + ("." + rest if rest else "")
+            root = key.partition(".")[0]
+        if any(known.partition(".")[0] == root for known in self.summary.forwards):
+            return
+        layer = self.owner.layer_of(written, call)
+        if layer is not None:
+            self.summary.forwards[key] = (call, layer)
 
     def statement_or_block(self, node, state: _State) -> _State:
         if node is None:
@@ -1433,7 +1511,9 @@ class _Walker:
                         self.summary.evaluates.setdefault(key, (call, "for its outputs in a file that never trains "
                                                                       "it (nothing back-propagates)", None, (), True))
                         return
-                if context is not None:
+                    if not isinstance(call.parent, cst.Expr):  # (a forward whose output is dropped refreshes statistics)
+                        self._forward_seen(call, key)
+                if context is not None and not self.dropped(call):
                     self.evaluated(call, key, mode, context)
                 return
         # A function or method of this file: through its summary.
@@ -1630,6 +1710,12 @@ class _Walker:
         found = self._scan(call)
         return found[1] if found is not None else None
 
+    def dropped(self, call: cst.Call) -> bool:
+        """The output of the forward ``call`` is dropped (a statement of its own) in a file that
+        hooks no module: all it changes is the batch-norm running statistics, which a pass in
+        training mode under ``no_grad`` refreshes on purpose."""
+        return isinstance(call.parent, cst.Expr) and not _HOOKED.search(self.owner.analysis.text)
+
     def kept(self, call: cst.Call) -> bool:
         """The output of the forward ``call`` stays in its scope, which runs no backward of it
         (not returned, not stored, not appended): no graph of it goes anywhere."""
@@ -1722,6 +1808,23 @@ class _Walker:
         if isinstance(mode, Train):
             self.owner.report(self, call, key, mode, context[0], context[1], (), call, key)
 
+    def _forwards_evaluated(self, call: cst.Call, summary: _Summary, arguments: dict, state: _State) -> None:
+        """``call`` runs under ``no_grad`` (or in an evaluating function): the forwards the
+        function runs in the caller's mode run there too (grad mode is the caller's), an
+        evaluation of the model they belong to (``model.generate(x)``, ``model.encode_text(t)``
+        under ``no_grad``); reported on ``call``."""
+        context = self.context(call)
+        if context is None:
+            return
+        for relative, (inner, layer) in summary.forwards.items():
+            key, root = _rebased(relative, arguments), _rebased(relative.partition(".")[0], arguments)
+            mode = state.lookup(key) if key else None
+            if mode is _CALLER and self.summary is not None and root:  # (the model itself is what it hands on)
+                self.summary.evaluates.setdefault(root, (inner, context[0], context[1], (call,), False))
+            elif isinstance(mode, Train) and root:
+                self.owner.report(self, call, root, mode, context[0], context[1], (call,), inner,
+                                  _inner_key(inner), handed=True, layer=layer)
+
     def apply(self, call: cst.Call, function: FunctionInfo, summary: _Summary, state: _State,
               receiver: Optional[str] = None) -> None:
         explicit, args_of, kwargs_of = self.inference.passed_on(call)
@@ -1753,6 +1856,8 @@ class _Walker:
                 self.owner.report(self, call, key, mode, context, context_node, (call, *calls), inner,
                                   _inner_key(inner), handed="." not in relative and relative not in summary.globals
                                   and relative not in summary.closures)
+        if summary.forwards and not summary.trains:
+            self._forwards_evaluated(call, summary, arguments, state)
         for relative, loaded in summary.loads.items():
             key = _rebased(relative, arguments)
             mode = state.modes.get(key) if key else None

@@ -18,7 +18,7 @@ class MissingEval(Rule):
         "`{model}.eval()` before evaluating (and `.train()` before training again)"
     )
     fix = Applicability.UNSAFE
-    requires = (r"\.train\(|no_grad|inference_mode|def _*(?:predict|eval|valid|test|infer)|load_state_dict|backward"
+    requires = (r"\.train\(|no_grad|inference_mode|def _*(?:predict|classify|eval|valid|test|infer)|load_state_dict|backward"
                 r"|pretrained|weights\s*=",
                 r"Dropout|dropout|BatchNorm|torchvision|Transformer|MultiheadAttention")
     # The model's class (and its Dropout or BatchNorm) may come from the user's own modules
@@ -35,8 +35,8 @@ class MissingEval(Rule):
     ## What it does
     Flags the forward of a model that has Dropout or BatchNorm layers, run to evaluate or
     predict (under `torch.no_grad()`/`torch.inference_mode()`, in a function whose name
-    says it predicts, evaluates, validates or tests (`predict`, `run_inference`,
-    `get_predictions`) and that runs no backward, or, for a
+    says it predicts, classifies, evaluates, validates or tests (`predict`, `run_inference`,
+    `get_predictions`, `classify_text`) and that runs no backward, or, for a
     model holding trained weights, a forward whose output is read out of the graph with
     `.detach()`, `.item()`, `.numpy()`, `argmax`, `torch.max`, `.data` or `print` in code
     that runs no backward and lets no graph of it out, or under
@@ -59,9 +59,12 @@ class MissingEval(Rule):
       when it was in training mode before (the loop may run or not: training mode either
       way); `train()` (or `train(True)`) is no switch to eval mode, so a class, or a script,
       that only ever calls `train()` keeps the modules it builds in training mode. A plain
-      class that builds its model in `__init__` (`self.model = Net()`) and never switches
-      it keeps it in training mode in its methods when every instance of it, made in this
-      file or in a script beside it that imports it, stays with the name it is bound to.
+      class that builds its model in `__init__` (`self.model = Net()`), or in the one method
+      that sets it up (`initialize(opt)`, `_load_model()`: the attribute's only assignment),
+      and never switches it keeps it in training mode in its methods when every instance of
+      it, made in this file or in a script beside it that imports it, stays with the name it
+      is bound to. A classmethod of the file that builds `cls(..)`, loads weights and returns
+      it (`Net.from_pretrained(path)`) builds a model as a builder function does.
 
     In a file that never trains (no backward, no optimizer step anywhere), a model built
     here with trained weights loaded into it (`load_state_dict`, a torchvision builder given
@@ -76,11 +79,15 @@ class MissingEval(Rule):
     file's functions and methods (`self.validate(loader)`, `run_inference(model, data)`,
     `model.predict(x)`, `model = train_model(model, loader)`, `Evaluator(model, data).run()`,
     a wrapper that passes on its `*args, **kwargs`, `train(epoch)` then `test()` on the
-    module's own `model`, and the closures of the function that builds the model); a function of the file that only predicts
+    module's own `model`, and the closures of the function that builds the model). Grad mode
+    is the caller's: a method of the model called under `no_grad` (`model.generate(x)`,
+    `model.encode_text(t)`, one that runs its blocks in a loop) evaluates the submodules it
+    runs, when one of them has such a layer; the finding is on the call. A function of the file that only predicts
     (`accuracy(model, loader)`: its outputs read out, nothing back-propagated) is an
     evaluation of a model holding trained weights. A model of the module that nothing in the
-    file can switch (no `eval()`/`train()` anywhere, never handed to a call) is in training
-    mode in every function that uses it (a service's `predict`). Anything that may change
+    file can switch (no `eval()`/`train(False)` anywhere, never handed to a call, only the
+    methods of classes of the file that switch nothing called on it) is in training mode in
+    every function that uses it (a service's `predict`). Anything that may change
     the mode unseen keeps it quiet: `eval()`, `train(flag)` (also on another name of the
     model, or on the module a `DataParallel` wraps), handing the model (or the object
     holding it) to a function of another module; `copy.deepcopy(model)` does not change
@@ -96,7 +103,8 @@ class MissingEval(Rule):
     of this file that switches no mode (`Predictor(model)`) keeps the model it is handed
     in the mode it had. A generator run on the
     noise its function draws (`netG(torch.randn(n, nz))`) samples, and is not a
-    prediction. The layers come from the model's class: `nn.Dropout*`,
+    prediction; a forward whose output is dropped (a statement of its own) in a file that
+    hooks no module only refreshes the batch-norm statistics, and is not an evaluation. The layers come from the model's class: `nn.Dropout*`,
     `nn.BatchNorm*` (not with `track_running_stats=False`), the Transformer layers,
     `nn.MultiheadAttention`/`nn.LSTM` given a dropout, `F.dropout(x, training=self.training)`,
     through `nn.Sequential`, this file's module classes and helper functions, the module
