@@ -1221,6 +1221,15 @@ class Inference:
                 callees += [call.func for scope in self.model.scopes_mentioning(function.name)
                             for call in scope.chained_calls.get(function.name, ())
                             if self._runs_method(call.func.value, function)]
+        elif function.kind == "staticmethod" and function.cls is not None:
+            # `d2l.train_ch3(net, ..)` through its class, `self.split(x)` in a method of the class.
+            for scope, load, attribute in self._attribute_loads(function.name):
+                caller = scope.function
+                if caller is not None and caller.cls is not None and load.value == caller.self_name:
+                    if self._class_runs(caller.cls, function):
+                        callees.append(attribute)
+                elif any(binding.definition is function.cls for binding in self.model.resolve(load)):
+                    callees.append(attribute)
         if function.kind == "method" and function.name == "__init__" and function.cls is not None:
             # `Trainer(model, optimizer)` passes `model` and `optimizer` to `__init__`.
             name = function.cls.name

@@ -288,10 +288,14 @@ class Placement:
                 if len(bindings) != 1:
                     return None
                 binding = bindings[0]
-                if binding.kind is BindingKind.ASSIGN and binding.value is not None and not binding.path \
-                        and not binding.iterates:
-                    iterable = binding.value
-                    continue
+                if binding.kind is BindingKind.ASSIGN and binding.value is not None and not binding.iterates:
+                    returned = self._returned(binding.value, binding.path)
+                    if returned is not None:  # `train_iter, test_iter = load_data(64)`
+                        iterable = returned
+                        continue
+                    if not binding.path:
+                        iterable = binding.value
+                        continue
                 if binding.kind is BindingKind.PARAM:
                     passed = self._passed(binding)
                     if passed is None or len(passed) != 1 or passed[0] is None:
@@ -316,6 +320,26 @@ class Placement:
         else:
             return None
         return self._part(element, path, depth + 1)
+
+    def _returned(self, value: cst.BaseExpression, path: tuple) -> Optional[cst.BaseExpression]:
+        """What a call of a function of this file (also a static method through its class)
+        returns at ``path``, where it has one `return`: `return train, test` gives `train`
+        at (0,)."""
+        if not isinstance(value, cst.Call):
+            return None
+        callee = self.inference.infer(value.func)
+        function = callee.function if callee is not None and callee.kind is Kind.FUNCTION else None
+        if not isinstance(function, FunctionInfo) or function.model is not self.model \
+                or not isinstance(function.node, cst.FunctionDef) or function.is_generator \
+                or len(function.returns) != 1:
+            return None
+        returned = function.returns[0]
+        for index in path:
+            if index is None or not isinstance(returned, cst.Tuple) or index >= len(returned.elements) \
+                    or any(isinstance(element, cst.StarredElement) for element in returned.elements):
+                return None
+            returned = returned.elements[index].value
+        return returned
 
     def _produced(self, call: cst.Call, path: tuple, depth: int) -> Optional[Dtype]:
         """The dtype at ``path`` of what iterating ``call`` gives: the batches of a
