@@ -102,6 +102,7 @@ class GradFlow:
         self._hooks: Optional[dict[int, list[cst.Call]]] = None
         self._converted: dict[int, frozenset] = {}  # function -> the parameters it converts with numpy
         self._stores: Optional[dict[str, list]] = None  # name -> (target, value) of `name[i] = value`
+        self._extends: Optional[dict[str, list]] = None  # name -> `name.extend(v)`, `name += v`
 
     @property
     def no_graph(self) -> NoGraph:
@@ -282,6 +283,8 @@ class GradFlow:
             return node, ()
         if isinstance(node, cst.Attribute) and dotted(node):
             return self._appended(node)
+        if isinstance(node, cst.Subscript):
+            return self._dict_list(node)  # `history["loss"]` filled by `history["loss"].append(loss)`
         if isinstance(node, cst.Call) and calls < _MAX_CALLS:
             copied = self._copied_container(node, calls)
             if copied is not None:
@@ -290,6 +293,7 @@ class GradFlow:
         if not isinstance(node, cst.Name) or calls >= _MAX_CALLS:
             return None
         bindings = self.model.resolve(node)
+        bindings = self._before_additions(bindings)
         if len(bindings) != 1:
             return None
         binding = bindings[0]
@@ -298,12 +302,14 @@ class GradFlow:
         if literal is not None and not binding.iterates:  # `preds, targets = [], []`, `out = [None] * n`
             appended = self.analysis.appended_to(binding)
             stored = self._item_stores(binding)
-            if appended or stored:
+            extended = self._extended(binding)
+            if appended or stored or extended:
                 items = [element.value for element in literal.elements
                          if not isinstance(element, cst.StarredElement)] + [arg.value for arg in appended] \
-                    + [value for _target, value in stored]
+                    + [value for _target, value in stored] + [value for _call, value in extended]
                 step = Step(appended[0], f"`{binding.name}` holds what is appended to it: `{{code}}`") if appended \
-                    else Step(stored[0][1], f"`{self.analysis.snippet(stored[0][0])}` = `{{code}}`")
+                    else Step(stored[0][1], f"`{self.analysis.snippet(stored[0][0])}` = `{{code}}`") if stored \
+                    else Step(extended[0][0], f"`{binding.name}` holds the items of what `{{code}}` adds")
                 return items, (step,)
         if binding.kind is BindingKind.ASSIGN and binding.value is not None and not binding.path:
             found = self._container(binding.value, calls)
@@ -327,6 +333,22 @@ class GradFlow:
                                       f"`{binding.name}`")
                 return found[0], (step,) + found[1]
         return None
+
+    def _before_additions(self, bindings: list) -> list:
+        """``bindings`` with each ``name += value`` statement (which adds to the list in place)
+        replaced by the bindings its target had before it."""
+        for _ in range(3):
+            grown = [b for b in bindings if b.kind is BindingKind.AUGASSIGN]
+            if not grown:
+                return bindings
+            before = []
+            for binding in grown:
+                statement = self.model.parent(binding.node)
+                if not isinstance(statement, cst.AugAssign) or not isinstance(statement.operator, cst.AddAssign):
+                    return bindings
+                before += [b for b in self.model.resolve(statement.target) if b not in before]
+            bindings = [b for b in bindings if b not in grown] + [b for b in before if b not in bindings]
+        return bindings
 
     def _nested_container(self, binding, calls: int):
         """The list an item of a list of lists is (``for d in data:`` where ``data`` holds
@@ -414,6 +436,80 @@ class GradFlow:
                         self._stores.setdefault(target.target.value.value, []).append((target.target, assign.value))
         return [(target, value) for target, value in self._stores.get(binding.name, ())
                 if binding in self.model.resolve(target.value)]
+
+    def _extended(self, binding) -> list:
+        """(statement, value) of the ``name.extend(value)`` calls and ``name += value``
+        statements adding the items of ``value`` (a tensor: its rows; a list) to the list that
+        ``binding`` binds (``preds.extend(out)``, ``preds += [out]``)."""
+        if self._extends is None:
+            self._extends = {}
+            for call in self.analysis.nodes_of(cst.Call):
+                func = call.func
+                if isinstance(func, cst.Attribute) and func.attr.value == "extend" and len(call.args) == 1 \
+                        and isinstance(func.value, cst.Name) and not call.args[0].star \
+                        and call.args[0].keyword is None:
+                    self._extends.setdefault(func.value.value, []).append((call, func.value, call.args[0].value))
+            for statement in self.analysis.nodes_of(cst.AugAssign):
+                if isinstance(statement.operator, cst.AddAssign) and isinstance(statement.target, cst.Name):
+                    self._extends.setdefault(statement.target.value, []).append(
+                        (statement, statement.target, statement.value))
+        return [(statement, value) for statement, receiver, value in self._extends.get(binding.name, ())
+                if binding in self.model.resolve(receiver)]
+
+    def _dict_list(self, node: cst.Subscript):
+        """``history["loss"]``: the list a dict keeps under a key (a string, or the variable of a
+        loop over strings), filled by ``history["loss"].append(value)`` calls, where the dict is
+        a name bound once, or ``self.<name>`` of the class of the method: (the values appended
+        under those keys, and the items its list is written with), or None."""
+        owner = node.value
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index) \
+                or not isinstance(owner, (cst.Name, cst.Attribute)):
+            return None
+        keys = _literal_keys(node.slice[0].slice.value, self.model)
+        if not keys:
+            return None
+        items: list = []
+        if isinstance(owner, cst.Name):
+            bindings = self.model.resolve(owner)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path:
+                return None
+            written = bindings[0].value
+            if isinstance(written, cst.Dict):  # `{"loss": [], "acc": []}`: the items it is written with
+                for element in written.elements:
+                    if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString) \
+                            and element.key.value[1:-1] in keys:
+                        literal = _list_written(element.value)
+                        if literal is None:
+                            return None
+                        items += [item.value for item in literal.elements if not isinstance(item, cst.StarredElement)]
+            elif not (isinstance(written, cst.Call) and self.inference.qualname(written.func)
+                      in ("collections.defaultdict", "builtins.dict")):
+                return None
+
+            def same(receiver) -> bool:
+                return isinstance(receiver, cst.Name) and self.model.resolve(receiver) == bindings
+        else:
+            name = dotted(owner)
+            cls = self._self_class(node_root(owner)) if name else None
+            if cls is None:
+                return None
+
+            def same(receiver) -> bool:
+                return isinstance(receiver, cst.Attribute) and dotted(receiver) == name \
+                    and self._self_class(node_root(receiver)) is cls
+        appended = []
+        for call in self.analysis.nodes_of(cst.Call):
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "append" and len(call.args) == 1 \
+                    and not call.args[0].star and isinstance(func.value, cst.Subscript) \
+                    and len(func.value.slice) == 1 and isinstance(func.value.slice[0].slice, cst.Index) \
+                    and _literal_keys(func.value.slice[0].slice.value, self.model) & keys and same(func.value.value):
+                appended.append(call.args[0])
+        if not appended:
+            return None
+        shown = self.analysis.snippet(node)
+        return items + [arg.value for arg in appended], (
+            Step(appended[0], f"`{shown}` holds what is appended to it: `{{code}}`"),)
 
     def _copied_container(self, node: cst.Call, calls: int):
         """``list(x)``, ``tuple(x)``, ``sorted(x)`` of a tensor (its rows are tensors of its
@@ -1175,6 +1271,11 @@ class GradFlow:
             if create is None or not (isinstance(create, cst.Name) and create.value == "True") or not node.args:
                 return None  # gradients made without a graph of their own
             return self._requires(node.args[0].value, depth, calls)
+        if qualname == "builtins.sum" and node.args and node.args[0].keyword is None and not node.args[0].star \
+                and isinstance(node.args[0].value, (cst.Name, cst.Attribute, cst.Subscript, cst.Call, cst.List,
+                                                    cst.Tuple, cst.ListComp)) and self.grad_off(node) is None:
+            found = self.container_requires_grad(node.args[0].value)  # `sum(epoch_losses)` adds the tensors up
+            return found.then(Step(node, "`{code}` adds up the tensors of the list")) if found is not None else None
         if not qualname.startswith("torch.") or qualname in torch_api.NEW_LEAF_FUNCTIONS \
                 or qualname in _NO_GRAD_FUNCTIONS or torch_api.is_tensor_type(qualname):
             if qualname == "torch.autograd.Variable" and node.args:

@@ -835,7 +835,10 @@ ARRAY_CONVERTING_FUNCTIONS = frozenset({
     "numpy.isclose", "numpy.allclose", "numpy.unique", "numpy.histogram", "numpy.percentile", "numpy.quantile",
     "numpy.corrcoef", "numpy.cov", "numpy.diag", "numpy.copy", "numpy.expand_dims", "numpy.tile",
     "numpy.nanmax", "numpy.nanmin", "numpy.nansum", "numpy.float32", "numpy.linalg.norm", "numpy.save",
-    "numpy.savetxt",
+    "numpy.savetxt", "numpy.log10", "numpy.log2",
+    "scipy.stats.pearsonr", "scipy.stats.spearmanr", "scipy.stats.kendalltau",
+    "sklearn.metrics.mean_absolute_percentage_error", "sklearn.metrics.explained_variance_score",
+    "sklearn.metrics.auc", "sklearn.metrics.brier_score_loss", "sklearn.metrics.hamming_loss",
     "sklearn.metrics.roc_auc_score", "sklearn.metrics.average_precision_score", "sklearn.metrics.roc_curve",
     "sklearn.metrics.precision_recall_curve", "sklearn.metrics.mean_squared_error",
     "sklearn.metrics.mean_absolute_error", "sklearn.metrics.r2_score", "sklearn.metrics.log_loss",
@@ -846,7 +849,9 @@ ARRAY_CONVERTING_FUNCTIONS = frozenset({
     "sklearn.metrics.pairwise.euclidean_distances", "sklearn.metrics.pairwise_distances",
     "matplotlib.pyplot.plot", "matplotlib.pyplot.scatter", "matplotlib.pyplot.hist", "matplotlib.pyplot.imshow",
     "matplotlib.pyplot.bar", "matplotlib.pyplot.semilogy", "matplotlib.pyplot.errorbar",
-    "matplotlib.pyplot.fill_between",
+    "matplotlib.pyplot.fill_between", "matplotlib.pyplot.matshow", "matplotlib.pyplot.pcolormesh",
+    "matplotlib.pyplot.contourf", "matplotlib.pyplot.boxplot", "matplotlib.pyplot.stem", "matplotlib.pyplot.loglog",
+    "matplotlib.pyplot.step", "matplotlib.pyplot.semilogx",
     "pandas.DataFrame", "pandas.Series",
 })
 # Methods of a matplotlib ``Axes`` that convert each tensor given as a positional argument
@@ -857,6 +862,7 @@ ARRAY_CONVERTING_FUNCTIONS = frozenset({
 # of `plt.subplots()`.
 AXES_ARRAY_METHODS = frozenset({
     "plot", "scatter", "hist", "imshow", "bar", "semilogy", "loglog", "step", "errorbar", "fill_between",
+    "semilogx", "stem", "boxplot", "matshow", "pcolormesh", "contourf",
 })
 AXES_FUNCTIONS: dict[str, Optional[int]] = {
     "matplotlib.pyplot.subplots": 1, "matplotlib.pyplot.subplot": None, "matplotlib.pyplot.gca": None,

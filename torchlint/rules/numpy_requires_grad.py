@@ -26,7 +26,7 @@ class NumpyRequiresGrad(Rule):
     fix = Applicability.SAFE
     # A list converted elsewhere is reported where its tensor is appended; numpy raises at the conversion.
     raised_where_used = True
-    requires = (r"numpy|sklearn|matplotlib|pandas",)
+    requires = (r"numpy|sklearn|matplotlib|pandas|scipy",)
     # The conversion may be in a helper of the project (`save_curve(path, losses)` of utils.py).
     requires_may_be_in_imports = requires
     references = (
@@ -227,7 +227,7 @@ class NumpyRequiresGrad(Rule):
     def _report_container(self, node: cst.Call, container: cst.BaseExpression) -> bool:
         """Report the list ``container`` converted by ``node`` when a tensor it holds
         requires grad (at the `.append(..)` that adds it, the line to change); whether one does."""
-        if not isinstance(container, (cst.Name, cst.Attribute, cst.List, cst.Tuple, cst.ListComp)):
+        if not isinstance(container, (cst.Name, cst.Attribute, cst.Subscript, cst.List, cst.Tuple, cst.ListComp)):
             return False
         found = self.ctx.grad_flow.item_requiring_grad(container)
         if found is None:
