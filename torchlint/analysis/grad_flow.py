@@ -60,6 +60,10 @@ _DICT_HOPS = 2
 # torch functions that join a sequence of tensors: their result requires grad when an item does.
 # Builtins that copy what they are given into a new list or tuple of the same items.
 _COPYING_BUILTINS = frozenset({"builtins.list", "builtins.tuple", "builtins.sorted", "builtins.reversed"})
+# Methods of a module that give it back: moves, and switches of mode.
+_SAME_MODULE_METHODS = frozenset({"to", "cuda", "cpu", "eval", "train", "float", "double", "half"})
+# Functions that give back a whole model saved with it: called, it runs that model.
+_MODEL_LOADERS = frozenset({"torch.load", "torch.jit.load"})
 _JOINS = frozenset({"torch.cat", "torch.stack", "torch.concat", "torch.concatenate", "torch.vstack", "torch.hstack"})
 
 
@@ -1227,6 +1231,11 @@ class GradFlow:
             if owner is not None and owner.kind is Kind.MODULE:
                 return self._module_call(node, owner, depth, calls)
         callee = self.value_of(func)
+        if callee is None or callee.kind is Kind.EXTERNAL:
+            loaded = self._loaded_model(func)  # `model = torch.load(path)` ... `model(x)`
+            if loaded is not None and self.grad_off(node) is None and not self.freezes_parameters:
+                return GradSource(node, f"the output of `{self.analysis.snippet(func)}`, a model loaded whole "
+                                        f"with `{self.analysis.snippet(loaded.func)}` (its parameters require grad)")
         if callee is None:
             return None
         if callee.kind is Kind.MODULE:
@@ -1323,6 +1332,11 @@ class GradFlow:
         if self.grad_off(node) is not None:
             return None
         name = self.analysis.snippet(node.func)
+        if module.qualname in torch_api.MODE_SHARING_WRAPPERS:  # `nn.DataParallel(model)` runs `model`
+            wrapped = self._made_from(node.func, torch_api.MODE_SHARING_WRAPPERS)
+            inner = self.value_of(wrapped.args[0].value) if wrapped is not None else None
+            if inner is not None and inner.kind is Kind.MODULE:
+                module = inner
         if self._has_parameters(module) and not self.freezes_parameters:
             return GradSource(node, f"the output of `{name}`")
         # A layer without parameters (or frozen ones): its output requires grad when an input does.
@@ -1332,6 +1346,34 @@ class GradFlow:
                 if found is not None:
                     return found
         return None
+
+    def _made_from(self, node: cst.BaseExpression, qualnames) -> Optional[cst.Call]:
+        """The call of one of ``qualnames`` (with a positional first argument) that ``node``
+        is, through the one assignment of a name and the moves and mode switches that give
+        the module back (``model = nn.DataParallel(net).to(device)``), or None."""
+        for _ in range(4):
+            while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                    and node.func.attr.value in _SAME_MODULE_METHODS:
+                node = node.func.value
+            if isinstance(node, cst.Call):
+                func = node.func
+                if isinstance(func, (cst.Name, cst.Attribute)) and self.inference.qualname(func) in qualnames \
+                        and node.args and node.args[0].keyword is None and not node.args[0].star:
+                    return node
+                return None
+            if not isinstance(node, cst.Name):
+                return None
+            bindings = self.model.resolve(node)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
+                    or bindings[0].value is None:
+                return None
+            node = bindings[0].value
+        return None
+
+    def _loaded_model(self, func: cst.BaseExpression) -> Optional[cst.Call]:
+        """The ``torch.load(path)`` (or ``torch.jit.load``) call that the module ``func`` names
+        was loaded whole by: called, what it gives back is a module, whose parameters require grad."""
+        return self._made_from(func, _MODEL_LOADERS) if isinstance(func, cst.Name) else None
 
     def _has_parameters(self, module: Value) -> Optional[bool]:
         """Whether the module ``module`` has parameters: a torch layer's fact, the layers the

@@ -39,13 +39,15 @@ class NumpyRequiresGrad(Rule):
     Flags `t.numpy()` (also `t.cpu().numpy()`, `np.asarray(t)`, `np.array(t)` whatever
     their other arguments (`np.array(t, dtype=np.float32)`), and the
     functions that convert the tensors they are given to arrays: numpy's `np.dot`,
-    `np.exp`, `np.where`, ..., scikit-learn's metrics, `plt.plot` and the other plots of
+    `np.exp`, `np.where`, ..., scikit-learn's metrics, `scipy.stats.pearsonr` and the other
+    correlations, `plt.plot` and the other plots of
     `matplotlib.pyplot` and of its Axes (`axs[0, 0].plot(epochs, losses)` of
     `fig, axs = plt.subplots(2, 2)`, `fig.add_subplot(..)`), `pd.DataFrame`, and a function
     of another module of the project that converts what it is handed that way on every run:
     `save_curve(path, losses)` of utils.py) where `t` requires grad, as the analysis shows
     with the place the gradient comes from:
-    the output of a module with parameters (`model(x)`, `model.forward(x)`, `self.net(x)`, a model whose class
+    the output of a module with parameters (`model(x)`, `model.forward(x)`, `self.net(x)`,
+    `nn.DataParallel(model)(x)`, a model loaded whole with `model = torch.load(path)`, a model whose class
     another file of the project defines, `from net import Regressor`, its layers read
     there, a model built by `torchvision.models` or `timm.create_model`, the `output` a forward hook receives from
     a layer of a model this file calls with gradients on), a parameter
@@ -65,7 +67,8 @@ class NumpyRequiresGrad(Rule):
     project, `from utils import threshold`, `estimator.predict_proba(x)` of an imported class,
     as that module shows what it returns; in a module the scripts beside it import, what they
     pass: `meter.update(out)` in train.py reaches `Meter.update` of utils.py), lists filled with
-    `.append(out)` and
+    `.append(out)`, `.extend(out)` or `+= [out]` (also the lists a dict keeps:
+    `history["loss"].append(loss)` then `plt.plot(history["loss"])`; their builtin `sum`) and
     joined by `torch.cat`/`torch.stack`, `np.concatenate`/`np.stack` or reduced by numpy
     (`np.mean(losses)`, `np.asarray(self.history)`, `plt.plot(losses)`: numpy converts each tensor;
     reported at the `.append(..)` that adds the tensor, the line to change; also a list a
