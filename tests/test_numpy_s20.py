@@ -9,7 +9,10 @@ twin (shapes of our own, run under torch to show the bug is real):
 - ``scipy.stats`` correlations convert their arguments with numpy;
 - ``nn.DataParallel(model)`` runs ``model``: its output requires grad when ``model`` has
   parameters;
-- a model loaded whole (``model = torch.load(path)``) is a module: its output requires grad.
+- a model loaded whole (``model = torch.load(path)``) is a module: its output requires grad;
+- ``nn.Parameter(t)`` requires grad;
+- ``scores, labels = trainer.evaluate()`` holds the items of the tuple the function returns:
+  ``labels`` requires grad only when what ``evaluate`` returns there does.
 """
 
 from __future__ import annotations
@@ -126,6 +129,44 @@ scores = model(torch.randn(4, 3))
 print(scores.numpy())
 """
 
+PARAMETER = """
+import torch
+import torch.nn as nn
+
+scale = nn.Parameter(torch.ones(3))
+optimizer = torch.optim.SGD([scale], lr=0.1)
+loss = (scale * torch.randn(3)).pow(2).sum()
+loss.backward()
+optimizer.step()
+print(scale.numpy())
+"""
+
+EVALUATE = """
+import torch
+import torch.nn as nn
+from sklearn.metrics import roc_auc_score
+
+
+class Trainer:
+    def __init__(self, model, loader):
+        self.model = model
+        self.loader = loader
+
+    def evaluate(self):
+        self.model.eval()
+        all_scores, all_labels = [], []
+        for x, y in self.loader:
+            all_scores.append(torch.sigmoid(self.model(x)).squeeze(1))
+            all_labels.append(y)
+        return torch.cat(all_scores), torch.cat(all_labels)
+
+
+loader = [(torch.randn(6, 4), torch.tensor([0, 1, 0, 1, 1, 0])) for _ in range(2)]
+trainer = Trainer(nn.Linear(4, 1), loader)
+scores, labels = trainer.evaluate()
+print(roc_auc_score(labels.numpy(), scores.numpy()))
+"""
+
 CASES = {
     # name: (source, line of the finding, how the fixed twin reads)
     "history": (HISTORY, 15, ('history["train_loss"].append(loss)', 'history["train_loss"].append(loss.item())')),
@@ -137,6 +178,9 @@ CASES = {
     "pearson": (PEARSON, 8, ("print(pearsonr(pred, y))", "print(pearsonr(pred.detach(), y))")),
     "data_parallel": (DATA_PARALLEL, 7, ("print(out.numpy())", "print(out.detach().numpy())")),
     "loaded": (LOADED, 12, ("print(scores.numpy())", "print(scores.detach().numpy())")),
+    "parameter": (PARAMETER, 9, ("print(scale.numpy())", "print(scale.detach().numpy())")),
+    # only the scores: the labels, the other item of what `evaluate` returns, have no graph
+    "evaluate": (EVALUATE, 23, ("scores.numpy()))", "scores.detach().numpy()))")),
 }
 
 
@@ -174,6 +218,8 @@ def test_torch_raises_on_the_bad_program_and_not_on_the_fixed_one(project, case)
     pytest.importorskip("torch")
     if case == "pearson":
         pytest.importorskip("scipy")
+    if case == "evaluate":
+        pytest.importorskip("sklearn")
     if case in ("history", "epoch_sum"):
         pytest.importorskip("matplotlib")
     source, _row, fixed = CASES[case]

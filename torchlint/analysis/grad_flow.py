@@ -941,7 +941,37 @@ class GradFlow:
                 self._requires(element.value, depth, calls)
         if _indices_of(value) and path[0] == 1:
             return None  # `values, indices = h.max(1)`
+        if isinstance(value, cst.Call):
+            function = self._called_function(value)
+            if function is not None:  # `scores, labels = trainer.evaluate()`: the item of what it returns
+                flow = self if function.model is self.model else getattr(self.analysis.defining(function),
+                                                                          "grad_flow", None)
+                found = self._returns_require(value, function, flow, depth, calls, path) if flow else None
+                if found is None:
+                    return None
+                step = Step(value, f"`{{code}}` returns what `{function.name}` returns")
+                return found.then(step) if flow is self else \
+                    GradSource(value, found.told_in(flow.analysis), (step,), located=True)
         return self._requires(value, depth, calls)
+
+    def _called_function(self, node: cst.Call) -> Optional[FunctionInfo]:
+        """The function of the project that the call ``node`` runs: a function or method (of a
+        class that is no module) of this file or another, or the ``__call__`` of an object's class."""
+        func = node.func
+        if not isinstance(func, (cst.Name, cst.Attribute)):
+            return None
+        imported = self.inference.project_function(func)
+        if imported is not None:
+            return imported if isinstance(imported.node, cst.FunctionDef) else None
+        callee = self.value_of(func)
+        if callee is None:
+            return None
+        if callee.kind is Kind.FUNCTION and isinstance(callee.function, FunctionInfo):
+            return callee.function if isinstance(callee.function.node, cst.FunctionDef) else None
+        if callee.kind is Kind.INSTANCE and isinstance(callee.cls, ClassInfo):
+            method = self.inference.method_of(callee.cls, "__call__")
+            return method if method is not None and isinstance(method.node, cst.FunctionDef) else None
+        return None
 
     def _parameter(self, binding, depth: int, calls: int) -> Optional[GradSource]:
         """A parameter that a call of this file passes a tensor requiring grad, on that call."""
@@ -1216,6 +1246,10 @@ class GradFlow:
                     and self.inference.qualname(func) is None:
                 return self._method(node, func.attr.value, depth, calls)  # a tensor if it requires grad
         qualname = self.inference.qualname(func)
+        if qualname in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):  # `p = nn.Parameter(torch.randn(3))`
+            if _made_frozen(node) or self.freezes_parameters:
+                return None
+            return GradSource(node, f"`{self.analysis.snippet(node)}`, a parameter (it requires grad)")
         if qualname is not None and not qualname.startswith(("torch.", "numpy.", "builtins.")):
             imported = self.inference.project_function(func)  # a function of another module of the project
             if imported is not None:
@@ -1465,9 +1499,10 @@ class GradFlow:
                           located=True) if found else None
 
     def _returns_require(self, node: cst.Call, function: FunctionInfo, flow: "GradFlow", depth: int,
-                         calls: int) -> Optional[GradSource]:
+                         calls: int, path: tuple = ()) -> Optional[GradSource]:
         """Where the gradient of every value ``function`` returns comes from, as ``flow`` (the
-        analysis of the module that defines it) sees it; None unless each requires grad."""
+        analysis of the module that defines it) sees it; None unless each requires grad. With
+        ``path``, of the item at that place of each (``return scores, labels`` for ``(1,)``)."""
         if not isinstance(function.node, cst.FunctionDef) or function.is_generator or not function.returns \
                 or calls >= _MAX_CALLS or self.grad_off(node):
             return None
@@ -1479,7 +1514,8 @@ class GradFlow:
         try:
             found = None
             for returned in function.returns:
-                here = flow._requires(returned, depth, calls + 1)
+                here = flow._unpacked(returned, path, depth, calls + 1) if path else \
+                    flow._requires(returned, depth, calls + 1)
                 if here is None:
                     return None
                 found = found or here
