@@ -28,6 +28,10 @@ _CALLS = {
     "sklearn.metrics.pairwise.euclidean_distances": lambda f, t: f(t.reshape(2, 3)),
     "sklearn.metrics.pairwise_distances": lambda f, t: f(t.reshape(2, 3)),
     "sklearn.metrics.auc": lambda f, t: f(torch.arange(6.0), t),
+    "numpy.clip": lambda f, t: f(t, 0.2, 0.8),
+    "numpy.reshape": lambda f, t: f(t, (2, 3)),
+    "numpy.argmax": lambda f, t: f(t.reshape(2, 3), axis=1),
+    "numpy.round": lambda f, t: f(t, 2),
 }
 _BINARY = {"numpy.dot", "numpy.matmul", "numpy.inner", "numpy.outer", "numpy.maximum", "numpy.minimum",
            "numpy.add", "numpy.subtract", "numpy.multiply", "numpy.divide", "numpy.power", "numpy.isclose",
