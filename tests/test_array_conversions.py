@@ -20,18 +20,27 @@ _CALLS = {
     "numpy.expand_dims": lambda f, t: f(t, 0),
     "numpy.tile": lambda f, t: f(t, 2),
     "matplotlib.pyplot.imshow": lambda f, t: f(t.reshape(2, 3)),
+    "matplotlib.pyplot.matshow": lambda f, t: f(t.reshape(2, 3)),
+    "matplotlib.pyplot.pcolormesh": lambda f, t: f(t.reshape(2, 3)),
+    "matplotlib.pyplot.contourf": lambda f, t: f(t.reshape(2, 3)),
     "matplotlib.pyplot.errorbar": lambda f, t: f(t, t, yerr=t),
     "sklearn.metrics.pairwise.cosine_similarity": lambda f, t: f(t.reshape(2, 3)),
     "sklearn.metrics.pairwise.euclidean_distances": lambda f, t: f(t.reshape(2, 3)),
     "sklearn.metrics.pairwise_distances": lambda f, t: f(t.reshape(2, 3)),
+    "sklearn.metrics.auc": lambda f, t: f(torch.arange(6.0), t),
+    "numpy.clip": lambda f, t: f(t, 0.2, 0.8),
+    "numpy.reshape": lambda f, t: f(t, (2, 3)),
+    "numpy.argmax": lambda f, t: f(t.reshape(2, 3), axis=1),
+    "numpy.round": lambda f, t: f(t, 2),
 }
 _BINARY = {"numpy.dot", "numpy.matmul", "numpy.inner", "numpy.outer", "numpy.maximum", "numpy.minimum",
            "numpy.add", "numpy.subtract", "numpy.multiply", "numpy.divide", "numpy.power", "numpy.isclose",
-           "numpy.allclose", "matplotlib.pyplot.scatter", "matplotlib.pyplot.bar", "matplotlib.pyplot.fill_between"}
+           "numpy.allclose", "scipy.stats.pearsonr", "scipy.stats.spearmanr", "scipy.stats.kendalltau",
+           "matplotlib.pyplot.step", "matplotlib.pyplot.scatter", "matplotlib.pyplot.bar", "matplotlib.pyplot.fill_between"}
 _LABELS = {"sklearn.metrics.accuracy_score", "sklearn.metrics.f1_score", "sklearn.metrics.precision_score",
            "sklearn.metrics.recall_score", "sklearn.metrics.confusion_matrix",
            "sklearn.metrics.classification_report", "sklearn.metrics.balanced_accuracy_score",
-           "sklearn.metrics.matthews_corrcoef", "sklearn.metrics.cohen_kappa_score"}
+           "sklearn.metrics.matthews_corrcoef", "sklearn.metrics.cohen_kappa_score", "sklearn.metrics.hamming_loss"}
 
 
 def _function(qualname: str):

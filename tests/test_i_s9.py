@@ -291,7 +291,8 @@ def test_the_axes_methods_convert_what_they_are_given() -> None:
     fig, axs = plt.subplots(1, 2)
     try:
         for method in sorted(torch_api.AXES_ARRAY_METHODS):
-            given = (image,) if method == "imshow" else (values,) if method in ("hist",) else (range(5), values)
+            given = (image,) if method in ("imshow", "matshow", "pcolormesh", "contourf") else \
+                (values,) if method in ("hist", "boxplot") else (range(5), values)
             with pytest.raises(RuntimeError, match="Can't call numpy"):
                 getattr(axs[0], method)(*given)
     finally:

@@ -60,6 +60,10 @@ _DICT_HOPS = 2
 # torch functions that join a sequence of tensors: their result requires grad when an item does.
 # Builtins that copy what they are given into a new list or tuple of the same items.
 _COPYING_BUILTINS = frozenset({"builtins.list", "builtins.tuple", "builtins.sorted", "builtins.reversed"})
+# Methods of a module that give it back: moves, and switches of mode.
+_SAME_MODULE_METHODS = frozenset({"to", "cuda", "cpu", "eval", "train", "float", "double", "half"})
+# Functions that give back a whole model saved with it: called, it runs that model.
+_MODEL_LOADERS = frozenset({"torch.load", "torch.jit.load"})
 _JOINS = frozenset({"torch.cat", "torch.stack", "torch.concat", "torch.concatenate", "torch.vstack", "torch.hstack"})
 
 
@@ -102,6 +106,7 @@ class GradFlow:
         self._hooks: Optional[dict[int, list[cst.Call]]] = None
         self._converted: dict[int, frozenset] = {}  # function -> the parameters it converts with numpy
         self._stores: Optional[dict[str, list]] = None  # name -> (target, value) of `name[i] = value`
+        self._extends: Optional[dict[str, list]] = None  # name -> `name.extend(v)`, `name += v`
 
     @property
     def no_graph(self) -> NoGraph:
@@ -282,6 +287,8 @@ class GradFlow:
             return node, ()
         if isinstance(node, cst.Attribute) and dotted(node):
             return self._appended(node)
+        if isinstance(node, cst.Subscript):
+            return self._dict_list(node)  # `history["loss"]` filled by `history["loss"].append(loss)`
         if isinstance(node, cst.Call) and calls < _MAX_CALLS:
             copied = self._copied_container(node, calls)
             if copied is not None:
@@ -290,6 +297,7 @@ class GradFlow:
         if not isinstance(node, cst.Name) or calls >= _MAX_CALLS:
             return None
         bindings = self.model.resolve(node)
+        bindings = self._before_additions(bindings)
         if len(bindings) != 1:
             return None
         binding = bindings[0]
@@ -298,12 +306,14 @@ class GradFlow:
         if literal is not None and not binding.iterates:  # `preds, targets = [], []`, `out = [None] * n`
             appended = self.analysis.appended_to(binding)
             stored = self._item_stores(binding)
-            if appended or stored:
+            extended = self._extended(binding)
+            if appended or stored or extended:
                 items = [element.value for element in literal.elements
                          if not isinstance(element, cst.StarredElement)] + [arg.value for arg in appended] \
-                    + [value for _target, value in stored]
+                    + [value for _target, value in stored] + [value for _call, value in extended]
                 step = Step(appended[0], f"`{binding.name}` holds what is appended to it: `{{code}}`") if appended \
-                    else Step(stored[0][1], f"`{self.analysis.snippet(stored[0][0])}` = `{{code}}`")
+                    else Step(stored[0][1], f"`{self.analysis.snippet(stored[0][0])}` = `{{code}}`") if stored \
+                    else Step(extended[0][0], f"`{binding.name}` holds the items of what `{{code}}` adds")
                 return items, (step,)
         if binding.kind is BindingKind.ASSIGN and binding.value is not None and not binding.path:
             found = self._container(binding.value, calls)
@@ -327,6 +337,22 @@ class GradFlow:
                                       f"`{binding.name}`")
                 return found[0], (step,) + found[1]
         return None
+
+    def _before_additions(self, bindings: list) -> list:
+        """``bindings`` with each ``name += value`` statement (which adds to the list in place)
+        replaced by the bindings its target had before it."""
+        for _ in range(3):
+            grown = [b for b in bindings if b.kind is BindingKind.AUGASSIGN]
+            if not grown:
+                return bindings
+            before = []
+            for binding in grown:
+                statement = self.model.parent(binding.node)
+                if not isinstance(statement, cst.AugAssign) or not isinstance(statement.operator, cst.AddAssign):
+                    return bindings
+                before += [b for b in self.model.resolve(statement.target) if b not in before]
+            bindings = [b for b in bindings if b not in grown] + [b for b in before if b not in bindings]
+        return bindings
 
     def _nested_container(self, binding, calls: int):
         """The list an item of a list of lists is (``for d in data:`` where ``data`` holds
@@ -414,6 +440,121 @@ class GradFlow:
                         self._stores.setdefault(target.target.value.value, []).append((target.target, assign.value))
         return [(target, value) for target, value in self._stores.get(binding.name, ())
                 if binding in self.model.resolve(target.value)]
+
+    def _extended(self, binding) -> list:
+        """(statement, value) of the ``name.extend(value)`` calls and ``name += value``
+        statements adding the items of ``value`` (a tensor: its rows; a list) to the list that
+        ``binding`` binds (``preds.extend(out)``, ``preds += [out]``)."""
+        if self._extends is None:
+            self._extends = {}
+            for call in self.analysis.nodes_of(cst.Call):
+                func = call.func
+                if isinstance(func, cst.Attribute) and func.attr.value == "extend" and len(call.args) == 1 \
+                        and isinstance(func.value, cst.Name) and not call.args[0].star \
+                        and call.args[0].keyword is None:
+                    self._extends.setdefault(func.value.value, []).append((call, func.value, call.args[0].value))
+            for statement in self.analysis.nodes_of(cst.AugAssign):
+                if isinstance(statement.operator, cst.AddAssign) and isinstance(statement.target, cst.Name):
+                    self._extends.setdefault(statement.target.value, []).append(
+                        (statement, statement.target, statement.value))
+        return [(statement, value) for statement, receiver, value in self._extends.get(binding.name, ())
+                if binding in self.model.resolve(receiver)]
+
+    def _dict_made(self, name: cst.BaseExpression, calls: int) -> Optional[list]:
+        """The one binding that makes the dict ``name`` reads (``history = {..}``), also through
+        the function of this file that returns it (``results = train(..)`` where ``train``
+        returns its ``results``) and the parameter its calls pass it to (``plot_curves(results)``).
+        """
+        if calls > 2 * _DICT_HOPS:
+            return None
+        if isinstance(name, cst.Call):  # `fit(net, 3)`: the dict the function returns
+            callee = self.value_of(name.func)
+            function = callee.function if callee is not None and callee.kind is Kind.FUNCTION else None
+            if isinstance(function, FunctionInfo) and function.model is self.model and function.returns \
+                    and not function.is_generator and all(isinstance(r, cst.Name) for r in function.returns):
+                made = [self._dict_made(returned, calls + 1) for returned in function.returns]
+                return made[0] if made[0] is not None and all(m == made[0] for m in made) else None
+            return None
+        if not isinstance(name, cst.Name):
+            return None
+        bindings = self.model.resolve(name)
+        if len(bindings) != 1 or bindings[0].path:
+            return None
+        binding = bindings[0]
+        if binding.kind is BindingKind.ASSIGN and isinstance(binding.value, cst.Call) and not binding.iterates:
+            made = self._dict_made(binding.value, calls)
+            if made is not None:
+                return made
+        if binding.kind is BindingKind.ASSIGN:
+            return bindings
+        function = binding.definition
+        if binding.kind is not BindingKind.PARAM or not isinstance(function, FunctionInfo) \
+                or not isinstance(binding.node, cst.Param) or binding.path:
+            return None
+        index = binding.param_index - (1 if function.kind in ("method", "classmethod") else 0)
+        made = None
+        for call in self.call_sites(function):
+            argument = _argument(call, binding.name, index) if index >= 0 else None
+            here = self._dict_made(argument, calls + 1) if isinstance(argument, (cst.Name, cst.Call)) else None
+            if here is None or made is not None and here != made:
+                return None  # every call passes the same dict
+            made = here
+        return made
+
+    def _dict_list(self, node: cst.Subscript):
+        """``history["loss"]``: the list a dict keeps under a key (a string, or the variable of a
+        loop over strings), filled by ``history["loss"].append(value)`` calls, where the dict is
+        a name bound once, or ``self.<name>`` of the class of the method: (the values appended
+        under those keys, and the items its list is written with), or None."""
+        owner = node.value
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index) \
+                or not isinstance(owner, (cst.Name, cst.Attribute)):
+            return None
+        keys = _literal_keys(node.slice[0].slice.value, self.model)
+        if not keys:
+            return None
+        items: list = []
+        if isinstance(owner, cst.Name):
+            bindings = self._dict_made(owner, 0)
+            if bindings is None:
+                return None
+            written = bindings[0].value
+            if isinstance(written, cst.Dict):  # `{"loss": [], "acc": []}`: the items it is written with
+                for element in written.elements:
+                    if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString) \
+                            and element.key.value[1:-1] in keys:
+                        literal = _list_written(element.value)
+                        if literal is None:
+                            return None
+                        items += [item.value for item in literal.elements if not isinstance(item, cst.StarredElement)]
+            elif not (isinstance(written, cst.Call) and self.inference.qualname(written.func)
+                      in ("collections.defaultdict", "builtins.dict")):
+                return None
+
+            def same(receiver) -> bool:
+                return isinstance(receiver, cst.Name) and self.model.resolve(receiver) == bindings
+        else:
+            name = dotted(owner)
+            cls = self._self_class(node_root(owner)) if name else None
+            if cls is None:
+                return None
+
+            def same(receiver) -> bool:
+                return isinstance(receiver, cst.Attribute) and dotted(receiver) == name \
+                    and self._self_class(node_root(receiver)) is cls
+        appended = []
+        for call in self.analysis.nodes_of(cst.Call):
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "append" and len(call.args) == 1 \
+                    and not call.args[0].star and isinstance(func.value, cst.Subscript) \
+                    and len(func.value.slice) == 1 and isinstance(func.value.slice[0].slice, cst.Index) \
+                    and _literal_keys(func.value.slice[0].slice.value, self.model) & keys and same(func.value.value):
+                appended.append(call.args[0])
+        if not appended:
+            return None
+        shown = self.analysis.snippet(node)
+        return items + [arg.value for arg in appended], (
+            Step(appended[0], f"`{shown}` holds what is appended to it: `{{code}}`"),)
 
     def _copied_container(self, node: cst.Call, calls: int):
         """``list(x)``, ``tuple(x)``, ``sorted(x)`` of a tensor (its rows are tensors of its
@@ -841,7 +982,37 @@ class GradFlow:
                 self._requires(element.value, depth, calls)
         if _indices_of(value) and path[0] == 1:
             return None  # `values, indices = h.max(1)`
+        if isinstance(value, cst.Call):
+            function = self._called_function(value)
+            if function is not None:  # `scores, labels = trainer.evaluate()`: the item of what it returns
+                flow = self if function.model is self.model else getattr(self.analysis.defining(function),
+                                                                          "grad_flow", None)
+                found = self._returns_require(value, function, flow, depth, calls, path) if flow else None
+                if found is None:
+                    return None
+                step = Step(value, f"`{{code}}` returns what `{function.name}` returns")
+                return found.then(step) if flow is self else \
+                    GradSource(value, found.told_in(flow.analysis), (step,), located=True)
         return self._requires(value, depth, calls)
+
+    def _called_function(self, node: cst.Call) -> Optional[FunctionInfo]:
+        """The function of the project that the call ``node`` runs: a function or method (of a
+        class that is no module) of this file or another, or the ``__call__`` of an object's class."""
+        func = node.func
+        if not isinstance(func, (cst.Name, cst.Attribute)):
+            return None
+        imported = self.inference.project_function(func)
+        if imported is not None:
+            return imported if isinstance(imported.node, cst.FunctionDef) else None
+        callee = self.value_of(func)
+        if callee is None:
+            return None
+        if callee.kind is Kind.FUNCTION and isinstance(callee.function, FunctionInfo):
+            return callee.function if isinstance(callee.function.node, cst.FunctionDef) else None
+        if callee.kind is Kind.INSTANCE and isinstance(callee.cls, ClassInfo):
+            method = self.inference.method_of(callee.cls, "__call__")
+            return method if method is not None and isinstance(method.node, cst.FunctionDef) else None
+        return None
 
     def _parameter(self, binding, depth: int, calls: int) -> Optional[GradSource]:
         """A parameter that a call of this file passes a tensor requiring grad, on that call."""
@@ -1116,6 +1287,10 @@ class GradFlow:
                     and self.inference.qualname(func) is None:
                 return self._method(node, func.attr.value, depth, calls)  # a tensor if it requires grad
         qualname = self.inference.qualname(func)
+        if qualname in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):  # `p = nn.Parameter(torch.randn(3))`
+            if _made_frozen(node) or self.freezes_parameters:
+                return None
+            return GradSource(node, f"`{self.analysis.snippet(node)}`, a parameter (it requires grad)")
         if qualname is not None and not qualname.startswith(("torch.", "numpy.", "builtins.")):
             imported = self.inference.project_function(func)  # a function of another module of the project
             if imported is not None:
@@ -1131,6 +1306,11 @@ class GradFlow:
             if owner is not None and owner.kind is Kind.MODULE:
                 return self._module_call(node, owner, depth, calls)
         callee = self.value_of(func)
+        if callee is None or callee.kind is Kind.EXTERNAL:
+            loaded = self._loaded_model(func)  # `model = torch.load(path)` ... `model(x)`
+            if loaded is not None and self.grad_off(node) is None and not self.freezes_parameters:
+                return GradSource(node, f"the output of `{self.analysis.snippet(func)}`, a model loaded whole "
+                                        f"with `{self.analysis.snippet(loaded.func)}` (its parameters require grad)")
         if callee is None:
             return None
         if callee.kind is Kind.MODULE:
@@ -1175,6 +1355,11 @@ class GradFlow:
             if create is None or not (isinstance(create, cst.Name) and create.value == "True") or not node.args:
                 return None  # gradients made without a graph of their own
             return self._requires(node.args[0].value, depth, calls)
+        if qualname == "builtins.sum" and node.args and node.args[0].keyword is None and not node.args[0].star \
+                and isinstance(node.args[0].value, (cst.Name, cst.Attribute, cst.Subscript, cst.Call, cst.List,
+                                                    cst.Tuple, cst.ListComp)) and self.grad_off(node) is None:
+            found = self.container_requires_grad(node.args[0].value)  # `sum(epoch_losses)` adds the tensors up
+            return found.then(Step(node, "`{code}` adds up the tensors of the list")) if found is not None else None
         if not qualname.startswith("torch.") or qualname in torch_api.NEW_LEAF_FUNCTIONS \
                 or qualname in _NO_GRAD_FUNCTIONS or torch_api.is_tensor_type(qualname):
             if qualname == "torch.autograd.Variable" and node.args:
@@ -1222,6 +1407,11 @@ class GradFlow:
         if self.grad_off(node) is not None:
             return None
         name = self.analysis.snippet(node.func)
+        if module.qualname in torch_api.MODE_SHARING_WRAPPERS:  # `nn.DataParallel(model)` runs `model`
+            wrapped = self._made_from(node.func, torch_api.MODE_SHARING_WRAPPERS)
+            inner = self.value_of(wrapped.args[0].value) if wrapped is not None else None
+            if inner is not None and inner.kind is Kind.MODULE:
+                module = inner
         if self._has_parameters(module) and not self.freezes_parameters:
             return GradSource(node, f"the output of `{name}`")
         # A layer without parameters (or frozen ones): its output requires grad when an input does.
@@ -1231,6 +1421,34 @@ class GradFlow:
                 if found is not None:
                     return found
         return None
+
+    def _made_from(self, node: cst.BaseExpression, qualnames) -> Optional[cst.Call]:
+        """The call of one of ``qualnames`` (with a positional first argument) that ``node``
+        is, through the one assignment of a name and the moves and mode switches that give
+        the module back (``model = nn.DataParallel(net).to(device)``), or None."""
+        for _ in range(4):
+            while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                    and node.func.attr.value in _SAME_MODULE_METHODS:
+                node = node.func.value
+            if isinstance(node, cst.Call):
+                func = node.func
+                if isinstance(func, (cst.Name, cst.Attribute)) and self.inference.qualname(func) in qualnames \
+                        and node.args and node.args[0].keyword is None and not node.args[0].star:
+                    return node
+                return None
+            if not isinstance(node, cst.Name):
+                return None
+            bindings = self.model.resolve(node)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path \
+                    or bindings[0].value is None:
+                return None
+            node = bindings[0].value
+        return None
+
+    def _loaded_model(self, func: cst.BaseExpression) -> Optional[cst.Call]:
+        """The ``torch.load(path)`` (or ``torch.jit.load``) call that the module ``func`` names
+        was loaded whole by: called, what it gives back is a module, whose parameters require grad."""
+        return self._made_from(func, _MODEL_LOADERS) if isinstance(func, cst.Name) else None
 
     def _has_parameters(self, module: Value) -> Optional[bool]:
         """Whether the module ``module`` has parameters: a torch layer's fact, the layers the
@@ -1322,9 +1540,10 @@ class GradFlow:
                           located=True) if found else None
 
     def _returns_require(self, node: cst.Call, function: FunctionInfo, flow: "GradFlow", depth: int,
-                         calls: int) -> Optional[GradSource]:
+                         calls: int, path: tuple = ()) -> Optional[GradSource]:
         """Where the gradient of every value ``function`` returns comes from, as ``flow`` (the
-        analysis of the module that defines it) sees it; None unless each requires grad."""
+        analysis of the module that defines it) sees it; None unless each requires grad. With
+        ``path``, of the item at that place of each (``return scores, labels`` for ``(1,)``)."""
         if not isinstance(function.node, cst.FunctionDef) or function.is_generator or not function.returns \
                 or calls >= _MAX_CALLS or self.grad_off(node):
             return None
@@ -1336,7 +1555,8 @@ class GradFlow:
         try:
             found = None
             for returned in function.returns:
-                here = flow._requires(returned, depth, calls + 1)
+                here = flow._unpacked(returned, path, depth, calls + 1) if path else \
+                    flow._requires(returned, depth, calls + 1)
                 if here is None:
                     return None
                 found = found or here

@@ -824,9 +824,11 @@ NUMPY_SEQUENCE_CONVERSIONS = NUMPY_TENSOR_CONVERSIONS | frozenset({
 })
 # Functions that convert each tensor given as a positional argument that way (measured on
 # torch 2.13 / numpy 2, scikit-learn 1.7, matplotlib 3.10, pandas 2.3 by
-# tests/test_array_conversions.py). numpy functions that first try a method of the same
-# name on their argument (`np.mean(t)` calls `t.mean(axis=..)`, `np.argmax`, `np.round`) are
-# left out: what they raise depends on their other arguments.
+# tests/test_array_conversions.py). Of the numpy functions that first try a method of the same
+# name on their argument, the ones whose call of the tensor's method fails on numpy's
+# arguments (`out=`) and that then convert it are in (`np.argmax(t, axis=1)`, `np.round`,
+# `np.clip`); `np.mean(t)`, `np.sum(t)`, `np.max(t)` are left out: torch's method raises a
+# TypeError first.
 ARRAY_CONVERTING_FUNCTIONS = frozenset({
     "numpy.dot", "numpy.matmul", "numpy.inner", "numpy.outer", "numpy.einsum", "numpy.exp", "numpy.log",
     "numpy.log1p", "numpy.sqrt", "numpy.square", "numpy.abs", "numpy.absolute", "numpy.sign", "numpy.floor",
@@ -835,7 +837,11 @@ ARRAY_CONVERTING_FUNCTIONS = frozenset({
     "numpy.isclose", "numpy.allclose", "numpy.unique", "numpy.histogram", "numpy.percentile", "numpy.quantile",
     "numpy.corrcoef", "numpy.cov", "numpy.diag", "numpy.copy", "numpy.expand_dims", "numpy.tile",
     "numpy.nanmax", "numpy.nanmin", "numpy.nansum", "numpy.float32", "numpy.linalg.norm", "numpy.save",
-    "numpy.savetxt",
+    "numpy.savetxt", "numpy.log10", "numpy.log2", "numpy.argmax", "numpy.argmin", "numpy.round", "numpy.around",
+    "numpy.clip", "numpy.argsort", "numpy.sort", "numpy.reshape", "numpy.ptp",
+    "scipy.stats.pearsonr", "scipy.stats.spearmanr", "scipy.stats.kendalltau",
+    "sklearn.metrics.mean_absolute_percentage_error", "sklearn.metrics.explained_variance_score",
+    "sklearn.metrics.auc", "sklearn.metrics.brier_score_loss", "sklearn.metrics.hamming_loss",
     "sklearn.metrics.roc_auc_score", "sklearn.metrics.average_precision_score", "sklearn.metrics.roc_curve",
     "sklearn.metrics.precision_recall_curve", "sklearn.metrics.mean_squared_error",
     "sklearn.metrics.mean_absolute_error", "sklearn.metrics.r2_score", "sklearn.metrics.log_loss",
@@ -846,7 +852,9 @@ ARRAY_CONVERTING_FUNCTIONS = frozenset({
     "sklearn.metrics.pairwise.euclidean_distances", "sklearn.metrics.pairwise_distances",
     "matplotlib.pyplot.plot", "matplotlib.pyplot.scatter", "matplotlib.pyplot.hist", "matplotlib.pyplot.imshow",
     "matplotlib.pyplot.bar", "matplotlib.pyplot.semilogy", "matplotlib.pyplot.errorbar",
-    "matplotlib.pyplot.fill_between",
+    "matplotlib.pyplot.fill_between", "matplotlib.pyplot.matshow", "matplotlib.pyplot.pcolormesh",
+    "matplotlib.pyplot.contourf", "matplotlib.pyplot.boxplot", "matplotlib.pyplot.stem", "matplotlib.pyplot.loglog",
+    "matplotlib.pyplot.step", "matplotlib.pyplot.semilogx",
     "pandas.DataFrame", "pandas.Series",
 })
 # Methods of a matplotlib ``Axes`` that convert each tensor given as a positional argument
@@ -857,6 +865,7 @@ ARRAY_CONVERTING_FUNCTIONS = frozenset({
 # of `plt.subplots()`.
 AXES_ARRAY_METHODS = frozenset({
     "plot", "scatter", "hist", "imshow", "bar", "semilogy", "loglog", "step", "errorbar", "fill_between",
+    "semilogx", "stem", "boxplot", "matshow", "pcolormesh", "contourf",
 })
 AXES_FUNCTIONS: dict[str, Optional[int]] = {
     "matplotlib.pyplot.subplots": 1, "matplotlib.pyplot.subplot": None, "matplotlib.pyplot.gca": None,

@@ -26,7 +26,7 @@ class NumpyRequiresGrad(Rule):
     fix = Applicability.SAFE
     # A list converted elsewhere is reported where its tensor is appended; numpy raises at the conversion.
     raised_where_used = True
-    requires = (r"numpy|sklearn|matplotlib|pandas",)
+    requires = (r"numpy|sklearn|matplotlib|pandas|scipy",)
     # The conversion may be in a helper of the project (`save_curve(path, losses)` of utils.py).
     requires_may_be_in_imports = requires
     references = (
@@ -39,13 +39,15 @@ class NumpyRequiresGrad(Rule):
     Flags `t.numpy()` (also `t.cpu().numpy()`, `np.asarray(t)`, `np.array(t)` whatever
     their other arguments (`np.array(t, dtype=np.float32)`), and the
     functions that convert the tensors they are given to arrays: numpy's `np.dot`,
-    `np.exp`, `np.where`, ..., scikit-learn's metrics, `plt.plot` and the other plots of
+    `np.exp`, `np.where`, ..., scikit-learn's metrics, `scipy.stats.pearsonr` and the other
+    correlations, `plt.plot` and the other plots of
     `matplotlib.pyplot` and of its Axes (`axs[0, 0].plot(epochs, losses)` of
     `fig, axs = plt.subplots(2, 2)`, `fig.add_subplot(..)`), `pd.DataFrame`, and a function
     of another module of the project that converts what it is handed that way on every run:
     `save_curve(path, losses)` of utils.py) where `t` requires grad, as the analysis shows
     with the place the gradient comes from:
-    the output of a module with parameters (`model(x)`, `model.forward(x)`, `self.net(x)`, a model whose class
+    the output of a module with parameters (`model(x)`, `model.forward(x)`, `self.net(x)`,
+    `nn.DataParallel(model)(x)`, a model loaded whole with `model = torch.load(path)`, a model whose class
     another file of the project defines, `from net import Regressor`, its layers read
     there, a model built by `torchvision.models` or `timm.create_model`, the `output` a forward hook receives from
     a layer of a model this file calls with gradients on), a parameter
@@ -65,7 +67,9 @@ class NumpyRequiresGrad(Rule):
     project, `from utils import threshold`, `estimator.predict_proba(x)` of an imported class,
     as that module shows what it returns; in a module the scripts beside it import, what they
     pass: `meter.update(out)` in train.py reaches `Meter.update` of utils.py), lists filled with
-    `.append(out)` and
+    `.append(out)`, `.extend(out)` or `+= [out]` (also the lists a dict keeps:
+    `history["loss"].append(loss)` then `plt.plot(history["loss"])`, also a dict a function
+    fills and returns, handed to a plotting helper; their builtin `sum`) and
     joined by `torch.cat`/`torch.stack`, `np.concatenate`/`np.stack` or reduced by numpy
     (`np.mean(losses)`, `np.asarray(self.history)`, `plt.plot(losses)`: numpy converts each tensor;
     reported at the `.append(..)` that adds the tensor, the line to change; also a list a
@@ -227,7 +231,7 @@ class NumpyRequiresGrad(Rule):
     def _report_container(self, node: cst.Call, container: cst.BaseExpression) -> bool:
         """Report the list ``container`` converted by ``node`` when a tensor it holds
         requires grad (at the `.append(..)` that adds it, the line to change); whether one does."""
-        if not isinstance(container, (cst.Name, cst.Attribute, cst.List, cst.Tuple, cst.ListComp)):
+        if not isinstance(container, (cst.Name, cst.Attribute, cst.Subscript, cst.List, cst.Tuple, cst.ListComp)):
             return False
         found = self.ctx.grad_flow.item_requiring_grad(container)
         if found is None:
