@@ -2,8 +2,7 @@
 twin (shapes of our own, run under torch to show the bug is real):
 
 - a dict of lists filled by ``history["loss"].append(loss)`` holds what is appended under
-  that key (``plt.plot(history["loss"])`` converts each loss), also when a function of the
-  file fills and returns it and a helper is handed it (``show(fit(net, 3))``);
+  that key (``plt.plot(history["loss"])`` converts each loss);
 - ``preds.extend(out)`` and ``preds += [out]`` add to the list (the rows of a tensor, the
   items of a list);
 - the builtin ``sum`` of a list of tensors is a tensor of their graph (``sum(losses) / n``);
@@ -168,39 +167,6 @@ scores, labels = trainer.evaluate()
 print(roc_auc_score(labels.numpy(), scores.numpy()))
 """
 
-RESULTS = """
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-import torch
-import torch.nn as nn
-
-
-def fit(net, steps):
-    opt = torch.optim.Adam(net.parameters(), lr=1e-2)
-    history = {"loss": [], "accuracy": []}
-    for _ in range(steps):
-        inputs, targets = torch.randn(16, 4), torch.randint(0, 2, (16,))
-        scores = net(inputs)
-        cost = nn.functional.cross_entropy(scores, targets)
-        opt.zero_grad()
-        cost.backward()
-        opt.step()
-        history["loss"].append(cost)
-        history["accuracy"].append((scores.argmax(1) == targets).float().mean().item())
-    return history
-
-
-def show(history, names=("loss", "accuracy")):
-    fig, ax = plt.subplots()
-    for name in ("loss", "accuracy"):
-        ax.plot(history[name], label=name)
-    return fig
-
-
-show(fit(nn.Linear(4, 2), 3))
-"""
-
 CASES = {
     # name: (source, line of the finding, how the fixed twin reads)
     "history": (HISTORY, 15, ('history["train_loss"].append(loss)', 'history["train_loss"].append(loss.item())')),
@@ -212,8 +178,6 @@ CASES = {
     "pearson": (PEARSON, 8, ("print(pearsonr(pred, y))", "print(pearsonr(pred.detach(), y))")),
     "data_parallel": (DATA_PARALLEL, 7, ("print(out.numpy())", "print(out.detach().numpy())")),
     "loaded": (LOADED, 12, ("print(scores.numpy())", "print(scores.detach().numpy())")),
-    # the history dict `train` fills and returns, plotted by a helper it is handed to
-    "results": (RESULTS, 18, ('history["loss"].append(cost)', 'history["loss"].append(cost.item())')),
     "parameter": (PARAMETER, 9, ("print(scale.numpy())", "print(scale.detach().numpy())")),
     # only the scores: the labels, the other item of what `evaluate` returns, have no graph
     "evaluate": (EVALUATE, 23, ("scores.numpy()))", "scores.detach().numpy()))")),
@@ -256,7 +220,7 @@ def test_torch_raises_on_the_bad_program_and_not_on_the_fixed_one(project, case)
         pytest.importorskip("scipy")
     if case == "evaluate":
         pytest.importorskip("sklearn")
-    if case in ("history", "epoch_sum", "results"):
+    if case in ("history", "epoch_sum"):
         pytest.importorskip("matplotlib")
     source, _row, fixed = CASES[case]
     _write(project, source)
@@ -277,7 +241,6 @@ CLEAN = {
                                           "        epoch_losses.append(sum(batch_losses) / len(batch_losses))"),
     "parallel_without_grad": DATA_PARALLEL.replace("out = model(torch.randn(2, 3))",
                                                    "with torch.no_grad():\n    out = model(torch.randn(2, 3))"),
-    "results_accuracy_only": RESULTS.replace('for name in ("loss", "accuracy"):', 'for name in ("accuracy",):'),
     # another key of the dict holds only numbers
     "other_key": HISTORY.replace('plt.plot(history["epoch"], history["train_loss"])', 'plt.plot(history["epoch"])'),
 }

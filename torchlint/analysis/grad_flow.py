@@ -460,47 +460,6 @@ class GradFlow:
         return [(statement, value) for statement, receiver, value in self._extends.get(binding.name, ())
                 if binding in self.model.resolve(receiver)]
 
-    def _dict_made(self, name: cst.BaseExpression, calls: int) -> Optional[list]:
-        """The one binding that makes the dict ``name`` reads (``history = {..}``), also through
-        the function of this file that returns it (``results = train(..)`` where ``train``
-        returns its ``results``) and the parameter its calls pass it to (``plot_curves(results)``).
-        """
-        if calls > 2 * _DICT_HOPS:
-            return None
-        if isinstance(name, cst.Call):  # `fit(net, 3)`: the dict the function returns
-            callee = self.value_of(name.func)
-            function = callee.function if callee is not None and callee.kind is Kind.FUNCTION else None
-            if isinstance(function, FunctionInfo) and function.model is self.model and function.returns \
-                    and not function.is_generator and all(isinstance(r, cst.Name) for r in function.returns):
-                made = [self._dict_made(returned, calls + 1) for returned in function.returns]
-                return made[0] if made[0] is not None and all(m == made[0] for m in made) else None
-            return None
-        if not isinstance(name, cst.Name):
-            return None
-        bindings = self.model.resolve(name)
-        if len(bindings) != 1 or bindings[0].path:
-            return None
-        binding = bindings[0]
-        if binding.kind is BindingKind.ASSIGN and isinstance(binding.value, cst.Call) and not binding.iterates:
-            made = self._dict_made(binding.value, calls)
-            if made is not None:
-                return made
-        if binding.kind is BindingKind.ASSIGN:
-            return bindings
-        function = binding.definition
-        if binding.kind is not BindingKind.PARAM or not isinstance(function, FunctionInfo) \
-                or not isinstance(binding.node, cst.Param) or binding.path:
-            return None
-        index = binding.param_index - (1 if function.kind in ("method", "classmethod") else 0)
-        made = None
-        for call in self.call_sites(function):
-            argument = _argument(call, binding.name, index) if index >= 0 else None
-            here = self._dict_made(argument, calls + 1) if isinstance(argument, (cst.Name, cst.Call)) else None
-            if here is None or made is not None and here != made:
-                return None  # every call passes the same dict
-            made = here
-        return made
-
     def _dict_list(self, node: cst.Subscript):
         """``history["loss"]``: the list a dict keeps under a key (a string, or the variable of a
         loop over strings), filled by ``history["loss"].append(value)`` calls, where the dict is
@@ -515,8 +474,8 @@ class GradFlow:
             return None
         items: list = []
         if isinstance(owner, cst.Name):
-            bindings = self._dict_made(owner, 0)
-            if bindings is None:
+            bindings = self.model.resolve(owner)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path:
                 return None
             written = bindings[0].value
             if isinstance(written, cst.Dict):  # `{"loss": [], "acc": []}`: the items it is written with

@@ -68,8 +68,7 @@ class NumpyRequiresGrad(Rule):
     as that module shows what it returns; in a module the scripts beside it import, what they
     pass: `meter.update(out)` in train.py reaches `Meter.update` of utils.py), lists filled with
     `.append(out)`, `.extend(out)` or `+= [out]` (also the lists a dict keeps:
-    `history["loss"].append(loss)` then `plt.plot(history["loss"])`, also a dict a function
-    fills and returns, handed to a plotting helper; their builtin `sum`) and
+    `history["loss"].append(loss)` then `plt.plot(history["loss"])`; their builtin `sum`) and
     joined by `torch.cat`/`torch.stack`, `np.concatenate`/`np.stack` or reduced by numpy
     (`np.mean(losses)`, `np.asarray(self.history)`, `plt.plot(losses)`: numpy converts each tensor;
     reported at the `.append(..)` that adds the tensor, the line to change; also a list a
