@@ -3222,9 +3222,10 @@ class Placement:
         bindings = self.model.resolve(name)
         if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM and depth < 3:
             passed = self._passed(bindings[0])
-            if not passed or any(not isinstance(value, cst.Name) for value in passed):
+            if not passed or any(not isinstance(value, (cst.Name, cst.Call)) for value in passed):
                 return None
-            found = [self._loss_construction(value, depth + 1) for value in passed]  # type: ignore[arg-type]
+            found = [value if isinstance(value, cst.Call) else self._loss_construction(value, depth + 1)
+                     for value in passed]  # type: ignore[arg-type]
             return found[0] if found[0] is not None and all(item is found[0] for item in found) else None
         return self._construction(name)
 
