@@ -7,7 +7,10 @@
 - a module's output is on the device its input is moved to (`self(x.to(self.device))`), and
   `self` in a method of a module class is that module (not a parameter some call passes);
 - a loss module built with class weights and handed to a `fit(net, batches, criterion)`
-  function is the loss called there.
+  function is the loss called there;
+- a method inherited from a base class of the file (`self.init_state(n)` defined in the
+  base) is one of the module's methods: a tensor it makes without `device=` for a layer is
+  left on the CPU.
 """
 
 from __future__ import annotations
@@ -118,6 +121,32 @@ fit(net, [(torch.randn(5, 4), torch.randint(0, 2, (5,)))], nn.CrossEntropyLoss(w
 """
 
 
+INHERITED = """\
+import torch
+from torch import nn
+
+
+class Base(nn.Module):
+    def init_state(self, n):
+        return torch.zeros(1, n, self.hidden)
+
+
+class Tagger(Base):
+    def __init__(self):
+        super().__init__()
+        self.hidden = 6
+        self.rnn = nn.GRU(4, 6, batch_first=True)
+
+    def forward(self, x):
+        return self.rnn(x, self.init_state(x.size(0)))[0]
+
+
+device = torch.device("meta")
+model = Tagger().to(device)
+print(model(torch.randn(2, 3, 4).to(device)).shape)
+"""
+
+
 CASES = {
     # name: (source, line of the finding, (bad text, fixed text))
     "mask": (MASK, 9, ("rates.append(error_rate(net(feats.to(device)).squeeze(1), labels))",
@@ -127,6 +156,8 @@ CASES = {
                                 "gold = torch.randint(0, 3, (6,), device=torch.device(\"meta\"))")),
     "lossparam": (LOSSPARAM, 16, ("balance = torch.tensor([0.2, 0.8])",
                                   "balance = torch.tensor([0.2, 0.8], device=device)")),
+    "inherited": (INHERITED, 7, ("torch.zeros(1, n, self.hidden)",
+                                 "torch.zeros(1, n, self.hidden, device=self.rnn.weight_hh_l0.device)")),
 }
 
 

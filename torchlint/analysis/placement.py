@@ -2571,8 +2571,9 @@ class Placement:
             return next((binding.definition for binding in self.model.resolve(func)
                          if isinstance(binding.definition, FunctionInfo)), None)
         if isinstance(func, cst.Attribute):
-            cls = self._class_of(func.value)
-            method = cls.methods.get(func.attr.value) if cls is not None else None
+            cls = self._class_of(func.value)  # the method may be inherited from a base class of the file
+            method = next((owner.methods[func.attr.value] for owner in self._lineage(cls)
+                           if func.attr.value in owner.methods), None) if cls is not None else None
             return method if method is not None and method.kind == "method" else None
         return None
 
@@ -3297,14 +3298,17 @@ class Placement:
         forward = cls.methods.get("forward")
         return [forward, *self._self_callees(forward)] if forward is not None else []
 
-    def _self_callees(self, function: FunctionInfo) -> list[FunctionInfo]:
-        cls = function.cls
+    def _self_callees(self, function: FunctionInfo, lineage: Optional[list[ClassInfo]] = None) -> list[FunctionInfo]:
+        """The methods ``function`` calls through ``self``, looked up in ``lineage`` (the class
+        of the instance and its bases of the file, nearest first) when given."""
+        owners = lineage or [function.cls]
         found = []
         for call in self._calls_in(function.node):
             func = call.func
             if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and \
                     func.value.value == function.self_name:
-                method = cls.methods.get(func.attr.value)
+                method = next((owner.methods[func.attr.value] for owner in owners
+                               if func.attr.value in owner.methods), None)
                 if method is not None and method is not function and method not in found:
                     found.append(method)
         return found
@@ -3755,11 +3759,12 @@ class Placement:
     def _made_in_forward(self, cls: ClassInfo, move: cst.Call) -> list[DeviceMismatch]:
         """Tensors made in ``forward`` (or a method it calls) without ``device=`` and given to
         one of the module's layers."""
-        found = []
-        forward = cls.methods.get("forward")
+        found: list[DeviceMismatch] = []
+        lineage = self._lineage(cls)  # `forward` and what it calls may be inherited from a base of the file
+        forward = next((owner.methods["forward"] for owner in lineage if "forward" in owner.methods), None)
         if forward is None:
             return found
-        for method in self._forward_methods(cls):
+        for method in [forward, *self._self_callees(forward, lineage)]:
             for call in self._calls_in(method.node):
                 qualname = self.inference.qualname(call.func)
                 if qualname not in torch_api.TORCH_SIZED_FACTORIES or keyword(call, "device") is not None:

@@ -59,7 +59,8 @@ class DeviceMismatch(Rule):
       built on the CPU, whose `forward` computes with its own buffers or a layer with
       weights, is called with the moved module's output (layers built in the class itself
       are TL418's);
-    - a tensor made in `forward` (or a method it calls, or returned by a helper such as
+    - a tensor made in `forward` (or a method it calls, also one inherited from a base class
+      of the file, or returned by a helper such as
       `init_hidden`) by a factory without `device=` (`torch.zeros(..)`, also wrapped in
       `nn.Parameter(..)`, which registers nothing there; also the default of a parameter,
       `torch.ones(..) if mask is None else mask`, when a call leaves it out), given to one of
