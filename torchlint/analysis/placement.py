@@ -2595,15 +2595,18 @@ class Placement:
             return next((binding.definition for binding in self.model.resolve(func)
                          if isinstance(binding.definition, FunctionInfo)), None)
         if isinstance(func, cst.Attribute):
-            cls = self._class_of(func.value)
-            method = cls.methods.get(func.attr.value) if cls is not None else None
+            cls = self._class_of(func.value)  # the method may be inherited from a base class of the file
+            method = next((owner.methods[func.attr.value] for owner in self._lineage(cls)
+                           if func.attr.value in owner.methods), None) if cls is not None else None
             return method if method is not None and method.kind == "method" else None
         return None
 
     def _is_module(self, func: cst.BaseExpression, depth: int = 0) -> bool:
         if isinstance(func, cst.Name) and depth < 2:
             bindings = self.model.resolve(func)
-            if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM:
+            function = self._function_of(bindings[0]) if len(bindings) == 1 else None
+            if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM and \
+                    (function is None or function.self_name != func.value):  # `self` is its class's
                 passed = self._passed(bindings[0])
                 return bool(passed) and all(value is not None and self._is_module(value, depth + 1)
                                             for value in passed)
@@ -2625,11 +2628,18 @@ class Placement:
             if not (isinstance(func, cst.Name) or isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)) \
                     or any(arg.star for arg in call.args):
                 continue
-            if self._is_module(func):
+            positions = None
+            if not self._is_module(func):  # `rnn.predict(x)`: a method that runs the module on `x`
+                func, positions = self._method_running_module(call.func)
+            if func is not None:
                 move = self._move_of(func, call)
                 if move is None:
                     continue
                 for index, arg in enumerate(call.args):
+                    if positions is not None:
+                        if index not in positions:
+                            continue
+                        index = positions[index]
                     if arg.keyword is not None:
                         continue
                     origin = self.cpu_origin(arg.value)
@@ -2647,6 +2657,32 @@ class Placement:
         found.extend(self._unmoved_targets())
         found.extend(self._unmoved_modules())
         return found
+
+    def _method_running_module(self, func: cst.BaseExpression
+                               ) -> tuple[Optional[cst.BaseExpression], Optional[dict[int, int]]]:
+        """For ``model.predict`` (a method of a module class of the file, not ``forward``): the
+        module ``model`` and, for each of the method's parameters that it gives as it is to
+        ``self(..)`` or ``self.forward(..)``, the position it takes there."""
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)) or \
+                func.attr.value in ("forward", "__call__") or not self._is_module(func.value):
+            return None, None
+        method = self._file_function(func)
+        if method is None or method.cls is None or method.self_name is None:
+            return None, None
+        params = [param.name.value for param in method.positional_params()][1:]
+        positions: dict[int, int] = {}
+        for call in self._calls_in(method.node):
+            callee = call.func
+            if not (isinstance(callee, cst.Name) and callee.value == method.self_name or
+                    isinstance(callee, cst.Attribute) and callee.attr.value == "forward" and
+                    isinstance(callee.value, cst.Name) and callee.value.value == method.self_name) or \
+                    any(arg.star for arg in call.args):
+                continue
+            for position, arg in enumerate(call.args):
+                if arg.keyword is None and isinstance(arg.value, cst.Name) and arg.value.value in params and \
+                        all(binding.kind is BindingKind.PARAM for binding in self.model.resolve(arg.value)):
+                    positions.setdefault(params.index(arg.value.value), position)
+        return (func.value, positions) if positions else (None, None)
 
     def _unmoved_modules(self) -> list[DeviceMismatch]:
         """A module built here and never moved, given a tensor moved to a device (not the
@@ -2806,6 +2842,8 @@ class Placement:
             if (isinstance(func, cst.Name) or isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)) \
                     and self._is_module(func):
                 move = self._move_of(func, node)  # `model(x)`, `self.model(x)` of a model moved there
+                if move is None:  # its output is where its input is (or the call raises)
+                    move = self._input_move(func, node, depth)
                 if move is not None or isinstance(func, cst.Name):
                     return move
             if isinstance(func, (cst.Name, cst.Attribute)):  # `self.loss_fn(out, y)`: where its input is
@@ -2844,6 +2882,11 @@ class Placement:
             return self.device_move(node.value, depth + 1)
         if isinstance(node, cst.BinaryOperation):
             return self.device_move(node.left, depth + 1) or self.device_move(node.right, depth + 1)
+        if isinstance(node, cst.Comparison) and len(node.comparisons) == 1 and \
+                not isinstance(node.comparisons[0].operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)):
+            # `scores > threshold`, `pred == y`: a mask on the device of a tensor operand
+            return self.device_move(node.left, depth + 1) or \
+                self.device_move(node.comparisons[0].comparator, depth + 1)
         if isinstance(node, cst.UnaryOperation):
             return self.device_move(node.expression, depth + 1)
         if isinstance(node, cst.Attribute) and node.attr.value in torch_api.LAYER_PARAMETERS \
@@ -2874,6 +2917,31 @@ class Placement:
         if isinstance(node, (cst.ListComp, cst.GeneratorExp)):  # `[t.to(device) for t in batch]`
             return self.device_move(node.elt, depth + 1)
         return None
+
+    def _input_move(self, module: cst.BaseExpression, call: cst.Call, depth: int) -> Optional[cst.Call]:
+        """The move that puts the first input of the module call ``call`` on a device: a layer
+        with weights, or a module class of the file whose ``forward`` computes with that input,
+        gives its output there (`self(x.to(self.device))`)."""
+        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+        if not positional:
+            return None
+        value = self.inference.infer(module)
+        if value is None or value.kind is not Kind.MODULE:
+            return None
+        if isinstance(value.cls, ClassInfo):
+            if value.cls.model is not self.model or not self._input_computed_with(value.cls, 0) or \
+                    not self._returns_computed(value.cls):
+                return None
+        elif value.qualname is None or not self._has_weights(value.qualname):
+            return None
+        return self.device_move(positional[0], depth + 1)
+
+    def _returns_computed(self, cls: ClassInfo) -> bool:
+        """Every value the ``forward`` of ``cls`` returns is computed (a call, arithmetic,
+        indexing), not a constant or an attribute read as it is."""
+        forward = cls.methods.get("forward")
+        return forward is not None and bool(forward.returns) and all(
+            isinstance(returned, (cst.Call, cst.BinaryOperation, cst.Subscript, cst.Name)) for returned in forward.returns)
 
     def _held_move(self, binding: Binding, depth: int) -> Optional[cst.Call]:
         """The device of what a loop target or an unpacked name gets, when every tensor of the
@@ -3142,12 +3210,12 @@ class Placement:
             qualname = self.inference.qualname(func)
             weight = None
             if qualname is None and isinstance(func, cst.Name):
-                value = self.inference.infer(func)
-                if value is not None and value.kind is Kind.MODULE and value.qualname in torch_api.WEIGHT_MATCHING_LOSSES:
-                    construction = self._construction(func)
-                    if construction is None or self._move_of(func, call) is not None:
+                construction = self._loss_construction(func)  # also through a `train(.., loss_fn)` parameter
+                loss = self.inference.qualname(construction.func) if construction is not None else None
+                if loss in torch_api.WEIGHT_MATCHING_LOSSES:
+                    if self._move_of(func, call) is not None:
                         continue
-                    position = torch_api.WEIGHT_MATCHING_LOSSES[value.qualname]
+                    position = torch_api.WEIGHT_MATCHING_LOSSES[loss]
                     positional = [arg.value for arg in construction.args if arg.keyword is None]
                     weight = keyword(construction, "weight") or (
                         positional[position] if position < len(positional) else None)
@@ -3166,12 +3234,25 @@ class Placement:
                 given = self._passed(self.model.resolve(weight)[0])
                 weight = given[0] if given and given[0] is not None else weight  # where the caller makes it
             output = self._moved_output(call.args[0].value)
-            if output is None:
+            move = output[0] if output is not None else self.device_move(call.args[0].value)
+            if move is None:
                 continue
-            move, module_call = output
             found.append(DeviceMismatch(weight, origin[0], None, move, call, kind="weight", why=origin[1],
                                         device=self._visible_at(self._move_target(move), move, weight)))
         return found
+
+    def _loss_construction(self, name: cst.Name, depth: int = 0) -> Optional[cst.Call]:
+        """The construction of the module ``name`` holds: its one assignment, or for a parameter
+        of a function of the file, the one construction every call site passes."""
+        bindings = self.model.resolve(name)
+        if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM and depth < 3:
+            passed = self._passed(bindings[0])
+            if not passed or any(not isinstance(value, (cst.Name, cst.Call)) for value in passed):
+                return None
+            found = [value if isinstance(value, cst.Call) else self._loss_construction(value, depth + 1)
+                     for value in passed]  # type: ignore[arg-type]
+            return found[0] if found[0] is not None and all(item is found[0] for item in found) else None
+        return self._construction(name)
 
     def _construction(self, name: cst.Name) -> Optional[cst.Call]:
         bindings = self.model.resolve(name)
@@ -3241,14 +3322,17 @@ class Placement:
         forward = cls.methods.get("forward")
         return [forward, *self._self_callees(forward)] if forward is not None else []
 
-    def _self_callees(self, function: FunctionInfo) -> list[FunctionInfo]:
-        cls = function.cls
+    def _self_callees(self, function: FunctionInfo, lineage: Optional[list[ClassInfo]] = None) -> list[FunctionInfo]:
+        """The methods ``function`` calls through ``self``, looked up in ``lineage`` (the class
+        of the instance and its bases of the file, nearest first) when given."""
+        owners = lineage or [function.cls]
         found = []
         for call in self._calls_in(function.node):
             func = call.func
             if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and \
                     func.value.value == function.self_name:
-                method = cls.methods.get(func.attr.value)
+                method = next((owner.methods[func.attr.value] for owner in owners
+                               if func.attr.value in owner.methods), None)
                 if method is not None and method is not function and method not in found:
                     found.append(method)
         return found
@@ -3699,11 +3783,12 @@ class Placement:
     def _made_in_forward(self, cls: ClassInfo, move: cst.Call) -> list[DeviceMismatch]:
         """Tensors made in ``forward`` (or a method it calls) without ``device=`` and given to
         one of the module's layers."""
-        found = []
-        forward = cls.methods.get("forward")
+        found: list[DeviceMismatch] = []
+        lineage = self._lineage(cls)  # `forward` and what it calls may be inherited from a base of the file
+        forward = next((owner.methods["forward"] for owner in lineage if "forward" in owner.methods), None)
         if forward is None:
             return found
-        for method in self._forward_methods(cls):
+        for method in [forward, *self._self_callees(forward, lineage)]:
             for call in self._calls_in(method.node):
                 qualname = self.inference.qualname(call.func)
                 if qualname not in torch_api.TORCH_SIZED_FACTORIES or keyword(call, "device") is not None:

@@ -59,7 +59,8 @@ class DeviceMismatch(Rule):
       built on the CPU, whose `forward` computes with its own buffers or a layer with
       weights, is called with the moved module's output (layers built in the class itself
       are TL418's);
-    - a tensor made in `forward` (or a method it calls, or returned by a helper such as
+    - a tensor made in `forward` (or a method it calls, also one inherited from a base class
+      of the file, or returned by a helper such as
       `init_hidden`) by a factory without `device=` (`torch.zeros(..)`, also wrapped in
       `nn.Parameter(..)`, which registers nothing there; also the default of a parameter,
       `torch.ones(..) if mask is None else mask`, when a call leaves it out), given to one of
@@ -75,17 +76,21 @@ class DeviceMismatch(Rule):
       `torch.FloatTensor(state)`, always on the CPU, and `torch.stack` of a list of those),
       the tuple an `init_hidden` helper returns, also through the parameters of a
       `train(model, loader)` function, and in a helper given the module (`x = torch.zeros(1, *size)`
-      then `m.eval()(x)`), moved where it is built or by the object that holds it (`learn.body`
-      of a `Learner` whose `__init__` moves it);
+      then `m.eval()(x)`), also given to a method of the module's class that runs the module
+      on it (`rnn.predict(x)`, whose body calls `self(x)`), moved where it is built or by the
+      object that holds it (`learn.body` of a `Learner` whose `__init__` moves it);
     - class weights shown on the CPU of a loss (`nn.CrossEntropyLoss(weight=..)`,
       `F.cross_entropy(.., weight)`, also made in a loss module's `forward` from the list
-      it was built with) that gets the output of a moved module, and a target
+      it was built with; also a loss handed to a `fit(model, loader, loss_fn)` function) that
+      gets the output of a moved module, and a target
       shown on the CPU (with dimensions) given to a loss of torch with such an output;
     - a module built in the file and never moved (no `.to`/`.cuda` on it, not handed to
       any call, no `device=`, no default device set), that holds parameters or buffers, given
       a tensor moved to a device just before (`x = x.to(device)` then `model(x)`);
     - anywhere else, a tensor shown on the CPU with dimensions computed with one shown on a
-      device (moved there, the output of a module moved there, or computed from those):
+      device (moved there, the output of a module moved there or given an input moved there,
+      `self(x.to(self.device))`, or computed from those, a comparison's mask too:
+      `(scores > cut).long() != labels`):
       arithmetic, a comparison (`pred == labels` with the labels never moved), an
       arithmetic or comparison method (`pred.eq(target)`), `gather`/`masked_fill`/
       `index_select`, torch's arithmetic functions, `torch.cat`/`torch.stack` of a list
