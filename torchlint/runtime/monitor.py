@@ -589,9 +589,13 @@ class Monitor:
         if not inputs or (len(inputs) == 1 and inputs[0] is out):  # `torch.tensor(..)` lifts a new tensor
             site_ids = {site.id for site in self.locator.sites_at(self.locator.here(), "TL416")}
         else:
+            # Only on the device it was made on: a marked tensor moved elsewhere (`h.to(device)`)
+            # is no longer what the finding is about.
+            device = out.device if isinstance(out, torch.Tensor) else None
             site_ids = set()
             for tensor in inputs:
-                site_ids |= self._made_sites(tensor)
+                if device is None or tensor.device == device:
+                    site_ids |= self._made_sites(tensor)
         if site_ids:
             self._mark_made(out, site_ids)
 
