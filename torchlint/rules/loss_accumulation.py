@@ -220,14 +220,15 @@ class LossAccumulation(Rule):
         # measures a graph only where the total holds one: those are the iterations compared.
         sizes = [size for size in run.graph_sizes if size] if 0 in run.graph_sizes[1:] else run.graph_sizes
         growth = [b > a for a, b in zip(sizes, sizes[1:])]
+        total = f"`{run.probe}`" if run.probe else "the total the statement writes in place"
         if len(sizes) >= 3 and all(growth[-2:]):
             shown = " -> ".join(str(size) for size in sizes[:6]) + (" -> ..." if len(sizes) > 6 else "")
             without = len(run.graph_sizes) - len(sizes)
             left_out = f" ({without} runs of the statement where it held no graph left out)" if without else ""
-            return Verdict(CONFIRMED, f"the autograd graph reachable from `{run.probe}` grew every iteration: "
+            return Verdict(CONFIRMED, f"the autograd graph reachable from {total} grew every iteration: "
                                       f"{shown} nodes over {len(sizes)} iterations (each loss's graph stays "
                                       f"alive){left_out}")
         if sizes:
-            return Verdict(NOT_REPRODUCED, f"the graph reachable from `{run.probe}` did not grow "
+            return Verdict(NOT_REPRODUCED, f"the graph reachable from {total} did not grow "
                                            f"({', '.join(map(str, sizes[:6]))} nodes)")
         return Verdict(NOT_REPRODUCED, "the running total could not be inspected")

@@ -125,6 +125,9 @@ class Site:
     # the first whose value holds a graph; ``samples`` counts the probes of it.
     owner: Optional[int] = None
     samples: int = 0
+    # TL401: the total its statement last wrote in place (`stats.get("loss").add_(loss)`),
+    # inspected when the probe is an expression the monitor does not evaluate (a call).
+    written: Optional[weakref.ref] = None
 
     @property
     def seen_enough(self) -> bool:
@@ -538,6 +541,9 @@ class Monitor:
                 tagged |= entry[1]
         sites += [self._site(i) for i in sorted(tagged) if self._site(i) not in sites]
         write = {"where": where, "op": op, "sites": sites, "bumped": target._version != version}
+        for site in sites:
+            if site.code == "TL401":
+                site.written = weakref.ref(target)
         for record in list(self.saved.get(span[0], ())):
             if _overlap(span, record.extent) or record in shared:
                 record.writes.append(write)
@@ -932,7 +938,7 @@ class Monitor:
                         raise SeenEnough()
                     for site in here:
                         site.hits += 1
-                    probed = [site for site in here if site.probe or site.code == "TL304"]
+                    probed = [site for site in here if site.probe or site.code in ("TL304", "TL401")]
                     for site in probed:
                         if site.code == "TL304":
                             self.before[site.id] = self._numpy_state()
@@ -1093,12 +1099,26 @@ class Monitor:
             if missing:
                 site.add("unregistered", attribute=attribute, layers=len(layers), parameters=len(missing))
 
+    def _probe_written(self, site: Site) -> None:
+        """TL401 whose total is not a name to read (`stats.get("loss").add_(loss)`): the tensor
+        the statement wrote in place, followed as one object from one run to the next."""
+        value = site.written() if site.written is not None else None
+        site.written = None
+        if value is None:
+            return
+        if site.owner is None:
+            site.owner = id(value)
+        if site.owner == id(value):
+            site.samples += 1
+            self.graph_sizes.setdefault(site.id, []).append(_graph_size(value))
+
     def _probe(self, site: Site, frame) -> None:
         if site.code == "TL304":
             self._numpy_written(site, self.before.pop(site.id, []))
         elif site.code == "TL401":
-            value = _evaluate(site.probe, frame)
+            value = _evaluate(site.probe, frame) if site.probe else _MISSING
             if value is _MISSING:
+                self._probe_written(site)
                 return
             size = _graph_size(value)
             root, dot, _ = site.probe.partition(".")
