@@ -928,7 +928,10 @@ class Monitor:
                     self.deadline = time.monotonic() + 1.0  # once more a second later if the code swallowed it
                     raise RunOutOfTime(f"the run was stopped after {self.budget:g} s, its share of the time limit")
                 for site in used_by_line.get(frame.f_lineno, ()):
-                    site.uses += 1
+                    # A use before the flagged line ever ran is another value's (`plt.plot(x)`
+                    # above the loop whose `history.append(err)` is flagged).
+                    if site.hits:
+                        site.uses += 1
                 here = sites_by_line.get(frame.f_lineno)
                 # The statement's own frame counts it once (see _NESTED_FRAMES).
                 if here and frame.f_code.co_name not in _NESTED_FRAMES:
