@@ -310,6 +310,22 @@ def _tensors_in(args, kwargs):
             yield from (item for item in value if isinstance(item, torch.Tensor))
 
 
+def _marks_of(table: dict, tensor: torch.Tensor) -> set[int]:
+    """The site ids ``table`` (id(tensor) -> (weak reference, site ids)) holds for ``tensor``."""
+    entry = table.get(id(tensor))
+    return entry[1] if entry is not None and entry[0]() is tensor else set()
+
+
+def _mark(table: dict, tensor: torch.Tensor, site_ids: set[int]) -> None:
+    """Add ``site_ids`` to what ``table`` holds for ``tensor``; the entry goes with the tensor."""
+    key = id(tensor)
+    entry = table.get(key)
+    if entry is None or entry[0]() is not tensor:
+        table[key] = (weakref.ref(tensor, lambda _r, k=key: table.pop(k, None)), set(site_ids))
+    else:
+        entry[1].update(site_ids)
+
+
 def _overlap(a: tuple[int, int, int], b: tuple[int, int, int]) -> bool:
     return a[0] == b[0] and a[1] < b[2] and b[1] < a[2]
 
@@ -572,15 +588,12 @@ class Monitor:
     # -- TL416: where a tensor was made, and the device errors it meets -------------------
 
     def _made_sites(self, tensor: torch.Tensor) -> set[int]:
-        entry = self.made_by.get(id(tensor))
-        return entry[1] if entry is not None and entry[0]() is tensor else set()
+        return _marks_of(self.made_by, tensor)
 
     def _mark_made(self, out, site_ids: set[int]) -> None:
         for t in out if isinstance(out, (tuple, list)) else (out,):
             if isinstance(t, torch.Tensor):
-                key = id(t)
-                known = self._made_sites(t)
-                self.made_by[key] = (weakref.ref(t, lambda _r, k=key: self.made_by.pop(k, None)), known | site_ids)
+                _mark(self.made_by, t, site_ids)
 
     def _follow_made(self, name: str, args, kwargs, out) -> None:
         """A tensor made by a flagged factory (no tensor input: `torch.zeros(n, h)`) is marked
@@ -594,6 +607,8 @@ class Monitor:
             return
         if not inputs or (len(inputs) == 1 and inputs[0] is out):  # `torch.tensor(..)` lifts a new tensor
             site_ids = {site.id for site in self.locator.sites_at(self.locator.here(), "TL416")}
+        elif not self.made_by:
+            return  # nothing marked yet: nothing to follow
         else:
             # Only on the device it was made on: a marked tensor moved elsewhere (`h.to(device)`)
             # is no longer what the finding is about.
@@ -815,16 +830,10 @@ class Monitor:
                 watch["site"].add("other-read", where=where, write=watch["write"], how=name, tracked=tracked)
 
     def _tag(self, tensor: torch.Tensor, site_id: int) -> None:
-        key = id(tensor)
-        entry = self.tags.get(key)
-        if entry is None or entry[0]() is not tensor:
-            self.tags[key] = (weakref.ref(tensor, lambda _r, k=key: self.tags.pop(k, None)), {site_id})
-        else:
-            entry[1].add(site_id)
+        _mark(self.tags, tensor, {site_id})
 
     def _tags_of(self, tensor: torch.Tensor) -> set[int]:
-        entry = self.tags.get(id(tensor))
-        return entry[1] if entry is not None and entry[0]() is tensor else set()
+        return _marks_of(self.tags, tensor)
 
     def _propagate_tags(self, inputs, result: torch.Tensor) -> None:
         for tensor in inputs:
