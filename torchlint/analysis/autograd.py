@@ -117,6 +117,10 @@ class ModuleForward:
     index: int = 0
     # Lifted from a function returning a tuple: the positions of the elements it flows into.
     elements: Optional[frozenset[int]] = None
+    # Run by another method of the class, its result kept in an attribute that this method
+    # reads (`self.fake` here, `self.fake = self.netG(z)` there): the graph was built before
+    # this method ran. The first read of the attribute here.
+    held: Optional[cst.Attribute] = None
 
     @property
     def at(self) -> cst.CSTNode:
@@ -651,17 +655,18 @@ class AutogradModel:
     # --- flow ---------------------------------------------------------------------------------
 
     def flows_into(self, scope: Scope, source: cst.CSTNode, target: cst.BaseExpression, before: cst.CSTNode,
-                   elements: Optional[frozenset[int]] = None) -> bool:
+                   elements: Optional[frozenset[int]] = None, held: str = "") -> bool:
         """Whether ``target`` (read at ``before``) is computed from the result of ``source``,
         in the graph: it contains ``source``, or reads a name bound between the two to
         something computed from it, not through ``.detach()``, ``.item()``, ``.data``, a
         numpy array or a ``no_grad`` block.  With ``elements``, only those positions of the
-        tuple ``source`` gives carry it (``loss, _ = source`` with ``elements={0}``)."""
-        tainted = self._tainted(scope, source, before, elements)
-        return self._carries(target, source, {id(binding) for binding in tainted})
+        tuple ``source`` gives carry it (``loss, _ = source`` with ``elements={0}``). With
+        ``held``, the result is also every read of that attribute (``self.fake``)."""
+        tainted = self._tainted(scope, source, before, elements, held)
+        return self._carries(target, source, {id(binding) for binding in tainted}, held)
 
     def _tainted(self, scope: Scope, source: cst.CSTNode, before: cst.CSTNode,
-                 elements: Optional[frozenset[int]] = None) -> list:
+                 elements: Optional[frozenset[int]] = None, held: str = "") -> list:
         """The bindings between ``source`` and ``before`` whose values carry its result."""
         tainted: list = []
         ids: set[int] = set()
@@ -674,7 +679,7 @@ class AutogradModel:
                 carries = binding.path[0] in elements
             else:
                 carries = self.inference.grad_disabled(binding.node) is None \
-                    and self._carries(binding.value, source, ids)
+                    and self._carries(binding.value, source, ids, held)
             if not carries and binding.kind is BindingKind.AUGASSIGN:  # `loss += part` keeps what `loss` held
                 prior = self.model.prior_binding(binding)
                 carries = prior is not None and id(prior) in ids
@@ -683,10 +688,14 @@ class AutogradModel:
                 ids.add(id(binding))
         return tainted
 
-    def _carries(self, expression: cst.BaseExpression, source: cst.CSTNode, tainted: set[int]) -> bool:
+    def _carries(self, expression: cst.BaseExpression, source: cst.CSTNode, tainted: set[int],
+                 held: str = "") -> bool:
         for node in iter_nodes(expression):
             hit = node is source or (isinstance(node, cst.Name)
-                                     and any(id(b) in tainted for b in self.model.resolve(node)))
+                                     and any(id(b) in tainted for b in self.model.resolve(node))) or \
+                bool(held) and isinstance(node, cst.Attribute) and dotted(node) == held
+            if hit and held and isinstance(node, cst.Attribute) and isinstance(node.parent, cst.AssignTarget):
+                continue
             if hit and not _exits_graph(node, expression) and not _detaching_comprehension(node, expression) \
                     and not self._inside_gradient(node, expression) and not self._cut_by_callee(node, expression):
                 return True
@@ -750,6 +759,8 @@ class AutogradModel:
         found = []
         for scope in self.model.scopes:
             backwards, steps, forwards = self.backwards(scope), self.steps(scope), self.forwards(scope)
+            if backwards and steps:
+                forwards = [*forwards, *self._held_forwards(scope)]
             if not (backwards and steps and forwards):
                 continue
             for backward in backwards:
@@ -772,6 +783,11 @@ class AutogradModel:
         for forward in forwards:
             if forward.saves is None:
                 continue
+            if forward.held is not None:  # built before this method ran, and not again in it
+                if not next_iteration and _updated_by(forward.module, updates) and self.flows_into(
+                        scope, forward.held, backward.tensor, backward.at, held=dotted(forward.held)):
+                    return StaleForward(step, forward, backward, next_iteration)
+                continue
             if not _updated_by(forward.module, updates) and not self._updated_part(scope, forward, step, backward):
                 continue
             if not _before(forward, backward) or exclusive(forward.at, step.at) or exclusive(forward.at, backward.at):
@@ -786,6 +802,47 @@ class AutogradModel:
             if self.flows_into(scope, forward.at, backward.tensor, backward.at, forward.elements):
                 return StaleForward(step, forward, backward, next_iteration)
         return None
+
+    def _held_forwards(self, scope: Scope) -> list[ModuleForward]:
+        """The forwards whose results the method of ``scope`` reads from attributes of its
+        instance (`self.fake`), each attribute set only to a module's forward by other methods
+        of the class (`self.fake = self.netG(z)` in `forward`), and by no method this one calls:
+        graphs built before the method ran, which it does not build again."""
+        function = scope.function
+        cls = function.cls if function is not None else None
+        if cls is None or not function.self_name or function.kind != "method":
+            return []
+        setters = {id(assignment.function.node) for name in cls.attributes for assignment in cls.assignments(name)}
+        called = [method for node in iter_nodes(function.node) if isinstance(node, cst.Call)
+                  and isinstance(node.func, cst.Attribute) and dotted(node.func.value) == function.self_name
+                  and (method := cls.methods.get(node.func.attr.value)) is not None]
+        found: list[ModuleForward] = []
+        seen: set[str] = set()
+        for node in iter_nodes(function.node):
+            if not (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
+                    and node.value.value == function.self_name) or node.attr.value in seen \
+                    or isinstance(node.parent, cst.AssignTarget) or isinstance(node.parent, cst.Call) \
+                    and node.parent.func is node:
+                continue
+            seen.add(node.attr.value)
+            assignments = cls.assignments(node.attr.value)
+            if not assignments or any(
+                    assignment.path or assignment.function is function or not isinstance(assignment.value, cst.Call)
+                    or not isinstance(assignment.node, cst.Attribute) or assignment.function.self_name is None
+                    or any(method is assignment.function for method in called) for assignment in assignments):
+                continue
+            forwards = [self._forward(assignment.value) for assignment in assignments]
+            if any(forward is None or forward.saves is None for forward in forwards) or \
+                    any(id(method.node) in setters and any(a.function is method for a in assignments)
+                        for method in called):
+                continue
+            for forward, assignment in zip(forwards, assignments):
+                root = assignment.function.self_name
+                if forward.module.split(".")[0] == root:
+                    module = _rebased(forward.module, root, function.self_name)
+                    found.append(ModuleForward(forward.node, module, forward.saves, held=node))
+                    break
+        return found
 
     def _lifted_updates(self, step: OptimizerStep) -> tuple[str, ...]:
         """For the step of an optimizer its function is given (``train_step(model, optimizer,

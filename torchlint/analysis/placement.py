@@ -3804,7 +3804,7 @@ class Placement:
                     used = self._result_use(method, forward)  # `return torch.zeros(1, n, self.hidden)`
                 kind = ""
                 if used is None and self._has_dimensions(call, qualname):
-                    top = self._carrier(call)
+                    top = self._carrier(call, (cls, forward))
                     name = self._bound_name(top)
                     used = self._direct_layer_use(top, method)
                     if used is None:
@@ -3836,9 +3836,10 @@ class Placement:
             return False
         return not (isinstance(first, (cst.Tuple, cst.List)) and not first.elements)
 
-    def _carrier(self, call: cst.Call) -> cst.BaseExpression:
+    def _carrier(self, call: cst.Call, runs: Optional[tuple[ClassInfo, FunctionInfo]] = None) -> cst.BaseExpression:
         """The expression that carries the tensor ``call`` makes on, with its device:
-        `torch.tril(torch.ones(t, t))`, `.float()`, `== 0` around it."""
+        `torch.tril(torch.ones(t, t))`, `.float()`, `== 0` around it. ``runs``: the module class
+        whose instances run the method ``call`` is in, and the ``forward`` they run."""
         current: cst.BaseExpression = call
         for _ in range(6):
             parent = current.parent
@@ -3855,15 +3856,17 @@ class Placement:
             if isinstance(parent, cst.Comparison) and parent.left is current:
                 current = parent
                 continue
-            if self._default_of(current, parent):
+            if self._default_of(current, parent, runs):
                 current = parent  # `torch.ones(n) if mask is None else mask`: the default is on the CPU
                 continue
             break
         return current
 
-    def _default_of(self, made: cst.BaseExpression, parent: Optional[cst.CSTNode]) -> bool:
+    def _default_of(self, made: cst.BaseExpression, parent: Optional[cst.CSTNode],
+                    runs: Optional[tuple[ClassInfo, FunctionInfo]] = None) -> bool:
         """``parent`` is `made if <name> is None else <name>` (or the reverse): the value the
-        parameter ``name`` gets when the caller gives none, and a call gives none."""
+        parameter ``name`` gets when the caller gives none, and a call gives none (also a call
+        of the module, ``runs``, whose ``forward`` passes its ``*args``/``**kwargs`` on)."""
         if not isinstance(parent, cst.IfExp) or made is parent.test:
             return False
         test, other = parent.test, parent.orelse if parent.body is made else parent.body
@@ -3876,7 +3879,45 @@ class Placement:
             return False
         bindings = self.model.resolve(other)
         passed = self._passed(bindings[0]) if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM else None
+        if passed is None and runs is not None and len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM:
+            return self._left_out_by_module_call(bindings[0], *runs)
         return passed is not None and any(value is None for value in passed)
+
+    def _left_out_by_module_call(self, binding: Binding, cls: ClassInfo, forward: FunctionInfo) -> bool:
+        """A call of an instance of the module class ``cls`` runs the method of the parameter
+        ``binding`` without it: the method is ``forward``, or ``forward`` calls it passing on
+        its own ``*args``/``**kwargs`` (`self.update(*args, **kwargs)`, also when only a
+        subclass defines ``update``), and the module call gives nothing in that place."""
+        function = self._function_of(binding)
+        if function is None or not isinstance(binding.node, cst.Param) or not isinstance(function.node, cst.FunctionDef) \
+                or binding.node.default is None or dotted(binding.node.default) != "None":
+            return False
+        params = [param.name.value for param in function.positional_params()[1:]]
+        index = params.index(binding.name) if binding.name in params else -1
+        if function is forward:
+            inner: list[tuple[int, Optional[FunctionInfo], Optional[FunctionInfo]]] = [(0, forward, forward)]
+        else:
+            inner = []
+            for call in self._calls_in(forward.node):
+                func = call.func
+                if isinstance(func, cst.Attribute) and dotted(func.value) == forward.self_name and \
+                        func.attr.value == function.name:
+                    explicit, args_of, kwargs_of = self.inference.passed_on(call)
+                    if keyword(call, binding.name) is None and any(arg.star for arg in call.args) and \
+                            (args_of is forward or kwargs_of is forward) and not (0 <= index < explicit):
+                        inner.append((explicit, args_of, kwargs_of))
+        own = len(forward.positional_params()) - 1  # what `forward` takes before its `*args`
+        for explicit, args_of, kwargs_of in inner:
+            for call in self._module_calls().get(id(cls), ()):
+                if any(arg.star for arg in call.args):
+                    continue
+                given = kwargs_of is forward and keyword(call, binding.name) is not None
+                positional = [arg for arg in call.args if arg.keyword is None]
+                if args_of is forward and index >= explicit:
+                    given = given or index - explicit + (own if function is not forward else 0) < len(positional)
+                if not given:
+                    return True
+        return False
 
     @staticmethod
     def _keeps_device(method: str) -> bool:
@@ -3989,6 +4030,8 @@ class Placement:
             return self._on_device(node.value, method, depth + 1)
         if isinstance(node, cst.BinaryOperation):
             return self._on_device(node.left, method, depth + 1) or self._on_device(node.right, method, depth + 1)
+        if isinstance(node, cst.Attribute):
+            return self._registered_tensor(node, method)
         if isinstance(node, cst.Name):
             bindings = self.model.resolve(node)
             if not bindings:
@@ -4008,6 +4051,29 @@ class Placement:
                     return False
             return True
         return False
+
+    def _registered_tensor(self, node: cst.Attribute, method: FunctionInfo) -> bool:
+        """``node`` is ``self.<name>``, a tensor the module registers (`register_buffer("<name>",
+        t)`, `self.<name> = nn.Parameter(..)`, in its class or a base class of the file) and never
+        rebinds otherwise: the move of the module takes it along."""
+        if not (isinstance(node.value, cst.Name) and node.value.value == method.self_name) or method.cls is None:
+            return False
+        name = node.attr.value
+        lineage = self._lineage(method.cls)
+        assignments = [assignment for owner in lineage for assignment in owner.assignments(name)]
+        if not assignments or any(f'setattr({method.self_name}, "{name}"' in self.analysis.text[owner.node.start:
+                                  owner.node.end] for owner in lineage):
+            return False
+        for assignment in assignments:
+            made = assignment.node
+            registers = isinstance(made, cst.Call) and isinstance(made.func, cst.Attribute) and \
+                made.func.attr.value in ("register_buffer", "register_parameter")
+            wrapped = isinstance(assignment.value, cst.Call) and \
+                self.inference.qualname(assignment.value.func) == "torch.nn.Parameter"
+            if assignment.path or not (registers or wrapped) or \
+                    isinstance(assignment.value, cst.Name) and assignment.value.value == "None":
+                return False
+        return True
 
     def _splits(self, value: cst.BaseExpression) -> bool:
         """``value`` is a tuple of tensors all on the device of what it is computed from

@@ -63,9 +63,12 @@ class DeviceMismatch(Rule):
       of the file, or returned by a helper such as
       `init_hidden`) by a factory without `device=` (`torch.zeros(..)`, also wrapped in
       `nn.Parameter(..)`, which registers nothing there; also the default of a parameter,
-      `torch.ones(..) if mask is None else mask`, when a call leaves it out), given to one of
-      the module's layers (also inside the arithmetic of the layer's input), or meeting the module's
-      input or a layer's output through arithmetic, `torch.cat`, a torch function or a
+      `torch.ones(..) if mask is None else mask`, when a call leaves it out, also a call of
+      the module whose `forward` passes its `*args`/`**kwargs` on to the method:
+      `self.update(*args, **kwargs)`), given to one of the module's layers (also inside the
+      arithmetic of the layer's input), or meeting the module's input, a layer's output or a
+      tensor the module registers (a buffer `register_buffer("w", ..)` or an `nn.Parameter`
+      attribute, never set otherwise: the move takes it along) through arithmetic, `torch.cat`, a torch function or a
       tensor method (`x + 0.1 * torch.randn(x.shape)`, `scores.masked_fill(mask, ..)`);
     - a tensor shown on the CPU given to a module moved before the call (also a module
       `self.encoder` that the object moves as it is built, in `__init__` or a method it
@@ -310,7 +313,8 @@ class DeviceMismatch(Rule):
             else:
                 what = (f"`{self.ctx.snippet(found.node)}` makes a tensor on the CPU (no `device=`) in a method of "
                         f"`{found.cls.name}`, which {move} moves, and " +
-                        ("computes with it and the module's input or a layer's output" if found.kind == "met"
+                        ("computes with it and the module's input, a layer's output or a tensor the module "
+                         "registers" if found.kind == "met"
                          else "gives it to the module's layers"))
                 advice = f"make it with `device={found.device_of}.device`" if found.device_of else \
                     "make it on the device of the module's input (`device=x.device`)"

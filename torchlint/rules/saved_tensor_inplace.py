@@ -80,7 +80,11 @@ class SavedTensorInplace(Rule):
     that steps D before G's backward through the same `netD(fake)`, the actor-critic
     that updates the critic before the actor's loss (computed through the critic) is
     differentiated, a `retain_graph=True` backward in a loop over a forward computed
-    once above it. The finding names the step, the forward and the backward.
+    once above it. So is a step in a method that then differentiates a result another
+    method of the class kept on the instance (`self.fake = self.netG(z)` in `forward`,
+    read as `self.fake` in a `backward` method that steps the generator first): that
+    graph was built before the method ran, when the method sets the attribute nowhere and
+    calls no method that does. The finding names the step, the forward and the backward.
 
     A module built to work in place (`nn.ReLU(inplace=True)`, `nn.Dropout(p, inplace=True)`,
     `nn.LeakyReLU(0.2, True)`) writes its input: flagged, at its construction, when it runs
@@ -268,6 +272,9 @@ class SavedTensorInplace(Rule):
         related = [(forward.node, f"`{forward.module}` saves its parameters for backward here")]
         if forward.via is not None:
             related.append((forward.via, "this call runs that forward and returns its result"))
+        if forward.held is not None:
+            related.append((forward.held, "this method reads that result from the instance here: its graph was built "
+                                          "before the method ran"))
         related += [(step.built, "the optimizer is given those parameters here"), (shown_backward, reads)]
         self.report(where, self.step_message, step=where, module=forward.module, forward=forward.at,
                     why=forward.saves, backward=shown, advice=advice, related=tuple(related))
