@@ -7,6 +7,8 @@ near-twin (programs of our own, run under torch with the meta device standing in
   (`torch.ones(n) if weight is None else weight`) is used when a call of the module leaves
   the argument out, also through a `forward(self, *args, **kwargs)` that passes them on
   to `self.update(*args, **kwargs)`, a method only the subclass defines;
+- TL417: the output of a module whose parameters are frozen, on which a forward hook calls
+  `output.requires_grad_(True)`, is a leaf that requires grad: an in-place write to it raises;
 - TL409: a method that steps an optimizer and then differentiates a result another method
   kept on the instance (`self.fake = self.gen(z)` in `forward`) goes back through a graph
   built before it ran, whose saved parameters the step wrote.
@@ -95,10 +97,40 @@ for _ in range(2):
 print("ok")
 """
 
+HOOKED = """\
+import torch
+from torch import nn
+
+
+def mark_input(module, args, output):
+    output.requires_grad_(True)
+
+
+class Tagger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.words = nn.Embedding(30, 8)
+        self.words.requires_grad_(False)
+        self.words.register_forward_hook(mark_input)
+        self.head = nn.Linear(8, 3)
+
+    def forward(self, ids, bias):
+        vecs = self.words(ids)
+        vecs += bias
+        return self.head(vecs)
+
+
+tagger = Tagger()
+out = tagger(torch.randint(0, 30, (2, 5)), torch.randn(8))
+out.sum().backward()
+print("ok")
+"""
+
 # case -> (source, rule, line of the finding, (bad text, fixed text))
 CASES = {
     "registered-buffer-met": (METRIC, "TL416", 20, ("torch.ones(pred.shape[0])",
                                                    "torch.ones(pred.shape[0], device=pred.device)")),
+    "hooked-frozen-output": (HOOKED, "TL417", 19, ("        vecs += bias\n", "        vecs = vecs + bias\n")),
     "held-graph-stepped": (HELD, "TL409", 20, ("        self.opt_g.step()\n        self.opt_d.zero_grad()\n",
                                                "        self.opt_d.zero_grad()\n")),
 }
@@ -136,7 +168,8 @@ def test_torch_raises_on_the_bad_program_and_not_on_the_fixed_one(project, case)
         if fixed:
             assert done.returncode == 0, done.stderr[-500:]
         else:
-            assert done.returncode != 0 and ("device" in done.stderr or "inplace" in done.stderr), done.stderr[-500:]
+            assert done.returncode != 0 and any(word in done.stderr for word in ("device", "inplace", "in-place")), \
+                done.stderr[-500:]
 
 
 def test_a_call_that_gives_the_weights_uses_no_default(project) -> None:
@@ -163,3 +196,11 @@ def test_a_method_that_runs_the_forward_again_is_not_stale(project) -> None:
                           "        self.fake = self.gen(torch.randn(3, 4))\n        loss_d = self.disc(self.fake).mean()")
     project.write("prog.py", source)
     assert project.findings("--select", "TL409", "--no-cache") == []
+
+
+def test_a_module_that_trains_gives_no_leaf(project) -> None:
+    # The embedding's weight requires grad: its output is made by the graph, not a leaf, and
+    # the hook's `requires_grad_(True)` changes nothing; writing it in place is allowed.
+    source = HOOKED.replace("        self.words.requires_grad_(False)\n", "")
+    project.write("prog.py", source)
+    assert project.findings("--select", "TL417", "--no-cache") == []

@@ -509,6 +509,80 @@ class AutogradModel:
             return ModuleForward(call, module, None)
         return ModuleForward(call, module, "each layer after the first saves its weights for the gradient of its input")
 
+    def hooked_leaf(self, node: cst.BaseExpression) -> Optional[tuple[cst.Call, cst.CSTNode]]:
+        """``node`` (a name) holds the output of a module whose parameters all have gradients
+        off, on which a forward hook of the file calls ``output.requires_grad_()`` (what
+        `enable_input_require_grads()` does for a frozen embedding): the output is made by no
+        operation of the graph, so it is a leaf, and the hook makes it require grad. The
+        module call and the hook's registration."""
+        if not isinstance(node, cst.Name):
+            return None
+        bindings = self.model.resolve(node)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path:
+            return None
+        call = bindings[0].value
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) or not dotted(call.func) \
+                or self.inference.grad_disabled(call) is not None:
+            return None
+        module = self.inference.infer(call.func)
+        if module is None or module.kind is not Kind.MODULE:
+            return None
+        owner = self.inference.infer(call.func.value)
+        user = self.model.functions.get(id(enclosing_code(call)))
+        for kind, registration in self.model.hook_calls:
+            hooked = registration.func.value if isinstance(registration.func, cst.Attribute) else None
+            method = self.model.functions.get(id(enclosing_code(registration)))
+            if kind != "forward" or method is None or not isinstance(hooked, cst.Attribute) or \
+                    dotted(hooked.value) != method.self_name or hooked.attr.value != call.func.attr.value:
+                continue
+            same = dotted(call.func.value) == (user.self_name if user is not None else None) and \
+                user.cls is method.cls  # `self.embed(..)` in the class that hooks `self.embed`
+            if not (same or owner is not None and owner.cls is method.cls and method.cls is not None):
+                continue
+            if method.name != "__init__" and not self.inference.calls_of(method):
+                continue  # the registering method never runs
+            if self._sets_output_grad(registration) and self._frozen_within(dotted(call.func), call):
+                return call, registration
+        return None
+
+    def _sets_output_grad(self, registration: cst.Call) -> bool:
+        """The forward hook ``registration`` registers calls ``output.requires_grad_()`` (or
+        sets ``output.requires_grad = True``) on its third parameter, in its body's top level."""
+        registered = registration.args[0].value if registration.args else None
+        functions = [binding.definition for binding in self.model.resolve(registered)
+                     if binding.kind is BindingKind.FUNCTION] if isinstance(registered, cst.Name) else []
+        if len(functions) != 1 or not isinstance(functions[0].node, cst.FunctionDef):
+            return False
+        params = functions[0].positional_params()
+        if len(params) != 3:
+            return False
+        output = params[2].name.value
+        for line in functions[0].node.body.body:
+            for small in getattr(line, "body", ()) if isinstance(line, cst.SimpleStatementLine) else ():
+                value = small.value if isinstance(small, cst.Expr) else None
+                if isinstance(value, cst.Call) and dotted(value.func) == f"{output}.requires_grad_" and \
+                        (not value.args or is_true(value.args[0].value)):
+                    return True
+                if isinstance(small, cst.Assign) and is_true(small.value) and len(small.targets) == 1 and \
+                        dotted(small.targets[0].target) == f"{output}.requires_grad":
+                    return True
+        return False
+
+    def _frozen_within(self, module: str, use: cst.CSTNode) -> bool:
+        """Every parameter of ``module`` (as the code at ``use`` names it) has gradients off:
+        the file turns them off for it or for a module holding it (`self.llm` of
+        `self.llm.embed_tokens`), in the class of ``use`` for a name rooted at `self`."""
+        self._frozen(module, None)  # (fills the file's freezes)
+        function = self.model.functions.get(id(enclosing_code(use)))
+        cls = function.cls if function is not None else None
+        for owner, start in self._freezes or ():
+            if module != owner and not module.startswith(owner + "."):
+                continue
+            if owner.split(".")[0] == "self" and not (cls is not None and cls.node.start <= start < cls.node.end):
+                continue
+            return True
+        return False
+
     def _frozen(self, module: str, cls) -> bool:
         """Every parameter of ``module`` has gradients off: its class turns off its own in
         ``__init__``, or the file does it for this module (``model.requires_grad_(False)``,

@@ -18,6 +18,11 @@ class LeafInplace(Rule):
         "\"a leaf Variable that requires grad is being used in an in-place operation\"; write under "
         "`with torch.no_grad():`"
     )
+    hooked_message = (
+        "In-place write ({how}) to `{target}`, {what} that requires grad: RuntimeError \"a leaf Variable that "
+        "requires grad is being used in an in-place operation\"; write out of place (`{target} = {target} + ..`), "
+        "a new tensor in the graph"
+    )
     module_message = (
         "`{module}` writes its input in place ({how}), and `{target}` is {what} that requires grad: calling it "
         "outside `torch.no_grad()` raises RuntimeError \"a leaf Variable that requires grad is being used in an "
@@ -35,7 +40,10 @@ class LeafInplace(Rule):
     Flags an in-place write (`w -= lr * w.grad`, `p.add_(..)`, `table[:] += noise`,
     `b[:, 4] += bias` on a view of a parameter) to a leaf tensor that requires grad: a
     parameter of a module (`for p in model.parameters()`, `conv.bias`), an
-    `nn.Parameter`, or a tensor made with `requires_grad=True`, when the write does not
+    `nn.Parameter`, a tensor made with `requires_grad=True`, or the output of a module whose
+    parameters the file freezes and on which a forward hook of the file calls
+    `output.requires_grad_()` (an embedding readied for gradient checkpointing by
+    `enable_input_require_grads`: no operation of the graph makes that output), when the write does not
     run under `torch.no_grad()` (a `with` block or a decorator) and does not go through
     `.data` or `.detach()` (TL102 and TL301 report those). A module's buffers
     (`running_mean`) require no grad and are left alone. `torch.nn.init` functions are
@@ -135,6 +143,13 @@ class LeafInplace(Rule):
             if what is None:
                 continue
             seen.add(id(write.node))
+            hooked = self.ctx.autograd.hooked_leaf(candidate)
+            if hooked is not None:  # the write belongs to the computation: out of place, not under no_grad
+                self.report(write.node, self.hooked_message, how=write.how, target=candidate, what=what,
+                            evidence=self.ctx.tensor(candidate), related=(
+                                (hooked[0], "the module's output: no operation of the graph makes it"),
+                                (hooked[1], "the hook that makes it require grad is registered here")))
+                continue
             self.report(write.node, how=write.how, target=candidate, what=what, evidence=self.ctx.tensor(candidate),
                         fix=self._fix(write.node))
         if "inplace" in self.ctx.text:
@@ -177,6 +192,11 @@ class LeafInplace(Rule):
         """What kind of leaf requiring grad ``node`` is ("a leaf tensor", "a view of a leaf
         tensor"), or None."""
         value = self.ctx.tensor(node)
+        hooked = self.ctx.autograd.hooked_leaf(node)
+        if hooked is not None:
+            line = self.ctx.line_index.position(hooked[1].start)[0]
+            return (f"the output of `{self.ctx.snippet(hooked[0].func)}`, whose parameters are frozen, made to "
+                    f"require grad by the forward hook registered at line {line}: a leaf tensor")
         if value is None or value.attached is not True:
             return None
         if value.leaf is True:
