@@ -204,3 +204,11 @@ def test_a_module_that_trains_gives_no_leaf(project) -> None:
     source = HOOKED.replace("        self.words.requires_grad_(False)\n", "")
     project.write("prog.py", source)
     assert project.findings("--select", "TL417", "--no-cache") == []
+
+
+def test_weights_given_by_keyword_through_kwargs_use_no_default(project) -> None:
+    # `forward(*args, **kwargs)` passes `weight=` on to `update`: the default is never made.
+    source = METRIC.replace("print(net.metric(net(x), y).shape)",
+                            "print(net.metric(net(x), y, weight=torch.ones(5, device=device)).shape)")
+    project.write("prog.py", source)
+    assert project.findings("--select", "TL416", "--no-cache") == []

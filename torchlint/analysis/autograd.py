@@ -886,10 +886,16 @@ class AutogradModel:
         cls = function.cls if function is not None else None
         if cls is None or not function.self_name or function.kind != "method":
             return []
-        setters = {id(assignment.function.node) for name in cls.attributes for assignment in cls.assignments(name)}
-        called = [method for node in iter_nodes(function.node) if isinstance(node, cst.Call)
-                  and isinstance(node.func, cst.Attribute) and dotted(node.func.value) == function.self_name
-                  and (method := cls.methods.get(node.func.attr.value)) is not None]
+        called: list = []  # the methods it runs through `self.<method>(..)`, and the ones those run
+        pending = [function]
+        while pending and len(called) < 32:
+            caller = pending.pop()
+            for node in iter_nodes(caller.node):
+                if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and caller.self_name and \
+                        dotted(node.func.value) == caller.self_name and \
+                        (method := cls.methods.get(node.func.attr.value)) is not None and method not in called:
+                    called.append(method)
+                    pending.append(method)
         found: list[ModuleForward] = []
         seen: set[str] = set()
         for node in iter_nodes(function.node):
@@ -906,9 +912,7 @@ class AutogradModel:
                     or any(method is assignment.function for method in called) for assignment in assignments):
                 continue
             forwards = [self._forward(assignment.value) for assignment in assignments]
-            if any(forward is None or forward.saves is None for forward in forwards) or \
-                    any(id(method.node) in setters and any(a.function is method for a in assignments)
-                        for method in called):
+            if any(forward is None or forward.saves is None for forward in forwards):
                 continue
             for forward, assignment in zip(forwards, assignments):
                 root = assignment.function.self_name

@@ -4061,8 +4061,9 @@ class Placement:
         name = node.attr.value
         lineage = self._lineage(method.cls)
         assignments = [assignment for owner in lineage for assignment in owner.assignments(name)]
-        if not assignments or any(f'setattr({method.self_name}, "{name}"' in self.analysis.text[owner.node.start:
-                                  owner.node.end] for owner in lineage):
+        named = re.compile(rf"""setattr\(\s*{re.escape(method.self_name)}\s*,\s*["']{re.escape(name)}["']""")
+        if not assignments or any(named.search(self.analysis.text, owner.node.start, owner.node.end)
+                                  for owner in lineage):
             return False
         for assignment in assignments:
             made = assignment.node
