@@ -422,6 +422,7 @@ else:
 # The cases that Python 3.10 does not parse (linted there through libcst).
 _TRICKY_NEEDS = {"starred subscripts (Python 3.11)": (3, 11), "except star (Python 3.11)": (3, 11)}
 
+
 @pytest.mark.parametrize("text", TRICKY.values(), ids=TRICKY.keys())
 def test_tricky(text: str) -> None:
     import sys

@@ -314,8 +314,8 @@ def test_a_fix_in_a_file_that_changes_the_default_dtype_keeps_it(project) -> Non
     assert before == after == "torch.float64\n"
 
 
-
 # --- found by the fuzz campaign (scripts/fuzz.py) ---------------------------------------------------
+
 
 def test_a_coding_cookie_after_an_old_mac_line_break_is_honoured(project) -> None:
     path = project.write("mac.py", b"# coding: latin-1\rimport torch\rx = torch.zeros(3)\ry = x.data  # \xe9\r")

@@ -4,7 +4,6 @@ refuses a buffer over the size limit, keeps answering, and goes when its client 
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import LEGACY, REPO, Project, run_torchlint
+from conftest import LEGACY, REPO, Project
 
 needs_torch = pytest.mark.skipif(find_spec("torch") is None, reason="the runtime check needs torch")
 

@@ -8,12 +8,10 @@ the real command line."""
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
-import textwrap
 import uuid
 from pathlib import Path
 

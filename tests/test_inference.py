@@ -307,8 +307,6 @@ POSITIVE = {
 }
 
 
-
-
 NEGATIVE = {
     "unknown parameter": """
         import torch

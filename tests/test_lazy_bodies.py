@@ -6,7 +6,6 @@ of the eager parse."""
 from __future__ import annotations
 
 import random
-import sys
 import sysconfig
 from pathlib import Path
 

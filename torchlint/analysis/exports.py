@@ -120,8 +120,8 @@ def _statements(body: list[ast.stmt], functions: bool):
         yield statement
         if not functions and isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-            inner = getattr(statement, field, None)
+        for part in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inner = getattr(statement, part, None)
             if inner:
                 yield from _statements(inner, functions)
 

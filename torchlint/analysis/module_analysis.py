@@ -159,7 +159,7 @@ class ModuleAnalysis:
         nodes = self._nodes if self._nodes is not None and self._nodes_whole else iter_nodes(self.module)
         for node in nodes:
             node.parent = None
-            node.span = None  # its slice of the list of nodes, emptied below
+            node.walked_in = None  # the list of nodes, emptied below
         for node in model.unwalked_children:
             node.parent = None
         for holder in (*model.scopes, *model.functions.values(), *model.classes.values()):

@@ -553,8 +553,6 @@ class SemanticModel:
 
     def star_import_source(self, name: str) -> Optional[str]:
         """The module a star import would have brought ``name`` from, if any."""
-        from torchlint.analysis import torch_api
-
         found = self.star_import_of(name)
         return found[0] if found else None
 
@@ -646,7 +644,7 @@ class _Builder:
 
     def _enter(self, node: cst.CSTNode, parent) -> None:
         self.walked.append(node)  # the shared list of nodes (ModuleAnalysis.nodes_of)
-        node.span = self.seq  # where it is in that list, until `_leave` knows where its subtree ends
+        node.span = self.seq  # where it is in that list; `_leave` says where its subtree ends
         self.seq += 1
         entry = self.scope_entries.pop(id(node), None) if self.scope_entries else None
         if entry is not None:
@@ -657,7 +655,8 @@ class _Builder:
 
     def _leave(self, node: cst.CSTNode) -> None:
         if self.spans and not self.model.lazy_functions:
-            node.span = (self.walked, node.span, self.seq)
+            node.span_end = self.seq
+            node.walked_in = self.walked
         while self.scope.exit_node is node:
             self.scope = self.scope.parent  # type: ignore[assignment]
         if self.lazy_headers:

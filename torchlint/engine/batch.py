@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gc
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
@@ -83,6 +84,29 @@ def run(jobs: list[Job], workers: int, fix: Optional[FixMode] = None,
     """The report (and with ``fix``, the fix outcome) of every job, in the jobs' order.
     Reports hold the lines they show; with ``keep_source``, the whole source too.
     A file that goes over ``limits`` is that file's TL000."""
+    with _fewer_collections():
+        return _run(jobs, workers, fix, cache_folder, keep_source, limits)
+
+
+# Linting allocates millions of small objects that live as long as their file's trees and
+# form no cycles; at the default threshold (700) the collector walks them again every few
+# hundred allocations, a tenth of a run's time.  With 20000 it runs 30 times less often and
+# the peak grows by about 1 MB; mypy does the same.
+_YOUNG_COLLECTION_THRESHOLD = 20000
+
+
+@contextmanager
+def _fewer_collections():
+    previous = gc.get_threshold()
+    gc.set_threshold(max(previous[0], _YOUNG_COLLECTION_THRESHOLD), *previous[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*previous)
+
+
+def _run(jobs: list[Job], workers: int, fix: Optional[FixMode], cache_folder: Optional[Path],
+         keep_source: bool, limits: FileLimits) -> list[Result]:
     cache = Cache(cache_folder) if cache_folder is not None else None
     results: list[Optional[Result]] = [None] * len(jobs)
     pending = []

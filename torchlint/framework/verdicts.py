@@ -82,7 +82,6 @@ class Observation:
         says, else NOT_REPRODUCED, saying ``otherwise``."""
         return self.warned(fragment, source) or Verdict(NOT_REPRODUCED, otherwise)
 
-
     def raised_or(self, kind: str, fragment: str, otherwise: str) -> "Verdict":
         """CONFIRMED, quoting the exception, when the code raised ``kind`` with ``fragment`` in
         its message (the signature of the bug); else NOT_REPRODUCED, saying ``otherwise``."""

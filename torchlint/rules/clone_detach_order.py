@@ -143,7 +143,6 @@ def _layer_parameter(ctx: FileContext, source: cst.BaseExpression) -> Optional[S
                          "which requires grad")
 
 
-
 def _swapped(source: cst.BaseExpression, clone_args: list[cst.Arg], text: Callable[[cst.CSTNode], str],
              receiver: Callable[[cst.BaseExpression], str]) -> str:
     """`source.detach().clone(args)`, written with ``text`` (a snippet for messages, the exact

@@ -229,7 +229,6 @@ class DataRead(Rule):
         return Verdict(NOT_REPRODUCED, "the `.data` alias was only read: nothing went wrong on this run")
 
 
-
 def _row_used_as_tensor(ctx: "FileContext", subscript: cst.Subscript) -> bool:
     """`x.data[0][i]`, `x.data[0].cpu()`: the code indexes or calls tensor methods on what
     `[0]` gives. Before PyTorch 0.4 `[0]` of a 1-dim tensor was a Python number, so the

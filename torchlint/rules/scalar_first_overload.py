@@ -157,6 +157,7 @@ class ScalarFirstOverload(Rule):
         if any(p in given for p, _ in scalars):
             return  # `beta=` given already: not the scalar-first overload (it would be given twice)
         tensors = [arg for p, arg in zip(parameters, positional) if p not in torch_api.SCALAR_PARAMETERS]
+
         def arguments(text) -> str:  # `text`: shortened for the message, or exact for the fix
             keywords = ", ".join(f"{p}={text(arg.value)}" for p, arg in scalars)
             others = [text(arg) for arg in node.args if arg.keyword is not None]

@@ -149,7 +149,6 @@ class TensorFromTensor(Rule):
         return Verdict(NOT_REPRODUCED, "torch.tensor() was not given a tensor on this run")
 
 
-
 def _copy(call: cst.Call, data: cst.BaseExpression, text: Callable[[cst.CSTNode], str],
           receiver: Callable[[cst.BaseExpression], str]) -> str:
     """`data.detach().clone()` with the call's `dtype=`/`device=` as `.to(..)` and its

@@ -145,7 +145,6 @@ class FilePlan:
                     best = node
         return best
 
-
     def qualname(self, function: ast.FunctionDef) -> Optional[str]:
         """``f`` for a module-level function, ``C.f`` for a method of a module-level class."""
         if function in self.tree.body:

@@ -189,6 +189,8 @@ def _as_imported(tree: ast.Module) -> ast.Module:
     tree.body = [ast.copy_location(ast.Pass(), statement) if trains(statement) else guarded(statement)
                  for statement in tree.body]
     return tree
+
+
 # Where torchvision is missing, these of its modules are synthetic.py's, not stand-ins.
 _SYNTHETIC_MODULES = ("torchvision.datasets", "torchvision.transforms", "torchvision.models")
 

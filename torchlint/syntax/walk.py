@@ -122,11 +122,10 @@ def iter_nodes(root: CSTNode) -> Iterable[CSTNode]:
     """Every node below ``root`` (inclusive), in evaluation order."""
     # The rules and analyses ask for every node of a subtree thousands of times per file.
     # The semantic model's walk of a tree left the node and its descendants side by side in
-    # its list (a preorder), and the node's `span` says where: a slice of that list.
-    span = getattr(root, "span", None)
-    if type(span) is tuple:
-        nodes, start, stop = span
-        return nodes[start:stop]
+    # its list (a preorder), and the node says where: a slice of that list.
+    nodes = getattr(root, "walked_in", None)
+    if nodes is not None:
+        return nodes[root.span:root.span_end]
     # Else (a tree whose bodies were built lazily, a node made after the walk) a walk.
     found: list[CSTNode] = []
     keep = found.append
