@@ -271,8 +271,31 @@ class MissingEval(Rule):
             self.report(switch, model=model, context=context, how=how, layer=layer, behaviour=behaviour,
                         related=tuple(related), fix=fix)
             return
+        if found.site is not None:  # in the function that evaluates: where `eval()` belongs
+            self._report_site(found, model, context, how, layer, behaviour, related)
+            return
         self.report(found.node, model=model, context=context, how=how, layer=layer, behaviour=behaviour,
                     related=tuple(related), fix=self._fix(found, model))
+
+    def _report_site(self, found: TrainModeEvaluation, model: str, context: str, how: str, layer: str,
+                     behaviour: str, related: list) -> None:
+        """The evaluation is declared in a function the model is brought to (a `predict()` with its
+        `no_grad` block, a method that reads the prediction out): the finding is on its call there."""
+        site = found.site
+        related = [(node, note) for node, note in related if node is not site]
+        if found.node is not site:
+            related.insert(0, (found.node, "the model is handed on to the evaluation here" if found.forward is not None
+                               else "the forward runs here"))
+        func = site.func
+        if isinstance(func, cst.Attribute) and site is not found.node and site is not found.forward:
+            func = func.value  # `model.generate(x)`: a method of the model
+        written = self.ctx.snippet(func)
+        model = written if written.replace(".", "").replace("_", "").isalnum() else model
+        function = _function_of(site)
+        where = f"at the start of `{function.name.value}()`" if function is not None else "before evaluating"
+        self.report(site, model=model, context=context, how=how, layer=layer, behaviour=behaviour,
+                    related=tuple(related),
+                    fix=Fix(Applicability.DISPLAY_ONLY, f"Put the model in eval mode {where}", ()))
 
     def _report_uncalled(self, found: TrainModeEvaluation, uncalled: cst.Attribute, layer: str, behaviour: str,
                          related: list) -> None:
@@ -332,6 +355,12 @@ class MissingEval(Rule):
             return Verdict(NOT_REPRODUCED, f"`{mode['model']}` was in training mode, but no Dropout/BatchNorm layer "
                                            f"of it was")
         return Verdict(NOT_REPRODUCED, f"`{mode['model']}` was in eval mode when the evaluation ran")
+
+
+def _function_of(node: cst.CSTNode) -> Optional[cst.FunctionDef]:
+    while node is not None and not isinstance(node, cst.FunctionDef):
+        node = node.parent
+    return node
 
 
 def _statement(node: cst.CSTNode) -> Optional[cst.CSTNode]:
