@@ -492,7 +492,7 @@ class TrainModeModel:
             return
         self._seen.add(seen)
         self._reported_modes.add(id(mode.node))
-        site = _site(context_node, calls, inner) if calls else None
+        site = _site(context_node, calls, inner, handed) if calls else None
         if handed:
             self._found.append(TrainModeEvaluation(call, key, mode, context, context_node, calls[1:], layer[0],
                                                    layer[1], _owner(call), forward=inner, layer_where=layer[2],
@@ -1927,11 +1927,16 @@ class _Walker:
 
 # --- helpers --------------------------------------------------------------------------------------
 
-def _site(context_node: Optional[cst.CSTNode], calls: tuple, inner: cst.Call) -> Optional[cst.Call]:
-    """Of the calls that bring the model to the forward ``inner`` (outermost first) and
-    ``inner`` itself, the first written where the evaluation is declared: in the ``no_grad``
-    block ``context_node``, or in the function whose name (or decorator) says it evaluates,
-    or in the function that reads the prediction out; None where the first call already is."""
+def _site(context_node: Optional[cst.CSTNode], calls: tuple, inner: cst.Call, handed: bool) -> Optional[cst.Call]:
+    """Where the evaluation the calls ``calls`` (outermost first) bring the model to is
+    declared, when the finding belongs there rather than on ``calls[0]`` (handed: the call
+    that hands the model over) or on ``inner`` (the forward): the first of them, and
+    ``inner``, written in the ``no_grad`` block ``context_node``, or in the function whose
+    name (or decorator) says it evaluates, or in the function that reads the prediction out.
+    A forward inside a method of the model (its ``generate()`` called in a ``predict()``'s
+    ``no_grad`` block) is no place to change; a function handed the model runs whatever mode
+    its caller chose (the finding stays on the call), except a method of a class named for
+    evaluating (a ``Predictor``'s): such an object owns the mode it evaluates in."""
     if context_node is None:
         return None
     if isinstance(context_node, cst.With):
@@ -1944,18 +1949,18 @@ def _site(context_node: Optional[cst.CSTNode], calls: tuple, inner: cst.Call) ->
             return None
     for candidate in (*calls, inner):
         if region.start <= candidate.start and candidate.end <= region.end:
-            return None if candidate is calls[0] or not _named_evaluating(candidate) else candidate
+            if candidate is calls[0] or not handed and candidate is inner:
+                return None
+            return candidate if not handed or _in_evaluating_class(candidate) else None
     return None
 
 
-def _named_evaluating(node: cst.CSTNode) -> bool:
-    """``node`` is written in a function, or a method of a class, whose name says it evaluates
-    (``predict``, ``validate``, a ``Predictor``'s method): such code owns the mode it evaluates
-    in (``model.eval()`` at its top is the convention), where a function of any other name runs
-    whatever mode its caller chose."""
+def _in_evaluating_class(node: cst.CSTNode) -> bool:
+    """``node`` is written in a method of a class whose name says it evaluates (``Predictor``,
+    ``Evaluator``, ``predict_w``)."""
     for ancestor in ancestors(node):
-        if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef)) and _EVALUATING_NAME.search(ancestor.name.value):
-            return True
+        if isinstance(ancestor, cst.ClassDef):
+            return bool(_EVALUATING_NAME.search(ancestor.name.value))
     return False
 
 

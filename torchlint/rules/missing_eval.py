@@ -78,6 +78,9 @@ class MissingEval(Rule):
     `from utils import heatmap`, as that module reads it), and into this
     file's functions and methods (`self.validate(loader)`, `run_inference(model, data)`,
     `model.predict(x)`, `model = train_model(model, loader)`, `Evaluator(model, data).run()`,
+    `validate(context)` evaluating `context.model` after `model = context.model; model.train()`
+    and training (one module, two names, until either is rebound or the object holding it is
+    handed to code not seen),
     a wrapper that passes on its `*args, **kwargs`, `train(epoch)` then `test()` on the
     module's own `model`, and the closures of the function that builds the model). Grad mode
     is the caller's: a method of the model called under `no_grad` (`model.generate(x)`,
@@ -130,8 +133,13 @@ class MissingEval(Rule):
     where it is written, with the safe fix `model.eval()`.
 
     The finding is on the forward; where the model itself is handed to a function that
-    evaluates it (`predict(model, x)`, `model.predict(x)`), that function runs whatever mode
-    it is given, and the finding is on the call. The evidence shows where the model was
+    evaluates it (`heatmap(model, x)`, `model.embed(x)`), that function runs whatever mode
+    it is given, and the finding is on the call; but a method of a class named for evaluating
+    (a `Predictor`'s `label_batch(model, batch)`) owns the mode it evaluates in, and the
+    finding is on its forward. Where the forward runs inside a method of the model
+    (`model.generate(x)` in the `no_grad` block of a `predict(processor, model, loader)` that
+    `validate(context)` calls), the finding is on the call written in the code that evaluates
+    (`model.generate(x)`), the calls that bring the model there as evidence. The evidence shows where the model was
     built or put in training mode (and its weights loaded), the calls that lead there, and
     a layer that behaves differently.
 
