@@ -98,7 +98,7 @@ _EVAL_SWITCHES = re.compile(r"\.\s*eval\s*\(|\.\s*train\s*\(\s*(?!\)|True\s*\))"
 _SAVED = "pickled#"
 _STAR_POSITIONS = 8  # how many arguments handed through `*args` are followed
 _NEW = "new#"  # the object a constructor call builds, in `Evaluator(model).run()`
-_MAX_DEPTH = 2  # calls of this file's functions followed into, below the scope asked about
+_MAX_DEPTH = 3  # calls of this file's functions followed into, below the scope asked about
 _MAX_LAYER_DEPTH = 6
 
 
@@ -161,6 +161,10 @@ class TrainModeEvaluation:
     # ``layer`` is then this file's construction of the model, and this says where the
     # layer is written ("`nn.Dropout(0.3)` (models.py:11)").
     layer_where: Optional[str] = None
+    # The call written where the evaluation is declared (inside the `no_grad` block, the
+    # function named for evaluating, the scope that reads the prediction out), when the
+    # evaluation happens in a function the model is brought to: there `eval()` belongs.
+    site: Optional[cst.Call] = None
 
 
 @dataclass
@@ -200,27 +204,51 @@ class _Summary:
 class _State:
     """The modes known at one point: key -> Train or _CALLER; ``changed``: keys written."""
 
-    def __init__(self, modes: Optional[dict] = None, changed: Optional[set] = None):
+    def __init__(self, modes: Optional[dict] = None, changed: Optional[set] = None, names: Optional[dict] = None):
         self.modes: dict[str, object] = dict(modes or {})
         self.changed: set[str] = set(changed or ())
+        # `model = context.model`: the name -> the path it was read from, while both still
+        # name the same module (nothing rebound either since): a switch of one is a switch
+        # of the other, and the mode known for the name is that of the path.
+        self.names: dict[str, str] = dict(names or {})
 
     def copy(self) -> "_State":
-        return _State(self.modes, self.changed)
+        return _State(self.modes, self.changed, self.names)
 
     def lookup(self, key: str) -> Optional[object]:
-        """The mode of ``key``: its own, or that of the nearest module holding it."""
+        """The mode of ``key``: its own, or that of the nearest module holding it (also
+        through a name bound to that module, ``model`` for ``context.model``)."""
+        whole = key
         while True:
             if key in self.modes:
                 return self.modes[key]
+            name = next((name for name, path in self.names.items() if path == key), None)
+            if name is not None:  # (shorter each time: a name has no dot, a path has one)
+                return self.lookup(name + whole[len(key):])
             if "." not in key:
                 return None
             key = key.rsplit(".", 1)[0]
+
+    def holds(self, key: str) -> bool:
+        """``key`` holds a module whose mode is known, or may hold one (a path a name was read from)."""
+        return self.lookup(key) is not None or any(known.startswith(key + ".") for known in self.modes) or \
+            any(path == key or path.startswith(key + ".") for path in self.names.values())
+
+    def unbind(self, name: str) -> None:
+        """``name`` is bound to something new: it no longer names the module of its path."""
+        self.names.pop(name, None)
 
     def forget(self, key: str) -> None:
         """``key`` (and what it holds, and what holds it) is in an unknown mode now."""
         for other in list(self.modes):
             if other == key or other.startswith(key + ".") or key.startswith(other + "."):
                 del self.modes[other]
+        for name, path in list(self.names.items()):
+            if path == key or path.startswith(key + "."):  # rebound, or handed to code not seen
+                del self.names[name]
+                self.forget(name)
+            elif key.startswith(path + "."):  # a submodule of it, also by its other name
+                self.forget(name + key[len(path):])
         self.changed.add(key)
 
     def forget_value(self, key: str) -> None:
@@ -261,7 +289,8 @@ class _State:
                 # alone (a model built is reported wherever `train()` and training would be).
                 explicit, built = (theirs, mode) if mode.built else (mode, theirs)
                 modes[key] = replace(explicit, loaded=explicit.loaded if built.loaded is not None else None)
-        return _State(modes, self.changed | other.changed)
+        names = {name: path for name, path in self.names.items() if other.names.get(name) == path}
+        return _State(modes, self.changed | other.changed, names)
 
 
 class TrainModeModel:
@@ -463,12 +492,14 @@ class TrainModeModel:
             return
         self._seen.add(seen)
         self._reported_modes.add(id(mode.node))
+        site = _site(context_node, calls, inner, handed) if calls else None
         if handed:
             self._found.append(TrainModeEvaluation(call, key, mode, context, context_node, calls[1:], layer[0],
-                                                   layer[1], _owner(call), forward=inner, layer_where=layer[2]))
+                                                   layer[1], _owner(call), forward=inner, layer_where=layer[2],
+                                                   site=site))
             return
         self._found.append(TrainModeEvaluation(inner, inner_key, mode, context, context_node, calls, layer[0],
-                                               layer[1], _owner(inner), layer_where=layer[2]))
+                                               layer[1], _owner(inner), layer_where=layer[2], site=site))
 
     def _train_then_evaluation(self, walker: "_Walker", call: cst.Call, mode: Train) -> bool:
         """``model.train()`` and then an evaluation that is neither Monte Carlo dropout (which
@@ -1349,8 +1380,10 @@ class _Walker:
         if key is None:
             for node in iter_nodes(target):
                 if isinstance(node, (cst.Name, cst.Attribute)) and dotted(node):
+                    state.unbind(dotted(node))
                     state.forget(dotted(node))
             return
+        state.unbind(key)
         mode = self.value_mode(value, state)
         if mode is None and "." in key and _no_module(value):
             state.forget_value(key)  # `self.outputs = []` in a trainer's method: `self` keeps its mode
@@ -1370,6 +1403,8 @@ class _Walker:
                 self.summary.aliases.pop(key, None)
         if isinstance(value, cst.Call):
             self.constructed(value, key, state)
+        elif mode is None and "." not in key and isinstance(value, cst.Attribute) and dotted(value):
+            state.names[key] = dotted(value)  # `model = context.model`: one module, two names
 
     def constructed(self, value: cst.Call, key: str, state: _State) -> bool:
         """``predictor = Predictor(model)`` of a plain class of this file: ``predictor._model``
@@ -1582,7 +1617,7 @@ class _Walker:
                 or name in self.owner.function_names():
             return False
         for key in (dotted(func), dotted(func.value) if isinstance(func, cst.Attribute) else None):
-            if key and (state.lookup(key) is not None or any(known.startswith(key + ".") for known in state.modes)):
+            if key and state.holds(key):
                 return False
         return not _hands_known(call, state)
 
@@ -1892,6 +1927,43 @@ class _Walker:
 
 # --- helpers --------------------------------------------------------------------------------------
 
+def _site(context_node: Optional[cst.CSTNode], calls: tuple, inner: cst.Call, handed: bool) -> Optional[cst.Call]:
+    """Where the evaluation the calls ``calls`` (outermost first) bring the model to is
+    declared, when the finding belongs there rather than on ``calls[0]`` (handed: the call
+    that hands the model over) or on ``inner`` (the forward): the first of them, and
+    ``inner``, written in the ``no_grad`` block ``context_node``, or in the function whose
+    name (or decorator) says it evaluates, or in the function that reads the prediction out.
+    A forward inside a method of the model (its ``generate()`` called in a ``predict()``'s
+    ``no_grad`` block) is no place to change; a function handed the model runs whatever mode
+    its caller chose (the finding stays on the call), except a method of a class named for
+    evaluating (a ``Predictor``'s): such an object owns the mode it evaluates in."""
+    if context_node is None:
+        return None
+    if isinstance(context_node, cst.With):
+        region = context_node
+    elif isinstance(context_node, (cst.Decorator, cst.Name)) and isinstance(context_node.parent, cst.FunctionDef):
+        region = context_node.parent
+    else:
+        region = _owner(context_node)
+        if not isinstance(region, cst.FunctionDef):
+            return None
+    for candidate in (*calls, inner):
+        if region.start <= candidate.start and candidate.end <= region.end:
+            if candidate is calls[0] or not handed and candidate is inner:
+                return None
+            return candidate if not handed or _in_evaluating_class(candidate) else None
+    return None
+
+
+def _in_evaluating_class(node: cst.CSTNode) -> bool:
+    """``node`` is written in a method of a class whose name says it evaluates (``Predictor``,
+    ``Evaluator``, ``predict_w``)."""
+    for ancestor in ancestors(node):
+        if isinstance(ancestor, cst.ClassDef):
+            return bool(_EVALUATING_NAME.search(ancestor.name.value))
+    return False
+
+
 def _torchvision_layer(qualname: str) -> Optional[str]:
     """The layer that behaves differently in training mode (``nn.BatchNorm2d``) of the model
     the torchvision builder ``qualname`` makes, if it is one (and the model has such a layer)."""
@@ -1989,7 +2061,7 @@ def _hands_known(call: cst.Call, state: _State) -> bool:
         if arg.star:
             return True
         key = dotted(arg.value) if isinstance(arg.value, (cst.Name, cst.Attribute)) else None
-        if key and (state.lookup(key) is not None or any(known.startswith(key + ".") for known in state.modes)):
+        if key and state.holds(key):
             return True
     return False
 
@@ -2147,6 +2219,8 @@ def _forget_handed(handed: list, state: _State) -> None:
         for key in list(state.modes):
             if key == text or key.startswith(text + ".") or text.startswith(key + "."):
                 state.forget(key)
+        if any(path == text or path.startswith(text + ".") for path in state.names.values()):
+            state.forget(text)
 
 
 def _forget_starred(call: cst.Call, state: _State) -> None:

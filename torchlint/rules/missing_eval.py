@@ -78,6 +78,9 @@ class MissingEval(Rule):
     `from utils import heatmap`, as that module reads it), and into this
     file's functions and methods (`self.validate(loader)`, `run_inference(model, data)`,
     `model.predict(x)`, `model = train_model(model, loader)`, `Evaluator(model, data).run()`,
+    `validate(context)` evaluating `context.model` after `model = context.model; model.train()`
+    and training (one module, two names, until either is rebound or the object holding it is
+    handed to code not seen),
     a wrapper that passes on its `*args, **kwargs`, `train(epoch)` then `test()` on the
     module's own `model`, and the closures of the function that builds the model). Grad mode
     is the caller's: a method of the model called under `no_grad` (`model.generate(x)`,
@@ -130,8 +133,13 @@ class MissingEval(Rule):
     where it is written, with the safe fix `model.eval()`.
 
     The finding is on the forward; where the model itself is handed to a function that
-    evaluates it (`predict(model, x)`, `model.predict(x)`), that function runs whatever mode
-    it is given, and the finding is on the call. The evidence shows where the model was
+    evaluates it (`heatmap(model, x)`, `model.embed(x)`), that function runs whatever mode
+    it is given, and the finding is on the call; but a method of a class named for evaluating
+    (a `Predictor`'s `label_batch(model, batch)`) owns the mode it evaluates in, and the
+    finding is on its forward. Where the forward runs inside a method of the model
+    (`model.generate(x)` in the `no_grad` block of a `predict(processor, model, loader)` that
+    `validate(context)` calls), the finding is on the call written in the code that evaluates
+    (`model.generate(x)`), the calls that bring the model there as evidence. The evidence shows where the model was
     built or put in training mode (and its weights loaded), the calls that lead there, and
     a layer that behaves differently.
 
@@ -271,8 +279,31 @@ class MissingEval(Rule):
             self.report(switch, model=model, context=context, how=how, layer=layer, behaviour=behaviour,
                         related=tuple(related), fix=fix)
             return
+        if found.site is not None:  # in the function that evaluates: where `eval()` belongs
+            self._report_site(found, model, context, how, layer, behaviour, related)
+            return
         self.report(found.node, model=model, context=context, how=how, layer=layer, behaviour=behaviour,
                     related=tuple(related), fix=self._fix(found, model))
+
+    def _report_site(self, found: TrainModeEvaluation, model: str, context: str, how: str, layer: str,
+                     behaviour: str, related: list) -> None:
+        """The evaluation is declared in a function the model is brought to (a `predict()` with its
+        `no_grad` block, a method that reads the prediction out): the finding is on its call there."""
+        site = found.site
+        related = [(node, note) for node, note in related if node is not site]
+        if found.node is not site:
+            related.insert(0, (found.node, "the model is handed on to the evaluation here" if found.forward is not None
+                               else "the forward runs here"))
+        func = site.func
+        if isinstance(func, cst.Attribute) and site is not found.node and site is not found.forward:
+            func = func.value  # `model.generate(x)`: a method of the model
+        written = self.ctx.snippet(func)
+        model = written if written.replace(".", "").replace("_", "").isalnum() else model
+        function = _function_of(site)
+        where = f"at the start of `{function.name.value}()`" if function is not None else "before evaluating"
+        self.report(site, model=model, context=context, how=how, layer=layer, behaviour=behaviour,
+                    related=tuple(related),
+                    fix=Fix(Applicability.DISPLAY_ONLY, f"Put the model in eval mode {where}", ()))
 
     def _report_uncalled(self, found: TrainModeEvaluation, uncalled: cst.Attribute, layer: str, behaviour: str,
                          related: list) -> None:
@@ -332,6 +363,12 @@ class MissingEval(Rule):
             return Verdict(NOT_REPRODUCED, f"`{mode['model']}` was in training mode, but no Dropout/BatchNorm layer "
                                            f"of it was")
         return Verdict(NOT_REPRODUCED, f"`{mode['model']}` was in eval mode when the evaluation ran")
+
+
+def _function_of(node: cst.CSTNode) -> Optional[cst.FunctionDef]:
+    while node is not None and not isinstance(node, cst.FunctionDef):
+        node = node.parent
+    return node
 
 
 def _statement(node: cst.CSTNode) -> Optional[cst.CSTNode]:
