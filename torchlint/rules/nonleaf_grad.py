@@ -155,11 +155,10 @@ class NonleafGrad(Rule):
             return
         params = keyword(node, "params") or (node.args[0].value if node.args and node.args[0].keyword is None
                                               and not node.args[0].star else None)
-        if not isinstance(params, (cst.List, cst.Tuple)):
+        if params is None:
             return
-        for element in params.elements:
-            tensor = element.value
-            evidence = self.ctx.tensor(tensor) if not isinstance(element, cst.StarredElement) else None
+        for tensor, steps in self.ctx.grad_flow.optimized_tensors(params):
+            evidence = self.ctx.tensor(tensor)
             if evidence is None or evidence.attached is not True or evidence.leaf is not False or \
                     not isinstance(tensor, cst.Name) or self.ctx.is_parameter(tensor):
                 continue
@@ -168,12 +167,14 @@ class NonleafGrad(Rule):
                 if id(made) not in self._conversions:
                     self._conversions.add(id(made))
                     self._report_creation(made, f"`{self.ctx.snippet(node)}` raises ValueError \"can't optimize a "
-                                          f"non-leaf Tensor\"", evidence, ((node, "the optimizer is built with it here"),))
+                                          f"non-leaf Tensor\"", (*evidence.why, *steps) if steps else evidence,
+                                          ((node, "the optimizer is built with it here"),))
                 continue
             assignment = self.ctx.single_assignment(tensor)
             why = f"`{tensor.value} = {self.ctx.snippet(assignment[0])}` computes it" if assignment else \
                 "it is computed from a tensor that requires grad"
-            self.report(tensor, self.optimizer_message, evidence=evidence, tensor=tensor, why=why, optimizer=node)
+            self.report(tensor, self.optimizer_message, evidence=(*evidence.why, *steps) if steps else evidence,
+                        tensor=tensor, why=why, optimizer=node)
             return
 
     def _report_creation(self, made: cst.BaseExpression, consequence: str, evidence,
