@@ -41,7 +41,6 @@ STORE_NAMED = STORE.replace('    w = param("w", torch.zeros(3, requires_grad=Tru
                             '    w = param("w", w_init)\n')
 
 
-
 def test_a_converted_copy_stored_for_the_optimizer_is_found(tmp_path) -> None:
     found = lint_findings(tmp_path, STORE_NAMED, "TL404")
     assert finding_rows(found) == [(14, "TL404")], found
