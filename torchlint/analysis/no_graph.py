@@ -177,7 +177,7 @@ class NoGraph:
 
     def inert_terms(self, target: cst.BaseExpression) -> list[tuple[cst.BaseExpression, Proof]]:
         """The terms of the sum ``target`` (`ce + lam * penalty`, through names bound once to a
-        sum) that no gradient comes back through: computed only from gradients of
+        sum or to the item of the tuple the one `return` of a function of the file gives) that no gradient comes back through: computed only from gradients of
         `torch.autograd.grad` without `create_graph=True`, from round trips through plain values
         or from step functions, scaled at most by values that are not tensors the inference
         knows.  Empty when ``target`` is no sum, or when every term is such (the whole value

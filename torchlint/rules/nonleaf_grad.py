@@ -52,8 +52,10 @@ class NonleafGrad(Rule):
     A tensor made with `requires_grad=True` and computed on at once
     (`W = torch.randn(784, 10, requires_grad=True) * 0.01`) is reported there too, and a
     tensor that is no leaf in the list an optimizer of torch is built with
-    (`torch.optim.SGD([W, b], ..)`), which raises `ValueError: can't optimize a non-leaf
-    Tensor` (on the line that made it, when that line made it from a leaf).
+    (`torch.optim.SGD([W, b], ..)`) or among the entries of a dict it is built with
+    (`list(store.values())`, also a tensor a function of the file stores there for its
+    parameter: `def param(name, init): store[name] = init`), which raises `ValueError: can't
+    optimize a non-leaf Tensor` (on the line that made it, when that line made it from a leaf).
 
     ## Why is this bad?
     `backward()` only fills `.grad` of leaves. On an intermediate tensor it stays
