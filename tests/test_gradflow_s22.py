@@ -148,3 +148,10 @@ def test_torch_cuts_the_rebuilt_term(tmp_path) -> None:
     fixed: dict = {}
     exec(compile(PENALTY_FIXED, "penalty.py", "exec"), fixed)
     assert fixed["sparsity"].requires_grad
+
+
+def test_the_runtime_judge_confirms_the_rebuilt_term(tmp_path) -> None:
+    pytest.importorskip("torch")
+    found = lint_findings(tmp_path, PENALTY, "TL410", "--runtime")
+    assert [(f["location"]["row"], (f.get("runtime") or {}).get("verdict")) for f in found] == \
+        [(36, "CONFIRMED")], found

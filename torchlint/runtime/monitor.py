@@ -704,6 +704,13 @@ class Monitor:
             self._functional_mode(name, args, kwargs)
         if "TL410" in self.codes and name in GRAPH_EXITS and args and isinstance(args[0], torch.Tensor):
             self._on_graph_exit(func, name, owner, args[0])
+        elif "TL410" in self.codes and name == "tensor" and args and isinstance(args[0], (list, tuple)):
+            # `torch.tensor(losses)` of a list of tensors: the values of each leave the graph
+            listed = [item for item in args[0] if isinstance(item, torch.Tensor)]
+            with _internal():
+                attached = [item for item in listed if item.requires_grad]
+            if attached or listed:
+                self._on_graph_exit(func, name, owner, (attached or listed)[0])
         writes = args and isinstance(args[0], torch.Tensor) and (
             name == "__setitem__" or (name.endswith("_") and not name.startswith("__")) or name.startswith("__i"))
         dropout = self._dropout_before(func, args, kwargs) if self.dropouts and id(func) in self.dropouts else None
