@@ -12,7 +12,9 @@ correct near-twin, linted through the CLI:
   copies their values: a new leaf without their graph;
 - the terms of a loss that a function of the file returns in a tuple (`total, aux = f(..)` of
   `return fit + aux, aux`) are the terms of the sum it returns: a term rebuilt with
-  `torch.tensor` trains nothing (TL410).
+  `torch.tensor` trains nothing (TL410);
+- at run time, TL410's judge sees `torch.tensor(list of tensors)` and `torch.autograd.grad(..)`
+  without `create_graph=True` take values out of the graph.
 """
 
 from __future__ import annotations
@@ -155,3 +157,28 @@ def test_the_runtime_judge_confirms_the_rebuilt_term(tmp_path) -> None:
     found = lint_findings(tmp_path, PENALTY, "TL410", "--runtime")
     assert [(f["location"]["row"], (f.get("runtime") or {}).get("verdict")) for f in found] == \
         [(36, "CONFIRMED")], found
+
+
+PENALTY_OF_GRADIENTS = """
+import torch
+import torch.nn as nn
+
+net = nn.Linear(4, 1)
+x, y = torch.randn(8, 4), torch.randn(8, 1)
+fit = nn.functional.mse_loss(net(x), y)
+grads = torch.autograd.grad(fit, net.parameters(), retain_graph=True)
+penalty = sum(g.pow(2).sum() for g in grads)
+(fit + 0.1 * penalty).backward()
+"""
+
+
+def test_the_runtime_judge_confirms_gradients_taken_without_create_graph(tmp_path) -> None:
+    pytest.importorskip("torch")
+    found = lint_findings(tmp_path, PENALTY_OF_GRADIENTS, "TL410", "--runtime")
+    assert [(f["location"]["row"], (f.get("runtime") or {}).get("verdict")) for f in found] == \
+        [(8, "CONFIRMED")], found
+
+
+def test_gradients_taken_with_create_graph_are_not_reported(tmp_path) -> None:
+    fixed = PENALTY_OF_GRADIENTS.replace("retain_graph=True", "create_graph=True")
+    assert lint_findings(tmp_path, fixed, "TL410") == []
