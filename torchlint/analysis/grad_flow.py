@@ -550,6 +550,40 @@ class GradFlow:
         stored = self._stored_values(owner)
         return [value for _subscript, value in stored] if stored else None
 
+    def optimized_tensors(self, params: cst.BaseExpression) -> list[tuple[cst.BaseExpression, tuple[Step, ...]]]:
+        """The tensors an optimizer built with ``params`` is given, each with the steps to it:
+        the items of a list or tuple written out; the entries of a dict
+        (`list(store.values())`, `store.values()`) written out or bound once to `{}` and filled
+        by `store[k] = v`; where such an entry is a parameter of a function of this file that
+        stores it (`def param(name, init): store[name] = init`), what each call of the function
+        passes for it (a memoizing parameter store: every tensor stored is optimized)."""
+        if isinstance(params, (cst.List, cst.Tuple)):
+            return [(element.value, ()) for element in params.elements if not isinstance(element, cst.StarredElement)]
+        inner = params
+        if isinstance(params, cst.Call) and self.inference.qualname(params.func) in _COPYING_BUILTINS \
+                and len(params.args) == 1 and params.args[0].keyword is None and not params.args[0].star:
+            inner = params.args[0].value
+        entries = self.dict_values(inner) if isinstance(inner, cst.Call) else None
+        if not entries:
+            return []
+        found: list[tuple[cst.BaseExpression, tuple[Step, ...]]] = []
+        for entry in entries:
+            stored = Step(entry, f"`{{code}}` is stored in the dict whose entries `{self.analysis.snippet(params)}` "
+                                 f"holds")
+            bindings = self.model.resolve(entry) if isinstance(entry, cst.Name) else []
+            binding = bindings[0] if len(bindings) == 1 else None
+            function = binding.definition if binding is not None and binding.kind is BindingKind.PARAM else None
+            if not isinstance(function, FunctionInfo) or binding.param_index < 0 or binding.path:
+                found.append((entry, (stored,)))
+                continue
+            index = binding.param_index - (1 if function.kind in ("method", "classmethod") else 0)
+            for call in self.call_sites(function) if index >= 0 else ():
+                argument = _argument(call, binding.name, index)
+                if argument is not None:
+                    found.append((argument, (Step(argument, f"`{{code}}` is passed for `{binding.name}` of "
+                                                            f"`{function.name}`"), stored)))
+        return found
+
     def _returned_container(self, node: cst.Call, calls: int):
         """The list a function of this file returns (``results = []`` filled by appends and
         returned, or a list written out), when every ``return`` of it returns one: (its

@@ -2045,6 +2045,8 @@ class Inference:
                 return self._builtin_call(callee.qualname[len("builtins."):], node)
             result = torch_api.external_call(callee.qualname, node)
             if result is not None:
+                if result.kind is Kind.MODULE and torch_api.normalize(callee.qualname) == "torch.nn.ModuleList":
+                    return self._module_list(result, node)
                 if result.kind is Kind.TENSOR and not result.scalar and torch_api.creates_from_sizes(callee.qualname):
                     result = _with_given_sizes(result, node)
                 elif (result.kind is Kind.TENSOR and not result.scalar) or result.kind is Kind.SEQUENCE:
@@ -2505,6 +2507,30 @@ class Inference:
             return element if element is not None and element.kind is Kind.TENSOR else None
         return None
 
+    def _module_list(self, made: Value, call: cst.Call) -> Value:
+        """``nn.ModuleList(Block(..) for _ in range(n))`` (or a list of them written out),
+        bound to a name or an attribute that nothing appends to, extends, inserts into or
+        assigns an item of: every module it holds is an instance of that class of the file."""
+        parent = self.model.parent(call)
+        args = positional_args(call)
+        if len(call.args) != 1 or len(args) != 1 or not isinstance(parent, cst.Assign) or len(parent.targets) != 1:
+            return made
+        target = parent.targets[0].target
+        name = target.attr.value if isinstance(target, cst.Attribute) else target.value \
+            if isinstance(target, cst.Name) else None
+        if name is None or re.search(rf"(?<!\w){re.escape(name)}\s*(?:\.\s*(?:append|extend|insert)\b|\[[^\]\n]*\]\s*="
+                                     rf"(?!=)|\+=)", self.model.module.code):
+            return made
+        given = args[0].value
+        items = [given.elt] if isinstance(given, (cst.ListComp, cst.GeneratorExp)) else \
+            [element.value for element in given.elements] if isinstance(given, (cst.List, cst.Tuple)) else []
+        values = [self.infer(item) for item in items if not isinstance(item, cst.StarredElement)]
+        if not values or len(values) != len(items) or any(value is None or value.kind is not Kind.MODULE
+                                                          or not isinstance(value.cls, ClassInfo)
+                                                          or value.cls is not values[0].cls for value in values):
+            return made
+        return replace(made, element=values[0])
+
     def _subscript(self, node: cst.Subscript) -> Optional[Value]:
         base = self.infer(node.value)
         if base is None:
@@ -2533,6 +2559,8 @@ class Inference:
         if kind is Kind.MODULE:
             if base.qualname in _PARAMETER_CONTAINERS:
                 return tensor(Step(node, "`{code}` is a parameter of an nn.ParameterList")).in_graph(True, True)
+            if base.element is not None and not is_slice:
+                return base.element  # a ModuleList of instances of one class of the file
             return Value(Kind.MODULE, base.why)  # nn.Sequential / nn.ModuleList indexing
         if kind is Kind.NDARRAY:
             return NDARRAY
@@ -2829,6 +2857,8 @@ def element_of(value: Optional[Value]) -> Optional[Value]:
     if kind is Kind.MODULE:
         if value.qualname in _PARAMETER_CONTAINERS:
             return Value(Kind.TENSOR, value.why)
+        if value.element is not None:
+            return value.element  # a ModuleList of instances of one class of the file
         return Value(Kind.MODULE, value.why)  # iterating nn.Sequential / nn.ModuleList
     if kind is Kind.NDARRAY:
         return NDARRAY

@@ -177,7 +177,7 @@ class NoGraph:
 
     def inert_terms(self, target: cst.BaseExpression) -> list[tuple[cst.BaseExpression, Proof]]:
         """The terms of the sum ``target`` (`ce + lam * penalty`, through names bound once to a
-        sum) that no gradient comes back through: computed only from gradients of
+        sum or to the item of the tuple the one `return` of a function of the file gives) that no gradient comes back through: computed only from gradients of
         `torch.autograd.grad` without `create_graph=True`, from round trips through plain values
         or from step functions, scaled at most by values that are not tensors the inference
         knows.  Empty when ``target`` is no sum, or when every term is such (the whole value
@@ -204,7 +204,29 @@ class NoGraph:
                     and isinstance(bindings[0].value.operator, (cst.Add, cst.Subtract)) \
                     and not self._changed_later(bindings[0]):
                 return self._terms(bindings[0].value, hops + 1)
+            if len(bindings) == 1 and bindings[0].kind is BindingKind.ASSIGN and not bindings[0].iterates \
+                    and isinstance(bindings[0].value, cst.Call) and len(bindings[0].path) <= 1 \
+                    and None not in bindings[0].path:
+                returned = self._returned_item(bindings[0].value, bindings[0].path)
+                if returned is not None:  # `loss, aux = step(model, batch)` of `return ce + aux, aux`
+                    return self._terms(returned, hops + 1)
         return [node]
+
+    def _returned_item(self, call: cst.Call, path: tuple) -> Optional[cst.BaseExpression]:
+        """What the one ``return`` of the function of this file that ``call`` runs gives (item
+        ``path[0]`` of the tuple it writes out, when ``path`` names one)."""
+        callee = self.inference.infer(call.func)
+        function = callee.function if callee is not None and callee.kind is Kind.FUNCTION else None
+        if not isinstance(function, FunctionInfo) or function.model is not self.model or function.is_generator \
+                or not isinstance(function.node, cst.FunctionDef) or len(function.returns) != 1:
+            return None
+        returned = function.returns[0]
+        if not path:
+            return returned
+        if not isinstance(returned, cst.Tuple) or path[0] >= len(returned.elements) \
+                or any(isinstance(element, cst.StarredElement) for element in returned.elements):
+            return None
+        return returned.elements[path[0]].value
 
     def _inert_product(self, term: cst.BaseExpression) -> Optional[Proof]:
         """``term`` is a product (or quotient) of factors one of which is shown to carry no
@@ -1520,9 +1542,18 @@ class NoGraph:
                 return self._cut(node, f"a new tensor made from the plain values of `{self.analysis.snippet(inner)}`",
                                  "Combine the tensors themselves (not their `.item()`, `.tolist()` or numpy values), "
                                  "so that the result keeps their graph", to_change=True, inert=True)
-        if isinstance(source, (cst.List, cst.ListComp, cst.Tuple, cst.Name)):
-            elements = [source.elt] if isinstance(source, cst.ListComp) else listed if isinstance(source, cst.Name) \
-                else [element.value for element in source.elements if not isinstance(element, cst.StarredElement)]
+        written = source
+        if isinstance(source, cst.Name) and not listed:  # `losses = [g.get_loss() for g in gates]`
+            bindings = self.model.resolve(source)
+            if len(bindings) == 1 and bindings[0].kind is BindingKind.ASSIGN and not bindings[0].path \
+                    and not bindings[0].iterates and isinstance(bindings[0].value, (cst.List, cst.ListComp, cst.Tuple)) \
+                    and not self._changed_later(bindings[0]) and not re.search(
+                        rf"(?<![\w.]){re.escape(source.value)}\s*(?:\.\s*(?:append|extend|insert)\b|\+=)",
+                        self._code(bindings[0].scope.node)):
+                written = bindings[0].value
+        if isinstance(written, (cst.List, cst.ListComp, cst.Tuple, cst.Name)):
+            elements = [written.elt] if isinstance(written, cst.ListComp) else listed if isinstance(written, cst.Name) \
+                else [element.value for element in written.elements if not isinstance(element, cst.StarredElement)]
             if elements and all(self.inference.tensor(element) is not None for element in elements):
                 return self._cut(node, "a new tensor made from the values of the tensors listed",
                                  "Combine the tensors themselves (`torch.stack`, `torch.cat`), not copies of their "

@@ -86,7 +86,9 @@ class GradientCut(Rule):
     made to require grad; a detached copy made a leaf to learn, `x.detach().requires_grad_()`,
     is not a cut graph): reported at the cut, which backward runs past without reaching
     the model. So is a term of the back-propagated sum (`ce + lam * penalty`, through
-    names bound once to a sum) computed only from the gradients of `torch.autograd.grad`
+    names bound once to a sum, or to what the one `return` of a function of the file gives,
+    an item of its tuple: `total, aux = step(..)` of `return fit + aux, aux`) computed only
+    from the gradients of `torch.autograd.grad`
     without `create_graph=True` (a gradient penalty that then trains nothing), from a round
     trip through plain values or from a step function, scaled at most by values not known
     to be tensors: reported at the first place it was cut.

@@ -52,8 +52,10 @@ class NonleafGrad(Rule):
     A tensor made with `requires_grad=True` and computed on at once
     (`W = torch.randn(784, 10, requires_grad=True) * 0.01`) is reported there too, and a
     tensor that is no leaf in the list an optimizer of torch is built with
-    (`torch.optim.SGD([W, b], ..)`), which raises `ValueError: can't optimize a non-leaf
-    Tensor` (on the line that made it, when that line made it from a leaf).
+    (`torch.optim.SGD([W, b], ..)`) or among the entries of a dict it is built with
+    (`list(store.values())`, also a tensor a function of the file stores there for its
+    parameter: `def param(name, init): store[name] = init`), which raises `ValueError: can't
+    optimize a non-leaf Tensor` (on the line that made it, when that line made it from a leaf).
 
     ## Why is this bad?
     `backward()` only fills `.grad` of leaves. On an intermediate tensor it stays
@@ -155,11 +157,10 @@ class NonleafGrad(Rule):
             return
         params = keyword(node, "params") or (node.args[0].value if node.args and node.args[0].keyword is None
                                               and not node.args[0].star else None)
-        if not isinstance(params, (cst.List, cst.Tuple)):
+        if params is None:
             return
-        for element in params.elements:
-            tensor = element.value
-            evidence = self.ctx.tensor(tensor) if not isinstance(element, cst.StarredElement) else None
+        for tensor, steps in self.ctx.grad_flow.optimized_tensors(params):
+            evidence = self.ctx.tensor(tensor)
             if evidence is None or evidence.attached is not True or evidence.leaf is not False or \
                     not isinstance(tensor, cst.Name) or self.ctx.is_parameter(tensor):
                 continue
@@ -168,12 +169,14 @@ class NonleafGrad(Rule):
                 if id(made) not in self._conversions:
                     self._conversions.add(id(made))
                     self._report_creation(made, f"`{self.ctx.snippet(node)}` raises ValueError \"can't optimize a "
-                                          f"non-leaf Tensor\"", evidence, ((node, "the optimizer is built with it here"),))
+                                          f"non-leaf Tensor\"", (*evidence.why, *steps) if steps else evidence,
+                                          ((node, "the optimizer is built with it here"),))
                 continue
             assignment = self.ctx.single_assignment(tensor)
             why = f"`{tensor.value} = {self.ctx.snippet(assignment[0])}` computes it" if assignment else \
                 "it is computed from a tensor that requires grad"
-            self.report(tensor, self.optimizer_message, evidence=evidence, tensor=tensor, why=why, optimizer=node)
+            self.report(tensor, self.optimizer_message, evidence=(*evidence.why, *steps) if steps else evidence,
+                        tensor=tensor, why=why, optimizer=node)
             return
 
     def _report_creation(self, made: cst.BaseExpression, consequence: str, evidence,

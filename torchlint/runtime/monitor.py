@@ -704,6 +704,20 @@ class Monitor:
             self._functional_mode(name, args, kwargs)
         if "TL410" in self.codes and name in GRAPH_EXITS and args and isinstance(args[0], torch.Tensor):
             self._on_graph_exit(func, name, owner, args[0])
+        elif "TL410" in self.codes and name == "tensor" and args and isinstance(args[0], (list, tuple)):
+            # `torch.tensor(losses)` of a list of tensors: the values of each leave the graph
+            listed = [item for item in args[0] if isinstance(item, torch.Tensor)]
+            with _internal():
+                attached = [item for item in listed if item.requires_grad]
+            if attached or listed:
+                self._on_graph_exit(func, name, owner, (attached or listed)[0])
+        elif "TL410" in self.codes and func is torch.autograd.grad and not kwargs.get("create_graph"):
+            # gradients taken without `create_graph=True` are constants: the outputs' graph stops there
+            outputs = args[0] if args else kwargs.get("outputs")
+            outputs = [outputs] if isinstance(outputs, torch.Tensor) else list(outputs or ())
+            given = [item for item in outputs if isinstance(item, torch.Tensor)]
+            if given:
+                self._on_graph_exit(func, name, owner, given[0], how="torch.autograd.grad() without create_graph")
         writes = args and isinstance(args[0], torch.Tensor) and (
             name == "__setitem__" or (name.endswith("_") and not name.startswith("__")) or name.startswith("__i"))
         dropout = self._dropout_before(func, args, kwargs) if self.dropouts and id(func) in self.dropouts else None
@@ -738,7 +752,7 @@ class Monitor:
             self._propagate_tags(tensors, result)
         return result
 
-    def _on_graph_exit(self, func, name: str, owner, tensor: torch.Tensor) -> None:
+    def _on_graph_exit(self, func, name: str, owner, tensor: torch.Tensor, how: Optional[str] = None) -> None:
         """TL410: at a gradient-cut site a tensor is detached or its values leave torch; was it
         part of the autograd graph (a grad_fn, or a leaf that requires grad) when they did?"""
         if name == "__get__" and owner is not torch._C.TensorBase.data or name == "tensor" and func is not torch.tensor:
@@ -750,7 +764,7 @@ class Monitor:
                 grad_fn = tensor.grad_fn
                 requires_grad = tensor.requires_grad
             for site in sites:
-                site.add("graph-left", how=GRAPH_EXITS[name], requires_grad=requires_grad, where=where,
+                site.add("graph-left", how=how or GRAPH_EXITS[name], requires_grad=requires_grad, where=where,
                          grad_fn=type(grad_fn).__name__ if grad_fn is not None else None)
 
     def _on_data_set(self, target: torch.Tensor, value) -> None:
