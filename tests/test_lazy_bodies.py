@@ -69,7 +69,7 @@ def _difference(a, b, where: str = "") -> str | None:
     if isinstance(a, cst.CSTNode):
         for klass in type(a).__mro__:
             for slot in getattr(klass, "__slots__", ()):
-                if slot not in ("parent", "span"):
+                if slot not in cst.WALK_SLOTS:
                     found = _difference(getattr(a, slot, None), getattr(b, slot, None),
                                         f"{where}/{type(a).__name__}.{slot}")
                     if found:
@@ -91,7 +91,7 @@ def _lazy_functions(module: cst.Module) -> list[cst.FunctionDef]:
             found.append(node)
         for klass in type(node).__mro__:
             for slot in getattr(klass, "__slots__", ()):
-                value = getattr(node, slot, None) if slot not in ("parent", "span") else None
+                value = getattr(node, slot, None) if slot not in cst.WALK_SLOTS else None
                 if isinstance(value, cst.CSTNode):
                     stack.append(value)
                 elif isinstance(value, (list, tuple)):

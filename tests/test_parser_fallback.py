@@ -112,7 +112,7 @@ def _differences(ours, theirs) -> str | None:
             return f"{where}: {type(a).__name__} != {type(b).__name__}"
         if isinstance(a, cst.CSTNode):
             slots = {slot for klass in type(a).__mro__ for slot in getattr(klass, "__slots__", ())}
-            stack.extend((getattr(a, s), getattr(b, s), f"{where}.{s}") for s in sorted(slots - {"parent", "span"}))
+            stack.extend((getattr(a, s), getattr(b, s), f"{where}.{s}") for s in sorted(slots - cst.WALK_SLOTS))
         elif isinstance(a, (list, tuple)):
             if len(a) != len(b):
                 return f"{where}: {len(a)} != {len(b)} items"

@@ -645,6 +645,7 @@ class _Builder:
     def _enter(self, node: cst.CSTNode, parent) -> None:
         self.walked.append(node)  # the shared list of nodes (ModuleAnalysis.nodes_of)
         node.span = self.seq  # where it is in that list; `_leave` says where its subtree ends
+        node.walked_in = None  # a slice of an earlier walk's list no longer (a tree walked again)
         self.seq += 1
         entry = self.scope_entries.pop(id(node), None) if self.scope_entries else None
         if entry is not None:

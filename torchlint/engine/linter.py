@@ -329,7 +329,7 @@ def _all_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
         yield node
         for klass in type(node).__mro__:
             for slot in getattr(klass, "__slots__", ()):
-                if slot == "parent" or slot == "span":  # the walk's links, not children
+                if slot in cst.WALK_SLOTS:
                     continue
                 value = getattr(node, slot, None)
                 if isinstance(value, cst.CSTNode):

@@ -75,6 +75,10 @@ class ParserSyntaxError(Exception):
 # Node classes
 
 
+# The slots the semantic walk sets on a node: links and positions, not children.
+WALK_SLOTS = frozenset({"parent", "span", "span_end", "walked_in"})
+
+
 class CSTNode:
     # parent: set by the walk (semantic.py); walked_in[span:span_end]: the node and its
     # descendants in that walk's list of nodes, read by `walk.iter_nodes` (set by the same
