@@ -705,6 +705,21 @@ class Placement:
             return None
         return self._dtype_name(given, numpy) or "unknown"
 
+    def numpy_dtype_argument(self, node: Optional[cst.CSTNode]) -> Optional[cst.BaseExpression]:
+        """The dtype argument that chooses the dtype of the array ``node`` makes, when it names
+        one: `x.astype(float)`, `np.array(y, dtype=np.int32)`."""
+        if not isinstance(node, cst.Call):
+            return None
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "astype" and self.inference.qualname(func) is None:
+            given = keyword(node, "dtype") or (node.args[0].value if node.args and node.args[0].keyword is None
+                                               else None)
+        elif (self.inference.qualname(func) or "").startswith("numpy."):
+            given = keyword(node, "dtype")
+        else:
+            return None
+        return given if given is not None and self._dtype_name(given, True) is not None else None
+
     def _dtype_name(self, node: cst.BaseExpression, numpy: bool) -> Optional[str]:
         if isinstance(node, cst.SimpleString):
             text = node.value.strip("\"'")
@@ -772,6 +787,8 @@ class Placement:
             return Dtype("float64", "array", node, f"{code} returns a float64 numpy array")
         if qualname in torch_api.INT_BUILTINS:
             return Dtype("int64", "number", node, "a Python int")
+        if qualname in torch_api.FLOAT_BUILTINS:  # `math.cos(angle)`
+            return Dtype("float64", "number", node, "a Python float")
         if not qualname.startswith("torch."):
             return None
         if qualname in torch_api.SAME_TENSOR_WRAPPERS and args:  # `Variable(x)` is `x`
@@ -792,9 +809,15 @@ class Placement:
                 kind = "Python floats" if literal == "float32" else "Python ints"
                 return Dtype(literal, "tensor", node, f"{code} of {kind} is {literal}", True)
             source = self.dtype(args[0].value, depth)
+            if source is None and qualname != "torch.from_numpy":
+                return self._tensor_listed(args[0].value, node, depth)
             if source is None:
                 return None
             if source.holder == "array":
+                if source.chosen and self.numpy_dtype_argument(source.origin) is not None:
+                    # `torch.from_numpy(x.astype(float))`: the dtype was chosen where the array was
+                    # made, and the conversion keeps it: that choice is the one to change
+                    return replace(source, holder="tensor", why=f"{source.why}, and {code} keeps it")
                 text = f"{code} keeps the dtype of the numpy array it is given, {source.name}"
                 return Dtype(source.name, "tensor", node, text + (f" ({source.why})" if source.why else ""), True)
             if source.holder == "tensor" and qualname != "torch.from_numpy":
@@ -839,7 +862,7 @@ class Placement:
             return None
         return None
 
-    def _listed(self, value: cst.BaseExpression, call: cst.Call, depth: int) -> Optional[Dtype]:
+    def _listed(self, value: cst.BaseExpression, call: cst.Call, depth: int, nested: bool = False) -> Optional[Dtype]:
         """The dtype of the array numpy makes from ``value`` when it is a list (a literal, a
         comprehension, a name bound once to one): the arrays it holds keep their dtype,
         Python floats make float64 and ints int64.  ``_NONE`` for a list whose items do not
@@ -849,7 +872,7 @@ class Placement:
         items = _items(value)
         if items is None:
             return None
-        found = [self._listed(item, call, depth + 1) if isinstance(item, (cst.List, cst.Tuple, cst.ListComp))
+        found = [self._listed(item, call, depth + 1, True) if isinstance(item, (cst.List, cst.Tuple, cst.ListComp))
                  else self.dtype(item, depth + 1) for item in items]
         if any(item is None or item is _NONE or item.holder not in ("array", "number") for item in found):
             return _NONE
@@ -857,9 +880,57 @@ class Placement:
             return found[0]
         if all(item.holder == "number" for item in found):
             name = "float64" if any(item.name == "float64" for item in found) else "int64"
+            if nested:  # `[[517.7, 0, 320], [0, 0, 1]]`: the rows are Python numbers too, one array in all
+                return Dtype(name, "number", call, "")
             kind = "floats" if name == "float64" else "ints"
             return Dtype(name, "array", call, f"`{_short(self.analysis, call)}` of Python {kind} is {name}")
         return _NONE
+
+    def _flat_items(self, value: cst.BaseExpression, depth: int) -> Optional[list[Dtype]]:
+        """The dtypes of the items of a list or tuple written out, nested lists flattened; None
+        when one is not shown."""
+        if not isinstance(value, (cst.List, cst.Tuple)) or depth > _MAX_DEPTH:
+            return None
+        found: list[Dtype] = []
+        for item in _items(value) or ():
+            if isinstance(item, (cst.List, cst.Tuple)):
+                inner = self._flat_items(item, depth + 1)
+                if not inner:
+                    return None
+                found.extend(inner)
+                continue
+            shown = self.dtype(item, depth + 1)
+            if shown is None or shown is _NONE or shown.holder not in ("array", "number", "tensor") or \
+                    shown.holder != "number" and not (shown.floating or shown.integer):
+                return None
+            found.append(shown)
+        return found
+
+    def _tensor_listed(self, value: cst.BaseExpression, call: cst.Call, depth: int) -> Optional[Dtype]:
+        """The dtype `torch.tensor` infers from a list or tuple written out (nested) whose
+        items are all shown: torch promotes the items' dtypes, a Python float counting as the
+        default dtype and a Python int as int64, a numpy scalar or array as its own dtype
+        (`torch.tensor([c2, c1])` of numpy float64 values: float64)."""
+        found = self._flat_items(value, depth)
+        if not found:
+            return None
+        code = f"`{_short(self.analysis, call)}`"
+        arrays = [item for item in found if item.holder == "array"]
+        if any(item.holder == "tensor" for item in found):
+            return None
+        if not arrays:  # Python numbers (`math.cos(angle)`): the default dtype, or int64 for ints alone
+            if any(item.name == "float64" for item in found):
+                return Dtype("float32", "tensor", call, f"{code} of Python floats is float32", True) \
+                    if self._default_is_float32() else None
+            return Dtype("int64", "tensor", call, f"{code} of Python ints is int64", True)
+        wide = next((item for item in arrays if item.name == "float64"), None)
+        if wide is not None:
+            return Dtype("float64", "tensor", call, f"{code} of numpy float64 values is float64 ({wide.why})", True)
+        if all(item.holder == "array" and item.name == arrays[0].name for item in found):
+            first = arrays[0]
+            return Dtype(first.name, "tensor", call, f"{code} of numpy {first.name} values is {first.name}"
+                         f" ({first.why})", True)
+        return None
 
     def _method(self, method: str, receiver: cst.BaseExpression, node: cst.Call, depth: int) -> Optional[Dtype]:
         code = f"`{_short(self.analysis, node)}`"
@@ -875,7 +946,7 @@ class Placement:
             return Dtype(name, "tensor", node, f"{code} is {name}", True)  # the conversion chooses it
         if method == "astype" and node.args:
             found = self._dtype_name(node.args[0].value, True)
-            return Dtype(found, "array", node, f"{code} is {found}") if found else None
+            return Dtype(found, "array", node, f"{code} is {found}", True) if found else None
         if method in ("to", "type"):
             given = keyword(node, "dtype") or (node.args[0].value if node.args and node.args[0].keyword is None
                                                else None)

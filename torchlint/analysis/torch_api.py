@@ -917,6 +917,12 @@ FRAME_TO_ARRAY = frozenset({"values", "to_numpy"})
 FLOAT_CONSTANTS = frozenset({"numpy.pi", "numpy.e", "math.pi", "math.e", "math.tau"})
 # Builtins whose result is a Python int.
 INT_BUILTINS = frozenset({"builtins.len", "builtins.int"})
+# Functions whose result is a Python float, whatever number they are given.
+FLOAT_BUILTINS = frozenset({
+    "builtins.float", "math.sin", "math.cos", "math.tan", "math.asin", "math.acos", "math.atan", "math.atan2",
+    "math.sinh", "math.cosh", "math.tanh", "math.exp", "math.log", "math.log2", "math.log10", "math.sqrt",
+    "math.radians", "math.degrees", "math.hypot", "math.pow", "math.fabs",
+})
 # numpy functions whose result is int64 (on the platforms torch supports).
 NUMPY_INT64_FUNCTIONS = frozenset({
     "numpy.random.randint", "numpy.random.choice", "numpy.random.permutation", "numpy.bincount", "numpy.argmax",

@@ -82,7 +82,9 @@ class DtypeMismatch(Rule):
     Arrays come from numpy, from pandas (the values of a `pd.read_csv` table are float64, or
     int64 for whole numbers: never float32, which a float32 layer alone takes; a `DataFrame`
     of an array keeps its dtype) and from scikit-learn (`train_test_split` keeps each array's
-    dtype). Tensor arithmetic promotes (a float64 tensor with dimensions times a layer's output
+    dtype). `torch.tensor` of a list written out takes the dtype its items promote to: numpy
+    float64 values (`torch.tensor([v, u])` of values computed from a float64 array) make
+    float64, Python floats (`math.cos(angle)`) the default float32. Tensor arithmetic promotes (a float64 tensor with dimensions times a layer's output
     is float64), a comparison of tensors is bool and its `sum` int64, `torch.stack`/`torch.cat`
     keep the dtype of what they join, an in-place method (`.normal_()`) the tensor's,
     `Variable(x)` and `x.data` the dtype of `x`. The dtype
@@ -99,7 +101,9 @@ class DtypeMismatch(Rule):
 
     The finding is where the dtype was chosen in a torch call of the file (a `dtype=`, the
     conversion of a numpy array, `.double()`, a conversion to an integer dtype such as
-    `labels.long()` or `y.int()`), else where the value is used; it says where the dtype comes
+    `labels.long()` or `y.int()`), or in numpy where a call names it and the conversion only
+    keeps it (`torch.from_numpy(image.astype(float))`: the `astype`), else where the value is
+    used; it says where the dtype comes
     from (a related location). In a file that converts a
     module (`model.double()`) only the calls of a model shown converted are judged; a file that
     changes the default dtype is not judged.
@@ -192,7 +196,8 @@ class DtypeMismatch(Rule):
         reported: set[int] = set()
         for found in self.ctx.placement.dtype_mismatches():
             origin = found.dtype.origin
-            at_origin = found.dtype.chosen and isinstance(origin, cst.Call) and self._torch_call(origin)
+            at_origin = found.dtype.chosen and isinstance(origin, cst.Call) and (
+                self._torch_call(origin) or self.ctx.placement.numpy_dtype_argument(origin) is not None)
             where = origin if at_origin else found.value
             if id(where) in reported:
                 continue
@@ -244,6 +249,11 @@ class DtypeMismatch(Rule):
         return calls[:3]
 
     def _origin_fix(self, origin: cst.Call, wanted: str) -> Optional[Fix]:
+        chosen = self.ctx.placement.numpy_dtype_argument(origin)
+        if chosen is not None:  # `x.astype(float)`, `np.array(y, dtype=np.int32)`: name the dtype wanted
+            text = edits.replace(chosen.attr, wanted) if isinstance(chosen, cst.Attribute) else \
+                edits.replace(chosen, f'"{wanted}"')
+            return Fix(Applicability.UNSAFE, f"Make the array {wanted}", (text,))
         torch, imports = edits.torch_name(self.ctx)
         func = origin.func
         qualname = self.ctx.qualname(func) or ""
