@@ -106,3 +106,49 @@ def test_numpy_float64_values_listed_into_a_tensor(project):
 def test_python_floats_listed_stay_float32(project):
     # both made of Python numbers (the point from `float(..)`): float32 both, no finding
     _check(project, NUMPY_VALUES_LISTED.replace("torch.tensor([x, y])", "torch.tensor([float(x), float(y)])"), [])
+
+
+AVERAGED_STATE = '''
+import torch
+from torch import nn
+
+
+class Small(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.norm = nn.BatchNorm2d(4)
+
+    def forward(self, x):
+        return self.norm(self.conv(x)).mean((2, 3))
+
+
+class Averager:
+    def __init__(self, live, shadow, decay=0.99):
+        self.pairs = list(zip(live.state_dict().values(), shadow.state_dict().values()))
+        self.decay = decay
+
+    def update(self):
+        for current, kept in self.pairs:
+            kept.mul_(self.decay)
+            kept.add_(current, alpha=1 - self.decay)
+
+
+net = Small()
+shadow = Small()
+ema = Averager(net, shadow)
+net(torch.randn(2, 3, 8, 8)).sum().backward()
+ema.update()
+'''
+
+
+def test_a_float_update_of_every_state_dict_entry(project):
+    # the state dict holds BatchNorm's int64 `num_batches_tracked`: `mul_` by the float decay
+    # cannot write its float result there
+    _check(project, AVERAGED_STATE, [("bad.py", 22, 13, "TL413")], "can't be cast to the desired output type Long")
+    guarded = AVERAGED_STATE.replace('''            kept.mul_(self.decay)
+            kept.add_(current, alpha=1 - self.decay)''', '''            if kept.is_floating_point():
+                kept.mul_(self.decay)
+                kept.add_(current, alpha=1 - self.decay)''')
+    _check(project, guarded, [])
+    _check(project, AVERAGED_STATE.replace("nn.BatchNorm2d(4)", "nn.BatchNorm2d(4, track_running_stats=False)"), [])

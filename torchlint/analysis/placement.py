@@ -92,6 +92,8 @@ class DtypeMismatch:
     what: str
     needed: str
     wanted: str = "float32"  # the dtype to convert it to
+    # What to do, where converting the value is not the fix (then there is no edit).
+    advice: str = ""
 
 
 @dataclass(frozen=True)
@@ -555,6 +557,11 @@ class Placement:
             return None
         cls = self._class_of(node.value)
         if cls is None:
+            if isinstance(node.value, cst.Name):  # `args.lr` of `class args: lr = 0.002`: the class's own number
+                bindings = self.model.resolve(node.value)
+                owner = bindings[0].definition if len(bindings) == 1 else None
+                if isinstance(owner, ClassInfo) and owner.model is self.model and not owner.assignments(name):
+                    return self._class_level(owner, name, depth)
             return None
         assignments = cls.assignments(name)
         if not assignments:
@@ -1206,7 +1213,115 @@ class Placement:
                 mismatch = self._product(operation, operation.left, operation.right, "@")
                 if mismatch is not None:
                     found.append(mismatch)
+        if "state_dict" in self.analysis.text:
+            found.extend(self._state_entry_updates())
         return found
+
+    def _state_entry_updates(self) -> list[DtypeMismatch]:
+        """In-place float arithmetic (`v.mul_(decay)`) on every entry of a module's
+        `state_dict()` (`for v in model.state_dict().values()`, also through `zip`, `list(..)`
+        and names or attributes bound to them) where the module holds a layer with an int64
+        buffer (BatchNorm's `num_batches_tracked`): at that entry the float result cannot be
+        written into the int64 tensor. Not where the loop tests anything (`if v.dtype ..`)."""
+        found: list[DtypeMismatch] = []
+        for call in self._all_calls():
+            func = call.func
+            if not isinstance(func, cst.Attribute) or func.attr.value not in torch_api.INPLACE_ARITHMETIC_METHODS \
+                    or not isinstance(func.value, cst.Name) or self.inference.qualname(func) is not None:
+                continue
+            operands = [arg.value for arg in call.args
+                        if not arg.star and (arg.keyword is None or arg.keyword.value == "other")]
+            shown = [self.dtype(operand) for operand in operands]
+            floating = next((item for item in shown if item is not None and item is not _NONE and item.floating
+                             and item.holder in ("number", "tensor")), None)
+            if floating is None:
+                continue
+            bindings = self.model.resolve(func.value)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.FOR or bindings[0].value is None:
+                continue
+            loop = call.parent
+            while loop is not None and not (isinstance(loop, cst.For) and loop.iter is bindings[0].value):
+                loop = loop.parent
+            if loop is None or any(isinstance(node, (cst.If, cst.IfExp, cst.Try)) for node in iter_nodes(loop.body)):
+                continue
+            module = self._state_of(bindings[0].value, bindings[0].path)
+            layer = self._int64_buffer_layer(module) if module is not None else None
+            if layer is None:
+                continue
+            entries = f"`{_short(self.analysis, module)}.state_dict()`"
+            why = f"at one entry: {entries} holds the int64 `num_batches_tracked` buffer of " \
+                  f"`{_short(self.analysis, layer)}`"
+            found.append(DtypeMismatch(
+                func.value, Dtype("int64", "tensor", layer, why), call,
+                f"the in-place `{func.attr.value}` of {floating.why or 'a float'} (`{_short(self.analysis, call)}`)",
+                "results of its own dtype (\"result type Float can't be cast to the desired output type Long\")",
+                advice=f"update only the floating entries (`if {func.value.value}.is_floating_point():`)"))
+        return found
+
+    def _state_of(self, iterable: cst.BaseExpression, path: tuple, depth: int = 0) -> Optional[cst.BaseExpression]:
+        """The module whose `state_dict()` entries iterating ``iterable`` gives at ``path``
+        (`model.state_dict().values()`, `.items()` at 1, `zip` of such, `list(..)` of one,
+        a name or an attribute bound once to one)."""
+        if depth > 6:
+            return None
+        if isinstance(iterable, cst.Name):
+            value = self._sole_value(iterable)
+            return self._state_of(value, path, depth + 1) if value is not None else None
+        if isinstance(iterable, cst.Attribute):
+            cls = self._class_of(iterable.value)
+            assignments = cls.assignments(iterable.attr.value) if cls is not None else []
+            if len(assignments) != 1 or assignments[0].value is None or assignments[0].path:
+                return None
+            return self._state_of(assignments[0].value, path, depth + 1)
+        if not isinstance(iterable, cst.Call) or any(arg.star or arg.keyword is not None for arg in iterable.args):
+            return None
+        func = iterable.func
+        args = [arg.value for arg in iterable.args]
+        if isinstance(func, cst.Name) and self.inference.qualname(func) in ("builtins.list", "builtins.tuple") \
+                and len(args) == 1:
+            return self._state_of(args[0], path, depth + 1)
+        if isinstance(func, cst.Name) and self.inference.qualname(func) == "builtins.zip":
+            if not path or path[0] is None or path[0] >= len(args):
+                return None
+            return self._state_of(args[path[0]], path[1:], depth + 1)
+        if isinstance(func, cst.Attribute) and func.attr.value in ("values", "items") and not args and \
+                isinstance(func.value, cst.Call) and isinstance(func.value.func, cst.Attribute) and \
+                func.value.func.attr.value == "state_dict" and not func.value.args:
+            if path != ((1,) if func.attr.value == "items" else ()):
+                return None
+            return func.value.func.value
+        return None
+
+    def _int64_buffer_layer(self, module: cst.BaseExpression) -> Optional[cst.Call]:
+        """A layer with an int64 buffer (a BatchNorm tracking its statistics) that ``module``,
+        an instance of a module class of this file, builds (also in its submodule classes)."""
+        cls = self._class_of(module)
+        if cls is None or not self._is_module_class(cls):
+            return None
+        seen: set[int] = set()
+        pending = [cls]
+        while pending:
+            current = pending.pop()
+            if id(current) in seen or len(seen) > 8:
+                continue
+            seen.add(id(current))
+            for method in current.methods.values():
+                for call in self._calls_in(method.node):
+                    qualname = self.inference.qualname(call.func)
+                    if qualname in torch_api.INT64_BUFFER_LAYERS and self._tracks_statistics(call, qualname):
+                        return call
+            pending.extend(self._submodule_classes(current))
+        return None
+
+    @staticmethod
+    def _tracks_statistics(call: cst.Call, qualname: str) -> bool:
+        """The BatchNorm ``call`` builds keeps `track_running_stats` on: not given, or `True`."""
+        name, position, _ = torch_api.TRAIN_MODE_LAYERS[qualname]
+        given = keyword(call, name)
+        positional = [arg.value for arg in call.args if arg.keyword is None]
+        if given is None and position is not None and position < len(positional):
+            given = positional[position]
+        return given is None or isinstance(given, cst.Name) and given.value == "True"
 
     def _index_put(self, assign: cst.Assign) -> Optional[DtypeMismatch]:
         """``x[index] = value`` with a tensor index (a mask, indices, a list): torch copies
