@@ -450,8 +450,9 @@ print(model(batch).shape)
 
 
 def test_floating_indices_reach_an_embedding(project) -> None:
-    _shown_reported_fixed(project, FLOAT_INDICES, "'indices'", "TL413", [("bad.py", 18, 9, "TL413")],
-                          "torch.from_numpy(sentences).long()")
+    # reported at the `.astype(np.float32)` that chose the dtype (session 22), fixed there
+    _shown_reported_fixed(project, FLOAT_INDICES, "'indices'", "TL413", [("bad.py", 17, 13, "TL413")],
+                          "np.random.randint(0, 50, (4, 6)).astype(np.int64)")
 
 
 DEVICE_DEFAULTS_TO_THE_CPU = '''

@@ -87,8 +87,9 @@ CASES = {
     "t07": ([(21, "TL413")], "should be the same"),
     # token ids made with torch.Tensor (float32) into an EmbeddingBag
     "t08": ([(16, "TL413")], "'indices' to have one of the following scalar types"),
-    # int64 labels of a TensorDataset into BCEWithLogitsLoss
-    "t09": ([(8, "TL413")], "can't be cast to the desired output type Long"),
+    # int64 labels of a TensorDataset into BCEWithLogitsLoss (reported at the `.astype(np.int64)`
+    # that names the dtype, session 22)
+    "t09": ([(7, "TL413")], "can't be cast to the desired output type Long"),
     # a plain attribute from numpy ([0.5] * n: float64) scales the input of a Linear
     "t10": ([(10, "TL413")], "mat1 and mat2 must have the same dtype"),
 }

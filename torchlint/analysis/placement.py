@@ -92,6 +92,8 @@ class DtypeMismatch:
     what: str
     needed: str
     wanted: str = "float32"  # the dtype to convert it to
+    # What to do, where converting the value is not the fix (then there is no edit).
+    advice: str = ""
 
 
 @dataclass(frozen=True)
@@ -555,6 +557,11 @@ class Placement:
             return None
         cls = self._class_of(node.value)
         if cls is None:
+            if isinstance(node.value, cst.Name):  # `args.lr` of `class args: lr = 0.002`: the class's own number
+                bindings = self.model.resolve(node.value)
+                owner = bindings[0].definition if len(bindings) == 1 else None
+                if isinstance(owner, ClassInfo) and owner.model is self.model and not owner.assignments(name):
+                    return self._class_level(owner, name, depth)
             return None
         assignments = cls.assignments(name)
         if not assignments:
@@ -705,6 +712,21 @@ class Placement:
             return None
         return self._dtype_name(given, numpy) or "unknown"
 
+    def numpy_dtype_argument(self, node: Optional[cst.CSTNode]) -> Optional[cst.BaseExpression]:
+        """The dtype argument that chooses the dtype of the array ``node`` makes, when it names
+        one: `x.astype(float)`, `np.array(y, dtype=np.int32)`."""
+        if not isinstance(node, cst.Call):
+            return None
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "astype" and self.inference.qualname(func) is None:
+            given = keyword(node, "dtype") or (node.args[0].value if node.args and node.args[0].keyword is None
+                                               else None)
+        elif (self.inference.qualname(func) or "").startswith("numpy."):
+            given = keyword(node, "dtype")
+        else:
+            return None
+        return given if given is not None and self._dtype_name(given, True) is not None else None
+
     def _dtype_name(self, node: cst.BaseExpression, numpy: bool) -> Optional[str]:
         if isinstance(node, cst.SimpleString):
             text = node.value.strip("\"'")
@@ -772,6 +794,8 @@ class Placement:
             return Dtype("float64", "array", node, f"{code} returns a float64 numpy array")
         if qualname in torch_api.INT_BUILTINS:
             return Dtype("int64", "number", node, "a Python int")
+        if qualname in torch_api.FLOAT_BUILTINS:  # `math.cos(angle)`
+            return Dtype("float64", "number", node, "a Python float")
         if not qualname.startswith("torch."):
             return None
         if qualname in torch_api.SAME_TENSOR_WRAPPERS and args:  # `Variable(x)` is `x`
@@ -792,9 +816,15 @@ class Placement:
                 kind = "Python floats" if literal == "float32" else "Python ints"
                 return Dtype(literal, "tensor", node, f"{code} of {kind} is {literal}", True)
             source = self.dtype(args[0].value, depth)
+            if source is None and qualname != "torch.from_numpy":
+                return self._tensor_listed(args[0].value, node, depth)
             if source is None:
                 return None
             if source.holder == "array":
+                if source.chosen and self.numpy_dtype_argument(source.origin) is not None:
+                    # `torch.from_numpy(x.astype(float))`: the dtype was chosen where the array was
+                    # made, and the conversion keeps it: that choice is the one to change
+                    return replace(source, holder="tensor", why=f"{source.why}, and {code} keeps it")
                 text = f"{code} keeps the dtype of the numpy array it is given, {source.name}"
                 return Dtype(source.name, "tensor", node, text + (f" ({source.why})" if source.why else ""), True)
             if source.holder == "tensor" and qualname != "torch.from_numpy":
@@ -839,7 +869,7 @@ class Placement:
             return None
         return None
 
-    def _listed(self, value: cst.BaseExpression, call: cst.Call, depth: int) -> Optional[Dtype]:
+    def _listed(self, value: cst.BaseExpression, call: cst.Call, depth: int, nested: bool = False) -> Optional[Dtype]:
         """The dtype of the array numpy makes from ``value`` when it is a list (a literal, a
         comprehension, a name bound once to one): the arrays it holds keep their dtype,
         Python floats make float64 and ints int64.  ``_NONE`` for a list whose items do not
@@ -849,7 +879,7 @@ class Placement:
         items = _items(value)
         if items is None:
             return None
-        found = [self._listed(item, call, depth + 1) if isinstance(item, (cst.List, cst.Tuple, cst.ListComp))
+        found = [self._listed(item, call, depth + 1, True) if isinstance(item, (cst.List, cst.Tuple, cst.ListComp))
                  else self.dtype(item, depth + 1) for item in items]
         if any(item is None or item is _NONE or item.holder not in ("array", "number") for item in found):
             return _NONE
@@ -857,9 +887,57 @@ class Placement:
             return found[0]
         if all(item.holder == "number" for item in found):
             name = "float64" if any(item.name == "float64" for item in found) else "int64"
+            if nested:  # `[[517.7, 0, 320], [0, 0, 1]]`: the rows are Python numbers too, one array in all
+                return Dtype(name, "number", call, "")
             kind = "floats" if name == "float64" else "ints"
             return Dtype(name, "array", call, f"`{_short(self.analysis, call)}` of Python {kind} is {name}")
         return _NONE
+
+    def _flat_items(self, value: cst.BaseExpression, depth: int) -> Optional[list[Dtype]]:
+        """The dtypes of the items of a list or tuple written out, nested lists flattened; None
+        when one is not shown."""
+        if not isinstance(value, (cst.List, cst.Tuple)) or depth > _MAX_DEPTH:
+            return None
+        found: list[Dtype] = []
+        for item in _items(value) or ():
+            if isinstance(item, (cst.List, cst.Tuple)):
+                inner = self._flat_items(item, depth + 1)
+                if not inner:
+                    return None
+                found.extend(inner)
+                continue
+            shown = self.dtype(item, depth + 1)
+            if shown is None or shown is _NONE or shown.holder not in ("array", "number", "tensor") or \
+                    shown.holder != "number" and not (shown.floating or shown.integer):
+                return None
+            found.append(shown)
+        return found
+
+    def _tensor_listed(self, value: cst.BaseExpression, call: cst.Call, depth: int) -> Optional[Dtype]:
+        """The dtype `torch.tensor` infers from a list or tuple written out (nested) whose
+        items are all shown: torch promotes the items' dtypes, a Python float counting as the
+        default dtype and a Python int as int64, a numpy scalar or array as its own dtype
+        (`torch.tensor([c2, c1])` of numpy float64 values: float64)."""
+        found = self._flat_items(value, depth)
+        if not found:
+            return None
+        code = f"`{_short(self.analysis, call)}`"
+        arrays = [item for item in found if item.holder == "array"]
+        if any(item.holder == "tensor" for item in found):
+            return None
+        if not arrays:  # Python numbers (`math.cos(angle)`): the default dtype, or int64 for ints alone
+            if any(item.name == "float64" for item in found):
+                return Dtype("float32", "tensor", call, f"{code} of Python floats is float32", True) \
+                    if self._default_is_float32() else None
+            return Dtype("int64", "tensor", call, f"{code} of Python ints is int64", True)
+        wide = next((item for item in arrays if item.name == "float64"), None)
+        if wide is not None:
+            return Dtype("float64", "tensor", call, f"{code} of numpy float64 values is float64 ({wide.why})", True)
+        if all(item.holder == "array" and item.name == arrays[0].name for item in found):
+            first = arrays[0]
+            return Dtype(first.name, "tensor", call, f"{code} of numpy {first.name} values is {first.name}"
+                         f" ({first.why})", True)
+        return None
 
     def _method(self, method: str, receiver: cst.BaseExpression, node: cst.Call, depth: int) -> Optional[Dtype]:
         code = f"`{_short(self.analysis, node)}`"
@@ -875,7 +953,7 @@ class Placement:
             return Dtype(name, "tensor", node, f"{code} is {name}", True)  # the conversion chooses it
         if method == "astype" and node.args:
             found = self._dtype_name(node.args[0].value, True)
-            return Dtype(found, "array", node, f"{code} is {found}") if found else None
+            return Dtype(found, "array", node, f"{code} is {found}", True) if found else None
         if method in ("to", "type"):
             given = keyword(node, "dtype") or (node.args[0].value if node.args and node.args[0].keyword is None
                                                else None)
@@ -1135,7 +1213,115 @@ class Placement:
                 mismatch = self._product(operation, operation.left, operation.right, "@")
                 if mismatch is not None:
                     found.append(mismatch)
+        if "state_dict" in self.analysis.text:
+            found.extend(self._state_entry_updates())
         return found
+
+    def _state_entry_updates(self) -> list[DtypeMismatch]:
+        """In-place float arithmetic (`v.mul_(decay)`) on every entry of a module's
+        `state_dict()` (`for v in model.state_dict().values()`, also through `zip`, `list(..)`
+        and names or attributes bound to them) where the module holds a layer with an int64
+        buffer (BatchNorm's `num_batches_tracked`): at that entry the float result cannot be
+        written into the int64 tensor. Not where the loop tests anything (`if v.dtype ..`)."""
+        found: list[DtypeMismatch] = []
+        for call in self._all_calls():
+            func = call.func
+            if not isinstance(func, cst.Attribute) or func.attr.value not in torch_api.INPLACE_ARITHMETIC_METHODS \
+                    or not isinstance(func.value, cst.Name) or self.inference.qualname(func) is not None:
+                continue
+            operands = [arg.value for arg in call.args
+                        if not arg.star and (arg.keyword is None or arg.keyword.value == "other")]
+            shown = [self.dtype(operand) for operand in operands]
+            floating = next((item for item in shown if item is not None and item is not _NONE and item.floating
+                             and item.holder in ("number", "tensor")), None)
+            if floating is None:
+                continue
+            bindings = self.model.resolve(func.value)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.FOR or bindings[0].value is None:
+                continue
+            loop = call.parent
+            while loop is not None and not (isinstance(loop, cst.For) and loop.iter is bindings[0].value):
+                loop = loop.parent
+            if loop is None or any(isinstance(node, (cst.If, cst.IfExp, cst.Try)) for node in iter_nodes(loop.body)):
+                continue
+            module = self._state_of(bindings[0].value, bindings[0].path)
+            layer = self._int64_buffer_layer(module) if module is not None else None
+            if layer is None:
+                continue
+            entries = f"`{_short(self.analysis, module)}.state_dict()`"
+            why = f"at one entry: {entries} holds the int64 `num_batches_tracked` buffer of " \
+                  f"`{_short(self.analysis, layer)}`"
+            found.append(DtypeMismatch(
+                func.value, Dtype("int64", "tensor", layer, why), call,
+                f"the in-place `{func.attr.value}` of {floating.why or 'a float'} (`{_short(self.analysis, call)}`)",
+                "results of its own dtype (\"result type Float can't be cast to the desired output type Long\")",
+                advice=f"update only the floating entries (`if {func.value.value}.is_floating_point():`)"))
+        return found
+
+    def _state_of(self, iterable: cst.BaseExpression, path: tuple, depth: int = 0) -> Optional[cst.BaseExpression]:
+        """The module whose `state_dict()` entries iterating ``iterable`` gives at ``path``
+        (`model.state_dict().values()`, `.items()` at 1, `zip` of such, `list(..)` of one,
+        a name or an attribute bound once to one)."""
+        if depth > 6:
+            return None
+        if isinstance(iterable, cst.Name):
+            value = self._sole_value(iterable)
+            return self._state_of(value, path, depth + 1) if value is not None else None
+        if isinstance(iterable, cst.Attribute):
+            cls = self._class_of(iterable.value)
+            assignments = cls.assignments(iterable.attr.value) if cls is not None else []
+            if len(assignments) != 1 or assignments[0].value is None or assignments[0].path:
+                return None
+            return self._state_of(assignments[0].value, path, depth + 1)
+        if not isinstance(iterable, cst.Call) or any(arg.star or arg.keyword is not None for arg in iterable.args):
+            return None
+        func = iterable.func
+        args = [arg.value for arg in iterable.args]
+        if isinstance(func, cst.Name) and self.inference.qualname(func) in ("builtins.list", "builtins.tuple") \
+                and len(args) == 1:
+            return self._state_of(args[0], path, depth + 1)
+        if isinstance(func, cst.Name) and self.inference.qualname(func) == "builtins.zip":
+            if not path or path[0] is None or path[0] >= len(args):
+                return None
+            return self._state_of(args[path[0]], path[1:], depth + 1)
+        if isinstance(func, cst.Attribute) and func.attr.value in ("values", "items") and not args and \
+                isinstance(func.value, cst.Call) and isinstance(func.value.func, cst.Attribute) and \
+                func.value.func.attr.value == "state_dict" and not func.value.args:
+            if path != ((1,) if func.attr.value == "items" else ()):
+                return None
+            return func.value.func.value
+        return None
+
+    def _int64_buffer_layer(self, module: cst.BaseExpression) -> Optional[cst.Call]:
+        """A layer with an int64 buffer (a BatchNorm tracking its statistics) that ``module``,
+        an instance of a module class of this file, builds (also in its submodule classes)."""
+        cls = self._class_of(module)
+        if cls is None or not self._is_module_class(cls):
+            return None
+        seen: set[int] = set()
+        pending = [cls]
+        while pending:
+            current = pending.pop()
+            if id(current) in seen or len(seen) > 8:
+                continue
+            seen.add(id(current))
+            for method in current.methods.values():
+                for call in self._calls_in(method.node):
+                    qualname = self.inference.qualname(call.func)
+                    if qualname in torch_api.INT64_BUFFER_LAYERS and self._tracks_statistics(call, qualname):
+                        return call
+            pending.extend(self._submodule_classes(current))
+        return None
+
+    @staticmethod
+    def _tracks_statistics(call: cst.Call, qualname: str) -> bool:
+        """The BatchNorm ``call`` builds keeps `track_running_stats` on: not given, or `True`."""
+        name, position, _ = torch_api.TRAIN_MODE_LAYERS[qualname]
+        given = keyword(call, name)
+        positional = [arg.value for arg in call.args if arg.keyword is None]
+        if given is None and position is not None and position < len(positional):
+            given = positional[position]
+        return given is None or isinstance(given, cst.Name) and given.value == "True"
 
     def _index_put(self, assign: cst.Assign) -> Optional[DtypeMismatch]:
         """``x[index] = value`` with a tensor index (a mask, indices, a list): torch copies

@@ -183,6 +183,13 @@ TRAIN_MODE_LAYERS: dict[str, tuple[str, Optional[int], bool]] = {
     "torch.nn.MultiheadAttention": ("dropout", 2, False),
     **{f"torch.nn.{name}": ("dropout", None, False) for name in ("RNN", "LSTM", "GRU")},
 }
+# The layers that hold an int64 buffer (`num_batches_tracked`) in their `state_dict()` while
+# `track_running_stats` (the argument TRAIN_MODE_LAYERS names) is on, as it is by default.
+INT64_BUFFER_LAYERS = frozenset(name for name, (argument, _, _) in TRAIN_MODE_LAYERS.items()
+                                if argument == "track_running_stats")
+# In-place arithmetic methods: the result must fit the tensor's own dtype ("result type Float
+# can't be cast to the desired output type Long" for an int64 tensor and a float operand).
+INPLACE_ARITHMETIC_METHODS = frozenset({"mul_", "add_", "sub_", "div_"})
 # Containers of torch.nn whose mode is that of the layers they are built from (the
 # data-parallel wrappers: of the module they wrap, which `train()`/`eval()` reach).
 TRAIN_MODE_CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict",
@@ -917,6 +924,12 @@ FRAME_TO_ARRAY = frozenset({"values", "to_numpy"})
 FLOAT_CONSTANTS = frozenset({"numpy.pi", "numpy.e", "math.pi", "math.e", "math.tau"})
 # Builtins whose result is a Python int.
 INT_BUILTINS = frozenset({"builtins.len", "builtins.int"})
+# Functions whose result is a Python float, whatever number they are given.
+FLOAT_BUILTINS = frozenset({
+    "builtins.float", "math.sin", "math.cos", "math.tan", "math.asin", "math.acos", "math.atan", "math.atan2",
+    "math.sinh", "math.cosh", "math.tanh", "math.exp", "math.log", "math.log2", "math.log10", "math.sqrt",
+    "math.radians", "math.degrees", "math.hypot", "math.pow", "math.fabs",
+})
 # numpy functions whose result is int64 (on the platforms torch supports).
 NUMPY_INT64_FUNCTIONS = frozenset({
     "numpy.random.randint", "numpy.random.choice", "numpy.random.permutation", "numpy.bincount", "numpy.argmax",

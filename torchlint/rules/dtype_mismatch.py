@@ -25,7 +25,7 @@ class DtypeMismatch(Rule):
     fix = Applicability.SAFE
     raised_where_used = True
     requires = (r"numpy|np\.|pandas|pd\.|dtype|torch\.(full|arange|tensor|as_tensor|from_numpy|randint)"
-                r"|\.(double|long|float|half|bfloat16)\(|Tensor\(",)
+                r"|\.(double|long|float|half|bfloat16)\(|Tensor\(|state_dict\(",)
     references = (
         ("Tensor attributes: torch.dtype", "https://pytorch.org/docs/stable/tensor_attributes.html#torch-dtype"),
         ("torch.from_numpy", "https://pytorch.org/docs/stable/generated/torch.from_numpy.html"),
@@ -75,6 +75,11 @@ class DtypeMismatch(Rule):
       `F.nll_loss` (they take no probabilities), and class indices of an integer dtype other
       than int64 and uint8 (`labels.astype(np.int32)`, `y.int()`: "expected target dtype to
       be Long or Byte");
+    - in-place float arithmetic (`v.mul_(decay)`, `add_`, `sub_`, `div_`) on every entry of a
+      module's `state_dict()` (`for v in ema.state_dict().values()`, also through `zip` and
+      `list(..)`) when the module builds a BatchNorm that tracks its statistics: its
+      `num_batches_tracked` entry is int64 and cannot take the float result (not where the
+      loop tests anything, such as `if v.is_floating_point():`);
     - a float32 input to a model converted as it is built (`Net().half()`,
       `nn.Sequential(..).double()`) or by a statement of its own before the call
       (`model.double()`), whose input meets a layer with weights first.
@@ -82,7 +87,10 @@ class DtypeMismatch(Rule):
     Arrays come from numpy, from pandas (the values of a `pd.read_csv` table are float64, or
     int64 for whole numbers: never float32, which a float32 layer alone takes; a `DataFrame`
     of an array keeps its dtype) and from scikit-learn (`train_test_split` keeps each array's
-    dtype). Tensor arithmetic promotes (a float64 tensor with dimensions times a layer's output
+    dtype). `torch.tensor` of a list written out takes the dtype its items promote to: numpy
+    float64 values (`torch.tensor([v, u])` of values computed from a float64 array) make
+    float64, Python floats (`math.cos(angle)`) the default float32. Tensor arithmetic promotes
+    (a float64 tensor with dimensions times a layer's output
     is float64), a comparison of tensors is bool and its `sum` int64, `torch.stack`/`torch.cat`
     keep the dtype of what they join, an in-place method (`.normal_()`) the tensor's,
     `Variable(x)` and `x.data` the dtype of `x`. The dtype
@@ -99,7 +107,9 @@ class DtypeMismatch(Rule):
 
     The finding is where the dtype was chosen in a torch call of the file (a `dtype=`, the
     conversion of a numpy array, `.double()`, a conversion to an integer dtype such as
-    `labels.long()` or `y.int()`), else where the value is used; it says where the dtype comes
+    `labels.long()` or `y.int()`), or in numpy where a call names it and the conversion only
+    keeps it (`torch.from_numpy(image.astype(float))`: the `astype`), else where the value is
+    used; it says where the dtype comes
     from (a related location). In a file that converts a
     module (`model.double()`) only the calls of a model shown converted are judged; a file that
     changes the default dtype is not judged.
@@ -192,7 +202,8 @@ class DtypeMismatch(Rule):
         reported: set[int] = set()
         for found in self.ctx.placement.dtype_mismatches():
             origin = found.dtype.origin
-            at_origin = found.dtype.chosen and isinstance(origin, cst.Call) and self._torch_call(origin)
+            at_origin = found.dtype.chosen and isinstance(origin, cst.Call) and (
+                self._torch_call(origin) or self.ctx.placement.numpy_dtype_argument(origin) is not None)
             where = origin if at_origin else found.value
             if id(where) in reported:
                 continue
@@ -212,6 +223,8 @@ class DtypeMismatch(Rule):
             if lead.endswith(f"({found.dtype.why})") and found.dtype.why.startswith(value_text):
                 lead = found.dtype.why  # `y.float()` is float32 (`y.float()` is float32)
             fix = self._origin_fix(origin, found.wanted) if at_origin else self._use_fix(found.value, found.wanted)
+            if found.advice:  # converting the value is not the fix
+                advice, fix = found.advice, None
             if fix is not None and fix.message.startswith("Drop"):
                 advice = f"drop the conversion: `{self.ctx.snippet(found.value.func.value)}` is {found.wanted} already"
             self.report(where, lead=lead, what=found.what, needed=found.needed, advice=advice, related=tuple(related),
@@ -244,6 +257,11 @@ class DtypeMismatch(Rule):
         return calls[:3]
 
     def _origin_fix(self, origin: cst.Call, wanted: str) -> Optional[Fix]:
+        chosen = self.ctx.placement.numpy_dtype_argument(origin)
+        if chosen is not None:  # `x.astype(float)`, `np.array(y, dtype=np.int32)`: name the dtype wanted
+            text = edits.replace(chosen.attr, wanted) if isinstance(chosen, cst.Attribute) else \
+                edits.replace(chosen, f'"{wanted}"')
+            return Fix(Applicability.UNSAFE, f"Make the array {wanted}", (text,))
         torch, imports = edits.torch_name(self.ctx)
         func = origin.func
         qualname = self.ctx.qualname(func) or ""
