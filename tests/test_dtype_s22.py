@@ -152,3 +152,13 @@ def test_a_float_update_of_every_state_dict_entry(project):
                 kept.add_(current, alpha=1 - self.decay)''')
     _check(project, guarded, [])
     _check(project, AVERAGED_STATE.replace("nn.BatchNorm2d(4)", "nn.BatchNorm2d(4, track_running_stats=False)"), [])
+
+
+def test_the_runtime_waits_for_the_entry_that_raises(project):
+    # six float entries pass `mul_` before BatchNorm's int64 `num_batches_tracked` raises: a
+    # site judged after its first three runs would have missed it
+    project.write("bad.py", AVERAGED_STATE)
+    result = project.run("check", "--no-cache", "--select", "TL413", "--runtime", "--output-format", "json", "bad.py")
+    [finding] = result.json()
+    assert finding["runtime"]["verdict"] == "CONFIRMED", finding["runtime"]
+    assert "can't be cast to the desired output type Long" in finding["runtime"]["evidence"]
