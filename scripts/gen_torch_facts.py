@@ -13,6 +13,9 @@ What is derived from torch, and how (field by field, see ``Fact`` in the generat
 
 - names: ``dir(torch.Tensor)`` (methods / properties), ``torch`` (lower-case callables),
   ``torch.nn.functional``, ``torch.nn.init``, ``torch.nn`` Module subclasses, legacy types;
+  ``torch.linalg``, ``torch.special`` and ``torch.fft`` (lower-case callables), each derived as the
+  ``torch`` functions are, from its aten op ``<namespace>_<name>`` (``torch.linalg.norm`` is
+  ``aten::linalg_norm``) and probes that also try a square matrix (``inv``, ``det``, ``cholesky``);
 - returns / aliasing / in_place / out_variant: the aten schemas ``torch.ops.aten.<name>.<overload>._schema``
   (alias annotations ``Tensor(a)`` = aliases an input, ``Tensor(a!)`` = written; ``Tensor(a)[]`` =
   tuple of aliases; more than one return = tuple; Tag.inplace_view = in place on metadata only;
@@ -535,11 +538,21 @@ def probe_method(name):
     return facts
 
 
-def probe_function(name):
-    """``torch.name(x)`` on 2-d float tensors: 0-dim? the input itself, a view or a copy?"""
-    fn = getattr(torch, name)
+def _spd(n):
+    a = torch.randn(n, n)
+    return a @ a.T + n * torch.eye(n)
+
+
+def probe_function(fn, shapes=((3, 4),)):
+    """``fn(x)`` on 2-d float tensors: 0-dim? the input itself, a view or a copy?  ``x`` has the
+    first of ``shapes`` that ``fn`` takes (linear algebra wants square matrices, symmetric positive
+    definite ones here: ``inv``, ``det``, ``cholesky``)."""
+    def matrix(rows, columns):
+        return _spd(rows) if rows == columns else torch.randn(rows, columns)
+
+    rows, columns = next((shape for shape in shapes if call(fn, matrix(*shape))[0]), shapes[0])
     facts = {"sharing": set()}
-    for x in (torch.randn(3, 4), torch.randn(4, 3).t()):  # contiguous, then not
+    for x in (matrix(rows, columns), matrix(columns, rows).t()):  # contiguous, then not
         ok, result = call(fn, x)
         for e in (result if isinstance(result, (tuple, list)) else (result,)) if ok else ():
             if isinstance(e, torch.Tensor):
@@ -548,10 +561,10 @@ def probe_function(name):
                     facts["sharing"].add("self")
                 elif same is not None:
                     facts["sharing"].add("view" if same else "copy")
-    ok, r = call(fn, torch.randn(3, 4))
+    ok, r = call(fn, matrix(rows, columns))
     if ok and isinstance(r, torch.Tensor):
         facts["no_arg_0dim"] = r.dim() == 0
-        g = torch.randn(3, 4, requires_grad=True)
+        g = matrix(rows, columns).requires_grad_()
         ok, rg = call(fn, g)
         if ok and isinstance(rg, torch.Tensor):
             facts["differentiable"] = bool(rg.requires_grad)
@@ -756,7 +769,7 @@ FUNCTION_NEVER_PROBE = ("set_", "use_", "manual_seed", "seed", "save", "load", "
                         "vmap", "fork", "wait", "export", "from_file", "is_", "get_", "init_", "_")
 for name in torch_functions:
     sf = schema_facts(name, method=False)
-    probe = probe_function(name) if sf and not name.startswith(FUNCTION_NEVER_PROBE) else {}
+    probe = probe_function(getattr(torch, name)) if sf and not name.startswith(FUNCTION_NEVER_PROBE) else {}
     returns = sf["returns"] if sf else "unknown"
     in_place = "none"
     if sf:
@@ -818,6 +831,33 @@ for name in LEGACY_TYPES:
     dtype = torch.get_default_dtype() if name == "Tensor" else getattr(torch, name).dtype
     add(f"torch.{name}" if name != "Tensor" else "torch.Tensor", "type", returns="tensor",
         legacy_dtype=str(dtype).replace("torch.", ""), tensor_only=True, source="type")
+
+# torch.linalg / torch.special / torch.fft: each function is an aten op named ``<namespace>_<name>``
+# (torch.linalg.norm is aten::linalg_norm), derived as the torch.* functions are; the probes also
+# try a square (symmetric positive definite) matrix, which inv, det, cholesky, eigh... need.
+NAMESPACES = {"linalg": torch.linalg, "special": torch.special, "fft": torch.fft}
+
+SQUARE_PATTERNS = [(_spd(4), _spd(4)), (_spd(4),), (_spd(4), 2)]
+for namespace, module in NAMESPACES.items():
+    for name in public(dir(module)):
+        fn = getattr(module, name)
+        if not callable(fn) or not name[0].islower() or inspect.ismodule(fn):
+            continue
+        aten = f"{namespace}_{name}"
+        sf = schema_facts(aten, method=False)
+        assert sf is not None, f"torch.{namespace}.{name}: no aten op {aten}"
+        probe = probe_function(fn, shapes=((3, 4), (4, 4)))
+        returns = sf["returns"]
+        in_place = "data" if "data" in sf["in_place"] else "metadata" if "metadata" in sf["in_place"] else "none"
+        add(f"torch.{namespace}.{name}", "function", returns=returns,
+            aliasing=aliasing_of(sf, probe) if returns != "other" else "none", in_place=in_place,
+            out_variant=sf["out_variant"], reduction=sf["reduction"], zero_dim=zero_dim_of(sf, probe, returns),
+            differentiable=probe.get("differentiable"), factory=sf["factory"],
+            saves=function_saves(fn, FUNCTION_PATTERNS + SQUARE_PATTERNS)
+            if probe.get("differentiable") is not False and returns != "other" and in_place == "none" else "-",
+            integer=integer_of(lambda x, fn=fn: lambda *args: fn(x, *args))
+            if returns in ("tensor", "tuple", "depends") and in_place == "none" else "-",
+            source="schema+probe")
 
 # --- random dropping ---------------------------------------------------------------------------
 # What names a candidate: a float parameter named for a drop probability, and a bool one named for
