@@ -16,11 +16,11 @@ near-twin (programs of our own, run under torch with the meta device standing in
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 
 import pytest
+
+from torch_programs import run_program
 
 METRIC = """\
 import torch
@@ -164,7 +164,7 @@ def test_torch_raises_on_the_bad_program_and_not_on_the_fixed_one(project, case)
     pytest.importorskip("torch")
     for fixed in (False, True):
         where = _write(project, case, fixed)
-        done = subprocess.run([sys.executable, where], cwd=project.root, capture_output=True, text=True, timeout=120)
+        done = run_program(where, cwd=project.root, timeout=120)
         if fixed:
             assert done.returncode == 0, done.stderr[-500:]
         else:

@@ -20,13 +20,10 @@ And what stays quiet: the holder's model put in eval mode by its other name
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 
 from test_eval_s20 import _write
+from torch_programs import run_program
 
 HOLDER = """
 import torch
@@ -150,8 +147,7 @@ def test_the_bad_program_is_found_and_its_twin_is_not(project, case) -> None:
 
 def _stderr_of_run(project, source: str) -> str:
     project.write("prog.py", source)
-    return subprocess.run([sys.executable, "prog.py"], cwd=project.root, capture_output=True, text=True, timeout=120,
-                          env=dict(os.environ, PYTHONPATH=str(project.root))).stderr
+    return run_program("prog.py", cwd=project.root, timeout=120).stderr
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
