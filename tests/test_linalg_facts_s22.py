@@ -51,3 +51,15 @@ def test_norm_penalty_built_per_batch(tmp_path) -> None:
         "        optimizer.zero_grad()\n        penalty = 1e-4 * sum(torch.linalg.norm(w) for w in model.parameters())\n")
     assert "penalty = " in fixed
     assert lint_findings(tmp_path, fixed, "TL411") == []
+
+
+def test_every_tensor_returning_linalg_function_is_known(tmp_path) -> None:
+    # `torch.linalg.vector_norm` was in a hand-written list; `solve_triangular` is known only
+    # from the facts table's rows: both penalties built once are graphs used twice.
+    for function in ("vector_norm", "solve_triangular"):
+        call = "torch.linalg.vector_norm(w)" if function == "vector_norm" else \
+            "torch.linalg.solve_triangular(w.T @ w + torch.eye(w.shape[1]), w.T, upper=False).sum()"
+        source = BUILT_ONCE.replace("torch.linalg.norm(w)", call)
+        assert call in source
+        found = lint_findings(tmp_path, source, "TL411")
+        assert finding_rows(found) == [(11, "TL411")], (function, found)

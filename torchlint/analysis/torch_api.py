@@ -133,11 +133,8 @@ SCALAR_REDUCTIONS = torch_facts.methods(zero_dim="no_dim")
 SCALAR_REDUCTION_FUNCTIONS = torch_facts.functions(zero_dim="no_dim")
 ALWAYS_SCALAR_METHODS = torch_facts.methods(zero_dim="always")
 ALWAYS_SCALAR_FUNCTIONS = torch_facts.functions(zero_dim="always")
-_LINALG_TENSOR = frozenset({
-    "norm", "vector_norm", "matrix_norm", "det", "inv", "pinv", "solve", "matrix_exp",
-    "matrix_power", "cholesky", "cross", "multi_dot", "matrix_rank", "cond", "svdvals", "eigvals",
-    "eigvalsh", "vecdot", "diagonal", "tensorinv", "tensorsolve", "householder_product",
-})
+# torch.linalg functions that return one tensor (torch_facts).
+_LINALG_TENSOR = torch_facts.functions("torch.linalg", returns="tensor")
 _LEGACY_TENSOR_TYPES = torch_facts.types()  # Tensor, FloatTensor, LongTensor...
 # torch.nn.functional losses: a `reduction=` parameter (torch_facts).
 LOSS_FUNCTIONS = torch_facts.functions("torch.nn.functional", loss=True)
