@@ -15,11 +15,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 
 import pytest
+from torch_programs import run_program
 
 MASK = """\
 import torch
@@ -186,7 +185,7 @@ def test_torch_raises_on_the_bad_program_and_not_on_the_fixed_one(project, case)
     pytest.importorskip("torch")
     for fixed in (False, True):
         where = _write(project, case, fixed)
-        done = subprocess.run([sys.executable, where], cwd=project.root, capture_output=True, text=True, timeout=120)
+        done = run_program(where, cwd=project.root, timeout=120)
         if fixed:
             assert done.returncode == 0, done.stderr[-500:]
         else:
