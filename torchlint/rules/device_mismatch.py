@@ -318,6 +318,9 @@ class DeviceMismatch(Rule):
                          else "gives it to the module's layers"))
                 advice = f"make it with `device={found.device_of}.device`" if found.device_of else \
                     "make it on the device of the module's input (`device=x.device`)"
+                if not self._takes_device(found):  # `torch.from_numpy(..)`: moved after it is made
+                    advice = f"move it with `.to({found.device_of}.device)`" if found.device_of else \
+                        "move it to the device of the module's input (`.to(x.device)`)"
                 fix = self._device_fix(found)
             self.report(found.node, what=what, advice=advice, related=tuple(related), fix=fix)
         for dropped in self.ctx.placement.dropped_moves():
@@ -472,10 +475,18 @@ class DeviceMismatch(Rule):
         text = f"{receiver}.register_buffer(\"{found.attribute}\", {value}, persistent=False)"
         return Fix(Applicability.UNSAFE, "Register it as a buffer", (edits.replace(statement, text),))
 
+    def _takes_device(self, found: Found) -> bool:
+        call = found.node
+        return not (isinstance(call, cst.Call) and
+                    self.ctx.inference.qualname(call.func) in torch_api.DEVICELESS_CONVERTERS)
+
     def _device_fix(self, found: Found) -> Optional[Fix]:
         call = found.node
         if found.device_of is None or not isinstance(call, cst.Call) or any(arg.star for arg in call.args):
             return None
+        if not self._takes_device(found):
+            return Fix(Applicability.UNSAFE, f"Move it to `{found.device_of}.device`",
+                       (edits.insert_after(call, f".to({found.device_of}.device)"),))
         text = edits.call_text(self.ctx, call, added=f"device={found.device_of}.device")
         return Fix(Applicability.UNSAFE, f"Make it on `{found.device_of}.device`", (edits.replace(call, text),))
 
