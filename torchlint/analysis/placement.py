@@ -4028,17 +4028,17 @@ class Placement:
         forward = next((owner.methods["forward"] for owner in lineage if "forward" in owner.methods), None)
         entries = ([forward] if forward is not None else []) + [
             method for method in self._run_after_move(cls, move, lineage) if method is not forward]
-        methods: list[FunctionInfo] = []
+        # (method, the entry that runs it): `forward`, run by a call of the module, or a method
+        # the file calls on the moved instance, and the methods each calls through `self`
+        methods: list[tuple[FunctionInfo, FunctionInfo]] = []
         for entry in entries:
             for method in [entry, *self._self_callees(entry, lineage)]:
-                if method not in methods:
-                    methods.append(method)
+                if all(method is not seen for seen, _ in methods):
+                    methods.append((method, entry))
         init = [method for owner in lineage for method in self._init_methods(owner)]
-        for method in methods:
+        for method, entry in methods:
             if method in init:
                 continue  # run while the module is built, before the move
-            # `forward` is what a call of the module runs; another method is run by its own calls
-            entry = forward if forward is not None else method
             for call in self._calls_in(method.node):
                 qualname = self.inference.qualname(call.func)
                 sized = qualname in torch_api.TORCH_SIZED_FACTORIES
@@ -4065,9 +4065,22 @@ class Placement:
                         kind = "met"
                 if used is None:
                     continue
-                found.append(DeviceMismatch(call, call, cls, move, used, device_of=self._tensor_parameter(call, method),
-                                            kind=kind))
+                device_of = self._tensor_parameter(call, method)
+                if device_of is None and entry is not forward:  # a method run on the module, not given an input
+                    device_of = self._registered_name(method)
+                found.append(DeviceMismatch(call, call, cls, move, used, device_of=device_of, kind=kind))
         return found
+
+    def _registered_name(self, method: FunctionInfo) -> Optional[str]:
+        """`self.<name>` of a tensor the module registers (a parameter or buffer, which the
+        move takes along), whose `.device` a tensor made in ``method`` can take."""
+        if method.cls is None:
+            return None
+        for owner in self._lineage(method.cls):
+            for name in list(owner.attributes):
+                if self._registered_attribute(method, name):
+                    return f"{method.self_name}.{name}"
+        return None
 
     def _run_after_move(self, cls: ClassInfo, move: cst.Call, lineage: list[ClassInfo]) -> list[FunctionInfo]:
         """The methods of ``cls`` (or a base class of the file) that the file calls on an
@@ -4379,7 +4392,10 @@ class Placement:
         rebinds otherwise: the move of the module takes it along."""
         if not (isinstance(node.value, cst.Name) and node.value.value == method.self_name) or method.cls is None:
             return False
-        name = node.attr.value
+        return self._registered_attribute(method, node.attr.value)
+
+    def _registered_attribute(self, method: FunctionInfo, name: str) -> bool:
+        """`self.<name>` in ``method`` is a tensor the module registers (see ``_registered_tensor``)."""
         lineage = self._lineage(method.cls)
         assignments = [assignment for owner in lineage for assignment in owner.assignments(name)]
         named = re.compile(rf"""setattr\(\s*{re.escape(method.self_name)}\s*,\s*["']{re.escape(name)}["']""")
