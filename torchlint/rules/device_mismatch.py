@@ -10,7 +10,7 @@ from torchlint.framework.api import (
 # What torch 2.13 says when an operation mixes devices (the meta device stands in for a GPU on CPU torch).
 DEVICE_ERRORS = ("is not on the expected device", "Expected all tensors to be on the same device",
                  "must be on the same device", "should be the same device", "Tensor for argument",
-                 "are not at the same device")
+                 "are not at the same device", "to be on the same device")  # `Expected b and A to be on ..`
 
 
 class DeviceMismatch(Rule):
