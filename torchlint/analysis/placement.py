@@ -48,6 +48,8 @@ _MOVES = re.compile(r"\.(?:to|cuda)\s*\(")
 _FACTORY_CALL = re.compile(r"\b(?:zeros|ones|rand|randn|randint|arange|empty|full|eye|linspace|tensor|"
                            r"Tensor|FloatTensor|LongTensor|from_numpy|as_tensor)\s*\(")
 _MOVES_ITSELF = re.compile(r"\.(?:to|cuda|_apply)\s*\(|def (?:to|cuda)\b")
+# Module methods that return the module itself, where it is (`model = model.eval()`).
+_PLACE_KEEPING_MODULE_METHODS = ("train", "eval", "float", "half", "double")
 _ITERATING_BUILTINS = frozenset({"zip", "enumerate", "iter", "list", "tuple", "len", "sorted", "reversed", "map"})
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
 # The numbers pandas reads from text: float64, or int64 for whole numbers; not float32.
@@ -513,6 +515,13 @@ class Placement:
         if value is not None and value.kind is Kind.INSTANCE and isinstance(value.cls, ClassInfo):
             return value.cls
         return None
+
+    def _call_method(self, call: cst.Call) -> Optional[FunctionInfo]:
+        """The `__call__` of the plain class of this file whose instance ``call`` calls
+        (`self.tokenizer(texts)`): what the call gives is what it returns."""
+        called = self._instance_called(call)
+        method = called.methods.get("__call__") if called is not None and called.model is self.model else None
+        return method if method is not None and method.kind == "method" else None
 
     def _class_called(self, call: cst.Call) -> Optional[ClassInfo]:
         """The module class of this file whose instance ``call`` calls (`model(x)`, `self.block(x)`)."""
@@ -2289,7 +2298,7 @@ class Placement:
             if qualname in torch_api.SAME_TENSOR_WRAPPERS and positional:
                 return self.cpu_origin(positional[0], depth + 1)  # `Variable(x)` is `x`
             if qualname is not None and positional and keyword(node, "device") is None and \
-                    self._computes_from_first(qualname):
+                    (self._computes_from_first(qualname) or qualname in torch_api.SEQUENCE_PADDING_FUNCTIONS):
                 return self.cpu_origin(positional[0], depth + 1)  # `F.one_hot(labels, n)`
             transform = self._tensor_making_transform(node)
             if transform is not None:
@@ -2306,7 +2315,8 @@ class Placement:
                 if method in torch_api.TENSOR_DTYPE_KEEPING_METHODS or method in torch_api.DTYPE_METHODS or \
                         self._keeps_device_of(method):
                     return self.cpu_origin(func.value, depth + 1)
-            function = self._file_function(func) or self._forward_of(func) if qualname is None else None
+            function = self._file_function(func) or self._forward_of(func) or self._call_method(node) \
+                if qualname is None else None
             if function is not None and function.returns and not function.is_generator:
                 found = [self.cpu_origin(returned, depth + 1) for returned in function.returns]
                 if all(item is not None for item in found):
@@ -2325,6 +2335,11 @@ class Placement:
             items = _items(node)
             found = [self.cpu_origin(item, depth + 1) for item in items or ()]
             return found[0] if found and all(item is not None for item in found) else None
+        if isinstance(node, cst.Dict) and node.elements and all(isinstance(element, cst.DictElement)
+                                                                for element in node.elements):
+            # `{"input_ids": ids, "attention_mask": mask}` a tokenizer returns: an entry is where all are
+            found = [self.cpu_origin(element.value, depth + 1) for element in node.elements]
+            return found[0] if all(item is not None for item in found) else None
         if isinstance(node, cst.Comparison) and len(node.comparisons) == 1 and \
                 isinstance(node.comparisons[0].comparator, (cst.Integer, cst.Float)):
             return self.cpu_origin(node.left, depth + 1)  # `mask == 0`
@@ -2384,6 +2399,10 @@ class Placement:
             return True
         if isinstance(node, cst.Call) and self._builtin(node.func) in ("list", "tuple") and len(node.args) == 1:
             return self._python_iterable(node.args[0].value, 0)  # `list(itertools.product(range(n), range(n)))`
+        if isinstance(node, cst.Call) and depth <= 4 and self.inference.qualname(node.func) is None:
+            function = self._file_function(node.func)  # `torch.tensor(tokenize(text))`: what it returns
+            return function is not None and bool(function.returns) and not function.is_generator and \
+                all(self._python_data(returned, depth + 1) for returned in function.returns)
         if isinstance(node, cst.Attribute) and depth <= 4:  # `self.weights`, set once in `__init__`
             cls = self._class_of(node.value)
             init = cls.methods.get("__init__") if cls is not None else None
@@ -2670,7 +2689,7 @@ class Placement:
         while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
             if self._is_move(value):
                 return value
-            if value.func.attr.value not in ("train", "eval", "float", "half", "double"):
+            if value.func.attr.value not in _PLACE_KEEPING_MODULE_METHODS:
                 break
             value = value.func.value
         if isinstance(value, (cst.Name, cst.Attribute)):
@@ -2888,8 +2907,10 @@ class Placement:
                     cls = value.cls if value is not None and isinstance(value.cls, ClassInfo) else None
                     if cls is not None and not self._holds_tensors(cls):
                         break  # nothing of it to move (a loss computed from its inputs)
+                    direct = self._construction(func) is construction  # (not through `.eval()` or a builder)
                     found.append(DeviceMismatch(func, construction, cls, move, call, kind="module",
-                                                device=self._visible_at(self._move_target(move), move, construction)))
+                                                device=self._visible_at(self._move_target(move), move, construction)
+                                                if direct else None))
                     break
         return found
 
@@ -2898,7 +2919,8 @@ class Placement:
         move it: one binding, a construction of a torch layer or of a class of the file
         (that moves nothing itself) without `device=`, and the name never moved, applied,
         wrapped or handed to any call; no default device is set."""
-        construction = self._construction(module)
+        names: list[str] = []  # `model = net.eval()`: a move of `net` moves `model`
+        construction = self._module_construction(module, names=names)
         if construction is None or keyword(construction, "device") is not None or \
                 any(arg.star for arg in construction.args):
             return None
@@ -2910,11 +2932,42 @@ class Placement:
                 return None
         elif qualname is None or not torch_api.is_module_class(torch_api.normalize(qualname)):
             return None
-        name = re.escape(module.value)
-        if re.search(rf"\b{name}\s*\.\s*(?:to|cuda|apply|_apply|to_empty)\s*\(|[(,=]\s*{name}\s*[,)]"
-                     rf"|set_default_device|device_map|\bprepare\s*\(", self.analysis.text):
-            return None
+        for held in {module.value, *names}:
+            name = re.escape(held)
+            if re.search(rf"\b{name}\s*\.\s*(?:to|cuda|apply|_apply|to_empty)\s*\(|[(,=]\s*{name}\s*[,)]"
+                         rf"|set_default_device|device_map|\bprepare\s*\(", self.analysis.text):
+                return None
         return construction
+
+    def _module_construction(self, module: cst.BaseExpression, depth: int = 0,
+                             names: Optional[list[str]] = None) -> Optional[cst.Call]:
+        """The construction of the module ``module`` names, through what keeps a module where
+        it is: `model = model.eval()` (`train`, `float`, ..: the module itself), and a function of
+        the file that builds it and moves nothing (`model = build_net(n)` returning
+        `nn.Sequential(..)`)."""
+        if depth > 4:
+            return None
+        value: Optional[cst.BaseExpression] = module
+        if isinstance(module, cst.Name):
+            if names is not None:
+                names.append(module.value)
+            value = self._construction(module)
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and \
+                value.func.attr.value in _PLACE_KEEPING_MODULE_METHODS and not value.args:
+            return self._module_construction(value.func.value, depth + 1, names) \
+                if isinstance(value.func.value, cst.Name) else None
+        if not isinstance(value, cst.Call):
+            return None
+        function = self._file_function(value.func) if self.inference.qualname(value.func) is None else None
+        if function is None or function.cls is not None:
+            return value
+        if function.is_generator or not function.returns or \
+                _MOVES_ITSELF.search(self.analysis.text, function.node.start, function.node.end):
+            return None
+        built = [returned if isinstance(returned, cst.Call) else
+                 self._module_construction(returned, depth + 1, names) if isinstance(returned, cst.Name) else None
+                 for returned in function.returns]
+        return built[0] if built[0] is not None and all(item is not None for item in built) else None
 
     def device_visible_at(self, device: cst.BaseExpression, used: cst.CSTNode, there: cst.CSTNode) -> bool:
         """The device expression read at ``used`` means the same at ``there`` (to write it there)."""
@@ -2969,7 +3022,7 @@ class Placement:
         for call in self._all_calls():
             func = call.func
             qualname = self.inference.qualname(func)
-            if qualname is None and isinstance(func, cst.Name):
+            if qualname is None and isinstance(func, (cst.Name, cst.Attribute)):  # `criterion`, `self.loss_fct`
                 value = self.inference.infer(func)
                 if value is None or value.kind is not Kind.MODULE or not value.qualname or \
                         not torch_api.is_loss_module_class(value.qualname) or self._move_of(func, call) is not None:
@@ -3057,7 +3110,8 @@ class Placement:
                 return node if not self._is_cpu(made_on) and self._dtype_name(made_on, False) is None else None
             if qualname is not None:
                 positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
-                if positional and (self._computes_from_first(qualname) or qualname in torch_api.SAME_TENSOR_WRAPPERS):
+                if positional and (self._computes_from_first(qualname) or qualname in torch_api.SAME_TENSOR_WRAPPERS
+                                   or qualname in torch_api.SEQUENCE_PADDING_FUNCTIONS):
                     return self.device_move(positional[0], depth + 1)
                 return None
             if isinstance(func, cst.Attribute) and (self._keeps_device_of(func.attr.value) or
@@ -3972,34 +4026,79 @@ class Placement:
         found: list[DeviceMismatch] = []
         lineage = self._lineage(cls)  # `forward` and what it calls may be inherited from a base of the file
         forward = next((owner.methods["forward"] for owner in lineage if "forward" in owner.methods), None)
-        if forward is None:
-            return found
-        for method in [forward, *self._self_callees(forward, lineage)]:
+        entries = ([forward] if forward is not None else []) + [
+            method for method in self._run_after_move(cls, move, lineage) if method is not forward]
+        # (method, the entry that runs it): `forward`, run by a call of the module, or a method
+        # the file calls on the moved instance, and the methods each calls through `self`
+        methods: list[tuple[FunctionInfo, FunctionInfo]] = []
+        for entry in entries:
+            for method in [entry, *self._self_callees(entry, lineage)]:
+                if all(method is not seen for seen, _ in methods):
+                    methods.append((method, entry))
+        init = [method for owner in lineage for method in self._init_methods(owner)]
+        for method, entry in methods:
+            if method in init:
+                continue  # run while the module is built, before the move
             for call in self._calls_in(method.node):
                 qualname = self.inference.qualname(call.func)
-                if qualname not in torch_api.TORCH_SIZED_FACTORIES or keyword(call, "device") is not None:
+                sized = qualname in torch_api.TORCH_SIZED_FACTORIES
+                if not sized and qualname not in torch_api.TORCH_CONVERTERS or keyword(call, "device") is not None:
                     continue
                 if any(arg.star for arg in call.args):
                     continue
+                if not sized and (self.cpu_origin(call) is None or self._scalar_origin(call)):
+                    continue  # `torch.tensor(t)` of a tensor is where `t` is; of a number, 0-dim
                 holder = call.parent
                 if isinstance(holder, cst.Attribute) and holder.attr.value in torch_api.PLACEMENT_NEUTRAL_USES:
                     continue
                 name = self._bound_name(call)
-                used = self._layer_use(name, method, forward) if name is not None else None
-                if used is None and method is not forward and _returned(call):
-                    used = self._result_use(method, forward)  # `return torch.zeros(1, n, self.hidden)`
+                used = self._layer_use(name, method, entry) if name is not None else None
+                if used is None and method is not entry and _returned(call):
+                    used = self._result_use(method, entry)  # `return torch.zeros(1, n, self.hidden)`
                 kind = ""
-                if used is None and self._has_dimensions(call, qualname):
-                    top = self._carrier(call, (cls, forward))
+                if used is None and (not sized or self._has_dimensions(call, qualname)):
+                    top = self._carrier(call, (cls, entry))
                     name = self._bound_name(top)
                     used = self._direct_layer_use(top, method)
                     if used is None:
-                        used = self._met(top, method) if name is None else self._met_name(name, top, method)
+                        used = self._met(top, method) if name is None else self._met_read(name, top, method, 0)
                         kind = "met"
                 if used is None:
                     continue
-                found.append(DeviceMismatch(call, call, cls, move, used, device_of=self._tensor_parameter(call, method),
-                                            kind=kind))
+                device_of = self._tensor_parameter(call, method)
+                if device_of is None and entry is not forward:  # a method run on the module, not given an input
+                    device_of = self._registered_name(method)
+                found.append(DeviceMismatch(call, call, cls, move, used, device_of=device_of, kind=kind))
+        return found
+
+    def _registered_name(self, method: FunctionInfo) -> Optional[str]:
+        """`self.<name>` of a tensor the module registers (a parameter or buffer, which the
+        move takes along), whose `.device` a tensor made in ``method`` can take."""
+        if method.cls is None:
+            return None
+        for owner in self._lineage(method.cls):
+            for name in list(owner.attributes):
+                if self._registered_attribute(method, name):
+                    return f"{method.self_name}.{name}"
+        return None
+
+    def _run_after_move(self, cls: ClassInfo, move: cst.Call, lineage: list[ClassInfo]) -> list[FunctionInfo]:
+        """The methods of ``cls`` (or a base class of the file) that the file calls on an
+        instance after the move (`lu.inverse(z)`, `model.render_labels()`): they run with the
+        module's parameters where the move put them."""
+        found: list[FunctionInfo] = []
+        for call in self._all_calls():
+            func = call.func
+            if call.start <= move.end or not isinstance(func, cst.Attribute) or \
+                    func.attr.value.startswith("__") or func.attr.value == "forward":
+                continue
+            value = self.inference.infer(func.value)
+            if value is None or value.kind is not Kind.MODULE or value.cls is not cls:
+                continue
+            method = next((owner.methods[func.attr.value] for owner in lineage if func.attr.value in owner.methods),
+                          None)
+            if method is not None and method.kind == "method" and method not in found:
+                found.append(method)
         return found
 
     @staticmethod
@@ -4120,23 +4219,30 @@ class Placement:
         func = call.func
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == method.self_name:
             layer = self.inference.infer(func)
-            if layer is not None and layer.kind is Kind.MODULE and layer.qualname is not None and \
-                    self._has_weights(layer.qualname):
+            if layer is not None and layer.kind is Kind.MODULE and self._layer_holds_weights(layer, func, method):
                 return call
         return None
 
-    def _met(self, node: cst.CSTNode, method: FunctionInfo) -> Optional[cst.CSTNode]:
+    def _layer_holds_weights(self, layer, func: cst.Attribute, method: FunctionInfo) -> bool:
+        """The module's layer ``func`` (inferred as ``layer``) holds parameters, which the move
+        takes along: a layer with weights, an `nn.Sequential` holding one
+        (`self.encoder = nn.Sequential(nn.Linear(..), ..)`)."""
+        if layer.qualname is not None and self._has_weights(layer.qualname):
+            return True
+        return layer.qualname == "torch.nn.Sequential" and self._sequential_with_weights(func, method)
+
+    def _met(self, node: cst.CSTNode, method: FunctionInfo, depth: int = 0) -> Optional[cst.CSTNode]:
         """Where ``node`` (a tensor made on the CPU) meets, by arithmetic or `torch.cat`, a
         tensor on the module's device: the output of one of its layers, or an input of
-        `forward` that a layer is given."""
+        `forward` that a layer is given; also through a name it is bound to, whose reads
+        carry it (`values = torch.cat([torch.zeros(n), ..])` then `values * self.scale`)."""
         current = node
         for _ in range(8):
             parent = current.parent
             if isinstance(parent, cst.Attribute) and parent.value is current and isinstance(parent.parent, cst.Call) \
-                    and parent.parent.func is parent and (parent.attr.value in torch_api.TENSOR_DTYPE_KEEPING_METHODS
-                                                         or parent.attr.value in torch_api.DTYPE_METHODS) \
-                    and parent.attr.value not in ("cpu", "cuda"):
-                current = parent.parent
+                    and parent.parent.func is parent and (self._keeps_device(parent.attr.value) or
+                                                         self._keeps_device_of(parent.attr.value)):
+                current = parent.parent  # `.float()`, `.repeat_interleave(n)`: on the same device
                 continue
             if isinstance(parent, cst.Comparison) and parent.left is current or \
                     isinstance(parent, cst.Subscript) and parent.value is current:  # `mask[:, None] == 0`
@@ -4168,18 +4274,26 @@ class Placement:
                         and call.args[0].value is holder:
                     others = [element.value for element in holder.elements if element is not parent
                               and not isinstance(element, cst.StarredElement)]
-                    return call if any(self._on_device(other, method) for other in others) else None
+                    if any(self._on_device(other, method) for other in others):
+                        return call
+                    current = call  # joined with other tensors on the CPU: on the CPU
+                    continue
+            if isinstance(parent, cst.Assign) and parent.value is current and depth < 3 and \
+                    len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
+                return self._met_read(parent.targets[0].target.value, current, method, depth + 1)
             return None
         return None
 
-    def _met_name(self, name: str, call: cst.Call, method: FunctionInfo) -> Optional[cst.CSTNode]:
+    def _met_read(self, name: str, value: cst.BaseExpression, method: FunctionInfo,
+                  depth: int) -> Optional[cst.CSTNode]:
+        """Where a read of ``name`` in ``method``, bound only to ``value`` there, meets a tensor
+        on the module's device."""
         for node in self.analysis.nodes_of(cst.Name):
-            if node.value != name or not (method.node.start <= node.start and node.end <= method.node.end) \
-                    or node.start <= call.end:
+            if node.value != name or not (value.end <= node.start and node.end <= method.node.end):
                 continue
             bindings = self.model.resolve(node)
-            if len(bindings) == 1 and bindings[0].kind is BindingKind.ASSIGN and bindings[0].value is call:
-                met = self._met(node, method)
+            if len(bindings) == 1 and bindings[0].kind is BindingKind.ASSIGN and bindings[0].value is value:
+                met = self._met(node, method, depth)
                 if met is not None:
                     return met
         return None
@@ -4199,7 +4313,9 @@ class Placement:
                         isinstance(layer.cls, ClassInfo) or
                         layer.qualname == "torch.nn.Sequential" and self._sequential_with_weights(func, method)):
                     return True
-                return False
+                own = self._own_method(func, method)  # `self.get_opacities()`: where what it returns is
+                return own is not None and bool(own.returns) and not own.is_generator and \
+                    all(self._on_device(returned, own, depth + 1) for returned in own.returns)
             qualname = self.inference.qualname(func)
             if qualname is not None:  # `torch.relu(self.fc(x))`: where its tensors are
                 return qualname.startswith("torch.") and qualname not in torch_api.TORCH_SIZED_FACTORIES and \
@@ -4216,6 +4332,9 @@ class Placement:
             return self._on_device(node.value, method, depth + 1)
         if isinstance(node, cst.BinaryOperation):
             return self._on_device(node.left, method, depth + 1) or self._on_device(node.right, method, depth + 1)
+        if isinstance(node, (cst.List, cst.Tuple)):  # `torch.cat([ground, self.alpha.repeat(n)])`: with one there
+            return any(self._on_device(element.value, method, depth + 1) for element in node.elements
+                       if not isinstance(element, cst.StarredElement))
         if isinstance(node, cst.Attribute):
             return self._registered_tensor(node, method)
         if isinstance(node, cst.Name):
@@ -4230,7 +4349,10 @@ class Placement:
                         return False
                 elif binding.kind is BindingKind.ASSIGN and binding.value is not None and not binding.iterates:
                     if binding.path and not self._splits(binding.value):
-                        return False
+                        item = self._own_returned_item(binding, method)  # `lower, upper = self._lower_upper()`
+                        if item is None or not self._on_device(item[0], item[1], depth + 1):
+                            return False
+                        continue
                     if not self._on_device(binding.value, method, depth + 1):
                         return False
                 else:
@@ -4238,13 +4360,42 @@ class Placement:
             return True
         return False
 
+    def _own_method(self, func: cst.Attribute, method: FunctionInfo) -> Optional[FunctionInfo]:
+        """The method of the module's class (or a base class of the file) that ``func``,
+        `self.<name>` in ``method``, calls."""
+        if method.cls is None or not (isinstance(func.value, cst.Name) and func.value.value == method.self_name):
+            return None
+        own = next((owner.methods[func.attr.value] for owner in self._lineage(method.cls)
+                    if func.attr.value in owner.methods), None)
+        return own if own is not None and own.kind == "method" and own is not method else None
+
+    def _own_returned_item(self, binding: Binding, method: FunctionInfo) -> Optional[tuple[cst.BaseExpression,
+                                                                                            FunctionInfo]]:
+        """(the value, the method it is in) a name unpacked from a call of one of the module's
+        own methods gets, when every `return` of that method gives a tuple written out."""
+        value = binding.value
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)) or len(binding.path) != 1 or \
+                binding.path[0] is None:
+            return None
+        own = self._own_method(value.func, method)
+        if own is None or len(own.returns) != 1 or not isinstance(own.returns[0], cst.Tuple):
+            return None
+        elements = own.returns[0].elements
+        index = binding.path[0]
+        if index >= len(elements) or any(isinstance(element, cst.StarredElement) for element in elements):
+            return None
+        return elements[index].value, own
+
     def _registered_tensor(self, node: cst.Attribute, method: FunctionInfo) -> bool:
         """``node`` is ``self.<name>``, a tensor the module registers (`register_buffer("<name>",
         t)`, `self.<name> = nn.Parameter(..)`, in its class or a base class of the file) and never
         rebinds otherwise: the move of the module takes it along."""
         if not (isinstance(node.value, cst.Name) and node.value.value == method.self_name) or method.cls is None:
             return False
-        name = node.attr.value
+        return self._registered_attribute(method, node.attr.value)
+
+    def _registered_attribute(self, method: FunctionInfo, name: str) -> bool:
+        """`self.<name>` in ``method`` is a tensor the module registers (see ``_registered_tensor``)."""
         lineage = self._lineage(method.cls)
         assignments = [assignment for owner in lineage for assignment in owner.assignments(name)]
         named = re.compile(rf"""setattr\(\s*{re.escape(method.self_name)}\s*,\s*["']{re.escape(name)}["']""")
@@ -4356,7 +4507,7 @@ class Placement:
             layer = self.inference.infer(func)
             if layer is None or layer.kind is not Kind.MODULE:
                 continue
-            if layer.qualname is not None and not self._has_weights(layer.qualname):
+            if layer.qualname is not None and not self._layer_holds_weights(layer, func, method):
                 continue
             for arg in call.args:
                 values = [element.value for element in arg.value.elements] if isinstance(arg.value, cst.Tuple) \

@@ -961,6 +961,9 @@ TENSOR_DTYPE_KEEPING_METHODS = frozenset({
 TENSOR_JOINING_FUNCTIONS = frozenset({"torch.cat", "torch.stack", "torch.concat", "torch.concatenate",
                                       "torch.vstack", "torch.hstack", "torch.dstack", "torch.row_stack",
                                       "torch.column_stack"})
+# torch functions outside the facts table that pad a sequence of tensors into one batch, on the
+# device of the tensors given (`pad_sequence([torch.tensor(ids) for ids in batch])` is on the CPU).
+SEQUENCE_PADDING_FUNCTIONS = frozenset({"torch.nn.utils.rnn.pad_sequence"})
 # Sums and products of a bool or integer tensor are int64, whatever its width (torch 2.13:
 # `(x > 0).sum(0)` counts).
 INT64_SUMS = frozenset({"sum", "prod", "cumsum", "cumprod", "nansum"})
@@ -980,6 +983,8 @@ TORCH_DTYPE_KEEPING_FUNCTIONS = frozenset({
 })
 # torch functions that read a tensor or array and keep its dtype when given no `dtype=`.
 TORCH_CONVERTERS = frozenset({"torch.from_numpy", "torch.tensor", "torch.as_tensor", "torch.asarray"})
+# Converters that take no `device=`: the tensor they make is moved with `.to(device)`.
+DEVICELESS_CONVERTERS = frozenset({"torch.from_numpy"})
 # torchvision transforms that turn a PIL image or array into a tensor, always on the CPU (the
 # torchvision docs of ToTensor, PILToTensor and v2.ToImage): a `Compose` holding one of them
 # gives a CPU tensor; and the functions that do the same.

@@ -10,7 +10,7 @@ from torchlint.framework.api import (
 # What torch 2.13 says when an operation mixes devices (the meta device stands in for a GPU on CPU torch).
 DEVICE_ERRORS = ("is not on the expected device", "Expected all tensors to be on the same device",
                  "must be on the same device", "should be the same device", "Tensor for argument",
-                 "are not at the same device")
+                 "are not at the same device", "to be on the same device")  # `Expected b and A to be on ..`
 
 
 class DeviceMismatch(Rule):
@@ -61,22 +61,29 @@ class DeviceMismatch(Rule):
       are TL418's);
     - a tensor made in `forward` (or a method it calls, also one inherited from a base class
       of the file, or returned by a helper such as
-      `init_hidden`) by a factory without `device=` (`torch.zeros(..)`, also wrapped in
+      `init_hidden`; also a method the file calls on the instance after the move,
+      `flow.inverse(z)`, and what it calls) by a factory without `device=` or a conversion
+      of numpy or Python data (`torch.from_numpy(table)`), (`torch.zeros(..)`, also wrapped in
       `nn.Parameter(..)`, which registers nothing there; also the default of a parameter,
       `torch.ones(..) if mask is None else mask`, when a call leaves it out, also a call of
       the module whose `forward` passes its `*args`/`**kwargs` on to the method:
       `self.update(*args, **kwargs)`), given to one of the module's layers (also inside the
       arithmetic of the layer's input), or meeting the module's input, a layer's output or a
       tensor the module registers (a buffer `register_buffer("w", ..)` or an `nn.Parameter`
-      attribute, never set otherwise: the move takes it along) through arithmetic, `torch.cat`, a torch function or a
-      tensor method (`x + 0.1 * torch.randn(x.shape)`, `scores.masked_fill(mask, ..)`);
+      attribute, never set otherwise: the move takes it along, or what a method of the module
+      returns from those) through arithmetic, `torch.cat`, a torch function or a
+      tensor method (`x + 0.1 * torch.randn(x.shape)`, `scores.masked_fill(mask, ..)`), also
+      through the name it is bound to (`values = torch.cat([torch.zeros(n), ..])` then
+      `values * self.weights()`); an `nn.Sequential` holding a layer with weights is a layer;
     - a tensor shown on the CPU given to a module moved before the call (also a module
       `self.encoder` that the object moves as it is built, in `__init__` or a method it
       calls; reported at the factory that makes the tensor in the calling function, or at
       `x.to(device)` written as a statement of its own, whose moved copy is dropped): a batch of a
       `DataLoader` (of a `TensorDataset` or a `Dataset` whose `__getitem__` moves nothing),
       a factory or conversion without `device=` (also a legacy constructor such as
-      `torch.FloatTensor(state)`, always on the CPU, and `torch.stack` of a list of those),
+      `torch.FloatTensor(state)`, always on the CPU, and `torch.stack` or `pad_sequence` of a
+      list of those; also what an instance of a plain class of the file returns from `__call__`,
+      a tokenizer's dict of CPU tensors),
       the tuple an `init_hidden` helper returns, also through the parameters of a
       `train(model, loader)` function, and in a helper given the module (`x = torch.zeros(1, *size)`
       then `m.eval()(x)`), also given to a method of the module's class that runs the module
@@ -86,10 +93,13 @@ class DeviceMismatch(Rule):
       `F.cross_entropy(.., weight)`, also made in a loss module's `forward` from the list
       it was built with; also a loss handed to a `fit(model, loader, loss_fn)` function) that
       gets the output of a moved module, and a target
-      shown on the CPU (with dimensions) given to a loss of torch with such an output;
+      shown on the CPU (with dimensions) given to a loss of torch with such an output (also a
+      loss module held as an attribute, `self.loss_fct`);
     - a module built in the file and never moved (no `.to`/`.cuda` on it, not handed to
-      any call, no `device=`, no default device set), that holds parameters or buffers, given
-      a tensor moved to a device just before (`x = x.to(device)` then `model(x)`);
+      any call, no `device=`, no default device set; also through `model = model.eval()` and a
+      builder function of the file that moves nothing, `model = build()`), that holds
+      parameters or buffers, given a tensor moved to a device just before (`x = x.to(device)`
+      then `model(x)`);
     - anywhere else, a tensor shown on the CPU with dimensions computed with one shown on a
       device (moved there, the output of a module moved there or given an input moved there,
       `self(x.to(self.device))`, or computed from those, a comparison's mask too:
@@ -318,6 +328,9 @@ class DeviceMismatch(Rule):
                          else "gives it to the module's layers"))
                 advice = f"make it with `device={found.device_of}.device`" if found.device_of else \
                     "make it on the device of the module's input (`device=x.device`)"
+                if not self._takes_device(found):  # `torch.from_numpy(..)`: moved after it is made
+                    advice = f"move it with `.to({found.device_of}.device)`" if found.device_of else \
+                        "move it to the device of the module's input (`.to(x.device)`)"
                 fix = self._device_fix(found)
             self.report(found.node, what=what, advice=advice, related=tuple(related), fix=fix)
         for dropped in self.ctx.placement.dropped_moves():
@@ -472,10 +485,18 @@ class DeviceMismatch(Rule):
         text = f"{receiver}.register_buffer(\"{found.attribute}\", {value}, persistent=False)"
         return Fix(Applicability.UNSAFE, "Register it as a buffer", (edits.replace(statement, text),))
 
+    def _takes_device(self, found: Found) -> bool:
+        call = found.node
+        return not (isinstance(call, cst.Call) and
+                    self.ctx.inference.qualname(call.func) in torch_api.DEVICELESS_CONVERTERS)
+
     def _device_fix(self, found: Found) -> Optional[Fix]:
         call = found.node
         if found.device_of is None or not isinstance(call, cst.Call) or any(arg.star for arg in call.args):
             return None
+        if not self._takes_device(found):
+            return Fix(Applicability.UNSAFE, f"Move it to `{found.device_of}.device`",
+                       (edits.insert_after(call, f".to({found.device_of}.device)"),))
         text = edits.call_text(self.ctx, call, added=f"device={found.device_of}.device")
         return Fix(Applicability.UNSAFE, f"Make it on `{found.device_of}.device`", (edits.replace(call, text),))
 
