@@ -114,6 +114,8 @@ class NoGraph:
         self.inference = analysis.inference
         self._memo: dict[int, Optional[Proof]] = {}
         self._changed_memo: dict[tuple[int, str], bool] = {}
+        self._scopes_by_node: Optional[dict] = None
+        self._create_graph: Optional[bool] = None
 
     def _code(self, node: cst.CSTNode) -> str:
         start, end = self.analysis.outer_span(node)
@@ -391,11 +393,12 @@ class NoGraph:
             child = ancestor
         return False
 
-    def _disabled(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    def _disabled(self, node: cst.CSTNode, hops: int = 0) -> Optional[cst.CSTNode]:
         """The `with` item, decorator or `set_grad_enabled(False)` statement under which
         ``node`` runs with gradients disabled (within its function), when nothing in between
         or inside enables them again, nor may (the inference's strict reading of each mode:
-        `set_grad_enabled(flag)` may enable).
+        `set_grad_enabled(flag)` may enable); or the call registering the function it is in
+        as a hook autograd runs during backward (``_run_by_backward``).
         Stricter than the inference's ``grad_disabled``: a finding here needs the mode off on
         every path, so any enabling call in the block keeps it quiet."""
         child = node
@@ -423,11 +426,57 @@ class NoGraph:
                         return None
                     if mode is False:
                         return None if _RE_ENABLES.search(self._code(ancestor.body)) else decorator
-                return None
+                if ancestor.decorators or _RE_ENABLES.search(self._code(ancestor.body)):
+                    return None
+                return self._run_by_backward(ancestor, hops)
             elif isinstance(ancestor, (cst.Lambda, cst.ClassDef, cst.GeneratorExp)):
                 return None  # runs later, in whatever mode its caller has
             child = ancestor
         return None
+
+    def _run_by_backward(self, function: cst.FunctionDef, hops: int) -> Optional[cst.Call]:
+        """The call registering ``function`` as a hook autograd runs during backward (a
+        module's backward hook, a tensor's hook), or registering the hook every call of
+        ``function`` in this file is made from (three calls deep): autograd runs backward with
+        gradients disabled, so nothing computed there records a graph. None when a backward
+        of the file is asked to `create_graph` (its hooks then run with gradients on), or
+        ``function`` is called from another file or from anywhere else."""
+        info = self._function_info(function)
+        if info is None or hops > 3 or self._creates_graph():
+            return None
+        for kind, call in self.model.hooks_of(info):
+            receiver = self.inference.infer(call.func.value) if isinstance(call.func, cst.Attribute) else None
+            if receiver is not None and (kind == "backward" and receiver.kind is Kind.MODULE
+                                         or kind == "tensor" and receiver.kind is Kind.TENSOR):
+                return call
+        calls = self.inference.calls_of(info)
+        if not calls or self.analysis.callers_elsewhere(info):
+            return None
+        found = None
+        for call in calls:
+            registration = self._disabled(call, hops + 1)
+            if not _registers_backward_hook(registration):
+                return None
+            found = found or registration
+        return found
+
+    def _function_info(self, function: cst.FunctionDef) -> Optional[FunctionInfo]:
+        scopes = self._scopes_by_node
+        if scopes is None:
+            scopes = self._scopes_by_node = {id(scope.node): scope for scope in self.model.scopes}
+        scope = scopes.get(id(function))
+        return scope.function if scope is not None else None
+
+    def _creates_graph(self) -> bool:
+        """A `backward()` or `torch.autograd.grad` of this file asks for `create_graph`."""
+        if self._create_graph is None:
+            self._create_graph = any(
+                isinstance(call.func, (cst.Attribute, cst.Name)) and
+                (call.func.attr.value if isinstance(call.func, cst.Attribute) else call.func.value)
+                in ("backward", "grad") and (lambda flag: flag is not None and not is_false(flag))(
+                    keyword(call, "create_graph"))
+                for call in self.analysis.nodes_of(cst.Call))
+        return self._create_graph
 
     def _under_no_grad(self, node: cst.BaseExpression) -> Optional[Proof]:
         """``node``, an operation, runs under no_grad: its result has no graph."""
@@ -435,6 +484,16 @@ class NoGraph:
         if manager is None:
             return None
         line = self._line(manager)
+        if _registers_backward_hook(manager):  # a hook autograd runs during backward
+            function = next(a for a in ancestors(node) if isinstance(a, cst.FunctionDef))
+            where = (f"in `{function.name.value}`, which runs during backward, with gradients disabled, from the "
+                     f"hook `{self.analysis.snippet(manager)}` registers (line {line})")
+            step = Step(manager, "`{code}` registers a hook: autograd runs it during backward, with gradients "
+                                 "disabled")
+            advice = (f"Compute `{self.analysis.snippet(node)}` inside `with torch.enable_grad():`: autograd runs "
+                      f"backward hooks with gradients disabled")
+            cut = Cut(node, f"`{self.analysis.snippet(node)}`, computed {where}", f"is computed {where}", advice)
+            return Proof((step,), (cut,))
         if isinstance(manager, cst.Decorator):
             function = next(a for a in ancestors(manager) if isinstance(a, cst.FunctionDef))
             where = f"in `{function.name.value}`, decorated `@{self.analysis.snippet(manager.decorator)}` (line {line})"
@@ -1801,6 +1860,12 @@ class TrainedWithoutGraph:
     cls: str
     layer: str
     switch_on: cst.CSTNode
+
+
+def _registers_backward_hook(node: Optional[cst.CSTNode]) -> bool:
+    """``node`` is a call registering a hook autograd runs during backward."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+        and node.func.attr.value in torch_api.BACKWARD_HOOK_REGISTRATIONS
 
 
 def _switch_of(call: cst.Call) -> cst.CSTNode:

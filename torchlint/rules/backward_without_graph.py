@@ -115,6 +115,11 @@ class BackwardWithoutGraph(Rule):
     file decorated with `@torch.no_grad()` is flagged at the decorator: its parameters
     never get a gradient.
 
+    Autograd runs backward with gradients disabled (unless it is asked to `create_graph`):
+    what a hook it calls computes (a module's `register_full_backward_hook`, a tensor's
+    `register_hook`), or a function of the file called only from such hooks, has no graph,
+    and a `backward()` on it is flagged unless it runs under `torch.enable_grad()`.
+
     A function of the file called under `no_grad` computes everything without a graph:
     what it returns (a loss, a dict of losses, a part of a tuple) has none when every value
     in it is made during the call (`outputs, losses = self.process_batch(batch)` in the
