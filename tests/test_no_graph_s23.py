@@ -4,7 +4,11 @@
   module's backward hook, a tensor's hook) records no graph, nor does a function of the file
   called only from such hooks: a `backward()` on what they compute raises, unless that
   computation is wrapped in `torch.enable_grad()` (or the backward that fires them creates a
-  graph).
+  graph);
+- a function's result is what the path its arguments select returns: a helper that returns a
+  comparison (a hard threshold, a step) when a parameter is set, given that parameter by every
+  call (a literal, a default, through a caller's parameter or an attribute of `self` its
+  `__init__` sets), has no graph; the finding is on the argument that selects the path.
 
 Each bad program is found on the line named and its fixed twin is clean; both run under torch,
 the bad one raising "element 0 of tensors does not require grad"."""
@@ -67,6 +71,42 @@ w.register_hook(penalise)
 (w * 3).sum().backward()
 """
 
+HARD_MASK = """
+import torch
+import torch.nn as nn
+
+
+def soften(scores, hard=None):
+    probs = torch.sigmoid(scores)
+    if hard is not None:
+        return (probs > hard).float()
+    return probs
+
+
+def overlap(probs, target):
+    return (probs * target).sum() / (probs.sum() + target.sum() + 1e-6)
+
+
+class OverlapLoss(nn.Module):
+    def __init__(self, hard=None):
+        super().__init__()
+        self.hard = hard
+
+    def forward(self, scores, target):
+        return 1 - overlap(soften(scores, self.hard), target)
+
+
+net = nn.Conv2d(1, 1, 3, padding=1)
+criterion = OverlapLoss(hard=0.5)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for _ in range(2):
+    image, mask = torch.rand(2, 1, 8, 8), torch.rand(2, 1, 8, 8).round()
+    loss = criterion(net(image), mask)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
 CASES = {
     # name: (source, row of the finding, (text in bad, text in fixed))
     "hook_recomputes": (HOOK_RECOMPUTES, 11, ("    out = copy(x)\n    (out * grad_output).sum().backward()",
@@ -75,6 +115,7 @@ CASES = {
     "tensor_hook": (TENSOR_HOOK, 10, ("    score = scale(grad).norm()\n    score.backward()",
                                       "    with torch.enable_grad():\n        score = scale(grad).norm()\n"
                                       "        score.backward()")),
+    "hard_mask": (HARD_MASK, 27, ("criterion = OverlapLoss(hard=0.5)", "criterion = OverlapLoss()")),
 }
 
 
@@ -102,6 +143,11 @@ def test_a_hook_fired_by_a_backward_that_creates_a_graph_records_one(tmp_path) -
 
 def test_a_function_also_called_outside_backward_is_left_alone(tmp_path) -> None:
     source = HOOK_RECOMPUTES + "weight_gradient(torch.randn(3, 4), net[0], torch.randn(3, 8))\n"
+    assert lint_findings(tmp_path, source, "TL408") == []
+
+
+def test_a_path_callers_do_not_agree_on_is_left_alone(tmp_path) -> None:
+    source = HARD_MASK.replace("opt.step()\n", "opt.step()\nprint(OverlapLoss()(net(image), mask))\n")
     assert lint_findings(tmp_path, source, "TL408") == []
 
 

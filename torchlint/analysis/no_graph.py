@@ -1827,12 +1827,25 @@ class NoGraph:
                 return None
         if not returns:
             return None
+        selected, deciding = [], None
+        for returned in returns:
+            origin = self._off_selected_path(returned, node, function)
+            if origin is None:
+                selected.append(returned)
+            else:
+                deciding = deciding or origin
+        if deciding is not None and selected:
+            returns = selected  # `_threshold(pr, threshold)` of a caller passing a threshold
+        else:
+            deciding = None
         proofs = []
         for returned in returns:
             proof = self._graphless(returned, depth)
             if proof is None:
                 return None
             proofs.append(proof)
+        if deciding is not None:
+            return self._selected_arm(node, function, deciding, _join(proofs))
         decorator = self._disabled(returns[0])
         if isinstance(decorator, cst.Decorator) and all(self._disabled(r) is decorator for r in returns):
             # The whole function runs without gradients: that is the reason, said once.
@@ -1848,6 +1861,132 @@ class NoGraph:
             return Proof(steps, (cut,))
         step = Step(node, f"`{{code}}` returns what `{function.name}` returns")
         return _join(proofs, step)
+
+    def _selected_arm(self, call: cst.Call, function, deciding: cst.CSTNode, proof: Proof) -> Proof:
+        """``proof`` that what ``call`` returns has no graph holds on the arm of ``function``
+        that the argument ``deciding`` selects (written at the call or further up): that
+        argument is the line to change, the function being right for its other callers."""
+        inner = [cut for cut in proof.cuts if not cut.fresh and is_descendant(cut.node, function.node)]
+        if not inner:
+            return proof
+        shown, line = self.analysis.snippet(deciding), self._line(deciding)
+        what = inner[0].noun
+        cut = Cut(deciding, f"`{shown}` (line {line}), which makes `{function.name}` return {what}",
+                  f"is returned by `{function.name}` on the path `{shown}` (line {line}) selects: {what}",
+                  f"Do not pass `{shown}` where the result is back-propagated: it takes the path of "
+                  f"`{function.name}` that cuts the graph", to_change=True)
+        steps = proof.steps + (Step(call, f"`{{code}}` takes the path of `{function.name}` its arguments select"),
+                               Step(deciding, "`{code}` selects that path"))
+        return Proof(steps, (cut,) + tuple(c for c in proof.cuts if c not in inner))
+
+    def _off_selected_path(self, returned: cst.CSTNode, call: cst.Call, function) -> Optional[cst.CSTNode]:
+        """The argument (at ``call`` or further up) that keeps the `return` ``returned`` of
+        ``function`` from running on this call: it decides the test of an `if` around it, or of
+        an `if` before it whose arm taken ends with `return`; None when it may run."""
+        for ancestor in ancestors(returned):
+            if ancestor is function.node:
+                break
+            if isinstance(ancestor, cst.If):
+                arm = is_descendant(returned, ancestor.body)
+                decided = self._decided(ancestor.test, call, function, 0)
+                if decided is not None and decided[0] is not arm:
+                    return decided[1]
+        body = function.node.body
+        for statement in body.body if isinstance(body, cst.IndentedBlock) else ():
+            if statement.end > returned.start:
+                break
+            if isinstance(statement, cst.If):
+                decided = self._decided(statement.test, call, function, 0)
+                block = None if decided is None else statement.body if decided[0] else statement.orelse
+                if isinstance(block, cst.Else):
+                    block = block.body
+                if isinstance(block, cst.IndentedBlock) and block.body and \
+                        isinstance(block.body[-1], cst.SimpleStatementLine) and \
+                        any(isinstance(small, (cst.Return, cst.Raise)) for small in block.body[-1].body):
+                    return decided[1]
+        return None
+
+    def _decided(self, test: cst.BaseExpression, call: cst.Call, function, hops: int
+                 ) -> Optional[tuple[bool, cst.CSTNode]]:
+        """The value of the `if` test ``test`` of ``function`` when ``call`` runs it, decided by
+        what the call passes for a parameter (`if p:`, `if not p:`, `if p is None:`, `if p is
+        not None:`), and the argument that decides it."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            decided = self._decided(test.expression, call, function, hops)
+            return None if decided is None else (not decided[0], decided[1])
+        if isinstance(test, cst.Name):
+            known = self._argument_constant(test.value, call, function, hops)
+            return None if known is None else (known[1], known[2])
+        if isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and len(test.comparisons) == 1 \
+                and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot)) \
+                and isinstance(test.comparisons[0].comparator, cst.Name) \
+                and test.comparisons[0].comparator.value == "None":
+            known = self._argument_constant(test.left.value, call, function, hops)
+            if known is None:
+                return None
+            return (known[0] if isinstance(test.comparisons[0].operator, cst.Is) else not known[0]), known[2]
+        return None
+
+    def _argument_constant(self, name: str, call: cst.Call, function, hops: int
+                           ) -> Optional[tuple[bool, bool, cst.CSTNode]]:
+        """(is None, truthy, where it is written) of what ``call`` gives the parameter ``name``
+        of ``function``: a literal, the parameter's default, or what every call of the caller
+        gives the caller's parameter or the attribute of `self` its `__init__` sets from one."""
+        if hops > 3 or not isinstance(function.node, cst.FunctionDef) or any(arg.star for arg in call.args):
+            return None
+        param = next((param for param in function.positional_params() if param.name.value == name), None)
+        if param is None:
+            return None
+        passed = self.inference.passed_argument(call, function, param)
+        if passed is None:
+            return None if param.default is None else self._literal_value(param.default, param, hops)
+        arg = next((arg for arg in call.args if arg.value is passed), None)
+        return self._literal_value(passed, arg if arg is not None and arg.keyword is not None else passed, hops)
+
+    def _literal_value(self, value: cst.BaseExpression, origin: cst.CSTNode, hops: int
+                  ) -> Optional[tuple[bool, bool, cst.CSTNode]]:
+        """See ``_argument_constant``: ``value`` as the call passes it."""
+        if isinstance(value, cst.Name) and value.value in ("None", "True", "False"):
+            return value.value == "None", value.value == "True", origin
+        if isinstance(value, (cst.Integer, cst.Float)):
+            return False, bool(value.evaluated_value), origin
+        if isinstance(value, cst.SimpleString):
+            return False, bool(value.evaluated_value), origin
+        if isinstance(value, cst.Name):
+            bindings = self.model.resolve(value)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM or self._changed_later(bindings[0]):
+                return None
+            return self._passed_by_every_call(bindings[0].scope.function, value.value, hops)
+        if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name):
+            method = next((b.scope.function for b in self.model.resolve(value.value) if b.kind is BindingKind.PARAM
+                           and b.scope.function is not None and b.scope.function.kind == "method"
+                           and b.scope.function.self_name == value.value.value), None)
+            cls = method.cls if method is not None else None
+            init = cls.methods.get("__init__") if isinstance(cls, ClassInfo) and cls.model is self.model else None
+            assignments = cls.assignments(value.attr.value) if init is not None else []
+            if len(assignments) != 1 or assignments[0].function is not init or assignments[0].path \
+                    or not isinstance(assignments[0].value, cst.Name) or self._in_hierarchy(cls):
+                return None
+            bindings = self.model.resolve(assignments[0].value)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM or bindings[0].scope.function is not init:
+                return None
+            return self._passed_by_every_call(init, assignments[0].value.value, hops)
+        return None
+
+    def _passed_by_every_call(self, function, name: str, hops: int) -> Optional[tuple[bool, bool, cst.CSTNode]]:
+        """What every call of ``function`` in the file passes for its parameter ``name``, when
+        they agree and no other file calls it."""
+        if not isinstance(function, FunctionInfo) or function.model is not self.model \
+                or self.analysis.callers_elsewhere(function):
+            return None
+        calls = self.analysis.grad_flow.call_sites(function)
+        found = None
+        for call in calls:
+            known = self._argument_constant(name, call, function, hops + 1)
+            if known is None or found is not None and known[:2] != found[:2]:
+                return None
+            found = found or known
+        return found
 
 
 @dataclass(frozen=True)

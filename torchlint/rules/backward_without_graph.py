@@ -118,7 +118,12 @@ class BackwardWithoutGraph(Rule):
     Autograd runs backward with gradients disabled (unless it is asked to `create_graph`):
     what a hook it calls computes (a module's `register_full_backward_hook`, a tensor's
     `register_hook`), or a function of the file called only from such hooks, has no graph,
-    and a `backward()` on it is flagged unless it runs under `torch.enable_grad()`.
+    and a `backward()` on it is flagged unless it runs under `torch.enable_grad()`. A
+    function of the file returns what the path its arguments select returns: a helper that
+    gives a comparison (`(x > threshold).float()`) when a parameter is set, given it by the
+    call (a literal, the default, or what every call of the caller passes, also through an
+    attribute of `self` its `__init__` sets from a parameter), has no graph there; the
+    finding is on the argument that selects that path (`DiceLoss(threshold=0.5)`).
 
     A function of the file called under `no_grad` computes everything without a graph:
     what it returns (a loss, a dict of losses, a part of a tuple) has none when every value
