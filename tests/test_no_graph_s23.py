@@ -8,7 +8,10 @@
 - a function's result is what the path its arguments select returns: a helper that returns a
   comparison (a hard threshold, a step) when a parameter is set, given that parameter by every
   call (a literal, a default, through a caller's parameter or an attribute of `self` its
-  `__init__` sets), has no graph; the finding is on the argument that selects the path.
+  `__init__` sets), has no graph; the finding is on the argument that selects the path;
+- a step no gradient flows through (a comparison, `argmax`) of data that never had a graph
+  cuts nothing: a target made by a comparison is not where the graph was lost, the `argmax`
+  of the predictions is.
 
 Each bad program is found on the line named and its fixed twin is clean; both run under torch,
 the bad one raising "element 0 of tensors does not require grad"."""
@@ -107,6 +110,22 @@ for _ in range(2):
     opt.step()
 """
 
+HARD_PREDICTIONS = """
+import torch
+import torch.nn as nn
+
+features = torch.randn(16, 4)
+labels = (features[:, 0] > 0).float()
+net = nn.Linear(4, 2)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for _ in range(2):
+    predicted = net(features).argmax(1).float()
+    loss = ((predicted - labels) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
 CASES = {
     # name: (source, row of the finding, (text in bad, text in fixed))
     "hook_recomputes": (HOOK_RECOMPUTES, 11, ("    out = copy(x)\n    (out * grad_output).sum().backward()",
@@ -115,6 +134,8 @@ CASES = {
     "tensor_hook": (TENSOR_HOOK, 10, ("    score = scale(grad).norm()\n    score.backward()",
                                       "    with torch.enable_grad():\n        score = scale(grad).norm()\n"
                                       "        score.backward()")),
+    "hard_predictions": (HARD_PREDICTIONS, 10, ("net(features).argmax(1).float()",
+                                                "net(features).softmax(1)[:, 1]")),
     "hard_mask": (HARD_MASK, 27, ("criterion = OverlapLoss(hard=0.5)", "criterion = OverlapLoss()")),
 }
 

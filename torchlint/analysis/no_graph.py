@@ -563,7 +563,9 @@ class NoGraph:
         if isinstance(node, cst.Comparison):
             if any(self.inference.tensor(operand) is not None
                    for operand in (node.left, *(target.comparator for target in node.comparisons))):
-                return self._stopped(node)  # `pred != target`: booleans
+                # `pred != target`: booleans
+                return self._stopped_on(node, [node.left, *(target.comparator for target in node.comparisons)],
+                                        depth)
             return None
         if isinstance(node, cst.IfExp):
             return self._all([node.body, node.orelse], depth)
@@ -1525,7 +1527,7 @@ class NoGraph:
                 or (requires_grad is not None and not is_false(requires_grad)):
             return None  # in place, `requires_grad_()`, `new_zeros(.., requires_grad=True)`: may attach it
         if method in torch_api.GRADIENT_STOPPING_METHODS:
-            return self._stopped(node)
+            return self._stopped_on(node, [receiver], depth)
         if method in torch_api.NOT_DIFFERENTIABLE_METHODS:
             return Proof()
         if self.inference.tensor(node) is None and not batch:
@@ -1557,7 +1559,8 @@ class NoGraph:
                              "Make the tensors to learn with `requires_grad=True` (or as `nn.Parameter`s of a "
                              "module), so that backward has something to compute gradients for", fresh=True)
         if name in torch_api.GRADIENT_STOPPING_METHODS and qualname.count(".") == 1:
-            return self._stopped(node)
+            return self._stopped_on(node, [arg.value for arg in node.args if arg.keyword is None and not arg.star][:1],
+                                    depth)
         if self.inference.tensor(node) is None:
             return None
         if qualname in torch_api.TENSOR_JOINING_FUNCTIONS and node.args and node.args[0].keyword is None \
@@ -1668,6 +1671,16 @@ class NoGraph:
         if isinstance(dimension, cst.UnaryOperation):
             dimension = dimension.expression
         return keyword(node, "dim") is not None or isinstance(dimension, cst.Integer)
+
+    def _stopped_on(self, node: cst.BaseExpression, operands: list[cst.BaseExpression], depth: int) -> Proof:
+        """``node`` is a step no gradient flows through (a comparison, `argmax`, `.long()`) of
+        ``operands``: where they never had a graph (data, tensors made without
+        `requires_grad`), it cuts nothing, and they are the reason (`(torch.rand(n) > 0.5)` as
+        a target is no place to change)."""
+        data = self._operands(operands, depth) if operands else None
+        if data is not None and all(cut.fresh for cut in data.cuts):
+            return data
+        return self._stopped(node)
 
     def _stopped(self, node: cst.BaseExpression, indices: bool = False) -> Proof:
         what = "whose indices (its item 1) are integers no gradient flows through" if indices else \

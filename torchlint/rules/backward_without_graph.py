@@ -123,7 +123,9 @@ class BackwardWithoutGraph(Rule):
     gives a comparison (`(x > threshold).float()`) when a parameter is set, given it by the
     call (a literal, the default, or what every call of the caller passes, also through an
     attribute of `self` its `__init__` sets from a parameter), has no graph there; the
-    finding is on the argument that selects that path (`DiceLoss(threshold=0.5)`).
+    finding is on the argument that selects that path (`DiceLoss(threshold=0.5)`). A
+    comparison or `argmax` of data that never had a graph (a target `(y > 0).float()`) cuts
+    nothing: it is not named as a cause, nor taken as the line to change.
 
     A function of the file called under `no_grad` computes everything without a graph:
     what it returns (a loss, a dict of losses, a part of a tuple) has none when every value
