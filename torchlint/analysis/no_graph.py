@@ -114,6 +114,8 @@ class NoGraph:
         self.inference = analysis.inference
         self._memo: dict[int, Optional[Proof]] = {}
         self._changed_memo: dict[tuple[int, str], bool] = {}
+        self._scopes_by_node: Optional[dict] = None
+        self._create_graph: Optional[bool] = None
 
     def _code(self, node: cst.CSTNode) -> str:
         start, end = self.analysis.outer_span(node)
@@ -391,11 +393,12 @@ class NoGraph:
             child = ancestor
         return False
 
-    def _disabled(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    def _disabled(self, node: cst.CSTNode, hops: int = 0) -> Optional[cst.CSTNode]:
         """The `with` item, decorator or `set_grad_enabled(False)` statement under which
         ``node`` runs with gradients disabled (within its function), when nothing in between
         or inside enables them again, nor may (the inference's strict reading of each mode:
-        `set_grad_enabled(flag)` may enable).
+        `set_grad_enabled(flag)` may enable); or the call registering the function it is in
+        as a hook autograd runs during backward (``_run_by_backward``).
         Stricter than the inference's ``grad_disabled``: a finding here needs the mode off on
         every path, so any enabling call in the block keeps it quiet."""
         child = node
@@ -423,11 +426,57 @@ class NoGraph:
                         return None
                     if mode is False:
                         return None if _RE_ENABLES.search(self._code(ancestor.body)) else decorator
-                return None
+                if ancestor.decorators or _RE_ENABLES.search(self._code(ancestor.body)):
+                    return None
+                return self._run_by_backward(ancestor, hops)
             elif isinstance(ancestor, (cst.Lambda, cst.ClassDef, cst.GeneratorExp)):
                 return None  # runs later, in whatever mode its caller has
             child = ancestor
         return None
+
+    def _run_by_backward(self, function: cst.FunctionDef, hops: int) -> Optional[cst.Call]:
+        """The call registering ``function`` as a hook autograd runs during backward (a
+        module's backward hook, a tensor's hook), or registering the hook every call of
+        ``function`` in this file is made from (three calls deep): autograd runs backward with
+        gradients disabled, so nothing computed there records a graph. None when a backward
+        of the file is asked to `create_graph` (its hooks then run with gradients on), or
+        ``function`` is called from another file or from anywhere else."""
+        info = self._function_info(function)
+        if info is None or hops > 3 or self._creates_graph():
+            return None
+        for kind, call in self.model.hooks_of(info):
+            receiver = self.inference.infer(call.func.value) if isinstance(call.func, cst.Attribute) else None
+            if receiver is not None and (kind == "backward" and receiver.kind is Kind.MODULE
+                                         or kind == "tensor" and receiver.kind is Kind.TENSOR):
+                return call
+        calls = self.inference.calls_of(info)
+        if not calls or self.analysis.callers_elsewhere(info):
+            return None
+        found = None
+        for call in calls:
+            registration = self._disabled(call, hops + 1)
+            if not _registers_backward_hook(registration):
+                return None
+            found = found or registration
+        return found
+
+    def _function_info(self, function: cst.FunctionDef) -> Optional[FunctionInfo]:
+        scopes = self._scopes_by_node
+        if scopes is None:
+            scopes = self._scopes_by_node = {id(scope.node): scope for scope in self.model.scopes}
+        scope = scopes.get(id(function))
+        return scope.function if scope is not None else None
+
+    def _creates_graph(self) -> bool:
+        """A `backward()` or `torch.autograd.grad` of this file asks for `create_graph`."""
+        if self._create_graph is None:
+            self._create_graph = any(
+                isinstance(call.func, (cst.Attribute, cst.Name)) and
+                (call.func.attr.value if isinstance(call.func, cst.Attribute) else call.func.value)
+                in ("backward", "grad") and (lambda flag: flag is not None and not is_false(flag))(
+                    keyword(call, "create_graph"))
+                for call in self.analysis.nodes_of(cst.Call))
+        return self._create_graph
 
     def _under_no_grad(self, node: cst.BaseExpression) -> Optional[Proof]:
         """``node``, an operation, runs under no_grad: its result has no graph."""
@@ -435,6 +484,16 @@ class NoGraph:
         if manager is None:
             return None
         line = self._line(manager)
+        if _registers_backward_hook(manager):  # a hook autograd runs during backward
+            function = next(a for a in ancestors(node) if isinstance(a, cst.FunctionDef))
+            where = (f"in `{function.name.value}`, which runs during backward, with gradients disabled, from the "
+                     f"hook `{self.analysis.snippet(manager)}` registers (line {line})")
+            step = Step(manager, "`{code}` registers a hook: autograd runs it during backward, with gradients "
+                                 "disabled")
+            advice = (f"Compute `{self.analysis.snippet(node)}` inside `with torch.enable_grad():`: autograd runs "
+                      f"backward hooks with gradients disabled")
+            cut = Cut(node, f"`{self.analysis.snippet(node)}`, computed {where}", f"is computed {where}", advice)
+            return Proof((step,), (cut,))
         if isinstance(manager, cst.Decorator):
             function = next(a for a in ancestors(manager) if isinstance(a, cst.FunctionDef))
             where = f"in `{function.name.value}`, decorated `@{self.analysis.snippet(manager.decorator)}` (line {line})"
@@ -504,7 +563,9 @@ class NoGraph:
         if isinstance(node, cst.Comparison):
             if any(self.inference.tensor(operand) is not None
                    for operand in (node.left, *(target.comparator for target in node.comparisons))):
-                return self._stopped(node)  # `pred != target`: booleans
+                # `pred != target`: booleans
+                return self._stopped_on(node, [node.left, *(target.comparator for target in node.comparisons)],
+                                        depth)
             return None
         if isinstance(node, cst.IfExp):
             return self._all([node.body, node.orelse], depth)
@@ -1466,7 +1527,7 @@ class NoGraph:
                 or (requires_grad is not None and not is_false(requires_grad)):
             return None  # in place, `requires_grad_()`, `new_zeros(.., requires_grad=True)`: may attach it
         if method in torch_api.GRADIENT_STOPPING_METHODS:
-            return self._stopped(node)
+            return self._stopped_on(node, [receiver], depth)
         if method in torch_api.NOT_DIFFERENTIABLE_METHODS:
             return Proof()
         if self.inference.tensor(node) is None and not batch:
@@ -1498,7 +1559,8 @@ class NoGraph:
                              "Make the tensors to learn with `requires_grad=True` (or as `nn.Parameter`s of a "
                              "module), so that backward has something to compute gradients for", fresh=True)
         if name in torch_api.GRADIENT_STOPPING_METHODS and qualname.count(".") == 1:
-            return self._stopped(node)
+            return self._stopped_on(node, [arg.value for arg in node.args if arg.keyword is None and not arg.star][:1],
+                                    depth)
         if self.inference.tensor(node) is None:
             return None
         if qualname in torch_api.TENSOR_JOINING_FUNCTIONS and node.args and node.args[0].keyword is None \
@@ -1609,6 +1671,16 @@ class NoGraph:
         if isinstance(dimension, cst.UnaryOperation):
             dimension = dimension.expression
         return keyword(node, "dim") is not None or isinstance(dimension, cst.Integer)
+
+    def _stopped_on(self, node: cst.BaseExpression, operands: list[cst.BaseExpression], depth: int) -> Proof:
+        """``node`` is a step no gradient flows through (a comparison, `argmax`, `.long()`) of
+        ``operands``: where they never had a graph (data, tensors made without
+        `requires_grad`), it cuts nothing, and they are the reason (`(torch.rand(n) > 0.5)` as
+        a target is no place to change)."""
+        data = self._operands(operands, depth) if operands else None
+        if data is not None and all(cut.fresh for cut in data.cuts):
+            return data
+        return self._stopped(node)
 
     def _stopped(self, node: cst.BaseExpression, indices: bool = False) -> Proof:
         what = "whose indices (its item 1) are integers no gradient flows through" if indices else \
@@ -1768,12 +1840,25 @@ class NoGraph:
                 return None
         if not returns:
             return None
+        selected, deciding = [], None
+        for returned in returns:
+            origin = self._off_selected_path(returned, node, function)
+            if origin is None:
+                selected.append(returned)
+            else:
+                deciding = deciding or origin
+        if deciding is not None and selected:
+            returns = selected  # `_threshold(pr, threshold)` of a caller passing a threshold
+        else:
+            deciding = None
         proofs = []
         for returned in returns:
             proof = self._graphless(returned, depth)
             if proof is None:
                 return None
             proofs.append(proof)
+        if deciding is not None:
+            return self._selected_arm(node, function, deciding, _join(proofs))
         decorator = self._disabled(returns[0])
         if isinstance(decorator, cst.Decorator) and all(self._disabled(r) is decorator for r in returns):
             # The whole function runs without gradients: that is the reason, said once.
@@ -1790,6 +1875,132 @@ class NoGraph:
         step = Step(node, f"`{{code}}` returns what `{function.name}` returns")
         return _join(proofs, step)
 
+    def _selected_arm(self, call: cst.Call, function, deciding: cst.CSTNode, proof: Proof) -> Proof:
+        """``proof`` that what ``call`` returns has no graph holds on the arm of ``function``
+        that the argument ``deciding`` selects (written at the call or further up): that
+        argument is the line to change, the function being right for its other callers."""
+        inner = [cut for cut in proof.cuts if not cut.fresh and is_descendant(cut.node, function.node)]
+        if not inner:
+            return proof
+        shown, line = self.analysis.snippet(deciding), self._line(deciding)
+        what = inner[0].noun
+        cut = Cut(deciding, f"`{shown}` (line {line}), which makes `{function.name}` return {what}",
+                  f"is returned by `{function.name}` on the path `{shown}` (line {line}) selects: {what}",
+                  f"Do not pass `{shown}` where the result is back-propagated: it takes the path of "
+                  f"`{function.name}` that cuts the graph", to_change=True)
+        steps = proof.steps + (Step(call, f"`{{code}}` takes the path of `{function.name}` its arguments select"),
+                               Step(deciding, "`{code}` selects that path"))
+        return Proof(steps, (cut,) + tuple(c for c in proof.cuts if c not in inner))
+
+    def _off_selected_path(self, returned: cst.CSTNode, call: cst.Call, function) -> Optional[cst.CSTNode]:
+        """The argument (at ``call`` or further up) that keeps the `return` ``returned`` of
+        ``function`` from running on this call: it decides the test of an `if` around it, or of
+        an `if` before it whose arm taken ends with `return`; None when it may run."""
+        for ancestor in ancestors(returned):
+            if ancestor is function.node:
+                break
+            if isinstance(ancestor, cst.If):
+                arm = is_descendant(returned, ancestor.body)
+                decided = self._decided(ancestor.test, call, function, 0)
+                if decided is not None and decided[0] is not arm:
+                    return decided[1]
+        body = function.node.body
+        for statement in body.body if isinstance(body, cst.IndentedBlock) else ():
+            if statement.end > returned.start:
+                break
+            if isinstance(statement, cst.If):
+                decided = self._decided(statement.test, call, function, 0)
+                block = None if decided is None else statement.body if decided[0] else statement.orelse
+                if isinstance(block, cst.Else):
+                    block = block.body
+                if isinstance(block, cst.IndentedBlock) and block.body and \
+                        isinstance(block.body[-1], cst.SimpleStatementLine) and \
+                        any(isinstance(small, (cst.Return, cst.Raise)) for small in block.body[-1].body):
+                    return decided[1]
+        return None
+
+    def _decided(self, test: cst.BaseExpression, call: cst.Call, function, hops: int
+                 ) -> Optional[tuple[bool, cst.CSTNode]]:
+        """The value of the `if` test ``test`` of ``function`` when ``call`` runs it, decided by
+        what the call passes for a parameter (`if p:`, `if not p:`, `if p is None:`, `if p is
+        not None:`), and the argument that decides it."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            decided = self._decided(test.expression, call, function, hops)
+            return None if decided is None else (not decided[0], decided[1])
+        if isinstance(test, cst.Name):
+            known = self._argument_constant(test.value, call, function, hops)
+            return None if known is None else (known[1], known[2])
+        if isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and len(test.comparisons) == 1 \
+                and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot)) \
+                and isinstance(test.comparisons[0].comparator, cst.Name) \
+                and test.comparisons[0].comparator.value == "None":
+            known = self._argument_constant(test.left.value, call, function, hops)
+            if known is None:
+                return None
+            return (known[0] if isinstance(test.comparisons[0].operator, cst.Is) else not known[0]), known[2]
+        return None
+
+    def _argument_constant(self, name: str, call: cst.Call, function, hops: int
+                           ) -> Optional[tuple[bool, bool, cst.CSTNode]]:
+        """(is None, truthy, where it is written) of what ``call`` gives the parameter ``name``
+        of ``function``: a literal, the parameter's default, or what every call of the caller
+        gives the caller's parameter or the attribute of `self` its `__init__` sets from one."""
+        if hops > 3 or not isinstance(function.node, cst.FunctionDef) or any(arg.star for arg in call.args):
+            return None
+        param = next((param for param in function.positional_params() if param.name.value == name), None)
+        if param is None:
+            return None
+        passed = self.inference.passed_argument(call, function, param)
+        if passed is None:
+            return None if param.default is None else self._literal_value(param.default, param, hops)
+        arg = next((arg for arg in call.args if arg.value is passed), None)
+        return self._literal_value(passed, arg if arg is not None and arg.keyword is not None else passed, hops)
+
+    def _literal_value(self, value: cst.BaseExpression, origin: cst.CSTNode, hops: int
+                  ) -> Optional[tuple[bool, bool, cst.CSTNode]]:
+        """See ``_argument_constant``: ``value`` as the call passes it."""
+        if isinstance(value, cst.Name) and value.value in ("None", "True", "False"):
+            return value.value == "None", value.value == "True", origin
+        if isinstance(value, (cst.Integer, cst.Float)):
+            return False, bool(value.evaluated_value), origin
+        if isinstance(value, cst.SimpleString):
+            return False, bool(value.evaluated_value), origin
+        if isinstance(value, cst.Name):
+            bindings = self.model.resolve(value)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM or self._changed_later(bindings[0]):
+                return None
+            return self._passed_by_every_call(bindings[0].scope.function, value.value, hops)
+        if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name):
+            method = next((b.scope.function for b in self.model.resolve(value.value) if b.kind is BindingKind.PARAM
+                           and b.scope.function is not None and b.scope.function.kind == "method"
+                           and b.scope.function.self_name == value.value.value), None)
+            cls = method.cls if method is not None else None
+            init = cls.methods.get("__init__") if isinstance(cls, ClassInfo) and cls.model is self.model else None
+            assignments = cls.assignments(value.attr.value) if init is not None else []
+            if len(assignments) != 1 or assignments[0].function is not init or assignments[0].path \
+                    or not isinstance(assignments[0].value, cst.Name) or self._in_hierarchy(cls):
+                return None
+            bindings = self.model.resolve(assignments[0].value)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM or bindings[0].scope.function is not init:
+                return None
+            return self._passed_by_every_call(init, assignments[0].value.value, hops)
+        return None
+
+    def _passed_by_every_call(self, function, name: str, hops: int) -> Optional[tuple[bool, bool, cst.CSTNode]]:
+        """What every call of ``function`` in the file passes for its parameter ``name``, when
+        they agree and no other file calls it."""
+        if not isinstance(function, FunctionInfo) or function.model is not self.model \
+                or self.analysis.callers_elsewhere(function):
+            return None
+        calls = self.analysis.grad_flow.call_sites(function)
+        found = None
+        for call in calls:
+            known = self._argument_constant(name, call, function, hops + 1)
+            if known is None or found is not None and known[:2] != found[:2]:
+                return None
+            found = found or known
+        return found
+
 
 @dataclass(frozen=True)
 class TrainedWithoutGraph:
@@ -1801,6 +2012,12 @@ class TrainedWithoutGraph:
     cls: str
     layer: str
     switch_on: cst.CSTNode
+
+
+def _registers_backward_hook(node: Optional[cst.CSTNode]) -> bool:
+    """``node`` is a call registering a hook autograd runs during backward."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+        and node.func.attr.value in torch_api.BACKWARD_HOOK_REGISTRATIONS
 
 
 def _switch_of(call: cst.Call) -> cst.CSTNode:

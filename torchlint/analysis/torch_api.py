@@ -1284,6 +1284,9 @@ DTYPE_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor", "torch.zeros", "
 MASK_DTYPE_KEEPING_METHODS = frozenset({"cuda", "cpu", "detach", "clone", "contiguous", "view", "view_as", "reshape",
                                         "reshape_as", "unsqueeze", "squeeze", "expand", "expand_as", "t", "transpose",
                                         "permute", "repeat", "flatten", "pin_memory"})
+# Methods registering a hook autograd runs during backward, with gradients disabled unless the
+# backward creates a graph (a module's backward hook, a tensor's hook) (no_graph).
+BACKWARD_HOOK_REGISTRATIONS = frozenset({"register_full_backward_hook", "register_backward_hook", "register_hook"})
 # The activation checkpointing functions, by qualified name and short name (checkpoint_reentrant).
 CHECKPOINT_FUNCTIONS = {
     "torch.utils.checkpoint.checkpoint": "checkpoint",

@@ -115,6 +115,18 @@ class BackwardWithoutGraph(Rule):
     file decorated with `@torch.no_grad()` is flagged at the decorator: its parameters
     never get a gradient.
 
+    Autograd runs backward with gradients disabled (unless it is asked to `create_graph`):
+    what a hook it calls computes (a module's `register_full_backward_hook`, a tensor's
+    `register_hook`), or a function of the file called only from such hooks, has no graph,
+    and a `backward()` on it is flagged unless it runs under `torch.enable_grad()`. A
+    function of the file returns what the path its arguments select returns: a helper that
+    gives a comparison (`(x > threshold).float()`) when a parameter is set, given it by the
+    call (a literal, the default, or what every call of the caller passes, also through an
+    attribute of `self` its `__init__` sets from a parameter), has no graph there; the
+    finding is on the argument that selects that path (`DiceLoss(threshold=0.5)`). A
+    comparison or `argmax` of data that never had a graph (a target `(y > 0).float()`) cuts
+    nothing: it is not named as a cause, nor taken as the line to change.
+
     A function of the file called under `no_grad` computes everything without a graph:
     what it returns (a loss, a dict of losses, a part of a tuple) has none when every value
     in it is made during the call (`outputs, losses = self.process_batch(batch)` in the
