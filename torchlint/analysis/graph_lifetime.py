@@ -448,6 +448,39 @@ class GraphLifetime:
             return False
         return self.autograd.flows_into(scope, forward, loop.iter, loop.iter, elements)
 
+    def frozen_input_origin(self, call: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """For a call of a frozen module (see ``records_no_graph``) whose one argument that
+        requires grad is a name computed, through graph-keeping methods and subscripts, from an
+        attribute of ``self`` assigned once in its class (``c = self.context.chunk(2)``): the
+        value assigned there. A frozen module records a graph only through that input, so the
+        graph a later backward finds freed is the input's, made there."""
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) \
+                or not isinstance(call.func.value, cst.Name) or not self._frozen_attribute(call.func):
+            return None
+        attached = [arg.value for arg in call.args if (lambda t: t is None or t.attached is not False)(
+            self.inference.tensor(arg.value)) and not self._row_of_plain_tensor(arg.value)]
+        if len(attached) != 1 or not isinstance(attached[0], (cst.Name, cst.Attribute)):
+            return None
+        roots = _roots(attached[0])  # `self.context` as it is given
+        if isinstance(attached[0], cst.Name):
+            bindings = self.model.resolve(attached[0])
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].value is None:
+                return None
+            roots = _roots(bindings[0].value)
+        function = self.model.functions.get(id(enclosing_code(call)))
+        if len(roots) != 1 or function is None or not isinstance(function.cls, ClassInfo):
+            return None
+        name, node = roots[0]
+        if not (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
+                and node.value.value == function.self_name):
+            return None
+        assignments = [a for a in function.cls.assignments(node.attr.value) if a.value is not None
+                       and not (isinstance(a.value, cst.Name) and a.value.value == "None")]
+        if len(assignments) != 1 or assignments[0].path:
+            return None
+        made = self.inference.tensor(assignments[0].value)
+        return assignments[0].value if made is not None and made.attached is True else None
+
     # --- the state a loop carries ------------------------------------------------------------
 
     def state_detach(self, carrier: cst.CSTNode, backward: cst.CSTNode) -> tuple[bool, Optional[cst.Call]]:

@@ -19,6 +19,12 @@ class BackwardTwice(Rule):
         "iteration, and the first iteration's backward freed it: RuntimeError \"Trying to backward through the graph "
         "a second time\"; {advice} (or `.detach()` it, when no gradient should flow into it)"
     )
+    frozen_message = (
+        "`{above}` keeps the graph of what it is computed from, and `{forward}`, a module whose parameters have "
+        "gradients off, passes it on above the loop: `{second}` goes back through it on every iteration, and the "
+        "first iteration's backward freed it: RuntimeError \"Trying to backward through the graph a second time\"; "
+        "{advice}"
+    )
     discarded_message = (
         "`{detach}` returns a detached copy and throws it away, leaving the tensor in the graph: `{name}` still "
         "carries `{forward}`'s graph, freed by the previous iteration's backward, and `{second}` goes back through "
@@ -69,7 +75,9 @@ class BackwardTwice(Rule):
     records no graph, and is not reported.
 
     The finding is on the line to change: the computation above the loop when the loop
-    only reuses its result (not when the loop iterates over it: then on the backward); a
+    only reuses its result (not when the loop iterates over it: then on the backward), and
+    for a frozen module's call there, where its one input that requires grad was computed
+    (`self.context = encoder(ids)`, not detached: the graph the backward finds freed); a
     `h.detach()` whose result is thrown away (a statement of its own: `detach()` returns a
     new tensor and leaves `h` in the graph) where the loop meant to detach its state;
     otherwise the backward. It names the forward and both backwards.
@@ -218,9 +226,18 @@ class BackwardTwice(Rule):
                   "on the first"
             advice = f"compute `{snippet(forward.at)}` inside the loop"
             if not self.ctx.autograd.lifetime.loop_iterates_result(forward.at, forward.elements, second.at):
-                # What must move is the computation above the loop: the finding goes there.
-                above = forward.via if forward.via is not None else forward.at
-                self.report(above, self.above_message, above=above, second=second.at, advice=advice,
+                # What must move is the computation above the loop: the finding goes there (for a
+                # frozen module, where the one input that requires grad was computed).
+                origin = self.ctx.autograd.lifetime.frozen_input_origin(forward.at) if forward.via is None else None
+                above = origin or (forward.via if forward.via is not None else forward.at)
+                message = self.above_message
+                if origin is not None:
+                    message = self.frozen_message
+                    advice = f"`.detach()` `{snippet(origin)}` where it is made, when no gradient should flow into " \
+                             f"what it is computed from, or compute it inside the loop"
+                    related.append((forward.at, "this call of a module whose parameters have gradients off "
+                                                "records a graph only through that input"))
+                self.report(above, message, above=above, second=second.at, forward=forward.at, advice=advice,
                             related=((second.at, "this backward, run on every iteration, goes back through it"),
                                      *related[1:]),
                             fix=Fix(Applicability.DISPLAY_ONLY, advice[0].upper() + advice[1:], ()))
