@@ -20,7 +20,13 @@ This module answers, on top of the events of ``AutogradModel``:
   an item of it (``loss["total"]``, ``losses[-1]``), in the same iteration, or one run by
   the function of this file whose result it is (``loss, stats = trainer.step(batch)``);
 - ``graph_wanted``: the names whose graph a function still uses (back-propagated or returned,
-  and what they were computed from).
+  and what they were computed from);
+- ``records_no_graph``: a forward of a module whose parameters all have gradients off, on
+  inputs none of which requires grad, records nothing for a backward to free;
+- ``state_detach``: how the loop treats the state object it carries into the next forward:
+  a method of this file that replaces the object's tensors by detached ones cuts the graph;
+  a ``t.detach()`` whose result is thrown away (a statement of its own) cuts nothing, since
+  ``detach()`` returns a new tensor and leaves ``t`` as it was.
 """
 
 from __future__ import annotations
@@ -28,7 +34,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from torchlint.analysis import torch_api, torch_facts
-from torchlint.analysis.semantic import BindingKind, Scope
+from torchlint.analysis.semantic import BindingKind, ClassInfo, Scope
+from torchlint.analysis.values import Kind
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import dotted
 from torchlint.syntax.walk import ancestors, enclosing_code, is_descendant, iter_nodes
@@ -356,6 +363,158 @@ class GraphLifetime:
                     pending.append(source)
         return names
 
+    # --- forwards that record no graph ------------------------------------------------------
+
+    def records_no_graph(self, call: cst.CSTNode) -> bool:
+        """``call`` runs a module whose parameters all have gradients off (the file freezes
+        the module a class keeps as ``self.<name>``: ``unet.requires_grad_(False)`` for the
+        ``unet`` its constructor is given), and every argument is known not to require grad:
+        autograd records nothing for it, so no backward frees anything of it."""
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) \
+                or not isinstance(call.func.value, cst.Name):
+            return False
+        for arg in call.args:
+            if arg.star:
+                return False
+            tensor = self.inference.tensor(arg.value)
+            if tensor is None:
+                value = self.inference.infer(arg.value)
+                if value is None or value.kind is Kind.TENSOR:
+                    return False  # not known to be anything but a tensor that may require grad
+            elif tensor.attached is not False and not self._row_of_plain_tensor(arg.value):
+                return False
+        return self._frozen_attribute(call.func)
+
+    def _row_of_plain_tensor(self, expression: cst.BaseExpression) -> bool:
+        """``expression`` is a loop's name bound only by iterating (through ``enumerate`` or
+        ``zip``) a tensor that does not require grad: its rows do not either."""
+        if not isinstance(expression, cst.Name):
+            return False
+        bindings = self.model.resolve(expression)
+        if not bindings or any(binding.kind is not BindingKind.FOR or binding.value is None for binding in bindings):
+            return False
+        for binding in bindings:
+            iterable = binding.value
+            if binding.path:  # `for i, t in enumerate(timesteps)`: `t` iterates `timesteps`
+                counted = isinstance(iterable, cst.Call) and dotted(iterable.func) == "enumerate" \
+                    and len(iterable.args) == 1 and binding.path == (1,)
+                iterable = iterable.args[0].value if counted else None
+            tensor = self.inference.tensor(iterable) if iterable is not None else None
+            if tensor is None or tensor.attached is not False:
+                return False
+        return True
+
+    def _frozen_attribute(self, module: cst.Attribute) -> bool:
+        """``self.<name>`` is, in every assignment of its class, the constructor's parameter,
+        and every construction of the class in this file passes a module the file freezes."""
+        function = self.model.functions.get(id(enclosing_code(module)))
+        cls = function.cls if function is not None else None
+        if not isinstance(cls, ClassInfo) or function.self_name != module.value.value:
+            return False
+        init = cls.methods.get("__init__")
+        assignments = cls.assignments(module.attr.value)
+        if init is None or not assignments:
+            return False
+        params = init.positional_params()
+        given = []
+        for assignment in assignments:
+            value = assignment.value
+            param = next((p for p in params if isinstance(value, cst.Name) and p.name.value == value.value), None)
+            if assignment.function is not init or assignment.path or param is None:
+                return False
+            given.append(param)
+        constructions = [call for call in self.autograd.calls if (lambda value: value is not None and value.kind is
+                         Kind.CLASS and value.cls is cls)(self.inference.infer(call.func))]
+        if not constructions:
+            return False
+        for construction in constructions:
+            for param in given:
+                passed = self.inference.passed_argument(construction, init, param)
+                name = dotted(passed) if isinstance(passed, (cst.Name, cst.Attribute)) else None
+                # (the file's freezes, as the autograd model reads them)
+                if not name or not self.autograd._frozen(name, None):
+                    return False
+        return True
+
+    def loop_iterates_result(self, forward: cst.CSTNode, elements: Optional[frozenset[int]],
+                             backward: cst.CSTNode) -> bool:
+        """The innermost loop around ``backward`` takes its items from ``forward``'s result
+        (``for loss in model.losses(x)``, the batches of a tensor computed from it): the
+        loop's backwards share that one graph, and what must change is the backward (one
+        backward of the sum), not where ``forward`` runs."""
+        loop = next((a for a in ancestors(backward) if isinstance(a, _LOOPS)), None)
+        scope = self._scope_of(backward)
+        if not isinstance(loop, cst.For) or scope is None:
+            return False
+        return self.autograd.flows_into(scope, forward, loop.iter, loop.iter, elements)
+
+    def frozen_input_origin(self, call: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """For a call of a frozen module (see ``records_no_graph``) whose one argument that
+        requires grad is a name computed, through graph-keeping methods and subscripts, from an
+        attribute of ``self`` assigned once in its class (``c = self.context.chunk(2)``): the
+        value assigned there. A frozen module records a graph only through that input, so the
+        graph a later backward finds freed is the input's, made there."""
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) \
+                or not isinstance(call.func.value, cst.Name) or not self._frozen_attribute(call.func):
+            return None
+        attached = [arg.value for arg in call.args if (lambda t: t is None or t.attached is not False)(
+            self.inference.tensor(arg.value)) and not self._row_of_plain_tensor(arg.value)]
+        if len(attached) != 1 or not isinstance(attached[0], (cst.Name, cst.Attribute)):
+            return None
+        roots = _roots(attached[0])  # `self.context` as it is given
+        if isinstance(attached[0], cst.Name):
+            bindings = self.model.resolve(attached[0])
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].value is None:
+                return None
+            roots = _roots(bindings[0].value)
+        function = self.model.functions.get(id(enclosing_code(call)))
+        if len(roots) != 1 or function is None or not isinstance(function.cls, ClassInfo):
+            return None
+        name, node = roots[0]
+        if not (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
+                and node.value.value == function.self_name):
+            return None
+        assignments = [a for a in function.cls.assignments(node.attr.value) if a.value is not None
+                       and not (isinstance(a.value, cst.Name) and a.value.value == "None")]
+        if len(assignments) != 1 or assignments[0].path:
+            return None
+        made = self.inference.tensor(assignments[0].value)
+        return assignments[0].value if made is not None and made.attached is True else None
+
+    # --- the state a loop carries ------------------------------------------------------------
+
+    def state_detach(self, carrier: cst.CSTNode, backward: cst.CSTNode) -> tuple[bool, Optional[cst.Call]]:
+        """What the loop around ``backward`` does, after ``carrier`` (a name bound in it) is bound, to the state
+        that name carries: (detached, a thrown-away detach).  ``detached``: it calls a method
+        of this file's class of the object (``state.detach()``) that assigns each of the
+        object's attributes a detached value.  The thrown-away detach: a ``.detach()`` that is
+        a statement of its own, on the name itself or, in a method the loop calls on it, on a
+        tensor of the object (``for h in self._all: h.detach()``)."""
+        loop = next((a for a in ancestors(backward) if isinstance(a, _LOOPS) and _inside(carrier, a)), None)
+        if not isinstance(carrier, cst.Name) or loop is None:
+            return False, None
+        name = carrier.value
+        discarded = None
+        for statement in iter_nodes(loop):
+            if not isinstance(statement, cst.Expr) or statement.start < carrier.end:
+                continue
+            call = statement.value
+            if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+                    and isinstance(call.func.value, cst.Name) and call.func.value.value == name):
+                continue
+            if call.func.attr.value == "detach" and not call.args and self.inference.tensor(call.func.value):
+                discarded = discarded or call
+                continue
+            value = self.inference.infer(call.func.value)
+            cls = value.cls if value is not None and value.kind is Kind.INSTANCE else None
+            method = cls.methods.get(call.func.attr.value) if isinstance(cls, ClassInfo) else None
+            if method is None or method.self_name is None or not isinstance(method.node, cst.FunctionDef):
+                continue
+            if _assigns_detached(method):
+                return True, None
+            discarded = discarded or _thrown_away_detach(method.node)
+        return False, discarded
+
     def _scope_of(self, node: cst.CSTNode) -> Optional[Scope]:
         if self._scopes is None:
             self._scopes = {id(scope.node): scope for scope in self.model.scopes}
@@ -452,3 +611,43 @@ def _keeps_graph(method: str) -> bool:
     """A tensor method whose result stays in the graph of its receiver (``mean``, ``sum``, ``view``)."""
     fact = torch_facts.method(method)
     return fact is not None and fact.differentiable is True and fact.returns not in ("other", "ndarray")
+
+
+def _assigns_detached(method) -> bool:
+    """``method`` assigns attributes of its ``self`` (``self.hidden = tuple(h.detach() for h
+    in self.hidden)``), and each value it assigns reads the object only through a detach."""
+    found = False
+    for node in iter_nodes(method.node):
+        if not isinstance(node, cst.Assign):
+            continue
+        targets = [target.target for target in node.targets]
+        if not all(isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == method.self_name
+                   for t in targets):
+            continue
+        reads = [n for n in iter_nodes(node.value) if isinstance(n, cst.Name)]
+        if not any(_read_detached(n, node.value) for n in reads):
+            return False
+        found = True
+    return found
+
+
+def _read_detached(node: cst.CSTNode, top: cst.CSTNode) -> bool:
+    """``node``'s value passes through ``.detach()`` before reaching ``top``."""
+    current = node
+    while current is not top and current.parent is not None:
+        parent = current.parent
+        if isinstance(parent, cst.Attribute) and parent.value is current and parent.attr.value == "detach":
+            return True
+        current = parent
+    return False
+
+
+def _thrown_away_detach(function: cst.FunctionDef) -> Optional[cst.Call]:
+    """A ``x.detach()`` that is a statement of its own in ``function``: its result, the
+    detached tensor, is dropped."""
+    for node in iter_nodes(function.body):
+        if isinstance(node, cst.Expr) and isinstance(node.value, cst.Call) \
+                and isinstance(node.value.func, cst.Attribute) and node.value.func.attr.value == "detach" \
+                and not node.value.args:
+            return node.value
+    return None

@@ -14,7 +14,26 @@ class BackwardTwice(Rule):
         "`{second}` goes back through `{forward}`, {how}: RuntimeError \"Trying to backward through the graph a "
         "second time\"; {advice}"
     )
+    above_message = (
+        "`{above}` runs once, above the loop, and keeps its graph: `{second}` goes back through it on every "
+        "iteration, and the first iteration's backward freed it: RuntimeError \"Trying to backward through the graph "
+        "a second time\"; {advice} (or `.detach()` it, when no gradient should flow into it)"
+    )
+    frozen_message = (
+        "`{above}` keeps the graph of what it is computed from, and `{forward}`, a module whose parameters have "
+        "gradients off, passes it on above the loop: `{second}` goes back through it on every iteration, and the "
+        "first iteration's backward freed it: RuntimeError \"Trying to backward through the graph a second time\"; "
+        "{advice}"
+    )
+    discarded_message = (
+        "`{detach}` returns a detached copy and throws it away, leaving the tensor in the graph: `{name}` still "
+        "carries `{forward}`'s graph, freed by the previous iteration's backward, and `{second}` goes back through "
+        "it: RuntimeError \"Trying to backward through the graph a second time\"; {advice}"
+    )
     fix = Applicability.DISPLAY_ONLY
+    # The error is raised by the backward, a line the finding names as related when it is on the
+    # computation above the loop or on a detach whose result is thrown away.
+    raised_where_used = True
     requires = (r"backward|autograd\.grad",)
     references = (
         ("Autograd mechanics: saved tensors are freed after backward",
@@ -49,7 +68,19 @@ class BackwardTwice(Rule):
     assignments, `+=`, tuple elements, loop variables and calls of this file's functions
     (`update(loss)`, a method computing the losses), stops at `.detach()`, `.item()`,
     `.data` and `no_grad` blocks, and knows a `repackage_hidden(h)` that returns
-    `h.detach()` cuts the graph. The finding names the forward and both backwards.
+    `h.detach()` cuts the graph, as does a method of the state's class that assigns its
+    attributes detached values (`state.detach()` running `self.hidden = self.hidden.detach()`).
+    A module whose parameters all have gradients off (`unet.requires_grad_(False)`, also
+    when a class keeps it as `self.unet`), called on inputs that do not require grad,
+    records no graph, and is not reported.
+
+    The finding is on the line to change: the computation above the loop when the loop
+    only reuses its result (not when the loop iterates over it: then on the backward), and
+    for a frozen module's call there, where its one input that requires grad was computed
+    (`self.context = encoder(ids)`, not detached: the graph the backward finds freed); a
+    `h.detach()` whose result is thrown away (a statement of its own: `detach()` returns a
+    new tensor and leaves `h` in the graph) where the loop meant to detach its state;
+    otherwise the backward. It names the forward and both backwards.
 
     ## Why is this bad?
     `backward()` frees the buffers autograd saved for it as it goes, unless asked to
@@ -94,7 +125,7 @@ class BackwardTwice(Rule):
                 loss = prediction.pow(2).mean()
                 loss.backward()
             """,
-            reported=((8, "loss.backward()"),),
+            reported=((5, "model(torch.randn(8, 3))"),),
         ),
         Bad(
             """
@@ -141,10 +172,34 @@ class BackwardTwice(Rule):
 
     def visit_Module(self, node: cst.Module) -> None:
         reported: set[int] = set()
+        lifetime = self.ctx.autograd.lifetime
         for reused in self.ctx.autograd.reused_graphs():
-            if id(reused.second.at) not in reported:
-                reported.add(id(reused.second.at))
+            if id(reused.second.at) in reported:
+                continue
+            if reused.forward.via is None and lifetime.records_no_graph(reused.forward.at):
+                continue  # a frozen module on inputs that need no gradient: no graph to free
+            discarded = None
+            if reused.how == "carried":
+                detached, discarded = lifetime.state_detach(reused.carrier, reused.second.at)
+                if detached:
+                    continue
+            reported.add(id(reused.second.at))
+            if discarded is not None:
+                self._report_discarded(reused, discarded)
+            else:
                 self._report(reused)
+
+    def _report_discarded(self, reused: ReusedGraph, detach: cst.Call) -> None:
+        """The loop means to detach the state it carries, but throws the detached tensor away."""
+        snippet = self.ctx.snippet
+        name = snippet(reused.carrier)
+        advice = "assign the result (`h = h.detach()`; for state kept on an object, `self.hidden = " \
+                 "self.hidden.detach()`)"
+        self.report(detach, self.discarded_message, detach=detach, name=name, second=reused.second.at,
+                    forward=reused.forward.at, advice=advice,
+                    related=((reused.carrier, f"`{name}` keeps the forward's graph for the next iteration here"),
+                             (reused.second.at, "this backward goes back through the freed graph")),
+                    fix=Fix(Applicability.DISPLAY_ONLY, advice[0].upper() + advice[1:], ()))
 
     def _report(self, reused: ReusedGraph) -> None:
         snippet = self.ctx.snippet
@@ -170,6 +225,23 @@ class BackwardTwice(Rule):
             how = "which runs once, above the loop, while this backward runs on every iteration and frees its graph " \
                   "on the first"
             advice = f"compute `{snippet(forward.at)}` inside the loop"
+            if not self.ctx.autograd.lifetime.loop_iterates_result(forward.at, forward.elements, second.at):
+                # What must move is the computation above the loop: the finding goes there (for a
+                # frozen module, where the one input that requires grad was computed).
+                origin = self.ctx.autograd.lifetime.frozen_input_origin(forward.at) if forward.via is None else None
+                above = origin or (forward.via if forward.via is not None else forward.at)
+                message = self.above_message
+                if origin is not None:
+                    message = self.frozen_message
+                    advice = f"`.detach()` `{snippet(origin)}` where it is made, when no gradient should flow into " \
+                             f"what it is computed from, or compute it inside the loop"
+                    related.append((forward.at, "this call of a module whose parameters have gradients off "
+                                                "records a graph only through that input"))
+                self.report(above, message, above=above, second=second.at, forward=forward.at, advice=advice,
+                            related=((second.at, "this backward, run on every iteration, goes back through it"),
+                                     *related[1:]),
+                            fix=Fix(Applicability.DISPLAY_ONLY, advice[0].upper() + advice[1:], ()))
+                return
         else:
             how = f"whose graph `{snippet(first.at)}` freed (it has no `retain_graph=True`)"
             advice = "call `backward()` once on the sum of the losses, or `detach()` what the second loss must not " \
