@@ -143,3 +143,24 @@ def test_a_floating_update_of_every_state_dict_entry(project):
     # a test that reads the entry may skip it: no finding
     _check(project, FEDAVG.replace("        data.add_(update)", "        if update.dtype != data.dtype:\n"
                                    "            update = update.type_as(data)\n        data.add_(update)"), [])
+
+
+LOCAL_POSITION = '''
+import numpy as np
+import torch
+from torch import nn
+
+points = (np.random.rand(20, 3) * 16).astype(np.float32)
+coords = np.floor(points).astype(np.int64)
+local = points - coords - 0.5
+features = torch.from_numpy(np.hstack((points, local)))
+print(nn.Linear(6, 2)(features).shape)
+'''
+
+
+def test_numpy_promotes_a_float32_array_with_an_int64_one_to_float64(project):
+    # numpy's promotion: float32 with int64 is float64, and joining float32 with float64 arrays is float64
+    _check(project, LOCAL_POSITION, [("bad.py", 8, 12, "TL413")], "must have the same dtype")
+    _check(project, LOCAL_POSITION.replace("points - coords - 0.5", "(points - coords - 0.5).astype(np.float32)"), [])
+    # an int16 grid stays float32
+    _check(project, LOCAL_POSITION.replace("np.int64", "np.int16"), [])

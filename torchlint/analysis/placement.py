@@ -898,6 +898,9 @@ class Placement:
             return _NONE
         if all(item.holder == "array" for item in found) and len({item.name for item in found}) == 1:
             return found[0]
+        if all(item.holder == "array" and (item.floating or item.integer) for item in found) and \
+                any(item.name == "float64" for item in found):
+            return next(item for item in found if item.name == "float64")  # joined arrays promote: float64 wins
         if all(item.holder == "number" for item in found):
             name = "float64" if any(item.name == "float64" for item in found) else "int64"
             if nested:  # `[[517.7, 0, 320], [0, 0, 1]]`: the rows are Python numbers too, one array in all
@@ -1116,6 +1119,11 @@ class Placement:
             if left.name == right.name or "number" in holders:
                 array = left if left.holder == "array" else right
                 return array if array.integer else None
+            floating, integer = (left, right) if left.floating else (right, left)
+            promoted = torch_api.NUMPY_FLOAT_INT_PROMOTION.get((floating.name, integer.name))
+            if holders == {"array"} and promoted is not None and promoted != floating.name:
+                return Dtype(promoted, "array", node, f"`{_short(self.analysis, node)}` computes a {floating.name} "
+                             f"array with an {integer.name} one: numpy promotes to {promoted}")
             return None
         if holders <= {"tensor", "number"}:
             tensor = left if left.holder == "tensor" else right

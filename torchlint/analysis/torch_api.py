@@ -812,6 +812,16 @@ TORCH_DTYPES: dict[str, str] = {
     "int64": "int64", "long": "int64", "int32": "int32", "int": "int32", "int16": "int16", "short": "int16",
     "int8": "int8", "uint8": "uint8", "bool": "bool",
 }
+# What numpy's type promotion makes of arithmetic between an array of a floating dtype and one of
+# an integer dtype (`points - coords` of float32 points and int64 voxel coordinates: float64):
+# the float must hold every value of the integer type.
+NUMPY_FLOAT_INT_PROMOTION: dict[tuple[str, str], str] = {
+    **{("float32", integer): "float64" for integer in ("int64", "int32")},
+    **{("float32", integer): "float32" for integer in ("int16", "int8", "uint8", "bool")},
+    **{("float16", integer): "float64" for integer in ("int64", "int32")},
+    ("float16", "int16"): "float32",
+    **{("float16", integer): "float16" for integer in ("int8", "uint8", "bool")},
+}
 # Python's number types given as a torch dtype (`torch.randn(n, dtype=float)`, `x.to(int)`): torch
 # reads `float` as float64, `int` as int64 and `bool` as bool (not the default float32).
 PYTHON_TYPE_DTYPES: dict[str, str] = {"float": "float64", "int": "int64", "bool": "bool"}

@@ -91,6 +91,9 @@ class DtypeMismatch(Rule):
       `nn.Sequential(..).double()`) or by a statement of its own before the call
       (`model.double()`), whose input meets a layer with weights first.
 
+    numpy promotes arrays as torch does not: a float32 array with an int64 (or int32) one is
+    float64 (`points - coords` of float32 points and int64 voxel coordinates), and arrays joined
+    by `np.hstack`/`np.concatenate`/`np.array` take the widest dtype (float64 wins).
     A Python number type given as a torch dtype is one of its own: `dtype=float` and
     `.to(float)` make float64, `dtype=int` int64. Arrays come from numpy, from pandas (the values of a `pd.read_csv` table are float64, or
     int64 for whole numbers: never float32, which a float32 layer alone takes; a `DataFrame`
