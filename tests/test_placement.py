@@ -300,11 +300,19 @@ THROUGH_LISTS_AND_ROWS = {
         stacked = np.stack([row * 2 for row in features])
         print(model(torch.from_numpy(stacked)))
     """, []),
-    "a list of arrays of two dtypes is not judged": ("""
+    # numpy joins arrays of two dtypes into the wider one: float32 with float64 is float64
+    "a list of arrays of two dtypes promotes to float64": ("""
         import numpy as np
         import torch
         from torch import nn
         parts = [np.zeros(4, dtype=np.float32), np.random.randn(4)]
+        print(nn.Linear(4, 2)(torch.from_numpy(np.array(parts))))
+    """, [(6, "TL413")]),
+    "a list of float32 and int16 arrays stays float32": ("""
+        import numpy as np
+        import torch
+        from torch import nn
+        parts = [np.zeros(4, dtype=np.float32), np.ones(4, dtype=np.int16)]
         print(nn.Linear(4, 2)(torch.from_numpy(np.array(parts))))
     """, []),
 }

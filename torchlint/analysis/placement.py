@@ -238,6 +238,11 @@ class Placement:
             return self.dtype(value, depth)
         if path[0] is None or depth > _MAX_DEPTH:
             return None
+        if isinstance(value, (cst.Attribute, cst.Subscript)) or isinstance(value, cst.Call) and \
+                isinstance(value.func, cst.Attribute) and value.func.attr.value in torch_api.DTYPE_METHODS:
+            whole = self.dtype(value, depth + 1)
+            if whole is not None and whole is not _NONE and whole.holder in ("tensor", "array"):
+                return whole  # `gi, gj = gij.T`: unpacking a tensor gives its rows, of its dtype
         if isinstance(value, (cst.Tuple, cst.List)):
             if path[0] >= len(value.elements) or isinstance(value.elements[path[0]], cst.StarredElement):
                 return None
@@ -719,7 +724,15 @@ class Placement:
         given = keyword(node, "dtype")
         if given is None:
             return None
-        return self._dtype_name(given, numpy) or "unknown"
+        return self._dtype_name(given, numpy) or self._python_type_dtype(given) or "unknown"
+
+    def _python_type_dtype(self, node: cst.BaseExpression) -> Optional[str]:
+        """The dtype torch makes of a Python number type given as a dtype (`dtype=float`:
+        float64), where the name is the builtin."""
+        if isinstance(node, cst.Name) and node.value in torch_api.PYTHON_TYPE_DTYPES and \
+                self.inference.qualname(node) in (None, f"builtins.{node.value}"):
+            return torch_api.PYTHON_TYPE_DTYPES[node.value]
+        return None
 
     def numpy_dtype_argument(self, node: Optional[cst.CSTNode]) -> Optional[cst.BaseExpression]:
         """The dtype argument that chooses the dtype of the array ``node`` makes, when it names
@@ -894,6 +907,9 @@ class Placement:
             return _NONE
         if all(item.holder == "array" for item in found) and len({item.name for item in found}) == 1:
             return found[0]
+        if all(item.holder == "array" and (item.floating or item.integer) for item in found) and \
+                any(item.name == "float64" for item in found):
+            return next(item for item in found if item.name == "float64")  # joined arrays promote: float64 wins
         if all(item.holder == "number" for item in found):
             name = "float64" if any(item.name == "float64" for item in found) else "int64"
             if nested:  # `[[517.7, 0, 320], [0, 0, 1]]`: the rows are Python numbers too, one array in all
@@ -968,7 +984,7 @@ class Placement:
                                                else None)
             if given is None:
                 return None
-            found = self._dtype_name(given, False)
+            found = self._dtype_name(given, False) or (self._python_type_dtype(given) if method == "to" else None)
             if found is None and method == "type":
                 qualname = self.inference.qualname(given) or ""
                 found = torch_api.LEGACY_TYPE_DTYPES.get(qualname.rsplit(".", 1)[-1]) if qualname.startswith(
@@ -1112,6 +1128,11 @@ class Placement:
             if left.name == right.name or "number" in holders:
                 array = left if left.holder == "array" else right
                 return array if array.integer else None
+            floating, integer = (left, right) if left.floating else (right, left)
+            promoted = torch_api.NUMPY_FLOAT_INT_PROMOTION.get((floating.name, integer.name))
+            if holders == {"array"} and promoted is not None and promoted != floating.name:
+                return Dtype(promoted, "array", node, f"`{_short(self.analysis, node)}` computes a {floating.name} "
+                             f"array with an {integer.name} one: numpy promotes to {promoted}")
             return None
         if holders <= {"tensor", "number"}:
             tensor = left if left.holder == "tensor" else right
@@ -1224,7 +1245,80 @@ class Placement:
                     found.append(mismatch)
         if "state_dict" in self.analysis.text:
             found.extend(self._state_entry_updates())
+        found.extend(self._inplace_into_integers())
         return found
+
+    def _inplace_into_integers(self) -> list[DtypeMismatch]:
+        """In-place arithmetic on a tensor shown to be of an integer dtype with a floating operand
+        (`gj.clamp_(0, gain[3] - 1)` of a float32 `gain`, `idx += 0.5`, `counts.mul_(scale)`) or a
+        true division (`x /= 2`, `x.div_(n)`): the result promotes to a floating dtype and cannot be
+        written back ("result type Float can't be cast to the desired output type Long")."""
+        found: list[DtypeMismatch] = []
+        sites: list[tuple[cst.CSTNode, cst.BaseExpression, list[cst.BaseExpression], str, bool]] = []
+        for call in self._all_calls():
+            func = call.func
+            if not isinstance(func, cst.Attribute) or func.attr.value not in torch_api.INPLACE_PROMOTING_METHODS \
+                    or self.inference.qualname(func) is not None or any(arg.star for arg in call.args):
+                continue
+            if keyword(call, "rounding_mode") is not None or keyword(call, "out") is not None:
+                continue
+            operands = [arg.value for arg in call.args
+                        if arg.keyword is None or arg.keyword.value in torch_api.INPLACE_OPERAND_KEYWORDS]
+            sites.append((call, func.value, operands, f"`{func.attr.value}`",
+                          func.attr.value in torch_api.INPLACE_DIVIDING_METHODS))
+        operators = {cst.AddAssign: "+=", cst.SubtractAssign: "-=", cst.MultiplyAssign: "*=", cst.DivideAssign: "/="}
+        for augmented in self.analysis.nodes_of(cst.AugAssign):
+            symbol = operators.get(type(augmented.operator))
+            if symbol is not None and isinstance(augmented.target, (cst.Name, cst.Attribute, cst.Subscript)):
+                sites.append((augmented, augmented.target, [augmented.value], f"`{symbol}`", symbol == "/="))
+        for site, receiver, operands, operation, divides in sites:
+            if not operands:
+                continue
+            into = self.dtype(receiver)
+            if into is None or into is _NONE or into.holder != "tensor" or not into.integer or into.name == "bool":
+                continue
+            operand = next((value for value in operands if self._floating(value)), None)
+            if operand is None and divides:
+                operand = operands[0]
+            if operand is None:
+                continue
+            shown = self.dtype(operand)
+            if shown is None or shown is _NONE or not shown.floating:
+                why = "a true division: floating" if divides and not self._floating(operand) else \
+                    f"`{_short(self.analysis, operand)}` computes with a floating value: floating"
+                shown = Dtype("floating", "tensor" if self.inference.tensor(operand) is not None else "number",
+                              operand, why)
+            method = next(name for name, made in torch_api.DTYPE_METHODS.items() if made == into.name) \
+                if into.name in torch_api.DTYPE_METHODS.values() else None
+            convert = f"convert `{_short(self.analysis, operand)}` to {into.name} (`.{method}()`) or " if method and \
+                not divides else ""
+            found.append(DtypeMismatch(
+                operand, shown, site,
+                f"the in-place {operation} into `{_short(self.analysis, receiver)}`, {into.name} ({into.why})",
+                f"results of its own dtype ({into.name}: an in-place operation does not change the tensor's dtype)",
+                wanted=into.name, advice=f"{convert}compute it out of place (`x = x {'/' if divides else '+'} v` makes a "
+                                         f"new tensor of the promoted dtype)"))
+        return found
+
+    def _floating(self, node: cst.BaseExpression, depth: int = 0) -> bool:
+        """``node`` is shown to be floating, its width aside: a floating dtype shown, a true
+        division (of numbers, arrays or tensors: floating whatever the operands), arithmetic with
+        a floating operand (type promotion keeps the floating kind)."""
+        if depth > 8:
+            return False
+        shown = self.dtype(node)
+        if shown is not None and shown is not _NONE and shown.holder in ("number", "tensor", "array"):
+            return shown.floating
+        if isinstance(node, cst.Name):
+            return self._every_value(node, lambda value: self._floating(value, depth + 1))
+        if isinstance(node, cst.UnaryOperation):
+            return self._floating(node.expression, depth + 1)
+        if isinstance(node, cst.BinaryOperation):
+            if isinstance(node.operator, cst.Divide):
+                return True
+            if isinstance(node.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.Power)):
+                return self._floating(node.left, depth + 1) or self._floating(node.right, depth + 1)
+        return False
 
     def _state_entry_updates(self) -> list[DtypeMismatch]:
         """In-place float arithmetic (`v.mul_(decay)`) on every entry of a module's
@@ -1243,15 +1337,21 @@ class Placement:
             shown = [self.dtype(operand) for operand in operands]
             floating = next((item for item in shown if item is not None and item is not _NONE and item.floating
                              and item.holder in ("number", "tensor")), None)
-            if floating is None:
-                continue
+            if floating is None:  # `acc[name] * (eta / n)`: arithmetic with a true division is floating
+                operand = next((value for value in operands if self._floating(value)), None)
+                if operand is None:
+                    continue
+                floating = Dtype("floating", "tensor", operand, f"`{_short(self.analysis, operand)}` (floating: it "
+                                 f"computes with a floating value)")
             bindings = self.model.resolve(func.value)
             if len(bindings) != 1 or bindings[0].kind is not BindingKind.FOR or bindings[0].value is None:
                 continue
             loop = call.parent
             while loop is not None and not (isinstance(loop, cst.For) and loop.iter is bindings[0].value):
                 loop = loop.parent
-            if loop is None or any(isinstance(node, (cst.If, cst.IfExp, cst.Try)) for node in iter_nodes(loop.body)):
+            if loop is None or any(isinstance(node, cst.Try) or isinstance(node, (cst.If, cst.IfExp)) and
+                                   self._may_skip_entry(node.test, loop, func.value.value)
+                                   for node in iter_nodes(loop.body)):
                 continue
             module = self._state_of(bindings[0].value, bindings[0].path)
             layer = self._int64_buffer_layer(module) if module is not None else None
@@ -1266,6 +1366,26 @@ class Placement:
                 "results of its own dtype (\"result type Float can't be cast to the desired output type Long\")",
                 advice=f"update only the floating entries (`if {func.value.value}.is_floating_point():`)"))
         return found
+
+    @staticmethod
+    def _may_skip_entry(test: cst.BaseExpression, loop: cst.For, entry: str) -> bool:
+        """A test in a loop over `state_dict()` entries that may single out the int64 entry: one
+        that reads the entry (`v.is_floating_point()`, `v.dtype`), or its key otherwise than by
+        comparing it with a string that names another entry (`name == "decoder.weight"` cannot
+        skip `bn.num_batches_tracked`)."""
+        names = [node.value for node in iter_nodes(loop.target) if isinstance(node, cst.Name)]
+        for node in iter_nodes(test):
+            if not isinstance(node, cst.Name) or node.value not in names:
+                continue
+            if node.value == entry:
+                return True
+            parent = node.parent
+            if not (isinstance(parent, cst.Comparison) and len(parent.comparisons) == 1 and isinstance(
+                    parent.comparisons[0].operator, (cst.Equal, cst.NotEqual)) and all(
+                    isinstance(side, cst.SimpleString) and "num_batches_tracked" not in side.value
+                    for side in (parent.left, parent.comparisons[0].comparator) if side is not node)):
+                return True
+        return False
 
     def _state_of(self, iterable: cst.BaseExpression, path: tuple, depth: int = 0) -> Optional[cst.BaseExpression]:
         """The module whose `state_dict()` entries iterating ``iterable`` gives at ``path``

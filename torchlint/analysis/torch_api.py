@@ -187,6 +187,16 @@ INT64_BUFFER_LAYERS = frozenset(name for name, (argument, _, _) in TRAIN_MODE_LA
 # In-place arithmetic methods: the result must fit the tensor's own dtype ("result type Float
 # can't be cast to the desired output type Long" for an int64 tensor and a float operand).
 INPLACE_ARITHMETIC_METHODS = frozenset({"mul_", "add_", "sub_", "div_"})
+# In-place methods whose result is the type promotion of the tensor with their operands (the
+# bounds of `clamp_`), written back into the tensor: a floating operand (or a true division)
+# into an integer tensor raises "result type Float can't be cast to the desired output type
+# Long". The keywords that name an operand.
+INPLACE_PROMOTING_METHODS = frozenset({"add_", "sub_", "subtract_", "mul_", "multiply_", "div_", "divide_",
+                                       "true_divide_", "clamp_", "clip_", "clamp_min_", "clamp_max_"})
+INPLACE_OPERAND_KEYWORDS = frozenset({"other", "min", "max"})
+# The in-place methods that divide: a true division, floating whatever the operands, unless a
+# `rounding_mode` is given.
+INPLACE_DIVIDING_METHODS = frozenset({"div_", "divide_", "true_divide_"})
 # Containers of torch.nn whose mode is that of the layers they are built from (the
 # data-parallel wrappers: of the module they wrap, which `train()`/`eval()` reach).
 TRAIN_MODE_CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict",
@@ -799,6 +809,19 @@ TORCH_DTYPES: dict[str, str] = {
     "int64": "int64", "long": "int64", "int32": "int32", "int": "int32", "int16": "int16", "short": "int16",
     "int8": "int8", "uint8": "uint8", "bool": "bool",
 }
+# What numpy's type promotion makes of arithmetic between an array of a floating dtype and one of
+# an integer dtype (`points - coords` of float32 points and int64 voxel coordinates: float64):
+# the float must hold every value of the integer type.
+NUMPY_FLOAT_INT_PROMOTION: dict[tuple[str, str], str] = {
+    **{("float32", integer): "float64" for integer in ("int64", "int32")},
+    **{("float32", integer): "float32" for integer in ("int16", "int8", "uint8", "bool")},
+    **{("float16", integer): "float64" for integer in ("int64", "int32")},
+    ("float16", "int16"): "float32",
+    **{("float16", integer): "float16" for integer in ("int8", "uint8", "bool")},
+}
+# Python's number types given as a torch dtype (`torch.randn(n, dtype=float)`, `x.to(int)`): torch
+# reads `float` as float64, `int` as int64 and `bool` as bool (not the default float32).
+PYTHON_TYPE_DTYPES: dict[str, str] = {"float": "float64", "int": "int64", "bool": "bool"}
 # numpy's names of dtypes, as `np.<name>` or a string given to `astype`/`dtype=`.
 NUMPY_DTYPES: dict[str, str] = {
     "float32": "float32", "single": "float32", "float64": "float64", "double": "float64", "float_": "float64",

@@ -25,7 +25,7 @@ class DtypeMismatch(Rule):
     fix = Applicability.SAFE
     raised_where_used = True
     requires = (r"numpy|np\.|pandas|pd\.|dtype|torch\.(full|arange|tensor|as_tensor|from_numpy|randint)"
-                r"|\.(double|long|float|half|bfloat16)\(|Tensor\(|state_dict\(",)
+                r"|\.(double|long|float|half|bfloat16)\(|\.to\((float|int)\)|Tensor\(|state_dict\(",)
     references = (
         ("Tensor attributes: torch.dtype", "https://pytorch.org/docs/stable/tensor_attributes.html#torch-dtype"),
         ("torch.from_numpy", "https://pytorch.org/docs/stable/generated/torch.from_numpy.html"),
@@ -80,11 +80,22 @@ class DtypeMismatch(Rule):
       `list(..)`) when the module builds a BatchNorm that tracks its statistics: its
       `num_batches_tracked` entry is int64 and cannot take the float result (not where the
       loop tests anything, such as `if v.is_floating_point():`);
+    - in-place arithmetic into a tensor shown to be of an integer dtype with a floating operand
+      or a true division (`gj.clamp_(0, gain[3] - 1)` of a float32 `gain`, `idx += 0.5`,
+      `x /= 2`, `counts.div_(n)`): an in-place operation keeps the tensor's dtype, and the
+      promoted floating result cannot be written back; a true division is floating whatever its
+      operands, and so is arithmetic with a floating value (`acc[name] * (eta / n)` added to
+      every `state_dict()` entry meets `num_batches_tracked`; a loop test that compares the key
+      with a string naming another entry does not skip it);
     - a float32 input to a model converted as it is built (`Net().half()`,
       `nn.Sequential(..).double()`) or by a statement of its own before the call
       (`model.double()`), whose input meets a layer with weights first.
 
-    Arrays come from numpy, from pandas (the values of a `pd.read_csv` table are float64, or
+    numpy promotes arrays as torch does not: a float32 array with an int64 (or int32) one is
+    float64 (`points - coords` of float32 points and int64 voxel coordinates), and arrays joined
+    by `np.hstack`/`np.concatenate`/`np.array` take the widest dtype (float64 wins).
+    A Python number type given as a torch dtype is one of its own: `dtype=float` and
+    `.to(float)` make float64, `dtype=int` int64. Arrays come from numpy, from pandas (the values of a `pd.read_csv` table are float64, or
     int64 for whole numbers: never float32, which a float32 layer alone takes; a `DataFrame`
     of an array keeps its dtype) and from scikit-learn (`train_test_split` keeps each array's
     dtype). `torch.tensor` of a list written out takes the dtype its items promote to: numpy
