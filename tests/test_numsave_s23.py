@@ -148,3 +148,36 @@ def test_out_of_place_changes_of_shape_and_tuples_grown_are_quiet(tmp_path):
         detached[0].unsqueeze_(0)
         """, "TL303")
     assert found == []
+
+
+EIGH = """
+import torch
+
+a = torch.randn(5, 5, requires_grad=True)
+k = a @ a.T
+evals, evecs = torch.linalg.eigh(k)
+evals.clamp_min_(0.0)
+values, order = torch.sort(k.sum(1))
+values.mul_(2)
+loss = (evecs * evals.sqrt()).sum() + (values * order.float()).sum()
+loss.backward()
+"""
+
+
+def test_a_saved_tensor_of_a_tuple_result_written_in_place(tmp_path):
+    # `eigh` keeps both its eigenvalues and eigenvectors for backward; `sort` keeps only its
+    # indices, so writing its values is fine (torch's facts say which, measured).
+    found = lint_findings(tmp_path, EIGH, "TL409")
+    assert finding_rows(found) == [(7, "TL409")]
+    assert "`torch.linalg.eigh(k)` saved for backward" in found[0]["message"]
+    fixed = EIGH.replace("evals.clamp_min_(0.0)", "evals = evals.clamp_min(0.0)")
+    assert lint_findings(tmp_path, fixed, "TL409") == []
+
+
+def test_the_facts_name_the_kept_items_of_tuple_results():
+    from torchlint.analysis import torch_facts
+
+    assert torch_facts.kept_outputs(torch_facts.fact("torch.linalg.eigh")) == {0, 1}
+    assert torch_facts.kept_outputs(torch_facts.fact("torch.sort")) == {1}
+    assert torch_facts.kept_outputs(torch_facts.fact("torch.frexp")) == {1}
+    assert torch_facts.kept_outputs(torch_facts.fact("torch.exp")) == frozenset()
