@@ -81,6 +81,8 @@ OUT = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else \
 #              another input does: ``w * t`` keeps ``t``); with no tensor argument but the receiver or
 #              first input (``x * 2``, ``x.exp()``), ``O`` the result, ``I`` that input.  ``n``: nothing
 #              of these; ``-``: not probed (in place, not differentiable, or no call that worked).
+#              For a tuple result, the digits are the positions of the tensors of it that are kept
+#              (``01O``: `linalg.eigh` keeps its eigenvalues and eigenvectors; ``1O``: `sort` its indices).
 # integer:     keeps (an int64 input gives an int64 result, a float one a float: views, `clone`, `cuda`)
 #              | always (an integer result from a float input too: `argmax`, `nonzero`, `long`, `int`,
 #              `multinomial`; a function without tensor input given integers: `randperm(3)`,
@@ -277,6 +279,9 @@ def saves_of(call_with, templates):
     packed, tensors, outputs = ran
     if any(_same_tensor(saved, output) for saved in packed for output in outputs):
         letters.add("o")
+        if len(outputs) > 1:  # a tuple: which of its tensors are kept (`eigh` both, `sort` the indices)
+            letters.update(str(index) for index, output in enumerate(outputs)
+                           if any(_same_tensor(saved, output) for saved in packed))
     if any(_same_tensor(saved, tensor) for saved in packed for tensor in tensors):
         letters.add("i")
     for index in range(len(templates) if len(templates) > 1 else 0):

@@ -32,6 +32,12 @@ _CALLS = {
     "numpy.reshape": lambda f, t: f(t, (2, 3)),
     "numpy.argmax": lambda f, t: f(t.reshape(2, 3), axis=1),
     "numpy.round": lambda f, t: f(t, 2),
+    # scipy's optimizers convert the starting point they are given, by position or keyword.
+    "scipy.optimize.minimize": lambda f, t: f(lambda x: float((x ** 2).sum()), x0=t),
+    "scipy.optimize.least_squares": lambda f, t: f(lambda x: x - 1.0, t),
+    "scipy.optimize.root": lambda f, t: f(lambda x: x - 1.0, t),
+    "scipy.optimize.fsolve": lambda f, t: f(lambda x: x - 1.0, t),
+    "scipy.optimize.curve_fit": lambda f, t: f(lambda x, a: a * x, numpy.arange(6.0), numpy.arange(6.0), p0=t[:1]),
 }
 _BINARY = {"numpy.dot", "numpy.matmul", "numpy.inner", "numpy.outer", "numpy.maximum", "numpy.minimum",
            "numpy.add", "numpy.subtract", "numpy.multiply", "numpy.divide", "numpy.power", "numpy.isclose",

@@ -1844,6 +1844,22 @@ class AutogradModel:
         in-place write to such a view."""
         return self._multi_view_name(name, set())
 
+    def held_multi_output_views(self, name: cst.Name) -> Optional[tuple[cst.CSTNode, cst.BaseExpression]]:
+        """When ``name`` holds, on every binding that reaches it, the tuple of views a call
+        returned of a tensor that requires grad (``hx = h.unbind(0)``, ``parts = x.split(3)``):
+        (the call, the tensor). Each item of it (``hx[i]``, whatever the index) is one of
+        those views."""
+        bindings = self.model.resolve(name)
+        found = None
+        for binding in bindings:
+            if binding.kind is not BindingKind.ASSIGN or binding.path or binding.value is None:
+                return None
+            base = self._multi_view_call(binding.value)
+            if base is None:
+                return None
+            found = found or (binding.value, base)
+        return found
+
     def _multi_view_name(self, name: cst.Name, seen: set[int]) -> Optional[tuple[cst.CSTNode, cst.BaseExpression]]:
         bindings = self.model.resolve(name)
         if not bindings or any(id(binding) in seen for binding in bindings):

@@ -2047,6 +2047,8 @@ class Inference:
             if result is not None:
                 if result.kind is Kind.MODULE and torch_api.normalize(callee.qualname) == "torch.nn.ModuleList":
                     return self._module_list(result, node)
+                if result.kind is Kind.MODULE and torch_api.normalize(callee.qualname) == "torch.nn.Sequential":
+                    return self._sequential(result, node)
                 if result.kind is Kind.TENSOR and not result.scalar and torch_api.creates_from_sizes(callee.qualname):
                     result = _with_given_sizes(result, node)
                 elif (result.kind is Kind.TENSOR and not result.scalar) or result.kind is Kind.SEQUENCE:
@@ -2511,15 +2513,8 @@ class Inference:
         """``nn.ModuleList(Block(..) for _ in range(n))`` (or a list of them written out),
         bound to a name or an attribute that nothing appends to, extends, inserts into or
         assigns an item of: every module it holds is an instance of that class of the file."""
-        parent = self.model.parent(call)
         args = positional_args(call)
-        if len(call.args) != 1 or len(args) != 1 or not isinstance(parent, cst.Assign) or len(parent.targets) != 1:
-            return made
-        target = parent.targets[0].target
-        name = target.attr.value if isinstance(target, cst.Attribute) else target.value \
-            if isinstance(target, cst.Name) else None
-        if name is None or re.search(rf"(?<!\w){re.escape(name)}\s*(?:\.\s*(?:append|extend|insert)\b|\[[^\]\n]*\]\s*="
-                                     rf"(?!=)|\+=)", self.model.module.code):
+        if len(call.args) != 1 or len(args) != 1 or self._unchanged_container(call, "append|extend|insert") is None:
             return made
         given = args[0].value
         items = [given.elt] if isinstance(given, (cst.ListComp, cst.GeneratorExp)) else \
@@ -2530,6 +2525,38 @@ class Inference:
                                                           or value.cls is not values[0].cls for value in values):
             return made
         return replace(made, element=values[0])
+
+    def _unchanged_container(self, call: cst.Call, methods: str) -> Optional[str]:
+        """The name or attribute the container ``call`` builds is bound to (``layers =
+        nn.ModuleList(..)``), when nothing in the file calls one of ``methods`` on it
+        (``layers.append(..)``), assigns an item of it or adds to it (``+=``); else None."""
+        parent = self.model.parent(call)
+        if not isinstance(parent, cst.Assign) or len(parent.targets) != 1:
+            return None
+        target = parent.targets[0].target
+        name = target.attr.value if isinstance(target, cst.Attribute) else target.value \
+            if isinstance(target, cst.Name) else None
+        if name is None or re.search(rf"(?<!\w){re.escape(name)}\s*(?:\.\s*(?:{methods})\b|\[[^\]\n]*\]\s*="
+                                     rf"(?!=)|\+=)", self.model.module.code):
+            return None
+        return name
+
+    def _sequential(self, made: Value, call: cst.Call) -> Value:
+        """``nn.Sequential(a, b, c)`` holds the modules it is given, in that order: indexing it
+        with an integer gives that module (``model[0].weight``), and iterating over it gives
+        instances of one class of the file when all of them are. Only when the name or attribute
+        it is bound to is never appended to, extended, inserted into, given a module
+        (``add_module``) or assigned an item, and no module is given by name (an OrderedDict)
+        or unpacked (``*layers``)."""
+        args = positional_args(call)
+        if not args or len(args) != len(call.args) or any(arg.star for arg in call.args) \
+                or self._unchanged_container(call, "append|extend|insert|add_module") is None:
+            return made
+        values = tuple(self.infer(arg.value) for arg in args)
+        if any(value is None or value.kind is not Kind.MODULE for value in values):
+            return made
+        same = all(isinstance(value.cls, ClassInfo) and value.cls is values[0].cls for value in values)
+        return replace(made, items=values, element=values[0] if same else made.element)
 
     def _subscript(self, node: cst.Subscript) -> Optional[Value]:
         base = self.infer(node.value)
@@ -2559,6 +2586,10 @@ class Inference:
         if kind is Kind.MODULE:
             if base.qualname in _PARAMETER_CONTAINERS:
                 return tensor(Step(node, "`{code}` is a parameter of an nn.ParameterList")).in_graph(True, True)
+            if base.items and not is_slice:
+                index = integer_index(node)  # `model[0]` of `nn.Sequential(Encoder(..), head)`
+                if index is not None and -len(base.items) <= index < len(base.items):
+                    return base.items[index]
             if base.element is not None and not is_slice:
                 return base.element  # a ModuleList of instances of one class of the file
             return Value(Kind.MODULE, base.why)  # nn.Sequential / nn.ModuleList indexing

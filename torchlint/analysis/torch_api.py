@@ -575,6 +575,13 @@ DATA_WRITING_METHODS = torch_facts.methods(in_place="data")
 DATA_WRITING_FUNCTIONS = torch_facts.functions(in_place="data")
 DATA_WRITING_INIT = torch_facts.functions("torch.nn.init", in_place="data")  # all but calculate_gain
 DATA_WRITING_FUNCTIONAL = torch_facts.functions("torch.nn.functional", in_place="data")  # relu_, elu_...
+# Methods that change the shape or strides of their receiver in place (`squeeze_`, `t_`,
+# `transpose_`...): autograd counts them as in-place operations on the tensor (its version
+# counter moves, and a view made by a function that returns several views, or under
+# `no_grad`, refuses them), though they write no element. Not `detach_`, `requires_grad_`,
+# `share_memory_` (no geometry change) nor `set_` (swaps the storage).
+SHAPE_CHANGING_METHODS = torch_facts.methods(in_place="metadata") - {
+    "detach_", "requires_grad_", "share_memory_", "set_"}
 # Methods and torch functions that write nothing in place and return new tensors (copies).
 COPYING_METHODS = torch_facts.methods(in_place="none", aliasing="copy", returns={"tensor", "tuple", "depends"})
 COPYING_FUNCTIONS = torch_facts.functions(in_place="none", aliasing="copy", returns={"tensor", "tuple", "depends"})
@@ -849,9 +856,10 @@ NUMPY_SEQUENCE_CONVERSIONS = NUMPY_TENSOR_CONVERSIONS | frozenset({
     "numpy.var", "numpy.median", "numpy.average", "numpy.max", "numpy.min", "numpy.amax", "numpy.amin",
     "numpy.nanmean", "numpy.cumsum",
 })
-# Functions that convert each tensor given as a positional argument that way (measured on
-# torch 2.13 / numpy 2, scikit-learn 1.7, matplotlib 3.10, pandas 2.3 by
-# tests/test_array_conversions.py). Of the numpy functions that first try a method of the same
+# Functions that convert each tensor given to them as an argument (positional or by keyword:
+# `minimize(f, x0=t)`, `scatter(x, y, c=t)`) that way (measured on torch 2.13 / numpy 2,
+# scikit-learn 1.7, matplotlib 3.10, pandas 2.3, scipy 1.17 by tests/test_array_conversions.py;
+# scipy's optimizers convert their starting point `x0`/`p0` and data). Of the numpy functions that first try a method of the same
 # name on their argument, the ones whose call of the tensor's method fails on numpy's
 # arguments (`out=`) and that then convert it are in (`np.argmax(t, axis=1)`, `np.round`,
 # `np.clip`); `np.mean(t)`, `np.sum(t)`, `np.max(t)` are left out: torch's method raises a
@@ -867,6 +875,8 @@ ARRAY_CONVERTING_FUNCTIONS = frozenset({
     "numpy.savetxt", "numpy.log10", "numpy.log2", "numpy.argmax", "numpy.argmin", "numpy.round", "numpy.around",
     "numpy.clip", "numpy.argsort", "numpy.sort", "numpy.reshape", "numpy.ptp",
     "scipy.stats.pearsonr", "scipy.stats.spearmanr", "scipy.stats.kendalltau",
+    "scipy.optimize.minimize", "scipy.optimize.least_squares", "scipy.optimize.root", "scipy.optimize.fsolve",
+    "scipy.optimize.curve_fit",
     "sklearn.metrics.mean_absolute_percentage_error", "sklearn.metrics.explained_variance_score",
     "sklearn.metrics.auc", "sklearn.metrics.brier_score_loss", "sklearn.metrics.hamming_loss",
     "sklearn.metrics.roc_auc_score", "sklearn.metrics.average_precision_score", "sklearn.metrics.roc_curve",

@@ -22,7 +22,8 @@ from typing import Optional, Union
 
 from torchlint.analysis.torch_facts_table import ROWS, TORCH_VERSION
 
-__all__ = ["TORCH_VERSION", "Fact", "FIELDS", "Argument", "Dropout", "fact", "method", "methods", "properties",
+__all__ = ["TORCH_VERSION", "Fact", "FIELDS", "Argument", "Dropout", "fact", "kept_outputs", "method", "methods",
+           "properties",
            "functions", "types", "module_classes", "dropout", "dropouts", "mode_switched_dropouts"]
 
 
@@ -43,7 +44,8 @@ class Fact:
     legacy_dtype: Optional[str]  # torch.FloatTensor -> "float32"
     # What autograd saves for backward (scripts/gen_torch_facts.py, DEFAULTS' comment): with a
     # tensor argument, "o" the result, "i" an input requiring grad, "c" one that does not;
-    # with none, "O" and "I"; "n" none of these; None: not probed.
+    # with none, "O" and "I"; "n" none of these; None: not probed. For a tuple result, digits:
+    # the positions of its tensors that are kept (read them with ``kept_outputs``).
     saves: Optional[str]
     # What an integer tensor gives (scripts/gen_torch_facts.py, DEFAULTS' comment): "keeps" its dtype,
     # "int64" whatever the input, "indices" (tuples ending with int64 indices), None unknown.
@@ -79,6 +81,15 @@ def fact(name: str) -> Optional[Fact]:
     """The facts of the qualified name ``name`` (``torch.Tensor.view``), or None."""
     row = _index().get(name)
     return Fact(*row[1:]) if row is not None else None
+
+
+def kept_outputs(found: Optional[Fact]) -> frozenset:
+    """The positions of the tensors of its tuple result that the op ``found`` saves for
+    backward (``torch.linalg.eigh``: 0 and 1; ``torch.sort``: 1, the indices); empty when it
+    returns no tuple or saves none of it."""
+    if found is None or not found.saves:
+        return frozenset()
+    return frozenset(int(letter) for letter in found.saves if letter.isdigit())
 
 
 def method(name: str) -> Optional[Fact]:

@@ -204,6 +204,11 @@ def _savers(ctx: "FileContext", bindings: list[Binding], name: str, write: cst.C
     ids = {id(binding) for binding in bindings}
     for binding in bindings:
         value = binding.value
+        if binding.kind is BindingKind.ASSIGN and value is not None and value.end <= write.start:
+            kept = _kept_item(ctx, value, binding.path)
+            if kept is not None:
+                yield kept, "its result"  # `evals, evecs = torch.linalg.eigh(k)`, `torch.sort(x)[1]`
+                continue
         if binding.kind is not BindingKind.ASSIGN or binding.path or value is None or value.end > write.start:
             continue
         if _saves_result(ctx, value):
@@ -416,6 +421,35 @@ def _letters(ctx: "FileContext", operation: cst.CSTNode) -> Optional[tuple[str, 
     if len(tensors) > 1:
         return "".join(letter for letter in fact.saves if letter.islower()), tensors
     return "".join(letter.lower() for letter in fact.saves if letter.isupper()), tensors
+
+
+def _kept_item(ctx: "FileContext", value: cst.BaseExpression, path: tuple) -> Optional[cst.Call]:
+    """The operation that saved for backward the tensor of its tuple result that a name is
+    bound to (``evals, evecs = torch.linalg.eigh(k)``: the path ``(0,)``; ``v = torch.sort(x)[1]``),
+    when torch's facts say it keeps that one (``kept_outputs``) and it runs on graph tensors."""
+    call, index = value, path[0] if len(path) == 1 else None
+    if not path and isinstance(value, cst.Subscript) and len(value.slice) == 1 \
+            and isinstance(value.slice[0].slice, cst.Index) and isinstance(value.slice[0].slice.value, cst.Integer):
+        call, index = value.value, int(value.slice[0].slice.value.value)
+        if isinstance(call, cst.Name):  # `out = torch.linalg.eigh(k)`, then `out[0]`
+            held = ctx.model.assigned_values(call)
+            call = held[0] if held is not None and len(held) == 1 else None
+    if index is None or not isinstance(call, cst.Call) or ctx.grad_disabled(call) is not None:
+        return None
+    func = call.func
+    qualname = ctx.qualname(func)
+    if qualname is not None:
+        fact = torch_facts.fact(qualname)
+        operands = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    elif isinstance(func, cst.Attribute) and ctx.tensor(func.value) is not None:
+        fact = torch_facts.method(func.attr.value)
+        operands = [func.value]
+    else:
+        return None
+    if index not in torch_facts.kept_outputs(fact):
+        return None
+    tensors = [ctx.tensor(operand) for operand in operands]
+    return call if any(each is not None and each.attached is True for each in tensors) else None
 
 
 def _number(ctx: "FileContext", node: cst.BaseExpression) -> bool:

@@ -158,6 +158,40 @@ def _argument_write(ctx: "FileContext", arg: cst.Arg) -> Optional[Write]:
     return None
 
 
+def shape_writes_with_grad(ctx: "FileContext") -> list[tuple[cst.CSTNode, Write]]:
+    """(the name or attribute, the write) for every in-place change of a tensor's shape
+    (``h.squeeze_(0)``, ``hx[i].t_()``, ``torch_api.SHAPE_CHANGING_METHODS``) on the tensor
+    itself or a view of it, outside ``no_grad``: autograd treats them as in-place operations
+    though they write no element. Computed once per file."""
+    if "shape_writes_with_grad" in ctx.cache:
+        return ctx.cache["shape_writes_with_grad"]
+    found = []
+    for candidate in written_expressions(ctx):
+        current: cst.CSTNode = candidate
+        write = None
+        while write is None:
+            parent = ctx.parent(current)
+            if isinstance(parent, cst.Subscript) and parent.value is current and not is_store_target(ctx, parent):
+                current = parent  # an item or a slice: a view
+                continue
+            if not isinstance(parent, cst.Attribute) or parent.value is not current:
+                break
+            call = ctx.parent(parent)
+            if not (isinstance(call, cst.Call) and call.func is parent):
+                break
+            if parent.attr.value in torch_api.SHAPE_CHANGING_METHODS:
+                write = Write(call, f"`{parent.attr.value}()`")
+            elif parent.attr.value in torch_api.VIEW_METHODS:
+                current = call
+            else:
+                break
+        if write is None or ctx.grad_disabled(write.node) is not None or ctx.inference.runs_without_grad(write.node):
+            continue
+        found.append((candidate, write))
+    ctx.cache["shape_writes_with_grad"] = found
+    return found
+
+
 _NAME_OR_ATTRIBUTE = frozenset({cst.Name, cst.Attribute})
 
 

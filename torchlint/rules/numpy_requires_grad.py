@@ -38,9 +38,11 @@ class NumpyRequiresGrad(Rule):
     ## What it does
     Flags `t.numpy()` (also `t.cpu().numpy()`, `np.asarray(t)`, `np.array(t)` whatever
     their other arguments (`np.array(t, dtype=np.float32)`), and the
-    functions that convert the tensors they are given to arrays: numpy's `np.dot`,
-    `np.exp`, `np.where`, ..., scikit-learn's metrics, `scipy.stats.pearsonr` and the other
-    correlations, `plt.plot` and the other plots of
+    functions that convert the tensors they are given to arrays, by position or keyword:
+    numpy's `np.dot`, `np.exp`, `np.where`, ..., scikit-learn's metrics,
+    `scipy.stats.pearsonr` and the other correlations, scipy's optimizers
+    (`scipy.optimize.minimize(f, x0=t)`, `least_squares`, `curve_fit(.., p0=t)`), `plt.plot`
+    and the other plots of
     `matplotlib.pyplot` and of its Axes (`axs[0, 0].plot(epochs, losses)` of
     `fig, axs = plt.subplots(2, 2)`, `fig.add_subplot(..)`), `pd.DataFrame`, and a function
     of another module of the project that converts what it is handed that way on every run:
@@ -51,7 +53,10 @@ class NumpyRequiresGrad(Rule):
     another file of the project defines, `from net import Regressor`, its layers read
     there, a model built by `torchvision.models` or `timm.create_model`, the `output` a forward hook receives from
     a layer of a model this file calls with gradients on), a parameter
-    (`layer.weight`, `model.parameters()`, `list(model.parameters())[0]`, `p` of
+    (`layer.weight`, `model[0].weight` of an `nn.Sequential` built from the layers, also a
+    module of the file it holds (`model[0].encoder.weight`) or each of its modules when they
+    are of one class (`for m in model: m.conv.weight`), `model.parameters()`,
+    `list(model.parameters())[0]`, `p` of
     `for name, p in model.named_parameters()`), a tensor made with `requires_grad=True`
     or made to require grad after it is computed (`y.requires_grad = True`,
     `y.requires_grad_()`), a Hugging Face model loaded `from_pretrained` and the fields of
@@ -214,15 +219,15 @@ class NumpyRequiresGrad(Rule):
                 return
         qualname = self.ctx.qualname(func) if isinstance(func, (cst.Attribute, cst.Name)) else None
         first = node.args[0].value if node.args and node.args[0].keyword is None and not node.args[0].star else None
-        if first is None:
-            return
-        if qualname in torch_api.NUMPY_TENSOR_CONVERSIONS and self._report_tensor(node, first):
+        if first is not None and qualname in torch_api.NUMPY_TENSOR_CONVERSIONS and self._report_tensor(node, first):
             return  # `np.asarray(t)`, `np.array(t, dtype=np.float32)` of a tensor that requires grad
         if self.ctx.grad_flow.converts_arrays(node):  # `np.dot(emb, emb.T)`, `roc_auc_score(y, out)`, `ax.plot(..)`
-            for arg in node.args:
-                if arg.keyword is None and not arg.star and (self._report_tensor(node, arg.value) or
-                                                             self._report_container(node, arg.value)):
+            for arg in node.args:  # by position or keyword: `minimize(f, x0=t)`, `scatter(x, y, c=t)`
+                if not arg.star and (self._report_tensor(node, arg.value) or
+                                     self._report_container(node, arg.value)):
                     return
+            return
+        if first is None:
             return
         if qualname in torch_api.NUMPY_SEQUENCE_CONVERSIONS:
             self._report_container(node, first)  # `np.mean(losses)`: numpy converts each tensor the list holds

@@ -51,7 +51,9 @@ class SavedTensorInplace(Rule):
     (torchlint's table of torch facts, generated under `saved_tensors_hooks`): `exp`,
     `sigmoid`, `tanh`, `relu`, `softmax` save their result; `pow`, `log`, `abs` their
     input; `x * t`, `x @ t`, `F.linear` and `F.conv2d` the other operand of one that
-    requires grad. The finding names the saving operation and the backward. A function of
+    requires grad; of the tensors an operation returns together, the ones it keeps
+    (`evals, evecs = torch.linalg.eigh(k)`, then `evals.clamp_min_(0)`: `eigh` keeps both;
+    `torch.sort` keeps only its indices, so its values may be written). The finding names the saving operation and the backward. A function of
     the file that writes its parameter in place on every call (`def normalize(t): t -=
     t.mean()`) writes what it is given: `z = normalize(z)` on a saved `z` is flagged at the
     call.

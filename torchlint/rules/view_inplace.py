@@ -5,7 +5,7 @@ from typing import Optional
 
 from torchlint.framework.api import (
     CONFIRMED, AliasWrite, AliasWriteRule, Applicability, Bad, Edit, Fix, Observation, Verdict, cst,
-    writes_with_grad,
+    shape_writes_with_grad, writes_with_grad,
 )
 
 
@@ -54,7 +54,10 @@ class ViewInplace(AliasWriteRule):
     not let be written at all when `x` requires grad: an in-place write to one of them,
     outside `no_grad`, is flagged whatever is read afterwards (torch raises "Output 0 of
     SplitBackward0 is a view and is being modified inplace"). So is a view of one of them
-    (`flat = u.reshape(-1)`) and a loop target of `zip(x, ..)`. (`tensor_split`,
+    (`flat = u.reshape(-1)`), a loop target of `zip(x, ..)`, and any item of the tuple such
+    a call returns, whatever the index (`hx = h.unbind(0)`, then `hx[i].squeeze_(0)`). A
+    change of shape in place (`squeeze_`, `unsqueeze_`, `t_`, `transpose_`) counts: autograd
+    treats it as an in-place operation on the view, though it writes no element. (`tensor_split`,
     `hsplit`, `vsplit`, `dsplit` slice instead: their outputs may be written.) Whether `x`
     requires grad is followed through the calls of the file, and `t.requires_grad = True`
     (or `t.requires_grad_()`) makes `t` require grad from there on.
@@ -128,10 +131,14 @@ class ViewInplace(AliasWriteRule):
     def visit_Module(self, node: cst.Module) -> None:
         super().visit_Module(node)
         seen: set[int] = set()
-        for candidate, write in writes_with_grad(self.ctx):
+        # A change of shape in place (`squeeze_`, `t_`) is an in-place operation to autograd too.
+        for candidate, write in [*writes_with_grad(self.ctx), *shape_writes_with_grad(self.ctx)]:
             if not isinstance(candidate, cst.Name) or id(write.node) in seen:
                 continue
             made = self.ctx.autograd.multi_output_view(candidate)
+            parent = self.ctx.parent(candidate)
+            if made is None and isinstance(parent, cst.Subscript) and parent.value is candidate:
+                made = self.ctx.autograd.held_multi_output_views(candidate)  # `hx[i].squeeze_(0)`, hx = h.unbind(0)
             if made is None:
                 quiet = self.ctx.autograd.no_grad_view(candidate)
                 if quiet is not None:
