@@ -4,9 +4,9 @@
   `torch.randn(n, dtype=float)` is float64 (not the default float32), `dtype=int` int64.
 - An in-place operation writes its result into the tensor it is called on, whose dtype does
   not change: a floating operand (a Python float, a float tensor, a true division) into an
-  integer tensor (`gj.clamp_(0, gain[3] - 1)` of a float32 `gain`, `idx += 0.5`, `x /= 2`)
-  raises "result type Float can't be cast to the desired output type Long". Unpacking a tensor
-  (`gi, gj = gij.T`) gives rows of its dtype.
+  integer tensor (`gj.clamp_(0, gain[3] - 1)` of a float32 `gain`, `idx += 0.5`) raises
+  "result type Float can't be cast to the desired output type Long" (an integer divided in
+  place by an integer is TL220's). Unpacking a tensor (`gi, gj = gij.T`) gives rows of its dtype.
 - A true division is floating whatever its operands, and arithmetic with a floating value is
   floating: so an in-place update of every `state_dict()` entry by `acc[name] * (eta / n)`
   meets BatchNorm's int64 `num_batches_tracked`; a test in the loop that compares the key with
@@ -20,6 +20,7 @@ from __future__ import annotations
 import pytest
 
 from test_dtype_s19 import _check
+from torch_programs import run_program as torch_program
 
 pytest.importorskip("torch")
 
@@ -100,7 +101,11 @@ counts = torch.tensor([1, 2, 3])
 counts.div_(counts.sum())
 print(counts)
 '''
-    _check(project, source, [("bad.py", 4, 13, "TL413")], "can't be cast to the desired output type Long")
+    # an integer divided in place by an integer: the division is the mistake, TL220's, not a dtype
+    project.write("bad.py", source)
+    assert project.findings("--no-cache", "--select", "TL220,TL413") == [("bad.py", 4, 1, "TL220")]
+    ran = torch_program("bad.py", cwd=project.root, timeout=120)
+    assert ran.returncode != 0 and "can't be cast to the desired output type Long" in ran.stderr, ran.stderr
     _check(project, source.replace("counts.div_(counts.sum())", "counts = counts / counts.sum()"), [])
     # a rounding division stays an integer
     _check(project, source.replace("counts.div_(counts.sum())", "counts.div_(2, rounding_mode='floor')"), [])

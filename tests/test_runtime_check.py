@@ -156,7 +156,7 @@ OTHER_BAD = {
         "52:9 TL409": (CONFIRMED, "backward raised \"one of the variables needed for gradient computation"),
     },
     "TL411-backward-twice/bad_targets_computed_once.py": {
-        "18:5 TL411": (CONFIRMED, "Trying to backward through the graph a second time"),
+        "11:11 TL411": (CONFIRMED, "Trying to backward through the graph a second time"),
     },
     "TL411-backward-twice/bad_each_loss_of_one_forward.py": {
         "35:13 TL411": (CONFIRMED, "Trying to backward through the graph a second time"),
@@ -294,7 +294,7 @@ OTHER_BAD = {
         "16:5 TL417": (COULD_NOT_RUN, "line 16 never executed (the run stopped at line 15"),
     },
     "TL411-backward-twice/bad_forward_above_loop.py": {
-        "15:5 TL411": (CONFIRMED, "Trying to backward through the graph a second time"),
+        "11:13 TL411": (CONFIRMED, "Trying to backward through the graph a second time"),
     },
     "TL411-backward-twice/bad_gan_fake_not_detached.py": {
         "25:5 TL411": (CONFIRMED, "Trying to backward through the graph a second time"),

@@ -1277,15 +1277,14 @@ class Placement:
             into = self.dtype(receiver)
             if into is None or into is _NONE or into.holder != "tensor" or not into.integer or into.name == "bool":
                 continue
+            # An integer divided in place by an integer is TL220's (integer-true-division): the
+            # division itself is the mistake there, not an operand's dtype.
             operand = next((value for value in operands if self._floating(value)), None)
-            if operand is None and divides:
-                operand = operands[0]
             if operand is None:
                 continue
             shown = self.dtype(operand)
             if shown is None or shown is _NONE or not shown.floating:
-                why = "a true division: floating" if divides and not self._floating(operand) else \
-                    f"`{_short(self.analysis, operand)}` computes with a floating value: floating"
+                why = f"`{_short(self.analysis, operand)}` computes with a floating value: floating"
                 shown = Dtype("floating", "tensor" if self.inference.tensor(operand) is not None else "number",
                               operand, why)
             method = next(name for name, made in torch_api.DTYPE_METHODS.items() if made == into.name) \

@@ -81,9 +81,10 @@ class DtypeMismatch(Rule):
       `num_batches_tracked` entry is int64 and cannot take the float result (not where the
       loop tests anything, such as `if v.is_floating_point():`);
     - in-place arithmetic into a tensor shown to be of an integer dtype with a floating operand
-      or a true division (`gj.clamp_(0, gain[3] - 1)` of a float32 `gain`, `idx += 0.5`,
-      `x /= 2`, `counts.div_(n)`): an in-place operation keeps the tensor's dtype, and the
-      promoted floating result cannot be written back; a true division is floating whatever its
+      (`gj.clamp_(0, gain[3] - 1)` of a float32 `gain`, `idx += 0.5`, `x += eta / n`): an
+      in-place operation keeps the tensor's dtype, and the promoted floating result cannot be
+      written back (an integer divided in place by an integer, `x /= 2`, is TL220's
+      integer-true-division); a true division is floating whatever its
       operands, and so is arithmetic with a floating value (`acc[name] * (eta / n)` added to
       every `state_dict()` entry meets `num_batches_tracked`; a loop test that compares the key
       with a string naming another entry does not skip it);
