@@ -96,6 +96,8 @@ _SWITCHES = re.compile(r"\.\s*(?:eval|train)\s*\(")
 _EVAL_SWITCHES = re.compile(r"\.\s*eval\s*\(|\.\s*train\s*\(\s*(?!\)|True\s*\))")
 # The key under which a scope's state keeps the mode a module was pickled in by `torch.save`.
 _SAVED = "pickled#"
+# Tensor methods that make a batch of copies of one input (Monte Carlo sampling in one forward).
+_REPLICATING = frozenset({"repeat", "expand", "expand_as", "repeat_interleave", "tile"})
 _STAR_POSITIONS = 8  # how many arguments handed through `*args` are followed
 _NEW = "new#"  # the object a constructor call builds, in `Evaluator(model).run()`
 _MAX_DEPTH = 3  # calls of this file's functions followed into, below the scope asked about
@@ -512,6 +514,14 @@ class TrainModeModel:
         if walker.evaluating_name and walker.function is not None and \
                 walker.function.node.start <= mode.node.start < walker.function.node.end:
             return True
+        if walker.function is None and isinstance(_owner(mode.node), cst.Module) and _runs_once(call) and (
+                walker.read_out(call) is not None or not isinstance(call.parent, cst.Expr)
+                and self.inference.grad_disabled(call) is not None):
+            # A script that calls `model.train()` and then uses the output of one forward, run
+            # once (no loop, no comprehension, its input not replicated), read out or computed
+            # under `no_grad`: one stochastic prediction, not the many samples of Monte Carlo
+            # dropout (nor a refresh of batch-norm statistics, which drops the output).
+            return True
         return not self._file_trains() and walker.read_out(call) is not None
 
     def _file_trains(self) -> bool:
@@ -743,6 +753,8 @@ class TrainModeModel:
             if read is returned or any(move.start <= read.start < move.end for move in moves):
                 continue
             attribute = read.parent
+            if self._submodule_set_or_read(read):
+                continue  # `net.fc = nn.Linear(net.fc.in_features, n)`: a new head, in training mode too
             method = attribute.parent if isinstance(attribute, cst.Attribute) and attribute.value is read else None
             if not isinstance(method, cst.Call) or method.func is not attribute or \
                     attribute.attr.value not in _MODE_KEEPING:
@@ -750,6 +762,34 @@ class TrainModeModel:
             if attribute.attr.value == "load_state_dict":
                 loaded = method
         return built, loaded
+
+    def _submodule_set_or_read(self, read: cst.Name) -> bool:
+        """``read`` (a name holding a module) is used in a way that switches no mode: a submodule of
+        it is replaced by a new layer (``net.fc = nn.Linear(..)``: the new layer starts in training
+        mode, as the module did), or an attribute of it is read to build one
+        (``nn.Linear(net.fc.in_features, n)``: a torch.nn constructor switches nothing it is given)."""
+        top: cst.CSTNode = read
+        while isinstance(top.parent, cst.Attribute) and top.parent.value is top:
+            top = top.parent
+        if top is read:
+            return False
+        parent = top.parent
+        if isinstance(parent, cst.AssignTarget):
+            statement = parent.parent
+            return isinstance(statement, cst.Assign) and len(statement.targets) == 1 and \
+                isinstance(statement.value, cst.Call) and self.constructs(statement.value)
+        if isinstance(parent, cst.Call) and parent.func is top:
+            return False  # a method of the module or of a submodule is called
+        node: cst.CSTNode = top
+        constructor = False
+        while node is not None and not isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement)):
+            if isinstance(node, cst.Call) and node is not top:
+                qualname = self.inference.qualname(node.func)
+                if qualname is None or not torch_api.is_module_class(torch_api.normalize(qualname)):
+                    return False
+                constructor = True
+            node = node.parent
+        return constructor
 
     def _moved(self, value: cst.Call, name: str) -> bool:
         """``value`` hands back the module ``name`` holds, in its mode: `name.to(device)`,
@@ -2253,6 +2293,19 @@ def _repeats_input(call: cst.Call) -> bool:
                 comp = comp.inner_for_in
             return not (read & bound)
     return False
+
+
+def _runs_once(call: cst.Call) -> bool:
+    """``call`` runs once where it is written: in no loop or comprehension of its scope, its
+    arguments not replicated (``x.repeat(n, 1)``, ``x.expand(..)``: a batch of copies of one
+    input samples like a loop)."""
+    for ancestor in ancestors(call):
+        if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Module)):
+            break
+        if isinstance(ancestor, (cst.For, cst.While, cst.CompFor)):
+            return False
+    return not any(isinstance(node, cst.Attribute) and node.attr.value in _REPLICATING
+                   for arg in call.args for node in iter_nodes(arg.value))
 
 
 def _no_module(value: Optional[cst.BaseExpression]) -> bool:

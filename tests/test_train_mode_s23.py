@@ -1,0 +1,144 @@
+"""Session 23 facts of the train-mode analysis (TL414), each on a bad program and its fixed
+twin (shapes of our own, run under torch to show the bug is real):
+
+- a builder function that replaces a layer of the module it builds with a new one
+  (``net.fc = nn.Linear(net.fc.in_features, n)``) still returns a module in training mode:
+  the new layer starts in training mode as the module did, and reading an attribute of a
+  layer to build another switches nothing;
+- a script that calls ``model.train()`` and then uses the output of one forward, run once
+  (no loop, no comprehension, its input not replicated) under ``no_grad``, makes one
+  stochastic prediction, not the many samples of Monte Carlo dropout.
+
+And what stays quiet: the builder hands a layer of the module to code not seen; Monte Carlo
+dropout written as a loop or as one forward of a replicated input; a forward whose output is
+dropped (a refresh of the batch-norm statistics).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from test_eval_s20 import _write
+from torch_programs import run_program
+
+HEAD = """
+import torch
+from torch import nn
+
+
+class Backbone(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(nn.Linear(4, 16), nn.BatchNorm1d(16), nn.ReLU())
+        self.fc = nn.Linear(16, 10)
+
+    def forward(self, x):
+        return self.fc(self.features(x))
+
+
+def build(classes):
+    net = Backbone()
+    net.fc = nn.Linear(net.fc.in_features, classes)
+    return net
+
+
+trained = build(3)
+trained(torch.randn(32, 4) + 2.0)  # the running statistics move away from the batch's
+torch.save(trained.state_dict(), "weights.pt")
+net = build(3)
+net.load_state_dict(torch.load("weights.pt"))
+x = torch.randn(4, 4)
+prediction = net(x).detach()
+reference = build(3)
+reference.load_state_dict(torch.load("weights.pt"))
+reference.eval()
+if not torch.allclose(prediction, reference(x).detach(), atol=1e-5):
+    raise SystemExit("BUG: the prediction used the batch's statistics (the model is in training mode)")
+"""
+
+ONE_SAMPLE = """
+import torch
+from torch import nn
+
+
+class Segmenter(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU())
+        self.head = nn.Conv2d(4, 1, 1)
+
+    def forward(self, x):
+        return torch.sigmoid(self.head(self.body(x)))
+
+
+trained = Segmenter()
+trained(torch.randn(8, 3, 8, 8) * 3.0)
+torch.save(trained.state_dict(), "weights.pt")
+model = Segmenter()
+model.load_state_dict(torch.load("weights.pt"))
+image = torch.randn(1, 3, 8, 8)
+model.train()
+with torch.no_grad():
+    matte = model(image)
+reference = Segmenter()
+reference.load_state_dict(torch.load("weights.pt"))
+reference.eval()
+with torch.no_grad():
+    expected = reference(image)
+if not torch.allclose(matte, expected, atol=1e-5):
+    raise SystemExit("BUG: the matte used the image's own statistics (the model is in training mode)")
+"""
+
+# (source, line of the finding, the fixed twin's replacement)
+CASES = {
+    "builder_replaces_a_layer": (HEAD, 27, ("    return net\n", "    net.eval()\n    return net\n")),
+    "train_then_one_prediction": (ONE_SAMPLE, 21, ("model.train()\n", "model.eval()\n")),
+}
+
+
+def _findings(project) -> list:
+    return project.findings("--select", "TL414", "--no-cache")
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_bad_program_is_found_and_its_twin_is_not(project, case) -> None:
+    source, row, fixed = CASES[case]
+    _write(project, source)
+    found = _findings(project)
+    assert [(f[0], f[1], f[3]) for f in found] == [("prog.py", row, "TL414")], found
+    _write(project, source, fixed)
+    assert _findings(project) == []
+
+
+def _stderr_of_run(project, source: str) -> str:
+    project.write("prog.py", source)
+    return run_program("prog.py", cwd=project.root, timeout=120).stderr
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_torch_shows_the_bug(project, case) -> None:
+    pytest.importorskip("torch")
+    source, _row, fixed = CASES[case]
+    assert "BUG" in _stderr_of_run(project, source)
+    assert "BUG" not in _stderr_of_run(project, source.replace(*fixed))
+
+
+QUIET = {
+    # the builder hands a layer to code not seen, which may switch it
+    "layer_handed_to_unknown_code": HEAD.replace("    net.fc = nn.Linear(net.fc.in_features, classes)\n",
+                                                 "    net.fc = nn.Linear(net.fc.in_features, classes)\n"
+                                                 "    getattr(torch, 'no_op', print)(net.features)\n"),
+    # Monte Carlo dropout: the same input again and again
+    "samples_in_a_comprehension": ONE_SAMPLE.replace("    matte = model(image)\n",
+                                                     "    matte = torch.stack([model(image) for _ in range(8)]).mean(0)\n"),
+    "samples_as_a_replicated_batch": ONE_SAMPLE.replace("    matte = model(image)\n",
+                                                        "    matte = model(image.repeat(8, 1, 1, 1)).mean(0)\n"),
+    # a refresh of the batch-norm statistics: the output is dropped
+    "statistics_refreshed": ONE_SAMPLE.replace("    matte = model(image)\n", "    model(image)\n    matte = image\n"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(QUIET))
+def test_what_stays_quiet(project, case) -> None:
+    _write(project, QUIET[case])
+    assert _findings(project) == []
