@@ -96,8 +96,10 @@ predictions = net.predict(X_dev)
 print(predictions[:8])
 
 # -- corpus check --
-net.model.eval()
+reference = net.define_graph()
+reference.load_state_dict(net.model.state_dict())
+reference.eval()
 with torch.no_grad():
-    expected = torch.softmax(net.model(torch.tensor(X_dev)), dim=1).numpy()
+    expected = torch.softmax(reference(torch.tensor(X_dev)), dim=1).numpy()
 if not np.allclose(probs, expected, atol=1e-5):
     print("BUG: predict_proba ran the network with its dropout active")

@@ -99,8 +99,10 @@ predictions = ludwig_model.predict(test_set)
 print(predictions['label_predictions'][:10])
 
 # -- corpus check --
-ludwig_model.model.eval()
+reference = ECD(config['n_in'], config['n_classes'])
+reference.load_state_dict(ludwig_model.model.state_dict())
+reference.eval()
 with torch.no_grad():
-    expected = ludwig_model.model.predictions({'x': torch.from_numpy(test_set['x'])})['label']['probabilities']
+    expected = reference.predictions({'x': torch.from_numpy(test_set['x'])})['label']['probabilities']
 if not np.allclose(predictions['label_probabilities'], expected.numpy(), atol=1e-5):
     print("BUG: the predictor ran the model in training mode (dropout and batch statistics)")
