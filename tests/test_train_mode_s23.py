@@ -7,7 +7,11 @@ twin (shapes of our own, run under torch to show the bug is real):
   layer to build another switches nothing;
 - a script that calls ``model.train()`` and then uses the output of one forward, run once
   (no loop, no comprehension, its input not replicated) under ``no_grad``, makes one
-  stochastic prediction, not the many samples of Monte Carlo dropout.
+  stochastic prediction, not the many samples of Monte Carlo dropout;
+- ``self.define_graph()`` in a method of a plain class runs the method of the class of the
+  instance: the module it builds has the layers of the subclass this file instantiates;
+- a name bound to ``None`` on one path and to a new module on the other holds that module
+  wherever it holds one (``lm = None`` / ``lm = LM()``).
 
 And what stays quiet: the builder hands a layer of the module to code not seen; Monte Carlo
 dropout written as a loop or as one forward of a replicated input; a forward whose output is
@@ -89,10 +93,94 @@ if not torch.allclose(matte, expected, atol=1e-5):
     raise SystemExit("BUG: the matte used the image's own statistics (the model is in training mode)")
 """
 
+ESTIMATOR = """
+import torch
+from torch import nn
+
+
+class ShallowClassifier:
+    def __init__(self, hidden=16):
+        self.hidden = hidden
+
+    def define_graph(self):
+        return nn.Sequential(nn.Linear(4, self.hidden), nn.Tanh(), nn.Linear(self.hidden, 2))
+
+    def fit(self, X, y):
+        self.model = self.define_graph()
+        optimizer = torch.optim.Adam(self.model.parameters(), lr=0.01)
+        for _ in range(3):
+            optimizer.zero_grad()
+            nn.functional.cross_entropy(self.model(X), y).backward()
+            optimizer.step()
+        return self
+
+    def predict_proba(self, X):
+        with torch.no_grad():
+            return torch.softmax(self.model(X), dim=1)
+
+
+class DropoutClassifier(ShallowClassifier):
+    def define_graph(self):
+        return nn.Sequential(nn.Linear(4, self.hidden), nn.Dropout(0.7), nn.Tanh(), nn.Linear(self.hidden, 2))
+
+
+X, y = torch.randn(32, 4), torch.randint(0, 2, (32,))
+clf = DropoutClassifier()
+clf.fit(X, y)
+first, second = clf.predict_proba(X), clf.predict_proba(X)
+if not torch.equal(first, second):
+    raise SystemExit("BUG: two predictions of one input differ (dropout is on)")
+"""
+
+OPTIONAL_LM = """
+import torch
+from torch import nn
+
+
+class LM(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(8, 16)
+        self.drop = nn.Dropout(0.5)
+        self.out = nn.Linear(16, 8)
+
+    def forward(self, tokens):
+        return self.out(self.drop(self.embed(tokens))).log_softmax(-1)
+
+
+def decode(scores, lm=None):
+    if lm is not None:
+        scores = scores + lm(scores.argmax(-1))
+    return scores
+
+
+def recognize(use_lm, path, batches):
+    lm = None
+    if use_lm:
+        lm = LM()
+        lm.load_state_dict(torch.load(path))
+    results = []
+    with torch.no_grad():
+        for scores in batches:
+            results.append(decode(scores, lm))
+    return results
+
+
+torch.save(LM().state_dict(), "lm.pt")
+batches = [torch.randn(4, 8) for _ in range(2)]
+first, second = recognize(True, "lm.pt", batches), recognize(True, "lm.pt", batches)
+if any(not torch.equal(a, b) for a, b in zip(first, second)):
+    raise SystemExit("BUG: two decodings of one input differ (the language model's dropout is on)")
+"""
+
 # (source, line of the finding, the fixed twin's replacement)
 CASES = {
     "builder_replaces_a_layer": (HEAD, 27, ("    return net\n", "    net.eval()\n    return net\n")),
     "train_then_one_prediction": (ONE_SAMPLE, 21, ("model.train()\n", "model.eval()\n")),
+    "method_of_the_instance_class": (ESTIMATOR, 23, ("        with torch.no_grad():\n",
+                                                     "        self.model.eval()\n        with torch.no_grad():\n")),
+    "module_or_none": (OPTIONAL_LM, 30, ("        lm.load_state_dict(torch.load(path))\n",
+                                         "        lm.load_state_dict(torch.load(path))\n        lm.eval()\n")),
 }
 
 
@@ -134,6 +222,13 @@ QUIET = {
     "samples_as_a_replicated_batch": ONE_SAMPLE.replace("    matte = model(image)\n",
                                                         "    matte = model(image.repeat(8, 1, 1, 1)).mean(0)\n"),
     # a refresh of the batch-norm statistics: the output is dropped
+    # the base class is instantiated too: its define_graph builds no layer that behaves differently
+    "base_class_instantiated_too": ESTIMATOR.replace("first, second =",
+                                                     "shallow = ShallowClassifier()\nfirst, second ="),
+    # the optional model is switched where it is loaded
+    "optional_model_switched": OPTIONAL_LM.replace("        lm.load_state_dict(torch.load(path))\n",
+                                                   "        lm.load_state_dict(torch.load(path))\n"
+                                                   "        lm.train(False)\n"),
     "statistics_refreshed": ONE_SAMPLE.replace("    matte = model(image)\n", "    model(image)\n    matte = image\n"),
 }
 

@@ -206,16 +206,20 @@ class _Summary:
 class _State:
     """The modes known at one point: key -> Train or _CALLER; ``changed``: keys written."""
 
-    def __init__(self, modes: Optional[dict] = None, changed: Optional[set] = None, names: Optional[dict] = None):
+    def __init__(self, modes: Optional[dict] = None, changed: Optional[set] = None, names: Optional[dict] = None,
+                 nones: Optional[set] = None):
         self.modes: dict[str, object] = dict(modes or {})
         self.changed: set[str] = set(changed or ())
         # `model = context.model`: the name -> the path it was read from, while both still
         # name the same module (nothing rebound either since): a switch of one is a switch
         # of the other, and the mode known for the name is that of the path.
         self.names: dict[str, str] = dict(names or {})
+        # The names bound to `None` (`rnnlm = None`): no module, so where paths meet, the
+        # module another path binds the name to is the only one it may hold.
+        self.nones: set[str] = set(nones or ())
 
     def copy(self) -> "_State":
-        return _State(self.modes, self.changed, self.names)
+        return _State(self.modes, self.changed, self.names, self.nones)
 
     def lookup(self, key: str) -> Optional[object]:
         """The mode of ``key``: its own, or that of the nearest module holding it (also
@@ -291,8 +295,13 @@ class _State:
                 # alone (a model built is reported wherever `train()` and training would be).
                 explicit, built = (theirs, mode) if mode.built else (mode, theirs)
                 modes[key] = replace(explicit, loaded=explicit.loaded if built.loaded is not None else None)
+        for mine, theirs in ((self, other), (other, self)):
+            # `if args.rnnlm: rnnlm = RNNLM(..) else: rnnlm = None`: the module, where there is one
+            for key, mode in mine.modes.items():
+                if key not in modes and key in theirs.nones and key not in theirs.modes and isinstance(mode, Train):
+                    modes[key] = mode
         names = {name: path for name, path in self.names.items() if other.names.get(name) == path}
-        return _State(modes, self.changed | other.changed, names)
+        return _State(modes, self.changed | other.changed, names, self.nones & other.nones)
 
 
 class TrainModeModel:
@@ -318,6 +327,7 @@ class TrainModeModel:
         self._scanned: dict[int, tuple[list, list, list]] = {}  # a scope's nodes the scans of its outputs read
         self._globals: dict[str, Optional[Train]] = {}
         self._keeping: Optional[set[str]] = None
+        self._instantiated_classes: Optional[list[ClassInfo]] = None
 
     # --- the question ----------------------------------------------------------------------
 
@@ -1147,9 +1157,54 @@ class TrainModeModel:
                 self.switched_off(found[0], value.cls, call) else found
         if value.kind is Kind.FUNCTION and value.function is not None and value.function.model is self.model \
                 and isinstance(value.function.node, cst.FunctionDef):
-            self.model.materialize(value.function)
-            return self._code_layer(value.function.node, depth + 1)
+            dispatched = self._dispatched(call, value.function)
+            if dispatched:  # `self.define_graph()`: the method of the class of each instance made
+                found = [self._method_layer(method, depth) for method in dispatched]
+                return found[0] if all(layer is not None for layer in found) else None
+            return self._method_layer(value.function, depth)
         return None
+
+    def _method_layer(self, function: FunctionInfo, depth: int) -> Optional[tuple]:
+        self.model.materialize(function)
+        return self._code_layer(function.node, depth + 1)
+
+    def _dispatched(self, call: cst.Call, function: FunctionInfo) -> list[FunctionInfo]:
+        """``self.<name>(..)`` in a method of a class of this file runs the ``<name>`` of the
+        class of the instance: for each class of this file derived from (or equal to) the
+        method's class that this file instantiates, the method it resolves ``<name>`` to (none
+        when no such class is instantiated here, or one resolves it elsewhere)."""
+        func = call.func
+        info = self.model.functions.get(id(_owner(call)))
+        if info is None or info.cls is None or info.self_name is None or not isinstance(func, cst.Attribute) \
+                or not isinstance(func.value, cst.Name) or func.value.value != info.self_name:
+            return []
+        found = []
+        for cls in self._instantiated():
+            lineage, _whole = self.inference.file_lineage(cls, generations=7)
+            if info.cls not in lineage:
+                continue
+            method = self.inference.method_of(cls, func.attr.value)
+            if method is None or method.model is not self.model or not isinstance(method.node, cst.FunctionDef):
+                return []
+            found.append(method)
+        return found
+
+    def _instantiated(self) -> list[ClassInfo]:
+        """The classes of this file that a call of this file instantiates (``Net(..)``)."""
+        if self._instantiated_classes is None:
+            found: dict[int, ClassInfo] = {}
+            names = {cls.name for cls in self.model.classes.values() if cls.model is self.model}
+            for call in self.analysis.nodes_of(cst.Call):
+                func = call.func
+                if not (isinstance(func, cst.Name) and func.value in names
+                        or isinstance(func, cst.Attribute) and func.attr.value in names):
+                    continue
+                value = self.inference.infer(func)
+                if value is not None and value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo) \
+                        and value.cls.model is self.model:
+                    found[id(value.cls)] = value.cls
+            self._instantiated_classes = list(found.values())
+        return self._instantiated_classes
 
     def imported_builder(self, call: cst.Call) -> Optional[tuple["ModuleAnalysis", cst.Call]]:
         """``create_model(cfg)`` of ``from model import create_model``: a function of another
@@ -1424,8 +1479,12 @@ class _Walker:
                     state.forget(dotted(node))
             return
         state.unbind(key)
+        state.nones.discard(key)
         mode = self.value_mode(value, state)
-        if mode is None and "." in key and _no_module(value):
+        if mode is None and "." not in key and isinstance(value, cst.Name) and value.value == "None":
+            state.forget(key)
+            state.nones.add(key)
+        elif mode is None and "." in key and _no_module(value):
             state.forget_value(key)  # `self.outputs = []` in a trainer's method: `self` keeps its mode
         elif mode is None:
             state.forget(key)
