@@ -11,7 +11,10 @@ twin (shapes of our own, run under torch to show the bug is real):
 - ``self.define_graph()`` in a method of a plain class runs the method of the class of the
   instance: the module it builds has the layers of the subclass this file instantiates;
 - a name bound to ``None`` on one path and to a new module on the other holds that module
-  wherever it holds one (``lm = None`` / ``lm = LM()``).
+  wherever it holds one (``lm = None`` / ``lm = LM()``);
+- a call that hands a function a literal ``True``/``False``/``None`` runs only the branches
+  of it that value decides (``run_epoch(model, val_batches, False)`` skips the
+  ``if train:`` that steps): what is left of it may be an evaluation.
 
 And what stays quiet: the builder hands a layer of the module to code not seen; Monte Carlo
 dropout written as a loop or as one forward of a replicated input; a forward whose output is
@@ -173,12 +176,46 @@ if any(not torch.equal(a, b) for a, b in zip(first, second)):
     raise SystemExit("BUG: two decodings of one input differ (the language model's dropout is on)")
 """
 
+RUN_EPOCH = """
+import torch
+from torch import nn
+
+model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Dropout(0.5), nn.Linear(16, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+criterion = nn.CrossEntropyLoss()
+
+
+def run_epoch(model, batches, train):
+    total = 0.0
+    for x, y in batches:
+        loss = criterion(model(x), y)
+        if train:
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        total += loss.item()
+    return total / len(batches)
+
+
+train_batches = [(torch.randn(8, 4), torch.randint(0, 2, (8,))) for _ in range(4)]
+val_batches = [(torch.randn(8, 4), torch.randint(0, 2, (8,))) for _ in range(2)]
+for epoch in range(2):
+    run_epoch(model, train_batches, True)
+    first = run_epoch(model, val_batches, False)
+    second = run_epoch(model, val_batches, False)
+    if first != second:
+        raise SystemExit("BUG: two validations of one model differ (dropout is on)")
+"""
+
 # (source, line of the finding, the fixed twin's replacement)
 CASES = {
     "builder_replaces_a_layer": (HEAD, 27, ("    return net\n", "    net.eval()\n    return net\n")),
     "train_then_one_prediction": (ONE_SAMPLE, 21, ("model.train()\n", "model.eval()\n")),
     "method_of_the_instance_class": (ESTIMATOR, 23, ("        with torch.no_grad():\n",
                                                      "        self.model.eval()\n        with torch.no_grad():\n")),
+    "literal_flag_skips_the_step": (RUN_EPOCH, 25, ("    run_epoch(model, train_batches, True)\n",
+                                                    "    model.train()\n    run_epoch(model, train_batches, True)\n"
+                                                    "    model.eval()\n")),
     "module_or_none": (OPTIONAL_LM, 30, ("        lm.load_state_dict(torch.load(path))\n",
                                          "        lm.load_state_dict(torch.load(path))\n        lm.eval()\n")),
 }
@@ -229,6 +266,11 @@ QUIET = {
     "optional_model_switched": OPTIONAL_LM.replace("        lm.load_state_dict(torch.load(path))\n",
                                                    "        lm.load_state_dict(torch.load(path))\n"
                                                    "        lm.train(False)\n"),
+    # the flag is no literal: the step may run
+    "flag_not_known": RUN_EPOCH.replace("    first = run_epoch(model, val_batches, False)\n",
+                                        "    first = run_epoch(model, val_batches, epoch > 5)\n")
+                               .replace("    second = run_epoch(model, val_batches, False)\n",
+                                        "    second = run_epoch(model, val_batches, epoch > 5)\n"),
     "statistics_refreshed": ONE_SAMPLE.replace("    matte = model(image)\n", "    model(image)\n    matte = image\n"),
 }
 

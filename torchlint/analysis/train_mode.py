@@ -484,8 +484,8 @@ class TrainModeModel:
     # --- walking a scope -------------------------------------------------------------------------
 
     def _walk_scope(self, scope_node, body, function: Optional[FunctionInfo], state: _State,
-                    summary: Optional[_Summary] = None, depth: int = 0) -> _State:
-        walker = _Walker(self, scope_node, function, summary, depth)
+                    summary: Optional[_Summary] = None, depth: int = 0, flags: Optional[dict] = None) -> _State:
+        walker = _Walker(self, scope_node, function, summary, depth, flags or {})
         return walker.block(body, state)
 
     def report(self, walker: "_Walker", call: cst.Call, key: str, mode: Train, context: str,
@@ -812,8 +812,11 @@ class TrainModeModel:
 
     # --- summaries of this file's functions -------------------------------------------------------
 
-    def summary(self, function: FunctionInfo, depth: int) -> Optional[_Summary]:
-        key = id(function.node)
+    def summary(self, function: FunctionInfo, depth: int, flags: frozenset = frozenset()) -> Optional[_Summary]:
+        """What ``function`` does to the models it reaches; ``flags``: (parameter, literal) for the
+        parameters a call hands a literal ``True``/``False``/``None`` (``run_epoch(loader,
+        train=False)``): a branch on such a parameter runs only as that value decides."""
+        key = (id(function.node), flags) if flags else id(function.node)
         if key in self._summaries:
             return self._summaries[key]
         if depth > _MAX_DEPTH or not isinstance(function.node, cst.FunctionDef) or function.scope is None:
@@ -826,7 +829,7 @@ class TrainModeModel:
         roots |= shared | set(closures) | self._star_roots(function)
         state = _State({root: _CALLER for root in roots})
         found = _Summary(globals=frozenset(shared), closures=closures)
-        end = self._walk_scope(function.node, _body(function.node), function, state, found, depth + 1)
+        end = self._walk_scope(function.node, _body(function.node), function, state, found, depth + 1, dict(flags))
         stars = [param.name.value for param in (function.node.params.star_arg, function.node.params.star_kwarg)
                  if isinstance(param, cst.Param)]
         if any(name in end.changed for name in stars):
@@ -1347,8 +1350,10 @@ class _Walker:
     """One pass over the statements of a scope, in the order they run."""
 
     def __init__(self, owner: TrainModeModel, scope_node, function: Optional[FunctionInfo],
-                 summary: Optional[_Summary], depth: int):
+                 summary: Optional[_Summary], depth: int, flags: Optional[dict] = None):
         self.owner = owner
+        # The parameters the call being summarized hands a literal: name -> "True", "False", "None".
+        self.flags: dict[str, str] = flags or {}
         self.scope_node = scope_node
         self.function = function
         self.summary = summary
@@ -1377,6 +1382,11 @@ class _Walker:
             return state
         if isinstance(statement, cst.If):
             self.expression(statement.test, state)
+            decided = _decided(statement.test, self.flags)
+            if decided is True:
+                return self.block(_body(statement), state)
+            if decided is False:
+                return self.statement_or_block(statement.orelse, state)
             then = self.block(_body(statement), state.copy())
             other = self.statement_or_block(statement.orelse, state.copy())
             return then.join(other)
@@ -1652,7 +1662,7 @@ class _Walker:
                 return
         # A function or method of this file: through its summary.
         if function is not None and function.model is self.owner.model and isinstance(function.node, cst.FunctionDef):
-            summary = self.owner.summary(function, self.depth)
+            summary = self.owner.summary(function, self.depth, _flags(call, function))
             if summary is not None:
                 if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) \
                         and self.constructed(func.value, _NEW, state):
@@ -1869,6 +1879,8 @@ class _Walker:
         leaves the scope); else (None, where it is read out of the graph, if it is)."""
         scope = self.function.scope if self.function is not None else self.owner.model.module_scope
         loops, backwards, candidates = self.owner.scanned(self.scope_node)
+        if self.flags:
+            backwards = [node for node in backwards if _decided_away(node, self.flags) is False]
         if scope is None or _backward_may_follow(loops, backwards, call) or \
                 self.function is not None and any(self._noise(arg.value, 0) for arg in call.args):
             return None  # training goes on, or a function samples a generator on the noise it draws
@@ -2351,6 +2363,59 @@ def _repeats_input(call: cst.Call) -> bool:
                 bound |= {node.value for node in iter_nodes(comp.target) if isinstance(node, cst.Name)}
                 comp = comp.inner_for_in
             return not (read & bound)
+    return False
+
+
+def _flags(call: cst.Call, function: FunctionInfo) -> frozenset:
+    """(parameter, literal) for each parameter of ``function`` that ``call`` hands a literal
+    ``True``, ``False`` or ``None`` (by keyword or position)."""
+    if any(arg.star for arg in call.args):
+        return frozenset()
+    params = [param.name.value for param in (*function.node.params.posonly_params, *function.node.params.params)]
+    if function.self_name is not None and isinstance(call.func, cst.Attribute) and params:
+        params = params[1:]
+    found = set()
+    for index, arg in enumerate(call.args):
+        name = arg.keyword.value if arg.keyword is not None else params[index] if index < len(params) else None
+        value = arg.value
+        if name is not None and isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
+            found.add((name, value.value))
+    return frozenset(found)
+
+
+def _decided(test: cst.BaseExpression, flags: dict) -> Optional[bool]:
+    """The truth of an ``if`` test the flags decide: ``flag``, ``not flag``, ``flag is None``,
+    ``flag is not None`` (None: not decided)."""
+    if not flags:
+        return None
+    if isinstance(test, cst.Name):
+        return flags[test.value] == "True" if test.value in flags else None
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _decided(test.expression, flags)
+        return None if inner is None else not inner
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name) \
+            and test.left.value in flags and isinstance(test.comparisons[0].comparator, cst.Name) \
+            and test.comparisons[0].comparator.value == "None":
+        operator = test.comparisons[0].operator
+        is_none = flags[test.left.value] == "None"
+        if isinstance(operator, cst.Is):
+            return is_none
+        if isinstance(operator, cst.IsNot):
+            return not is_none
+    return None
+
+
+def _decided_away(node: cst.CSTNode, flags: dict) -> bool:
+    """``node`` sits in an arm of an ``if`` that the flags rule out."""
+    child = node
+    for ancestor in ancestors(node):
+        if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Module)):
+            return False
+        if isinstance(ancestor, cst.If):
+            decided = _decided(ancestor.test, flags)
+            if decided is True and child is ancestor.orelse or decided is False and child is ancestor.body:
+                return True
+        child = ancestor
     return False
 
 
