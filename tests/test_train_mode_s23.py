@@ -14,7 +14,11 @@ twin (shapes of our own, run under torch to show the bug is real):
   wherever it holds one (``lm = None`` / ``lm = LM()``);
 - a call that hands a function a literal ``True``/``False``/``None`` runs only the branches
   of it that value decides (``run_epoch(model, val_batches, False)`` skips the
-  ``if train:`` that steps): what is left of it may be an evaluation.
+  ``if train:`` that steps): what is left of it may be an evaluation;
+- ``self.net = model(shape)`` in an ``__init__`` whose every construction in the file hands a
+  module class for ``model`` builds a new module in training mode (with the layers of the
+  classes handed); a parameter named like an instance (``def __init__(self, model)``) does
+  not hand that instance anywhere.
 
 And what stays quiet: the builder hands a layer of the module to code not seen; Monte Carlo
 dropout written as a loop or as one forward of a replicated input; a forward whose output is
@@ -207,6 +211,46 @@ for epoch in range(2):
         raise SystemExit("BUG: two validations of one model differ (dropout is on)")
 """
 
+CLASS_HANDED = """
+import torch
+from torch import nn
+
+
+class Regressor(nn.Module):
+    def __init__(self, n_in):
+        super().__init__()
+        self.fc1 = nn.Linear(n_in, 16)
+        self.drop = nn.Dropout(0.5)
+        self.fc2 = nn.Linear(16, 1)
+
+    def forward(self, x):
+        return self.fc2(self.drop(torch.relu(self.fc1(x))))
+
+
+class NeuralNet:
+    def __init__(self, data, model):
+        self.data = data
+        self.net = model(data[0].shape[1])
+        self.optimizer = torch.optim.SGD(self.net.parameters(), lr=0.01)
+
+    def fit(self, epochs=3):
+        x, y = self.data
+        for _ in range(epochs):
+            self.optimizer.zero_grad()
+            nn.functional.mse_loss(self.net(x), y).backward()
+            self.optimizer.step()
+
+    def predict(self, x):
+        return self.net(x).detach()
+
+
+model = NeuralNet((torch.randn(16, 4), torch.randn(16, 1)), Regressor)
+model.fit()
+x = torch.randn(8, 4)
+if not torch.equal(model.predict(x), model.predict(x)):
+    raise SystemExit("BUG: two predictions of one input differ (dropout is on)")
+"""
+
 # (source, line of the finding, the fixed twin's replacement)
 CASES = {
     "builder_replaces_a_layer": (HEAD, 27, ("    return net\n", "    net.eval()\n    return net\n")),
@@ -216,6 +260,9 @@ CASES = {
     "literal_flag_skips_the_step": (RUN_EPOCH, 25, ("    run_epoch(model, train_batches, True)\n",
                                                     "    model.train()\n    run_epoch(model, train_batches, True)\n"
                                                     "    model.eval()\n")),
+    "class_handed_to_the_constructor": (CLASS_HANDED, 30, ("        return self.net(x).detach()\n",
+                                                           "        self.net.eval()\n"
+                                                           "        return self.net(x).detach()\n")),
     "module_or_none": (OPTIONAL_LM, 30, ("        lm.load_state_dict(torch.load(path))\n",
                                          "        lm.load_state_dict(torch.load(path))\n        lm.eval()\n")),
 }
@@ -271,6 +318,11 @@ QUIET = {
                                         "    first = run_epoch(model, val_batches, epoch > 5)\n")
                                .replace("    second = run_epoch(model, val_batches, False)\n",
                                         "    second = run_epoch(model, val_batches, epoch > 5)\n"),
+    # one construction hands a class with no layer that behaves differently
+    "a_plain_class_handed_too": CLASS_HANDED.replace("model.fit()\n", "model.fit()\nlinear = NeuralNet("
+                                                     "(torch.randn(4, 4), torch.randn(4, 1)), nn.Identity)\n"),
+    # the instance is handed to code not seen
+    "instance_handed_on": CLASS_HANDED.replace("model.fit()\n", "model.fit()\ngetattr(torch, 'no_op', print)(model)\n"),
     "statistics_refreshed": ONE_SAMPLE.replace("    matte = model(image)\n", "    model(image)\n    matte = image\n"),
 }
 

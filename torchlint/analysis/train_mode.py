@@ -476,10 +476,26 @@ class TrainModeModel:
             if not (isinstance(statement, cst.Assign) and len(statement.targets) == 1
                     and isinstance(statement.targets[0].target, cst.Name)):
                 return False
-            name = re.escape(statement.targets[0].target.value)
-            if re.search(rf"[(,=]\s*{name}\s*[,)]", text):
+            name = statement.targets[0].target.value
+            if text is self.analysis.text:
+                if self._handed_name(name):
+                    return False
+            elif re.search(rf"[(,=]\s*{re.escape(name)}\s*[,)]", text):
                 return False
         return True
+
+    def _handed_name(self, name: str) -> bool:
+        """A name ``name`` of this file is handed to a call, bound to another name, or put in a
+        container (``f(model)``, ``other = model``, ``[model]``): code out of sight may reach
+        what it holds. (A parameter of that name in a signature is none of these.)"""
+        for node in self.analysis.nodes_of(cst.Name):
+            if node.value != name:
+                continue
+            parent = node.parent
+            if isinstance(parent, (cst.Arg, cst.Element, cst.DictElement)) or \
+                    isinstance(parent, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and parent.value is node:
+                return True
+        return False
 
     # --- walking a scope -------------------------------------------------------------------------
 
@@ -569,6 +585,8 @@ class TrainModeModel:
         registry = self.registry_classes(call)
         if registry is not None:
             return True
+        if self.handed_classes(call) is not None:
+            return True
         built = self.inference.infer(call)
         if built is None or built.kind is not Kind.MODULE:
             return False
@@ -589,6 +607,28 @@ class TrainModeModel:
         returns = function.returns
         return bool(returns) and _returns_always(function.node) and all(
             isinstance(value, cst.Call) and self.constructs(value, depth + 1) for value in returns)
+
+    def handed_classes(self, call: cst.Call) -> Optional[list[cst.BaseExpression]]:
+        """``model(shape)`` where ``model`` is a parameter (never rebound) of a function or of a
+        class's ``__init__``, and every call of it in this file hands a torch.nn module class
+        (``NeuralNet(data_set, cnn_reg)``): the classes it may instantiate, each call a new
+        module in training mode."""
+        if not isinstance(call.func, cst.Name):
+            return None
+        bindings = self.model.resolve(call.func)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM:
+            return None
+        passed = self._passed(bindings[0])
+        if not passed:
+            return None
+        for value in passed:
+            cls = self.inference.infer(value)
+            qualname = self.inference.qualname(value)
+            if not (cls is not None and cls.kind is Kind.CLASS and isinstance(cls.cls, ClassInfo)
+                    and cls.cls.model is self.model and self.inference.instance_of(cls.cls).kind is Kind.MODULE
+                    or qualname is not None and torch_api.is_module_class(torch_api.normalize(qualname))):
+                return None
+        return passed
 
     def registry_classes(self, call: cst.Call) -> Optional[list[cst.BaseExpression]]:
         """The classes of ``MODELS = {"cnn": SmallCNN, "mlp": nn.Sequential}`` (a dict bound
@@ -1116,7 +1156,7 @@ class TrainModeModel:
         return found
 
     def _find_construction_layer(self, call: cst.Call, depth: int) -> Optional[tuple]:
-        registry = self.registry_classes(call)
+        registry = self.registry_classes(call) or self.handed_classes(call)
         if registry is not None:  # `MODELS[name](...)`: a layer only when every class it may build has one
             classes = [self.inference.infer(value) for value in registry]
             found = [self._class_layer(cls.cls, depth + 1) if cls is not None and isinstance(cls.cls, ClassInfo)
