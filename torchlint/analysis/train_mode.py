@@ -96,6 +96,8 @@ _SWITCHES = re.compile(r"\.\s*(?:eval|train)\s*\(")
 _EVAL_SWITCHES = re.compile(r"\.\s*eval\s*\(|\.\s*train\s*\(\s*(?!\)|True\s*\))")
 # The key under which a scope's state keeps the mode a module was pickled in by `torch.save`.
 _SAVED = "pickled#"
+# Tensor methods that make a batch of copies of one input (Monte Carlo sampling in one forward).
+_REPLICATING = frozenset({"repeat", "expand", "expand_as", "repeat_interleave", "tile"})
 _STAR_POSITIONS = 8  # how many arguments handed through `*args` are followed
 _NEW = "new#"  # the object a constructor call builds, in `Evaluator(model).run()`
 _MAX_DEPTH = 3  # calls of this file's functions followed into, below the scope asked about
@@ -204,16 +206,20 @@ class _Summary:
 class _State:
     """The modes known at one point: key -> Train or _CALLER; ``changed``: keys written."""
 
-    def __init__(self, modes: Optional[dict] = None, changed: Optional[set] = None, names: Optional[dict] = None):
+    def __init__(self, modes: Optional[dict] = None, changed: Optional[set] = None, names: Optional[dict] = None,
+                 nones: Optional[set] = None):
         self.modes: dict[str, object] = dict(modes or {})
         self.changed: set[str] = set(changed or ())
         # `model = context.model`: the name -> the path it was read from, while both still
         # name the same module (nothing rebound either since): a switch of one is a switch
         # of the other, and the mode known for the name is that of the path.
         self.names: dict[str, str] = dict(names or {})
+        # The names bound to `None` (`rnnlm = None`): no module, so where paths meet, the
+        # module another path binds the name to is the only one it may hold.
+        self.nones: set[str] = set(nones or ())
 
     def copy(self) -> "_State":
-        return _State(self.modes, self.changed, self.names)
+        return _State(self.modes, self.changed, self.names, self.nones)
 
     def lookup(self, key: str) -> Optional[object]:
         """The mode of ``key``: its own, or that of the nearest module holding it (also
@@ -289,8 +295,13 @@ class _State:
                 # alone (a model built is reported wherever `train()` and training would be).
                 explicit, built = (theirs, mode) if mode.built else (mode, theirs)
                 modes[key] = replace(explicit, loaded=explicit.loaded if built.loaded is not None else None)
+        for mine, theirs in ((self, other), (other, self)):
+            # `if args.rnnlm: rnnlm = RNNLM(..) else: rnnlm = None`: the module, where there is one
+            for key, mode in mine.modes.items():
+                if key not in modes and key in theirs.nones and key not in theirs.modes and isinstance(mode, Train):
+                    modes[key] = mode
         names = {name: path for name, path in self.names.items() if other.names.get(name) == path}
-        return _State(modes, self.changed | other.changed, names)
+        return _State(modes, self.changed | other.changed, names, self.nones & other.nones)
 
 
 class TrainModeModel:
@@ -316,6 +327,7 @@ class TrainModeModel:
         self._scanned: dict[int, tuple[list, list, list]] = {}  # a scope's nodes the scans of its outputs read
         self._globals: dict[str, Optional[Train]] = {}
         self._keeping: Optional[set[str]] = None
+        self._instantiated_classes: Optional[list[ClassInfo]] = None
 
     # --- the question ----------------------------------------------------------------------
 
@@ -464,16 +476,32 @@ class TrainModeModel:
             if not (isinstance(statement, cst.Assign) and len(statement.targets) == 1
                     and isinstance(statement.targets[0].target, cst.Name)):
                 return False
-            name = re.escape(statement.targets[0].target.value)
-            if re.search(rf"[(,=]\s*{name}\s*[,)]", text):
+            name = statement.targets[0].target.value
+            if text is self.analysis.text:
+                if self._handed_name(name):
+                    return False
+            elif re.search(rf"[(,=]\s*{re.escape(name)}\s*[,)]", text):
                 return False
         return True
+
+    def _handed_name(self, name: str) -> bool:
+        """A name ``name`` of this file is handed to a call, bound to another name, or put in a
+        container (``f(model)``, ``other = model``, ``[model]``): code out of sight may reach
+        what it holds. (A parameter of that name in a signature is none of these.)"""
+        for node in self.analysis.nodes_of(cst.Name):
+            if node.value != name:
+                continue
+            parent = node.parent
+            if isinstance(parent, (cst.Arg, cst.Element, cst.DictElement)) or \
+                    isinstance(parent, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and parent.value is node:
+                return True
+        return False
 
     # --- walking a scope -------------------------------------------------------------------------
 
     def _walk_scope(self, scope_node, body, function: Optional[FunctionInfo], state: _State,
-                    summary: Optional[_Summary] = None, depth: int = 0) -> _State:
-        walker = _Walker(self, scope_node, function, summary, depth)
+                    summary: Optional[_Summary] = None, depth: int = 0, flags: Optional[dict] = None) -> _State:
+        walker = _Walker(self, scope_node, function, summary, depth, flags or {})
         return walker.block(body, state)
 
     def report(self, walker: "_Walker", call: cst.Call, key: str, mode: Train, context: str,
@@ -512,6 +540,14 @@ class TrainModeModel:
         if walker.evaluating_name and walker.function is not None and \
                 walker.function.node.start <= mode.node.start < walker.function.node.end:
             return True
+        if walker.function is None and isinstance(_owner(mode.node), cst.Module) and _runs_once(call) and (
+                walker.read_out(call) is not None or not isinstance(call.parent, cst.Expr)
+                and self.inference.grad_disabled(call) is not None):
+            # A script that calls `model.train()` and then uses the output of one forward, run
+            # once (no loop, no comprehension, its input not replicated), read out or computed
+            # under `no_grad`: one stochastic prediction, not the many samples of Monte Carlo
+            # dropout (nor a refresh of batch-norm statistics, which drops the output).
+            return True
         return not self._file_trains() and walker.read_out(call) is not None
 
     def _file_trains(self) -> bool:
@@ -549,6 +585,8 @@ class TrainModeModel:
         registry = self.registry_classes(call)
         if registry is not None:
             return True
+        if self.handed_classes(call) is not None:
+            return True
         built = self.inference.infer(call)
         if built is None or built.kind is not Kind.MODULE:
             return False
@@ -569,6 +607,28 @@ class TrainModeModel:
         returns = function.returns
         return bool(returns) and _returns_always(function.node) and all(
             isinstance(value, cst.Call) and self.constructs(value, depth + 1) for value in returns)
+
+    def handed_classes(self, call: cst.Call) -> Optional[list[cst.BaseExpression]]:
+        """``model(shape)`` where ``model`` is a parameter (never rebound) of a function or of a
+        class's ``__init__``, and every call of it in this file hands a torch.nn module class
+        (``NeuralNet(data_set, cnn_reg)``): the classes it may instantiate, each call a new
+        module in training mode."""
+        if not isinstance(call.func, cst.Name):
+            return None
+        bindings = self.model.resolve(call.func)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM:
+            return None
+        passed = self._passed(bindings[0])
+        if not passed:
+            return None
+        for value in passed:
+            cls = self.inference.infer(value)
+            qualname = self.inference.qualname(value)
+            if not (cls is not None and cls.kind is Kind.CLASS and isinstance(cls.cls, ClassInfo)
+                    and cls.cls.model is self.model and self.inference.instance_of(cls.cls).kind is Kind.MODULE
+                    or qualname is not None and torch_api.is_module_class(torch_api.normalize(qualname))):
+                return None
+        return passed
 
     def registry_classes(self, call: cst.Call) -> Optional[list[cst.BaseExpression]]:
         """The classes of ``MODELS = {"cnn": SmallCNN, "mlp": nn.Sequential}`` (a dict bound
@@ -743,6 +803,8 @@ class TrainModeModel:
             if read is returned or any(move.start <= read.start < move.end for move in moves):
                 continue
             attribute = read.parent
+            if self._submodule_set_or_read(read):
+                continue  # `net.fc = nn.Linear(net.fc.in_features, n)`: a new head, in training mode too
             method = attribute.parent if isinstance(attribute, cst.Attribute) and attribute.value is read else None
             if not isinstance(method, cst.Call) or method.func is not attribute or \
                     attribute.attr.value not in _MODE_KEEPING:
@@ -750,6 +812,34 @@ class TrainModeModel:
             if attribute.attr.value == "load_state_dict":
                 loaded = method
         return built, loaded
+
+    def _submodule_set_or_read(self, read: cst.Name) -> bool:
+        """``read`` (a name holding a module) is used in a way that switches no mode: a submodule of
+        it is replaced by a new layer (``net.fc = nn.Linear(..)``: the new layer starts in training
+        mode, as the module did), or an attribute of it is read to build one
+        (``nn.Linear(net.fc.in_features, n)``: a torch.nn constructor switches nothing it is given)."""
+        top: cst.CSTNode = read
+        while isinstance(top.parent, cst.Attribute) and top.parent.value is top:
+            top = top.parent
+        if top is read:
+            return False
+        parent = top.parent
+        if isinstance(parent, cst.AssignTarget):
+            statement = parent.parent
+            return isinstance(statement, cst.Assign) and len(statement.targets) == 1 and \
+                isinstance(statement.value, cst.Call) and self.constructs(statement.value)
+        if isinstance(parent, cst.Call) and parent.func is top:
+            return False  # a method of the module or of a submodule is called
+        node: cst.CSTNode = top
+        constructor = False
+        while node is not None and not isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement)):
+            if isinstance(node, cst.Call) and node is not top:
+                qualname = self.inference.qualname(node.func)
+                if qualname is None or not torch_api.is_module_class(torch_api.normalize(qualname)):
+                    return False
+                constructor = True
+            node = node.parent
+        return constructor
 
     def _moved(self, value: cst.Call, name: str) -> bool:
         """``value`` hands back the module ``name`` holds, in its mode: `name.to(device)`,
@@ -762,8 +852,11 @@ class TrainModeModel:
 
     # --- summaries of this file's functions -------------------------------------------------------
 
-    def summary(self, function: FunctionInfo, depth: int) -> Optional[_Summary]:
-        key = id(function.node)
+    def summary(self, function: FunctionInfo, depth: int, flags: frozenset = frozenset()) -> Optional[_Summary]:
+        """What ``function`` does to the models it reaches; ``flags``: (parameter, literal) for the
+        parameters a call hands a literal ``True``/``False``/``None`` (``run_epoch(loader,
+        train=False)``): a branch on such a parameter runs only as that value decides."""
+        key = (id(function.node), flags) if flags else id(function.node)
         if key in self._summaries:
             return self._summaries[key]
         if depth > _MAX_DEPTH or not isinstance(function.node, cst.FunctionDef) or function.scope is None:
@@ -776,7 +869,7 @@ class TrainModeModel:
         roots |= shared | set(closures) | self._star_roots(function)
         state = _State({root: _CALLER for root in roots})
         found = _Summary(globals=frozenset(shared), closures=closures)
-        end = self._walk_scope(function.node, _body(function.node), function, state, found, depth + 1)
+        end = self._walk_scope(function.node, _body(function.node), function, state, found, depth + 1, dict(flags))
         stars = [param.name.value for param in (function.node.params.star_arg, function.node.params.star_kwarg)
                  if isinstance(param, cst.Param)]
         if any(name in end.changed for name in stars):
@@ -1063,7 +1156,7 @@ class TrainModeModel:
         return found
 
     def _find_construction_layer(self, call: cst.Call, depth: int) -> Optional[tuple]:
-        registry = self.registry_classes(call)
+        registry = self.registry_classes(call) or self.handed_classes(call)
         if registry is not None:  # `MODELS[name](...)`: a layer only when every class it may build has one
             classes = [self.inference.infer(value) for value in registry]
             found = [self._class_layer(cls.cls, depth + 1) if cls is not None and isinstance(cls.cls, ClassInfo)
@@ -1107,9 +1200,54 @@ class TrainModeModel:
                 self.switched_off(found[0], value.cls, call) else found
         if value.kind is Kind.FUNCTION and value.function is not None and value.function.model is self.model \
                 and isinstance(value.function.node, cst.FunctionDef):
-            self.model.materialize(value.function)
-            return self._code_layer(value.function.node, depth + 1)
+            dispatched = self._dispatched(call, value.function)
+            if dispatched:  # `self.define_graph()`: the method of the class of each instance made
+                found = [self._method_layer(method, depth) for method in dispatched]
+                return found[0] if all(layer is not None for layer in found) else None
+            return self._method_layer(value.function, depth)
         return None
+
+    def _method_layer(self, function: FunctionInfo, depth: int) -> Optional[tuple]:
+        self.model.materialize(function)
+        return self._code_layer(function.node, depth + 1)
+
+    def _dispatched(self, call: cst.Call, function: FunctionInfo) -> list[FunctionInfo]:
+        """``self.<name>(..)`` in a method of a class of this file runs the ``<name>`` of the
+        class of the instance: for each class of this file derived from (or equal to) the
+        method's class that this file instantiates, the method it resolves ``<name>`` to (none
+        when no such class is instantiated here, or one resolves it elsewhere)."""
+        func = call.func
+        info = self.model.functions.get(id(_owner(call)))
+        if info is None or info.cls is None or info.self_name is None or not isinstance(func, cst.Attribute) \
+                or not isinstance(func.value, cst.Name) or func.value.value != info.self_name:
+            return []
+        found = []
+        for cls in self._instantiated():
+            lineage, _whole = self.inference.file_lineage(cls, generations=7)
+            if info.cls not in lineage:
+                continue
+            method = self.inference.method_of(cls, func.attr.value)
+            if method is None or method.model is not self.model or not isinstance(method.node, cst.FunctionDef):
+                return []
+            found.append(method)
+        return found
+
+    def _instantiated(self) -> list[ClassInfo]:
+        """The classes of this file that a call of this file instantiates (``Net(..)``)."""
+        if self._instantiated_classes is None:
+            found: dict[int, ClassInfo] = {}
+            names = {cls.name for cls in self.model.classes.values() if cls.model is self.model}
+            for call in self.analysis.nodes_of(cst.Call):
+                func = call.func
+                if not (isinstance(func, cst.Name) and func.value in names
+                        or isinstance(func, cst.Attribute) and func.attr.value in names):
+                    continue
+                value = self.inference.infer(func)
+                if value is not None and value.kind is Kind.CLASS and isinstance(value.cls, ClassInfo) \
+                        and value.cls.model is self.model:
+                    found[id(value.cls)] = value.cls
+            self._instantiated_classes = list(found.values())
+        return self._instantiated_classes
 
     def imported_builder(self, call: cst.Call) -> Optional[tuple["ModuleAnalysis", cst.Call]]:
         """``create_model(cfg)`` of ``from model import create_model``: a function of another
@@ -1252,8 +1390,10 @@ class _Walker:
     """One pass over the statements of a scope, in the order they run."""
 
     def __init__(self, owner: TrainModeModel, scope_node, function: Optional[FunctionInfo],
-                 summary: Optional[_Summary], depth: int):
+                 summary: Optional[_Summary], depth: int, flags: Optional[dict] = None):
         self.owner = owner
+        # The parameters the call being summarized hands a literal: name -> "True", "False", "None".
+        self.flags: dict[str, str] = flags or {}
         self.scope_node = scope_node
         self.function = function
         self.summary = summary
@@ -1282,6 +1422,11 @@ class _Walker:
             return state
         if isinstance(statement, cst.If):
             self.expression(statement.test, state)
+            decided = _decided(statement.test, self.flags)
+            if decided is True:
+                return self.block(_body(statement), state)
+            if decided is False:
+                return self.statement_or_block(statement.orelse, state)
             then = self.block(_body(statement), state.copy())
             other = self.statement_or_block(statement.orelse, state.copy())
             return then.join(other)
@@ -1384,8 +1529,12 @@ class _Walker:
                     state.forget(dotted(node))
             return
         state.unbind(key)
+        state.nones.discard(key)
         mode = self.value_mode(value, state)
-        if mode is None and "." in key and _no_module(value):
+        if mode is None and "." not in key and isinstance(value, cst.Name) and value.value == "None":
+            state.forget(key)
+            state.nones.add(key)
+        elif mode is None and "." in key and _no_module(value):
             state.forget_value(key)  # `self.outputs = []` in a trainer's method: `self` keeps its mode
         elif mode is None:
             state.forget(key)
@@ -1553,7 +1702,7 @@ class _Walker:
                 return
         # A function or method of this file: through its summary.
         if function is not None and function.model is self.owner.model and isinstance(function.node, cst.FunctionDef):
-            summary = self.owner.summary(function, self.depth)
+            summary = self.owner.summary(function, self.depth, _flags(call, function))
             if summary is not None:
                 if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) \
                         and self.constructed(func.value, _NEW, state):
@@ -1770,6 +1919,8 @@ class _Walker:
         leaves the scope); else (None, where it is read out of the graph, if it is)."""
         scope = self.function.scope if self.function is not None else self.owner.model.module_scope
         loops, backwards, candidates = self.owner.scanned(self.scope_node)
+        if self.flags:
+            backwards = [node for node in backwards if _decided_away(node, self.flags) is False]
         if scope is None or _backward_may_follow(loops, backwards, call) or \
                 self.function is not None and any(self._noise(arg.value, 0) for arg in call.args):
             return None  # training goes on, or a function samples a generator on the noise it draws
@@ -2253,6 +2404,72 @@ def _repeats_input(call: cst.Call) -> bool:
                 comp = comp.inner_for_in
             return not (read & bound)
     return False
+
+
+def _flags(call: cst.Call, function: FunctionInfo) -> frozenset:
+    """(parameter, literal) for each parameter of ``function`` that ``call`` hands a literal
+    ``True``, ``False`` or ``None`` (by keyword or position)."""
+    if any(arg.star for arg in call.args):
+        return frozenset()
+    params = [param.name.value for param in (*function.node.params.posonly_params, *function.node.params.params)]
+    if function.self_name is not None and isinstance(call.func, cst.Attribute) and params:
+        params = params[1:]
+    found = set()
+    for index, arg in enumerate(call.args):
+        name = arg.keyword.value if arg.keyword is not None else params[index] if index < len(params) else None
+        value = arg.value
+        if name is not None and isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
+            found.add((name, value.value))
+    return frozenset(found)
+
+
+def _decided(test: cst.BaseExpression, flags: dict) -> Optional[bool]:
+    """The truth of an ``if`` test the flags decide: ``flag``, ``not flag``, ``flag is None``,
+    ``flag is not None`` (None: not decided)."""
+    if not flags:
+        return None
+    if isinstance(test, cst.Name):
+        return flags[test.value] == "True" if test.value in flags else None
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _decided(test.expression, flags)
+        return None if inner is None else not inner
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name) \
+            and test.left.value in flags and isinstance(test.comparisons[0].comparator, cst.Name) \
+            and test.comparisons[0].comparator.value == "None":
+        operator = test.comparisons[0].operator
+        is_none = flags[test.left.value] == "None"
+        if isinstance(operator, cst.Is):
+            return is_none
+        if isinstance(operator, cst.IsNot):
+            return not is_none
+    return None
+
+
+def _decided_away(node: cst.CSTNode, flags: dict) -> bool:
+    """``node`` sits in an arm of an ``if`` that the flags rule out."""
+    child = node
+    for ancestor in ancestors(node):
+        if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Module)):
+            return False
+        if isinstance(ancestor, cst.If):
+            decided = _decided(ancestor.test, flags)
+            if decided is True and child is ancestor.orelse or decided is False and child is ancestor.body:
+                return True
+        child = ancestor
+    return False
+
+
+def _runs_once(call: cst.Call) -> bool:
+    """``call`` runs once where it is written: in no loop or comprehension of its scope, its
+    arguments not replicated (``x.repeat(n, 1)``, ``x.expand(..)``: a batch of copies of one
+    input samples like a loop)."""
+    for ancestor in ancestors(call):
+        if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Module)):
+            break
+        if isinstance(ancestor, (cst.For, cst.While, cst.CompFor)):
+            return False
+    return not any(isinstance(node, cst.Attribute) and node.attr.value in _REPLICATING
+                   for arg in call.args for node in iter_nodes(arg.value))
 
 
 def _no_module(value: Optional[cst.BaseExpression]) -> bool:

@@ -64,7 +64,14 @@ class MissingEval(Rule):
       and never switches it keeps it in training mode in its methods when every instance of
       it, made in this file or in a script beside it that imports it, stays with the name it
       is bound to. A classmethod of the file that builds `cls(..)`, loads weights and returns
-      it (`Net.from_pretrained(path)`) builds a model as a builder function does.
+      it (`Net.from_pretrained(path)`) builds a model as a builder function does. A builder
+      that sets a new layer on the module it builds (`net.fc = nn.Linear(net.fc.in_features,
+      n)`) still returns it in training mode; `self.define_graph()` builds what the
+      `define_graph` of the class of each instance made here builds (a subclass's override);
+      `self.net = model(shape)`, where every construction in the file hands a module class
+      for `model` (`NeuralNet(data, Regressor)`), builds a new module; and a name bound to
+      `None` on one path and to a new module on the other (`lm = None` / `lm = LM()`) holds
+      that module wherever it holds one.
 
     In a file that never trains (no backward, no optimizer step anywhere), a model built
     here with trained weights loaded into it (`load_state_dict`, a torchvision builder given
@@ -73,8 +80,10 @@ class MissingEval(Rule):
     of the file it is handed to; reported once a model, where it first runs.
 
     The mode is followed through the statements in the order they run, through both arms
-    of an `if` (both must leave the model in training mode), through loops, into the
-    functions of the project's other modules that the file imports (`heatmap(net, image)` of
+    of an `if` (both must leave the model in training mode; only the arm a literal argument
+    decides, in a function called with one: `run_epoch(model, val_loader, False)` runs no
+    `if train:` step, so what is left of it may evaluate the caller's model), through loops,
+    into the functions of the project's other modules that the file imports (`heatmap(net, image)` of
     `from utils import heatmap`, as that module reads it), and into this
     file's functions and methods (`self.validate(loader)`, `run_inference(model, data)`,
     `model.predict(x)`, `model = train_model(model, loader)`, `Evaluator(model, data).run()`,
@@ -129,7 +138,10 @@ class MissingEval(Rule):
     in a file that never trains, before predictions read out of the graph, when each
     forward gets a new input (Monte Carlo dropout runs one input again and again) and its
     output is used (a refresh of batch-norm statistics drops it). The finding is then on
-    the `train()`, the line to change. `model.eval` written without the call is reported
+    the `train()`, the line to change. So is a script's `model.train()` followed by the one
+    forward whose output it uses (under `no_grad`, or read out), run once: no loop, no
+    comprehension, its input not replicated (`x.repeat(n, 1)`). `model.eval` written without
+    the call is reported
     where it is written, with the safe fix `model.eval()`.
 
     The finding is on the forward; where the model itself is handed to a function that
