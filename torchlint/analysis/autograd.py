@@ -502,7 +502,7 @@ class AutogradModel:
                                      "weights of each layer after the first")
         if attached:
             return ModuleForward(call, module, "its input requires grad, so its layers save their weights")
-        if self._frozen(module, value.cls):
+        if self.frozen(module, value.cls):
             return None  # no parameter requires grad: nothing of this forward is in a graph
         layers = self._parameter_layers(value.cls) if isinstance(value.cls, ClassInfo) else None
         if layers is not None and layers < 2 or isinstance(value.cls, ClassInfo) and self._layers_on_input(value.cls):
@@ -572,7 +572,7 @@ class AutogradModel:
         """Every parameter of ``module`` (as the code at ``use`` names it) has gradients off:
         the file turns them off for it or for a module holding it (`self.llm` of
         `self.llm.embed_tokens`), in the class of ``use`` for a name rooted at `self`."""
-        self._frozen(module, None)  # (fills the file's freezes)
+        self.frozen(module, None)  # (fills the file's freezes)
         function = self.model.functions.get(id(enclosing_code(use)))
         cls = function.cls if function is not None else None
         for owner, start in self._freezes or ():
@@ -583,7 +583,7 @@ class AutogradModel:
             return True
         return False
 
-    def _frozen(self, module: str, cls) -> bool:
+    def frozen(self, module: str, cls) -> bool:
         """Every parameter of ``module`` has gradients off: its class turns off its own in
         ``__init__``, or the file does it for this module (``model.requires_grad_(False)``,
         ``for p in model.parameters(): p.requires_grad = False``)."""

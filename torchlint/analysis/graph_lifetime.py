@@ -432,7 +432,7 @@ class GraphLifetime:
                 passed = self.inference.passed_argument(construction, init, param)
                 name = dotted(passed) if isinstance(passed, (cst.Name, cst.Attribute)) else None
                 # (the file's freezes, as the autograd model reads them)
-                if not name or not self.autograd._frozen(name, None):
+                if not name or not self.autograd.frozen(name, None):
                     return False
         return True
 
