@@ -30,7 +30,7 @@ from __future__ import annotations
 import pytest
 
 from test_eval_s20 import _write
-from torch_programs import run_program
+from test_train_mode_s22 import _findings, _stderr_of_run
 
 HEAD = """
 import torch
@@ -268,10 +268,6 @@ CASES = {
 }
 
 
-def _findings(project) -> list:
-    return project.findings("--select", "TL414", "--no-cache")
-
-
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_the_bad_program_is_found_and_its_twin_is_not(project, case) -> None:
     source, row, fixed = CASES[case]
@@ -280,11 +276,6 @@ def test_the_bad_program_is_found_and_its_twin_is_not(project, case) -> None:
     assert [(f[0], f[1], f[3]) for f in found] == [("prog.py", row, "TL414")], found
     _write(project, source, fixed)
     assert _findings(project) == []
-
-
-def _stderr_of_run(project, source: str) -> str:
-    project.write("prog.py", source)
-    return run_program("prog.py", cwd=project.root, timeout=120).stderr
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
