@@ -302,6 +302,7 @@ class SemanticModel:
         # Functions whose bodies the parse left lazy (cst.LazyBody), in source order.
         self.lazy_functions: list[FunctionInfo] = []
         self._mentioned: set[str] = set()  # names whose lazy mentions are built
+        self._lazy_starts: Optional[list[int]] = None  # where each lazy function's text starts
         self._used_after_memo: dict[tuple[int, int], bool] = {}  # see bound_when_run
         self._last_seq = _Builder(self).build()
         if self.lazy_functions:  # bodies built later are walked apart: the list is not whole
@@ -322,6 +323,7 @@ class SemanticModel:
         function.lazy = False
         self._resolved.clear()
         self.lazy_functions.remove(function)
+        self._lazy_starts = None
         if function.cls is not None:
             function.cls.lazy_methods.remove(function)
             function.cls._unsorted = True
@@ -358,17 +360,48 @@ class SemanticModel:
         ``name`` are built: what a search for reads of ``name`` must look through."""
         if self.lazy_functions and name not in self._mentioned:
             self._mentioned.add(name)
-            starts = [_first_offset(function.node) for function in self.lazy_functions]
-            mentioning: list[FunctionInfo] = []
-            for match in re.finditer(rf"\b{re.escape(name)}\b", self.module.code):
-                index = bisect.bisect_right(starts, match.start()) - 1
-                function = self.lazy_functions[index] if index >= 0 else None
-                if function is not None and match.start() < function.node.end \
-                        and not (mentioning and mentioning[-1] is function):
-                    mentioning.append(function)
-            for function in mentioning:
+            for function in self._lazy_mentioning(name):
                 self.materialize(function)
         return self.scopes
+
+    def _lazy_mentioning(self, name: str) -> list[FunctionInfo]:
+        """The lazy functions whose text holds ``name`` as a whole word.  The search jumps
+        past a function once it is known to mention the name, so a common name (``self``)
+        costs one ``str.find`` per function, not a step per occurrence: the query runs for
+        hundreds of names per module, and a step per occurrence made it quadratic."""
+        code = self.module.code
+        if not name.isidentifier():
+            mentions = [match.start() for match in re.finditer(rf"\b{re.escape(name)}\b", code)]
+        else:
+            mentions = None
+        if self._lazy_starts is None:
+            self._lazy_starts = [_first_offset(function.node) for function in self.lazy_functions]
+        starts, functions = self._lazy_starts, self.lazy_functions
+        mentioning: list[FunctionInfo] = []
+        offset, size, at = 0, len(name), 0
+        while True:
+            if mentions is None:
+                offset = code.find(name, offset)
+                if offset < 0:
+                    break
+                if _is_word_part(code, offset - 1) or _is_word_part(code, offset + size):
+                    offset += 1
+                    continue
+            else:
+                if at == len(mentions):
+                    break
+                offset, at = mentions[at], at + 1
+            index = bisect.bisect_right(starts, offset) - 1
+            function = functions[index] if index >= 0 else None
+            if function is not None and offset < function.node.end:
+                if not (mentioning and mentioning[-1] is function):
+                    mentioning.append(function)
+                if mentions is None:
+                    offset = function.node.end
+                    continue
+            if mentions is None:
+                offset += size
+        return mentioning
 
     def scope_of(self, name: cst.Name) -> Optional[Scope]:
         ref = self.references.get(id(name))
@@ -1026,6 +1059,14 @@ def _in_flow(node: cst.CSTNode) -> bool:
             return True
         current = current.parent
     return False
+
+
+def _is_word_part(text: str, offset: int) -> bool:
+    """Whether the character at ``offset`` would continue a word (``re``'s ``\\w``)."""
+    if offset < 0 or offset >= len(text):
+        return False
+    character = text[offset]
+    return character.isalnum() or character == "_"
 
 
 def _first_offset(node: cst.FunctionDef) -> int:
