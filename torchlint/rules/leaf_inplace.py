@@ -136,8 +136,11 @@ class LeafInplace(Rule):
 
     def visit_Module(self, node: cst.Module) -> None:
         seen: set[int] = set()
-        for candidate, write in writes_with_grad(self.ctx):
-            if id(write.node) in seen or not self._writes_data(write):
+        # A call that writes its argument comes after the writes made in place here: where the
+        # callee's own write is reported (its parameter known to be a leaf), the call is not.
+        writes = sorted(writes_with_grad(self.ctx), key=lambda found: found[1].by_call)
+        for candidate, write in writes:
+            if id(write.node) in seen or not self._writes_data(write) or self._reported_inside(write, seen):
                 continue
             what = self._leaf(candidate, write.node)
             if what is None:
@@ -222,9 +225,22 @@ class LeafInplace(Rule):
             return False
         return not (isinstance(node, cst.Name) and self.ctx.frozen_only_afterwards(node, write))
 
+    @staticmethod
+    def _reported_inside(write, seen: set[int]) -> bool:
+        inner = write.inner
+        while inner is not None:
+            if id(inner.node) in seen:
+                return True
+            inner = inner.inner
+        return False
+
     def _writes_data(self, write) -> bool:
         """An in-place method that changes values (not `requires_grad_()`, `detach_()`), or
         an assignment; `torch.nn.init` functions write under `no_grad` themselves."""
+        if write.by_call:
+            # A function or module that writes its argument: what its own write does (a layer
+            # that works in place is `_module_writes`'s).
+            return write.inner is not None and self._writes_data(write.inner)
         node = write.node
         if isinstance(node, cst.Call):
             func = node.func
