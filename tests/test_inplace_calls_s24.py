@@ -168,3 +168,36 @@ def test_the_submodule_adding_out_of_place_is_quiet(project) -> None:
     source = textwrap.dedent(SAVED_THEN_BLOCK).format(op="+=", assign="shifted = ", plus=" + shifted.sum()")
     project.write("head.py", source.replace("        z += 1.0\n        return z", "        return z + 1.0"))
     assert project.findings("--select", "TL409", "--no-cache") == []
+
+
+SEQUENTIAL_OF_WRITING_BLOCK = """
+import torch
+from torch import nn
+
+
+class Gate(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.act = nn.ReLU(inplace={inplace})
+        self.fc = nn.Linear(width, width)
+
+    def forward(self, h):
+        return self.fc(self.act(h))
+
+
+net = nn.Sequential(nn.Linear(4, 4), nn.Sigmoid(), Gate(4))
+net(torch.randn(2, 4)).sum().backward()
+"""
+
+
+def test_a_module_whose_forward_writes_its_input_after_a_saving_layer_is_reported(project) -> None:
+    # `Gate` works in place on its input as its `nn.ReLU(inplace=True)` does: after `nn.Sigmoid`,
+    # which saves its output, the backward raises.
+    project.write("seq.py", textwrap.dedent(SEQUENTIAL_OF_WRITING_BLOCK).format(inplace="True"))
+    found = project.findings("--select", "TL409", "--no-cache")
+    assert [f[3] for f in found] == ["TL409"], found
+
+
+def test_the_same_module_working_out_of_place_after_a_saving_layer_is_quiet(project) -> None:
+    project.write("seq.py", textwrap.dedent(SEQUENTIAL_OF_WRITING_BLOCK).format(inplace="False"))
+    assert project.findings("--select", "TL409", "--no-cache") == []
