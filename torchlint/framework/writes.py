@@ -296,11 +296,24 @@ def find_grad_write(ctx: "FileContext", node: cst.BaseExpression) -> Optional[Wr
 def _grad_write_step(ctx: "FileContext", current: cst.CSTNode) -> tuple[Optional[cst.CSTNode], Optional[Write]]:
     parent = ctx.parent(current)
     if isinstance(parent, cst.Arg) and parent.value is current:
+        # A function or module of this file first: its own write says where torch raises.
+        inner = helper_write(ctx, current) if parent.keyword is None and not parent.star else None
+        if inner is not None:
+            return None, inner
         written = _argument_write(ctx, parent)
         if written is not None and written.how.startswith("`torch.nn.init."):
             return None, None  # the init functions write under `no_grad`
         return None, written or (_call_write(ctx, parent) if parent.keyword is None and not parent.star else None)
     return _write_step(ctx, current)
+
+
+def innermost_write(write: Write) -> Optional[Write]:
+    """The write a call's callee makes itself, through helpers that hand the tensor on (None:
+    not a call, or a layer that works in place)."""
+    inner = write.inner
+    while inner is not None and inner.inner is not None:
+        inner = inner.inner
+    return inner
 
 
 def writes_with_grad(ctx: "FileContext") -> list[tuple[cst.CSTNode, Write]]:

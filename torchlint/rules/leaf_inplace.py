@@ -4,12 +4,14 @@ from typing import Optional
 
 from torchlint.framework.api import (
     Applicability, Bad, Fix, Observation, Rule, Verdict, cst, edits, torch_facts, view_source,
-    writes_with_grad, written_through_alias,
+    innermost_write, writes_with_grad, written_through_alias,
 )
 
 
 class LeafInplace(Rule):
     code = "TL417"
+    # A write made by a function the call runs raises inside it, on the line the finding relates.
+    raised_where_used = True
     name = "leaf-inplace"
     summary = ("in-place write to a leaf tensor that requires grad (a parameter, `requires_grad=True`) outside "
                "`torch.no_grad()`: RuntimeError")
@@ -153,8 +155,11 @@ class LeafInplace(Rule):
                                 (hooked[0], "the module's output: no operation of the graph makes it"),
                                 (hooked[1], "the hook that makes it require grad is registered here")))
                 continue
+            inner = innermost_write(write)
+            # A function that writes its parameter: torch raises there, inside the function.
+            related = ((inner.node, "the function writes its parameter in place here"),) if inner is not None else ()
             self.report(write.node, how=write.how, target=candidate, what=what, evidence=self.ctx.tensor(candidate),
-                        fix=self._fix(write.node))
+                        fix=self._fix(write.node), related=related)
         if "inplace" in self.ctx.text:
             self._module_writes()
 

@@ -5,12 +5,14 @@ from typing import Optional
 
 from torchlint.framework.api import (
     CONFIRMED, AliasWrite, AliasWriteRule, Applicability, Bad, Edit, Fix, Observation, Verdict, cst,
-    shape_writes_with_grad, writes_with_grad,
+    innermost_write, shape_writes_with_grad, writes_with_grad,
 )
 
 
 class ViewInplace(AliasWriteRule):
     code = "TL303"
+    # A write made by a module or function the call runs raises inside it (the related line).
+    raised_where_used = True
     name = "view-inplace"
     summary = "in-place write to a tensor while a `view`/slice/`transpose` of it is used later (or through a `reshape`)"
     message = (
@@ -151,8 +153,11 @@ class ViewInplace(AliasWriteRule):
             seen.add(id(write.node))
             # Iterating a tensor unbinds it: the loop made the views, not a call.
             message = self.unbound_view_message if made[0] is made[1] else self.multi_view_message
+            inner = innermost_write(write)
+            # A module or function that writes the view it is given: torch raises inside it.
+            related = ((inner.node, "the write the call runs"),) if inner is not None else ()
             self.report(write.node, message, how=write.how, name=candidate, made=made[0],
-                        base=made[1], evidence=self.ctx.tensor(made[1]))
+                        base=made[1], evidence=self.ctx.tensor(made[1]), related=related)
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
