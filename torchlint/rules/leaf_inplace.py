@@ -54,7 +54,10 @@ class LeafInplace(Rule):
     A module that writes its input in place, built with `inplace=True` or switched on
     afterwards by `m.inplace = True` in a loop over `model.modules()` (for the classes
     the type tests around it name), is such a write when called on a leaf that requires
-    grad (`self.act(self.weight)`); the switch is shown.
+    grad (`self.act(self.weight)`); the switch is shown. So is a call of a function of the
+    file that writes the parameter receiving the leaf on every call (`init_(layer.weight)` with
+    `def init_(t): t[:] = ..`, outside `no_grad` in both), reported at the call with the
+    function's write as related (where torch raises), unless that write is reported already.
 
     ## Why is this bad?
     A leaf that requires grad is where autograd accumulates gradients; an in-place

@@ -57,7 +57,11 @@ class ViewInplace(AliasWriteRule):
     outside `no_grad`, is flagged whatever is read afterwards (torch raises "Output 0 of
     SplitBackward0 is a view and is being modified inplace"). So is a view of one of them
     (`flat = u.reshape(-1)`), a loop target of `zip(x, ..)`, and any item of the tuple such
-    a call returns, whatever the index (`hx = h.unbind(0)`, then `hx[i].squeeze_(0)`). A
+    a call returns, whatever the index (`hx = h.unbind(0)`, then `hx[i].squeeze_(0)`), and
+    one handed to a call that writes it: a layer that works in place, a module of the file
+    whose `forward` writes its input on every call (`self.block(half)` where `Block.forward`
+    starts with `self.act(h)`, `self.act = nn.ReLU(inplace=True)`), a function of the file
+    that writes its parameter; the callee's write is shown, where torch raises. A
     change of shape in place (`squeeze_`, `unsqueeze_`, `t_`, `transpose_`) counts: autograd
     treats it as an in-place operation on the view, though it writes no element. (`tensor_split`,
     `hsplit`, `vsplit`, `dsplit` slice instead: their outputs may be written.) Whether `x`
