@@ -1389,11 +1389,12 @@ class AutogradModel:
         forward = cls.methods.get("forward")
         if forward is None or not forward.returns:
             return None
+        writes = self._forward_writes_input(forward, depth)
         outputs = [self._output_behaviour(value, depth + 1) for value in forward.returns]
         if all(output is not None and output.saves_output for output in outputs):
             first = outputs[0]
             return ModuleBehaviour(f"`{cls.name}`'s forward returns a saved result: {first.saves_output}",
-                                   first.saver, None)
+                                   first.saver, writes)
         saving = [index for index, output in enumerate(outputs) if output is not None and output.saves_output]
         if saving:
             # `if self.act is None: return x`, then `return self.act(x)`: saved when that return runs.
@@ -1405,8 +1406,38 @@ class AutogradModel:
                 when = early[0] if len(early) == 1 else None
             if when is not None:
                 return ModuleBehaviour(f"`{cls.name}`'s forward returns a saved result: "
-                                       f"{outputs[index].saves_output}, {when}", outputs[index].saver, None)
-        return ModuleBehaviour(None, None, None)
+                                       f"{outputs[index].saves_output}, {when}", outputs[index].saver, writes)
+        return ModuleBehaviour(None, None, writes)
+
+    def _forward_writes_input(self, forward, depth: int) -> Optional[cst.Call]:
+        """The construction of the in-place layer through which ``forward`` writes its input (the
+        parameter after ``self``) on every call: ``self.act(x)`` with ``self.act = nn.ReLU(inplace=True)``
+        (or a module of a class whose forward does so) applied to the parameter itself, before it is
+        bound again, not under an ``if``, a loop, a ``try`` or a ``with``.  A module is a call of its
+        forward (``nn.Module.__call__`` hands the tensor on as it is), so such a module writes the
+        tensor it is called on as the in-place layer would."""
+        params = forward.positional_params()
+        if len(params) < 2 or forward.scope is None or not self._may_build_inplace():
+            return None
+        name = params[1].name.value
+        for _seq, load in forward.scope.loads.get(name, ()):
+            if not all(binding.kind is BindingKind.PARAM for binding in self.model.resolve(load)):
+                continue
+            arg = load.parent
+            call = arg.parent if isinstance(arg, cst.Arg) and arg.value is load and arg.keyword is None else None
+            if not isinstance(call, cst.Call) or not call.args or call.args[0] is not arg \
+                    or not isinstance(call.func, (cst.Name, cst.Attribute)):
+                continue
+            if any(isinstance(node, (cst.If, cst.IfExp, cst.For, cst.While, cst.Try, cst.With, cst.Lambda,
+                                     cst.ListComp, cst.GeneratorExp))
+                   for node in ancestors(call) if forward.node.start < node.start):
+                continue
+            if self.inference.grad_disabled(call) is not None:
+                continue
+            behaviour = self._behaviour(call.func, depth + 1)
+            if behaviour is not None and behaviour.writes_input is not None:
+                return behaviour.writes_input
+        return None
 
     def _arm_condition(self, node: cst.CSTNode, exits: bool = False) -> Optional[str]:
         """When ``node`` runs, as the test of the nearest ``if`` of its function around it says

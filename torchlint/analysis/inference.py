@@ -1161,18 +1161,24 @@ class Inference:
             index -= 1
         return _argument(call, param.name.value, index)
 
-    def receiving_parameter(self, arg: cst.Arg, function: Optional[FunctionInfo] = None
+    def receiving_parameter(self, arg: cst.Arg, function: Optional[FunctionInfo] = None, modules: bool = False
                             ) -> Optional[tuple[FunctionInfo, str, list[cst.Name]]]:
         """The function of this file a call gives ``arg`` to by position (no ``*`` in the call),
         the name of the parameter that receives it, and the reads of that parameter in the
         function before it is bound again: the other way round from ``passed_argument``.
-        ``function``: the method the call runs, where the caller knows it (``super().m(..)``)."""
+        ``function``: the method the call runs, where the caller knows it (``super().m(..)``).
+        ``modules``: a call of a module of a class of this file (``self.block(x)``) runs that
+        class's ``forward`` (``nn.Module.__call__`` hands its arguments on as they are), and
+        ``x`` is received by ``forward``'s parameter after ``self``."""
         call = self.model.parent(arg)
         if not isinstance(call, cst.Call) or arg.keyword is not None or any(a.star for a in call.args):
             return None
         if function is None:
             value = self.infer(call.func)
             function = value.function if value is not None and value.kind is Kind.FUNCTION else None
+            if function is None and modules and value is not None and value.kind is Kind.MODULE \
+                    and isinstance(value.cls, ClassInfo) and self.method_of(value.cls, "__call__") is None:
+                function = self.method_of(value.cls, "forward")
         if function is None or function.model is not self.model or not isinstance(function.node, cst.FunctionDef) \
                 or function.scope is None:
             return None

@@ -34,7 +34,8 @@ from torchlint.framework.verdicts import (
 )
 from torchlint.framework.argument_writes import argument_writes
 from torchlint.framework.writes import (
-    Write, find_write, is_store_target, shape_writes_with_grad, writes_with_grad, written_through_alias,
+    Write, find_write, innermost_write, is_store_target, shape_writes_with_grad, writes_with_grad,
+    written_through_alias,
 )
 from torchlint.syntax import cst
 from torchlint.syntax.legacy import repair as repair_legacy_syntax
@@ -69,8 +70,8 @@ __all__ = [
     "Directive", "TextEdit",
     # logic rules share
     "AliasWrite", "AliasWriteRule", "alias_writes", "view_source", "DataUse", "base_evidence", "data_access",
-    "only_read", "tensor_data_use", "argument_writes", "is_store_target", "Write", "find_write", "writes_with_grad",
-    "shape_writes_with_grad", "written_through_alias", "LIST_ITEMS", "SavedRead", "SavedWrite", "saved_writes",
+    "only_read", "tensor_data_use", "argument_writes", "is_store_target", "Write", "find_write", "innermost_write",
+    "writes_with_grad", "shape_writes_with_grad", "written_through_alias", "LIST_ITEMS", "SavedRead", "SavedWrite", "saved_writes",
     # what may clear the gradients an optimizer steps with, and the shape of a training loop
     "GradientClearing", "counted_step", "every_iteration", "loop_calls", "unconditional_calls",
     # what a rule says of its finding after --runtime ran it

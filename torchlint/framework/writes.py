@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 class Write:
     node: cst.CSTNode  # the whole writing expression or statement target
     how: str  # "`add_()`", "item assignment", "`*=`", "`out=`", "`torch.nn.init.normal_()`"
+    # A call that writes its argument: the write inside the function or module it runs
+    # (None for a layer that works in place, `nn.ReLU(inplace=True)`).
+    inner: Optional["Write"] = None
+    by_call: bool = False
 
 
 def is_store_target(ctx: "FileContext", node: cst.CSTNode) -> bool:
@@ -111,21 +115,44 @@ def helper_write(ctx: "FileContext", node: cst.BaseExpression) -> Optional[Write
     """``normalize(z)`` where ``normalize``, a function of this file, writes in place the
     parameter ``z`` is given for (``t -= t.mean()``), on every call (not under an ``if``,
     a loop, a ``try`` or a ``with``) and before binding it again: a write into ``z``'s
-    storage at the call."""
+    storage at the call.  A call of a module of a class of this file (``self.block(z)``) runs
+    its ``forward``, whose writes into its input are the call's (``nn.Module.__call__`` hands
+    the tensor on as it is); so does a helper the function hands the parameter to in turn.
+    Writes through ``.data``/``.detach()`` and writes with gradients off (a ``no_grad``
+    decorator) are not autograd's, and are left out."""
     arg = ctx.parent(node)
-    receiver = ctx.inference.receiving_parameter(arg) if isinstance(arg, cst.Arg) and arg.value is node else None
+    if not isinstance(arg, cst.Arg) or arg.value is not node:
+        return None
+    receiver = ctx.inference.receiving_parameter(arg, modules=True)
     if receiver is None:
         return None
     function, name, reads = receiver
-    call = ctx.parent(arg)
-    for load in reads:
-        write = find_write(ctx, load)
-        if write is not None and not any(isinstance(node, (cst.If, cst.IfExp, cst.For, cst.While, cst.Try, cst.With))
-                                         for node in ctx.ancestors(write.node) if function.node.start < node.start):
-            line = ctx.line_index.position(write.node.start)[0]
-            return Write(call, f"`{ctx.snippet(call.func)}()`, which writes its parameter `{name}` in place "
-                               f"({write.how}, line {line})")
-    return None
+    active = ctx.cache.setdefault("helper_write_active", set())
+    if id(function.node) in active:
+        return None  # a function that hands its parameter to itself: its writes are the ones seen
+    active.add(id(function.node))
+    try:
+        call = ctx.parent(arg)
+        for load in reads:
+            write = find_write(ctx, load) or _nested_helper_write(ctx, load)
+            if write is None or written_through_alias(ctx, load, write.node) \
+                    or ctx.grad_disabled(write.node) is not None or ctx.inference.runs_without_grad(write.node):
+                continue
+            if not any(isinstance(node, (cst.If, cst.IfExp, cst.For, cst.While, cst.Try, cst.With))
+                       for node in ctx.ancestors(write.node) if function.node.start < node.start):
+                line = ctx.line_index.position(write.node.start)[0]
+                what = "whose `forward` writes" if function.name == "forward" and \
+                    not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "forward") else "which writes"
+                return Write(call, f"`{ctx.snippet(call.func)}()`, {what} its parameter `{name}` in place "
+                                   f"({write.how}, line {line})", write, True)
+        return None
+    finally:
+        active.discard(id(function.node))
+
+
+def _nested_helper_write(ctx: "FileContext", load: cst.BaseExpression) -> Optional[Write]:
+    """The parameter read at ``load`` handed on to a helper or module that writes it."""
+    return helper_write(ctx, load) if isinstance(ctx.parent(load), cst.Arg) else None
 
 
 def _argument_write(ctx: "FileContext", arg: cst.Arg) -> Optional[Write]:
@@ -225,6 +252,70 @@ def written_expressions(ctx: "FileContext") -> list[cst.CSTNode]:
     return found
 
 
+def call_written_expressions(ctx: "FileContext") -> list[cst.CSTNode]:
+    """The names and attributes inside the arguments of calls that write their argument in
+    place: a module of this file that works in place (``self.act(x)``, ``nn.ReLU(inplace=True)``),
+    or whose ``forward`` writes its input, and a function of this file that writes its
+    parameter (``helper_write``).  Computed once per file."""
+    if "call_written_expressions" in ctx.cache:
+        return ctx.cache["call_written_expressions"]
+    found: list[cst.CSTNode] = []
+    for call in ctx.analysis.nodes_of(cst.Call):
+        if type(call.func) not in _NAME_OR_ATTRIBUTE or not call.args:
+            continue
+        for arg in call.args:
+            if arg.keyword is not None or arg.star:
+                continue
+            if _call_write(ctx, arg) is not None:
+                found.extend(inner for inner in iter_nodes(arg.value) if type(inner) in _NAME_OR_ATTRIBUTE)
+    ctx.cache["call_written_expressions"] = found
+    return found
+
+
+def _call_write(ctx: "FileContext", arg: cst.Arg) -> Optional[Write]:
+    """The write into ``arg``'s tensor that the call it is given to makes: a module that works
+    in place (its first argument), or a function or module of this file that writes the
+    parameter receiving it."""
+    call = ctx.parent(arg)
+    positional = positional_args(call) if isinstance(call, cst.Call) else []
+    if positional and positional[0] is arg and isinstance(call.func, (cst.Name, cst.Attribute)):
+        module = ctx.autograd.writes_input(call.func)
+        if module is not None:
+            line = ctx.line_index.position(module.start)[0]
+            return Write(call, f"`{ctx.snippet(call.func)}(..)`, the in-place `{ctx.snippet(module.func)}` of line {line}",
+                         None, True)
+    return helper_write(ctx, arg.value)
+
+
+def find_grad_write(ctx: "FileContext", node: cst.BaseExpression) -> Optional[Write]:
+    """``find_write``, where a call that writes its argument in place (``_call_write``) is a
+    write too: the writes autograd sees, whichever function makes them."""
+    return settle_upward(ctx.cache.setdefault("find_grad_write", {}), node, lambda current: _grad_write_step(ctx, current))
+
+
+def _grad_write_step(ctx: "FileContext", current: cst.CSTNode) -> tuple[Optional[cst.CSTNode], Optional[Write]]:
+    parent = ctx.parent(current)
+    if isinstance(parent, cst.Arg) and parent.value is current:
+        # A function or module of this file first: its own write says where torch raises.
+        inner = helper_write(ctx, current) if parent.keyword is None and not parent.star else None
+        if inner is not None:
+            return None, inner
+        written = _argument_write(ctx, parent)
+        if written is not None and written.how.startswith("`torch.nn.init."):
+            return None, None  # the init functions write under `no_grad`
+        return None, written or (_call_write(ctx, parent) if parent.keyword is None and not parent.star else None)
+    return _write_step(ctx, current)
+
+
+def innermost_write(write: Write) -> Optional[Write]:
+    """The write a call's callee makes itself, through helpers that hand the tensor on (None:
+    not a call, or a layer that works in place)."""
+    inner = write.inner
+    while inner is not None and inner.inner is not None:
+        inner = inner.inner
+    return inner
+
+
 def writes_with_grad(ctx: "FileContext") -> list[tuple[cst.CSTNode, Write]]:
     """(the name or attribute written, the write) for every in-place write the file makes on
     a tensor itself (not through ``.data`` or ``.detach()``), outside ``no_grad``: the writes
@@ -232,8 +323,12 @@ def writes_with_grad(ctx: "FileContext") -> list[tuple[cst.CSTNode, Write]]:
     if "writes_with_grad" in ctx.cache:
         return ctx.cache["writes_with_grad"]
     found = []
-    for candidate in written_expressions(ctx):
-        write = find_write(ctx, candidate)
+    seen: set[int] = set()
+    for candidate in [*written_expressions(ctx), *call_written_expressions(ctx)]:
+        if id(candidate) in seen:
+            continue
+        seen.add(id(candidate))
+        write = find_grad_write(ctx, candidate)
         if write is None or written_through_alias(ctx, candidate, write.node):
             continue
         if ctx.grad_disabled(write.node) is not None or ctx.inference.runs_without_grad(write.node):

@@ -4,12 +4,14 @@ from typing import Optional
 
 from torchlint.framework.api import (
     Applicability, Bad, Fix, Observation, Rule, Verdict, cst, edits, torch_facts, view_source,
-    writes_with_grad, written_through_alias,
+    innermost_write, writes_with_grad, written_through_alias,
 )
 
 
 class LeafInplace(Rule):
     code = "TL417"
+    # A write made by a function the call runs raises inside it, on the line the finding relates.
+    raised_where_used = True
     name = "leaf-inplace"
     summary = ("in-place write to a leaf tensor that requires grad (a parameter, `requires_grad=True`) outside "
                "`torch.no_grad()`: RuntimeError")
@@ -52,7 +54,10 @@ class LeafInplace(Rule):
     A module that writes its input in place, built with `inplace=True` or switched on
     afterwards by `m.inplace = True` in a loop over `model.modules()` (for the classes
     the type tests around it name), is such a write when called on a leaf that requires
-    grad (`self.act(self.weight)`); the switch is shown.
+    grad (`self.act(self.weight)`); the switch is shown. So is a call of a function of the
+    file that writes the parameter receiving the leaf on every call (`init_(layer.weight)` with
+    `def init_(t): t[:] = ..`, outside `no_grad` in both), reported at the call with the
+    function's write as related (where torch raises), unless that write is reported already.
 
     ## Why is this bad?
     A leaf that requires grad is where autograd accumulates gradients; an in-place
@@ -136,8 +141,11 @@ class LeafInplace(Rule):
 
     def visit_Module(self, node: cst.Module) -> None:
         seen: set[int] = set()
-        for candidate, write in writes_with_grad(self.ctx):
-            if id(write.node) in seen or not self._writes_data(write):
+        # A call that writes its argument comes after the writes made in place here: where the
+        # callee's own write is reported (its parameter known to be a leaf), the call is not.
+        writes = sorted(writes_with_grad(self.ctx), key=lambda found: found[1].by_call)
+        for candidate, write in writes:
+            if id(write.node) in seen or not self._writes_data(write) or self._reported_inside(write, seen):
                 continue
             what = self._leaf(candidate, write.node)
             if what is None:
@@ -150,8 +158,11 @@ class LeafInplace(Rule):
                                 (hooked[0], "the module's output: no operation of the graph makes it"),
                                 (hooked[1], "the hook that makes it require grad is registered here")))
                 continue
+            inner = innermost_write(write)
+            # A function that writes its parameter: torch raises there, inside the function.
+            related = ((inner.node, "the function writes its parameter in place here"),) if inner is not None else ()
             self.report(write.node, how=write.how, target=candidate, what=what, evidence=self.ctx.tensor(candidate),
-                        fix=self._fix(write.node))
+                        fix=self._fix(write.node), related=related)
         if "inplace" in self.ctx.text:
             self._module_writes()
 
@@ -222,9 +233,22 @@ class LeafInplace(Rule):
             return False
         return not (isinstance(node, cst.Name) and self.ctx.frozen_only_afterwards(node, write))
 
+    @staticmethod
+    def _reported_inside(write, seen: set[int]) -> bool:
+        inner = write.inner
+        while inner is not None:
+            if id(inner.node) in seen:
+                return True
+            inner = inner.inner
+        return False
+
     def _writes_data(self, write) -> bool:
         """An in-place method that changes values (not `requires_grad_()`, `detach_()`), or
         an assignment; `torch.nn.init` functions write under `no_grad` themselves."""
+        if write.by_call:
+            # A function or module that writes its argument: what its own write does (a layer
+            # that works in place is `_module_writes`'s).
+            return write.inner is not None and self._writes_data(write.inner)
         node = write.node
         if isinstance(node, cst.Call):
             func = node.func

@@ -5,12 +5,14 @@ from typing import Optional
 
 from torchlint.framework.api import (
     CONFIRMED, AliasWrite, AliasWriteRule, Applicability, Bad, Edit, Fix, Observation, Verdict, cst,
-    shape_writes_with_grad, writes_with_grad,
+    innermost_write, shape_writes_with_grad, writes_with_grad,
 )
 
 
 class ViewInplace(AliasWriteRule):
     code = "TL303"
+    # A write made by a module or function the call runs raises inside it (the related line).
+    raised_where_used = True
     name = "view-inplace"
     summary = "in-place write to a tensor while a `view`/slice/`transpose` of it is used later (or through a `reshape`)"
     message = (
@@ -55,7 +57,11 @@ class ViewInplace(AliasWriteRule):
     outside `no_grad`, is flagged whatever is read afterwards (torch raises "Output 0 of
     SplitBackward0 is a view and is being modified inplace"). So is a view of one of them
     (`flat = u.reshape(-1)`), a loop target of `zip(x, ..)`, and any item of the tuple such
-    a call returns, whatever the index (`hx = h.unbind(0)`, then `hx[i].squeeze_(0)`). A
+    a call returns, whatever the index (`hx = h.unbind(0)`, then `hx[i].squeeze_(0)`), and
+    one handed to a call that writes it: a layer that works in place, a module of the file
+    whose `forward` writes its input on every call (`self.block(half)` where `Block.forward`
+    starts with `self.act(h)`, `self.act = nn.ReLU(inplace=True)`), a function of the file
+    that writes its parameter; the callee's write is shown, where torch raises. A
     change of shape in place (`squeeze_`, `unsqueeze_`, `t_`, `transpose_`) counts: autograd
     treats it as an in-place operation on the view, though it writes no element. (`tensor_split`,
     `hsplit`, `vsplit`, `dsplit` slice instead: their outputs may be written.) Whether `x`
@@ -151,8 +157,11 @@ class ViewInplace(AliasWriteRule):
             seen.add(id(write.node))
             # Iterating a tensor unbinds it: the loop made the views, not a call.
             message = self.unbound_view_message if made[0] is made[1] else self.multi_view_message
+            inner = innermost_write(write)
+            # A module or function that writes the view it is given: torch raises inside it.
+            related = ((inner.node, "the write the call runs"),) if inner is not None else ()
             self.report(write.node, message, how=write.how, name=candidate, made=made[0],
-                        base=made[1], evidence=self.ctx.tensor(made[1]))
+                        base=made[1], evidence=self.ctx.tensor(made[1]), related=related)
 
     @classmethod
     def judge(cls, run: Observation) -> Verdict:
