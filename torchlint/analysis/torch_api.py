@@ -219,6 +219,10 @@ MODE_SHARING_WRAPPERS = frozenset({"torch.nn.DataParallel", "torch.nn.parallel.D
 SAME_TENSOR_WRAPPERS = frozenset({"torch.autograd.Variable"})
 # Functions that take a prediction out of a model's output (the class it picks).
 READ_OUT_FUNCTIONS = frozenset({"torch.argmax", "torch.max"})
+# Functions that run the module they are given and record its forward as it runs then:
+# a trace (or an exported program) keeps each Dropout/BatchNorm as it behaved in the mode
+# the module was in, whatever mode the traced module is later put in.
+MODE_RECORDING_FUNCTIONS = frozenset({"torch.jit.trace", "torch.jit.trace_module", "torch.export.export"})
 # Functions that copy the module they are given with its `training` flags.
 MODE_COPYING_FUNCTIONS = frozenset({"copy.deepcopy", "copy.copy"})
 # Functions that do not switch the module they are given (`print(model)` shows the

@@ -672,18 +672,23 @@ class TrainModeModel:
         return init if init is not None and init.self_name is not None and \
             isinstance(init.node, cst.FunctionDef) else None
 
-    def returns_argument(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+    def returns_argument(self, call: cst.Call, position: Optional[int] = None) -> Optional[cst.BaseExpression]:
         """The model ``call`` hands to a function of this file that returns it, as it was
         given (every ``return`` returns that parameter, never rebound): ``model`` of
-        ``train_model(model, loader)``; its mode is the one the call leaves it in."""
+        ``train_model(model, loader)``; its mode is the one the call leaves it in. With
+        ``position``, every ``return`` is a tuple whose element there is that parameter
+        (``model, optimizer, epoch = load_checkpoint(path, model)``)."""
         called = self.inference.infer(call.func)
         function = called.function if called is not None and called.kind is Kind.FUNCTION else None
         if function is None or function.model is not self.model or function.scope is None or \
                 not isinstance(function.node, cst.FunctionDef) or function.is_generator or not function.returns \
                 or not _returns_always(function.node):
             return None
-        names = {value.value for value in function.returns if isinstance(value, cst.Name)}
-        if len(names) != 1 or len(function.returns) != sum(isinstance(v, cst.Name) for v in function.returns):
+        returns = function.returns
+        if position is not None:
+            returns = [tuple_element(value, (position,)) for value in returns]
+        names = {value.value for value in returns if isinstance(value, cst.Name)}
+        if len(names) != 1 or len(returns) != sum(isinstance(v, cst.Name) for v in returns):
             return None
         name = names.pop()
         params = [*function.node.params.posonly_params, *function.node.params.params]
@@ -759,7 +764,7 @@ class TrainModeModel:
                 saved.add(self.analysis.snippet(found, 80))
         return found if len(saved) == 1 else None
 
-    def built_and_returned(self, call: cst.Call) -> Optional[tuple[cst.Call, Optional[cst.Call]]]:
+    def built_and_returned(self, call: cst.Call, depth: int = 0) -> Optional[tuple[cst.Call, Optional[cst.Call]]]:
         """``call`` calls a function of this file that builds a module, does nothing to it
         that may change its mode (loads weights, moves it), and returns it
         (``model = Net(); model.load_state_dict(..); return model``): the construction, and
@@ -770,7 +775,7 @@ class TrainModeModel:
             function = self._class_builder(call.func)
         if function is None or function.model is not self.model:
             return None
-        return self.function_builds(function)
+        return self.function_builds(function, depth)
 
     def _class_builder(self, func: cst.Attribute) -> Optional[FunctionInfo]:
         """``Net.from_pretrained`` of ``Net.from_pretrained(path)``: a classmethod (or static
@@ -782,12 +787,18 @@ class TrainModeModel:
         method = self.inference.method_of(owner.cls, func.attr.value)
         return method if method is not None and method.kind in ("classmethod", "staticmethod") else None
 
-    def function_builds(self, function: FunctionInfo) -> Optional[tuple[cst.Call, Optional[cst.Call]]]:
+    def function_builds(self, function: FunctionInfo, depth: int = 0) -> Optional[tuple[cst.Call, Optional[cst.Call]]]:
         """``function`` (of this file) builds a module, does nothing to it that may change its
-        mode, and returns it: the construction, and the ``load_state_dict`` call if any."""
+        mode, and returns it: the construction, and the ``load_state_dict`` call if any. A
+        function that returns what such a builder returns builds it too (``def resnet18(p):
+        return _resnet("resnet18", p)``): a module is in training mode from its construction
+        until something switches it, through any number of calls that only hand it back."""
         returned = _under_moves(function.returns[0]) if len(function.returns) == 1 else None  # `return model.to(d)`
-        if function.scope is None or not isinstance(function.node, cst.FunctionDef) or function.is_generator or \
-                not isinstance(returned, cst.Name):
+        if function.scope is None or not isinstance(function.node, cst.FunctionDef) or function.is_generator:
+            return None
+        if isinstance(returned, cst.Call) and depth < _MAX_DEPTH and _returns_always(function.node):
+            return self.built_and_returned(returned, depth + 1)
+        if not isinstance(returned, cst.Name):
             return None
         bindings = function.scope.bindings.get(returned.value, [])
         if not bindings or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path:
@@ -1094,6 +1105,9 @@ class TrainModeModel:
             for binding in self.model.resolve(expression):
                 if binding.kind is BindingKind.ASSIGN and not binding.iterates:
                     value = tuple_element(binding.value, binding.path)
+                    if value is None and isinstance(binding.value, cst.Call) and len(binding.path) == 1 \
+                            and binding.path[0] is not None:  # `model, _, _ = load_checkpoint(path, model)`
+                        value = self.returns_argument(binding.value, binding.path[0])
                     given = self.returns_argument(value) if isinstance(value, cst.Call) else None
                     if given is not None and (not isinstance(given, cst.Call) or self.constructs(given)):
                         value = given  # `model = train_model(model, ...)`: the model it was given
@@ -1523,10 +1537,23 @@ class _Walker:
     def assigned(self, target, value, state: _State) -> None:
         key = dotted(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
         if key is None:
+            # `model, optimizer, epoch = load_checkpoint(path, model)`: a function of this file
+            # that hands back, in a tuple, the module it was given hands back that module.
+            handed_back = {}
+            if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, cst.Call):
+                for position, element in enumerate(target.elements):
+                    name = dotted(element.value) if isinstance(element.value, (cst.Name, cst.Attribute)) else None
+                    given = self.owner.returns_argument(value, position) if name else None
+                    mode = state.lookup(dotted(given)) if isinstance(given, (cst.Name, cst.Attribute)) \
+                        and dotted(given) else None
+                    if isinstance(mode, Train):
+                        handed_back[name] = mode
             for node in iter_nodes(target):
                 if isinstance(node, (cst.Name, cst.Attribute)) and dotted(node):
                     state.unbind(dotted(node))
                     state.forget(dotted(node))
+            for name, mode in handed_back.items():
+                state.set(name, mode)
             return
         state.unbind(key)
         state.nones.discard(key)
@@ -1736,6 +1763,16 @@ class _Walker:
                 isinstance(node, cst.Call) for arg in call.args for node in iter_nodes(arg.value)):
             return  # `data.to(self.device)`: a move, which switches nothing it is handed (`self` keeps its mode)
         qualname = self.inference.qualname(func)
+        if qualname in torch_api.MODE_RECORDING_FUNCTIONS and call.args:
+            # `torch.jit.trace(model, example)`: the trace records the layers as they behave in
+            # the model's mode; a model holding trained weights is traced to be deployed.
+            traced = dotted(call.args[0].value) if isinstance(call.args[0].value, (cst.Name, cst.Attribute)) else None
+            mode = state.lookup(traced) if traced else None
+            if isinstance(mode, Train) and (mode.loaded is not None or mode.trained):
+                self.owner.report(self, call, traced, mode, f"by `{self.owner.analysis.snippet(func)}` (the trace "
+                                  f"records its layers as they behave in that mode)", call, (), call, traced)
+            if mode is not None:
+                return  # tracing switches nothing
         if qualname == "torch.save" and len(call.args) >= 2:  # the module pickled with its training flag
             saved = dotted(call.args[0].value) if isinstance(call.args[0].value, (cst.Name, cst.Attribute)) else None
             path = self.owner.saved_path(call.args[1].value)
