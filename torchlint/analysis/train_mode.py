@@ -431,15 +431,73 @@ class TrainModeModel:
                 returned = self.built_and_returned(built) if isinstance(built, cst.Call) else None
                 if sum(len(c.assignments(name)) for c in lineage) != 1 or not isinstance(built, cst.Call) \
                         or not (self.constructs(built) or returned is not None) or re.search(
-                        rf"\.{re.escape(name)}\s*(?:\.\s*eval\s*\(|\.\s*train\s*\(\s*(?!\)|True\s*\)))"
-                        rf"|[(,=]\s*\w+\.{re.escape(name)}\s*(?:[,)]|$)", text, re.MULTILINE):
+                        rf"\.{re.escape(name)}\s*(?:\.\s*eval\s*\(|\.\s*train\s*\(\s*(?!\)|True\s*\)))", text) \
+                        or any(not self._kept_by_lineage(match.start(1), lineage) for match in re.finditer(
+                            rf"[(,=]\s*(\w+\.{re.escape(name)})\s*(?:[,)]|$)", text, re.MULTILINE)):
                     continue
+                loader = self._lineage_loader(name, lineage)
                 constructor = lineage[0].methods.get("__init__") if init.name != "__init__" else None
-                found.append((name, built, self.pretrained(built) or _loaded_in(init, name)
+                found.append((name, built, self.pretrained(built) or _loaded_in(init, name) or loader
                               or (_loaded_in(constructor, name) if constructor is not None else None)
                               or (returned[1] if returned is not None and returned[1] is not None and
                                   returned[1].start >= 0 else None)))
         return found
+
+    def _kept_by_lineage(self, offset: int, lineage: list[ClassInfo]) -> bool:
+        """The ``self.<name>`` written at ``offset`` is handed to a method of the class's own
+        lineage (``self.load_network(self.netG, 'G', epoch)``) that only calls methods on it
+        that keep its mode (``load_state_dict``, ``to``): the module stays in the mode it had."""
+        call = self._lineage_call(offset, lineage)
+        return call is not None and self._keeping_param(*call)
+
+    def _lineage_call(self, offset: int, lineage: list[ClassInfo]) -> Optional[tuple[FunctionInfo, str]]:
+        """The method of ``lineage`` (and the parameter) the argument written at ``offset`` goes to."""
+        for call in self.analysis.nodes_of(cst.Call):
+            if not (call.start < offset < call.end and isinstance(call.func, cst.Attribute)):
+                continue
+            receiver = call.func.value
+            cls = _self_class(self.model, receiver) if isinstance(receiver, cst.Name) else None
+            if cls is None or cls not in lineage:
+                continue
+            method = self.inference.method_of(cls, call.func.attr.value)
+            if method is None or method.self_name is None or not isinstance(method.node, cst.FunctionDef):
+                return None
+            positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+            names = [param.name.value for param in method.positional_params()][1:]
+            for index, arg in enumerate(call.args):
+                if arg.value.start <= offset < arg.value.end:
+                    if arg.keyword is not None:
+                        return method, arg.keyword.value
+                    position = positional.index(arg) if arg in positional else -1
+                    return (method, names[position]) if 0 <= position < len(names) else None
+        return None
+
+    def _keeping_param(self, method: FunctionInfo, param: str) -> bool:
+        """Every use of ``param`` in ``method`` calls a mode-keeping method on it."""
+        if method.scope is None:
+            return False
+        if any(binding.kind is not BindingKind.PARAM for binding in method.scope.bindings.get(param, ())):
+            return False
+        for _seq, read in method.scope.loads.get(param, ()):
+            attribute = read.parent
+            call = attribute.parent if isinstance(attribute, cst.Attribute) and attribute.value is read else None
+            if not (isinstance(call, cst.Call) and call.func is attribute and attribute.attr.value in _MODE_KEEPING):
+                return False
+        return True
+
+    def _lineage_loader(self, name: str, lineage: list[ClassInfo]) -> Optional[cst.Call]:
+        """The ``load_state_dict`` of a method of the lineage that ``self.<name>`` is handed to."""
+        for match in re.finditer(rf"[(,=]\s*(\w+\.{re.escape(name)})\s*(?:[,)]|$)", self.analysis.text, re.MULTILINE):
+            call = self._lineage_call(match.start(1), lineage)
+            if call is None:
+                continue
+            method, param = call
+            for _seq, read in method.scope.loads.get(param, ()) if method.scope is not None else ():
+                attribute = read.parent
+                if isinstance(attribute, cst.Attribute) and attribute.attr.value == "load_state_dict" \
+                        and isinstance(attribute.parent, cst.Call):
+                    return attribute.parent
+        return None
 
     def _plain_lineage(self, cls: ClassInfo) -> Optional[list[ClassInfo]]:
         """``cls`` and the classes of this file it derives from, when every base on the way is
@@ -521,6 +579,11 @@ class TrainModeModel:
         self._seen.add(seen)
         self._reported_modes.add(id(mode.node))
         site = _site(context_node, calls, inner, handed) if calls else None
+        if site is None and calls and not handed and isinstance(context_node, (cst.Name, cst.Decorator)) \
+                and self._module_method(context_node.parent):
+            # The model's own method named for evaluating (`model.inference(obs)`): it runs in
+            # whatever mode the code that calls it chose; the line to change is that call.
+            site = calls[-1]
         if handed:
             self._found.append(TrainModeEvaluation(call, key, mode, context, context_node, calls[1:], layer[0],
                                                    layer[1], _owner(call), forward=inner, layer_where=layer[2],
@@ -528,6 +591,14 @@ class TrainModeModel:
             return
         self._found.append(TrainModeEvaluation(inner, inner_key, mode, context, context_node, calls, layer[0],
                                                layer[1], _owner(inner), layer_where=layer[2], site=site))
+
+    def _module_method(self, node: Optional[cst.CSTNode]) -> bool:
+        """``node`` is the definition of a method of an ``nn.Module`` class of this file."""
+        if not isinstance(node, cst.FunctionDef):
+            return False
+        function = next((f for f in self.model.functions.values() if f.node is node), None)
+        return function is not None and function.cls is not None and \
+            self.inference.instance_of(function.cls).kind is Kind.MODULE
 
     def _train_then_evaluation(self, walker: "_Walker", call: cst.Call, mode: Train) -> bool:
         """``model.train()`` and then an evaluation that is neither Monte Carlo dropout (which
@@ -1682,6 +1753,13 @@ class _Walker:
         function = value.function if value is not None and value.kind is Kind.FUNCTION else None
         if function is None and name is not None and value is None:
             function = self._subclass_method(func, name)  # `self.apply_model(..)` written in the subclass
+        called_object = None
+        if function is None and value is not None and value.kind is Kind.INSTANCE and isinstance(value.cls, ClassInfo) \
+                and value.cls.model is self.owner.model and isinstance(func, (cst.Name, cst.Attribute)) and dotted(func):
+            # `policy(obs)`: calling an object of a plain class of this file runs its `__call__`
+            method = self.inference.method_of(value.cls, "__call__")
+            if method is not None and method.self_name is not None and isinstance(method.node, cst.FunctionDef):
+                function, called_object = method, dotted(func)
         if name in ("train", "eval") and receiver and function is None:
             if self.summary is not None and state.lookup(receiver) is None:
                 self.summary.switches_unknown = True
@@ -1738,7 +1816,7 @@ class _Walker:
                     for key in [key for key in state.modes if key.startswith(_NEW)]:
                         del state.modes[key]
                 else:
-                    self.apply(call, function, summary, state)
+                    self.apply(call, function, summary, state, receiver=called_object)
                 return
         if function is None and value is not None and value.kind is Kind.EXTERNAL:
             function = self.inference.project_function(func)  # `evaluate(model, data)` of `from utils import ..`
@@ -1781,7 +1859,8 @@ class _Walker:
                 state.set(_SAVED + path, replace(mode, saved=(call,)))
             elif path is not None:
                 state.forget(_SAVED + path)
-        if qualname in torch_api.MODE_KEEPING_FUNCTIONS or qualname in torch_api.MODE_SHARING_WRAPPERS:
+        if qualname in torch_api.MODE_KEEPING_FUNCTIONS or qualname in torch_api.MODE_SHARING_WRAPPERS \
+                or torch_api.switches_no_module(qualname):
             return  # `print(model)`, `copy.deepcopy(model)`, `nn.DataParallel(model)`: the model keeps its mode
         handed = [arg.value for arg in call.args]
         if isinstance(func, cst.Attribute) and name in _CONTAINER_METHODS and receiver:
@@ -2045,7 +2124,9 @@ class _Walker:
             if mode is _CALLER and self.summary is not None and root:  # (the model itself is what it hands on)
                 self.summary.evaluates.setdefault(root, (inner, context[0], context[1], (call,), False))
             elif isinstance(mode, Train) and root:
-                self.owner.report(self, call, root, mode, context[0], context[1], (call,), inner,
+                # (the module is the object the method runs on, or one a plain object holds: `self.netG`)
+                shown = root if state.lookup(root) is not None else key
+                self.owner.report(self, call, shown, mode, context[0], context[1], (call,), inner,
                                   _inner_key(inner), handed=True, layer=layer)
 
     def apply(self, call: cst.Call, function: FunctionInfo, summary: _Summary, state: _State,
