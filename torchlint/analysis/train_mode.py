@@ -1066,6 +1066,14 @@ class TrainModeModel:
         self._globals[name] = None
         text = self.analysis.text
         bindings = self.model.module_scope.bindings.get(name, [])
+        # `i3d_model = None` at module level, bound by a function (`global i3d_model`) to the
+        # module it builds: a placeholder holds no module, so wherever the name holds one, it
+        # is that module.
+        placeholders = 0
+        while placeholders < len(bindings) - 1 and bindings[placeholders].kind is BindingKind.ASSIGN \
+                and isinstance(bindings[placeholders].value, cst.Name) and bindings[placeholders].value.value == "None":
+            placeholders += 1
+        bindings = bindings[placeholders:]
         if not bindings or _EVAL_SWITCHES.search(text) or re.search(r"\.training\s*=[^=]", text):
             return None  # (`model.train()` leaves it in training mode, as it was built)
         first, *moves = bindings
@@ -1076,7 +1084,9 @@ class TrainModeModel:
             return None
         escaped = re.escape(name)
         keeping = _MODE_KEEPING | {"forward", "train"} | self._keeping_methods()  # (`model.encode(x)` of its class)
-        if re.search(rf"(?:[(,=\[{{:]|\breturn|\byield|\bglobal)\s*{escaped}\s*(?:[,)\]}}]|$)", text, re.MULTILINE) or \
+        # (`global model` in a function is no handing out: every binding it makes is one of `bindings`)
+        if re.search(rf"(?:[(,=\[{{:]|\breturn|\byield|\bglobal(?!\s*{escaped}\s*$))\s*{escaped}\s*(?:[,)\]}}]|$)",
+                     text, re.MULTILINE) or \
                 re.search(rf"\b{escaped}\s*\.\s*(?!(?:{'|'.join(sorted(keeping))})\s*\()\w+\s*\(",
                           text):
             return None  # handed out, aliased, or a method that may switch it
@@ -1086,6 +1096,12 @@ class TrainModeModel:
             if isinstance(attribute, cst.Attribute) and attribute.value is read and \
                     attribute.attr.value == "load_state_dict" and isinstance(attribute.parent, cst.Call):
                 loaded = attribute.parent
+        if loaded is None and placeholders:  # loaded by the function that builds it
+            owner = _owner(first.node) if first.node is not None else None
+            for node in iter_nodes(owner) if isinstance(owner, cst.FunctionDef) else ():
+                if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+                        node.func.attr.value == "load_state_dict" and dotted(node.func.value) == name:
+                    loaded = node
         self._globals[name] = mode = Train(built, True, loaded=loaded or self.pretrained(built))
         return mode
 
