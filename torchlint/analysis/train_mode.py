@@ -1781,7 +1781,8 @@ class _Walker:
                 self.summary.switches_unknown = True
             _forget_sharing(receiver, state)
             if name == "train" and (not call.args or _literal(call.args[0].value) is True):
-                state.set(receiver, Train(call, False, restores=self.summary is not None and receiver in self.switched))
+                _set_sharing(receiver, Train(call, False, restores=self.summary is not None and receiver in self.switched),
+                             state)
             else:
                 state.forget(receiver)
                 self.switched.add(receiver)
@@ -2131,12 +2132,16 @@ class _Walker:
         function runs in the caller's mode run there too (grad mode is the caller's), an
         evaluation of the model they belong to (``model.generate(x)``, ``model.encode_text(t)``
         under ``no_grad``); reported on ``call``."""
-        context = self.context(call)
-        if context is None:
-            return
+        declared = self.context(call)
         for relative, (inner, layer) in summary.forwards.items():
             key, root = _rebased(relative, arguments), _rebased(relative.partition(".")[0], arguments)
             mode = state.lookup(key) if key else None
+            # Without `no_grad`: the method's result read out of the graph (`m.generate(x)[0].tolist()`)
+            # by code that back-propagates nothing through it is a prediction of a model holding
+            # trained weights, as a forward's would be.
+            context = declared or (self.prediction(call, mode) if isinstance(mode, Train) else None)
+            if context is None:
+                continue
             if mode is _CALLER and self.summary is not None and root:  # (the model itself is what it hands on)
                 self.summary.evaluates.setdefault(root, (inner, context[0], context[1], (call,), False))
             elif isinstance(mode, Train) and root:
@@ -2193,7 +2198,7 @@ class _Walker:
             if key is None:
                 continue
             if isinstance(mode, Train):
-                state.set(key, replace(mode, via=(call, *mode.via)))
+                _set_sharing(key, replace(mode, via=(call, *mode.via)), state)
             elif mode is _CALLER:
                 continue
             elif isinstance(mode, CallerOrTrain):
@@ -2472,6 +2477,18 @@ def _loaded_in(init: FunctionInfo, name: str) -> Optional[cst.Call]:
                 node.func.value.attr.value == name and dotted(node.func.value.value) == init.self_name:
             return node
     return None
+
+
+def _set_sharing(key: str, mode: Train, state: _State) -> None:
+    """``key`` is put in ``mode``; so are the other names of the module it held (``m =
+    model.to(device)``: the same module, known by the same construction or switch)."""
+    old = state.lookup(key)
+    state.set(key, mode)
+    if isinstance(old, Train):
+        for other, theirs in list(state.modes.items()):
+            if other != key and isinstance(theirs, Train) and theirs.node is old.node and "." not in other \
+                    and "." not in key:
+                state.modes[other] = mode
 
 
 def _forget_sharing(key: str, state: _State) -> None:
