@@ -1777,8 +1777,8 @@ class _Walker:
             if method is not None and method.self_name is not None and isinstance(method.node, cst.FunctionDef):
                 function, called_object = method, dotted(func)
         if name in ("train", "eval") and receiver and function is None:
-            if self.summary is not None and state.lookup(receiver) is None:
-                self.summary.switches_unknown = True
+            if self.summary is not None and state.lookup(receiver) is None and receiver not in self.switched:
+                self.summary.switches_unknown = True  # (not `net.train()` after this walk's `net.eval()`)
             _forget_sharing(receiver, state)
             if name == "train" and (not call.args or _literal(call.args[0].value) is True):
                 _set_sharing(receiver, Train(call, False, restores=self.summary is not None and receiver in self.switched),
