@@ -700,11 +700,48 @@ class Inference:
         if call is not None and call.args and (call.args[0].keyword is None or call.args[0].keyword.value == "mode"):
             first = call.args[0].value
             flag = first.value if isinstance(first, cst.Name) and first.value in ("True", "False") else "?"
+            if flag == "?" and not strict and isinstance(first, cst.Name):
+                flag = self._unpassed_default(first) or "?"
         if qualname in _NO_GRAD:
             return "inference_mode" in qualname and (flag == "False" or strict and flag == "?")
         if qualname in _SET_GRAD_ENABLED:
             return {"True": True, "False": False}.get(flag, True if strict else None)
         return None
+
+    def _unpassed_default(self, name: cst.Name) -> Optional[str]:
+        """``"True"``/``"False"`` when ``name`` is a parameter of a module-level function of
+        this file whose default is that literal and that no call of the function in this
+        file passes (``def get_activations(video, grad_enabled=False)`` called as
+        ``get_activations(video)``): there it always holds its default. The function must be
+        referred to only by such calls."""
+        bindings = self.model.resolve(name)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM:
+            return None
+        param = bindings[0].node
+        if not isinstance(param, cst.Param):
+            param = param.parent if param is not None else None
+        function = param.parent
+        while function is not None and not isinstance(function, (cst.FunctionDef, cst.Lambda)):
+            function = function.parent
+        if not isinstance(param, cst.Param) or not isinstance(param.default, cst.Name) or \
+                param.default.value not in ("True", "False") or not isinstance(function, cst.FunctionDef) or \
+                function.parent is not self.model.module:
+            return None
+        positional = [*function.params.posonly_params, *function.params.params]
+        index = positional.index(param) if param in positional else None
+        references = [load for scope in self.model.scopes_mentioning(function.name.value)
+                      for _seq, load in scope.loads.get(function.name.value, ())]
+        if not references:
+            return None
+        for load in references:
+            call = load.parent
+            if not isinstance(call, cst.Call) or call.func is not load or any(arg.star for arg in call.args):
+                return None
+            if any(arg.keyword is not None and arg.keyword.value == name.value for arg in call.args):
+                return None
+            if index is not None and sum(arg.keyword is None for arg in call.args) > index:
+                return None
+        return param.default.value
 
     def runs_without_grad(self, node: cst.CSTNode, _seen: frozenset[int] = frozenset()) -> bool:
         """``node`` runs under a grad-disabling block or decorator, or in a module-level

@@ -219,6 +219,25 @@ MODE_SHARING_WRAPPERS = frozenset({"torch.nn.DataParallel", "torch.nn.parallel.D
 SAME_TENSOR_WRAPPERS = frozenset({"torch.autograd.Variable"})
 # Functions that take a prediction out of a model's output (the class it picks).
 READ_OUT_FUNCTIONS = frozenset({"torch.argmax", "torch.max"})
+# Functions that run the module they are given and record its forward as it runs then:
+# a trace (or an exported program) keeps each Dropout/BatchNorm as it behaved in the mode
+# the module was in, whatever mode the traced module is later put in.
+MODE_RECORDING_FUNCTIONS = frozenset({"torch.jit.trace", "torch.jit.trace_module", "torch.export.export"})
+# torch's tensor namespaces: their functions compute on tensors and numbers, and none calls
+# `train()`/`eval()` on what it is handed (`torch.zeros(n, self.core.hidden_size)`), except
+# these top-level ones, which take a module.
+_TENSOR_NAMESPACES = frozenset({"torch", "torch.nn.functional", "torch.linalg", "torch.fft", "torch.special",
+                                "torch.nn.init"})
+_MODULE_TAKING = frozenset({"torch.compile", "torch.save", "torch.load"})
+
+
+def switches_no_module(qualname: Optional[str]) -> bool:
+    """``qualname`` is a function of torch's tensor namespaces: whatever it is handed keeps its mode."""
+    if qualname is None or qualname in _MODULE_TAKING:
+        return False
+    return qualname.rpartition(".")[0] in _TENSOR_NAMESPACES
+
+
 # Functions that copy the module they are given with its `training` flags.
 MODE_COPYING_FUNCTIONS = frozenset({"copy.deepcopy", "copy.copy"})
 # Functions that do not switch the module they are given (`print(model)` shows the

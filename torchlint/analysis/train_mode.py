@@ -431,15 +431,73 @@ class TrainModeModel:
                 returned = self.built_and_returned(built) if isinstance(built, cst.Call) else None
                 if sum(len(c.assignments(name)) for c in lineage) != 1 or not isinstance(built, cst.Call) \
                         or not (self.constructs(built) or returned is not None) or re.search(
-                        rf"\.{re.escape(name)}\s*(?:\.\s*eval\s*\(|\.\s*train\s*\(\s*(?!\)|True\s*\)))"
-                        rf"|[(,=]\s*\w+\.{re.escape(name)}\s*(?:[,)]|$)", text, re.MULTILINE):
+                        rf"\.{re.escape(name)}\s*(?:\.\s*eval\s*\(|\.\s*train\s*\(\s*(?!\)|True\s*\)))", text) \
+                        or any(not self._kept_by_lineage(match.start(1), lineage) for match in re.finditer(
+                            rf"[(,=]\s*(\w+\.{re.escape(name)})\s*(?:[,)]|$)", text, re.MULTILINE)):
                     continue
+                loader = self._lineage_loader(name, lineage)
                 constructor = lineage[0].methods.get("__init__") if init.name != "__init__" else None
-                found.append((name, built, self.pretrained(built) or _loaded_in(init, name)
+                found.append((name, built, self.pretrained(built) or _loaded_in(init, name) or loader
                               or (_loaded_in(constructor, name) if constructor is not None else None)
                               or (returned[1] if returned is not None and returned[1] is not None and
                                   returned[1].start >= 0 else None)))
         return found
+
+    def _kept_by_lineage(self, offset: int, lineage: list[ClassInfo]) -> bool:
+        """The ``self.<name>`` written at ``offset`` is handed to a method of the class's own
+        lineage (``self.load_network(self.netG, 'G', epoch)``) that only calls methods on it
+        that keep its mode (``load_state_dict``, ``to``): the module stays in the mode it had."""
+        call = self._lineage_call(offset, lineage)
+        return call is not None and self._keeping_param(*call)
+
+    def _lineage_call(self, offset: int, lineage: list[ClassInfo]) -> Optional[tuple[FunctionInfo, str]]:
+        """The method of ``lineage`` (and the parameter) the argument written at ``offset`` goes to."""
+        for call in self.analysis.nodes_of(cst.Call):
+            if not (call.start < offset < call.end and isinstance(call.func, cst.Attribute)):
+                continue
+            receiver = call.func.value
+            cls = _self_class(self.model, receiver) if isinstance(receiver, cst.Name) else None
+            if cls is None or cls not in lineage:
+                continue
+            method = self.inference.method_of(cls, call.func.attr.value)
+            if method is None or method.self_name is None or not isinstance(method.node, cst.FunctionDef):
+                return None
+            positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+            names = [param.name.value for param in method.positional_params()][1:]
+            for index, arg in enumerate(call.args):
+                if arg.value.start <= offset < arg.value.end:
+                    if arg.keyword is not None:
+                        return method, arg.keyword.value
+                    position = positional.index(arg) if arg in positional else -1
+                    return (method, names[position]) if 0 <= position < len(names) else None
+        return None
+
+    def _keeping_param(self, method: FunctionInfo, param: str) -> bool:
+        """Every use of ``param`` in ``method`` calls a mode-keeping method on it."""
+        if method.scope is None:
+            return False
+        if any(binding.kind is not BindingKind.PARAM for binding in method.scope.bindings.get(param, ())):
+            return False
+        for _seq, read in method.scope.loads.get(param, ()):
+            attribute = read.parent
+            call = attribute.parent if isinstance(attribute, cst.Attribute) and attribute.value is read else None
+            if not (isinstance(call, cst.Call) and call.func is attribute and attribute.attr.value in _MODE_KEEPING):
+                return False
+        return True
+
+    def _lineage_loader(self, name: str, lineage: list[ClassInfo]) -> Optional[cst.Call]:
+        """The ``load_state_dict`` of a method of the lineage that ``self.<name>`` is handed to."""
+        for match in re.finditer(rf"[(,=]\s*(\w+\.{re.escape(name)})\s*(?:[,)]|$)", self.analysis.text, re.MULTILINE):
+            call = self._lineage_call(match.start(1), lineage)
+            if call is None:
+                continue
+            method, param = call
+            for _seq, read in method.scope.loads.get(param, ()) if method.scope is not None else ():
+                attribute = read.parent
+                if isinstance(attribute, cst.Attribute) and attribute.attr.value == "load_state_dict" \
+                        and isinstance(attribute.parent, cst.Call):
+                    return attribute.parent
+        return None
 
     def _plain_lineage(self, cls: ClassInfo) -> Optional[list[ClassInfo]]:
         """``cls`` and the classes of this file it derives from, when every base on the way is
@@ -521,6 +579,11 @@ class TrainModeModel:
         self._seen.add(seen)
         self._reported_modes.add(id(mode.node))
         site = _site(context_node, calls, inner, handed) if calls else None
+        if site is None and calls and not handed and isinstance(context_node, (cst.Name, cst.Decorator)) \
+                and self._module_method(context_node.parent):
+            # The model's own method named for evaluating (`model.inference(obs)`): it runs in
+            # whatever mode the code that calls it chose; the line to change is that call.
+            site = calls[-1]
         if handed:
             self._found.append(TrainModeEvaluation(call, key, mode, context, context_node, calls[1:], layer[0],
                                                    layer[1], _owner(call), forward=inner, layer_where=layer[2],
@@ -528,6 +591,14 @@ class TrainModeModel:
             return
         self._found.append(TrainModeEvaluation(inner, inner_key, mode, context, context_node, calls, layer[0],
                                                layer[1], _owner(inner), layer_where=layer[2], site=site))
+
+    def _module_method(self, node: Optional[cst.CSTNode]) -> bool:
+        """``node`` is the definition of a method of an ``nn.Module`` class of this file."""
+        if not isinstance(node, cst.FunctionDef):
+            return False
+        function = next((f for f in self.model.functions.values() if f.node is node), None)
+        return function is not None and function.cls is not None and \
+            self.inference.instance_of(function.cls).kind is Kind.MODULE
 
     def _train_then_evaluation(self, walker: "_Walker", call: cst.Call, mode: Train) -> bool:
         """``model.train()`` and then an evaluation that is neither Monte Carlo dropout (which
@@ -672,18 +743,23 @@ class TrainModeModel:
         return init if init is not None and init.self_name is not None and \
             isinstance(init.node, cst.FunctionDef) else None
 
-    def returns_argument(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+    def returns_argument(self, call: cst.Call, position: Optional[int] = None) -> Optional[cst.BaseExpression]:
         """The model ``call`` hands to a function of this file that returns it, as it was
         given (every ``return`` returns that parameter, never rebound): ``model`` of
-        ``train_model(model, loader)``; its mode is the one the call leaves it in."""
+        ``train_model(model, loader)``; its mode is the one the call leaves it in. With
+        ``position``, every ``return`` is a tuple whose element there is that parameter
+        (``model, optimizer, epoch = load_checkpoint(path, model)``)."""
         called = self.inference.infer(call.func)
         function = called.function if called is not None and called.kind is Kind.FUNCTION else None
         if function is None or function.model is not self.model or function.scope is None or \
                 not isinstance(function.node, cst.FunctionDef) or function.is_generator or not function.returns \
                 or not _returns_always(function.node):
             return None
-        names = {value.value for value in function.returns if isinstance(value, cst.Name)}
-        if len(names) != 1 or len(function.returns) != sum(isinstance(v, cst.Name) for v in function.returns):
+        returns = function.returns
+        if position is not None:
+            returns = [tuple_element(value, (position,)) for value in returns]
+        names = {value.value for value in returns if isinstance(value, cst.Name)}
+        if len(names) != 1 or len(returns) != sum(isinstance(v, cst.Name) for v in returns):
             return None
         name = names.pop()
         params = [*function.node.params.posonly_params, *function.node.params.params]
@@ -759,7 +835,7 @@ class TrainModeModel:
                 saved.add(self.analysis.snippet(found, 80))
         return found if len(saved) == 1 else None
 
-    def built_and_returned(self, call: cst.Call) -> Optional[tuple[cst.Call, Optional[cst.Call]]]:
+    def built_and_returned(self, call: cst.Call, depth: int = 0) -> Optional[tuple[cst.Call, Optional[cst.Call]]]:
         """``call`` calls a function of this file that builds a module, does nothing to it
         that may change its mode (loads weights, moves it), and returns it
         (``model = Net(); model.load_state_dict(..); return model``): the construction, and
@@ -770,7 +846,7 @@ class TrainModeModel:
             function = self._class_builder(call.func)
         if function is None or function.model is not self.model:
             return None
-        return self.function_builds(function)
+        return self.function_builds(function, depth)
 
     def _class_builder(self, func: cst.Attribute) -> Optional[FunctionInfo]:
         """``Net.from_pretrained`` of ``Net.from_pretrained(path)``: a classmethod (or static
@@ -782,12 +858,18 @@ class TrainModeModel:
         method = self.inference.method_of(owner.cls, func.attr.value)
         return method if method is not None and method.kind in ("classmethod", "staticmethod") else None
 
-    def function_builds(self, function: FunctionInfo) -> Optional[tuple[cst.Call, Optional[cst.Call]]]:
+    def function_builds(self, function: FunctionInfo, depth: int = 0) -> Optional[tuple[cst.Call, Optional[cst.Call]]]:
         """``function`` (of this file) builds a module, does nothing to it that may change its
-        mode, and returns it: the construction, and the ``load_state_dict`` call if any."""
+        mode, and returns it: the construction, and the ``load_state_dict`` call if any. A
+        function that returns what such a builder returns builds it too (``def resnet18(p):
+        return _resnet("resnet18", p)``): a module is in training mode from its construction
+        until something switches it, through any number of calls that only hand it back."""
         returned = _under_moves(function.returns[0]) if len(function.returns) == 1 else None  # `return model.to(d)`
-        if function.scope is None or not isinstance(function.node, cst.FunctionDef) or function.is_generator or \
-                not isinstance(returned, cst.Name):
+        if function.scope is None or not isinstance(function.node, cst.FunctionDef) or function.is_generator:
+            return None
+        if isinstance(returned, cst.Call) and depth < _MAX_DEPTH and _returns_always(function.node):
+            return self.built_and_returned(returned, depth + 1)
+        if not isinstance(returned, cst.Name):
             return None
         bindings = function.scope.bindings.get(returned.value, [])
         if not bindings or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path:
@@ -984,6 +1066,14 @@ class TrainModeModel:
         self._globals[name] = None
         text = self.analysis.text
         bindings = self.model.module_scope.bindings.get(name, [])
+        # `i3d_model = None` at module level, bound by a function (`global i3d_model`) to the
+        # module it builds: a placeholder holds no module, so wherever the name holds one, it
+        # is that module.
+        placeholders = 0
+        while placeholders < len(bindings) - 1 and bindings[placeholders].kind is BindingKind.ASSIGN \
+                and isinstance(bindings[placeholders].value, cst.Name) and bindings[placeholders].value.value == "None":
+            placeholders += 1
+        bindings = bindings[placeholders:]
         if not bindings or _EVAL_SWITCHES.search(text) or re.search(r"\.training\s*=[^=]", text):
             return None  # (`model.train()` leaves it in training mode, as it was built)
         first, *moves = bindings
@@ -994,7 +1084,9 @@ class TrainModeModel:
             return None
         escaped = re.escape(name)
         keeping = _MODE_KEEPING | {"forward", "train"} | self._keeping_methods()  # (`model.encode(x)` of its class)
-        if re.search(rf"(?:[(,=\[{{:]|\breturn|\byield|\bglobal)\s*{escaped}\s*(?:[,)\]}}]|$)", text, re.MULTILINE) or \
+        # (`global model` in a function is no handing out: every binding it makes is one of `bindings`)
+        if re.search(rf"(?:[(,=\[{{:]|\breturn|\byield|\bglobal(?!\s*{escaped}\s*$))\s*{escaped}\s*(?:[,)\]}}]|$)",
+                     text, re.MULTILINE) or \
                 re.search(rf"\b{escaped}\s*\.\s*(?!(?:{'|'.join(sorted(keeping))})\s*\()\w+\s*\(",
                           text):
             return None  # handed out, aliased, or a method that may switch it
@@ -1004,6 +1096,12 @@ class TrainModeModel:
             if isinstance(attribute, cst.Attribute) and attribute.value is read and \
                     attribute.attr.value == "load_state_dict" and isinstance(attribute.parent, cst.Call):
                 loaded = attribute.parent
+        if loaded is None and placeholders:  # loaded by the function that builds it
+            owner = _owner(first.node) if first.node is not None else None
+            for node in iter_nodes(owner) if isinstance(owner, cst.FunctionDef) else ():
+                if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+                        node.func.attr.value == "load_state_dict" and dotted(node.func.value) == name:
+                    loaded = node
         self._globals[name] = mode = Train(built, True, loaded=loaded or self.pretrained(built))
         return mode
 
@@ -1094,6 +1192,9 @@ class TrainModeModel:
             for binding in self.model.resolve(expression):
                 if binding.kind is BindingKind.ASSIGN and not binding.iterates:
                     value = tuple_element(binding.value, binding.path)
+                    if value is None and isinstance(binding.value, cst.Call) and len(binding.path) == 1 \
+                            and binding.path[0] is not None:  # `model, _, _ = load_checkpoint(path, model)`
+                        value = self.returns_argument(binding.value, binding.path[0])
                     given = self.returns_argument(value) if isinstance(value, cst.Call) else None
                     if given is not None and (not isinstance(given, cst.Call) or self.constructs(given)):
                         value = given  # `model = train_model(model, ...)`: the model it was given
@@ -1523,10 +1624,23 @@ class _Walker:
     def assigned(self, target, value, state: _State) -> None:
         key = dotted(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
         if key is None:
+            # `model, optimizer, epoch = load_checkpoint(path, model)`: a function of this file
+            # that hands back, in a tuple, the module it was given hands back that module.
+            handed_back = {}
+            if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, cst.Call):
+                for position, element in enumerate(target.elements):
+                    name = dotted(element.value) if isinstance(element.value, (cst.Name, cst.Attribute)) else None
+                    given = self.owner.returns_argument(value, position) if name else None
+                    mode = state.lookup(dotted(given)) if isinstance(given, (cst.Name, cst.Attribute)) \
+                        and dotted(given) else None
+                    if isinstance(mode, Train):
+                        handed_back[name] = mode
             for node in iter_nodes(target):
                 if isinstance(node, (cst.Name, cst.Attribute)) and dotted(node):
                     state.unbind(dotted(node))
                     state.forget(dotted(node))
+            for name, mode in handed_back.items():
+                state.set(name, mode)
             return
         state.unbind(key)
         state.nones.discard(key)
@@ -1655,12 +1769,20 @@ class _Walker:
         function = value.function if value is not None and value.kind is Kind.FUNCTION else None
         if function is None and name is not None and value is None:
             function = self._subclass_method(func, name)  # `self.apply_model(..)` written in the subclass
+        called_object = None
+        if function is None and value is not None and value.kind is Kind.INSTANCE and isinstance(value.cls, ClassInfo) \
+                and value.cls.model is self.owner.model and isinstance(func, (cst.Name, cst.Attribute)) and dotted(func):
+            # `policy(obs)`: calling an object of a plain class of this file runs its `__call__`
+            method = self.inference.method_of(value.cls, "__call__")
+            if method is not None and method.self_name is not None and isinstance(method.node, cst.FunctionDef):
+                function, called_object = method, dotted(func)
         if name in ("train", "eval") and receiver and function is None:
-            if self.summary is not None and state.lookup(receiver) is None:
-                self.summary.switches_unknown = True
+            if self.summary is not None and state.lookup(receiver) is None and receiver not in self.switched:
+                self.summary.switches_unknown = True  # (not `net.train()` after this walk's `net.eval()`)
             _forget_sharing(receiver, state)
             if name == "train" and (not call.args or _literal(call.args[0].value) is True):
-                state.set(receiver, Train(call, False, restores=self.summary is not None and receiver in self.switched))
+                _set_sharing(receiver, Train(call, False, restores=self.summary is not None and receiver in self.switched),
+                             state)
             else:
                 state.forget(receiver)
                 self.switched.add(receiver)
@@ -1711,7 +1833,7 @@ class _Walker:
                     for key in [key for key in state.modes if key.startswith(_NEW)]:
                         del state.modes[key]
                 else:
-                    self.apply(call, function, summary, state)
+                    self.apply(call, function, summary, state, receiver=called_object)
                 return
         if function is None and value is not None and value.kind is Kind.EXTERNAL:
             function = self.inference.project_function(func)  # `evaluate(model, data)` of `from utils import ..`
@@ -1736,6 +1858,16 @@ class _Walker:
                 isinstance(node, cst.Call) for arg in call.args for node in iter_nodes(arg.value)):
             return  # `data.to(self.device)`: a move, which switches nothing it is handed (`self` keeps its mode)
         qualname = self.inference.qualname(func)
+        if qualname in torch_api.MODE_RECORDING_FUNCTIONS and call.args:
+            # `torch.jit.trace(model, example)`: the trace records the layers as they behave in
+            # the model's mode; a model holding trained weights is traced to be deployed.
+            traced = dotted(call.args[0].value) if isinstance(call.args[0].value, (cst.Name, cst.Attribute)) else None
+            mode = state.lookup(traced) if traced else None
+            if isinstance(mode, Train) and (mode.loaded is not None or mode.trained):
+                self.owner.report(self, call, traced, mode, f"by `{self.owner.analysis.snippet(func)}` (the trace "
+                                  f"records its layers as they behave in that mode)", call, (), call, traced)
+            if mode is not None:
+                return  # tracing switches nothing
         if qualname == "torch.save" and len(call.args) >= 2:  # the module pickled with its training flag
             saved = dotted(call.args[0].value) if isinstance(call.args[0].value, (cst.Name, cst.Attribute)) else None
             path = self.owner.saved_path(call.args[1].value)
@@ -1744,7 +1876,8 @@ class _Walker:
                 state.set(_SAVED + path, replace(mode, saved=(call,)))
             elif path is not None:
                 state.forget(_SAVED + path)
-        if qualname in torch_api.MODE_KEEPING_FUNCTIONS or qualname in torch_api.MODE_SHARING_WRAPPERS:
+        if qualname in torch_api.MODE_KEEPING_FUNCTIONS or qualname in torch_api.MODE_SHARING_WRAPPERS \
+                or torch_api.switches_no_module(qualname):
             return  # `print(model)`, `copy.deepcopy(model)`, `nn.DataParallel(model)`: the model keeps its mode
         handed = [arg.value for arg in call.args]
         if isinstance(func, cst.Attribute) and name in _CONTAINER_METHODS and receiver:
@@ -1999,16 +2132,22 @@ class _Walker:
         function runs in the caller's mode run there too (grad mode is the caller's), an
         evaluation of the model they belong to (``model.generate(x)``, ``model.encode_text(t)``
         under ``no_grad``); reported on ``call``."""
-        context = self.context(call)
-        if context is None:
-            return
+        declared = self.context(call)
         for relative, (inner, layer) in summary.forwards.items():
             key, root = _rebased(relative, arguments), _rebased(relative.partition(".")[0], arguments)
             mode = state.lookup(key) if key else None
+            # Without `no_grad`: the method's result read out of the graph (`m.generate(x)[0].tolist()`)
+            # by code that back-propagates nothing through it is a prediction of a model holding
+            # trained weights, as a forward's would be.
+            context = declared or (self.prediction(call, mode) if isinstance(mode, Train) else None)
+            if context is None:
+                continue
             if mode is _CALLER and self.summary is not None and root:  # (the model itself is what it hands on)
                 self.summary.evaluates.setdefault(root, (inner, context[0], context[1], (call,), False))
             elif isinstance(mode, Train) and root:
-                self.owner.report(self, call, root, mode, context[0], context[1], (call,), inner,
+                # (the module is the object the method runs on, or one a plain object holds: `self.netG`)
+                shown = root if state.lookup(root) is not None else key
+                self.owner.report(self, call, shown, mode, context[0], context[1], (call,), inner,
                                   _inner_key(inner), handed=True, layer=layer)
 
     def apply(self, call: cst.Call, function: FunctionInfo, summary: _Summary, state: _State,
@@ -2059,7 +2198,7 @@ class _Walker:
             if key is None:
                 continue
             if isinstance(mode, Train):
-                state.set(key, replace(mode, via=(call, *mode.via)))
+                _set_sharing(key, replace(mode, via=(call, *mode.via)), state)
             elif mode is _CALLER:
                 continue
             elif isinstance(mode, CallerOrTrain):
@@ -2338,6 +2477,18 @@ def _loaded_in(init: FunctionInfo, name: str) -> Optional[cst.Call]:
                 node.func.value.attr.value == name and dotted(node.func.value.value) == init.self_name:
             return node
     return None
+
+
+def _set_sharing(key: str, mode: Train, state: _State) -> None:
+    """``key`` is put in ``mode``; so are the other names of the module it held (``m =
+    model.to(device)``: the same module, known by the same construction or switch)."""
+    old = state.lookup(key)
+    state.set(key, mode)
+    if isinstance(old, Train):
+        for other, theirs in list(state.modes.items()):
+            if other != key and isinstance(theirs, Train) and theirs.node is old.node and "." not in other \
+                    and "." not in key:
+                state.modes[other] = mode
 
 
 def _forget_sharing(key: str, state: _State) -> None:

@@ -91,10 +91,22 @@ class MissingEval(Rule):
     and training (one module, two names, until either is rebound or the object holding it is
     handed to code not seen),
     a wrapper that passes on its `*args, **kwargs`, `train(epoch)` then `test()` on the
-    module's own `model`, and the closures of the function that builds the model). Grad mode
+    module's own `model`, the closures of the function that builds the model, `policy(obs)`
+    running the `__call__` of a plain object that holds the model, a builder that returns
+    another builder's module (`def resnet18(): return _resnet(..)`), `model, opt =
+    load_checkpoint(path, model)` handing the model back in a tuple, and a module-level
+    `encoder = None` that a function binds through `global` to the module it builds). A
+    switch of one name of a module (`m = model.to(device)`) is a switch of its other names.
+    A parameter whose literal default no call of the file overrides holds it
+    (`torch.set_grad_enabled(grad_enabled)` with `grad_enabled=False`). `torch.jit.trace(model,
+    x)` (and `torch.export.export`) of a model holding trained weights records its layers as
+    they behave in its mode: the trace of a model in training mode keeps dropout and batch
+    statistics, so it is reported as an evaluation. Grad mode
     is the caller's: a method of the model called under `no_grad` (`model.generate(x)`,
-    `model.encode_text(t)`, one that runs its blocks in a loop) evaluates the submodules it
-    runs, when one of them has such a layer; the finding is on the call. A function of the file that only predicts
+    `model.encode_text(t)`, one that runs its blocks in a loop), or whose result is read out
+    after training (`m.generate(ctx)[0].tolist()`), evaluates the submodules it
+    runs, when one of them has such a layer; the finding is on the call (also where the
+    method's own name says it evaluates, `model.inference(obs)`). A function of the file that only predicts
     (`accuracy(model, loader)`: its outputs read out, nothing back-propagated) is an
     evaluation of a model holding trained weights. A model of the module that nothing in the
     file can switch (no `eval()`/`train(False)` anywhere, never handed to a call, only the
