@@ -15,7 +15,7 @@ the steps from the expression to them, for a finding's evidence.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Optional
 
 from torchlint.analysis import torch_api, torch_facts
@@ -554,11 +554,16 @@ class NoGraph:
             if returned is not None:  # `losses["loss"]` of `outputs, losses = self.process_batch(x)` under no_grad
                 return returned
             if self.inference.tensor(node.value) is None and not self._batch(node.value):
-                return None
+                # A value the inference does not know, shown to be cut from the graph (a parameter
+                # every caller passes such a tensor for): an item of it is no less cut.
+                known = self._graphless(node.value, depth)
+                return known if known is not None and known.cuts else None
             return self._graphless(node.value, depth)  # of a batch: `batch["label"]`, `batch[0]`
         if isinstance(node, cst.Attribute):
             if node.attr.value == "indices" and self._gives_indices(node.value):
                 return self._stopped(node.value, indices=True)
+            if node.attr.value == "values" and self._gives_indices(node.value):
+                return self._graphless(self._reduced(node.value), depth)  # `out.max(-1).values`: as `out`
             return self._attribute(node, depth)
         if isinstance(node, cst.Comparison):
             if any(self.inference.tensor(operand) is not None
@@ -673,15 +678,16 @@ class NoGraph:
                 continue
             value = binding.value
             if binding.path and not binding.iterates and isinstance(value, cst.Call):
-                callee = self.inference.infer(value.func)
-                if callee is not None and callee.kind is Kind.FUNCTION and callee.function is not None:
-                    # `loss, stats = model.loss(preds, batch)`: the part of what it returns
+                function = self._run_by(value)
+                if function is not None:
+                    # `loss, stats = model.loss(preds, batch)`, `loss, items = criterion(preds, batch)` of a
+                    # class of this file with `__call__`: the part of what the function run returns
                     proof = self._returned_under_no_grad(value, depth, binding.path) or \
-                        self._function_result(value, callee.function, depth, binding.path)
-                    if proof is None:
-                        return None
-                    proofs.append(proof.then(Step(value, f"`{name}` is taken from `{{code}}`")))
-                    continue
+                        self._function_result(value, function, depth, binding.path)
+                    if proof is not None:
+                        proofs.append(proof.then(Step(value, f"`{name}` is taken from `{{code}}`")))
+                        continue
+                    # else: every part of what it returns, when the whole has no graph
             if binding.path and not binding.iterates and isinstance(value, (cst.Tuple, cst.List)):
                 value = tuple_element(value, binding.path)  # `pred, y = out.detach(), y`: its own part
                 if value is None:
@@ -964,16 +970,21 @@ class NoGraph:
         if function is None or not isinstance(function.node, cst.FunctionDef) or self._changed_later(binding):
             return None
         param = next((param for param in function.positional_params() if param.name.value == binding.name), None)
-        calls = self._module_calls(function) if function.name == "forward" and not _plain_class(function.cls) \
-            else self.inference.calls_of(function)  # a `Trainer.forward()` is called by its name
+        if function.name == "forward" and not _plain_class(function.cls):
+            calls = self._module_calls(function)
+        elif function.name == "__call__":
+            calls = self._module_calls(function, Kind.INSTANCE)  # `metric(preds, y)` runs `Metric.__call__`
+        else:
+            calls = self.inference.calls_of(function)  # a `Trainer.forward()` is called by its name
         if param is None or not calls or (function.kind == "method" and param is function.positional_params()[0]):
             return None
         passed = [self.inference.passed_argument(call, function, param) for call in calls]
         return None if any(value is None for value in passed) else passed
 
-    def _module_calls(self, forward) -> list[cst.Call]:
+    def _module_calls(self, forward, kind: Kind = Kind.MODULE) -> list[cst.Call]:
         """The calls `m(..)` in this file of an instance of the module class whose ``forward``
-        this is (none when any call of it passes `*args`, or the class is extended here)."""
+        this is (none when any call of it passes `*args`, or the class is extended here); with
+        ``kind`` INSTANCE, the calls of an instance of the plain class whose `__call__` it is."""
         cls = forward.cls
         if not isinstance(cls, ClassInfo) or cls.model is not self.model or self._in_hierarchy(cls):
             return []
@@ -981,7 +992,7 @@ class NoGraph:
         for call in self.analysis.nodes_of(cst.Call):
             if isinstance(call.func, (cst.Name, cst.Attribute)):
                 callee = self.inference.infer(call.func)
-                if callee is not None and callee.kind is Kind.MODULE and callee.cls is cls:
+                if callee is not None and callee.kind is kind and callee.cls is cls:
                     if any(arg.star for arg in call.args):
                         return []
                     calls.append(call)
@@ -1138,6 +1149,20 @@ class NoGraph:
         if callee.kind is Kind.INSTANCE and isinstance(callee.cls, ClassInfo):
             method = self.inference.method_of(callee.cls, "__call__")  # an instance called runs its `__call__`
             return self._function_result(node, method, depth) if method is not None else None
+        return None
+
+    def _run_by(self, call: cst.Call):
+        """The function of this file that ``call`` runs: a function or method called by its name,
+        the `__call__` of an instance of a class of this file (`criterion(out, y)`), or the
+        `forward` of a module class of this file (`model(x)` runs `forward` through `__call__`)."""
+        callee = self.inference.infer(call.func)
+        if callee is None:
+            return None
+        if callee.kind is Kind.FUNCTION:
+            return callee.function
+        if callee.kind in (Kind.INSTANCE, Kind.MODULE) and isinstance(callee.cls, ClassInfo) \
+                and callee.cls.model is self.model:
+            return self.inference.method_of(callee.cls, "__call__" if callee.kind is Kind.INSTANCE else "forward")
         return None
 
     def _frozen_before(self, call: cst.Call) -> Optional[Proof]:
@@ -1672,6 +1697,13 @@ class NoGraph:
             dimension = dimension.expression
         return keyword(node, "dim") is not None or isinstance(dimension, cst.Integer)
 
+    def _reduced(self, call: cst.Call) -> cst.BaseExpression:
+        """The tensor a `(values, indices)` call (``_gives_indices``) reduces: `out` of `out.max(1)`
+        and of `torch.max(out, 1)`; its values carry a graph exactly when it does."""
+        if isinstance(call.func, cst.Attribute) and self.inference.qualname(call.func) is None:
+            return call.func.value
+        return call.args[0].value
+
     def _stopped_on(self, node: cst.BaseExpression, operands: list[cst.BaseExpression], depth: int) -> Proof:
         """``node`` is a step no gradient flows through (a comparison, `argmax`, `.long()`) of
         ``operands``: where they never had a graph (data, tensors made without
@@ -1834,6 +1866,7 @@ class NoGraph:
                 or function.is_generator or not function.returns:
             return None
         returns = [returned for returned in function.returns if self.branch is None or not self._off_path(returned)]
+        whole = returns
         if path:
             returns = [tuple_element(returned, path) for returned in returns]
             if any(returned is None for returned in returns):
@@ -1859,7 +1892,24 @@ class NoGraph:
             proofs.append(proof)
         if deciding is not None:
             return self._selected_arm(node, function, deciding, _join(proofs))
+        if path and self._given_beside(whole, path, depth):
+            # `return loss, loss.detach()`: the function hands back the value to train and, beside
+            # it, a copy cut for logging; the cut is deliberate, the caller took the wrong item.
+            proofs = [Proof(proof.steps, tuple(replace(cut, detached=False, to_change=False)
+                                               for cut in proof.cuts)) for proof in proofs]
         decorator = self._disabled(returns[0])
+        if isinstance(decorator, cst.Decorator) and all(self._disabled(r) is decorator for r in returns) \
+                and self._inference_entry(function, decorator):
+            # `model.generate(..)` beside a `forward` that records the graph: an inference entry
+            # point, decorated on purpose; what to change is the call that takes it for training.
+            shown = self.analysis.snippet(node)
+            runs = f"which runs under `@{self.analysis.snippet(decorator.decorator)}` (line {self._line(decorator)})"
+            cut = Cut(node, f"`{shown}` (line {self._line(node)}), {runs}", f"is returned by `{shown}`, {runs}",
+                      f"`{function.name}` is for inference: compute what is back-propagated with the model's "
+                      f"`forward` (call the model itself), which records the graph", to_change=True)
+            steps = (Step(node, f"`{{code}}` is what `{function.name}` returns"),
+                     Step(decorator.decorator, f"`{function.name}` runs with gradients disabled: `@{{code}}`"))
+            return Proof(steps, (cut,))
         if isinstance(decorator, cst.Decorator) and all(self._disabled(r) is decorator for r in returns):
             # The whole function runs without gradients: that is the reason, said once.
             runs = f"which runs under `@{self.analysis.snippet(decorator.decorator)}` (line {self._line(decorator)})"
@@ -1874,6 +1924,31 @@ class NoGraph:
             return Proof(steps, (cut,))
         step = Step(node, f"`{{code}}` returns what `{function.name}` returns")
         return _join(proofs, step)
+
+    def _given_beside(self, returns: list, path: tuple, depth: int) -> bool:
+        """Each tuple in ``returns`` holds, beside its item ``path``, an item not shown to be
+        without a graph: a function that returns a value to train and a cut copy of it."""
+        for returned in returns:
+            if not isinstance(returned, cst.Tuple) or len(path) != 1 \
+                    or any(isinstance(element, cst.StarredElement) for element in returned.elements):
+                return False
+            others = [element.value for index, element in enumerate(returned.elements) if index != path[0]]
+            if not any(self.inference.tensor(other) is not None and self._graphless(other, depth) is None
+                       for other in others):
+                return False
+        return True
+
+    def _inference_entry(self, function, decorator: cst.Decorator) -> bool:
+        """``function`` is a method, decorated by ``decorator`` to run without gradients, of a
+        module class of this file whose `forward` is not so decorated: the class offers both
+        an inference path and a differentiable one (`generate` beside `forward`)."""
+        cls = function.cls
+        if not isinstance(cls, ClassInfo) or function.name == "forward":
+            return False
+        base = self.inference.torch_base(cls)
+        forward = self.inference.method_of(cls, "forward")
+        return base is not None and torch_api.is_module_class(base) and forward is not None \
+            and isinstance(forward.node, cst.FunctionDef) and not forward.node.decorators
 
     def _selected_arm(self, call: cst.Call, function, deciding: cst.CSTNode, proof: Proof) -> Proof:
         """``proof`` that what ``call`` returns has no graph holds on the arm of ``function``
