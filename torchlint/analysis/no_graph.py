@@ -22,7 +22,7 @@ from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.semantic import BindingKind, ClassInfo, FunctionInfo
 from torchlint.analysis.values import Kind, Step
 from torchlint.syntax import cst
-from torchlint.syntax.nodes import integer_index, is_false, keyword, tuple_element
+from torchlint.syntax.nodes import integer_index, is_false, is_true, keyword, tuple_element
 from torchlint.syntax.walk import ancestors, enclosing_code, enclosing_loops, is_descendant, iter_nodes
 
 if TYPE_CHECKING:
@@ -971,7 +971,11 @@ class NoGraph:
             return None
         param = next((param for param in function.positional_params() if param.name.value == binding.name), None)
         if function.name == "forward" and not _plain_class(function.cls):
+            # `model(x)` runs `forward`, and so does `self.forward(x)` written out
             calls = self._module_calls(function)
+            direct = self.inference.calls_of(function)
+            if direct and (calls or not self._instances_called(function.cls)):
+                calls = calls + [call for call in direct if call not in calls]
         elif function.name == "__call__":
             calls = self._module_calls(function, Kind.INSTANCE)  # `metric(preds, y)` runs `Metric.__call__`
         else:
@@ -997,6 +1001,14 @@ class NoGraph:
                         return []
                     calls.append(call)
         return calls
+
+    def _instances_called(self, cls) -> bool:
+        """Some call in this file calls an instance of the module class ``cls``."""
+        for call in self.analysis.nodes_of(cst.Call):
+            callee = self.inference.infer(call.func) if isinstance(call.func, (cst.Name, cst.Attribute)) else None
+            if callee is not None and callee.kind is Kind.MODULE and callee.cls is cls:
+                return True
+        return False
 
     def _changed_later(self, binding) -> bool:
         """The name's scope sets its `requires_grad`, writes into it in place (which may
@@ -1280,6 +1292,8 @@ class NoGraph:
             if statement.start > built.start and _freezes_attribute(statement, init.self_name, name):
                 freezing = statement
                 break
+        if freezing is None and self._built_frozen(assignments[0].value) is not None:
+            freezing = assignments[0].node  # `self.emb = nn.Embedding.from_pretrained(w)`: frozen as built
         if freezing is None and callee.cls is not None and isinstance(callee.cls, ClassInfo) \
                 and callee.cls.model is self.model and isinstance(assignments[0].value, cst.Call):
             made = self.inference.infer(assignments[0].value.func)
@@ -1295,6 +1309,9 @@ class NoGraph:
         inputs = self._arguments(call, 0)
         if inputs is None:
             return None
+        built = self._built_frozen(assignments[0].value) if freezing is assignments[0].node else None
+        if built is not None:
+            return self._frozen_as_built(call, built, f"self.{name}", inputs)
         shown = freezing.iter if isinstance(freezing, cst.For) else freezing.body[0].value
         code, line = self.analysis.snippet(shown), self._line(shown)
         cut = Cut(shown, f"`{code}` (line {line}), which freezes every parameter of `self.{name}`",
@@ -1304,6 +1321,33 @@ class NoGraph:
         frozen = Proof((Step(call, f"`{{code}}` is computed by `self.{name}`, whose parameters are all frozen"),
                         Step(shown, f"`{{code}}` turns off `requires_grad` of every parameter of `self.{name}`")),
                        (cut,))
+        return _join([frozen, inputs])
+
+    def _built_frozen(self, value: Optional[cst.BaseExpression]) -> Optional[cst.Call]:
+        """``value`` is a call of a torch constructor that builds its module with every parameter
+        frozen unless told otherwise (`nn.Embedding.from_pretrained(w)`, `freeze` left True)."""
+        if not isinstance(value, cst.Call):
+            return None
+        qualname = self.inference.qualname(value.func)
+        flag = torch_api.FREEZING_CONSTRUCTORS.get(torch_api.normalize(qualname)) if qualname else None
+        if flag is None or any(arg.star for arg in value.args):
+            return None
+        given = keyword(value, flag)
+        if given is None and len(value.args) > 1 and value.args[1].keyword is None:
+            given = value.args[1].value
+        return value if given is None or is_true(given) else None
+
+    def _frozen_as_built(self, call: cst.Call, built: cst.Call, shown_name: str, inputs: Proof) -> Proof:
+        code, line = self.analysis.snippet(built.func), self._line(built)
+        flag = torch_api.FREEZING_CONSTRUCTORS[torch_api.normalize(self.inference.qualname(built.func))]
+        cut = Cut(built, f"`{code}(..)` (line {line}), which builds `{shown_name}` frozen (`{flag}=True` is its "
+                         f"default)",
+                  f"is computed by `{shown_name}`, which `{code}(..)` (line {line}) builds with `requires_grad` "
+                  f"off (`{flag}=True` is its default)",
+                  f"Pass `{flag}=False` to train it, or give the model layers to train", to_change=True)
+        frozen = Proof((Step(call, f"`{{code}}` is computed by `{shown_name}`, whose parameters do not require grad"),
+                        Step(built, f"`{{code}}` builds a module whose weight has `requires_grad=False` "
+                                    f"(`{flag}=True` by default)")), (cut,))
         return _join([frozen, inputs])
 
     def _frozen_where_made(self, call: cst.Call) -> Optional[Proof]:
@@ -1319,12 +1363,25 @@ class NoGraph:
         found = self._frozen_module(func, 0)
         if found is None:
             return None
-        statement, function = found
+        statement, function, deciding = found
         inputs = self._arguments(call, 0)
         if inputs is None:
             return None
         shown = statement.iter if isinstance(statement, cst.For) else statement.body[0].value
         code, line = self.analysis.snippet(shown), self._line(shown)
+        if deciding is not None:
+            # the freezing runs on the arm an argument of the call selects: that argument is what to change
+            chosen, chosen_line = self.analysis.snippet(deciding), self._line(deciding)
+            cut = Cut(deciding, f"`{chosen}` (line {chosen_line}), which makes `{function.name}` run `{code}` (line "
+                                f"{line}) and return the module with every parameter frozen",
+                      f"is computed by `{func.value}`, whose parameters `{function.name}` freezes (`{code}`, line "
+                      f"{line}) because of `{chosen}` (line {chosen_line})",
+                      f"With `{chosen}`, `{function.name}` leaves nothing to train: keep some layers trainable (a "
+                      f"new head) or do not freeze", to_change=True)
+            frozen = Proof((Step(call, f"`{{code}}` is computed by `{func.value}`, which `{function.name}` returns "
+                                       f"with every parameter frozen"),
+                            Step(deciding, f"`{{code}}` selects `{code}` (line {line}) in `{function.name}`")), (cut,))
+            return _join([frozen, inputs])
         cut = Cut(shown, f"`{code}` (line {line}) in `{function.name}`, which freezes every parameter of the module "
                          f"it returns",
                   f"is computed by `{func.value}`, made by `{function.name}`, whose `{code}` (line {line}) freezes "
@@ -1377,20 +1434,42 @@ class NoGraph:
             return None
         callee = self.inference.infer(value.func)
         function = callee.function if callee is not None and callee.kind is Kind.FUNCTION else None
-        statement = self._freezes_what_it_returns(function)
-        return (statement, function) if statement is not None else None
+        found = self._freezes_what_it_returns(function, value)
+        return (found[0], function, found[1]) if found is not None else None
 
-    def _freezes_what_it_returns(self, function) -> Optional[cst.CSTNode]:
-        """The statement of ``function``'s body (not under an `if`, no `return` before it) that
-        freezes every parameter of the local module it returns (each `return` names it), after
-        which nothing assigns the name again nor may give the module new layers."""
+    def _run_body(self, function, call: Optional[cst.Call]) -> list:
+        """The statements of ``function``'s body that ``call`` runs, in order, each with the
+        argument that selected it (or None): an `if` whose test the call decides (`if freeze:`
+        of `to_embedding_model(m, freeze=True)`, `if output_dim:` left to its default None) is
+        replaced by the arm it selects; any other `if` is kept."""
+        run = []
+        for statement in function.node.body.body:
+            decided = self._decided(statement.test, call, function, 0) \
+                if call is not None and isinstance(statement, cst.If) else None
+            if decided is None:
+                run.append((statement, None))
+                continue
+            arm = statement.body if decided[0] else statement.orelse
+            if isinstance(arm, cst.If):
+                run.append((arm, decided[1]))  # an `elif`: kept whole
+            elif arm is not None:
+                run += [(inner, decided[1]) for inner in (arm.body.body if isinstance(arm, cst.Else) else arm.body)]
+        return run
+
+    def _freezes_what_it_returns(self, function, call: Optional[cst.Call] = None) -> Optional[tuple]:
+        """The statement of ``function``'s body (not under an `if`, unless one whose arm
+        ``call`` decides, no `return` before it) that freezes every parameter of the local
+        module it returns (each `return` names it), after which nothing assigns the name again
+        nor may give the module new layers (in what ``call`` runs); with the argument of
+        ``call`` that selected it, if one did."""
         if not isinstance(function, FunctionInfo) or function.model is not self.model \
                 or not isinstance(function.node, cst.FunctionDef) or function.is_generator or not function.returns \
                 or not all(isinstance(returned, cst.Name) for returned in function.returns) \
                 or len({returned.value for returned in function.returns}) != 1:
             return None
         local = function.returns[0].value
-        body = function.node.body.body
+        run = self._run_body(function, call)
+        body = [statement for statement, _deciding in run]
         for index, statement in enumerate(body):
             freezing = None
             for read in (node for node in iter_nodes(statement) if isinstance(node, cst.Name) and node.value == local):
@@ -1407,7 +1486,7 @@ class NoGraph:
                     if isinstance(node, cst.Name) and node.value == local and (
                             isinstance(node.parent, cst.AssignTarget) or self._adds_layers(node)):
                         return None
-            return freezing
+            return freezing, run[index][1]
         return None
 
     def _adds_layers(self, read: cst.Name) -> bool:
