@@ -10,6 +10,8 @@
   ``.values`` of ``max``/``topk`` carry a graph exactly when their input does;
 - ``nn.Embedding.from_pretrained(w)`` / ``nn.EmbeddingBag.from_pretrained(w)`` build a frozen
   module unless ``freeze=False``; ``forward`` also runs for an explicit ``self.forward(x)``;
+- a module's parameters are those of its submodules: freezing each part its `__init__` builds
+  (`for p in model.encoder.parameters(): ...`) freezes it all;
 - a helper, for a given call, runs the arms its constant arguments select: a freezing statement
   under ``if freeze_backbone:`` runs for ``freeze_backbone=True``, and a trainable head added
   under ``if head is not None:`` does not when the call passes none; the finding is on the
@@ -139,11 +141,45 @@ model = build(nn.Sequential(nn.Linear(4, 8), nn.Tanh()), freeze_backbone=True)
 train(model, [(torch.randn(5, 4), torch.randn(5, 8)) for _ in range(2)])
 """
 
+FROZEN_PART_BY_PART = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+
+
+class Tagger(nn.Module):
+    def __init__(self, vocab=20, tags=4):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, 16)
+        self.rnn = nn.GRU(16, 16, batch_first=True)
+        self.out = nn.Linear(16, tags)
+        self.tags = tags
+
+    def forward(self, tokens):
+        hidden, _ = self.rnn(self.embed(tokens))
+        return self.out(hidden)
+
+
+tagger = Tagger()
+tagger.embed.requires_grad_(False)
+for p in tagger.rnn.parameters():
+    p.requires_grad = False
+for name, p in tagger.out.named_parameters():
+    p.requires_grad = False
+tokens, tags = torch.randint(0, 20, (3, 7)), torch.randint(0, 4, (3, 7))
+loss = F.cross_entropy(tagger(tokens).flatten(0, 1), tags.flatten())
+loss.backward()
+"""
+
 # name: (source, line of the finding, (old, new) of its near twin)
 CASES = {
     "loss-object-tuple": (LOSS_OBJECT_TUPLE, 26, ("parts.sum().backward()", "total.backward()")),
     "inference-method": (INFERENCE_METHOD, 23, ("scorer.predict(x)", "scorer(x).softmax(-1)")),
     "pretrained-vectors": (PRETRAINED_VECTORS, 12, ('mode="mean")', 'mode="mean", freeze=False)')),
+    "frozen-part-by-part": (FROZEN_PART_BY_PART, 26, ("for name, p in tagger.out.named_parameters():\n"
+                                                      "    p.requires_grad = False\n", "")),
     "selected-freeze": (SELECTED_FREEZE, 26, ("freeze_backbone=True)", "freeze_backbone=True, head=nn.Linear(8, 8))")),
 }
 

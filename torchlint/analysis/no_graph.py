@@ -1141,7 +1141,8 @@ class NoGraph:
             return self._foreign_call(node, callee.function, depth)
         if callee.kind is Kind.MODULE:
             frozen = self._frozen_before(node) or self._frozen_by_its_class(node, callee) or \
-                self._frozen_attribute(node, callee) or self._frozen_where_made(node)
+                self._frozen_attribute(node, callee) or self._frozen_where_made(node) or \
+                self._frozen_by_parts(node, callee)
             if frozen is not None:
                 return frozen
         if callee.kind is Kind.MODULE and callee.qualname and torch_api.is_loss_module_class(callee.qualname) \
@@ -1211,6 +1212,77 @@ class NoGraph:
                                         f"`{func.value}`")), (cut,))
             return _join([frozen, inputs])
         return None
+
+    def _frozen_by_parts(self, call: cst.Call, callee) -> Optional[Proof]:
+        """``model(x)`` of an instance of a module class of this file (extending `nn.Module`
+        itself, making no `Parameter` of its own) after statements, in its block or one
+        enclosing it, that freeze every parameter of each submodule its `__init__` builds, one
+        part at a time (`for p in model.encoder.parameters(): p.requires_grad = False`,
+        `model.head.requires_grad_(False)`): a module's parameters are those of its
+        submodules, so all of them are frozen. Given inputs without a graph, when nothing in
+        the file may turn `requires_grad` back on and the instance (bound once, to the class
+        called) is read before the call only to freeze its parts or in ways that add nothing."""
+        cls, func = callee.cls, call.func
+        if not isinstance(cls, ClassInfo) or cls.model is not self.model or not isinstance(func, cst.Name) \
+                or _RE_UNFREEZES.search(self.analysis.text) or self._in_hierarchy(cls):
+            return None
+        init = cls.methods.get("__init__")
+        base = self.inference.torch_base(cls)
+        if init is None or init.self_name is None or base is None or torch_api.normalize(base) != "torch.nn.Module" \
+                or re.search(r"Parameter\b|requires_grad|add_module|register_(?:module|parameter)|setattr",
+                             self._code(cls.node)):
+            return None
+        bindings = self.model.resolve(func)
+        if len(bindings) != 1 or bindings[0].path or bindings[0].kind is not BindingKind.ASSIGN \
+                or not isinstance(bindings[0].value, cst.Call):
+            return None
+        made = self.inference.infer(bindings[0].value.func)
+        if made is None or made.kind is not Kind.CLASS or made.cls is not cls:
+            return None
+        parts = set()
+        for node in iter_nodes(init.node):
+            if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Attribute) \
+                    and isinstance(node.target.value, cst.Name) and node.target.value.value == init.self_name:
+                name = node.target.attr.value
+                for assignment in cls.assignments(name):
+                    value = self.inference.infer(assignment.value) if assignment.value is not None else None
+                    if assignment.function is not init or value is None:
+                        return None  # built elsewhere, or not known to be a module or a plain value
+                    if value.kind is Kind.MODULE:
+                        parts.add(name)
+                    elif value.kind not in (Kind.OTHER, Kind.NONE, Kind.TENSOR):
+                        return None
+        if not parts:
+            return None
+        frozen = {}
+        for read in self.model.reads_since_binding(func):
+            if read.start >= call.start:
+                break
+            parent = read.parent
+            statement = _freezing_statement(parent) if isinstance(parent, cst.Attribute) and parent.value is read \
+                and parent.attr.value in parts else None
+            if statement is not None and is_descendant(call, statement.parent):
+                frozen[parent.attr.value] = statement
+            elif not _only_uses(read):
+                return None  # handed on, given a layer, or a part frozen only on some path
+        if set(frozen) != parts:
+            return None
+        inputs = self._arguments(call, 0)
+        if inputs is None:
+            return None
+        last = max(frozen.values(), key=lambda statement: statement.start)
+        shown = last.iter if isinstance(last, cst.For) else last.body[0].value
+        code, line = self.analysis.snippet(shown), self._line(shown)
+        names = ", ".join(f"`{func.value}.{name}`" for name in sorted(frozen, key=lambda n: frozen[n].start))
+        cut = Cut(shown, f"`{code}` (line {line}), which freezes the last part of `{func.value}` left to train "
+                         f"(frozen: {names})",
+                  f"is computed by `{func.value}`, every part of which ({names}) is frozen, the last by `{code}` "
+                  f"(line {line})",
+                  f"Leave at least the part meant to learn trainable: with {names} frozen, `{func.value}` has "
+                  f"no parameter that requires grad", to_change=True)
+        proof = Proof((Step(call, f"`{{code}}` is computed by `{func.value}`, a `{cls.name}`, made of {names} only"),
+                       Step(shown, "`{code}` turns off `requires_grad` of the last of them")), (cut,))
+        return _join([proof, inputs])
 
     def _frozen_by_its_class(self, call: cst.Call, callee) -> Optional[Proof]:
         """``model(x)`` of an instance of a module class of this file whose ``__init__``

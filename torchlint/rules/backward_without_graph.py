@@ -37,6 +37,7 @@ class BackwardWithoutGraph(Rule):
     raised_where_used = True
     requires = (r"(?:backward|grad)\s*\(",
                 r"no_grad|inference_mode|set_grad_enabled|detach|\.data\b|\.item\(|numpy|tolist|arg(?:max|min|sort)"
+                r"|requires_grad|from_pretrained"
                 r"|\.(?:long|int|bool|eq|ne|gt|lt|ge|le|max|min|median|sort|topk|kthvalue|mode|cummax|cummin)\("
                 r"|torch\.(?:max|min|median|sort|topk)\(|\.indices\b|[!=<>]=|[^-=<>]>|<[^<=]"
                 r"|torch\.(?:randn?|zeros|ones|empty|full|arange|linspace|eye)\(")
@@ -156,7 +157,11 @@ class BackwardWithoutGraph(Rule):
     flagged at the constructor. A helper that freezes the module it returns under an `if`
     its call decides (`if freeze:` of `to_embedding_model(m, freeze=True)`, with a head to
     train added only `if output_dim:` the call leaves `None`) is flagged at the argument
-    that selects the freezing.
+    that selects the freezing. A module's parameters are those of its submodules: a model
+    of a module class of the file (extending `nn.Module`, making no `Parameter` itself)
+    each part of which its `__init__` builds is frozen before the call, one at a time
+    (`for p in model.encoder.parameters(): p.requires_grad = False`, then the decoder),
+    is frozen as a whole; the finding is on the last of those statements.
 
     ## Why is this bad?
     Backward starts from the graph that recorded how `x` was computed. Under
