@@ -15,14 +15,14 @@ the steps from the expression to them, for a finding's evidence.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Optional
 
 from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.semantic import BindingKind, ClassInfo, FunctionInfo
 from torchlint.analysis.values import Kind, Step
 from torchlint.syntax import cst
-from torchlint.syntax.nodes import integer_index, is_false, keyword, tuple_element
+from torchlint.syntax.nodes import integer_index, is_false, is_true, keyword, tuple_element
 from torchlint.syntax.walk import ancestors, enclosing_code, enclosing_loops, is_descendant, iter_nodes
 
 if TYPE_CHECKING:
@@ -554,11 +554,16 @@ class NoGraph:
             if returned is not None:  # `losses["loss"]` of `outputs, losses = self.process_batch(x)` under no_grad
                 return returned
             if self.inference.tensor(node.value) is None and not self._batch(node.value):
-                return None
+                # A value the inference does not know, shown to be cut from the graph (a parameter
+                # every caller passes such a tensor for): an item of it is no less cut.
+                known = self._graphless(node.value, depth)
+                return known if known is not None and known.cuts else None
             return self._graphless(node.value, depth)  # of a batch: `batch["label"]`, `batch[0]`
         if isinstance(node, cst.Attribute):
             if node.attr.value == "indices" and self._gives_indices(node.value):
                 return self._stopped(node.value, indices=True)
+            if node.attr.value == "values" and self._gives_indices(node.value):
+                return self._graphless(self._reduced(node.value), depth)  # `out.max(-1).values`: as `out`
             return self._attribute(node, depth)
         if isinstance(node, cst.Comparison):
             if any(self.inference.tensor(operand) is not None
@@ -673,15 +678,16 @@ class NoGraph:
                 continue
             value = binding.value
             if binding.path and not binding.iterates and isinstance(value, cst.Call):
-                callee = self.inference.infer(value.func)
-                if callee is not None and callee.kind is Kind.FUNCTION and callee.function is not None:
-                    # `loss, stats = model.loss(preds, batch)`: the part of what it returns
+                function = self._run_by(value)
+                if function is not None:
+                    # `loss, stats = model.loss(preds, batch)`, `loss, items = criterion(preds, batch)` of a
+                    # class of this file with `__call__`: the part of what the function run returns
                     proof = self._returned_under_no_grad(value, depth, binding.path) or \
-                        self._function_result(value, callee.function, depth, binding.path)
-                    if proof is None:
-                        return None
-                    proofs.append(proof.then(Step(value, f"`{name}` is taken from `{{code}}`")))
-                    continue
+                        self._function_result(value, function, depth, binding.path)
+                    if proof is not None:
+                        proofs.append(proof.then(Step(value, f"`{name}` is taken from `{{code}}`")))
+                        continue
+                    # else: every part of what it returns, when the whole has no graph
             if binding.path and not binding.iterates and isinstance(value, (cst.Tuple, cst.List)):
                 value = tuple_element(value, binding.path)  # `pred, y = out.detach(), y`: its own part
                 if value is None:
@@ -964,16 +970,25 @@ class NoGraph:
         if function is None or not isinstance(function.node, cst.FunctionDef) or self._changed_later(binding):
             return None
         param = next((param for param in function.positional_params() if param.name.value == binding.name), None)
-        calls = self._module_calls(function) if function.name == "forward" and not _plain_class(function.cls) \
-            else self.inference.calls_of(function)  # a `Trainer.forward()` is called by its name
+        if function.name == "forward" and not _plain_class(function.cls):
+            # `model(x)` runs `forward`, and so does `self.forward(x)` written out
+            calls = self._module_calls(function)
+            direct = self.inference.calls_of(function)
+            if direct and (calls or not self._instances_called(function.cls)):
+                calls = calls + [call for call in direct if call not in calls]
+        elif function.name == "__call__":
+            calls = self._module_calls(function, Kind.INSTANCE)  # `metric(preds, y)` runs `Metric.__call__`
+        else:
+            calls = self.inference.calls_of(function)  # a `Trainer.forward()` is called by its name
         if param is None or not calls or (function.kind == "method" and param is function.positional_params()[0]):
             return None
         passed = [self.inference.passed_argument(call, function, param) for call in calls]
         return None if any(value is None for value in passed) else passed
 
-    def _module_calls(self, forward) -> list[cst.Call]:
+    def _module_calls(self, forward, kind: Kind = Kind.MODULE) -> list[cst.Call]:
         """The calls `m(..)` in this file of an instance of the module class whose ``forward``
-        this is (none when any call of it passes `*args`, or the class is extended here)."""
+        this is (none when any call of it passes `*args`, or the class is extended here); with
+        ``kind`` INSTANCE, the calls of an instance of the plain class whose `__call__` it is."""
         cls = forward.cls
         if not isinstance(cls, ClassInfo) or cls.model is not self.model or self._in_hierarchy(cls):
             return []
@@ -981,11 +996,19 @@ class NoGraph:
         for call in self.analysis.nodes_of(cst.Call):
             if isinstance(call.func, (cst.Name, cst.Attribute)):
                 callee = self.inference.infer(call.func)
-                if callee is not None and callee.kind is Kind.MODULE and callee.cls is cls:
+                if callee is not None and callee.kind is kind and callee.cls is cls:
                     if any(arg.star for arg in call.args):
                         return []
                     calls.append(call)
         return calls
+
+    def _instances_called(self, cls) -> bool:
+        """Some call in this file calls an instance of the module class ``cls``."""
+        for call in self.analysis.nodes_of(cst.Call):
+            callee = self.inference.infer(call.func) if isinstance(call.func, (cst.Name, cst.Attribute)) else None
+            if callee is not None and callee.kind is Kind.MODULE and callee.cls is cls:
+                return True
+        return False
 
     def _changed_later(self, binding) -> bool:
         """The name's scope sets its `requires_grad`, writes into it in place (which may
@@ -1118,7 +1141,8 @@ class NoGraph:
             return self._foreign_call(node, callee.function, depth)
         if callee.kind is Kind.MODULE:
             frozen = self._frozen_before(node) or self._frozen_by_its_class(node, callee) or \
-                self._frozen_attribute(node, callee) or self._frozen_where_made(node)
+                self._frozen_attribute(node, callee) or self._frozen_where_made(node) or \
+                self._frozen_by_parts(node, callee)
             if frozen is not None:
                 return frozen
         if callee.kind is Kind.MODULE and callee.qualname and torch_api.is_loss_module_class(callee.qualname) \
@@ -1138,6 +1162,20 @@ class NoGraph:
         if callee.kind is Kind.INSTANCE and isinstance(callee.cls, ClassInfo):
             method = self.inference.method_of(callee.cls, "__call__")  # an instance called runs its `__call__`
             return self._function_result(node, method, depth) if method is not None else None
+        return None
+
+    def _run_by(self, call: cst.Call):
+        """The function of this file that ``call`` runs: a function or method called by its name,
+        the `__call__` of an instance of a class of this file (`criterion(out, y)`), or the
+        `forward` of a module class of this file (`model(x)` runs `forward` through `__call__`)."""
+        callee = self.inference.infer(call.func)
+        if callee is None:
+            return None
+        if callee.kind is Kind.FUNCTION:
+            return callee.function
+        if callee.kind in (Kind.INSTANCE, Kind.MODULE) and isinstance(callee.cls, ClassInfo) \
+                and callee.cls.model is self.model:
+            return self.inference.method_of(callee.cls, "__call__" if callee.kind is Kind.INSTANCE else "forward")
         return None
 
     def _frozen_before(self, call: cst.Call) -> Optional[Proof]:
@@ -1174,6 +1212,77 @@ class NoGraph:
                                         f"`{func.value}`")), (cut,))
             return _join([frozen, inputs])
         return None
+
+    def _frozen_by_parts(self, call: cst.Call, callee) -> Optional[Proof]:
+        """``model(x)`` of an instance of a module class of this file (extending `nn.Module`
+        itself, making no `Parameter` of its own) after statements, in its block or one
+        enclosing it, that freeze every parameter of each submodule its `__init__` builds, one
+        part at a time (`for p in model.encoder.parameters(): p.requires_grad = False`,
+        `model.head.requires_grad_(False)`): a module's parameters are those of its
+        submodules, so all of them are frozen. Given inputs without a graph, when nothing in
+        the file may turn `requires_grad` back on and the instance (bound once, to the class
+        called) is read before the call only to freeze its parts or in ways that add nothing."""
+        cls, func = callee.cls, call.func
+        if not isinstance(cls, ClassInfo) or cls.model is not self.model or not isinstance(func, cst.Name) \
+                or _RE_UNFREEZES.search(self.analysis.text) or self._in_hierarchy(cls):
+            return None
+        init = cls.methods.get("__init__")
+        base = self.inference.torch_base(cls)
+        if init is None or init.self_name is None or base is None or torch_api.normalize(base) != "torch.nn.Module" \
+                or re.search(r"Parameter\b|requires_grad|add_module|register_(?:module|parameter)|setattr",
+                             self._code(cls.node)):
+            return None
+        bindings = self.model.resolve(func)
+        if len(bindings) != 1 or bindings[0].path or bindings[0].kind is not BindingKind.ASSIGN \
+                or not isinstance(bindings[0].value, cst.Call):
+            return None
+        made = self.inference.infer(bindings[0].value.func)
+        if made is None or made.kind is not Kind.CLASS or made.cls is not cls:
+            return None
+        parts = set()
+        for node in iter_nodes(init.node):
+            if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Attribute) \
+                    and isinstance(node.target.value, cst.Name) and node.target.value.value == init.self_name:
+                name = node.target.attr.value
+                for assignment in cls.assignments(name):
+                    value = self.inference.infer(assignment.value) if assignment.value is not None else None
+                    if assignment.function is not init or value is None:
+                        return None  # built elsewhere, or not known to be a module or a plain value
+                    if value.kind is Kind.MODULE:
+                        parts.add(name)
+                    elif value.kind not in (Kind.OTHER, Kind.NONE, Kind.TENSOR):
+                        return None
+        if not parts:
+            return None
+        frozen = {}
+        for read in self.model.reads_since_binding(func):
+            if read.start >= call.start:
+                break
+            parent = read.parent
+            statement = _freezing_statement(parent) if isinstance(parent, cst.Attribute) and parent.value is read \
+                and parent.attr.value in parts else None
+            if statement is not None and is_descendant(call, statement.parent):
+                frozen[parent.attr.value] = statement
+            elif not _only_uses(read):
+                return None  # handed on, given a layer, or a part frozen only on some path
+        if set(frozen) != parts:
+            return None
+        inputs = self._arguments(call, 0)
+        if inputs is None:
+            return None
+        last = max(frozen.values(), key=lambda statement: statement.start)
+        shown = last.iter if isinstance(last, cst.For) else last.body[0].value
+        code, line = self.analysis.snippet(shown), self._line(shown)
+        names = ", ".join(f"`{func.value}.{name}`" for name in sorted(frozen, key=lambda n: frozen[n].start))
+        cut = Cut(shown, f"`{code}` (line {line}), which freezes the last part of `{func.value}` left to train "
+                         f"(frozen: {names})",
+                  f"is computed by `{func.value}`, every part of which ({names}) is frozen, the last by `{code}` "
+                  f"(line {line})",
+                  f"Leave at least the part meant to learn trainable: with {names} frozen, `{func.value}` has "
+                  f"no parameter that requires grad", to_change=True)
+        proof = Proof((Step(call, f"`{{code}}` is computed by `{func.value}`, a `{cls.name}`, made of {names} only"),
+                       Step(shown, "`{code}` turns off `requires_grad` of the last of them")), (cut,))
+        return _join([proof, inputs])
 
     def _frozen_by_its_class(self, call: cst.Call, callee) -> Optional[Proof]:
         """``model(x)`` of an instance of a module class of this file whose ``__init__``
@@ -1255,6 +1364,8 @@ class NoGraph:
             if statement.start > built.start and _freezes_attribute(statement, init.self_name, name):
                 freezing = statement
                 break
+        if freezing is None and self._built_frozen(assignments[0].value) is not None:
+            freezing = assignments[0].node  # `self.emb = nn.Embedding.from_pretrained(w)`: frozen as built
         if freezing is None and callee.cls is not None and isinstance(callee.cls, ClassInfo) \
                 and callee.cls.model is self.model and isinstance(assignments[0].value, cst.Call):
             made = self.inference.infer(assignments[0].value.func)
@@ -1270,6 +1381,9 @@ class NoGraph:
         inputs = self._arguments(call, 0)
         if inputs is None:
             return None
+        built = self._built_frozen(assignments[0].value) if freezing is assignments[0].node else None
+        if built is not None:
+            return self._frozen_as_built(call, built, f"self.{name}", inputs)
         shown = freezing.iter if isinstance(freezing, cst.For) else freezing.body[0].value
         code, line = self.analysis.snippet(shown), self._line(shown)
         cut = Cut(shown, f"`{code}` (line {line}), which freezes every parameter of `self.{name}`",
@@ -1279,6 +1393,33 @@ class NoGraph:
         frozen = Proof((Step(call, f"`{{code}}` is computed by `self.{name}`, whose parameters are all frozen"),
                         Step(shown, f"`{{code}}` turns off `requires_grad` of every parameter of `self.{name}`")),
                        (cut,))
+        return _join([frozen, inputs])
+
+    def _built_frozen(self, value: Optional[cst.BaseExpression]) -> Optional[cst.Call]:
+        """``value`` is a call of a torch constructor that builds its module with every parameter
+        frozen unless told otherwise (`nn.Embedding.from_pretrained(w)`, `freeze` left True)."""
+        if not isinstance(value, cst.Call):
+            return None
+        qualname = self.inference.qualname(value.func)
+        flag = torch_api.FREEZING_CONSTRUCTORS.get(torch_api.normalize(qualname)) if qualname else None
+        if flag is None or any(arg.star for arg in value.args):
+            return None
+        given = keyword(value, flag)
+        if given is None and len(value.args) > 1 and value.args[1].keyword is None:
+            given = value.args[1].value
+        return value if given is None or is_true(given) else None
+
+    def _frozen_as_built(self, call: cst.Call, built: cst.Call, shown_name: str, inputs: Proof) -> Proof:
+        code, line = self.analysis.snippet(built.func), self._line(built)
+        flag = torch_api.FREEZING_CONSTRUCTORS[torch_api.normalize(self.inference.qualname(built.func))]
+        cut = Cut(built, f"`{code}(..)` (line {line}), which builds `{shown_name}` frozen (`{flag}=True` is its "
+                         f"default)",
+                  f"is computed by `{shown_name}`, which `{code}(..)` (line {line}) builds with `requires_grad` "
+                  f"off (`{flag}=True` is its default)",
+                  f"Pass `{flag}=False` to train it, or give the model layers to train", to_change=True)
+        frozen = Proof((Step(call, f"`{{code}}` is computed by `{shown_name}`, whose parameters do not require grad"),
+                        Step(built, f"`{{code}}` builds a module whose weight has `requires_grad=False` "
+                                    f"(`{flag}=True` by default)")), (cut,))
         return _join([frozen, inputs])
 
     def _frozen_where_made(self, call: cst.Call) -> Optional[Proof]:
@@ -1294,12 +1435,25 @@ class NoGraph:
         found = self._frozen_module(func, 0)
         if found is None:
             return None
-        statement, function = found
+        statement, function, deciding = found
         inputs = self._arguments(call, 0)
         if inputs is None:
             return None
         shown = statement.iter if isinstance(statement, cst.For) else statement.body[0].value
         code, line = self.analysis.snippet(shown), self._line(shown)
+        if deciding is not None:
+            # the freezing runs on the arm an argument of the call selects: that argument is what to change
+            chosen, chosen_line = self.analysis.snippet(deciding), self._line(deciding)
+            cut = Cut(deciding, f"`{chosen}` (line {chosen_line}), which makes `{function.name}` run `{code}` (line "
+                                f"{line}) and return the module with every parameter frozen",
+                      f"is computed by `{func.value}`, whose parameters `{function.name}` freezes (`{code}`, line "
+                      f"{line}) because of `{chosen}` (line {chosen_line})",
+                      f"With `{chosen}`, `{function.name}` leaves nothing to train: keep some layers trainable (a "
+                      f"new head) or do not freeze", to_change=True)
+            frozen = Proof((Step(call, f"`{{code}}` is computed by `{func.value}`, which `{function.name}` returns "
+                                       f"with every parameter frozen"),
+                            Step(deciding, f"`{{code}}` selects `{code}` (line {line}) in `{function.name}`")), (cut,))
+            return _join([frozen, inputs])
         cut = Cut(shown, f"`{code}` (line {line}) in `{function.name}`, which freezes every parameter of the module "
                          f"it returns",
                   f"is computed by `{func.value}`, made by `{function.name}`, whose `{code}` (line {line}) freezes "
@@ -1352,20 +1506,42 @@ class NoGraph:
             return None
         callee = self.inference.infer(value.func)
         function = callee.function if callee is not None and callee.kind is Kind.FUNCTION else None
-        statement = self._freezes_what_it_returns(function)
-        return (statement, function) if statement is not None else None
+        found = self._freezes_what_it_returns(function, value)
+        return (found[0], function, found[1]) if found is not None else None
 
-    def _freezes_what_it_returns(self, function) -> Optional[cst.CSTNode]:
-        """The statement of ``function``'s body (not under an `if`, no `return` before it) that
-        freezes every parameter of the local module it returns (each `return` names it), after
-        which nothing assigns the name again nor may give the module new layers."""
+    def _run_body(self, function, call: Optional[cst.Call]) -> list:
+        """The statements of ``function``'s body that ``call`` runs, in order, each with the
+        argument that selected it (or None): an `if` whose test the call decides (`if freeze:`
+        of `to_embedding_model(m, freeze=True)`, `if output_dim:` left to its default None) is
+        replaced by the arm it selects; any other `if` is kept."""
+        run = []
+        for statement in function.node.body.body:
+            decided = self._decided(statement.test, call, function, 0) \
+                if call is not None and isinstance(statement, cst.If) else None
+            if decided is None:
+                run.append((statement, None))
+                continue
+            arm = statement.body if decided[0] else statement.orelse
+            if isinstance(arm, cst.If):
+                run.append((arm, decided[1]))  # an `elif`: kept whole
+            elif arm is not None:
+                run += [(inner, decided[1]) for inner in (arm.body.body if isinstance(arm, cst.Else) else arm.body)]
+        return run
+
+    def _freezes_what_it_returns(self, function, call: Optional[cst.Call] = None) -> Optional[tuple]:
+        """The statement of ``function``'s body (not under an `if`, unless one whose arm
+        ``call`` decides, no `return` before it) that freezes every parameter of the local
+        module it returns (each `return` names it), after which nothing assigns the name again
+        nor may give the module new layers (in what ``call`` runs); with the argument of
+        ``call`` that selected it, if one did."""
         if not isinstance(function, FunctionInfo) or function.model is not self.model \
                 or not isinstance(function.node, cst.FunctionDef) or function.is_generator or not function.returns \
                 or not all(isinstance(returned, cst.Name) for returned in function.returns) \
                 or len({returned.value for returned in function.returns}) != 1:
             return None
         local = function.returns[0].value
-        body = function.node.body.body
+        run = self._run_body(function, call)
+        body = [statement for statement, _deciding in run]
         for index, statement in enumerate(body):
             freezing = None
             for read in (node for node in iter_nodes(statement) if isinstance(node, cst.Name) and node.value == local):
@@ -1382,7 +1558,7 @@ class NoGraph:
                     if isinstance(node, cst.Name) and node.value == local and (
                             isinstance(node.parent, cst.AssignTarget) or self._adds_layers(node)):
                         return None
-            return freezing
+            return freezing, run[index][1]
         return None
 
     def _adds_layers(self, read: cst.Name) -> bool:
@@ -1672,6 +1848,13 @@ class NoGraph:
             dimension = dimension.expression
         return keyword(node, "dim") is not None or isinstance(dimension, cst.Integer)
 
+    def _reduced(self, call: cst.Call) -> cst.BaseExpression:
+        """The tensor a `(values, indices)` call (``_gives_indices``) reduces: `out` of `out.max(1)`
+        and of `torch.max(out, 1)`; its values carry a graph exactly when it does."""
+        if isinstance(call.func, cst.Attribute) and self.inference.qualname(call.func) is None:
+            return call.func.value
+        return call.args[0].value
+
     def _stopped_on(self, node: cst.BaseExpression, operands: list[cst.BaseExpression], depth: int) -> Proof:
         """``node`` is a step no gradient flows through (a comparison, `argmax`, `.long()`) of
         ``operands``: where they never had a graph (data, tensors made without
@@ -1834,6 +2017,7 @@ class NoGraph:
                 or function.is_generator or not function.returns:
             return None
         returns = [returned for returned in function.returns if self.branch is None or not self._off_path(returned)]
+        whole = returns
         if path:
             returns = [tuple_element(returned, path) for returned in returns]
             if any(returned is None for returned in returns):
@@ -1859,7 +2043,24 @@ class NoGraph:
             proofs.append(proof)
         if deciding is not None:
             return self._selected_arm(node, function, deciding, _join(proofs))
+        if path and self._given_beside(whole, path, depth):
+            # `return loss, loss.detach()`: the function hands back the value to train and, beside
+            # it, a copy cut for logging; the cut is deliberate, the caller took the wrong item.
+            proofs = [Proof(proof.steps, tuple(replace(cut, detached=False, to_change=False)
+                                               for cut in proof.cuts)) for proof in proofs]
         decorator = self._disabled(returns[0])
+        if isinstance(decorator, cst.Decorator) and all(self._disabled(r) is decorator for r in returns) \
+                and self._inference_entry(function, decorator):
+            # `model.generate(..)` beside a `forward` that records the graph: an inference entry
+            # point, decorated on purpose; what to change is the call that takes it for training.
+            shown = self.analysis.snippet(node)
+            runs = f"which runs under `@{self.analysis.snippet(decorator.decorator)}` (line {self._line(decorator)})"
+            cut = Cut(node, f"`{shown}` (line {self._line(node)}), {runs}", f"is returned by `{shown}`, {runs}",
+                      f"`{function.name}` is for inference: compute what is back-propagated with the model's "
+                      f"`forward` (call the model itself), which records the graph", to_change=True)
+            steps = (Step(node, f"`{{code}}` is what `{function.name}` returns"),
+                     Step(decorator.decorator, f"`{function.name}` runs with gradients disabled: `@{{code}}`"))
+            return Proof(steps, (cut,))
         if isinstance(decorator, cst.Decorator) and all(self._disabled(r) is decorator for r in returns):
             # The whole function runs without gradients: that is the reason, said once.
             runs = f"which runs under `@{self.analysis.snippet(decorator.decorator)}` (line {self._line(decorator)})"
@@ -1874,6 +2075,31 @@ class NoGraph:
             return Proof(steps, (cut,))
         step = Step(node, f"`{{code}}` returns what `{function.name}` returns")
         return _join(proofs, step)
+
+    def _given_beside(self, returns: list, path: tuple, depth: int) -> bool:
+        """Each tuple in ``returns`` holds, beside its item ``path``, an item not shown to be
+        without a graph: a function that returns a value to train and a cut copy of it."""
+        for returned in returns:
+            if not isinstance(returned, cst.Tuple) or len(path) != 1 \
+                    or any(isinstance(element, cst.StarredElement) for element in returned.elements):
+                return False
+            others = [element.value for index, element in enumerate(returned.elements) if index != path[0]]
+            if not any(self.inference.tensor(other) is not None and self._graphless(other, depth) is None
+                       for other in others):
+                return False
+        return True
+
+    def _inference_entry(self, function, decorator: cst.Decorator) -> bool:
+        """``function`` is a method, decorated by ``decorator`` to run without gradients, of a
+        module class of this file whose `forward` is not so decorated: the class offers both
+        an inference path and a differentiable one (`generate` beside `forward`)."""
+        cls = function.cls
+        if not isinstance(cls, ClassInfo) or function.name == "forward":
+            return False
+        base = self.inference.torch_base(cls)
+        forward = self.inference.method_of(cls, "forward")
+        return base is not None and torch_api.is_module_class(base) and forward is not None \
+            and isinstance(forward.node, cst.FunctionDef) and not forward.node.decorators
 
     def _selected_arm(self, call: cst.Call, function, deciding: cst.CSTNode, proof: Proof) -> Proof:
         """``proof`` that what ``call`` returns has no graph holds on the arm of ``function``

@@ -442,6 +442,15 @@ MODEL_OUTPUT_FIELDS = frozenset({"logits", "last_hidden_state", "pooler_output",
                                  "end_logits"})
 
 
+# Constructors that build a module whose parameters do not require grad unless told: the
+# keyword that says so, and its default. `nn.Embedding.from_pretrained(w)` is frozen
+# (`freeze=True` is the default: "Equivalent to embedding.weight.requires_grad = False").
+FREEZING_CONSTRUCTORS = {
+    "torch.nn.Embedding.from_pretrained": "freeze",
+    "torch.nn.EmbeddingBag.from_pretrained": "freeze",
+}
+
+
 def external_call(qualname: str, call: cst.Call) -> Optional[Value]:
     """The value of calling the imported object ``qualname``; None when unknown."""
     qualname = normalize(qualname)
@@ -475,6 +484,10 @@ def external_call(qualname: str, call: cst.Call) -> Optional[Value]:
         if name == "pad_sequence":
             return tensor(Step(call, "`{code}` returns a tensor"))
         return None
+    if parts[-1] == "from_pretrained" and is_module_class(qualname.rsplit(".", 1)[0]):
+        # `nn.Embedding.from_pretrained(w)`: the classmethod builds the module of its class
+        return Value(Kind.MODULE, (Step(call, f"`{{code}}` builds a torch.nn.{parts[-2]} module"),),
+                     qualname=qualname.rsplit(".", 1)[0])
     if is_module_class(qualname):
         if qualname.rsplit(".", 1)[1] in ("Module", "Sequential", "ModuleList", "ModuleDict"):
             why = (Step(call, "`{code}` is a torch.nn module"),)

@@ -37,6 +37,7 @@ class BackwardWithoutGraph(Rule):
     raised_where_used = True
     requires = (r"(?:backward|grad)\s*\(",
                 r"no_grad|inference_mode|set_grad_enabled|detach|\.data\b|\.item\(|numpy|tolist|arg(?:max|min|sort)"
+                r"|requires_grad|from_pretrained"
                 r"|\.(?:long|int|bool|eq|ne|gt|lt|ge|le|max|min|median|sort|topk|kthvalue|mode|cummax|cummin)\("
                 r"|torch\.(?:max|min|median|sort|topk)\(|\.indices\b|[!=<>]=|[^-=<>]>|<[^<=]"
                 r"|torch\.(?:randn?|zeros|ones|empty|full|arange|linspace|eye)\(")
@@ -140,6 +141,27 @@ class BackwardWithoutGraph(Rule):
     of a list the loop appends tensors to. Layers assigned to the parts of a frozen model
     (`for block in model.blocks: block.proj = Adapter(block.proj)`) train: the model is then
     not taken as frozen.
+
+    Calls are followed to the method they run: `obj(..)` runs the `__call__` of the class
+    of the file `obj` is an instance of, and `model(x)` (or `self.forward(x)` written out)
+    its `forward`; a name unpacked from such a call is the item of the tuple it returns
+    (`total, parts = criterion(out, y)`), and the parameters of `__call__` get what the
+    calls of its instances pass. A function that returns a value and, beside it, a copy
+    cut from it (`return loss, loss.detach()`) cuts on purpose: the backward of the cut
+    item is the line to change. A `@torch.no_grad()` method of a module class whose
+    `forward` is not so decorated (`generate`, `predict`) is for inference: its result
+    taken for training is flagged at the call. `out.max(d).values` (`topk`, `sort`, ...)
+    has a graph exactly when `out` does. `nn.Embedding.from_pretrained(w)` and
+    `nn.EmbeddingBag.from_pretrained(w)` build a module whose weight does not require grad
+    unless `freeze=False`: a model made only of such layers computes nothing with a graph,
+    flagged at the constructor. A helper that freezes the module it returns under an `if`
+    its call decides (`if freeze:` of `to_embedding_model(m, freeze=True)`, with a head to
+    train added only `if output_dim:` the call leaves `None`) is flagged at the argument
+    that selects the freezing. A module's parameters are those of its submodules: a model
+    of a module class of the file (extending `nn.Module`, making no `Parameter` itself)
+    each part of which its `__init__` builds is frozen before the call, one at a time
+    (`for p in model.encoder.parameters(): p.requires_grad = False`, then the decoder),
+    is frozen as a whole; the finding is on the last of those statements.
 
     ## Why is this bad?
     Backward starts from the graph that recorded how `x` was computed. Under
