@@ -22,7 +22,7 @@ class DeviceMismatch(Rule):
     fix = Applicability.UNSAFE
     raised_where_used = True
     # (a module class may be moved by another module of the project that imports it)
-    requires = (r"\.to\(|\.cuda\(|\bModule\b",)
+    requires = (r"\.to\(|\.cuda\(|\bModule\b|\bdevice\s*=",)
     references = (
         ("torch.nn.Module.register_buffer",
          "https://pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.register_buffer"),
@@ -46,6 +46,9 @@ class DeviceMismatch(Rule):
       of those such as an LSTM's `(h0, c0)`, a `torch.distributions` object built from CPU
       tensors or Python numbers, whose samples are on the CPU), that `forward` computes with
       before replacing it;
+    - a plain attribute holding a dict of CPU tensors (`self.stats = {"shift": torch.zeros(4)}`,
+      even when the same tensors are also registered as buffers: the move replaces the buffers
+      by moved copies and leaves the dict's entries), reported where `forward` reads an entry;
     - a plain attribute that `forward` (or a method it calls) fills with a tensor under an
       `if` on the module's own state, a cache (`if self.mask is None: self.mask = ..`,
       `if n != self.n_cached:`), when the file runs the module before it moves it
@@ -84,7 +87,8 @@ class DeviceMismatch(Rule):
       `torch.FloatTensor(state)`, always on the CPU, and `torch.stack` or `pad_sequence` of a
       list of those; also what an instance of a plain class of the file returns from `__call__`,
       a tokenizer's dict of CPU tensors),
-      the tuple an `init_hidden` helper returns, also through the parameters of a
+      the tuple an `init_hidden` helper returns, a dict batch unpacked into the call
+      (`model(**batch)`) or given by keyword, also through the parameters of a
       `train(model, loader)` function, and in a helper given the module (`x = torch.zeros(1, *size)`
       then `m.eval()(x)`), also given to a method of the module's class that runs the module
       on it (`rnn.predict(x)`, whose body calls `self(x)`), moved where it is built or by the
@@ -320,6 +324,15 @@ class DeviceMismatch(Rule):
                     what = what.replace("is a plain tensor attribute", "is a plain attribute holding CPU tensors")
                     advice = "make its tensors in `forward` on the device of the input (`device=x.device`)"
                     fix = None
+                if found.kind == "dict":  # read here; the dict keeps the tensors it was built with
+                    related = [(found.made, "the tensor is made here, in a plain dict"),
+                               *(item for item in related if item[0] is not found.made and item[0] is not found.used)]
+                    what = (f"`self.{found.attribute}` of `{found.cls.name}` is a plain dict of CPU tensors: {move} "
+                            f"moves parameters and buffers (and replaces registered buffers by moved copies), "
+                            f"not the tensors the dict holds, and `forward` computes with them here")
+                    advice = ("register each tensor as a buffer and read it through the module's attribute, or "
+                              "move it here with `.to(x.device)`")
+                    fix = None
             else:
                 what = (f"`{self.ctx.snippet(found.node)}` makes a tensor on the CPU (no `device=`) in a method of "
                         f"`{found.cls.name}`, which {move} moves, and " +
@@ -383,6 +396,8 @@ class DeviceMismatch(Rule):
         fix = None
         if found.attribute == "()":  # a tuple of tensors: each is moved
             advice = f"make its tensors with `device={device}`" if device else "make its tensors on the module's device"
+        elif found.attribute == "**":  # a dict of tensors unpacked into the call: each is moved
+            advice = f"move each of its tensors: `{{k: v.to({device or 'device'}) for k, v in {self.ctx.snippet(found.node)}.items()}}`"
         elif found.kind == "module":
             advice = f"move the module where it is built: `.to({device})`" if device else \
                 "move the module to the device of its inputs where it is built"
