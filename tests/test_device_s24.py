@@ -12,6 +12,10 @@ a property of a value, followed through names, helpers' returns, containers and 
 - a `DataLoader` built inside a `train(model, dataset)` function batches the dataset every
   call site gives (a `Dataset` class whose `__getitem__` moves nothing: CPU batches), also
   with `collate_fn=` a parameter no call site gives (the default collation);
+- a module instance handed to the constructor of a moved module and kept in an attribute as it
+  is (`self.prep = prep`) is a registered submodule, moved with it; its plain tensor attributes
+  (also made from a tensor handed to its own constructor, `self.mean = stats[0]`) stay, and a
+  base class's `forward` calling `self.apply_to(x)` runs the subclass's method;
 - a dict batch unpacked into a moved module (`model(**batch)`) gives it every entry, and an
   entry taken from a dict batch (`batch["x"]`) is a CPU tensor whose dropped `.to(device)`
   leaves it there.
@@ -138,6 +142,43 @@ def fit(net, data, epochs=1):
 fit(nn.Linear(3, 2), Frames())
 """
 
+HANDED_SUBMODULE = """\
+import torch
+from torch import nn
+
+device = torch.device("meta")
+
+
+class Preprocess(nn.Module):
+    def forward(self, x):
+        return self.apply_to(x)
+
+
+class Standardize(Preprocess):
+    def __init__(self, stats):
+        super().__init__()
+        self.mean = stats[0]
+        self.std = stats[1]
+
+    def apply_to(self, x):
+        return (x - self.mean) / self.std
+
+
+class Net(nn.Module):
+    def __init__(self, prep):
+        super().__init__()
+        self.prep = prep
+        self.body = nn.Linear(5, 1)
+
+    def forward(self, x):
+        return self.body(self.prep(x))
+
+
+stats = torch.stack([torch.zeros(5), torch.ones(5)])
+net = Net(Standardize(stats)).to(device)
+print(net(torch.randn(3, 5, device=device)).shape)
+"""
+
 CASES = {
     "dict-of-constants": twin(
         "a dict of CPU tensors kept as a plain attribute, read in forward", "TL416", DICT_OF_CONSTANTS,
@@ -157,6 +198,11 @@ CASES = {
         "a dropped .to() of an entry of a dict batch", "TL416", DROPPED_ENTRY,
         ("            frame.to(ACCEL)\n", "            frame = frame.to(ACCEL)\n"),
         "raises", "is not on the expected device", ((22, 13, "TL416"),)),
+    "handed-submodule": twin(
+        "a module handed to a moved module's constructor keeps plain tensor attributes", "TL416",
+        HANDED_SUBMODULE, ("        self.mean = stats[0]\n        self.std = stats[1]\n",
+                           '        self.register_buffer("mean", stats[0])\n        self.register_buffer("std", stats[1])\n'),
+        "raises", "is not on the expected device", ((15, 9, "TL416"), (16, 9, "TL416"))),
 }
 
 test_reported_on_the_line_and_twin_clean, test_bad_shows_the_bug_under_torch_and_twin_does_not = \

@@ -2301,7 +2301,7 @@ class Placement:
         return False
 
     def _submodule_classes(self, cls: ClassInfo) -> list[ClassInfo]:
-        found = []
+        found = self._handed_submodule_classes(cls)
         for method in cls.methods.values():
             scope = method.scope
             if scope is None:
@@ -2312,6 +2312,39 @@ class Placement:
                         sub = binding.definition
                         if isinstance(sub, ClassInfo) and sub is not cls and self._is_module_class(sub):
                             found.append(sub)
+        return found
+
+    def _from_parameter(self, value: cst.BaseExpression, method: FunctionInfo) -> bool:
+        """``value`` is a parameter of ``method`` (not `self`), indexed or sliced at most
+        (`bounds`, `bounds[0:1, :]`): the tensor a call site hands to the constructor."""
+        while isinstance(value, cst.Subscript):
+            value = value.value
+        if not isinstance(value, cst.Name) or value.value == method.self_name:
+            return False
+        return any(binding.kind is BindingKind.PARAM for binding in self.model.resolve(value))
+
+    def _handed_submodule_classes(self, cls: ClassInfo) -> list[ClassInfo]:
+        """Module classes of the file whose instances the call sites of ``cls`` hand to its
+        constructor, which keeps them as they are in an attribute (`self.transform = transform`):
+        registered submodules, which moving an instance of ``cls`` moves."""
+        init = cls.methods.get("__init__")
+        if init is None or init.self_name is None:
+            return []
+        found = []
+        for statement in self._assignments_in(init):
+            target = statement.targets[0].target
+            if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and
+                    target.value.value == init.self_name and isinstance(statement.value, cst.Name)):
+                continue
+            bindings = self.model.resolve(statement.value)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM:
+                continue
+            for value in self._passed(bindings[0]) or ():
+                if isinstance(value, cst.Name):
+                    value = self._sole_value(value)
+                handed = self._class_of(value) if isinstance(value, cst.Call) else None
+                if handed is not None and handed is not cls and self._is_module_class(handed):
+                    found.append(handed)
         return found
 
     def _calls_in(self, node: cst.CSTNode) -> list[cst.Call]:
@@ -3732,9 +3765,12 @@ class Placement:
         init = cls.methods.get("__init__")
         return [init, *self._self_callees(init)] if init is not None else []
 
-    def _forward_methods(self, cls: ClassInfo) -> list[FunctionInfo]:
+    def _forward_methods(self, cls: ClassInfo, lineage: Optional[list[ClassInfo]] = None) -> list[FunctionInfo]:
+        """``forward`` of ``cls`` and the methods it calls through `self`, looked up in the
+        ``lineage`` of the instance when given (a base class's `forward` calling `self.transform`
+        runs the subclass's `transform`)."""
         forward = cls.methods.get("forward")
-        return [forward, *self._self_callees(forward)] if forward is not None else []
+        return [forward, *self._self_callees(forward, lineage)] if forward is not None else []
 
     def _self_callees(self, function: FunctionInfo, lineage: Optional[list[ClassInfo]] = None) -> list[FunctionInfo]:
         """The methods ``function`` calls through ``self``, looked up in ``lineage`` (the class
@@ -3757,7 +3793,8 @@ class Placement:
         lineage = self._built_by(cls)
         source = "".join(self.analysis.text[owner.node.start:owner.node.end] for owner in lineage)
         init_methods = [method for owner in lineage for method in self._init_methods(owner)]
-        forward_methods = next((self._forward_methods(owner) for owner in lineage if "forward" in owner.methods), [])
+        forward_methods = next((self._forward_methods(owner, lineage) for owner in lineage
+                                if "forward" in owner.methods), [])
         if not init_methods or not forward_methods or any(
                 method in owner.methods for owner in lineage[1:] for method in ("to", "cuda", "_apply")):
             return found
@@ -3787,7 +3824,9 @@ class Placement:
                     # where it was made, whatever registers the same tensors as buffers)
                     if (made_by in torch_api.TORCH_SIZED_FACTORIES or made_by in torch_api.TORCH_CONVERTERS or
                             isinstance(statement.value, cst.Dict) and torch_api.is_cpu_tensor_type(made_by)) and \
-                            any(body.start <= origin[0].start and origin[0].end <= body.end for body in within):
+                            (any(body.start <= origin[0].start and origin[0].end <= body.end for body in within) or
+                             self._from_parameter(statement.value, method)):
+                        # (or handed to the constructor: `self.mins = bounds[0:1]` of a CPU `bounds`)
                         made = made or origin[0]
                 if made is None:
                     continue

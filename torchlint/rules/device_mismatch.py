@@ -31,21 +31,24 @@ class DeviceMismatch(Rule):
     docs = """
     ## What it does
     In an `nn.Module` subclass whose instances the file moves to a device (`model.to(device)`,
-    `.cuda()`; also a module built as a submodule of a moved one, or as a layer of an
+    `.cuda()`; also a module built as a submodule of a moved one, or handed to the constructor
+    of a moved one that keeps it in an attribute (`Net(Standardize(stats)).to(device)`), or as a layer of an
     `nn.Sequential` that is moved, or returned by a factory function of the file:
     `build_model(cfg).to(cfg.device)`; or that another module of the project moves,
     `TinyLM(50).to(device)` in train.py after `from layers import TinyLM`, the move then shown
     with where it is), flags:
 
     - a plain tensor attribute made while the module is built (`self.mask = torch.ones(..)`
-      in `__init__` or a method it calls, also the `__init__` of a base class of the file it
+      in `__init__` or a method it calls, also one handed to the constructor and shown on the
+      CPU, `self.mean = stats[0]`, also the `__init__` of a base class of the file it
       runs through `super().__init__()`, or made by a helper function of the file that makes
       the tensor it returns, `self.bias = get_alibi(heads, n)`, or by a parameter whose default
       and call sites give a torch factory, `self.window = window_fn(n_fft)` with
       `window_fn=torch.hann_window`; `torch.zeros(.., device=x_example.device)`, a tuple
       of those such as an LSTM's `(h0, c0)`, a `torch.distributions` object built from CPU
       tensors or Python numbers, whose samples are on the CPU), that `forward` computes with
-      before replacing it;
+      before replacing it (also in a method `forward` calls through `self`, looked up in the
+      instance's class: a base class's `forward` runs the subclass's `self.apply_to(x)`);
     - a plain attribute holding a dict of CPU tensors (`self.stats = {"shift": torch.zeros(4)}`,
       even when the same tensors are also registered as buffers: the move replaces the buffers
       by moved copies and leaves the dict's entries), reported where `forward` reads an entry;
