@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 _MAX_DEPTH = 24
 # A module class that moves itself (`self.to(device)` in `__init__`) or defines its own move.
 _MOVES = re.compile(r"\.(?:to|cuda)\s*\(")
+_MADE_ON_A_DEVICE = re.compile(r"\bdevice\s*=\s*(?!None\b)")  # `torch.arange(n, device="cuda")`
 _FACTORY_CALL = re.compile(r"\b(?:zeros|ones|rand|randn|randint|arange|empty|full|eye|linspace|tensor|"
                            r"Tensor|FloatTensor|LongTensor|from_numpy|as_tensor)\s*\(")
 _MOVES_ITSELF = re.compile(r"\.(?:to|cuda|_apply)\s*\(|def (?:to|cuda)\b")
@@ -117,7 +118,8 @@ class DeviceMismatch:
     # a loss given a moved module's output; "module": a module never moved (``node`` its
     # name, ``made`` its construction) given a tensor moved to a device; "met": a tensor made in
     # `forward` without `device=` meeting the module's input or a layer's output (``used``);
-    # "tuple": a plain attribute holding a tuple of CPU tensors (an LSTM's `(h0, c0)`: no buffer).
+    # "tuple": a plain attribute holding a tuple of CPU tensors (an LSTM's `(h0, c0)`: no buffer);
+    # "dict": a plain attribute holding a dict of CPU tensors (``node`` the read in `forward`).
     kind: str = ""
     why: str = ""  # how the tensor is known to be on the CPU
     device: Optional[cst.BaseExpression] = None  # the device the module is moved to
@@ -1085,13 +1087,18 @@ class Placement:
         values = self._assigned(node)
         return len(values) == 1 and self._numpy_generator(values[0], depth + 1)
 
-    def _is_device(self, node: cst.BaseExpression) -> bool:
+    def _is_device(self, node: cst.BaseExpression, depth: int = 0) -> bool:
         if isinstance(node, cst.SimpleString):
             return node.value.strip("\"'").split(":")[0] in ("cpu", "cuda", "meta", "mps", "xpu")
         if isinstance(node, cst.Attribute) and node.attr.value == "device":
             return True
+        if isinstance(node, cst.Call):  # `torch.device("cuda")`
+            return self.inference.qualname(node.func) == "torch.device"
         if isinstance(node, cst.Name):
-            return node.value in ("device", "dev") or node.value.endswith("_device")
+            if node.value in ("device", "dev") or node.value.endswith("_device"):
+                return True
+            values = self._assigned(node) if depth < 2 else ()  # `CUDA = torch.device("cuda:0")`
+            return bool(values) and all(self._is_device(value, depth + 1) for value in values)
         return False
 
     def _binary(self, node: cst.BinaryOperation, depth: int) -> Optional[Dtype]:
@@ -2294,7 +2301,7 @@ class Placement:
         return False
 
     def _submodule_classes(self, cls: ClassInfo) -> list[ClassInfo]:
-        found = []
+        found = self._handed_submodule_classes(cls)
         for method in cls.methods.values():
             scope = method.scope
             if scope is None:
@@ -2307,6 +2314,39 @@ class Placement:
                             found.append(sub)
         return found
 
+    def _from_parameter(self, value: cst.BaseExpression, method: FunctionInfo) -> bool:
+        """``value`` is a parameter of ``method`` (not `self`), indexed or sliced at most
+        (`bounds`, `bounds[0:1, :]`): the tensor a call site hands to the constructor."""
+        while isinstance(value, cst.Subscript):
+            value = value.value
+        if not isinstance(value, cst.Name) or value.value == method.self_name:
+            return False
+        return any(binding.kind is BindingKind.PARAM for binding in self.model.resolve(value))
+
+    def _handed_submodule_classes(self, cls: ClassInfo) -> list[ClassInfo]:
+        """Module classes of the file whose instances the call sites of ``cls`` hand to its
+        constructor, which keeps them as they are in an attribute (`self.transform = transform`):
+        registered submodules, which moving an instance of ``cls`` moves."""
+        init = cls.methods.get("__init__")
+        if init is None or init.self_name is None:
+            return []
+        found = []
+        for statement in self._assignments_in(init):
+            target = statement.targets[0].target
+            if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and
+                    target.value.value == init.self_name and isinstance(statement.value, cst.Name)):
+                continue
+            bindings = self.model.resolve(statement.value)
+            if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM:
+                continue
+            for value in self._passed(bindings[0]) or ():
+                if isinstance(value, cst.Name):
+                    value = self._sole_value(value)
+                handed = self._class_of(value) if isinstance(value, cst.Call) else None
+                if handed is not None and handed is not cls and self._is_module_class(handed):
+                    found.append(handed)
+        return found
+
     def _calls_in(self, node: cst.CSTNode) -> list[cst.Call]:
         return [call for call in self._all_calls() if node.start <= call.start and call.end <= node.end]
 
@@ -2315,8 +2355,8 @@ class Placement:
         for cls, move, where in self._moved_elsewhere():
             found.extend(replace(mismatch, moved_where=where)
                          for mismatch in (*self._left_attributes(cls, move), *self._made_in_forward(cls, move)))
-        if not _MOVES.search(self.analysis.text):
-            return found  # nothing is moved here: only what another module moves
+        if not _MOVES.search(self.analysis.text) and not _MADE_ON_A_DEVICE.search(self.analysis.text):
+            return found  # nothing is moved or made on a device here: only what another module moves
         for cls, move in self.moved_classes().values():
             if any(name in cls.methods for name in ("to", "cuda", "_apply")):
                 continue
@@ -2352,7 +2392,8 @@ class Placement:
         return [call for call in self._all_calls()
                 if _dropped_move_of(call) is not None and isinstance(call.func.value, (cst.Name, cst.Attribute))
                 and self._is_move(call) and self._names_device(call)
-                and self.inference.tensor(call.func.value) is not None]  # type: ignore[attr-defined]
+                and (self.inference.tensor(call.func.value) is not None  # type: ignore[attr-defined]
+                     or self.cpu_origin(call.func.value) is not None)]  # `X = batch["X"]` of a loader
 
     def _names_device(self, move: cst.Call) -> bool:
         """The move says a device (`.cuda()`, `.to(x.device)`, `.to("cuda")`, `.to(device)`),
@@ -2486,13 +2527,16 @@ class Placement:
                  for value in passed or ()}
         return names.pop() if len(names) == 1 and None not in names else None
 
-    def _python_number(self, node: cst.BaseExpression) -> bool:
+    def _python_number(self, node: cst.BaseExpression, depth: int = 0) -> bool:
         """``node`` is a Python number (`0.5`, `sigma` given `10.0` at every call site, or
-        annotated `float`): with a tensor, the result stays where the tensor is."""
+        annotated `float`, arithmetic of those, a name every binding of which gives one):
+        with a tensor, the result stays where the tensor is."""
         if isinstance(node, (cst.Integer, cst.Float)):
             return True
         if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
             return self._python_number(node.expression)  # `-1 * alpha`
+        if isinstance(node, cst.BinaryOperation) and depth < 4:  # `(high - low)` of two Python numbers
+            return self._python_number(node.left, depth + 1) and self._python_number(node.right, depth + 1)
         if isinstance(node, cst.Call):  # `len(x)`, `float(s)`, `sum(weights)` of a list, `math.sqrt(d)`
             name = self._builtin(node.func)
             if name in ("len", "float", "int", "round", "abs"):
@@ -2502,14 +2546,22 @@ class Placement:
             return (self.inference.qualname(node.func) or "").startswith("math.")
         if isinstance(node, cst.Name):
             bindings = self.model.resolve(node)
-            if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM:
-                annotation = bindings[0].annotation
-                if isinstance(annotation, cst.Annotation):
-                    annotation = annotation.annotation
-                if isinstance(annotation, cst.Name) and annotation.value in ("float", "int"):
-                    return True
+            if bindings and all(self._number_binding(binding, depth) for binding in bindings):
+                return True  # `high: float` then `high += 0.001`
         found = self.dtype(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
         return found is not None and found.holder == "number"
+
+    def _number_binding(self, binding: Binding, depth: int) -> bool:
+        """``binding`` gives a Python number: a parameter annotated `float`/`int`, or an
+        assignment (also augmented) of a Python number."""
+        if binding.kind is BindingKind.PARAM:
+            annotation = binding.annotation
+            if isinstance(annotation, cst.Annotation):
+                annotation = annotation.annotation
+            return isinstance(annotation, cst.Name) and annotation.value in ("float", "int")
+        return binding.kind in (BindingKind.ASSIGN, BindingKind.AUGASSIGN) and not binding.path and \
+            not binding.iterates and binding.value is not None and depth < 4 and \
+            self._python_number(binding.value, depth + 1)
 
     def _python_data(self, node: cst.BaseExpression, depth: int) -> bool:
         """``node`` is a list, tuple or comprehension written in the code, or a name bound only
@@ -2718,19 +2770,29 @@ class Placement:
         if isinstance(iterable.func, cst.Name) and iterable.func.value == "enumerate" and len(iterable.args) == 1:
             return self._loader(iterable.args[0].value, path[1:], depth) if path and path[0] == 1 else None
         if self.inference.qualname(iterable.func) not in torch_api.DATA_LOADERS or \
-                keyword(iterable, "collate_fn") is not None:
+                not self._default_collate(keyword(iterable, "collate_fn")):
             return None
         args = [arg.value for arg in iterable.args if arg.keyword is None]
         dataset = keyword(iterable, "dataset") or (args[0] if args else None)
+        return iterable if dataset is not None and self._cpu_dataset(dataset, path, depth) else None
+
+    def _cpu_dataset(self, dataset: cst.BaseExpression, path: tuple, depth: int) -> bool:
+        """The items of ``dataset`` (at ``path``) are not on a device: a `TensorDataset` of CPU
+        tensors, a `Dataset` class of the file whose `__getitem__` moves nothing; through names,
+        and a parameter every call site gives one (`train(model, train_dataset)`)."""
         for _ in range(3):
             if not isinstance(dataset, cst.Name):
                 break
             bindings = self.model.resolve(dataset)
+            if len(bindings) == 1 and bindings[0].kind is BindingKind.PARAM and depth < 2:
+                passed = self._passed(bindings[0])
+                return bool(passed) and all(value is not None and self._cpu_dataset(value, path, depth + 1)
+                                            for value in passed)
             if len(bindings) != 1 or bindings[0].kind is not BindingKind.ASSIGN or bindings[0].path:
-                return None
+                return False
             dataset = bindings[0].value
         if not isinstance(dataset, cst.Call):
-            return None
+            return False
         qualname = self.inference.qualname(dataset.func)
         function = self._file_function(dataset.func) if qualname is None else None
         if function is not None and len(function.returns) == 1 and not function.is_generator and \
@@ -2740,18 +2802,29 @@ class Placement:
         if qualname in torch_api.TENSOR_DATASETS:
             tensors = [arg.value for arg in dataset.args if arg.keyword is None and not arg.star]
             if not path or path[0] is None or path[0] >= len(tensors) or len(tensors) != len(dataset.args):
-                return None
-            return iterable if self.cpu_origin(tensors[path[0]]) is not None else None
+                return False
+            return self.cpu_origin(tensors[path[0]]) is not None
         if qualname is not None or not isinstance(dataset.func, cst.Name):
-            return None
+            return False
         cls = next((binding.definition for binding in self.model.resolve(dataset.func)
                     if isinstance(binding.definition, ClassInfo)), None)
         if cls is None or "__getitem__" not in cls.methods:
-            return None
+            return False
         text = self.analysis.text[cls.node.start:cls.node.end]
-        if any(word in text for word in (".to(", ".cuda(", "device")):
-            return None
-        return iterable
+        return not any(word in text for word in (".to(", ".cuda(", "device"))
+
+    def _default_collate(self, collate: Optional[cst.BaseExpression]) -> bool:
+        """``collate_fn=`` leaves a `DataLoader` its default collation (stacking the dataset's
+        tensors where they are): not given, `None`, or a parameter no call site gives (default None)."""
+        if collate is None or isinstance(collate, cst.Name) and collate.value == "None":
+            return True
+        if not isinstance(collate, cst.Name):
+            return False
+        bindings = self.model.resolve(collate)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM:
+            return False
+        passed = self._passed(bindings[0])
+        return bool(passed) and all(value is None for value in passed)
 
     def _move_of(self, module: cst.BaseExpression, use: cst.CSTNode, depth: int = 0) -> Optional[cst.Call]:
         """The `.to(device)`/`.cuda()` (not to the CPU) that moves the module ``module`` names
@@ -2950,37 +3023,52 @@ class Placement:
         for call in self._all_calls():
             func = _called_module(call.func)
             if not (isinstance(func, cst.Name) or isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)) \
-                    or any(arg.star for arg in call.args):
+                    or any(arg.star == "*" for arg in call.args):
                 continue
             positions = None
             if not self._is_module(func):  # `rnn.predict(x)`: a method that runs the module on `x`
+                if any(arg.star for arg in call.args):
+                    continue
                 func, positions = self._method_running_module(call.func)
             if func is not None:
                 move = self._move_of(func, call)
                 if move is None:
                     continue
+                value = self.inference.infer(func)
+                cls = value.cls if value is not None and isinstance(value.cls, ClassInfo) else None
                 for index, arg in enumerate(call.args):
                     if positions is not None:
-                        if index not in positions:
+                        if index not in positions or arg.keyword is not None:
                             continue
                         index = positions[index]
-                    if arg.keyword is not None:
-                        continue
+                    elif arg.keyword is not None or arg.star:
+                        # `model(x, mask=m)`, `model(**batch)`: the parameter of `forward` it fills
+                        index = self._forward_position(cls, arg)
+                        if index is None:
+                            continue
                     origin = self.cpu_origin(arg.value)
                     if origin is not None:
-                        value = self.inference.infer(func)
-                        cls = value.cls if value is not None and isinstance(value.cls, ClassInfo) else None
-                        if cls is not None and not self._input_computed_with(cls, index):
+                        if cls is not None and index >= 0 and not self._input_computed_with(cls, index):
                             continue  # only its size is read, or torch wants it on the CPU (`lengths`)
                         found.append(DeviceMismatch(arg.value, origin[0], cls, move, call, kind="input",
                                                     why=origin[1],
                                                     device=self._visible_at(self._move_target(move), move, arg.value),
-                                                    attribute="()" if self._holds_tuple(arg.value) else None))
+                                                    attribute="**" if arg.star == "**" else
+                                                    "()" if self._holds_tuple(arg.value) else None))
                         break
         found.extend(self._unmoved_weights())
         found.extend(self._unmoved_targets())
         found.extend(self._unmoved_modules())
         return found
+
+    def _forward_position(self, cls: Optional[ClassInfo], arg: cst.Arg) -> Optional[int]:
+        """The position among the inputs of ``cls.forward`` of the parameter a keyword argument
+        fills; -1 for `**mapping` (it may fill any), and for any argument of a module whose
+        `forward` cannot be read; None for a keyword `forward` does not take by name."""
+        if arg.star == "**" or cls is None or cls.methods.get("forward") is None:
+            return -1
+        params = [param.name.value for param in cls.methods["forward"].positional_params()][1:]
+        return params.index(arg.keyword.value) if arg.keyword is not None and arg.keyword.value in params else None
 
     def _method_running_module(self, func: cst.BaseExpression
                                ) -> tuple[Optional[cst.BaseExpression], Optional[dict[int, int]]]:
@@ -3461,7 +3549,7 @@ class Placement:
     def _keeps_dimensions(self, node: cst.BaseExpression, depth: int = 0) -> bool:
         """Nothing on the way from ``node`` to where it is made may leave a 0-dim tensor: no
         indexing, no reduction without `dim`."""
-        if depth > 8:
+        if depth > 12:  # through a helper's return and the names it binds on the way
             return False
         if isinstance(node, cst.Name):
             bindings = self.model.resolve(node)
@@ -3677,9 +3765,12 @@ class Placement:
         init = cls.methods.get("__init__")
         return [init, *self._self_callees(init)] if init is not None else []
 
-    def _forward_methods(self, cls: ClassInfo) -> list[FunctionInfo]:
+    def _forward_methods(self, cls: ClassInfo, lineage: Optional[list[ClassInfo]] = None) -> list[FunctionInfo]:
+        """``forward`` of ``cls`` and the methods it calls through `self`, looked up in the
+        ``lineage`` of the instance when given (a base class's `forward` calling `self.transform`
+        runs the subclass's `transform`)."""
         forward = cls.methods.get("forward")
-        return [forward, *self._self_callees(forward)] if forward is not None else []
+        return [forward, *self._self_callees(forward, lineage)] if forward is not None else []
 
     def _self_callees(self, function: FunctionInfo, lineage: Optional[list[ClassInfo]] = None) -> list[FunctionInfo]:
         """The methods ``function`` calls through ``self``, looked up in ``lineage`` (the class
@@ -3702,7 +3793,8 @@ class Placement:
         lineage = self._built_by(cls)
         source = "".join(self.analysis.text[owner.node.start:owner.node.end] for owner in lineage)
         init_methods = [method for owner in lineage for method in self._init_methods(owner)]
-        forward_methods = next((self._forward_methods(owner) for owner in lineage if "forward" in owner.methods), [])
+        forward_methods = next((self._forward_methods(owner, lineage) for owner in lineage
+                                if "forward" in owner.methods), [])
         if not init_methods or not forward_methods or any(
                 method in owner.methods for owner in lineage[1:] for method in ("to", "cuda", "_apply")):
             return found
@@ -3726,15 +3818,23 @@ class Placement:
                     # of a helper of the file that makes the tensor it returns; `Variable(torch.zeros(1))`.
                     origin = self.cpu_origin(statement.value)
                     within = [method.node] + ([helper.node] if helper is not None else [])
-                    if origin is not None and isinstance(origin[0], cst.Call) and (
-                            self.inference.qualname(origin[0].func) in torch_api.TORCH_SIZED_FACTORIES or
-                            self.inference.qualname(origin[0].func) in torch_api.TORCH_CONVERTERS) and \
-                            any(body.start <= origin[0].start and origin[0].end <= body.end for body in within):
+                    made_by = self.inference.qualname(origin[0].func) or "" \
+                        if origin is not None and isinstance(origin[0], cst.Call) else ""
+                    # (a dict of constants, `self.data = {"a": torch.Tensor([1]), ..}`: each entry stays
+                    # where it was made, whatever registers the same tensors as buffers)
+                    if (made_by in torch_api.TORCH_SIZED_FACTORIES or made_by in torch_api.TORCH_CONVERTERS or
+                            isinstance(statement.value, cst.Dict) and torch_api.is_cpu_tensor_type(made_by)) and \
+                            (any(body.start <= origin[0].start and origin[0].end <= body.end for body in within) or
+                             self._from_parameter(statement.value, method)):
+                        # (or handed to the constructor: `self.mins = bounds[0:1]` of a CPU `bounds`)
                         made = made or origin[0]
                 if made is None:
                     continue
                 used = self._first_use(cls, name, forward_methods)
                 if used is None:
+                    continue
+                if isinstance(statement.value, cst.Dict):  # reported where `forward` reads an entry
+                    found.append(DeviceMismatch(used, made, cls, move, used, attribute=name, kind="dict"))
                     continue
                 holds_several = self._holds_tuple(statement.value) or isinstance(statement.value, cst.Call) and \
                     torch_api.is_distribution_class(self.inference.qualname(statement.value.func) or "")

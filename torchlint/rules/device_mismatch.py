@@ -22,7 +22,7 @@ class DeviceMismatch(Rule):
     fix = Applicability.UNSAFE
     raised_where_used = True
     # (a module class may be moved by another module of the project that imports it)
-    requires = (r"\.to\(|\.cuda\(|\bModule\b",)
+    requires = (r"\.to\(|\.cuda\(|\bModule\b|\bdevice\s*=",)
     references = (
         ("torch.nn.Module.register_buffer",
          "https://pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.register_buffer"),
@@ -31,21 +31,27 @@ class DeviceMismatch(Rule):
     docs = """
     ## What it does
     In an `nn.Module` subclass whose instances the file moves to a device (`model.to(device)`,
-    `.cuda()`; also a module built as a submodule of a moved one, or as a layer of an
+    `.cuda()`; also a module built as a submodule of a moved one, or handed to the constructor
+    of a moved one that keeps it in an attribute (`Net(Standardize(stats)).to(device)`), or as a layer of an
     `nn.Sequential` that is moved, or returned by a factory function of the file:
     `build_model(cfg).to(cfg.device)`; or that another module of the project moves,
     `TinyLM(50).to(device)` in train.py after `from layers import TinyLM`, the move then shown
     with where it is), flags:
 
     - a plain tensor attribute made while the module is built (`self.mask = torch.ones(..)`
-      in `__init__` or a method it calls, also the `__init__` of a base class of the file it
+      in `__init__` or a method it calls, also one handed to the constructor and shown on the
+      CPU, `self.mean = stats[0]`, also the `__init__` of a base class of the file it
       runs through `super().__init__()`, or made by a helper function of the file that makes
       the tensor it returns, `self.bias = get_alibi(heads, n)`, or by a parameter whose default
       and call sites give a torch factory, `self.window = window_fn(n_fft)` with
       `window_fn=torch.hann_window`; `torch.zeros(.., device=x_example.device)`, a tuple
       of those such as an LSTM's `(h0, c0)`, a `torch.distributions` object built from CPU
       tensors or Python numbers, whose samples are on the CPU), that `forward` computes with
-      before replacing it;
+      before replacing it (also in a method `forward` calls through `self`, looked up in the
+      instance's class: a base class's `forward` runs the subclass's `self.apply_to(x)`);
+    - a plain attribute holding a dict of CPU tensors (`self.stats = {"shift": torch.zeros(4)}`,
+      even when the same tensors are also registered as buffers: the move replaces the buffers
+      by moved copies and leaves the dict's entries), reported where `forward` reads an entry;
     - a plain attribute that `forward` (or a method it calls) fills with a tensor under an
       `if` on the module's own state, a cache (`if self.mask is None: self.mask = ..`,
       `if n != self.n_cached:`), when the file runs the module before it moves it
@@ -84,7 +90,8 @@ class DeviceMismatch(Rule):
       `torch.FloatTensor(state)`, always on the CPU, and `torch.stack` or `pad_sequence` of a
       list of those; also what an instance of a plain class of the file returns from `__call__`,
       a tokenizer's dict of CPU tensors),
-      the tuple an `init_hidden` helper returns, also through the parameters of a
+      the tuple an `init_hidden` helper returns, a dict batch unpacked into the call
+      (`model(**batch)`) or given by keyword, also through the parameters of a
       `train(model, loader)` function, and in a helper given the module (`x = torch.zeros(1, *size)`
       then `m.eval()(x)`), also given to a method of the module's class that runs the module
       on it (`rnn.predict(x)`, whose body calls `self(x)`), moved where it is built or by the
@@ -320,6 +327,15 @@ class DeviceMismatch(Rule):
                     what = what.replace("is a plain tensor attribute", "is a plain attribute holding CPU tensors")
                     advice = "make its tensors in `forward` on the device of the input (`device=x.device`)"
                     fix = None
+                if found.kind == "dict":  # read here; the dict keeps the tensors it was built with
+                    related = [(found.made, "the tensor is made here, in a plain dict"),
+                               *(item for item in related if item[0] is not found.made and item[0] is not found.used)]
+                    what = (f"`self.{found.attribute}` of `{found.cls.name}` is a plain dict of CPU tensors: {move} "
+                            f"moves parameters and buffers (and replaces registered buffers by moved copies), "
+                            f"not the tensors the dict holds, and `forward` computes with them here")
+                    advice = ("register each tensor as a buffer and read it through the module's attribute, or "
+                              "move it here with `.to(x.device)`")
+                    fix = None
             else:
                 what = (f"`{self.ctx.snippet(found.node)}` makes a tensor on the CPU (no `device=`) in a method of "
                         f"`{found.cls.name}`, which {move} moves, and " +
@@ -383,6 +399,8 @@ class DeviceMismatch(Rule):
         fix = None
         if found.attribute == "()":  # a tuple of tensors: each is moved
             advice = f"make its tensors with `device={device}`" if device else "make its tensors on the module's device"
+        elif found.attribute == "**":  # a dict of tensors unpacked into the call: each is moved
+            advice = f"move each of its tensors: `{{k: v.to({device or 'device'}) for k, v in {self.ctx.snippet(found.node)}.items()}}`"
         elif found.kind == "module":
             advice = f"move the module where it is built: `.to({device})`" if device else \
                 "move the module to the device of its inputs where it is built"
