@@ -228,3 +228,53 @@ def test_a_trace_of_a_model_never_trained_nor_loaded_is_quiet(project) -> None:
 def test_a_default_a_call_overrides_is_not_held(project) -> None:
     _write(project, GLOBAL_PLACEHOLDER.replace("out = features(x)", "out = features(x, True)"))
     assert _findings(project) == []
+
+
+SET_MODE_HELPER = """
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.Linear(8, 2))
+
+    def forward(self, x):
+        return self.body(x)
+
+
+def set_mode(mode, models):
+    for m in models:
+        if mode == "train":
+            m.train()
+        if mode == "eval":
+            m.eval()
+
+
+def check_accuracy(model, x, y):
+    set_mode("eval", [model])
+    with torch.no_grad():
+        correct = (model(x).argmax(1) == y).sum().item()
+    set_mode("train", [model])
+    return correct
+
+
+model = Net()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))
+for epoch in range(2):
+    loss = nn.functional.cross_entropy(model(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    print(check_accuracy(model, x, y))
+"""
+
+
+def test_a_train_in_another_arm_than_the_eval_restores_nothing(project) -> None:
+    """`set_mode("eval", [model])`, whose `m.train()` and `m.eval()` sit in two arms of a loop's
+    body: the function leaves the model's mode unknown, not in training mode (a false report
+    of `check_accuracy` evaluating in training mode, found after the merge of session 24)."""
+    _write(project, SET_MODE_HELPER)
+    assert _findings(project) == []

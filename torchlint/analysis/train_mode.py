@@ -1777,15 +1777,18 @@ class _Walker:
             if method is not None and method.self_name is not None and isinstance(method.node, cst.FunctionDef):
                 function, called_object = method, dotted(func)
         if name in ("train", "eval") and receiver and function is None:
-            if self.summary is not None and state.lookup(receiver) is None and receiver not in self.switched:
-                self.summary.switches_unknown = True  # (not `net.train()` after this walk's `net.eval()`)
+            # `net.eval()` ... `net.train()`, both on every path through the function: the train()
+            # restores a module the function knows (not after an eval() in another arm or iteration).
+            restores = self.summary is not None and receiver in self.switched and _unconditional(call)
+            if self.summary is not None and state.lookup(receiver) is None and not restores:
+                self.summary.switches_unknown = True
             _forget_sharing(receiver, state)
             if name == "train" and (not call.args or _literal(call.args[0].value) is True):
-                _set_sharing(receiver, Train(call, False, restores=self.summary is not None and receiver in self.switched),
-                             state)
+                _set_sharing(receiver, Train(call, False, restores=restores), state)
             else:
                 state.forget(receiver)
-                self.switched.add(receiver)
+                if _unconditional(call):
+                    self.switched.add(receiver)
             return
         if name == "load_state_dict" and receiver and function is None:
             mode = state.modes.get(receiver)
@@ -2608,6 +2611,17 @@ def _decided_away(node: cst.CSTNode, flags: dict) -> bool:
                 return True
         child = ancestor
     return False
+
+
+def _unconditional(node: cst.CSTNode) -> bool:
+    """``node`` runs on every call of its function: under no ``if``, loop, ``try`` or
+    comprehension of it."""
+    for ancestor in ancestors(node):
+        if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Module)):
+            return True
+        if isinstance(ancestor, (cst.If, cst.IfExp, cst.For, cst.While, cst.Try, cst.TryStar, cst.Match, cst.CompFor)):
+            return False
+    return True
 
 
 def _runs_once(call: cst.Call) -> bool:
