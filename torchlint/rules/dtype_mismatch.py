@@ -216,7 +216,9 @@ class DtypeMismatch(Rule):
             origin = found.dtype.origin
             at_origin = found.dtype.chosen and isinstance(origin, cst.Call) and (
                 self._torch_call(origin) or self.ctx.placement.numpy_dtype_argument(origin) is not None)
-            where = origin if at_origin else found.value
+            # A value from a Dataset's `__getitem__`: where that returns it, for every batch.
+            entry = found.dtype.entry if not at_origin else None
+            where = origin if at_origin else entry or found.value
             if id(where) in reported:
                 continue
             reported.add(id(where))
@@ -230,11 +232,13 @@ class DtypeMismatch(Rule):
             advice = f"make it {found.wanted} where it is made" if at_origin else \
                 f"convert it with `.{method}()` here"
             lead = found.dtype.why if at_origin else \
-                f"`{self.ctx.snippet(found.value)}` is {found.dtype.name} ({found.dtype.why})"
+                f"`{self.ctx.snippet(entry or found.value)}` is {found.dtype.name} ({found.dtype.why})"
             value_text = f"`{self.ctx.snippet(found.value)}`"
             if lead.endswith(f"({found.dtype.why})") and found.dtype.why.startswith(value_text):
                 lead = found.dtype.why  # `y.float()` is float32 (`y.float()` is float32)
             fix = self._origin_fix(origin, found.wanted) if at_origin else self._use_fix(found.value, found.wanted)
+            if entry is not None:
+                advice, fix = f"make it {found.wanted} where `__getitem__` returns it", None
             if found.advice:  # converting the value is not the fix
                 advice, fix = found.advice, None
             if fix is not None and fix.message.startswith("Drop"):

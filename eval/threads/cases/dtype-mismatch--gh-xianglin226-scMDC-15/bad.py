@@ -19,8 +19,7 @@ class AnnDataLike:
 
 def normalize(adata):
     size_factors = adata.X.sum(1, keepdims=True) / np.median(adata.X.sum(1))
-    adata.X = np.log1p(adata.X / size_factors)
-    return adata
+    return AnnDataLike(np.log1p(adata.X / size_factors))
 
 
 class scMultiCluster(nn.Module):
@@ -65,8 +64,8 @@ class scMultiCluster(nn.Module):
 
 
 if __name__ == "__main__":
-    adata1 = normalize(AnnDataLike(np.random.poisson(2.0, size=(300, 50)).astype(np.float64) + 1))
-    adata2 = normalize(AnnDataLike(np.random.poisson(1.0, size=(300, 30)).astype(np.float64) + 1))
+    adata1 = normalize(AnnDataLike(np.random.poisson(2.0, size=(300, 50)) + 1))
+    adata2 = normalize(AnnDataLike(np.random.poisson(1.0, size=(300, 30)) + 1))
     model = scMultiCluster(input_dim1=adata1.X.shape[1], input_dim2=adata2.X.shape[1])
     model.pretrain_autoencoder(X1=adata1.X, X2=adata2.X, batch_size=64, epochs=3)
     latent = model.encodeBatch(torch.tensor(adata1.X).to(model.device), torch.tensor(adata2.X).to(model.device))
