@@ -1398,7 +1398,7 @@ class Placement:
                         keyword(before, "dtype") is not None:
                     continue
                 line = self.analysis.line_index.position(before.start)[0]
-                why = f"`{_short(self.analysis, call)}` gives `{_last(taking)}` the floating output of " \
+                why = f"`{self.analysis.snippet(call)}` gives `{_last(taking)}` the floating output of " \
                       f"`{_last(giving)}` (line {line})"
                 found.append(DtypeMismatch(call, Dtype("float32", "tensor", before, why), layer,
                                            f"the indices of `{_last(taking)}`", "an integer dtype (int64)",
