@@ -167,3 +167,34 @@ def test_a_dataset_item_is_reported_once_where_getitem_returns_it(project):
     _check(project, SCANS, [("bad.py", 15, 16, "TL413")], "Input type (double)")
     _check(project, SCANS.replace("return self.scans[i], i % 2", "return self.scans[i].astype(np.float32), i % 2"),
            [])
+
+
+DICT_ITEMS = '''
+import numpy as np
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, Dataset
+
+
+class Pairs(Dataset):
+    def __init__(self, n):
+        self.x = np.random.rand(n, 4)
+        self.y = np.random.randint(0, 3, n)
+
+    def __len__(self):
+        return len(self.x)
+
+    def __getitem__(self, i):
+        return {"features": self.x[i], "label": self.y[i]}
+
+
+net = nn.Linear(4, 3)
+for batch in DataLoader(Pairs(8), batch_size=4):
+    out = net(batch["features"])
+    print(nn.functional.cross_entropy(out, batch["label"]))
+'''
+
+
+def test_the_entries_of_dict_batches_have_the_dtype_of_the_items_entries(project):
+    _check(project, DICT_ITEMS, [("bad.py", 16, 29, "TL413")], "must have the same dtype")
+    _check(project, DICT_ITEMS.replace('"features": self.x[i],', '"features": self.x[i].astype(np.float32),'), [])

@@ -247,7 +247,13 @@ class Placement:
             whole = self.dtype(value, depth + 1)
             if whole is not None and whole is not _NONE and whole.holder in ("tensor", "array"):
                 return whole  # `gi, gj = gij.T`: unpacking a tensor gives its rows, of its dtype
-        if isinstance(value, (cst.Tuple, cst.List)):
+        if isinstance(path[0], str) and isinstance(value, cst.Dict):  # `batch["image"]` of a dict item
+            entries = [element for element in value.elements if isinstance(element, cst.DictElement)
+                       and isinstance(element.key, cst.SimpleString) and element.key.evaluated_value == path[0]]
+            if len(entries) != 1 or any(not isinstance(element, cst.DictElement) for element in value.elements):
+                return None
+            return self._part(entries[0].value, path[1:], depth + 1)
+        if isinstance(value, (cst.Tuple, cst.List)) and isinstance(path[0], int):
             if path[0] >= len(value.elements) or isinstance(value.elements[path[0]], cst.StarredElement):
                 return None
             return self._part(value.elements[path[0]].value, path[1:], depth + 1)
@@ -282,7 +288,7 @@ class Placement:
             if self.inference.qualname(func) in torch_api.ARRAY_SPLITTING_FUNCTIONS and \
                     not any(arg.star for arg in value.args):  # `X_train, X_test, y_train, y_test = split(X, y)`
                 arrays = [arg.value for arg in value.args if arg.keyword is None]
-                if path[0] // 2 < len(arrays):
+                if isinstance(path[0], int) and path[0] // 2 < len(arrays):
                     found = self._part(arrays[path[0] // 2], path[1:], depth + 1)
                     return found if found is not None and found.holder == "array" else None
         return None
@@ -348,7 +354,7 @@ class Placement:
             return None
         returned = function.returns[0]
         for index in path:
-            if index is None or not isinstance(returned, cst.Tuple) or index >= len(returned.elements) \
+            if not isinstance(index, int) or not isinstance(returned, cst.Tuple) or index >= len(returned.elements) \
                     or any(isinstance(element, cst.StarredElement) for element in returned.elements):
                 return None
             returned = returned.elements[index].value
@@ -363,7 +369,7 @@ class Placement:
             return None
         if isinstance(func, cst.Name) and func.value in ("enumerate", "zip") and \
                 self.inference.qualname(func) in (None, f"builtins.{func.value}"):
-            if not path or path[0] is None or (func.value == "zip" and path[0] >= len(args)):
+            if not path or not isinstance(path[0], int) or (func.value == "zip" and path[0] >= len(args)):
                 return None
             if func.value == "enumerate":
                 if len(args) != 1:
@@ -405,7 +411,7 @@ class Placement:
         qualname = self.inference.qualname(dataset.func)
         args = [arg.value for arg in dataset.args if arg.keyword is None]
         if qualname in torch_api.TENSOR_DATASETS:
-            if not path or path[0] is None or path[0] >= len(args):
+            if not path or not isinstance(path[0], int) or path[0] >= len(args):
                 return None
             found = self.dtype(args[path[0]], depth)
             return found if found is not None and found.holder == "tensor" and len(path) == 1 else None
@@ -422,8 +428,13 @@ class Placement:
         if found is None or found is _NONE or len(getitem.returns) != 1:
             return found
         entry: Optional[cst.BaseExpression] = getitem.returns[0]
-        for index in path:  # `return image, mask`: the item at ``path``
-            entry = entry.elements[index].value if isinstance(entry, cst.Tuple) and index is not None and \
+        for index in path:  # `return image, mask`: the item at ``path``; `return {"image": image}`
+            if isinstance(index, str) and isinstance(entry, cst.Dict):
+                entry = next((element.value for element in entry.elements if isinstance(element, cst.DictElement)
+                              and isinstance(element.key, cst.SimpleString)
+                              and element.key.evaluated_value == index), None)
+                continue
+            entry = entry.elements[index].value if isinstance(entry, cst.Tuple) and isinstance(index, int) and \
                 index < len(entry.elements) and not isinstance(entry.elements[index], cst.StarredElement) else None
             if entry is None:
                 break
@@ -1119,6 +1130,11 @@ class Placement:
             if isinstance(node.value, cst.Subscript):
                 return self._entry(node.value, inner, depth + 1)
             return self._part(node.value, inner, depth + 1)
+        if isinstance(index, cst.SimpleString) and isinstance(index.evaluated_value, str) and \
+                isinstance(node.value, cst.Name):
+            # `batch["image"]`: the entry of a dict batch, what the dataset's item holds under that key
+            found = self._part(node.value, (index.evaluated_value, *path), depth + 1)
+            return found if found is not None and found.holder in ("tensor", "array") else None
         return None
 
     def _dict_values(self, node: cst.BaseExpression) -> Optional[list[cst.BaseExpression]]:
