@@ -1402,7 +1402,10 @@ class Placement:
         found: list[DtypeMismatch] = []
         for call in self._all_calls():
             if self.inference.qualname(call.func) != "torch.nn.Sequential" or \
-                    any(arg.star or arg.keyword is not None for arg in call.args) or not self._sequential_called(call):
+                    any(arg.star or arg.keyword is not None for arg in call.args):
+                continue
+            run = self._sequential_called(call)
+            if run is None:
                 continue
             layers = [arg.value for arg in call.args]
             for before, layer in zip(layers, layers[1:]):
@@ -1416,35 +1419,37 @@ class Placement:
                 line = self.analysis.line_index.position(before.start)[0]
                 why = f"`{self.analysis.snippet(call)}` gives `{_last(taking)}` the floating output of " \
                       f"`{_last(giving)}` (line {line})"
-                found.append(DtypeMismatch(call, Dtype("float32", "tensor", before, why), layer,
-                                           f"the indices of `{_last(taking)}`", "an integer dtype (int64)",
+                found.append(DtypeMismatch(call, Dtype("float32", "tensor", before, why), run,
+                                           f"the indices of `{_last(taking)}` (line "
+                                           f"{self.analysis.line_index.position(layer.start)[0]}) when it runs",
+                                           "an integer dtype (int64)",
                                            wanted="int64", advice="give each layer that takes indices its own "
                                            "integer input (an `nn.ModuleList`, called one by one)"))
                 break
         return found
 
-    def _sequential_called(self, construction: cst.Call) -> bool:
-        """The `nn.Sequential` built by ``construction`` (bound to a name or `self.<attr>`) is
-        called somewhere in the file, and never iterated nor indexed."""
+    def _sequential_called(self, construction: cst.Call) -> Optional[cst.Call]:
+        """The first call of the `nn.Sequential` built by ``construction`` (bound to a name or
+        `self.<attr>`), where it is never iterated nor indexed."""
         parent = self.model.parent(construction)
         if not isinstance(parent, cst.Assign) or len(parent.targets) != 1:
-            return False
+            return None
         target = parent.targets[0].target
         if not isinstance(target, (cst.Name, cst.Attribute)):
-            return False
+            return None
         name = target.value if isinstance(target, cst.Name) else target.attr.value
         uses = [node for node in self.analysis.nodes_of(cst.Name, cst.Attribute)
                 if node is not target and (node.value == name if isinstance(node, cst.Name) and
                                            isinstance(target, cst.Name) else isinstance(node, cst.Attribute)
                                            and isinstance(target, cst.Attribute) and node.attr.value == name)]
-        called = False
+        called: Optional[cst.Call] = None
         for use in uses:
             holder = self.model.parent(use)
             if isinstance(holder, cst.Call) and holder.func is use:
-                called = True
+                called = called or holder
             elif not isinstance(holder, cst.Call) or isinstance(holder.func, cst.Name) and \
                     holder.func.value in _ITERATING_BUILTINS:
-                return False  # indexed, iterated, given away: perhaps not run as a chain
+                return None  # indexed, iterated, given away: perhaps not run as a chain
         return called
 
     def _inplace_into_integers(self) -> list[DtypeMismatch]:
