@@ -48,7 +48,9 @@ def test_numpy_float64_functions_are_float64(qualname: str) -> None:
 def test_numpy_int64_functions_are_int64(qualname: str) -> None:
     function = _numpy(qualname)
     arguments = {"numpy.random.randint": (0, 3, 4), "numpy.bincount": (np.arange(3),),
-                 "numpy.argmax": (np.ones(3),), "numpy.argmin": (np.ones(3),), "numpy.argsort": (np.ones(3),)}
+                 "numpy.argmax": (np.ones(3),), "numpy.argmin": (np.ones(3),), "numpy.argsort": (np.ones(3),),
+                 "numpy.random.binomial": (3, 0.5), "numpy.random.geometric": (0.5,),
+                 "numpy.random.negative_binomial": (3, 0.5), "numpy.random.hypergeometric": (3, 4, 2)}
     result = function(*arguments.get(qualname, (3,)))
     assert np.asarray(result).dtype == np.int64, qualname
 

@@ -71,6 +71,10 @@ class Dtype:
     # The dtype was chosen at ``origin`` (a `dtype=`, a conversion, a fill value), so a fix
     # belongs there; not for calls whose dtype is their nature (`torch.randint`: class ids).
     chosen: bool = False
+    # Where the value leaves the file's data pipeline for a `DataLoader`'s batches: the item a
+    # `Dataset` class's `__getitem__` returns (`default_collate` keeps its dtype), the one place
+    # that gives every batch its dtype.
+    entry: Optional[cst.CSTNode] = None
 
     @property
     def floating(self) -> bool:
@@ -245,7 +249,13 @@ class Placement:
             whole = self.dtype(value, depth + 1)
             if whole is not None and whole is not _NONE and whole.holder in ("tensor", "array"):
                 return whole  # `gi, gj = gij.T`: unpacking a tensor gives its rows, of its dtype
-        if isinstance(value, (cst.Tuple, cst.List)):
+        if isinstance(path[0], str) and isinstance(value, cst.Dict):  # `batch["image"]` of a dict item
+            entries = [element for element in value.elements if isinstance(element, cst.DictElement)
+                       and isinstance(element.key, cst.SimpleString) and element.key.evaluated_value == path[0]]
+            if len(entries) != 1 or any(not isinstance(element, cst.DictElement) for element in value.elements):
+                return None
+            return self._part(entries[0].value, path[1:], depth + 1)
+        if isinstance(value, (cst.Tuple, cst.List)) and isinstance(path[0], int):
             if path[0] >= len(value.elements) or isinstance(value.elements[path[0]], cst.StarredElement):
                 return None
             return self._part(value.elements[path[0]].value, path[1:], depth + 1)
@@ -280,7 +290,7 @@ class Placement:
             if self.inference.qualname(func) in torch_api.ARRAY_SPLITTING_FUNCTIONS and \
                     not any(arg.star for arg in value.args):  # `X_train, X_test, y_train, y_test = split(X, y)`
                 arrays = [arg.value for arg in value.args if arg.keyword is None]
-                if path[0] // 2 < len(arrays):
+                if isinstance(path[0], int) and path[0] // 2 < len(arrays):
                     found = self._part(arrays[path[0] // 2], path[1:], depth + 1)
                     return found if found is not None and found.holder == "array" else None
         return None
@@ -346,7 +356,7 @@ class Placement:
             return None
         returned = function.returns[0]
         for index in path:
-            if index is None or not isinstance(returned, cst.Tuple) or index >= len(returned.elements) \
+            if not isinstance(index, int) or not isinstance(returned, cst.Tuple) or index >= len(returned.elements) \
                     or any(isinstance(element, cst.StarredElement) for element in returned.elements):
                 return None
             returned = returned.elements[index].value
@@ -361,7 +371,7 @@ class Placement:
             return None
         if isinstance(func, cst.Name) and func.value in ("enumerate", "zip") and \
                 self.inference.qualname(func) in (None, f"builtins.{func.value}"):
-            if not path or path[0] is None or (func.value == "zip" and path[0] >= len(args)):
+            if not path or not isinstance(path[0], int) or (func.value == "zip" and path[0] >= len(args)):
                 return None
             if func.value == "enumerate":
                 if len(args) != 1:
@@ -403,7 +413,7 @@ class Placement:
         qualname = self.inference.qualname(dataset.func)
         args = [arg.value for arg in dataset.args if arg.keyword is None]
         if qualname in torch_api.TENSOR_DATASETS:
-            if not path or path[0] is None or path[0] >= len(args):
+            if not path or not isinstance(path[0], int) or path[0] >= len(args):
                 return None
             found = self.dtype(args[path[0]], depth)
             return found if found is not None and found.holder == "tensor" and len(path) == 1 else None
@@ -416,7 +426,21 @@ class Placement:
         getitem = cls.methods.get("__getitem__") if cls is not None else None
         if getitem is None or not getitem.returns or getitem.is_generator:
             return None
-        return self._combine([self._part(returned, path, depth + 1) for returned in getitem.returns])
+        found = self._combine([self._part(returned, path, depth + 1) for returned in getitem.returns])
+        if found is None or found is _NONE or len(getitem.returns) != 1:
+            return found
+        entry: Optional[cst.BaseExpression] = getitem.returns[0]
+        for index in path:  # `return image, mask`: the item at ``path``; `return {"image": image}`
+            if isinstance(index, str) and isinstance(entry, cst.Dict):
+                entry = next((element.value for element in entry.elements if isinstance(element, cst.DictElement)
+                              and isinstance(element.key, cst.SimpleString)
+                              and element.key.evaluated_value == index), None)
+                continue
+            entry = entry.elements[index].value if isinstance(entry, cst.Tuple) and isinstance(index, int) and \
+                index < len(entry.elements) and not isinstance(entry.elements[index], cst.StarredElement) else None
+            if entry is None:
+                break
+        return replace(found, entry=entry) if entry is not None and found.entry is None else found
 
     def _batched(self, found: Optional[Dtype], loader: cst.Call) -> Optional[Dtype]:
         """What `default_collate` makes of items of dtype ``found``: a tensor of that dtype
@@ -582,8 +606,72 @@ class Placement:
         assignments = cls.assignments(name)
         if not assignments:
             return self._class_level(cls, name, depth)
+        given = self._given_at_construction(node, cls, assignments)
+        if given is not None:  # `AnnDataLike(np.log1p(x)).X`: what this instance was built with
+            return self._combine([self.dtype(value, depth) for value in given])
         return self._combine([self._part(assignment.value, assignment.path, depth) if assignment.value is not None
                               and None not in assignment.path else None for assignment in assignments])
+
+    def _given_at_construction(self, node: cst.Attribute, cls: ClassInfo,
+                               assignments: list) -> Optional[list[cst.BaseExpression]]:
+        """For ``obj.<name>`` where ``obj`` is built by constructions `Cls(..)` of this file's
+        class that the analysis can list (through names, parameters and the return of a
+        function) and `__init__` alone sets the attribute, to one of its parameters
+        (`self.X = X`): what those constructions pass for it. An attribute is the value the
+        instance was built with, whatever other instances hold; not where the file writes the
+        attribute from outside the class."""
+        if len(assignments) != 1 or assignments[0].path or not isinstance(assignments[0].value, cst.Name) or \
+                assignments[0].function.name != "__init__":
+            return None
+        bindings = self.model.resolve(assignments[0].value)
+        if len(bindings) != 1 or bindings[0].kind is not BindingKind.PARAM or \
+                self._function_of(bindings[0]) is not assignments[0].function or \
+                not isinstance(bindings[0].node, cst.Param):
+            return None
+        for assign in self.analysis.nodes_of(cst.Assign, cst.AugAssign):
+            targets = [target.target for target in assign.targets] if isinstance(assign, cst.Assign) else \
+                [assign.target]
+            if any(isinstance(target, cst.Attribute) and target.attr.value == node.attr.value and
+                   not (cls.node.start <= target.start and target.end <= cls.node.end) for target in targets):
+                return None
+        built = self._instance_constructions(node.value, cls, 0)
+        if not built:
+            return None
+        given = [self.inference.passed_argument(call, assignments[0].function, bindings[0].node) for call in built]
+        return None if any(value is None for value in given) else given  # type: ignore[return-value]
+
+    def _instance_constructions(self, node: cst.BaseExpression, cls: ClassInfo,
+                                depth: int) -> Optional[list[cst.Call]]:
+        """The calls `Cls(..)` that built the instance ``node`` holds, when all can be listed."""
+        if depth > 4:
+            return None
+        if isinstance(node, cst.Name):
+            bindings = self.model.resolve(node)
+            if len(bindings) != 1 or bindings[0].path or bindings[0].iterates:
+                return None
+            if bindings[0].kind is BindingKind.PARAM:
+                passed = self._passed(bindings[0])
+                if not passed or any(value is None for value in passed):
+                    return None
+                found: list[cst.Call] = []
+                for value in passed:
+                    built = self._instance_constructions(value, cls, depth + 1)  # type: ignore[arg-type]
+                    if built is None:
+                        return None
+                    found.extend(built)
+                return found
+            if bindings[0].kind is not BindingKind.ASSIGN or bindings[0].value is None:
+                return None
+            return self._instance_constructions(bindings[0].value, cls, depth + 1)
+        if not isinstance(node, cst.Call) or any(arg.star for arg in node.args):
+            return None
+        if isinstance(node.func, cst.Name) and any(binding.definition is cls for binding in
+                                                   self.model.resolve(node.func)):
+            return [node]
+        function = self._file_function(node.func) if self.inference.qualname(node.func) is None else None
+        if function is None or function.kind != "function" or function.is_generator or len(function.returns) != 1:
+            return None
+        return self._instance_constructions(function.returns[0], cls, depth + 1)
 
     def _class_of(self, node: cst.BaseExpression, depth: int = 0) -> Optional[ClassInfo]:
         """The class of this file that ``node`` is an instance of: by inference, or for a
@@ -788,8 +876,9 @@ class Placement:
             if qualname in torch_api.NUMPY_FLOATING_FUNCTIONS and args:
                 first = self.dtype(args[0].value, depth)
                 if first is not None and first.holder == "array":
-                    return _as(first, "float64" if first.integer else first.name, "array") if \
-                        first.name != "float64" else first
+                    if first.integer:  # `np.log1p(counts / size_factors)`, `np.median(counts)`
+                        return Dtype("float64", "array", node, f"{code} of an integer array is float64")
+                    return _as(first, first.name, "array") if first.name != "float64" else first
                 return None
             if qualname in torch_api.NUMPY_DTYPE_KEEPING_FUNCTIONS and args:
                 listed = self._listed(args[0].value, node, depth)
@@ -812,6 +901,8 @@ class Placement:
             return Dtype(READ_NUMBERS, "frame", node, f"{code} reads numbers as float64 (int64 when whole): never "
                          f"float32")
         if qualname in torch_api.PANDAS_FRAMES and args and keyword(node, "dtype") is None:
+            if isinstance(args[0].value, cst.Dict):  # `pd.DataFrame({"a": rng.integers(..), ..})`
+                return self._frame_of_columns(node, args[0].value, depth)
             found = self.dtype(args[0].value, depth)  # `pd.DataFrame(np.random.rand(..))`
             return replace(found, holder="frame") if found is not None and found.holder == "array" else None
         if qualname in torch_api.ARRAY_FLOAT64_FUNCTIONS:  # `compute_class_weight(..)`
@@ -1041,6 +1132,11 @@ class Placement:
             if isinstance(node.value, cst.Subscript):
                 return self._entry(node.value, inner, depth + 1)
             return self._part(node.value, inner, depth + 1)
+        if isinstance(index, cst.SimpleString) and isinstance(index.evaluated_value, str) and \
+                isinstance(node.value, cst.Name):
+            # `batch["image"]`: the entry of a dict batch, what the dataset's item holds under that key
+            found = self._part(node.value, (index.evaluated_value, *path), depth + 1)
+            return found if found is not None and found.holder in ("tensor", "array") else None
         return None
 
     def _dict_values(self, node: cst.BaseExpression) -> Optional[list[cst.BaseExpression]]:
@@ -1101,6 +1197,47 @@ class Placement:
             return bool(values) and all(self._is_device(value, depth + 1) for value in values)
         return False
 
+    def _frame_of_columns(self, call: cst.Call, columns: cst.Dict, depth: int) -> Optional[Dtype]:
+        """A DataFrame built from a dict of columns: each column keeps its array's dtype, so its
+        values (any selection of columns) are int64 or float64 when every column is, also those
+        the file adds later (`df["y"] = ..`): never float32."""
+        values: list[cst.BaseExpression] = []
+        for element in columns.elements:
+            if not isinstance(element, cst.DictElement):
+                return None
+            values.append(element.value)
+        base = self._combine_columns([self.dtype(value, depth) for value in values], call)
+        if base is None:
+            return None
+        added: list[cst.BaseExpression] = []
+        parent = self.model.parent(call)
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
+            name = parent.targets[0].target.value
+            for assign in self.analysis.nodes_of(cst.Assign):
+                for target in assign.targets:
+                    if isinstance(target.target, cst.Subscript) and isinstance(target.target.value, cst.Name) and \
+                            target.target.value.value == name:
+                        added.append(assign.value)
+        if not added:
+            return base
+        # The added columns are computed from the frame's own columns: read those as the dict makes
+        # them while the answer is worked out, then forget what was found on the way.
+        known = set(self._memo)
+        self._memo[id(call)] = base
+        found = [base, *(self.dtype(value, depth) for value in added)]
+        for key in set(self._memo) - known:
+            del self._memo[key]
+        return self._combine_columns(found, call)
+
+    def _combine_columns(self, found: list[Optional[Dtype]], call: cst.Call) -> Optional[Dtype]:
+        if not found or any(item is None or item.holder not in ("array", "frame") or
+                            item.name not in ("int64", "float64", READ_NUMBERS) for item in found):
+            return None
+        if all(item.name == found[0].name for item in found):
+            return replace(found[0], holder="frame")  # type: ignore[union-attr]
+        return Dtype(READ_NUMBERS, "frame", call, f"`{_short(self.analysis, call)}` holds int64 and float64 columns: "
+                     f"its values are float64 (int64 for whole-number columns), never float32")
+
     def _binary(self, node: cst.BinaryOperation, depth: int) -> Optional[Dtype]:
         if isinstance(node.operator, cst.MatrixMultiply):  # operands of one dtype (else it raises): that one
             left, right = self.dtype(node.left, depth), self.dtype(node.right, depth)
@@ -1141,6 +1278,13 @@ class Placement:
                 return Dtype(promoted, "array", node, f"`{_short(self.analysis, node)}` computes a {floating.name} "
                              f"array with an {integer.name} one: numpy promotes to {promoted}")
             return None
+        if "frame" in holders and holders <= {"frame", "array", "number"} and \
+                all(item.name in ("int64", "float64", READ_NUMBERS) for item in (left, right)):
+            # pandas arithmetic of int64 and float64 columns (and numbers): int64 or float64 again
+            frame = left if left.holder == "frame" else right
+            return frame if left.name == right.name or frame.name == READ_NUMBERS else \
+                Dtype(READ_NUMBERS, "frame", node, f"`{_short(self.analysis, node)}` computes int64 and float64 "
+                      f"columns: float64 or int64, never float32")
         if holders <= {"tensor", "number"}:
             tensor = left if left.holder == "tensor" else right
             other = right if tensor is left else left
@@ -1250,10 +1394,70 @@ class Placement:
                 mismatch = self._product(operation, operation.left, operation.right, "@")
                 if mismatch is not None:
                     found.append(mismatch)
+        found.extend(self._chained_index_layers())
         if "state_dict" in self.analysis.text:
             found.extend(self._state_entry_updates())
         found.extend(self._inplace_into_integers())
         return found
+
+    def _chained_index_layers(self) -> list[DtypeMismatch]:
+        """An `nn.Sequential` that gives a layer taking integer indices (`nn.Embedding`) the
+        output of the layer before it, a layer with floating weights (`nn.Linear`, another
+        `nn.Embedding`): a Sequential passes each layer's output to the next, and that output is
+        floating ("Expected tensor for argument #1 'indices' to have one of the following scalar
+        types: Long, Int"). Only a Sequential the file calls (one it iterates is a list of layers)."""
+        found: list[DtypeMismatch] = []
+        for call in self._all_calls():
+            if self.inference.qualname(call.func) != "torch.nn.Sequential" or \
+                    any(arg.star or arg.keyword is not None for arg in call.args):
+                continue
+            run = self._sequential_called(call)
+            if run is None:
+                continue
+            layers = [arg.value for arg in call.args]
+            for before, layer in zip(layers, layers[1:]):
+                if not (isinstance(before, cst.Call) and isinstance(layer, cst.Call)):
+                    continue
+                taking, giving = self.inference.qualname(layer.func), self.inference.qualname(before.func)
+                if taking not in torch_api.INDEX_INPUTS or giving in torch_api.RECURRENT_LAYERS or \
+                        giving not in torch_api.FLOAT32_WEIGHT_LAYERS and giving not in torch_api.INDEX_INPUTS or \
+                        keyword(before, "dtype") is not None:
+                    continue
+                line = self.analysis.line_index.position(before.start)[0]
+                why = f"`{self.analysis.snippet(call)}` gives `{_last(taking)}` the floating output of " \
+                      f"`{_last(giving)}` (line {line})"
+                found.append(DtypeMismatch(call, Dtype("float32", "tensor", before, why), run,
+                                           f"the indices of `{_last(taking)}` (line "
+                                           f"{self.analysis.line_index.position(layer.start)[0]}) when it runs",
+                                           "an integer dtype (int64)",
+                                           wanted="int64", advice="give each layer that takes indices its own "
+                                           "integer input (an `nn.ModuleList`, called one by one)"))
+                break
+        return found
+
+    def _sequential_called(self, construction: cst.Call) -> Optional[cst.Call]:
+        """The first call of the `nn.Sequential` built by ``construction`` (bound to a name or
+        `self.<attr>`), where it is never iterated nor indexed."""
+        parent = self.model.parent(construction)
+        if not isinstance(parent, cst.Assign) or len(parent.targets) != 1:
+            return None
+        target = parent.targets[0].target
+        if not isinstance(target, (cst.Name, cst.Attribute)):
+            return None
+        name = target.value if isinstance(target, cst.Name) else target.attr.value
+        uses = [node for node in self.analysis.nodes_of(cst.Name, cst.Attribute)
+                if node is not target and (node.value == name if isinstance(node, cst.Name) and
+                                           isinstance(target, cst.Name) else isinstance(node, cst.Attribute)
+                                           and isinstance(target, cst.Attribute) and node.attr.value == name)]
+        called: Optional[cst.Call] = None
+        for use in uses:
+            holder = self.model.parent(use)
+            if isinstance(holder, cst.Call) and holder.func is use:
+                called = called or holder
+            elif not isinstance(holder, cst.Call) or isinstance(holder.func, cst.Name) and \
+                    holder.func.value in _ITERATING_BUILTINS:
+                return None  # indexed, iterated, given away: perhaps not run as a chain
+        return called
 
     def _inplace_into_integers(self) -> list[DtypeMismatch]:
         """In-place arithmetic on a tensor shown to be of an integer dtype with a floating operand
@@ -1615,6 +1819,10 @@ class Placement:
                     return DtypeMismatch(positional[0], found, call,
                                          f"the input of `{model.name}`, which its `forward` gives to `{_last(layer)}` "
                                          f"(float32 weights, {line})", "float32")
+        if module is None and model is None and qualname is None:
+            mismatch = self._argument_to_layer(call)
+            if mismatch is not None:
+                return mismatch
         operands = self._product_operands(call, qualname, positional)
         if operands is not None:
             return self._products(call, operands, qualname or call.func.attr.value)  # type: ignore[attr-defined]
@@ -1911,6 +2119,53 @@ class Placement:
         owner = self._owner_of(cls) if cls is not None else None
         return cls if owner is not None and owner._is_module_class(cls) and "forward" in cls.methods else None
 
+    def _argument_to_layer(self, call: cst.Call) -> Optional[DtypeMismatch]:
+        """A float64 (or integer) tensor given to a function or method of this file that carries
+        that parameter to a layer with float32 weights: judged at each call site, so that one
+        call giving float64 is found where the others give float32 (a helper used for training
+        with `torch.Tensor(x)` and for embedding with `torch.tensor(x)`). Not where the argument
+        carries a parameter of the calling function: its own call sites are judged instead."""
+        if any(arg.star for arg in call.args):
+            return None
+        callee = self._file_function(call.func)
+        if callee is None or callee.name in ("forward", "__init__") or callee.is_generator:
+            return None
+        code = enclosing_code(call)
+        caller = self.model.functions.get(id(code)) if isinstance(code, cst.FunctionDef) else None
+        for arg in call.args:
+            found = self.dtype(arg.value)
+            if found is None or found.holder != "tensor" or not (found.name == "float64" or found.integer):
+                continue
+            if caller is not None and self._reads_parameter(arg.value, caller, found, 0):
+                continue
+            param = self._receiving_param(call, callee, arg)
+            reached = self._parameter_reaches_layer(callee, param, found.name == "float64") if param else None
+            if reached is not None:
+                layer, where = reached
+                line = self.analysis.line_index.position(where.start)[0]
+                return DtypeMismatch(arg.value, found, call, f"the argument `{param}` of `{callee.name}`, which it "
+                                     f"gives to `{_last(layer)}` (float32 weights, line {line})", "float32")
+        return None
+
+    def _reads_parameter(self, node: cst.BaseExpression, caller: FunctionInfo, found: Dtype, depth: int) -> bool:
+        """``node`` is a parameter of ``caller``, or a value made from one that keeps its
+        dtype ``found`` (indexing, `.to(device)` and other methods of it)."""
+        if depth > 8:
+            return False
+        if isinstance(node, cst.Name):
+            bindings = self.model.resolve(node)
+            return bool(bindings) and all(
+                binding.kind is BindingKind.PARAM and self._function_of(binding) is caller
+                or binding.kind is BindingKind.ASSIGN and not binding.path and binding.value is not None
+                and self._reads_parameter(binding.value, caller, found, depth + 1) for binding in bindings)
+        if isinstance(node, cst.Subscript):
+            return self._reads_parameter(node.value, caller, found, depth + 1)
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            inner = self.dtype(node.func.value)
+            return inner is not None and inner.name == found.name and \
+                self._reads_parameter(node.func.value, caller, found, depth + 1)
+        return False
+
     def _owner_of(self, cls: ClassInfo) -> Optional["Placement"]:
         """The placement analysis of the module that defines ``cls``: this one, or that of
         another module of the project the class is imported from (``from models import Net``)."""
@@ -1931,32 +2186,70 @@ class Placement:
         parameter of the module (`torch.matmul(x, self.weight)`) counts as a layer."""
         forward = cls.methods.get("forward")
         params = forward.positional_params() if forward is not None else []
-        if forward is None or len(params) < 2 or depth > 3:
+        if forward is None or len(params) < 2:
             return None
-        key = ("reached", id(cls), promotes)
+        return self._parameter_reaches_layer(forward, params[1].name.value, promotes, depth)
+
+    def _parameter_reaches_layer(self, function: FunctionInfo, name: str, promotes: bool,
+                                 depth: int = 0) -> Optional[tuple[str, cst.CSTNode]]:
+        """(the torch layer with float32 weights, the call) that the parameter ``name`` of
+        ``function`` (a `forward`, another method or a function of this file) reaches first on
+        every path through it, carried as `_reached_layer` says; also through the calls of the
+        file's functions and methods it is given to (`self.encode(x)`, `helper(x)`)."""
+        if depth > 3 or not isinstance(function.node, cst.FunctionDef):
+            return None
+        key = ("reached", id(function), name, promotes)
         if key in self._answers:
             return self._answers[key]  # type: ignore[return-value]
         self._answers[key] = None
-        carried = lambda node: self._carries(node, forward, params[1].name.value, promotes, 0)  # noqa: E731
+        carried = lambda node: self._carries(node, function, name, promotes, 0)  # noqa: E731
         found = None
-        for call in sorted(self._calls_in(forward.node), key=lambda call: call.end):
-            if in_branch(call, forward.node):
+        for call in sorted(self._calls_in(function.node), key=lambda call: call.end):
+            if in_branch(call, function.node):
                 continue
-            hit = self._layer_taking(call, forward, carried, promotes, depth)
+            hit = self._layer_taking(call, function, carried, promotes, depth)
             if hit is not None:
                 found = (hit, call)
                 break
         if found is None:
             for operation in self.analysis.nodes_of(cst.BinaryOperation):
                 if isinstance(operation.operator, cst.MatrixMultiply) and \
-                        forward.node.start <= operation.start and operation.end <= forward.node.end and \
-                        not in_branch(operation, forward.node) and \
-                        (carried(operation.left) and self._float32_parameter(operation.right, forward) or
-                         carried(operation.right) and self._float32_parameter(operation.left, forward)):
+                        function.node.start <= operation.start and operation.end <= function.node.end and \
+                        not in_branch(operation, function.node) and \
+                        (carried(operation.left) and self._float32_parameter(operation.right, function) or
+                         carried(operation.right) and self._float32_parameter(operation.left, function)):
                     found = ("torch.matmul", operation)
                     break
         self._answers[key] = found
         return found
+
+    def _callee_reaches_layer(self, call: cst.Call, carried, promotes: bool,
+                              depth: int) -> Optional[tuple[str, cst.CSTNode]]:
+        """The layer a function or method of this file (not a module's `forward`: `_reached_layer`
+        judges those) that ``call`` runs gives one of the arguments ``carried`` says are carried."""
+        if any(arg.star for arg in call.args) or self.inference.qualname(call.func) is not None:
+            return None
+        callee = self._file_function(call.func)
+        if callee is None or callee.name in ("forward", "__init__") or callee.is_generator:
+            return None
+        for arg in call.args:
+            if not carried(arg.value):
+                continue
+            param = self._receiving_param(call, callee, arg)
+            reached = self._parameter_reaches_layer(callee, param, promotes, depth + 1) if param else None
+            if reached is not None:
+                return reached
+        return None
+
+    @staticmethod
+    def _receiving_param(call: cst.Call, callee: FunctionInfo, arg: cst.Arg) -> Optional[str]:
+        """The name of the parameter of ``callee`` that ``arg`` of ``call`` binds."""
+        if arg.keyword is not None:
+            return arg.keyword.value
+        params = callee.positional_params()
+        index = [item for item in call.args if item.keyword is None].index(arg) + \
+            (1 if callee.kind in ("method", "classmethod") else 0)
+        return params[index].name.value if index < len(params) else None
 
     def _layer_taking(self, call: cst.Call, method: FunctionInfo, carried, promotes: bool,
                       depth: int) -> Optional[str]:
@@ -1972,6 +2265,9 @@ class Placement:
                                         for value, other in (others, others[::-1])):
                 return qualname
             return None
+        reached = self._callee_reaches_layer(call, carried, promotes, depth)
+        if reached is not None:  # `self.forwardAE(x1, x2)`, `encode(model, x)`: a function of the file
+            return reached[0]
         if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
                 and func.value.value == method.self_name) or not carried(positional[0]):
             return None
@@ -2033,6 +2329,9 @@ class Placement:
         if isinstance(func, cst.Attribute) and func.attr.value in torch_api.TENSOR_DTYPE_KEEPING_METHODS and \
                 func.attr.value not in ("max", "min", "sum"):
             return again(func.value)
+        if isinstance(func, cst.Attribute) and func.attr.value == "to" and len(positional) == 1 and \
+                len(node.args) == 1 and self._is_device(positional[0]):
+            return again(func.value)  # `x.to(device)` moves it and keeps its dtype
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and \
                 func.value.value == method.self_name and positional and again(positional[0]):
             layer = self._first_layer(func)

@@ -996,6 +996,9 @@ FLOAT_BUILTINS = frozenset({
 NUMPY_INT64_FUNCTIONS = frozenset({
     "numpy.random.randint", "numpy.random.choice", "numpy.random.permutation", "numpy.bincount", "numpy.argmax",
     "numpy.argmin", "numpy.argsort", "numpy.arange",
+    # the counts numpy.random draws (checked with numpy 2.4: int64)
+    "numpy.random.poisson", "numpy.random.binomial", "numpy.random.geometric", "numpy.random.negative_binomial",
+    "numpy.random.hypergeometric",
 })
 # numpy functions whose result has the dtype of their arrays (promoted between them).
 NUMPY_DTYPE_KEEPING_FUNCTIONS = frozenset({
@@ -1007,7 +1010,7 @@ NUMPY_DTYPE_KEEPING_FUNCTIONS = frozenset({
 })
 # numpy functions that are float64 on integer arrays and keep the dtype of float arrays.
 NUMPY_FLOATING_FUNCTIONS = frozenset({"numpy.exp", "numpy.log", "numpy.sqrt", "numpy.sin", "numpy.cos",
-                                      "numpy.tanh", "numpy.log1p"})
+                                      "numpy.tanh", "numpy.log1p", "numpy.median"})
 # Array methods: those that keep the dtype, and the statistics (float64 on integer arrays).
 ARRAY_DTYPE_KEEPING_METHODS = frozenset({
     "sum", "max", "min", "cumsum", "copy", "reshape", "transpose", "squeeze", "flatten", "ravel", "clip",

@@ -90,7 +90,12 @@ class DtypeMismatch(Rule):
       with a string naming another entry does not skip it);
     - a float32 input to a model converted as it is built (`Net().half()`,
       `nn.Sequential(..).double()`) or by a statement of its own before the call
-      (`model.double()`), whose input meets a layer with weights first.
+      (`model.double()`), whose input meets a layer with weights first;
+    - a float64 (or integer) tensor given to a function or method of the file that carries
+      that parameter to a layer with float32 weights (`model.encode(torch.tensor(x))`), judged
+      at each call: one call giving float64 raises whatever the others give;
+    - an `nn.Sequential` the file calls that gives a layer taking indices (`nn.Embedding`)
+      the floating output of the layer with weights before it.
 
     numpy promotes arrays as torch does not: a float32 array with an int64 (or int32) one is
     float64 (`points - coords` of float32 points and int64 voxel coordinates), and arrays joined
@@ -114,14 +119,18 @@ class DtypeMismatch(Rule):
     data pipeline: the batches of a `DataLoader` have the dtype of its dataset's items (the
     rows of a `TensorDataset`'s tensors, what a `Dataset` class's `__getitem__` returns;
     `default_collate` stacks numpy arrays with their dtype and Python floats as float64),
-    also through `enumerate` and `next(iter(loader))`; an `nn.Sequential` takes its input in
-    its first layer with weights.
+    also through `enumerate` and `next(iter(loader))`, and the entries of dict items
+    (`batch["image"]`); an `nn.Sequential` takes its input in its first layer with weights. An
+    attribute set in `__init__` from a parameter holds what the instance's construction passed
+    (`Table(np.log1p(x)).values`), and a `DataFrame` of a dict of int64 and float64 columns
+    has int64 or float64 values (never float32).
 
     The finding is where the dtype was chosen in a torch call of the file (a `dtype=`, the
     conversion of a numpy array, `.double()`, a conversion to an integer dtype such as
     `labels.long()` or `y.int()`), or in numpy where a call names it and the conversion only
-    keeps it (`torch.from_numpy(image.astype(float))`: the `astype`), else where the value is
-    used; it says where the dtype comes
+    keeps it (`torch.from_numpy(image.astype(float))`: the `astype`), else, for a batch of a
+    `Dataset` class, where its `__getitem__` returns the item (once, for every layer the batches
+    reach), else where the value is used; it says where the dtype comes
     from (a related location). In a file that converts a
     module (`model.double()`) only the calls of a model shown converted are judged; a file that
     changes the default dtype is not judged.
@@ -216,7 +225,9 @@ class DtypeMismatch(Rule):
             origin = found.dtype.origin
             at_origin = found.dtype.chosen and isinstance(origin, cst.Call) and (
                 self._torch_call(origin) or self.ctx.placement.numpy_dtype_argument(origin) is not None)
-            where = origin if at_origin else found.value
+            # A value from a Dataset's `__getitem__`: where that returns it, for every batch.
+            entry = found.dtype.entry if not at_origin else None
+            where = origin if at_origin else entry or found.value
             if id(where) in reported:
                 continue
             reported.add(id(where))
@@ -230,11 +241,13 @@ class DtypeMismatch(Rule):
             advice = f"make it {found.wanted} where it is made" if at_origin else \
                 f"convert it with `.{method}()` here"
             lead = found.dtype.why if at_origin else \
-                f"`{self.ctx.snippet(found.value)}` is {found.dtype.name} ({found.dtype.why})"
+                f"`{self.ctx.snippet(entry or found.value)}` is {found.dtype.name} ({found.dtype.why})"
             value_text = f"`{self.ctx.snippet(found.value)}`"
             if lead.endswith(f"({found.dtype.why})") and found.dtype.why.startswith(value_text):
                 lead = found.dtype.why  # `y.float()` is float32 (`y.float()` is float32)
             fix = self._origin_fix(origin, found.wanted) if at_origin else self._use_fix(found.value, found.wanted)
+            if entry is not None:
+                advice, fix = f"make it {found.wanted} where `__getitem__` returns it", None
             if found.advice:  # converting the value is not the fix
                 advice, fix = found.advice, None
             if fix is not None and fix.message.startswith("Drop"):
