@@ -44,6 +44,28 @@ def test_numpy_float64_functions_are_float64(qualname: str) -> None:
     assert np.asarray(result).dtype == np.float64, qualname
 
 
+@pytest.mark.parametrize("qualname", ["numpy.mean", "numpy.std", "numpy.var", "numpy.average"])
+def test_numpy_statistics_keep_a_float32_arrays_dtype(qualname: str) -> None:
+    assert _numpy(qualname)(np.ones((2, 3), dtype=np.float32), axis=0).dtype == np.float32, qualname
+
+
+def test_a_float32_array_centred_by_its_mean_is_not_reported(tmp_path: Path) -> None:
+    """`np.mean` is float64 of integers, not of a float32 array: no TL413 claim that it is."""
+    source = """
+        import numpy as np
+        import torch
+        import torch.nn as nn
+
+        layer = nn.Linear(3, 1)
+        x = np.ones((4, 3), dtype=np.float32)
+        centred = x - np.mean(x, axis=0, keepdims=True)
+        print(layer(torch.from_numpy(centred)))
+    """
+    assert lint_findings(tmp_path, source, "TL413") == []
+    bad = source.replace("dtype=np.float32", "dtype=np.int64")
+    assert finding_rows(lint_findings(tmp_path, bad, "TL413")) == [(9, "TL413")]
+
+
 @pytest.mark.parametrize("qualname", sorted(torch_api.NUMPY_INT64_FUNCTIONS))
 def test_numpy_int64_functions_are_int64(qualname: str) -> None:
     function = _numpy(qualname)

@@ -942,8 +942,10 @@ AXES_FUNCTIONS: dict[str, Optional[int]] = {
 }
 FIGURE_FUNCTIONS: dict[str, Optional[int]] = {"matplotlib.pyplot.figure": None, "matplotlib.pyplot.subplots": 0}
 FIGURE_AXES_METHODS = frozenset({"add_subplot", "subplots", "gca", "add_axes"})
-# numpy functions whose result is float64 whatever their (numeric) arguments, when no
-# `dtype=` is given: random floats, files of numbers, grids, and the statistics of arrays.
+# numpy functions whose result is float64 when no `dtype=` is given: random floats, files of
+# numbers and grids whatever their arguments; the statistics (`mean`, `std`, `var`, `average`)
+# of a float64 or integer array only, as they keep a float32 array's dtype (numpy 2.4), so
+# placement reads their argument's dtype before it says float64.
 NUMPY_FLOAT64_FUNCTIONS = frozenset({
     "numpy.random.rand", "numpy.random.randn", "numpy.random.random", "numpy.random.random_sample",
     "numpy.random.uniform", "numpy.random.normal", "numpy.random.standard_normal", "numpy.random.sample",
