@@ -19,6 +19,7 @@ from typing import Optional
 
 from torchlint.syntax import cst
 from torchlint.syntax.nodes import dotted
+from torchlint.syntax.text_search import TextPattern
 from torchlint.syntax.walk import walk
 
 
@@ -367,40 +368,23 @@ class SemanticModel:
     def _lazy_mentioning(self, name: str) -> list[FunctionInfo]:
         """The lazy functions whose text holds ``name`` as a whole word.  The search jumps
         past a function once it is known to mention the name, so a common name (``self``)
-        costs one ``str.find`` per function, not a step per occurrence: the query runs for
+        costs one search per function, not a step per occurrence: the query runs for
         hundreds of names per module, and a step per occurrence made it quadratic."""
         code = self.module.code
-        if not name.isidentifier():
-            mentions = [match.start() for match in re.finditer(rf"\b{re.escape(name)}\b", code)]
-        else:
-            mentions = None
         if self._lazy_starts is None:
             self._lazy_starts = [_first_offset(function.node) for function in self.lazy_functions]
-        starts, functions = self._lazy_starts, self.lazy_functions
+        word = TextPattern(rf"\b{re.escape(name)}\b")  # `str.find` for the name, then `\b` checked
         mentioning: list[FunctionInfo] = []
-        offset, size, at = 0, len(name), 0
-        while True:
-            if mentions is None:
-                offset = code.find(name, offset)
-                if offset < 0:
-                    break
-                if _is_word_part(code, offset - 1) or _is_word_part(code, offset + size):
-                    offset += 1
-                    continue
-            else:
-                if at == len(mentions):
-                    break
-                offset, at = mentions[at], at + 1
-            index = bisect.bisect_right(starts, offset) - 1
-            function = functions[index] if index >= 0 else None
+        found = word.search(code)
+        while found is not None:
+            offset = found.start()
+            index = bisect.bisect_right(self._lazy_starts, offset) - 1
+            function = self.lazy_functions[index] if index >= 0 else None
             if function is not None and offset < function.node.end:
-                if not (mentioning and mentioning[-1] is function):
-                    mentioning.append(function)
-                if mentions is None:
-                    offset = function.node.end
-                    continue
-            if mentions is None:
-                offset += size
+                mentioning.append(function)
+                found = word.search(code, function.node.end)
+            else:
+                found = word.search(code, found.end())
         return mentioning
 
     def scope_of(self, name: cst.Name) -> Optional[Scope]:
@@ -1059,14 +1043,6 @@ def _in_flow(node: cst.CSTNode) -> bool:
             return True
         current = current.parent
     return False
-
-
-def _is_word_part(text: str, offset: int) -> bool:
-    """Whether the character at ``offset`` would continue a word (``re``'s ``\\w``)."""
-    if offset < 0 or offset >= len(text):
-        return False
-    character = text[offset]
-    return character.isalnum() or character == "_"
 
 
 def _first_offset(node: cst.FunctionDef) -> int:
