@@ -137,12 +137,23 @@ def _findings(project) -> list:
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_the_bad_program_is_found_and_its_twin_is_not(project, case) -> None:
-    source, row, fixed = CASES[case]
+    found_on_its_line_and_twin_quiet(project, *CASES[case])
+
+
+def found_on_its_line_and_twin_quiet(project, source: str, row: int, fixed: tuple[str, str]) -> None:
+    """``source`` as prog.py has one TL414 finding, on ``row``; with ``fixed`` applied, none."""
     _write(project, source)
     found = _findings(project)
     assert [(f[0], f[1], f[3]) for f in found] == [("prog.py", row, "TL414")], found
     _write(project, source, fixed)
     assert _findings(project) == []
+
+
+def torch_shows_the_bug(project, source: str, _row: int, fixed: tuple[str, str]) -> None:
+    """Run under torch, ``source`` says BUG and its fixed twin does not."""
+    pytest.importorskip("torch")
+    assert "BUG" in _stderr_of_run(project, source)
+    assert "BUG" not in _stderr_of_run(project, source.replace(*fixed))
 
 
 def _stderr_of_run(project, source: str) -> str:
@@ -152,10 +163,7 @@ def _stderr_of_run(project, source: str) -> str:
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_torch_shows_the_bug(project, case) -> None:
-    pytest.importorskip("torch")
-    source, _row, fixed = CASES[case]
-    assert "BUG" in _stderr_of_run(project, source)
-    assert "BUG" not in _stderr_of_run(project, source.replace(*fixed))
+    torch_shows_the_bug(project, *CASES[case])
 
 
 def test_the_finding_says_how_the_model_got_there(project) -> None:

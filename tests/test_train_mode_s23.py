@@ -30,7 +30,7 @@ from __future__ import annotations
 import pytest
 
 from test_eval_s20 import _write
-from test_train_mode_s22 import _findings, _stderr_of_run
+from test_train_mode_s22 import _findings, found_on_its_line_and_twin_quiet, torch_shows_the_bug
 
 HEAD = """
 import torch
@@ -270,20 +270,12 @@ CASES = {
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_the_bad_program_is_found_and_its_twin_is_not(project, case) -> None:
-    source, row, fixed = CASES[case]
-    _write(project, source)
-    found = _findings(project)
-    assert [(f[0], f[1], f[3]) for f in found] == [("prog.py", row, "TL414")], found
-    _write(project, source, fixed)
-    assert _findings(project) == []
+    found_on_its_line_and_twin_quiet(project, *CASES[case])
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_torch_shows_the_bug(project, case) -> None:
-    pytest.importorskip("torch")
-    source, _row, fixed = CASES[case]
-    assert "BUG" in _stderr_of_run(project, source)
-    assert "BUG" not in _stderr_of_run(project, source.replace(*fixed))
+    torch_shows_the_bug(project, *CASES[case])
 
 
 QUIET = {
