@@ -276,6 +276,11 @@ def _call_write(ctx: "FileContext", arg: cst.Arg) -> Optional[Write]:
     """The write into ``arg``'s tensor that the call it is given to makes: a module that works
     in place (its first argument), or a function or module of this file that writes the
     parameter receiving it."""
+    return _inplace_module_write(ctx, arg) or helper_write(ctx, arg.value)
+
+
+def _inplace_module_write(ctx: "FileContext", arg: cst.Arg) -> Optional[Write]:
+    """The write a module that works in place makes into ``arg``, its first argument."""
     call = ctx.parent(arg)
     positional = positional_args(call) if isinstance(call, cst.Call) else []
     if positional and positional[0] is arg and isinstance(call.func, (cst.Name, cst.Attribute)):
@@ -284,7 +289,7 @@ def _call_write(ctx: "FileContext", arg: cst.Arg) -> Optional[Write]:
             line = ctx.line_index.position(module.start)[0]
             return Write(call, f"`{ctx.snippet(call.func)}(..)`, the in-place `{ctx.snippet(module.func)}` of line {line}",
                          None, True)
-    return helper_write(ctx, arg.value)
+    return None
 
 
 def find_grad_write(ctx: "FileContext", node: cst.BaseExpression) -> Optional[Write]:
@@ -303,7 +308,9 @@ def _grad_write_step(ctx: "FileContext", current: cst.CSTNode) -> tuple[Optional
         written = _argument_write(ctx, parent)
         if written is not None and written.how.startswith("`torch.nn.init."):
             return None, None  # the init functions write under `no_grad`
-        return None, written or (_call_write(ctx, parent) if parent.keyword is None and not parent.star else None)
+        # (`helper_write` was asked above: only a module working in place is left to ask)
+        return None, written or (_inplace_module_write(ctx, parent) if parent.keyword is None and not parent.star
+                                 else None)
     return _write_step(ctx, current)
 
 
