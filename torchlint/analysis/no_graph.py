@@ -22,7 +22,7 @@ from torchlint.analysis import torch_api, torch_facts
 from torchlint.analysis.semantic import BindingKind, ClassInfo, FunctionInfo
 from torchlint.analysis.values import Kind, Step
 from torchlint.syntax import cst
-from torchlint.syntax.nodes import integer_index, is_false, is_true, keyword, tuple_element
+from torchlint.syntax.nodes import decide_test, integer_index, is_false, is_true, keyword, tuple_element
 from torchlint.syntax.walk import ancestors, enclosing_code, enclosing_loops, is_descendant, iter_nodes
 
 if TYPE_CHECKING:
@@ -2150,21 +2150,7 @@ class NoGraph:
         """The value of the `if` test ``test`` of ``function`` when ``call`` runs it, decided by
         what the call passes for a parameter (`if p:`, `if not p:`, `if p is None:`, `if p is
         not None:`), and the argument that decides it."""
-        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-            decided = self._decided(test.expression, call, function, hops)
-            return None if decided is None else (not decided[0], decided[1])
-        if isinstance(test, cst.Name):
-            known = self._argument_constant(test.value, call, function, hops)
-            return None if known is None else (known[1], known[2])
-        if isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and len(test.comparisons) == 1 \
-                and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot)) \
-                and isinstance(test.comparisons[0].comparator, cst.Name) \
-                and test.comparisons[0].comparator.value == "None":
-            known = self._argument_constant(test.left.value, call, function, hops)
-            if known is None:
-                return None
-            return (known[0] if isinstance(test.comparisons[0].operator, cst.Is) else not known[0]), known[2]
-        return None
+        return decide_test(test, lambda name: self._argument_constant(name, call, function, hops))
 
     def _argument_constant(self, name: str, call: cst.Call, function, hops: int
                            ) -> Optional[tuple[bool, bool, cst.CSTNode]]:

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Optional
 
 from torchlint.syntax import cst
-from torchlint.syntax.nodes import dotted, keyword, tuple_element
+from torchlint.syntax.nodes import decide_test, dotted, keyword, tuple_element
 from torchlint.syntax.walk import ancestors, iter_nodes
 from torchlint.syntax.text_search import TextPattern
 from torchlint.analysis import torch_api
@@ -2582,21 +2582,9 @@ def _decided(test: cst.BaseExpression, flags: dict) -> Optional[bool]:
     ``flag is not None`` (None: not decided)."""
     if not flags:
         return None
-    if isinstance(test, cst.Name):
-        return flags[test.value] == "True" if test.value in flags else None
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = _decided(test.expression, flags)
-        return None if inner is None else not inner
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name) \
-            and test.left.value in flags and isinstance(test.comparisons[0].comparator, cst.Name) \
-            and test.comparisons[0].comparator.value == "None":
-        operator = test.comparisons[0].operator
-        is_none = flags[test.left.value] == "None"
-        if isinstance(operator, cst.Is):
-            return is_none
-        if isinstance(operator, cst.IsNot):
-            return not is_none
-    return None
+    decided = decide_test(test, lambda name: (flags[name] == "None", flags[name] == "True", None)
+                          if name in flags else None)
+    return None if decided is None else decided[0]
 
 
 def _decided_away(node: cst.CSTNode, flags: dict) -> bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional, TypeVar
 
 from torchlint.syntax import cst
 
@@ -117,3 +117,27 @@ def tuple_element(value: Optional[cst.BaseExpression], path) -> Optional[cst.Bas
             return None
         value = value.elements[index].value
     return value
+
+
+Origin = TypeVar("Origin")
+
+
+def decide_test(test: cst.BaseExpression, known: Callable[[str], Optional[tuple[bool, bool, Origin]]]
+                ) -> Optional[tuple[bool, Origin]]:
+    """The truth of an ``if`` test made of one name, when ``known(name)`` says what the name
+    holds (is None, truthy, and what the caller keeps with it): ``p``, ``not p``, ``p is
+    None``, ``p is not None``; with what ``known`` kept.  None: not decided."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = decide_test(test.expression, known)
+        return None if inner is None else (not inner[0], inner[1])
+    if isinstance(test, cst.Name):
+        value = known(test.value)
+        return None if value is None else (value[1], value[2])
+    if isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and len(test.comparisons) == 1 \
+            and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot)) \
+            and isinstance(test.comparisons[0].comparator, cst.Name) and test.comparisons[0].comparator.value == "None":
+        value = known(test.left.value)
+        if value is None:
+            return None
+        return (value[0] if isinstance(test.comparisons[0].operator, cst.Is) else not value[0]), value[2]
+    return None
